@@ -26,6 +26,17 @@ public final class QuotedString
             {
                 return p + 1;
             }
+            if (b == '\r' || b == '\n')
+            {
+                // Only folding (a line break followed by white space) may continue a quoted string (§7.3.1).
+                final int lf = b == '\r' ? p + 1 : p;
+                if (lf + 1 >= end || buf[lf] != '\n' || !Ascii.isWsp(buf[lf + 1]))
+                {
+                    return -1;
+                }
+                p = lf + 2;
+                continue;
+            }
             if (b == '\\')
             {
                 if (p + 1 >= end || buf[p + 1] == '\r' || buf[p + 1] == '\n')

@@ -94,6 +94,8 @@ public final class SipMessage
 
     /** The parser's scratch view for checking Via values; owned by this message, so parsing allocates nothing. */
     final ViaFlyweight viaScratch = new ViaFlyweight();
+    /** The parser's scratch view for checking the Request-URI. */
+    final SipUriFlyweight uriScratch = new SipUriFlyweight();
 
     // --- caches for callers that ask for Strings ---------------------------------------------------------------
     private String callIdString;
@@ -526,6 +528,98 @@ public final class SipMessage
     {
         into.wrap(buf, headerValueStart(i), headerValueEnd(i));
         return into;
+    }
+
+    /**
+     * The Expires value in seconds (RFC 3261 §20.19), read when asked. Values above 2^32-1 read as 2^32-1
+     * (§20.19 bounds the field; RFC 4475 §3.1.1.10 expects large values to be accepted). -1 when absent,
+     * -2 when not a number.
+     */
+    public long expires()
+    {
+        final int i = firstHeader(HeaderName.EXPIRES);
+        if (i < 0)
+        {
+            return -1;
+        }
+        final int s = headerValueStart(i);
+        final int e = headerValueEnd(i);
+        if (s == e)
+        {
+            return -2;
+        }
+        long v = 0;
+        for (int p = s; p < e; p++)
+        {
+            if (!Ascii.isDigit(buf[p]))
+            {
+                return -2;
+            }
+            v = Math.min(0xFFFF_FFFFL, v * 10 + (buf[p] - '0'));
+        }
+        return v;
+    }
+
+    /**
+     * True when a list header (Require, Supported, Allow, Proxy-Require, Unsupported, Allow-Events, ...) carries
+     * the token, compared ignoring case (option tags and methods in Allow are case-sensitive by RFC 3261 §19.2 and
+     * §20.5, but peers differ; use {@link #containsTokenExactly} for a strict match).
+     */
+    public boolean containsToken(final HeaderName list, final CharSequence token)
+    {
+        for (int i = firstHeader(list); i >= 0; i = nextHeader(list, i))
+        {
+            if (Ascii.equalsIgnoreCase(buf, headerValueStart(i), headerValueEnd(i), token))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Like {@link #containsToken} but case-sensitive. */
+    public boolean containsTokenExactly(final HeaderName list, final CharSequence token)
+    {
+        for (int i = firstHeader(list); i >= 0; i = nextHeader(list, i))
+        {
+            if (Ascii.equals(buf, headerValueStart(i), headerValueEnd(i), token))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Wraps a caller-owned view over the Content-Type value.
+     *
+     * @return true when the message has a well formed Content-Type.
+     */
+    public boolean contentType(final MediaTypeFlyweight into)
+    {
+        final int i = firstHeader(HeaderName.CONTENT_TYPE);
+        return i >= 0 && into.wrap(buf, headerValueStart(i), headerValueEnd(i));
+    }
+
+    /**
+     * Wraps a caller-owned address view over entry {@code i}: a From, To, Contact, Route, Record-Route, Path,
+     * Reply-To, Refer-To or P-Asserted-Identity value (RFC 3261 §20.10: name-addr or addr-spec with parameters).
+     *
+     * @return true when the value is well formed; see {@link NameAddrFlyweight#errorReason()} otherwise.
+     */
+    public boolean address(final int i, final NameAddrFlyweight into)
+    {
+        return into.wrap(buf, headerValueStart(i), headerValueEnd(i));
+    }
+
+    /**
+     * Wraps a caller-owned URI view over the Request-URI (RFC 3261 §19.1; tel URIs, RFC 3966).
+     *
+     * @return true when it is a well formed URI; false also for responses.
+     */
+    public boolean requestUri(final SipUriFlyweight into)
+    {
+        return uriStart >= 0 && into.wrap(buf, uriStart, uriEnd);
     }
 
     // ============================================================================================================

@@ -184,6 +184,14 @@ public final class SipMessageParser
         {
             return fail(m, ParseResult.BAD_REQUEST_URI, uriStart);
         }
+        // SIP, SIPS and tel Request-URIs are checked against their grammar (RFC 3261 §19.1, §25.1; RFC 3966);
+        // other absolute URIs only need their generic shape (RFC 4475 §3.3.2: parse, then answer 416). Headers are not allowed in a
+        // Request-URI (§19.1.1, Table 1).
+        final SipUriFlyweight uri = m.uriScratch;
+        if (!uri.wrap(b, uriStart, p) || uri.isSip() && uri.headerCount() > 0)
+        {
+            return fail(m, ParseResult.BAD_REQUEST_URI, uri.isValid() ? uriStart : uri.errorOffset());
+        }
         m.uriStart = uriStart;
         m.uriEnd = p;
 
@@ -382,6 +390,7 @@ public final class SipMessageParser
         final int end)
     {
         final byte[] b = m.buf;
+        final boolean quoteAware = isQuoteAware(name);
         int p = from;
         boolean folded = false;
         int valueStart = -1;
@@ -437,6 +446,23 @@ public final class SipMessageParser
                 p++;
                 continue;
             }
+            if (c == '"' && quoteAware)
+            {
+                // A quoted-pair may carry any byte but CR and LF, controls included (RFC 3261 §25.1).
+                final int close = QuotedString.end(b, p, end);
+                if (close < 0)
+                {
+                    m.result = fail(m, ParseResult.UNTERMINATED_QUOTE, p);
+                    return ERROR_MARK;
+                }
+                if (valueStart < 0)
+                {
+                    valueStart = p;
+                }
+                p = close;
+                valueEnd = p;
+                continue;
+            }
             if (c >= 0 && c < 0x20 || c == 0x7F)
             {
                 m.result = fail(m, ParseResult.CONTROL_CHARACTER, p);
@@ -448,6 +474,27 @@ public final class SipMessageParser
             }
             p++;
             valueEnd = p;
+        }
+    }
+
+    /**
+     * True for headers whose grammar has quoted strings (display names, auth and generic parameters); free-text
+     * headers (Subject, User-Agent, Server, Organization, Date) and unknown ones take quotes literally.
+     */
+    private static boolean isQuoteAware(final HeaderName name)
+    {
+        switch (name)
+        {
+            case UNKNOWN:
+            case SUBJECT:
+            case USER_AGENT:
+            case SERVER:
+            case ORGANIZATION:
+            case DATE:
+            case CALL_ID:
+                return false;
+            default:
+                return true;
         }
     }
 
@@ -780,6 +827,14 @@ public final class SipMessageParser
         final int open = p < e && b[p] == '<' ? p : indexOfOutsideQuotes(b, p, e, (byte)'<');
         if (open >= 0)
         {
+            // An unquoted display name is *(token LWS) (RFC 3261 §25.1).
+            for (int q = p; q < open; q++)
+            {
+                if (!Ascii.isTokenChar(b[q]) && !Ascii.isLws(b[q]))
+                {
+                    return fail(m, bad, q);
+                }
+            }
             final int close = Ascii.indexOf(b, open + 1, e, (byte)'>');
             if (close < 0)
             {
@@ -800,9 +855,9 @@ public final class SipMessageParser
         {
             // addr-spec: the URI runs to the first ";" and may not contain "," "?" (RFC 3261 §20.10).
             int q = p;
-            while (q < e && b[q] != ';')
+            while (q < e && b[q] != ';' && !Ascii.isLws(b[q]))
             {
-                if (b[q] == ' ' || b[q] == '\t' || b[q] == '\r' || b[q] == '\n' || b[q] == '>')
+                if (b[q] == '>' || b[q] == '?' || b[q] == ',')
                 {
                     return fail(m, bad, q);
                 }
@@ -812,7 +867,7 @@ public final class SipMessageParser
             {
                 return fail(m, bad, p);
             }
-            paramsStart = q;
+            paramsStart = Ascii.skipLws(b, q, e);
         }
         // Parameters: *( SEMI generic-param ), the tag among them.
         p = paramsStart;

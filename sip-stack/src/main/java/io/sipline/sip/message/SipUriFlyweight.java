@@ -904,7 +904,24 @@ public final class SipUriFlyweight
      */
     public static boolean isIpv6(final byte[] buf, final int start, final int end)
     {
-        return ipv6Walk(buf, start, end, -1) >= 0;
+        if (ipv6Walk(buf, start, end, -1) >= 0)
+        {
+            return true;
+        }
+        // RFC 5118 §4.9: the RFC 3261 ABNF lets three colons through before an embedded IPv4 address
+        // ("2001:db8:::192.0.2.1"); such messages exist, and are to be accepted as "::". Rare: a copy is fine here.
+        for (int i = start; i + 3 < end; i++)
+        {
+            if (buf[i] == ':' && buf[i + 1] == ':' && buf[i + 2] == ':' && Ascii.isDigit(buf[i + 3])
+                && Ascii.indexOf(buf, i + 3, end, (byte)':') < 0)
+            {
+                final byte[] fixed = new byte[end - start - 1];
+                System.arraycopy(buf, start, fixed, 0, i - start);
+                System.arraycopy(buf, i + 1, fixed, i - start, end - i - 1);
+                return ipv6Walk(fixed, 0, fixed.length, -1) >= 0;
+            }
+        }
+        return false;
     }
 
     /**
