@@ -1,0 +1,50 @@
+package io.sipline.media.srtp;
+
+/**
+ * How an {@link SrtpContext} finds the stream of an SSRC: the seam where the SIMD SSRC index of
+ * {@code io.sipline.media.ssrc} plugs in (an adapter implementing this interface) in place of the default
+ * {@link SrtpStreamTable}.
+ *
+ * <p>{@link #find} is on the per-packet path and must not allocate; {@link #add} and {@link #remove} run when a stream
+ * starts or ends. Implementations are not thread-safe and are owned by the context's media thread.
+ */
+public interface SrtpStreamLookup
+{
+    /**
+     * The stream of {@code ssrc}.
+     *
+     * @param ssrc a 32-bit SSRC.
+     * @return the stream, or null.
+     */
+    SrtpStream find(int ssrc);
+
+    /**
+     * Adds a stream under {@link SrtpStream#ssrc()}, which is not present.
+     *
+     * @param stream the stream; ownership stays with the context.
+     * @return false when the lookup is full.
+     */
+    boolean add(SrtpStream stream);
+
+    /**
+     * Removes the stream of {@code ssrc}.
+     *
+     * @param ssrc a 32-bit SSRC.
+     * @return the removed stream, or null.
+     */
+    SrtpStream remove(int ssrc);
+
+    /**
+     * Number of streams.
+     *
+     * @return the count.
+     */
+    int size();
+
+    /**
+     * Whether {@link #add} would fail.
+     *
+     * @return true when no stream can be added.
+     */
+    boolean isFull();
+}
