@@ -71,6 +71,32 @@ class SipMessageParserTest
     }
 
     @Test
+    void shouldAllocateNothingWhenParsingIntoReusedMessage()
+    {
+        final byte[] b = bytes(INVITE);
+        final SipMessage m = new SipMessage();
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        final long id = Thread.currentThread().threadId();
+        long sink = 0;
+        for (int i = 0; i < 20_000; i++)
+        {
+            SipMessageParser.parseDatagram(b, 0, b.length, m);
+            sink += m.topViaBranchEnd() + m.callIdEnd() + m.cseqNumber() + m.toTagStart();
+        }
+        final long before = threads.getThreadAllocatedBytes(id);
+        for (int i = 0; i < 100_000; i++)
+        {
+            SipMessageParser.parseDatagram(b, 0, b.length, m);
+            sink += m.topViaBranchEnd() + m.callIdEnd() + m.cseqNumber() + m.toTagStart();
+        }
+        final long allocated = threads.getThreadAllocatedBytes(id) - before;
+        assertTrue(sink != 0);
+        // 100,000 parses: anything per message would show as megabytes; allow a few KB of measurement noise.
+        assertTrue(allocated < 4096, "allocated " + allocated + " bytes over 100,000 parses");
+    }
+
+    @Test
     void shouldParseResponseWithoutReasonPhrase()
     {
         final byte[] b = bytes("SIP/2.0 180 \r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\nTo: <sip:b@h>;tag=x\r\n" +

@@ -1,0 +1,162 @@
+package io.sipline.sip.shard;
+
+import java.util.SplittableRandom;
+
+/**
+ * Identifiers that the stack generates (Via branch, From/To tags, Call-ID of a new leg) and that carry the index of
+ * the shard that owns them, so that a response or an in-dialog request finds its shard without a lookup
+ * (DESIGN.md, Threading).
+ *
+ * <pre>
+ *   branch:   z9hG4bK s SS RRRRRRRRRRRRR        (RFC 3261 §8.1.1.7 magic cookie, then 16 characters)
+ *   tag:      s SS RRRRRRRRRRRRR
+ *   Call-ID:  s SS RRRRRRRRRRRRR @host
+ *             | |  \___________/
+ *             | |   13 hex digits: 52 random bits, unique per generator
+ *             | shard index, 2 hex digits (0..255)
+ *             marker: an id this stack made
+ * </pre>
+ *
+ * <p>Ids are written as bytes into a caller's buffer or {@code StringBuilder}; decoding reads them where they lie.
+ * One generator per shard; not thread-safe (owned by the shard's thread).
+ */
+public final class ShardIds
+{
+    /** Characters of an id after any branch cookie: marker, two shard digits, thirteen random digits. */
+    public static final int ID_LENGTH = 16;
+    public static final int MAX_SHARDS = 256;
+
+    private static final byte MARKER = 's';
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] COOKIE = "z9hG4bK".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private final int shard;
+    private final SplittableRandom random;
+
+    /**
+     * @param shard the owning shard, 0..255.
+     * @param seed  seeds this generator's random stream; give each shard and each process a different one.
+     */
+    public ShardIds(final int shard, final long seed)
+    {
+        if (shard < 0 || shard >= MAX_SHARDS)
+        {
+            throw new IllegalArgumentException("shard must be 0.." + (MAX_SHARDS - 1) + ": " + shard);
+        }
+        this.shard = shard;
+        this.random = new SplittableRandom(seed ^ ((long)shard << 56));
+    }
+
+    public int shard()
+    {
+        return shard;
+    }
+
+    /** Writes a fresh 16-character id (no cookie) into {@code out} at {@code offset}; returns offset + 16. */
+    public int writeId(final byte[] out, final int offset)
+    {
+        out[offset] = MARKER;
+        out[offset + 1] = HEX[(shard >>> 4) & 0xF];
+        out[offset + 2] = HEX[shard & 0xF];
+        final long r = random.nextLong();
+        for (int i = 0; i < 13; i++)
+        {
+            out[offset + 3 + i] = HEX[(int)(r >>> (4 * (12 - i))) & 0xF];
+        }
+        return offset + ID_LENGTH;
+    }
+
+    /** Appends a fresh 16-character id (a tag, or the front of a Call-ID) to {@code sb}. */
+    public StringBuilder appendId(final StringBuilder sb)
+    {
+        sb.append((char)MARKER).append((char)HEX[(shard >>> 4) & 0xF]).append((char)HEX[shard & 0xF]);
+        final long r = random.nextLong();
+        for (int i = 0; i < 13; i++)
+        {
+            sb.append((char)HEX[(int)(r >>> (4 * (12 - i))) & 0xF]);
+        }
+        return sb;
+    }
+
+    /** Appends a fresh branch: the magic cookie and an id (RFC 3261 §8.1.1.7). */
+    public StringBuilder appendBranch(final StringBuilder sb)
+    {
+        sb.append("z9hG4bK");
+        return appendId(sb);
+    }
+
+    /**
+     * The shard encoded in an id this stack made, or -1 when the span is not such an id. Accepts a bare id, a
+     * branch (cookie first) and a Call-ID ({@code id@host}).
+     */
+    public static int shardOf(final byte[] buf, final int start, final int end)
+    {
+        int p = start;
+        if (end - p >= COOKIE.length + ID_LENGTH && startsWithCookie(buf, p))
+        {
+            p += COOKIE.length;
+        }
+        if (end - p < ID_LENGTH || buf[p] != MARKER)
+        {
+            return -1;
+        }
+        final int hi = hex(buf[p + 1]);
+        final int lo = hex(buf[p + 2]);
+        if (hi < 0 || lo < 0)
+        {
+            return -1;
+        }
+        for (int i = p + 3; i < p + ID_LENGTH; i++)
+        {
+            if (hex(buf[i]) < 0)
+            {
+                return -1;
+            }
+        }
+        if (end - p > ID_LENGTH && buf[p + ID_LENGTH] != '@')
+        {
+            return -1;
+        }
+        return (hi << 4) | lo;
+    }
+
+    /**
+     * The shard that owns a call that arrives from outside: {@code hash(Call-ID) mod shards} (DESIGN.md). Every
+     * datagram of the call hashes the same, whichever socket and shard read it.
+     */
+    public static int shardForCallId(final byte[] buf, final int start, final int end, final int shards)
+    {
+        int h = 0x811C9DC5;
+        for (int i = start; i < end; i++)
+        {
+            h ^= buf[i] & 0xFF;
+            h *= 0x01000193;
+        }
+        return Math.floorMod(h ^ (h >>> 16), shards);
+    }
+
+    private static boolean startsWithCookie(final byte[] buf, final int p)
+    {
+        for (int i = 0; i < COOKIE.length; i++)
+        {
+            if (buf[p + i] != COOKIE[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int hex(final byte b)
+    {
+        if (b >= '0' && b <= '9')
+        {
+            return b - '0';
+        }
+        if (b >= 'a' && b <= 'f')
+        {
+            return b - 'a' + 10;
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,74 @@
+package io.sipline.sip.shard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+class ShardIdsTest
+{
+    private static int shardOf(final String s)
+    {
+        final byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+        return ShardIds.shardOf(b, 0, b.length);
+    }
+
+    @Test
+    void shouldDecodeShardFromBranchTagAndCallId()
+    {
+        for (final int shard : new int[] {0, 1, 7, 16, 255})
+        {
+            final ShardIds ids = new ShardIds(shard, 42);
+            assertEquals(shard, shardOf(ids.appendBranch(new StringBuilder()).toString()));
+            assertEquals(shard, shardOf(ids.appendId(new StringBuilder()).toString()));
+            assertEquals(shard, shardOf(ids.appendId(new StringBuilder()).append("@192.0.2.1").toString()));
+            final byte[] raw = new byte[16];
+            ids.writeId(raw, 0);
+            assertEquals(shard, ShardIds.shardOf(raw, 0, 16));
+        }
+    }
+
+    @Test
+    void shouldNotClaimForeignIds()
+    {
+        assertEquals(-1, shardOf("z9hG4bK776asdhds"));
+        assertEquals(-1, shardOf("1928301774"));
+        assertEquals(-1, shardOf("a84b4c76e66710@pc33.atlanta.example.com"));
+        assertEquals(-1, shardOf("s0Fzzzzzzzzzzzzz"));
+        assertEquals(-1, shardOf("s01234567890123456789"));
+    }
+
+    @Test
+    void shouldMakeDistinctIds()
+    {
+        final ShardIds ids = new ShardIds(3, 1);
+        assertNotEquals(ids.appendId(new StringBuilder()).toString(), ids.appendId(new StringBuilder()).toString());
+    }
+
+    @Test
+    void shouldSpreadCallIdsOverShardsStably()
+    {
+        final byte[] c = "a84b4c76e66710@pc33.atlanta.example.com".getBytes(StandardCharsets.US_ASCII);
+        final int s = ShardIds.shardForCallId(c, 0, c.length, 4);
+        assertEquals(s, ShardIds.shardForCallId(c, 0, c.length, 4));
+        final int[] counts = new int[4];
+        for (int i = 0; i < 4000; i++)
+        {
+            final byte[] id = ("call-" + i + "@host").getBytes(StandardCharsets.US_ASCII);
+            counts[ShardIds.shardForCallId(id, 0, id.length, 4)]++;
+        }
+        for (final int n : counts)
+        {
+            assertEquals(1000, n, 150);
+        }
+    }
+
+    @Test
+    void shouldRefuseShardOutOfRange()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new ShardIds(256, 0));
+    }
+}
