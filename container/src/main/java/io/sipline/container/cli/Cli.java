@@ -1,0 +1,282 @@
+package io.sipline.container.cli;
+
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The command line of the server ({@code io.sipline.container.Main}, started by {@code bin/sipline}): parses and
+ * validates, refuses what the server cannot honour yet, and hands valid {@code run} options to a {@link Server}.
+ *
+ * <p>Exit codes: 0 for help, 2 for a usage error (unknown flag, bad value, a flag refused for now) with one line on
+ * the error stream naming the flag; otherwise whatever the server returns ({@link #SERVING} while it runs, 1 when it
+ * could not start).
+ *
+ * <p>Not thread-safe; used once, on the main thread.
+ */
+public final class Cli
+{
+    /** Returned by a server that started and keeps running: the caller must not exit. */
+    public static final int SERVING = -1;
+    /** A usage error. */
+    public static final int USAGE = 2;
+    /** Upper bound of {@code --shards}. */
+    public static final int MAX_SHARDS = 1024;
+
+    /** Starts the server with valid options. */
+    @FunctionalInterface
+    public interface Server
+    {
+        /**
+         * @return {@link #SERVING} when the server runs, or an exit code (1 when it could not start).
+         */
+        int serve(RunOptions options, PrintWriter out, PrintWriter err);
+    }
+
+    private Cli()
+    {
+    }
+
+    /**
+     * Runs the command line.
+     *
+     * @param args the arguments after the program name ({@code run --port 5060 ...}).
+     * @return the exit code, or {@link #SERVING}.
+     */
+    public static int execute(final String[] args, final PrintWriter out, final PrintWriter err, final Server server)
+    {
+        final CommandLine cmd = new CommandLine(new Sipline());
+        cmd.addSubcommand("run", new Run(server));
+        cmd.setOut(out);
+        cmd.setErr(err);
+        cmd.setParameterExceptionHandler((final CommandLine.ParameterException e, final String[] ignored) ->
+        {
+            err.println("sipline: " + e.getMessage());
+            err.flush();
+            return USAGE;
+        });
+        final int code = cmd.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    @Command(
+        name = "sipline",
+        description = "Sipline, a SIP Servlet (JSR 289) container that barely makes garbage.",
+        synopsisSubcommandLabel = "COMMAND")
+    static final class Sipline implements Callable<Integer>
+    {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        boolean help;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call()
+        {
+            spec.commandLine().usage(spec.commandLine().getErr());
+            return USAGE;
+        }
+    }
+
+    @Command(
+        name = "run",
+        sortOptions = false,
+        description = "Start the server.",
+        footer = "%nFlags the server cannot honour yet are refused (exit code 2) rather than ignored.")
+    static final class Run implements Callable<Integer>
+    {
+        private final Server server;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        boolean help;
+
+        @Option(names = "--bind", paramLabel = "ADDR", split = ",", converter = AddressConverter.class,
+            description = "IP address to listen on (IPv4 or IPv6; comma list or repeated for several; "
+                + "default 127.0.0.1).")
+        List<InetAddress> bind;
+
+        @Option(names = "--port", paramLabel = "N", converter = PortConverter.class, defaultValue = "5060",
+            description = "SIP port (UDP) (default ${DEFAULT-VALUE}).")
+        int port;
+
+        @Option(names = "--udp-ports", paramLabel = "LIST", converter = PortListConverter.class,
+            description = "Extra UDP ports, e.g. 5062,5070-5079.")
+        PortList udpPorts;
+
+        @Option(names = "--shards", paramLabel = "N", converter = ShardsConverter.class,
+            description = "Event-loop shards (default: the number of cores).")
+        Integer shards;
+
+        @Option(names = "--profile", paramLabel = "NAME", defaultValue = "zgc",
+            description = "GC profile of jvm-profiles/ (bin/sipline applies it) (default ${DEFAULT-VALUE}).")
+        String profile;
+
+        @Option(names = "--deploy", paramLabel = "PATH",
+            description = "A .war, an exploded application or a folder of them (repeatable). Not supported yet.")
+        List<String> deploy;
+
+        @Option(names = "--dar", paramLabel = "FILE",
+            description = "Default application router configuration. Not supported yet.")
+        String dar;
+
+        @Option(names = "--admin-port", paramLabel = "N", converter = PortConverter.class,
+            description = "HTTP port for /health and /metrics. Not supported yet.")
+        Integer adminPort;
+
+        Run(final Server server)
+        {
+            this.server = server;
+        }
+
+        @Override
+        public Integer call()
+        {
+            final PrintWriter err = spec.commandLine().getErr();
+            final String refused = refusal();
+            if (null != refused)
+            {
+                err.println("sipline: " + refused);
+                return USAGE;
+            }
+            final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
+                List.of(InetAddress.getLoopbackAddress()) : bind;
+            final List<InetAddress> unique = new ArrayList<>();
+            for (final InetAddress a : addresses)
+            {
+                if (unique.contains(a))
+                {
+                    err.println("sipline: --bind: " + a.getHostAddress() + " is listed twice");
+                    return USAGE;
+                }
+                unique.add(a);
+            }
+            final PortList extra = null == udpPorts ? PortList.EMPTY : udpPorts;
+            if (extra.contains(port))
+            {
+                err.println("sipline: --udp-ports: " + port + " is already the --port");
+                return USAGE;
+            }
+            final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
+            return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile),
+                spec.commandLine().getOut(), err);
+        }
+
+        /** The message refusing a flag the server cannot honour yet, or null. */
+        private String refusal()
+        {
+            if (null != deploy && !deploy.isEmpty())
+            {
+                return "--deploy is not supported yet: deploying SIP servlet applications arrives with the "
+                    + "container (issue 4)";
+            }
+            if (null != dar)
+            {
+                return "--dar is not supported yet: the default application router arrives with the container "
+                    + "(issue 4)";
+            }
+            if (null != adminPort)
+            {
+                return "--admin-port is not supported yet: the /health and /metrics endpoint arrives with live "
+                    + "metrics (issue 6)";
+            }
+            return null;
+        }
+    }
+
+    /** A port number, 1 to 65535. */
+    static final class PortConverter implements ITypeConverter<Integer>
+    {
+        @Override
+        public Integer convert(final String value)
+        {
+            try
+            {
+                return PortList.port(value.strip(), value.strip());
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** A port list ({@link PortList#parse}). */
+    static final class PortListConverter implements ITypeConverter<PortList>
+    {
+        @Override
+        public PortList convert(final String value)
+        {
+            try
+            {
+                return PortList.parse(value);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** A shard count, 1 to {@link #MAX_SHARDS}. */
+    static final class ShardsConverter implements ITypeConverter<Integer>
+    {
+        @Override
+        public Integer convert(final String value)
+        {
+            final String v = value.strip();
+            final int n;
+            try
+            {
+                n = Integer.parseInt(v);
+            }
+            catch (final NumberFormatException e)
+            {
+                throw new TypeConversionException("'" + v + "' is not a number of shards (1-" + MAX_SHARDS + ")");
+            }
+            if (n < 1 || n > MAX_SHARDS)
+            {
+                throw new TypeConversionException(n + " is not a number of shards (1-" + MAX_SHARDS + ")");
+            }
+            return n;
+        }
+    }
+
+    /** An IP address literal, IPv4 or IPv6 (brackets allowed); no name lookup. */
+    static final class AddressConverter implements ITypeConverter<InetAddress>
+    {
+        @Override
+        public InetAddress convert(final String value)
+        {
+            String v = value.strip();
+            if (v.length() > 2 && v.startsWith("[") && v.endsWith("]"))
+            {
+                v = v.substring(1, v.length() - 1);
+            }
+            try
+            {
+                return InetAddress.ofLiteral(v);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new TypeConversionException("'" + value + "' is not an IP address (like 127.0.0.1, ::1 or "
+                    + "0.0.0.0)");
+            }
+        }
+    }
+}

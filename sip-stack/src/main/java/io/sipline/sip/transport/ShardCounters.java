@@ -1,0 +1,172 @@
+package io.sipline.sip.transport;
+
+import java.util.Arrays;
+
+import io.sipline.sip.message.ParseResult;
+
+/**
+ * A snapshot of one shard's counters (or the sum over shards), taken by {@link UdpShard#snapshot()} from any thread.
+ * The live counters are plain {@code long} slots that only the owning shard writes; this copy is what metrics read.
+ *
+ * <p>What counts where, for each datagram read: exactly one of {@link #keepAlives()}, {@link #stun()},
+ * {@link #requestsIn()}, {@link #responsesIn()} or {@link #parseErrorsTotal()} goes up, after {@link #datagramsIn()}.
+ * {@link #dropped()} counts inbound datagrams discarded without an answer (STUN for now, responses with no client
+ * transaction yet, malformed messages too broken to answer, anything the handler declined); keep-alives and absorbed
+ * ACKs need no answer and are not "dropped". {@link #responsesSent()} counts datagrams handed to the socket;
+ * {@link #sendFailures()} those that could not be (socket not writable, too large, no usable destination).
+ * {@link #errors()} counts exceptions caught on the shard (each distinct one is logged once).
+ *
+ * <p>Immutable; thread-safe.
+ */
+public final class ShardCounters
+{
+    static final int DATAGRAMS_IN = 0;
+    static final int KEEP_ALIVES = 1;
+    static final int STUN = 2;
+    static final int REQUESTS_IN = 3;
+    static final int RESPONSES_IN = 4;
+    static final int PARSE_ERRORS = 5;
+    static final int RESPONSES_SENT = 6;
+    static final int SEND_FAILURES = 7;
+    static final int DROPPED = 8;
+    static final int ERRORS = 9;
+    /** First slot of the per-{@link ParseResult} counts, indexed by ordinal. */
+    static final int BY_PARSE_RESULT = 10;
+    static final int SLOTS = BY_PARSE_RESULT + ParseResult.values().length;
+
+    private static final ParseResult[] RESULTS = ParseResult.values();
+
+    private final int shard;
+    private final long[] values;
+
+    ShardCounters(final int shard, final long[] values)
+    {
+        this.shard = shard;
+        this.values = values;
+    }
+
+    /** Sums snapshots (of every shard, say); the result's {@link #shard()} is -1. */
+    public static ShardCounters sum(final ShardCounters... snapshots)
+    {
+        final long[] total = new long[SLOTS];
+        for (final ShardCounters s : snapshots)
+        {
+            for (int i = 0; i < SLOTS; i++)
+            {
+                total[i] += s.values[i];
+            }
+        }
+        return new ShardCounters(-1, total);
+    }
+
+    /** The shard this snapshot is of, or -1 for a sum. */
+    public int shard()
+    {
+        return shard;
+    }
+
+    public long datagramsIn()
+    {
+        return values[DATAGRAMS_IN];
+    }
+
+    public long keepAlives()
+    {
+        return values[KEEP_ALIVES];
+    }
+
+    public long stun()
+    {
+        return values[STUN];
+    }
+
+    /** Well-formed requests, ACKs included. */
+    public long requestsIn()
+    {
+        return values[REQUESTS_IN];
+    }
+
+    /** Well-formed responses. */
+    public long responsesIn()
+    {
+        return values[RESPONSES_IN];
+    }
+
+    /** Datagrams handed to the parser that it rejected, whatever the reason. */
+    public long parseErrorsTotal()
+    {
+        return values[PARSE_ERRORS];
+    }
+
+    /** Datagrams the parser rejected for this reason. */
+    public long parseErrors(final ParseResult result)
+    {
+        return values[BY_PARSE_RESULT + result.ordinal()];
+    }
+
+    public long responsesSent()
+    {
+        return values[RESPONSES_SENT];
+    }
+
+    public long sendFailures()
+    {
+        return values[SEND_FAILURES];
+    }
+
+    public long dropped()
+    {
+        return values[DROPPED];
+    }
+
+    public long errors()
+    {
+        return values[ERRORS];
+    }
+
+    /** One line, for logs and the shutdown summary; allocates. */
+    @Override
+    public String toString()
+    {
+        final StringBuilder sb = new StringBuilder(160);
+        sb.append(shard < 0 ? "all shards" : "shard " + shard)
+            .append(": datagrams ").append(datagramsIn())
+            .append(", requests ").append(requestsIn())
+            .append(", responses in ").append(responsesIn())
+            .append(", keep-alives ").append(keepAlives())
+            .append(", stun ").append(stun())
+            .append(", parse errors ").append(parseErrorsTotal())
+            .append(", sent ").append(responsesSent())
+            .append(", send failures ").append(sendFailures())
+            .append(", dropped ").append(dropped())
+            .append(", errors ").append(errors());
+        if (parseErrorsTotal() > 0)
+        {
+            sb.append(" (");
+            boolean first = true;
+            for (final ParseResult r : RESULTS)
+            {
+                final long n = parseErrors(r);
+                if (n > 0)
+                {
+                    sb.append(first ? "" : ", ").append(r.name()).append(' ').append(n);
+                    first = false;
+                }
+            }
+            sb.append(')');
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public boolean equals(final Object o)
+    {
+        return o instanceof ShardCounters other && other.shard == shard && Arrays.equals(other.values, values);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return 31 * shard + Arrays.hashCode(values);
+    }
+}

@@ -1,0 +1,232 @@
+package io.sipline.sip.transport;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.ReferenceCountUtil;
+import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMessageParser;
+
+/**
+ * One shard of the UDP transport: the inbound handler of every datagram channel the shard owns (one per listening
+ * address:port, each bound with {@code SO_REUSEPORT} so the kernel spreads datagrams over the shards), with the
+ * shard's reused {@link SipMessage}, its {@link SipMessageHandler} and its counters.
+ *
+ * <p>Per datagram: count it, demultiplex on the first bytes ({@link DatagramKind}: keep-alive, STUN, SIP), parse SIP
+ * into the reused message (one copy out of the receive buffer), hand the message to the handler, and let the handler
+ * answer through {@link #send}. Nothing on that path allocates but the {@code DatagramPacket} of an answer.
+ *
+ * <p><b>Buffer ownership rules</b> (STYLE.md; DESIGN.md, Memory rule 4):
+ * <ul>
+ *   <li>Inbound: the {@link DatagramPacket} (and its pooled direct content) is owned by {@link #channelRead} from the
+ *       moment Netty passes it in, and released there exactly once, in {@code finally}, whatever happens: keep-alive,
+ *       STUN, parse error, handler exception. Nothing downstream sees the buffer: the parser copies the bytes into the
+ *       message's own array ({@link SipMessageParser#parseDatagram(ByteBuf, SipMessage)}), so the message outlives
+ *       the release, until the next datagram reuses it.</li>
+ *   <li>Outbound: {@link #send} takes ownership of the buffer it is given. It either passes it to Netty inside a
+ *       {@code DatagramPacket} (Netty releases it once written or failed) or releases it itself when it cannot send.
+ *       The caller never releases a buffer it has passed to {@code send}.</li>
+ * </ul>
+ *
+ * <p><b>Errors.</b> An exception from the parser or the handler reaches {@link #exceptionCaught}, which counts it and
+ * logs each distinct error once; the channel stays open and the shard keeps serving. Nothing is logged per packet.
+ *
+ * <p><b>Counters.</b> Plain {@code long} slots written only by this shard's thread, with opaque stores so that
+ * {@link #snapshot()} can read them from another thread without a lock: opaque access makes each 64-bit value atomic
+ * and eventually visible, and metrics need no ordering between counters. The array is padded at both ends so that
+ * another shard's counters never share a cache line with these.
+ *
+ * <p>Not thread-safe; owned by shard k's event loop (every channel it handles is registered on that loop, which is why
+ * one instance may sit in several pipelines). Only {@link #snapshot()} and {@link #index()} may be called from other
+ * threads.
+ */
+@ChannelHandler.Sharable
+public final class UdpShard extends ChannelInboundHandlerAdapter
+{
+    /**
+     * Largest UDP payload an IPv4 datagram can carry: 65,535 minus the 8-byte UDP header minus the 20-byte IP header
+     * (RFC 768, RFC 791). Answers above it are not sent.
+     */
+    public static final int MAX_UDP_PAYLOAD = 65_507;
+
+    private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Eight longs: one cache line on each side of the counters. */
+    private static final int PAD = 8;
+
+    private final int index;
+    private final SipMessageHandler handler;
+    private final ByteBufAllocator allocator;
+    private final DistinctErrors errors;
+    private final SipMessage message = new SipMessage();
+    private final long[] counts = new long[PAD + ShardCounters.SLOTS + PAD];
+
+    /** The context of the datagram being handled; set only for the duration of the handler call. */
+    private ChannelHandlerContext current;
+    private boolean flushPending;
+
+    UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
+        final DistinctErrors errors)
+    {
+        this.index = index;
+        this.handler = handler;
+        this.allocator = allocator;
+        this.errors = errors;
+    }
+
+    /** This shard's index, 0 to N-1. Any thread. */
+    public int index()
+    {
+        return index;
+    }
+
+    /** The handler this shard feeds. */
+    public SipMessageHandler handler()
+    {
+        return handler;
+    }
+
+    /**
+     * A pooled direct buffer for an outbound datagram, to fill and pass to {@link #send}. The caller owns it until
+     * then, and must release it if it does not send it.
+     */
+    public ByteBuf allocate(final int initialCapacity)
+    {
+        return allocator.directBuffer(initialCapacity);
+    }
+
+    /**
+     * Sends a datagram from the socket the current datagram arrived on (RFC 3581 §4), flushed when the shard's read
+     * batch ends. Valid only during {@link SipMessageHandler#onMessage}.
+     *
+     * @param datagram  ownership passes to this method, sent or not.
+     * @param recipient where to; null counts as a send failure (no usable destination).
+     * @return true when the datagram was handed to the socket, false when it was released unsent.
+     */
+    public boolean send(final ByteBuf datagram, final InetSocketAddress recipient)
+    {
+        final ChannelHandlerContext ctx = current;
+        if (null == ctx || null == recipient || datagram.readableBytes() > MAX_UDP_PAYLOAD
+            || !ctx.channel().isWritable())
+        {
+            // UDP has no back-pressure to offer: an answer that cannot go now is dropped; the peer retransmits.
+            datagram.release();
+            increment(ShardCounters.SEND_FAILURES);
+            return false;
+        }
+        // voidPromise: no promise per datagram; a failed write is fired into exceptionCaught, where it is counted.
+        ctx.write(new DatagramPacket(datagram, recipient), ctx.voidPromise());
+        flushPending = true;
+        increment(ShardCounters.RESPONSES_SENT);
+        return true;
+    }
+
+    /** A copy of the counters; any thread. */
+    public ShardCounters snapshot()
+    {
+        final long[] copy = new long[ShardCounters.SLOTS];
+        for (int i = 0; i < ShardCounters.SLOTS; i++)
+        {
+            copy[i] = (long)COUNTS.getOpaque(counts, PAD + i);
+        }
+        return new ShardCounters(index, copy);
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        try
+        {
+            if (msg instanceof DatagramPacket packet)
+            {
+                onDatagram(ctx, packet);
+            }
+            else
+            {
+                increment(ShardCounters.DROPPED);
+            }
+        }
+        finally
+        {
+            // Release rule (class javadoc): the inbound datagram is released here, once, whatever happened above.
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onDatagram(final ChannelHandlerContext ctx, final DatagramPacket packet)
+    {
+        increment(ShardCounters.DATAGRAMS_IN);
+        final ByteBuf content = packet.content();
+        final int kind = DatagramKind.classify(content);
+        if (DatagramKind.KEEP_ALIVE == kind)
+        {
+            // RFC 5626 §4.4.1: no CRLF pong over UDP (see DatagramKind); the NAT binding is refreshed by the ping.
+            increment(ShardCounters.KEEP_ALIVES);
+            return;
+        }
+        if (DatagramKind.STUN == kind)
+        {
+            increment(ShardCounters.STUN);
+            increment(ShardCounters.DROPPED);
+            return;
+        }
+
+        final ParseResult result = SipMessageParser.parseDatagram(content, message);
+        if (ParseResult.OK == result)
+        {
+            increment(message.isRequest() ? ShardCounters.REQUESTS_IN : ShardCounters.RESPONSES_IN);
+        }
+        else
+        {
+            increment(ShardCounters.PARSE_ERRORS);
+            increment(ShardCounters.BY_PARSE_RESULT + result.ordinal());
+        }
+
+        current = ctx;
+        try
+        {
+            if (!handler.onMessage(this, message, packet.sender()))
+            {
+                increment(ShardCounters.DROPPED);
+            }
+        }
+        finally
+        {
+            current = null;
+        }
+    }
+
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        // One flush per read batch (up to maxMessagesPerRead datagrams): epoll sends the batch with sendmmsg.
+        if (flushPending)
+        {
+            flushPending = false;
+            ctx.flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        // Never close the channel and never rethrow: one bad datagram must not take the shard's socket down.
+        increment(ShardCounters.ERRORS);
+        errors.record("udp shard " + index, cause);
+    }
+
+    /** Single writer (this shard's thread): a plain read of its own last store, then an opaque store. */
+    private void increment(final int slot)
+    {
+        final int i = PAD + slot;
+        COUNTS.setOpaque(counts, i, counts[i] + 1);
+    }
+}

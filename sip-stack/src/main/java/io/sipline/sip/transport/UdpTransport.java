@@ -1,0 +1,334 @@
+package io.sipline.sip.transport;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.DatagramSocket;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.util.NetUtil;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.concurrent.Future;
+
+/**
+ * The sharded UDP transport (DESIGN.md, Threading): N shards, each one single-thread Netty event loop that owns one
+ * datagram channel per listening address:port. With native epoll every address:port is bound once per shard with
+ * {@code SO_REUSEPORT}, so the kernel spreads datagrams over the shards by a hash of the sender's address and port (a
+ * given peer always lands on the same shard). Without epoll (NIO, off Linux) a port cannot be shared: each
+ * address:port gets one channel, on shard {@code i mod N}, and a log line says so.
+ *
+ * <p>Receive buffers are pooled direct buffers ({@link PooledByteBufAllocator}) of 64 KiB, enough for any UDP
+ * datagram, so none is ever cut short; the shard copies each datagram into its reused message and releases the buffer
+ * at once ({@link UdpShard}).
+ *
+ * <p>Starting binds everything or nothing: on any failure the channels already bound are closed, the loops shut down,
+ * and a {@link UdpBindException} names the address that failed. Before the shards bind a concrete port with
+ * {@code SO_REUSEPORT}, a plain socket binds it alone for a moment: {@code SO_REUSEPORT} would otherwise let this
+ * server silently share a port that another server of the same user already listens on.
+ *
+ * <p>Thread-safe: start and close from any thread; {@link #close(long)} is idempotent.
+ */
+public final class UdpTransport implements AutoCloseable
+{
+    /** Receive buffer size: larger than any UDP payload (65,507 bytes over IPv4, 65,527 over IPv6). */
+    public static final int RECEIVE_BUFFER_BYTES = 65_536;
+    /** How long {@link #close()} waits for the loops to stop. */
+    public static final long DEFAULT_CLOSE_MILLIS = 5_000;
+
+    private static final Logger LOG = System.getLogger("io.sipline.sip.transport");
+
+    private final UdpTransportConfig config;
+    private final boolean epoll;
+    private final EventLoopGroup[] loops;
+    private final UdpShard[] shards;
+    private final List<Channel> channels = new ArrayList<>();
+    private final List<InetSocketAddress> endpoints = new ArrayList<>();
+    private final DistinctErrors errors = new DistinctErrors();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private UdpTransport(final UdpTransportConfig config, final boolean epoll, final SipMessageHandler.Factory handlers)
+    {
+        this.config = config;
+        this.epoll = epoll;
+        final int n = config.shards();
+        final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        final ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
+        loops = new EventLoopGroup[n];
+        shards = new UdpShard[n];
+        // Handlers first: a factory that throws leaves no thread behind.
+        for (int k = 0; k < n; k++)
+        {
+            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors);
+        }
+        for (int k = 0; k < n; k++)
+        {
+            loops[k] = new MultiThreadIoEventLoopGroup(1, new ShardThreadFactory(k), io);
+        }
+    }
+
+    /**
+     * Starts the shards and binds every address:port of the configuration.
+     *
+     * @param handlers makes the handler of each shard.
+     * @throws UdpBindException when an address:port cannot be bound; nothing is left running then.
+     */
+    public static UdpTransport start(final UdpTransportConfig config, final SipMessageHandler.Factory handlers)
+        throws UdpBindException
+    {
+        final boolean epoll = config.nativeTransport() && Epoll.isAvailable();
+        if (!epoll)
+        {
+            final String why = config.nativeTransport() ?
+                "native epoll is unavailable (" + Epoll.unavailabilityCause() + ")" : "NIO was asked for";
+            LOG.log(Level.WARNING, "udp: " + why + "; using NIO, which cannot share a port between shards "
+                + "(no SO_REUSEPORT): each address:port gets one channel on one shard");
+        }
+        final UdpTransport transport = new UdpTransport(config, epoll, handlers);
+        boolean started = false;
+        try
+        {
+            transport.bindAll();
+            started = true;
+            return transport;
+        }
+        finally
+        {
+            if (!started)
+            {
+                transport.close(DEFAULT_CLOSE_MILLIS);
+            }
+        }
+    }
+
+    private void bindAll() throws UdpBindException
+    {
+        final int n = shards.length;
+        final int[] ports = config.ports();
+        int endpoint = 0;
+        for (final InetAddress address : config.addresses())
+        {
+            for (final int port : ports)
+            {
+                final InetSocketAddress wanted = new InetSocketAddress(address, port);
+                if (epoll)
+                {
+                    if (0 != port)
+                    {
+                        probeExclusive(wanted);
+                    }
+                    // Shard 0 binds first; with port 0 the kernel picks the port, and every other shard joins it.
+                    final Channel first = bind(0, wanted);
+                    final InetSocketAddress bound = (InetSocketAddress)first.localAddress();
+                    final InetSocketAddress shared = new InetSocketAddress(address, bound.getPort());
+                    for (int k = 1; k < n; k++)
+                    {
+                        bind(k, shared);
+                    }
+                    endpoints.add(shared);
+                }
+                else
+                {
+                    final Channel only = bind(endpoint % n, wanted);
+                    endpoints.add(new InetSocketAddress(address, ((InetSocketAddress)only.localAddress()).getPort()));
+                }
+                endpoint++;
+            }
+        }
+    }
+
+    /** Fails like a normal bind would when anyone else holds the port, even with SO_REUSEPORT. */
+    private static void probeExclusive(final InetSocketAddress endpoint) throws UdpBindException
+    {
+        try (DatagramSocket probe = new DatagramSocket(null))
+        {
+            probe.setReuseAddress(false);
+            probe.bind(endpoint);
+        }
+        catch (final IOException e)
+        {
+            throw new UdpBindException(endpoint, e);
+        }
+    }
+
+    private Channel bind(final int shard, final InetSocketAddress endpoint) throws UdpBindException
+    {
+        final SocketProtocolFamily family = endpoint.getAddress() instanceof Inet6Address ?
+            SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
+        final Bootstrap bootstrap = new Bootstrap()
+            .group(loops[shard])
+            .channelFactory(() -> epoll ? new EpollDatagramChannel(family) : new NioDatagramChannel(family))
+            .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+            .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(RECEIVE_BUFFER_BYTES))
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            .handler(shards[shard]);
+        if (epoll)
+        {
+            bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
+        }
+        final ChannelFuture bound = bootstrap.bind(endpoint).awaitUninterruptibly();
+        if (!bound.isSuccess())
+        {
+            throw new UdpBindException(endpoint, bound.cause());
+        }
+        synchronized (channels)
+        {
+            channels.add(bound.channel());
+        }
+        return bound.channel();
+    }
+
+    /** The bound endpoints, one per address:port (ports resolved when 0 was asked for), in configuration order. */
+    public List<InetSocketAddress> localAddresses()
+    {
+        return List.copyOf(endpoints);
+    }
+
+    /** The number of shards. */
+    public int shardCount()
+    {
+        return shards.length;
+    }
+
+    /** "epoll" or "nio". */
+    public String ioName()
+    {
+        return epoll ? "epoll" : "nio";
+    }
+
+    /** True when every address:port is bound once per shard (epoll with SO_REUSEPORT). */
+    public boolean sharesPorts()
+    {
+        return epoll;
+    }
+
+    /** The number of datagram channels open (address:ports × shards with epoll). */
+    public int channelCount()
+    {
+        synchronized (channels)
+        {
+            return channels.size();
+        }
+    }
+
+    /** The counters of one shard, as of now; any thread. */
+    public ShardCounters counters(final int shard)
+    {
+        return shards[shard].snapshot();
+    }
+
+    /** The counters summed over the shards, as of now; any thread. */
+    public ShardCounters totals()
+    {
+        final ShardCounters[] all = new ShardCounters[shards.length];
+        for (int k = 0; k < shards.length; k++)
+        {
+            all[k] = shards[k].snapshot();
+        }
+        return ShardCounters.sum(all);
+    }
+
+    /** "udp 127.0.0.1:5060" for an endpoint, IPv6 in brackets. */
+    public static String describe(final InetSocketAddress endpoint)
+    {
+        return "udp " + NetUtil.toSocketAddressString(endpoint);
+    }
+
+    /**
+     * Closes every channel, then shuts the loops down gracefully (no quiet period: UDP has no connections to drain),
+     * waiting at most {@code timeoutMillis} in all. Idempotent; any thread but a shard's own.
+     *
+     * @return true when every loop stopped in time.
+     */
+    public boolean close(final long timeoutMillis)
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return true;
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        final List<Channel> open;
+        synchronized (channels)
+        {
+            open = new ArrayList<>(channels);
+        }
+        final List<ChannelFuture> closing = new ArrayList<>(open.size());
+        for (final Channel channel : open)
+        {
+            closing.add(channel.close());
+        }
+        for (final ChannelFuture future : closing)
+        {
+            future.awaitUninterruptibly(remainingMillis(deadline));
+        }
+        final List<Future<?>> stopping = new ArrayList<>(loops.length);
+        for (final EventLoopGroup loop : loops)
+        {
+            if (null != loop)
+            {
+                stopping.add(loop.shutdownGracefully(0, Math.max(1, remainingMillis(deadline)),
+                    TimeUnit.MILLISECONDS));
+            }
+        }
+        boolean all = true;
+        for (final Future<?> future : stopping)
+        {
+            all &= future.awaitUninterruptibly(remainingMillis(deadline));
+        }
+        return all;
+    }
+
+    @Override
+    public void close()
+    {
+        close(DEFAULT_CLOSE_MILLIS);
+    }
+
+    private static long remainingMillis(final long deadline)
+    {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+    }
+
+    /** Names shard k's thread "sipline-shard-k"; Netty's FastThreadLocalThread for its thread-local fast path. */
+    private static final class ShardThreadFactory implements ThreadFactory
+    {
+        private final int shard;
+
+        ShardThreadFactory(final int shard)
+        {
+            this.shard = shard;
+        }
+
+        @Override
+        public Thread newThread(final Runnable task)
+        {
+            final Thread thread = new FastThreadLocalThread(task, "sipline-shard-" + shard);
+            thread.setDaemon(false);
+            return thread;
+        }
+    }
+}
