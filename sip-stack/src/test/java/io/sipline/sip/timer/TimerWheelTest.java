@@ -1,0 +1,254 @@
+package io.sipline.sip.timer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+
+import org.junit.jupiter.api.Test;
+
+class TimerWheelTest
+{
+    private static final long MS = 1_000_000L;
+    private static final long START = 1_000_000_000_000L;
+
+    /** Records fired ids in order; a plain object, so polling through it allocates nothing. */
+    static final class Recorder implements TimerHandler
+    {
+        final long[] ids = new long[1 << 16];
+        final long[] times = new long[1 << 16];
+        int count;
+        boolean refuse;
+
+        @Override
+        public boolean onTimer(final long timerId, final long nowNs)
+        {
+            if (refuse)
+            {
+                return false;
+            }
+            ids[count] = timerId;
+            times[count] = nowNs;
+            count++;
+            return true;
+        }
+    }
+
+    @Test
+    void shouldNotFireBeforeDeadline()
+    {
+        final TimerWheel wheel = new TimerWheel(START);
+        final Recorder r = new Recorder();
+        final long id = wheel.schedule(START + 500 * MS);
+        assertEquals(0, wheel.poll(START + 499 * MS, r, 100));
+        assertEquals(0, r.count);
+        assertEquals(1, wheel.poll(START + 500 * MS, r, 100));
+        assertEquals(id, r.ids[0]);
+        assertEquals(0, wheel.timerCount());
+    }
+
+    @Test
+    void shouldFireInDeadlineOrderAcrossAndWithinTicks()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        final long c = wheel.schedule(START + 3 * MS + 900);
+        final long a = wheel.schedule(START + 3 * MS + 100);
+        final long d = wheel.schedule(START + 5 * MS);
+        final long b = wheel.schedule(START + 3 * MS + 500);
+        assertEquals(4, wheel.poll(START + 10 * MS, r, 100));
+        assertEquals(a, r.ids[0]);
+        assertEquals(b, r.ids[1]);
+        assertEquals(c, r.ids[2]);
+        assertEquals(d, r.ids[3]);
+    }
+
+    @Test
+    void shouldFireManyTimersInOneSlotInDeadlineOrder()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 8, 2);
+        final Recorder r = new Recorder();
+        final int n = 1000;
+        for (int i = n - 1; i >= 0; i--)
+        {
+            wheel.schedule(START + 7 * MS + i * 100);
+        }
+        assertTrue(wheel.spokeGrowths() > 0);
+        assertEquals(n, wheel.poll(START + 8 * MS, r, 10_000));
+        for (int i = 1; i < n; i++)
+        {
+            assertTrue(r.ids[i] != r.ids[i - 1]);
+        }
+        // deadlines increase: fire order re-derived from the schedule order (scheduled in reverse)
+        final TimerWheel check = new TimerWheel(START, MS, 8, 2);
+        final Recorder order = new Recorder();
+        final long[] ids = new long[n];
+        for (int i = n - 1; i >= 0; i--)
+        {
+            ids[i] = check.schedule(START + 7 * MS + i * 100);
+        }
+        check.poll(START + 8 * MS, order, 10_000);
+        for (int i = 0; i < n; i++)
+        {
+            assertEquals(ids[i], order.ids[i]);
+        }
+    }
+
+    @Test
+    void shouldCancelInO1AndNotFireCancelled()
+    {
+        final TimerWheel wheel = new TimerWheel(START);
+        final Recorder r = new Recorder();
+        final long a = wheel.schedule(START + 10 * MS);
+        final long b = wheel.schedule(START + 10 * MS);
+        assertTrue(wheel.cancel(a));
+        assertFalse(wheel.cancel(a));
+        assertEquals(1, wheel.timerCount());
+        assertEquals(1, wheel.poll(START + 20 * MS, r, 100));
+        assertEquals(b, r.ids[0]);
+    }
+
+    @Test
+    void shouldIgnoreStaleIdsAfterSlotReuse()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 16, 1);
+        final Recorder r = new Recorder();
+        final long first = wheel.schedule(START + 2 * MS, 7);
+        assertEquals(7, wheel.payload(first));
+        assertTrue(wheel.cancel(first));
+        final long second = wheel.schedule(START + 2 * MS, 8);
+        // same slot, new generation
+        assertEquals(first & 0xFF_FFFF_FFFFL, second & 0xFF_FFFF_FFFFL);
+        assertTrue(first != second);
+        assertFalse(wheel.cancel(first));
+        assertEquals(0, wheel.payload(first));
+        assertEquals(TimerWheel.NULL_DEADLINE, wheel.deadline(first));
+        assertEquals(8, wheel.payload(second));
+        assertEquals(1, wheel.poll(START + 3 * MS, r, 10));
+        assertFalse(wheel.cancel(second));
+        assertFalse(wheel.cancel(TimerWheel.NULL_TIMER_ID));
+        assertFalse(wheel.isLive(Long.MAX_VALUE));
+    }
+
+    @Test
+    void shouldFireTimersScheduledInThePastOnNextPoll()
+    {
+        final TimerWheel wheel = new TimerWheel(START);
+        final Recorder r = new Recorder();
+        wheel.poll(START + 100 * MS, r, 10);
+        final long id = wheel.schedule(START + 5 * MS);
+        assertEquals(1, wheel.poll(START + 100 * MS, r, 10));
+        assertEquals(id, r.ids[0]);
+    }
+
+    @Test
+    void shouldHonourLimitAndRefusal()
+    {
+        final TimerWheel wheel = new TimerWheel(START);
+        final Recorder r = new Recorder();
+        for (int i = 0; i < 10; i++)
+        {
+            wheel.schedule(START + (i + 1) * MS);
+        }
+        assertEquals(3, wheel.poll(START + 20 * MS, r, 3));
+        r.refuse = true;
+        assertEquals(0, wheel.poll(START + 20 * MS, r, 100));
+        assertEquals(7, wheel.timerCount());
+        r.refuse = false;
+        assertEquals(7, wheel.poll(START + 20 * MS, r, 100));
+        assertEquals(10, r.count);
+    }
+
+    @Test
+    void shouldSurviveWrapAroundOverManyRotations()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 16, 2);
+        final Recorder r = new Recorder();
+        // a timer 50 rotations away shares its spoke with near timers but fires only at its deadline
+        final long far = wheel.schedule(START + 16 * 50 * MS + 3 * MS);
+        long now = START;
+        int near = 0;
+        for (int rotation = 0; rotation < 50; rotation++)
+        {
+            wheel.schedule(now + 3 * MS);
+            for (int t = 0; t < 16; t++)
+            {
+                now += MS;
+                near += wheel.poll(now, r, 100);
+            }
+        }
+        assertEquals(50, near);
+        assertTrue(wheel.isLive(far));
+        now += 3 * MS;
+        assertEquals(1, wheel.poll(now, r, 100));
+        assertEquals(far, r.ids[r.count - 1]);
+    }
+
+    @Test
+    void shouldLetHandlersScheduleAndCancelDuringPoll()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 8, 1);
+        final long[] other = new long[1];
+        final int[] fired = new int[1];
+        final TimerHandler handler = new TimerHandler()
+        {
+            @Override
+            public boolean onTimer(final long timerId, final long nowNs)
+            {
+                fired[0]++;
+                wheel.cancel(other[0]);
+                for (int i = 0; i < 4; i++)
+                {
+                    wheel.schedule(nowNs + 8 * MS); // same spoke, next rotation: grows it mid-poll
+                }
+                return true;
+            }
+        };
+        wheel.schedule(START + 2 * MS);
+        other[0] = wheel.schedule(START + 2 * MS + 10);
+        assertEquals(1, wheel.poll(START + 3 * MS, handler, 100));
+        assertEquals(1, fired[0]);
+        assertEquals(4, wheel.timerCount());
+    }
+
+    @Test
+    void shouldNotAllocateInSteadyState()
+    {
+        final TimerWheel wheel = new TimerWheel(START);
+        final Recorder r = new Recorder();
+        final long[] ids = new long[256];
+        long now = START;
+        for (int round = 0; round < 20_000; round++)
+        {
+            now = cycle(wheel, r, ids, now);
+        }
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long tid = Thread.currentThread().threadId();
+        final long before = threads.getThreadAllocatedBytes(tid);
+        for (int round = 0; round < 20_000; round++)
+        {
+            now = cycle(wheel, r, ids, now);
+        }
+        final long allocated = threads.getThreadAllocatedBytes(tid) - before;
+        assertEquals(0, allocated, "bytes allocated by 20,000 rounds of schedule/cancel/poll");
+    }
+
+    private static long cycle(final TimerWheel wheel, final Recorder r, final long[] ids, final long start)
+    {
+        long now = start;
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(now + (1 + (i * 7) % 600) * MS);
+        }
+        for (int i = 0; i < ids.length; i += 2)
+        {
+            wheel.cancel(ids[i]);
+        }
+        now += 700 * MS;
+        wheel.poll(now, r, Integer.MAX_VALUE);
+        r.count = 0;
+        return now;
+    }
+}
