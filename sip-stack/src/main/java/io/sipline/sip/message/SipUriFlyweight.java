@@ -913,7 +913,7 @@ public final class SipUriFlyweight
         for (int i = start; i + 3 < end; i++)
         {
             if (buf[i] == ':' && buf[i + 1] == ':' && buf[i + 2] == ':' && Ascii.isDigit(buf[i + 3])
-                && Ascii.indexOf(buf, i + 3, end, (byte)':') < 0)
+                && Ascii.indexOf(buf, i + 3, end, (byte)':') < 0 && Ascii.indexOf(buf, i + 3, end, (byte)'.') > 0)
             {
                 final byte[] fixed = new byte[end - start - 1];
                 System.arraycopy(buf, start, fixed, 0, i - start);

@@ -97,7 +97,10 @@ class SipUriFlyweightTest
         assertValid("sip:[2001:DB8:0:0:8:800:200C:417A]");
         assertValid("sip:[1:2:3:4:5:6:7::]");
 
-        assertInvalid("sip:[2001:db8:::192.0.2.1]", SipUriFlyweight.ERR_IPV6); // RFC 5118 §4.9: excessive colons
+        // RFC 5118 §4.10: the RFC 3261 ABNF admits three colons before an embedded IPv4 address; "following the
+        // Robustness Principle, an implementation must tolerate both" forms.
+        assertValid("sip:[2001:db8:::192.0.2.1]");
+        assertInvalid("sip:[2001:db8:::1]", SipUriFlyweight.ERR_IPV6);
         assertInvalid("sip:user@2001:db8::10", SipUriFlyweight.ERR_HOST); // not in brackets
         assertInvalid("sip:[2001:db8::10", SipUriFlyweight.ERR_IPV6_UNTERMINATED);
         assertInvalid("sip:[1:2:3:4:5:6:7:8:9]", SipUriFlyweight.ERR_IPV6);
