@@ -1,0 +1,592 @@
+package io.sipline.sip.dialog;
+
+import java.util.Arrays;
+
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.NameAddrFlyweight;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.message.SipUriFlyweight;
+
+/**
+ * RFC 3261 §12 on one shard: creates dialogs from requests and responses, keeps their state as messages pass, ends
+ * them, and hands terminated records back to the {@link DialogPool}. The transaction user (the container) calls it on
+ * each event; it sends nothing itself: it answers with values ({@link InDialogResult}, the dialog, null) and tells
+ * the {@link DialogListener} when a dialog ends.
+ *
+ * <pre>
+ *   UAS (we answer the creating request)          UAC (we sent it)
+ *   ------------------------------------          ----------------
+ *   createUas(INVITE, tag, 180|200)  §12.1.1      onUacResponse(INVITE, 180 tag=a)  -> early dialog a  §12.1.2
+ *   onUasResponse(d, INVITE, 200)    confirm      onUacResponse(INVITE, 180 tag=b)  -> early dialog b (a fork)
+ *   onUasResponse(d, INVITE, 486)    end  §12.3   onUacResponse(INVITE, 200 tag=a)  -> a confirmed, route set
+ *   onRequest(in-dialog request)     §12.2.2                                           recomputed  §13.2.2.4
+ *     -> OK | NO_DIALOG(481) | OUT_OF_ORDER(500)  onUacResponse(INVITE, 486)        -> early dialogs end  §12.3
+ *   onUasResponse(d, BYE, 200)       end  §15.1.2 onClientTransactionEnded(INVITE)  -> unanswered forks end
+ *   onUasResponse(d, re-INVITE|UPDATE, 2xx)       onUacResponse(BYE, final)         -> end  §15.1.1
+ *     -> remote target := request Contact         onUacResponse(any, 481|408)       -> end  §12.2.1.2
+ *                                                 onUacResponse(re-INVITE|UPDATE, 2xx) -> target refresh
+ * </pre>
+ *
+ * <p><b>How forks end.</b> The early dialogs of a request that forked stay in the table until the layer learns that
+ * the request's client transaction is over: the transaction user calls {@link #onClientTransactionEnded} when the
+ * transaction layer reports that the INVITE client transaction terminated (64*T1 after the first 2xx, RFC 6026
+ * Accepted state / §13.2.2.4, or Timer B). Every dialog of the request still early then ends with
+ * {@link DialogEndReason#TRANSACTION_ENDED}; the ones a 2xx confirmed stay. A non-2xx final response ends them at
+ * once (§12.3).
+ *
+ * <p><b>Target refresh.</b> re-INVITE, UPDATE (RFC 3311), SUBSCRIBE and NOTIFY (RFC 6665 §4.1.2, §4.2.1) refresh
+ * the remote target when their 2xx is sent (UAS: from the request's Contact) or received (UAC: from the response's
+ * Contact), as RFC 6141 §4 clarifies for re-INVITE; a refused target refresh changes nothing.
+ *
+ * <p>Messages are borrowed for the duration of each call. The per-message calls ({@link #onRequest},
+ * {@link #onUacResponse} and {@link #onUasResponse} on an existing dialog) allocate nothing; creating a dialog
+ * allocates only when the pool misses or a record's arrays must grow.
+ *
+ * <p>Not thread-safe; owned by one shard, like its pool and table.
+ */
+public final class DialogLayer
+{
+    private final DialogPool pool;
+    private final DialogTable table;
+    private final DialogListener listener;
+    private final NameAddrFlyweight address = new NameAddrFlyweight();
+    private final SipUriFlyweight uri = new SipUriFlyweight();
+    private final ByteSlot tagScratch = new ByteSlot(32);
+    private int[] entries = new int[16];
+    private DialogFailure lastFailure = DialogFailure.NONE;
+    private Dialog matched;
+
+    /**
+     * @param listener told of every termination; {@link DialogListener#NONE} for none.
+     */
+    public DialogLayer(final DialogPool pool, final DialogTable table, final DialogListener listener)
+    {
+        this.pool = pool;
+        this.table = table;
+        this.listener = listener;
+    }
+
+    public DialogTable table()
+    {
+        return table;
+    }
+
+    public DialogPool pool()
+    {
+        return pool;
+    }
+
+    /** Why the last create call returned null; {@link DialogFailure#NONE} after a success. */
+    public DialogFailure lastFailure()
+    {
+        return lastFailure;
+    }
+
+    /** The dialog the last {@link #onRequest} matched, or null. */
+    public Dialog matched()
+    {
+        return matched;
+    }
+
+    /** INVITE, SUBSCRIBE and REFER create dialogs (§12.1; RFC 6665 §4.1.2; RFC 3515 §2.4.4 via RFC 6665). */
+    public static boolean isDialogCreating(final SipMethod method)
+    {
+        return method == SipMethod.INVITE || method == SipMethod.SUBSCRIBE || method == SipMethod.REFER;
+    }
+
+    /** Target-refresh methods: INVITE (§12.2), UPDATE (RFC 3311 §5.1), SUBSCRIBE and NOTIFY (RFC 6665 §4.1.2). */
+    public static boolean isTargetRefresh(final SipMethod method)
+    {
+        return method == SipMethod.INVITE || method == SipMethod.UPDATE || method == SipMethod.SUBSCRIBE ||
+            method == SipMethod.NOTIFY;
+    }
+
+    // ==================================================================================================================
+    // UAS (§12.1.1)
+    // ==================================================================================================================
+
+    /** {@link #createUas(SipMessage, byte[], int, int, int, boolean)} with the tag as text (copied, no allocation). */
+    public Dialog createUas(final SipMessage request, final CharSequence localTag, final int status,
+        final boolean overTls)
+    {
+        tagScratch.set(localTag);
+        return createUas(request, tagScratch.bytes(), 0, tagScratch.length(), status, overTls);
+    }
+
+    /**
+     * Creates the dialog a UAS establishes by sending a 1xx (INVITE only) or 2xx with a To tag to a dialog-creating
+     * request (§12.1.1): remote target from the request's Contact, route set from its Record-Route in order, remote
+     * CSeq from its CSeq, local CSeq empty, remote URI and tag from From, local URI from To and the given tag.
+     * Called again for the same request and tag (the 200 after a 180), it returns the existing dialog, confirmed.
+     *
+     * @param request  the dialog-creating request, borrowed.
+     * @param status   the response being sent: 101..199 makes an early dialog, 200..299 a confirmed one.
+     * @param overTls  the request arrived over TLS (with a sips Request-URI the dialog is secure).
+     * @return the dialog, or null with {@link #lastFailure()} saying why (the response should then be an error).
+     */
+    public Dialog createUas(
+        final SipMessage request, final byte[] tag, final int tagStart, final int tagEnd, final int status,
+        final boolean overTls)
+    {
+        lastFailure = DialogFailure.NONE;
+        final SipMethod method = request.method();
+        if (!isDialogCreating(method) || request.toTagStart() >= 0)
+        {
+            return fail(null, DialogFailure.NOT_DIALOG_CREATING);
+        }
+        if (status < 101 || status > 299 || (status < 200 && method != SipMethod.INVITE))
+        {
+            return fail(null, DialogFailure.RESPONSE_CANNOT_CREATE);
+        }
+        if (tagEnd <= tagStart)
+        {
+            return fail(null, DialogFailure.BAD_TAG);
+        }
+        final byte[] b = request.buffer();
+        final Dialog existing = table.find(b, request.callIdStart(), request.callIdEnd(), tag, tagStart, tagEnd,
+            b, Math.max(request.fromTagStart(), 0), Math.max(request.fromTagEnd(), 0));
+        if (null != existing)
+        {
+            if (status >= 200)
+            {
+                existing.state = DialogState.CONFIRMED;
+            }
+            return existing;
+        }
+
+        final Dialog d = pool.acquire();
+        d.callId.set(b, request.callIdStart(), request.callIdEnd());
+        d.localTag.set(tag, tagStart, tagEnd);
+        if (request.fromTagStart() >= 0)
+        {
+            d.remoteTag.set(b, request.fromTagStart(), request.fromTagEnd());
+        }
+        if (!copyAddress(request, HeaderName.TO, d.localAddress, d.localUri) ||
+            !copyAddress(request, HeaderName.FROM, d.remoteAddress, d.remoteUri))
+        {
+            return fail(d, DialogFailure.BAD_ADDRESS);
+        }
+        if (!refreshTarget(request, d))
+        {
+            return fail(d, DialogFailure.BAD_CONTACT);
+        }
+        if (!setRouteSet(request, d, false))
+        {
+            return fail(d, DialogFailure.BAD_RECORD_ROUTE);
+        }
+        d.uac = false;
+        d.secure = overTls && isSipsRequestUri(request);
+        d.remoteCSeq = request.cseqNumber();
+        d.localCSeq = Dialog.EMPTY_CSEQ;
+        d.creatingMethod = method;
+        d.creatingCSeq = request.cseqNumber();
+        d.state = status >= 200 ? DialogState.CONFIRMED : DialogState.EARLY;
+        table.add(d, false);
+        return d;
+    }
+
+    /**
+     * Tells the layer that the UAS sent a response to a request of dialog {@code d}: a 2xx confirms an early dialog;
+     * a non-2xx final to the creating request ends it (§12.3); a 2xx to a BYE ends the dialog (§15.1.2); a 2xx to a
+     * target-refresh request takes the request's Contact as the new remote target (§12.2.2, RFC 6141 §4).
+     *
+     * @param request borrowed.
+     * @return the dialog, or null when it ended (the listener has been told and the record recycled).
+     */
+    public Dialog onUasResponse(final Dialog d, final SipMessage request, final int status)
+    {
+        if (null == d || d.state == DialogState.TERMINATED)
+        {
+            return null;
+        }
+        final boolean success = status >= 200 && status < 300;
+        if (request.toTagStart() < 0)
+        {
+            if (status >= 300)
+            {
+                if (d.state == DialogState.EARLY)
+                {
+                    terminate(d, DialogEndReason.REJECTED);
+                    return null;
+                }
+            }
+            else if (success)
+            {
+                d.state = DialogState.CONFIRMED;
+            }
+            return d;
+        }
+        final SipMethod method = request.method();
+        if (success)
+        {
+            if (method == SipMethod.BYE)
+            {
+                terminate(d, DialogEndReason.BYE);
+                return null;
+            }
+            if (isTargetRefresh(method))
+            {
+                refreshTarget(request, d);
+            }
+        }
+        return d;
+    }
+
+    /**
+     * Matches a request that arrived inside a dialog (it has a To tag) and checks its CSeq (§12.2.2): lower than the
+     * remote CSeq is {@link InDialogResult#OUT_OF_ORDER} (answer 500); otherwise the remote CSeq becomes the
+     * request's. An ACK or CANCEL is matched but never ordered (they reuse the INVITE's number and get no response
+     * of their own). The matched dialog is {@link #matched()}.
+     *
+     * @param request borrowed.
+     */
+    public InDialogResult onRequest(final SipMessage request)
+    {
+        final Dialog d = table.findForRequest(request);
+        matched = d;
+        if (null == d)
+        {
+            return InDialogResult.NO_DIALOG;
+        }
+        final SipMethod method = request.method();
+        if (method == SipMethod.ACK || method == SipMethod.CANCEL)
+        {
+            return InDialogResult.OK;
+        }
+        final long cseq = request.cseqNumber();
+        if (d.remoteCSeq != Dialog.EMPTY_CSEQ && cseq < d.remoteCSeq)
+        {
+            return InDialogResult.OUT_OF_ORDER;
+        }
+        d.remoteCSeq = cseq;
+        return InDialogResult.OK;
+    }
+
+    // ==================================================================================================================
+    // UAC (§12.1.2)
+    // ==================================================================================================================
+
+    /**
+     * Creates the dialog a 1xx with a To tag (INVITE only: early) or a 2xx (confirmed) to our dialog-creating request
+     * establishes (§12.1.2): remote target from the response's Contact (the Request-URI when a 1xx has none), route
+     * set from its Record-Route reversed, local CSeq from the request, remote CSeq empty, local URI and tag from
+     * From, remote URI from To and the remote tag from the response's To. Our Contact is taken from the request.
+     * The dialog joins the set of the request (Call-ID, local tag) so that its forks can be ended together.
+     *
+     * @param request  the request as we sent it, parsed; borrowed.
+     * @param response borrowed.
+     * @param overTls  the request was sent over TLS.
+     * @return the dialog (an existing one with this id is returned as is), or null with {@link #lastFailure()}.
+     */
+    public Dialog createUac(final SipMessage request, final SipMessage response, final boolean overTls)
+    {
+        lastFailure = DialogFailure.NONE;
+        final SipMethod method = request.method();
+        if (!isDialogCreating(method) || request.toTagStart() >= 0)
+        {
+            return fail(null, DialogFailure.NOT_DIALOG_CREATING);
+        }
+        final int status = response.statusCode();
+        if (status < 101 || status > 299 ||
+            (status < 200 && (method != SipMethod.INVITE || response.toTagStart() < 0)))
+        {
+            return fail(null, DialogFailure.RESPONSE_CANNOT_CREATE);
+        }
+        final Dialog existing = table.findForResponse(response);
+        if (null != existing)
+        {
+            return existing;
+        }
+
+        final byte[] q = request.buffer();
+        final Dialog d = pool.acquire();
+        d.callId.set(q, request.callIdStart(), request.callIdEnd());
+        if (request.fromTagStart() >= 0)
+        {
+            d.localTag.set(q, request.fromTagStart(), request.fromTagEnd());
+        }
+        if (response.toTagStart() >= 0)
+        {
+            d.remoteTag.set(response.buffer(), response.toTagStart(), response.toTagEnd());
+        }
+        if (!copyAddress(request, HeaderName.FROM, d.localAddress, d.localUri) ||
+            !copyAddress(request, HeaderName.TO, d.remoteAddress, d.remoteUri))
+        {
+            return fail(d, DialogFailure.BAD_ADDRESS);
+        }
+        if (response.firstHeader(HeaderName.CONTACT) >= 0)
+        {
+            if (!refreshTarget(response, d))
+            {
+                return fail(d, DialogFailure.BAD_CONTACT);
+            }
+        }
+        else
+        {
+            d.remoteTarget.set(q, request.requestUriStart(), request.requestUriEnd());
+        }
+        if (!setRouteSet(response, d, true))
+        {
+            return fail(d, DialogFailure.BAD_RECORD_ROUTE);
+        }
+        final int contact = request.firstHeader(HeaderName.CONTACT);
+        if (contact >= 0)
+        {
+            d.localContact.set(q, request.headerValueStart(contact), request.headerValueEnd(contact));
+        }
+        d.uac = true;
+        d.secure = overTls && isSipsRequestUri(request);
+        d.localCSeq = request.cseqNumber();
+        d.remoteCSeq = Dialog.EMPTY_CSEQ;
+        d.inviteCSeq = method == SipMethod.INVITE ? request.cseqNumber() : Dialog.EMPTY_CSEQ;
+        d.creatingMethod = method;
+        d.creatingCSeq = request.cseqNumber();
+        d.state = status >= 200 ? DialogState.CONFIRMED : DialogState.EARLY;
+        table.add(d, true);
+        return d;
+    }
+
+    /**
+     * Processes a response to a request we sent (the client transaction passes it up):
+     * <ul>
+     *   <li>to a dialog-creating request: a 1xx with a new To tag (INVITE) or a 2xx creates a dialog (a fork when the
+     *       request already has others, §12.1.2); a 2xx confirms the matching early dialog and recomputes its route
+     *       set and remote target (§13.2.2.4); a non-2xx final ends every early dialog of the request (§12.3);</li>
+     *   <li>inside a dialog: 481 and 408 end it (§12.2.1.2); a final response to BYE ends it (§15.1.1), except a
+     *       401/407 challenge that the UAC answers with a new BYE (§22.2); a 2xx to a target refresh takes the
+     *       response's Contact as remote target (§12.2.1.2).</li>
+     * </ul>
+     *
+     * @param request  the request as sent, parsed; borrowed.
+     * @param response borrowed.
+     * @return the dialog the response belongs to after processing, or null (none, or it ended).
+     */
+    public Dialog onUacResponse(final SipMessage request, final SipMessage response, final boolean overTls)
+    {
+        final int status = response.statusCode();
+        if (status < 101)
+        {
+            return null;
+        }
+        final boolean success = status >= 200 && status < 300;
+        if (request.toTagStart() < 0)
+        {
+            if (status >= 300)
+            {
+                endEarlyDialogs(request, DialogEndReason.REJECTED);
+                return null;
+            }
+            final SipMethod method = request.method();
+            if (!isDialogCreating(method) ||
+                (!success && (method != SipMethod.INVITE || response.toTagStart() < 0)))
+            {
+                return null;
+            }
+            final Dialog d = table.findForResponse(response);
+            if (null == d)
+            {
+                return createUac(request, response, overTls);
+            }
+            if (d.state == DialogState.EARLY)
+            {
+                if (success)
+                {
+                    d.state = DialogState.CONFIRMED;
+                    if (hasValidRecordRoutes(response))
+                    {
+                        setRouteSet(response, d, true);
+                    }
+                }
+                refreshTarget(response, d);
+            }
+            return d;
+        }
+
+        final Dialog d = table.findForResponse(response);
+        if (null == d)
+        {
+            return null;
+        }
+        if (status == 481)
+        {
+            terminate(d, DialogEndReason.NO_SUCH_DIALOG);
+            return null;
+        }
+        if (status == 408)
+        {
+            terminate(d, DialogEndReason.REQUEST_TIMEOUT);
+            return null;
+        }
+        final SipMethod method = response.cseqMethod();
+        if (method == SipMethod.BYE && status >= 200 && status != 401 && status != 407)
+        {
+            terminate(d, DialogEndReason.BYE);
+            return null;
+        }
+        if (success && isTargetRefresh(method))
+        {
+            refreshTarget(response, d);
+        }
+        return d;
+    }
+
+    /**
+     * The client transaction of our dialog-creating request {@code request} is over (the transaction layer reported
+     * it: 64*T1 after the first 2xx, §13.2.2.4 / RFC 6026, or Timer B/F). Every dialog the request created that is
+     * still early ends with {@link DialogEndReason#TRANSACTION_ENDED}; confirmed ones stay.
+     *
+     * @param request the request as sent, parsed; borrowed.
+     */
+    public void onClientTransactionEnded(final SipMessage request)
+    {
+        if (request.toTagStart() < 0)
+        {
+            endEarlyDialogs(request, DialogEndReason.TRANSACTION_ENDED);
+        }
+    }
+
+    // ==================================================================================================================
+    // Termination
+    // ==================================================================================================================
+
+    /**
+     * Ends a dialog: removes it from the table, tells the listener, returns the record to the pool. For the
+     * transaction user's own reasons ({@link DialogEndReason#TIMEOUT}, {@link DialogEndReason#REQUEST_TIMEOUT} when
+     * a request's client transaction timed out, {@link DialogEndReason#LOCAL}). Ending an ended dialog does nothing.
+     */
+    public void terminate(final Dialog d, final DialogEndReason reason)
+    {
+        if (d.pooled || d.state == DialogState.TERMINATED)
+        {
+            return;
+        }
+        d.state = DialogState.TERMINATED;
+        table.remove(d);
+        listener.onDialogTerminated(d, reason);
+        pool.release(d);
+    }
+
+    /** Ends the early dialogs created by {@code request} (same Call-ID, local tag and creating CSeq). */
+    private void endEarlyDialogs(final SipMessage request, final DialogEndReason reason)
+    {
+        final long cseq = request.cseqNumber();
+        Dialog d = table.firstInSet(request);
+        while (null != d)
+        {
+            final Dialog next = d.nextInSet;
+            if (d.state == DialogState.EARLY && d.creatingCSeq == cseq)
+            {
+                terminate(d, reason);
+            }
+            d = next;
+        }
+    }
+
+    // ==================================================================================================================
+    // Copying from messages
+    // ==================================================================================================================
+
+    private Dialog fail(final Dialog acquired, final DialogFailure failure)
+    {
+        lastFailure = failure;
+        if (null != acquired)
+        {
+            pool.release(acquired);
+        }
+        return null;
+    }
+
+    /**
+     * Copies a From or To value as a name-addr without its parameters (the tag is written apart, §12.2.1.1) and its
+     * URI. An addr-spec is put in angle brackets so that parameters can follow it.
+     */
+    private boolean copyAddress(final SipMessage m, final HeaderName name, final ByteSlot addr, final ByteSlot uriOut)
+    {
+        final int i = m.firstHeader(name);
+        if (i < 0 || !m.address(i, address) || address.isWildcard())
+        {
+            return false;
+        }
+        final byte[] b = m.buffer();
+        final int us = address.uriStart();
+        final int ue = address.uriEnd();
+        uriOut.set(b, us, ue);
+        if (address.isNameAddr() && ue < b.length && b[ue] == '>')
+        {
+            addr.set(b, address.hasDisplayName() ? address.displayNameStart() : us - 1, ue + 1);
+        }
+        else
+        {
+            addr.clear();
+            addr.append((byte)'<');
+            addr.append(b, us, ue);
+            addr.append((byte)'>');
+        }
+        return true;
+    }
+
+    /** Remote target := URI of the message's first Contact (§12.1.1, §12.2.1.2, §12.2.2); false when none usable. */
+    private boolean refreshTarget(final SipMessage m, final Dialog d)
+    {
+        final int i = m.firstHeader(HeaderName.CONTACT);
+        if (i < 0 || !m.address(i, address) || address.isWildcard())
+        {
+            return false;
+        }
+        d.remoteTarget.set(m.buffer(), address.uriStart(), address.uriEnd());
+        return true;
+    }
+
+    private boolean hasValidRecordRoutes(final SipMessage m)
+    {
+        for (int i = m.firstHeader(HeaderName.RECORD_ROUTE); i >= 0; i = m.nextHeader(HeaderName.RECORD_ROUTE, i))
+        {
+            if (!m.address(i, address) || !address.isNameAddr())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Route set := the message's Record-Route values, in order (UAS, §12.1.1) or reversed (UAC, §12.1.2), each kept
+     * whole with its parameters. The first hop's {@code lr} decides loose or strict routing (§12.2.1.1).
+     */
+    private boolean setRouteSet(final SipMessage m, final Dialog d, final boolean reverse)
+    {
+        int n = 0;
+        for (int i = m.firstHeader(HeaderName.RECORD_ROUTE); i >= 0; i = m.nextHeader(HeaderName.RECORD_ROUTE, i))
+        {
+            // rec-route = name-addr *( SEMI rr-param ) (§20.30)
+            if (!m.address(i, address) || !address.isNameAddr())
+            {
+                return false;
+            }
+            if (n == entries.length)
+            {
+                entries = Arrays.copyOf(entries, n * 2);
+            }
+            entries[n++] = i;
+        }
+        d.clearRoutes();
+        final byte[] b = m.buffer();
+        for (int k = 0; k < n; k++)
+        {
+            final int i = entries[reverse ? n - 1 - k : k];
+            m.address(i, address);
+            d.addRoute(b, m.headerValueStart(i), m.headerValueEnd(i), address.uriStart(), address.uriEnd());
+            if (k == 0)
+            {
+                d.firstHopLoose = address.uri().hasLr();
+            }
+        }
+        return true;
+    }
+
+    private boolean isSipsRequestUri(final SipMessage request)
+    {
+        return request.requestUri(uri) && uri.isSips();
+    }
+}
