@@ -19,8 +19,8 @@ import java.util.List;
  *
  *   a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz|2^20|1:4 KDR=1
  * </pre>
- * Session parameters understood: {@code KDR=n} (rate 2^n, §6.3.1) and {@code WSH=n} (window size hint, §6.3.7);
- * the others are kept as text ({@link #sessionParams()}).
+ * Session parameters understood: {@code KDR=n} (rate 2^n, §6.3.1; {@code KDR=0} is taken as rate 0, no
+ * re-keying) and {@code WSH=n} (window size hint, §6.3.7); the others are kept as text ({@link #sessionParams()}).
  *
  * <p>Parsed once at offer/answer time, so it may allocate and reports malformed input with
  * {@link IllegalArgumentException} saying what is wrong. Immutable; thread-safe.
@@ -127,8 +127,9 @@ public final class SdesCryptoAttribute
             session.add(param);
             if (param.startsWith("KDR="))
             {
+                // 2^n for n in 1..24; KDR=0 is read as "never re-derive" (rate 0), not as re-keying every packet.
                 final int n = parseDecimal(param.substring(4), "KDR", 24);
-                kdr = 1 << n;
+                kdr = 0 == n ? 0 : 1 << n;
             }
             else if (param.startsWith("WSH="))
             {
