@@ -365,13 +365,13 @@ public final class DialogLayer
     public Dialog onUacResponse(final SipMessage request, final SipMessage response, final boolean overTls)
     {
         final int status = response.statusCode();
-        if (status < 101)
-        {
-            return null;
-        }
         final boolean success = status >= 200 && status < 300;
         if (request.toTagStart() < 0)
         {
+            if (status < 101)
+            {
+                return null;
+            }
             if (status >= 300)
             {
                 endEarlyDialogs(request, DialogEndReason.REJECTED);

@@ -1,0 +1,138 @@
+package io.sipline.sip.dialog;
+
+import static io.sipline.sip.dialog.DialogMessages.inDialogFromAlice;
+import static io.sipline.sip.dialog.DialogMessages.inviteToBob;
+import static io.sipline.sip.dialog.DialogMessages.parse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+
+import io.sipline.sip.message.SipMessage;
+import org.junit.jupiter.api.Test;
+
+/** Lookups by dialog id: many dialogs, removals, hash collisions, and no allocation on the request path. */
+class DialogTableTest
+{
+    private static final int DIALOGS = 5_000;
+
+    private final DialogPool pool = new DialogPool(DIALOGS, 0);
+    private final DialogLayer layer = new DialogLayer(pool, new DialogTable(64), DialogListener.NONE);
+
+    private static String callId(final int i)
+    {
+        return "call-" + i + "@host" + (i % 7) + ".example.com";
+    }
+
+    private static String tag(final int i)
+    {
+        return "t" + Integer.toHexString(i * 2654435761L > 0 ? i * 31 : i);
+    }
+
+    @Test
+    void shouldFindEachOfManyDialogsAndSurviveRemovals()
+    {
+        final Dialog[] dialogs = new Dialog[DIALOGS];
+        for (int i = 0; i < DIALOGS; i++)
+        {
+            final SipMessage invite = parse(inviteToBob("sip:bob@biloxi.example.com", callId(i), "alice" + i, 1));
+            dialogs[i] = layer.createUas(invite, tag(i), 200, false);
+        }
+        assertEquals(DIALOGS, layer.table().size());
+        assertTrue(layer.table().idCapacity() >= DIALOGS * 2, "grew past its initial 64");
+
+        for (int i = 0; i < DIALOGS; i++)
+        {
+            final SipMessage bye = parse(inDialogFromAlice("BYE", callId(i), 2, tag(i), null)
+                .replace("tag=" + DialogMessages.ALICE_TAG, "tag=alice" + i));
+            assertSame(dialogs[i], layer.table().findForRequest(bye), callId(i));
+        }
+
+        // end every third dialog; the others must still be found (backward-shift deletion keeps probe runs whole)
+        for (int i = 0; i < DIALOGS; i += 3)
+        {
+            layer.terminate(dialogs[i], DialogEndReason.LOCAL);
+        }
+        for (int i = 0; i < DIALOGS; i++)
+        {
+            final byte[] c = callId(i).getBytes(StandardCharsets.US_ASCII);
+            final byte[] l = tag(i).getBytes(StandardCharsets.US_ASCII);
+            final byte[] r = ("alice" + i).getBytes(StandardCharsets.US_ASCII);
+            final Dialog found = layer.table().find(c, 0, c.length, l, 0, l.length, r, 0, r.length);
+            if (i % 3 == 0)
+            {
+                assertNull(found);
+            }
+            else
+            {
+                assertSame(dialogs[i], found);
+            }
+        }
+        assertEquals(DIALOGS - (DIALOGS + 2) / 3, layer.table().size());
+    }
+
+    @Test
+    void shouldNotConfuseIdsThatDifferOnlyInWhereThePartsSplit()
+    {
+        final byte[] b = "abc".getBytes(StandardCharsets.US_ASCII);
+        assertTrue(DialogTable.idHash(b, 0, 2, b, 2, 3, b, 0, 0) != DialogTable.idHash(b, 0, 1, b, 1, 3, b, 0, 0));
+    }
+
+    @Test
+    void shouldKeepEntriesThatShareAKey()
+    {
+        final DialogIndex index = new DialogIndex(4);
+        final Dialog a = new Dialog();
+        final Dialog b = new Dialog();
+        final Dialog c = new Dialog();
+        index.put(42, a);
+        index.put(42, b);
+        index.put(42 + 16, c); // same home slot, other key
+        assertSame(a, index.valueAt(index.first(42)));
+        assertSame(b, index.valueAt(index.next(42, index.first(42))));
+        assertTrue(index.remove(42, a));
+        assertSame(b, index.valueAt(index.first(42)));
+        assertSame(c, index.valueAt(index.first(42 + 16)));
+        assertTrue(index.replace(42, b, a));
+        assertSame(a, index.valueAt(index.first(42)));
+        assertTrue(index.remove(42, a));
+        assertEquals(-1, index.first(42));
+        assertEquals(1, index.size());
+    }
+
+    @Test
+    void shouldLookUpInDialogRequestsWithoutAllocating()
+    {
+        final Dialog[] dialogs = new Dialog[1000];
+        final SipMessage[] requests = new SipMessage[dialogs.length];
+        for (int i = 0; i < dialogs.length; i++)
+        {
+            final SipMessage invite = parse(inviteToBob("sip:bob@biloxi.example.com", callId(i), "alice" + i, 1));
+            dialogs[i] = layer.createUas(invite, tag(i), 200, false);
+            requests[i] = parse(inDialogFromAlice("INFO", callId(i), 2, tag(i), null)
+                .replace("tag=" + DialogMessages.ALICE_TAG, "tag=alice" + i));
+        }
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        long sink = 0;
+        for (int i = 0; i < 50_000; i++)
+        {
+            sink += layer.onRequest(requests[i % requests.length]).ordinal() + layer.matched().remoteCSeq();
+        }
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 10_000; i++)
+        {
+            sink += layer.onRequest(requests[i % requests.length]).ordinal() + layer.matched().remoteCSeq();
+        }
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(sink > 0);
+        assertEquals(0, allocated, "bytes allocated by 10,000 in-dialog request lookups");
+        for (int i = 0; i < dialogs.length; i++)
+        {
+            assertSame(dialogs[i], layer.table().findForRequest(requests[i]));
+        }
+    }
+}
