@@ -352,7 +352,9 @@ public final class DialogLayer
      * <ul>
      *   <li>to a dialog-creating request: a 1xx with a new To tag (INVITE) or a 2xx creates a dialog (a fork when the
      *       request already has others, §12.1.2); a 2xx confirms the matching early dialog and recomputes its route
-     *       set and remote target (§13.2.2.4); a non-2xx final ends every early dialog of the request (§12.3);</li>
+     *       set and remote target (§13.2.2.4); a later 1xx with a Contact in an early dialog updates its remote
+     *       target (RFC 6141 §4: target refresh by a reliable provisional response); a non-2xx final ends every early
+     *       dialog of the request (§12.3);</li>
      *   <li>inside a dialog: 481 and 408 end it (§12.2.1.2); a final response to BYE ends it (§15.1.1), except a
      *       401/407 challenge that the UAC answers with a new BYE (§22.2); a 2xx to a target refresh takes the
      *       response's Contact as remote target (§12.2.1.2).</li>
