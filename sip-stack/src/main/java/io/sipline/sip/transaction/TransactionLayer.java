@@ -1,0 +1,769 @@
+package io.sipline.sip.transaction;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sipline.sip.message.Ascii;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMessageBuilder;
+import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.message.ViaFlyweight;
+import io.sipline.sip.timer.TimerHandler;
+import io.sipline.sip.timer.TimerWheel;
+
+/**
+ * One shard's RFC 3261 §17 transaction layer: the facade between the transport below and the
+ * {@link TransactionUser} (dialog layer, container) above.
+ *
+ * <pre>
+ *   transport --onIncoming(msg, source, reliable)--> match (§17.1.3 / §17.2.3) --> machine --> TransactionUser
+ *   TransactionUser --sendRequest(buf, dest, reliable)--> new client tx --> TransactionTransport.send
+ *   TransactionUser --respond(serverTx, buf, status)----> machine ---------> TransactionTransport.send
+ *   shard loop --doWork(nowNs)--> TimerWheel.poll --> timers A..M fire (before the loop reads new datagrams)
+ * </pre>
+ *
+ * <p><b>Memory.</b> Transactions come from four per-shard free lists (one per machine) and go back on termination;
+ * a miss allocates one more object (counted) and the pool keeps it, so the pools grow to the shard's high-water mark
+ * and never shrink. The two tables (client, server) are primitive open-addressing maps keyed by a 64-bit hash of the
+ * branch bytes and method (or of the RFC 2543 fields), with the key bytes compared on a hit. Timers live in the
+ * shard's {@link TimerWheel}, their payload naming the transaction and the RFC timer. In steady state the layer
+ * allocates nothing; the buffers it builds itself (100 Trying, ACK for non-2xx) come from
+ * {@link TransactionConfig#allocator()}.
+ *
+ * <p><b>Buffers.</b> {@link #sendRequest} and {@link #respond} take ownership of the buffer they are given: the
+ * transaction keeps that one reference for retransmission and releases it when the message is superseded or the
+ * transaction terminates (also when the call refuses the buffer: it is released at once). The transport borrows it
+ * for each send ({@link TransactionTransport}).
+ *
+ * <p><b>Errors</b> are events, never exceptions: a malformed or unmatchable message is counted and reported by the
+ * return value; a failed send becomes {@link TransactionUser#onTransportError} on the next {@link #doWork}; timeouts
+ * arrive as {@link TransactionUser#onTimeout}.
+ *
+ * <p><b>Responses go</b> to the address the request came from (symmetric response, RFC 3581 §4; RFC 3261 §18.2.2
+ * for reliable transports). A transport that needs the full §18.2.2 rules applies them in its
+ * {@link TransactionTransport#send}.
+ *
+ * <p><b>Threading.</b> Not thread-safe; owned by one shard. Every method, and every callback it makes, runs on that
+ * shard's thread. The shard calls {@link #doWork} before it handles a batch of new datagrams (timers before inbound
+ * work).
+ */
+public final class TransactionLayer
+{
+    static final int KIND_INVITE_CLIENT = 0;
+    static final int KIND_NON_INVITE_CLIENT = 1;
+    static final int KIND_INVITE_SERVER = 2;
+    static final int KIND_NON_INVITE_SERVER = 3;
+    private static final int KINDS = 4;
+
+    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
+    private static final long FNV_PRIME = 0x100000001b3L;
+    private static final long LEGACY_SALT = 0x2543_2543_2543_2543L;
+    private static final String TRYING = "Trying";
+    private static final byte[] ACK_PREFIX = "ACK ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SIP_VERSION_CRLF = " SIP/2.0\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VIA_PREFIX = "Via: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CSEQ_PREFIX = "CSeq: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ACK_SUFFIX = " ACK\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ACK_TAIL =
+        "Max-Forwards: 70\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private final TransactionConfig config;
+    private final TransactionTransport transport;
+    private final TransactionUser user;
+    private final NanoClock clock;
+    private final TimerWheel wheel;
+    private final ByteBufAllocator allocator;
+    private final SipMessageBuilder builder = new SipMessageBuilder();
+    /** Parses what the layer reads back from its own buffers (requests to send, ACK sources); never a caller's. */
+    private final SipMessage scratch = new SipMessage();
+    private final ViaFlyweight via = new ViaFlyweight();
+    private final TransactionTable clientTable;
+    private final TransactionTable serverTable;
+    private final TimerHandler timerHandler = new LayerTimerHandler();
+
+    private Transaction[] registry;
+    private int registryCount;
+    private final Transaction[][] free = new Transaction[KINDS][];
+    private final int[] freeCount = new int[KINDS];
+    private long nextId = 1;
+
+    // --- counters (plain longs: read on the shard, or racily for metrics) ---------------------------------------
+    private long poolAcquires;
+    private long poolMisses;
+    private long poolReleases;
+    private long absorbedRequests;
+    private long absorbedResponses;
+    private long strayResponses;
+    private long unmatchedAcks;
+    private long malformed;
+    private long rejectedRequests;
+    private long transportErrors;
+    private long timeouts;
+
+    /**
+     * @param config    read once.
+     * @param transport where messages go; borrowed for the layer's life.
+     * @param user      who hears about requests, responses, timeouts, errors, terminations.
+     * @param clock     the shard's clock (the same time base as {@code wheel}).
+     * @param wheel     a timer wheel on the shard's clock, dedicated to this layer: every timer on it is read as a
+     *                  transaction timer when it fires (give the container's own timers a wheel of their own).
+     */
+    public TransactionLayer(
+        final TransactionConfig config,
+        final TransactionTransport transport,
+        final TransactionUser user,
+        final NanoClock clock,
+        final TimerWheel wheel)
+    {
+        this.config = config;
+        this.transport = transport;
+        this.user = user;
+        this.clock = clock;
+        this.wheel = wheel;
+        this.allocator = config.allocator();
+        this.clientTable = new TransactionTable(config.initialTableCapacity());
+        this.serverTable = new TransactionTable(config.initialTableCapacity());
+        final int perKind = config.initialPoolSize();
+        registry = new Transaction[perKind * KINDS];
+        for (int kind = 0; kind < KINDS; kind++)
+        {
+            free[kind] = new Transaction[perKind];
+            for (int i = 0; i < perKind; i++)
+            {
+                free[kind][freeCount[kind]++] = newTransaction(kind);
+            }
+        }
+    }
+
+    // ============================================================================================================
+    // Inbound
+    // ============================================================================================================
+
+    /**
+     * A message arrived from the transport.
+     *
+     * @param message  borrowed for the call: parsed (anything but {@link ParseResult#OK} is counted and refused).
+     * @param source   the sender; kept (by reference) as the destination of responses by a new server transaction.
+     * @param reliable whether it came over a reliable transport.
+     * @return true when the layer dealt with it (matched, created a transaction, or passed it up as stateless);
+     *         false when it was malformed and dropped (the transport answers 400 where it can).
+     */
+    public boolean onIncoming(final SipMessage message, final InetSocketAddress source, final boolean reliable)
+    {
+        if (message.result() != ParseResult.OK || message.topVia() < 0)
+        {
+            malformed++;
+            return false;
+        }
+        return message.isRequest() ? onIncomingRequest(message, source, reliable) :
+            onIncomingResponse(message, source);
+    }
+
+    private boolean onIncomingResponse(final SipMessage response, final InetSocketAddress source)
+    {
+        if (response.topViaBranchStart() < 0)
+        {
+            strayResponses++;
+            user.onStatelessResponse(response, source);
+            return true;
+        }
+        final long hash = hashBranch(response.buffer(), response.topViaBranchStart(), response.topViaBranchEnd(),
+            response.cseqMethod(), response.buffer(), response.cseqMethodStart(), response.cseqMethodEnd());
+        final ClientTransaction tx = findClient(hash, response);
+        if (null == tx)
+        {
+            strayResponses++;
+            user.onStatelessResponse(response, source); // §17.1.3 / RFC 6026 §7.1.1: to the core
+            return true;
+        }
+        tx.onResponse(response);
+        return true;
+    }
+
+    private boolean onIncomingRequest(
+        final SipMessage request, final InetSocketAddress source, final boolean reliable)
+    {
+        final int top = request.topVia();
+        if (!via.wrap(request.buffer(), request.headerValueStart(top), request.headerValueEnd(top)))
+        {
+            malformed++;
+            return false;
+        }
+        final int hostStart = via.hostStart();
+        final int hostEnd = via.hostEnd();
+        final int port = via.port();
+        final boolean cookie = request.topViaHasMagicCookie();
+        final SipMethod method = request.method();
+        final SipMethod methodClass = method == SipMethod.ACK ? SipMethod.INVITE : method;
+        final long hash = cookie ? hashBranch(request, methodClass) : hashLegacy(request);
+        final ServerTransaction found = findServer(hash, request, methodClass, cookie, hostStart, hostEnd, port);
+
+        if (method == SipMethod.ACK)
+        {
+            if (found instanceof InviteServerTransaction invite)
+            {
+                invite.onAck(request);
+            }
+            else
+            {
+                unmatchedAcks++;
+                user.onStatelessRequest(request, source, reliable); // the ACK for a 2xx: the dialog layer's
+            }
+            return true;
+        }
+        if (null != found)
+        {
+            found.onRetransmission(request);
+            return true;
+        }
+
+        final ServerTransaction tx = (ServerTransaction)acquire(
+            method == SipMethod.INVITE ? KIND_INVITE_SERVER : KIND_NON_INVITE_SERVER);
+        tx.method = method;
+        tx.reliable = reliable;
+        tx.peer = source;
+        tx.legacy = !cookie;
+        tx.keyHash = hash;
+        tx.maxForwardsExhausted = request.maxForwards() == 0;
+        fillServerKey(tx, request, hostStart, hostEnd, port);
+        if (method == SipMethod.CANCEL)
+        {
+            // §9.2: the INVITE server transaction the CANCEL would match if its method were INVITE.
+            final long inviteHash = cookie ? hashBranch(request, SipMethod.INVITE) : hash;
+            final ServerTransaction invite =
+                findServer(inviteHash, request, SipMethod.INVITE, cookie, hostStart, hostEnd, port);
+            if (null != invite)
+            {
+                tx.cancelledInvite = invite;
+                tx.cancelledInviteId = invite.id;
+            }
+        }
+        serverTable.put(tx);
+        tx.start(request);
+        user.onRequest(tx, request);
+        return true;
+    }
+
+    // ============================================================================================================
+    // Outbound
+    // ============================================================================================================
+
+    /**
+     * Sends a request statefully: creates and starts a client transaction. The caller builds the whole request
+     * (e.g. with {@link SipMessageBuilder}, top Via carrying a fresh magic-cookie branch from
+     * {@code io.sipline.sip.shard.ShardIds}); the layer parses it once to learn branch and method, so the two can
+     * never disagree with the bytes on the wire.
+     *
+     * @param request     ownership taken: the transaction holds it for retransmission until it is no longer needed;
+     *                    released at once when refused.
+     * @param destination next hop (already resolved, RFC 3263 is the transport's).
+     * @param reliable    true over TCP/TLS: no retransmission timers A/E, zero timers D/K.
+     * @return the new transaction, or null when refused (unparseable, an ACK, no magic-cookie branch, or a
+     *         transaction with this branch and method already exists); counted in {@link #rejectedRequests()}.
+     */
+    public ClientTransaction sendRequest(
+        final ByteBuf request, final InetSocketAddress destination, final boolean reliable)
+    {
+        final SipMessage m = scratch;
+        if (SipMessageParser.parseDatagram(request, m) != ParseResult.OK || !m.isRequest()
+            || m.method() == SipMethod.ACK || !m.topViaHasMagicCookie() || m.cseqMethod() != m.method())
+        {
+            rejectedRequests++;
+            request.release(); // refused: the reference we were given
+            return null;
+        }
+        final SipMethod method = m.method();
+        final long hash = hashBranch(m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd(), method, m.buffer(),
+            m.methodStart(), m.methodEnd());
+        if (null != findClient(hash, m))
+        {
+            rejectedRequests++;
+            request.release();
+            return null;
+        }
+        final ClientTransaction tx = (ClientTransaction)acquire(
+            method == SipMethod.INVITE ? KIND_INVITE_CLIENT : KIND_NON_INVITE_CLIENT);
+        tx.method = method;
+        tx.reliable = reliable;
+        tx.peer = destination;
+        tx.keyHash = hash;
+        tx.cseq = m.cseqNumber();
+        tx.segSet(Transaction.SEG_BRANCH, m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd());
+        if (method == SipMethod.EXTENSION)
+        {
+            tx.segSet(Transaction.SEG_METHOD, m.buffer(), m.methodStart(), m.methodEnd());
+        }
+        tx.outbound = request; // the transaction's reference from now on
+        clientTable.put(tx);
+        tx.start();
+        return tx;
+    }
+
+    /**
+     * Sends a response on a server transaction (§17.2.1, §17.2.2).
+     *
+     * @param response ownership taken: kept for retransmission until superseded or terminated; released at once when
+     *                 refused.
+     * @param status   the response's status code (the caller knows it; the layer does not re-parse).
+     * @return false when the transaction's state allows no such response (terminated, already final, ...).
+     */
+    public boolean respond(final ServerTransaction tx, final ByteBuf response, final int status)
+    {
+        if (tx.state == TransactionState.TERMINATED || tx.transportFailed)
+        {
+            response.release(); // refused: the reference we were given
+            return false;
+        }
+        return tx.sendResponse(response, status);
+    }
+
+    /**
+     * The shard's duty cycle for the layer: fires due timers (retransmissions, timeouts, terminations).
+     *
+     * @return the number of timers fired (0 means idle).
+     */
+    public int doWork(final long nowNs)
+    {
+        return wheel.poll(nowNs, timerHandler, config.timerPollLimit());
+    }
+
+    // ============================================================================================================
+    // State for tests and metrics
+    // ============================================================================================================
+
+    public TransactionConfig config()
+    {
+        return config;
+    }
+
+    public TransactionUser user()
+    {
+        return user;
+    }
+
+    /** Transactions in use (in either table). */
+    public int activeTransactions()
+    {
+        return clientTable.size() + serverTable.size();
+    }
+
+    /** Transactions waiting in the four free lists. */
+    public int freeTransactions()
+    {
+        int n = 0;
+        for (int kind = 0; kind < KINDS; kind++)
+        {
+            n += freeCount[kind];
+        }
+        return n;
+    }
+
+    /** Every transaction object this layer ever made (pool high-water mark). */
+    public int createdTransactions()
+    {
+        return registryCount;
+    }
+
+    public long poolAcquires()
+    {
+        return poolAcquires;
+    }
+
+    /** Acquires that found the free list empty and allocated. */
+    public long poolMisses()
+    {
+        return poolMisses;
+    }
+
+    public long poolReleases()
+    {
+        return poolReleases;
+    }
+
+    /** Retransmitted requests (and ACKs in Completed/Confirmed) absorbed by a server transaction. */
+    public long absorbedRequests()
+    {
+        return absorbedRequests;
+    }
+
+    /** Retransmitted responses absorbed by a client transaction (not passed to the user twice). */
+    public long absorbedResponses()
+    {
+        return absorbedResponses;
+    }
+
+    public long strayResponses()
+    {
+        return strayResponses;
+    }
+
+    public long unmatchedAcks()
+    {
+        return unmatchedAcks;
+    }
+
+    public long malformed()
+    {
+        return malformed;
+    }
+
+    public long rejectedRequests()
+    {
+        return rejectedRequests;
+    }
+
+    public long transportErrors()
+    {
+        return transportErrors;
+    }
+
+    /** Timers B, F and H that fired. */
+    public long timeouts()
+    {
+        return timeouts;
+    }
+
+    // ============================================================================================================
+    // For the machines
+    // ============================================================================================================
+
+    long scheduleTimer(final Transaction tx, final char timer, final long delayNs)
+    {
+        return wheel.schedule(clock.nowNs() + delayNs, ((long)tx.index << 8) | timer);
+    }
+
+    void cancelTimer(final long timerId)
+    {
+        if (TimerWheel.NULL_TIMER_ID != timerId)
+        {
+            wheel.cancel(timerId);
+        }
+    }
+
+    /** Sends a transaction's retained message; the buffer is borrowed by the transport. */
+    void send(final Transaction tx, final ByteBuf buffer)
+    {
+        if (!transport.send(buffer, tx.peer, tx.reliable))
+        {
+            // §17.1.4 / §17.2.4: report and terminate, from doWork, never inside the caller's call.
+            transportErrors++;
+            tx.cancelTimers();
+            tx.transportFailed = true;
+            tx.timeoutTimerId = scheduleTimer(tx, Transaction.TIMER_TRANSPORT_ERROR, 0);
+        }
+    }
+
+    void countAbsorbedRequest()
+    {
+        absorbedRequests++;
+    }
+
+    void countAbsorbedResponse()
+    {
+        absorbedResponses++;
+    }
+
+    /**
+     * Ends a transaction: timers cancelled, out of its table, buffers released, the user told, back to the pool.
+     * Called from timer handling only (inside {@link #doWork}).
+     */
+    void terminate(final Transaction tx)
+    {
+        if (0 == tx.id)
+        {
+            return;
+        }
+        tx.state = TransactionState.TERMINATED;
+        tx.cancelTimers();
+        (tx.isClient() ? clientTable : serverTable).remove(tx);
+        tx.releaseBuffers();
+        user.onTerminated(tx);
+        tx.reset();
+        release(tx);
+    }
+
+    /** Builds {@code 100 Trying} for an INVITE (§8.2.6.1, §17.2.1); returns an owned buffer. */
+    ByteBuf buildTrying(final SipMessage invite)
+    {
+        final ByteBuf out = allocator.buffer(invite.length() / 2 + 64);
+        builder.startResponse(out, invite, 100, TRYING, null).end(null, 0, 0);
+        return out;
+    }
+
+    /**
+     * Builds the ACK for a 300-699 response (§17.1.1.3): Request-URI, Call-ID, From, CSeq number and Route of the
+     * original request, only its top Via, the To of the response, CSeq method ACK.
+     *
+     * @param request  borrowed: the original INVITE this transaction retains.
+     * @param response borrowed.
+     * @return an owned buffer.
+     */
+    ByteBuf buildAck(final ByteBuf request, final SipMessage response)
+    {
+        final SipMessage req = scratch;
+        SipMessageParser.parseDatagram(request, req); // our own bytes, parsed OK when sent
+        final byte[] b = req.buffer();
+        final ByteBuf out = allocator.buffer(request.readableBytes());
+        out.writeBytes(ACK_PREFIX);
+        out.writeBytes(b, req.requestUriStart(), req.requestUriEnd() - req.requestUriStart());
+        out.writeBytes(SIP_VERSION_CRLF);
+        final int top = req.topVia();
+        out.writeBytes(VIA_PREFIX);
+        out.writeBytes(b, req.headerValueStart(top), req.headerValueEnd(top) - req.headerValueStart(top));
+        out.writeBytes(CRLF);
+        copyLines(out, req, HeaderName.ROUTE);
+        copyLines(out, req, HeaderName.FROM);
+        copyLines(out, response, HeaderName.TO);
+        copyLines(out, req, HeaderName.CALL_ID);
+        out.writeBytes(CSEQ_PREFIX);
+        writeDecimal(out, req.cseqNumber());
+        out.writeBytes(ACK_SUFFIX);
+        out.writeBytes(ACK_TAIL);
+        return out;
+    }
+
+    /** RFC 2543 ACK matching needs the To tag of the final response sent (§17.2.3). */
+    void recordResponseToTag(final ServerTransaction tx, final ByteBuf response)
+    {
+        final SipMessage m = scratch;
+        if (SipMessageParser.parseDatagram(response, m) == ParseResult.OK)
+        {
+            tx.segSet(Transaction.SEG_RESPONSE_TO_TAG, m.buffer(), m.toTagStart(), m.toTagEnd());
+        }
+    }
+
+    // ============================================================================================================
+    // Matching
+    // ============================================================================================================
+
+    private ClientTransaction findClient(final long hash, final SipMessage response)
+    {
+        final TransactionTable table = clientTable;
+        for (int i = table.first(hash); ; i = table.next(i))
+        {
+            final Transaction t = table.entry(i);
+            if (null == t)
+            {
+                return null;
+            }
+            if (table.hash(i) == hash && ((ClientTransaction)t).matchesResponse(response))
+            {
+                return (ClientTransaction)t;
+            }
+        }
+    }
+
+    private ServerTransaction findServer(
+        final long hash, final SipMessage request, final SipMethod methodClass, final boolean cookie,
+        final int hostStart, final int hostEnd, final int port)
+    {
+        final TransactionTable table = serverTable;
+        for (int i = table.first(hash); ; i = table.next(i))
+        {
+            final Transaction t = table.entry(i);
+            if (null == t)
+            {
+                return null;
+            }
+            if (table.hash(i) == hash
+                && ((ServerTransaction)t).matchesRequest(request, methodClass, cookie, hostStart, hostEnd, port))
+            {
+                return (ServerTransaction)t;
+            }
+        }
+    }
+
+    private static void fillServerKey(
+        final ServerTransaction tx, final SipMessage m, final int hostStart, final int hostEnd, final int port)
+    {
+        final byte[] b = m.buffer();
+        if (tx.method == SipMethod.EXTENSION)
+        {
+            tx.segSet(Transaction.SEG_METHOD, b, m.methodStart(), m.methodEnd());
+        }
+        if (!tx.legacy)
+        {
+            tx.segSet(Transaction.SEG_BRANCH, b, m.topViaBranchStart(), m.topViaBranchEnd());
+            tx.segSet(Transaction.SEG_HOST, b, hostStart, hostEnd);
+            tx.sentByPort = port;
+            return;
+        }
+        // RFC 2543 fallback (§17.2.3): Request-URI, To tag, From tag, Call-ID, CSeq, top Via.
+        final int top = m.topVia();
+        tx.cseq = m.cseqNumber();
+        tx.segSet(Transaction.SEG_REQUEST_URI, b, m.requestUriStart(), m.requestUriEnd());
+        tx.segSet(Transaction.SEG_TO_TAG, b, m.toTagStart(), m.toTagEnd());
+        tx.segSet(Transaction.SEG_FROM_TAG, b, m.fromTagStart(), m.fromTagEnd());
+        tx.segSet(Transaction.SEG_CALL_ID, b, m.callIdStart(), m.callIdEnd());
+        tx.segSet(Transaction.SEG_VIA, b, m.headerValueStart(top), m.headerValueEnd(top));
+    }
+
+    private static long hashBranch(final SipMessage request, final SipMethod methodClass)
+    {
+        return hashBranch(request.buffer(), request.topViaBranchStart(), request.topViaBranchEnd(), methodClass,
+            request.buffer(), request.methodStart(), request.methodEnd());
+    }
+
+    /** FNV-1a over the lower-cased branch, then the method (its bytes when it is an extension). */
+    static long hashBranch(
+        final byte[] buf, final int start, final int end, final SipMethod method, final byte[] methodBuf,
+        final int methodStart, final int methodEnd)
+    {
+        long h = FNV_OFFSET;
+        for (int i = start; i < end; i++)
+        {
+            h ^= Ascii.lower(buf[i]) & 0xFF;
+            h *= FNV_PRIME;
+        }
+        h ^= null == method ? 0xFF : method.ordinal() + 1;
+        h *= FNV_PRIME;
+        if (method == SipMethod.EXTENSION)
+        {
+            for (int i = methodStart; i < methodEnd; i++)
+            {
+                h ^= methodBuf[i] & 0xFF;
+                h *= FNV_PRIME;
+            }
+        }
+        return h;
+    }
+
+    /** RFC 2543 requests: Call-ID, CSeq number and From tag (the method and the rest are compared on a hit). */
+    static long hashLegacy(final SipMessage m)
+    {
+        final byte[] b = m.buffer();
+        long h = FNV_OFFSET ^ LEGACY_SALT;
+        for (int i = m.callIdStart(); i < m.callIdEnd(); i++)
+        {
+            h ^= b[i] & 0xFF;
+            h *= FNV_PRIME;
+        }
+        h ^= m.cseqNumber();
+        h *= FNV_PRIME;
+        for (int i = m.fromTagStart(); i < m.fromTagEnd(); i++)
+        {
+            h ^= b[i] & 0xFF;
+            h *= FNV_PRIME;
+        }
+        return h;
+    }
+
+    // ============================================================================================================
+    // Pool
+    // ============================================================================================================
+
+    private Transaction acquire(final int kind)
+    {
+        poolAcquires++;
+        final Transaction tx;
+        if (freeCount[kind] > 0)
+        {
+            final int i = --freeCount[kind];
+            tx = free[kind][i];
+            free[kind][i] = null;
+        }
+        else
+        {
+            poolMisses++;
+            tx = newTransaction(kind); // a miss: allocate, counted; the pool keeps it afterwards
+        }
+        tx.id = nextId++;
+        return tx;
+    }
+
+    private void release(final Transaction tx)
+    {
+        poolReleases++;
+        final int kind = tx.kind;
+        if (freeCount[kind] == free[kind].length)
+        {
+            free[kind] = Arrays.copyOf(free[kind], free[kind].length * 2);
+        }
+        free[kind][freeCount[kind]++] = tx;
+    }
+
+    private Transaction newTransaction(final int kind)
+    {
+        if (registryCount == registry.length)
+        {
+            registry = Arrays.copyOf(registry, registry.length * 2);
+        }
+        final int index = registryCount++;
+        final Transaction tx = switch (kind)
+        {
+            case KIND_INVITE_CLIENT -> new InviteClientTransaction(this, index);
+            case KIND_NON_INVITE_CLIENT -> new NonInviteClientTransaction(this, index);
+            case KIND_INVITE_SERVER -> new InviteServerTransaction(this, index);
+            default -> new NonInviteServerTransaction(this, index);
+        };
+        tx.reset();
+        registry[index] = tx;
+        return tx;
+    }
+
+    private static void copyLines(final ByteBuf out, final SipMessage m, final HeaderName name)
+    {
+        for (int i = m.firstHeader(name); i >= 0; i = m.nextHeader(name, i))
+        {
+            if ((m.headerFlags(i) & SipMessage.FIRST_OF_LINE) != 0)
+            {
+                final int start = m.headerNameStart(i);
+                out.writeBytes(m.buffer(), start, m.headerLineEnd(i) - start);
+            }
+        }
+    }
+
+    private static void writeDecimal(final ByteBuf out, final long value)
+    {
+        if (value >= 10)
+        {
+            writeDecimal(out, value / 10);
+        }
+        out.writeByte((int)('0' + value % 10));
+    }
+
+    /** Routes wheel timers to their transactions; one instance, so polling allocates nothing. */
+    private final class LayerTimerHandler implements TimerHandler
+    {
+        @Override
+        public boolean onTimer(final long timerId, final long nowNs)
+        {
+            final long payload = wheel.payload(timerId);
+            final Transaction tx = registry[(int)(payload >>> 8)];
+            final char timer = (char)(payload & 0xFF);
+            if (tx.retransmitTimerId == timerId)
+            {
+                tx.retransmitTimerId = TimerWheel.NULL_TIMER_ID;
+            }
+            else if (tx.timeoutTimerId == timerId)
+            {
+                tx.timeoutTimerId = TimerWheel.NULL_TIMER_ID;
+            }
+            else
+            {
+                return true; // not this transaction's current timer: nothing to do
+            }
+            if (timer == Transaction.TIMER_TRANSPORT_ERROR)
+            {
+                user.onTransportError(tx);
+                terminate(tx);
+            }
+            else
+            {
+                if (timer == Transaction.TIMER_B || timer == Transaction.TIMER_F || timer == Transaction.TIMER_H)
+                {
+                    timeouts++;
+                }
+                tx.onTimer(timer, nowNs);
+            }
+            return true;
+        }
+    }
+}

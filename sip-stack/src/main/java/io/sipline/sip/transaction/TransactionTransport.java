@@ -1,0 +1,31 @@
+package io.sipline.sip.transaction;
+
+import java.net.InetSocketAddress;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Where transactions hand their bytes: the seam to {@code io.sipline.sip.transport}. One per shard.
+ *
+ * <p><b>Buffer ownership</b> (STYLE.md, "Buffer ownership rules" 1 and 4). {@link #send} <em>borrows</em> the
+ * buffer: the transaction keeps its own reference (it may retransmit the same bytes later) and releases it when it
+ * terminates. A transport that writes asynchronously takes its own reference for the write, e.g.
+ * {@code channel.write(new DatagramPacket(data.retainedDuplicate(), destination))}, and the write releases it when it
+ * completes. The transport must not move the buffer's reader or writer index (a duplicate has its own).
+ *
+ * <p><b>Threading.</b> Called on the owning shard only, and must not block.
+ */
+public interface TransactionTransport
+{
+    /**
+     * Sends one message.
+     *
+     * @param data        borrowed; the readable bytes are the whole message.
+     * @param destination where to send it (for a response, where RFC 3261 §18.2.2 / RFC 3581 say; the layer uses
+     *                    the address the request came from).
+     * @param reliable    true for TCP/TLS/WS (a connection-oriented transport), false for UDP.
+     * @return false when the message could not be handed to the network (no route, connection refused, ...): the
+     *         transaction then reports a transport error to its user (RFC 3261 §17.1.4, §17.2.4) and terminates.
+     */
+    boolean send(ByteBuf data, InetSocketAddress destination, boolean reliable);
+}
