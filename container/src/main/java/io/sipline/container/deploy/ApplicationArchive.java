@@ -1,8 +1,10 @@
 package io.sipline.container.deploy;
 
 import java.io.ByteArrayInputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -255,11 +257,11 @@ public final class ApplicationArchive implements AutoCloseable
             try (Stream<Path> walk = recursive ? Files.walk(dir) : Files.list(dir))
             {
                 walk.filter(Files::isRegularFile)
-                    .map(file -> path.relativize(file).toString().replace(java.io.File.separatorChar, '/'))
+                    .map(file -> path.relativize(file).toString().replace(File.separatorChar, '/'))
                     .filter(name -> name.endsWith(suffix))
                     .forEach(found::add);
             }
-            catch (final IOException | java.io.UncheckedIOException ex)
+            catch (final IOException | UncheckedIOException ex)
             {
                 throw new DeploymentException(dir.toString(), DeploymentException.NO_LINE, "cannot list: " + ex, ex);
             }

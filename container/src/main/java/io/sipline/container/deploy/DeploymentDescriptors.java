@@ -154,8 +154,7 @@ public final class DeploymentDescriptors
         final SipApplicationDescriptor.Builder builder) throws DeploymentException
     {
         final Set<String> listed = new HashSet<>();
-        final SipApplicationDescriptor current = builder.build();
-        for (final ListenerDefinition listener : current.listeners())
+        for (final ListenerDefinition listener : builder.listeners())
         {
             listed.add(listener.className());
         }

@@ -2,6 +2,7 @@ package io.sipline.container.deploy;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -447,7 +448,15 @@ public final class SipApplicationDescriptor
          */
         public Collection<ServletDefinition> servlets()
         {
-            return java.util.Collections.unmodifiableCollection(servlets.values());
+            return Collections.unmodifiableCollection(servlets.values());
+        }
+
+        /**
+         * @return the listeners declared so far (read-only view).
+         */
+        public List<ListenerDefinition> listeners()
+        {
+            return Collections.unmodifiableList(listeners);
         }
 
         /**

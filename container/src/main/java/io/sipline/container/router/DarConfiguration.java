@@ -23,7 +23,8 @@ import javax.servlet.sip.ar.SipApplicationRoutingRegion;
  * The default application router's configuration (JSR 289 Appendix C, "DAR"), in the standard properties format:
  * one line per SIP method, each with one or more comma-separated tuples of six quoted strings:
  * <pre>
- * INVITE: ("b2bua", "DAR:From", "ORIGINATING", "", "NO_ROUTE", "0"), ("voicemail", "DAR:To", "TERMINATING", "", "NO_ROUTE", "1")
+ * INVITE: ("b2bua", "DAR:From", "ORIGINATING", "", "NO_ROUTE", "0"), \
+ *         ("voicemail", "DAR:To", "TERMINATING", "", "NO_ROUTE", "1")
  * </pre>
  * <ul>
  *   <li>the separator after the method is {@code :} or {@code =}; blank lines and lines starting with {@code #} or
@@ -279,7 +280,8 @@ public final class DarConfiguration
     private static boolean isTokenChar(final char c)
     {
         // RFC 3261 §25.1 token = 1*(alphanum / "-" / "." / "!" / "%" / "*" / "_" / "+" / "`" / "'" / "~")
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-.!%*_+`'~".indexOf(c) >= 0;
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            || "-.!%*_+`'~".indexOf(c) >= 0;
     }
 
     private static String abbreviate(final String text)

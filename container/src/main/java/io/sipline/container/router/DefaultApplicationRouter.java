@@ -197,7 +197,8 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
         }
         final List<DarTuple> tuples = config.tuples(initialRequest.getMethod());
         final int previous = SipApplicationRoutingDirective.NEW == directive ? -1 : position(stateInfo);
-        if (previous >= 0 && previous < tuples.size() && DarRouteModifier.ROUTE_FINAL == tuples.get(previous).modifier())
+        if (previous >= 0 && previous < tuples.size()
+            && DarRouteModifier.ROUTE_FINAL == tuples.get(previous).modifier())
         {
             return null;
         }

@@ -169,7 +169,9 @@ class AnnotationScannerTest
               <servlet>
                 <javaee:servlet-name>registrar</javaee:servlet-name>
                 <javaee:servlet-class>com.example.b2bua.XmlRegistrar</javaee:servlet-class>
-                <javaee:init-param><javaee:param-name>expires</javaee:param-name><javaee:param-value>600</javaee:param-value></javaee:init-param>
+                <javaee:init-param>
+                  <javaee:param-name>expires</javaee:param-name><javaee:param-value>600</javaee:param-value>
+                </javaee:init-param>
               </servlet>
               <session-config><javaee:session-timeout>9</javaee:session-timeout></session-config>
             </sip-app>
@@ -261,7 +263,8 @@ class AnnotationScannerTest
 
         try (ApplicationArchive archive = ApplicationArchive.open(app))
         {
-            final DeploymentException ex = assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
+            final DeploymentException ex =
+                assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
             assertTrue(ex.source().endsWith("k/Keys.class"), ex.getMessage());
             assertTrue(ex.reason().contains("k.Keys.key must be 'public static String key(SipServletRequest)'"),
                 ex.getMessage());
@@ -278,7 +281,8 @@ class AnnotationScannerTest
         TestApplications.compile(sources, twoApps.resolve("WEB-INF/classes"));
         try (ApplicationArchive archive = ApplicationArchive.open(twoApps))
         {
-            final DeploymentException ex = assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
+            final DeploymentException ex =
+                assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
             assertTrue(ex.reason().contains("second @SipApplication (package b)"), ex.getMessage());
             assertTrue(ex.reason().contains("package a"), ex.getMessage());
         }
@@ -325,7 +329,8 @@ class AnnotationScannerTest
             """), shared.resolve("abstract/WEB-INF/classes"));
         try (ApplicationArchive archive = ApplicationArchive.open(shared.resolve("abstract")))
         {
-            final DeploymentException ex = assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
+            final DeploymentException ex =
+                assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
             assertTrue(ex.reason().contains("k.S is abstract"), ex.getMessage());
         }
     }
@@ -341,7 +346,8 @@ class AnnotationScannerTest
 
         try (ApplicationArchive archive = ApplicationArchive.open(app))
         {
-            final DeploymentException ex = assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
+            final DeploymentException ex =
+                assertThrows(DeploymentException.class, () -> AnnotationScanner.scan(archive));
             assertTrue(ex.source().endsWith("x/Broken.class"), ex.getMessage());
         }
     }

@@ -99,7 +99,8 @@ class ApplicationArchiveTest
                 assertEquals((byte) 0xCA, bytes[0]);
                 origins.add(origin);
             });
-            assertTrue(origins.contains(war + "!/WEB-INF/lib/presence.jar!/org/example/lib/Status.class"), origins.toString());
+            assertTrue(origins.contains(war + "!/WEB-INF/lib/presence.jar!/org/example/lib/Status.class"),
+                origins.toString());
             assertFalse(origins.stream().anyMatch(o -> o.contains("META-INF")), origins.toString());
 
             final SipApplicationDescriptor app = DeploymentDescriptors.load(archive);

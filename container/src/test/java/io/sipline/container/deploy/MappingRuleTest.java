@@ -169,8 +169,12 @@ class MappingRuleTest
                   <pattern><exists><var>request.method</var></exists></pattern>
                 </servlet-mapping>
               </servlet-selection>
-              <servlet><javaee:servlet-name>vip</javaee:servlet-name><javaee:servlet-class>a.Vip</javaee:servlet-class></servlet>
-              <servlet><javaee:servlet-name>rest</javaee:servlet-name><javaee:servlet-class>a.Rest</javaee:servlet-class></servlet>
+              <servlet>
+                <javaee:servlet-name>vip</javaee:servlet-name><javaee:servlet-class>a.Vip</javaee:servlet-class>
+              </servlet>
+              <servlet>
+                <javaee:servlet-name>rest</javaee:servlet-name><javaee:servlet-class>a.Rest</javaee:servlet-class>
+              </servlet>
             </sip-app>
             """);
         app.validateReferences();

@@ -86,7 +86,8 @@ class SipXmlReaderTest
         assertNull(app.selectServlet(FakeSip.request("INVITE", "sip:bob@example.org")));
         assertNull(app.selectServlet(FakeSip.request("SUBSCRIBE", "sip:bob@example.com")));
         assertNull(app.selectServlet(FakeSip.request("INVITE", "sip:bob@example.com",
-            FakeSip.address("Cheap SPAM Inc", "sip:x@spam.example.net"), FakeSip.address(null, "sip:bob@example.com"))));
+            FakeSip.address("Cheap SPAM Inc", "sip:x@spam.example.net"),
+            FakeSip.address(null, "sip:bob@example.com"))));
     }
 
     @Test
@@ -107,7 +108,8 @@ class SipXmlReaderTest
         app.validateReferences();
 
         assertEquals("tel-gateway", app.selectServlet(FakeSip.request("INVITE", "tel:+1-555-0100")));
-        assertEquals("tel-gateway", app.selectServlet(FakeSip.request("INVITE", "sip:+15550100@gw.example.org;user=phone")));
+        assertEquals("tel-gateway",
+            app.selectServlet(FakeSip.request("INVITE", "sip:+15550100@gw.example.org;user=phone")));
         assertEquals("c2d", app.selectServlet(FakeSip.request("INVITE", "sip:DIAL@pbx.example.org")));
         assertNull(app.selectServlet(FakeSip.request("INVITE", "sip:bob@pbx.example.org")));
     }

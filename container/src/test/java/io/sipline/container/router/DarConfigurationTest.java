@@ -63,7 +63,8 @@ class DarConfigurationTest
         final DarConfiguration config = DarConfiguration.parse("""
 
                # comment
-            INFO=("odd \\"name\\"","DAR:Call-Info","NEUTRAL","","NO_ROUTE","0")  ,  ( "second" , "" , "NEUTRAL" , "" , "NO_ROUTE" , "1" )
+            INFO=("odd \\"name\\"","DAR:Call-Info","NEUTRAL","","NO_ROUTE","0")  ,  \\
+              ( "second" , "" , "NEUTRAL" , "" , "NO_ROUTE" , "1" )
             """, "inline");
 
         assertEquals("odd \"name\"", config.tuples("INFO").get(0).applicationName());

@@ -71,7 +71,8 @@ class DefaultApplicationRouterTest
         final DefaultApplicationRouter router = router("call-screening", "b2bua", "voicemail");
         final SipServletRequest invite = FakeRequests.request("INVITE", CALL);
 
-        assertEquals("call-screening", router.getNextApplication(invite, null, NEW, null, "1").getNextApplicationName());
+        assertEquals("call-screening",
+            router.getNextApplication(invite, null, NEW, null, "1").getNextApplicationName());
         assertEquals("call-screening",
             router.getNextApplication(invite, null, CONTINUE, null, "not ours").getNextApplicationName());
         assertNull(router.getNextApplication(FakeRequests.request("BYE", CALL), null, NEW, null, null),
