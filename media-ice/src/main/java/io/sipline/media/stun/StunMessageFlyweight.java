@@ -156,7 +156,8 @@ public final class StunMessageFlyweight
 
     /**
      * Points this view at a message in a heap or direct buffer (absolute indices; position and limit are not read
-     * or changed) and indexes it.
+     * or changed) and indexes it. A heap buffer is read through its backing array, so {@link #array()} and the
+     * {@code *Offset} results are then relative to that array ({@code arrayOffset()} added).
      *
      * @param buf    buffer (borrowed until the next wrap).
      * @param offset absolute index of the first byte.
