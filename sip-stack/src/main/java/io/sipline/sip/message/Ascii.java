@@ -14,6 +14,9 @@ public final class Ascii
     public static final byte LF = '\n';
     public static final byte SP = ' ';
     public static final byte HTAB = '\t';
+    /** FNV-1a 32-bit offset basis and prime, for {@link #hashIgnoreCase}. */
+    public static final int FNV_OFFSET = 0x811C9DC5;
+    public static final int FNV_PRIME = 0x01000193;
 
     private static final int TOKEN = 1;
     private static final int WSP = 2;
@@ -306,11 +309,10 @@ public final class Ascii
     /** Case-insensitive hash of a span (FNV-1a over lower-cased bytes). */
     public static int hashIgnoreCase(final byte[] buf, final int start, final int end)
     {
-        int h = 0x811C9DC5;
+        int h = FNV_OFFSET;
         for (int i = start; i < end; i++)
         {
-            h ^= LOWER[buf[i] & 0xFF];
-            h *= 0x01000193;
+            h = (h ^ LOWER[buf[i] & 0xFF]) * FNV_PRIME;
         }
         return h;
     }

@@ -170,6 +170,15 @@ public enum HeaderName
     /** Looks up a header name span, case-insensitively, with compact forms; {@link #UNKNOWN} when not known. */
     public static HeaderName lookup(final byte[] buf, final int start, final int end)
     {
+        return lookup(buf, start, end, end - start == 1 ? 0 : Ascii.hashIgnoreCase(buf, start, end));
+    }
+
+    /**
+     * As {@link #lookup(byte[], int, int)}, with the name's {@link Ascii#hashIgnoreCase} already computed by a
+     * caller that read the bytes anyway (the parser hashes while it scans the name).
+     */
+    public static HeaderName lookup(final byte[] buf, final int start, final int end, final int hash)
+    {
         final int len = end - start;
         if (len == 1)
         {
@@ -177,7 +186,7 @@ public enum HeaderName
             final HeaderName h = c < 128 ? BY_COMPACT[c] : null;
             return null == h ? UNKNOWN : h;
         }
-        int slot = Ascii.hashIgnoreCase(buf, start, end) & TABLE_MASK;
+        int slot = hash & TABLE_MASK;
         HeaderName h;
         while (null != (h = TABLE[slot]))
         {

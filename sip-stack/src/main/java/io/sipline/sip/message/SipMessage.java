@@ -24,7 +24,7 @@ import java.util.Arrays;
  * Max-Forwards, the From and To tags and the top Via's branch. Everything else is read when asked; a {@code String}
  * made for a caller is cached on the message until the next parse.
  *
- * <p><b>Ownership.</b> The message either borrows the caller's {@code byte[]} ({@link SipMessageParser#parse(byte[],
+ * <p><b>Ownership.</b> The message either borrows the caller's {@code byte[]} ({@link SipMessageParser#parseDatagram(byte[],
  * int, int, SipMessage)}) or owns a copy in its own reusable array (parsing from a Netty {@code ByteBuf}), so the
  * receive buffer can be released as soon as parsing returns. Not thread-safe: one owner (a shard) at a time. Reusing
  * it for the next message invalidates every span, view and position taken from it; call {@link #copy()} to keep a
@@ -85,6 +85,7 @@ public final class SipMessage
     int toTagEnd;
     int topViaBranchStart;
     int topViaBranchEnd;
+    boolean topViaChecked;
     int bodyStart;
     int bodyLength;
     int frameLength;
@@ -130,6 +131,7 @@ public final class SipMessage
         maxForwards = -1;
         fromTagStart = fromTagEnd = toTagStart = toTagEnd = -1;
         topViaBranchStart = topViaBranchEnd = -1;
+        topViaChecked = false;
         bodyStart = -1;
         bodyLength = 0;
         frameLength = 0;

@@ -332,8 +332,10 @@ public final class SipMessageParser
 
             // field-name HCOLON (RFC 3261 §7.3.1: white space may precede the colon)
             final int nameStart = p;
+            int hash = Ascii.FNV_OFFSET;
             while (p < end && Ascii.isTokenChar(b[p]))
             {
+                hash = (hash ^ Ascii.lower(b[p])) * Ascii.FNV_PRIME;
                 p++;
             }
             final int nameEnd = p;
@@ -355,7 +357,7 @@ public final class SipMessageParser
             }
             p++;
 
-            final HeaderName name = HeaderName.lookup(b, nameStart, nameEnd);
+            final HeaderName name = HeaderName.lookup(b, nameStart, nameEnd, hash);
             final int next = name.isList() ? listValues(m, name, nameStart, nameEnd, p, end) :
                 singleValue(m, name, nameStart, nameEnd, p, end);
             if (next < 0)
@@ -379,7 +381,8 @@ public final class SipMessageParser
     private static final int ERROR_MARK = -1;
 
     /**
-     * Indexes a header that holds one value; returns the index of the next line, or a negative mark.
+     * Indexes a header that holds one value; returns the index of the next line, or a negative mark. Ordinary bytes
+     * (white space included) are skipped by a class-table scan; only line breaks, quotes and controls stop it.
      */
     private static int singleValue(
         final SipMessage m,
@@ -390,13 +393,30 @@ public final class SipMessageParser
         final int end)
     {
         final byte[] b = m.buf;
-        final boolean quoteAware = isQuoteAware(name);
+        final byte[] special = isQuoteAware(name) ? SINGLE_QUOTED : SINGLE_PLAIN;
         int p = from;
         boolean folded = false;
         int valueStart = -1;
         int valueEnd = from;
         while (true)
         {
+            final int runStart = p;
+            while (p < end && special[b[p] & 0xFF] == 0)
+            {
+                p++;
+            }
+            if (p > runStart)
+            {
+                final int e = trimWspEnd(b, runStart, p);
+                if (e > runStart)
+                {
+                    if (valueStart < 0)
+                    {
+                        valueStart = skipWsp(b, runStart, e);
+                    }
+                    valueEnd = e;
+                }
+            }
             if (p >= end)
             {
                 return INCOMPLETE_MARK;
@@ -405,12 +425,12 @@ public final class SipMessageParser
             if (c == '\r' || c == '\n')
             {
                 final int eol = c == '\r' ? p + 1 : p;
-                if (eol >= end || b[eol] != '\n')
+                if (eol >= end)
                 {
-                    if (eol >= end)
-                    {
-                        return INCOMPLETE_MARK;
-                    }
+                    return INCOMPLETE_MARK;
+                }
+                if (b[eol] != '\n')
+                {
                     m.result = fail(m, ParseResult.CONTROL_CHARACTER, p);
                     return ERROR_MARK;
                 }
@@ -441,12 +461,7 @@ public final class SipMessageParser
                 }
                 return lineEnd;
             }
-            if (c == ' ' || c == '\t')
-            {
-                p++;
-                continue;
-            }
-            if (c == '"' && quoteAware)
+            if (c == '"')
             {
                 // A quoted-pair may carry any byte but CR and LF, controls included (RFC 3261 §25.1).
                 final int close = QuotedString.end(b, p, end);
@@ -463,17 +478,8 @@ public final class SipMessageParser
                 valueEnd = p;
                 continue;
             }
-            if (c >= 0 && c < 0x20 || c == 0x7F)
-            {
-                m.result = fail(m, ParseResult.CONTROL_CHARACTER, p);
-                return ERROR_MARK;
-            }
-            if (valueStart < 0)
-            {
-                valueStart = p;
-            }
-            p++;
-            valueEnd = p;
+            m.result = fail(m, ParseResult.CONTROL_CHARACTER, p);
+            return ERROR_MARK;
         }
     }
 
@@ -520,111 +526,172 @@ public final class SipMessageParser
         boolean inAngle = false;
         while (true)
         {
+            final int runStart = p;
+            while (p < end && LIST_SPECIAL[b[p] & 0xFF] == 0)
+            {
+                p++;
+            }
+            if (p > runStart)
+            {
+                final int e = trimWspEnd(b, runStart, p);
+                if (e > runStart)
+                {
+                    if (valueStart < 0)
+                    {
+                        valueStart = skipWsp(b, runStart, e);
+                    }
+                    valueEnd = e;
+                }
+            }
             if (p >= end)
             {
                 return INCOMPLETE_MARK;
             }
             final byte c = b[p];
-            if (c == '"')
+            switch (c)
             {
-                final int close = QuotedString.end(b, p, end);
-                if (close < 0)
+                case '"':
                 {
-                    m.result = fail(m, ParseResult.UNTERMINATED_QUOTE, p);
-                    return ERROR_MARK;
+                    final int close = QuotedString.end(b, p, end);
+                    if (close < 0)
+                    {
+                        m.result = fail(m, ParseResult.UNTERMINATED_QUOTE, p);
+                        return ERROR_MARK;
+                    }
+                    if (valueStart < 0)
+                    {
+                        valueStart = p;
+                    }
+                    p = close;
+                    valueEnd = p;
+                    continue;
                 }
-                if (valueStart < 0)
+                case '<':
+                case '>':
                 {
-                    valueStart = p;
+                    inAngle = c == '<';
+                    if (valueStart < 0)
+                    {
+                        valueStart = p;
+                    }
+                    valueEnd = ++p;
+                    continue;
                 }
-                p = close;
-                valueEnd = p;
-                continue;
-            }
-            if (c == '\r' || c == '\n')
-            {
-                final int eol = c == '\r' ? p + 1 : p;
-                if (eol >= end || b[eol] != '\n')
+                case ',':
                 {
+                    if (inAngle)
+                    {
+                        valueEnd = ++p;
+                        continue;
+                    }
+                    if (valueStart >= 0)
+                    {
+                        if (!addValue(m, name, flags, nameStart, nameEnd, valueStart, valueEnd, folded))
+                        {
+                            return ERROR_MARK;
+                        }
+                        count++;
+                        flags = 0;
+                    }
+                    valueStart = -1;
+                    folded = false;
+                    p++;
+                    continue;
+                }
+                case '\r':
+                case '\n':
+                {
+                    final int eol = c == '\r' ? p + 1 : p;
                     if (eol >= end)
                     {
                         return INCOMPLETE_MARK;
                     }
+                    if (b[eol] != '\n')
+                    {
+                        m.result = fail(m, ParseResult.CONTROL_CHARACTER, p);
+                        return ERROR_MARK;
+                    }
+                    if (eol + 1 >= end)
+                    {
+                        return INCOMPLETE_MARK;
+                    }
+                    if (Ascii.isWsp(b[eol + 1]))
+                    {
+                        folded |= valueStart >= 0;
+                        p = eol + 1;
+                        continue;
+                    }
+                    if (inAngle)
+                    {
+                        m.result = fail(m, ParseResult.UNTERMINATED_ANGLE, p);
+                        return ERROR_MARK;
+                    }
+                    final int lineEnd = eol + 1;
+                    if (valueStart >= 0 || count == 0)
+                    {
+                        if (valueStart < 0)
+                        {
+                            valueStart = valueEnd = p;
+                        }
+                        if (!addValue(m, name, flags, nameStart, nameEnd, valueStart, valueEnd, folded))
+                        {
+                            return ERROR_MARK;
+                        }
+                        count++;
+                    }
+                    m.setLineEnd(count, lineEnd);
+                    return lineEnd;
+                }
+                default:
                     m.result = fail(m, ParseResult.CONTROL_CHARACTER, p);
                     return ERROR_MARK;
-                }
-                if (eol + 1 >= end)
-                {
-                    return INCOMPLETE_MARK;
-                }
-                if (Ascii.isWsp(b[eol + 1]))
-                {
-                    folded |= valueStart >= 0;
-                    p = eol + 1;
-                    continue;
-                }
-                if (inAngle)
-                {
-                    m.result = fail(m, ParseResult.UNTERMINATED_ANGLE, p);
-                    return ERROR_MARK;
-                }
-                final int lineEnd = eol + 1;
-                if (valueStart >= 0 || count == 0)
-                {
-                    if (valueStart < 0)
-                    {
-                        valueStart = valueEnd = p;
-                    }
-                    if (!addValue(m, name, flags, nameStart, nameEnd, valueStart, valueEnd, folded))
-                    {
-                        return ERROR_MARK;
-                    }
-                    count++;
-                }
-                m.setLineEnd(count, lineEnd);
-                return lineEnd;
             }
-            if (c == ',' && !inAngle)
-            {
-                if (valueStart >= 0)
-                {
-                    if (!addValue(m, name, flags, nameStart, nameEnd, valueStart, valueEnd, folded))
-                    {
-                        return ERROR_MARK;
-                    }
-                    count++;
-                    flags = 0;
-                }
-                valueStart = -1;
-                folded = false;
-                p++;
-                continue;
-            }
-            if (c == ' ' || c == '\t')
-            {
-                p++;
-                continue;
-            }
-            if (c >= 0 && c < 0x20 || c == 0x7F)
-            {
-                m.result = fail(m, ParseResult.CONTROL_CHARACTER, p);
-                return ERROR_MARK;
-            }
-            if (c == '<')
-            {
-                inAngle = true;
-            }
-            else if (c == '>')
-            {
-                inAngle = false;
-            }
-            if (valueStart < 0)
-            {
-                valueStart = p;
-            }
-            p++;
-            valueEnd = p;
         }
+    }
+
+    /** Bytes that stop the scan of a single value: line breaks and controls (HTAB is white space). */
+    private static final byte[] SINGLE_PLAIN = new byte[256];
+    /** As {@link #SINGLE_PLAIN}, plus the double quote for headers whose grammar has quoted strings. */
+    private static final byte[] SINGLE_QUOTED = new byte[256];
+    /** As {@link #SINGLE_QUOTED}, plus the comma and angle brackets that delimit list values. */
+    private static final byte[] LIST_SPECIAL = new byte[256];
+
+    static
+    {
+        for (int c = 0; c < 0x20; c++)
+        {
+            if (c != '\t')
+            {
+                SINGLE_PLAIN[c] = 1;
+            }
+        }
+        SINGLE_PLAIN[0x7F] = 1;
+        System.arraycopy(SINGLE_PLAIN, 0, SINGLE_QUOTED, 0, 256);
+        SINGLE_QUOTED['"'] = 1;
+        System.arraycopy(SINGLE_QUOTED, 0, LIST_SPECIAL, 0, 256);
+        LIST_SPECIAL[','] = 1;
+        LIST_SPECIAL['<'] = 1;
+        LIST_SPECIAL['>'] = 1;
+    }
+
+    private static int trimWspEnd(final byte[] b, final int start, final int end)
+    {
+        int e = end;
+        while (e > start && (b[e - 1] == ' ' || b[e - 1] == '\t'))
+        {
+            e--;
+        }
+        return e;
+    }
+
+    private static int skipWsp(final byte[] b, final int start, final int end)
+    {
+        int p = start;
+        while (p < end && (b[p] == ' ' || b[p] == '\t'))
+        {
+            p++;
+        }
+        return p;
     }
 
     private static boolean addValue(
@@ -708,23 +775,9 @@ public final class SipMessageParser
             case TO:
                 return address(m, name, last);
             case VIA:
-            {
-                // A list line adds several entries; check each Via value of the line just indexed.
-                int i = last;
-                while (i > 0 && (m.headerFlags(i) & SipMessage.FIRST_OF_LINE) == 0)
-                {
-                    i--;
-                }
-                for (; i <= last; i++)
-                {
-                    final ParseResult r = via(m, i);
-                    if (r != ParseResult.OK)
-                    {
-                        return r;
-                    }
-                }
-                return ParseResult.OK;
-            }
+                // Only the top Via is read on every message (STYLE.md: eager Via, CSeq, Call-ID, tags,
+                // Max-Forwards); the others are checked when a proxy or the transport asks for them.
+                return m.topViaChecked ? ParseResult.OK : via(m, m.firstHeader(HeaderName.VIA));
             default:
                 return ParseResult.OK;
         }
@@ -733,6 +786,7 @@ public final class SipMessageParser
     private static ParseResult via(final SipMessage m, final int i)
     {
         final ViaFlyweight via = m.viaScratch;
+        m.topViaChecked = true;
         if (!via.wrap(m.buf, m.headerValueStart(i), m.headerValueEnd(i)))
         {
             return fail(m, ParseResult.BAD_VIA, via.errorOffset());

@@ -115,7 +115,9 @@ class SipMessageMutationTest
             assertNotNull(m.headerValue(i));
             if (m.headerName(i) == HeaderName.VIA)
             {
-                assertTrue(m.via(i, via).error() == null);
+                // The top Via is checked while parsing; the others only when read.
+                final boolean valid = null == m.via(i, via).error();
+                assertTrue(valid || i != m.topVia());
             }
         }
         m.callId();
@@ -139,8 +141,9 @@ class SipMessageMutationTest
         out.getBytes(0, again);
         final SipMessage m2 = new SipMessage();
         final ParseResult r2 = SipMessageParser.parseDatagram(again, 0, again.length, m2);
-        // Removing the only Via of a response legitimately leaves a message without Via.
-        assertFalse(r2 != ParseResult.OK && r2 != ParseResult.MISSING_VIA,
+        // Removing the top Via of a response legitimately leaves no Via, or makes a second (unchecked, possibly
+        // mutated) Via the top one.
+        assertFalse(r2 != ParseResult.OK && (m.isRequest() || r2 != ParseResult.MISSING_VIA && r2 != ParseResult.BAD_VIA),
             () -> "edited message no longer parses: " + r2 + "\n" + new String(again));
         return true;
     }
