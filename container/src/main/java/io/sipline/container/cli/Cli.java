@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import io.sipline.sip.transport.UdpTransportConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -30,8 +31,8 @@ public final class Cli
     public static final int SERVING = -1;
     /** A usage error. */
     public static final int USAGE = 2;
-    /** Upper bound of {@code --shards}. */
-    public static final int MAX_SHARDS = 1024;
+    /** Upper bound of {@code --shards}: ids the stack makes carry the shard in two hex digits. */
+    public static final int MAX_SHARDS = UdpTransportConfig.MAX_SHARDS;
 
     /** Starts the server with valid options. */
     @FunctionalInterface

@@ -14,6 +14,7 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.ViaFlyweight;
+import io.sipline.sip.shard.ShardIds;
 
 /**
  * What the server answers before the container exists: a stateless UAS (RFC 3261 §8.2) that knows no application.
@@ -38,10 +39,9 @@ import io.sipline.sip.message.ViaFlyweight;
  * asked for {@code rport}, both {@code received} and {@code rport=<source port>} (RFC 3581 §4). Every answer but a
  * 100 carries a To tag when the request's To had none (§8.2.6.2).
  *
- * <p>To tags: two hex digits of the shard index, then 16 hex digits of a per-shard counter passed through a 64-bit
- * bijective mixer started at a secure random offset: unique within a shard, distinct across shards and restarts, and
- * written straight into the buffer without a {@code String}. They are not cryptographically random as RFC 3261 §19.3
- * asks of dialog tags; no dialog is ever created here, and the dialog layer (issue 3) makes its own.
+ * <p>To tags come from the shard's {@link ShardIds} (marker, shard index, 52 random bits; seeded from
+ * {@link SecureRandom} per shard and process), so they name their shard as every id the stack makes does, and are
+ * written straight into the buffer without a {@code String}.
  *
  * <p>Not thread-safe; owned by shard k's event loop: one responder per shard ({@link #factory()}).
  */
@@ -59,15 +59,13 @@ public final class StatelessResponder implements SipMessageHandler
     private static final byte[] TAG_PARAM = ";tag=".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] RECEIVED_PARAM = ";received=".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CRLF = {'\r', '\n'};
-    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final int RPORT_EDIT = 1;
     private static final int RECEIVED_EDIT = 2;
 
-    private final int shard;
     private final SipMessageBuilder builder = new SipMessageBuilder();
     private final ViaFlyweight via = new ViaFlyweight();
-    private final long tagOffset;
-    private long tagCounter;
+    private final ShardIds ids;
+    private final byte[] tag = new byte[ShardIds.ID_LENGTH];
 
     /** One-entry cache of the last source address as text, for {@code received}: a peer sends many requests. */
     private InetAddress cachedAddress;
@@ -75,11 +73,10 @@ public final class StatelessResponder implements SipMessageHandler
     /** The same address as the JDK writes it (IPv6 uncompressed, "0:0:0:0:0:0:0:1"), which peers also put in Vias. */
     private byte[] cachedAddressLongText = new byte[0];
 
-    /** @param shard the owning shard's index (encoded in the To tags). */
+    /** @param shard the owning shard's index, 0 to {@value ShardIds#MAX_SHARDS} - 1 (encoded in the To tags). */
     public StatelessResponder(final int shard)
     {
-        this.shard = shard;
-        this.tagOffset = new SecureRandom().nextLong();
+        this.ids = new ShardIds(shard, new SecureRandom().nextLong());
     }
 
     /** One responder per shard. */
@@ -338,8 +335,8 @@ public final class StatelessResponder implements SipMessageHandler
         out.writeBytes(TO_LINE);
         out.writeBytes(m.buffer(), start, m.headerValueEnd(to) - start);
         out.writeBytes(TAG_PARAM);
-        writeHex(out, shard & 0xFF, 2);
-        writeHex(out, mix(tagOffset + tagCounter++), 16);
+        ids.writeId(tag, 0);
+        out.writeBytes(tag);
         out.writeBytes(CRLF);
     }
 
@@ -356,23 +353,6 @@ public final class StatelessResponder implements SipMessageHandler
                 .getBytes(StandardCharsets.US_ASCII);
         }
         return cachedAddressText;
-    }
-
-    /** A bijection on 64-bit values that scatters consecutive inputs (the SplitMix64 finalizer's constants). */
-    static long mix(final long value)
-    {
-        long z = value;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
-    private static void writeHex(final ByteBuf out, final long value, final int digits)
-    {
-        for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4)
-        {
-            out.writeByte(HEX[(int)(value >>> shift) & 0xF]);
-        }
     }
 
     private static void writeDecimal(final ByteBuf out, final int value)

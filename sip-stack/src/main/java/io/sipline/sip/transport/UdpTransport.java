@@ -183,7 +183,7 @@ public final class UdpTransport implements AutoCloseable
             .group(loops[shard])
             .channelFactory(() -> epoll ? new EpollDatagramChannel(family) : new NioDatagramChannel(family))
             .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-            .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(RECEIVE_BUFFER_BYTES))
+            .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(RECEIVE_BUFFER_BYTES))
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
             .handler(shards[shard]);
         if (epoll)

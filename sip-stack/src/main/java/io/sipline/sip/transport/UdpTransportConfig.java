@@ -3,6 +3,8 @@ package io.sipline.sip.transport;
 import java.net.InetAddress;
 import java.util.List;
 
+import io.sipline.sip.shard.ShardIds;
+
 /**
  * What the UDP transport listens on: every port on every address (IPv4 or IPv6, wildcard or not), with how many
  * shards. Immutable; thread-safe.
@@ -16,8 +18,8 @@ import java.util.List;
  */
 public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int shards, boolean nativeTransport)
 {
-    /** More shards than this is a configuration mistake, not a machine. */
-    public static final int MAX_SHARDS = 1024;
+    /** Ids the stack makes carry the shard index in two hex digits ({@link ShardIds}). */
+    public static final int MAX_SHARDS = ShardIds.MAX_SHARDS;
 
     public UdpTransportConfig
     {

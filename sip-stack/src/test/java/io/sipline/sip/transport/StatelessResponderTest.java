@@ -22,6 +22,7 @@ import io.netty.channel.socket.DatagramPacket;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.shard.ShardIds;
 
 /**
  * The shard handler and the stateless responder on an {@link EmbeddedChannel}: what each kind of datagram gets back,
@@ -128,7 +129,8 @@ class StatelessResponderTest
         assertEquals("a84b4c76e66710@pc33.atlanta.example", m.callId());
         assertEquals(314159, m.cseqNumber());
         assertEquals("1928301774", m.fromTag());
-        assertTrue(m.toTag().matches("03[0-9a-f]{16}"), m.toTag());
+        assertTrue(m.toTag().matches("s03[0-9a-f]{13}"), m.toTag());
+        assertEquals(3, ShardIds.shardOf(m.buffer(), m.toTagStart(), m.toTagEnd()), "the tag names its shard");
         // sent-by is the source address: the Via goes back exactly as it came (RFC 3261 §18.2.1).
         assertTrue(reply.text().contains("\r\nVia: SIP/2.0/UDP 192.0.2.7:5062;branch=z9hG4bK776asdhds\r\n"));
         assertTrue(reply.text().endsWith("Content-Length: 0\r\n\r\n"));
