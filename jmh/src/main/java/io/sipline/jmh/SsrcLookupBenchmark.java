@@ -1,0 +1,371 @@
+package io.sipline.jmh;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import io.sipline.media.ssrc.SsrcIndex;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+
+/**
+ * Nanoseconds per SSRC lookup, hit and miss, in one SRTP session of {@code n} streams (issue 7, part 4): the
+ * {@link SsrcIndex} with each strategy, against libsrtp 2.x's singly linked list of stream contexts,
+ * {@code HashMap<Integer, …>} and a primitive open-addressing int map, all in the same run.
+ *
+ * <p>Each invocation looks up {@value #QUERIES} precomputed SSRCs, one after the other, and sinks every result in
+ * the blackhole; JMH divides by {@value #QUERIES}. Hits are members drawn at random, misses random ints that are not
+ * members, so the loop exits of the scans and of the list walk are as unpredictable as with real traffic spread
+ * over the streams (a single repeated SSRC would let the branch predictor learn the answer).
+ *
+ * <p>The stream objects are {@link StreamContext}s of about the size of libsrtp 2.x's {@code srtp_stream_ctx_t}
+ * (about 120 bytes, the SSRC at the front and {@code next} at the back), which the list walks through and the other
+ * structures only point at. The {@code HashMap} gets its keys boxed in advance, its best case.
+ *
+ * <pre>
+ * java -jar jmh/target/benchmarks.jar SsrcLookupBenchmark -prof gc
+ * </pre>
+ *
+ * <p>Not threadsafe; each fork's single benchmark thread owns the state, as a media shard owns its sessions.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@State(Scope.Thread)
+@Fork(value = 1, jvmArgsAppend = "--add-modules=jdk.incubator.vector")
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class SsrcLookupBenchmark
+{
+    /** Queries cycled through; a power of two. */
+    static final int QUERIES = 1 << 20;
+
+    @Param({"1", "3", "5", "10", "20", "30", "50", "100", "200", "1000"})
+    int n;
+
+    /** The index under test in this fork, built with the strategy the benchmark's name says. */
+    private SsrcIndex<StreamContext> index;
+    private StreamContext list;
+    private HashMap<Integer, StreamContext> hashMap;
+    private IntObjectMap<StreamContext> intMap;
+
+    private int cursor;
+    private int[] hits;
+    private int[] misses;
+    private Integer[] boxedHits;
+    private Integer[] boxedMisses;
+
+    /**
+     * libsrtp 2.x's stream context, reduced to its size: the list is threaded through the streams themselves.
+     */
+    static final class StreamContext
+    {
+        final int ssrc;
+        StreamContext next;
+        // Stand-ins for session keys, the RTP replay database, the RTCP replay window, services, direction and the
+        // header-extension state, so that a node spans two cache lines as in C.
+        long rtpIndex;
+        long rtpBitmap;
+        long rtcpBitmapLow;
+        long rtcpBitmapHigh;
+        long sessionKeys;
+        long rtpServices;
+        long rtcpServices;
+        long encryptedHeaders;
+        long keyLimit;
+        long pendingRoc;
+        long allowRepeatTx;
+        long direction;
+
+        StreamContext(final int ssrc)
+        {
+            this.ssrc = ssrc;
+        }
+    }
+
+    /**
+     * The primitive baseline: int keys, object values, power-of-two capacity (at least 16), load factor 1/2,
+     * linear probing,
+     * and a null value marking an empty slot (so key 0 needs no special case), in the manner of Agrona's
+     * {@code Int2ObjectHashMap}. Written here as a plain reference, independent of {@link SsrcIndex}'s own table.
+     */
+    static final class IntObjectMap<V>
+    {
+        private final int[] keys;
+        private final Object[] values;
+        private final int mask;
+
+        IntObjectMap(final int expectedSize)
+        {
+            final int capacity = Math.max(16, Integer.highestOneBit(Math.max(1, expectedSize * 2 - 1)) << 1);
+            keys = new int[capacity];
+            values = new Object[capacity];
+            mask = capacity - 1;
+        }
+
+        private static int hash(final int key)
+        {
+            final int x = key * 0x9E3779B9;
+            return x ^ (x >>> 16);
+        }
+
+        void put(final int key, final V value)
+        {
+            int slot = hash(key) & mask;
+            while (null != values[slot] && keys[slot] != key)
+            {
+                slot = (slot + 1) & mask;
+            }
+            keys[slot] = key;
+            values[slot] = value;
+        }
+
+        @SuppressWarnings("unchecked")
+        V get(final int key)
+        {
+            int slot = hash(key) & mask;
+            Object value;
+            while (null != (value = values[slot]))
+            {
+                if (keys[slot] == key)
+                {
+                    return (V)value;
+                }
+                slot = (slot + 1) & mask;
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Builds every structure from the same {@code n} random SSRCs and the query arrays, then checks that they all
+     * agree with the linked list on every query.
+     *
+     * <p>Only the {@link SsrcIndex} that the running benchmark measures is built: every strategy shares
+     * {@code SsrcIndex.get}, and building the others here would feed its branch profile with paths that an
+     * {@link SsrcIndex.Strategy#AUTO} index in production never takes ({@code SCALAR} on a SIMD machine, a table
+     * below the threshold). The {@code AUTO} index still goes through its small, vector and table paths while it is
+     * filled, as it would in a shard serving sessions of every size.
+     *
+     * @param params tells which benchmark runs in this fork.
+     */
+    @Setup
+    public void setUp(final BenchmarkParams params)
+    {
+        final String benchmark = params.getBenchmark();
+        final Random random = new Random(0x5EED_0000L + n);
+        index = null;
+        if (benchmark.contains("indexAuto"))
+        {
+            index = new SsrcIndex<>(n, SsrcIndex.Strategy.AUTO);
+        }
+        else if (benchmark.contains("indexVector"))
+        {
+            index = new SsrcIndex<>(n, SsrcIndex.Strategy.VECTOR);
+        }
+        else if (benchmark.contains("indexScalar"))
+        {
+            index = new SsrcIndex<>(n, SsrcIndex.Strategy.SCALAR);
+        }
+        else if (benchmark.contains("indexTable"))
+        {
+            index = new SsrcIndex<>(n, SsrcIndex.Strategy.TABLE);
+        }
+        list = null;
+        hashMap = new HashMap<>();
+        intMap = new IntObjectMap<>(n);
+
+        final int[] members = new int[n];
+        final HashSet<Integer> memberSet = new HashSet<>();
+        for (int i = 0; i < n; i++)
+        {
+            int ssrc = random.nextInt();
+            while (!memberSet.add(ssrc))
+            {
+                ssrc = random.nextInt();
+            }
+            members[i] = ssrc;
+        }
+        // The streams are allocated back to back, before anything else: the linked list's best case (its nodes
+        // adjacent in memory, n = 200 fits in L1). In a long-running shard they are scattered and the walk is slower.
+        final StreamContext[] streams = new StreamContext[n];
+        for (int i = 0; i < n; i++)
+        {
+            streams[i] = new StreamContext(members[i]);
+        }
+        for (int i = 0; i < n; i++)
+        {
+            final int ssrc = members[i];
+            final StreamContext stream = streams[i];
+            if (null != index)
+            {
+                index.add(ssrc, stream);
+            }
+            // libsrtp 2.x srtp_add_stream: the new stream becomes the head.
+            stream.next = list;
+            list = stream;
+            hashMap.put(ssrc, stream);
+            intMap.put(ssrc, stream);
+        }
+
+        hits = new int[QUERIES];
+        misses = new int[QUERIES];
+        boxedHits = new Integer[QUERIES];
+        boxedMisses = new Integer[QUERIES];
+        for (int i = 0; i < QUERIES; i++)
+        {
+            hits[i] = members[random.nextInt(n)];
+            int miss = random.nextInt();
+            while (memberSet.contains(miss))
+            {
+                miss = random.nextInt();
+            }
+            misses[i] = miss;
+            boxedHits[i] = hits[i];
+            boxedMisses[i] = misses[i];
+        }
+        check();
+    }
+
+    private void check()
+    {
+        for (int i = 0; i < QUERIES; i++)
+        {
+            final StreamContext expected = listFind(list, hits[i]);
+            if (null == expected || expected.ssrc != hits[i] || (null != index && expected != index.get(hits[i])) ||
+                expected != hashMap.get(boxedHits[i]) || expected != intMap.get(hits[i]))
+            {
+                throw new IllegalStateException("hit " + hits[i] + " disagrees");
+            }
+            final int miss = misses[i];
+            if (null != listFind(list, miss) || (null != index && null != index.get(miss)) ||
+                null != hashMap.get(boxedMisses[i]) || null != intMap.get(miss))
+            {
+                throw new IllegalStateException("miss " + miss + " disagrees");
+            }
+        }
+    }
+
+    /** libsrtp 2.x srtp_get_stream: walk the list from the head. */
+    private static StreamContext listFind(final StreamContext head, final int ssrc)
+    {
+        StreamContext stream = head;
+        while (null != stream)
+        {
+            if (stream.ssrc == ssrc)
+            {
+                return stream;
+            }
+            stream = stream.next;
+        }
+        return null;
+    }
+
+    private int next()
+    {
+        final int i = cursor;
+        cursor = (i + 1) & (QUERIES - 1);
+        return i;
+    }
+
+    /** The harness floor: the query cursor and the return, no lookup. Subtract it to compare lookups alone. */
+    @Benchmark
+    public int floor()
+    {
+        return hits[next()];
+    }
+
+    @Benchmark
+    public StreamContext indexAutoHit()
+    {
+        return index.get(hits[next()]);
+    }
+
+    @Benchmark
+    public StreamContext indexAutoMiss()
+    {
+        return index.get(misses[next()]);
+    }
+
+    @Benchmark
+    public StreamContext indexVectorHit()
+    {
+        return index.get(hits[next()]);
+    }
+
+    @Benchmark
+    public StreamContext indexVectorMiss()
+    {
+        return index.get(misses[next()]);
+    }
+
+    @Benchmark
+    public StreamContext indexScalarHit()
+    {
+        return index.get(hits[next()]);
+    }
+
+    @Benchmark
+    public StreamContext indexScalarMiss()
+    {
+        return index.get(misses[next()]);
+    }
+
+    @Benchmark
+    public StreamContext indexTableHit()
+    {
+        return index.get(hits[next()]);
+    }
+
+    @Benchmark
+    public StreamContext indexTableMiss()
+    {
+        return index.get(misses[next()]);
+    }
+
+    @Benchmark
+    public StreamContext linkedListHit()
+    {
+        return listFind(list, hits[next()]);
+    }
+
+    @Benchmark
+    public StreamContext linkedListMiss()
+    {
+        return listFind(list, misses[next()]);
+    }
+
+    @Benchmark
+    public StreamContext hashMapHit()
+    {
+        return hashMap.get(boxedHits[next()]);
+    }
+
+    @Benchmark
+    public StreamContext hashMapMiss()
+    {
+        return hashMap.get(boxedMisses[next()]);
+    }
+
+    @Benchmark
+    public StreamContext intHashMapHit()
+    {
+        return intMap.get(hits[next()]);
+    }
+
+    @Benchmark
+    public StreamContext intHashMapMiss()
+    {
+        return intMap.get(misses[next()]);
+    }
+}

@@ -1,0 +1,646 @@
+package io.sipline.media.ssrc;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The streams of one SRTP session found by their 32-bit SSRC: the per-session index of issue 7, part 1, built
+ * after libsrtp pull request #508 (streams in flat arrays scanned with SIMD instead of a linked list), in pure
+ * Java with the JDK Vector API.
+ *
+ * <h2>Layouts</h2>
+ * The entries always live in two dense parallel arrays, which are the index's own record of its contents:
+ * <pre>
+ *   index:     0        1        2              size-1    size  ...  capacity-1
+ *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
+ *   ssrcs    | ssrc A | ssrc B | ssrc C |     | ssrc Z | stale  |     | stale  |   int[], length a multiple
+ *            +--------+--------+--------+ ... +--------+--------+ ... +--------+   of the vector lanes
+ *   streams  |   A    |   B    |   C    |     |   Z    |  null  |     |  null  |   Object[], same length
+ *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
+ *            |&lt;-- one vector step (16 lanes with AVX-512) --&gt;|
+ * </pre>
+ * {@link #add} appends at {@code size}; {@link #remove} moves the last entry into the hole, so {@code [0, size)}
+ * stays dense and the order of entries is not stable. Lanes past {@code size} hold stale SSRCs (any int is a
+ * valid SSRC, so there is no value to clear them with); a scan discards a match there by its index.
+ *
+ * <p>How an SSRC is looked up depends on the number of entries {@code N} ({@link Strategy#AUTO}):
+ * <ul>
+ *   <li>{@code N <= }{@link #SMALL_MAX}: four scalar compares folded into a bit mask, no loop and no
+ *   data-dependent branch but "found or not" ({@link Layout#ARRAY}).</li>
+ *   <li>{@code SMALL_MAX < N <= }{@link #TABLE_UP_VECTOR}: the {@code IntVector} scan of {@code ssrcs}, one compare
+ *   and {@code firstTrue()} per step of {@code SPECIES_PREFERRED.length()} lanes ({@link Layout#ARRAY}). Without
+ *   vector support a scalar loop takes its place, up to {@link #TABLE_UP_SCALAR}.</li>
+ *   <li>Above that: an open-addressing table beside the dense arrays ({@link Layout#TABLE}), which the lookup uses
+ *   instead of the scan:
+ * <pre>
+ *   slot:        0        1        2        3            table length - 1 (a power of two, &gt;= 2 x capacity)
+ *            +--------+--------+--------+--------+ ... +--------+
+ *   keys     |   0    | ssrc Q |   0    | ssrc P |     | ssrc X |   int[]: 0 is the EMPTY marker ...
+ *            +--------+--------+--------+--------+ ... +--------+
+ *   values   |  null  |   Q    |   A    |   P    |     |   X    |   ... but only with a null value: slot 2 holds
+ *            +--------+--------+--------+--------+ ... +--------+   the real SSRC 0 (stream A)
+ *   home slot = (ssrc * 0x9E3779B9) &gt;&gt;&gt; (32 - log2(length)), then linear probing; removal shifts back, no tombstones
+ * </pre>
+ *   The layout switches to the table when {@code N} rises above the threshold and back to the array when it falls
+ *   to half of it, so a session that hovers at the threshold does not rebuild the table on every add.</li>
+ * </ul>
+ *
+ * <h2>Why these thresholds (measured with {@code io.sipline.jmh.SsrcLookupBenchmark}; see media-ice/README.md)</h2>
+ * THRESHOLDS_PLACEHOLDER
+ *
+ * <h2>Template stream</h2>
+ * As in libsrtp, a session may have a template (wildcard) stream for SSRCs it has not seen yet.
+ * {@link #getOrTemplate(int)} returns the concrete stream of an SSRC, or the template when there is none; the
+ * template itself is never stored in the arrays and is never returned by {@link #get(int)}. A caller that receives
+ * the template ({@code stream == index.template()}) authenticates the packet with the template's keys, and only if
+ * that succeeds creates the concrete stream from the template (its own rollover counter and replay window) and calls
+ * {@link #add(int, Object)} with the packet's SSRC; later packets of that SSRC then find the concrete stream. A
+ * packet that fails authentication adds nothing, so forged SSRCs cannot fill the index.
+ *
+ * <h2>Allocation</h2>
+ * Lookups, {@link #remove}, {@link #clear} and {@link #add} while {@code size() < capacity()} allocate nothing,
+ * including a switch of layout: the table is allocated with the arrays as soon as the capacity exceeds the
+ * threshold, and kept (cleared, not freed) when the layout switches back. Only an {@code add} at full capacity
+ * allocates, doubling the arrays (and the table).
+ *
+ * <h2>Threading</h2>
+ * Not threadsafe. An index belongs to one SRTP session, which is owned by one media shard thread (DESIGN.md,
+ * "Threading: shard per core, shared nothing"); only that thread may call any method, lookups included, because a
+ * lookup reads arrays that {@code add} and {@code remove} rewrite in place without any memory ordering. There are
+ * no locks, volatiles or atomics here on purpose. To hand a session to another shard, hand it over through the
+ * shard's queue, whose release/acquire ordering publishes the index with it.
+ *
+ * @param <S> the stream type; the index never looks inside a stream.
+ */
+public final class SsrcIndex<S>
+{
+    /** How an index finds an SSRC. */
+    public enum Strategy
+    {
+        /** Choose the layout and the scan by the number of entries (the production choice). */
+        AUTO,
+        /** Always the dense arrays, always the {@code IntVector} scan, even for one entry (for tests and benchmarks). */
+        VECTOR,
+        /** Always the dense arrays, always a scalar loop (for tests, benchmarks and machines without SIMD). */
+        SCALAR,
+        /** Always the open-addressing table, even for one entry (for tests and benchmarks). */
+        TABLE
+    }
+
+    /** Where lookups go at the moment. */
+    public enum Layout
+    {
+        /** A scan of the dense SSRC array. */
+        ARRAY,
+        /** A probe of the open-addressing table. */
+        TABLE
+    }
+
+    /** System property: {@code false} makes {@link Strategy#AUTO} scan with scalar code even where SIMD works. */
+    public static final String VECTOR_PROP_NAME = "sipline.media.ssrc.vector";
+
+    /** Default of {@link #VECTOR_PROP_NAME}. */
+    public static final boolean VECTOR_DEFAULT = true;
+
+    /** True when the Vector API is usable at all: {@code jdk.incubator.vector} is in the boot layer. */
+    public static final boolean VECTOR_SUPPORTED = vectorSupported();
+
+    /**
+     * True when {@link Strategy#AUTO} scans with SIMD: supported, at least 4 int lanes in
+     * {@code IntVector.SPECIES_PREFERRED}, and not switched off with {@link #VECTOR_PROP_NAME}.
+     */
+    public static final boolean VECTOR_PREFERRED = VECTOR_SUPPORTED && vectorLanes() >= 4 &&
+        Boolean.parseBoolean(System.getProperty(VECTOR_PROP_NAME, Boolean.toString(VECTOR_DEFAULT)));
+
+    /** Up to this many entries {@link Strategy#AUTO} uses the unrolled scalar compare. */
+    public static final int SMALL_MAX = 4;
+
+    /** Above this many entries {@link Strategy#AUTO} switches to the table when it scans with SIMD. */
+    public static final int TABLE_UP_VECTOR = 64;
+
+    /** Above this many entries {@link Strategy#AUTO} switches to the table when it scans with scalar code. */
+    public static final int TABLE_UP_SCALAR = 4;
+
+    /** Capacity used by the constructors that take none. */
+    public static final int DEFAULT_CAPACITY = 16;
+
+    /** The dense arrays' length is a multiple of this: the vector lanes, and at least {@link #SMALL_MAX}. */
+    static final int PAD = Math.max(SMALL_MAX, VECTOR_SUPPORTED ? vectorLanes() : 1);
+
+    /** Slots of the table per entry of capacity: the table's load factor stays at or below 1/2. */
+    static final int TABLE_SLOTS_PER_ENTRY = 4;
+
+    /** The key of an empty table slot; a slot whose key is 0 is empty only if its value is null too. */
+    static final int EMPTY = 0;
+
+    /** Fibonacci hashing: 2^32 divided by the golden ratio, odd, spreads sequential SSRCs over the table. */
+    private static final int GOLDEN = 0x9E3779B9;
+
+    private static final int MODE_SCALAR = 0;
+    private static final int MODE_ONE = 1;
+    private static final int MODE_SMALL = 2;
+    private static final int MODE_VECTOR = 3;
+    private static final int MODE_TABLE = 4;
+
+    private final Strategy strategy;
+    /** How {@link Strategy#AUTO} scans the array layout: {@link #MODE_VECTOR} or {@link #MODE_SCALAR}. */
+    private final int scanMode;
+    /** Above this size the table layout is used (AUTO), {@code -1} for always (TABLE), max int for never. */
+    private final int tableUp;
+    /** At or below this size the array layout is used again (AUTO). */
+    private final int tableDown;
+
+    private int[] ssrcs;
+    private Object[] streams;
+    private int size;
+    private int mode;
+    private S template;
+    /** Copies of entry 0, read instead of the arrays while the size is 1 ({@link Strategy#AUTO}). */
+    private int oneSsrc;
+    private Object oneStream;
+    /** The low {@code min(size, 4)} bits set: which of the first four entries are live. */
+    private int smallMask;
+
+    /** Null while the capacity cannot reach {@link #tableUp}. */
+    private int[] tableKeys;
+    private Object[] tableValues;
+    private int tableShift;
+
+    /**
+     * An index with {@link Strategy#AUTO} and {@link #DEFAULT_CAPACITY}.
+     */
+    public SsrcIndex()
+    {
+        this(DEFAULT_CAPACITY, Strategy.AUTO);
+    }
+
+    /**
+     * An index with {@link Strategy#AUTO}.
+     *
+     * @param initialCapacity entries that can be added without allocating.
+     */
+    public SsrcIndex(final int initialCapacity)
+    {
+        this(initialCapacity, Strategy.AUTO);
+    }
+
+    /**
+     * An index.
+     *
+     * @param initialCapacity entries that can be added without allocating; rounded up to a multiple of the
+     *                        vector lanes.
+     * @param strategy        how to find an SSRC; {@link Strategy#AUTO} outside tests and benchmarks.
+     * @throws IllegalStateException if {@code strategy} is {@link Strategy#VECTOR} and the JVM was started without
+     *                               {@code --add-modules jdk.incubator.vector}.
+     */
+    public SsrcIndex(final int initialCapacity, final Strategy strategy)
+    {
+        if (initialCapacity < 0)
+        {
+            throw new IllegalArgumentException("initialCapacity < 0: " + initialCapacity);
+        }
+        this.strategy = Objects.requireNonNull(strategy, "strategy");
+        switch (strategy)
+        {
+            case AUTO ->
+            {
+                scanMode = VECTOR_PREFERRED ? MODE_VECTOR : MODE_SCALAR;
+                tableUp = VECTOR_PREFERRED ? TABLE_UP_VECTOR : TABLE_UP_SCALAR;
+                tableDown = tableUp / 2;
+            }
+            case VECTOR ->
+            {
+                if (!VECTOR_SUPPORTED)
+                {
+                    throw new IllegalStateException("Strategy.VECTOR needs --add-modules jdk.incubator.vector");
+                }
+                scanMode = MODE_VECTOR;
+                tableUp = Integer.MAX_VALUE;
+                tableDown = Integer.MAX_VALUE;
+            }
+            case SCALAR ->
+            {
+                scanMode = MODE_SCALAR;
+                tableUp = Integer.MAX_VALUE;
+                tableDown = Integer.MAX_VALUE;
+            }
+            default ->
+            {
+                scanMode = MODE_SCALAR;
+                tableUp = -1;
+                tableDown = -1;
+            }
+        }
+        final int capacity = roundUpToPad(Math.max(initialCapacity, 1));
+        ssrcs = new int[capacity];
+        streams = new Object[capacity];
+        allocateTableFor(capacity);
+        updateMode();
+    }
+
+    /**
+     * @return the strategy given at construction.
+     */
+    public Strategy strategy()
+    {
+        return strategy;
+    }
+
+    /**
+     * @return the layout lookups use now.
+     */
+    public Layout layout()
+    {
+        return MODE_TABLE == mode ? Layout.TABLE : Layout.ARRAY;
+    }
+
+    /**
+     * @return the number of concrete streams (the template is not counted).
+     */
+    public int size()
+    {
+        return size;
+    }
+
+    /**
+     * @return true if there is no concrete stream.
+     */
+    public boolean isEmpty()
+    {
+        return 0 == size;
+    }
+
+    /**
+     * @return how many entries fit before {@link #add} allocates.
+     */
+    public int capacity()
+    {
+        return ssrcs.length;
+    }
+
+    /**
+     * @return the template stream, or null if there is none.
+     */
+    public S template()
+    {
+        return template;
+    }
+
+    /**
+     * Sets the template (wildcard) stream that {@link #getOrTemplate(int)} returns for SSRCs not in the index.
+     *
+     * @param template the template, or null for none.
+     * @return this index.
+     */
+    public SsrcIndex<S> template(final S template)
+    {
+        this.template = template;
+        return this;
+    }
+
+    /**
+     * Finds the concrete stream of an SSRC. Allocates nothing.
+     *
+     * @param ssrc any 32-bit SSRC, 0 and negative values included.
+     * @return its stream, or null if it has none (the template is not consulted).
+     */
+    public S get(final int ssrc)
+    {
+        return find(ssrc, null);
+    }
+
+    /**
+     * Finds the stream of an SSRC, falling back to the template: the lookup of the packet path. Allocates nothing.
+     *
+     * @param ssrc any 32-bit SSRC.
+     * @return its concrete stream; else the template (see the class javadoc for what the caller does then); else
+     * null.
+     */
+    public S getOrTemplate(final int ssrc)
+    {
+        return find(ssrc, template);
+    }
+
+    /**
+     * @param ssrc any 32-bit SSRC.
+     * @return true if it has a concrete stream.
+     */
+    public boolean contains(final int ssrc)
+    {
+        return null != find(ssrc, null);
+    }
+
+    /**
+     * Adds the concrete stream of an SSRC. Allocates nothing while {@code size() < capacity()}.
+     *
+     * @param ssrc   any 32-bit SSRC.
+     * @param stream its stream, not null.
+     * @return true if added; false (and nothing changed) if the SSRC already has a stream.
+     */
+    public boolean add(final int ssrc, final S stream)
+    {
+        Objects.requireNonNull(stream, "stream");
+        if (null != find(ssrc, null))
+        {
+            return false;
+        }
+        if (size == ssrcs.length)
+        {
+            grow();
+        }
+        final int index = size;
+        ssrcs[index] = ssrc;
+        streams[index] = stream;
+        size = index + 1;
+        if (MODE_TABLE == mode)
+        {
+            tableInsert(ssrc, stream);
+        }
+        updateMode();
+        return true;
+    }
+
+    /**
+     * Removes the stream of an SSRC; the last entry moves into its place. Allocates nothing.
+     *
+     * @param ssrc any 32-bit SSRC.
+     * @return the removed stream, or null if the SSRC had none.
+     */
+    public S remove(final int ssrc)
+    {
+        final int index = MODE_VECTOR == scanMode ?
+            SsrcVectorScan.indexOf(ssrcs, size, ssrc) : scalarIndexOf(ssrcs, size, ssrc);
+        if (index < 0)
+        {
+            return null;
+        }
+        final S removed = streamAt(index);
+        final int last = size - 1;
+        ssrcs[index] = ssrcs[last];
+        streams[index] = streams[last];
+        streams[last] = null;
+        size = last;
+        if (MODE_TABLE == mode)
+        {
+            tableRemove(ssrc);
+        }
+        updateMode();
+        return removed;
+    }
+
+    /**
+     * Removes every concrete stream (the template stays). Allocates nothing; keeps the capacity.
+     */
+    public void clear()
+    {
+        Arrays.fill(streams, 0, size, null);
+        size = 0;
+        if (null != tableKeys)
+        {
+            Arrays.fill(tableKeys, EMPTY);
+            Arrays.fill(tableValues, null);
+        }
+        updateMode();
+    }
+
+    /**
+     * The SSRC at a dense index, for iteration without an iterator: {@code for (int i = 0; i < size(); i++)}.
+     * The order is that of the adds, disturbed by removes.
+     *
+     * @param index in {@code [0, size())}.
+     * @return the SSRC there.
+     */
+    public int ssrcAt(final int index)
+    {
+        Objects.checkIndex(index, size);
+        return ssrcs[index];
+    }
+
+    /**
+     * The stream at a dense index, the partner of {@link #ssrcAt(int)}.
+     *
+     * @param index in {@code [0, size())}.
+     * @return the stream there, never null.
+     */
+    @SuppressWarnings("unchecked")
+    public S streamAt(final int index)
+    {
+        Objects.checkIndex(index, size);
+        return (S)streams[index];
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SsrcIndex{strategy=" + strategy + ", layout=" + layout() + ", size=" + size +
+            ", capacity=" + ssrcs.length + ", lanes=" + (VECTOR_SUPPORTED ? vectorLanes() : 0) + '}';
+    }
+
+    // The hot path: a dispatch on the mode, then one small method per path, each inlined by C2 where it is hot.
+    // The cast to S is erased: it costs nothing here, the caller's checkcast is profiled and cheap.
+    @SuppressWarnings("unchecked")
+    private S find(final int ssrc, final S miss)
+    {
+        final Object one = oneStream;
+        if (null != one)
+        {
+            // One SSRC, the commonest session of all: one compare against a copy in a field, like a list of one.
+            return ssrc == oneSsrc ? (S)one : miss;
+        }
+        final int m = mode;
+        if (MODE_TABLE == m)
+        {
+            return tableFind(ssrc, miss);
+        }
+        final int index = MODE_SMALL == m ? smallIndexOf(ssrcs, smallMask, ssrc) :
+            MODE_VECTOR == m ? SsrcVectorScan.indexOf(ssrcs, size, ssrc) : scalarIndexOf(ssrcs, size, ssrc);
+        return index >= 0 ? (S)streams[index] : miss;
+    }
+
+    /**
+     * Two to four entries: four compares folded into a bit mask, no loop and no data-dependent branch but "found or
+     * not". {@code keys.length >= PAD >= 4} keeps the reads in bounds; {@code live} masks off stale entries.
+     */
+    private static int smallIndexOf(final int[] keys, final int live, final int ssrc)
+    {
+        // ((d - 1) & ~d) has its sign bit set if and only if d == 0: an equality test without a branch, which a
+        // ternary would become once the profile says the outcome is unpredictable.
+        final int d0 = keys[0] ^ ssrc;
+        final int d1 = keys[1] ^ ssrc;
+        final int d2 = keys[2] ^ ssrc;
+        final int d3 = keys[3] ^ ssrc;
+        final int hits = (((d0 - 1) & ~d0) >>> 31 | (((d1 - 1) & ~d1) >>> 30 & 2) |
+            (((d2 - 1) & ~d2) >>> 29 & 4) | (((d3 - 1) & ~d3) >>> 28 & 8)) & live;
+        return 0 == hits ? -1 : Integer.numberOfTrailingZeros(hits);
+    }
+
+    @SuppressWarnings("unchecked")
+    private S tableFind(final int ssrc, final S miss)
+    {
+        final int[] keys = tableKeys;
+        final Object[] values = tableValues;
+        final int mask = keys.length - 1;
+        int slot = (ssrc * GOLDEN) >>> tableShift;
+        Object value;
+        while (null != (value = values[slot]))
+        {
+            if (keys[slot] == ssrc)
+            {
+                return (S)value;
+            }
+            slot = (slot + 1) & mask;
+        }
+        return miss;
+    }
+
+    private static int scalarIndexOf(final int[] keys, final int size, final int ssrc)
+    {
+        for (int i = 0; i < size; i++)
+        {
+            if (keys[i] == ssrc)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void tableInsert(final int ssrc, final Object stream)
+    {
+        final int[] keys = tableKeys;
+        final Object[] values = tableValues;
+        final int mask = keys.length - 1;
+        int slot = (ssrc * GOLDEN) >>> tableShift;
+        while (null != values[slot])
+        {
+            slot = (slot + 1) & mask;
+        }
+        keys[slot] = ssrc;
+        values[slot] = stream;
+    }
+
+    /** Deletes by shifting later members of the probe run back into the hole, so no tombstone is ever needed. */
+    private void tableRemove(final int ssrc)
+    {
+        final int[] keys = tableKeys;
+        final Object[] values = tableValues;
+        final int mask = keys.length - 1;
+        int hole = (ssrc * GOLDEN) >>> tableShift;
+        while (keys[hole] != ssrc || null == values[hole])
+        {
+            hole = (hole + 1) & mask;
+        }
+        int slot = hole;
+        while (true)
+        {
+            slot = (slot + 1) & mask;
+            if (null == values[slot])
+            {
+                break;
+            }
+            final int home = (keys[slot] * GOLDEN) >>> tableShift;
+            // The entry may move back only if the hole lies on its probe path, from home to where it is now.
+            if (((slot - home) & mask) >= ((slot - hole) & mask))
+            {
+                keys[hole] = keys[slot];
+                values[hole] = values[slot];
+                hole = slot;
+            }
+        }
+        keys[hole] = EMPTY;
+        values[hole] = null;
+    }
+
+    private void tableRebuild()
+    {
+        Arrays.fill(tableKeys, EMPTY);
+        Arrays.fill(tableValues, null);
+        for (int i = 0; i < size; i++)
+        {
+            tableInsert(ssrcs[i], streams[i]);
+        }
+    }
+
+    private void allocateTableFor(final int capacity)
+    {
+        if (capacity > tableUp)
+        {
+            final int length = Integer.highestOneBit(capacity * TABLE_SLOTS_PER_ENTRY - 1) << 1;
+            tableKeys = new int[length];
+            tableValues = new Object[length];
+            tableShift = Integer.numberOfLeadingZeros(length) + 1;
+        }
+    }
+
+    private void grow()
+    {
+        final int capacity = ssrcs.length;
+        if (capacity > (Integer.MAX_VALUE - 8) / 4)
+        {
+            throw new IllegalStateException("SSRC index full: " + capacity);
+        }
+        final int newCapacity = roundUpToPad(capacity * 2);
+        ssrcs = Arrays.copyOf(ssrcs, newCapacity);
+        streams = Arrays.copyOf(streams, newCapacity);
+        allocateTableFor(newCapacity);
+        if (MODE_TABLE == mode)
+        {
+            tableRebuild();
+        }
+    }
+
+    /** Chooses the lookup for the current size; builds the table when the layout switches up. */
+    private void updateMode()
+    {
+        final boolean table = MODE_TABLE == mode ? size > tableDown : size > tableUp;
+        if (table)
+        {
+            if (MODE_TABLE != mode)
+            {
+                mode = MODE_TABLE;
+                tableRebuild();
+            }
+        }
+        else if (Strategy.AUTO == strategy && 1 == size)
+        {
+            mode = MODE_ONE;
+        }
+        else if (Strategy.AUTO == strategy && MODE_SCALAR == scanMode && size <= SMALL_MAX)
+        {
+            mode = MODE_SMALL;
+        }
+        else
+        {
+            mode = scanMode;
+        }
+        oneSsrc = ssrcs[0];
+        oneStream = MODE_ONE == mode ? streams[0] : null;
+        smallMask = (1 << Math.min(size, SMALL_MAX)) - 1;
+    }
+
+    private static int roundUpToPad(final int n)
+    {
+        return (n + PAD - 1) / PAD * PAD;
+    }
+
+    private static boolean vectorSupported()
+    {
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty())
+        {
+            return false;
+        }
+        try
+        {
+            return SsrcVectorScan.LANES >= 2;
+        }
+        catch (final LinkageError ex)
+        {
+            return false;
+        }
+    }
+
+    private static int vectorLanes()
+    {
+        return SsrcVectorScan.LANES;
+    }
+}

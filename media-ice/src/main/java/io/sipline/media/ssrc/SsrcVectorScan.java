@@ -1,0 +1,74 @@
+package io.sipline.media.ssrc;
+
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The SIMD scan of a dense SSRC array, with the JDK Vector API ({@code jdk.incubator.vector}), kept in its own
+ * class so that {@link SsrcIndex} loads it only when the incubator module is in the boot layer: without
+ * {@code --add-modules jdk.incubator.vector} this class is never initialised and the index scans with scalar code.
+ *
+ * <p>One step compares {@link #LANES} SSRCs with the needle (a broadcast of the SSRC looked for) and turns the
+ * result into bits with {@code VectorMask.toLong()}; on AVX-512 that is {@code vpcmpeqd} into a mask register and
+ * {@code kmovq}. There is no scalar tail: the caller keeps the array length a multiple of {@link #LANES} and the
+ * last step may read lanes past {@code size}. Those lanes hold stale SSRCs (any int is a valid SSRC, so there is
+ * nothing to clear them with); their bits are masked off before the lowest set bit is taken, so a stale lane can
+ * never be reported nor hide a real match.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class SsrcVectorScan
+{
+    /** The preferred species of this machine: 16 ints with AVX-512, 8 with AVX2, 4 with SSE or NEON. */
+    static final VectorSpecies<Integer> SPECIES = IntVector.SPECIES_PREFERRED;
+
+    /** SSRCs compared per step. */
+    static final int LANES = SPECIES.length();
+
+    /** Entries whose step masks are folded into one {@code long} before a single test: {@link Long#SIZE}. */
+    static final int FOLD = Long.SIZE;
+
+    private SsrcVectorScan()
+    {
+    }
+
+    /**
+     * Finds an SSRC in {@code keys[0, size)}.
+     *
+     * <p>The entries are taken in chunks of {@link #FOLD} (64): every step of a chunk compares, and the step masks
+     * are folded into one {@code long} (step k's lanes at bits k * LANES and up) before anything is tested. The
+     * number of steps depends only on {@code size}, which is the same for every packet of a session, so the branch
+     * predictor learns it; where the SSRC sits among them is found with one {@code numberOfTrailingZeros}, not
+     * with a data-dependent loop exit that would mispredict on most packets. Up to 64 entries that is one chunk and
+     * the whole lookup has no unpredictable branch but "found or not".
+     *
+     * @param keys the dense SSRC array; its length is a multiple of {@link #LANES}, at least {@code size} and not 0.
+     * @param size the number of live entries.
+     * @param ssrc the SSRC to find.
+     * @return the index of {@code ssrc} in {@code keys}, or -1 if it is not among the first {@code size} entries.
+     */
+    static int indexOf(final int[] keys, final int size, final int ssrc)
+    {
+        final IntVector needle = IntVector.broadcast(SPECIES, ssrc);
+        int base = 0;
+        do
+        {
+            final int end = Math.min(size, base + FOLD);
+            long bits = 0;
+            for (int i = base; i < end; i += LANES)
+            {
+                bits |= IntVector.fromArray(SPECIES, keys, i).compare(VectorOperators.EQ, needle).toLong() << (i - base);
+            }
+            // Lanes past size hold stale SSRCs: keep only the end - base live bits (when base == end, bits is 0).
+            bits &= -1L >>> (FOLD - (end - base));
+            if (0 != bits)
+            {
+                return base + Long.numberOfTrailingZeros(bits);
+            }
+            base += FOLD;
+        }
+        while (base < size);
+        return -1;
+    }
+}

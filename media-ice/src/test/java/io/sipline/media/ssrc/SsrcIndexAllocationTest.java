@@ -1,0 +1,145 @@
+package io.sipline.media.ssrc;
+
+import java.lang.management.ManagementFactory;
+import java.util.Random;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Steady-state allocation of the index, measured per thread with {@code com.sun.management.ThreadMXBean}. The
+ * Vector API allocates vector boxes until C2 has compiled the scan with its intrinsics, so every measurement comes
+ * after a warm-up, and is repeated a few times (more warm-up in between) before it counts as a failure: a JIT that
+ * has not finished compiling is not a bug of the index, one that still allocates after several rounds is.
+ */
+class SsrcIndexAllocationTest
+{
+    private static final int LOOKUPS = 100_000;
+    private static final int WARMUP_LOOKUPS = 400_000;
+    private static final int ATTEMPTS = 8;
+    /** getThreadAllocatedBytes itself may be charged a few bytes. */
+    private static final long TOLERANCE_BYTES = 256;
+    private static final int[] SIZES = {1, 3, 5, 10, 20, 30, 50, 100, 200, 1000};
+
+    private static final Object STREAM = new Object();
+
+    private static com.sun.management.ThreadMXBean threads;
+
+    @BeforeAll
+    static void enableAllocationCounting()
+    {
+        threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assertTrue(threads.isThreadAllocatedMemorySupported());
+        threads.setThreadAllocatedMemoryEnabled(true);
+    }
+
+    @Test
+    void shouldNotAllocateOnLookup()
+    {
+        for (final SsrcIndex.Strategy strategy : SsrcIndex.Strategy.values())
+        {
+            for (final int n : SIZES)
+            {
+                final SsrcIndex<Object> index = new SsrcIndex<>(n, strategy);
+                index.template(STREAM);
+                final int[] queries = queries(index, n);
+                long bytes = Long.MAX_VALUE;
+                for (int attempt = 0; attempt < ATTEMPTS && bytes > TOLERANCE_BYTES; attempt++)
+                {
+                    lookups(index, queries, WARMUP_LOOKUPS);
+                    final long before = threads.getCurrentThreadAllocatedBytes();
+                    final int hits = lookups(index, queries, LOOKUPS);
+                    bytes = threads.getCurrentThreadAllocatedBytes() - before;
+                    assertEquals(LOOKUPS / 2, hits);
+                }
+                assertTrue(bytes <= TOLERANCE_BYTES, strategy + " N=" + n + " allocated " + bytes + " B");
+            }
+        }
+    }
+
+    @Test
+    void shouldNotAllocateOnRemoveAndAddWithinCapacity()
+    {
+        for (final SsrcIndex.Strategy strategy : SsrcIndex.Strategy.values())
+        {
+            for (final int n : SIZES)
+            {
+                // Capacity for all n entries; removing and re-adding crosses the layout threshold both ways.
+                final SsrcIndex<Object> index = new SsrcIndex<>(n, strategy);
+                queries(index, n);
+                final int[] scratch = new int[n];
+                long bytes = Long.MAX_VALUE;
+                for (int attempt = 0; attempt < ATTEMPTS && bytes > TOLERANCE_BYTES; attempt++)
+                {
+                    churn(index, scratch, 20);
+                    final long before = threads.getCurrentThreadAllocatedBytes();
+                    churn(index, scratch, 20);
+                    bytes = threads.getCurrentThreadAllocatedBytes() - before;
+                }
+                assertTrue(bytes <= TOLERANCE_BYTES, strategy + " N=" + n + " allocated " + bytes + " B");
+                assertEquals(n, index.size());
+            }
+        }
+    }
+
+    /** Fills the index with n random SSRCs and returns queries: members at even positions, non-members at odd. */
+    private static int[] queries(final SsrcIndex<Object> index, final int n)
+    {
+        final Random random = new Random(n);
+        while (index.size() < n)
+        {
+            index.add(random.nextInt(), STREAM);
+        }
+        final int[] queries = new int[1024];
+        for (int i = 0; i < queries.length; i += 2)
+        {
+            queries[i] = index.ssrcAt(random.nextInt(n));
+            int miss = random.nextInt();
+            while (index.contains(miss))
+            {
+                miss = random.nextInt();
+            }
+            queries[i + 1] = miss;
+        }
+        return queries;
+    }
+
+    private static int lookups(final SsrcIndex<Object> index, final int[] queries, final int count)
+    {
+        int hits = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int ssrc = queries[i & (queries.length - 1)];
+            if (STREAM == index.get(ssrc))
+            {
+                hits++;
+            }
+            if (STREAM != index.getOrTemplate(ssrc))
+            {
+                hits = Integer.MIN_VALUE;
+            }
+        }
+        return hits;
+    }
+
+    /** Removes every entry (from the front, so the last moves into each hole) and adds them back. */
+    private static void churn(final SsrcIndex<Object> index, final int[] members, final int rounds)
+    {
+        final int n = members.length;
+        for (int round = 0; round < rounds; round++)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                members[i] = index.ssrcAt(0);
+                index.remove(members[i]);
+            }
+            for (int i = 0; i < n; i++)
+            {
+                index.add(members[i], STREAM);
+            }
+        }
+    }
+}

@@ -1,0 +1,440 @@
+package io.sipline.media.ssrc;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SsrcIndexTest
+{
+    private static final int MAX_N = 1000;
+    private static final int[] SPECIAL = {0, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, 1, -2, Integer.MIN_VALUE + 1};
+
+    /** A stream stand-in: identity is what the index returns. */
+    private record Stream(int ssrc)
+    {
+    }
+
+    @Test
+    void shouldRunTheVectorPathInTheseTests()
+    {
+        // The surefire argLine adds jdk.incubator.vector; without it the vector tests below would test nothing.
+        assertTrue(SsrcIndex.VECTOR_SUPPORTED);
+        assertEquals(0, new SsrcIndex<Stream>(1, SsrcIndex.Strategy.VECTOR).capacity() % SsrcIndex.PAD);
+        assertEquals(0, SsrcIndex.PAD % SsrcVectorScan.LANES);
+    }
+
+    @ParameterizedTest
+    @EnumSource(SsrcIndex.Strategy.class)
+    void shouldHitEveryMemberAndMissNonMembersAtEveryN(final SsrcIndex.Strategy strategy)
+    {
+        final Random random = new Random(7);
+        final SsrcIndex<Stream> index = new SsrcIndex<>(SsrcIndex.DEFAULT_CAPACITY, strategy);
+        final Map<Integer, Stream> oracle = new HashMap<>();
+        final int[] members = new int[MAX_N];
+        for (int n = 1; n <= MAX_N; n++)
+        {
+            final int ssrc = freshSsrc(random, oracle);
+            final Stream stream = new Stream(ssrc);
+            assertTrue(index.add(ssrc, stream));
+            oracle.put(ssrc, stream);
+            members[n - 1] = ssrc;
+            assertEquals(n, index.size());
+
+            for (int i = 0; i < n; i++)
+            {
+                assertSame(oracle.get(members[i]), index.get(members[i]), () -> strategy + " hit at N=" + index.size());
+            }
+            for (int i = 0; i < 32; i++)
+            {
+                final int miss = freshSsrc(random, oracle);
+                assertNull(index.get(miss), strategy + " miss at N=" + n);
+            }
+            for (final int special : SPECIAL)
+            {
+                assertSame(oracle.get(special), index.get(special));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SsrcIndex.Strategy.class)
+    void shouldHandleSpecialSsrcValues(final SsrcIndex.Strategy strategy)
+    {
+        for (final int first : SPECIAL)
+        {
+            final SsrcIndex<Stream> index = new SsrcIndex<>(4, strategy);
+            assertNull(index.get(first));
+            final Stream stream = new Stream(first);
+            assertTrue(index.add(first, stream));
+            assertSame(stream, index.get(first));
+            for (final int other : SPECIAL)
+            {
+                if (other != first)
+                {
+                    assertNull(index.get(other), () -> strategy + " " + first + " present, " + other + " absent");
+                }
+            }
+            final Map<Integer, Stream> all = new HashMap<>();
+            for (final int ssrc : SPECIAL)
+            {
+                all.put(ssrc, ssrc == first ? stream : new Stream(ssrc));
+                if (ssrc != first)
+                {
+                    assertTrue(index.add(ssrc, all.get(ssrc)));
+                }
+            }
+            for (final int ssrc : SPECIAL)
+            {
+                assertSame(all.get(ssrc), index.get(ssrc));
+            }
+            assertSame(stream, index.remove(first));
+            assertNull(index.get(first));
+            assertNull(index.remove(first));
+            for (final int ssrc : SPECIAL)
+            {
+                if (ssrc != first)
+                {
+                    assertSame(all.get(ssrc), index.get(ssrc));
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SsrcIndex.Strategy.class)
+    void shouldMissSsrcZeroInATableOfEmptySlots(final SsrcIndex.Strategy strategy)
+    {
+        // The table's empty marker is key 0 with a null value: a real SSRC 0 must be found, an absent one missed.
+        final SsrcIndex<Stream> index = new SsrcIndex<>(256, strategy);
+        for (int ssrc = 1; ssrc <= 200; ssrc++)
+        {
+            index.add(ssrc, new Stream(ssrc));
+            assertNull(index.get(0));
+        }
+        final Stream zero = new Stream(0);
+        index.add(0, zero);
+        assertSame(zero, index.get(0));
+        assertSame(zero, index.remove(0));
+        assertNull(index.get(0));
+        for (int ssrc = 1; ssrc <= 200; ssrc++)
+        {
+            assertEquals(ssrc, index.get(ssrc).ssrc());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SsrcIndex.Strategy.class)
+    void shouldRefuseDuplicates(final SsrcIndex.Strategy strategy)
+    {
+        final SsrcIndex<Stream> index = new SsrcIndex<>(SsrcIndex.DEFAULT_CAPACITY, strategy);
+        for (int n = 0; n < 100; n++)
+        {
+            final int ssrc = n * 0x01000193;
+            final Stream stream = new Stream(ssrc);
+            assertTrue(index.add(ssrc, stream));
+            assertFalse(index.add(ssrc, new Stream(ssrc)));
+            assertSame(stream, index.get(ssrc));
+            assertEquals(n + 1, index.size());
+        }
+        assertThrows(NullPointerException.class, () -> index.add(12345, null));
+    }
+
+    @ParameterizedTest
+    @EnumSource(SsrcIndex.Strategy.class)
+    void shouldMissAfterRemoveAndKeepTheArraysDense(final SsrcIndex.Strategy strategy)
+    {
+        final SsrcIndex<Stream> index = new SsrcIndex<>(SsrcIndex.DEFAULT_CAPACITY, strategy);
+        final int n = 3 * SsrcIndex.PAD + 1;
+        for (int ssrc = 1; ssrc <= n; ssrc++)
+        {
+            index.add(ssrc, new Stream(ssrc));
+        }
+        // Remove the last first: its SSRC stays behind as a stale lane past size, which a scan must not report.
+        assertEquals(n, index.remove(n).ssrc());
+        assertNull(index.get(n));
+        // Remove from the front: the last entry moves into the hole.
+        assertEquals(1, index.remove(1).ssrc());
+        assertNull(index.get(1));
+        assertEquals(n - 1, index.ssrcAt(0));
+        assertEquals(n - 1, index.streamAt(0).ssrc());
+        assertNull(index.remove(1));
+        final Set<Integer> seen = new HashSet<>();
+        for (int i = 0; i < index.size(); i++)
+        {
+            assertEquals(index.ssrcAt(i), index.streamAt(i).ssrc());
+            seen.add(index.ssrcAt(i));
+        }
+        assertEquals(n - 2, seen.size());
+        for (int ssrc = 2; ssrc < n; ssrc++)
+        {
+            assertEquals(ssrc, index.get(ssrc).ssrc());
+        }
+        while (!index.isEmpty())
+        {
+            final int ssrc = index.ssrcAt(index.size() / 2);
+            assertEquals(ssrc, index.remove(ssrc).ssrc());
+            assertNull(index.get(ssrc));
+        }
+        for (int ssrc = 0; ssrc <= n + 1; ssrc++)
+        {
+            assertNull(index.get(ssrc));
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> index.ssrcAt(0));
+    }
+
+    @ParameterizedTest
+    @EnumSource(SsrcIndex.Strategy.class)
+    void shouldReturnTheTemplateOnlyForUnknownSsrcs(final SsrcIndex.Strategy strategy)
+    {
+        final SsrcIndex<Stream> index = new SsrcIndex<>(SsrcIndex.DEFAULT_CAPACITY, strategy);
+        assertNull(index.getOrTemplate(42));
+        final Stream template = new Stream(-1);
+        assertSame(index, index.template(template));
+        assertSame(template, index.template());
+
+        for (int ssrc = 1; ssrc <= 100; ssrc++)
+        {
+            // What the SRTP receive path does: unknown SSRC -> the template; on successful authentication it
+            // creates the concrete stream from the template and adds it; later packets find the concrete stream.
+            final Stream found = index.getOrTemplate(ssrc);
+            assertSame(template, found);
+            assertNull(index.get(ssrc));
+            assertFalse(index.contains(ssrc));
+            final Stream concrete = new Stream(ssrc);
+            assertTrue(index.add(ssrc, concrete));
+            assertSame(concrete, index.getOrTemplate(ssrc));
+            assertTrue(index.contains(ssrc));
+        }
+        assertEquals(100, index.size());
+        assertSame(template, index.getOrTemplate(0));
+        assertSame(template, index.getOrTemplate(-1));
+        index.remove(50);
+        assertSame(template, index.getOrTemplate(50));
+        index.template(null);
+        assertNull(index.getOrTemplate(50));
+        index.clear();
+        assertTrue(index.isEmpty());
+        assertNull(index.getOrTemplate(1));
+    }
+
+    @Test
+    void shouldSwitchLayoutUpAndDownAcrossTheThreshold()
+    {
+        final int up = SsrcIndex.VECTOR_PREFERRED ? SsrcIndex.TABLE_UP_VECTOR : SsrcIndex.TABLE_UP_SCALAR;
+        final int down = up / 2;
+        final SsrcIndex<Stream> index = new SsrcIndex<>();
+        assertEquals(SsrcIndex.Layout.ARRAY, index.layout());
+        final int base = 0x7FFFFFF0; // crosses Integer.MAX_VALUE into negative SSRCs
+        for (int round = 0; round < 3; round++)
+        {
+            for (int i = index.size(); i < up; i++)
+            {
+                index.add(base + i, new Stream(base + i));
+            }
+            assertEquals(SsrcIndex.Layout.ARRAY, index.layout());
+            assertAll(index, base, up);
+
+            index.add(base + up, new Stream(base + up));
+            assertEquals(SsrcIndex.Layout.TABLE, index.layout());
+            assertAll(index, base, up + 1);
+            assertNull(index.get(base + up + 1));
+
+            // Hysteresis: stays a table until the size falls to half the threshold.
+            for (int i = up; i >= down; i--)
+            {
+                assertEquals(base + i, index.remove(base + i).ssrc());
+                assertEquals(i > down ? SsrcIndex.Layout.TABLE : SsrcIndex.Layout.ARRAY, index.layout());
+                assertNull(index.get(base + i));
+                assertAll(index, base, i);
+            }
+            for (int i = down; i <= up; i++)
+            {
+                assertNull(index.get(base + i));
+            }
+        }
+        for (int i = down - 1; i >= 0; i--)
+        {
+            index.remove(base + i);
+            assertAll(index, base, i);
+        }
+        assertTrue(index.isEmpty());
+    }
+
+    @Test
+    void shouldAgreeBetweenVectorScalarAndTableOnRandomSets()
+    {
+        final int[] sizes = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 999};
+        for (long seed = 1; seed <= 8; seed++)
+        {
+            final Random random = new Random(seed);
+            for (final int n : sizes)
+            {
+                final List<SsrcIndex<Stream>> indexes = allStrategies(random.nextInt(64));
+                final Map<Integer, Stream> oracle = new HashMap<>();
+                final List<Integer> members = new ArrayList<>();
+                for (int i = 0; i < n; i++)
+                {
+                    final int ssrc = seed % 2 == 0 ? freshSsrc(random, oracle) : random.nextInt(4 * n + 1) - 2 * n;
+                    if (!oracle.containsKey(ssrc))
+                    {
+                        final Stream stream = new Stream(ssrc);
+                        oracle.put(ssrc, stream);
+                        members.add(ssrc);
+                        for (final SsrcIndex<Stream> index : indexes)
+                        {
+                            assertTrue(index.add(ssrc, stream));
+                        }
+                    }
+                }
+                for (int q = 0; q < 2000; q++)
+                {
+                    final int ssrc = random.nextBoolean() && !members.isEmpty() ?
+                        members.get(random.nextInt(members.size())) : random.nextInt();
+                    for (final SsrcIndex<Stream> index : indexes)
+                    {
+                        assertSame(oracle.get(ssrc), index.get(ssrc), () -> "seed " + index + " ssrc " + ssrc);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldAgreeWithAMapUnderRandomAddsAndRemoves()
+    {
+        for (long seed = 11; seed <= 14; seed++)
+        {
+            final Random random = new Random(seed);
+            final List<SsrcIndex<Stream>> indexes = allStrategies(1);
+            final Map<Integer, Stream> oracle = new HashMap<>();
+            final List<Integer> members = new ArrayList<>();
+            // A small SSRC range makes collisions in the table, probe runs that wrap, and many re-adds.
+            final int range = 600;
+            for (int step = 0; step < 60_000; step++)
+            {
+                final int ssrc = random.nextInt(range) - range / 2;
+                // Drift the size up and down through every layout threshold.
+                final boolean grow = (step / 5_000) % 2 == 0 ? random.nextInt(10) < 7 : random.nextInt(10) < 3;
+                if (grow)
+                {
+                    final Stream stream = new Stream(ssrc);
+                    final boolean fresh = !oracle.containsKey(ssrc);
+                    if (fresh)
+                    {
+                        oracle.put(ssrc, stream);
+                        members.add(ssrc);
+                    }
+                    for (final SsrcIndex<Stream> index : indexes)
+                    {
+                        assertEquals(fresh, index.add(ssrc, stream));
+                    }
+                }
+                else
+                {
+                    final Stream expected = oracle.remove(ssrc);
+                    if (null != expected)
+                    {
+                        members.remove(Integer.valueOf(ssrc));
+                    }
+                    for (final SsrcIndex<Stream> index : indexes)
+                    {
+                        assertSame(expected, index.remove(ssrc));
+                    }
+                }
+                final int probe = random.nextInt(range + 10) - range / 2 - 5;
+                for (final SsrcIndex<Stream> index : indexes)
+                {
+                    assertEquals(oracle.size(), index.size());
+                    assertSame(oracle.get(probe), index.get(probe), () -> "seed " + index + " ssrc " + probe);
+                }
+                if (step % 997 == 0)
+                {
+                    for (final SsrcIndex<Stream> index : indexes)
+                    {
+                        for (final int member : members)
+                        {
+                            assertSame(oracle.get(member), index.get(member));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SsrcIndex.Strategy.class)
+    void shouldGrowAndClearKeepingCapacity(final SsrcIndex.Strategy strategy)
+    {
+        final SsrcIndex<Stream> index = new SsrcIndex<>(0, strategy);
+        assertEquals(SsrcIndex.PAD, index.capacity());
+        for (int ssrc = 0; ssrc < 300; ssrc++)
+        {
+            index.add(~ssrc, new Stream(~ssrc));
+        }
+        final int capacity = index.capacity();
+        assertTrue(capacity >= 300);
+        index.clear();
+        assertEquals(0, index.size());
+        assertEquals(capacity, index.capacity());
+        for (int ssrc = 0; ssrc < 300; ssrc++)
+        {
+            assertNull(index.get(~ssrc));
+        }
+        for (int ssrc = 0; ssrc < 300; ssrc++)
+        {
+            assertTrue(index.add(ssrc, new Stream(ssrc)));
+        }
+        for (int ssrc = 0; ssrc < 300; ssrc++)
+        {
+            assertEquals(ssrc, index.get(ssrc).ssrc());
+            assertNull(index.get(~ssrc));
+        }
+        assertEquals(capacity, index.capacity());
+    }
+
+    private static List<SsrcIndex<Stream>> allStrategies(final int capacity)
+    {
+        final List<SsrcIndex<Stream>> indexes = new ArrayList<>();
+        for (final SsrcIndex.Strategy strategy : SsrcIndex.Strategy.values())
+        {
+            indexes.add(new SsrcIndex<>(capacity, strategy));
+        }
+        return indexes;
+    }
+
+    private static void assertAll(final SsrcIndex<Stream> index, final int base, final int count)
+    {
+        assertEquals(count, index.size());
+        for (int i = 0; i < count; i++)
+        {
+            assertEquals(base + i, index.get(base + i).ssrc());
+        }
+    }
+
+    private static int freshSsrc(final Random random, final Map<Integer, Stream> taken)
+    {
+        while (true)
+        {
+            final int ssrc = random.nextInt();
+            if (!taken.containsKey(ssrc))
+            {
+                return ssrc;
+            }
+        }
+    }
+}
