@@ -61,7 +61,21 @@ public final class SipMessageParser
             return into.result = ParseResult.MESSAGE_TOO_LARGE;
         }
         final byte[] own = into.ownBuffer(length);
-        buf.getBytes(buf.readerIndex(), own, 0, length);
+        final int index = buf.readerIndex();
+        if (buf.hasArray())
+        {
+            System.arraycopy(buf.array(), buf.arrayOffset() + index, own, 0, length);
+        }
+        else if (buf.nioBufferCount() == 1)
+        {
+            // The buffer's own cached NIO view: getBytes on a pooled direct buffer would duplicate a ByteBuffer
+            // (64 bytes of garbage per datagram) when Netty runs without sun.misc.Unsafe, as it does on JDK 25.
+            buf.internalNioBuffer(index, length).get(own, 0, length);
+        }
+        else
+        {
+            buf.getBytes(index, own, 0, length);
+        }
         return parseDatagram(own, 0, length, into);
     }
 
@@ -332,10 +346,8 @@ public final class SipMessageParser
 
             // field-name HCOLON (RFC 3261 §7.3.1: white space may precede the colon)
             final int nameStart = p;
-            int hash = Ascii.FNV_OFFSET;
             while (p < end && Ascii.isTokenChar(b[p]))
             {
-                hash = (hash ^ Ascii.lower(b[p])) * Ascii.FNV_PRIME;
                 p++;
             }
             final int nameEnd = p;
@@ -357,7 +369,7 @@ public final class SipMessageParser
             }
             p++;
 
-            final HeaderName name = HeaderName.lookup(b, nameStart, nameEnd, hash);
+            final HeaderName name = HeaderName.lookup(b, nameStart, nameEnd);
             final int next = name.isList() ? listValues(m, name, nameStart, nameEnd, p, end) :
                 singleValue(m, name, nameStart, nameEnd, p, end);
             if (next < 0)
