@@ -2,12 +2,15 @@ package io.sipline.sip.transport;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
+import java.util.HashMap;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.AttributeKey;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
@@ -68,9 +71,20 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private final SipMessage message = new SipMessage();
     private final long[] counts = new long[PAD + ShardCounters.SLOTS + PAD];
 
+    private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
+
     /** The context of the datagram being handled; set only for the duration of the handler call. */
     private ChannelHandlerContext current;
+    private Endpoint currentEndpoint;
     private boolean flushPending;
+
+    /** This shard's channels by local address, for sends outside a read (timers, hand-overs); shard thread only. */
+    private final HashMap<InetSocketAddress, Endpoint> byLocal = new HashMap<>();
+    private Endpoint defaultV4;
+    private Endpoint defaultV6;
+    /** Channels written since their last flush (each at most once: {@link Endpoint#dirty}). */
+    private Endpoint[] dirty = new Endpoint[8];
+    private int dirtyCount;
 
     UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors)
@@ -126,6 +140,135 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         flushPending = true;
         increment(ShardCounters.RESPONSES_SENT);
         return true;
+    }
+
+    /**
+     * Sends a datagram from one of this shard's sockets, inside a read or outside it (a timer, a hand-over drained
+     * from another shard, an API call on this shard's loop). The write is flushed when the read batch ends or when
+     * the caller calls {@link #flush()}; code that runs outside a read calls {@link #flush()} before it returns to
+     * the loop. Shard thread only.
+     *
+     * @param local     the local address:port to send from (RFC 3581 §4: where the request arrived); null for the
+     *                  socket of the datagram being handled, or else the first socket of the recipient's family.
+     * @param datagram  ownership passes to this method, sent or not.
+     * @param recipient where to; null counts as a send failure.
+     * @return true when the datagram was handed to the socket, false when it was released unsent (counted).
+     */
+    public boolean sendFrom(final InetSocketAddress local, final ByteBuf datagram, final InetSocketAddress recipient)
+    {
+        Endpoint endpoint = null == local ? null : byLocal.get(local);
+        if (null == endpoint)
+        {
+            endpoint = null != currentEndpoint ? currentEndpoint :
+                (null != recipient && recipient.getAddress() instanceof Inet6Address ? defaultV6 : defaultV4);
+        }
+        if (null == endpoint || null == recipient || datagram.readableBytes() > MAX_UDP_PAYLOAD
+            || !endpoint.ctx.channel().isWritable())
+        {
+            datagram.release(); // refused: the reference we were given
+            increment(ShardCounters.SEND_FAILURES);
+            return false;
+        }
+        final ChannelHandlerContext ctx = endpoint.ctx;
+        ctx.write(new DatagramPacket(datagram, recipient), ctx.voidPromise());
+        if (!endpoint.dirty)
+        {
+            endpoint.dirty = true;
+            if (dirtyCount == dirty.length)
+            {
+                dirty = java.util.Arrays.copyOf(dirty, 2 * dirtyCount);
+            }
+            dirty[dirtyCount++] = endpoint;
+        }
+        increment(ShardCounters.RESPONSES_SENT);
+        return true;
+    }
+
+    /** Flushes every channel written by {@link #sendFrom} since the last flush. Shard thread only. */
+    public void flush()
+    {
+        for (int i = 0; i < dirtyCount; i++)
+        {
+            final Endpoint endpoint = dirty[i];
+            dirty[i] = null;
+            endpoint.dirty = false;
+            endpoint.ctx.flush();
+        }
+        dirtyCount = 0;
+    }
+
+    /**
+     * The local address:port of the datagram being handled (valid during {@link SipMessageHandler#onMessage}), or
+     * null outside a read. The object is the channel's own and lives as long as it: it may be kept.
+     */
+    public InetSocketAddress currentLocal()
+    {
+        return null == currentEndpoint ? null : currentEndpoint.local;
+    }
+
+    /** The number of channels this shard has active; shard thread only. */
+    public int endpointCount()
+    {
+        return byLocal.size();
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx)
+    {
+        // Runs on this shard's loop once per bound channel: index it for sends made outside a read.
+        if (!(ctx.channel().localAddress() instanceof InetSocketAddress local))
+        {
+            ctx.fireChannelActive(); // not a socket (an EmbeddedChannel in tests): nothing to send from
+            return;
+        }
+        final Endpoint endpoint = new Endpoint(ctx, local);
+        ctx.channel().attr(ENDPOINT).set(endpoint);
+        byLocal.put(local, endpoint);
+        if (local.getAddress() instanceof Inet6Address)
+        {
+            if (null == defaultV6)
+            {
+                defaultV6 = endpoint;
+            }
+        }
+        else if (null == defaultV4)
+        {
+            defaultV4 = endpoint;
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        final Endpoint endpoint = ctx.channel().attr(ENDPOINT).get();
+        if (null != endpoint)
+        {
+            byLocal.remove(endpoint.local);
+            if (defaultV4 == endpoint)
+            {
+                defaultV4 = null;
+            }
+            if (defaultV6 == endpoint)
+            {
+                defaultV6 = null;
+            }
+        }
+        ctx.fireChannelInactive();
+    }
+
+    /** One bound channel of this shard. */
+    private static final class Endpoint
+    {
+        final ChannelHandlerContext ctx;
+        final InetSocketAddress local;
+        boolean dirty;
+
+        Endpoint(final ChannelHandlerContext ctx, final InetSocketAddress local)
+        {
+            this.ctx = ctx;
+            this.local = local;
+        }
     }
 
     /** A copy of the counters; any thread. */
@@ -190,6 +333,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
 
         current = ctx;
+        currentEndpoint = ctx.channel().attr(ENDPOINT).get();
         try
         {
             if (!handler.onMessage(this, message, packet.sender()))
@@ -200,6 +344,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         finally
         {
             current = null;
+            currentEndpoint = null;
         }
     }
 
@@ -211,6 +356,10 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         {
             flushPending = false;
             ctx.flush();
+        }
+        if (dirtyCount > 0)
+        {
+            flush();
         }
         ctx.fireChannelReadComplete();
     }

@@ -208,6 +208,18 @@ public final class UdpTransport implements AutoCloseable
         return List.copyOf(endpoints);
     }
 
+    /** Shard k's handler (its sockets, counters and send methods); use it only on shard k's loop, but see {@link UdpShard}. */
+    public UdpShard shard(final int shard)
+    {
+        return shards[shard];
+    }
+
+    /** Shard k's event loop: the one thread that runs everything of shard k. */
+    public io.netty.channel.EventLoop eventLoop(final int shard)
+    {
+        return (io.netty.channel.EventLoop)loops[shard].next();
+    }
+
     /** The number of shards. */
     public int shardCount()
     {

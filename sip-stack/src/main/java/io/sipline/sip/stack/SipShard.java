@@ -1,0 +1,819 @@
+package io.sipline.sip.stack;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
+import io.sipline.sip.dialog.Dialog;
+import io.sipline.sip.dialog.DialogLayer;
+import io.sipline.sip.dialog.DialogListener;
+import io.sipline.sip.dialog.DialogPool;
+import io.sipline.sip.dialog.DialogTable;
+import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMessageBuilder;
+import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.shard.ShardIds;
+import io.sipline.sip.timer.TimerHandler;
+import io.sipline.sip.timer.TimerWheel;
+import io.sipline.sip.transaction.ClientTransaction;
+import io.sipline.sip.transaction.NanoClock;
+import io.sipline.sip.transaction.ServerTransaction;
+import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transaction.TransactionLayer;
+import io.sipline.sip.transaction.TransactionTransport;
+import io.sipline.sip.transaction.TransactionUser;
+import io.sipline.sip.transport.SipMessageHandler;
+import io.sipline.sip.transport.UdpShard;
+import org.jctools.queues.MessagePassingQueue;
+import org.jctools.queues.MpscArrayQueue;
+
+/**
+ * One shard of the {@link SipStack}: the state one event-loop thread owns exclusively — its transaction layer, dialog
+ * layer, two timer wheels (transaction timers, application timers), id generator, message builder — and the API its
+ * {@link SipListener} uses to act: {@link #respond}, {@link #sendRequest}, {@link #sendStateless}, dialogs, timers.
+ *
+ * <pre>
+ *   datagram on shard k --parse--> owner j = route(msg) --j == k--> TransactionLayer.onIncoming --> SipListener
+ *                                        \--j != k--> copy into pooled buffer --MPSC offer--> shard j's inbox
+ *   shard j: drain task (scheduled once when the inbox goes non-empty) --drain(limit)--> parse --> onIncoming
+ *   every tick (1 ms, scheduleAtFixedRate once at start) and before each datagram when a tick has passed:
+ *       timers first (RFC 3261 timers A-M, then application timers), then the inbox, then SipListener.onTick
+ * </pre>
+ *
+ * <p><b>Routing</b> ({@link #ownerOf}): a response goes to the shard encoded in its top Via branch, an in-dialog
+ * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made;
+ * everything else to the shard encoded in the Call-ID (a leg this stack created) or {@code hash(Call-ID) mod N}. All
+ * of these agree for every message of a call, because the ids are generated on the shard the Call-ID rule picks.
+ *
+ * <p><b>Buffer ownership.</b> {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of
+ * the buffer they are given (sent or released). A hand-over copies the datagram bytes once into a buffer from
+ * {@link SipStackConfig#allocator()}; the reading shard owns it until the target's queue accepts it (when the queue is
+ * full it releases it at once and counts the drop: UDP retransmits), the owning shard from then on, and releases it
+ * right after parsing it (in {@code finally}). Messages passed to the listener are borrowed for the call.
+ *
+ * <p><b>Threading.</b> Every method runs on this shard's event loop only, except {@link #index()} and the counters
+ * (racy reads of plain fields, for metrics), and the package-private hand-over offer made by other shards. Nothing
+ * here blocks or takes a lock; the only cross-thread state is the MPSC inbox, the MPSC record return queue and an
+ * atomic "drain scheduled" flag.
+ */
+public final class SipShard
+{
+    private static final Logger LOG = System.getLogger("io.sipline.sip.stack");
+    /** Distinct error kinds already logged, stack-wide (any thread; grows only with new kinds). */
+    private static final ConcurrentHashMap<String, Boolean> LOGGED = new ConcurrentHashMap<>();
+
+    private final int index;
+    private final SipStack stack;
+    private final SipStackConfig config;
+    private final SipShard[] all;
+    private final ByteBufAllocator allocator;
+    private final TimerWheel transactionWheel;
+    private final TimerWheel appWheel;
+    private final TransactionLayer transactions;
+    private final DialogLayer dialogs;
+    private final ShardIds ids;
+    private final SipMessageBuilder builder = new SipMessageBuilder();
+    private final SipMessage handedOver = new SipMessage();
+    private final Events events = new Events();
+    private final MpscArrayQueue<Handoff> inbox;
+    private final MpscArrayQueue<Handoff> returned;
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = new DrainTask();
+    private final Runnable tickTask = new TickTask();
+    private final SipListener listener;
+
+    private Handoff[] freeRecords;
+    private int freeRecordCount;
+    /** Set once at start by the starting thread; volatile because other shards read it to wake this one. */
+    private volatile EventLoop loop;
+    private UdpShard udp;
+    /** The local address of the message being dispatched (responses leave from it, RFC 3581 §4), or null. */
+    private InetSocketAddress currentLocal;
+    private long lastPollNs;
+    private boolean stopping;
+
+    // counters: plain longs written by this shard only, read racily for metrics
+    private long handoffsOut;
+    private long handoffsIn;
+    private long handoffDrops;
+    private long handoffRecordMisses;
+    private long malformed;
+    private long listenerErrors;
+    private long ticks;
+
+    SipShard(final SipStack stack, final int index, final SipStackConfig config, final SipShard[] all,
+        final SipListener.Factory listeners, final long seed)
+    {
+        this.stack = stack;
+        this.index = index;
+        this.config = config;
+        this.all = all;
+        this.allocator = config.allocator();
+        final long now = System.nanoTime();
+        this.transactionWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
+            TimerWheel.DEFAULT_SPOKE_CAPACITY);
+        this.appWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
+            TimerWheel.DEFAULT_SPOKE_CAPACITY);
+        this.lastPollNs = now;
+        this.transactions = new TransactionLayer(config.transactionConfig(), events, events, NanoClock.SYSTEM,
+            transactionWheel);
+        this.dialogs = new DialogLayer(new DialogPool(config.initialDialogs(), config.initialDialogs()),
+            new DialogTable(config.initialDialogs()), events);
+        this.ids = new ShardIds(index, seed);
+        this.inbox = new MpscArrayQueue<>(config.handoffQueueCapacity());
+        // Every record this shard lends out fits in one return queue: at most one inbox-full per other shard.
+        this.returned = new MpscArrayQueue<>(Math.max(2, config.handoffQueueCapacity() * Math.max(1, all.length)));
+        this.freeRecords = new Handoff[Math.max(16, config.handoffQueueCapacity())];
+        for (int i = 0; i < freeRecords.length; i++)
+        {
+            final Handoff h = new Handoff();
+            h.origin = index;
+            freeRecords[freeRecordCount++] = h;
+        }
+        this.listener = listeners.create(this);
+    }
+
+    // ================================================================================================================
+    // API for the listener (this shard's thread)
+    // ================================================================================================================
+
+    /** This shard's index, 0..N-1. Any thread. */
+    public int index()
+    {
+        return index;
+    }
+
+    public SipStack stack()
+    {
+        return stack;
+    }
+
+    /** The shard's clock (the time base of its timers). */
+    public long nowNs()
+    {
+        return System.nanoTime();
+    }
+
+    /** A pooled buffer for an outbound message; the caller owns it until it passes it to a send method. */
+    public ByteBuf allocate(final int initialCapacity)
+    {
+        return allocator.directBuffer(initialCapacity);
+    }
+
+    /** This shard's message builder (one per shard; finish one message before starting the next). */
+    public SipMessageBuilder builder()
+    {
+        return builder;
+    }
+
+    /** This shard's id generator: branches, tags and Call-IDs that route back to this shard. */
+    public ShardIds ids()
+    {
+        return ids;
+    }
+
+    /** This shard's dialog layer (RFC 3261 §12): create, match, update and end dialogs. */
+    public DialogLayer dialogs()
+    {
+        return dialogs;
+    }
+
+    /** This shard's transaction layer (for its counters; send through the methods below). */
+    public TransactionLayer transactions()
+    {
+        return transactions;
+    }
+
+    /**
+     * Creates (or confirms) the dialog a UAS response with a To tag establishes (RFC 3261 §12.1.1).
+     *
+     * @param request borrowed; the dialog-creating request.
+     * @return the dialog, or null ({@link DialogLayer#lastFailure()} says why).
+     */
+    public Dialog createUasDialog(final SipMessage request, final CharSequence localTag, final int status)
+    {
+        return dialogs.createUas(request, localTag, status, false);
+    }
+
+    /** The dialog an in-dialog request (with a To tag) belongs to, or null; borrowed message. */
+    public Dialog findDialog(final SipMessage request)
+    {
+        return dialogs.table().findForRequest(request);
+    }
+
+    /**
+     * Sends a request statefully (RFC 3261 §17.1): a client transaction retransmits it and reports its responses,
+     * timeout or transport error. The top Via must carry a fresh magic-cookie branch, best one of {@link #ids()} so
+     * that responses come back to this shard without a hash.
+     *
+     * @param request     ownership taken.
+     * @param destination the next hop.
+     * @return the transaction, or null when refused (the buffer is released then).
+     */
+    public ClientTransaction sendRequest(final ByteBuf request, final InetSocketAddress destination)
+    {
+        try
+        {
+            return transactions.sendRequest(request, destination, false);
+        }
+        finally
+        {
+            flushIfOutsideRead();
+        }
+    }
+
+    /**
+     * Sends a message without a transaction (an ACK for a 2xx, §13.2.2.4; a stateless response; a proxy forward).
+     *
+     * @param message ownership taken.
+     * @return false when it could not be handed to a socket (released, counted by the transport).
+     */
+    public boolean sendStateless(final ByteBuf message, final InetSocketAddress destination)
+    {
+        final boolean sent = udp.sendFrom(currentLocal, message, destination);
+        flushIfOutsideRead();
+        return sent;
+    }
+
+    /**
+     * Sends a response on a server transaction (RFC 3261 §17.2); the transaction retransmits it as its state says.
+     * A 2xx to INVITE is retransmitted by the caller until the ACK (§13.3.1.4): call this again with a new buffer.
+     *
+     * @param response ownership taken.
+     * @param status   its status code.
+     * @return false when the transaction's state allows no such response (the buffer is released then).
+     */
+    public boolean respond(final ServerTransaction tx, final ByteBuf response, final int status)
+    {
+        try
+        {
+            return transactions.respond(tx, response, status);
+        }
+        finally
+        {
+            flushIfOutsideRead();
+        }
+    }
+
+    /** Schedules an application timer; {@link SipListener#onTimer} gets the payload. Returns the timer id. */
+    public long schedule(final long deadlineNs, final long payload)
+    {
+        return appWheel.schedule(deadlineNs, payload);
+    }
+
+    /** Cancels an application timer; O(1), allocates nothing. */
+    public boolean cancel(final long timerId)
+    {
+        return appWheel.cancel(timerId);
+    }
+
+    // ================================================================================================================
+    // Counters (racy reads from any thread, for metrics)
+    // ================================================================================================================
+
+    /** Datagrams this shard read for a call of another shard and handed over. */
+    public long handoffsOut()
+    {
+        return handoffsOut;
+    }
+
+    /** Datagrams other shards handed to this one, processed. */
+    public long handoffsIn()
+    {
+        return handoffsIn;
+    }
+
+    /** Hand-overs dropped because the target's queue was full (UDP retransmits). */
+    public long handoffDrops()
+    {
+        return handoffDrops;
+    }
+
+    /** Hand-over records allocated because the free list was empty (pool growth). */
+    public long handoffRecordMisses()
+    {
+        return handoffRecordMisses;
+    }
+
+    /** Messages that did not parse or had no usable top Via (counted here and by the transport). */
+    public long malformed()
+    {
+        return malformed;
+    }
+
+    /** Exceptions thrown by the listener, caught and counted. */
+    public long listenerErrors()
+    {
+        return listenerErrors;
+    }
+
+    public long ticks()
+    {
+        return ticks;
+    }
+
+    // ================================================================================================================
+    // Routing and hand-over
+    // ================================================================================================================
+
+    /**
+     * The shard that owns the call of a parsed message (DESIGN.md, Threading): the shard encoded in the top Via
+     * branch of a response or the To tag of a request when it is an id of this stack, else the one encoded in the
+     * Call-ID, else {@code hash(Call-ID) mod shards}.
+     */
+    static int ownerOf(final SipMessage m, final int shards)
+    {
+        if (shards == 1)
+        {
+            return 0;
+        }
+        final byte[] b = m.buffer();
+        int s = -1;
+        if (m.isResponse())
+        {
+            if (m.topViaBranchStart() >= 0)
+            {
+                s = ShardIds.shardOf(b, m.topViaBranchStart(), m.topViaBranchEnd());
+            }
+        }
+        else if (m.toTagStart() >= 0)
+        {
+            s = ShardIds.shardOf(b, m.toTagStart(), m.toTagEnd());
+        }
+        if (s >= 0 && s < shards)
+        {
+            return s;
+        }
+        s = ShardIds.shardOf(b, m.callIdStart(), m.callIdEnd());
+        if (s >= 0 && s < shards)
+        {
+            return s;
+        }
+        return ShardIds.shardForCallId(b, m.callIdStart(), m.callIdEnd(), shards);
+    }
+
+    /** Reading shard: copy the datagram and offer it to the owner's inbox. */
+    private boolean handOver(final SipShard target, final SipMessage m, final InetSocketAddress source,
+        final InetSocketAddress local)
+    {
+        final Handoff h = acquireRecord();
+        final int length = m.length();
+        final ByteBuf copy = allocator.directBuffer(length, length);
+        copy.writeBytes(m.buffer(), m.offset(), length);
+        h.datagram = copy;
+        h.source = source;
+        h.local = local;
+        if (!target.inbox.offer(h))
+        {
+            // Queue full: the copy is still ours; release it and drop the datagram (the peer retransmits).
+            copy.release();
+            h.clear();
+            freeRecords[freeRecordCount++] = h;
+            handoffDrops++;
+            return false;
+        }
+        handoffsOut++; // from here the copy belongs to the target shard
+        target.wake();
+        return true;
+    }
+
+    private Handoff acquireRecord()
+    {
+        if (0 == freeRecordCount)
+        {
+            returned.drain(events, freeRecords.length);
+        }
+        if (0 == freeRecordCount)
+        {
+            handoffRecordMisses++;
+            final Handoff h = new Handoff();
+            h.origin = index;
+            return h;
+        }
+        final Handoff h = freeRecords[--freeRecordCount];
+        freeRecords[freeRecordCount] = null;
+        return h;
+    }
+
+    /** Any thread: make sure a drain of this shard's inbox is scheduled on its loop (one task, not one per message). */
+    private void wake()
+    {
+        final EventLoop l = loop;
+        // Plain read first: most offers find a drain already scheduled and skip the CAS.
+        if (null != l && !drainScheduled.get() && drainScheduled.compareAndSet(false, true))
+        {
+            l.execute(drainTask);
+        }
+    }
+
+    private int drainInbox()
+    {
+        return inbox.drain(events, config.drainLimit());
+    }
+
+    /** Owning shard: one handed-over datagram; releases its copy and returns the record to its origin. */
+    private void onHandoff(final Handoff h)
+    {
+        final ByteBuf datagram = h.datagram;
+        try
+        {
+            handoffsIn++;
+            pollTimersIfDue(System.nanoTime());
+            if (SipMessageParser.parseDatagram(datagram, handedOver) == ParseResult.OK)
+            {
+                dispatch(handedOver, h.source, h.local);
+            }
+            else
+            {
+                malformed++;
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            onListenerError(e);
+        }
+        finally
+        {
+            datagram.release(); // release rule (Handoff): the owning shard releases the copy once, here
+            final SipShard origin = all[h.origin];
+            h.clear();
+            if (origin != this)
+            {
+                origin.returned.offer(h); // a full return queue means the record is left to the GC
+            }
+            else
+            {
+                recycleLocal(h);
+            }
+        }
+    }
+
+    private void recycleLocal(final Handoff h)
+    {
+        if (freeRecordCount < freeRecords.length)
+        {
+            freeRecords[freeRecordCount++] = h;
+        }
+    }
+
+    private boolean dispatch(final SipMessage m, final InetSocketAddress source, final InetSocketAddress local)
+    {
+        currentLocal = local;
+        try
+        {
+            final boolean handled = transactions.onIncoming(m, source, false);
+            if (!handled)
+            {
+                malformed++;
+            }
+            return handled;
+        }
+        finally
+        {
+            currentLocal = null;
+        }
+    }
+
+    // ================================================================================================================
+    // Timers and the tick
+    // ================================================================================================================
+
+    /** Timers first (reSIProcate): before a datagram is handled, fire what is due if a tick has passed. */
+    private void pollTimersIfDue(final long nowNs)
+    {
+        if (nowNs - lastPollNs >= config.tickNs())
+        {
+            pollTimers(nowNs);
+        }
+    }
+
+    private void pollTimers(final long nowNs)
+    {
+        lastPollNs = nowNs;
+        transactions.doWork(nowNs);
+        appWheel.poll(nowNs, events.appTimers, Integer.MAX_VALUE);
+    }
+
+    private void flushIfOutsideRead()
+    {
+        if (null != udp && null == udp.currentLocal())
+        {
+            udp.flush();
+        }
+    }
+
+    private void onListenerError(final Throwable e)
+    {
+        listenerErrors++;
+        final String kind = e.getClass().getName() + ": " + e.getMessage();
+        if (null == LOGGED.putIfAbsent(kind, Boolean.TRUE))
+        {
+            LOG.log(Level.WARNING, "shard " + index + ": listener error (logged once per kind)", e);
+        }
+    }
+
+    // ================================================================================================================
+    // Lifecycle (called by SipStack)
+    // ================================================================================================================
+
+    SipMessageHandler handler()
+    {
+        return events;
+    }
+
+    /** On this shard's loop, once: attach the transport shard. */
+    void attach(final UdpShard shard)
+    {
+        udp = shard;
+    }
+
+    /** Starting thread, once: publish the loop (volatile store) so that hand-overs can wake this shard. */
+    void loop(final EventLoop value)
+    {
+        loop = value;
+    }
+
+    Runnable tickTask()
+    {
+        return tickTask;
+    }
+
+    /**
+     * On this shard's loop, at stop: the listener releases what it holds, every send fails from now on so that each
+     * live transaction ends through its transport-error path and releases its buffer, and the inbox is emptied.
+     */
+    void stopOnLoop()
+    {
+        try
+        {
+            listener.onStop(this);
+        }
+        catch (final RuntimeException e)
+        {
+            onListenerError(e);
+        }
+        stopping = true;
+        long now = System.nanoTime();
+        for (int round = 0; round < 64 && transactions.activeTransactions() > 0; round++)
+        {
+            now += 600_000_000_000L; // far past every timer: retransmissions fail, timeouts and terminations fire
+            transactions.doWork(now);
+        }
+        releaseInbox();
+    }
+
+    /** Releases every datagram still queued (after the loops stopped, or on the loop at stop). */
+    void releaseInbox()
+    {
+        Handoff h;
+        while (null != (h = inbox.poll()))
+        {
+            h.datagram.release(); // never processed: the owning shard's copy, released here
+            h.clear();
+        }
+    }
+
+    // ================================================================================================================
+    // The seams: transport handler, transaction transport and user, dialog listener, timer handler, drain consumer
+    // ================================================================================================================
+
+    private final class Events implements SipMessageHandler, TransactionTransport, TransactionUser, DialogListener,
+        MessagePassingQueue.Consumer<Handoff>
+    {
+        final TimerHandler appTimers = new AppTimers();
+
+        @Override
+        public boolean onMessage(final UdpShard shard, final SipMessage message, final InetSocketAddress source)
+        {
+            if (null == udp)
+            {
+                udp = shard;
+            }
+            pollTimersIfDue(System.nanoTime());
+            if (message.result() != ParseResult.OK)
+            {
+                malformed++;
+                return false; // counted by the transport as a parse error and a drop
+            }
+            final int owner = ownerOf(message, all.length);
+            if (owner != index)
+            {
+                return handOver(all[owner], message, source, shard.currentLocal());
+            }
+            return dispatch(message, source, shard.currentLocal());
+        }
+
+        /** Drain consumer: the inbox (records to process) and the return queue (records coming home). */
+        @Override
+        public void accept(final Handoff h)
+        {
+            if (null == h.datagram)
+            {
+                recycleLocal(h); // a record of ours, given back by the shard that processed it
+            }
+            else
+            {
+                onHandoff(h);
+            }
+        }
+
+        @Override
+        public boolean send(final ByteBuf data, final InetSocketAddress destination, final boolean reliable)
+        {
+            if (stopping || null == udp)
+            {
+                return false;
+            }
+            // The transaction keeps its reference for retransmission; the write takes its own (released by Netty).
+            return udp.sendFrom(currentLocal, data.retainedDuplicate(), destination);
+        }
+
+        @Override
+        public void onRequest(final ServerTransaction tx, final SipMessage request)
+        {
+            try
+            {
+                listener.onRequest(SipShard.this, tx, request);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onAck(final ServerTransaction tx, final SipMessage ack)
+        {
+            try
+            {
+                listener.onAck(SipShard.this, tx, ack);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onResponse(final ClientTransaction tx, final SipMessage response)
+        {
+            try
+            {
+                listener.onResponse(SipShard.this, tx, response);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onStatelessRequest(final SipMessage request, final InetSocketAddress source,
+            final boolean reliable)
+        {
+            try
+            {
+                listener.onStatelessRequest(SipShard.this, request, source);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onStatelessResponse(final SipMessage response, final InetSocketAddress source)
+        {
+            try
+            {
+                listener.onStatelessResponse(SipShard.this, response, source);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onTimeout(final Transaction tx, final char timer)
+        {
+            if (stopping)
+            {
+                return;
+            }
+            try
+            {
+                listener.onTimeout(SipShard.this, tx, timer);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onTransportError(final Transaction tx)
+        {
+            if (stopping)
+            {
+                return;
+            }
+            try
+            {
+                listener.onTransportError(SipShard.this, tx);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onTerminated(final Transaction tx)
+        {
+            try
+            {
+                listener.onTerminated(SipShard.this, tx);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+        }
+
+        @Override
+        public void onDialogTerminated(final Dialog dialog, final io.sipline.sip.dialog.DialogEndReason reason)
+        {
+            // Dialog ends are visible through the DialogLayer's return values; nothing to do here yet.
+        }
+    }
+
+    private final class AppTimers implements TimerHandler
+    {
+        @Override
+        public boolean onTimer(final long timerId, final long nowNs)
+        {
+            try
+            {
+                listener.onTimer(SipShard.this, timerId, appWheel.payload(timerId), nowNs);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+            return true;
+        }
+    }
+
+    /** Scheduled once when the inbox goes non-empty (see {@link #wake()}); no task object per message. */
+    private final class DrainTask implements Runnable
+    {
+        @Override
+        public void run()
+        {
+            // Clear the flag before draining: an offer after our last poll sees it clear and schedules another run,
+            // so no datagram is left waiting; at worst one run finds the queue empty.
+            drainScheduled.set(false);
+            drainInbox();
+            if (null != udp)
+            {
+                udp.flush();
+            }
+            if (!inbox.isEmpty())
+            {
+                wake();
+            }
+        }
+    }
+
+    /** Every tick: timers first, then hand-overs, then the listener's tick; one flush at the end. */
+    private final class TickTask implements Runnable
+    {
+        @Override
+        public void run()
+        {
+            final long now = System.nanoTime();
+            ticks++;
+            pollTimers(now);
+            drainInbox();
+            try
+            {
+                listener.onTick(SipShard.this, now);
+            }
+            catch (final RuntimeException e)
+            {
+                onListenerError(e);
+            }
+            if (null != udp)
+            {
+                udp.flush();
+            }
+        }
+    }
+}
