@@ -25,28 +25,50 @@ import java.util.Objects;
  *
  * <p>How an SSRC is looked up depends on the number of entries {@code N} ({@link Strategy#AUTO}):
  * <ul>
- *   <li>{@code N <= }{@link #SMALL_MAX}: four scalar compares folded into a bit mask, no loop and no
- *   data-dependent branch but "found or not" ({@link Layout#ARRAY}).</li>
- *   <li>{@code SMALL_MAX < N <= }{@link #TABLE_UP_VECTOR}: the {@code IntVector} scan of {@code ssrcs}, one compare
- *   and {@code firstTrue()} per step of {@code SPECIES_PREFERRED.length()} lanes ({@link Layout#ARRAY}). Without
- *   vector support a scalar loop takes its place, up to {@link #TABLE_UP_SCALAR}.</li>
- *   <li>Above that: an open-addressing table beside the dense arrays ({@link Layout#TABLE}), which the lookup uses
- *   instead of the scan:
+ *   <li>{@code N == 1}, the commonest session: one compare against copies of entry 0 kept in two fields, no array
+ *   read at all ({@link Layout#ARRAY}).</li>
+ *   <li>{@code 1 < N <= }{@link #TABLE_UP_VECTOR}: the {@code IntVector} scan of {@code ssrcs}
+ *   ({@link SsrcVectorScan}): with 16 lanes that is one load, one compare and {@code firstTrue()}, with no branch
+ *   that depends on where the SSRC is ({@link Layout#ARRAY}).</li>
+ *   <li>Above that ({@link #TABLE_UP_SCALAR} without SIMD): an open-addressing table beside the dense arrays
+ *   ({@link Layout#TABLE}), which the lookup probes instead of scanning:
  * <pre>
- *   slot:        0        1        2        3            table length - 1 (a power of two, &gt;= 2 x capacity)
- *            +--------+--------+--------+--------+ ... +--------+
- *   keys     |   0    | ssrc Q |   0    | ssrc P |     | ssrc X |   int[]: 0 is the EMPTY marker ...
- *            +--------+--------+--------+--------+ ... +--------+
- *   values   |  null  |   Q    |   A    |   P    |     |   X    |   ... but only with a null value: slot 2 holds
- *            +--------+--------+--------+--------+ ... +--------+   the real SSRC 0 (stream A)
- *   home slot = (ssrc * 0x9E3779B9) &gt;&gt;&gt; (32 - log2(length)), then linear probing; removal shifts back, no tombstones
+ *   slot:      0        1        2        3              len-1   | len ... len+PAD-1
+ *            +--------+--------+--------+--------+ ... +--------+--------+ ... +--------+
+ *   keys     |   0    | ssrc Q |   0    | ssrc P |     | ssrc X | copy 0 |     | copy   |  int[len + PAD]: 0 is EMPTY;
+ *            +--------+--------+--------+--------+ ... +--------+--------+ ... +--------+  the tail repeats slots 0..
+ *   values   |  null  |   Q    |  null  |   P    |     |   X    |                          Object[len], len a power
+ *            +--------+--------+--------+--------+ ... +--------+                          of two, &gt;= 4 x capacity
+ *   tableZero: the stream of SSRC 0, if any (0 is the EMPTY key, so SSRC 0 never enters the table)
+ *   home slot = (ssrc * 0x9E3779B9) &gt;&gt;&gt; (32 - log2(len)); linear probing; removal shifts the rest of the
+ *   run back (no tombstones, so the table never degrades under churn)
+ *   lookup = one IntVector compare of the 16 keys from the home slot on (the tail lets the window wrap):
+ *            a match is the slot; no match but an EMPTY lane is a miss; neither (a run of 16+) probes on scalar
  * </pre>
- *   The layout switches to the table when {@code N} rises above the threshold and back to the array when it falls
- *   to half of it, so a session that hovers at the threshold does not rebuild the table on every add.</li>
+ *   With SIMD a hit costs the same wherever it sits in its run, so the collisions of an unlucky set of SSRCs do not
+ *   become mispredicted probe-loop exits; without SIMD the probe is a scalar loop. The load factor stays at or
+ *   below 1/4. The layout switches to the table when {@code N} rises above the threshold and back to the array when
+ *   it falls to half of it, so a session hovering at the threshold does not rebuild the table on every add.</li>
  * </ul>
  *
- * <h2>Why these thresholds (measured with {@code io.sipline.jmh.SsrcLookupBenchmark}; see media-ice/README.md)</h2>
- * THRESHOLDS_PLACEHOLDER
+ * <h2>Why these thresholds</h2>
+ * Measured with {@code io.sipline.jmh.SsrcLookupBenchmark} on the 2-core AMD EPYC (AVX-512, so 16 int lanes) this
+ * project runs on; the figures are in media-ice/README.md. The queries are a million random members (or
+ * non-members), so that the branch predictor cannot learn the answers; with a short repeating query list it does,
+ * and a linked list of 3 looks four times faster than it is.
+ * <ul>
+ *   <li>A linked list of one is a single compare, and coming close to it needs the same: hence the copy of entry 0
+ *   in two fields (about 0.5 ns above the harness floor, against 2 ns for a vector step or a table probe).</li>
+ *   <li>From 2 to 16 entries one vector step has nothing to mispredict: about 2.9 ns a hit and 2.2 ns a miss,
+ *   against 3.3 and 2.8 ns for the SIMD-probed table.</li>
+ *   <li>From 17 entries a hit needs a second vector step: about 5.3 ns at 20 and 30 even with the step masks folded
+ *   into one {@code long} (see {@link SsrcVectorScan}), then linear growth (13.5 ns at 100, 23 ns at 200), while
+ *   the SIMD-probed table stays at 3.4 to 3.5 ns a hit and 2.8 ns a miss from 17 to 200 (4.7 ns a hit at 1,000,
+ *   where its 32 KB fill L1). Hence the threshold 16: one vector step below, the table above.</li>
+ *   <li>Without SIMD, a scalar scan of 3 or 5 entries mispredicts where the hit is (8 to 11 ns a hit) and a
+ *   four-compare branch-free mask measured about 3.9 ns, while the table with a scalar probe took 2.6 ns: the
+ *   table is used from 2 entries there ({@link #TABLE_UP_SCALAR}), after the single-entry fields.</li>
+ * </ul>
  *
  * <h2>Template stream</h2>
  * As in libsrtp, a session may have a template (wildcard) stream for SSRCs it has not seen yet.
@@ -112,25 +134,25 @@ public final class SsrcIndex<S>
     public static final boolean VECTOR_PREFERRED = VECTOR_SUPPORTED && vectorLanes() >= 4 &&
         Boolean.parseBoolean(System.getProperty(VECTOR_PROP_NAME, Boolean.toString(VECTOR_DEFAULT)));
 
-    /** Up to this many entries {@link Strategy#AUTO} uses the unrolled scalar compare. */
-    public static final int SMALL_MAX = 4;
+    /** The smallest length of the dense arrays. */
+    static final int MIN_PAD = 4;
 
     /** Above this many entries {@link Strategy#AUTO} switches to the table when it scans with SIMD. */
-    public static final int TABLE_UP_VECTOR = 64;
+    public static final int TABLE_UP_VECTOR = 16;
 
-    /** Above this many entries {@link Strategy#AUTO} switches to the table when it scans with scalar code. */
-    public static final int TABLE_UP_SCALAR = 4;
+    /** Above this many entries {@link Strategy#AUTO} switches to the table when SIMD is not used. */
+    public static final int TABLE_UP_SCALAR = 1;
 
     /** Capacity used by the constructors that take none. */
     public static final int DEFAULT_CAPACITY = 16;
 
-    /** The dense arrays' length is a multiple of this: the vector lanes, and at least {@link #SMALL_MAX}. */
-    static final int PAD = Math.max(SMALL_MAX, VECTOR_SUPPORTED ? vectorLanes() : 1);
+    /** The dense arrays' length is a multiple of this: the vector lanes, and at least {@link #MIN_PAD}. */
+    static final int PAD = Math.max(MIN_PAD, VECTOR_SUPPORTED ? vectorLanes() : 1);
 
-    /** Slots of the table per entry of capacity: the table's load factor stays at or below 1/2. */
+    /** Slots of the table per entry of capacity: the table's load factor stays at or below 1/4. */
     static final int TABLE_SLOTS_PER_ENTRY = 4;
 
-    /** The key of an empty table slot; a slot whose key is 0 is empty only if its value is null too. */
+    /** The key of an empty table slot; SSRC 0 itself is kept in a field beside the table. */
     static final int EMPTY = 0;
 
     /** Fibonacci hashing: 2^32 divided by the golden ratio, odd, spreads sequential SSRCs over the table. */
@@ -138,9 +160,8 @@ public final class SsrcIndex<S>
 
     private static final int MODE_SCALAR = 0;
     private static final int MODE_ONE = 1;
-    private static final int MODE_SMALL = 2;
-    private static final int MODE_VECTOR = 3;
-    private static final int MODE_TABLE = 4;
+    private static final int MODE_VECTOR = 2;
+    private static final int MODE_TABLE = 3;
 
     private final Strategy strategy;
     /** How {@link Strategy#AUTO} scans the array layout: {@link #MODE_VECTOR} or {@link #MODE_SCALAR}. */
@@ -158,13 +179,14 @@ public final class SsrcIndex<S>
     /** Copies of entry 0, read instead of the arrays while the size is 1 ({@link Strategy#AUTO}). */
     private int oneSsrc;
     private Object oneStream;
-    /** The low {@code min(size, 4)} bits set: which of the first four entries are live. */
-    private int smallMask;
 
-    /** Null while the capacity cannot reach {@link #tableUp}. */
+    /** Null while the capacity cannot reach {@link #tableUp}; {@link #PAD} longer than the table (mirror). */
     private int[] tableKeys;
     private Object[] tableValues;
+    private int tableMask;
     private int tableShift;
+    /** The stream of SSRC 0 while the table is in use: 0 is the table's EMPTY key, so it lives here instead. */
+    private Object tableZero;
 
     /**
      * An index with {@link Strategy#AUTO} and {@link #DEFAULT_CAPACITY}.
@@ -195,6 +217,18 @@ public final class SsrcIndex<S>
      */
     public SsrcIndex(final int initialCapacity, final Strategy strategy)
     {
+        this(initialCapacity, strategy, VECTOR_PREFERRED);
+    }
+
+    /**
+     * An index whose {@link Strategy#AUTO} may be told not to use SIMD, as on a machine without it (for tests).
+     *
+     * @param initialCapacity entries that can be added without allocating.
+     * @param strategy        how to find an SSRC.
+     * @param autoVector      whether {@link Strategy#AUTO} scans with SIMD; ignored by the other strategies.
+     */
+    SsrcIndex(final int initialCapacity, final Strategy strategy, final boolean autoVector)
+    {
         if (initialCapacity < 0)
         {
             throw new IllegalArgumentException("initialCapacity < 0: " + initialCapacity);
@@ -204,9 +238,10 @@ public final class SsrcIndex<S>
         {
             case AUTO ->
             {
-                scanMode = VECTOR_PREFERRED ? MODE_VECTOR : MODE_SCALAR;
-                tableUp = VECTOR_PREFERRED ? TABLE_UP_VECTOR : TABLE_UP_SCALAR;
-                tableDown = tableUp / 2;
+                final boolean vector = autoVector && VECTOR_SUPPORTED;
+                scanMode = vector ? MODE_VECTOR : MODE_SCALAR;
+                tableUp = vector ? TABLE_UP_VECTOR : TABLE_UP_SCALAR;
+                tableDown = Math.max(1, tableUp / 2);
             }
             case VECTOR ->
             {
@@ -226,7 +261,7 @@ public final class SsrcIndex<S>
             }
             default ->
             {
-                scanMode = MODE_SCALAR;
+                scanMode = autoVector && VECTOR_SUPPORTED ? MODE_VECTOR : MODE_SCALAR;
                 tableUp = -1;
                 tableDown = -1;
             }
@@ -400,6 +435,7 @@ public final class SsrcIndex<S>
             Arrays.fill(tableKeys, EMPTY);
             Arrays.fill(tableValues, null);
         }
+        tableZero = null;
         updateMode();
     }
 
@@ -452,45 +488,9 @@ public final class SsrcIndex<S>
         {
             return tableFind(ssrc, miss);
         }
-        final int index = MODE_SMALL == m ? smallIndexOf(ssrcs, smallMask, ssrc) :
-            MODE_VECTOR == m ? SsrcVectorScan.indexOf(ssrcs, size, ssrc) : scalarIndexOf(ssrcs, size, ssrc);
+        final int index = MODE_VECTOR == m ?
+            SsrcVectorScan.indexOf(ssrcs, size, ssrc) : scalarIndexOf(ssrcs, size, ssrc);
         return index >= 0 ? (S)streams[index] : miss;
-    }
-
-    /**
-     * Two to four entries: four compares folded into a bit mask, no loop and no data-dependent branch but "found or
-     * not". {@code keys.length >= PAD >= 4} keeps the reads in bounds; {@code live} masks off stale entries.
-     */
-    private static int smallIndexOf(final int[] keys, final int live, final int ssrc)
-    {
-        // ((d - 1) & ~d) has its sign bit set if and only if d == 0: an equality test without a branch, which a
-        // ternary would become once the profile says the outcome is unpredictable.
-        final int d0 = keys[0] ^ ssrc;
-        final int d1 = keys[1] ^ ssrc;
-        final int d2 = keys[2] ^ ssrc;
-        final int d3 = keys[3] ^ ssrc;
-        final int hits = (((d0 - 1) & ~d0) >>> 31 | (((d1 - 1) & ~d1) >>> 30 & 2) |
-            (((d2 - 1) & ~d2) >>> 29 & 4) | (((d3 - 1) & ~d3) >>> 28 & 8)) & live;
-        return 0 == hits ? -1 : Integer.numberOfTrailingZeros(hits);
-    }
-
-    @SuppressWarnings("unchecked")
-    private S tableFind(final int ssrc, final S miss)
-    {
-        final int[] keys = tableKeys;
-        final Object[] values = tableValues;
-        final int mask = keys.length - 1;
-        int slot = (ssrc * GOLDEN) >>> tableShift;
-        Object value;
-        while (null != (value = values[slot]))
-        {
-            if (keys[slot] == ssrc)
-            {
-                return (S)value;
-            }
-            slot = (slot + 1) & mask;
-        }
-        return miss;
     }
 
     private static int scalarIndexOf(final int[] keys, final int size, final int ssrc)
@@ -505,28 +505,72 @@ public final class SsrcIndex<S>
         return -1;
     }
 
-    private void tableInsert(final int ssrc, final Object stream)
+    @SuppressWarnings("unchecked")
+    private S tableFind(final int ssrc, final S miss)
     {
+        if (EMPTY == ssrc)
+        {
+            final Object zero = tableZero;
+            return null != zero ? (S)zero : miss;
+        }
         final int[] keys = tableKeys;
         final Object[] values = tableValues;
-        final int mask = keys.length - 1;
+        final int mask = tableMask;
+        int slot = (ssrc * GOLDEN) >>> tableShift;
+        if (MODE_VECTOR == scanMode)
+        {
+            // One compare of the 16 slots from home on: a hit anywhere in them costs the same, so collisions do not
+            // turn into mispredicted probe-loop exits. Only a run longer than the window goes on below.
+            final int lane = SsrcVectorScan.probe(keys, slot, ssrc);
+            if (lane >= 0)
+            {
+                return lane < SsrcVectorScan.LANES ? (S)values[(slot + lane) & mask] : miss;
+            }
+            slot = (slot + SsrcVectorScan.LANES) & mask;
+        }
+        Object value;
+        while (null != (value = values[slot]))
+        {
+            if (keys[slot] == ssrc)
+            {
+                return (S)value;
+            }
+            slot = (slot + 1) & mask;
+        }
+        return miss;
+    }
+
+    private void tableInsert(final int ssrc, final Object stream)
+    {
+        if (EMPTY == ssrc)
+        {
+            tableZero = stream;
+            return;
+        }
+        final Object[] values = tableValues;
+        final int mask = tableMask;
         int slot = (ssrc * GOLDEN) >>> tableShift;
         while (null != values[slot])
         {
             slot = (slot + 1) & mask;
         }
-        keys[slot] = ssrc;
+        setKey(slot, ssrc);
         values[slot] = stream;
     }
 
     /** Deletes by shifting later members of the probe run back into the hole, so no tombstone is ever needed. */
     private void tableRemove(final int ssrc)
     {
+        if (EMPTY == ssrc)
+        {
+            tableZero = null;
+            return;
+        }
         final int[] keys = tableKeys;
         final Object[] values = tableValues;
-        final int mask = keys.length - 1;
+        final int mask = tableMask;
         int hole = (ssrc * GOLDEN) >>> tableShift;
-        while (keys[hole] != ssrc || null == values[hole])
+        while (keys[hole] != ssrc)
         {
             hole = (hole + 1) & mask;
         }
@@ -542,19 +586,30 @@ public final class SsrcIndex<S>
             // The entry may move back only if the hole lies on its probe path, from home to where it is now.
             if (((slot - home) & mask) >= ((slot - hole) & mask))
             {
-                keys[hole] = keys[slot];
+                setKey(hole, keys[slot]);
                 values[hole] = values[slot];
                 hole = slot;
             }
         }
-        keys[hole] = EMPTY;
+        setKey(hole, EMPTY);
         values[hole] = null;
+    }
+
+    /** Writes a table key, and its mirror past the end that lets a vector window starting near the end wrap. */
+    private void setKey(final int slot, final int key)
+    {
+        tableKeys[slot] = key;
+        if (slot < PAD)
+        {
+            tableKeys[slot + tableMask + 1] = key;
+        }
     }
 
     private void tableRebuild()
     {
         Arrays.fill(tableKeys, EMPTY);
         Arrays.fill(tableValues, null);
+        tableZero = null;
         for (int i = 0; i < size; i++)
         {
             tableInsert(ssrcs[i], streams[i]);
@@ -566,8 +621,9 @@ public final class SsrcIndex<S>
         if (capacity > tableUp)
         {
             final int length = Integer.highestOneBit(capacity * TABLE_SLOTS_PER_ENTRY - 1) << 1;
-            tableKeys = new int[length];
+            tableKeys = new int[length + PAD];
             tableValues = new Object[length];
+            tableMask = length - 1;
             tableShift = Integer.numberOfLeadingZeros(length) + 1;
         }
     }
@@ -605,17 +661,16 @@ public final class SsrcIndex<S>
         {
             mode = MODE_ONE;
         }
-        else if (Strategy.AUTO == strategy && MODE_SCALAR == scanMode && size <= SMALL_MAX)
-        {
-            mode = MODE_SMALL;
-        }
         else
         {
             mode = scanMode;
         }
         oneSsrc = ssrcs[0];
         oneStream = MODE_ONE == mode ? streams[0] : null;
-        smallMask = (1 << Math.min(size, SMALL_MAX)) - 1;
+        if (MODE_TABLE != mode)
+        {
+            tableZero = null;
+        }
     }
 
     private static int roundUpToPad(final int n)

@@ -36,7 +36,8 @@ final class SsrcVectorScan
     /**
      * Finds an SSRC in {@code keys[0, size)}.
      *
-     * <p>The entries are taken in chunks of {@link #FOLD} (64): every step of a chunk compares, and the step masks
+     * <p>Up to {@link #LANES} entries this is one compare and {@code firstTrue()}. Beyond, the entries are taken
+     * in chunks of {@link #FOLD} (64): every step of a chunk compares, and the step masks
      * are folded into one {@code long} (step k's lanes at bits k * LANES and up) before anything is tested. The
      * number of steps depends only on {@code size}, which is the same for every packet of a session, so the branch
      * predictor learns it; where the SSRC sits among them is found with one {@code numberOfTrailingZeros}, not
@@ -50,6 +51,13 @@ final class SsrcVectorScan
      */
     static int indexOf(final int[] keys, final int size, final int ssrc)
     {
+        if (size <= LANES)
+        {
+            // One step: firstTrue() is the lowest matching lane, so a stale lane (at size or above) is reported
+            // only when no live lane matches.
+            final int lane = IntVector.fromArray(SPECIES, keys, 0).compare(VectorOperators.EQ, ssrc).firstTrue();
+            return lane < size ? lane : -1;
+        }
         final IntVector needle = IntVector.broadcast(SPECIES, ssrc);
         int base = 0;
         do
@@ -70,5 +78,28 @@ final class SsrcVectorScan
         }
         while (base < size);
         return -1;
+    }
+
+    /**
+     * Probes an open-addressing table (linear probing, {@code 0} the key of an empty slot) at its home slot: one
+     * compare of the {@link #LANES} keys from {@code home} on. The keys array repeats its first slots past the end,
+     * so that a window starting near the end reads the slots it wraps to.
+     *
+     * @param keys the table's keys, at least {@code home + LANES} long.
+     * @param home the home slot of {@code ssrc}.
+     * @param ssrc the SSRC to find, not 0.
+     * @return the lane ({@code < LANES}) where {@code ssrc} is; {@link #LANES} if the window has an empty slot and
+     * no match, which proves a miss because a key never sits past an empty slot of its run; -1 if the window is
+     * full without a match, and the probe goes on from {@code home + LANES}.
+     */
+    static int probe(final int[] keys, final int home, final int ssrc)
+    {
+        final IntVector window = IntVector.fromArray(SPECIES, keys, home);
+        final int lane = window.compare(VectorOperators.EQ, ssrc).firstTrue();
+        if (lane < LANES)
+        {
+            return lane;
+        }
+        return window.compare(VectorOperators.EQ, 0).anyTrue() ? LANES : -1;
     }
 }

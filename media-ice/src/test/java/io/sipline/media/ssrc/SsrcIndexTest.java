@@ -42,8 +42,19 @@ class SsrcIndexTest
     @EnumSource(SsrcIndex.Strategy.class)
     void shouldHitEveryMemberAndMissNonMembersAtEveryN(final SsrcIndex.Strategy strategy)
     {
+        hitsAndMissesAtEveryN(new SsrcIndex<>(SsrcIndex.DEFAULT_CAPACITY, strategy));
+    }
+
+    @Test
+    void shouldHitEveryMemberAndMissNonMembersAtEveryNWithoutSimd()
+    {
+        hitsAndMissesAtEveryN(new SsrcIndex<>(SsrcIndex.DEFAULT_CAPACITY, SsrcIndex.Strategy.AUTO, false));
+    }
+
+    private static void hitsAndMissesAtEveryN(final SsrcIndex<Stream> index)
+    {
+        final SsrcIndex.Strategy strategy = index.strategy();
         final Random random = new Random(7);
-        final SsrcIndex<Stream> index = new SsrcIndex<>(SsrcIndex.DEFAULT_CAPACITY, strategy);
         final Map<Integer, Stream> oracle = new HashMap<>();
         final int[] members = new int[MAX_N];
         for (int n = 1; n <= MAX_N; n++)
@@ -134,6 +145,58 @@ class SsrcIndexTest
         for (int ssrc = 1; ssrc <= 200; ssrc++)
         {
             assertEquals(ssrc, index.get(ssrc).ssrc());
+        }
+    }
+
+    @Test
+    void shouldFindKeysInProbeRunsLongerThanTheVectorWindowAndAcrossTheTableEnd()
+    {
+        // Capacity 64 gives a table of 256 slots, home slot = (ssrc * 0x9E3779B9) >>> 24. Forty SSRCs that share the
+        // home slot 250 make one run that wraps past slot 255 and is longer than any vector window.
+        final int[] colliding = new int[48];
+        int found = 0;
+        for (int candidate = 1; found < colliding.length; candidate++)
+        {
+            if (((candidate * 0x9E3779B9) >>> 24) == 250)
+            {
+                colliding[found++] = candidate;
+            }
+        }
+        final List<SsrcIndex<Stream>> indexes = List.of(
+            new SsrcIndex<>(64, SsrcIndex.Strategy.TABLE), new SsrcIndex<>(64, SsrcIndex.Strategy.TABLE, false));
+        for (final SsrcIndex<Stream> index : indexes)
+        {
+            assertEquals(64, index.capacity());
+            for (int i = 0; i < 40; i++)
+            {
+                assertTrue(index.add(colliding[i], new Stream(colliding[i])));
+            }
+            index.add(0, new Stream(0));
+            for (int i = 0; i < 40; i++)
+            {
+                assertEquals(colliding[i], index.get(colliding[i]).ssrc());
+            }
+            for (int i = 40; i < colliding.length; i++)
+            {
+                assertNull(index.get(colliding[i]));
+            }
+            for (int i = 0; i < 40; i += 3)
+            {
+                assertEquals(colliding[i], index.remove(colliding[i]).ssrc());
+            }
+            for (int i = 0; i < 40; i++)
+            {
+                if (i % 3 == 0)
+                {
+                    assertNull(index.get(colliding[i]));
+                }
+                else
+                {
+                    assertEquals(colliding[i], index.get(colliding[i]).ssrc());
+                }
+            }
+            assertEquals(0, index.get(0).ssrc());
+            assertEquals(SsrcIndex.Layout.TABLE, index.layout());
         }
     }
 
@@ -235,9 +298,18 @@ class SsrcIndexTest
     @Test
     void shouldSwitchLayoutUpAndDownAcrossTheThreshold()
     {
-        final int up = SsrcIndex.VECTOR_PREFERRED ? SsrcIndex.TABLE_UP_VECTOR : SsrcIndex.TABLE_UP_SCALAR;
-        final int down = up / 2;
-        final SsrcIndex<Stream> index = new SsrcIndex<>();
+        switchLayoutUpAndDown(new SsrcIndex<>(), SsrcIndex.TABLE_UP_VECTOR);
+    }
+
+    @Test
+    void shouldSwitchLayoutUpAndDownAcrossTheThresholdWithoutSimd()
+    {
+        switchLayoutUpAndDown(new SsrcIndex<>(0, SsrcIndex.Strategy.AUTO, false), SsrcIndex.TABLE_UP_SCALAR);
+    }
+
+    private static void switchLayoutUpAndDown(final SsrcIndex<Stream> index, final int up)
+    {
+        final int down = Math.max(1, up / 2);
         assertEquals(SsrcIndex.Layout.ARRAY, index.layout());
         final int base = 0x7FFFFFF0; // crosses Integer.MAX_VALUE into negative SSRCs
         for (int round = 0; round < 3; round++)
@@ -407,6 +479,7 @@ class SsrcIndexTest
         assertEquals(capacity, index.capacity());
     }
 
+    /** Every strategy, plus AUTO as on a machine without SIMD (one entry, scalar mask, then the table). */
     private static List<SsrcIndex<Stream>> allStrategies(final int capacity)
     {
         final List<SsrcIndex<Stream>> indexes = new ArrayList<>();
@@ -414,6 +487,7 @@ class SsrcIndexTest
         {
             indexes.add(new SsrcIndex<>(capacity, strategy));
         }
+        indexes.add(new SsrcIndex<>(capacity, SsrcIndex.Strategy.AUTO, false));
         return indexes;
     }
 
