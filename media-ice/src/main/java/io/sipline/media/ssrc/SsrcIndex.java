@@ -53,21 +53,22 @@ import java.util.Objects;
  *
  * <h2>Why these thresholds</h2>
  * Measured with {@code io.sipline.jmh.SsrcLookupBenchmark} on the 2-core AMD EPYC (AVX-512, so 16 int lanes) this
- * project runs on; the figures are in media-ice/README.md. The queries are a million random members (or
+ * project runs on; the full tables are in media-ice/README.md. The queries are a million random members (or
  * non-members), so that the branch predictor cannot learn the answers; with a short repeating query list it does,
  * and a linked list of 3 looks four times faster than it is.
  * <ul>
  *   <li>A linked list of one is a single compare, and coming close to it needs the same: hence the copy of entry 0
- *   in two fields (about 0.5 ns above the harness floor, against 2 ns for a vector step or a table probe).</li>
- *   <li>From 2 to 16 entries one vector step has nothing to mispredict: about 2.9 ns a hit and 2.2 ns a miss,
- *   against 3.3 and 2.8 ns for the SIMD-probed table.</li>
- *   <li>From 17 entries a hit needs a second vector step: about 5.3 ns at 20 and 30 even with the step masks folded
- *   into one {@code long} (see {@link SsrcVectorScan}), then linear growth (13.5 ns at 100, 23 ns at 200), while
- *   the SIMD-probed table stays at 3.4 to 3.5 ns a hit and 2.8 ns a miss from 17 to 200 (4.7 ns a hit at 1,000,
- *   where its 32 KB fill L1). Hence the threshold 16: one vector step below, the table above.</li>
- *   <li>Without SIMD, a scalar scan of 3 or 5 entries mispredicts where the hit is (8 to 11 ns a hit) and a
- *   four-compare branch-free mask measured about 3.9 ns, while the table with a scalar probe took 2.6 ns: the
- *   table is used from 2 entries there ({@link #TABLE_UP_SCALAR}), after the single-entry fields.</li>
+ *   in two fields, about 0.5 ns above the harness floor, against 1.9 ns for a vector step and 2.6 ns for a table
+ *   probe.</li>
+ *   <li>From 2 to 16 entries one vector step has nothing to mispredict: about 2.8 ns a hit and 2.2 ns a miss at
+ *   every N, against 3.4 and 2.8 ns for the SIMD-probed table.</li>
+ *   <li>From 17 entries a hit needs a second vector step: 5.6 to 5.7 ns at 20 and 30 even with the step masks
+ *   folded into one {@code long} (see {@link SsrcVectorScan}), then linear growth (13 ns at 100, 21 ns at 200),
+ *   while the SIMD-probed table stays at 3.4 to 3.5 ns a hit and 2.8 ns a miss from 17 to 200 (4.7 ns a hit at
+ *   1,000, where its 32 KB fill L1). Hence the threshold 16: one vector step below, the table above.</li>
+ *   <li>Without SIMD, a scalar scan of 3 or 5 entries mispredicts where the hit is (8 to 10 ns a hit); in earlier
+ *   runs a four-compare branch-free mask took about 3.9 ns and the table with a scalar probe 2.6 ns. So there the
+ *   table is used from 2 entries ({@link #TABLE_UP_SCALAR}), after the single-entry fields.</li>
  * </ul>
  *
  * <h2>Template stream</h2>
