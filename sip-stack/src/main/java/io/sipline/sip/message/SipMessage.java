@@ -15,7 +15,7 @@ import java.util.Arrays;
  *           [ name id | flags ][ name start ][ name end ][ value start ][ value end ][ line end ]
  * </pre>
  *
- * A header whose grammar is a comma list (Via, Contact, Route, ...: {@link HeaderName#isList()}) gets one entry per
+ * A header whose values are routed or edited one by one (Via, Contact, Route, ...: {@link HeaderName#isSplitEagerly()}) gets one entry per
  * value; the entries of one line share their name and line end, and only the first carries {@link #FIRST_OF_LINE}.
  * Spans are half-open indexes into {@link #buffer()} and exclude surrounding white space; a value that was folded over
  * several lines keeps the raw CRLF and white space inside its span ({@link #FOLDED}).
@@ -563,30 +563,65 @@ public final class SipMessage
     }
 
     /**
-     * True when a list header (Require, Supported, Allow, Proxy-Require, Unsupported, Allow-Events, ...) carries
-     * the token, compared ignoring case (option tags and methods in Allow are case-sensitive by RFC 3261 §19.2 and
-     * §20.5, but peers differ; use {@link #containsTokenExactly} for a strict match).
+     * True when a token list header (Require, Supported, Allow, Proxy-Require, Unsupported, Allow-Events, ...)
+     * carries the token in any of its lines, compared ignoring case (option tags and methods are case-sensitive by
+     * RFC 3261 §19.2 and §20.5, but peers differ; use {@link #containsTokenExactly} for a strict match).
      */
     public boolean containsToken(final HeaderName list, final CharSequence token)
     {
-        for (int i = firstHeader(list); i >= 0; i = nextHeader(list, i))
-        {
-            if (Ascii.equalsIgnoreCase(buf, headerValueStart(i), headerValueEnd(i), token))
-            {
-                return true;
-            }
-        }
-        return false;
+        return findToken(list, token, true);
     }
 
     /** Like {@link #containsToken} but case-sensitive. */
     public boolean containsTokenExactly(final HeaderName list, final CharSequence token)
     {
+        return findToken(list, token, false);
+    }
+
+    /** How many comma-separated values the lines of a header carry (a token list line "a, b" counts two). */
+    public int valueCount(final HeaderName name)
+    {
+        int n = 0;
+        for (int i = firstHeader(name); i >= 0; i = nextHeader(name, i))
+        {
+            final int s = headerValueStart(i);
+            final int e = headerValueEnd(i);
+            if (s == e)
+            {
+                continue;
+            }
+            n++;
+            for (int p = s; p < e; p++)
+            {
+                if (buf[p] == ',')
+                {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    private boolean findToken(final HeaderName list, final CharSequence token, final boolean ignoreCase)
+    {
         for (int i = firstHeader(list); i >= 0; i = nextHeader(list, i))
         {
-            if (Ascii.equals(buf, headerValueStart(i), headerValueEnd(i), token))
+            final int e = headerValueEnd(i);
+            int p = headerValueStart(i);
+            while (p < e)
             {
-                return true;
+                int q = p;
+                while (q < e && buf[q] != ',')
+                {
+                    q++;
+                }
+                final int ts = Ascii.skipLws(buf, p, q);
+                final int te = Ascii.trimEnd(buf, ts, q);
+                if (ignoreCase ? Ascii.equalsIgnoreCase(buf, ts, te, token) : Ascii.equals(buf, ts, te, token))
+                {
+                    return true;
+                }
+                p = q + 1;
             }
         }
         return false;

@@ -370,7 +370,7 @@ public final class SipMessageParser
             p++;
 
             final HeaderName name = HeaderName.lookup(b, nameStart, nameEnd);
-            final int next = name.isList() ? listValues(m, name, nameStart, nameEnd, p, end) :
+            final int next = name.isSplitEagerly() ? listValues(m, name, nameStart, nameEnd, p, end) :
                 singleValue(m, name, nameStart, nameEnd, p, end);
             if (next < 0)
             {

@@ -123,7 +123,7 @@ class StatelessResponderTest
         assertEquals(PEER, reply.recipient());
         final SipMessage m = reply.parsed();
         assertTrue(reply.text().contains("\r\nAllow: " + StatelessResponder.ALLOW + "\r\n"), reply.text());
-        assertEquals(14, m.headerCount(io.sipline.sip.message.HeaderName.ALLOW));
+        assertEquals(14, m.valueCount(io.sipline.sip.message.HeaderName.ALLOW));
         assertEquals("application/sdp", m.headerValue("Accept"));
         assertEquals("", m.headerValue("Supported"));
         assertEquals("a84b4c76e66710@pc33.atlanta.example", m.callId());
