@@ -1,0 +1,187 @@
+package io.sipline.sip.stack;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.netty.util.ResourceLeakDetector;
+import io.sipline.sip.stack.demo.DemoUas;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bytes allocated by the stack's shard threads per stateful OPTIONS transaction (issue 3 §7, target 64 B): a
+ * {@link SipStack} with two shards on one loopback port, a {@link DemoUas} answering every OPTIONS with 200 on a server
+ * transaction, and a sender in the test ({@link DatagramChannel}, a window of 64 outstanding, a new Call-ID and branch
+ * per request, so about half of them are handed over between the shards). After a warm-up that runs under the paranoid
+ * leak detector, the measured phase runs with the detector off (its per-buffer records are test machinery, not the
+ * stack's garbage) and reads {@code ThreadMXBean.getThreadAllocatedBytes} of the shard threads around it.
+ *
+ * <p>T1 is 1 ms, so Timer J (64*T1) ends each transaction 64 ms after its 200 and the run reaches the steady state the
+ * stack has after 32 s with the default T1: transactions, timer entries and buffers come back to their pools as fast
+ * as they are taken. With the default T1 a short run measures pool, timer-wheel and buffer-pool growth instead (every
+ * transaction of the first 32 s is new live state), which is what the 5-second steps of {@code bench stack} report.
+ *
+ * <p>{@code main} runs the same measurement outside surefire, e.g. under JFR allocation sampling.
+ */
+class StackAllocationTest
+{
+    private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
+    private static final int WINDOW = 64;
+    private static final int WARM_UP = 20_000;
+    private static final int MEASURED = 20_000;
+    /** A regression bound, not the target: see the class javadoc and issue 3 for the measured value. */
+    private static final double MAX_BYTES_PER_TRANSACTION = 400;
+
+    @Test
+    void shouldAllocateLittlePerStatefulTransaction() throws Exception
+    {
+        final double perTx = measure(WARM_UP, MEASURED);
+        assertTrue(perTx <= MAX_BYTES_PER_TRANSACTION, "bytes per stateful transaction: " + perTx);
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        for (int i = 0; i < rounds; i++)
+        {
+            measure(WARM_UP, MEASURED);
+        }
+    }
+
+    static double measure(final int warmUp, final int measured) throws Exception
+    {
+        final DemoUas.Stats stats = new DemoUas.Stats();
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        try (SipStack stack = SipStack.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2)
+            .t1Ns(1_000_000L).initialTransactionPool(4096), DemoUas.factory(stats)))
+        {
+            final InetSocketAddress to = stack.localAddresses().get(0);
+            try (DatagramChannel channel = DatagramChannel.open())
+            {
+                channel.bind(new InetSocketAddress(LOOPBACK, 0));
+                channel.connect(to);
+                channel.socket().setSoTimeout(5_000);
+                final int localPort = ((InetSocketAddress)channel.getLocalAddress()).getPort();
+                final byte[] template = options(localPort, to.getPort());
+                final int seqAt = indexOf(template, "00000000");
+                final int seq2At = indexOf(template, "00000000", seqAt + 8);
+                final ByteBuffer tx = ByteBuffer.allocate(template.length);
+                final ByteBuffer rx = ByteBuffer.allocate(4096);
+
+                run(channel, template, seqAt, seq2At, tx, rx, 0, warmUp);
+                final long[] ids = stack.shardThreadIds();
+                final ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+                ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+                final long missesBefore = poolMisses(stack);
+                final long before = allocated(threads, ids);
+                try
+                {
+                    run(channel, template, seqAt, seq2At, tx, rx, warmUp, measured);
+                }
+                finally
+                {
+                    ResourceLeakDetector.setLevel(level);
+                }
+                final long bytes = allocated(threads, ids) - before;
+                final double perTx = bytes / (double)measured;
+                System.out.printf("stateful OPTIONS, 2 shards, 1 port: %d transactions, %d bytes, %.1f B/tx, "
+                    + "hand-overs %d, pool misses %d%n", measured, bytes, perTx, stack.handoffs(),
+                    poolMisses(stack) - missesBefore);
+                assertEquals(warmUp + measured, stats.others.get());
+                return perTx;
+            }
+        }
+    }
+
+    private static void run(final DatagramChannel channel, final byte[] template, final int seqAt, final int seq2At,
+        final ByteBuffer tx, final ByteBuffer rx, final int first, final int count) throws Exception
+    {
+        int sent = 0;
+        int answered = 0;
+        while (answered < count)
+        {
+            while (sent < count && sent - answered < WINDOW)
+            {
+                writeSeq(template, seqAt, first + sent);
+                writeSeq(template, seq2At, first + sent);
+                tx.clear();
+                tx.put(template).flip();
+                channel.write(tx);
+                sent++;
+            }
+            rx.clear();
+            try
+            {
+                channel.socket().getChannel().receive(rx);
+            }
+            catch (final SocketTimeoutException e)
+            {
+                throw new AssertionError("no answer: " + answered + "/" + count, e);
+            }
+            rx.flip();
+            if (rx.remaining() > 11 && rx.get(8) == '2' && rx.get(9) == '0' && rx.get(10) == '0')
+            {
+                answered++;
+            }
+        }
+    }
+
+    private static long allocated(final com.sun.management.ThreadMXBean threads, final long[] ids)
+    {
+        long n = 0;
+        for (final long id : ids)
+        {
+            n += threads.getThreadAllocatedBytes(id);
+        }
+        return n;
+    }
+
+    private static long poolMisses(final SipStack stack)
+    {
+        long n = 0;
+        for (int i = 0; i < stack.config().shards(); i++)
+        {
+            n += stack.shard(i).transactions().poolMisses();
+        }
+        return n;
+    }
+
+    private static byte[] options(final int localPort, final int port)
+    {
+        return ("OPTIONS sip:ping@127.0.0.1:" + port + " SIP/2.0\r\n"
+            + "Via: SIP/2.0/UDP 127.0.0.1:" + localPort + ";branch=z9hG4bKal00000000;rport\r\n"
+            + "Max-Forwards: 70\r\nFrom: <sip:al@127.0.0.1>;tag=al1\r\nTo: <sip:ping@127.0.0.1>\r\n"
+            + "Call-ID: al-00000000@127.0.0.1\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static void writeSeq(final byte[] b, final int at, final int value)
+    {
+        int v = value;
+        for (int i = at + 7; i >= at; i--)
+        {
+            b[i] = (byte)('0' + v % 10);
+            v /= 10;
+        }
+    }
+
+    private static int indexOf(final byte[] b, final String s)
+    {
+        return indexOf(b, s, 0);
+    }
+
+    private static int indexOf(final byte[] b, final String s, final int from)
+    {
+        final String text = new String(b, StandardCharsets.US_ASCII);
+        return text.indexOf(s, from);
+    }
+}
