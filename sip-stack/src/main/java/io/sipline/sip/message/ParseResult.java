@@ -34,6 +34,8 @@ public enum ParseResult
     BAD_FROM(400, "Bad From"),
     MISSING_TO(400, "Missing To"),
     BAD_TO(400, "Bad To"),
+    /** A Contact in addr-spec form (no angle brackets) carrying URI headers or other reserved characters. */
+    BAD_CONTACT(400, "Bad Contact"),
     MISSING_CALL_ID(400, "Missing Call-ID"),
     BAD_CALL_ID(400, "Bad Call-ID"),
     MISSING_CSEQ(400, "Missing CSeq"),

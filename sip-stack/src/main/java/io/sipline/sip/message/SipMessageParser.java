@@ -786,6 +786,8 @@ public final class SipMessageParser
             case FROM:
             case TO:
                 return address(m, name, last);
+            case CONTACT:
+                return contactShape(m, last);
             case VIA:
                 // Only the top Via is read on every message (STYLE.md: eager Via, CSeq, Call-ID, tags,
                 // Max-Forwards); the others are checked when a proxy or the transport asks for them.
@@ -1011,6 +1013,35 @@ public final class SipMessageParser
             else
             {
                 m.toTagStart = m.toTagEnd = -2;
+            }
+        }
+        return ParseResult.OK;
+    }
+
+    /**
+     * RFC 3261 §20.10: a Contact without angle brackets is an addr-spec whose URI may not hold {@code ?} (URI
+     * headers), so {@code sip:u@h?Route=...} there is malformed (RFC 4475 §3.1.2.13). Only this shape is checked
+     * while parsing; the rest of the value is read when asked ({@link SipMessage#address}).
+     */
+    private static ParseResult contactShape(final SipMessage m, final int i)
+    {
+        final byte[] b = m.buf;
+        final int s = m.headerValueStart(i);
+        final int e = m.headerValueEnd(i);
+        if (e - s == 1 && b[s] == '*')
+        {
+            return ParseResult.OK;
+        }
+        for (int p = s; p < e; p++)
+        {
+            final byte c = b[p];
+            if (c == '<' || c == '"' || c == ';')
+            {
+                return ParseResult.OK;
+            }
+            if (c == '?')
+            {
+                return fail(m, ParseResult.BAD_CONTACT, p);
             }
         }
         return ParseResult.OK;
