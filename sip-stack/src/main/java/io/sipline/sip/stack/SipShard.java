@@ -29,6 +29,7 @@ import io.sipline.sip.transaction.TransactionLayer;
 import io.sipline.sip.transaction.TransactionTransport;
 import io.sipline.sip.transaction.TransactionUser;
 import io.sipline.sip.transport.SipMessageHandler;
+import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.UdpShard;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscArrayQueue;
@@ -50,6 +51,12 @@ import org.jctools.queues.MpscArrayQueue;
  * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made;
  * everything else to the shard encoded in the Call-ID (a leg this stack created) or {@code hash(Call-ID) mod N}. All
  * of these agree for every message of a call, because the ids are generated on the shard the Call-ID rule picks.
+ *
+ * <p><b>Malformed messages</b> are counted ({@link #malformed()}, and per {@code ParseResult} by the transport) and
+ * never reach the listener: a request that got far enough to carry Via, From, To, Call-ID and CSeq is answered
+ * statelessly by the reading shard with its parse result's status and reason (RFC 3261 §8.2: {@code 400 <what is
+ * wrong>}, {@code 505}), through the same code as the transport's {@code StatelessResponder}; an ACK, a response or
+ * anything less is dropped.
  *
  * <p><b>Buffer ownership.</b> {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of
  * the buffer they are given (sent or released). A hand-over copies the datagram bytes once into a buffer from
@@ -78,6 +85,8 @@ public final class SipShard
     private final TransactionLayer transactions;
     private final DialogLayer dialogs;
     private final ShardIds ids;
+    /** Answers malformed requests statelessly (RFC 3261 §8.2); shares {@link #ids} for its To tags. */
+    private final StatelessResponder malformedAnswers;
     private final SipMessageBuilder builder = new SipMessageBuilder();
     private final SipMessage handedOver = new SipMessage();
     private final Events events = new Events();
@@ -126,6 +135,7 @@ public final class SipShard
         this.dialogs = new DialogLayer(new DialogPool(config.initialDialogs(), config.initialDialogs()),
             new DialogTable(config.initialDialogs()), events);
         this.ids = new ShardIds(index, seed);
+        this.malformedAnswers = new StatelessResponder(ids);
         this.inbox = new MpscArrayQueue<>(config.handoffQueueCapacity());
         // Every record this shard lends out fits in one return queue: at most one inbox-full per other shard.
         this.returned = new MpscArrayQueue<>(Math.max(2, config.handoffQueueCapacity() * Math.max(1, all.length)));
@@ -598,8 +608,13 @@ public final class SipShard
             pollTimersIfDue(System.nanoTime());
             if (message.result() != ParseResult.OK)
             {
+                // Counted here, and by the transport per ParseResult. Answered statelessly on the reading shard
+                // (RFC 3261 §8.2: 400 with the reason, 505 for the version; never an ACK or a response): there is
+                // no transaction to own it, and its Call-ID may be missing. The answer is built in a buffer of the
+                // transport's allocator and passed to UdpShard.send, which sends or releases it. A false return is
+                // counted by the transport as a drop.
                 malformed++;
-                return false; // counted by the transport as a parse error and a drop
+                return malformedAnswers.answerMalformed(shard, message, source);
             }
             final int owner = ownerOf(message, all.length);
             if (owner != index)

@@ -76,7 +76,18 @@ public final class StatelessResponder implements SipMessageHandler
     /** @param shard the owning shard's index, 0 to {@value ShardIds#MAX_SHARDS} - 1 (encoded in the To tags). */
     public StatelessResponder(final int shard)
     {
-        this.ids = new ShardIds(shard, new SecureRandom().nextLong());
+        this(new ShardIds(shard, new SecureRandom().nextLong()));
+    }
+
+    /**
+     * A responder that takes its To tags from an id generator the caller owns (the {@code SipStack}'s shard shares
+     * its own, so the tags of its stateless answers come from the same sequence as its other ids).
+     *
+     * @param ids used on the owning shard's thread only, as every caller of it must be.
+     */
+    public StatelessResponder(final ShardIds ids)
+    {
+        this.ids = ids;
     }
 
     /** One responder per shard. */
@@ -88,15 +99,9 @@ public final class StatelessResponder implements SipMessageHandler
     @Override
     public boolean onMessage(final UdpShard shard, final SipMessage message, final InetSocketAddress source)
     {
-        final ParseResult result = message.result();
-        if (ParseResult.OK != result)
+        if (ParseResult.OK != message.result())
         {
-            // RFC 3261 §8.2 / §21.4.1: a request we can address gets the reason; an ACK is never answered.
-            if (!message.isRequest() || SipMethod.ACK == message.method() || !answerable(message))
-            {
-                return false;
-            }
-            return respond(shard, message, source, result.statusCode(), result.reasonPhrase(), false);
+            return answerMalformed(shard, message, source);
         }
         if (!message.isRequest())
         {
@@ -120,6 +125,29 @@ public final class StatelessResponder implements SipMessageHandler
             return respond(shard, message, source, 481, "Call/Transaction Does Not Exist", false);
         }
         return respond(shard, message, source, 404, NO_APPLICATION, false);
+    }
+
+    /**
+     * Answers a message that did not parse, statelessly (RFC 3261 §8.2, §21.4.1): a request that got far enough to be
+     * addressed ({@link #answerable}) gets its {@link ParseResult}'s status and reason phrase ({@code 400 Bad CSeq},
+     * {@code 505 Version Not Supported}, ...), sent from the socket it arrived on with the top Via stamped as for any
+     * answer; an ACK, a response, or a request without its Via/From/To/Call-ID/CSeq gets nothing. Valid only during
+     * {@link SipMessageHandler#onMessage} (it sends with {@link UdpShard#send}). Counting per {@code ParseResult} is
+     * the shard's ({@link ShardCounters#parseErrors}).
+     *
+     * @param message borrowed; its {@link SipMessage#result()} is not {@link ParseResult#OK}.
+     * @param source  borrowed: who sent the datagram.
+     * @return true when an answer was handed to the socket, false when the message was dropped (or the send failed).
+     */
+    public boolean answerMalformed(final UdpShard shard, final SipMessage message, final InetSocketAddress source)
+    {
+        // RFC 3261 §8.2 / §21.4.1: a request we can address gets the reason; an ACK is never answered.
+        if (!message.isRequest() || SipMethod.ACK == message.method() || !answerable(message))
+        {
+            return false;
+        }
+        final ParseResult result = message.result();
+        return respond(shard, message, source, result.statusCode(), result.reasonPhrase(), false);
     }
 
     /**
