@@ -4,6 +4,9 @@
  * io.sipline.container.deploy.SipXmlReader}), servlet mapping rules compiled to predicates ({@link
  * io.sipline.container.deploy.MappingRule}), the class-file annotation scanner ({@link
  * io.sipline.container.deploy.AnnotationScanner}) and the merge of the two into one immutable model ({@link
- * io.sipline.container.deploy.DeploymentDescriptors}). Nothing here loads an application class.
+ * io.sipline.container.deploy.DeploymentDescriptors}). Reading all of that loads no application class; then
+ * {@link io.sipline.container.deploy.ApplicationDeployer} gives the application its own class loader ({@link
+ * io.sipline.container.deploy.ApplicationClassLoader}: API packages from the container, the rest application-first)
+ * and instantiates its servlets and listeners.
  */
 package io.sipline.container.deploy;
