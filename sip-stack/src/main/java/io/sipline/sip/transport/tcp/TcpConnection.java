@@ -1,0 +1,420 @@
+package io.sipline.sip.transport.tcp;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.ReferenceCountUtil;
+import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMessageParser;
+
+/**
+ * One SIP-over-TCP connection: frames the byte stream into messages (RFC 3261 §18.3), answers RFC 5626 §4.4.1
+ * keep-alive pings, and sends. A {@code ByteToMessageDecoder}-free handler: inbound bytes are copied into one reusable
+ * heap {@code byte[]} per connection, grown on demand up to the maximum message size, and parsed in place with
+ * {@link SipMessageParser#parseStream}; no buffer or message object is made per message.
+ *
+ * <p><b>Framing.</b> Where a message would start:
+ * <ul>
+ *   <li>{@code CRLFCRLF} is a keep-alive ping: answered with one {@code CRLF} pong (RFC 5626 §4.4.1, §3.5.1) and
+ *       consumed. A shorter run of CR/LF followed by anything else is skipped (RFC 3261 §7.5); a run that might still
+ *       become a ping waits for more bytes.</li>
+ *   <li>Otherwise the parser frames by {@code Content-Length}. {@code INCOMPLETE}: wait for more bytes; when the
+ *       pending bytes reach the maximum message size, the connection is closed and counted ({@link TcpCounters#OVERSIZE}).</li>
+ *   <li>{@code MISSING_CONTENT_LENGTH}: the stream cannot be resynchronised (RFC 3261 §18.3); nothing is answered and
+ *       the connection is closed ({@link TcpCounters#FRAMING_ERRORS}).</li>
+ *   <li>Any other malformed message is counted and passed to the handler, which decides (a {@code 400} for a request
+ *       with the headers needed to answer it, as {@code StatelessResponder} does over UDP). If the parser framed it
+ *       ({@link SipMessage#frameLength()} &gt; 0) reading goes on after it; if not (the start line or a header failed
+ *       before the end of the headers was known), the connection is closed after the call.</li>
+ * </ul>
+ *
+ * <p><b>Idle connections.</b> A connection with neither a read nor a send for the idle time is closed
+ * ({@link TcpCounters#IDLE_CLOSED}). One task per connection on its loop re-arms itself for the time left, so an
+ * active connection costs one timer entry per idle period, not one per message. (Netty's {@code IdleStateHandler}
+ * lives in {@code netty-handler}, which sip-stack does not depend on; this is the same rule, on our own clock.)
+ *
+ * <p><b>Buffer ownership.</b>
+ * <ul>
+ *   <li>Inbound: every {@link ByteBuf} Netty reads is copied into {@link #pending} and released in the
+ *       {@code finally} of {@link #channelRead}, once, whatever happened (release rule, see there). Messages point into
+ *       {@link #pending}, never into a Netty buffer.</li>
+ *   <li>Outbound: {@link #send} takes ownership of the buffer it is given: it is written (Netty releases it once written
+ *       or failed) or released at once when the connection cannot take it.</li>
+ * </ul>
+ *
+ * <p><b>Threading.</b> Not thread-safe except {@link #send}, {@link #close}, and the address getters: everything else
+ * runs on the connection's event loop. {@link #send} may be called from any thread (Netty hands a write from another
+ * thread to the loop); sends made during a read are flushed once when the read batch ends.
+ *
+ * <p><b>Errors.</b> {@link #exceptionCaught} counts and closes this connection only; nothing is rethrown into the
+ * event loop.
+ */
+public final class TcpConnection extends ChannelInboundHandlerAdapter
+{
+    /** Stores eight bytes of a {@code byte[]} at once, in the order {@link ByteBuf#getLong} reads them. */
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** RFC 5626 §4.4.1: the pong's bytes; never written to, wrapped per pong (pings are rare: one per ~100 s). */
+    private static final byte[] PONG = {'\r', '\n'};
+    private static final int INITIAL_BYTES = 2048;
+
+    private final StreamMessageHandler handler;
+    private final TcpCounters counters;
+    private final int maxMessageBytes;
+    private final long idleNanos;
+    private final Runnable idleTask = this::checkIdle;
+    /** System.nanoTime() of the last read or send; written by the loop and by senders on other threads. */
+    private volatile long lastActivity;
+    private ScheduledFuture<?> idleCheck;
+    private final SipMessage message = new SipMessage();
+
+    /** Unconsumed inbound bytes live in {@code pending[0, pendingLength)}. */
+    private byte[] pending = new byte[INITIAL_BYTES];
+    private int pendingLength;
+
+    private volatile Channel channel;
+    private boolean inRead;
+    private boolean flushPending;
+    private boolean closing;
+
+    /**
+     * @param idleMillis close after this long with neither reads nor sends; 0 never.
+     */
+    TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
+        final long idleMillis)
+    {
+        this.handler = handler;
+        this.counters = counters;
+        this.maxMessageBytes = maxMessageBytes;
+        this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
+    }
+
+    /** The peer's address, or null before the connection is active. Any thread. */
+    public InetSocketAddress remoteAddress()
+    {
+        final Channel ch = channel;
+        final SocketAddress address = null == ch ? null : ch.remoteAddress();
+        return address instanceof InetSocketAddress inet ? inet : null;
+    }
+
+    /** The local address the connection was accepted on, or null before it is active. Any thread. */
+    public InetSocketAddress localAddress()
+    {
+        final Channel ch = channel;
+        final SocketAddress address = null == ch ? null : ch.localAddress();
+        return address instanceof InetSocketAddress inet ? inet : null;
+    }
+
+    /** True while the connection is open. Any thread. */
+    public boolean isActive()
+    {
+        final Channel ch = channel;
+        return null != ch && ch.isActive();
+    }
+
+    /**
+     * Writes bytes on the connection. During a read on this connection's loop the write is flushed when the read
+     * batch ends; otherwise at once. Any thread.
+     *
+     * @param bytes ownership passes to this method, written or not.
+     * @return true when handed to the channel, false when released unsent (closed or over the write high-water mark;
+     *         counted).
+     */
+    public boolean send(final ByteBuf bytes)
+    {
+        final Channel ch = channel;
+        if (null == ch || !ch.isActive() || !ch.isWritable())
+        {
+            bytes.release(); // refused: the reference we were given
+            counters.increment(TcpCounters.SEND_FAILURES);
+            return false;
+        }
+        counters.increment(TcpCounters.SENT);
+        lastActivity = System.nanoTime();
+        if (inRead && ch.eventLoop().inEventLoop())
+        {
+            // voidPromise: no promise per write; a failed write reaches exceptionCaught, which counts and closes.
+            ch.write(bytes, ch.voidPromise());
+            flushPending = true;
+        }
+        else
+        {
+            ch.writeAndFlush(bytes, ch.voidPromise());
+        }
+        return true;
+    }
+
+    /** Closes the connection. Any thread. */
+    public void close()
+    {
+        final Channel ch = channel;
+        if (null != ch)
+        {
+            ch.close();
+        }
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx)
+    {
+        channel = ctx.channel();
+        counters.increment(TcpCounters.ACCEPTED);
+        if (idleNanos > 0)
+        {
+            lastActivity = System.nanoTime();
+            idleCheck = ctx.executor().schedule(idleTask, idleNanos, TimeUnit.NANOSECONDS);
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        counters.increment(TcpCounters.CLOSED);
+        pendingLength = 0;
+        if (null != idleCheck)
+        {
+            idleCheck.cancel(false);
+            idleCheck = null;
+        }
+        ctx.fireChannelInactive();
+    }
+
+    /**
+     * Release rule: {@code msg} (a {@link ByteBuf} from the socket) is copied into {@link #pending} and released here,
+     * in the {@code finally}, exactly once, whether parsing and the handler succeed, throw, or close the connection.
+     * Nothing downstream ever sees it.
+     */
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        inRead = true;
+        if (idleNanos > 0)
+        {
+            lastActivity = System.nanoTime();
+        }
+        try
+        {
+            if (msg instanceof ByteBuf in && !closing)
+            {
+                onBytes(ctx, in);
+            }
+        }
+        finally
+        {
+            inRead = false;
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onBytes(final ChannelHandlerContext ctx, final ByteBuf in)
+    {
+        int index = in.readerIndex();
+        int remaining = in.readableBytes();
+        while (remaining > 0 && !closing)
+        {
+            final int room = maxMessageBytes - pendingLength;
+            final int chunk = Math.min(room, remaining);
+            copyIn(in, index, chunk);
+            index += chunk;
+            remaining -= chunk;
+            drain(ctx);
+            if (!closing && pendingLength >= maxMessageBytes)
+            {
+                // Still no whole message in the largest one we accept: nothing to resynchronise on.
+                counters.increment(TcpCounters.OVERSIZE);
+                closeNow(ctx);
+            }
+        }
+    }
+
+    /** Appends {@code length} bytes of {@code in} at {@code from} to {@link #pending}, growing it up to the maximum. */
+    private void copyIn(final ByteBuf in, final int from, final int length)
+    {
+        final int needed = pendingLength + length;
+        if (needed > pending.length)
+        {
+            final byte[] grown = new byte[Math.min(maxMessageBytes, Math.max(needed, 2 * pending.length))];
+            System.arraycopy(pending, 0, grown, 0, pendingLength);
+            pending = grown;
+        }
+        final byte[] into = pending;
+        if (in.hasArray())
+        {
+            System.arraycopy(in.array(), in.arrayOffset() + from, into, pendingLength, length);
+        }
+        else
+        {
+            // getLong/getByte read through the buffer's own view: without sun.misc.Unsafe (JDK 25) a bulk getBytes
+            // out of a pooled direct buffer builds a DirectByteBuffer view per call (see UdpShard.parse).
+            final int base = pendingLength;
+            final int longs = length & ~7;
+            int i = 0;
+            for (; i < longs; i += 8)
+            {
+                LONG_BE.set(into, base + i, in.getLong(from + i));
+            }
+            for (; i < length; i++)
+            {
+                into[base + i] = in.getByte(from + i);
+            }
+        }
+        pendingLength = needed;
+    }
+
+    /** Frames and hands over every whole message in {@link #pending}, then moves the rest to the front. */
+    private void drain(final ChannelHandlerContext ctx)
+    {
+        final byte[] b = pending;
+        final int end = pendingLength;
+        final Channel ch = ctx.channel();
+        int pos = 0;
+        // The handler may close the connection (ch inactive): stop framing then.
+        while (pos < end && !closing && ch.isActive())
+        {
+            final byte first = b[pos];
+            if (first == '\r' || first == '\n')
+            {
+                final int ping = keepAlive(b, pos, end);
+                if (ping > 0)
+                {
+                    // RFC 5626 §4.4.1: "\r\n\r\n" where a message would start is a ping; answer one "\r\n".
+                    counters.increment(TcpCounters.PINGS);
+                    send(Unpooled.wrappedBuffer(PONG));
+                    pos += ping;
+                    continue;
+                }
+                if (ping == 0)
+                {
+                    break; // could still become a ping: wait for the next bytes
+                }
+                pos++; // RFC 3261 §7.5: a CRLF before a start line is ignored
+                continue;
+            }
+            final ParseResult result = SipMessageParser.parseStream(b, pos, end - pos, message);
+            if (ParseResult.INCOMPLETE == result)
+            {
+                break;
+            }
+            if (ParseResult.MISSING_CONTENT_LENGTH == result)
+            {
+                // RFC 3261 §18.3: Content-Length is mandatory on a stream; without it no message boundary can be
+                // found again. Answer nothing, close.
+                counters.increment(TcpCounters.PARSE_ERRORS);
+                counters.increment(TcpCounters.FRAMING_ERRORS);
+                closeNow(ctx);
+                break;
+            }
+            final int frame = message.frameLength();
+            if (ParseResult.OK == result)
+            {
+                counters.increment(TcpCounters.MESSAGES_IN);
+            }
+            else
+            {
+                counters.increment(TcpCounters.PARSE_ERRORS);
+            }
+            if (!handler.onMessage(this, message))
+            {
+                counters.increment(TcpCounters.DROPPED);
+            }
+            if (ParseResult.OK != result && frame <= 0)
+            {
+                // Malformed before its end was known: the handler has had its say, the stream is lost.
+                counters.increment(TcpCounters.FRAMING_ERRORS);
+                closeNow(ctx);
+                break;
+            }
+            pos += frame;
+        }
+        if (closing)
+        {
+            pendingLength = 0;
+            return;
+        }
+        final int left = end - pos;
+        if (pos > 0 && left > 0)
+        {
+            System.arraycopy(b, pos, b, 0, left);
+        }
+        pendingLength = left;
+    }
+
+    /**
+     * @return 4 when a CRLFCRLF ping starts at {@code pos}; 0 when the bytes from {@code pos} to the end are a proper
+     *         prefix of one (wait); -1 otherwise.
+     */
+    private static int keepAlive(final byte[] b, final int pos, final int end)
+    {
+        final int n = Math.min(4, end - pos);
+        for (int i = 0; i < n; i++)
+        {
+            if (b[pos + i] != ((i & 1) == 0 ? '\r' : '\n'))
+            {
+                return -1;
+            }
+        }
+        return n == 4 ? 4 : 0;
+    }
+
+    private void closeNow(final ChannelHandlerContext ctx)
+    {
+        closing = true;
+        if (flushPending)
+        {
+            flushPending = false;
+            ctx.flush(); // the handler's answer (a 400) goes out before the FIN
+        }
+        ctx.close();
+    }
+
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        if (flushPending)
+        {
+            flushPending = false;
+            ctx.flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    /** On the connection's loop: close when idle for the whole period, else re-arm for the time left. */
+    private void checkIdle()
+    {
+        final Channel ch = channel;
+        if (null == ch || !ch.isActive() || closing)
+        {
+            return;
+        }
+        final long idleFor = System.nanoTime() - lastActivity;
+        if (idleFor >= idleNanos)
+        {
+            counters.increment(TcpCounters.IDLE_CLOSED);
+            closing = true;
+            ch.close();
+            return;
+        }
+        idleCheck = ch.eventLoop().schedule(idleTask, idleNanos - idleFor, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        // Never rethrow: this connection is closed, the loop and every other connection go on.
+        counters.increment(TcpCounters.ERRORS);
+        closing = true;
+        pendingLength = 0;
+        ctx.close();
+    }
+}

@@ -1,0 +1,66 @@
+package io.sipline.sip.transport.tcp;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Counters of one TCP listener, shared by its connections. Slots are {@code int} constants so that counting neither
+ * allocates nor branches on an enum.
+ *
+ * <p>Thread-safe: every loop increments with an atomic add (connections of one listener may live on several loops);
+ * any thread reads.
+ */
+public final class TcpCounters
+{
+    /** Connections accepted. */
+    public static final int ACCEPTED = 0;
+    /** Connections closed, for any reason. */
+    public static final int CLOSED = 1;
+    /** Well-formed requests and responses passed to the handler. */
+    public static final int MESSAGES_IN = 2;
+    /** Malformed messages (passed to the handler all the same). */
+    public static final int PARSE_ERRORS = 3;
+    /** RFC 5626 §4.4.1 CRLFCRLF pings answered with a CRLF pong. */
+    public static final int PINGS = 4;
+    /** Connections closed because a message could not be framed (no Content-Length, unreadable start line). */
+    public static final int FRAMING_ERRORS = 5;
+    /** Connections closed because an unframed message grew past the maximum message size. */
+    public static final int OVERSIZE = 6;
+    /** Connections closed after the idle time. */
+    public static final int IDLE_CLOSED = 7;
+    /** Exceptions caught on a connection (each closes that connection only). */
+    public static final int ERRORS = 8;
+    /** Messages the handler discarded. */
+    public static final int DROPPED = 9;
+    /** Buffers released unsent (connection closed or not writable). */
+    public static final int SEND_FAILURES = 10;
+    /** Buffers handed to a connection to write. */
+    public static final int SENT = 11;
+    /** The number of slots. */
+    public static final int SLOTS = 12;
+
+    private final AtomicLongArray counts = new AtomicLongArray(SLOTS);
+
+    TcpCounters()
+    {
+    }
+
+    void increment(final int slot)
+    {
+        counts.getAndIncrement(slot);
+    }
+
+    /** The current value of one slot; any thread. */
+    public long get(final int slot)
+    {
+        return counts.get(slot);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "accepted=" + get(ACCEPTED) + " closed=" + get(CLOSED) + " in=" + get(MESSAGES_IN)
+            + " parseErrors=" + get(PARSE_ERRORS) + " pings=" + get(PINGS) + " framingErrors=" + get(FRAMING_ERRORS)
+            + " oversize=" + get(OVERSIZE) + " idleClosed=" + get(IDLE_CLOSED) + " errors=" + get(ERRORS)
+            + " dropped=" + get(DROPPED) + " sendFailures=" + get(SEND_FAILURES) + " sent=" + get(SENT);
+    }
+}
