@@ -1,0 +1,13 @@
+/**
+ * ICE (RFC 8445) data model and its pure functions: candidates ({@link io.sipline.media.ice.IceCandidate}) with
+ * priorities ({@link io.sipline.media.ice.IcePriority}) and foundations ({@link io.sipline.media.ice.IceFoundations}),
+ * the SDP attributes of RFC 8839 ({@link io.sipline.media.ice.IceSdp}, {@link
+ * io.sipline.media.ice.IceSessionAttributes}), check-list formation with pruning and initial states ({@link
+ * io.sipline.media.ice.IceCheckList}), limits ({@link io.sipline.media.ice.IceLimits}) and the role-conflict rule
+ * ({@link io.sipline.media.ice.IceRoleConflict}).
+ *
+ * <p>Everything here is owned by one media thread. Parsing and check-list formation happen once per offer/answer or
+ * trickled candidate, never per packet; they may allocate a little (a candidate, its foundation string), and report
+ * malformed input with the checked {@link io.sipline.media.ice.IceParseException}.
+ */
+package io.sipline.media.ice;
