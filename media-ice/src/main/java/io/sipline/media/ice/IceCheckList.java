@@ -2,7 +2,7 @@ package io.sipline.media.ice;
 
 /**
  * One check list (RFC 8445 §6.1.2) of a data stream, holding its pairs as parallel primitive arrays — pair priority,
- * local index, remote index, state — rather than one object per pair: 12 bytes per pair slot, allocated once at the
+ * local index, remote index, state — rather than one object per pair: 11 bytes per pair slot, allocated once at the
  * configured limit.
  *
  * <p>{@link #form} runs the steps of §6.1.2 in one pass: pair every local candidate with every remote candidate of
