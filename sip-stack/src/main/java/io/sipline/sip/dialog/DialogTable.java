@@ -1,5 +1,7 @@
 package io.sipline.sip.dialog;
 
+import io.sipline.sip.message.Ascii;
+
 import io.sipline.sip.message.SipMessage;
 
 /**
@@ -24,8 +26,8 @@ import io.sipline.sip.message.SipMessage;
  */
 public final class DialogTable
 {
-    private static final long FNV_OFFSET = 0xCBF29CE484222325L;
-    private static final long FNV_PRIME = 0x100000001B3L;
+    private static final long FNV_OFFSET = Ascii.FNV64_OFFSET;
+    private static final long FNV_PRIME = Ascii.FNV64_PRIME;
 
     private final DialogIndex byId;
     private final DialogIndex bySet;
@@ -240,12 +242,7 @@ public final class DialogTable
 
     private static long part(final long seed, final byte[] buf, final int start, final int end)
     {
-        long h = seed;
-        for (int i = start; i < end; i++)
-        {
-            h = (h ^ (buf[i] & 0xFF)) * FNV_PRIME;
-        }
-        return (h ^ (end - start)) * FNV_PRIME;
+        return (Ascii.fnv64(seed, buf, start, end) ^ (end - start)) * FNV_PRIME;
     }
 
     private static long mix(final long x)

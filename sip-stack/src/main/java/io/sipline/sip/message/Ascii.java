@@ -14,9 +14,9 @@ public final class Ascii
     public static final byte LF = '\n';
     public static final byte SP = ' ';
     public static final byte HTAB = '\t';
-    /** FNV-1a 32-bit offset basis and prime, for {@link #hashIgnoreCase}. */
-    public static final int FNV_OFFSET = 0x811C9DC5;
-    public static final int FNV_PRIME = 0x01000193;
+    /** FNV-1a 64-bit offset basis and prime, for {@link #fnv64} and the tables keyed by hashed spans. */
+    public static final long FNV64_OFFSET = 0xCBF29CE484222325L;
+    public static final long FNV64_PRIME = 0x100000001B3L;
 
     private static final int TOKEN = 1;
     private static final int WSP = 2;
@@ -306,13 +306,27 @@ public final class Ascii
         return new String(buf, start, end - start, StandardCharsets.UTF_8);
     }
 
-    /** Case-insensitive hash of a span (FNV-1a over lower-cased bytes). */
-    public static int hashIgnoreCase(final byte[] buf, final int start, final int end)
+    /**
+     * Continues a 64-bit FNV-1a hash over a span: the one hash behind the per-shard tables keyed by bytes
+     * (transactions by branch, dialogs by Call-ID and tags). Pass {@link #FNV64_OFFSET} (or a salted one) to start.
+     */
+    public static long fnv64(final long seed, final byte[] buf, final int start, final int end)
     {
-        int h = FNV_OFFSET;
+        long h = seed;
         for (int i = start; i < end; i++)
         {
-            h = (h ^ LOWER[buf[i] & 0xFF]) * FNV_PRIME;
+            h = (h ^ (buf[i] & 0xFF)) * FNV64_PRIME;
+        }
+        return h;
+    }
+
+    /** As {@link #fnv64}, over the span's ASCII lower case (for tokens compared ignoring case, like branches). */
+    public static long fnv64IgnoreCase(final long seed, final byte[] buf, final int start, final int end)
+    {
+        long h = seed;
+        for (int i = start; i < end; i++)
+        {
+            h = (h ^ (LOWER[buf[i] & 0xFF] & 0xFF)) * FNV64_PRIME;
         }
         return h;
     }

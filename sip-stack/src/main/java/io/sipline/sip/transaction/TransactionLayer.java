@@ -61,8 +61,8 @@ public final class TransactionLayer
     static final int KIND_NON_INVITE_SERVER = 3;
     private static final int KINDS = 4;
 
-    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
-    private static final long FNV_PRIME = 0x100000001b3L;
+    private static final long FNV_OFFSET = Ascii.FNV64_OFFSET;
+    private static final long FNV_PRIME = Ascii.FNV64_PRIME;
     private static final long LEGACY_SALT = 0x2543_2543_2543_2543L;
     private static final String TRYING = "Trying";
     private static final byte[] ACK_PREFIX = "ACK ".getBytes(StandardCharsets.US_ASCII);
@@ -616,21 +616,12 @@ public final class TransactionLayer
         final byte[] buf, final int start, final int end, final SipMethod method, final byte[] methodBuf,
         final int methodStart, final int methodEnd)
     {
-        long h = FNV_OFFSET;
-        for (int i = start; i < end; i++)
-        {
-            h ^= Ascii.lower(buf[i]) & 0xFF;
-            h *= FNV_PRIME;
-        }
+        long h = Ascii.fnv64IgnoreCase(FNV_OFFSET, buf, start, end);
         h ^= null == method ? 0xFF : method.ordinal() + 1;
         h *= FNV_PRIME;
         if (method == SipMethod.EXTENSION)
         {
-            for (int i = methodStart; i < methodEnd; i++)
-            {
-                h ^= methodBuf[i] & 0xFF;
-                h *= FNV_PRIME;
-            }
+            h = Ascii.fnv64(h, methodBuf, methodStart, methodEnd);
         }
         return h;
     }
@@ -639,20 +630,10 @@ public final class TransactionLayer
     static long hashLegacy(final SipMessage m)
     {
         final byte[] b = m.buffer();
-        long h = FNV_OFFSET ^ LEGACY_SALT;
-        for (int i = m.callIdStart(); i < m.callIdEnd(); i++)
-        {
-            h ^= b[i] & 0xFF;
-            h *= FNV_PRIME;
-        }
+        long h = Ascii.fnv64(FNV_OFFSET ^ LEGACY_SALT, b, m.callIdStart(), m.callIdEnd());
         h ^= m.cseqNumber();
         h *= FNV_PRIME;
-        for (int i = m.fromTagStart(); i < m.fromTagEnd(); i++)
-        {
-            h ^= b[i] & 0xFF;
-            h *= FNV_PRIME;
-        }
-        return h;
+        return Ascii.fnv64(h, b, m.fromTagStart(), m.fromTagEnd());
     }
 
     // ============================================================================================================
