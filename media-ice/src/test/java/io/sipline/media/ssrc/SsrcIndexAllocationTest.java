@@ -1,16 +1,16 @@
 package io.sipline.media.ssrc;
 
-import java.lang.management.ManagementFactory;
 import java.util.Random;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
+import io.sipline.test.AllocationMeter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Steady-state allocation of the index, measured per thread with {@code com.sun.management.ThreadMXBean}. The
+ * Steady-state allocation of the index, measured per thread with {@link AllocationMeter}. The
  * Vector API allocates vector boxes until C2 has compiled the scan with its intrinsics, so every measurement comes
  * after a warm-up, and is repeated (more warm-up in between, up to {@value #ATTEMPTS} times) before it counts as a
  * failure: a JIT that has not finished compiling on a busy two-core machine is not a bug of the index, code that
@@ -29,16 +29,6 @@ class SsrcIndexAllocationTest
     private static final Object STREAM = new Object();
     private static final int VARIANTS = SsrcIndex.Strategy.values().length + 1;
 
-    private static com.sun.management.ThreadMXBean threads;
-
-    @BeforeAll
-    static void enableAllocationCounting()
-    {
-        threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        assertTrue(threads.isThreadAllocatedMemorySupported());
-        threads.setThreadAllocatedMemoryEnabled(true);
-    }
-
     @Test
     void shouldNotAllocateOnLookup()
     {
@@ -50,15 +40,12 @@ class SsrcIndexAllocationTest
                 final String strategy = index.toString();
                 index.template(STREAM);
                 final int[] queries = queries(index, n);
-                long bytes = Long.MAX_VALUE;
-                for (int attempt = 0; attempt < ATTEMPTS && bytes > TOLERANCE_BYTES; attempt++)
-                {
-                    lookups(index, queries, WARMUP_LOOKUPS);
-                    final long before = threads.getCurrentThreadAllocatedBytes();
-                    final int hits = lookups(index, queries, LOOKUPS);
-                    bytes = threads.getCurrentThreadAllocatedBytes() - before;
-                    assertEquals(LOOKUPS / 2, hits);
-                }
+                final int[] hits = new int[1];
+                final long bytes = AllocationMeter.leastBytes(
+                    () -> lookups(index, queries, WARMUP_LOOKUPS),
+                    () -> hits[0] = lookups(index, queries, LOOKUPS),
+                    ATTEMPTS, TOLERANCE_BYTES);
+                assertEquals(LOOKUPS / 2, hits[0]);
                 assertTrue(bytes <= TOLERANCE_BYTES, strategy + " N=" + n + " allocated " + bytes + " B");
             }
         }
@@ -76,16 +63,12 @@ class SsrcIndexAllocationTest
                 final String strategy = index.toString();
                 queries(index, n);
                 final int[] scratch = new int[n];
-                long bytes = Long.MAX_VALUE;
-                for (int attempt = 0; attempt < ATTEMPTS && bytes > TOLERANCE_BYTES; attempt++)
-                {
-                    // Enough removes and adds for C2 to compile them whatever n is: at n = 1, fifty rounds were
-                    // a hundred calls, which the interpreter runs (and there every vector is a boxed object).
-                    churn(index, scratch, 50 + 40_000 / n);
-                    final long before = threads.getCurrentThreadAllocatedBytes();
-                    churn(index, scratch, 20);
-                    bytes = threads.getCurrentThreadAllocatedBytes() - before;
-                }
+                // Enough removes and adds for C2 to compile them whatever n is: at n = 1, fifty rounds were a
+                // hundred calls, which the interpreter runs (and there every vector is a boxed object).
+                final long bytes = AllocationMeter.leastBytes(
+                    () -> churn(index, scratch, 50 + 40_000 / n),
+                    () -> churn(index, scratch, 20),
+                    ATTEMPTS, TOLERANCE_BYTES);
                 assertTrue(bytes <= TOLERANCE_BYTES, strategy + " N=" + n + " allocated " + bytes + " B");
                 assertEquals(n, index.size());
             }
