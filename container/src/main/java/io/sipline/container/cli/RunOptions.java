@@ -1,6 +1,7 @@
 package io.sipline.container.cli;
 
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -11,12 +12,26 @@ import java.util.List;
  * @param udpPorts the extra UDP ports, none equal to {@code port}.
  * @param shards   the number of event-loop shards.
  * @param profile  the GC profile the launcher started the JVM with (informational here).
+ * @param deploy   what {@code --deploy} named, in order: {@code .war} files, exploded application directories, and
+ *                 folders to watch; may be empty.
+ * @param dar      the {@code --dar} file of the default application router, or {@code null}.
+ * @param adminPort the {@code --admin-port}, or {@code null} for none.
  */
-public record RunOptions(List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile)
+public record RunOptions(
+    List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
+    List<Path> deploy, Path dar, Integer adminPort)
 {
     public RunOptions
     {
         bind = List.copyOf(bind);
+        deploy = List.copyOf(deploy);
+    }
+
+    /** Options without applications, router file or admin port (the transport alone; tests). */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile)
+    {
+        this(bind, port, udpPorts, shards, profile, List.of(), null, null);
     }
 
     /** {@link #port()} first, then the extra UDP ports. */
