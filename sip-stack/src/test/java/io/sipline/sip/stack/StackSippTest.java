@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import io.sipline.sip.stack.demo.DemoUac;
 import io.sipline.sip.stack.demo.DemoUas;
 import io.sipline.sip.transport.ShardCounters;
+import io.sipline.test.Sipp;
+
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.sipline.sip.stack;
+package io.sipline.test;
 
 import java.io.File;
 import java.io.IOException;
@@ -13,21 +13,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /** Runs sipp (Debian sip-tester) as a child process for the stack tests; every process is stopped by its handle. */
-final class Sipp
+public final class Sipp
 {
-    static final File BINARY = new File("/usr/bin/sipp");
+    public static final File BINARY = new File("/usr/bin/sipp");
 
     private Sipp()
     {
     }
 
-    static boolean available()
+    public static boolean available()
     {
         return BINARY.canExecute();
     }
 
     /** A UDP port free right now on 127.0.0.1 (the child binds it a moment later). */
-    static int freeUdpPort() throws IOException
+    public static int freeUdpPort() throws IOException
     {
         try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0)))
         {
@@ -40,7 +40,7 @@ final class Sipp
      * {@code -trace_stat}, {@code -trace_err}) in {@code target/sipp/name}, and returns the process; the caller
      * stops it in {@code finally} with {@link #stop}.
      */
-    static Process start(final String name, final List<String> args) throws IOException
+    public static Process start(final String name, final List<String> args) throws IOException
     {
         final Path dir = Files.createDirectories(Path.of("target", "sipp", name)).toAbsolutePath();
         final List<String> cmd = new ArrayList<>();
@@ -54,7 +54,7 @@ final class Sipp
             .redirectOutput(dir.resolve("out.log").toFile()).start();
     }
 
-    static void stop(final Process p) throws InterruptedException
+    public static void stop(final Process p) throws InterruptedException
     {
         if (null != p)
         {
@@ -63,7 +63,7 @@ final class Sipp
     }
 
     /** The screen file sipp wrote at exit, or its output log, for assertion messages. */
-    static String report(final String name)
+    public static String report(final String name)
     {
         final Path dir = Path.of("target", "sipp", name);
         final StringBuilder sb = new StringBuilder();
@@ -88,7 +88,7 @@ final class Sipp
      * The "Successful call" and "Failed call" cumulative counts from the last line of sipp's -trace_stat file
      * ({@code SuccessfulCall(C)}, {@code FailedCall(C)} columns), or {-1, -1}.
      */
-    static long[] successAndFailed(final String name)
+    public static long[] successAndFailed(final String name)
     {
         try
         {
@@ -121,7 +121,7 @@ final class Sipp
     }
 
     /** Polls a condition until it holds or the deadline passes (no sleeps: yields between polls). */
-    static boolean await(final BooleanSupplier condition, final long timeoutMs) throws InterruptedException
+    public static boolean await(final BooleanSupplier condition, final long timeoutMs) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (!condition.getAsBoolean())
