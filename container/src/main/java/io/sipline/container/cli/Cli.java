@@ -2,10 +2,16 @@ package io.sipline.container.cli;
 
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import io.sipline.container.router.DarConfiguration;
+import io.sipline.container.router.DarConfigurationException;
 import io.sipline.sip.transport.UdpTransportConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -129,11 +135,13 @@ public final class Cli
         String profile;
 
         @Option(names = "--deploy", paramLabel = "PATH",
-            description = "A .war, an exploded application or a folder of them (repeatable). Not supported yet.")
+            description = "A .war, an exploded application directory, or a folder of them, watched for WARs "
+                + "dropped, replaced or deleted (repeatable).")
         List<String> deploy;
 
         @Option(names = "--dar", paramLabel = "FILE",
-            description = "Default application router configuration. Not supported yet.")
+            description = "Default application router configuration (DAR properties: one line per method); "
+                + "without it a single deployed application receives every initial request.")
         String dar;
 
         @Option(names = "--admin-port", paramLabel = "N", converter = PortConverter.class,
@@ -173,24 +181,104 @@ public final class Cli
                 err.println("sipline: --udp-ports: " + port + " is already the --port");
                 return USAGE;
             }
+            final List<Path> paths = new ArrayList<>();
+            final String badDeploy = deployPaths(paths);
+            if (null != badDeploy)
+            {
+                err.println("sipline: --deploy: " + badDeploy);
+                return USAGE;
+            }
+            final Path darFile;
+            try
+            {
+                darFile = darFile();
+            }
+            catch (final DarConfigurationException e)
+            {
+                err.println("sipline: --dar: " + e.getMessage());
+                return USAGE;
+            }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
-            return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile),
+            return server.serve(
+                new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths, darFile, adminPort),
                 spec.commandLine().getOut(), err);
+        }
+
+        /**
+         * Checks every {@code --deploy} path exists (a {@code .war} file, or a directory: an exploded application
+         * or a folder to watch; which of the two is the deployment side's call) and adds it to {@code paths}.
+         *
+         * @return the reason the first bad path is refused, or null.
+         */
+        private String deployPaths(final List<Path> paths)
+        {
+            if (null == deploy)
+            {
+                return null;
+            }
+            for (final String raw : deploy)
+            {
+                final Path path;
+                try
+                {
+                    path = Path.of(raw).toAbsolutePath().normalize();
+                }
+                catch (final InvalidPathException e)
+                {
+                    return "'" + raw + "' is not a valid path";
+                }
+                // a directory is an exploded application or a folder to watch; a file must be a readable WAR
+                final String bad = Files.isDirectory(path) ? null : !Files.exists(path) ? " does not exist" :
+                    !raw.toLowerCase(Locale.ROOT).endsWith(".war") ? " is neither a .war file nor a directory" :
+                    !Files.isReadable(path) ? " cannot be read" : null;
+                if (null != bad)
+                {
+                    return raw + bad;
+                }
+                if (paths.contains(path))
+                {
+                    return raw + " is listed twice";
+                }
+                paths.add(path);
+            }
+            return null;
+        }
+
+        /**
+         * The {@code --dar} file, parsed once here so that a malformed line stops the start with its line number
+         * (the server parses it again when it builds the router).
+         */
+        private Path darFile() throws DarConfigurationException
+        {
+            if (null == dar)
+            {
+                return null;
+            }
+            final Path file;
+            try
+            {
+                file = Path.of(dar).toAbsolutePath().normalize();
+            }
+            catch (final InvalidPathException e)
+            {
+                throw new DarConfigurationException(dar, 0, "not a valid path");
+            }
+            if (!Files.isRegularFile(file))
+            {
+                throw new DarConfigurationException(dar, 0, Files.isDirectory(file) ? "is a directory, not a file" :
+                    "does not exist");
+            }
+            if (!Files.isReadable(file))
+            {
+                throw new DarConfigurationException(dar, 0, "cannot be read");
+            }
+            DarConfiguration.load(file);
+            return file;
         }
 
         /** The message refusing a flag the server cannot honour yet, or null. */
         private String refusal()
         {
-            if (null != deploy && !deploy.isEmpty())
-            {
-                return "--deploy is not supported yet: deploying SIP servlet applications arrives with the "
-                    + "container (issue 4)";
-            }
-            if (null != dar)
-            {
-                return "--dar is not supported yet: the default application router arrives with the container "
-                    + "(issue 4)";
-            }
             if (null != adminPort)
             {
                 return "--admin-port is not supported yet: the /health and /metrics endpoint arrives with live "

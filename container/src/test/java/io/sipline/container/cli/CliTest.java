@@ -8,10 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command line: what it accepts, what it refuses, and how it says so (one line, exit code 2). */
 class CliTest
@@ -64,20 +68,81 @@ class CliTest
     }
 
     @Test
-    void shouldRefuseDeployUntilTheContainerExists()
+    void shouldAcceptWarsDirectoriesAndADarFile(@TempDir final Path dir) throws IOException
     {
-        assertEquals(2, run("run", "--deploy", "examples/b2bua.war"));
-        assertEquals("sipline: --deploy is not supported yet: deploying SIP servlet applications arrives with the "
-            + "container (issue 4)", errorLine());
+        final Path war = Files.writeString(dir.resolve("b2bua.war"), "PK");
+        final Path folder = Files.createDirectory(dir.resolve("apps"));
+        final Path dar = Files.writeString(dir.resolve("dar.properties"),
+            "INVITE: (\"b2bua\", \"DAR:From\", \"ORIGINATING\", \"\", \"NO_ROUTE\", \"0\")\n");
+        assertEquals(Cli.SERVING, run("run", "--deploy", war.toString(), "--deploy", folder.toString(),
+            "--dar", dar.toString()));
+        assertEquals(List.of(war, folder), started.deploy());
+        assertEquals(dar, started.dar());
+        assertNull(started.adminPort());
+        assertEquals("", err.toString());
+    }
+
+    @Test
+    void shouldStartWithoutApplicationsOrRouter()
+    {
+        assertEquals(Cli.SERVING, run("run"));
+        assertEquals(List.of(), started.deploy());
+        assertNull(started.dar());
+    }
+
+    @Test
+    void shouldRefuseADeployPathThatDoesNotExist(@TempDir final Path dir)
+    {
+        final String missing = dir.resolve("missing.war").toString();
+        assertEquals(2, run("run", "--deploy", missing));
+        assertEquals("sipline: --deploy: " + missing + " does not exist", errorLine());
         assertNull(started);
     }
 
     @Test
-    void shouldRefuseDar()
+    void shouldRefuseADeployFileThatIsNotAWar(@TempDir final Path dir) throws IOException
     {
-        assertEquals(2, run("run", "--dar", "dar.properties"));
-        assertTrue(errorLine().startsWith("sipline: --dar is not supported yet: "), err.toString());
-        assertTrue(err.toString().contains("(issue 4)"));
+        final Path jar = Files.writeString(dir.resolve("app.jar"), "PK");
+        assertEquals(2, run("run", "--deploy", jar.toString()));
+        assertEquals("sipline: --deploy: " + jar + " is neither a .war file nor a directory", errorLine());
+        assertNull(started);
+    }
+
+    @Test
+    void shouldRefuseTheSameDeployPathTwice(@TempDir final Path dir) throws IOException
+    {
+        final Path war = Files.writeString(dir.resolve("a.war"), "PK");
+        assertEquals(2, run("run", "--deploy", war.toString(), "--deploy", war.toString()));
+        assertEquals("sipline: --deploy: " + war + " is listed twice", errorLine());
+        assertNull(started);
+    }
+
+    @Test
+    void shouldRefuseAMissingDarFile(@TempDir final Path dir)
+    {
+        final String missing = dir.resolve("none.properties").toString();
+        assertEquals(2, run("run", "--dar", missing));
+        assertEquals("sipline: --dar: " + missing + ": does not exist", errorLine());
+        assertNull(started);
+    }
+
+    @Test
+    void shouldRefuseADarDirectory(@TempDir final Path dir)
+    {
+        assertEquals(2, run("run", "--dar", dir.toString()));
+        assertTrue(errorLine().endsWith("is a directory, not a file"), err.toString());
+        assertNull(started);
+    }
+
+    @Test
+    void shouldRefuseAMalformedDarLineWithItsNumber(@TempDir final Path dir) throws IOException
+    {
+        final Path dar = Files.writeString(dir.resolve("bad.properties"),
+            "# routes\nINVITE: (\"b2bua\", \"DAR:From\", \"ORIGINATING\", \"\", \"NO_ROUTE\", \"0\")\n"
+                + "REGISTER: (\"registrar\", \"DAR:To\")\n");
+        assertEquals(2, run("run", "--dar", dar.toString()));
+        final String line = errorLine();
+        assertTrue(line.startsWith("sipline: --dar: " + dar + ":3: "), line);
         assertNull(started);
     }
 
