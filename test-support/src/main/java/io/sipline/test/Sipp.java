@@ -42,11 +42,17 @@ public final class Sipp
      */
     public static Process start(final String name, final List<String> args) throws IOException
     {
+        return start(name, args, freeUdpPort());
+    }
+
+    /** As {@link #start(String, List)}, with sipp's local UDP port chosen by the caller (a UAS others must reach). */
+    public static Process start(final String name, final List<String> args, final int localPort) throws IOException
+    {
         final Path dir = Files.createDirectories(Path.of("target", "sipp", name)).toAbsolutePath();
         final List<String> cmd = new ArrayList<>();
         cmd.add(BINARY.getPath());
         cmd.addAll(args);
-        cmd.addAll(List.of("-nostdin", "-i", "127.0.0.1", "-p", Integer.toString(freeUdpPort()),
+        cmd.addAll(List.of("-nostdin", "-i", "127.0.0.1", "-p", Integer.toString(localPort),
             "-trace_stat", "-stf", dir.resolve("stat.csv").toString(), "-fd", "1",
             "-trace_screen", "-screen_file", dir.resolve("screen.log").toString(),
             "-trace_err", "-error_file", dir.resolve("errors.log").toString()));
@@ -90,33 +96,36 @@ public final class Sipp
      */
     public static long[] successAndFailed(final String name)
     {
+        return new long[] {statistic(name, "SuccessfulCall(C)"), statistic(name, "FailedCall(C)")};
+    }
+
+    /**
+     * One cumulative column of the last line of sipp's -trace_stat file, e.g. {@code Retransmissions(C)} or
+     * {@code OutOfCallMsgs(C)}; -1 when the file or the column is missing.
+     */
+    public static long statistic(final String name, final String column)
+    {
         try
         {
             final List<String> lines = Files.readAllLines(Path.of("target", "sipp", name, "stat.csv"));
             if (lines.size() < 2)
             {
-                return new long[] {-1, -1};
+                return -1;
             }
             final String[] head = lines.get(0).split(";");
             final String[] last = lines.get(lines.size() - 1).split(";");
-            long ok = -1;
-            long failed = -1;
             for (int i = 0; i < head.length && i < last.length; i++)
             {
-                if ("SuccessfulCall(C)".equals(head[i]))
+                if (column.equals(head[i]))
                 {
-                    ok = Long.parseLong(last[i].trim());
-                }
-                else if ("FailedCall(C)".equals(head[i]))
-                {
-                    failed = Long.parseLong(last[i].trim());
+                    return Long.parseLong(last[i].trim());
                 }
             }
-            return new long[] {ok, failed};
+            return -1;
         }
         catch (final IOException | RuntimeException e)
         {
-            return new long[] {-1, -1};
+            return -1;
         }
     }
 
