@@ -1,0 +1,315 @@
+package io.sipline.container.address;
+
+import javax.servlet.sip.Address;
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.URI;
+
+/**
+ * A JSR 289 {@link Address}: an optional display name, a URI and header parameters (RFC 3261 §25.1
+ * {@code (name-addr / addr-spec) *(SEMI generic-param)}), or the Contact wildcard {@code *} (§20.10).
+ *
+ * <p>Wire form ({@link #toString()}): the display name bare when it is a run of tokens separated by single spaces,
+ * else as a quoted-string with {@code "} and {@code \} escaped; the URI in angle brackets when there is a display
+ * name or the URI holds a {@code ,}, {@code ;} or {@code ?} (§20.10: otherwise its parameters would read as header
+ * parameters), bare otherwise; then the header parameters.
+ *
+ * <p>Equality (JSR 289 {@code Address.equals}): the URIs are equal (RFC 3261 §19.1.4 for SIP URIs) and the header
+ * parameters are equal as a set, names ignoring case; the display name does not count. Two wildcards are equal.
+ * {@link #hashCode()} agrees with it.
+ *
+ * <p>{@link #getURI()} returns the URI itself, not a copy: changing it changes this address (unless this address is
+ * read-only, whose URI is read-only too). {@link #clone()} copies the URI as well.
+ *
+ * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
+ */
+public final class AddressImpl extends AbstractParameterable implements Address
+{
+    private static final String EXPIRES = "expires";
+    private static final String Q = "q";
+
+    private String displayName;
+    private URI uri;
+
+    AddressImpl(final String displayName, final URI uri, final String[] params, final int paramCount,
+        final Protection protection, final String systemHeader)
+    {
+        super(params, paramCount, protection, systemHeader);
+        this.displayName = checkDisplayName(displayName);
+        this.uri = uri;
+    }
+
+    /** The Contact wildcard {@code *}. */
+    static AddressImpl wildcard()
+    {
+        return new AddressImpl(null, null, null, 0, Protection.NONE, null);
+    }
+
+    /** A copy (sharing its URI's bytes) that refuses every change with {@link IllegalStateException}. */
+    public AddressImpl readOnly(final String header)
+    {
+        final URI readOnlyUri = uri instanceof BaseUri base ? base.readOnly(header) : uri;
+        return new AddressImpl(displayName, readOnlyUri, copyParams(), paramCount, Protection.READ_ONLY, header);
+    }
+
+    /** {@link #readOnly(String)} with a generic header name in the error message. */
+    public AddressImpl readOnly()
+    {
+        return readOnly(null);
+    }
+
+    /**
+     * A copy for From/To (JSR 289 §4.1.2): display name, URI and other parameters may change, the {@code tag}
+     * parameter may not ({@link #setParameter}/{@link #removeParameter} of {@code tag} throw
+     * {@link IllegalStateException}).
+     */
+    public AddressImpl tagProtected(final String header)
+    {
+        return new AddressImpl(displayName, cloneUri(), copyParams(), paramCount, Protection.TAG, header);
+    }
+
+    /** {@link #tagProtected(String)} with a generic header name in the error message. */
+    public AddressImpl tagProtected()
+    {
+        return tagProtected(null);
+    }
+
+    @Override
+    public AddressImpl clone()
+    {
+        return new AddressImpl(displayName, cloneUri(), copyParams(), paramCount, Protection.NONE, null);
+    }
+
+    @Override
+    public String getDisplayName()
+    {
+        return displayName;
+    }
+
+    /**
+     * Sets the display name; null or "" removes it.
+     *
+     * @throws IllegalArgumentException when it holds a CR or LF (a quoted-string cannot carry one).
+     */
+    @Override
+    public void setDisplayName(final String name)
+    {
+        checkWritable();
+        displayName = checkDisplayName(name);
+    }
+
+    static String checkDisplayName(final String name)
+    {
+        if (null == name || name.isEmpty())
+        {
+            return null;
+        }
+        if (name.indexOf('\r') >= 0 || name.indexOf('\n') >= 0)
+        {
+            throw new IllegalArgumentException("display name must not contain CR or LF");
+        }
+        return name;
+    }
+
+    /** The URI, or null for the wildcard. */
+    @Override
+    public URI getURI()
+    {
+        return uri;
+    }
+
+    /** Sets the URI (kept by reference); an address that was the wildcard stops being one. */
+    @Override
+    public void setURI(final URI uri)
+    {
+        checkWritable();
+        if (null == uri)
+        {
+            throw new IllegalArgumentException("URI must not be null");
+        }
+        this.uri = uri;
+    }
+
+    @Override
+    public boolean isWildcard()
+    {
+        return null == uri;
+    }
+
+    /** The {@code q} parameter (RFC 3261 §20.10), or -1.0 when absent or not a number. */
+    @Override
+    public float getQ()
+    {
+        final String q = getParameter(Q);
+        if (null == q)
+        {
+            return -1.0f;
+        }
+        try
+        {
+            return Float.parseFloat(q);
+        }
+        catch (final NumberFormatException e)
+        {
+            return -1.0f;
+        }
+    }
+
+    /**
+     * Sets the {@code q} parameter, written with at most three decimals (RFC 3261 §25.1 {@code qvalue});
+     * -1.0 removes it.
+     *
+     * @throws IllegalArgumentException when q is neither -1.0 nor in 0.0..1.0.
+     */
+    @Override
+    public void setQ(final float q)
+    {
+        if (q == -1.0f)
+        {
+            removeParameter(Q);
+            return;
+        }
+        if (!(q >= 0.0f && q <= 1.0f))
+        {
+            throw new IllegalArgumentException("q must be in 0.0..1.0 or -1.0: " + q);
+        }
+        final int millis = Math.round(q * 1000);
+        final StringBuilder text = new StringBuilder(5).append(millis / 1000).append('.');
+        final String fraction = Integer.toString(1000 + millis % 1000).substring(1);
+        int len = 3;
+        while (len > 1 && fraction.charAt(len - 1) == '0')
+        {
+            len--;
+        }
+        setParameter(Q, text.append(fraction, 0, len).toString());
+    }
+
+    /** The {@code expires} parameter in seconds, or -1 when absent or not a number. */
+    @Override
+    public int getExpires()
+    {
+        final String expires = getParameter(EXPIRES);
+        if (null == expires || expires.isEmpty() || expires.length() > 10)
+        {
+            return -1;
+        }
+        long value = 0;
+        for (int i = 0; i < expires.length(); i++)
+        {
+            final char c = expires.charAt(i);
+            if (c < '0' || c > '9')
+            {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return (int)Math.min(value, Integer.MAX_VALUE);
+    }
+
+    /** Sets the {@code expires} parameter; a negative value removes it. */
+    @Override
+    public void setExpires(final int seconds)
+    {
+        setParameter(EXPIRES, seconds < 0 ? null : Integer.toString(seconds));
+    }
+
+    /** The address without its parameters: display name and URI (JSR 289 {@code Parameterable.getValue}). */
+    @Override
+    public String getValue()
+    {
+        if (null == uri)
+        {
+            return "*";
+        }
+        return appendNameAddr(new StringBuilder(64)).toString();
+    }
+
+    /**
+     * Replaces display name and URI with those of {@code value}, parsed as an address; the parameters of this
+     * address stay (parameters inside {@code value} are added to them).
+     *
+     * @throws IllegalArgumentException when {@code value} is not an address.
+     */
+    @Override
+    public void setValue(final String value)
+    {
+        checkWritable();
+        final AddressImpl parsed;
+        try
+        {
+            parsed = (AddressImpl)SipAddresses.parseAddress(value);
+        }
+        catch (final ServletParseException e)
+        {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        displayName = parsed.displayName;
+        uri = parsed.uri;
+        for (int i = 0; i < parsed.paramCount; i++)
+        {
+            setParameter(parsed.params[2 * i], parsed.params[2 * i + 1]);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        if (null == uri)
+        {
+            return appendParams(new StringBuilder(8).append('*')).toString();
+        }
+        return appendParams(appendNameAddr(new StringBuilder(96))).toString();
+    }
+
+    @Override
+    public boolean equals(final Object o)
+    {
+        if (this == o)
+        {
+            return true;
+        }
+        if (!(o instanceof AddressImpl other))
+        {
+            return false;
+        }
+        if (null == uri || null == other.uri)
+        {
+            return null == uri && null == other.uri && paramsEqual(other);
+        }
+        return uri.equals(other.uri) && paramsEqual(other);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return (null == uri ? 0 : uri.hashCode()) * 31 + paramsHash();
+    }
+
+    private StringBuilder appendNameAddr(final StringBuilder out)
+    {
+        final String u = uri.toString();
+        final boolean brackets = null != displayName ||
+            u.indexOf(',') >= 0 || u.indexOf(';') >= 0 || u.indexOf('?') >= 0;
+        if (null != displayName)
+        {
+            appendDisplayName(out, displayName).append(' ');
+        }
+        return brackets ? out.append('<').append(u).append('>') : out.append(u);
+    }
+
+    private URI cloneUri()
+    {
+        return null == uri ? null : uri.clone();
+    }
+
+    /** A display name bare when it is tokens separated by single spaces, else quoted (RFC 3261 §25.1). */
+    static StringBuilder appendDisplayName(final StringBuilder out, final String name)
+    {
+        boolean bare = name.charAt(0) != ' ' && name.charAt(name.length() - 1) != ' ';
+        for (int i = 0; i < name.length() && bare; i++)
+        {
+            final char c = name.charAt(i);
+            bare = UriText.isTokenChar(c) || (c == ' ' && name.charAt(i - 1) != ' ');
+        }
+        return bare ? out.append(name) : UriText.appendQuoted(out, name);
+    }
+}

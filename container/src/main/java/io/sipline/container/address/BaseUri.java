@@ -1,0 +1,274 @@
+package io.sipline.container.address;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+
+import javax.servlet.sip.URI;
+
+import io.sipline.sip.message.SipUriFlyweight;
+
+/**
+ * The common part of the URI objects an application sees ({@link SipURIImpl}, {@link TelURLImpl},
+ * {@link GenericURIImpl}): the URI is kept as one compact ASCII byte array, exactly as it goes on the wire, and
+ * nothing else (DESIGN.md, Memory rule 3). Every getter reads that array through the stack's
+ * {@link SipUriFlyweight} (borrowed from the thread's {@link Scratch}) and makes the string it returns; every setter
+ * builds a new array by splicing the escaped component in, validates it with the same flyweight, and swaps it in.
+ * The array is never written in place, so clones and read-only copies share it.
+ *
+ * <p>Equality follows RFC 3261 §19.1.4 and RFC 3966 §4 by calling {@code io.sipline.sip.message.UriComparison}
+ * over the two arrays (no copy of those rules here).
+ *
+ * <p>Threading: not thread-safe, like every JSR 289 object; one application thread at a time. Read-only instances
+ * (see {@link #readOnly(String)}) are immutable and may be shared.
+ */
+public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLImpl, GenericURIImpl
+{
+    /** The URI on the wire: ASCII, validated; replaced, never modified. */
+    byte[] wire;
+    /** Null when the application may modify this URI; else the header that owns it (for the error message). */
+    final String systemHeader;
+
+    BaseUri(final byte[] wire, final String systemHeader)
+    {
+        this.wire = wire;
+        this.systemHeader = systemHeader;
+    }
+
+    /**
+     * A copy of this URI (sharing its bytes) whose setters throw {@link IllegalStateException}, for the URI of a
+     * system header such as Route, Record-Route, Via or the From/To of a sent request.
+     *
+     * @param header the header named in the error message.
+     */
+    public abstract BaseUri readOnly(String header);
+
+    /** {@link #readOnly(String)} with a generic name in the error message. */
+    public final BaseUri readOnly()
+    {
+        return readOnly("this header");
+    }
+
+    /** True when the setters of this URI throw {@link IllegalStateException}. */
+    public final boolean isReadOnly()
+    {
+        return null != systemHeader;
+    }
+
+    @Override
+    public abstract BaseUri clone();
+
+    /** The wire form, for the message writer: borrowed, never to be modified. */
+    public final byte[] wireBytes()
+    {
+        return wire;
+    }
+
+    @Override
+    public final String toString()
+    {
+        return new String(wire, StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public String getScheme()
+    {
+        int colon = 0;
+        while (wire[colon] != ':')
+        {
+            colon++;
+        }
+        return new String(wire, 0, colon, StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public boolean isSipURI()
+    {
+        return false;
+    }
+
+    // -------------------------------------------------------------------------------------------------------------
+    // Parameters (sip, sips and tel share the flyweight's parameter table; other schemes override)
+    // -------------------------------------------------------------------------------------------------------------
+
+    @Override
+    public String getParameter(final String name)
+    {
+        if (null == name)
+        {
+            return null;
+        }
+        final SipUriFlyweight f = view(Scratch.get().first);
+        final int i = f.paramIndex(name);
+        if (i < 0)
+        {
+            return null;
+        }
+        return f.paramHasValue(i) ? UriText.unescape(wire, f.paramValueStart(i), f.paramValueEnd(i)) : "";
+    }
+
+    @Override
+    public Iterator<String> getParameterNames()
+    {
+        final SipUriFlyweight f = view(Scratch.get().first);
+        final int count = f.paramCount();
+        if (count == 0)
+        {
+            return Collections.emptyIterator();
+        }
+        final List<String> names = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            names.add(UriText.unescape(wire, f.paramNameStart(i), f.paramNameEnd(i)));
+        }
+        return Collections.unmodifiableList(names).iterator();
+    }
+
+    /**
+     * Sets a URI parameter: replaced in place when present (first occurrence, name ignoring case), else appended
+     * after the last one. Name and value are escaped as RFC 3261 §25.1 {@code paramchar} requires. An empty value
+     * writes a flag parameter ({@code ;lr}); a null value removes the parameter.
+     *
+     * @throws IllegalStateException    when this URI belongs to a system header.
+     * @throws IllegalArgumentException when the name is null or empty, or the result is not a valid URI.
+     */
+    @Override
+    public void setParameter(final String name, final String value)
+    {
+        checkWritable();
+        if (null == name || name.isEmpty())
+        {
+            throw new IllegalArgumentException("URI parameter name must not be null or empty");
+        }
+        if (null == value)
+        {
+            removeParameter(name);
+            return;
+        }
+        final SipUriFlyweight f = view(Scratch.get().first);
+        final String escapedName = UriText.escape(name, UriText.PARAM);
+        final String text = value.isEmpty() ? escapedName : escapedName + '=' + UriText.escape(value, UriText.PARAM);
+        final int i = f.paramIndex(name);
+        if (i >= 0)
+        {
+            replace(f.paramNameStart(i), paramEntryEnd(f, i), text);
+        }
+        else
+        {
+            final int at = paramsEnd(f);
+            replace(at, at, ";" + text);
+        }
+    }
+
+    @Override
+    public void removeParameter(final String name)
+    {
+        checkWritable();
+        if (null == name)
+        {
+            return;
+        }
+        final SipUriFlyweight f = view(Scratch.get().first);
+        final int i = f.paramIndex(name);
+        if (i >= 0)
+        {
+            replace(f.paramNameStart(i) - 1, paramEntryEnd(f, i), "");
+        }
+    }
+
+    /** Index just after the last parameter: where a new one is inserted. */
+    int paramsEnd(final SipUriFlyweight f)
+    {
+        return wire.length;
+    }
+
+    static int paramEntryEnd(final SipUriFlyweight f, final int i)
+    {
+        return f.paramHasValue(i) ? f.paramValueEnd(i) : f.paramNameEnd(i);
+    }
+
+    // -------------------------------------------------------------------------------------------------------------
+    // Plumbing for the subclasses
+    // -------------------------------------------------------------------------------------------------------------
+
+    /** Wraps {@code f} (one of the thread's scratch views) on this URI; the bytes were validated when set. */
+    final SipUriFlyweight view(final SipUriFlyweight f)
+    {
+        if (!f.wrap(wire, 0, wire.length))
+        {
+            throw new IllegalStateException("URI bytes no longer parse: " + f.errorReason());
+        }
+        return f;
+    }
+
+    final void checkWritable()
+    {
+        if (null != systemHeader)
+        {
+            throw new IllegalStateException(systemHeader + " is a system header and cannot be modified");
+        }
+    }
+
+    /**
+     * Replaces {@code [start, end)} of the wire form with {@code text} (ASCII, already escaped) and installs the
+     * result once it parses as a URI of the same scheme.
+     *
+     * @throws IllegalArgumentException when the result is not valid; this URI is then unchanged.
+     */
+    final void replace(final int start, final int end, final String text)
+    {
+        final byte[] next = new byte[wire.length - (end - start) + text.length()];
+        System.arraycopy(wire, 0, next, 0, start);
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            if (c > 0x7E || c < 0x21)
+            {
+                throw new IllegalArgumentException("character U+" + Integer.toHexString(c) + " not allowed in a URI");
+            }
+            next[start + i] = (byte)c;
+        }
+        System.arraycopy(wire, end, next, start + text.length(), wire.length - end);
+        install(next);
+    }
+
+    /** Installs a complete new wire form once it parses as a URI of the same scheme. */
+    final void install(final byte[] next)
+    {
+        final SipUriFlyweight check = Scratch.get().second;
+        final int scheme = view(Scratch.get().first).scheme();
+        if (!check.wrap(next, 0, next.length))
+        {
+            throw new IllegalArgumentException("not a valid URI: " + check.errorReason() + " at index " +
+                check.errorOffset() + " of \"" + new String(next, StandardCharsets.ISO_8859_1) + '"');
+        }
+        final boolean sip = scheme == SipUriFlyweight.SCHEME_SIP || scheme == SipUriFlyweight.SCHEME_SIPS;
+        final boolean nowSip = check.scheme() == SipUriFlyweight.SCHEME_SIP ||
+            check.scheme() == SipUriFlyweight.SCHEME_SIPS;
+        if (sip != nowSip || (!sip && scheme != check.scheme()))
+        {
+            throw new IllegalArgumentException("edit would change the URI scheme");
+        }
+        wire = next;
+    }
+
+    /** Bytes of a string known to be ASCII. */
+    static byte[] ascii(final String s)
+    {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Hash of {@code [start, end)} ignoring ASCII case. */
+    static int hashIgnoreCase(final byte[] b, final int start, final int end, final int seed)
+    {
+        int h = seed;
+        for (int i = start; i < end; i++)
+        {
+            final int c = b[i];
+            h = 31 * h + (c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        return h;
+    }
+}

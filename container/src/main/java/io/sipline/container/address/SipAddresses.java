@@ -1,0 +1,275 @@
+package io.sipline.container.address;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import javax.servlet.sip.Address;
+import javax.servlet.sip.Parameterable;
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.SipURI;
+import javax.servlet.sip.URI;
+
+import io.sipline.sip.message.NameAddrFlyweight;
+import io.sipline.sip.message.SipUriFlyweight;
+
+/**
+ * The one entry point for making the address objects of JSR 289 from text: {@link URI} ({@link SipURIImpl},
+ * {@link TelURLImpl}, {@link GenericURIImpl}), {@link Address} ({@link AddressImpl}) and {@link Parameterable}
+ * ({@link ParameterableImpl}). Used by {@code SipFactory} and by the message layer for header values.
+ *
+ * <p>Parsing is total: any string either parses or the call throws {@link ServletParseException} whose message says
+ * what is wrong and at which index of the string, e.g. {@code bad SIP URI "sip:@x": empty user part before '@' at
+ * index 4}; never another exception. URIs and addresses are read by the stack's single-pass byte scanners
+ * ({@link SipUriFlyweight}, {@link NameAddrFlyweight}: RFC 3261 §25.1, RFC 3966 §3, RFC 5118), over a per-thread
+ * buffer the string is encoded into, so that the container accepts exactly what the stack accepts and a parse leaves
+ * no garbage beyond the objects returned. Surrounding spaces and tabs are ignored.
+ *
+ * <p>Stateless and thread-safe (each thread uses its own scratch).
+ */
+public final class SipAddresses
+{
+    private static final String TAG = "tag";
+    private static final String EXPIRES = "expires";
+    private static final String Q = "q";
+
+    private SipAddresses()
+    {
+    }
+
+    /**
+     * Parses a URI of any scheme: {@code sip:}/{@code sips:} into a {@link SipURI}, {@code tel:} into a
+     * {@link javax.servlet.sip.TelURL}, anything else ({@code mailto:}, {@code urn:}, {@code http:} ...) into a
+     * generic {@link URI}.
+     *
+     * @throws ServletParseException when the text is not a URI.
+     */
+    public static URI parseUri(final String text) throws ServletParseException
+    {
+        if (null == text)
+        {
+            throw new ServletParseException("bad URI: null");
+        }
+        final Scratch scratch = Scratch.get();
+        final byte[] buf = scratch.encode(text);
+        int start = 0;
+        int end = scratch.encodedLength;
+        while (start < end && isWs(buf[start]))
+        {
+            start++;
+        }
+        while (end > start && isWs(buf[end - 1]))
+        {
+            end--;
+        }
+        final SipUriFlyweight f = scratch.first;
+        if (!f.wrap(buf, start, end))
+        {
+            throw error(uriKind(text), text, f.errorReason(), Scratch.charIndex(text, f.errorOffset()));
+        }
+        return newUri(text, buf, start, end, f.scheme());
+    }
+
+    /**
+     * Parses an address: {@code name-addr} ({@code "Alice" <sip:alice@atlanta.example.com>}), {@code addr-spec}
+     * ({@code sip:alice@atlanta.example.com}, whose {@code ;} parameters are then header parameters, RFC 3261
+     * §20.10) or the Contact wildcard {@code *}, each followed by header parameters.
+     *
+     * @throws ServletParseException when the text is not an address.
+     */
+    public static Address parseAddress(final String text) throws ServletParseException
+    {
+        if (null == text)
+        {
+            throw new ServletParseException("bad address: null");
+        }
+        final Scratch scratch = Scratch.get();
+        final byte[] buf = scratch.encode(text);
+        final NameAddrFlyweight na = scratch.nameAddr;
+        if (!na.wrap(buf, 0, scratch.encodedLength))
+        {
+            throw error("address", text, na.errorReason(), Scratch.charIndex(text, na.errorOffset()));
+        }
+        if (na.isWildcard())
+        {
+            return AddressImpl.wildcard();
+        }
+        final URI uri = newUri(text, buf, na.uriStart(), na.uriEnd(), na.uri().scheme());
+        final int count = na.paramCount();
+        final String[] params = count == 0 ? null : new String[2 * count];
+        for (int i = 0; i < count; i++)
+        {
+            params[2 * i] = name(buf, na.paramNameStart(i), na.paramNameEnd(i));
+            params[2 * i + 1] = na.paramHasValue(i) ?
+                new String(buf, na.paramValueStart(i), na.paramValueEnd(i) - na.paramValueStart(i),
+                    StandardCharsets.UTF_8) : "";
+        }
+        final String displayName = na.hasDisplayName() ?
+            displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
+        return new AddressImpl(displayName, uri, params, count, AbstractParameterable.Protection.NONE, null);
+    }
+
+    /**
+     * Parses a header value with parameters, {@code value *( ";" generic-param )}.
+     *
+     * @throws ServletParseException when the text is not one.
+     */
+    public static Parameterable parseParameterable(final String text) throws ServletParseException
+    {
+        return ParameterableImpl.parse(text);
+    }
+
+    /**
+     * A {@code sip:} URI for {@code user@host}: the user escaped as needed (RFC 3261 §19.1.2), an IPv6 host given
+     * with or without brackets.
+     *
+     * @param user the user part, or null for none.
+     * @throws IllegalArgumentException when the host is null or not a host.
+     */
+    public static SipURI sipUri(final String user, final String host)
+    {
+        if (null == host || host.isEmpty())
+        {
+            throw new IllegalArgumentException("host must not be null or empty");
+        }
+        final String text = "sip:" + (null == user || user.isEmpty() ? "" : UriText.escape(user, UriText.USER) + '@') +
+            SipURIImpl.hostReference(host);
+        try
+        {
+            final URI uri = parseUri(text);
+            if (uri instanceof SipURIImpl sip && text.length() == sip.wireBytes().length)
+            {
+                return sip;
+            }
+        }
+        catch (final ServletParseException e)
+        {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        throw new IllegalArgumentException("not a SIP URI: " + text);
+    }
+
+    /**
+     * An address of {@code uri} (kept by reference) with an optional display name and no parameters.
+     *
+     * @throws IllegalArgumentException when the URI is null or the display name holds a line break.
+     */
+    public static Address address(final URI uri, final String displayName)
+    {
+        if (null == uri)
+        {
+            throw new IllegalArgumentException("URI must not be null");
+        }
+        return new AddressImpl(displayName, uri, null, 0, AbstractParameterable.Protection.NONE, null);
+    }
+
+    private static URI newUri(final String text, final byte[] buf, final int start, final int end, final int scheme)
+        throws ServletParseException
+    {
+        for (int i = start; i < end; i++)
+        {
+            if (buf[i] < 0)
+            {
+                throw error(uriKind(text), text, "non-ASCII character in URI (escape it as %HH)",
+                    Scratch.charIndex(text, i));
+            }
+        }
+        final byte[] wire = Arrays.copyOfRange(buf, start, end);
+        return switch (scheme)
+        {
+            case SipUriFlyweight.SCHEME_SIP, SipUriFlyweight.SCHEME_SIPS -> new SipURIImpl(wire, null);
+            case SipUriFlyweight.SCHEME_TEL -> new TelURLImpl(wire, null);
+            default -> new GenericURIImpl(wire, null);
+        };
+    }
+
+    /** A parameter name; the common ones as constants, so that a parse makes no string for them. */
+    private static String name(final byte[] buf, final int start, final int end)
+    {
+        if (equalsAscii(buf, start, end, TAG))
+        {
+            return TAG;
+        }
+        if (equalsAscii(buf, start, end, EXPIRES))
+        {
+            return EXPIRES;
+        }
+        if (equalsAscii(buf, start, end, Q))
+        {
+            return Q;
+        }
+        return new String(buf, start, end - start, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * The display name as the application reads it (RFC 3261 §25.1): a quoted-string without its quotes and with
+     * quoted-pairs unescaped, a token run with each run of white space turned into one space; UTF-8. Compacts the
+     * span in place (the scratch buffer is the parse's own), so nothing but the result is allocated.
+     */
+    private static String displayName(final byte[] buf, final int start, final int end, final boolean quoted)
+    {
+        final int from = quoted ? start + 1 : start;
+        final int to = quoted ? end - 1 : end;
+        int n = from;
+        boolean space = false;
+        for (int i = from; i < to; i++)
+        {
+            final byte b = buf[i];
+            if (quoted && b == '\\' && i + 1 < to)
+            {
+                buf[n++] = buf[++i];
+                space = false;
+            }
+            else if (!quoted && (b == ' ' || b == '\t' || b == '\r' || b == '\n'))
+            {
+                if (!space)
+                {
+                    buf[n++] = ' ';
+                    space = true;
+                }
+            }
+            else
+            {
+                buf[n++] = b;
+                space = false;
+            }
+        }
+        return new String(buf, from, n - from, StandardCharsets.UTF_8);
+    }
+
+    private static boolean equalsAscii(final byte[] buf, final int start, final int end, final String s)
+    {
+        if (end - start != s.length())
+        {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++)
+        {
+            if (buf[start + i] != s.charAt(i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isWs(final byte b)
+    {
+        return b == ' ' || b == '\t';
+    }
+
+    private static String uriKind(final String text)
+    {
+        final String t = text.stripLeading();
+        if (t.regionMatches(true, 0, "sip:", 0, 4) || t.regionMatches(true, 0, "sips:", 0, 5))
+        {
+            return "SIP URI";
+        }
+        return t.regionMatches(true, 0, "tel:", 0, 4) ? "tel URL" : "URI";
+    }
+
+    private static ServletParseException error(final String kind, final String text, final String reason,
+        final int index)
+    {
+        return new ServletParseException("bad " + kind + " \"" + text + "\": " + reason + " at index " + index);
+    }
+}
