@@ -28,7 +28,8 @@ import java.util.zip.ZipFile;
  * Delegation (Servlet 3.1 §10.7.2): the Java SE platform (anything the platform class loader can see), {@code java.},
  * {@code javax.} (which covers the container's API, {@code javax.servlet.} and {@code javax.servlet.sip.}),
  * {@code jdk.}, {@code sun.} and {@code io.sipline.} always come from the parent, so that a servlet's
- * {@code SipServlet} is the container's {@code SipServlet} even when the application ships the API jar. Every other
+ * {@code SipServlet} is the container's {@code SipServlet} even when the application ships the API jar; only a class
+ * of those namespaces the parent does not have (outside {@code java.}) is taken from the application. Every other
  * class and resource is looked up in the application first and in the parent only when the application does not have
  * it (child-first, as web containers do).
  * <p>
@@ -173,6 +174,35 @@ public final class ApplicationClassLoader extends URLClassLoader
         return false;
     }
 
+    /**
+     * The parent's class; when the parent has none, the application's own class of that name (a shared namespace
+     * such as {@code io.sipline.examples.} or {@code javax.sip.} that the container does not provide). Never for
+     * {@code java.}, which only the platform may define.
+     */
+    private Class<?> loadParentFirst(final String name) throws ClassNotFoundException
+    {
+        try
+        {
+            return getParent().loadClass(name);
+        }
+        catch (final ClassNotFoundException ex)
+        {
+            if (closed || name.startsWith("java."))
+            {
+                throw ex;
+            }
+            try
+            {
+                return findClass(name);
+            }
+            catch (final ClassNotFoundException notHereEither)
+            {
+                ex.addSuppressed(notHereEither);
+                throw ex;
+            }
+        }
+    }
+
     @Override
     protected Class<?> loadClass(final String name, final boolean resolve) throws ClassNotFoundException
     {
@@ -183,7 +213,7 @@ public final class ApplicationClassLoader extends URLClassLoader
             {
                 if (isParentFirst(name) || isPlatformClass(name))
                 {
-                    type = getParent().loadClass(name);
+                    type = loadParentFirst(name);
                 }
                 else
                 {

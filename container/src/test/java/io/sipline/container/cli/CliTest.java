@@ -83,6 +83,16 @@ class CliTest
     }
 
     @Test
+    void shouldAcceptTheDarFileOfTheExamples()
+    {
+        final Path dar = Path.of(System.getProperty("sipline.root", "../"), "examples/dar/examples.properties")
+            .toAbsolutePath().normalize();
+        assertEquals(Cli.SERVING, run("run", "--dar", dar.toString()));
+        assertEquals(dar, started.dar());
+        assertEquals("", err.toString());
+    }
+
+    @Test
     void shouldStartWithoutApplicationsOrRouter()
     {
         assertEquals(Cli.SERVING, run("run"));

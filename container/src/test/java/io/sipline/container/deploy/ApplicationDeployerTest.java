@@ -86,6 +86,14 @@ class ApplicationDeployerTest
                 }
             }
             """);
+        sources.put("io/sipline/examples/fixture/Shared.java", """
+            package io.sipline.examples.fixture;
+
+            public class Shared extends javax.servlet.sip.SipServlet
+            {
+                private static final long serialVersionUID = 1L;
+            }
+            """);
         sources.put("com/example/app/NotAServlet.java", """
             package com.example.app;
 
@@ -183,6 +191,20 @@ class ApplicationDeployerTest
             assertEquals(one.getName(), two.getName());
             assertNotEquals(one, two);
             assertNotEquals(first.classLoader().loadClass(GREETING), second.classLoader().loadClass(GREETING));
+        }
+    }
+
+    @Test
+    void shouldLoadAnApplicationClassOfAParentFirstNamespaceTheContainerLacks() throws Exception
+    {
+        final String name = "io.sipline.examples.fixture.Shared";
+        assertTrue(ApplicationClassLoader.isParentFirst(name));
+        try (DeployedApplication app = new ApplicationDeployer().deploy(war("shared.war", name, false)))
+        {
+            assertSame(app.classLoader(), app.servlets().get("hello").getClass().getClassLoader());
+            assertSame(ApplicationDeployer.class, app.classLoader().loadClass(ApplicationDeployer.class.getName()),
+                "a container class still comes from the container");
+            assertThrows(ClassNotFoundException.class, () -> app.classLoader().loadClass("java.lang.Missing"));
         }
     }
 

@@ -1,0 +1,232 @@
+package io.sipline.examples.forwarding;
+
+import java.io.IOException;
+
+import javax.servlet.ServletException;
+import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.SipServlet;
+import javax.servlet.sip.SipServletMessage;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipServletResponse;
+import javax.servlet.sip.SipSession;
+import javax.servlet.sip.TooManyHopsException;
+import javax.servlet.sip.URI;
+
+/**
+ * A back-to-back user agent (JSR 289 §12) that forwards each initial INVITE to the URI a subclass picks
+ * ({@link #targetOf}), written against the standard API only. Two legs per call, linked by the {@link B2buaHelper}:
+ * <ul>
+ * <li>the initial INVITE is copied with {@link B2buaHelper#createRequest(SipServletRequest, boolean, java.util.Map)}
+ * (linked, so non-system headers and the body come along), its Request-URI set to the target, and sent;</li>
+ * <li>provisional (other than 100) and final responses come back to the caller through
+ * {@link B2buaHelper#createResponseToOriginalRequest}, with their body; error responses too, including the 408 the
+ * container makes when the callee never answers (RFC 3261 §17.1.1.2 Timer B);</li>
+ * <li>the caller's ACK for a 2xx is answered by an ACK on the callee leg, made from the 2xx itself
+ * ({@link SipServletResponse#createAck()}; RFC 3261 §13.2.2.4: the ACK for a 2xx is end to end);</li>
+ * <li>a BYE from either side is answered 200 at once and a BYE is sent on the other leg;</li>
+ * <li>a CANCEL from the caller: the container has answered it and the INVITE (487, JSR 289 §11.2.3), and the
+ * callee leg is cancelled with {@link B2buaHelper#createCancel}; the callee's 487 then goes nowhere (the caller's
+ * INVITE is already answered). A 2xx that crosses the CANCEL is acknowledged and hung up with a BYE;</li>
+ * <li>any other request inside the dialog (re-INVITE, UPDATE, INFO, ...) is relayed to the other leg, and its
+ * responses back, through linked requests.</li>
+ * </ul>
+ * Threading: the container serializes the calls for one application session (JSR 289 §6.4.2.1 concurrency); the
+ * servlet itself keeps no per-call state in fields.
+ */
+public abstract class ForwardingServlet extends SipServlet
+{
+    private static final long serialVersionUID = 1L;
+
+    /** On the callee leg: the last 2xx to an INVITE, kept until the caller's ACK arrives. */
+    private static final String ANSWER = ForwardingServlet.class.getName() + ".answer";
+
+    /**
+     * Picks where an initial INVITE goes, or answers it itself.
+     *
+     * @param invite the caller's initial INVITE.
+     * @return the URI to forward to (a fresh object: it becomes the new Request-URI), or {@code null} when this
+     *         method has sent a final response itself (e.g. 404 for an unknown user).
+     */
+    protected abstract URI targetOf(SipServletRequest invite) throws ServletException, IOException;
+
+    @Override
+    protected void doInvite(final SipServletRequest request) throws ServletException, IOException
+    {
+        if (!request.isInitial())
+        {
+            relay(request);
+            return;
+        }
+        final URI target = targetOf(request);
+        if (null == target)
+        {
+            return;
+        }
+        final SipServletRequest forward;
+        try
+        {
+            forward = request.getB2buaHelper().createRequest(request, true, null);
+        }
+        catch (final TooManyHopsException e)
+        {
+            request.createResponse(SipServletResponse.SC_TOO_MANY_HOPS).send();
+            return;
+        }
+        forward.setRequestURI(target);
+        forward.send();
+    }
+
+    @Override
+    protected void doAck(final SipServletRequest ack) throws ServletException, IOException
+    {
+        final SipSession callee = linkedSession(ack);
+        if (null == callee || !callee.isValid())
+        {
+            return;
+        }
+        final SipServletResponse answer = (SipServletResponse) callee.getAttribute(ANSWER);
+        if (null == answer)
+        {
+            return; // the ACK of a non-2xx final response ends at the container's transaction
+        }
+        callee.removeAttribute(ANSWER);
+        final SipServletRequest forward = answer.createAck();
+        copyBody(ack, forward);
+        forward.send();
+    }
+
+    @Override
+    protected void doBye(final SipServletRequest bye) throws ServletException, IOException
+    {
+        bye.createResponse(SipServletResponse.SC_OK).send();
+        final SipSession other = linkedSession(bye);
+        if (null != other && other.isValid())
+        {
+            other.createRequest("BYE").send();
+        }
+    }
+
+    @Override
+    protected void doCancel(final SipServletRequest cancel) throws ServletException, IOException
+    {
+        final SipSession callee = linkedSession(cancel);
+        if (null == callee || !callee.isValid())
+        {
+            return;
+        }
+        try
+        {
+            cancel.getB2buaHelper().createCancel(callee).send();
+        }
+        catch (final IllegalStateException e)
+        {
+            // the callee's final response crossed the CANCEL; relayResponse handles a crossing 2xx
+            log("CANCEL not forwarded: " + e.getMessage());
+        }
+    }
+
+    @Override
+    protected void doRequest(final SipServletRequest request) throws ServletException, IOException
+    {
+        final String method = request.getMethod();
+        if (!request.isInitial() && !"ACK".equals(method) && !"BYE".equals(method) && !"CANCEL".equals(method)
+            && !"INVITE".equals(method))
+        {
+            relay(request);
+            return;
+        }
+        super.doRequest(request);
+    }
+
+    @Override
+    protected void doProvisionalResponse(final SipServletResponse response) throws ServletException, IOException
+    {
+        relayResponse(response);
+    }
+
+    @Override
+    protected void doSuccessResponse(final SipServletResponse response) throws ServletException, IOException
+    {
+        if ("INVITE".equals(response.getMethod()))
+        {
+            response.getSession().setAttribute(ANSWER, response);
+        }
+        relayResponse(response);
+    }
+
+    @Override
+    protected void doRedirectResponse(final SipServletResponse response) throws ServletException, IOException
+    {
+        relayResponse(response);
+    }
+
+    @Override
+    protected void doErrorResponse(final SipServletResponse response) throws ServletException, IOException
+    {
+        relayResponse(response);
+    }
+
+    /** Sends a request received inside a dialog on the other leg, linked to it so that its responses come back. */
+    private void relay(final SipServletRequest request) throws IOException
+    {
+        final SipSession other = linkedSession(request);
+        if (null == other || !other.isValid())
+        {
+            request.createResponse(SipServletResponse.SC_CALL_LEG_DONE).send();
+            return;
+        }
+        final SipServletRequest forward = request.getB2buaHelper().createRequest(other, request, null);
+        forward.send();
+    }
+
+    /**
+     * Answers the caller with the callee's response. Responses to our own BYE and CANCEL end here: the BYE was
+     * answered when it came in, and the caller's CANCEL was answered by the container.
+     */
+    private void relayResponse(final SipServletResponse response) throws IOException
+    {
+        final String method = response.getMethod();
+        if ("BYE".equals(method) || "CANCEL".equals(method) || SipServletResponse.SC_TRYING == response.getStatus())
+        {
+            return;
+        }
+        final SipServletRequest request = response.getRequest();
+        final B2buaHelper helper = request.getB2buaHelper();
+        final SipServletRequest upstream = helper.getLinkedSipServletRequest(request);
+        if (null == upstream)
+        {
+            return;
+        }
+        if (upstream.isCommitted())
+        {
+            // the caller's request is answered already (its CANCEL won the race): end a crossing 2xx on this leg
+            if ("INVITE".equals(method) && response.getStatus() / 100 == 2)
+            {
+                response.getSession().removeAttribute(ANSWER);
+                response.createAck().send();
+                response.getSession().createRequest("BYE").send();
+            }
+            return;
+        }
+        final SipServletResponse back = "INVITE".equals(method) && upstream.isInitial() ?
+            helper.createResponseToOriginalRequest(upstream.getSession(), response.getStatus(),
+                response.getReasonPhrase()) :
+            upstream.createResponse(response.getStatus(), response.getReasonPhrase());
+        copyBody(response, back);
+        back.send();
+    }
+
+    private static SipSession linkedSession(final SipServletRequest request)
+    {
+        return request.getB2buaHelper().getLinkedSession(request.getSession());
+    }
+
+    private static void copyBody(final SipServletMessage from, final SipServletMessage to) throws IOException
+    {
+        final byte[] body = from.getRawContent();
+        if (null != body && body.length > 0)
+        {
+            to.setContent(body, from.getContentType());
+        }
+    }
+}
