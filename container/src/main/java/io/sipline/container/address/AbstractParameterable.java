@@ -219,36 +219,64 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
 
     /**
      * The parameters as a set (order ignored): the same names ignoring case, each with an equal value; token values
-     * compare ignoring case, quoted-string values exactly (RFC 3261 §7.3.1, §20).
+     * compare ignoring case, quoted-string values exactly (RFC 3261 §7.3.1).
      */
     final boolean paramsEqual(final AbstractParameterable other)
     {
-        if (distinctCount() != other.distinctCount())
-        {
-            return false;
-        }
+        return paramsMatch(other, null) && other.paramsMatch(this, null);
+    }
+
+    /**
+     * RFC 3261 §20.20 and §20.39 rule for address headers: every parameter present in both has equal values (as in
+     * {@link #paramsEqual}); a parameter present in only one is ignored unless its name is one of
+     * {@code mustMatch}, which must be present in both or in neither. With {@code mustMatch} null, every
+     * parameter of this object must be present in the other.
+     */
+    final boolean paramsMatch(final AbstractParameterable other, final String[] mustMatch)
+    {
         for (int i = 0; i < paramCount; i++)
         {
-            final int j = other.indexOf(params[2 * i]);
-            if (j < 0 || !valueEquals(params[2 * indexOf(params[2 * i]) + 1], other.params[2 * j + 1]))
+            final String name = params[2 * i];
+            final int j = other.indexOf(name);
+            if (j < 0)
+            {
+                if (null == mustMatch || contains(mustMatch, name))
+                {
+                    return false;
+                }
+            }
+            else if (!valueEquals(params[2 * indexOf(name) + 1], other.params[2 * j + 1]))
             {
                 return false;
+            }
+        }
+        if (null != mustMatch)
+        {
+            for (final String name : mustMatch)
+            {
+                if ((indexOf(name) < 0) != (other.indexOf(name) < 0))
+                {
+                    return false;
+                }
             }
         }
         return true;
     }
 
-    /** A hash of the parameters consistent with {@link #paramsEqual(AbstractParameterable)}. */
-    final int paramsHash()
+    /**
+     * A hash consistent with {@link #paramsMatch}: of the parameters named in {@code names} only (null: all), each
+     * value hashed as it is compared.
+     */
+    final int paramsHash(final String[] names)
     {
         int h = 0;
         for (int i = 0; i < paramCount; i++)
         {
-            if (indexOf(params[2 * i]) == i)
+            final String name = params[2 * i];
+            if (indexOf(name) == i && (null == names || contains(names, name)))
             {
                 final String value = params[2 * i + 1];
-                final int valueHash = isQuoted(value) ? value.hashCode() : lowerHash(value);
-                h += lowerHash(params[2 * i]) * 31 + valueHash;
+                h += lowerHash(name) * 31 + (isQuoted(value) ? value.hashCode() : lowerHash(value));
             }
         }
         return h;
@@ -264,17 +292,16 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
         return UriText.appendQuoted(new StringBuilder(value.length() + 8), value).toString();
     }
 
-    private int distinctCount()
+    private static boolean contains(final String[] names, final String name)
     {
-        int n = 0;
-        for (int i = 0; i < paramCount; i++)
+        for (final String n : names)
         {
-            if (indexOf(params[2 * i]) == i)
+            if (n.equalsIgnoreCase(name))
             {
-                n++;
+                return true;
             }
         }
-        return n;
+        return false;
     }
 
     private static boolean valueEquals(final String a, final String b)
@@ -287,7 +314,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
         return !value.isEmpty() && value.charAt(0) == '"';
     }
 
-    private static int lowerHash(final String s)
+    static int lowerHash(final String s)
     {
         int h = 0;
         for (int i = 0; i < s.length(); i++)

@@ -13,12 +13,20 @@ import javax.servlet.sip.URI;
  * name or the URI holds a {@code ,}, {@code ;} or {@code ?} (§20.10: otherwise its parameters would read as header
  * parameters), bare otherwise; then the header parameters.
  *
- * <p>Equality (JSR 289 {@code Address.equals}): the URIs are equal (RFC 3261 §19.1.4 for SIP URIs) and the header
- * parameters are equal as a set, names ignoring case; the display name does not count. Two wildcards are equal.
- * {@link #hashCode()} agrees with it.
+ * <p>Equality: JSR 289 {@code Address.equals} defers to RFC 3261, whose rule for address headers (§20.20 From,
+ * §20.39 To) is: "their URIs match, and their parameters match. Extension parameters in one header field, not
+ * present in the other are ignored for the purposes of comparison. This means that the display name and presence or
+ * absence of angle brackets do not affect matching." So: the URIs are equal (§19.1.4 for SIP URIs, RFC 3966 §4 for
+ * tel); a parameter present in both must have equal values (names ignoring case; tokens ignoring case, quoted
+ * strings exactly, §7.3.1); the parameters RFC 3261 defines for address headers ({@code tag}, {@code q},
+ * {@code expires}) must be present in both or in neither; other parameters present in only one are ignored. Two
+ * wildcards are equal. Like URI equality this is not transitive. {@link #hashCode()} hashes the URI and the values
+ * of the defined parameters only, which keeps it consistent with equals.
  *
  * <p>{@link #getURI()} returns the URI itself, not a copy: changing it changes this address (unless this address is
- * read-only, whose URI is read-only too). {@link #clone()} copies the URI as well.
+ * read-only, whose URI is read-only too). {@link #clone()} is a deep copy without the {@code tag} parameter, as the
+ * JSR 289 javadoc of {@code Address.clone} requires (so that the clone can be the From of a new request);
+ * {@link #copy()} keeps the tag.
  *
  * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
  */
@@ -26,6 +34,8 @@ public final class AddressImpl extends AbstractParameterable implements Address
 {
     private static final String EXPIRES = "expires";
     private static final String Q = "q";
+    /** Parameters RFC 3261 defines for address headers: compared even when only one side has them. */
+    private static final String[] DEFINED = {TAG, Q, EXPIRES};
 
     private String displayName;
     private URI uri;
@@ -73,8 +83,17 @@ public final class AddressImpl extends AbstractParameterable implements Address
         return tagProtected(null);
     }
 
+    /** JSR 289: a deep copy with identical display name, URI and parameters, except that it has no tag parameter. */
     @Override
     public AddressImpl clone()
+    {
+        final AddressImpl clone = copy();
+        clone.removeParameter(TAG);
+        return clone;
+    }
+
+    /** A deep, modifiable copy with every parameter, the tag included. */
+    public AddressImpl copy()
     {
         return new AddressImpl(displayName, cloneUri(), copyParams(), paramCount, Protection.NONE, null);
     }
@@ -273,15 +292,15 @@ public final class AddressImpl extends AbstractParameterable implements Address
         }
         if (null == uri || null == other.uri)
         {
-            return null == uri && null == other.uri && paramsEqual(other);
+            return null == uri && null == other.uri;
         }
-        return uri.equals(other.uri) && paramsEqual(other);
+        return uri.equals(other.uri) && paramsMatch(other, DEFINED) && other.paramsMatch(this, DEFINED);
     }
 
     @Override
     public int hashCode()
     {
-        return (null == uri ? 0 : uri.hashCode()) * 31 + paramsHash();
+        return null == uri ? 0 : uri.hashCode() * 31 + paramsHash(DEFINED);
     }
 
     private StringBuilder appendNameAddr(final StringBuilder out)

@@ -101,7 +101,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
             return null;
         }
         final SipUriFlyweight f = view(Scratch.get().first);
-        final int i = f.paramIndex(name);
+        final int i = f.paramIndex(UriText.escape(name, UriText.PARAM));
         if (i < 0)
         {
             return null;
@@ -128,7 +128,8 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
 
     /**
      * Sets a URI parameter: replaced in place when present (first occurrence, name ignoring case), else appended
-     * after the last one. Name and value are escaped as RFC 3261 §25.1 {@code paramchar} requires. An empty value
+     * after the last one (an existing name keeps its spelling). Name and value are escaped as RFC 3261 §25.1
+     * {@code paramchar} requires. An empty value
      * writes a flag parameter ({@code ;lr}); a null value removes the parameter.
      *
      * @throws IllegalStateException    when this URI belongs to a system header.
@@ -149,16 +150,17 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
         }
         final SipUriFlyweight f = view(Scratch.get().first);
         final String escapedName = UriText.escape(name, UriText.PARAM);
-        final String text = value.isEmpty() ? escapedName : escapedName + '=' + UriText.escape(value, UriText.PARAM);
-        final int i = f.paramIndex(name);
+        final String assignment = value.isEmpty() ? "" : '=' + UriText.escape(value, UriText.PARAM);
+        final int i = f.paramIndex(escapedName);
         if (i >= 0)
         {
-            replace(f.paramNameStart(i), paramEntryEnd(f, i), text);
+            // the name stays as it was written
+            replace(f.paramNameEnd(i), paramEntryEnd(f, i), assignment);
         }
         else
         {
             final int at = paramsEnd(f);
-            replace(at, at, ";" + text);
+            replace(at, at, ';' + escapedName + assignment);
         }
     }
 
@@ -171,7 +173,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
             return;
         }
         final SipUriFlyweight f = view(Scratch.get().first);
-        final int i = f.paramIndex(name);
+        final int i = f.paramIndex(UriText.escape(name, UriText.PARAM));
         if (i >= 0)
         {
             replace(f.paramNameStart(i) - 1, paramEntryEnd(f, i), "");

@@ -8,8 +8,9 @@ import javax.servlet.sip.ServletParseException;
  * {@code presence;id=7}, a Call-Info {@code <http://www.example.com/alice/photo.jpg> ;purpose=icon}.
  *
  * <p>The value is kept as written (white space around it trimmed); {@code ;} inside a quoted-string or inside
- * angle brackets belongs to the value. Equality: the values are equal exactly and the parameters are equal as a set
- * (see {@link AbstractParameterable}).
+ * angle brackets belongs to the value. Equality (JSR 289 defers to RFC 3261 §7.3.1: "field values, parameter names,
+ * and parameter values are case-insensitive ... values expressed as quoted strings are case-sensitive"): the values
+ * are equal ignoring case and the parameters are equal as a set (see {@link AbstractParameterable}).
  *
  * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
  */
@@ -178,14 +179,14 @@ public final class ParameterableImpl extends AbstractParameterable
     @Override
     public boolean equals(final Object o)
     {
-        return this == o || (o instanceof ParameterableImpl other && value.equals(other.value) &&
+        return this == o || (o instanceof ParameterableImpl other && value.equalsIgnoreCase(other.value) &&
             paramsEqual(other));
     }
 
     @Override
     public int hashCode()
     {
-        return value.hashCode() * 31 + paramsHash();
+        return lowerHash(value) * 31 + paramsHash(null);
     }
 
     private void addParsed(final String name, final String raw)

@@ -271,7 +271,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
             return null;
         }
         final SipUriFlyweight f = view(Scratch.get().first);
-        final int i = f.headerIndex(name);
+        final int i = f.headerIndex(UriText.escape(name, UriText.HEADER));
         return i < 0 ? null : UriText.unescape(wire, f.headerValueStart(i), f.headerValueEnd(i));
     }
 
@@ -307,15 +307,16 @@ public final class SipURIImpl extends BaseUri implements SipURI
             return;
         }
         final SipUriFlyweight f = view(Scratch.get().first);
-        final String text = UriText.escape(name, UriText.HEADER) + '=' + UriText.escape(value, UriText.HEADER);
-        final int i = f.headerIndex(name);
+        final String escapedName = UriText.escape(name, UriText.HEADER);
+        final String escapedValue = UriText.escape(value, UriText.HEADER);
+        final int i = f.headerIndex(escapedName);
         if (i >= 0)
         {
-            replace(f.headerNameStart(i), f.headerValueEnd(i), text);
+            replace(f.headerValueStart(i), f.headerValueEnd(i), escapedValue);
         }
         else
         {
-            replace(wire.length, wire.length, (f.headerCount() == 0 ? "?" : "&") + text);
+            replace(wire.length, wire.length, (f.headerCount() == 0 ? "?" : "&") + escapedName + '=' + escapedValue);
         }
     }
 
@@ -328,7 +329,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
             return;
         }
         final SipUriFlyweight f = view(Scratch.get().first);
-        final int i = f.headerIndex(name);
+        final int i = f.headerIndex(UriText.escape(name, UriText.HEADER));
         if (i < 0)
         {
             return;
