@@ -1,0 +1,379 @@
+package io.sipline.bench.calls;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import io.sipline.test.Sipp;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/sipline bench calls}: the load harness of issue 6. For the measured system (Sipline with its
+ * {@code b2bua} example unless {@code --system} says otherwise) and each {@code --baseline} (the JAIN-SIP RI B2BUA,
+ * Kamailio), in one run on this machine's loopback: starts the system, warms it up, then runs one rate
+ * ({@code --rate --duration}) or finds the highest sustained rate ({@code --find-max}: doubling from
+ * {@code --start-rate}, then bisecting to 5%, each step {@code --duration} seconds, at most {@code --max-steps}
+ * steps) and one step at 80% of it; then, for each JVM system, a fixed-count allocation run under the epsilon profile
+ * and a retained-heap run with calls held. Writes {@code bench-results/<yyyyMMdd-HHmmss>/} (see {@link Report}).
+ * Every child process is stopped by its handle, also on failure or interrupt. Runs on the main thread.
+ */
+@Command(name = "sipline bench calls", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "The B2BUA under sipp load beside its baselines, in one run (issue 6).")
+public final class CallsBench implements Callable<Integer>
+{
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+
+    @Option(names = "--app", description = "the example application (only b2bua)", defaultValue = "b2bua")
+    String app;
+
+    @Option(names = "--system", description = "the measured system: sipline, jainsip or kamailio (default sipline)",
+        defaultValue = "sipline")
+    String system;
+
+    @Option(names = "--profile", description = "GC profile of jvm-profiles/ (default zgc)", defaultValue = "zgc")
+    String profile;
+
+    @Option(names = "--profiles", description = "'all': every jvm-profiles/*.args but epsilon, one table")
+    String profiles;
+
+    @Option(names = "--rate", description = "calls per second of one run")
+    Integer rate;
+
+    @Option(names = "--duration", description = "seconds per step (default 20)", defaultValue = "20")
+    int duration;
+
+    @Option(names = "--find-max", description = "find the highest sustained rate (ramp x2, then bisect to 5%%)")
+    boolean findMax;
+
+    @Option(names = "--start-rate", description = "first rate of --find-max and warm-up rate (default 100)",
+        defaultValue = "100")
+    int startRate;
+
+    @Option(names = "--max-steps", description = "bound on --find-max steps (default 14)", defaultValue = "14")
+    int maxSteps;
+
+    @Option(names = "--hold", description = "call duration after the ACK, ms (default 0)", defaultValue = "0")
+    long hold;
+
+    @Option(names = "--warmup", description = "warm-up seconds at the start rate, not judged (default 10)",
+        defaultValue = "10")
+    int warmup;
+
+    @Option(names = "--baseline", description = "jainsip or kamailio (repeatable)")
+    List<String> baselines = new ArrayList<>();
+
+    @Option(names = "--alloc-calls", description = "calls of the allocation run under epsilon, 0 = none "
+        + "(default 10000)", defaultValue = "10000")
+    int allocCalls;
+
+    @Option(names = "--alloc-rate", description = "rate of the allocation run (default 250)", defaultValue = "250")
+    int allocRate;
+
+    @Option(names = "--retained-calls", description = "calls held for the retained-heap run, 0 = none "
+        + "(default 2000)", defaultValue = "2000")
+    int retainedCalls;
+
+    @Option(names = "--out", description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
+    Path out;
+
+    @Option(names = "--root", description = "repository root (default: -Dsipline.root or the working directory)")
+    Path root;
+
+    private Report report;
+
+    /** The last run's results (after {@link #call}). */
+    public Report report()
+    {
+        return report;
+    }
+
+    public static void main(final String[] args)
+    {
+        System.exit(new CommandLine(new CallsBench()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final PrintStream log = System.out;
+        if (!"b2bua".equals(app))
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--app: only b2bua is measured");
+        }
+        if (findMax == (null != rate))
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                "give either --rate R (with --duration S) or --find-max");
+        }
+        if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                "--rate, --duration, --start-rate, --max-steps must be positive and --hold not negative");
+        }
+        if (!Sipp.available())
+        {
+            log.println("sipp is not installed (apt-get install sip-tester)");
+            return 2;
+        }
+        final Set<SystemUnderTest> systems = new LinkedHashSet<>();
+        systems.add(SystemUnderTest.of(system));
+        for (final String b : baselines)
+        {
+            systems.add(SystemUnderTest.of(b));
+        }
+        if (systems.contains(SystemUnderTest.KAMAILIO) && !Files.isExecutable(Path.of("/usr/sbin/kamailio")))
+        {
+            log.println("kamailio is not installed (apt-get install kamailio)");
+            return 2;
+        }
+        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
+        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home.normalize(),
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
+        final List<String> profileNames = "all".equals(profiles) ?
+            JvmProfile.serverProfiles(layout.profiles()) : List.of(profile);
+        for (final String p : profileNames)
+        {
+            JvmProfile.load(layout.profiles(), p, Path.of("gc.log")); // refuses an unknown name before any start
+        }
+        final Path dir = (null != out ? out : home.resolve("bench-results").resolve(LocalDateTime.now().format(STAMP)))
+            .toAbsolutePath();
+        Files.createDirectories(dir);
+        final Path timed = Scenarios.timed(dir);
+        final Path late = Scenarios.timedLate1xx(dir);
+        report = new Report(dir, String.join(" ", commandLine()), findMax, duration, hold);
+        for (final SystemUnderTest s : systems)
+        {
+            for (final String p : s.jvm() ? profileNames : List.of("-"))
+            {
+                report.add(series(layout, dir, s, p, SystemUnderTest.KAMAILIO == s ? late : timed));
+                report.write();
+            }
+        }
+        for (final SystemUnderTest s : systems)
+        {
+            if (s.jvm() && allocCalls > 0)
+            {
+                report.add(allocated(layout, dir, s, timed));
+                report.write();
+            }
+            if (s.jvm() && retainedCalls > 0)
+            {
+                report.add(retained(layout, dir, s, timed));
+                report.write();
+            }
+        }
+        report.write();
+        log.println(Files.readString(dir.resolve("report.md")));
+        log.println("bench calls: results in " + dir);
+        return 0;
+    }
+
+    private List<String> commandLine()
+    {
+        final List<String> cmd = new ArrayList<>(List.of("bin/sipline", "bench", "calls"));
+        cmd.addAll(List.of("--system", system));
+        cmd.addAll("all".equals(profiles) ? List.of("--profiles", "all") : List.of("--profile", profile));
+        cmd.addAll(findMax ? List.of("--find-max", "--duration", Integer.toString(duration)) :
+            List.of("--rate", String.valueOf(rate), "--duration", Integer.toString(duration)));
+        cmd.addAll(List.of("--hold", Long.toString(hold)));
+        for (final String b : baselines)
+        {
+            cmd.addAll(List.of("--baseline", b));
+        }
+        return cmd;
+    }
+
+    /** The load steps of one system under one profile: warm-up, then one rate or the search for the maximum. */
+    private Series series(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
+        final String p, final Path scenario) throws IOException, InterruptedException
+    {
+        final String name = s.jvm() ? s.label() + "-" + p : s.label();
+        final Path dir = Files.createDirectories(runDir.resolve(name));
+        final int uasPort = Sipp.freeUdpPort();
+        final LoadDriver driver = new LoadDriver(dir, uasPort);
+        final List<Step> steps = new ArrayList<>();
+        System.out.printf("bench calls: %s: starting%n", name);
+        try (ServerProcess server = s.start(layout, dir, s.jvm() ? p : "-", freePortOtherThan(uasPort), uasPort,
+            List.of()))
+        {
+            steps.add(print(name, driver.run(server, name + "-warmup", "warmup", startRate, startRate * warmup, hold,
+                scenario)));
+            settle(server);
+            if (!findMax)
+            {
+                final Step one = print(name, driver.run(server, name + "-r" + rate, "r" + rate, rate, rate * duration,
+                    hold, scenario));
+                steps.add(one);
+                return new Series(s, p, scenario.getFileName().toString(), steps, one.sustained() ? rate : 0,
+                    one.sustained() ? one : null, null);
+            }
+            int good = 0;
+            int bad = 0;
+            Step best = null;
+            int next = startRate;
+            for (int n = 0; n < maxSteps; n++)
+            {
+                final Step step = print(name, driver.run(server, name + "-r" + next, "r" + next, next,
+                    next * duration, hold, scenario));
+                steps.add(step);
+                settle(server);
+                if (step.sustained())
+                {
+                    good = next;
+                    best = step;
+                }
+                else
+                {
+                    bad = next;
+                }
+                if (0 == bad)
+                {
+                    next = good * 2;
+                    continue;
+                }
+                if (bad - good <= Math.max(1, good / 20) || (0 == good && bad <= 10))
+                {
+                    break;
+                }
+                next = (good + bad) / 2;
+            }
+            Step at80 = null;
+            if (good > 0)
+            {
+                final int r = Math.max(1, good * 4 / 5);
+                at80 = print(name, driver.run(server, name + "-at80-r" + r, "at80", r, r * duration, hold, scenario));
+                steps.add(at80);
+            }
+            return new Series(s, p, scenario.getFileName().toString(), steps, good, best, at80);
+        }
+    }
+
+    /** Bytes allocated per call: a fixed-count run under epsilon (no collection), TLABs off so every byte counts. */
+    private Footprint allocated(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
+        final Path scenario) throws IOException, InterruptedException
+    {
+        final String name = s.label() + "-alloc";
+        final Path dir = Files.createDirectories(runDir.resolve(name));
+        final int uasPort = Sipp.freeUdpPort();
+        final LoadDriver driver = new LoadDriver(dir, uasPort);
+        System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
+        try (ServerProcess server = s.start(layout, dir, "epsilon", freePortOtherThan(uasPort), uasPort,
+            List.of("-XX:-UseTLAB")))
+        {
+            print(name, driver.run(server, name + "-warmup", "warmup", allocRate, Math.max(allocRate, allocCalls / 5),
+                0, scenario));
+            settle(server);
+            final long before = server.heapUsed();
+            final Step step = print(name, driver.run(server, name + "-run", "alloc", allocRate, allocCalls, 0,
+                scenario));
+            final long after = server.heapUsed();
+            return new Footprint(s, "allocated", "epsilon", step.successful(), after - before);
+        }
+    }
+
+    /**
+     * Live heap per established call: with the parallel profile (a stop-the-world full collection, so the live heap
+     * after {@code GC.run} is exact), heap after a full GC before, and with {@code --retained-calls} calls held once
+     * every transaction of their set-up has ended (64*T1 = 32 s, RFC 3261 §17.2.1 Timer H and RFC 6026 Timer L); the
+     * warm-up's transactions are given the same time to end before the first measurement. Two collections each time,
+     * so that what the first one only made unreachable (finalizable, weakly referenced) is gone too.
+     */
+    private Footprint retained(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
+        final Path scenario) throws IOException, InterruptedException
+    {
+        final String name = s.label() + "-retained";
+        final Path dir = Files.createDirectories(runDir.resolve(name));
+        final int uasPort = Sipp.freeUdpPort();
+        final LoadDriver driver = new LoadDriver(dir, uasPort);
+        final int r = 250;
+        final long setupSeconds = retainedCalls / r + 1;
+        final long transactionsEnd = 36;
+        final long holdMs = (setupSeconds + transactionsEnd + 60) * 1000;
+        System.out.printf("bench calls: %s: %d calls held%n", name, retainedCalls);
+        try (ServerProcess server = s.start(layout, dir, "parallel", freePortOtherThan(uasPort), uasPort, List.of()))
+        {
+            print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0, scenario));
+            // The warm-up's transactions end too before the first measurement, so neither side holds any.
+            server.keepRunning(transactionsEnd);
+            server.fullGc();
+            server.fullGc();
+            final long before = server.heapUsed();
+            final Process[] sipp = driver.hold(server, name, r, retainedCalls, holdMs, scenario);
+            try
+            {
+                final String uac = name + "-uac";
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(setupSeconds + 60);
+                while (Sipp.statistic(uac, "OutgoingCall(C)") < retainedCalls && System.nanoTime() - deadline < 0
+                    && sipp[0].isAlive())
+                {
+                    sipp[0].waitFor(200, TimeUnit.MILLISECONDS);
+                }
+                sipp[0].waitFor(transactionsEnd, TimeUnit.SECONDS); // returns early only if sipp died
+                final long established = Math.max(0, Sipp.statistic(uac, "CurrentCall"));
+                server.fullGc();
+                server.fullGc();
+                final long after = server.heapUsed();
+                driver.keep(uac);
+                driver.keep(name + "-uas");
+                System.out.printf("bench calls: %s: %d established, heap %d -> %d bytes%n", name, established, before,
+                    after);
+                return new Footprint(s, "retained", "parallel", established, after - before);
+            }
+            finally
+            {
+                Sipp.stop(sipp[0]);
+                Sipp.stop(sipp[1]);
+            }
+        }
+    }
+
+    private static int freePortOtherThan(final int port) throws IOException
+    {
+        for (int i = 0; i < 10; i++)
+        {
+            final int p = Sipp.freeUdpPort();
+            if (p != port)
+            {
+                return p;
+            }
+        }
+        throw new IOException("no free UDP port on 127.0.0.1");
+    }
+
+    /** Waits (at most 15 s) until the server uses less than a fifth of a core, so one step's tail is not the next's. */
+    private static void settle(final ServerProcess server) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        long last = server.cpuTicks();
+        while (System.nanoTime() - deadline < 0)
+        {
+            TimeUnit.MILLISECONDS.sleep(500);
+            final long now = server.cpuTicks();
+            if (now - last < ProcFs.CLOCK_TICKS_PER_SECOND / 10)
+            {
+                return;
+            }
+            last = now;
+        }
+    }
+
+    private static Step print(final String name, final Step s)
+    {
+        System.out.printf("bench calls: %-18s %-8s offered %6d/s completed %8.1f/s failed %d retrans %d drops %d "
+                + "p99(200) %.2f ms gc %d/%.1f ms cpu %.3f s/1k %s%n", name, s.label(), s.offered(), s.completedRate(),
+            s.failed(), s.retransmissions(), s.drops(), s.answered().p99(), s.gc().count(), s.gc().maxMillis(),
+            s.cpuPer1000(), s.sustained() ? "sustained" : "NOT sustained");
+        return s;
+    }
+}

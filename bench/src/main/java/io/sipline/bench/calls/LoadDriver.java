@@ -1,0 +1,171 @@
+package io.sipline.bench.calls;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.sipline.test.Sipp;
+
+/**
+ * Drives one step of load through a running server: starts sipp {@code -sn uas} (the far end, on the server's target
+ * port, {@code -m calls}), then sipp's uac with the timed scenario at the rate, bounded in calls ({@code -m}), in time
+ * ({@code -timeout}, {@code -recv_timeout}) and concurrency ({@code -l}); reads both sipp statistics, the server's
+ * CPU and socket drops before and after, and copies sipp's files into the run directory. sipp is run and read through
+ * {@link Sipp} (test-support), the same code the end-to-end tests use. Every sipp process is stopped by its handle.
+ * The harness's main thread.
+ */
+public final class LoadDriver
+{
+    /** sipp's socket buffers: the loopback maximum of this machine (net.core.rmem_max). */
+    private static final String SIPP_BUFFER = "4194304";
+    /** A call whose next response does not come within this is failed (bounds a step against a stalled server). */
+    private static final String RECV_TIMEOUT_MS = "8000";
+
+    private final Path dir;
+    private final int uasPort;
+
+    /** Steps write into {@code dir}; the far end listens on {@code uasPort}, where the server relays. */
+    public LoadDriver(final Path dir, final int uasPort)
+    {
+        this.dir = dir;
+        this.uasPort = uasPort;
+    }
+
+    public int uasPort()
+    {
+        return uasPort;
+    }
+
+    /**
+     * Runs {@code calls} calls at {@code rate} calls/s, each held {@code holdMs} after the ACK, and returns the step.
+     *
+     * @param name     unique within the run: names sipp's directory and the copied files.
+     * @param scenario the uac scenario file ({@link Scenarios}).
+     */
+    public Step run(final ServerProcess server, final String name, final String label, final int rate,
+        final int calls, final long holdMs, final Path scenario) throws IOException, InterruptedException
+    {
+        final String uacName = name + "-uac";
+        final String uasName = name + "-uas";
+        final Path callLog = dir.resolve(uacName + "-calls.log");
+        Files.deleteIfExists(callLog);
+        forget(uacName);
+        forget(uasName);
+        Process uas = null;
+        Process uac = null;
+        try
+        {
+            uas = Sipp.start(uasName, List.of("-sn", "uas", "-m", Integer.toString(calls), "-buff_size", SIPP_BUFFER),
+                uasPort);
+            awaitBound(uas, uasPort);
+            final long cpu0 = server.cpuTicks();
+            final long drops0 = server.socketDrops() + ProcFs.udpSockets(uasPort)[1];
+            final Instant from = Instant.now();
+            final long t0 = System.nanoTime();
+            final double expectedSeconds = calls / (double)rate + holdMs / 1000.0;
+            final long timeout = (long)expectedSeconds + 60;
+            final List<String> args = new ArrayList<>(List.of("127.0.0.1:" + server.port(),
+                "-sf", scenario.toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate), "-rp", "1000",
+                "-d", Long.toString(holdMs), "-l", Long.toString(Math.max(1000, (long)(rate * (holdMs / 1000.0 + 10)))),
+                "-timeout", timeout + "s", "-timeout_error", "-recv_timeout", RECV_TIMEOUT_MS,
+                "-buff_size", SIPP_BUFFER, "-trace_logs", "-log_file", callLog.toString()));
+            uac = Sipp.start(uacName, args);
+            if (!uac.waitFor(timeout + 30, TimeUnit.SECONDS))
+            {
+                Sipp.stop(uac);
+            }
+            final double seconds = (System.nanoTime() - t0) / 1e9;
+            final Instant to = Instant.now();
+            final long cpu = server.cpuTicks() - cpu0;
+            // The far end ends by itself after its last BYE; one that misses calls is stopped.
+            uas.waitFor(5, TimeUnit.SECONDS);
+            final long drops = server.socketDrops() + ProcFs.udpSockets(uasPort)[1] - drops0;
+            Sipp.stop(uas);
+            final long[] done = Sipp.successAndFailed(uacName);
+            final long successful = Math.max(0, done[0]);
+            final long failed = done[1] < 0 ? calls : done[1];
+            final long retrans = Math.max(0, Sipp.statistic(uacName, "Retransmissions(C)"))
+                + Math.max(0, Sipp.statistic(uasName, "Retransmissions(C)"));
+            keep(uacName);
+            keep(uasName);
+            final Latency[] latency = Latency.read(callLog);
+            final GcLog.Summary gc = GcLog.read(server.gcLog()).between(from, to);
+            final double cpuPer1000 = 0 == successful ? Double.NaN :
+                cpu / (double)ProcFs.CLOCK_TICKS_PER_SECOND * 1000.0 / successful;
+            return new Step(label, rate, calls, successful, failed, retrans, drops, seconds, successful / seconds,
+                latency[0], latency[1], gc, cpuPer1000, from, to);
+        }
+        finally
+        {
+            Sipp.stop(uac);
+            Sipp.stop(uas);
+        }
+    }
+
+    /**
+     * Starts {@code calls} calls at {@code rate} held {@code holdMs} each and returns the running uac and uas (for
+     * the retained-heap run: the caller measures while they are held, then stops both).
+     */
+    public Process[] hold(final ServerProcess server, final String name, final int rate, final int calls,
+        final long holdMs, final Path scenario) throws IOException, InterruptedException
+    {
+        forget(name + "-uac");
+        forget(name + "-uas");
+        final Process uas = Sipp.start(name + "-uas", List.of("-sn", "uas", "-buff_size", SIPP_BUFFER), uasPort);
+        try
+        {
+            awaitBound(uas, uasPort);
+            final Process uac = Sipp.start(name + "-uac", List.of("127.0.0.1:" + server.port(), "-sf",
+                scenario.toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate), "-d",
+                Long.toString(holdMs), "-l", Integer.toString(calls + 10), "-recv_timeout", RECV_TIMEOUT_MS,
+                "-buff_size", SIPP_BUFFER));
+            return new Process[] {uac, uas};
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            Sipp.stop(uas);
+            throw ex;
+        }
+    }
+
+    /** Copies sipp's statistics and screen of {@code name} into the run directory. */
+    public void keep(final String name) throws IOException
+    {
+        for (final String f : new String[] {"stat.csv", "screen.log", "errors.log"})
+        {
+            final Path from = Path.of("target", "sipp", name, f);
+            if (Files.isRegularFile(from))
+            {
+                Files.copy(from, dir.resolve(name + "-" + f), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    /** Removes what an earlier run of the same name left in sipp's directory, so nothing stale is read. */
+    private static void forget(final String name) throws IOException
+    {
+        for (final String f : new String[] {"stat.csv", "screen.log", "errors.log"})
+        {
+            Files.deleteIfExists(Path.of("target", "sipp", name, f));
+        }
+    }
+
+    private static void awaitBound(final Process sipp, final int port) throws IOException, InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (0 == ProcFs.udpSockets(port)[0])
+        {
+            if (!sipp.isAlive() || System.nanoTime() - deadline > 0)
+            {
+                throw new IOException("sipp uas did not bind 127.0.0.1:" + port
+                    + (sipp.isAlive() ? "" : " (exited " + sipp.exitValue() + ")"));
+            }
+            sipp.waitFor(20, TimeUnit.MILLISECONDS);
+        }
+    }
+}

@@ -1,0 +1,469 @@
+package io.sipline.bench.calls;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The results of one {@code bench calls} run and the files written from them into the run directory:
+ * {@code report.md} (method, summary table, ratios of the measured system to each baseline, every step),
+ * {@code results.json} (the same figures, machine-readable) and {@code p99.svg} (p99 INVITE→200 against offered
+ * calls/s, one line per system/profile, drawn here without a library). Rewritten after each series so an interrupted
+ * run keeps what it measured. The harness's main thread.
+ */
+public final class Report
+{
+    private static final String[] COLOURS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+        "#e377c2", "#17becf"};
+
+    private final Path dir;
+    private final String command;
+    private final boolean findMax;
+    private final int duration;
+    private final long hold;
+    private final Instant started = Instant.now();
+    private final List<Series> series = new ArrayList<>();
+    private final List<Footprint> footprints = new ArrayList<>();
+
+    Report(final Path dir, final String command, final boolean findMax, final int duration, final long hold)
+    {
+        this.dir = dir;
+        this.command = command;
+        this.findMax = findMax;
+        this.duration = duration;
+        this.hold = hold;
+    }
+
+    public Path dir()
+    {
+        return dir;
+    }
+
+    public List<Series> series()
+    {
+        return List.copyOf(series);
+    }
+
+    public List<Footprint> footprints()
+    {
+        return List.copyOf(footprints);
+    }
+
+    void add(final Series s)
+    {
+        series.add(s);
+    }
+
+    void add(final Footprint f)
+    {
+        footprints.add(f);
+    }
+
+    /** The footprint of {@code kind} for {@code system}, or null. */
+    public Footprint footprint(final SystemUnderTest system, final String kind)
+    {
+        for (final Footprint f : footprints)
+        {
+            if (f.system() == system && f.kind().equals(kind))
+            {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** Writes report.md, results.json and p99.svg. */
+    void write() throws IOException
+    {
+        Files.writeString(dir.resolve("report.md"), markdown());
+        Files.writeString(dir.resolve("results.json"), json());
+        Files.writeString(dir.resolve("p99.svg"), svg());
+    }
+
+    // --- report.md ------------------------------------------------------------------------------------------------
+
+    String markdown()
+    {
+        final StringBuilder md = new StringBuilder(8192);
+        md.append("# bench calls ").append(started).append("\n\n");
+        md.append("Command: `").append(command).append("`\n\n");
+        md.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (").append(cpuModel())
+            .append("), JDK ").append(Runtime.version()).append(". sipp's uac and uas run on the same cores as the ")
+            .append("server: every figure is for the three sharing this machine.\n\n");
+        md.append("""
+            Method: sipp's uac calls through the system to sipp's uas on 127.0.0.1 (UDP). The uac scenario is sipp's \
+            built-in `uac` (from `sipp -sd uac` at run time) with timing actions only (the clock read before the \
+            INVITE and at the 180 and the 200, logged in microseconds); the messages are the built-in ones. For \
+            Kamailio the same scenario also accepts a 180 after the 200 (`optional="global"`): its two workers may \
+            forward a late 180 (issue 6 §4). A rate is sustained when every call succeeds, sipp counts 0 \
+            retransmissions on the uac and the uas, the kernel drops no datagram on the server's or the uas's \
+            sockets, and the completed rate is at least 95% of the offered one. Percentiles are nearest-rank over \
+            every call of the step. GC pauses are read from the server's GC log over the step. CPU is utime+stime \
+            of the server process and its children. Allocated bytes per call: heap growth over a fixed count of \
+            calls under `jvm-profiles/epsilon.args` plus `-XX:-UseTLAB` (every byte accounted, none reclaimed), \
+            after a warm-up. Retained bytes per established call: live heap after `jcmd GC.run` under the \
+            `parallel` profile (a stop-the-world full GC), with the calls held, 36 s after the last set-up so that \
+            every set-up transaction has ended, minus the same before the calls.
+            """).append('\n');
+        md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
+            .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5%, then one step at "
+                + "80% of the maximum.\n\n" : ".\n\n");
+        summary(md);
+        ratios(md);
+        for (final Series s : series)
+        {
+            md.append("\n### ").append(s.name()).append(" (").append(s.scenario()).append(")\n\n");
+            md.append("| step | offered/s | completed/s | failed | retrans | drops | p50/p90/p99/max INVITE→180 ms | ")
+                .append("p50/p90/p99/max INVITE→200 ms | GC pauses n/total/max ms | CPU s/1k calls | sustained |\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (final Step st : s.steps())
+            {
+                md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
+                    .append(f1(st.completedRate())).append(" | ").append(st.failed()).append(" | ")
+                    .append(st.retransmissions()).append(" | ").append(st.drops()).append(" | ")
+                    .append(latency(st.ringing())).append(" | ").append(latency(st.answered())).append(" | ")
+                    .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
+                    .append("warmup".equals(st.label()) ? "(warm-up)" : st.sustained() ? "yes" : "no").append(" |\n");
+            }
+        }
+        if (!footprints.isEmpty())
+        {
+            md.append("\n### Memory\n\n| system | figure | profile | calls | bytes | bytes per call |\n")
+                .append("|---|---|---|---|---|---|\n");
+            for (final Footprint f : footprints)
+            {
+                md.append("| ").append(f.system().label()).append(" | ").append(f.kind()).append(" | ")
+                    .append(f.profile()).append(" | ").append(f.calls()).append(" | ").append(f.bytes()).append(" | ")
+                    .append(f0(f.perCall())).append(" |\n");
+            }
+        }
+        md.append("\nFiles: sipp statistics (`*-stat.csv`), per-call times (`*-calls.log`), server output and GC logs ")
+            .append("in one directory per system/profile; `results.json`; `p99.svg`.\n");
+        return md.toString();
+    }
+
+    /** The comparison table: one line per system/profile. */
+    void summary(final StringBuilder md)
+    {
+        md.append("| system | max sustained calls/s | p50/p90/p99/max INVITE→180 ms at 80% | ")
+            .append("p50/p90/p99/max INVITE→200 ms at 80% | p99 INVITE→200 at max | GC pauses at max n/total/max ms | ")
+            .append("CPU s/1k calls at max | allocated B/call | retained B/call |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|\n");
+        for (final Series s : series)
+        {
+            final Step at = null != s.at80() ? s.at80() : s.best();
+            final Footprint alloc = footprint(s.system(), "allocated");
+            final Footprint kept = footprint(s.system(), "retained");
+            md.append("| ").append(s.name()).append(" | ").append(s.maxSustained()).append(" | ")
+                .append(null == at ? "-" : latency(at.ringing())).append(" | ")
+                .append(null == at ? "-" : latency(at.answered())).append(" | ")
+                .append(null == s.best() ? "-" : f2(s.best().answered().p99())).append(" | ")
+                .append(null == s.best() ? "-" : gc(s, s.best())).append(" | ")
+                .append(null == s.best() ? "-" : f3(s.best().cpuPer1000())).append(" | ")
+                .append(null == alloc ? "n/a" : f0(alloc.perCall())).append(" | ")
+                .append(null == kept ? "n/a" : f0(kept.perCall())).append(" |\n");
+        }
+    }
+
+    /** The measured system (first series) against every series of another system. */
+    void ratios(final StringBuilder md)
+    {
+        if (series.size() < 2)
+        {
+            return;
+        }
+        final Series ours = series.getFirst();
+        md.append("\nRatios of ").append(ours.name()).append(" to each baseline (max calls/s: ours / theirs, ")
+            .append("higher is better for us; p99 and bytes: theirs / ours, higher is better for us):\n\n")
+            .append("| baseline | max calls/s | p99 INVITE→180 at 80% | p99 INVITE→200 at 80% | allocated B/call | ")
+            .append("retained B/call |\n|---|---|---|---|---|---|\n");
+        for (final Series other : series)
+        {
+            if (other.system() == ours.system())
+            {
+                continue;
+            }
+            md.append("| ").append(other.name()).append(" | ")
+                .append(ratio(ours.maxSustained(), other.maxSustained())).append(" | ")
+                .append(ratio(p99(other, true), p99(ours, true))).append(" | ")
+                .append(ratio(p99(other, false), p99(ours, false))).append(" | ")
+                .append(ratio(perCall(other, "allocated"), perCall(ours, "allocated"))).append(" | ")
+                .append(ratio(perCall(other, "retained"), perCall(ours, "retained"))).append(" |\n");
+        }
+    }
+
+    private double perCall(final Series s, final String kind)
+    {
+        final Footprint f = footprint(s.system(), kind);
+        return null == f ? Double.NaN : f.perCall();
+    }
+
+    private static double p99(final Series s, final boolean ringing)
+    {
+        final Step at = null != s.at80() ? s.at80() : s.best();
+        return null == at ? Double.NaN : ringing ? at.ringing().p99() : at.answered().p99();
+    }
+
+    private static String ratio(final double a, final double b)
+    {
+        return Double.isNaN(a) || Double.isNaN(b) || 0 == b ? "n/a" : String.format(Locale.ROOT, "%.2fx", a / b);
+    }
+
+    private static String gc(final Series s, final Step st)
+    {
+        return s.system().jvm() ? st.gc().count() + " / " + f1(st.gc().totalMillis()) + " / "
+            + f2(st.gc().maxMillis()) : "n/a";
+    }
+
+    private static String latency(final Latency l)
+    {
+        return 0 == l.count() ? "-" : f2(l.p50()) + " / " + f2(l.p90()) + " / " + f2(l.p99()) + " / " + f2(l.max());
+    }
+
+    private static String cpuModel()
+    {
+        try
+        {
+            for (final String line : Files.readAllLines(Path.of("/proc/cpuinfo")))
+            {
+                if (line.startsWith("model name"))
+                {
+                    return line.substring(line.indexOf(':') + 1).strip();
+                }
+            }
+        }
+        catch (final IOException ignored)
+        {
+            // not Linux: no model
+        }
+        return "unknown CPU";
+    }
+
+    // --- results.json ---------------------------------------------------------------------------------------------
+
+    String json()
+    {
+        final StringBuilder j = new StringBuilder(8192);
+        j.append("{\n  \"started\": ").append(q(started.toString())).append(",\n  \"command\": ").append(q(command))
+            .append(",\n  \"cores\": ").append(Runtime.getRuntime().availableProcessors())
+            .append(",\n  \"cpu\": ").append(q(cpuModel())).append(",\n  \"jdk\": ").append(q(Runtime.version()
+                .toString())).append(",\n  \"stepSeconds\": ").append(duration).append(",\n  \"holdMs\": ")
+            .append(hold).append(",\n  \"series\": [");
+        for (int i = 0; i < series.size(); i++)
+        {
+            final Series s = series.get(i);
+            j.append(i > 0 ? "," : "").append("\n    {\"system\": ").append(q(s.system().label()))
+                .append(", \"profile\": ").append(q(s.profile())).append(", \"scenario\": ").append(q(s.scenario()))
+                .append(", \"maxSustainedCallsPerSecond\": ").append(s.maxSustained())
+                .append(", \"bestStep\": ").append(null == s.best() ? "null" : q(s.best().label()))
+                .append(", \"at80Step\": ").append(null == s.at80() ? "null" : q(s.at80().label()))
+                .append(", \"steps\": [");
+            for (int k = 0; k < s.steps().size(); k++)
+            {
+                final Step st = s.steps().get(k);
+                j.append(k > 0 ? "," : "").append("\n      {\"label\": ").append(q(st.label()))
+                    .append(", \"offeredCallsPerSecond\": ").append(st.offered())
+                    .append(", \"plannedCalls\": ").append(st.planned())
+                    .append(", \"successfulCalls\": ").append(st.successful())
+                    .append(", \"failedCalls\": ").append(st.failed())
+                    .append(", \"retransmissions\": ").append(st.retransmissions())
+                    .append(", \"droppedDatagrams\": ").append(st.drops())
+                    .append(", \"seconds\": ").append(n(st.seconds()))
+                    .append(", \"completedCallsPerSecond\": ").append(n(st.completedRate()))
+                    .append(", \"invite180Ms\": ").append(latencyJson(st.ringing()))
+                    .append(", \"invite200Ms\": ").append(latencyJson(st.answered()))
+                    .append(", \"gcPauses\": {\"count\": ").append(st.gc().count()).append(", \"totalMs\": ")
+                    .append(n(st.gc().totalMillis())).append(", \"maxMs\": ").append(n(st.gc().maxMillis()))
+                    .append("}, \"cpuSecondsPer1000Calls\": ").append(n(st.cpuPer1000()))
+                    .append(", \"sustained\": ").append(st.sustained()).append('}');
+            }
+            j.append("]}");
+        }
+        j.append("\n  ],\n  \"memory\": [");
+        for (int i = 0; i < footprints.size(); i++)
+        {
+            final Footprint f = footprints.get(i);
+            j.append(i > 0 ? "," : "").append("\n    {\"system\": ").append(q(f.system().label()))
+                .append(", \"kind\": ").append(q(f.kind())).append(", \"profile\": ").append(q(f.profile()))
+                .append(", \"calls\": ").append(f.calls()).append(", \"bytes\": ").append(f.bytes())
+                .append(", \"bytesPerCall\": ").append(n(f.perCall())).append('}');
+        }
+        return j.append("\n  ]\n}\n").toString();
+    }
+
+    private static String latencyJson(final Latency l)
+    {
+        return "{\"count\": " + l.count() + ", \"p50\": " + n(l.p50()) + ", \"p90\": " + n(l.p90()) + ", \"p99\": "
+            + n(l.p99()) + ", \"max\": " + n(l.max()) + "}";
+    }
+
+    private static String n(final double v)
+    {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.4f", v);
+    }
+
+    private static String q(final String s)
+    {
+        final StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (final char c : s.toCharArray())
+        {
+            switch (c)
+            {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                default ->
+                {
+                    if (c < 0x20)
+                    {
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
+                    }
+                    else
+                    {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    // --- p99.svg --------------------------------------------------------------------------------------------------
+
+    /** p99 INVITE→200 (log scale) against offered calls/s; filled dots sustained, hollow dots not. */
+    String svg()
+    {
+        final int w = 760;
+        final int h = 460;
+        final int left = 70;
+        final int right = 200;
+        final int top = 30;
+        final int bottom = 50;
+        double maxRate = 1;
+        double maxMs = 10;
+        for (final Series s : series)
+        {
+            for (final Step st : s.steps())
+            {
+                maxRate = Math.max(maxRate, st.offered());
+                if (!Double.isNaN(st.answered().p99()))
+                {
+                    maxMs = Math.max(maxMs, st.answered().p99());
+                }
+            }
+        }
+        final double minLog = -1; // 0.1 ms
+        final double maxLog = Math.ceil(Math.log10(maxMs));
+        final double xMax = niceCeil(maxRate);
+        final StringBuilder svg = new StringBuilder(8192);
+        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(w).append("\" height=\"").append(h)
+            .append("\" font-family=\"sans-serif\" font-size=\"12\">\n")
+            .append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n")
+            .append("<text x=\"").append(left).append("\" y=\"18\" font-size=\"14\">p99 INVITE→200 (ms, log scale) ")
+            .append("against offered calls/s; hollow = not sustained</text>\n");
+        final int pw = w - left - right;
+        final int ph = h - top - bottom;
+        for (int d = (int)minLog; d <= maxLog; d++)
+        {
+            final double y = top + ph - (d - minLog) / (maxLog - minLog) * ph;
+            svg.append(line(left, y, left + pw, y, "#ddd")).append(text(left - 8, y + 4, fmtMs(Math.pow(10, d)),
+                "end"));
+        }
+        for (int i = 0; i <= 5; i++)
+        {
+            final double x = left + i / 5.0 * pw;
+            svg.append(line(x, top, x, top + ph, "#eee")).append(text(x, top + ph + 18,
+                String.valueOf(Math.round(xMax * i / 5)), "middle"));
+        }
+        svg.append(line(left, top + ph, left + pw, top + ph, "#000")).append(line(left, top, left, top + ph, "#000"))
+            .append(text(left + pw / 2.0, h - 10, "offered calls/s", "middle"));
+        for (int i = 0; i < series.size(); i++)
+        {
+            final Series s = series.get(i);
+            final String colour = COLOURS[i % COLOURS.length];
+            final List<Step> pts = new ArrayList<>();
+            for (final Step st : s.steps())
+            {
+                if (!"warmup".equals(st.label()) && !Double.isNaN(st.answered().p99()))
+                {
+                    pts.add(st);
+                }
+            }
+            pts.sort((a, b) -> Integer.compare(a.offered(), b.offered()));
+            final StringBuilder path = new StringBuilder();
+            for (final Step st : pts)
+            {
+                final double x = left + st.offered() / xMax * pw;
+                final double y = top + ph - (Math.log10(Math.max(0.1, st.answered().p99())) - minLog)
+                    / (maxLog - minLog) * ph;
+                path.append(path.isEmpty() ? "M" : " L").append(f1(x)).append(',').append(f1(y));
+                svg.append("<circle cx=\"").append(f1(x)).append("\" cy=\"").append(f1(y)).append("\" r=\"4\" stroke=\"")
+                    .append(colour).append("\" fill=\"").append(st.sustained() ? colour : "white").append("\"/>\n");
+            }
+            if (!path.isEmpty())
+            {
+                svg.append("<path d=\"").append(path).append("\" fill=\"none\" stroke=\"").append(colour)
+                    .append("\" stroke-width=\"1.5\"/>\n");
+            }
+            final double ly = top + 10 + i * 20;
+            svg.append("<rect x=\"").append(left + pw + 15).append("\" y=\"").append(f1(ly - 9)).append("\" width=\"12\" ")
+                .append("height=\"12\" fill=\"").append(colour).append("\"/>\n")
+                .append(text(left + pw + 32, ly + 2, s.name() + " (max " + s.maxSustained() + ")", "start"));
+        }
+        return svg.append("</svg>\n").toString();
+    }
+
+    private static double niceCeil(final double v)
+    {
+        final double p = Math.pow(10, Math.floor(Math.log10(v)));
+        for (final double m : new double[] {1, 2, 2.5, 5, 10})
+        {
+            if (m * p >= v)
+            {
+                return m * p;
+            }
+        }
+        return 10 * p;
+    }
+
+    private static String fmtMs(final double ms)
+    {
+        return ms < 1 ? String.format(Locale.ROOT, "%.1f", ms) : String.valueOf(Math.round(ms));
+    }
+
+    private static String line(final double x1, final double y1, final double x2, final double y2, final String c)
+    {
+        return "<line x1=\"" + f1(x1) + "\" y1=\"" + f1(y1) + "\" x2=\"" + f1(x2) + "\" y2=\"" + f1(y2)
+            + "\" stroke=\"" + c + "\"/>\n";
+    }
+
+    private static String text(final double x, final double y, final String s, final String anchor)
+    {
+        return "<text x=\"" + f1(x) + "\" y=\"" + f1(y) + "\" text-anchor=\"" + anchor + "\">"
+            + s.replace("&", "&amp;").replace("<", "&lt;") + "</text>\n";
+    }
+
+    private static String f0(final double v)
+    {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    private static String f1(final double v)
+    {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String f2(final double v)
+    {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    private static String f3(final double v)
+    {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.3f", v);
+    }
+}

@@ -1,0 +1,195 @@
+package io.sipline.bench.calls;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running system under test, started by {@link SystemUnderTest#start}: its process (stopped by this handle only,
+ * with its descendants), UDP port, output log, and for a JVM its GC log; reads its CPU time, its kernel socket drops
+ * and (JVM) its heap through {@code jcmd}. Owned by the harness's main thread.
+ */
+public final class ServerProcess implements AutoCloseable
+{
+    private static final Path JCMD = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+
+    private final SystemUnderTest system;
+    private final String profile;
+    private final Process process;
+    private final int port;
+    private final Path output;
+    private Path gcLog;
+
+    ServerProcess(final SystemUnderTest system, final String profile, final Process process, final int port,
+        final Path output, final Path gcLog)
+    {
+        this.system = system;
+        this.profile = profile;
+        this.process = process;
+        this.port = port;
+        this.output = output;
+        this.gcLog = gcLog;
+    }
+
+    public SystemUnderTest system()
+    {
+        return system;
+    }
+
+    /** The profile the JVM runs with ({@code -} for Kamailio). */
+    public String profile()
+    {
+        return profile;
+    }
+
+    public int port()
+    {
+        return port;
+    }
+
+    public long pid()
+    {
+        return process.pid();
+    }
+
+    /** The GC log, or null (Kamailio). */
+    public Path gcLog()
+    {
+        return gcLog;
+    }
+
+    void gcLog(final Path log)
+    {
+        gcLog = log;
+    }
+
+    /** The process's stdout and stderr. */
+    public Path output()
+    {
+        return output;
+    }
+
+    /** utime + stime of the server and its children, in clock ticks. */
+    public long cpuTicks()
+    {
+        return ProcFs.cpuTicks(process.toHandle());
+    }
+
+    /** Datagrams the kernel dropped on the server's sockets so far. */
+    public long socketDrops()
+    {
+        return ProcFs.udpSockets(port)[1];
+    }
+
+    /**
+     * Waits until the server's UDP socket is bound and, when {@code marker} is not null, its output holds
+     * {@code marker}; fails with the tail of its output when it exits first or {@code timeoutSeconds} pass.
+     */
+    void awaitReady(final String marker, final long timeoutSeconds) throws IOException, InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (true)
+        {
+            if (!process.isAlive())
+            {
+                throw new IOException(system.label() + " exited with " + process.exitValue() + " before it was ready:\n"
+                    + tail(20));
+            }
+            final boolean bound = ProcFs.udpSockets(port)[0] > 0;
+            if (bound && (null == marker || Files.readString(output, StandardCharsets.ISO_8859_1).contains(marker)))
+            {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IOException(system.label() + " not ready after " + timeoutSeconds + " s:\n" + tail(20));
+            }
+            process.waitFor(100, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Lets {@code seconds} pass for the server's timers (transactions ending), returning early only if the server
+     * exits, which is then an error.
+     */
+    void keepRunning(final long seconds) throws IOException, InterruptedException
+    {
+        if (process.waitFor(seconds, TimeUnit.SECONDS))
+        {
+            throw new IOException(system.label() + " exited with " + process.exitValue() + ":\n" + tail(20));
+        }
+    }
+
+    /** The Java heap in use, in bytes, from {@code jcmd PID GC.heap_info}. */
+    public long heapUsed() throws IOException, InterruptedException
+    {
+        return HeapInfo.usedBytes(jcmd("GC.heap_info"));
+    }
+
+    /** A full collection through {@code jcmd PID GC.run} (System.gc()); returns when it has returned. */
+    public void fullGc() throws IOException, InterruptedException
+    {
+        jcmd("GC.run");
+    }
+
+    private String jcmd(final String command) throws IOException, InterruptedException
+    {
+        if (!system.jvm())
+        {
+            throw new IllegalStateException(system.label() + " is not a JVM");
+        }
+        final Process p = new ProcessBuilder(JCMD.toString(), Long.toString(process.pid()), command)
+            .redirectErrorStream(true).start();
+        try
+        {
+            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(120, TimeUnit.SECONDS) || 0 != p.exitValue())
+            {
+                throw new IOException("jcmd " + process.pid() + " " + command + " failed: " + out);
+            }
+            return out;
+        }
+        finally
+        {
+            p.destroyForcibly();
+        }
+    }
+
+    /** The last {@code lines} lines of the server's output. */
+    public String tail(final int lines)
+    {
+        try
+        {
+            final List<String> all = Files.readAllLines(output, StandardCharsets.ISO_8859_1);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        }
+        catch (final IOException ex)
+        {
+            return "(no output: " + ex + ")";
+        }
+    }
+
+    /** SIGTERM, up to 20 s for a clean stop, then SIGKILL to the process and whatever it forked. */
+    @Override
+    public void close() throws InterruptedException
+    {
+        final List<ProcessHandle> children = new ArrayList<>(process.descendants().toList());
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS))
+        {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        for (final ProcessHandle child : children)
+        {
+            if (child.isAlive())
+            {
+                child.destroyForcibly();
+                child.onExit().completeOnTimeout(child, 10, TimeUnit.SECONDS).join();
+            }
+        }
+    }
+}

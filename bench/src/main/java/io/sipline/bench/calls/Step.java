@@ -1,0 +1,29 @@
+package io.sipline.bench.calls;
+
+import java.time.Instant;
+
+/**
+ * The outcome of one load step: {@code planned} calls offered at {@code offered} calls/s by sipp's uac through the
+ * server to sipp's uas, with what both sipp ends counted, the server's kernel socket drops, its CPU time and GC
+ * pauses over the step, and the response times the timed scenario logged. Immutable.
+ *
+ * @param label          e.g. {@code r0400}, {@code warmup}, {@code at80}
+ * @param completedRate  successful calls / wall seconds of the uac run
+ * @param retransmissions sipp's {@code Retransmissions(C)}, uac plus uas
+ * @param drops          datagrams the kernel dropped on the server's and the uas's sockets during the step
+ * @param cpuPer1000     server CPU seconds (user + system, with its children) per 1,000 successful calls
+ */
+public record Step(String label, int offered, int planned, long successful, long failed, long retransmissions,
+    long drops, double seconds, double completedRate, Latency ringing, Latency answered, GcLog.Summary gc,
+    double cpuPer1000, Instant from, Instant to)
+{
+    /**
+     * Sustained (issue 6 §1): every planned call succeeded, none failed, no retransmission on either sipp, no datagram
+     * dropped, and sipp really offered the rate (completed at least 95% of it; sipp shares the cores).
+     */
+    public boolean sustained()
+    {
+        return successful == planned && 0 == failed && 0 == retransmissions && 0 == drops
+            && completedRate >= 0.95 * offered;
+    }
+}

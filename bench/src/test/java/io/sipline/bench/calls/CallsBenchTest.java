@@ -1,0 +1,65 @@
+package io.sipline.bench.calls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.sipline.test.Sipp;
+import picocli.CommandLine;
+
+/**
+ * The harness end to end, cheap enough for CI: the JAIN-SIP baseline as the measured system at 50 calls/s for 3 s
+ * (after a 2 s warm-up) through {@link CallsBench} as {@code bin/sipline bench calls} runs it, and the numbers of
+ * results.json, report.md and the chart present and consistent with what sipp counted. No figure is judged against
+ * a threshold: this proves the measuring, not the measured.
+ */
+class CallsBenchTest
+{
+    @Test
+    void shouldMeasureARateThroughTheJainSipBaselineAndWriteTheResults(@TempDir final Path out) throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
+        final CallsBench bench = new CallsBench();
+        final int exit = new CommandLine(bench).execute("--system", "jainsip", "--profile", "g1-lowpause", "--rate",
+            "50", "--duration", "3", "--warmup", "2", "--start-rate", "25", "--alloc-calls", "0",
+            "--retained-calls", "0", "--out", out.toString());
+        assertEquals(0, exit);
+        final Report report = bench.report();
+        assertEquals(1, report.series().size());
+        final Series series = report.series().getFirst();
+        assertEquals(SystemUnderTest.JAINSIP, series.system());
+        assertEquals(List.of("warmup", "r50"), series.steps().stream().map(Step::label).toList());
+        final Step step = series.steps().get(1);
+        assertEquals(150, step.planned());
+        assertEquals(150, step.successful() + step.failed(), "every call counted once");
+        assertEquals(step.successful(), step.answered().count(), "one INVITE->200 time per successful call");
+        assertTrue(step.ringing().count() > 0 && step.ringing().count() <= step.successful());
+        final Latency l = step.answered();
+        assertTrue(0 < l.p50() && l.p50() <= l.p90() && l.p90() <= l.p99() && l.p99() <= l.max(), l.toString());
+        assertTrue(step.cpuPer1000() > 0, "the server used CPU");
+        assertTrue(step.seconds() >= 2.9, "the step lasted its 150 calls at 50/s: " + step.seconds());
+        assertTrue(step.gc().count() >= 0 && step.gc().maxMillis() <= step.gc().totalMillis());
+        assertEquals(step.sustained() ? 50 : 0, series.maxSustained());
+
+        final String json = Files.readString(out.resolve("results.json"));
+        assertTrue(json.contains("\"system\": \"jainsip\", \"profile\": \"g1-lowpause\""), json);
+        assertTrue(json.contains("\"plannedCalls\": 150, \"successfulCalls\": " + step.successful()), json);
+        assertTrue(json.contains("\"invite200Ms\": {\"count\": " + l.count()), json);
+        assertTrue(Files.readString(out.resolve("report.md")).contains("| jainsip/g1-lowpause | "));
+        assertTrue(Files.readString(out.resolve("p99.svg")).startsWith("<svg"));
+        assertNotNull(Files.readString(out.resolve("jainsip-g1-lowpause").resolve("jainsip-g1-lowpause-r50-uac-stat.csv")));
+        try (var logs = Files.list(out.resolve("jainsip-g1-lowpause")))
+        {
+            assertTrue(logs.anyMatch(p -> p.getFileName().toString().startsWith("gc-jainsip-g1-lowpause")),
+                "the baseline's GC log is kept");
+        }
+    }
+}
