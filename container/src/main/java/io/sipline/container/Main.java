@@ -1,27 +1,41 @@
 package io.sipline.container;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import javax.servlet.sip.ar.SipApplicationRouter;
 
 import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
+import io.sipline.container.deploy.ApplicationDeployer;
+import io.sipline.container.deploy.DeploymentWatcher;
+import io.sipline.container.dispatch.ContainerServer;
+import io.sipline.container.router.ApplicationRouters;
+import io.sipline.container.router.DarConfiguration;
+import io.sipline.container.router.DarConfigurationException;
+import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.transport.ShardCounters;
-import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.UdpBindException;
 import io.sipline.sip.transport.UdpTransport;
-import io.sipline.sip.transport.UdpTransportConfig;
 
 /**
  * The server's entry point, as {@code bin/sipline run} starts it:
- * {@code java <profile args> -cp ... io.sipline.container.Main run --profile NAME [options]}.
+ * {@code java <profile args> -cp ... io.sipline.container.Main run --profile NAME [--deploy PATH ...] [--dar FILE]}.
  *
- * <p>Until the container lands (issue 4) the server is the sharded UDP transport with the {@link StatelessResponder}:
- * OPTIONS gets 200, other requests 404 "No Application Deployed". It prints one line per listening address, then
- * {@code sipline: ready}. SIGTERM or SIGINT runs a shutdown hook that closes the channels and stops the shards
- * gracefully within {@value #SHUTDOWN_MILLIS} ms, prints {@code sipline: stopped}, and ends the process with exit
- * code 0 (1 when a shard did not stop in time). A port that cannot be bound ends it at once with one line naming the
- * address and the cause, and exit code 1; a usage error exits with 2.
+ * <p>Starts the SIP stack with the servlet container on every shard ({@link ContainerServer}), the application router
+ * (a custom {@code SipApplicationRouter} from {@code META-INF/services} or the system property
+ * {@value ApplicationRouters#PROVIDER_PROPERTY}, else the default router with the {@code --dar} file, else the
+ * default router in single-application mode), then deploys every {@code --deploy} path through the
+ * {@link DeploymentWatcher} (one line per application: {@code sipline: deployed NAME (servlets ...) from PATH};
+ * folders are watched). With no application, OPTIONS gets 200 and other requests 404 "No Application Deployed". It
+ * prints one line per listening address, then {@code sipline: ready}. SIGTERM or SIGINT runs a shutdown hook that
+ * stops the watcher (undeploying the applications), closes the channels and stops the shards gracefully, prints
+ * {@code sipline: stopped}, and ends the process with exit code 0. A port that cannot be bound ends it at once with
+ * one line naming the address and the cause, and exit code 1; a usage error exits with 2.
  *
  * <p>Threading: runs on the main thread, which returns once the server is up; the shard threads keep the JVM alive.
  */
@@ -50,27 +64,47 @@ public final class Main
         }
     }
 
-    /** Starts the transport; prints where it listens and "ready". */
+    /** Starts the container and deploys the applications; prints where it listens and "ready". */
     static int serve(final RunOptions options, final PrintWriter out, final PrintWriter err)
     {
-        final UdpTransportConfig config =
-            new UdpTransportConfig(options.bind(), options.allUdpPorts(), options.shards(), true);
-        final UdpTransport transport;
+        final SipApplicationRouter router;
         try
         {
-            transport = UdpTransport.start(config, StatelessResponder.factory());
+            router = router(options.dar());
+        }
+        catch (final IllegalStateException e)
+        {
+            err.println("sipline: application router: " + e.getMessage());
+            return 1;
+        }
+        final SipStackConfig config = new SipStackConfig().addresses(options.bind()).ports(options.allUdpPorts())
+            .shards(options.shards());
+        final ContainerServer server;
+        try
+        {
+            server = ContainerServer.start(config, router);
         }
         catch (final UdpBindException e)
         {
             err.println("sipline: " + e.getMessage());
             return 1;
         }
-        final Thread hook = new Thread(() -> stop(transport, out, err), "sipline-shutdown");
+        final DeploymentWatcher watcher =
+            new DeploymentWatcher(options.deploy(), new ApplicationDeployer(), server.registry(), out, err);
+        final Thread hook = new Thread(() -> stop(watcher, server, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        try
+        {
+            watcher.start();
+        }
+        catch (final IOException e)
+        {
+            err.println("sipline: cannot watch the deploy folders: " + e);
+        }
 
-        final int n = transport.shardCount();
-        final String how = " (" + n + (1 == n ? " shard, " : " shards, ") + transport.ioName() + ")";
-        for (final InetSocketAddress endpoint : transport.localAddresses())
+        final int n = server.stack().shardCount();
+        final String how = " (" + n + (1 == n ? " shard, " : " shards, ") + server.stack().transport().ioName() + ")";
+        for (final InetSocketAddress endpoint : server.localAddresses())
         {
             out.println("sipline: listening on " + UdpTransport.describe(endpoint) + how);
         }
@@ -79,25 +113,44 @@ public final class Main
     }
 
     /**
-     * The shutdown hook: stop within the bound, report, and end the process with 0. A JVM ended by a signal would
-     * otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last hook is how a
-     * signal-driven stop reports success.
+     * JSR 289 §15.4.1: a router registered by its provider, else the default router with the DAR file (parsed here so
+     * that a malformed line stops the start), else the default router without one.
      */
-    private static void stop(final UdpTransport transport, final PrintWriter out, final PrintWriter err)
+    private static SipApplicationRouter router(final Path dar)
+    {
+        final ApplicationRouters.Selection selection = ApplicationRouters.load(Main.class.getClassLoader(), () ->
+        {
+            if (null == dar)
+            {
+                return new DefaultApplicationRouter();
+            }
+            try
+            {
+                return new DefaultApplicationRouter(DarConfiguration.load(dar));
+            }
+            catch (final DarConfigurationException e)
+            {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        });
+        final SipApplicationRouter router = selection.router();
+        router.init();
+        return router;
+    }
+
+    /**
+     * The shutdown hook: undeploy, stop within the bound, report, and end the process with 0. A JVM ended by a
+     * signal would otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last
+     * hook is how a signal-driven stop reports success.
+     */
+    private static void stop(final DeploymentWatcher watcher, final ContainerServer server, final PrintWriter out)
     {
         out.println("sipline: stopping");
-        final boolean clean = transport.close(SHUTDOWN_MILLIS);
-        final ShardCounters totals = transport.totals();
-        if (clean)
-        {
-            out.println("sipline: stopped (" + totals + ")");
-        }
-        else
-        {
-            err.println("sipline: shards did not stop within " + SHUTDOWN_MILLIS + " ms; exiting anyway");
-        }
+        watcher.close();
+        server.close();
+        final ShardCounters totals = server.stack().transportTotals();
+        out.println("sipline: stopped (" + totals + ")");
         out.flush();
-        err.flush();
-        Runtime.getRuntime().halt(clean ? 0 : 1);
+        Runtime.getRuntime().halt(0);
     }
 }

@@ -1,0 +1,168 @@
+package io.sipline.container.dispatch;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.servlet.sip.ar.SipApplicationRouter;
+
+import io.sipline.container.deploy.DeployedApplication;
+import io.sipline.container.deploy.DeploymentException;
+import io.sipline.container.deploy.DeploymentListener;
+import io.sipline.container.factory.SipFactoryImpl;
+import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.SipApplicationSessionImpl;
+
+/**
+ * The running applications and the application router, shared by every shard: the deployment side tells it what was
+ * deployed ({@link DeploymentListener}); it starts each application (servlets and listeners initialised) and then
+ * publishes a new immutable map of running applications in a volatile field, which shards read without a lock
+ * (DESIGN.md Threading). Also finds shards for application sessions created off the shards.
+ * <p>
+ * Threading: {@link #onDeployed}/{@link #onUndeployed} on the deploying thread (serialized by this object's
+ * monitor, never taken on a shard); {@link #application}, {@link #isEmpty} and the shard picker from any thread.
+ */
+public final class ApplicationRegistry implements DeploymentListener, SipFactoryImpl.ShardPicker
+{
+    private final SipApplicationRouter router;
+    private volatile Map<String, RunningApplication> applications = Map.of();
+    private volatile ShardRuntime[] shards = new ShardRuntime[0];
+    private final AtomicInteger nextShard = new AtomicInteger();
+
+    /** @param router the application router, initialised by the caller. */
+    public ApplicationRegistry(final SipApplicationRouter router)
+    {
+        this.router = router;
+    }
+
+    public SipApplicationRouter router()
+    {
+        return router;
+    }
+
+    /** The running application of that name, or null (any thread). */
+    public RunningApplication application(final String name)
+    {
+        return null == name ? null : applications.get(name);
+    }
+
+    /** True when no application runs (the server answers as without a container: OPTIONS 200, else 404). */
+    public boolean isEmpty()
+    {
+        return applications.isEmpty();
+    }
+
+    /** The running applications, by name (an immutable snapshot). */
+    public Map<String, RunningApplication> applications()
+    {
+        return applications;
+    }
+
+    @Override
+    public void onDeployed(final DeployedApplication application) throws DeploymentException
+    {
+        final RunningApplication running = new RunningApplication(application, this);
+        running.start();
+        synchronized (this)
+        {
+            final Map<String, RunningApplication> next = new LinkedHashMap<>(applications);
+            next.put(application.name(), running);
+            applications = Map.copyOf(next);
+        }
+        router.applicationDeployed(List.of(application.name()));
+    }
+
+    @Override
+    public void onUndeployed(final DeployedApplication application)
+    {
+        final RunningApplication running;
+        synchronized (this)
+        {
+            running = applications.get(application.name());
+            if (null == running || running.deployed() != application)
+            {
+                return;
+            }
+            final Map<String, RunningApplication> next = new LinkedHashMap<>(applications);
+            next.remove(application.name());
+            applications = Map.copyOf(next);
+        }
+        router.applicationUndeployed(List.of(application.name()));
+        running.stop();
+    }
+
+    /** The shards' runtimes, published once the stack started. */
+    void shards(final ShardRuntime[] value)
+    {
+        shards = value.clone();
+    }
+
+    ShardRuntime[] shards()
+    {
+        return shards;
+    }
+
+    @Override
+    public ShardHost current()
+    {
+        for (final ShardRuntime s : shards)
+        {
+            if (s.onShardThread())
+            {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public ShardHost next()
+    {
+        final ShardRuntime[] all = shards;
+        if (0 == all.length)
+        {
+            throw new IllegalStateException("the server is not running");
+        }
+        return all[Math.floorMod(nextShard.getAndIncrement(), all.length)];
+    }
+
+    @Override
+    public ShardHost forKey(final String key)
+    {
+        final ShardRuntime[] all = shards;
+        if (0 == all.length)
+        {
+            throw new IllegalStateException("the server is not running");
+        }
+        return all[Math.floorMod(key.hashCode(), all.length)];
+    }
+
+    @Override
+    public SipApplicationSessionImpl byKey(final String applicationName, final String key)
+    {
+        for (final ShardRuntime s : shards)
+        {
+            final SipApplicationSessionImpl found = s.sessions().applicationByKey(applicationName, key);
+            if (null != found)
+            {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    /** An application session by id on any shard, or null (any thread). */
+    SipApplicationSessionImpl applicationSession(final String id)
+    {
+        for (final ShardRuntime s : shards)
+        {
+            final SipApplicationSessionImpl found = s.sessions().application(id);
+            if (null != found)
+            {
+                return found;
+            }
+        }
+        return null;
+    }
+}

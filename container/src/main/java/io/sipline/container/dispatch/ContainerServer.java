@@ -1,0 +1,142 @@
+package io.sipline.container.dispatch;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+import javax.servlet.sip.ar.SipApplicationRouter;
+
+import io.sipline.sip.stack.SipStack;
+import io.sipline.sip.stack.SipStackConfig;
+import io.sipline.sip.transport.UdpBindException;
+
+/**
+ * The SIP servlet container on a running {@link SipStack}: one {@link ShardRuntime} per shard, the
+ * {@link ApplicationRegistry} (the {@code DeploymentListener} to give deployed applications to), and the watchdog
+ * that reports servlet calls holding a shard longer than {@value #SLOW_CALL_MILLIS} ms.
+ *
+ * <pre>{@code
+ * ContainerServer server = ContainerServer.start(new SipStackConfig().ports(0), router);
+ * server.registry().onDeployed(new ApplicationDeployer().deploy(path));
+ * ...
+ * server.close();
+ * }</pre>
+ * <p>
+ * Threading: start and close from any thread but a shard's; the registry from the deploying thread.
+ */
+public final class ContainerServer implements AutoCloseable
+{
+    /** A servlet call longer than this is logged once (with the shard's stack) and counted. */
+    public static final long SLOW_CALL_MILLIS = 50;
+
+    private final SipStack stack;
+    private final ApplicationRegistry registry;
+    private final ShardRuntime[] runtimes;
+    private final ShardRuntime.Counters counters;
+    private final Thread watchdog;
+    private volatile boolean closed;
+
+    private ContainerServer(final SipStack stack, final ApplicationRegistry registry, final ShardRuntime[] runtimes,
+        final ShardRuntime.Counters counters)
+    {
+        this.stack = stack;
+        this.registry = registry;
+        this.runtimes = runtimes;
+        this.counters = counters;
+        this.watchdog = Thread.ofPlatform().daemon().name("sipline-slow-call-watchdog").unstarted(this::watch);
+    }
+
+    /**
+     * Starts the stack with the container on every shard.
+     *
+     * @param router the application router, initialised ({@code init()} called) by the caller.
+     * @throws UdpBindException when an address cannot be bound.
+     */
+    public static ContainerServer start(final SipStackConfig config, final SipApplicationRouter router)
+        throws UdpBindException
+    {
+        final ApplicationRegistry registry = new ApplicationRegistry(router);
+        final ShardRuntime.Counters counters = new ShardRuntime.Counters();
+        final ShardRuntime[] runtimes = new ShardRuntime[config.shards()];
+        final SipStack stack = SipStack.start(config, shard ->
+        {
+            final ShardRuntime runtime = new ShardRuntime(registry, shard, counters);
+            runtimes[shard.index()] = runtime;
+            return runtime;
+        });
+        final long[] threads = stack.shardThreadIds();
+        final InetSocketAddress local = stack.localAddresses().getFirst();
+        for (int k = 0; k < runtimes.length; k++)
+        {
+            runtimes[k].started(threads[k], local);
+        }
+        registry.shards(runtimes);
+        final ContainerServer server = new ContainerServer(stack, registry, runtimes, counters);
+        server.watchdog.start();
+        return server;
+    }
+
+    public ApplicationRegistry registry()
+    {
+        return registry;
+    }
+
+    public SipStack stack()
+    {
+        return stack;
+    }
+
+    public List<InetSocketAddress> localAddresses()
+    {
+        return stack.localAddresses();
+    }
+
+    public ShardRuntime.Counters counters()
+    {
+        return counters;
+    }
+
+    /** Live application sessions over every shard (racy; tests and metrics). */
+    public int applicationSessions()
+    {
+        int n = 0;
+        for (final ShardRuntime r : runtimes)
+        {
+            n += r.sessions().applicationCount();
+        }
+        return n;
+    }
+
+    private void watch()
+    {
+        final long limit = SLOW_CALL_MILLIS * 1_000_000L;
+        while (!closed)
+        {
+            final long now = System.nanoTime();
+            for (final ShardRuntime r : runtimes)
+            {
+                r.checkSlow(now, limit);
+            }
+            try
+            {
+                Thread.sleep(10); // the watchdog's poll period (not a wait for behaviour)
+            }
+            catch (final InterruptedException e)
+            {
+                return;
+            }
+        }
+    }
+
+    /** Stops the applications, then the stack. */
+    @Override
+    public void close()
+    {
+        closed = true;
+        watchdog.interrupt();
+        for (final RunningApplication app : registry.applications().values())
+        {
+            registry.onUndeployed(app.deployed());
+        }
+        stack.close();
+    }
+}

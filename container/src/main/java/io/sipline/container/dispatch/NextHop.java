@@ -1,0 +1,146 @@
+package io.sipline.container.dispatch;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.Map;
+
+import io.sipline.container.message.HeaderText;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.sip.message.HeaderName;
+
+/**
+ * Where a request goes (RFC 3261 §8.1.2, §12.2.1.1): the URI of the top Route when there is one, else the
+ * Request-URI; its {@code maddr} parameter, host and port (5060 for sip, 5061 for sips by default). Host names are
+ * resolved with the JDK resolver and cached per shard (RFC 3263 NAPTR/SRV selection is the transport's later work).
+ * <p>
+ * Threading: one instance per shard, used on it only.
+ */
+final class NextHop
+{
+    private final Map<String, InetAddress> resolved = new HashMap<>();
+
+    /**
+     * @return the destination, or null when the URI has no usable host or the host does not resolve.
+     */
+    InetSocketAddress of(final SipServletRequestImpl request)
+    {
+        final String route = request.headers().get(HeaderName.ROUTE);
+        final String uri = null != route ? HeaderText.uri(route) : request.requestUriText();
+        return of(uri);
+    }
+
+    InetSocketAddress of(final String uri)
+    {
+        if (null == uri)
+        {
+            return null;
+        }
+        final int colon = uri.indexOf(':');
+        if (colon < 0)
+        {
+            return null;
+        }
+        final String scheme = uri.substring(0, colon).toLowerCase(java.util.Locale.ROOT);
+        if (!"sip".equals(scheme) && !"sips".equals(scheme))
+        {
+            return null;
+        }
+        int p = colon + 1;
+        final int at = uri.indexOf('@', p);
+        final int paramsAt = firstOf(uri, p, ";?>");
+        if (at >= 0 && at < paramsAt)
+        {
+            p = at + 1;
+        }
+        String host;
+        int port = "sips".equals(scheme) ? 5061 : 5060;
+        int end;
+        if (p < uri.length() && uri.charAt(p) == '[')
+        {
+            end = uri.indexOf(']', p);
+            if (end < 0)
+            {
+                return null;
+            }
+            host = uri.substring(p + 1, end);
+            end++;
+        }
+        else
+        {
+            end = firstOf(uri, p, ":;?>");
+            host = uri.substring(p, end);
+        }
+        if (end < uri.length() && uri.charAt(end) == ':')
+        {
+            final int portEnd = firstOf(uri, end + 1, ";?>");
+            try
+            {
+                port = Integer.parseInt(uri.substring(end + 1, portEnd));
+            }
+            catch (final NumberFormatException e)
+            {
+                return null;
+            }
+        }
+        final String maddr = uriParam(uri, end, "maddr");
+        if (null != maddr && !maddr.isEmpty())
+        {
+            host = maddr;
+        }
+        final InetAddress address = resolve(host);
+        return null == address || port <= 0 || port > 65535 ? null : new InetSocketAddress(address, port);
+    }
+
+    private InetAddress resolve(final String host)
+    {
+        InetAddress a = resolved.get(host);
+        if (null == a)
+        {
+            try
+            {
+                a = InetAddress.getByName(host);
+            }
+            catch (final UnknownHostException | SecurityException e)
+            {
+                return null;
+            }
+            if (resolved.size() < 10_000)
+            {
+                resolved.put(host, a);
+            }
+        }
+        return a;
+    }
+
+    private static int firstOf(final String s, final int from, final String chars)
+    {
+        for (int i = from; i < s.length(); i++)
+        {
+            if (chars.indexOf(s.charAt(i)) >= 0)
+            {
+                return i;
+            }
+        }
+        return s.length();
+    }
+
+    private static String uriParam(final String uri, final int from, final String name)
+    {
+        final int end = firstOf(uri, from, "?>");
+        int p = uri.indexOf(';', from);
+        while (p >= 0 && p < end)
+        {
+            final int next = firstOf(uri, p + 1, ";?>");
+            final String param = uri.substring(p + 1, next);
+            final int eq = param.indexOf('=');
+            if ((eq < 0 ? param : param.substring(0, eq)).equalsIgnoreCase(name))
+            {
+                return eq < 0 ? "" : param.substring(eq + 1);
+            }
+            p = next < end && uri.charAt(next) == ';' ? next : -1;
+        }
+        return null;
+    }
+}

@@ -1,0 +1,294 @@
+package io.sipline.container.dispatch;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.EventListener;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.servlet.ServletContext;
+import javax.servlet.ServletContextEvent;
+import javax.servlet.ServletContextListener;
+import javax.servlet.ServletException;
+import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.SipServlet;
+import javax.servlet.sip.SipServletContextEvent;
+import javax.servlet.sip.SipServletListener;
+import javax.servlet.sip.SipServletRequest;
+
+import io.sipline.container.deploy.ApplicationKeyMethod;
+import io.sipline.container.deploy.DeployedApplication;
+import io.sipline.container.deploy.DeploymentException;
+import io.sipline.container.deploy.ServletDefinition;
+import io.sipline.container.factory.B2buaHelperImpl;
+import io.sipline.container.factory.SipFactoryImpl;
+import io.sipline.container.session.AppRuntime;
+import io.sipline.container.session.SipApplicationSessionImpl;
+import io.sipline.container.session.TimerServiceImpl;
+
+/**
+ * One application while it runs: its deployed model plus what dispatch needs — the servlet context with the
+ * {@code SipFactory}, {@code TimerService} and {@code SipSessionsUtil} attributes (JSR 289 §4.1), its servlets
+ * initialised ({@link #start}), its listeners by type, its {@code @SipApplicationKey} method, and its threading mode.
+ * <p>
+ * Threading: started and stopped on the deploying thread; read by every shard afterwards (immutable then).
+ */
+public final class RunningApplication implements AppRuntime
+{
+    /** Context parameter that runs the application on virtual threads instead of its shard (blocking code). */
+    public static final String THREADING_PARAMETER = "io.sipline.threading";
+
+    private final DeployedApplication deployed;
+    private final ServletContextImpl context;
+    private final SipFactoryImpl factory;
+    private final Map<Class<?>, List<?>> listenersByType = new ConcurrentHashMap<>();
+    private final String defaultServlet;
+    private final int sessionTimeoutMinutes;
+    private Method keyMethod;
+
+    RunningApplication(final DeployedApplication deployed, final ApplicationRegistry registry)
+    {
+        this.deployed = deployed;
+        this.context = new ServletContextImpl(this, deployed.descriptor().contextParams());
+        this.factory = new SipFactoryImpl(this, registry);
+        final String main = deployed.descriptor().mainServlet();
+        this.defaultServlet = null != main ? main
+            : deployed.servlets().isEmpty() ? null : deployed.servlets().keySet().iterator().next();
+        final Integer minutes = deployed.descriptor().sessionTimeoutMinutes();
+        this.sessionTimeoutMinutes = null == minutes ? SipApplicationSessionImpl.DEFAULT_TIMEOUT_MINUTES : minutes;
+        context.setAttribute(SipServlet.SIP_FACTORY, factory);
+        context.setAttribute(SipServlet.TIMER_SERVICE, new TimerServiceImpl());
+        context.setAttribute(SipServlet.SIP_SESSIONS_UTIL, new SipSessionsUtilImpl(registry, deployed.name()));
+        context.setAttribute(SipServlet.SUPPORTED, List.of());
+        context.setAttribute(SipServlet.SUPPORTED_RFCs, List.of("3261", "3263", "3581", "6026"));
+    }
+
+    /**
+     * Servlet 3.1 §4.4 / JSR 289 §18.3: context listeners, then each servlet's {@code init} with its config, each
+     * followed by {@code SipServletListener.servletInitialized}.
+     *
+     * @throws DeploymentException naming the servlet or listener that failed.
+     */
+    void start() throws DeploymentException
+    {
+        final String source = deployed.source().toString();
+        final Thread thread = Thread.currentThread();
+        final ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(deployed.classLoader());
+        try
+        {
+            resolveKeyMethod(source);
+            for (final ServletContextListener l : listeners(ServletContextListener.class))
+            {
+                try
+                {
+                    l.contextInitialized(new ServletContextEvent(context));
+                }
+                catch (final RuntimeException e)
+                {
+                    throw new DeploymentException(source, DeploymentException.NO_LINE, "listener " + l.getClass().getName()
+                        + " failed in contextInitialized: " + e, e);
+                }
+            }
+            for (final Map.Entry<String, SipServlet> e : deployed.servlets().entrySet())
+            {
+                final ServletDefinition definition = deployed.descriptor().servlets().get(e.getKey());
+                final Map<String, String> params = null == definition ? Map.of() : definition.initParams();
+                try
+                {
+                    e.getValue().init(new ServletConfigImpl(e.getKey(), params, context));
+                    for (final SipServletListener l : listeners(SipServletListener.class))
+                    {
+                        l.servletInitialized(new SipServletContextEvent(context, e.getValue()));
+                    }
+                }
+                catch (final ServletException | RuntimeException ex)
+                {
+                    throw new DeploymentException(source, DeploymentException.NO_LINE, "servlet " + e.getKey() + " ("
+                        + e.getValue().getClass().getName() + ") failed in init: " + ex, ex);
+                }
+            }
+        }
+        finally
+        {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    /** Servlets' {@code destroy}, then context listeners' {@code contextDestroyed}; errors are logged, not thrown. */
+    void stop()
+    {
+        final Thread thread = Thread.currentThread();
+        final ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(deployed.classLoader());
+        try
+        {
+            for (final SipServlet servlet : deployed.servlets().values())
+            {
+                try
+                {
+                    servlet.destroy();
+                }
+                catch (final RuntimeException e)
+                {
+                    context.log("servlet destroy failed", e);
+                }
+            }
+            for (final ServletContextListener l : listeners(ServletContextListener.class))
+            {
+                try
+                {
+                    l.contextDestroyed(new ServletContextEvent(context));
+                }
+                catch (final RuntimeException e)
+                {
+                    context.log("contextDestroyed failed", e);
+                }
+            }
+        }
+        finally
+        {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private void resolveKeyMethod(final String source) throws DeploymentException
+    {
+        final ApplicationKeyMethod key = deployed.descriptor().applicationKey();
+        if (null == key)
+        {
+            return;
+        }
+        try
+        {
+            final Class<?> type = Class.forName(key.className(), true, deployed.classLoader());
+            final Method m = type.getMethod(key.methodName(), SipServletRequest.class);
+            if (!Modifier.isStatic(m.getModifiers()) || String.class != m.getReturnType())
+            {
+                throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey " + key.className() + "."
+                    + key.methodName() + " must be public static String (SipServletRequest)");
+            }
+            keyMethod = m;
+        }
+        catch (final ReflectiveOperationException | LinkageError e)
+        {
+            throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey " + key.className() + "." + key.methodName()
+                + " cannot be loaded: " + e, e);
+        }
+    }
+
+    /**
+     * The application key of an initial request (JSR 289 §15.11.2), or null when the application has none.
+     *
+     * @throws IllegalStateException when the key method throws or returns null.
+     */
+    String applicationKey(final SipServletRequest request)
+    {
+        if (null == keyMethod)
+        {
+            return null;
+        }
+        try
+        {
+            final Object key = keyMethod.invoke(null, request);
+            if (null == key)
+            {
+                throw new IllegalStateException("@SipApplicationKey method returned null");
+            }
+            return (String)key;
+        }
+        catch (final IllegalAccessException e)
+        {
+            throw new IllegalStateException(e);
+        }
+        catch (final InvocationTargetException e)
+        {
+            throw new IllegalStateException("@SipApplicationKey method threw " + e.getCause(), e.getCause());
+        }
+    }
+
+    public DeployedApplication deployed()
+    {
+        return deployed;
+    }
+
+    public SipFactoryImpl factory()
+    {
+        return factory;
+    }
+
+    /** True when the application asked to run on virtual threads (context parameter {@value #THREADING_PARAMETER}). */
+    boolean virtualThreads()
+    {
+        return "virtual".equalsIgnoreCase(context.getInitParameter(THREADING_PARAMETER));
+    }
+
+    @Override
+    public String name()
+    {
+        return deployed.name();
+    }
+
+    @Override
+    public ServletContext servletContext()
+    {
+        return context;
+    }
+
+    @Override
+    public SipServlet servlet(final String name)
+    {
+        return null == name ? null : deployed.servlets().get(name);
+    }
+
+    @Override
+    public String defaultServlet()
+    {
+        return defaultServlet;
+    }
+
+    @SuppressWarnings("unchecked")
+    @Override
+    public <T> List<T> listeners(final Class<T> type)
+    {
+        return (List<T>)listenersByType.computeIfAbsent(type, t ->
+        {
+            final List<Object> out = new ArrayList<>(1);
+            for (final EventListener l : deployed.listeners())
+            {
+                if (t.isInstance(l))
+                {
+                    out.add(l);
+                }
+            }
+            return List.copyOf(out);
+        });
+    }
+
+    @Override
+    public int sessionTimeoutMinutes()
+    {
+        return sessionTimeoutMinutes;
+    }
+
+    @Override
+    public ClassLoader classLoader()
+    {
+        return deployed.classLoader();
+    }
+
+    @Override
+    public B2buaHelper b2buaHelper(final SipApplicationSessionImpl session)
+    {
+        return new B2buaHelperImpl(factory, session);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RunningApplication[" + name() + "]";
+    }
+}

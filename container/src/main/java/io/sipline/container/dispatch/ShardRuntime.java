@@ -1,0 +1,1022 @@
+package io.sipline.container.dispatch;
+
+import java.io.Serializable;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.SipErrorEvent;
+import javax.servlet.sip.SipErrorListener;
+import javax.servlet.sip.SipServlet;
+import javax.servlet.sip.URI;
+import javax.servlet.sip.ar.SipApplicationRouterInfo;
+import javax.servlet.sip.ar.SipApplicationRoutingDirective;
+import javax.servlet.sip.ar.SipApplicationRoutingRegion;
+
+import io.netty.buffer.ByteBuf;
+import io.sipline.container.address.SipAddresses;
+import io.sipline.container.message.MessageWriter;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.SessionTable;
+import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.SipApplicationSessionImpl;
+import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.shard.ShardIds;
+import io.sipline.sip.stack.SipListener;
+import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.transaction.ClientTransaction;
+import io.sipline.sip.transaction.ServerTransaction;
+import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transport.StatelessResponder;
+
+/**
+ * The container on one shard (JSR 289 §15 dispatch): the {@link SipListener} the stack calls for every event of the
+ * calls this shard owns, and the {@link ShardHost} its sessions and messages use to send and to schedule.
+ *
+ * <pre>
+ *   onRequest  CANCEL            → 200, 487 to the INVITE, then doCancel (§11.2.3)
+ *              To tag            → the session of (Call-ID, To tag) → servlet (481 when none)
+ *              no To tag         → application router (§15.4) → application → servlet selection → new sessions
+ *   onResponse                   → the request's session (via the client transaction's attachment) → servlet
+ *   onAck / stateless ACK        → the session → doAck; stops the 2xx retransmissions (RFC 3261 §13.3.1.4)
+ *   onTimeout (B, F)             → a 408 from the container to the servlet (§11.1.4)
+ *   onTimer                      → servlet timers, session expiry, 2xx retransmissions
+ * </pre>
+ *
+ * A servlet runs on this shard's thread with the application's class loader as context class loader. An exception
+ * it throws while handling a request is answered {@code 500} with the exception's class in the reason (unless it
+ * already answered) and never reaches the shard. With no application deployed the shard answers as the server did
+ * without a container: OPTIONS 200, other requests 404 No Application Deployed.
+ * <p>
+ * Threading: every method on this shard's event loop, except {@link #execute}, {@link #onShardThread} and the id
+ * generators (see {@link ShardHost}).
+ */
+public final class ShardRuntime implements SipListener, ShardHost
+{
+    private static final Logger LOG = System.getLogger("io.sipline.container.dispatch");
+    /** Distinct problems already logged (one line per kind, process-wide). */
+    private static final ConcurrentHashMap<String, Boolean> LOGGED = new ConcurrentHashMap<>();
+
+    private final ApplicationRegistry registry;
+    private final SipShard shard;
+    private final SessionTable sessions = new SessionTable();
+    private final NextHop nextHop = new NextHop();
+    private final StringBuilder ids = new StringBuilder(64);
+    /** Ids made off the shard (an application thread); guarded by its own monitor, never used on the shard. */
+    private final ShardIds offShardIds;
+    private final Counters counters;
+    private volatile long threadId = -1;
+    private volatile Thread thread;
+    private String host;
+    private int port;
+    private String contact;
+    private String viaPrefix;
+
+    // timers: handle = slot | generation << 32; the wheel's payload is the slot
+    private ShardHost.TimerTarget[] timerTargets = new ShardHost.TimerTarget[256];
+    private long[] timerWheelIds = new long[256];
+    private int[] timerGenerations = new int[256];
+    private int[] freeSlots = new int[256];
+    private int freeCount;
+    private int slotCount;
+
+    /** Calls in progress into applications on this shard (re-entrant sends check readiness only at depth 0). */
+    private int dispatchDepth;
+    /** When the current servlet call started (0 when none), for the slow-call watchdog. */
+    private volatile long callStartNs;
+    private volatile String callWhat;
+    private long reportedCallStartNs;
+
+    /** Container-wide counters (any thread). */
+    public static final class Counters
+    {
+        public final AtomicLong servletErrors = new AtomicLong();
+        public final AtomicLong slowCalls = new AtomicLong();
+        public final AtomicLong noApplication = new AtomicLong();
+    }
+
+    ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters)
+    {
+        this.registry = registry;
+        this.shard = shard;
+        this.counters = counters;
+        this.offShardIds = new ShardIds(shard.index(), System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));
+    }
+
+    /** Publishes the shard's thread and the local address (after the stack started). */
+    void started(final long shardThreadId, final InetSocketAddress local)
+    {
+        threadId = shardThreadId;
+        final String h = local.getAddress().isAnyLocalAddress() ? "127.0.0.1" : local.getAddress().getHostAddress();
+        host = h.indexOf(':') >= 0 ? "[" + h + "]" : h;
+        port = local.getPort();
+        contact = "<sip:" + host + ":" + port + ">";
+        viaPrefix = "SIP/2.0/UDP " + host + ":" + port + ";branch=";
+    }
+
+    SipShard shard()
+    {
+        return shard;
+    }
+
+    // ================================================================================================================
+    // ShardHost
+    // ================================================================================================================
+
+    @Override
+    public int index()
+    {
+        return shard.index();
+    }
+
+    @Override
+    public boolean onShardThread()
+    {
+        return Thread.currentThread().threadId() == threadId;
+    }
+
+    @Override
+    public void execute(final Runnable task)
+    {
+        if (onShardThread())
+        {
+            task.run();
+        }
+        else
+        {
+            shard.stack().execute(shard.index(), () ->
+            {
+                dispatchDepth++;
+                try
+                {
+                    task.run();
+                }
+                catch (final RuntimeException e)
+                {
+                    logOnce("task", "an application task failed on shard " + shard.index(), e);
+                }
+                finally
+                {
+                    dispatchDepth--;
+                }
+            });
+        }
+    }
+
+    @Override
+    public String newTag()
+    {
+        if (onShardThread())
+        {
+            ids.setLength(0);
+            return shard.ids().appendId(ids).toString();
+        }
+        synchronized (offShardIds)
+        {
+            return offShardIds.appendId(new StringBuilder(ShardIds.ID_LENGTH)).toString();
+        }
+    }
+
+    @Override
+    public String newCallId()
+    {
+        if (onShardThread())
+        {
+            ids.setLength(0);
+            return shard.ids().appendId(ids).append('@').append(host).toString();
+        }
+        synchronized (offShardIds)
+        {
+            return offShardIds.appendId(new StringBuilder(40)).append('@').append(host).toString();
+        }
+    }
+
+    @Override
+    public String newBranch()
+    {
+        if (onShardThread())
+        {
+            ids.setLength(0);
+            return shard.ids().appendBranch(ids).toString();
+        }
+        synchronized (offShardIds)
+        {
+            return offShardIds.appendBranch(new StringBuilder(24)).toString();
+        }
+    }
+
+    @Override
+    public long currentTimeMillis()
+    {
+        return System.currentTimeMillis();
+    }
+
+    @Override
+    public long schedule(final long delayMillis, final ShardHost.TimerTarget target)
+    {
+        final int slot;
+        if (freeCount > 0)
+        {
+            slot = freeSlots[--freeCount];
+        }
+        else
+        {
+            if (slotCount == timerTargets.length)
+            {
+                final int n = slotCount * 2;
+                timerTargets = Arrays.copyOf(timerTargets, n);
+                timerWheelIds = Arrays.copyOf(timerWheelIds, n);
+                timerGenerations = Arrays.copyOf(timerGenerations, n);
+                freeSlots = Arrays.copyOf(freeSlots, n);
+            }
+            slot = slotCount++;
+        }
+        timerTargets[slot] = target;
+        final int generation = ++timerGenerations[slot] & 0x7FFFFFFF;
+        timerWheelIds[slot] = shard.schedule(shard.nowNs() + Math.max(0, delayMillis) * 1_000_000L, slot);
+        return ((long)generation << 32) | slot;
+    }
+
+    @Override
+    public void cancel(final long timerId)
+    {
+        final int slot = (int)timerId;
+        if (slot < 0 || slot >= slotCount || (timerGenerations[slot] & 0x7FFFFFFF) != (int)(timerId >>> 32)
+            || null == timerTargets[slot])
+        {
+            return;
+        }
+        shard.cancel(timerWheelIds[slot]);
+        freeSlot(slot);
+    }
+
+    private void freeSlot(final int slot)
+    {
+        timerTargets[slot] = null;
+        timerGenerations[slot]++;
+        freeSlots[freeCount++] = slot;
+    }
+
+    @Override
+    public SessionTable sessions()
+    {
+        return sessions;
+    }
+
+    @Override
+    public String localHost()
+    {
+        return host;
+    }
+
+    @Override
+    public int localPort()
+    {
+        return port;
+    }
+
+    @Override
+    public String contact()
+    {
+        return contact;
+    }
+
+    // ================================================================================================================
+    // Sending (ShardHost)
+    // ================================================================================================================
+
+    @Override
+    public void send(final SipServletRequestImpl request)
+    {
+        final SipSessionImpl session = request.sessionImpl();
+        final String method = request.getMethod();
+        if ("CANCEL".equals(method))
+        {
+            sendCancel(request);
+            return;
+        }
+        final InetSocketAddress destination = nextHop.of(request);
+        if (null == destination)
+        {
+            session.begin(request);
+            failRequest(request, 503, "Service Unavailable (no route to " + request.requestUriText() + ")");
+            return;
+        }
+        request.destination(destination);
+        final String branch = newBranch();
+        request.branch(branch);
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
+        MessageWriter.writeRequest(out, request, via(branch));
+        request.addresses(destination, null);
+        if ("ACK".equals(method))
+        {
+            shard.sendStateless(out, destination);
+            return;
+        }
+        session.register();
+        session.begin(request);
+        final ClientTransaction tx = shard.sendRequest(out, destination);
+        if (null == tx)
+        {
+            failRequest(request, 503, "Service Unavailable (the request was refused by the transaction layer)");
+            return;
+        }
+        tx.attachment(request);
+        request.transaction(tx);
+        afterSend(session);
+    }
+
+    private String via(final String branch)
+    {
+        return viaPrefix + branch + ";rport";
+    }
+
+    /** RFC 3261 §9.1: a CANCEL goes after a provisional response, with the INVITE's branch, to its destination. */
+    private void sendCancel(final SipServletRequestImpl cancel)
+    {
+        final SipServletRequestImpl invite = cancel.cancelled();
+        if (null != invite.finalResponse())
+        {
+            return; // too late: the INVITE completed
+        }
+        if (!invite.provisionalReceived())
+        {
+            invite.pendingCancel(cancel);
+            return;
+        }
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(cancel));
+        MessageWriter.writeRequest(out, cancel, via(invite.branch()));
+        cancel.addresses(invite.destination(), null);
+        final ClientTransaction tx = shard.sendRequest(out, invite.destination());
+        if (null != tx)
+        {
+            tx.attachment(cancel);
+            cancel.transaction(tx);
+        }
+    }
+
+    @Override
+    public void send(final SipServletResponseImpl response)
+    {
+        final SipServletRequestImpl request = response.requestImpl();
+        final SipSessionImpl session = response.sessionImpl();
+        final Transaction t = request.transaction();
+        if (!(t instanceof ServerTransaction tx))
+        {
+            logOnce("late-response", "a response was sent after its transaction ended; it is dropped ("
+                + response + ")", null);
+            session.onResponseSent(response);
+            afterSend(session);
+            return;
+        }
+        final int status = response.getStatus();
+        if (status > 100)
+        {
+            session.register();
+        }
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(response));
+        MessageWriter.writeResponse(out, response);
+        response.addresses(tx.peer(), null);
+        final boolean inviteOk = status >= 200 && status < 300 && SipMethod.INVITE == tx.method();
+        final ByteBuf keep = inviteOk ? out.retainedDuplicate() : null;
+        if (!shard.respond(tx, out, status) && null != keep)
+        {
+            keep.release();
+        }
+        else if (null != keep)
+        {
+            new OkRetransmission(tx, keep, request, response).start();
+        }
+        session.onResponseSent(response);
+        afterSend(session);
+    }
+
+    private void afterSend(final SipSessionImpl session)
+    {
+        if (0 == dispatchDepth)
+        {
+            session.appSession().checkReady();
+        }
+    }
+
+    /** A request that could not be sent gets a response from the container, as if from the network (§11.1.4). */
+    private void failRequest(final SipServletRequestImpl request, final int status, final String reason)
+    {
+        final SipMessage m = synthesize(request, status, reason);
+        if (null == m)
+        {
+            return;
+        }
+        deliverResponse(request, SipServletResponseImpl.received(m, request, null, null));
+    }
+
+    private SipMessage synthesize(final SipServletRequestImpl request, final int status, final String reason)
+    {
+        final StringBuilder sb = new StringBuilder(256).append("SIP/2.0 ").append(status).append(' ')
+            .append(reason).append("\r\nVia: ").append(via(null == request.branch() ? "z9hG4bK0" : request.branch()))
+            .append("\r\n");
+        for (final String name : new String[] {"From", "To", "Call-ID", "CSeq"})
+        {
+            sb.append(name).append(": ").append(request.getHeader(name)).append("\r\n");
+        }
+        sb.append("Content-Length: 0\r\n\r\n");
+        final byte[] bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
+        final SipMessage m = new SipMessage();
+        return SipMessageParser.parseDatagram(bytes, 0, bytes.length, m) == ParseResult.OK ? m : null;
+    }
+
+    // ================================================================================================================
+    // SipListener: requests
+    // ================================================================================================================
+
+    @Override
+    public void onRequest(final SipShard s, final ServerTransaction tx, final SipMessage request)
+    {
+        if (registry.isEmpty())
+        {
+            noApplication(tx, request);
+            return;
+        }
+        try
+        {
+            final SipMethod method = request.method();
+            if (SipMethod.CANCEL == method)
+            {
+                onCancel(tx, request);
+            }
+            else if (request.toTagStart() >= 0)
+            {
+                onSubsequent(tx, request);
+            }
+            else
+            {
+                onInitial(tx, request);
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            logOnce("dispatch:" + e.getClass().getName(), "dispatch failed on shard " + shard.index(), e);
+            answer(tx, request, 500, "Server Internal Error (" + e.getClass().getName() + ")");
+        }
+    }
+
+    /** Without applications: what the server answered before the container (StatelessResponder's rules). */
+    private void noApplication(final ServerTransaction tx, final SipMessage request)
+    {
+        counters.noApplication.incrementAndGet();
+        if (SipMethod.OPTIONS == request.method())
+        {
+            final ByteBuf out = shard.allocate(512 + request.length());
+            shard.builder().startResponse(out, request, 200, "OK", newTagOnShard())
+                .header(HeaderName.ALLOW, StatelessResponder.ALLOW)
+                .header(HeaderName.ACCEPT, "application/sdp")
+                .header(HeaderName.SUPPORTED, "")
+                .end(null, 0, 0);
+            shard.respond(tx, out, 200);
+            return;
+        }
+        if (tx.maxForwardsExhausted())
+        {
+            answer(tx, request, 483, "Too Many Hops");
+            return;
+        }
+        answer(tx, request, 404, StatelessResponder.NO_APPLICATION);
+    }
+
+    /** A response built straight from the borrowed request (no session). */
+    private void answer(final ServerTransaction tx, final SipMessage request, final int status, final String reason)
+    {
+        final ByteBuf out = shard.allocate(256 + request.length());
+        shard.builder().startResponse(out, request, status, reason, status > 100 ? newTagOnShard() : null)
+            .end(null, 0, 0);
+        shard.respond(tx, out, status);
+    }
+
+    private CharSequence newTagOnShard()
+    {
+        ids.setLength(0);
+        return shard.ids().appendId(ids);
+    }
+
+    private void onInitial(final ServerTransaction tx, final SipMessage message)
+    {
+        final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+        request.initial(true);
+        SipApplicationRouterInfo info;
+        try
+        {
+            info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW, null,
+                null);
+        }
+        catch (final RuntimeException e)
+        {
+            logOnce("router:" + e.getClass().getName(), "the application router failed", e);
+            answer(tx, message, 500, "Server Internal Error (" + e.getClass().getName() + " in the router)");
+            return;
+        }
+        final RunningApplication app = null == info ? null : registry.application(info.getNextApplicationName());
+        if (null == app)
+        {
+            answer(tx, message, 404, "Not Found (no application for this request)");
+            return;
+        }
+        final String servlet = app.deployed().descriptor().selectServlet(request);
+        if (null == servlet || null == app.servlet(servlet))
+        {
+            answer(tx, message, 404, "Not Found (no servlet of " + app.name() + " matches)");
+            return;
+        }
+        final String key = app.applicationKey(request);
+        SipApplicationSessionImpl appSession = null == key ? null : sessions.applicationByKey(app.name(), key);
+        if (null == appSession || !appSession.isValid())
+        {
+            appSession = new SipApplicationSessionImpl(app, this, key);
+        }
+        final SipSessionImpl session = SipSessionImpl.forReceived(appSession, request, servlet);
+        final URI subscriber = subscriber(info.getSubscriberURI());
+        final SipApplicationRoutingRegion region = info.getRoutingRegion();
+        final Serializable state = info.getStateInfo();
+        session.routing(region, subscriber, state);
+        request.routing(region, subscriber, state);
+        tx.attachment(request);
+        session.begin(request);
+        invoke(session, request, null);
+    }
+
+    private static URI subscriber(final String uri)
+    {
+        if (null == uri)
+        {
+            return null;
+        }
+        try
+        {
+            return SipAddresses.parseUri(uri);
+        }
+        catch (final ServletParseException e)
+        {
+            return null;
+        }
+    }
+
+    private void onSubsequent(final ServerTransaction tx, final SipMessage message)
+    {
+        final SipSessionImpl session = sessions.dialog(message.callId(), message.toTag());
+        if (null == session || !session.isValid())
+        {
+            answer(tx, message, 481, "Call/Transaction Does Not Exist");
+            return;
+        }
+        final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+        request.session(session);
+        tx.attachment(request);
+        session.onSubsequentRequest(request);
+        session.begin(request);
+        invoke(session, request, null);
+    }
+
+    /**
+     * RFC 3261 §9.2 and JSR 289 §11.2.3: 200 to the CANCEL, 487 to the INVITE if it has no final response yet, then
+     * the CANCEL to the servlet; 481 when it matches no INVITE.
+     */
+    private void onCancel(final ServerTransaction tx, final SipMessage message)
+    {
+        final ServerTransaction inviteTx = tx.cancelledInvite();
+        final SipServletRequestImpl invite = null == inviteTx ? null
+            : inviteTx.attachment() instanceof SipServletRequestImpl r && r.transaction() == inviteTx ? r : null;
+        if (null == invite)
+        {
+            answer(tx, message, 481, "Call/Transaction Does Not Exist");
+            return;
+        }
+        final SipSessionImpl session = invite.sessionImpl();
+        final ByteBuf out = shard.allocate(256 + message.length());
+        shard.builder().startResponse(out, message, 200, "OK", session.localTagForResponse()).end(null, 0, 0);
+        shard.respond(tx, out, 200);
+        if (null != invite.finalResponse())
+        {
+            return;
+        }
+        final SipServletResponseImpl terminated = (SipServletResponseImpl)invite.createResponse(487);
+        invite.finalResponse(terminated);
+        terminated.markCommitted();
+        send(terminated);
+        final SipServletRequestImpl cancel = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+        cancel.session(session);
+        invoke(session, cancel, null);
+    }
+
+    @Override
+    public void onAck(final SipShard s, final ServerTransaction tx, final SipMessage ack)
+    {
+        if (tx.attachment() instanceof SipServletRequestImpl invite && invite.transaction() == tx)
+        {
+            deliverAck(invite.sessionImpl(), ack, tx);
+        }
+    }
+
+    @Override
+    public void onStatelessRequest(final SipShard s, final SipMessage request, final InetSocketAddress source)
+    {
+        if (SipMethod.ACK != request.method() || request.toTagStart() < 0)
+        {
+            return;
+        }
+        final SipSessionImpl session = sessions.dialog(request.callId(), request.toTag());
+        if (null != session && session.isValid())
+        {
+            deliverAck(session, request, null);
+        }
+    }
+
+    /** The ACK of a 2xx (once per INVITE): stops the retransmissions and goes to the servlet's doAck. */
+    private void deliverAck(final SipSessionImpl session, final SipMessage ack, final Transaction tx)
+    {
+        final OkRetransmission pending = session.awaitingAck() instanceof OkRetransmission p ? p : null;
+        if (null == pending || pending.cseq != ack.cseqNumber())
+        {
+            return; // a retransmitted ACK, or one for no 2xx of ours
+        }
+        pending.stop();
+        session.awaitingAck(null);
+        final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, local());
+        request.session(session);
+        session.onSubsequentRequest(request);
+        invoke(session, request, null);
+    }
+
+    // ================================================================================================================
+    // SipListener: responses and transaction events
+    // ================================================================================================================
+
+    @Override
+    public void onResponse(final SipShard s, final ClientTransaction tx, final SipMessage response)
+    {
+        if (!(tx.attachment() instanceof SipServletRequestImpl request) || request.transaction() != tx)
+        {
+            return;
+        }
+        final int status = response.statusCode();
+        if ("CANCEL".equals(request.getMethod()))
+        {
+            return; // the 200 to a CANCEL stays with the container (JSR 289 §11.1.5)
+        }
+        if (SipMethod.INVITE == tx.method() && status >= 200 && status < 300 && null != request.last2xx())
+        {
+            resendAck(request, response);
+            return;
+        }
+        if (100 == status)
+        {
+            request.provisionalReceived(true);
+            sendPendingCancel(request);
+            return; // 100 Trying is hop by hop: not given to applications
+        }
+        final SipServletResponseImpl r = SipServletResponseImpl.received(response, request, tx.peer(), local());
+        deliverResponse(request, r);
+    }
+
+    private void deliverResponse(final SipServletRequestImpl request, final SipServletResponseImpl response)
+    {
+        final int status = response.getStatus();
+        final SipSessionImpl session = request.sessionImpl();
+        if (status < 200)
+        {
+            request.provisionalReceived(true);
+        }
+        else
+        {
+            request.finalResponse(response);
+            if (status < 300 && "INVITE".equals(request.getMethod()))
+            {
+                request.last2xx(response);
+            }
+        }
+        session.onResponseReceived(response);
+        invoke(session, null, response);
+        sendPendingCancel(request);
+    }
+
+    private void sendPendingCancel(final SipServletRequestImpl invite)
+    {
+        final SipServletRequestImpl cancel = invite.pendingCancel();
+        if (null != cancel && invite.provisionalReceived())
+        {
+            invite.pendingCancel(null);
+            sendCancel(cancel);
+        }
+    }
+
+    /** A retransmitted 2xx (RFC 3261 §13.2.2.4): the ACK goes again when the application sent one. */
+    private void resendAck(final SipServletRequestImpl invite, final SipMessage response)
+    {
+        final SipServletRequestImpl ack = invite.ack();
+        final String tag = response.toTag();
+        if (null == ack || null == ack.destination() || null == tag || !tag.equals(invite.last2xx().toTag()))
+        {
+            return;
+        }
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(ack));
+        MessageWriter.writeRequest(out, ack, via(ack.branch()));
+        shard.sendStateless(out, ack.destination());
+    }
+
+    @Override
+    public void onStatelessResponse(final SipShard s, final SipMessage response, final InetSocketAddress source)
+    {
+        if (SipMethod.INVITE != response.cseqMethod() || response.statusCode() < 200 || response.statusCode() >= 300)
+        {
+            return;
+        }
+        final SipSessionImpl session = sessions.dialog(response.callId(), response.fromTag());
+        final SipServletRequestImpl invite = null == session ? null : session.original();
+        if (null != invite && !invite.isIncoming() && null != invite.last2xx())
+        {
+            resendAck(invite, response);
+        }
+    }
+
+    /** Timer B or F: the request gets a 408 from the container (JSR 289 §11.1.4). */
+    @Override
+    public void onTimeout(final SipShard s, final Transaction tx, final char timer)
+    {
+        if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
+            && null == request.finalResponse() && !"CANCEL".equals(request.getMethod()))
+        {
+            failRequest(request, 408, "Request Timeout");
+        }
+    }
+
+    @Override
+    public void onTransportError(final SipShard s, final Transaction tx)
+    {
+        if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
+            && null == request.finalResponse() && !"CANCEL".equals(request.getMethod()))
+        {
+            failRequest(request, 503, "Service Unavailable (transport error)");
+        }
+    }
+
+    @Override
+    public void onTerminated(final SipShard s, final Transaction tx)
+    {
+        if (tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
+            && request.isIncoming() && null == request.finalResponse() && null != request.sessionImpl())
+        {
+            request.sessionImpl().end(request); // the server transaction ended without a final response
+            request.sessionImpl().appSession().checkReady();
+        }
+        tx.attachment(null);
+    }
+
+    @Override
+    public void onTimer(final SipShard s, final long wheelId, final long payload, final long nowNs)
+    {
+        final int slot = (int)payload;
+        if (slot < 0 || slot >= slotCount || timerWheelIds[slot] != wheelId || null == timerTargets[slot])
+        {
+            return;
+        }
+        final ShardHost.TimerTarget target = timerTargets[slot];
+        final long handle = ((long)(timerGenerations[slot] & 0x7FFFFFFF) << 32) | slot;
+        freeSlot(slot);
+        dispatchDepth++;
+        try
+        {
+            target.onTimer(handle);
+        }
+        catch (final RuntimeException e)
+        {
+            counters.servletErrors.incrementAndGet();
+            logOnce("timer:" + e.getClass().getName(), "a timer listener threw on shard " + shard.index(), e);
+        }
+        finally
+        {
+            dispatchDepth--;
+        }
+    }
+
+    @Override
+    public void onStop(final SipShard s)
+    {
+        for (int i = 0; i < slotCount; i++)
+        {
+            if (timerTargets[i] instanceof OkRetransmission r)
+            {
+                r.release();
+            }
+        }
+    }
+
+    // ================================================================================================================
+    // Invoking the application
+    // ================================================================================================================
+
+    /**
+     * Calls the session's handler servlet with a request or a response, on this thread, with the application's
+     * class loader; an exception answers the request with 500 (when still possible) and is counted and logged once
+     * per kind. Afterwards, sessions that became ready to invalidate are invalidated.
+     */
+    private void invoke(final SipSessionImpl session, final SipServletRequestImpl request,
+        final SipServletResponseImpl response)
+    {
+        final SipApplicationSessionImpl appSession = session.appSession();
+        final RunningApplication app = (RunningApplication)appSession.application();
+        final SipServlet servlet = app.servlet(session.handler());
+        final Thread t = Thread.currentThread();
+        final ClassLoader previous = t.getContextClassLoader();
+        t.setContextClassLoader(app.classLoader());
+        dispatchDepth++;
+        thread = t;
+        callWhat = app.name() + "/" + session.handler();
+        callStartNs = System.nanoTime();
+        try
+        {
+            if (null == servlet)
+            {
+                throw new IllegalStateException("no servlet named " + session.handler());
+            }
+            servlet.service(request, response);
+        }
+        catch (final Throwable e) // a servlet may throw anything; none of it may reach the shard
+        {
+            counters.servletErrors.incrementAndGet();
+            logOnce("servlet:" + app.name() + ":" + e.getClass().getName(), "servlet " + app.name() + "/"
+                + session.handler() + " threw while handling " + (null != request ? request : response), e);
+            if (null != request && request.isIncoming() && !"ACK".equals(request.getMethod())
+                && null == request.finalResponse() && null != request.transaction())
+            {
+                try
+                {
+                    request.createResponse(500, "Server Internal Error (" + e.getClass().getName() + ")").send();
+                }
+                catch (final Exception again)
+                {
+                    logOnce("servlet-500", "the 500 after a servlet exception could not be sent", again);
+                }
+            }
+            if (e instanceof VirtualMachineError fatal && !(e instanceof StackOverflowError))
+            {
+                throw fatal;
+            }
+        }
+        finally
+        {
+            callStartNs = 0;
+            dispatchDepth--;
+            t.setContextClassLoader(previous);
+        }
+        if (0 == dispatchDepth)
+        {
+            appSession.checkReady();
+        }
+    }
+
+    /** The slow-call watchdog's check (watchdog thread): a call longer than {@code limitNs} is counted and logged. */
+    void checkSlow(final long nowNs, final long limitNs)
+    {
+        final long start = callStartNs;
+        if (0 == start || nowNs - start < limitNs || start == reportedCallStartNs)
+        {
+            return;
+        }
+        reportedCallStartNs = start;
+        counters.slowCalls.incrementAndGet();
+        final String what = callWhat;
+        final Thread t = thread;
+        if (null != what && null == LOGGED.putIfAbsent("slow:" + what, Boolean.TRUE) && null != t)
+        {
+            final Throwable trace = new Throwable("stack of shard " + shard.index() + " during the slow call");
+            trace.setStackTrace(t.getStackTrace());
+            LOG.log(Level.WARNING, what + " held shard " + shard.index() + " longer than " + limitNs / 1_000_000
+                + " ms (logged once per servlet; counted every time). Blocking code should run on virtual threads: "
+                + "context parameter " + RunningApplication.THREADING_PARAMETER + "=virtual", trace);
+        }
+    }
+
+    private InetSocketAddress local()
+    {
+        return shard.stack().localAddresses().getFirst();
+    }
+
+    private static void logOnce(final String kind, final String message, final Throwable e)
+    {
+        if (null == LOGGED.putIfAbsent(kind, Boolean.TRUE))
+        {
+            LOG.log(Level.WARNING, message + " (logged once per kind)", e);
+        }
+    }
+
+    // ================================================================================================================
+    // 2xx retransmission (RFC 3261 §13.3.1.4)
+    // ================================================================================================================
+
+    /**
+     * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
+     * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told). Holds one reference to the
+     * sent bytes, released once.
+     */
+    private final class OkRetransmission implements ShardHost.TimerTarget
+    {
+        private final ServerTransaction tx;
+        private final long txId;
+        private final SipServletRequestImpl request;
+        private final SipServletResponseImpl response;
+        private final long cseq;
+        private ByteBuf ok;
+        private long intervalMs;
+        private long elapsedMs;
+        private long timer = -1;
+
+        OkRetransmission(final ServerTransaction tx, final ByteBuf ok, final SipServletRequestImpl request,
+            final SipServletResponseImpl response)
+        {
+            this.tx = tx;
+            this.txId = tx.id();
+            this.ok = ok;
+            this.request = request;
+            this.response = response;
+            this.cseq = request.cseqNumber();
+        }
+
+        void start()
+        {
+            final SipSessionImpl session = request.sessionImpl();
+            if (session.awaitingAck() instanceof OkRetransmission previous)
+            {
+                previous.stop();
+            }
+            session.awaitingAck(this);
+            intervalMs = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
+            timer = schedule(intervalMs, this);
+        }
+
+        @Override
+        public void onTimer(final long timerId)
+        {
+            if (timerId != timer || null == ok)
+            {
+                return;
+            }
+            timer = -1;
+            elapsedMs += intervalMs;
+            final long t1 = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
+            if (elapsedMs >= 64 * t1 || tx.id() != txId || !shard.respond(tx, ok.retainedDuplicate(), 200))
+            {
+                stop();
+                final SipSessionImpl session = request.sessionImpl();
+                if (session.awaitingAck() == this)
+                {
+                    session.awaitingAck(null);
+                }
+                noAck(session);
+                return;
+            }
+            intervalMs = Math.min(2 * intervalMs, Math.max(1, shard.stack().config().t2Ns() / 1_000_000));
+            timer = schedule(intervalMs, this);
+        }
+
+        private void noAck(final SipSessionImpl session)
+        {
+            if (!session.isValid())
+            {
+                return;
+            }
+            final RunningApplication app = (RunningApplication)session.appSession().application();
+            for (final SipErrorListener l : app.listeners(SipErrorListener.class))
+            {
+                l.noAckReceived(new SipErrorEvent(request, response));
+            }
+        }
+
+        void stop()
+        {
+            if (timer >= 0)
+            {
+                cancel(timer);
+                timer = -1;
+            }
+            release();
+        }
+
+        void release()
+        {
+            if (null != ok)
+            {
+                ok.release(); // our retransmission reference, released once
+                ok = null;
+            }
+        }
+    }
+}

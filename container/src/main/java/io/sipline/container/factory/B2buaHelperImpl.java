@@ -1,0 +1,246 @@
+package io.sipline.container.factory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.SipServletMessage;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipServletResponse;
+import javax.servlet.sip.SipSession;
+import javax.servlet.sip.TooManyHopsException;
+import javax.servlet.sip.UAMode;
+
+import io.sipline.container.message.MessageHeaders;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.SipApplicationSessionImpl;
+import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.HeaderName;
+
+/**
+ * The B2BUA helper of one application session (JSR 289 §12): new legs copied from a received request (in a new SIP
+ * session whose Call-ID comes from the same shard, so both legs are processed on one thread), subsequent requests on
+ * the other leg, the links between sessions and between requests, responses to the original request, CANCEL of the
+ * other leg, and the messages still pending.
+ * <p>
+ * Threading: the application session's shard (or the application's own thread, not concurrently).
+ */
+public final class B2buaHelperImpl implements B2buaHelper
+{
+    private final SipFactoryImpl factory;
+    private final SipApplicationSessionImpl appSession;
+
+    public B2buaHelperImpl(final SipFactoryImpl factory, final SipApplicationSessionImpl appSession)
+    {
+        this.factory = factory;
+        this.appSession = appSession;
+    }
+
+    @Override
+    public SipServletRequest createRequest(final SipServletRequest origRequest)
+    {
+        try
+        {
+            return createRequest(origRequest, false, null);
+        }
+        catch (final TooManyHopsException e)
+        {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /** JSR 289 §12.2.1: a new leg like {@code origRequest}; linked to it (sessions and requests) when asked. */
+    @Override
+    public SipServletRequest createRequest(final SipServletRequest origRequest, final boolean linked,
+        final Map<String, List<String>> headerMap) throws TooManyHopsException
+    {
+        final SipServletRequestImpl orig = SipFactoryImpl.check(origRequest);
+        if (!orig.isInitial())
+        {
+            throw new IllegalArgumentException("createRequest(orig, linked, map) takes an initial request; use "
+                + "createRequest(session, orig, map) for subsequent ones");
+        }
+        final SipServletRequestImpl request = factory.copyRequest(orig, false, headerMap, true);
+        orig.sessionImpl().markB2bua();
+        request.sessionImpl().markB2bua();
+        if (linked)
+        {
+            link(orig.sessionImpl(), request.sessionImpl());
+            orig.link(request);
+        }
+        return request;
+    }
+
+    /**
+     * JSR 289 §12.2.2: a subsequent request of {@code origRequest}'s method in {@code session}'s dialog, with the
+     * original's non-system headers and body, linked to it.
+     */
+    @Override
+    public SipServletRequest createRequest(final SipSession session, final SipServletRequest origRequest,
+        final Map<String, List<String>> headerMap)
+    {
+        final SipSessionImpl target = check(session);
+        final SipServletRequestImpl orig = SipFactoryImpl.check(origRequest);
+        final SipServletRequestImpl request = (SipServletRequestImpl)target.createRequest(orig.getMethod());
+        final MessageHeaders oh = orig.headers();
+        final MessageHeaders h = request.headers();
+        for (int i = 0; i < oh.size(); i++)
+        {
+            if (!isSystemOrRewritten(oh.known(i), oh.name(i)) && h.find(oh.name(i), 0) < 0)
+            {
+                h.insert(h.size(), oh.name(i), oh.value(i));
+            }
+        }
+        if (null != headerMap)
+        {
+            for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
+            {
+                final HeaderName k = HeaderName.lookup(e.getKey());
+                if (isSystemOrRewritten(k, e.getKey()))
+                {
+                    throw new IllegalArgumentException(e.getKey() + " is a system header");
+                }
+                h.remove(e.getKey());
+                if (null != e.getValue())
+                {
+                    for (final String v : e.getValue())
+                    {
+                        h.add(e.getKey(), v);
+                    }
+                }
+            }
+        }
+        request.shareBody(orig);
+        orig.link(request);
+        return request;
+    }
+
+    private static boolean isSystemOrRewritten(final HeaderName k, final String name)
+    {
+        return switch (k)
+        {
+            case VIA, ROUTE, RECORD_ROUTE, PATH, CONTACT, FROM, TO, CALL_ID, CSEQ, MAX_FORWARDS, CONTENT_LENGTH -> true;
+            case UNKNOWN -> "RAck".equalsIgnoreCase(name) || "RSeq".equalsIgnoreCase(name);
+            default -> false;
+        };
+    }
+
+    /** JSR 289 §12.3: a response to the request that created {@code session} (its UAS side). */
+    @Override
+    public SipServletResponse createResponseToOriginalRequest(final SipSession session, final int status,
+        final String reasonPhrase)
+    {
+        final SipSessionImpl s = check(session);
+        final SipServletRequestImpl original = s.original();
+        if (null == original || !original.isIncoming())
+        {
+            throw new IllegalStateException("the session was not created by a received request");
+        }
+        return original.createResponse(status, reasonPhrase);
+    }
+
+    @Override
+    public SipSession getLinkedSession(final SipSession session)
+    {
+        final SipSessionImpl s = check(session);
+        final SipSessionImpl other = s.linked();
+        return null != other && other.isValid() ? other : null;
+    }
+
+    @Override
+    public SipServletRequest getLinkedSipServletRequest(final SipServletRequest req)
+    {
+        return SipFactoryImpl.check(req).linked();
+    }
+
+    /**
+     * JSR 289 §12.4: in UAS mode the received requests still waiting for a final response; in UAC mode the requests
+     * sent without a final response yet, and the received 2xx responses to INVITE not yet acknowledged.
+     */
+    @Override
+    public List<SipServletMessage> getPendingMessages(final SipSession session, final UAMode mode)
+    {
+        final SipSessionImpl s = check(session);
+        final List<SipServletMessage> out = new ArrayList<>(2);
+        for (final SipServletRequestImpl r : s.ongoing())
+        {
+            final boolean pending = UAMode.UAS == mode ? r.isIncoming() && !r.isCommitted() : !r.isIncoming();
+            if (pending)
+            {
+                out.add(r);
+            }
+        }
+        if (UAMode.UAC == mode && null != s.original() && !s.original().isIncoming())
+        {
+            final SipServletResponseImpl ok = s.original().last2xx();
+            if (null != ok && !ok.isCommitted())
+            {
+                out.add(ok);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void linkSipSessions(final SipSession session1, final SipSession session2)
+    {
+        final SipSessionImpl a = check(session1);
+        final SipSessionImpl b = check(session2);
+        if (SipSession.State.TERMINATED == a.getState() || SipSession.State.TERMINATED == b.getState())
+        {
+            throw new IllegalArgumentException("a terminated session cannot be linked");
+        }
+        if ((null != a.linked() && a.linked() != b) || (null != b.linked() && b.linked() != a))
+        {
+            throw new IllegalArgumentException("a session is already linked to another one");
+        }
+        link(a, b);
+    }
+
+    @Override
+    public void unlinkSipSessions(final SipSession session)
+    {
+        final SipSessionImpl s = check(session);
+        final SipSessionImpl other = s.linked();
+        if (null == other)
+        {
+            throw new IllegalArgumentException("the session is not linked");
+        }
+        other.linked(null);
+        s.linked(null);
+    }
+
+    /** JSR 289 §12.5: a CANCEL of the INVITE this UAC session sent (the other leg). */
+    @Override
+    public SipServletRequest createCancel(final SipSession session)
+    {
+        final SipSessionImpl s = check(session);
+        final SipServletRequestImpl original = s.original();
+        if (null == original || original.isIncoming())
+        {
+            throw new IllegalStateException("the session did not send an initial request");
+        }
+        return original.createCancel();
+    }
+
+    private static void link(final SipSessionImpl a, final SipSessionImpl b)
+    {
+        a.linked(b);
+        b.linked(a);
+    }
+
+    private SipSessionImpl check(final SipSession session)
+    {
+        if (!(session instanceof SipSessionImpl s) || !s.isValid())
+        {
+            throw new IllegalArgumentException("not a valid session of this container");
+        }
+        if (s.appSession() != appSession)
+        {
+            throw new IllegalArgumentException("the session belongs to another application session");
+        }
+        return s;
+    }
+}

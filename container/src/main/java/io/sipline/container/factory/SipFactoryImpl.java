@@ -1,0 +1,362 @@
+package io.sipline.container.factory;
+
+import java.util.List;
+import java.util.Map;
+
+import javax.servlet.sip.Address;
+import javax.servlet.sip.AuthInfo;
+import javax.servlet.sip.Parameterable;
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.SipApplicationSession;
+import javax.servlet.sip.SipFactory;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipURI;
+import javax.servlet.sip.TooManyHopsException;
+import javax.servlet.sip.URI;
+
+import io.sipline.container.address.SipAddresses;
+import io.sipline.container.message.HeaderText;
+import io.sipline.container.message.MessageHeaders;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.session.AppRuntime;
+import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.SipApplicationSessionImpl;
+import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.HeaderName;
+
+/**
+ * The {@link SipFactory} of one application (JSR 289 §4.1.1, a {@code ServletContext} attribute): addresses and URIs
+ * through the address package, application sessions on a shard (the caller's shard when called from one, else the
+ * shard picked by {@code shardFor}), and new requests in new UAC SIP sessions, including the copy of a received
+ * request that {@code createRequest(orig, sameCallId)} and the B2BUA helper make.
+ * <p>
+ * Threading: any thread; what touches a shard's state is handed to it.
+ */
+public final class SipFactoryImpl implements SipFactory
+{
+    private final AppRuntime application;
+    private final ShardPicker shards;
+
+    /** Finds shards for new application sessions. */
+    public interface ShardPicker
+    {
+        /** The shard the calling thread runs, or null off the shards. */
+        ShardHost current();
+
+        /** A shard for a new application session created off the shards (round robin). */
+        ShardHost next();
+
+        /** The shard that owns application sessions of this key (a stable hash of it). */
+        ShardHost forKey(String key);
+
+        /** Looks an application session up by application name and key on every shard. */
+        SipApplicationSessionImpl byKey(String applicationName, String key);
+    }
+
+    public SipFactoryImpl(final AppRuntime application, final ShardPicker shards)
+    {
+        this.application = application;
+        this.shards = shards;
+    }
+
+    // ================================================================================================================
+    // Addresses and URIs
+    // ================================================================================================================
+
+    @Override
+    public URI createURI(final String uri) throws ServletParseException
+    {
+        return SipAddresses.parseUri(uri);
+    }
+
+    @Override
+    public SipURI createSipURI(final String user, final String host)
+    {
+        return SipAddresses.sipUri(user, host);
+    }
+
+    @Override
+    public Address createAddress(final String sipAddress) throws ServletParseException
+    {
+        return SipAddresses.parseAddress(sipAddress);
+    }
+
+    @Override
+    public Address createAddress(final URI uri)
+    {
+        return SipAddresses.address(uri, null);
+    }
+
+    @Override
+    public Address createAddress(final URI uri, final String displayName)
+    {
+        return SipAddresses.address(uri, displayName);
+    }
+
+    @Override
+    public Parameterable createParameterable(final String s) throws ServletParseException
+    {
+        return SipAddresses.parseParameterable(s);
+    }
+
+    /** Digest authentication (JSR 289 §20) is not part of this version; refused with the reason. */
+    @Override
+    public AuthInfo createAuthInfo()
+    {
+        throw new IllegalStateException("digest authentication is not available in this version of Sipline");
+    }
+
+    // ================================================================================================================
+    // Application sessions
+    // ================================================================================================================
+
+    @Override
+    public SipApplicationSession createApplicationSession()
+    {
+        final ShardHost current = shards.current();
+        return new SipApplicationSessionImpl(application, null != current ? current : shards.next(), null);
+    }
+
+    @Override
+    public SipApplicationSession createApplicationSessionByKey(final String key)
+    {
+        if (null == key)
+        {
+            throw new NullPointerException("key");
+        }
+        final SipApplicationSessionImpl existing = shards.byKey(application.name(), key);
+        if (null != existing && existing.isValid())
+        {
+            return existing;
+        }
+        return new SipApplicationSessionImpl(application, shards.forKey(key), key);
+    }
+
+    // ================================================================================================================
+    // Requests
+    // ================================================================================================================
+
+    @Override
+    public SipServletRequest createRequest(final SipApplicationSession appSession, final String method,
+        final Address from, final Address to)
+    {
+        if (null == from || null == to)
+        {
+            throw new NullPointerException(null == from ? "from" : "to");
+        }
+        return newRequest(appSession, method, from.toString(), to.toString(), to.getURI().toString());
+    }
+
+    @Override
+    public SipServletRequest createRequest(final SipApplicationSession appSession, final String method,
+        final URI from, final URI to)
+    {
+        return createRequest(appSession, method, createAddress(from), createAddress(to));
+    }
+
+    @Override
+    public SipServletRequest createRequest(final SipApplicationSession appSession, final String method,
+        final String from, final String to) throws ServletParseException
+    {
+        return createRequest(appSession, method, createAddress(from), createAddress(to));
+    }
+
+    /**
+     * A new request like {@code origRequest} in a new SIP session of its application session (JSR 289 §4.1.1); see
+     * {@link #copyRequest}.
+     */
+    @Override
+    public SipServletRequest createRequest(final SipServletRequest origRequest, final boolean sameCallId)
+    {
+        final SipServletRequestImpl orig = check(origRequest);
+        try
+        {
+            return copyRequest(orig, sameCallId, null, false);
+        }
+        catch (final TooManyHopsException e)
+        {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A request (JSR 289 §4.1.1 rules): From with a new tag, To without one, a new Call-ID from the session's shard,
+     * CSeq 1, Max-Forwards 70, the container's Contact for dialog-creating methods, Request-URI the To URI.
+     */
+    private SipServletRequest newRequest(final SipApplicationSession appSession, final String method,
+        final String from, final String to, final String requestUri)
+    {
+        if (!(appSession instanceof SipApplicationSessionImpl app) || !app.isValid())
+        {
+            throw new IllegalArgumentException("not a valid application session of this container");
+        }
+        if (null == method || "ACK".equalsIgnoreCase(method) || "CANCEL".equalsIgnoreCase(method))
+        {
+            throw new IllegalArgumentException("cannot create " + method + " with SipFactory");
+        }
+        final String fromBare = HeaderText.withTag(from, null);
+        final String toBare = HeaderText.withTag(to, null);
+        final SipSessionImpl session = SipSessionImpl.forOutgoing(app, null, fromBare, toBare, requestUri,
+            application.defaultServlet());
+        final MessageHeaders h = MessageHeaders.empty(8);
+        h.insert(h.size(), "Max-Forwards", "70");
+        h.insert(h.size(), "From", HeaderText.withTag(fromBare, session.localTag()));
+        h.insert(h.size(), "To", toBare);
+        h.insert(h.size(), "Call-ID", session.callId());
+        h.insert(h.size(), "CSeq", "1 " + method);
+        if (isDialogCreating(method))
+        {
+            h.insert(h.size(), "Contact", session.contactValue());
+        }
+        final SipServletRequestImpl request = SipServletRequestImpl.outgoing(method, stripUriHeaders(requestUri), h);
+        request.session(session);
+        request.initial(true);
+        session.original(request);
+        return request;
+    }
+
+    /**
+     * Copies a received request into a new UAC SIP session of the same application session (JSR 289 §4.1.1 and
+     * B2buaHelper.createRequest, §12.2): every header but Via, Route, Record-Route, Path and Contact is kept (sharing
+     * the original's bytes), From gets a new tag, To loses its tag, the Call-ID is new (a Call-ID of the same shard,
+     * so that the new leg's messages are processed where the first leg's are) unless {@code sameCallId}, CSeq keeps
+     * its number, Max-Forwards is decremented, the body is shared, and the container's Contact is added.
+     *
+     * @param headerMap From, To, Route and non-system headers to use instead of the original's (B2BUA), or null.
+     * @param b2bua     true for the B2BUA helper: Max-Forwards 0 refuses with {@link TooManyHopsException}.
+     */
+    public SipServletRequestImpl copyRequest(final SipServletRequestImpl orig, final boolean sameCallId,
+        final Map<String, List<String>> headerMap, final boolean b2bua) throws TooManyHopsException
+    {
+        final int maxForwards = orig.getMaxForwards();
+        if (b2bua && 0 == maxForwards)
+        {
+            throw new TooManyHopsException();
+        }
+        final SipApplicationSessionImpl app = orig.sessionImpl().appSession();
+        final MessageHeaders oh = orig.headers();
+        String from = oh.get(HeaderName.FROM);
+        String to = oh.get(HeaderName.TO);
+        if (null != headerMap)
+        {
+            from = mapped(headerMap, "From", from);
+            to = mapped(headerMap, "To", to);
+        }
+        final String fromBare = HeaderText.withTag(from, null);
+        final String toBare = HeaderText.withTag(to, null);
+        final String method = orig.getMethod();
+        final SipSessionImpl session = SipSessionImpl.forOutgoing(app, sameCallId ? orig.getCallId() : null,
+            fromBare, toBare, orig.requestUriText(), orig.sessionImpl().handler());
+        final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2);
+        h.insert(h.size(), "Max-Forwards", Integer.toString(maxForwards < 0 ? 70 : Math.max(0, maxForwards - 1)));
+        h.insert(h.size(), "From", HeaderText.withTag(fromBare, session.localTag()));
+        h.insert(h.size(), "To", toBare);
+        h.insert(h.size(), "Call-ID", session.callId());
+        h.insert(h.size(), "CSeq", orig.cseqNumber() + " " + method);
+        if (isDialogCreating(method))
+        {
+            h.insert(h.size(), "Contact", session.contactValue());
+        }
+        for (int i = 0; i < oh.size(); i++)
+        {
+            if (!isRewritten(oh.known(i)))
+            {
+                h.appendEntry(oh, i);
+            }
+        }
+        if (null != headerMap)
+        {
+            applyHeaderMap(h, headerMap);
+        }
+        final SipServletRequestImpl request = SipServletRequestImpl.outgoing(method, orig.requestUriText(), h);
+        request.session(session);
+        request.initial(true);
+        request.shareBody(orig);
+        session.original(request);
+        return request;
+    }
+
+    private static String mapped(final Map<String, List<String>> headerMap, final String name, final String current)
+    {
+        for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
+        {
+            if (name.equalsIgnoreCase(e.getKey()) && null != e.getValue() && !e.getValue().isEmpty())
+            {
+                return e.getValue().getFirst();
+            }
+        }
+        return current;
+    }
+
+    /** B2BUA header map (JSR 289 §12.2.1): From/To handled above; Route and non-system headers replace. */
+    private static void applyHeaderMap(final MessageHeaders h, final Map<String, List<String>> headerMap)
+    {
+        for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
+        {
+            final String name = e.getKey();
+            final HeaderName k = HeaderName.lookup(name);
+            if (HeaderName.FROM == k || HeaderName.TO == k)
+            {
+                continue;
+            }
+            if (isSystem(k) && HeaderName.ROUTE != k)
+            {
+                throw new IllegalArgumentException(name + " is a system header and cannot be set in the header map");
+            }
+            h.remove(name);
+            if (null != e.getValue())
+            {
+                for (final String v : e.getValue())
+                {
+                    if (HeaderName.ROUTE == k)
+                    {
+                        h.insert(0, name, v);
+                    }
+                    else
+                    {
+                        h.add(name, v);
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean isRewritten(final HeaderName k)
+    {
+        return switch (k)
+        {
+            case VIA, ROUTE, RECORD_ROUTE, PATH, CONTACT, FROM, TO, CALL_ID, CSEQ, MAX_FORWARDS, CONTENT_LENGTH -> true;
+            default -> false;
+        };
+    }
+
+    private static boolean isSystem(final HeaderName k)
+    {
+        return switch (k)
+        {
+            case VIA, ROUTE, RECORD_ROUTE, PATH, CONTACT, CALL_ID, CSEQ, CONTENT_LENGTH -> true;
+            default -> false;
+        };
+    }
+
+    private static boolean isDialogCreating(final String method)
+    {
+        return "INVITE".equals(method) || "SUBSCRIBE".equals(method) || "REFER".equals(method);
+    }
+
+    /** A Request-URI carries no URI headers or method parameter (RFC 3261 §19.1.5). */
+    private static String stripUriHeaders(final String uri)
+    {
+        final int q = uri.indexOf('?');
+        return q < 0 ? uri : uri.substring(0, q);
+    }
+
+    static SipServletRequestImpl check(final SipServletRequest request)
+    {
+        if (!(request instanceof SipServletRequestImpl impl) || null == impl.sessionImpl())
+        {
+            throw new IllegalArgumentException("not a request of this container");
+        }
+        return impl;
+    }
+}

@@ -1,0 +1,150 @@
+package io.sipline.container.message;
+
+/**
+ * Small readers and writers of name-addr / addr-spec header text (RFC 3261 §20.10 grammar) that the container needs
+ * on its own path without building {@code Address} objects: the URI of a Contact or Route, the tag of a From or To,
+ * a From or To with its tag replaced. Quoted display names and the part inside angle brackets are skipped when
+ * looking for header parameters.
+ * <p>
+ * Threading: stateless.
+ */
+public final class HeaderText
+{
+    private HeaderText()
+    {
+    }
+
+    /** The URI of a name-addr ({@code "Bob" <sip:b@h;lr>;p=1} gives {@code sip:b@h;lr}) or addr-spec (up to ';'). */
+    public static String uri(final String value)
+    {
+        if (null == value)
+        {
+            return null;
+        }
+        final int open = angle(value);
+        if (open >= 0)
+        {
+            final int close = value.indexOf('>', open + 1);
+            return value.substring(open + 1, close < 0 ? value.length() : close).strip();
+        }
+        final int semicolon = value.indexOf(';');
+        return (semicolon < 0 ? value : value.substring(0, semicolon)).strip();
+    }
+
+    /** Where the header parameters start (the first ';' after the address), or the length. */
+    public static int paramsStart(final String value)
+    {
+        int p = 0;
+        final int open = angle(value);
+        if (open >= 0)
+        {
+            final int close = value.indexOf('>', open + 1);
+            p = close < 0 ? value.length() : close + 1;
+        }
+        final int semicolon = value.indexOf(';', p);
+        return semicolon < 0 ? value.length() : semicolon;
+    }
+
+    /** A header parameter's value ({@code tag}), "" for a parameter without a value, null when absent. */
+    public static String param(final String value, final String name)
+    {
+        if (null == value)
+        {
+            return null;
+        }
+        int p = paramsStart(value);
+        while (p < value.length())
+        {
+            final int next = nextSemicolon(value, p + 1);
+            final String param = value.substring(p + 1, next).strip();
+            final int eq = param.indexOf('=');
+            final String key = (eq < 0 ? param : param.substring(0, eq)).strip();
+            if (key.equalsIgnoreCase(name))
+            {
+                return eq < 0 ? "" : unquote(param.substring(eq + 1).strip());
+            }
+            p = next;
+        }
+        return null;
+    }
+
+    /** The value without the named header parameter. */
+    public static String withoutParam(final String value, final String name)
+    {
+        final int start = paramsStart(value);
+        final StringBuilder out = new StringBuilder(value.length()).append(value, 0, start);
+        int p = start;
+        while (p < value.length())
+        {
+            final int next = nextSemicolon(value, p + 1);
+            final String param = value.substring(p + 1, next);
+            final int eq = param.indexOf('=');
+            final String key = (eq < 0 ? param : param.substring(0, eq)).strip();
+            if (!key.equalsIgnoreCase(name))
+            {
+                out.append(value, p, next);
+            }
+            p = next;
+        }
+        return out.toString();
+    }
+
+    /** The value with its tag set to {@code tag} (or removed when null). */
+    public static String withTag(final String value, final String tag)
+    {
+        final String bare = null == param(value, "tag") ? value : withoutParam(value, "tag");
+        return null == tag ? bare : bare + ";tag=" + tag;
+    }
+
+    /** True when the value is a name-addr (has angle brackets). */
+    public static boolean isNameAddr(final String value)
+    {
+        return angle(value) >= 0;
+    }
+
+    private static int angle(final String value)
+    {
+        boolean quoted = false;
+        for (int i = 0; i < value.length(); i++)
+        {
+            final char c = value.charAt(i);
+            if (c == '"' && (i == 0 || value.charAt(i - 1) != '\\'))
+            {
+                quoted = !quoted;
+            }
+            else if (!quoted && c == '<')
+            {
+                return i;
+            }
+            else if (!quoted && c == ';')
+            {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    private static int nextSemicolon(final String value, final int from)
+    {
+        boolean quoted = false;
+        for (int i = from; i < value.length(); i++)
+        {
+            final char c = value.charAt(i);
+            if (c == '"')
+            {
+                quoted = !quoted;
+            }
+            else if (!quoted && c == ';')
+            {
+                return i;
+            }
+        }
+        return value.length();
+    }
+
+    private static String unquote(final String s)
+    {
+        return s.length() >= 2 && s.charAt(0) == '"' && s.charAt(s.length() - 1) == '"' ? s.substring(1, s.length() - 1)
+            : s;
+    }
+}

@@ -1,0 +1,804 @@
+package io.sipline.container.message;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UnsupportedEncodingException;
+import java.io.Serializable;
+import java.net.InetSocketAddress;
+import java.nio.charset.Charset;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+
+import javax.servlet.AsyncContext;
+import javax.servlet.DispatcherType;
+import javax.servlet.ReadListener;
+import javax.servlet.RequestDispatcher;
+import javax.servlet.ServletContext;
+import javax.servlet.ServletInputStream;
+import javax.servlet.ServletRequest;
+import javax.servlet.ServletResponse;
+import javax.servlet.sip.Address;
+import javax.servlet.sip.AuthInfo;
+import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.Proxy;
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipServletResponse;
+import javax.servlet.sip.SipURI;
+import javax.servlet.sip.TooManyHopsException;
+import javax.servlet.sip.URI;
+import javax.servlet.sip.ar.SipApplicationRoutingDirective;
+import javax.servlet.sip.ar.SipApplicationRoutingRegion;
+
+import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.transaction.Transaction;
+
+/**
+ * A SIP request (JSR 289 §5.1, §11): received (over one compact copy of its bytes, with the server transaction that
+ * carries it) or made by the container for the application (SipFactory, SipSession.createRequest, B2buaHelper,
+ * createAck, createCancel) and sent on a client transaction (an ACK for a 2xx and a CANCEL as RFC 3261 §13.2.2.4 and
+ * §9.1 say).
+ * <p>
+ * Protected (system) headers (§5.4.2): Call-ID, From, To, CSeq, Via, Record-Route, Route (change it with
+ * {@link #pushRoute}), Path, RAck, RSeq, Content-Length, and Contact except in REGISTER. From and To can still be
+ * changed through their {@code Address} (display name, URI, parameters but the tag) before the request is sent.
+ * <p>
+ * Threading: see {@link SipServletMessageImpl}.
+ */
+public final class SipServletRequestImpl extends SipServletMessageImpl implements SipServletRequest
+{
+    private final String method;
+    private String requestUriText;
+    private URI requestUri;
+    private boolean initial;
+
+    /** The transaction that carries this request (server for received ones, client once sent), and its use id. */
+    private Transaction transaction;
+    private long transactionId;
+    /** The branch of our Via once sent (a CANCEL reuses it, RFC 3261 §9.1). */
+    private String branch;
+    private InetSocketAddress destination;
+
+    private SipServletResponseImpl finalResponse;
+    private boolean provisionalReceived;
+    private SipServletRequestImpl pendingCancel;
+    private SipServletRequestImpl cancelled;
+    private SipServletRequestImpl linked;
+    private SipServletResponseImpl last2xx;
+    private SipServletRequestImpl ack;
+    private boolean b2bua;
+
+    private SipApplicationRoutingRegion region;
+    private URI subscriberUri;
+    private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
+    private Serializable stateInfo;
+    private Address poppedRoute;
+
+    private SipServletRequestImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
+        final InetSocketAddress local)
+    {
+        super(message, bytes, remote, local);
+        this.method = message.methodName();
+        this.requestUriText = message.requestUri();
+    }
+
+    private SipServletRequestImpl(final String method, final String requestUri, final MessageHeaders headers)
+    {
+        super(headers);
+        this.method = method;
+        this.requestUriText = requestUri;
+    }
+
+    /**
+     * A received request.
+     *
+     * @param message borrowed; copied here.
+     */
+    public static SipServletRequestImpl received(final SipMessage message, final Transaction tx,
+        final InetSocketAddress remote, final InetSocketAddress local)
+    {
+        final SipServletRequestImpl r = new SipServletRequestImpl(message, bytesOf(message), remote, local);
+        r.transaction = tx;
+        r.transactionId = null == tx ? 0 : tx.id();
+        return r;
+    }
+
+    /** A request the container makes; headers in the order they are written (Via is added when sent). */
+    public static SipServletRequestImpl outgoing(final String method, final String requestUri,
+        final MessageHeaders headers)
+    {
+        return new SipServletRequestImpl(method, requestUri, headers);
+    }
+
+    // ================================================================================================================
+    // Container view
+    // ================================================================================================================
+
+    /** The transaction, or null once it ended or was reused. */
+    public Transaction transaction()
+    {
+        return null != transaction && transaction.id() == transactionId && 0 != transactionId ? transaction : null;
+    }
+
+    public void transaction(final Transaction tx)
+    {
+        transaction = tx;
+        transactionId = null == tx ? 0 : tx.id();
+    }
+
+    public String branch()
+    {
+        return branch;
+    }
+
+    public void branch(final String value)
+    {
+        branch = value;
+    }
+
+    public InetSocketAddress destination()
+    {
+        return destination;
+    }
+
+    public void destination(final InetSocketAddress value)
+    {
+        destination = value;
+    }
+
+    public String requestUriText()
+    {
+        return null != requestUri ? requestUri.toString() : requestUriText;
+    }
+
+    public void initial(final boolean value)
+    {
+        initial = value;
+    }
+
+    public SipServletResponseImpl finalResponse()
+    {
+        return finalResponse;
+    }
+
+    /** Records the final response sent (received request) or received (sent request). */
+    public void finalResponse(final SipServletResponseImpl response)
+    {
+        finalResponse = response;
+        if (incoming)
+        {
+            committed = true;
+        }
+    }
+
+    public boolean provisionalReceived()
+    {
+        return provisionalReceived;
+    }
+
+    public void provisionalReceived(final boolean value)
+    {
+        provisionalReceived = value;
+    }
+
+    /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
+    public SipServletRequestImpl pendingCancel()
+    {
+        return pendingCancel;
+    }
+
+    public void pendingCancel(final SipServletRequestImpl cancel)
+    {
+        pendingCancel = cancel;
+    }
+
+    /** For a CANCEL: the INVITE it cancels. */
+    public SipServletRequestImpl cancelled()
+    {
+        return cancelled;
+    }
+
+    public SipServletRequestImpl linked()
+    {
+        return linked;
+    }
+
+    /** Links two requests of a B2BUA (JSR 289 §12.3, getLinkedSipServletRequest), both ways. */
+    public void link(final SipServletRequestImpl other)
+    {
+        linked = other;
+        if (null != other)
+        {
+            other.linked = this;
+        }
+    }
+
+    public SipServletResponseImpl last2xx()
+    {
+        return last2xx;
+    }
+
+    public void last2xx(final SipServletResponseImpl response)
+    {
+        last2xx = response;
+    }
+
+    /** The ACK sent for the 2xx to this INVITE (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4). */
+    public SipServletRequestImpl ack()
+    {
+        return ack;
+    }
+
+    public void ack(final SipServletRequestImpl value)
+    {
+        ack = value;
+    }
+
+    /** Sets what the application router said about this initial request (JSR 289 §15.4.1). */
+    public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriber,
+        final Serializable routerState)
+    {
+        region = routingRegion;
+        subscriberUri = subscriber;
+        stateInfo = routerState;
+    }
+
+    public Serializable stateInfo()
+    {
+        return stateInfo;
+    }
+
+    public SipApplicationRoutingDirective directive()
+    {
+        return directive;
+    }
+
+    public void poppedRoute(final Address route)
+    {
+        poppedRoute = route;
+    }
+
+    public boolean isB2bua()
+    {
+        return b2bua;
+    }
+
+    // ================================================================================================================
+    // System headers
+    // ================================================================================================================
+
+    @Override
+    protected boolean isSystemHeader(final HeaderName known, final String name)
+    {
+        return switch (known)
+        {
+            case CALL_ID, FROM, TO, CSEQ, VIA, RECORD_ROUTE, ROUTE, PATH, CONTENT_LENGTH -> true;
+            case CONTACT -> !"REGISTER".equals(method);
+            case UNKNOWN -> "RAck".equalsIgnoreCase(name) || "RSeq".equalsIgnoreCase(name);
+            default -> false;
+        };
+    }
+
+    // ================================================================================================================
+    // SipServletRequest
+    // ================================================================================================================
+
+    @Override
+    public String getMethod()
+    {
+        return method;
+    }
+
+    @Override
+    public URI getRequestURI()
+    {
+        if (null == requestUri)
+        {
+            try
+            {
+                requestUri = AddressCodec.uri(requestUriText);
+            }
+            catch (final ServletParseException e)
+            {
+                throw new IllegalStateException("Request-URI does not parse: " + e.getMessage(), e);
+            }
+        }
+        return requestUri;
+    }
+
+    @Override
+    public void setRequestURI(final URI uri)
+    {
+        checkWritable();
+        if (null == uri)
+        {
+            throw new NullPointerException("uri");
+        }
+        requestUri = uri;
+    }
+
+    @Override
+    public boolean isInitial()
+    {
+        return initial;
+    }
+
+    @Override
+    public SipServletResponse createResponse(final int statusCode)
+    {
+        return createResponse(statusCode, null);
+    }
+
+    /**
+     * A response to this received request (JSR 289 §5.1.2; RFC 3261 §8.2.6.2): Via, From, To, Call-ID and CSeq
+     * copied, To tagged with the session's local tag above 100, Record-Route copied into responses that create a
+     * dialog (§12.1.1), and the container's Contact in those.
+     */
+    @Override
+    public SipServletResponse createResponse(final int statusCode, final String reasonPhrase)
+    {
+        if (!incoming)
+        {
+            throw new IllegalStateException("createResponse on a request this application sent");
+        }
+        if ("ACK".equals(method))
+        {
+            throw new IllegalStateException("an ACK gets no response");
+        }
+        if (statusCode < 100 || statusCode > 699)
+        {
+            throw new IllegalArgumentException("status " + statusCode + " is not 100..699");
+        }
+        if (null != finalResponse)
+        {
+            throw new IllegalStateException("a final response (" + finalResponse.getStatus() + ") was already sent");
+        }
+        return SipServletResponseImpl.toRequest(this, statusCode, reasonPhrase);
+    }
+
+    /** Responses to this request go on its transaction; the container's checks apply. */
+    @Override
+    public SipServletRequest createCancel()
+    {
+        if (incoming || !"INVITE".equals(method))
+        {
+            throw new IllegalStateException("createCancel applies to an INVITE this application sent");
+        }
+        if (!committed || null != finalResponse)
+        {
+            throw new IllegalStateException(!committed ? "the INVITE was not sent" : "the INVITE has a final response");
+        }
+        final MessageHeaders h = MessageHeaders.over(headers, 8);
+        h.copyFrom(headers, HeaderName.ROUTE);
+        h.insert(h.size(), "Max-Forwards", "70");
+        h.copyFrom(headers, HeaderName.FROM);
+        h.copyFrom(headers, HeaderName.TO);
+        h.copyFrom(headers, HeaderName.CALL_ID);
+        h.insert(h.size(), "CSeq", cseqNumber() + " CANCEL");
+        final SipServletRequestImpl cancel = outgoing("CANCEL", requestUriText(), h);
+        cancel.session = session;
+        cancel.cancelled = this;
+        return cancel;
+    }
+
+    @Override
+    public B2buaHelper getB2buaHelper()
+    {
+        if (null == session)
+        {
+            throw new IllegalStateException("no session");
+        }
+        b2bua = true;
+        session.markB2bua();
+        return session.appSession().b2buaHelper();
+    }
+
+    @Override
+    public Proxy getProxy() throws TooManyHopsException
+    {
+        return getProxy(true);
+    }
+
+    /**
+     * Proxying (JSR 289 §10) is the next issue's work: until then this says so instead of pretending.
+     */
+    @Override
+    public Proxy getProxy(final boolean create) throws TooManyHopsException
+    {
+        if (0 == getMaxForwards())
+        {
+            throw new TooManyHopsException();
+        }
+        if (b2bua)
+        {
+            throw new IllegalStateException("the application already acts as a B2BUA on this request");
+        }
+        if (!create)
+        {
+            return null;
+        }
+        throw new IllegalStateException("proxying is not available in this version of Sipline (issue 5)");
+    }
+
+    @Override
+    public int getMaxForwards()
+    {
+        final String v = headers.get(HeaderName.MAX_FORWARDS);
+        if (null == v)
+        {
+            return -1;
+        }
+        try
+        {
+            return Integer.parseInt(v.strip());
+        }
+        catch (final NumberFormatException e)
+        {
+            return -1;
+        }
+    }
+
+    @Override
+    public void setMaxForwards(final int n)
+    {
+        checkWritable();
+        if (n < 0 || n > 255)
+        {
+            throw new IllegalArgumentException("Max-Forwards " + n + " is not 0..255");
+        }
+        headers.set("Max-Forwards", Integer.toString(n));
+    }
+
+    @Override
+    public void pushRoute(final SipURI uri)
+    {
+        pushRouteText("<" + uri + ">");
+    }
+
+    @Override
+    public void pushRoute(final Address uri)
+    {
+        pushRouteText(uri.toString());
+    }
+
+    private void pushRouteText(final String value)
+    {
+        checkWritable();
+        if (!initial && !incoming)
+        {
+            throw new IllegalStateException("pushRoute applies to initial requests");
+        }
+        headers.addFirst("Route", value);
+    }
+
+    @Override
+    public void pushPath(final Address uri)
+    {
+        checkWritable();
+        if (!"REGISTER".equals(method))
+        {
+            throw new IllegalStateException("Path is pushed on REGISTER requests (RFC 3327)");
+        }
+        headers.addFirst("Path", uri.toString());
+    }
+
+    @Override
+    public Address getPoppedRoute()
+    {
+        return poppedRoute;
+    }
+
+    @Override
+    public Address getInitialPoppedRoute()
+    {
+        return poppedRoute;
+    }
+
+    @Override
+    public SipApplicationRoutingRegion getRegion()
+    {
+        return region;
+    }
+
+    @Override
+    public URI getSubscriberURI()
+    {
+        return subscriberUri;
+    }
+
+    @Override
+    public SipApplicationRoutingDirective getRoutingDirective()
+    {
+        if (!initial)
+        {
+            throw new IllegalStateException("not an initial request");
+        }
+        return directive;
+    }
+
+    /**
+     * JSR 289 §15.2.2: CONTINUE or REVERSE take the router state of the request this one is derived from.
+     */
+    @Override
+    public void setRoutingDirective(final SipApplicationRoutingDirective value, final SipServletRequest origRequest)
+    {
+        if (!initial || committed)
+        {
+            throw new IllegalStateException(committed ? "the request was sent" : "not an initial request");
+        }
+        if (SipApplicationRoutingDirective.NEW != value)
+        {
+            if (!(origRequest instanceof SipServletRequestImpl orig) || !orig.initial || !orig.incoming)
+            {
+                throw new IllegalStateException("CONTINUE and REVERSE need the received initial request");
+            }
+            region = orig.region;
+            subscriberUri = orig.subscriberUri;
+            stateInfo = orig.stateInfo;
+        }
+        directive = value;
+    }
+
+    @Override
+    public void send() throws IOException
+    {
+        if (incoming)
+        {
+            throw new IllegalStateException("a received request cannot be sent; create a new one");
+        }
+        checkWritable();
+        if (null == session)
+        {
+            throw new IllegalStateException("the request has no session");
+        }
+        if (!session.isValid())
+        {
+            throw new IllegalStateException("the session was invalidated");
+        }
+        committed = true;
+        session.host().execute(() -> session.host().send(this));
+    }
+
+    @Override
+    public void addAuthHeader(final SipServletResponse challengeResponse, final AuthInfo authInfo)
+    {
+        throw new IllegalStateException("digest authentication is not available in this version of Sipline");
+    }
+
+    @Override
+    public void addAuthHeader(final SipServletResponse challengeResponse, final String username,
+        final String password)
+    {
+        throw new IllegalStateException("digest authentication is not available in this version of Sipline");
+    }
+
+    // ================================================================================================================
+    // ServletRequest
+    // ================================================================================================================
+
+    @Override
+    public void setCharacterEncoding(final String enc) throws UnsupportedEncodingException
+    {
+        if (!applyCharacterEncoding(enc))
+        {
+            throw new UnsupportedEncodingException(enc);
+        }
+    }
+
+    @Override
+    public long getContentLengthLong()
+    {
+        return getContentLength();
+    }
+
+    @Override
+    public ServletInputStream getInputStream() throws IOException
+    {
+        final ByteArrayInputStream in = new ByteArrayInputStream(null == body ? new byte[0] : body, bodyOffset,
+            bodyLength);
+        return new ServletInputStream()
+        {
+            @Override
+            public int read()
+            {
+                return in.read();
+            }
+
+            @Override
+            public boolean isFinished()
+            {
+                return 0 == in.available();
+            }
+
+            @Override
+            public boolean isReady()
+            {
+                return true;
+            }
+
+            @Override
+            public void setReadListener(final ReadListener listener)
+            {
+                throw new IllegalStateException("SIP content is read synchronously");
+            }
+        };
+    }
+
+    @Override
+    public BufferedReader getReader() throws IOException
+    {
+        final String enc = getCharacterEncoding();
+        final Charset charset = null == enc ? DEFAULT_CHARSET : Charset.forName(enc);
+        return new BufferedReader(new InputStreamReader(getInputStream(), charset));
+    }
+
+    /** Request parameters are the Request-URI's parameters (JSR 289 §5.1.1). */
+    @Override
+    public String getParameter(final String name)
+    {
+        final URI uri = getRequestURI();
+        return uri.getParameter(name);
+    }
+
+    @Override
+    public Enumeration<String> getParameterNames()
+    {
+        return new IteratorEnumeration<>(getRequestURI().getParameterNames());
+    }
+
+    @Override
+    public String[] getParameterValues(final String name)
+    {
+        final String v = getParameter(name);
+        return null == v ? null : new String[] {v};
+    }
+
+    @Override
+    public Map<String, String[]> getParameterMap()
+    {
+        final Map<String, String[]> out = new HashMap<>();
+        for (final Iterator<String> it = getRequestURI().getParameterNames(); it.hasNext(); )
+        {
+            final String n = it.next();
+            out.put(n, new String[] {getParameter(n)});
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    @Override
+    public String getScheme()
+    {
+        return getRequestURI().getScheme();
+    }
+
+    @Override
+    public String getServerName()
+    {
+        return getLocalAddr();
+    }
+
+    @Override
+    public int getServerPort()
+    {
+        return getLocalPort();
+    }
+
+    @Override
+    public String getRemoteHost()
+    {
+        return getRemoteAddr();
+    }
+
+    @Override
+    public Locale getLocale()
+    {
+        final Locale l = getAcceptLanguage();
+        return null == l ? Locale.getDefault() : l;
+    }
+
+    @Override
+    public Enumeration<Locale> getLocales()
+    {
+        final Iterator<Locale> it = getAcceptLanguages();
+        return it.hasNext() ? new IteratorEnumeration<>(it) : Collections.enumeration(
+            java.util.List.of(Locale.getDefault()));
+    }
+
+    @Override
+    public RequestDispatcher getRequestDispatcher(final String path)
+    {
+        return null == session ? null : session.appSession().application().servletContext()
+            .getNamedDispatcher(path);
+    }
+
+    @Override
+    public String getRealPath(final String path)
+    {
+        return null;
+    }
+
+    @Override
+    public String getLocalName()
+    {
+        return getLocalAddr();
+    }
+
+    @Override
+    public ServletContext getServletContext()
+    {
+        return null == session ? null : session.getServletContext();
+    }
+
+    @Override
+    public AsyncContext startAsync()
+    {
+        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
+    }
+
+    @Override
+    public AsyncContext startAsync(final ServletRequest servletRequest, final ServletResponse servletResponse)
+    {
+        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
+    }
+
+    @Override
+    public boolean isAsyncStarted()
+    {
+        return false;
+    }
+
+    @Override
+    public boolean isAsyncSupported()
+    {
+        return false;
+    }
+
+    @Override
+    public AsyncContext getAsyncContext()
+    {
+        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
+    }
+
+    @Override
+    public DispatcherType getDispatcherType()
+    {
+        return DispatcherType.REQUEST;
+    }
+
+    @Override
+    public String toString()
+    {
+        return method + " " + requestUriText() + " (" + getCallId() + ")";
+    }
+
+    /** Adapts an iterator to the enumerations the Servlet API returns. */
+    private static final class IteratorEnumeration<T> implements Enumeration<T>
+    {
+        private final Iterator<T> it;
+
+        IteratorEnumeration(final Iterator<T> it)
+        {
+            this.it = it;
+        }
+
+        @Override
+        public boolean hasMoreElements()
+        {
+            return it.hasNext();
+        }
+
+        @Override
+        public T nextElement()
+        {
+            return it.next();
+        }
+    }
+}

@@ -1,0 +1,359 @@
+package io.sipline.container.message;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+
+import javax.servlet.ServletOutputStream;
+import javax.servlet.sip.Proxy;
+import javax.servlet.sip.ProxyBranch;
+import javax.servlet.sip.Rel100Exception;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipServletResponse;
+
+import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.SipMessage;
+
+/**
+ * A SIP response (JSR 289 §5.1.2, §11): one received on a client transaction (over a compact copy of its bytes), or
+ * one the application creates with {@link SipServletRequestImpl#createResponse} and sends on the request's server
+ * transaction. The headers of a created response refer to the request's bytes (Via, From, To, Call-ID, CSeq are
+ * not copied until written).
+ * <p>
+ * System headers (§5.4.2): Call-ID, From, To, CSeq, Via, Record-Route, Route, Content-Length, RSeq, RAck, and Contact
+ * except in 3xx and 485 responses and in responses to REGISTER and OPTIONS.
+ * <p>
+ * Threading: see {@link SipServletMessageImpl}.
+ */
+public final class SipServletResponseImpl extends SipServletMessageImpl implements SipServletResponse
+{
+    private final SipServletRequestImpl request;
+    private int status;
+    private String reason;
+
+    private SipServletResponseImpl(final SipMessage message, final byte[] bytes, final SipServletRequestImpl request,
+        final InetSocketAddress remote, final InetSocketAddress local)
+    {
+        super(message, bytes, remote, local);
+        this.request = request;
+        this.status = message.statusCode();
+        this.reason = message.reasonPhrase();
+        this.committed = true;
+    }
+
+    private SipServletResponseImpl(final SipServletRequestImpl request, final MessageHeaders headers,
+        final int status, final String reason)
+    {
+        super(headers);
+        this.request = request;
+        this.status = status;
+        this.reason = null == reason ? ReasonPhrases.of(status) : reason;
+        this.session = request.sessionImpl();
+    }
+
+    /**
+     * A received response to a request this application sent.
+     *
+     * @param message borrowed; copied here.
+     */
+    public static SipServletResponseImpl received(final SipMessage message, final SipServletRequestImpl request,
+        final InetSocketAddress remote, final InetSocketAddress local)
+    {
+        final SipServletResponseImpl r = new SipServletResponseImpl(message, bytesOf(message), request, remote, local);
+        r.session = request.sessionImpl();
+        if (r.status >= 200 && r.status < 300 && "INVITE".equals(request.getMethod()))
+        {
+            r.committed = false; // §5.2: a 2xx to INVITE stays uncommitted until its ACK is created
+        }
+        return r;
+    }
+
+    /** A response to a received request (RFC 3261 §8.2.6.2); see {@link SipServletRequestImpl#createResponse}. */
+    static SipServletResponseImpl toRequest(final SipServletRequestImpl request, final int status,
+        final String reason)
+    {
+        final MessageHeaders rh = request.headers();
+        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
+        final boolean dialogCreating = status > 100 && status < 300 && isDialogCreating(request.getMethod())
+            && request.isInitial();
+        h.copyFrom(rh, HeaderName.VIA);
+        if (dialogCreating)
+        {
+            h.copyFrom(rh, HeaderName.RECORD_ROUTE); // §12.1.1
+        }
+        h.copyFrom(rh, HeaderName.FROM);
+        h.copyFrom(rh, HeaderName.TO);
+        h.copyFrom(rh, HeaderName.CALL_ID);
+        h.copyFrom(rh, HeaderName.CSEQ);
+        final SipServletResponseImpl r = new SipServletResponseImpl(request, h, status, reason);
+        final SipSessionImpl session = request.sessionImpl();
+        final int to = h.find(HeaderName.TO, 0);
+        if (status > 100 && to >= 0 && null == HeaderText.param(h.value(to), "tag") && null != session)
+        {
+            h.setValue(to, HeaderText.withTag(h.value(to), session.localTagForResponse()));
+        }
+        if (null != session && (dialogCreating || (status >= 200 && status < 300 && isTargetRefresh(request))))
+        {
+            h.insert(h.size(), "Contact", session.contactValue());
+        }
+        return r;
+    }
+
+    private static boolean isDialogCreating(final String method)
+    {
+        return "INVITE".equals(method) || "SUBSCRIBE".equals(method) || "REFER".equals(method)
+            || "NOTIFY".equals(method);
+    }
+
+    private static boolean isTargetRefresh(final SipServletRequestImpl request)
+    {
+        final String m = request.getMethod();
+        return "INVITE".equals(m) || "UPDATE".equals(m) || "SUBSCRIBE".equals(m) || "NOTIFY".equals(m);
+    }
+
+    // ================================================================================================================
+    // Container view
+    // ================================================================================================================
+
+    public SipServletRequestImpl requestImpl()
+    {
+        return request;
+    }
+
+    /** Tag of the To header (the remote tag of a received response). */
+    public String toTag()
+    {
+        return HeaderText.param(headers.get(HeaderName.TO), "tag");
+    }
+
+    @Override
+    protected boolean isSystemHeader(final HeaderName known, final String name)
+    {
+        return switch (known)
+        {
+            case CALL_ID, FROM, TO, CSEQ, VIA, RECORD_ROUTE, ROUTE, CONTENT_LENGTH -> true;
+            case CONTACT -> !((status >= 300 && status < 400) || status == 485
+                || "REGISTER".equals(request.getMethod()) || "OPTIONS".equals(request.getMethod()));
+            case UNKNOWN -> "RAck".equalsIgnoreCase(name) || "RSeq".equalsIgnoreCase(name);
+            default -> false;
+        };
+    }
+
+    // ================================================================================================================
+    // SipServletResponse
+    // ================================================================================================================
+
+    @Override
+    public SipServletRequest getRequest()
+    {
+        return request;
+    }
+
+    @Override
+    public int getStatus()
+    {
+        return status;
+    }
+
+    @Override
+    public String getReasonPhrase()
+    {
+        return reason;
+    }
+
+    @Override
+    public void setStatus(final int statusCode)
+    {
+        setStatus(statusCode, null);
+    }
+
+    @Override
+    public void setStatus(final int statusCode, final String reasonPhrase)
+    {
+        checkWritable();
+        if (incoming)
+        {
+            throw new IllegalStateException("a received response cannot be changed");
+        }
+        if (statusCode < 100 || statusCode > 699)
+        {
+            throw new IllegalArgumentException("status " + statusCode + " is not 100..699");
+        }
+        status = statusCode;
+        reason = null == reasonPhrase ? ReasonPhrases.of(statusCode) : reasonPhrase;
+    }
+
+    /** The ACK for this 2xx to INVITE (RFC 3261 §13.2.2.4), in the response's dialog. */
+    @Override
+    public SipServletRequest createAck()
+    {
+        if (!incoming || !"INVITE".equals(request.getMethod()) || status < 200 || status >= 300)
+        {
+            throw new IllegalStateException("createAck applies to a received 2xx response to INVITE");
+        }
+        if (committed)
+        {
+            throw new IllegalStateException("the ACK for this response was already created");
+        }
+        committed = true;
+        return session.createAck(this);
+    }
+
+    @Override
+    public SipServletRequest createPrack() throws Rel100Exception
+    {
+        throw new Rel100Exception(Rel100Exception.NOT_SUPPORTED);
+    }
+
+    @Override
+    public void send() throws IOException
+    {
+        if (incoming)
+        {
+            throw new IllegalStateException("a received response cannot be sent");
+        }
+        checkWritable();
+        if (null != request.finalResponse())
+        {
+            throw new IllegalStateException("a final response (" + request.finalResponse().getStatus()
+                + ") was already sent");
+        }
+        if (status >= 200)
+        {
+            request.finalResponse(this);
+        }
+        committed = true;
+        session.host().execute(() -> session.host().send(this));
+    }
+
+    @Override
+    public void sendReliably() throws Rel100Exception
+    {
+        throw new Rel100Exception(Rel100Exception.NOT_SUPPORTED);
+    }
+
+    @Override
+    public Iterator<String> getChallengeRealms()
+    {
+        final List<String> realms = new ArrayList<>(1);
+        for (final String name : new String[] {"WWW-Authenticate", "Proxy-Authenticate"})
+        {
+            for (final String v : headers.getAll(name))
+            {
+                final int at = v.toLowerCase(Locale.ROOT).indexOf("realm=");
+                if (at >= 0)
+                {
+                    int p = at + 6;
+                    final boolean quoted = p < v.length() && v.charAt(p) == '"';
+                    final int end = quoted ? v.indexOf('"', p + 1) : v.indexOf(',', p);
+                    p += quoted ? 1 : 0;
+                    realms.add(v.substring(p, end < 0 ? v.length() : end).strip());
+                }
+            }
+        }
+        return realms.iterator();
+    }
+
+    @Override
+    public Proxy getProxy()
+    {
+        return null;
+    }
+
+    @Override
+    public ProxyBranch getProxyBranch()
+    {
+        return null;
+    }
+
+    @Override
+    public boolean isBranchResponse()
+    {
+        return false;
+    }
+
+    // ================================================================================================================
+    // ServletResponse: SIP is not a streaming protocol (JSR 289 §5.7): no output stream or writer
+    // ================================================================================================================
+
+    @Override
+    public ServletOutputStream getOutputStream()
+    {
+        return null;
+    }
+
+    @Override
+    public PrintWriter getWriter()
+    {
+        return null;
+    }
+
+    @Override
+    public void setCharacterEncoding(final String charset)
+    {
+        if (!applyCharacterEncoding(charset))
+        {
+            throw new IllegalArgumentException("unsupported charset " + charset);
+        }
+    }
+
+    @Override
+    public void setContentLengthLong(final long len)
+    {
+        setContentLength((int)len);
+    }
+
+    @Override
+    public void setBufferSize(final int size)
+    {
+        // no buffer: the response is written whole when sent
+    }
+
+    @Override
+    public int getBufferSize()
+    {
+        return 0;
+    }
+
+    @Override
+    public void flushBuffer()
+    {
+        // nothing buffered
+    }
+
+    @Override
+    public void resetBuffer()
+    {
+        // nothing buffered
+    }
+
+    @Override
+    public void reset()
+    {
+        checkWritable();
+    }
+
+    @Override
+    public void setLocale(final Locale locale)
+    {
+        setContentLanguage(locale);
+    }
+
+    @Override
+    public Locale getLocale()
+    {
+        final Locale l = getContentLanguage();
+        return null == l ? Locale.getDefault() : l;
+    }
+
+    @Override
+    public String toString()
+    {
+        return status + " " + reason + " (" + getMethod() + ", " + getCallId() + ")";
+    }
+}

@@ -1,0 +1,40 @@
+package io.sipline.container.session;
+
+import java.util.List;
+
+import javax.servlet.ServletContext;
+import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.SipServlet;
+
+/**
+ * What sessions need from the running application they belong to (implemented by the dispatch layer's registry
+ * entry): its name, servlet context, servlets by name, listeners by type, session timeout, and the helpers that
+ * create requests.
+ * <p>
+ * Threading: immutable after the application started; read from any shard.
+ */
+public interface AppRuntime
+{
+    /** The application name (JSR 289 §18.2 app-name). */
+    String name();
+
+    ServletContext servletContext();
+
+    /** The servlet named {@code name}, initialised, or null. */
+    SipServlet servlet(String name);
+
+    /** The handler of SIP sessions the application creates itself: the main servlet, else the first declared. */
+    String defaultServlet();
+
+    /** The application's listeners of a type, in declaration order (an empty list when none). */
+    <T> List<T> listeners(Class<T> type);
+
+    /** The application session timeout in minutes from session-config (JSR 289 §6.1.2.2); 0 or less: never. */
+    int sessionTimeoutMinutes();
+
+    /** The application's class loader (the thread context class loader while its code runs). */
+    ClassLoader classLoader();
+
+    /** Makes the B2BUA helper of one application session. */
+    B2buaHelper b2buaHelper(SipApplicationSessionImpl session);
+}

@@ -1,0 +1,67 @@
+package io.sipline.container.session;
+
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+
+/**
+ * What sessions and messages need from the shard that owns them (implemented by the dispatch layer, one per shard):
+ * identifiers that route back to this shard, the shard's clock and timing wheel, and the wire.
+ * <p>
+ * Threading: {@link #onShardThread()}, {@link #execute} and the id methods may be called from any thread (an
+ * application may use its sessions from a thread of its own); everything else only on the shard's thread. Calls
+ * from elsewhere are handed to the shard with {@link #execute}.
+ */
+public interface ShardHost
+{
+    /** The shard's index. */
+    int index();
+
+    /** True when the caller runs on this shard's event loop. */
+    boolean onShardThread();
+
+    /** Runs a task on the shard (at once when already there). */
+    void execute(Runnable task);
+
+    /** A fresh tag that encodes this shard (any thread). */
+    String newTag();
+
+    /** A fresh Call-ID that encodes this shard (any thread). */
+    String newCallId();
+
+    /** A fresh magic-cookie branch that encodes this shard (any thread). */
+    String newBranch();
+
+    /** The shard's clock, in milliseconds since the epoch (any thread). */
+    long currentTimeMillis();
+
+    /** Schedules {@code target} after {@code delayMillis} on the shard's wheel; returns the timer id. Shard only. */
+    long schedule(long delayMillis, TimerTarget target);
+
+    /** Cancels a timer from {@link #schedule}. Shard only. */
+    void cancel(long timerId);
+
+    /** Sends a request: a client transaction, the ACK of a 2xx statelessly, a CANCEL. Shard only. */
+    void send(SipServletRequestImpl request);
+
+    /** Sends a response on its request's server transaction. Shard only. */
+    void send(SipServletResponseImpl response);
+
+    /** This shard's session tables. Shard only. */
+    SessionTable sessions();
+
+    /** The host the container writes in Via and Contact. */
+    String localHost();
+
+    /** The port the container writes in Via and Contact. */
+    int localPort();
+
+    /** The Contact value the container writes for itself, e.g. {@code <sip:192.0.2.1:5060>}. */
+    String contact();
+
+    /** A target on the shard's wheel. */
+    interface TimerTarget
+    {
+        /** The timer fired on the shard's thread. */
+        void onTimer(long timerId);
+    }
+}

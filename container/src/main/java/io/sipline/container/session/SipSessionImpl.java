@@ -1,0 +1,816 @@
+package io.sipline.container.session;
+
+import java.io.Serializable;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.servlet.ServletContext;
+import javax.servlet.ServletException;
+import javax.servlet.sip.Address;
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.SipApplicationSession;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipSession;
+import javax.servlet.sip.SipSessionAttributeListener;
+import javax.servlet.sip.SipSessionBindingEvent;
+import javax.servlet.sip.SipSessionBindingListener;
+import javax.servlet.sip.SipSessionEvent;
+import javax.servlet.sip.SipSessionListener;
+import javax.servlet.sip.URI;
+import javax.servlet.sip.ar.SipApplicationRoutingRegion;
+
+import io.sipline.container.address.SipAddresses;
+import io.sipline.container.message.HeaderText;
+import io.sipline.container.message.MessageHeaders;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.sip.message.HeaderName;
+
+/**
+ * One SIP session (JSR 289 §6.2): one dialog (or one dialog-less transaction series) of one application session, with
+ * its state (INITIAL, EARLY, CONFIRMED, TERMINATED, §6.2.1), attributes, handler servlet and the dialog's state as
+ * RFC 3261 §12 keeps it (Call-ID, local and remote tags and parties, remote target, route set, CSeq numbers), from
+ * which it makes subsequent requests ({@link #createRequest}, {@link #createAck}).
+ * <p>
+ * Lives in its shard's {@link SessionTable} under (Call-ID, local tag) once it has a local tag, so that responses and
+ * in-dialog requests find it. Ready to invalidate (§6.2.4.1.2) when TERMINATED, or INITIAL with every transaction it
+ * took part in finished; then invalidated by the container when {@link #getInvalidateWhenReady()} (the default).
+ * <p>
+ * Threading: used on its shard by the container; an application may call it from another thread, but not
+ * concurrently with the container's use (JSR 289 §6.3: the container serializes its own calls per application
+ * session by running them on the session's shard).
+ */
+public final class SipSessionImpl implements SipSession
+{
+    private final SipApplicationSessionImpl app;
+    private final String id;
+    private final long created;
+    private long lastAccessed;
+    private String handler;
+    private State state = State.INITIAL;
+    private boolean valid = true;
+    private boolean invalidateWhenReady = true;
+    private boolean readyNotified;
+    private Map<String, Object> attributes;
+
+    private SipApplicationRoutingRegion region;
+    private URI subscriber;
+    private Serializable stateInfo;
+
+    private final boolean uac;
+    private String callId;
+    private String localTag;
+    private String remoteTag;
+    /** From/To as written for this side and the peer, without tags. */
+    private String localParty;
+    private String remoteParty;
+    private String remoteTarget;
+    private List<String> routeSet = List.of();
+    private long localCseq;
+    private long remoteCseq = -1;
+    private boolean registered;
+
+    private SipServletRequestImpl original;
+    /** Requests of this session whose transaction has no final response yet (JSR 289 B2BUA pending messages). */
+    private final List<SipServletRequestImpl> ongoing = new ArrayList<>(2);
+    private boolean hadTransaction;
+    private SipSessionImpl linked;
+    private boolean b2bua;
+    /** The container's record of a 2xx this UAS sent and whose ACK has not come yet (dispatch layer's type). */
+    private Object awaitingAck;
+
+    private SipSessionImpl(final SipApplicationSessionImpl app, final boolean uac)
+    {
+        this.app = app;
+        this.uac = uac;
+        this.id = app.nextSessionId();
+        this.created = this.lastAccessed = app.host().currentTimeMillis();
+        app.add(this);
+    }
+
+    /**
+     * The session of a received initial request (UAS side, RFC 3261 §12.1.1): remote party and tag from From, the
+     * local party from To, the remote target from Contact, the route set from Record-Route as received.
+     */
+    public static SipSessionImpl forReceived(final SipApplicationSessionImpl app, final SipServletRequestImpl request,
+        final String handler)
+    {
+        final SipSessionImpl s = new SipSessionImpl(app, false);
+        s.handler = handler;
+        final MessageHeaders h = request.headers();
+        s.callId = h.get(HeaderName.CALL_ID);
+        final String from = h.get(HeaderName.FROM);
+        s.remoteTag = HeaderText.param(from, "tag");
+        s.remoteParty = HeaderText.withTag(from, null);
+        s.localParty = HeaderText.withTag(h.get(HeaderName.TO), null);
+        s.remoteCseq = request.cseqNumber();
+        final String contact = h.get(HeaderName.CONTACT);
+        s.remoteTarget = null == contact ? null : HeaderText.uri(contact);
+        final List<String> rr = h.getAll("Record-Route");
+        s.routeSet = rr.isEmpty() ? List.of() : List.copyOf(rr);
+        s.original = request;
+        request.session(s);
+        s.fireCreated();
+        return s;
+    }
+
+    /**
+     * A session for a request this application originates (UAC side, §12.1.2): a new Call-ID (or {@code callId})
+     * and local tag from the shard, parties as given, remote target the Request-URI until a response says more.
+     */
+    public static SipSessionImpl forOutgoing(final SipApplicationSessionImpl app, final String callId,
+        final String fromWithoutTag, final String toWithoutTag, final String requestUri, final String handler)
+    {
+        final SipSessionImpl s = new SipSessionImpl(app, true);
+        s.handler = handler;
+        s.callId = null == callId ? app.host().newCallId() : callId;
+        s.localTag = app.host().newTag();
+        s.localParty = fromWithoutTag;
+        s.remoteParty = toWithoutTag;
+        s.remoteTarget = requestUri;
+        s.fireCreated();
+        return s;
+    }
+
+    // ================================================================================================================
+    // Container view
+    // ================================================================================================================
+
+    public ShardHost host()
+    {
+        return app.host();
+    }
+
+    public SipApplicationSessionImpl appSession()
+    {
+        return app;
+    }
+
+    public String handler()
+    {
+        return handler;
+    }
+
+    public boolean isUac()
+    {
+        return uac;
+    }
+
+    public String localTag()
+    {
+        return localTag;
+    }
+
+    public String remoteTag()
+    {
+        return remoteTag;
+    }
+
+    public String callId()
+    {
+        return callId;
+    }
+
+    /** The local tag the UAS puts in To of its responses; made (and the session registered) on first use. */
+    public String localTagForResponse()
+    {
+        if (null == localTag)
+        {
+            localTag = app.host().newTag();
+            registerIfOnShard();
+        }
+        return localTag;
+    }
+
+    /** Registers the session under (Call-ID, local tag) in its shard's table; shard thread only. */
+    public void register()
+    {
+        if (!registered && null != localTag && valid)
+        {
+            app.host().sessions().putDialog(callId, localTag, this);
+            registered = true;
+        }
+    }
+
+    private void registerIfOnShard()
+    {
+        if (app.host().onShardThread())
+        {
+            register();
+        }
+    }
+
+    public String contactValue()
+    {
+        return app.host().contact();
+    }
+
+    public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriberUri,
+        final Serializable routerState)
+    {
+        region = routingRegion;
+        subscriber = subscriberUri;
+        stateInfo = routerState;
+    }
+
+    public Serializable stateInfo()
+    {
+        return stateInfo;
+    }
+
+    public SipServletRequestImpl original()
+    {
+        return original;
+    }
+
+    public void original(final SipServletRequestImpl request)
+    {
+        original = request;
+    }
+
+    public SipSessionImpl linked()
+    {
+        return linked;
+    }
+
+    public void linked(final SipSessionImpl other)
+    {
+        linked = other;
+    }
+
+    public Object awaitingAck()
+    {
+        return awaitingAck;
+    }
+
+    public void awaitingAck(final Object record)
+    {
+        awaitingAck = record;
+    }
+
+    public void markB2bua()
+    {
+        b2bua = true;
+    }
+
+    public boolean isB2bua()
+    {
+        return b2bua;
+    }
+
+    /** The requests whose transaction has no final response yet. */
+    public List<SipServletRequestImpl> ongoing()
+    {
+        return ongoing;
+    }
+
+    /** A transaction starts (a request received or sent). */
+    public void begin(final SipServletRequestImpl request)
+    {
+        if (!"ACK".equals(request.getMethod()))
+        {
+            ongoing.add(request);
+            hadTransaction = true;
+        }
+        lastAccessed = app.host().currentTimeMillis();
+        app.touch();
+    }
+
+    /** A transaction ended for the application (a final response sent or received, or a timeout). */
+    public void end(final SipServletRequestImpl request)
+    {
+        ongoing.remove(request);
+    }
+
+    /** A request arrived in this session's dialog: CSeq order (RFC 3261 §12.2.2) and target refresh. */
+    public void onSubsequentRequest(final SipServletRequestImpl request)
+    {
+        remoteCseq = Math.max(remoteCseq, request.cseqNumber());
+        if (isTargetRefresh(request.getMethod()))
+        {
+            final String contact = request.headers().get(HeaderName.CONTACT);
+            if (null != contact)
+            {
+                remoteTarget = HeaderText.uri(contact);
+            }
+        }
+    }
+
+    /**
+     * A response this session's UAS sends: EARLY on a tagged 1xx to the dialog-creating request, CONFIRMED on its
+     * 2xx, TERMINATED on a final failure of it or on the 2xx of a BYE (§6.2.1).
+     */
+    public void onResponseSent(final SipServletResponseImpl response)
+    {
+        final int status = response.getStatus();
+        final SipServletRequestImpl request = response.requestImpl();
+        if (status >= 200)
+        {
+            end(request);
+        }
+        final String method = request.getMethod();
+        if (request == original && isDialogCreating(method))
+        {
+            if (status > 100 && status < 200 && State.INITIAL == state)
+            {
+                state = State.EARLY;
+            }
+            else if (status >= 200 && status < 300)
+            {
+                state = State.CONFIRMED;
+            }
+            else if (status >= 300 && State.CONFIRMED != state)
+            {
+                state = State.TERMINATED;
+            }
+        }
+        else if ("BYE".equals(method) && status >= 200 && status < 300)
+        {
+            state = State.TERMINATED;
+        }
+    }
+
+    /**
+     * A response to a request of this UAC session arrived (§12.1.2): the first tagged 1xx or 2xx to the dialog-
+     * creating request sets the remote tag, target and route set (Record-Route reversed).
+     */
+    public void onResponseReceived(final SipServletResponseImpl response)
+    {
+        final int status = response.getStatus();
+        final SipServletRequestImpl request = response.requestImpl();
+        lastAccessed = app.host().currentTimeMillis();
+        if (status >= 200)
+        {
+            end(request);
+        }
+        final String method = request.getMethod();
+        if (request == original && isDialogCreating(method) && status > 100)
+        {
+            final String tag = response.toTag();
+            if (status < 300 && null != tag && (null == remoteTag || State.CONFIRMED != state))
+            {
+                remoteTag = tag;
+                final MessageHeaders h = response.headers();
+                final String contact = h.get(HeaderName.CONTACT);
+                if (null != contact)
+                {
+                    remoteTarget = HeaderText.uri(contact);
+                }
+                final List<String> rr = h.getAll("Record-Route");
+                Collections.reverse(rr);
+                routeSet = rr.isEmpty() ? List.of() : List.copyOf(rr);
+            }
+            if (status < 200 && null != tag && State.INITIAL == state)
+            {
+                state = State.EARLY;
+            }
+            else if (status >= 200 && status < 300)
+            {
+                state = State.CONFIRMED;
+            }
+            else if (status >= 300 && State.CONFIRMED != state)
+            {
+                state = State.INITIAL; // the UAC may try again in the same session (§6.2.1)
+            }
+        }
+        else if ("BYE".equals(method) && status >= 200)
+        {
+            state = State.TERMINATED;
+        }
+        else if (status >= 200 && status < 300 && isTargetRefresh(method))
+        {
+            final String contact = response.headers().get(HeaderName.CONTACT);
+            if (null != contact)
+            {
+                remoteTarget = HeaderText.uri(contact);
+            }
+        }
+    }
+
+    /** A BYE was received: the dialog ends with its 2xx; the session is TERMINATED then (§6.2.1). */
+    public void terminate()
+    {
+        state = State.TERMINATED;
+    }
+
+    /** JSR 289 §6.2.4.1.2. */
+    @Override
+    public boolean isReadyToInvalidate()
+    {
+        checkValid();
+        return readyToInvalidate();
+    }
+
+    boolean readyToInvalidate()
+    {
+        if (!ongoing.isEmpty())
+        {
+            return false;
+        }
+        return State.TERMINATED == state || (State.INITIAL == state && hadTransaction);
+    }
+
+    boolean readyNotified()
+    {
+        return readyNotified;
+    }
+
+    void readyNotified(final boolean value)
+    {
+        readyNotified = value;
+    }
+
+    private static boolean isDialogCreating(final String method)
+    {
+        return "INVITE".equals(method) || "SUBSCRIBE".equals(method) || "REFER".equals(method);
+    }
+
+    private static boolean isTargetRefresh(final String method)
+    {
+        return "INVITE".equals(method) || "UPDATE".equals(method) || "SUBSCRIBE".equals(method)
+            || "NOTIFY".equals(method) || "REFER".equals(method);
+    }
+
+    // ================================================================================================================
+    // Requests in the session
+    // ================================================================================================================
+
+    /**
+     * A subsequent request in this session's dialog (RFC 3261 §12.2.1.1): Request-URI the remote target, Route the
+     * route set, From/To with both tags, the Call-ID, the next local CSeq; the container's Contact in target
+     * refreshes. In a session without a dialog (INITIAL, UAC), a new request with the same Call-ID, From and To.
+     */
+    @Override
+    public SipServletRequest createRequest(final String method)
+    {
+        checkValid();
+        if (null == method || "ACK".equalsIgnoreCase(method) || "CANCEL".equalsIgnoreCase(method))
+        {
+            throw new IllegalArgumentException("use createAck/createCancel for " + method);
+        }
+        if (State.TERMINATED == state)
+        {
+            throw new IllegalStateException("the session is terminated");
+        }
+        if (!uac && null == remoteTag && State.INITIAL == state)
+        {
+            throw new IllegalStateException("no dialog yet on the UAS side");
+        }
+        localCseqBase();
+        return inDialog(method, nextCseq());
+    }
+
+    private void localCseqBase()
+    {
+        if (0 == localCseq && null != original && uac)
+        {
+            localCseq = original.cseqNumber();
+        }
+    }
+
+    /** Bumps the local CSeq (used by {@link #createRequest}); returns the new value. */
+    private long nextCseq()
+    {
+        return ++localCseq;
+    }
+
+    private SipServletRequestImpl inDialog(final String method, final long cseq)
+    {
+        localCseq = Math.max(localCseq, cseq);
+        final MessageHeaders h = MessageHeaders.empty(8 + routeSet.size());
+        for (final String route : routeSet)
+        {
+            h.insert(h.size(), "Route", route);
+        }
+        h.insert(h.size(), "Max-Forwards", "70");
+        h.insert(h.size(), "From", HeaderText.withTag(localParty, localTag));
+        h.insert(h.size(), "To", null == remoteTag ? remoteParty : HeaderText.withTag(remoteParty, remoteTag));
+        h.insert(h.size(), "Call-ID", callId);
+        h.insert(h.size(), "CSeq", cseq + " " + method);
+        if (isTargetRefresh(method))
+        {
+            h.insert(h.size(), "Contact", contactValue());
+        }
+        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, remoteTarget, h);
+        r.session(this);
+        if (null == remoteTag && State.INITIAL == state)
+        {
+            r.initial(true);
+            original = r;
+        }
+        return r;
+    }
+
+    /** The ACK for a 2xx to INVITE (RFC 3261 §13.2.2.4): CSeq number of the INVITE, method ACK. */
+    public SipServletRequestImpl createAck(final SipServletResponseImpl response)
+    {
+        final SipServletRequestImpl ack = inDialog("ACK", response.cseqNumber());
+        response.requestImpl().ack(ack);
+        return ack;
+    }
+
+    // ================================================================================================================
+    // SipSession
+    // ================================================================================================================
+
+    @Override
+    public SipApplicationSession getApplicationSession()
+    {
+        return app;
+    }
+
+    @Override
+    public String getCallId()
+    {
+        return callId;
+    }
+
+    @Override
+    public long getCreationTime()
+    {
+        checkValid();
+        return created;
+    }
+
+    @Override
+    public String getId()
+    {
+        return id;
+    }
+
+    @Override
+    public long getLastAccessedTime()
+    {
+        return lastAccessed;
+    }
+
+    @Override
+    public Address getLocalParty()
+    {
+        return party(localParty, localTag);
+    }
+
+    @Override
+    public Address getRemoteParty()
+    {
+        return party(remoteParty, remoteTag);
+    }
+
+    private static Address party(final String value, final String tag)
+    {
+        if (null == value)
+        {
+            return null;
+        }
+        try
+        {
+            return SipAddresses.parseAddress(null == tag ? value : HeaderText.withTag(value, tag));
+        }
+        catch (final ServletParseException e)
+        {
+            throw new IllegalStateException("party does not parse: " + value, e);
+        }
+    }
+
+    @Override
+    public SipApplicationRoutingRegion getRegion()
+    {
+        checkValid();
+        return region;
+    }
+
+    @Override
+    public URI getSubscriberURI()
+    {
+        checkValid();
+        return subscriber;
+    }
+
+    @Override
+    public ServletContext getServletContext()
+    {
+        return app.application().servletContext();
+    }
+
+    @Override
+    public State getState()
+    {
+        checkValid();
+        return state;
+    }
+
+    @Override
+    public void invalidate()
+    {
+        checkValid();
+        invalidateNow();
+    }
+
+    /** Ends the session: listeners told, attributes unbound, removed from the tables. */
+    void invalidateNow()
+    {
+        if (!valid)
+        {
+            return;
+        }
+        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        {
+            l.sessionDestroyed(new SipSessionEvent(this));
+        }
+        if (null != attributes)
+        {
+            for (final String name : new ArrayList<>(attributes.keySet()))
+            {
+                removeAttribute(name);
+            }
+        }
+        valid = false;
+        if (registered)
+        {
+            if (app.host().onShardThread())
+            {
+                app.host().sessions().removeDialog(callId, localTag, this);
+            }
+            else
+            {
+                app.host().execute(() -> app.host().sessions().removeDialog(callId, localTag, this));
+            }
+            registered = false;
+        }
+        if (null != linked && linked.linked == this)
+        {
+            linked.linked = null;
+        }
+        linked = null;
+        app.remove(this);
+    }
+
+    @Override
+    public boolean isValid()
+    {
+        return valid;
+    }
+
+    @Override
+    public boolean getInvalidateWhenReady()
+    {
+        checkValid();
+        return invalidateWhenReady;
+    }
+
+    @Override
+    public void setInvalidateWhenReady(final boolean value)
+    {
+        checkValid();
+        invalidateWhenReady = value;
+    }
+
+    boolean invalidateWhenReadyFlag()
+    {
+        return invalidateWhenReady;
+    }
+
+    @Override
+    public Object getAttribute(final String name)
+    {
+        checkValid();
+        return null == attributes ? null : attributes.get(name);
+    }
+
+    @Override
+    public Enumeration<String> getAttributeNames()
+    {
+        checkValid();
+        return null == attributes ? Collections.emptyEnumeration()
+            : Collections.enumeration(new ArrayList<>(attributes.keySet()));
+    }
+
+    @Override
+    public void setAttribute(final String name, final Object attribute)
+    {
+        checkValid();
+        if (null == name || null == attribute)
+        {
+            throw new NullPointerException(null == name ? "name" : "attribute");
+        }
+        if (null == attributes)
+        {
+            attributes = new HashMap<>(4);
+        }
+        final Object old = attributes.put(name, attribute);
+        if (old == attribute)
+        {
+            return;
+        }
+        if (attribute instanceof SipSessionBindingListener b)
+        {
+            b.valueBound(new SipSessionBindingEvent(this, name));
+        }
+        if (old instanceof SipSessionBindingListener b)
+        {
+            b.valueUnbound(new SipSessionBindingEvent(this, name));
+        }
+        for (final SipSessionAttributeListener l : app.application().listeners(SipSessionAttributeListener.class))
+        {
+            if (null == old)
+            {
+                l.attributeAdded(new SipSessionBindingEvent(this, name));
+            }
+            else
+            {
+                l.attributeReplaced(new SipSessionBindingEvent(this, name));
+            }
+        }
+    }
+
+    @Override
+    public void removeAttribute(final String name)
+    {
+        checkValid();
+        final Object old = null == attributes ? null : attributes.remove(name);
+        if (null == old)
+        {
+            return;
+        }
+        if (old instanceof SipSessionBindingListener b)
+        {
+            b.valueUnbound(new SipSessionBindingEvent(this, name));
+        }
+        for (final SipSessionAttributeListener l : app.application().listeners(SipSessionAttributeListener.class))
+        {
+            l.attributeRemoved(new SipSessionBindingEvent(this, name));
+        }
+    }
+
+    @Override
+    public void setHandler(final String name) throws ServletException
+    {
+        checkValid();
+        if (null == app.application().servlet(name))
+        {
+            throw new ServletException("no servlet named " + name + " in " + app.getApplicationName());
+        }
+        handler = name;
+    }
+
+    /** Outbound interfaces: this version sends from the shard's listening socket; others are refused. */
+    @Override
+    public void setOutboundInterface(final InetSocketAddress address)
+    {
+        checkValid();
+        if (null == address)
+        {
+            throw new NullPointerException("address");
+        }
+        if (address.getPort() != app.host().localPort())
+        {
+            throw new IllegalArgumentException(address + " is not an interface this container listens on");
+        }
+    }
+
+    @Override
+    public void setOutboundInterface(final InetAddress address)
+    {
+        checkValid();
+        if (null == address)
+        {
+            throw new NullPointerException("address");
+        }
+    }
+
+    private void checkValid()
+    {
+        if (!valid)
+        {
+            throw new IllegalStateException("the SipSession " + id + " was invalidated");
+        }
+    }
+
+    private void fireCreated()
+    {
+        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        {
+            l.sessionCreated(new SipSessionEvent(this));
+        }
+    }
+
+    void fireReadyToInvalidate()
+    {
+        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        {
+            l.sessionReadyToInvalidate(new SipSessionEvent(this));
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SipSession[" + id + " " + state + " " + callId + "]";
+    }
+}

@@ -1,0 +1,194 @@
+package io.sipline.container.dispatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import javax.servlet.ServletException;
+import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.SipFactory;
+import javax.servlet.sip.SipServlet;
+import javax.servlet.sip.SipServletMessage;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipServletResponse;
+import javax.servlet.sip.SipSession;
+import javax.servlet.sip.UAMode;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import io.sipline.test.Sipp;
+
+/**
+ * SIP servlet applications in the container against sipp on loopback: a UAS answering every call, and a B2BUA
+ * relaying calls from sipp's uac to sipp's uas (200 calls at 50 calls/s, CANCEL, 486). Asserts on sipp's counts.
+ * Every sipp process is stopped by its handle.
+ */
+class DispatchSippTest
+{
+    /** Answers INVITE with 180 and 200, BYE with 200. */
+    public static final class Uas extends SipServlet
+    {
+        @Override
+        protected void doInvite(final SipServletRequest req) throws IOException
+        {
+            req.createResponse(180).send();
+            req.createResponse(200).send();
+        }
+
+        @Override
+        protected void doBye(final SipServletRequest req) throws IOException
+        {
+            req.createResponse(200).send();
+        }
+    }
+
+    /** A B2BUA to the target in the context parameter {@code target}, with the JSR 289 B2buaHelper only. */
+    public static final class B2bua extends SipServlet
+    {
+        @Override
+        protected void doInvite(final SipServletRequest req) throws ServletException, IOException
+        {
+            if (!req.isInitial())
+            {
+                return;
+            }
+            final SipFactory factory = (SipFactory)getServletContext().getAttribute(SIP_FACTORY);
+            final SipServletRequest out = req.getB2buaHelper().createRequest(req, true, null);
+            out.setRequestURI(factory.createURI(getServletContext().getInitParameter("target")));
+            out.send();
+        }
+
+        @Override
+        protected void doResponse(final SipServletResponse resp) throws ServletException, IOException
+        {
+            final B2buaHelper helper = resp.getRequest().getB2buaHelper();
+            final SipServletRequest other = helper.getLinkedSipServletRequest(resp.getRequest());
+            if (null == other || other.isCommitted())
+            {
+                return; // e.g. the 487 after a CANCEL: the container already answered the caller
+            }
+            final SipServletResponse relayed = other.createResponse(resp.getStatus(), resp.getReasonPhrase());
+            if (resp.getContentLength() > 0)
+            {
+                relayed.setContent(resp.getRawContent(), resp.getContentType());
+            }
+            relayed.send();
+        }
+
+        @Override
+        protected void doAck(final SipServletRequest req) throws IOException
+        {
+            final B2buaHelper helper = req.getB2buaHelper();
+            final SipSession other = helper.getLinkedSession(req.getSession());
+            for (final SipServletMessage m : helper.getPendingMessages(other, UAMode.UAC))
+            {
+                if (m instanceof SipServletResponse r && "INVITE".equals(r.getMethod()) && r.getStatus() < 300)
+                {
+                    r.createAck().send();
+                }
+            }
+        }
+
+        @Override
+        protected void doBye(final SipServletRequest req) throws IOException
+        {
+            final B2buaHelper helper = req.getB2buaHelper();
+            helper.createRequest(helper.getLinkedSession(req.getSession()), req, null).send();
+        }
+
+        @Override
+        protected void doCancel(final SipServletRequest req) throws IOException
+        {
+            final B2buaHelper helper = req.getB2buaHelper();
+            final SipSession other = helper.getLinkedSession(req.getSession());
+            if (null != other && SipSession.State.CONFIRMED != other.getState())
+            {
+                helper.createCancel(other).send();
+            }
+        }
+    }
+
+    @Test
+    void shouldAnswerOneHundredCallsFromAServlet() throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
+        try (ContainerServer server = TestApps.server())
+        {
+            server.registry().onDeployed(TestApps.application("uas", new Uas(), Map.of()));
+            final int port = server.localAddresses().getFirst().getPort();
+            final String name = "container-uas";
+            runUac(name, List.of("127.0.0.1:" + port, "-sn", "uac", "-m", "100", "-r", "50"));
+            final long[] okFailed = Sipp.successAndFailed(name);
+            assertEquals(100, okFailed[0], Sipp.report(name));
+            assertEquals(0, okFailed[1], Sipp.report(name));
+            assertEquals(0, server.counters().servletErrors.get());
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000),
+                "application sessions left: " + server.applicationSessions());
+        }
+    }
+
+    @Test
+    void shouldRelayTwoHundredCallsThroughAB2bua() throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
+        final int uasPort = Sipp.freeUdpPort();
+        Process uas = null;
+        try (ContainerServer server = TestApps.server())
+        {
+            server.registry().onDeployed(TestApps.application("b2bua", new B2bua(),
+                Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
+            uas = Sipp.start("container-b2bua-uas", List.of("-sn", "uas", "-m", "200"), uasPort);
+            final int port = server.localAddresses().getFirst().getPort();
+            final String name = "container-b2bua-uac";
+            runUac(name, List.of("127.0.0.1:" + port, "-sn", "uac", "-m", "200", "-r", "50"));
+            final long[] okFailed = Sipp.successAndFailed(name);
+            System.out.println("b2bua: sipp uac ok/failed " + okFailed[0] + "/" + okFailed[1] + ", retransmissions "
+                + Sipp.statistic(name, "Retransmissions(C)"));
+            assertEquals(200, okFailed[0], Sipp.report(name));
+            assertEquals(0, okFailed[1], Sipp.report(name));
+            assertTrue(uas.waitFor(30, TimeUnit.SECONDS), Sipp.report("container-b2bua-uas"));
+            assertEquals(200, Sipp.successAndFailed("container-b2bua-uas")[0], Sipp.report("container-b2bua-uas"));
+            assertEquals(0, server.counters().servletErrors.get());
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000),
+                "application sessions left: " + server.applicationSessions());
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+    }
+
+    static void runUac(final String name, final List<String> args) throws Exception
+    {
+        final List<String> all = new ArrayList<>(args);
+        all.addAll(List.of("-timeout", "60s", "-timeout_error", "-max_retrans", "10", "-l", "500"));
+        Process sipp = null;
+        try
+        {
+            sipp = Sipp.start(name, all);
+            assertTrue(sipp.waitFor(70, TimeUnit.SECONDS), "sipp did not end in time\n" + Sipp.report(name));
+        }
+        finally
+        {
+            Sipp.stop(sipp);
+        }
+    }
+
+    static InetSocketAddress address(final ContainerServer server)
+    {
+        return server.localAddresses().getFirst();
+    }
+
+    static Path scenario(final String file)
+    {
+        return Path.of("src", "test", "resources", "sipp", file).toAbsolutePath();
+    }
+}
