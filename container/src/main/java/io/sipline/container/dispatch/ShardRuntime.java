@@ -611,7 +611,15 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipServletResponseImpl terminated = (SipServletResponseImpl)invite.createResponse(487);
         invite.finalResponse(terminated);
         terminated.markCommitted();
-        send(terminated);
+        dispatchDepth++; // the session stays valid for doCancel: readiness is checked after it
+        try
+        {
+            send(terminated);
+        }
+        finally
+        {
+            dispatchDepth--;
+        }
         final SipServletRequestImpl cancel = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         cancel.session(session);
         invoke(session, cancel, null);

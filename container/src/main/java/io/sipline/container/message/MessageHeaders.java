@@ -35,6 +35,9 @@ public final class MessageHeaders
     private static final int SPAN = 4;
     private static final HeaderName[] NO_NAMES = new HeaderName[0];
     private static final byte[][] CANONICAL = canonicalNames();
+    /** ": " and CR LF as big-endian shorts (one buffer operation each). */
+    static final int COLON_SPACE = (':' << 8) | ' ';
+    static final int CRLF = ('\r' << 8) | '\n';
 
     private final byte[] bytes;
     private int count;
@@ -397,7 +400,7 @@ public final class MessageHeaders
             {
                 out.writeBytes(bytes, span[s], span[s + 1] - span[s]);
             }
-            out.writeByte(':').writeByte(' ');
+            out.writeShort(COLON_SPACE);
             if (span[s + 2] >= 0)
             {
                 out.writeBytes(bytes, span[s + 2], span[s + 3] - span[s + 2]);
@@ -406,24 +409,14 @@ public final class MessageHeaders
             {
                 writeText(out, values[i]);
             }
-            out.writeByte('\r').writeByte('\n');
+            out.writeShort(CRLF);
         }
     }
 
-    /** Writes text as UTF-8 (ASCII, the usual case, byte by byte without a temporary array). */
+    /** Writes text as UTF-8 in one buffer operation, without a temporary array. */
     static void writeText(final ByteBuf out, final String text)
     {
-        final int n = text.length();
-        for (int i = 0; i < n; i++)
-        {
-            final char c = text.charAt(i);
-            if (c >= 0x80)
-            {
-                out.writeBytes(text.substring(i).getBytes(StandardCharsets.UTF_8));
-                return;
-            }
-            out.writeByte(c);
-        }
+        out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
     private int open(final int at)

@@ -1,5 +1,7 @@
 package io.sipline.container.message;
 
+import java.nio.charset.StandardCharsets;
+
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -79,15 +81,7 @@ public final class MessageWriter
 
     private static void text(final ByteBuf out, final CharSequence s)
     {
-        if (s instanceof String str)
-        {
-            MessageHeaders.writeText(out, str);
-            return;
-        }
-        for (int i = 0; i < s.length(); i++)
-        {
-            out.writeByte(s.charAt(i));
-        }
+        out.writeCharSequence(s, StandardCharsets.UTF_8);
     }
 
     private static void decimal(final ByteBuf out, final int value)
@@ -101,6 +95,6 @@ public final class MessageWriter
 
     private static void crlf(final ByteBuf out)
     {
-        out.writeByte('\r').writeByte('\n');
+        out.writeShort(MessageHeaders.CRLF);
     }
 }

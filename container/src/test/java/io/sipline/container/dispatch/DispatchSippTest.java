@@ -166,6 +166,50 @@ class DispatchSippTest
         }
     }
 
+    @Test
+    void shouldCancelTheCalleeLegWhenTheCallerCancels() throws Exception
+    {
+        relay("cancel", "caller-cancel.xml", "callee-cancelled.xml", 20);
+    }
+
+    @Test
+    void shouldRelayBusyHere() throws Exception
+    {
+        relay("busy", "caller-busy.xml", "callee-busy.xml", 20);
+    }
+
+    /** Caller scenario -> B2BUA -> callee scenario, {@code calls} calls; both sides must count every call. */
+    private static void relay(final String name, final String caller, final String callee, final int calls)
+        throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
+        final int uasPort = Sipp.freeUdpPort();
+        final String uasName = "container-" + name + "-callee";
+        final String uacName = "container-" + name + "-caller";
+        Process uas = null;
+        try (ContainerServer server = TestApps.server())
+        {
+            server.registry().onDeployed(TestApps.application("b2bua", new B2bua(),
+                Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
+            uas = Sipp.start(uasName, List.of("-sf", scenario(callee).toString(), "-m", Integer.toString(calls)),
+                uasPort);
+            runUac(uacName, List.of("127.0.0.1:" + address(server).getPort(), "-sf", scenario(caller).toString(),
+                "-m", Integer.toString(calls), "-r", "10"));
+            final long[] okFailed = Sipp.successAndFailed(uacName);
+            assertEquals(calls, okFailed[0], Sipp.report(uacName) + Sipp.report(uasName));
+            assertEquals(0, okFailed[1], Sipp.report(uacName));
+            assertTrue(uas.waitFor(30, TimeUnit.SECONDS), Sipp.report(uasName));
+            assertEquals(calls, Sipp.successAndFailed(uasName)[0], Sipp.report(uasName));
+            assertEquals(0, server.counters().servletErrors.get());
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000),
+                "application sessions left: " + server.applicationSessions());
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+    }
+
     static void runUac(final String name, final List<String> args) throws Exception
     {
         final List<String> all = new ArrayList<>(args);
