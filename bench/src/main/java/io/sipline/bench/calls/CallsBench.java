@@ -91,6 +91,8 @@ public final class CallsBench implements Callable<Integer>
     Path root;
 
     private Report report;
+    /** The stop lines of the servers of the last series (one per server started). */
+    private String lastCounters = "";
 
     /** The last run's results (after {@link #call}). */
     public Report report()
@@ -100,6 +102,10 @@ public final class CallsBench implements Callable<Integer>
 
     public static void main(final String[] args)
     {
+        // Interrupted (Ctrl-C, SIGTERM): every process this harness started (servers, sipp, Kamailio's workers) is
+        // stopped through its handle, never by name.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessHandle.current().descendants()
+            .forEach(ProcessHandle::destroyForcibly), "bench-calls-stop"));
         System.exit(new CommandLine(new CallsBench()).execute(args));
     }
 
@@ -156,7 +162,8 @@ public final class CallsBench implements Callable<Integer>
         {
             for (final String p : s.jvm() ? profileNames : List.of("-"))
             {
-                report.add(series(layout, dir, s, p, SystemUnderTest.KAMAILIO == s ? late : timed));
+                report.add(series(layout, dir, s, p, SystemUnderTest.KAMAILIO == s ? late : timed)
+                    .withCounters(lastCounters));
                 report.write();
             }
         }
@@ -194,7 +201,12 @@ public final class CallsBench implements Callable<Integer>
         return cmd;
     }
 
-    /** The load steps of one system under one profile: warm-up, then one rate or the search for the maximum. */
+    /**
+     * The load steps of one system under one profile: warm-up, then one rate or the search for the maximum. A step
+     * that is not sustained leaves the server in a state of its own making (the JAIN-SIP RI never recovers from an
+     * overload: its backlog of transactions keeps it failing at rates it sustained before), so after one the server
+     * is stopped and a fresh one started and warmed up before the next step: every step starts from the same state.
+     */
     private Series series(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
         final String p, final Path scenario) throws IOException, InterruptedException
     {
@@ -203,39 +215,39 @@ public final class CallsBench implements Callable<Integer>
         final int uasPort = Sipp.freeUdpPort();
         final LoadDriver driver = new LoadDriver(dir, uasPort);
         final List<Step> steps = new ArrayList<>();
-        System.out.printf("bench calls: %s: starting%n", name);
-        try (ServerProcess server = s.start(layout, dir, s.jvm() ? p : "-", freePortOtherThan(uasPort), uasPort,
-            List.of()))
+        final List<String> counters = new ArrayList<>();
+        ServerProcess server = null;
+        try
         {
-            steps.add(print(name, driver.run(server, name + "-warmup", "warmup", startRate, startRate * warmup, hold,
-                scenario)));
-            settle(server);
-            if (!findMax)
-            {
-                final Step one = print(name, driver.run(server, name + "-r" + rate, "r" + rate, rate, rate * duration,
-                    hold, scenario));
-                steps.add(one);
-                return new Series(s, p, scenario.getFileName().toString(), steps, one.sustained() ? rate : 0,
-                    one.sustained() ? one : null, null);
-            }
             int good = 0;
             int bad = 0;
             Step best = null;
-            int next = startRate;
-            for (int n = 0; n < maxSteps; n++)
+            int next = findMax ? startRate : rate;
+            for (int n = 0; n < (findMax ? maxSteps : 1); n++)
             {
+                if (null == server)
+                {
+                    System.out.printf("bench calls: %s: starting%n", name);
+                    server = s.start(layout, dir, s.jvm() ? p : "-", freePortOtherThan(uasPort), uasPort, List.of());
+                    steps.add(print(name, driver.run(server, name + "-warmup" + n, "warmup", startRate,
+                        startRate * warmup, hold, scenario)));
+                    settle(server);
+                }
                 final Step step = print(name, driver.run(server, name + "-r" + next, "r" + next, next,
                     next * duration, hold, scenario));
                 steps.add(step);
-                settle(server);
                 if (step.sustained())
                 {
                     good = next;
                     best = step;
+                    settle(server);
                 }
                 else
                 {
                     bad = next;
+                    server.close();
+                    counters.add(server.stopLine());
+                    server = null;
                 }
                 if (0 == bad)
                 {
@@ -249,13 +261,29 @@ public final class CallsBench implements Callable<Integer>
                 next = (good + bad) / 2;
             }
             Step at80 = null;
-            if (good > 0)
+            if (findMax && good > 0)
             {
+                if (null == server)
+                {
+                    server = s.start(layout, dir, s.jvm() ? p : "-", freePortOtherThan(uasPort), uasPort, List.of());
+                    steps.add(print(name, driver.run(server, name + "-warmup-at80", "warmup", startRate,
+                        startRate * warmup, hold, scenario)));
+                    settle(server);
+                }
                 final int r = Math.max(1, good * 4 / 5);
                 at80 = print(name, driver.run(server, name + "-at80-r" + r, "at80", r, r * duration, hold, scenario));
                 steps.add(at80);
             }
-            return new Series(s, p, scenario.getFileName().toString(), steps, good, best, at80);
+            return new Series(s, p, scenario.getFileName().toString(), steps, good, best, at80, "");
+        }
+        finally
+        {
+            if (null != server)
+            {
+                server.close();
+                counters.add(server.stopLine());
+            }
+            lastCounters = String.join("\n", counters.stream().filter(c -> !c.isEmpty()).toList());
         }
     }
 
@@ -371,7 +399,7 @@ public final class CallsBench implements Callable<Integer>
     private static Step print(final String name, final Step s)
     {
         System.out.printf("bench calls: %-18s %-8s offered %6d/s completed %8.1f/s failed %d retrans %d drops %d "
-                + "p99(200) %.2f ms gc %d/%.1f ms cpu %.3f s/1k %s%n", name, s.label(), s.offered(), s.completedRate(),
+                + "p99(200) %.2f ms gc %d max %.3f ms cpu %.3f s/1k %s%n", name, s.label(), s.offered(), s.completedRate(),
             s.failed(), s.retransmissions(), s.drops(), s.answered().p99(), s.gc().count(), s.gc().maxMillis(),
             s.cpuPer1000(), s.sustained() ? "sustained" : "NOT sustained");
         return s;

@@ -129,6 +129,14 @@ public final class Report
                     .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
                     .append("warmup".equals(st.label()) ? "(warm-up)" : st.sustained() ? "yes" : "no").append(" |\n");
             }
+            if (!s.counters().isEmpty())
+            {
+                md.append("\nThe server's own counters when it stopped (one line per server started):\n\n");
+                for (final String line : s.counters().split("\n"))
+                {
+                    md.append("    ").append(line).append('\n');
+                }
+            }
         }
         if (!footprints.isEmpty())
         {
@@ -261,6 +269,7 @@ public final class Report
                 .append(", \"maxSustainedCallsPerSecond\": ").append(s.maxSustained())
                 .append(", \"bestStep\": ").append(null == s.best() ? "null" : q(s.best().label()))
                 .append(", \"at80Step\": ").append(null == s.at80() ? "null" : q(s.at80().label()))
+                .append(", \"serverStopLine\": ").append(q(s.counters()))
                 .append(", \"steps\": [");
             for (int k = 0; k < s.steps().size(); k++)
             {

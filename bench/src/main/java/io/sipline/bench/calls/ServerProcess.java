@@ -173,6 +173,23 @@ public final class ServerProcess implements AutoCloseable
         }
     }
 
+    /**
+     * The last line of the output with {@code ": stopped ("}: the counters Sipline ({@code sipline: stopped (all
+     * shards: datagrams ..., dropped ...)}) or the JAIN-SIP baseline print when stopped; empty when there is none.
+     */
+    public String stopLine()
+    {
+        final String[] lines = tail(50).split("\n");
+        for (int i = lines.length - 1; i >= 0; i--)
+        {
+            if (lines[i].contains(": stopped ("))
+            {
+                return lines[i].strip();
+            }
+        }
+        return "";
+    }
+
     /** SIGTERM, up to 20 s for a clean stop, then SIGKILL to the process and whatever it forked. */
     @Override
     public void close() throws InterruptedException

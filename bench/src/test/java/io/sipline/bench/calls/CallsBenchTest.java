@@ -48,6 +48,8 @@ class CallsBenchTest
         assertTrue(step.seconds() >= 2.9, "the step lasted its 150 calls at 50/s: " + step.seconds());
         assertTrue(step.gc().count() >= 0 && step.gc().maxMillis() <= step.gc().totalMillis());
         assertEquals(step.sustained() ? 50 : 0, series.maxSustained());
+        assertTrue(series.counters().startsWith("jainsip-b2bua: stopped (calls=" + (25 * 2 + 150)),
+            "the baseline's own counters at stop: " + series.counters());
 
         final String json = Files.readString(out.resolve("results.json"));
         assertTrue(json.contains("\"system\": \"jainsip\", \"profile\": \"g1-lowpause\""), json);
