@@ -107,7 +107,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
      * one; "" makes a flag parameter; null removes it.
      *
      * @throws IllegalStateException    for a system header, or for {@code tag} of a From/To.
-     * @throws IllegalArgumentException when the name is not a token.
+     * @throws IllegalArgumentException when the name is not a token or the value holds a CR or LF.
      */
     @Override
     public void setParameter(final String name, final String value)
@@ -282,9 +282,17 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
         return h;
     }
 
-    /** The value as it goes on the wire: bare when it is a token or host, else a quoted-string. */
+    /**
+     * The value as it goes on the wire: bare when it is a token or host, else a quoted-string.
+     *
+     * @throws IllegalArgumentException when it holds a CR or LF.
+     */
     static String wireValue(final String value)
     {
+        if (value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0)
+        {
+            throw new IllegalArgumentException("parameter value must not contain CR or LF");
+        }
         if (value.isEmpty() || UriText.isBareValue(value) || UriText.isQuotedString(value))
         {
             return value;

@@ -2,6 +2,7 @@ package io.sipline.container.address;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -203,6 +204,16 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
             throw new IllegalStateException("URI bytes no longer parse: " + f.errorReason());
         }
         return f;
+    }
+
+    /**
+     * The same bytes: equal without asking the comparison rules. Besides being the fast path, this keeps equality
+     * reflexive for a URI that repeats a parameter name (forbidden by RFC 3261 §19.1.1 but accepted by the parser),
+     * which {@code ParamsComparison.commonEqual} compares occurrence by occurrence against the first one.
+     */
+    final boolean sameBytes(final BaseUri other)
+    {
+        return Arrays.equals(wire, other.wire);
     }
 
     final void checkWritable()

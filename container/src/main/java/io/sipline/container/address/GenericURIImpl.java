@@ -74,6 +74,10 @@ public final class GenericURIImpl extends BaseUri
         {
             return false;
         }
+        if (sameBytes(other))
+        {
+            return true;
+        }
         final Scratch s = Scratch.get();
         final SipUriFlyweight a = view(s.first);
         final SipUriFlyweight b = other.view(s.second);

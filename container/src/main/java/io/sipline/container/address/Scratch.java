@@ -37,8 +37,9 @@ final class Scratch
     }
 
     /**
-     * Encodes {@code text} as UTF-8 (ASCII byte for byte; a lone surrogate becomes {@code ?}) into a buffer that is
-     * valid until the next call on this thread; the number of bytes written is left in {@link #encodedLength}.
+     * Encodes {@code text} as UTF-8 (ASCII byte for byte; a lone surrogate becomes the invalid byte 0xFF) into a
+     * buffer that is valid until the next call on this thread; the number of bytes written is left in
+     * {@link #encodedLength}.
      *
      * @return the buffer holding the bytes from index 0.
      */
@@ -79,7 +80,8 @@ final class Scratch
             }
             else if (Character.isSurrogate(c))
             {
-                out[n++] = '?';
+                // A lone surrogate is no character: 0xFF is invalid in every grammar here and in UTF-8.
+                out[n++] = (byte)0xFF;
             }
             else
             {

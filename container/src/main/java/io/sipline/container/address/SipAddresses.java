@@ -99,9 +99,8 @@ public final class SipAddresses
         for (int i = 0; i < count; i++)
         {
             params[2 * i] = name(buf, na.paramNameStart(i), na.paramNameEnd(i));
-            params[2 * i + 1] = na.paramHasValue(i) ?
-                new String(buf, na.paramValueStart(i), na.paramValueEnd(i) - na.paramValueStart(i),
-                    StandardCharsets.UTF_8) : "";
+            params[2 * i + 1] =
+                na.paramHasValue(i) ? unfolded(buf, na.paramValueStart(i), na.paramValueEnd(i)) : "";
         }
         final String displayName = na.hasDisplayName() ?
             displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
@@ -201,9 +200,27 @@ public final class SipAddresses
     }
 
     /**
-     * The display name as the application reads it (RFC 3261 §25.1): a quoted-string without its quotes and with
-     * quoted-pairs unescaped, a token run with each run of white space turned into one space; UTF-8. Compacts the
-     * span in place (the scratch buffer is the parse's own), so nothing but the result is allocated.
+     * A quoted or bare parameter value as UTF-8 text; the CR LF of a folded line inside a quoted-string is dropped
+     * (RFC 3261 §7.3.1: folding is equivalent to the white space that follows it), compacting the span in place.
+     */
+    private static String unfolded(final byte[] buf, final int start, final int end)
+    {
+        int n = start;
+        for (int i = start; i < end; i++)
+        {
+            if (buf[i] != '\r' && buf[i] != '\n')
+            {
+                buf[n++] = buf[i];
+            }
+        }
+        return new String(buf, start, n - start, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The display name as the application reads it (RFC 3261 §25.1): a quoted-string without its quotes, with
+     * quoted-pairs unescaped and the CR LF of folded lines dropped; a token run with each run of white space turned
+     * into one space; UTF-8. Compacts the span in place (the scratch buffer is the parse's own), so nothing but the
+     * result is allocated.
      */
     private static String displayName(final byte[] buf, final int start, final int end, final boolean quoted)
     {
@@ -218,6 +235,10 @@ public final class SipAddresses
             {
                 buf[n++] = buf[++i];
                 space = false;
+            }
+            else if (quoted && (b == '\r' || b == '\n'))
+            {
+                continue;
             }
             else if (!quoted && (b == ' ' || b == '\t' || b == '\r' || b == '\n'))
             {

@@ -363,6 +363,10 @@ public final class SipURIImpl extends BaseUri implements SipURI
         {
             return false;
         }
+        if (sameBytes(other))
+        {
+            return true;
+        }
         final Scratch s = Scratch.get();
         return UriComparison.sipEquals(view(s.first), other.view(s.second));
     }

@@ -115,6 +115,10 @@ public final class TelURLImpl extends BaseUri implements TelURL
         {
             return false;
         }
+        if (sameBytes(other))
+        {
+            return true;
+        }
         final Scratch s = Scratch.get();
         return UriComparison.telEquals(view(s.first), other.view(s.second));
     }

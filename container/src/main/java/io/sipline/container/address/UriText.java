@@ -177,14 +177,18 @@ final class UriText
         return true;
     }
 
-    /** Appends {@code s} as a quoted-string: quotes around, {@code "} and {@code \} escaped with a backslash. */
+    /**
+     * Appends {@code s} as a quoted-string: quotes around; {@code "}, {@code \} and the control characters that
+     * {@code qdtext} excludes (all but HTAB) written as quoted-pairs (RFC 3261 §25.1). The caller has refused CR and
+     * LF, which not even a quoted-pair may carry.
+     */
     static StringBuilder appendQuoted(final StringBuilder out, final CharSequence s)
     {
         out.append('"');
         for (int i = 0; i < s.length(); i++)
         {
             final char c = s.charAt(i);
-            if (c == '"' || c == '\\')
+            if (c == '"' || c == '\\' || c == 0x7F || (c < 0x20 && c != '\t'))
             {
                 out.append('\\');
             }

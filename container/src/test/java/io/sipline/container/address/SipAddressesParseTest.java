@@ -180,6 +180,28 @@ class SipAddressesParseTest
     }
 
     @Test
+    void shouldQuoteControlCharactersAndUnfoldFoldedDisplayNames() throws Exception
+    {
+        final Address del = SipAddresses.parseAddress("\"a\\\u007fb\" <sip:a@b.com>");
+        assertEquals("a\u007fb", del.getDisplayName());
+        assertEquals("\"a\\\u007fb\" <sip:a@b.com>", del.toString(), "DEL is no qdtext: written as a quoted-pair");
+        assertEquals(del.getDisplayName(), SipAddresses.parseAddress(del.toString()).getDisplayName());
+
+        final Address folded = SipAddresses.parseAddress("\"Alice\r\n Liddell\" <sip:a@b.com>;x=\"1\r\n 2\"");
+        assertEquals("Alice Liddell", folded.getDisplayName(), "RFC 3261 §7.3.1: folding is the white space after it");
+        assertEquals("1 2", folded.getParameter("x"));
+        assertEquals("Alice Liddell <sip:a@b.com>;x=\"1 2\"", folded.toString());
+    }
+
+    @Test
+    void shouldRejectALoneSurrogateInAUri()
+    {
+        final ServletParseException e =
+            assertThrows(ServletParseException.class, () -> SipAddresses.parseUri("mailto:a@b.c\uD83Dm"));
+        assertTrue(e.getMessage().endsWith("at index 12"), e.getMessage());
+    }
+
+    @Test
     void shouldParseTheWildcard() throws Exception
     {
         final Address star = SipAddresses.parseAddress(" * ");
