@@ -129,6 +129,12 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
             params[2 * i + 1] = wireValue;
             return;
         }
+        append(name, wireValue);
+    }
+
+    /** Appends a parameter as it is (no checks), growing the array when full. */
+    final void append(final String name, final String wireValue)
+    {
         if (2 * paramCount + 2 > params.length)
         {
             final String[] grown = new String[Math.max(4, params.length * 2)];

@@ -9,6 +9,7 @@ import java.util.List;
 
 import javax.servlet.sip.URI;
 
+import io.sipline.sip.message.ParamsComparison;
 import io.sipline.sip.message.SipUriFlyweight;
 
 /**
@@ -114,7 +115,12 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     public Iterator<String> getParameterNames()
     {
         final SipUriFlyweight f = view(Scratch.get().first);
-        final int count = f.paramCount();
+        return names(f.paramTable(), f.paramCount());
+    }
+
+    /** The unescaped names of a flyweight table (parameters or headers) over this URI's bytes, in order. */
+    final Iterator<String> names(final int[] table, final int count)
+    {
         if (count == 0)
         {
             return Collections.emptyIterator();
@@ -122,10 +128,41 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
         final List<String> names = new ArrayList<>(count);
         for (int i = 0; i < count; i++)
         {
-            names.add(UriText.unescape(wire, f.paramNameStart(i), f.paramNameEnd(i)));
+            final int base = i * ParamsComparison.STRIDE;
+            names.add(UriText.unescape(wire, table[base + ParamsComparison.NAME_START],
+                table[base + ParamsComparison.NAME_END]));
         }
         return Collections.unmodifiableList(names).iterator();
     }
+
+    /**
+     * Equality by the rules of the scheme ({@link #rulesEqual}), for two URIs of the same class; URIs with the same
+     * bytes are equal without asking the rules.
+     */
+    @Override
+    public final boolean equals(final Object o)
+    {
+        if (this == o)
+        {
+            return true;
+        }
+        if (!(o instanceof BaseUri other) || other.getClass() != getClass())
+        {
+            return false;
+        }
+        if (sameBytes(other))
+        {
+            return true;
+        }
+        final Scratch s = Scratch.get();
+        return rulesEqual(view(s.first), other.view(s.second));
+    }
+
+    @Override
+    public abstract int hashCode();
+
+    /** The equality rule of the scheme over two wrapped views, through {@code UriComparison}. */
+    abstract boolean rulesEqual(SipUriFlyweight a, SipUriFlyweight b);
 
     /**
      * Sets a URI parameter: replaced in place when present (first occurrence, name ignoring case), else appended

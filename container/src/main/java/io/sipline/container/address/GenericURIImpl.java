@@ -63,24 +63,10 @@ public final class GenericURIImpl extends BaseUri
         checkWritable();
     }
 
+    /** Scheme ignoring case, the rest exactly once unreserved escapes are decoded. */
     @Override
-    public boolean equals(final Object o)
+    boolean rulesEqual(final SipUriFlyweight a, final SipUriFlyweight b)
     {
-        if (this == o)
-        {
-            return true;
-        }
-        if (!(o instanceof GenericURIImpl other))
-        {
-            return false;
-        }
-        if (sameBytes(other))
-        {
-            return true;
-        }
-        final Scratch s = Scratch.get();
-        final SipUriFlyweight a = view(s.first);
-        final SipUriFlyweight b = other.view(s.second);
         return UriComparison.equals(a, b);
     }
 

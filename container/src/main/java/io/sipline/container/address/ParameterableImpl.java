@@ -131,7 +131,7 @@ public final class ParameterableImpl extends AbstractParameterable
             {
                 throw error(text, "unexpected character '" + text.charAt(p) + "' after parameter " + name, p);
             }
-            result.addParsed(name, raw);
+            result.append(name, raw);
         }
         return result;
     }
@@ -187,19 +187,6 @@ public final class ParameterableImpl extends AbstractParameterable
     public int hashCode()
     {
         return lowerHash(value) * 31 + paramsHash(null);
-    }
-
-    private void addParsed(final String name, final String raw)
-    {
-        if (2 * paramCount + 2 > params.length)
-        {
-            final String[] grown = new String[Math.max(4, params.length * 2)];
-            System.arraycopy(params, 0, grown, 0, 2 * paramCount);
-            params = grown;
-        }
-        params[2 * paramCount] = name;
-        params[2 * paramCount + 1] = raw;
-        paramCount++;
     }
 
     /** Index just after the closing quote of the quoted-string opening at {@code start}, or -1. */

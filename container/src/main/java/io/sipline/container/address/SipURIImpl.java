@@ -1,10 +1,7 @@
 package io.sipline.container.address;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
-import java.util.List;
 
 import javax.servlet.sip.SipURI;
 
@@ -279,17 +276,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     public Iterator<String> getHeaderNames()
     {
         final SipUriFlyweight f = view(Scratch.get().first);
-        final int count = f.headerCount();
-        if (count == 0)
-        {
-            return Collections.emptyIterator();
-        }
-        final List<String> names = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
-            names.add(UriText.unescape(wire, f.headerNameStart(i), f.headerNameEnd(i)));
-        }
-        return Collections.unmodifiableList(names).iterator();
+        return names(f.headerTable(), f.headerCount());
     }
 
     /** Sets a URI header (RFC 3261 §19.1.1), escaping name and value; a null value removes it. */
@@ -351,24 +338,11 @@ public final class SipURIImpl extends BaseUri implements SipURI
         return f.headersStart();
     }
 
-    /** RFC 3261 §19.1.4, through {@code UriComparison.sipEquals}. */
+    /** RFC 3261 §19.1.4. */
     @Override
-    public boolean equals(final Object o)
+    boolean rulesEqual(final SipUriFlyweight a, final SipUriFlyweight b)
     {
-        if (this == o)
-        {
-            return true;
-        }
-        if (!(o instanceof SipURIImpl other))
-        {
-            return false;
-        }
-        if (sameBytes(other))
-        {
-            return true;
-        }
-        final Scratch s = Scratch.get();
-        return UriComparison.sipEquals(view(s.first), other.view(s.second));
+        return UriComparison.sipEquals(a, b);
     }
 
     @Override

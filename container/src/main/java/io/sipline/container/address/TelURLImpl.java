@@ -104,23 +104,11 @@ public final class TelURLImpl extends BaseUri implements TelURL
         rebuild(number, phoneContext);
     }
 
+    /** RFC 3966 §4. */
     @Override
-    public boolean equals(final Object o)
+    boolean rulesEqual(final SipUriFlyweight a, final SipUriFlyweight b)
     {
-        if (this == o)
-        {
-            return true;
-        }
-        if (!(o instanceof TelURLImpl other))
-        {
-            return false;
-        }
-        if (sameBytes(other))
-        {
-            return true;
-        }
-        final Scratch s = Scratch.get();
-        return UriComparison.telEquals(view(s.first), other.view(s.second));
+        return UriComparison.telEquals(a, b);
     }
 
     @Override
