@@ -164,6 +164,10 @@ public final class SsrcIndex<S>
     private static final int MODE_VECTOR = 2;
     private static final int MODE_TABLE = 3;
 
+    /** {@link #oneKey} when the single-entry path does not apply. */
+    private static final long NOT_ONE = -1L;
+    private static final long UNSIGNED = 0xFFFF_FFFFL;
+
     private final Strategy strategy;
     /** How {@link Strategy#AUTO} scans the array layout: {@link #MODE_VECTOR} or {@link #MODE_SCALAR}. */
     private final int scanMode;
@@ -177,8 +181,13 @@ public final class SsrcIndex<S>
     private int size;
     private int mode;
     private S template;
-    /** Copies of entry 0, read instead of the arrays while the size is 1 ({@link Strategy#AUTO}). */
-    private int oneSsrc;
+    /**
+     * Entry 0's SSRC zero-extended to a long while the size is 1 ({@link Strategy#AUTO}), else {@link #NOT_ONE}: a
+     * single compare both finds the entry and says whether the single-entry path applies, with no separate test of
+     * the mode or of a null stream (a zero-extended SSRC is never negative, so no SSRC matches {@code NOT_ONE}).
+     */
+    private long oneKey = NOT_ONE;
+    /** Entry 0's stream while {@link #oneKey} holds its SSRC. */
     private Object oneStream;
 
     /** Null while the capacity cannot reach {@link #tableUp}; {@link #PAD} longer than the table (mirror). */
@@ -478,11 +487,16 @@ public final class SsrcIndex<S>
     @SuppressWarnings("unchecked")
     private S find(final int ssrc, final S miss)
     {
-        final Object one = oneStream;
-        if (null != one)
+        // One SSRC, the commonest session of all: one compare against a copy in a field, like a list of one. The
+        // compare of the zero-extended SSRC with oneKey is the whole test on a hit (no mode or null check before it).
+        final long key = oneKey;
+        if ((ssrc & UNSIGNED) == key)
         {
-            // One SSRC, the commonest session of all: one compare against a copy in a field, like a list of one.
-            return ssrc == oneSsrc ? (S)one : miss;
+            return (S)oneStream;
+        }
+        if (key >= 0)
+        {
+            return miss;
         }
         final int m = mode;
         if (MODE_TABLE == m)
@@ -666,8 +680,16 @@ public final class SsrcIndex<S>
         {
             mode = scanMode;
         }
-        oneSsrc = ssrcs[0];
-        oneStream = MODE_ONE == mode ? streams[0] : null;
+        if (MODE_ONE == mode)
+        {
+            oneStream = streams[0];
+            oneKey = ssrcs[0] & UNSIGNED;
+        }
+        else
+        {
+            oneKey = NOT_ONE;
+            oneStream = null;
+        }
         if (MODE_TABLE != mode)
         {
             tableZero = null;
