@@ -295,6 +295,20 @@ public class SsrcLookupBenchmark
         return index.get(hits[next()]);
     }
 
+    /**
+     * {@link #indexAutoHit} returned as {@code Object}: the same lookup without the {@code checkcast} that javac puts
+     * in a caller of a generic method (it reads the stream's class word), which the intrusive linked list does not
+     * need. Diagnostic: shows what the cast costs; a real caller pays it (and then reads the stream's fields from
+     * the same cache line).
+     *
+     * @return the stream, untyped.
+     */
+    @Benchmark
+    public Object indexAutoHitUncast()
+    {
+        return index.get(hits[next()]);
+    }
+
     @Benchmark
     public StreamContext indexAutoMiss()
     {

@@ -79,12 +79,36 @@ public final class JcaSrtpBackend implements SrtpBackend
         private static final VarHandle LONG_NATIVE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
+        /**
+         * Whether the XOR uses {@link VectorXor}: {@code jdk.incubator.vector} is in the boot layer and a vector holds
+         * at least 16 octets.
+         */
+        static final boolean VECTOR_XOR = vectorXorSupported();
+
         private final Cipher ecb;
+        private final boolean vectorXor;
         private byte[] counters = new byte[256];
         private byte[] keystream = new byte[256];
+        /**
+         * The high halves of the first {@code highBlocks} counter blocks all hold {@code high}: for SRTP that half is
+         * salt XOR SSRC (RFC 3711 §4.1.1), the same for every packet of a stream, so it is written once, not per
+         * packet.
+         */
+        private long high;
+        private int highBlocks;
 
         EcbCtr()
         {
+            this(VECTOR_XOR);
+        }
+
+        /**
+         * @param vectorXor whether to XOR with {@link VectorXor}; only true where {@link #VECTOR_XOR} is (tests pass
+         *                  false to check the scalar XOR on a machine with SIMD).
+         */
+        EcbCtr(final boolean vectorXor)
+        {
+            this.vectorXor = vectorXor && VECTOR_XOR;
             try
             {
                 ecb = Cipher.getInstance("AES/ECB/NoPadding");
@@ -117,6 +141,7 @@ public final class JcaSrtpBackend implements SrtpBackend
                 // Grows once to the largest packet seen, so one Cipher.update covers a whole packet.
                 counters = new byte[wanted];
                 keystream = new byte[wanted];
+                highBlocks = 0;
             }
             final byte[] ctr = counters;
             final byte[] ks = keystream;
@@ -128,15 +153,29 @@ public final class JcaSrtpBackend implements SrtpBackend
             {
                 final int chunk = Math.min(length - done, ctr.length);
                 final int blocks = (chunk + 15) >>> 4;
-                for (int i = 0; i < blocks; i++)
+                if (0 == (ivLow & 0xFFFF) && block + blocks <= 0x1_0000)
                 {
-                    // RFC 3711 §4.1.1: the counter is IV + j mod 2^128; j < 2^16 so one carry is enough.
-                    final long low = ivLow + block;
-                    final long high = Long.compareUnsigned(low, ivLow) < 0 ? ivHigh + 1 : ivHigh;
-                    LONG_BE.set(ctr, i << 4, high);
-                    LONG_BE.set(ctr, (i << 4) + 8, low);
-                    block++;
+                    // RFC 3711 §4.1.1: the IV is shifted left 16 bits (SRTP, SRTCP and the KDF alike), so IV + j is
+                    // IV | j for the 2^16 blocks a packet can have: no carry, and the high half is the IV's.
+                    fillHigh(ctr, ivHigh, blocks);
+                    for (int i = 0; i < blocks; i++)
+                    {
+                        LONG_BE.set(ctr, (i << 4) + 8, ivLow | (block + i));
+                    }
                 }
+                else
+                {
+                    highBlocks = 0;
+                    for (int i = 0; i < blocks; i++)
+                    {
+                        // The counter is IV + j mod 2^128; j < 2^16 so one carry is enough.
+                        final long low = ivLow + block + i;
+                        final long carried = Long.compareUnsigned(low, ivLow) < 0 ? ivHigh + 1 : ivHigh;
+                        LONG_BE.set(ctr, i << 4, carried);
+                        LONG_BE.set(ctr, (i << 4) + 8, low);
+                    }
+                }
+                block += blocks;
                 try
                 {
                     ecb.update(ctr, 0, blocks << 4, ks, 0);
@@ -147,8 +186,9 @@ public final class JcaSrtpBackend implements SrtpBackend
                     throw new IllegalStateException(ex);
                 }
                 final int base = offset + done;
-                // Eight octets per step: measured 1.4x faster than a byte loop, which C2 does not vectorise here.
-                int i = 0;
+                // A vector step where the Vector API is present; then eight octets per step (measured 1.4x faster
+                // than a byte loop, which C2 does not vectorise here), then single octets.
+                int i = vectorXor ? VectorXor.xor(buffer, base, ks, chunk) : 0;
                 for (; i + 8 <= chunk; i += 8)
                 {
                     LONG_NATIVE.set(buffer, base + i, 
@@ -159,6 +199,38 @@ public final class JcaSrtpBackend implements SrtpBackend
                     buffer[base + i] ^= ks[i];
                 }
                 done += chunk;
+            }
+        }
+
+        /** Writes {@code ivHigh} into the high halves of the first {@code blocks} counter blocks unless already there. */
+        private void fillHigh(final byte[] ctr, final long ivHigh, final int blocks)
+        {
+            int from = highBlocks;
+            if (ivHigh != high)
+            {
+                high = ivHigh;
+                from = 0;
+            }
+            for (int i = from; i < blocks; i++)
+            {
+                LONG_BE.set(ctr, i << 4, ivHigh);
+            }
+            highBlocks = Math.max(from, blocks);
+        }
+
+        private static boolean vectorXorSupported()
+        {
+            if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty())
+            {
+                return false;
+            }
+            try
+            {
+                return VectorXor.SPECIES.length() >= 16;
+            }
+            catch (final LinkageError ex)
+            {
+                return false;
             }
         }
     }

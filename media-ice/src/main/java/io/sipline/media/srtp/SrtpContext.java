@@ -113,17 +113,19 @@ public final class SrtpContext implements AutoCloseable
     private long rtcpPackets;
     private byte[] stage;
     private SrtpStream probe;
+    /** Why the last {@link #outboundStream}/{@link #inboundStream} returned null: a negative {@link SrtpResult}. */
+    private int refused;
     private boolean closed;
 
     /**
-     * A context over the default {@link SrtpStreamTable}.
+     * A context whose streams live in an {@link SsrcIndexStreamLookup} of {@link SrtpPolicy#maxStreams()} entries.
      *
      * @param policy    keys and parameters.
      * @param direction protect or unprotect.
      */
     public SrtpContext(final SrtpPolicy policy, final Direction direction)
     {
-        this(policy, direction, new SrtpStreamTable(policy.maxStreams()));
+        this(policy, direction, new SsrcIndexStreamLookup(policy.maxStreams()));
     }
 
     /**
@@ -238,6 +240,16 @@ public final class SrtpContext implements AutoCloseable
     public SrtpStream stream(final int ssrc)
     {
         return streams.find(ssrc);
+    }
+
+    /**
+     * Number of streams (SSRCs seen and authenticated, or added).
+     *
+     * @return 0 to {@link SrtpPolicy#maxStreams()}.
+     */
+    public int streamCount()
+    {
+        return streams.size();
     }
 
     /**
@@ -523,14 +535,10 @@ public final class SrtpContext implements AutoCloseable
             return fail(SrtpResult.BUFFER_TOO_SMALL);
         }
         final int ssrc = readInt(b, offset + 8);
-        SrtpStream stream = streams.find(ssrc);
+        final SrtpStream stream = outboundStream(ssrc);
         if (null == stream)
         {
-            stream = createOutbound(ssrc);
-            if (null == stream)
-            {
-                return fail(SrtpResult.NO_CONTEXT);
-            }
+            return fail(refused);
         }
         final long index = stream.estimateIndex(readUnsignedShort(b, offset + 2));
         if (index > SrtpStream.MAX_SRTP_INDEX || rtpPackets >= keyLifetime)
@@ -594,7 +602,7 @@ public final class SrtpContext implements AutoCloseable
         final SrtpStream stream = inboundStream(ssrc);
         if (null == stream)
         {
-            return fail(SrtpResult.NO_CONTEXT);
+            return fail(refused);
         }
         final long index = stream.estimateIndex(readUnsignedShort(b, offset + 2));
         if (index > SrtpStream.MAX_SRTP_INDEX || rtpPackets >= keyLifetime)
@@ -668,14 +676,10 @@ public final class SrtpContext implements AutoCloseable
             return fail(SrtpResult.BUFFER_TOO_SMALL);
         }
         final int ssrc = readInt(b, offset + 4);
-        SrtpStream stream = streams.find(ssrc);
+        final SrtpStream stream = outboundStream(ssrc);
         if (null == stream)
         {
-            stream = createOutbound(ssrc);
-            if (null == stream)
-            {
-                return fail(SrtpResult.NO_CONTEXT);
-            }
+            return fail(refused);
         }
         final long index = stream.nextSrtcpIndex;
         if (index > SrtpStream.MAX_SRTCP_INDEX || rtcpPackets >= keyLifetime)
@@ -736,7 +740,7 @@ public final class SrtpContext implements AutoCloseable
         final SrtpStream stream = inboundStream(ssrc);
         if (null == stream)
         {
-            return fail(SrtpResult.NO_CONTEXT);
+            return fail(refused);
         }
         final int wordOffset = aead ? offset + length - mkiLength - SRTCP_WORD : offset + length - trailer;
         final int word = readInt(b, wordOffset);
@@ -797,20 +801,46 @@ public final class SrtpContext implements AutoCloseable
         return new SrtpStream(ssrc, windowSize, own);
     }
 
-    private SrtpStream createOutbound(final int ssrc)
+    /**
+     * Whether a stream may be created for an SSRC not seen yet.
+     *
+     * @return 0 if so, else {@link SrtpResult#NO_CONTEXT} (no template) or {@link SrtpResult#STREAM_LIMIT} (full).
+     */
+    private int admission()
     {
-        if (!policy.acceptAnySsrc() || streams.isFull())
+        if (!policy.acceptAnySsrc())
+        {
+            return SrtpResult.NO_CONTEXT;
+        }
+        return streams.isFull() ? SrtpResult.STREAM_LIMIT : 0;
+    }
+
+    /**
+     * The stream of an outbound SSRC, created on its first packet when the policy is a template (libsrtp's
+     * {@code ssrc_any_outbound}): the sender trusts its own SSRCs. Null with {@link #refused} set otherwise.
+     */
+    private SrtpStream outboundStream(final int ssrc)
+    {
+        SrtpStream stream = streams.find(ssrc);
+        if (null != stream)
+        {
+            return stream;
+        }
+        refused = admission();
+        if (0 != refused)
         {
             return null;
         }
-        final SrtpStream stream = newStream(ssrc);
+        stream = newStream(ssrc);
         streams.add(stream);
         return stream;
     }
 
     /**
-     * The stream of an inbound SSRC; for an unknown one, a provisional stream that joins the lookup only once a
-     * packet authenticates (so forged SSRCs cost no allocation and no table slot).
+     * The stream of an inbound SSRC. For an unknown one under a template policy (libsrtp's
+     * {@code ssrc_any_inbound}), a provisional stream instantiated from the policy, which joins the lookup only once
+     * a packet authenticates ({@link #commitInbound}), so forged SSRCs cost no allocation and no slot. Null with
+     * {@link #refused} set when there is neither.
      */
     private SrtpStream inboundStream(final int ssrc)
     {
@@ -819,7 +849,8 @@ public final class SrtpContext implements AutoCloseable
         {
             return stream;
         }
-        if (!policy.acceptAnySsrc() || streams.isFull())
+        refused = admission();
+        if (0 != refused)
         {
             return null;
         }

@@ -265,7 +265,9 @@ public final class SrtpPolicy
         }
 
         /**
-         * Capacity of the default stream table.
+         * Most SSRCs per context (each direction of a session has its own): the default stream lookup, an
+         * {@link SsrcIndexStreamLookup}, is allocated for this many at once, and a packet of one more new SSRC is
+         * refused with {@link SrtpResult#STREAM_LIMIT}.
          *
          * @param streams most SSRCs; default {@value #MAX_STREAMS_DEFAULT}.
          * @return this.

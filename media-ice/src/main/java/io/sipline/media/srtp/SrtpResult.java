@@ -19,7 +19,10 @@ public final class SrtpResult
     public static final int TOO_SHORT = -4;
     /** Version is not 2, or the CSRC list or header extension runs past the packet (RFC 3550 §5.1, §5.3.1). */
     public static final int BAD_HEADER = -5;
-    /** No stream for this SSRC, and none may be created (no template, or the stream table is full). */
+    /**
+     * No stream for this SSRC and the policy does not create one for an unknown SSRC (no template: libsrtp's
+     * {@code srtp_err_status_no_ctx}); also every call after {@link SrtpContext#close()}.
+     */
     public static final int NO_CONTEXT = -6;
     /** The packet's MKI is not this context's (RFC 3711 §3.1). */
     public static final int BAD_MKI = -7;
@@ -33,14 +36,19 @@ public final class SrtpResult
     public static final int WRONG_DIRECTION = -11;
     /** The crypto library refused an operation it should not have refused. */
     public static final int CRYPTO_ERROR = -12;
+    /**
+     * An unknown SSRC that the policy would accept, turned away because the context already holds
+     * {@link SrtpPolicy#maxStreams()} streams (a flood of new SSRCs cannot grow the stream index).
+     */
+    public static final int STREAM_LIMIT = -13;
 
     /** Number of result codes; {@code -code} indexes arrays of this size. */
-    public static final int COUNT = 13;
+    public static final int COUNT = 14;
 
     private static final String[] NAMES =
     {
         "OK", "AUTH_FAIL", "REPLAY_DUPLICATE", "REPLAY_OLD", "TOO_SHORT", "BAD_HEADER", "NO_CONTEXT", "BAD_MKI",
-        "KEY_EXPIRED", "BUFFER_TOO_SMALL", "BAD_ARGUMENT", "WRONG_DIRECTION", "CRYPTO_ERROR",
+        "KEY_EXPIRED", "BUFFER_TOO_SMALL", "BAD_ARGUMENT", "WRONG_DIRECTION", "CRYPTO_ERROR", "STREAM_LIMIT",
     };
 
     private SrtpResult()

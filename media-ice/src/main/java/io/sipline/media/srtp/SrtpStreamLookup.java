@@ -1,9 +1,9 @@
 package io.sipline.media.srtp;
 
 /**
- * How an {@link SrtpContext} finds the stream of an SSRC: the seam where the SIMD SSRC index of
- * {@code io.sipline.media.ssrc} plugs in (an adapter implementing this interface) in place of the default
- * {@link SrtpStreamTable}.
+ * How an {@link SrtpContext} finds the stream of an SSRC. The default is {@link SsrcIndexStreamLookup}, over the SIMD
+ * SSRC index of {@code io.sipline.media.ssrc}; a caller may bring another (a test double, a lookup shared with an
+ * RTP relay) through {@link SrtpContext#SrtpContext(SrtpPolicy, SrtpContext.Direction, SrtpStreamLookup)}.
  *
  * <p>{@link #find} is on the per-packet path and must not allocate; {@link #add} and {@link #remove} run when a stream
  * starts or ends. Implementations are not thread-safe and are owned by the context's media thread.
