@@ -64,6 +64,7 @@ public final class LoadDriver
                 uasPort);
             awaitBound(uas, uasPort);
             final long cpu0 = server.cpuTicks();
+            final long busy0 = ProcFs.machineBusyTicks();
             final long drops0 = server.socketDrops() + ProcFs.udpSockets(uasPort)[1];
             final Instant from = Instant.now();
             final long t0 = System.nanoTime();
@@ -82,6 +83,7 @@ public final class LoadDriver
             final double seconds = (System.nanoTime() - t0) / 1e9;
             final Instant to = Instant.now();
             final long cpu = server.cpuTicks() - cpu0;
+            final long busy = ProcFs.machineBusyTicks() - busy0;
             // The far end ends by itself after its last BYE; one that misses calls is stopped.
             uas.waitFor(5, TimeUnit.SECONDS);
             final long drops = server.socketDrops() + ProcFs.udpSockets(uasPort)[1] - drops0;
@@ -97,8 +99,9 @@ public final class LoadDriver
             final GcLog.Summary gc = GcLog.read(server.gcLog()).between(from, to);
             final double cpuPer1000 = 0 == successful ? Double.NaN :
                 cpu / (double)ProcFs.CLOCK_TICKS_PER_SECOND * 1000.0 / successful;
+            final double tick = ProcFs.CLOCK_TICKS_PER_SECOND;
             return new Step(label, rate, calls, successful, failed, retrans, drops, seconds, successful / seconds,
-                latency[0], latency[1], gc, cpuPer1000, from, to);
+                latency[0], latency[1], gc, cpuPer1000, cpu / tick / seconds, busy / tick / seconds, from, to);
         }
         finally
         {

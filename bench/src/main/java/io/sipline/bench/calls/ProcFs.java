@@ -53,6 +53,24 @@ public final class ProcFs
     }
 
     /**
+     * Busy CPU time of the whole machine, in clock ticks, from the first line of {@code /proc/stat} (user, nice,
+     * system, irq, softirq, steal): what every process used, ours and everybody else's.
+     */
+    public static long machineBusyTicks()
+    {
+        try
+        {
+            final String[] f = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
+            return Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+                + Long.parseLong(f[7]) + Long.parseLong(f[8]);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
      * Sockets bound to UDP {@code port} (any address) and their summed drop counts: {@code {sockets, drops}}.
      * SO_REUSEPORT shards show up as several sockets on one port.
      */

@@ -93,7 +93,9 @@ public final class Report
         md.append("Command: `").append(command).append("`\n\n");
         md.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (").append(cpuModel())
             .append("), JDK ").append(Runtime.version()).append(". sipp's uac and uas run on the same cores as the ")
-            .append("server: every figure is for the three sharing this machine.\n\n");
+            .append("server: every figure is for the three sharing this machine. The steps' last column says how ")
+            .append("busy the machine was: server / whole machine in cores (2.00 = saturated); whatever exceeds ")
+            .append("server + sipp was other work on the box.\n\n");
         md.append("""
             Method: sipp's uac calls through the system to sipp's uas on 127.0.0.1 (UDP). The uac scenario is sipp's \
             built-in `uac` (from `sipp -sd uac` at run time) with timing actions only (the clock read before the \
@@ -118,8 +120,9 @@ public final class Report
         {
             md.append("\n### ").append(s.name()).append(" (").append(s.scenario()).append(")\n\n");
             md.append("| step | offered/s | completed/s | failed | retrans | drops | p50/p90/p99/max INVITE→180 ms | ")
-                .append("p50/p90/p99/max INVITE→200 ms | GC pauses n/total/max ms | CPU s/1k calls | sustained |\n");
-            md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                .append("p50/p90/p99/max INVITE→200 ms | GC pauses n/total/max ms | CPU s/1k calls | ")
+                .append("cores busy: server / machine | sustained |\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (final Step st : s.steps())
             {
                 md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
@@ -127,6 +130,7 @@ public final class Report
                     .append(st.retransmissions()).append(" | ").append(st.drops()).append(" | ")
                     .append(latency(st.ringing())).append(" | ").append(latency(st.answered())).append(" | ")
                     .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
+                    .append(f2(st.serverCores())).append(" / ").append(f2(st.machineCores())).append(" | ")
                     .append("warmup".equals(st.label()) ? "(warm-up)" : st.sustained() ? "yes" : "no").append(" |\n");
             }
             if (!s.counters().isEmpty())
@@ -288,6 +292,8 @@ public final class Report
                     .append(", \"gcPauses\": {\"count\": ").append(st.gc().count()).append(", \"totalMs\": ")
                     .append(n(st.gc().totalMillis())).append(", \"maxMs\": ").append(n(st.gc().maxMillis()))
                     .append("}, \"cpuSecondsPer1000Calls\": ").append(n(st.cpuPer1000()))
+                    .append(", \"serverCores\": ").append(n(st.serverCores()))
+                    .append(", \"machineBusyCores\": ").append(n(st.machineCores()))
                     .append(", \"sustained\": ").append(st.sustained()).append('}');
             }
             j.append("]}");

@@ -12,10 +12,13 @@ import java.time.Instant;
  * @param retransmissions sipp's {@code Retransmissions(C)}, uac plus uas
  * @param drops          datagrams the kernel dropped on the server's and the uas's sockets during the step
  * @param cpuPer1000     server CPU seconds (user + system, with its children) per 1,000 successful calls
+ * @param serverCores    the server's CPU time over the step divided by its wall time
+ * @param machineCores   the whole machine's busy CPU time over the step divided by its wall time: the server, both
+ *                       sipp processes and anything else running (other builds on a shared box show up here)
  */
 public record Step(String label, int offered, int planned, long successful, long failed, long retransmissions,
     long drops, double seconds, double completedRate, Latency ringing, Latency answered, GcLog.Summary gc,
-    double cpuPer1000, Instant from, Instant to)
+    double cpuPer1000, double serverCores, double machineCores, Instant from, Instant to)
 {
     /**
      * Sustained (issue 6 §1): every planned call succeeded, none failed, no retransmission on either sipp, no datagram
