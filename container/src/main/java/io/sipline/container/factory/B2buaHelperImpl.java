@@ -121,8 +121,8 @@ public final class B2buaHelperImpl implements B2buaHelper
     {
         return switch (k)
         {
-            case VIA, ROUTE, RECORD_ROUTE, PATH, CONTACT, FROM, TO, CALL_ID, CSEQ, MAX_FORWARDS, CONTENT_LENGTH -> true;
-            case UNKNOWN -> "RAck".equalsIgnoreCase(name) || "RSeq".equalsIgnoreCase(name);
+            case VIA, ROUTE, RECORD_ROUTE, PATH, CONTACT, FROM, TO, CALL_ID, CSEQ, MAX_FORWARDS, CONTENT_LENGTH, RSEQ,
+                RACK -> true;
             default -> false;
         };
     }

@@ -280,9 +280,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         return switch (known)
         {
-            case CALL_ID, FROM, TO, CSEQ, VIA, RECORD_ROUTE, ROUTE, PATH, CONTENT_LENGTH -> true;
+            case CALL_ID, FROM, TO, CSEQ, VIA, RECORD_ROUTE, ROUTE, PATH, CONTENT_LENGTH, RSEQ, RACK -> true;
             case CONTACT -> !"REGISTER".equals(method);
-            case UNKNOWN -> "RAck".equalsIgnoreCase(name) || "RSeq".equalsIgnoreCase(name);
             default -> false;
         };
     }

@@ -136,10 +136,9 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     {
         return switch (known)
         {
-            case CALL_ID, FROM, TO, CSEQ, VIA, RECORD_ROUTE, ROUTE, CONTENT_LENGTH -> true;
+            case CALL_ID, FROM, TO, CSEQ, VIA, RECORD_ROUTE, ROUTE, CONTENT_LENGTH, RSEQ, RACK -> true;
             case CONTACT -> !((status >= 300 && status < 400) || status == 485
                 || "REGISTER".equals(request.getMethod()) || "OPTIONS".equals(request.getMethod()));
-            case UNKNOWN -> "RAck".equalsIgnoreCase(name) || "RSeq".equalsIgnoreCase(name);
             default -> false;
         };
     }

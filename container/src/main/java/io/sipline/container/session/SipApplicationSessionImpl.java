@@ -223,16 +223,10 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
         }
     }
 
+    /** §6.1.2.2.2: every protocol session invalidated (they remove themselves) and no timer left. */
     boolean readyToInvalidate()
     {
-        for (final SipSessionImpl s : sessions)
-        {
-            if (s.isValid() && !s.readyToInvalidate())
-            {
-                return false;
-            }
-        }
-        return null == timers || timers.isEmpty();
+        return sessions.isEmpty() && (null == timers || timers.isEmpty());
     }
 
     private void invalidateNow()

@@ -1,0 +1,163 @@
+package io.sipline.container.dispatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.util.ResourceLeakDetector;
+import io.sipline.sip.stack.SipStack;
+import io.sipline.sip.stack.SipStackConfig;
+import io.sipline.sip.stack.demo.DemoUas;
+import io.sipline.test.Sipp;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import io.sipline.container.router.DefaultApplicationRouter;
+
+/**
+ * Bytes allocated on the shard threads per call (issue 4 §6: target 14 KB per B2BUA call of 12 messages; the JAIN-SIP
+ * RI B2BUA allocates about 573 KB), measured with {@code ThreadMXBean.getThreadAllocatedBytes} of the shard threads
+ * around a sipp run, with Netty's leak detector off during the runs (its records are test machinery, and under the
+ * paranoid level the container answers slower than sipp's retransmission timers; other tests check for leaks):
+ * <ul>
+ *   <li>baseline, same run: sipp uac → the stack's {@link DemoUas} (6 messages per call, no container);</li>
+ *   <li>sipp uac → the container with the test B2BUA servlet → sipp uas (12 messages per call).</li>
+ * </ul>
+ * Each side gets a warm-up run first (JIT, pools, timer wheels). T1 is 100 ms so that transactions end (Timer J/L at
+ * 64*T1 = 6.4 s, shorter than the warm-up) within the run instead of accumulating as pool growth.
+ * <p>{@code main} prints the same figures outside surefire.
+ */
+class B2buaAllocationTest
+{
+    private static final int WARM_UP = 1_000;
+    private static final int MEASURED = 1_000;
+    private static final int RATE = 100;
+    /** A regression bound, not the target: the measured figure is in the test output and the session report. */
+    private static final double MAX_BYTES_PER_B2BUA_CALL = 60_000;
+
+    @Test
+    void shouldMeasureBytesPerB2buaCallAgainstTheStackAlone() throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
+        final ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        final double stack;
+        final double b2bua;
+        try
+        {
+            stack = stackUasBytesPerCall();
+            b2bua = b2buaBytesPerCall();
+        }
+        finally
+        {
+            ResourceLeakDetector.setLevel(level);
+        }
+        System.out.printf("allocation per call on the shard threads: stack UAS (6 messages) %.0f B, container "
+            + "B2BUA (12 messages) %.0f B%n", stack, b2bua);
+        assertTrue(b2bua <= MAX_BYTES_PER_B2BUA_CALL, "bytes per B2BUA call: " + b2bua);
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+        for (int i = 0; i < rounds; i++)
+        {
+            System.out.printf("stack UAS %.0f B/call, container B2BUA %.0f B/call%n", stackUasBytesPerCall(),
+                b2buaBytesPerCall());
+        }
+    }
+
+    private static SipStackConfig config()
+    {
+        return new SipStackConfig().addresses(List.of(TestApps.LOOPBACK)).ports(0).shards(2).t1Ns(100_000_000L)
+            .t2Ns(800_000_000L);
+    }
+
+    static double stackUasBytesPerCall() throws Exception
+    {
+        final DemoUas.Stats stats = new DemoUas.Stats();
+        try (SipStack stack = SipStack.start(config(), DemoUas.factory(stats)))
+        {
+            final int port = stack.localAddresses().getFirst().getPort();
+            uac("alloc-stack-warm", port, WARM_UP);
+            final long[] ids = stack.shardThreadIds();
+            final long bytes = measured(ids, () -> uac("alloc-stack", port, MEASURED));
+            assertEquals(WARM_UP + MEASURED, stats.invites.get());
+            return bytes / (double)MEASURED;
+        }
+    }
+
+    static double b2buaBytesPerCall() throws Exception
+    {
+        final int uasPort = Sipp.freeUdpPort();
+        Process uas = null;
+        final DefaultApplicationRouter router = new DefaultApplicationRouter();
+        router.init();
+        try (ContainerServer server = ContainerServer.start(config(), router))
+        {
+            server.registry().onDeployed(TestApps.application("b2bua", new DispatchSippTest.B2bua(),
+                Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
+            uas = Sipp.start("alloc-b2bua-uas", List.of("-sn", "uas", "-m", Integer.toString(WARM_UP + MEASURED)),
+                uasPort);
+            final int port = server.localAddresses().getFirst().getPort();
+            uac("alloc-b2bua-warm", port, WARM_UP);
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000), "sessions left after warm-up");
+            final long bytes = measured(server.stack().shardThreadIds(), () -> uac("alloc-b2bua", port, MEASURED));
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000), "sessions left");
+            assertEquals(0, server.counters().servletErrors.get());
+            return bytes / (double)MEASURED;
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+    }
+
+    private interface Run
+    {
+        void run() throws Exception;
+    }
+
+    private static long measured(final long[] ids, final Run run) throws Exception
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long before = allocated(threads, ids);
+        run.run();
+        return allocated(threads, ids) - before;
+    }
+
+    private static long allocated(final com.sun.management.ThreadMXBean threads, final long[] ids)
+    {
+        long n = 0;
+        for (final long id : ids)
+        {
+            n += threads.getThreadAllocatedBytes(id);
+        }
+        return n;
+    }
+
+    /** sipp's built-in uac, {@code calls} calls at {@value #RATE}/s; every call must succeed. */
+    private static void uac(final String name, final int port, final int calls) throws Exception
+    {
+        Process sipp = null;
+        try
+        {
+            sipp = Sipp.start(name, List.of("127.0.0.1:" + port, "-sn", "uac", "-m", Integer.toString(calls),
+                "-r", Integer.toString(RATE), "-l", "1000", "-timeout", "60s", "-timeout_error"));
+            assertTrue(sipp.waitFor(70, TimeUnit.SECONDS), "sipp did not end\n" + Sipp.report(name));
+        }
+        finally
+        {
+            Sipp.stop(sipp);
+        }
+        final long[] okFailed = Sipp.successAndFailed(name);
+        assertEquals(calls, okFailed[0], Sipp.report(name));
+        assertEquals(0, okFailed[1], Sipp.report(name));
+    }
+}
