@@ -7,6 +7,8 @@
  * io.sipline.container.deploy.DeploymentDescriptors}). Reading all of that loads no application class; then
  * {@link io.sipline.container.deploy.ApplicationDeployer} gives the application its own class loader ({@link
  * io.sipline.container.deploy.ApplicationClassLoader}: API packages from the container, the rest application-first)
- * and instantiates its servlets and listeners.
+ * and instantiates its servlets and listeners. {@link io.sipline.container.deploy.DeploymentWatcher} deploys what
+ * {@code --deploy} names and keeps watched folders in step (WARs dropped, replaced, deleted), handing each
+ * application to the {@link io.sipline.container.deploy.DeploymentListener} that dispatch implements.
  */
 package io.sipline.container.deploy;

@@ -51,7 +51,7 @@ public final class RegistrarServlet extends ForwardingServlet
         {
             throw new ServletException("min-expires " + minExpires + " is above max-expires " + maxExpires);
         }
-        log("registrar: expires " + minExpires + "-" + maxExpires + " s, default " + defaultExpires + " s");
+        log("expires " + minExpires + "-" + maxExpires + " s, default " + defaultExpires + " s");
     }
 
     /** The location store, for tests and other servlets of the application. */

@@ -1,0 +1,97 @@
+package io.sipline.container.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.sipline.test.Sipp;
+
+/**
+ * One sipp caller run to its end against the server, with its figures; the end-to-end tests' way of driving calls.
+ * <p>
+ * Threading: used by one test thread.
+ */
+record SippRun(String name, long successful, long failed, int exitCode, long millis)
+{
+    /** The bound on one sipp run beyond its own duration. */
+    static final long SLACK_MS = 60_000;
+
+    /**
+     * Runs a sipp caller ({@code -m calls -r rate}) to the server and waits for it to end.
+     *
+     * @param scenario {@code -sn uac} or {@code -sf FILE} and any other arguments, without the destination.
+     */
+    static SippRun call(final String name, final SiplineServer server, final int calls, final int rate,
+        final long expectedMs, final List<String> scenario) throws IOException, InterruptedException
+    {
+        final List<String> args = new ArrayList<>(scenario);
+        args.addAll(List.of("-m", Integer.toString(calls), "-r", Integer.toString(rate), "-l", "1000",
+            "-timeout", Long.toString((expectedMs + SLACK_MS) / 1000) + "s", "-timeout_error",
+            "127.0.0.1:" + server.port()));
+        final long start = System.nanoTime();
+        Process p = null;
+        try
+        {
+            p = Sipp.start(name, args);
+            final boolean ended = p.waitFor(expectedMs + SLACK_MS + 10_000, TimeUnit.MILLISECONDS);
+            final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(ended, "sipp " + name + " did not end in time:\n" + Sipp.report(name));
+            final long[] counts = Sipp.successAndFailed(name);
+            return new SippRun(name, counts[0], counts[1], p.exitValue(), millis);
+        }
+        finally
+        {
+            Sipp.stop(p);
+        }
+    }
+
+    /**
+     * Starts a sipp callee on {@code port} for {@code calls} calls ({@code -m}); it exits once they are done.
+     *
+     * @param scenario {@code -sn uas} or {@code -sf FILE}.
+     */
+    static Process callee(final String name, final int port, final int calls, final List<String> scenario)
+        throws IOException
+    {
+        final List<String> args = new ArrayList<>(scenario);
+        args.addAll(List.of("-m", Integer.toString(calls)));
+        return Sipp.start(name, args, port);
+    }
+
+    /**
+     * Waits (bounded) for a callee started by {@link #callee} to end and checks every one of its calls succeeded:
+     * the B2BUA delivered each INVITE, CANCEL, ACK and BYE the scenario expects.
+     */
+    static SippRun awaitCallee(final String name, final Process callee, final int calls, final SiplineServer server)
+        throws InterruptedException
+    {
+        final long start = System.nanoTime();
+        final boolean ended = callee.waitFor(SLACK_MS, TimeUnit.MILLISECONDS);
+        final long[] counts = Sipp.successAndFailed(name);
+        final SippRun run = new SippRun(name, counts[0], counts[1], ended ? callee.exitValue() : -1,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        assertTrue(ended, "callee " + run + " did not end\n" + Sipp.report(name) + "\n== server\n" + server.output());
+        run.assertAll(calls, server);
+        return run;
+    }
+
+    /** Checks every call succeeded, with sipp's report and the server's output in the message. */
+    void assertAll(final int calls, final SiplineServer server)
+    {
+        final String why = this + "\n" + Sipp.report(name) + "\n== server\n" + server.output();
+        assertEquals(calls, successful, why);
+        assertEquals(0, failed, why);
+        assertEquals(0, exitCode, why);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "sipp " + name + ": " + successful + " successful, " + failed + " failed calls in " + millis
+            + " ms (exit " + exitCode + ")";
+    }
+}
