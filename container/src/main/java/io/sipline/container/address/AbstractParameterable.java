@@ -18,8 +18,9 @@ import javax.servlet.sip.Parameterable;
  * quoted-string with its quotes; "" marks a flag parameter ({@code ;lr}). {@link #getParameter(String)} returns
  * the value unquoted. Names match ignoring ASCII case (RFC 3261 §7.3.1).
  *
- * <p>Protection (JSR 289 §4.1.2, §5.4.1): a {@link Protection#READ_ONLY} object refuses every change (system headers:
- * Via, Route, Record-Route, Call-ID, CSeq, Contact of most messages ...); a {@link Protection#TAG} object refuses
+ * <p>Protection (JSR 289 system headers, as the {@code SipServletMessage} javadoc lists them): a
+ * {@link Protection#READ_ONLY} object refuses every change (system headers: Via, Route, Record-Route, Call-ID, CSeq,
+ * Contact of most messages ...); a {@link Protection#TAG} object refuses
  * changes to the {@code tag} parameter only (From and To, whose display name and URI an application may edit in
  * some cases but whose tag belongs to the container). Both refusals are {@link IllegalStateException}s.
  *

@@ -68,7 +68,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     }
 
     /**
-     * A copy for From/To (JSR 289 §4.1.2): display name, URI and other parameters may change, the {@code tag}
+     * A copy for From/To (JSR 289 system headers): display name, URI and other parameters may change, the {@code tag}
      * parameter may not ({@link #setParameter}/{@link #removeParameter} of {@code tag} throw
      * {@link IllegalStateException}).
      */

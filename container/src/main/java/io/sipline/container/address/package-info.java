@@ -1,5 +1,5 @@
 /**
- * The address objects of JSR 289 (§4.1, the javadoc of {@code javax.servlet.sip}): {@link javax.servlet.sip.URI}
+ * The address objects of JSR 289 (the javadoc of {@code javax.servlet.sip}): {@link javax.servlet.sip.URI}
  * of any scheme, {@link javax.servlet.sip.SipURI} (RFC 3261 §19.1), {@link javax.servlet.sip.TelURL} (RFC 3966),
  * {@link javax.servlet.sip.Parameterable} and {@link javax.servlet.sip.Address}, made from text by
  * {@link io.sipline.container.address.SipAddresses}.

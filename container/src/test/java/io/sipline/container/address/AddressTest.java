@@ -204,7 +204,8 @@ class AddressTest
         final AddressImpl parsed = (AddressImpl)SipAddresses.parseAddress("\"Alice\" <sip:alice@atlanta.com>;tag=42");
         final AddressImpl from = parsed.tagProtected("From");
 
-        final IllegalStateException set = assertThrows(IllegalStateException.class, () -> from.setParameter("TAG", "1"));
+        final IllegalStateException set =
+            assertThrows(IllegalStateException.class, () -> from.setParameter("TAG", "1"));
         assertEquals("the tag parameter of From is set by the container and cannot be modified", set.getMessage());
         assertThrows(IllegalStateException.class, () -> from.removeParameter("tag"));
         assertEquals("42", from.getParameter("tag"));

@@ -38,6 +38,18 @@ class ParameterableTest
     }
 
     @Test
+    void shouldReadViaLikeValues() throws Exception
+    {
+        final Parameterable via = SipAddresses.parseParameterable(
+            "SIP/2.0/UDP [2001:db8::9]:5070;branch=z9hG4bK776asdhds;received=[2001:db8::1];rport=5080;maddr=x.com");
+        assertEquals("SIP/2.0/UDP [2001:db8::9]:5070", via.getValue());
+        assertEquals("z9hG4bK776asdhds", via.getParameter("branch"));
+        assertEquals("[2001:db8::1]", via.getParameter("received"));
+        assertEquals("5080", via.getParameter("rport"));
+        assertEquals(via, SipAddresses.parseParameterable(via.toString()));
+    }
+
+    @Test
     void shouldRejectMalformedValues()
     {
         for (final String bad : List.of("", "  ", ";a=b", "x;", "x;=1", "x;a=", "x;a=\"open", "x;a b", "<x;y",

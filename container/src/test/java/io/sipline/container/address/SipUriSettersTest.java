@@ -118,7 +118,8 @@ class SipUriSettersTest
         uri.setHeader("subject", "a");
         uri.setHeader("priority", "urgent");
         uri.setHeader("Subject", "b");
-        assertEquals("sip:alice@atlanta.com?subject=b&priority=urgent", uri.toString(), "an existing name keeps its spelling");
+        assertEquals("sip:alice@atlanta.com?subject=b&priority=urgent", uri.toString(),
+            "an existing name keeps its spelling");
         uri.removeHeader("subject");
         assertEquals("sip:alice@atlanta.com?priority=urgent", uri.toString());
         uri.removeHeader("priority");
