@@ -60,13 +60,13 @@ public final class OptionsPinger implements SipServletListener, TimerListener
         }
         catch (final NumberFormatException | ServletParseException e)
         {
-            ctx.log("uac: not started: bad context parameter (target, from, interval-seconds): " + e);
+            ctx.log("not started: bad context parameter (target, from, interval-seconds): " + e);
             return;
         }
         final SipApplicationSession session = factory.createApplicationSession();
         final TimerService timers = (TimerService) ctx.getAttribute(SipServlet.TIMER_SERVICE);
         timers.createTimer(session, seconds * 1000, seconds * 1000, false, false, "options");
-        ctx.log("uac: OPTIONS to " + to + " every " + seconds + " s");
+        ctx.log("OPTIONS to " + to + " every " + seconds + " s");
     }
 
     @Override
@@ -83,7 +83,7 @@ public final class OptionsPinger implements SipServletListener, TimerListener
         }
         catch (final IOException | IllegalStateException e)
         {
-            context.log("uac: OPTIONS to " + to + " not sent: " + e);
+            context.log("OPTIONS to " + to + " not sent: " + e);
         }
     }
 }
