@@ -28,6 +28,9 @@ import io.sipline.sip.message.SipUriFlyweight;
  */
 public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLImpl, GenericURIImpl
 {
+    /** RFC 3261 §25.1 {@code reserved}, for {@link #hashDecoded}. */
+    private static final String RESERVED = ";/?:@&=+$,";
+
     /** The URI on the wire: ASCII, validated; replaced, never modified. */
     byte[] wire;
     /** Null when the application may modify this URI; else the header that owns it (for the error message). */
@@ -308,6 +311,34 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     static byte[] ascii(final String s)
     {
         return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Hash of {@code [start, end)} as {@code ParamsComparison.textEquals(..., ignoreCase false, decodeEscapes true)}
+     * compares it: an escape {@code %HH} hashes as the character it encodes, except an escaped RFC 3261 §25.1
+     * {@code reserved} character, which never equals the bare one and hashes apart. (That rule compares; this only
+     * hashes consistently with it.)
+     */
+    static int hashDecoded(final byte[] b, final int start, final int end, final int seed)
+    {
+        int h = seed;
+        for (int i = start; i < end; i++)
+        {
+            int c = b[i] & 0xFF;
+            if (c == '%' && i + 2 < end)
+            {
+                final int hi = Character.digit(b[i + 1], 16);
+                final int lo = Character.digit(b[i + 2], 16);
+                if (hi >= 0 && lo >= 0)
+                {
+                    c = (hi << 4) | lo;
+                    c = RESERVED.indexOf(c) >= 0 ? c | 0x100 : c;
+                    i += 2;
+                }
+            }
+            h = 31 * h + c;
+        }
+        return h;
     }
 
     /** Hash of {@code [start, end)} ignoring ASCII case. */

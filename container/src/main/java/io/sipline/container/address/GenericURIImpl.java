@@ -13,7 +13,7 @@ import io.sipline.sip.message.UriComparison;
  * null and {@link #setParameter(String, String)} is refused.
  *
  * <p>{@link #equals(Object)}: the scheme ignoring case, the rest exactly once escapes of unreserved characters are
- * decoded (RFC 3986 §6.2.2, through {@code UriComparison}); {@link #hashCode()} hashes the scheme.
+ * decoded (RFC 3986 §6.2.2, through {@code UriComparison}); {@link #hashCode()} hashes both the same way.
  *
  * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
  */
@@ -73,11 +73,7 @@ public final class GenericURIImpl extends BaseUri
     @Override
     public int hashCode()
     {
-        int colon = 0;
-        while (wire[colon] != ':')
-        {
-            colon++;
-        }
-        return hashIgnoreCase(wire, 0, colon, 7);
+        final SipUriFlyweight f = view(Scratch.get().first);
+        return hashDecoded(wire, f.opaqueStart(), f.opaqueEnd(), hashIgnoreCase(wire, 0, f.schemeEnd(), 7));
     }
 }

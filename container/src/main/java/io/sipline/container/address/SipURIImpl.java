@@ -15,8 +15,9 @@ import io.sipline.sip.message.UriComparison;
  * adds them when missing.
  *
  * <p>{@link #equals(Object)} is RFC 3261 §19.1.4 (through {@code UriComparison.sipEquals}); {@link #hashCode()}
- * hashes only what that rule compares without exception: the scheme, the host (names ignoring case, IPv4 by value,
- * IPv6 only as "an IPv6 address") and the port.
+ * hashes only what that rule compares without exception: the scheme, the user (escapes decoded as the rule decodes
+ * them), the host (names ignoring case, IPv4 by value, IPv6 only as "an IPv6 address") and the port; so a table of
+ * addresses of record under one domain does not pile into one bucket.
  *
  * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
  */
@@ -350,6 +351,10 @@ public final class SipURIImpl extends BaseUri implements SipURI
     {
         final SipUriFlyweight f = view(Scratch.get().first);
         int h = 31 * f.scheme() + f.port();
+        if (f.hasUser())
+        {
+            h = hashDecoded(wire, f.userStart(), f.userEnd(), h);
+        }
         switch (f.hostType())
         {
             case SipUriFlyweight.HOST_IPV4:

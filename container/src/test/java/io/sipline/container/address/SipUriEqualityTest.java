@@ -65,6 +65,19 @@ class SipUriEqualityTest
     }
 
     @Test
+    void shouldSpreadTheUsersOfOneDomainOverDistinctHashes() throws Exception
+    {
+        final java.util.Set<Integer> hashes = new java.util.HashSet<>();
+        for (int i = 0; i < 1000; i++)
+        {
+            hashes.add(uri("sip:user" + i + "@example.com").hashCode());
+        }
+        assertEquals(1000, hashes.size(), "a registrar's table keyed by address of record must not degenerate");
+        assertEquals(uri("sip:%61%6C%69ce@example.com").hashCode(), uri("sip:alice@EXAMPLE.com").hashCode());
+        assertEquals(uri("http://example.com/%7ealice").hashCode(), uri("HTTP://example.com/~alice").hashCode());
+    }
+
+    @Test
     void shouldNeverEqualAnotherKindOfUri() throws Exception
     {
         assertNotEqualPair("sip:+1-201-555-0123@atlanta.com;user=phone", "tel:+1-201-555-0123");
