@@ -19,10 +19,10 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
+import io.sipline.test.Sipp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -332,17 +332,7 @@ class DeploymentWatcherTest
 
     private static boolean await(final BooleanSupplier condition) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                return false;
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-        return true;
+        return Sipp.await(condition, DEADLINE_MS);
     }
 
     private static boolean watcherThreadAlive()

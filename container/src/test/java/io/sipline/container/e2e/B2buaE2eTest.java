@@ -2,7 +2,6 @@ package io.sipline.container.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -45,89 +44,39 @@ class B2buaE2eTest
     @AfterAll
     static void stopTheServer() throws Exception
     {
-        if (null != server)
-        {
-            try
-            {
-                server.stopCleanly();
-            }
-            finally
-            {
-                server.close();
-            }
-        }
+        SiplineServer.stopCleanly(server);
     }
 
     @Test
     void shouldRelayAThousandCallsAtAHundredPerSecond() throws Exception
     {
-        final Process callee = SippRun.callee("b2bua-uas", calleePort, 1_000, List.of("-sn", "uas"));
-        try
-        {
-            final SippRun run = SippRun.call("b2bua-uac", server, 1_000, 100, 10_000,
-                List.of("-sn", "uac", "-s", "service"));
-            run.assertAll(1_000, server);
-            final SippRun answered = SippRun.awaitCallee("b2bua-uas", callee, 1_000, server);
-            System.out.println("B2BUA 1,000 calls at 100/s: " + run + "; callee: " + answered);
-        }
-        finally
-        {
-            Sipp.stop(callee);
-        }
+        final SippRun[] runs = SippRun.callThrough("b2bua", server, calleePort, 1_000, 100, 10_000,
+            List.of("-sn", "uas"), List.of("-sn", "uac", "-s", "service"));
+        System.out.println("B2BUA 1,000 calls at 100/s: " + runs[0] + "; callee: " + runs[1]);
     }
 
     @Test
     void shouldCancelTheCalleeWhenTheCallerCancelsAfterRinging() throws Exception
     {
-        final Process callee = SippRun.callee("b2bua-cancel-uas", calleePort, 20,
-            List.of("-sf", Examples.scenario("callee-cancelled.xml", Map.of())));
-        try
-        {
-            SippRun.call("b2bua-cancel-uac", server, 20, 10, 2_000,
-                List.of("-sf", Examples.scenario("caller-cancel.xml", Map.of()), "-s", "service"))
-                .assertAll(20, server);
-            SippRun.awaitCallee("b2bua-cancel-uas", callee, 20, server);
-        }
-        finally
-        {
-            Sipp.stop(callee);
-        }
+        SippRun.callThrough("b2bua-cancel", server, calleePort, 20, 10, 2_000,
+            List.of("-sf", Examples.scenario("callee-cancelled.xml", Map.of())),
+            List.of("-sf", Examples.scenario("caller-cancel.xml", Map.of()), "-s", "service"));
     }
 
     @Test
     void shouldRelayTheCalleesBusyHere() throws Exception
     {
-        final Process callee = SippRun.callee("b2bua-486-uas", calleePort, 20, List.of("-sf",
-            Examples.scenario("callee-final.xml", Map.of("STATUS", "486", "REASON", "Busy Here"))));
-        try
-        {
-            SippRun.call("b2bua-486-uac", server, 20, 10, 2_000,
-                List.of("-sf", Examples.scenario("caller-final.xml", Map.of("STATUS", "486")), "-s", "service"))
-                .assertAll(20, server);
-            SippRun.awaitCallee("b2bua-486-uas", callee, 20, server);
-        }
-        finally
-        {
-            Sipp.stop(callee);
-        }
+        SippRun.callThrough("b2bua-486", server, calleePort, 20, 10, 2_000,
+            List.of("-sf", Examples.scenario("callee-final.xml", Map.of("STATUS", "486", "REASON", "Busy Here"))),
+            List.of("-sf", Examples.scenario("caller-final.xml", Map.of("STATUS", "486")), "-s", "service"));
     }
 
     @Test
     void shouldRelayTheCalleesHangUp() throws Exception
     {
-        final Process callee = SippRun.callee("b2bua-bye-uas", calleePort, 20,
-            List.of("-sf", Examples.scenario("callee-hangs-up.xml", Map.of())));
-        try
-        {
-            SippRun.call("b2bua-bye-uac", server, 20, 10, 2_000,
-                List.of("-sf", Examples.scenario("caller-receives-bye.xml", Map.of()), "-s", "service"))
-                .assertAll(20, server);
-            SippRun.awaitCallee("b2bua-bye-uas", callee, 20, server);
-        }
-        finally
-        {
-            Sipp.stop(callee);
-        }
+        SippRun.callThrough("b2bua-bye", server, calleePort, 20, 10, 2_000,
+            List.of("-sf", Examples.scenario("callee-hangs-up.xml", Map.of())),
+            List.of("-sf", Examples.scenario("caller-receives-bye.xml", Map.of()), "-s", "service"));
     }
 
     /** A callee that never answers: the server's INVITE client transaction times out (Timer B, 64*T1 = 32 s). */

@@ -54,16 +54,7 @@ class DeployFolderE2eTest
 
     private static void calls(final SiplineServer server, final int calleePort, final String name) throws Exception
     {
-        final Process callee = SippRun.callee(name + "-uas", calleePort, 20, List.of("-sn", "uas"));
-        try
-        {
-            SippRun.call(name + "-uac", server, 20, 10, 2_000, List.of("-sn", "uac", "-s", "service"))
-                .assertAll(20, server);
-            SippRun.awaitCallee(name + "-uas", callee, 20, server);
-        }
-        finally
-        {
-            Sipp.stop(callee);
-        }
+        SippRun.callThrough(name, server, calleePort, 20, 10, 2_000, List.of("-sn", "uas"),
+            List.of("-sn", "uac", "-s", "service"));
     }
 }

@@ -32,17 +32,7 @@ class RegistrarE2eTest
     @AfterAll
     static void stopTheServer() throws Exception
     {
-        if (null != server)
-        {
-            try
-            {
-                server.stopCleanly();
-            }
-            finally
-            {
-                server.close();
-            }
-        }
+        SiplineServer.stopCleanly(server);
     }
 
     @Test
@@ -50,17 +40,8 @@ class RegistrarE2eTest
     {
         final int contactPort = Sipp.freeUdpPort();
         register("alice", contactPort, "registrar-register-alice");
-        final Process callee = SippRun.callee("registrar-alice-uas", contactPort, 20, List.of("-sn", "uas"));
-        try
-        {
-            SippRun.call("registrar-call-alice", server, 20, 10, 2_000, List.of("-sn", "uac", "-s", "alice"))
-                .assertAll(20, server);
-            SippRun.awaitCallee("registrar-alice-uas", callee, 20, server);
-        }
-        finally
-        {
-            Sipp.stop(callee);
-        }
+        SippRun.callThrough("registrar-alice", server, contactPort, 20, 10, 2_000, List.of("-sn", "uas"),
+            List.of("-sn", "uac", "-s", "alice"));
     }
 
     @Test

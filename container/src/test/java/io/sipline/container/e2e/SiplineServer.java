@@ -131,6 +131,22 @@ final class SiplineServer implements AutoCloseable
         assertTrue(0 == code, "exit code " + code + " after SIGTERM:\n" + output());
     }
 
+    /** For {@code @AfterAll}: stops a server started by {@code @BeforeAll} cleanly (exit 0), and kills it if not. */
+    static void stopCleanly(final SiplineServer server) throws InterruptedException
+    {
+        if (null != server)
+        {
+            try
+            {
+                server.stopCleanly();
+            }
+            finally
+            {
+                server.close();
+            }
+        }
+    }
+
     private void kill() throws InterruptedException
     {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

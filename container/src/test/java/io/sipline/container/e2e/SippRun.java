@@ -79,6 +79,29 @@ record SippRun(String name, long successful, long failed, int exitCode, long mil
         return run;
     }
 
+    /**
+     * Calls through the server: starts a sipp callee on {@code calleePort} ({@code NAME-uas}), runs a sipp caller
+     * ({@code NAME-uac}) to its end, and checks every call succeeded on both sides.
+     *
+     * @return the caller's and the callee's runs.
+     */
+    static SippRun[] callThrough(final String name, final SiplineServer server, final int calleePort, final int calls,
+        final int rate, final long expectedMs, final List<String> calleeScenario, final List<String> callerScenario)
+        throws IOException, InterruptedException
+    {
+        final Process callee = callee(name + "-uas", calleePort, calls, calleeScenario);
+        try
+        {
+            final SippRun caller = call(name + "-uac", server, calls, rate, expectedMs, callerScenario);
+            caller.assertAll(calls, server);
+            return new SippRun[] {caller, awaitCallee(name + "-uas", callee, calls, server)};
+        }
+        finally
+        {
+            Sipp.stop(callee);
+        }
+    }
+
     /** Checks every call succeeded, with sipp's report and the server's output in the message. */
     void assertAll(final int calls, final SiplineServer server)
     {

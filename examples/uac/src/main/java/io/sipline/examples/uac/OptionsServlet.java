@@ -1,6 +1,7 @@
 package io.sipline.examples.uac;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.servlet.ServletException;
 import javax.servlet.sip.SipServlet;
@@ -20,18 +21,19 @@ public final class OptionsServlet extends SipServlet
     @Override
     protected void doSuccessResponse(final SipServletResponse response) throws ServletException, IOException
     {
-        final OptionsCounters counters = OptionsCounters.of(getServletContext());
-        counters.answered.incrementAndGet();
-        log("OPTIONS " + response.getStatus() + " " + response.getReasonPhrase() + " from " + response.getTo()
-            + " (" + counters + ")");
+        count(response, OptionsCounters.of(getServletContext()).answered);
     }
 
     @Override
     protected void doErrorResponse(final SipServletResponse response) throws ServletException, IOException
     {
-        final OptionsCounters counters = OptionsCounters.of(getServletContext());
-        counters.failed.incrementAndGet();
-        log("OPTIONS " + response.getStatus() + " " + response.getReasonPhrase() + " for " + response.getTo()
-            + " (" + counters + ")");
+        count(response, OptionsCounters.of(getServletContext()).failed);
+    }
+
+    private void count(final SipServletResponse response, final AtomicLong counter)
+    {
+        counter.incrementAndGet();
+        log("OPTIONS " + response.getStatus() + " " + response.getReasonPhrase() + " from " + response.getTo()
+            + " (" + OptionsCounters.of(getServletContext()) + ")");
     }
 }
