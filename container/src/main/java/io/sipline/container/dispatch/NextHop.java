@@ -20,6 +20,8 @@ import io.sipline.sip.message.HeaderName;
 final class NextHop
 {
     private final Map<String, InetAddress> resolved = new HashMap<>();
+    /** Destinations by URI text: in-dialog requests reuse the remote target's String, so a hit allocates nothing. */
+    private final Map<String, InetSocketAddress> byUri = new HashMap<>();
 
     /**
      * @return the destination, or null when the URI has no usable host or the host does not resolve.
@@ -37,6 +39,21 @@ final class NextHop
         {
             return null;
         }
+        final InetSocketAddress known = byUri.get(uri);
+        if (null != known)
+        {
+            return known;
+        }
+        final InetSocketAddress found = parse(uri);
+        if (null != found && byUri.size() < 10_000)
+        {
+            byUri.put(uri, found);
+        }
+        return found;
+    }
+
+    private InetSocketAddress parse(final String uri)
+    {
         final int colon = uri.indexOf(':');
         if (colon < 0)
         {

@@ -254,6 +254,11 @@ public final class RunningApplication implements AppRuntime
     @Override
     public <T> List<T> listeners(final Class<T> type)
     {
+        final List<?> known = listenersByType.get(type); // the common case allocates nothing
+        if (null != known)
+        {
+            return (List<T>)known;
+        }
         return (List<T>)listenersByType.computeIfAbsent(type, t ->
         {
             final List<Object> out = new ArrayList<>(1);

@@ -73,6 +73,8 @@ public final class ShardRuntime implements SipListener, ShardHost
     private final SessionTable sessions = new SessionTable();
     private final NextHop nextHop = new NextHop();
     private final StringBuilder ids = new StringBuilder(64);
+    /** The Via value being written (reused: no String per request). */
+    private final StringBuilder viaValue = new StringBuilder(96);
     /** Ids made off the shard (an application thread); guarded by its own monitor, never used on the shard. */
     private final ShardIds offShardIds;
     private final Counters counters;
@@ -337,9 +339,11 @@ public final class ShardRuntime implements SipListener, ShardHost
         afterSend(session);
     }
 
-    private String via(final String branch)
+    /** The container's Via with {@code branch}; valid until the next call (shard thread only). */
+    private CharSequence via(final String branch)
     {
-        return viaPrefix + branch + ";rport";
+        viaValue.setLength(0);
+        return viaValue.append(viaPrefix).append(branch).append(";rport");
     }
 
     /** RFC 3261 §9.1: a CANCEL goes after a provisional response, with the INVITE's branch, to its destination. */
@@ -572,7 +576,7 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     private void onSubsequent(final ServerTransaction tx, final SipMessage message)
     {
-        final SipSessionImpl session = sessions.dialog(message.callId(), message.toTag());
+        final SipSessionImpl session = sessions.dialog(message, false);
         if (null == session || !session.isValid())
         {
             answer(tx, message, 481, "Call/Transaction Does Not Exist");
@@ -641,7 +645,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final SipSessionImpl session = sessions.dialog(request.callId(), request.toTag());
+        final SipSessionImpl session = sessions.dialog(request, false);
         if (null != session && session.isValid())
         {
             deliverAck(session, request, null);
@@ -747,7 +751,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final SipSessionImpl session = sessions.dialog(response.callId(), response.fromTag());
+        final SipSessionImpl session = sessions.dialog(response, true);
         final SipServletRequestImpl invite = null == session ? null : session.original();
         if (null != invite && !invite.isIncoming() && null != invite.last2xx())
         {

@@ -52,47 +52,66 @@ public final class HeaderText
         {
             return null;
         }
+        final int at = findParam(value, name);
+        if (at < 0)
+        {
+            return null;
+        }
+        final int next = nextSemicolon(value, at + 1);
+        int p = at + 1;
+        while (p < next && value.charAt(p) != '=')
+        {
+            p++;
+        }
+        if (p >= next)
+        {
+            return "";
+        }
+        return unquote(value.substring(p + 1, next).strip());
+    }
+
+    /** Position of the ';' that starts the named header parameter, or -1. */
+    private static int findParam(final String value, final String name)
+    {
         int p = paramsStart(value);
         while (p < value.length())
         {
             final int next = nextSemicolon(value, p + 1);
-            final String param = value.substring(p + 1, next).strip();
-            final int eq = param.indexOf('=');
-            final String key = (eq < 0 ? param : param.substring(0, eq)).strip();
-            if (key.equalsIgnoreCase(name))
+            int k = p + 1;
+            while (k < next && (value.charAt(k) == ' ' || value.charAt(k) == '\t'))
             {
-                return eq < 0 ? "" : unquote(param.substring(eq + 1).strip());
+                k++;
+            }
+            int e = k;
+            while (e < next && value.charAt(e) != '=' && value.charAt(e) != ' ' && value.charAt(e) != '\t')
+            {
+                e++;
+            }
+            if (e - k == name.length() && value.regionMatches(true, k, name, 0, name.length()))
+            {
+                return p;
             }
             p = next;
         }
-        return null;
+        return -1;
     }
 
     /** The value without the named header parameter. */
     public static String withoutParam(final String value, final String name)
     {
-        final int start = paramsStart(value);
-        final StringBuilder out = new StringBuilder(value.length()).append(value, 0, start);
-        int p = start;
-        while (p < value.length())
+        final int at = findParam(value, name);
+        if (at < 0)
         {
-            final int next = nextSemicolon(value, p + 1);
-            final String param = value.substring(p + 1, next);
-            final int eq = param.indexOf('=');
-            final String key = (eq < 0 ? param : param.substring(0, eq)).strip();
-            if (!key.equalsIgnoreCase(name))
-            {
-                out.append(value, p, next);
-            }
-            p = next;
+            return value;
         }
-        return out.toString();
+        final int next = nextSemicolon(value, at + 1);
+        return next >= value.length() ? value.substring(0, at) : value.substring(0, at) + value.substring(next);
     }
 
     /** The value with its tag set to {@code tag} (or removed when null). */
     public static String withTag(final String value, final String tag)
     {
-        final String bare = null == param(value, "tag") ? value : withoutParam(value, "tag");
+        final String bare = withoutParam(value, "tag");
         return null == tag ? bare : bare + ";tag=" + tag;
     }
 

@@ -19,7 +19,7 @@ import io.sipline.sip.message.SipMessage;
  *
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)
- *   entry i: known[i]  HeaderName (UNKNOWN for extension headers, whose name is in names[i] or the name span)
+ *   entry i: kinds[i]  HeaderName ordinal (UNKNOWN for extension headers, whose name is in names[i] or the span)
  *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes (value start -1: value is text)
  *            values[i]  the value as text: cached from the span, or set by an edit
  * </pre>
@@ -33,7 +33,7 @@ import io.sipline.sip.message.SipMessage;
 public final class MessageHeaders
 {
     private static final int SPAN = 4;
-    private static final HeaderName[] NO_NAMES = new HeaderName[0];
+    private static final HeaderName[] NAMES = HeaderName.values();
     private static final byte[][] CANONICAL = canonicalNames();
     /** ": " and CR LF as big-endian shorts (one buffer operation each). */
     static final int COLON_SPACE = (':' << 8) | ' ';
@@ -41,7 +41,8 @@ public final class MessageHeaders
 
     private final byte[] bytes;
     private int count;
-    private HeaderName[] known;
+    /** HeaderName ordinal per entry (one byte: fewer than 128 known names). */
+    private byte[] kinds;
     private int[] span;
     private String[] values;
     /** Names of extension headers added by edits (lazily made); base extension names are read from their spans. */
@@ -50,7 +51,7 @@ public final class MessageHeaders
     private MessageHeaders(final byte[] bytes, final int capacity)
     {
         this.bytes = bytes;
-        this.known = 0 == capacity ? NO_NAMES : new HeaderName[capacity];
+        this.kinds = new byte[capacity];
         this.span = new int[capacity * SPAN];
         this.values = new String[capacity];
     }
@@ -80,7 +81,7 @@ public final class MessageHeaders
         final int shift = message.offset();
         for (int i = 0; i < n; i++)
         {
-            h.known[i] = message.headerName(i);
+            h.kinds[i] = (byte)message.headerName(i).ordinal();
             final int s = i * SPAN;
             h.span[s] = message.headerNameStart(i) - shift;
             h.span[s + 1] = message.headerNameEnd(i) - shift;
@@ -105,7 +106,7 @@ public final class MessageHeaders
     /** The canonical or written name of entry {@code i}. */
     public String name(final int i)
     {
-        final HeaderName k = known[i];
+        final HeaderName k = NAMES[kinds[i]];
         if (HeaderName.UNKNOWN != k)
         {
             return k.canonical();
@@ -136,9 +137,9 @@ public final class MessageHeaders
     {
         if (HeaderName.UNKNOWN != k)
         {
-            return known[i] == k;
+            return kinds[i] == k.ordinal();
         }
-        if (HeaderName.UNKNOWN != known[i])
+        if (HeaderName.UNKNOWN.ordinal() != kinds[i])
         {
             return false;
         }
@@ -173,7 +174,7 @@ public final class MessageHeaders
     {
         for (int i = from; i < count; i++)
         {
-            if (known[i] == k)
+            if (kinds[i] == k.ordinal())
             {
                 return i;
             }
@@ -191,6 +192,56 @@ public final class MessageHeaders
             }
         }
         return -1;
+    }
+
+    /**
+     * The leading decimal number of entry {@code i} (a CSeq number), read from the bytes without making a String;
+     * -1 when it has none.
+     */
+    public long leadingNumber(final int i)
+    {
+        final int s = i * SPAN;
+        if (span[s + 2] < 0)
+        {
+            return leadingNumber(values[i]);
+        }
+        long n = 0;
+        int digits = 0;
+        for (int p = span[s + 2]; p < span[s + 3] && digits < 18; p++)
+        {
+            final byte c = bytes[p];
+            if (c >= '0' && c <= '9')
+            {
+                n = n * 10 + (c - '0');
+                digits++;
+            }
+            else if (digits > 0 || (c != ' ' && c != '\t'))
+            {
+                break;
+            }
+        }
+        return 0 == digits ? -1 : n;
+    }
+
+    /** The leading decimal number of a text, or -1. */
+    static long leadingNumber(final String text)
+    {
+        long n = 0;
+        int digits = 0;
+        for (int i = 0; i < text.length() && digits < 18; i++)
+        {
+            final char c = text.charAt(i);
+            if (c >= '0' && c <= '9')
+            {
+                n = n * 10 + (c - '0');
+                digits++;
+            }
+            else if (digits > 0 || (c != ' ' && c != '\t'))
+            {
+                break;
+            }
+        }
+        return 0 == digits ? -1 : n;
     }
 
     /** The first value of a header, or null. */
@@ -312,12 +363,12 @@ public final class MessageHeaders
     {
         final HeaderName k = HeaderName.lookup(name);
         final int i = open(at);
-        known[i] = k;
+        kinds[i] = (byte)k.ordinal();
         if (HeaderName.UNKNOWN == k)
         {
             if (null == names)
             {
-                names = new String[known.length];
+                names = new String[kinds.length];
             }
             names[i] = name;
         }
@@ -342,14 +393,14 @@ public final class MessageHeaders
     public void appendEntry(final MessageHeaders from, final int i)
     {
         final int j = open(count);
-        known[j] = from.known[i];
+        kinds[j] = from.kinds[i];
         System.arraycopy(from.span, i * SPAN, span, j * SPAN, SPAN);
         values[j] = from.values[i];
         if (null != from.names && null != from.names[i])
         {
             if (null == names)
             {
-                names = new String[known.length];
+                names = new String[kinds.length];
             }
             names[j] = from.names[i];
         }
@@ -357,11 +408,11 @@ public final class MessageHeaders
         {
             setValue(j, from.value(i)); // a different base: keep the text
         }
-        if (from.bytes != bytes && HeaderName.UNKNOWN == known[j] && (null == names || null == names[j]))
+        if (from.bytes != bytes && HeaderName.UNKNOWN.ordinal() == kinds[j] && (null == names || null == names[j]))
         {
             if (null == names)
             {
-                names = new String[known.length];
+                names = new String[kinds.length];
             }
             names[j] = from.name(i);
         }
@@ -370,7 +421,7 @@ public final class MessageHeaders
     /** The known header of entry {@code i} ({@link HeaderName#UNKNOWN} for extension headers). */
     public HeaderName known(final int i)
     {
-        return known[i];
+        return NAMES[kinds[i]];
     }
 
     /**
@@ -382,7 +433,7 @@ public final class MessageHeaders
     {
         for (int i = 0; i < count; i++)
         {
-            final HeaderName k = known[i];
+            final HeaderName k = NAMES[kinds[i]];
             if (HeaderName.CONTENT_LENGTH == k)
             {
                 continue;
@@ -421,10 +472,10 @@ public final class MessageHeaders
 
     private int open(final int at)
     {
-        if (count == known.length)
+        if (count == kinds.length)
         {
             final int n = Math.max(4, count * 2);
-            known = Arrays.copyOf(known, n);
+            kinds = Arrays.copyOf(kinds, n);
             span = Arrays.copyOf(span, n * SPAN);
             values = Arrays.copyOf(values, n);
             if (null != names)
@@ -446,7 +497,7 @@ public final class MessageHeaders
         {
             return;
         }
-        known[to] = known[from];
+        kinds[to] = kinds[from];
         System.arraycopy(span, from * SPAN, span, to * SPAN, SPAN);
         values[to] = values[from];
         if (null != names)
@@ -459,7 +510,7 @@ public final class MessageHeaders
     {
         for (int i = newCount; i < count; i++)
         {
-            known[i] = null;
+            kinds[i] = 0;
             values[i] = null;
             if (null != names)
             {

@@ -430,23 +430,11 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         return sp < 0 ? cseq : cseq.substring(sp + 1).strip();
     }
 
-    /** The CSeq number; -1 when missing or not a number. */
+    /** The CSeq number; -1 when missing or not a number (read from the bytes, no String). */
     public long cseqNumber()
     {
-        final String cseq = headers.get(HeaderName.CSEQ);
-        if (null == cseq)
-        {
-            return -1;
-        }
-        final int sp = cseq.indexOf(' ');
-        try
-        {
-            return Long.parseLong((sp < 0 ? cseq : cseq.substring(0, sp)).strip());
-        }
-        catch (final NumberFormatException e)
-        {
-            return -1;
-        }
+        final int i = headers.find(HeaderName.CSEQ, 0);
+        return i < 0 ? -1 : headers.leadingNumber(i);
     }
 
     @Override

@@ -36,6 +36,7 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
+import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -563,7 +564,15 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
             throw new IllegalStateException("the session was invalidated");
         }
         committed = true;
-        session.host().execute(() -> session.host().send(this));
+        final ShardHost host = session.host();
+        if (host.onShardThread())
+        {
+            host.send(this);
+        }
+        else
+        {
+            host.execute(() -> host.send(this));
+        }
     }
 
     @Override

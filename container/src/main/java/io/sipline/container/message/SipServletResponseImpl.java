@@ -15,6 +15,7 @@ import javax.servlet.sip.Rel100Exception;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
 
+import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -34,7 +35,10 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
 {
     private final SipServletRequestImpl request;
     private int status;
+    /** The reason phrase; for a received response made from the bytes on first use. */
     private String reason;
+    private int reasonStart;
+    private int reasonEnd;
 
     private SipServletResponseImpl(final SipMessage message, final byte[] bytes, final SipServletRequestImpl request,
         final InetSocketAddress remote, final InetSocketAddress local)
@@ -42,7 +46,8 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         super(message, bytes, remote, local);
         this.request = request;
         this.status = message.statusCode();
-        this.reason = message.reasonPhrase();
+        this.reasonStart = message.reasonStart() - message.offset();
+        this.reasonEnd = message.reasonEnd() - message.offset();
         this.committed = true;
     }
 
@@ -93,9 +98,10 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         final SipServletResponseImpl r = new SipServletResponseImpl(request, h, status, reason);
         final SipSessionImpl session = request.sessionImpl();
         final int to = h.find(HeaderName.TO, 0);
-        if (status > 100 && to >= 0 && null == HeaderText.param(h.value(to), "tag") && null != session)
+        if (status > 100 && to >= 0 && null != session && null == HeaderText.param(h.value(to), "tag"))
         {
-            h.setValue(to, HeaderText.withTag(h.value(to), session.localTagForResponse()));
+            h.setValue(to, request == session.original() ? session.taggedTo(h.value(to))
+                : HeaderText.withTag(h.value(to), session.localTagForResponse()));
         }
         if (null != session && (dialogCreating || (status >= 200 && status < 300 && isTargetRefresh(request))))
         {
@@ -147,6 +153,13 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     // SipServletResponse
     // ================================================================================================================
 
+    /** The method of the request this response answers (its CSeq method), without parsing CSeq again. */
+    @Override
+    public String getMethod()
+    {
+        return request.getMethod();
+    }
+
     @Override
     public SipServletRequest getRequest()
     {
@@ -162,6 +175,12 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     @Override
     public String getReasonPhrase()
     {
+        if (null == reason && incoming)
+        {
+            final byte[] b = headers.bytes();
+            reason = reasonStart < 0 || reasonEnd < reasonStart ? ""
+                : new String(b, reasonStart, reasonEnd - reasonStart, java.nio.charset.StandardCharsets.UTF_8);
+        }
         return reason;
     }
 
@@ -227,7 +246,15 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
             request.finalResponse(this);
         }
         committed = true;
-        session.host().execute(() -> session.host().send(this));
+        final ShardHost host = session.host();
+        if (host.onShardThread())
+        {
+            host.send(this);
+        }
+        else
+        {
+            host.execute(() -> host.send(this));
+        }
     }
 
     @Override
@@ -353,6 +380,6 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     @Override
     public String toString()
     {
-        return status + " " + reason + " (" + getMethod() + ", " + getCallId() + ")";
+        return status + " " + getReasonPhrase() + " (" + getMethod() + ", " + getCallId() + ")";
     }
 }

@@ -75,7 +75,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
         {
             l.sessionCreated(new SipApplicationSessionEvent(this));
         }
-        if (expirationTime > 0)
+        if (expirationTime > 0 && host.onShardThread())
+        {
+            scheduleExpiry();
+        }
+        else if (expirationTime > 0)
         {
             host.execute(this::scheduleExpiry);
         }
@@ -106,9 +110,9 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
         return b2buaHelper;
     }
 
-    String nextSessionId()
+    int nextSessionNumber()
     {
-        return id + "-" + (++sessionCounter);
+        return ++sessionCounter;
     }
 
     void add(final SipSessionImpl session)

@@ -49,7 +49,8 @@ import io.sipline.sip.message.HeaderName;
 public final class SipSessionImpl implements SipSession
 {
     private final SipApplicationSessionImpl app;
-    private final String id;
+    private String id;
+    private final int number;
     private final long created;
     private long lastAccessed;
     private String handler;
@@ -71,6 +72,7 @@ public final class SipSessionImpl implements SipSession
     private String localParty;
     private String remoteParty;
     private String remoteTarget;
+    private String taggedTo;
     private List<String> routeSet = List.of();
     private long localCseq;
     private long remoteCseq = -1;
@@ -89,7 +91,7 @@ public final class SipSessionImpl implements SipSession
     {
         this.app = app;
         this.uac = uac;
-        this.id = app.nextSessionId();
+        this.number = app.nextSessionNumber();
         this.created = this.lastAccessed = app.host().currentTimeMillis();
         app.add(this);
     }
@@ -107,13 +109,11 @@ public final class SipSessionImpl implements SipSession
         s.callId = h.get(HeaderName.CALL_ID);
         final String from = h.get(HeaderName.FROM);
         s.remoteTag = HeaderText.param(from, "tag");
-        s.remoteParty = HeaderText.withTag(from, null);
-        s.localParty = HeaderText.withTag(h.get(HeaderName.TO), null);
+        // the parties without tags are made when first needed (a UAS often never sends in its dialog)
         s.remoteCseq = request.cseqNumber();
         final String contact = h.get(HeaderName.CONTACT);
         s.remoteTarget = null == contact ? null : HeaderText.uri(contact);
-        final List<String> rr = h.getAll("Record-Route");
-        s.routeSet = rr.isEmpty() ? List.of() : List.copyOf(rr);
+        s.routeSet = h.find(HeaderName.RECORD_ROUTE, 0) < 0 ? List.of() : List.copyOf(h.getAll("Record-Route"));
         s.original = request;
         request.session(s);
         s.fireCreated();
@@ -204,6 +204,38 @@ public final class SipSessionImpl implements SipSession
         {
             register();
         }
+    }
+
+    /** From or To as this side writes it, without tag (a UAS takes it from the To of its initial request). */
+    private String localParty()
+    {
+        if (null == localParty && null != original && original.isIncoming())
+        {
+            localParty = HeaderText.withTag(original.headers().get(HeaderName.TO), null);
+        }
+        return localParty;
+    }
+
+    private String remoteParty()
+    {
+        if (null == remoteParty && null != original && original.isIncoming())
+        {
+            remoteParty = HeaderText.withTag(original.headers().get(HeaderName.FROM), null);
+        }
+        return remoteParty;
+    }
+
+    /**
+     * The To of this UAS's responses to its initial request: the request's To with the local tag, made once and
+     * shared by every response (RFC 3261 §8.2.6.2).
+     */
+    public String taggedTo(final String requestTo)
+    {
+        if (null == taggedTo)
+        {
+            taggedTo = HeaderText.withTag(requestTo, localTagForResponse());
+        }
+        return taggedTo;
     }
 
     public String contactValue()
@@ -362,9 +394,16 @@ public final class SipSessionImpl implements SipSession
                 {
                     remoteTarget = HeaderText.uri(contact);
                 }
-                final List<String> rr = h.getAll("Record-Route");
-                Collections.reverse(rr);
-                routeSet = rr.isEmpty() ? List.of() : List.copyOf(rr);
+                if (h.find(HeaderName.RECORD_ROUTE, 0) >= 0)
+                {
+                    final List<String> rr = h.getAll("Record-Route");
+                    Collections.reverse(rr);
+                    routeSet = List.copyOf(rr);
+                }
+                else
+                {
+                    routeSet = List.of();
+                }
             }
             if (status < 200 && null != tag && State.INITIAL == state)
             {
@@ -489,8 +528,8 @@ public final class SipSessionImpl implements SipSession
             h.insert(h.size(), "Route", route);
         }
         h.insert(h.size(), "Max-Forwards", "70");
-        h.insert(h.size(), "From", HeaderText.withTag(localParty, localTag));
-        h.insert(h.size(), "To", null == remoteTag ? remoteParty : HeaderText.withTag(remoteParty, remoteTag));
+        h.insert(h.size(), "From", HeaderText.withTag(localParty(), localTag));
+        h.insert(h.size(), "To", null == remoteTag ? remoteParty() : HeaderText.withTag(remoteParty(), remoteTag));
         h.insert(h.size(), "Call-ID", callId);
         h.insert(h.size(), "CSeq", cseq + " " + method);
         if (isTargetRefresh(method))
@@ -541,6 +580,10 @@ public final class SipSessionImpl implements SipSession
     @Override
     public String getId()
     {
+        if (null == id)
+        {
+            id = app.getId() + "-" + number;
+        }
         return id;
     }
 
@@ -553,13 +596,13 @@ public final class SipSessionImpl implements SipSession
     @Override
     public Address getLocalParty()
     {
-        return party(localParty, localTag);
+        return party(localParty(), localTag);
     }
 
     @Override
     public Address getRemoteParty()
     {
-        return party(remoteParty, remoteTag);
+        return party(remoteParty(), remoteTag);
     }
 
     private static Address party(final String value, final String tag)
@@ -788,7 +831,7 @@ public final class SipSessionImpl implements SipSession
     {
         if (!valid)
         {
-            throw new IllegalStateException("the SipSession " + id + " was invalidated");
+            throw new IllegalStateException("the SipSession " + getId() + " was invalidated");
         }
     }
 
@@ -811,6 +854,6 @@ public final class SipSessionImpl implements SipSession
     @Override
     public String toString()
     {
-        return "SipSession[" + id + " " + state + " " + callId + "]";
+        return "SipSession[" + getId() + " " + state + " " + callId + "]";
     }
 }

@@ -70,7 +70,7 @@ public final class FakeHost implements ShardHost
     @Override
     public String newTag()
     {
-        return "s00tag" + (++ids);
+        return String.format("s00%013x", ++ids); // the ShardIds form, as the session table expects
     }
 
     @Override
