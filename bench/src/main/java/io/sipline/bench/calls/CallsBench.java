@@ -156,13 +156,12 @@ public final class CallsBench implements Callable<Integer>
             .toAbsolutePath();
         Files.createDirectories(dir);
         final Path timed = Scenarios.timed(dir);
-        final Path late = Scenarios.timedLate1xx(dir);
         report = new Report(dir, String.join(" ", commandLine()), findMax, duration, hold);
         for (final SystemUnderTest s : systems)
         {
             for (final String p : s.jvm() ? profileNames : List.of("-"))
             {
-                report.add(series(layout, dir, s, p, SystemUnderTest.KAMAILIO == s ? late : timed)
+                report.add(series(layout, dir, s, p, timed)
                     .withCounters(lastCounters));
                 report.write();
             }
@@ -213,7 +212,8 @@ public final class CallsBench implements Callable<Integer>
         final String name = s.jvm() ? s.label() + "-" + p : s.label();
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
-        final LoadDriver driver = new LoadDriver(dir, uasPort);
+        final List<String> uacOptions = SystemUnderTest.KAMAILIO == s ? Scenarios.KAMAILIO_UAC_OPTIONS : List.of();
+        final LoadDriver driver = new LoadDriver(dir, uasPort, uacOptions);
         final List<Step> steps = new ArrayList<>();
         final List<String> counters = new ArrayList<>();
         ServerProcess server = null;
@@ -274,7 +274,8 @@ public final class CallsBench implements Callable<Integer>
                 at80 = print(name, driver.run(server, name + "-at80-r" + r, "at80", r, r * duration, hold, scenario));
                 steps.add(at80);
             }
-            return new Series(s, p, scenario.getFileName().toString(), steps, good, best, at80, "");
+            return new Series(s, p, String.join(" ", scenario.getFileName().toString(), String.join(" ", uacOptions))
+                .strip(), steps, good, best, at80, "");
         }
         finally
         {
@@ -294,7 +295,7 @@ public final class CallsBench implements Callable<Integer>
         final String name = s.label() + "-alloc";
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
-        final LoadDriver driver = new LoadDriver(dir, uasPort);
+        final LoadDriver driver = new LoadDriver(dir, uasPort, List.of());
         System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
         try (ServerProcess server = s.start(layout, dir, "epsilon", freePortOtherThan(uasPort), uasPort,
             List.of("-XX:-UseTLAB")))
@@ -323,7 +324,7 @@ public final class CallsBench implements Callable<Integer>
         final String name = s.label() + "-retained";
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
-        final LoadDriver driver = new LoadDriver(dir, uasPort);
+        final LoadDriver driver = new LoadDriver(dir, uasPort, List.of());
         final int r = 250;
         final long setupSeconds = retainedCalls / r + 1;
         final long transactionsEnd = 36;

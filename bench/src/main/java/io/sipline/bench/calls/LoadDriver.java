@@ -28,12 +28,17 @@ public final class LoadDriver
 
     private final Path dir;
     private final int uasPort;
+    private final List<String> uacOptions;
 
-    /** Steps write into {@code dir}; the far end listens on {@code uasPort}, where the server relays. */
-    public LoadDriver(final Path dir, final int uasPort)
+    /**
+     * Steps write into {@code dir}; the far end listens on {@code uasPort}, where the server relays; the caller runs
+     * with {@code uacOptions} added (e.g. {@link Scenarios#KAMAILIO_UAC_OPTIONS}).
+     */
+    public LoadDriver(final Path dir, final int uasPort, final List<String> uacOptions)
     {
         this.dir = dir;
         this.uasPort = uasPort;
+        this.uacOptions = List.copyOf(uacOptions);
     }
 
     public int uasPort()
@@ -75,6 +80,7 @@ public final class LoadDriver
                 "-d", Long.toString(holdMs), "-l", Long.toString(Math.max(1000, (long)(rate * (holdMs / 1000.0 + 10)))),
                 "-timeout", timeout + "s", "-timeout_error", "-recv_timeout", RECV_TIMEOUT_MS,
                 "-buff_size", SIPP_BUFFER, "-trace_logs", "-log_file", callLog.toString()));
+            args.addAll(uacOptions);
             uac = Sipp.start(uacName, args);
             if (!uac.waitFor(timeout + 30, TimeUnit.SECONDS))
             {
@@ -95,12 +101,14 @@ public final class LoadDriver
                 + Math.max(0, Sipp.statistic(uasName, "Retransmissions(C)"));
             keep(uacName);
             keep(uasName);
+            final long unexpected = count(dir.resolve(uacName + "-errors.log"), "Continuing call on unexpected message");
             final Latency[] latency = Latency.read(callLog);
             final GcLog.Summary gc = GcLog.read(server.gcLog()).between(from, to);
             final double cpuPer1000 = 0 == successful ? Double.NaN :
                 cpu / (double)ProcFs.CLOCK_TICKS_PER_SECOND * 1000.0 / successful;
             final double tick = ProcFs.CLOCK_TICKS_PER_SECOND;
-            return new Step(label, rate, calls, successful, failed, retrans, drops, seconds, successful / seconds,
+            return new Step(label, rate, calls, successful, failed, retrans, drops, unexpected, seconds,
+                successful / seconds,
                 latency[0], latency[1], gc, cpuPer1000, cpu / tick / seconds, busy / tick / seconds, from, to);
         }
         finally
@@ -147,6 +155,22 @@ public final class LoadDriver
                 Files.copy(from, dir.resolve(name + "-" + f), StandardCopyOption.REPLACE_EXISTING);
             }
         }
+    }
+
+    /** How many times {@code what} occurs in {@code file} (0 when there is no file). */
+    private static long count(final Path file, final String what) throws IOException
+    {
+        if (!Files.isRegularFile(file))
+        {
+            return 0;
+        }
+        final String text = Files.readString(file, java.nio.charset.StandardCharsets.ISO_8859_1);
+        long n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + what.length()))
+        {
+            n++;
+        }
+        return n;
     }
 
     /** Removes what an earlier run of the same name left in sipp's directory, so nothing stale is read. */

@@ -11,13 +11,15 @@ import java.time.Instant;
  * @param completedRate  successful calls / wall seconds of the uac run
  * @param retransmissions sipp's {@code Retransmissions(C)}, uac plus uas
  * @param drops          datagrams the kernel dropped on the server's and the uas's sockets during the step
+ * @param unexpected     messages the caller took without aborting the call (only with
+ *                       {@link Scenarios#KAMAILIO_UAC_OPTIONS}: late 180s)
  * @param cpuPer1000     server CPU seconds (user + system, with its children) per 1,000 successful calls
  * @param serverCores    the server's CPU time over the step divided by its wall time
  * @param machineCores   the whole machine's busy CPU time over the step divided by its wall time: the server, both
  *                       sipp processes and anything else running (other builds on a shared box show up here)
  */
 public record Step(String label, int offered, int planned, long successful, long failed, long retransmissions,
-    long drops, double seconds, double completedRate, Latency ringing, Latency answered, GcLog.Summary gc,
+    long drops, long unexpected, double seconds, double completedRate, Latency ringing, Latency answered, GcLog.Summary gc,
     double cpuPer1000, double serverCores, double machineCores, Instant from, Instant to)
 {
     /**

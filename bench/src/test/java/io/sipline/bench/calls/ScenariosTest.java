@@ -1,9 +1,7 @@
 package io.sipline.bench.calls;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.regex.Pattern;
 
@@ -12,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import io.sipline.test.Sipp;
 
-/** The timed scenarios keep the built-in uac's messages and only add timing actions (and, for Kamailio, a global 180). */
+/** The timed scenario keeps the built-in uac's messages and only adds timing actions. */
 class ScenariosTest
 {
     private static final Pattern ADDED = Pattern.compile(
@@ -23,22 +21,18 @@ class ScenariosTest
     {
         Assumptions.assumeTrue(Sipp.available(), "sipp is not installed");
         final String uac = Scenarios.builtIn("uac");
-        final String timed = Scenarios.derive(uac, false);
+        final String timed = Scenarios.derive(uac);
         assertEquals(3, count(timed, "<gettimeofday"));
         assertEquals(1, count(timed, "<log message=\"180 "));
         assertEquals(1, count(timed, "<log message=\"200 "));
         assertEquals(uac.replaceAll("\\s+", " "), ADDED.matcher(timed).replaceAll("").replaceAll("\\s+", " "));
 
-        final String late = Scenarios.derive(uac, true);
-        assertTrue(late.contains("<recv response=\"180\" optional=\"global\">"));
-        assertFalse(late.contains("<recv response=\"180\" optional=\"true\">"));
-        assertEquals(timed, late.replace("optional=\"global\"", "optional=\"true\""));
     }
 
     @Test
     void shouldRefuseAScenarioWithoutTheAnchors()
     {
-        assertThrows(IllegalStateException.class, () -> Scenarios.derive("<scenario name=\"other\"></scenario>", false));
+        assertThrows(IllegalStateException.class, () -> Scenarios.derive("<scenario name=\"other\"></scenario>"));
     }
 
     private static int count(final String s, final String what)
