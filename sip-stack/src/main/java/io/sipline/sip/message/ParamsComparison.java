@@ -151,9 +151,7 @@ public final class ParamsComparison
     {
         for (int i = 0; i < countA; i++)
         {
-            final int base = i * STRIDE;
-            final int j = indexOf(bufB, tableB, countB, bufA, tableA[base + NAME_START], tableA[base + NAME_END],
-                flags);
+            final int j = counterpart(bufA, tableA, i, bufB, tableB, countB, flags);
             if (j >= 0 && !valueEquals(bufA, tableA, i, bufB, tableB, j, flags))
             {
                 return false;
@@ -177,9 +175,7 @@ public final class ParamsComparison
     {
         for (int i = 0; i < countA; i++)
         {
-            final int base = i * STRIDE;
-            final int j = indexOf(bufB, tableB, countB, bufA, tableA[base + NAME_START], tableA[base + NAME_END],
-                flags);
+            final int j = counterpart(bufA, tableA, i, bufB, tableB, countB, flags);
             if (j < 0 || !valueEquals(bufA, tableA, i, bufB, tableB, j, flags))
             {
                 return false;
@@ -187,13 +183,49 @@ public final class ParamsComparison
         }
         for (int j = 0; j < countB; j++)
         {
-            final int base = j * STRIDE;
-            if (indexOf(bufA, tableA, countA, bufB, tableB[base + NAME_START], tableB[base + NAME_END], flags) < 0)
+            if (counterpart(bufB, tableB, j, bufA, tableA, countA, flags) < 0)
             {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * The entry of table B that pairs with entry {@code i} of table A: the n-th entry of B with the same name, where
+     * entry i is the n-th of its name in A (a name repeated, as in {@code ;tag=m;tag=887s}, pairs occurrence by
+     * occurrence, so that a parameter list always equals itself); -1 when B has fewer entries of that name.
+     */
+    static int counterpart(
+        final byte[] bufA,
+        final int[] tableA,
+        final int i,
+        final byte[] bufB,
+        final int[] tableB,
+        final int countB,
+        final int flags)
+    {
+        final boolean decode = (flags & DECODE_ESCAPES) != 0;
+        final int nameStart = tableA[i * STRIDE + NAME_START];
+        final int nameEnd = tableA[i * STRIDE + NAME_END];
+        int earlier = 0;
+        for (int k = 0; k < i; k++)
+        {
+            if (textEquals(bufA, tableA[k * STRIDE + NAME_START], tableA[k * STRIDE + NAME_END], bufA, nameStart,
+                nameEnd, true, decode))
+            {
+                earlier++;
+            }
+        }
+        for (int j = 0; j < countB; j++)
+        {
+            if (textEquals(bufB, tableB[j * STRIDE + NAME_START], tableB[j * STRIDE + NAME_END], bufA, nameStart,
+                nameEnd, true, decode) && 0 == earlier--)
+            {
+                return j;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -163,9 +163,7 @@ public final class UriComparison
         final int bc = b.paramCount();
         for (int i = 0; i < ac; i++)
         {
-            final int nameStart = ap[i * STRIDE + ParamsComparison.NAME_START];
-            final int nameEnd = ap[i * STRIDE + ParamsComparison.NAME_END];
-            final int j = ParamsComparison.indexOf(bb, bp, bc, ab, nameStart, nameEnd, 0);
+            final int j = ParamsComparison.counterpart(ab, ap, i, bb, bp, bc, 0);
             if (j < 0 || !telValueEquals(ab, ap, i, bb, bp, j))
             {
                 return false;
@@ -173,9 +171,7 @@ public final class UriComparison
         }
         for (int j = 0; j < bc; j++)
         {
-            final int nameStart = bp[j * STRIDE + ParamsComparison.NAME_START];
-            final int nameEnd = bp[j * STRIDE + ParamsComparison.NAME_END];
-            if (ParamsComparison.indexOf(ab, ap, ac, bb, nameStart, nameEnd, 0) < 0)
+            if (ParamsComparison.counterpart(bb, bp, j, ab, ap, ac, 0) < 0)
             {
                 return false;
             }

@@ -49,6 +49,19 @@ class UriComparisonTest
     }
 
     @Test
+    void shouldPairARepeatedParameterOccurrenceByOccurrence()
+    {
+        // A name repeated in one URI pairs its n-th occurrence with the other URI's n-th: a URI equals itself.
+        assertEqual("sip:x@h;tag=m;tag=887s", "sip:x@h;tag=m;tag=887s");
+        assertEqual("sip:x@h;transport=tcp;transport=udp", "sip:x@h;TRANSPORT=TCP;transport=UDP");
+        assertUnequal("sip:x@h;transport=tcp;transport=udp", "sip:x@h;transport=udp;transport=tcp");
+        assertUnequal("sip:x@h;maddr=1.2.3.4;maddr=5.6.7.8", "sip:x@h;maddr=1.2.3.4;maddr=9.9.9.9");
+        // A second occurrence only in one URI is a parameter in one URI only: ignored unless it is a special one.
+        assertEqual("sip:x@h;foo=1", "sip:x@h;foo=1;foo=2");
+        assertEqual("tel:+1-201-555-0123;a=1;a=2", "tel:+12015550123;A=1;a=2");
+    }
+
+    @Test
     void shouldApplyEachComponentRule()
     {
         assertUnequal("sip:alice@atlanta.com", "sips:alice@atlanta.com");
