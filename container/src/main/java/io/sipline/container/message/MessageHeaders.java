@@ -201,36 +201,18 @@ public final class MessageHeaders
     public long leadingNumber(final int i)
     {
         final int s = i * SPAN;
-        if (span[s + 2] < 0)
-        {
-            return leadingNumber(values[i]);
-        }
-        long n = 0;
-        int digits = 0;
-        for (int p = span[s + 2]; p < span[s + 3] && digits < 18; p++)
-        {
-            final byte c = bytes[p];
-            if (c >= '0' && c <= '9')
-            {
-                n = n * 10 + (c - '0');
-                digits++;
-            }
-            else if (digits > 0 || (c != ' ' && c != '\t'))
-            {
-                break;
-            }
-        }
-        return 0 == digits ? -1 : n;
+        return span[s + 2] < 0 ? leadingNumber(null, values[i], 0, values[i].length())
+            : leadingNumber(bytes, null, span[s + 2], span[s + 3]);
     }
 
-    /** The leading decimal number of a text, or -1. */
-    static long leadingNumber(final String text)
+    /** Digits after optional white space, from {@code bytes} or else {@code text}; -1 when there are none. */
+    private static long leadingNumber(final byte[] bytes, final String text, final int from, final int to)
     {
         long n = 0;
         int digits = 0;
-        for (int i = 0; i < text.length() && digits < 18; i++)
+        for (int p = from; p < to && digits < 18; p++)
         {
-            final char c = text.charAt(i);
+            final int c = null != bytes ? bytes[p] : text.charAt(p);
             if (c >= '0' && c <= '9')
             {
                 n = n * 10 + (c - '0');

@@ -25,6 +25,7 @@ import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipServletMessage;
 import javax.servlet.sip.SipSession;
 
+import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -159,6 +160,27 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         return remote;
     }
+
+    /**
+     * Hands this message to its session's shard for sending: at once on the shard, else as a task (the application
+     * may send from its own thread).
+     */
+    protected final void sendOnShard()
+    {
+        committed = true;
+        final ShardHost host = session.host();
+        if (host.onShardThread())
+        {
+            sendWith(host);
+        }
+        else
+        {
+            host.execute(() -> sendWith(host));
+        }
+    }
+
+    /** {@code host.send(this)} with this message's type. */
+    protected abstract void sendWith(ShardHost host);
 
     /** Whether a header may be set, added or removed by the application on this message (JSR 289 §5.4.2). */
     protected abstract boolean isSystemHeader(HeaderName known, String name);
@@ -440,19 +462,15 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public int getExpires()
     {
-        final String v = headers.get(HeaderName.EXPIRES);
-        if (null == v)
-        {
-            return -1;
-        }
-        try
-        {
-            return Integer.parseInt(v.strip());
-        }
-        catch (final NumberFormatException e)
-        {
-            return -1;
-        }
+        return intHeader(HeaderName.EXPIRES);
+    }
+
+    /** A header whose value is a whole number (Expires, Max-Forwards); -1 when absent or not a number. */
+    protected final int intHeader(final HeaderName k)
+    {
+        final int i = headers.find(k, 0);
+        final long n = i < 0 ? -1 : headers.leadingNumber(i);
+        return n > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int)n;
     }
 
     @Override

@@ -431,19 +431,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public int getMaxForwards()
     {
-        final String v = headers.get(HeaderName.MAX_FORWARDS);
-        if (null == v)
-        {
-            return -1;
-        }
-        try
-        {
-            return Integer.parseInt(v.strip());
-        }
-        catch (final NumberFormatException e)
-        {
-            return -1;
-        }
+        return intHeader(HeaderName.MAX_FORWARDS);
     }
 
     @Override
@@ -548,6 +536,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     }
 
     @Override
+    protected void sendWith(final ShardHost host)
+    {
+        host.send(this);
+    }
+
+    @Override
     public void send() throws IOException
     {
         if (incoming)
@@ -563,16 +557,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             throw new IllegalStateException("the session was invalidated");
         }
-        committed = true;
-        final ShardHost host = session.host();
-        if (host.onShardThread())
-        {
-            host.send(this);
-        }
-        else
-        {
-            host.execute(() -> host.send(this));
-        }
+        sendOnShard();
     }
 
     @Override

@@ -229,6 +229,12 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     }
 
     @Override
+    protected void sendWith(final ShardHost host)
+    {
+        host.send(this);
+    }
+
+    @Override
     public void send() throws IOException
     {
         if (incoming)
@@ -245,16 +251,7 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         {
             request.finalResponse(this);
         }
-        committed = true;
-        final ShardHost host = session.host();
-        if (host.onShardThread())
-        {
-            host.send(this);
-        }
-        else
-        {
-            host.execute(() -> host.send(this));
-        }
+        sendOnShard();
     }
 
     @Override

@@ -100,4 +100,10 @@ final class TestApps
             + "Contact: <sip:alice@127.0.0.1:PORT>\r\n"
             + "Content-Length: 0\r\n\r\n";
     }
+
+    /** Polls a condition for up to five seconds. */
+    static boolean await(final java.util.function.BooleanSupplier condition) throws InterruptedException
+    {
+        return io.sipline.test.Sipp.await(condition, 5_000);
+    }
 }
