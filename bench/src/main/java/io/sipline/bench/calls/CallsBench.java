@@ -312,11 +312,11 @@ public final class CallsBench implements Callable<Integer>
     }
 
     /**
-     * Live heap per established call: with the parallel profile (a stop-the-world full collection, so the live heap
-     * after {@code GC.run} is exact), heap after a full GC before, and with {@code --retained-calls} calls held once
+     * Live heap per established call: bytes of live objects ({@code jcmd GC.class_histogram}: a full collection, then
+     * a walk of the reachable objects only) before, and with {@code --retained-calls} calls held once
      * every transaction of their set-up has ended (64*T1 = 32 s, RFC 3261 §17.2.1 Timer H and RFC 6026 Timer L); the
-     * warm-up's transactions are given the same time to end before the first measurement. Two collections each time,
-     * so that what the first one only made unreachable (finalizable, weakly referenced) is gone too.
+     * warm-up's transactions are given the same time to end before the first measurement. Under the parallel profile
+     * (the histogram's collection is then a stop-the-world full GC).
      */
     private Footprint retained(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
         final Path scenario) throws IOException, InterruptedException
@@ -335,9 +335,7 @@ public final class CallsBench implements Callable<Integer>
             print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0, scenario));
             // The warm-up's transactions end too before the first measurement, so neither side holds any.
             server.keepRunning(transactionsEnd);
-            server.fullGc();
-            server.fullGc();
-            final long before = server.heapUsed();
+            final long before = server.liveBytes();
             final Process[] sipp = driver.hold(server, name, r, retainedCalls, holdMs, scenario);
             try
             {
@@ -350,9 +348,7 @@ public final class CallsBench implements Callable<Integer>
                 }
                 sipp[0].waitFor(transactionsEnd, TimeUnit.SECONDS); // returns early only if sipp died
                 final long established = Math.max(0, Sipp.statistic(uac, "CurrentCall"));
-                server.fullGc();
-                server.fullGc();
-                final long after = server.heapUsed();
+                final long after = server.liveBytes();
                 driver.keep(uac);
                 driver.keep(name + "-uas");
                 System.out.printf("bench calls: %s: %d established, heap %d -> %d bytes%n", name, established, before,

@@ -15,6 +15,7 @@ public final class HeapInfo
         "space \\d+K, +\\d+% used \\[0x([0-9a-f]+), 0x([0-9a-f]+), 0x[0-9a-f]+\\)");
     private static final Pattern USED_AFTER = Pattern.compile("used (\\d+)([KMG])");
     private static final Pattern USED_BEFORE = Pattern.compile("(\\d+)([KMG]) used");
+    private static final Pattern TOTAL = Pattern.compile("(?m)^Total\\s+(\\d+)\\s+(\\d+)\\s*$");
 
     private HeapInfo()
     {
@@ -60,6 +61,23 @@ public final class HeapInfo
             return bytes(m.group(1), m.group(2));
         }
         throw new IllegalArgumentException("no heap size in GC.heap_info output: " + heapInfo.strip());
+    }
+
+    /**
+     * The bytes of live objects from the {@code Total} line of {@code jcmd PID GC.class_histogram}, which collects
+     * first and then walks only the reachable objects: exact for every collector, unlike the heap in use after a
+     * full GC (Parallel's compaction keeps dead objects in its dense prefix, tens of MB that vary run to run).
+     *
+     * @throws IllegalArgumentException when there is no {@code Total} line.
+     */
+    public static long liveBytes(final String histogram)
+    {
+        final Matcher m = TOTAL.matcher(histogram);
+        if (!m.find())
+        {
+            throw new IllegalArgumentException("no Total line in GC.class_histogram output");
+        }
+        return Long.parseLong(m.group(2));
     }
 
     private static long bytes(final String value, final String unit)

@@ -108,9 +108,10 @@ public final class Report
             every call of the step. GC pauses are read from the server's GC log over the step. CPU is utime+stime \
             of the server process and its children. Allocated bytes per call: heap growth over a fixed count of \
             calls under `jvm-profiles/epsilon.args` plus `-XX:-UseTLAB` (every byte accounted, none reclaimed), \
-            after a warm-up. Retained bytes per established call: live heap after `jcmd GC.run` under the \
-            `parallel` profile (a stop-the-world full GC), with the calls held, 36 s after the last set-up so that \
-            every set-up transaction has ended, minus the same before the calls.
+            after a warm-up. Retained bytes per established call: bytes of live objects (`jcmd \
+            GC.class_histogram`: a full GC, then only reachable objects counted) under the `parallel` profile with \
+            the calls held, 36 s after the last set-up so that every set-up transaction has ended, minus the same \
+            before the calls (also 36 s after the warm-up), divided by the calls sipp counts as established.
             """).append('\n');
         md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
             .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5%, then one step at "

@@ -130,10 +130,10 @@ public final class ServerProcess implements AutoCloseable
         return HeapInfo.usedBytes(jcmd("GC.heap_info"));
     }
 
-    /** A full collection through {@code jcmd PID GC.run} (System.gc()); returns when it has returned. */
-    public void fullGc() throws IOException, InterruptedException
+    /** Bytes of live objects, from {@code jcmd PID GC.class_histogram} (a full collection, then a heap walk). */
+    public long liveBytes() throws IOException, InterruptedException
     {
-        jcmd("GC.run");
+        return HeapInfo.liveBytes(jcmd("GC.class_histogram"));
     }
 
     private String jcmd(final String command) throws IOException, InterruptedException

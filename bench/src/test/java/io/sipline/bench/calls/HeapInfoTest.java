@@ -52,6 +52,20 @@ class HeapInfoTest
     }
 
     @Test
+    void shouldReadTheLiveBytesOfAClassHistogram()
+    {
+        assertEquals(7_890_123L, HeapInfo.liveBytes("""
+            4242:
+             num     #instances         #bytes  class name (module)
+            -------------------------------------------------------
+               1:         12345        1234567  [B (java.base@25.0.3)
+               2:          2345         234567  java.lang.String (java.base@25.0.3)
+            Total        123456        7890123
+            """));
+        assertThrows(IllegalArgumentException.class, () -> HeapInfo.liveBytes("4242:\nnothing\n"));
+    }
+
+    @Test
     void shouldRefuseAnUnknownLayout()
     {
         assertThrows(IllegalArgumentException.class, () -> HeapInfo.usedBytes("4242:\nNo such heap\n"));
