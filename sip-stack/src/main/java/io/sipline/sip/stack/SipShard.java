@@ -33,6 +33,7 @@ import io.sipline.sip.transport.ResponseAddress;
 import io.sipline.sip.transport.SipMessageHandler;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.UdpShard;
+import io.sipline.sip.transport.dns.SipLocator;
 import io.sipline.sip.transport.tcp.StreamMessageHandler;
 import io.sipline.sip.transport.tcp.TcpConnection;
 import io.sipline.sip.transport.tcp.TcpFlow;
@@ -122,6 +123,8 @@ public final class SipShard
     private volatile EventLoop loop;
     private UdpShard udp;
     private TcpShard tcp;
+    /** RFC 3263 location, made on first use (a DNS socket per shard only when someone locates). */
+    private SipLocator locator;
     /** The local address of the message being dispatched (responses leave from it, RFC 3581 §4), or null. */
     private InetSocketAddress currentLocal;
     private long lastPollNs;
@@ -305,6 +308,22 @@ public final class SipShard
         {
             flushIfOutsideRead();
         }
+    }
+
+    /**
+     * This shard's RFC 3263 next-hop locator: from a URI's host, port and transport to the transports and addresses
+     * to try, with a TTL-respecting DNS cache; numeric hosts need no DNS. Build the request with the chosen
+     * target's transport in its Via, then {@link #sendRequest} it to the target's address. Made on first use;
+     * this shard's loop only.
+     */
+    public SipLocator locator()
+    {
+        if (null == locator)
+        {
+            locator = new SipLocator(loop, stack.transport().sharesPorts(), config.dnsServers(),
+                config.dnsTimeoutMillis(), System::nanoTime, new java.util.Random());
+        }
+        return locator;
     }
 
     /** Schedules an application timer; {@link SipListener#onTimer} gets the payload. Returns the timer id. */
@@ -705,6 +724,10 @@ public final class SipShard
             onListenerError(e);
         }
         stopping = true;
+        if (null != locator)
+        {
+            locator.close();
+        }
         long now = System.nanoTime();
         for (int round = 0; round < 64 && transactions.activeTransactions() > 0; round++)
         {

@@ -1,6 +1,7 @@
 package io.sipline.sip.stack;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -33,6 +34,8 @@ public final class SipStackConfig
     public static final long CONNECT_TIMEOUT_MILLIS_DEFAULT = 10_000;
     /** RFC 3261 §19.1.2: the default port of SIP over TLS. */
     public static final int TLS_PORT_DEFAULT = 5061;
+    /** How long one DNS query may take before RFC 3263 location moves on without its answer. */
+    public static final long DNS_TIMEOUT_MILLIS_DEFAULT = 2_000;
 
     private List<InetAddress> addresses = List.of(InetAddress.getLoopbackAddress());
     private int[] ports = {5060};
@@ -54,6 +57,8 @@ public final class SipStackConfig
     private Path tlsPrivateKey;
     private Path tlsTrustedCertificates;
     private int[] tlsPorts = {TLS_PORT_DEFAULT};
+    private List<InetSocketAddress> dnsServers = List.of();
+    private long dnsTimeoutMillis = DNS_TIMEOUT_MILLIS_DEFAULT;
 
     public List<InetAddress> addresses()
     {
@@ -304,6 +309,30 @@ public final class SipStackConfig
         return this;
     }
 
+    public List<InetSocketAddress> dnsServers()
+    {
+        return dnsServers;
+    }
+
+    /** DNS servers for RFC 3263 location ({@link SipShard#locator()}), in order; empty (default): the system's. */
+    public SipStackConfig dnsServers(final List<InetSocketAddress> value)
+    {
+        dnsServers = List.copyOf(value);
+        return this;
+    }
+
+    public long dnsTimeoutMillis()
+    {
+        return dnsTimeoutMillis;
+    }
+
+    /** How long one DNS query may take (default 2 s). */
+    public SipStackConfig dnsTimeoutMillis(final long value)
+    {
+        dnsTimeoutMillis = value;
+        return this;
+    }
+
     /** True when a certificate and a key are set: the stack listens for TLS. */
     public boolean tls()
     {
@@ -332,7 +361,7 @@ public final class SipStackConfig
         {
             throw new IllegalArgumentException("invalid timer or queue settings");
         }
-        if (connectionIdleMillis < 0 || connectTimeoutMillis <= 0)
+        if (connectionIdleMillis < 0 || connectTimeoutMillis <= 0 || dnsTimeoutMillis <= 0)
         {
             throw new IllegalArgumentException("invalid connection settings: idle " + connectionIdleMillis
                 + " ms, connect timeout " + connectTimeoutMillis + " ms");

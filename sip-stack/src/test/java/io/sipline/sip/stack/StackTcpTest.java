@@ -23,6 +23,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.netty.buffer.ByteBuf;
+import io.sipline.sip.transport.dns.SipTarget;
+import io.sipline.sip.transport.dns.TinyDnsServer;
 import io.sipline.sip.transport.tcp.TcpCounters;
 import io.sipline.sip.transport.tcp.TcpFlow;
 import org.junit.jupiter.api.Test;
@@ -208,6 +210,37 @@ class StackTcpTest
             awaitTrue(() -> 1 == record.transportErrors.get(), "connection refused: RFC 3261 §17.1.4 transport error");
             assertEquals(1, stack.streamCounters().get(TcpCounters.CONNECT_FAILURES));
             assertTrue(record.responses.isEmpty());
+        }
+    }
+
+    @Test
+    void shouldLocateTheNextHopThroughDnsAndSendThere() throws Exception
+    {
+        final StreamTestListener.Record record = new StreamTestListener.Record();
+        try (TinyDnsServer dns = new TinyDnsServer();
+            ServerSocket peer = new ServerSocket(0, 50, LOOPBACK);
+            SipStack stack = SipStack.start(config(2).dnsServers(List.of(dns.address())),
+                StreamTestListener.factory(record)))
+        {
+            peer.setSoTimeout(5_000);
+            // RFC 3263 §4.1: NAPTR says TCP, its SRV names host and port, A names the address.
+            dns.naptr("peer.test", 300, 10, 10, "SIP+D2T", "_sip._tcp.peer.test");
+            dns.srv("_sip._tcp.peer.test", 300, 10, 0, peer.getLocalPort(), "host.peer.test");
+            dns.a("host.peer.test", 300, "127.0.0.1");
+            final java.util.concurrent.CompletableFuture<List<SipTarget>> located =
+                new java.util.concurrent.CompletableFuture<>();
+            stack.execute(1, () -> stack.shard(1).locator().locate("peer.test", -1, null, false, located::complete));
+            final List<SipTarget> targets = located.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(List.of(new SipTarget("TCP", new InetSocketAddress(LOOPBACK, peer.getLocalPort()))), targets);
+
+            sendFromShard(stack, 1, "located", targets.get(0).address(), targets.get(0).transport());
+            try (StreamClient connection = new StreamClient(peer.accept()))
+            {
+                final String options = connection.readMessage();
+                assertEquals("located", header(options, "Call-ID"));
+                answer(connection, options);
+                awaitTrue(() -> record.responses.contains("200 located"), "the 200 from the located peer");
+            }
         }
     }
 

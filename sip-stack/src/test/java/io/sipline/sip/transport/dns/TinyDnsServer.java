@@ -37,17 +37,17 @@ import io.netty.handler.codec.dns.DnsSection;
  * of every empty answer (RFC 2308 negative caching), and counts the questions it got per (name, type). No internet.
  * Owned by the test; {@link #close()} stops its loop.
  */
-final class TinyDnsServer implements AutoCloseable
+public final class TinyDnsServer implements AutoCloseable
 {
     /** The negative TTL the SOA of an empty answer carries (its minimum and its own TTL). */
-    static final int NEGATIVE_TTL = 120;
+    public static final int NEGATIVE_TTL = 120;
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Map<String, List<Rr>> records = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> asked = new ConcurrentHashMap<>();
     private final Channel channel;
 
-    TinyDnsServer() throws InterruptedException
+    public TinyDnsServer() throws InterruptedException
     {
         channel = new Bootstrap().group(group).channel(NioDatagramChannel.class)
             .handler(new ChannelInitializer<DatagramChannel>()
@@ -62,19 +62,19 @@ final class TinyDnsServer implements AutoCloseable
             .bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0)).sync().channel();
     }
 
-    InetSocketAddress address()
+    public InetSocketAddress address()
     {
         return (InetSocketAddress)channel.localAddress();
     }
 
     /** How many times (name, type) was asked. */
-    int asked(final String name, final DnsRecordType type)
+    public int asked(final String name, final DnsRecordType type)
     {
         final AtomicInteger n = asked.get(key(name, type.intValue()));
         return null == n ? 0 : n.get();
     }
 
-    int askedTotal()
+    public int askedTotal()
     {
         int n = 0;
         for (final AtomicInteger a : asked.values())
@@ -84,17 +84,17 @@ final class TinyDnsServer implements AutoCloseable
         return n;
     }
 
-    void a(final String name, final long ttl, final String address)
+    public void a(final String name, final long ttl, final String address)
     {
         add(name, DnsRecordType.A, ttl, InetAddress.ofLiteral(address).getAddress());
     }
 
-    void aaaa(final String name, final long ttl, final String address)
+    public void aaaa(final String name, final long ttl, final String address)
     {
         add(name, DnsRecordType.AAAA, ttl, InetAddress.ofLiteral(address).getAddress());
     }
 
-    void srv(final String name, final long ttl, final int priority, final int weight, final int port,
+    public void srv(final String name, final long ttl, final int priority, final int weight, final int port,
         final String target)
     {
         final byte[] t = name(target);
@@ -103,7 +103,7 @@ final class TinyDnsServer implements AutoCloseable
         add(name, DnsRecordType.SRV, ttl, b.array());
     }
 
-    void naptr(final String name, final long ttl, final int order, final int preference, final String service,
+    public void naptr(final String name, final long ttl, final int order, final int preference, final String service,
         final String replacement)
     {
         final byte[] r = name(replacement);
