@@ -196,6 +196,32 @@ class StackTcpTest
     }
 
     @Test
+    void shouldAnswerOnANewConnectionToTheSentByPortWhenTheRequestsConnectionHasClosed() throws Exception
+    {
+        final StreamTestListener.Record record = new StreamTestListener.Record();
+        try (ServerSocket sentBy = new ServerSocket(0, 50, LOOPBACK);
+            SipStack stack = SipStack.start(config(2), StreamTestListener.factory(record)))
+        {
+            sentBy.setSoTimeout(5_000);
+            try (StreamClient client = StreamClient.connect(stack.tcpAddresses().get(0)))
+            {
+                // The listener answers a MESSAGE only after its connection is gone.
+                client.write(request("MESSAGE", "gone", client.localPort(), "TCP")
+                    .replace("127.0.0.1:" + client.localPort() + ";", "127.0.0.1:" + sentBy.getLocalPort() + ";"));
+                awaitTrue(() -> record.requests.contains("gone"), "the MESSAGE reached the listener");
+            }
+            // RFC 3261 §18.2.2: "the server SHOULD open a connection to the IP address in the received parameter,
+            // using the port in the sent-by value".
+            try (StreamClient reopened = new StreamClient(sentBy.accept()))
+            {
+                final String response = reopened.readMessage();
+                assertTrue(response.startsWith("SIP/2.0 200 OK\r\n"), response);
+                assertEquals("gone", header(response, "Call-ID"));
+            }
+        }
+    }
+
+    @Test
     void shouldReportATransportErrorWhenTheConnectFails() throws Exception
     {
         final StreamTestListener.Record record = new StreamTestListener.Record();
