@@ -395,18 +395,29 @@ public final class SipShard
     }
 
     /**
-     * Sends on a flow. RFC 3261 §18.2.2: when the connection a request came on has closed, a response is sent on a
-     * new connection to the source address and the port of the top Via's sent-by (5060, or 5061 for TLS, when it has
-     * none).
+     * Sends on a flow. When its connection has closed: a connection we opened is opened again (or another open one
+     * to the same address is used); for one the peer opened, RFC 3261 §18.2.2 sends a response on a new connection to
+     * the source address and the port of the top Via's sent-by (5060, or 5061 for TLS, when it has none), and
+     * anything else fails.
      *
      * @param message ownership taken.
      */
     private boolean sendOnFlow(final TcpFlow flow, final ByteBuf message)
     {
         final TcpConnection connection = flow.connection();
-        if (connection.isActive() || connection.isOutbound() || null == tcp)
+        if (connection.isUsable() || null == tcp)
         {
             return connection.send(message);
+        }
+        if (connection.isOutbound())
+        {
+            final TcpFlow again = tcp.flowTo(flow, flow.isTls());
+            if (null == again)
+            {
+                message.release();
+                return false;
+            }
+            return again.connection().send(message);
         }
         final SipMessage m = outbound;
         if (SipMessageParser.parseDatagram(message, m) != ParseResult.OK || !m.isResponse() || m.topVia() < 0

@@ -76,7 +76,7 @@ class StackTcpAllocationTest
             final long[] ids = stack.shardThreadIds();
             final ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-            final long before = allocated(threads, ids);
+            final long before = StackAllocationTest.allocated(threads, ids);
             try
             {
                 stream.run(template, seqAt, seq2At, warmUp, measured);
@@ -85,23 +85,13 @@ class StackTcpAllocationTest
             {
                 ResourceLeakDetector.setLevel(level);
             }
-            final long bytes = allocated(threads, ids) - before;
+            final long bytes = StackAllocationTest.allocated(threads, ids) - before;
             final double perTx = bytes / (double)measured;
             System.out.printf("stateful OPTIONS over TCP, 2 shards, 1 connection: %d transactions, %d bytes, "
                 + "%.1f B/tx, hand-overs %d%n", measured, bytes, perTx, stack.handoffs());
             assertEquals(warmUp + measured, stats.others.get());
             return perTx;
         }
-    }
-
-    private static long allocated(final com.sun.management.ThreadMXBean threads, final long[] ids)
-    {
-        long n = 0;
-        for (final long id : ids)
-        {
-            n += threads.getThreadAllocatedBytes(id);
-        }
-        return n;
     }
 
     private static byte[] options(final int localPort, final int port)
@@ -138,8 +128,8 @@ class StackTcpAllocationTest
             {
                 while (sent < count && sent - answered < WINDOW)
                 {
-                    writeSeq(template, seqAt, first + sent);
-                    writeSeq(template, seq2At, first + sent);
+                    StackAllocationTest.writeSeq(template, seqAt, first + sent);
+                    StackAllocationTest.writeSeq(template, seq2At, first + sent);
                     out.write(template);
                     sent++;
                 }
@@ -158,16 +148,6 @@ class StackTcpAllocationTest
                         answered++;
                     }
                 }
-            }
-        }
-
-        private static void writeSeq(final byte[] b, final int at, final int value)
-        {
-            int v = value;
-            for (int i = at + 7; i >= at; i--)
-            {
-                b[i] = (byte)('0' + v % 10);
-                v /= 10;
             }
         }
     }

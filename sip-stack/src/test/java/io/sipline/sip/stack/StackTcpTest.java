@@ -192,6 +192,15 @@ class StackTcpTest
                 assertEquals(1, stack.streamCounters().get(TcpCounters.IDLE_CLOSED));
                 assertEquals(1, stack.streamCounters().get(TcpCounters.CONNECTED));
             }
+            // Closed and out of the shard's table: the next request opens a new connection.
+            peer.setSoTimeout(5_000);
+            sendFromShard(stack, 0, "out-3", destination);
+            try (StreamClient again = new StreamClient(peer.accept()))
+            {
+                answer(again, again.readMessage());
+                awaitTrue(() -> record.responses.contains("200 out-3"), "the 200 on the new connection");
+                assertEquals(2, stack.streamCounters().get(TcpCounters.CONNECTED));
+            }
         }
     }
 

@@ -179,6 +179,16 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
+     * True when a send can still go out on this connection: it is open, or it is an outbound connection still
+     * connecting (sends wait for it). Any thread (racy: a connection may close right after).
+     */
+    public boolean isUsable()
+    {
+        final Channel ch = channel;
+        return null != ch && (ch.isActive() || outbound && !activated && ch.isOpen());
+    }
+
+    /**
      * Writes bytes on the connection. During a read on this connection's loop the write is flushed when the read
      * batch ends; otherwise at once. Any thread.
      *

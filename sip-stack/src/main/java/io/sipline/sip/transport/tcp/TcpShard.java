@@ -77,7 +77,7 @@ public final class TcpShard
      */
     public TcpFlow flowTo(final InetSocketAddress destination, final boolean tls)
     {
-        if (destination instanceof TcpFlow flow && flow.isTls() == tls && flow.connection().isActive())
+        if (destination instanceof TcpFlow flow && flow.isTls() == tls && flow.connection().isUsable())
         {
             return flow;
         }
