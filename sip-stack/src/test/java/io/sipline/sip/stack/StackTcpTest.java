@@ -105,6 +105,28 @@ class StackTcpTest
     }
 
     @Test
+    void shouldServeTcpOnNioToo() throws Exception
+    {
+        // Without epoll there is no SO_REUSEPORT: one listener per address:port, on one shard (see TcpShards).
+        final StreamTestListener.Record record = new StreamTestListener.Record();
+        try (SipStack stack = SipStack.start(config(2).nativeTransport(false), StreamTestListener.factory(record));
+            StreamClient client = StreamClient.connect(stack.tcpAddresses().get(0)))
+        {
+            assertEquals(stack.localAddresses(), stack.tcpAddresses());
+            for (int i = 0; i < 10; i++)
+            {
+                client.write(request("OPTIONS", "nio-" + i, client.localPort(), "TCP"));
+            }
+            final Set<String> answered = new HashSet<>();
+            for (int i = 0; i < 10; i++)
+            {
+                answered.add(header(client.readMessage(), "Call-ID"));
+            }
+            assertEquals(10, answered.size());
+        }
+    }
+
+    @Test
     void shouldSendAFinalResponseOnceOverTcpWhereUdpRetransmitsIt() throws Exception
     {
         final StreamTestListener.Record record = new StreamTestListener.Record();
@@ -195,7 +217,7 @@ class StackTcpTest
             // Closed and out of the shard's table: the next request opens a new connection.
             peer.setSoTimeout(5_000);
             sendFromShard(stack, 0, "out-3", destination);
-            try (StreamClient again = new StreamClient(peer.accept()))
+            try (StreamClient again = new StreamClient(accept(peer, stack, record)))
             {
                 answer(again, again.readMessage());
                 awaitTrue(() -> record.responses.contains("200 out-3"), "the 200 on the new connection");
@@ -353,6 +375,21 @@ class StackTcpTest
             }
             Thread.onSpinWait();
             Thread.sleep(1);
+        }
+    }
+
+    /** Accepts, or fails with what the stack saw instead. */
+    private static Socket accept(final ServerSocket peer, final SipStack stack, final StreamTestListener.Record record)
+        throws IOException
+    {
+        try
+        {
+            return peer.accept();
+        }
+        catch (final SocketTimeoutException e)
+        {
+            throw new AssertionError("no connection: " + stack.streamCounters() + "; transport errors "
+                + record.transportErrors + ", responses " + record.responses, e);
         }
     }
 

@@ -82,7 +82,8 @@ public final class TcpShard
             return flow;
         }
         final TcpConnection open = byPeer.get(destination);
-        if (null != open && open.isTls() == tls)
+        // A closed connection can still be in the table until its channelInactive runs: never hand it out.
+        if (null != open && open.isTls() == tls && open.isUsable())
         {
             return open.flow();
         }
