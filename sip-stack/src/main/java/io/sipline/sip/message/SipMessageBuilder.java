@@ -53,9 +53,35 @@ public final class SipMessageBuilder
         final ByteBuf out, final SipMessage request, final int status, final CharSequence reason,
         final CharSequence toTag)
     {
+        return startResponse(out, request, status, reason, toTag, null);
+    }
+
+    /**
+     * As {@link #startResponse(ByteBuf, SipMessage, int, CharSequence, CharSequence)}, with the top Via stamped as
+     * the server transport stamps it on receipt ({@link ViaStamper}: {@code received} per RFC 3261 §18.2.1,
+     * {@code rport} per RFC 3581 §4).
+     *
+     * @param source where the request came from (for a request read on a connection, its flow); null copies the Via
+     *               lines unchanged.
+     */
+    public SipMessageBuilder startResponse(
+        final ByteBuf out, final SipMessage request, final int status, final CharSequence reason,
+        final CharSequence toTag, final java.net.InetSocketAddress source)
+    {
         begin(out);
         SipWire.statusLine(out, status, reason);
-        copyHeaderLines(request, HeaderName.VIA);
+        if (null == source)
+        {
+            copyHeaderLines(request, HeaderName.VIA);
+        }
+        else
+        {
+            if (null == stamper)
+            {
+                stamper = new ViaStamper();
+            }
+            stamper.writeVias(out, request, source);
+        }
         copyHeaderLines(request, HeaderName.FROM);
         final int to = request.firstHeader(HeaderName.TO);
         if (null != toTag && status != 100 && request.toTagStart() < 0)
@@ -83,6 +109,8 @@ public final class SipMessageBuilder
     }
 
     private static final byte[] TAG_PARAM = {';', 't', 'a', 'g', '='};
+    /** Made on first use of the stamping {@code startResponse}. */
+    private ViaStamper stamper;
 
     /**
      * Copies every line of a header from a parsed message as raw bytes. A line holding several values of a list

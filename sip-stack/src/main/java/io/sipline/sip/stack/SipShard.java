@@ -18,6 +18,7 @@ import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.message.ViaFlyweight;
 import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.timer.TimerHandler;
 import io.sipline.sip.timer.TimerWheel;
@@ -28,9 +29,15 @@ import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transaction.TransactionLayer;
 import io.sipline.sip.transaction.TransactionTransport;
 import io.sipline.sip.transaction.TransactionUser;
+import io.sipline.sip.transport.ResponseAddress;
 import io.sipline.sip.transport.SipMessageHandler;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.UdpShard;
+import io.sipline.sip.transport.dns.SipLocator;
+import io.sipline.sip.transport.tcp.StreamMessageHandler;
+import io.sipline.sip.transport.tcp.TcpConnection;
+import io.sipline.sip.transport.tcp.TcpFlow;
+import io.sipline.sip.transport.tcp.TcpShard;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscArrayQueue;
 
@@ -51,6 +58,16 @@ import org.jctools.queues.MpscArrayQueue;
  * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made;
  * everything else to the shard encoded in the Call-ID (a leg this stack created) or {@code hash(Call-ID) mod N}. All
  * of these agree for every message of a call, because the ids are generated on the shard the Call-ID rule picks.
+ *
+ * <p><b>Connections</b> (TCP, TLS): a message read on a connection has the connection's {@link TcpFlow} as its source;
+ * a server transaction keeps it as its peer, so every response goes back on that connection (RFC 3261 §18.2.2),
+ * from whichever shard owns the call: the flow travels with a hand-over, and {@link TcpConnection#send} may be called
+ * from any thread. If the connection has closed by then, a response goes on a new connection to the source address
+ * and the top Via's sent-by port (§18.2.2). Reliable transports start no retransmission timers (§17.1.1.2,
+ * §17.1.2.2, §17.2.1). Outbound, the transport of a request (or a stateless message) is its top Via's (§18.1.1): {@code TCP} or
+ * {@code TLS} send on this shard's open connection to the destination or open one ({@link TcpShard#flowTo});
+ * a destination that is already a flow sends on it. A connection that closes or fails to connect fails the client
+ * transactions still waiting on it (transport error, §17.1.4).
  *
  * <p><b>Malformed messages</b> are counted ({@link #malformed()}, and per {@code ParseResult} by the transport) and
  * never reach the listener: a request that got far enough to carry Via, From, To, Call-ID and CSeq is answered
@@ -89,6 +106,9 @@ public final class SipShard
     private final StatelessResponder malformedAnswers;
     private final SipMessageBuilder builder = new SipMessageBuilder();
     private final SipMessage handedOver = new SipMessage();
+    /** Reads back outbound messages (their top Via's transport, a response's sent-by port); never a caller's. */
+    private final SipMessage outbound = new SipMessage();
+    private final ViaFlyweight outboundVia = new ViaFlyweight();
     private final Events events = new Events();
     private final MpscArrayQueue<Handoff> inbox;
     private final MpscArrayQueue<Handoff> returned;
@@ -102,6 +122,9 @@ public final class SipShard
     /** Set once at start by the starting thread; volatile because other shards read it to wake this one. */
     private volatile EventLoop loop;
     private UdpShard udp;
+    private TcpShard tcp;
+    /** RFC 3263 location, made on first use (a DNS socket per shard only when someone locates). */
+    private SipLocator locator;
     /** The local address of the message being dispatched (responses leave from it, RFC 3581 §4), or null. */
     private InetSocketAddress currentLocal;
     private long lastPollNs;
@@ -230,7 +253,13 @@ public final class SipShard
     {
         try
         {
-            return transactions.sendRequest(request, destination, false);
+            final InetSocketAddress next = nextHop(request, destination);
+            if (null == next)
+            {
+                request.release(); // refused: no connection can be made for its transport
+                return null;
+            }
+            return transactions.sendRequest(request, next, next instanceof TcpFlow);
         }
         finally
         {
@@ -246,7 +275,17 @@ public final class SipShard
      */
     public boolean sendStateless(final ByteBuf message, final InetSocketAddress destination)
     {
-        final boolean sent = udp.sendFrom(currentLocal, message, destination);
+        final InetSocketAddress next = nextHop(message, destination);
+        if (next instanceof TcpFlow flow)
+        {
+            return sendOnFlow(flow, message);
+        }
+        if (null == next)
+        {
+            message.release(); // refused: no connection can be made for its transport
+            return false;
+        }
+        final boolean sent = udp.sendFrom(currentLocal, message, next);
         flushIfOutsideRead();
         return sent;
     }
@@ -271,6 +310,22 @@ public final class SipShard
         }
     }
 
+    /**
+     * This shard's RFC 3263 next-hop locator: from a URI's host, port and transport to the transports and addresses
+     * to try, with a TTL-respecting DNS cache; numeric hosts need no DNS. Build the request with the chosen
+     * target's transport in its Via, then {@link #sendRequest} it to the target's address. Made on first use;
+     * this shard's loop only.
+     */
+    public SipLocator locator()
+    {
+        if (null == locator)
+        {
+            locator = new SipLocator(loop, stack.transport().sharesPorts(), config.dnsServers(),
+                config.dnsTimeoutMillis(), System::nanoTime, new java.util.Random());
+        }
+        return locator;
+    }
+
     /** Schedules an application timer; {@link SipListener#onTimer} gets the payload. Returns the timer id. */
     public long schedule(final long deadlineNs, final long payload)
     {
@@ -281,6 +336,104 @@ public final class SipShard
     public boolean cancel(final long timerId)
     {
         return appWheel.cancel(timerId);
+    }
+
+    // ================================================================================================================
+    // Transport selection (RFC 3261 §18.1.1, §18.2.2)
+    // ================================================================================================================
+
+    /**
+     * Where an outbound message goes: a flow as given; otherwise by the transport of its top Via — TCP or TLS through
+     * this shard's connection to the destination (reused or opened), anything else as a datagram.
+     *
+     * @return the destination to use, or null when its transport cannot be served (TLS without a client context).
+     */
+    private InetSocketAddress nextHop(final ByteBuf message, final InetSocketAddress destination)
+    {
+        if (destination instanceof TcpFlow || null == destination || null == tcp)
+        {
+            return destination;
+        }
+        final int transport = topViaTransport(message);
+        if (TRANSPORT_UDP == transport)
+        {
+            return destination;
+        }
+        return tcp.flowTo(destination, TRANSPORT_TLS == transport);
+    }
+
+    private static final int TRANSPORT_UDP = 0;
+    private static final int TRANSPORT_TCP = 1;
+    private static final int TRANSPORT_TLS = 2;
+
+    /** The top Via's transport of an outbound message (UDP when it cannot be read: the datagram path judges it). */
+    private int topViaTransport(final ByteBuf message)
+    {
+        final SipMessage m = outbound;
+        if (SipMessageParser.parseDatagram(message, m) != ParseResult.OK || m.topVia() < 0
+            || !outboundVia.wrap(m.buffer(), m.headerValueStart(m.topVia()), m.headerValueEnd(m.topVia())))
+        {
+            return TRANSPORT_UDP;
+        }
+        final byte[] b = m.buffer();
+        final int start = outboundVia.transportStart();
+        final int length = outboundVia.transportEnd() - start;
+        if (3 == length && (b[start] | 0x20) == 't')
+        {
+            final int second = b[start + 1] | 0x20;
+            final int third = b[start + 2] | 0x20;
+            if (second == 'c' && third == 'p')
+            {
+                return TRANSPORT_TCP;
+            }
+            if (second == 'l' && third == 's')
+            {
+                return TRANSPORT_TLS;
+            }
+        }
+        return TRANSPORT_UDP;
+    }
+
+    /**
+     * Sends on a flow. When its connection has closed: a connection we opened is opened again (or another open one
+     * to the same address is used); for one the peer opened, RFC 3261 §18.2.2 sends a response on a new connection to
+     * the source address and the port of the top Via's sent-by (5060, or 5061 for TLS, when it has none), and
+     * anything else fails.
+     *
+     * @param message ownership taken.
+     */
+    private boolean sendOnFlow(final TcpFlow flow, final ByteBuf message)
+    {
+        final TcpConnection connection = flow.connection();
+        if (connection.isUsable() || null == tcp)
+        {
+            return connection.send(message);
+        }
+        if (connection.isOutbound())
+        {
+            final TcpFlow again = tcp.flowTo(flow, flow.isTls());
+            if (null == again)
+            {
+                message.release();
+                return false;
+            }
+            return again.connection().send(message);
+        }
+        final SipMessage m = outbound;
+        if (SipMessageParser.parseDatagram(message, m) != ParseResult.OK || !m.isResponse() || m.topVia() < 0
+            || !outboundVia.wrap(m.buffer(), m.headerValueStart(m.topVia()), m.headerValueEnd(m.topVia())))
+        {
+            return connection.send(message); // not a response: fails and is counted by the closed connection
+        }
+        final int port = outboundVia.port() > 0 ? outboundVia.port() :
+            (flow.isTls() ? SipStackConfig.TLS_PORT_DEFAULT : ResponseAddress.DEFAULT_SIP_PORT);
+        final TcpFlow fresh = tcp.flowTo(new InetSocketAddress(flow.getAddress(), port), flow.isTls());
+        if (null == fresh)
+        {
+            message.release();
+            return false;
+        }
+        return fresh.connection().send(message);
     }
 
     // ================================================================================================================
@@ -477,7 +630,8 @@ public final class SipShard
         currentLocal = local;
         try
         {
-            final boolean handled = transactions.onIncoming(m, source, false);
+            // A flow means a connection: reliable, no retransmission timers (RFC 3261 §17.1.1.2, §17.2.1).
+            final boolean handled = transactions.onIncoming(m, source, source instanceof TcpFlow);
             if (!handled)
             {
                 malformed++;
@@ -543,6 +697,18 @@ public final class SipShard
         udp = shard;
     }
 
+    /** What this shard's connections report to (their messages, their closes). */
+    StreamMessageHandler streamHandler()
+    {
+        return events;
+    }
+
+    /** On this shard's loop, once: attach the shard's connections. */
+    void attachStreams(final TcpShard shard)
+    {
+        tcp = shard;
+    }
+
     /** Starting thread, once: publish the loop (volatile store) so that hand-overs can wake this shard. */
     void loop(final EventLoop value)
     {
@@ -569,6 +735,10 @@ public final class SipShard
             onListenerError(e);
         }
         stopping = true;
+        if (null != locator)
+        {
+            locator.close();
+        }
         long now = System.nanoTime();
         for (int round = 0; round < 64 && transactions.activeTransactions() > 0; round++)
         {
@@ -593,10 +763,41 @@ public final class SipShard
     // The seams: transport handler, transaction transport and user, dialog listener, timer handler, drain consumer
     // ================================================================================================================
 
-    private final class Events implements SipMessageHandler, TransactionTransport, TransactionUser, DialogListener,
-        MessagePassingQueue.Consumer<Handoff>
+    private final class Events implements SipMessageHandler, StreamMessageHandler, TransactionTransport,
+        TransactionUser, DialogListener, MessagePassingQueue.Consumer<Handoff>
     {
         final TimerHandler appTimers = new AppTimers();
+
+        /** A message framed on a connection of this shard (RFC 3261 §18.3); its source is the connection's flow. */
+        @Override
+        public boolean onMessage(final TcpConnection connection, final SipMessage message)
+        {
+            pollTimersIfDue(System.nanoTime());
+            final TcpFlow flow = connection.flow();
+            if (message.result() != ParseResult.OK)
+            {
+                // As over UDP (RFC 3261 §8.2), but the answer goes back on the connection (§18.2.2).
+                malformed++;
+                final ByteBuf answer = malformedAnswers.malformedAnswer(allocator, message, flow);
+                return null != answer && connection.send(answer);
+            }
+            final int owner = ownerOf(message, all.length);
+            if (owner != index)
+            {
+                return handOver(all[owner], message, flow, connection.localAddress());
+            }
+            return dispatch(message, flow, connection.localAddress());
+        }
+
+        /** One of this shard's connections closed or failed to connect: its waiting client transactions fail. */
+        @Override
+        public void onClosed(final TcpConnection connection)
+        {
+            if (transactions.failTransport(connection.flow()) > 0)
+            {
+                flushIfOutsideRead();
+            }
+        }
 
         @Override
         public boolean onMessage(final UdpShard shard, final SipMessage message, final InetSocketAddress source)
@@ -641,6 +842,11 @@ public final class SipShard
         @Override
         public boolean send(final ByteBuf data, final InetSocketAddress destination, final boolean reliable)
         {
+            if (destination instanceof TcpFlow flow)
+            {
+                // The transaction keeps its reference; the connection's write takes its own (released by Netty).
+                return !stopping && sendOnFlow(flow, data.retainedDuplicate());
+            }
             if (stopping || null == udp)
             {
                 return false;

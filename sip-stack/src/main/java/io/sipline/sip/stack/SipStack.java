@@ -8,16 +8,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sipline.sip.transport.ShardCounters;
 import io.sipline.sip.transport.UdpBindException;
 import io.sipline.sip.transport.UdpTransport;
 import io.sipline.sip.transport.UdpTransportConfig;
+import io.sipline.sip.transport.tcp.StreamSettings;
+import io.sipline.sip.transport.tcp.TcpBindException;
+import io.sipline.sip.transport.tcp.TcpCounters;
+import io.sipline.sip.transport.tcp.TcpShards;
+import io.sipline.sip.transport.tcp.TcpTransportConfig;
+import io.sipline.sip.transport.tcp.TlsContexts;
 
 /**
- * The SIP stack (issue 3 §5): the sharded UDP transport, and per shard one RFC 3261 §17 transaction layer, one §12
- * dialog layer and two hashed timer wheels, all driven by the shard's event loop, under one {@link SipListener} per
- * shard.
+ * The SIP stack (issue 3 §5): the sharded UDP transport, TCP on the same address:ports and TLS on its own (sharded
+ * the same way, {@link TcpShards}), and per shard one RFC 3261 §17 transaction layer, one §12 dialog layer and two
+ * hashed timer wheels, all driven by the shard's event loop, under one {@link SipListener} per shard.
  *
  * <pre>{@code
  * SipStack stack = SipStack.start(new SipStackConfig().ports(5060).shards(4), shard -> new MyListener());
@@ -29,7 +36,10 @@ import io.sipline.sip.transport.UdpTransportConfig;
  * <p><b>Threading</b> (DESIGN.md, Threading): N shards, each a single-thread event loop that owns its sockets (one
  * {@code SO_REUSEPORT} channel per address:port), its {@link SipShard} state and its listener. A datagram read by a
  * shard that does not own its call is copied and handed to the owner through a bounded MPSC queue (dropped and
- * counted when full). Every listener callback runs on the owning shard's thread; nothing on a shard blocks or locks.
+ * counted when full). A connection belongs to the shard that accepted (or opened) it; a message read on it for a call
+ * of another shard is handed over the same way, with the connection's flow as its source, and the answer goes back
+ * on that connection (RFC 3261 §18.2.2). Every listener callback runs on the owning shard's thread; nothing on a
+ * shard blocks or locks.
  * Timers fire before new inbound work: each shard ticks every {@link SipStackConfig#tickNs()} (one fixed-rate task
  * scheduled at start, not one per timer) and also polls its wheels before a datagram when a tick has passed.
  *
@@ -41,12 +51,18 @@ import io.sipline.sip.transport.UdpTransportConfig;
  */
 public final class SipStack implements AutoCloseable
 {
+    /** How often a port of 0 is tried for UDP and TCP together before the stack gives up. */
+    public static final int FREE_PORT_ATTEMPTS = 5;
+
     private final SipStackConfig config;
     private final SipShard[] shards;
     private final List<ScheduledFuture<?>> ticks = new ArrayList<>();
     private final long[] threadIds;
     private final AtomicBoolean closed = new AtomicBoolean();
     private UdpTransport transport;
+    private TcpShards streams;
+    private final List<InetSocketAddress> tcpEndpoints = new ArrayList<>();
+    private final List<InetSocketAddress> tlsEndpoints = new ArrayList<>();
 
     private SipStack(final SipStackConfig config, final SipListener.Factory listeners)
     {
@@ -62,20 +78,65 @@ public final class SipStack implements AutoCloseable
     }
 
     /**
-     * Starts the shards, binds every address:port of the configuration, and starts each shard's tick.
+     * Starts the shards, binds every address:port of the configuration (UDP, then TCP on the same ports, then TLS),
+     * and starts each shard's tick. A port of 0 becomes a number free for UDP and TCP on every address
+     * ({@link FreePorts}); if someone takes it before the stack binds it, the stack tries again (up to
+     * {@value #FREE_PORT_ATTEMPTS} times).
      *
      * @param listeners makes the listener of each shard (on the calling thread).
-     * @throws UdpBindException when an address:port cannot be bound; nothing is left running then.
+     * @throws UdpBindException when an address:port cannot be bound for UDP, TCP or TLS (the message names which);
+     *                          nothing is left running then.
+     * @throws IllegalArgumentException for a bad configuration, or TLS files that cannot be read (named).
      */
     public static SipStack start(final SipStackConfig config, final SipListener.Factory listeners)
         throws UdpBindException
     {
         config.validate();
+        final SslContext serverTls = config.tls() ?
+            TlsContexts.server(config.tlsCertificate(), config.tlsPrivateKey()) : null;
+        final SslContext clientTls = TlsContexts.client(config.tlsTrustedCertificates());
         final SipStack stack = new SipStack(config, listeners);
         final SipShard[] shards = stack.shards;
-        stack.transport = UdpTransport.start(
-            new UdpTransportConfig(config.addresses(), config.ports(), config.shards(), config.nativeTransport()),
-            k -> shards[k].handler());
+        boolean freePort = false;
+        for (final int port : config.ports())
+        {
+            freePort |= 0 == port;
+        }
+        for (int attempt = 1; ; attempt++)
+        {
+            final int[] ports;
+            try
+            {
+                ports = FreePorts.resolve(config.ports(), config.addresses(), config.tcp());
+            }
+            catch (final java.io.IOException e)
+            {
+                throw new UdpBindException("udp", new InetSocketAddress(config.addresses().get(0), 0), e);
+            }
+            stack.transport = UdpTransport.start(
+                new UdpTransportConfig(config.addresses(), ports, config.shards(), config.nativeTransport()),
+                k -> shards[k].handler());
+            try
+            {
+                stack.listenOnStreams(serverTls, clientTls);
+                break;
+            }
+            catch (final UdpBindException e)
+            {
+                if (null != stack.streams)
+                {
+                    stack.streams.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
+                }
+                stack.transport.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
+                stack.streams = null;
+                stack.tcpEndpoints.clear();
+                stack.tlsEndpoints.clear();
+                if (!freePort || attempt >= FREE_PORT_ATTEMPTS)
+                {
+                    throw e;
+                }
+            }
+        }
         final CountDownLatch attached = new CountDownLatch(shards.length);
         for (int k = 0; k < shards.length; k++)
         {
@@ -86,6 +147,7 @@ public final class SipStack implements AutoCloseable
             loop.execute(() ->
             {
                 shard.attach(stack.transport.shard(index));
+                shard.attachStreams(stack.streams.shard(index));
                 stack.threadIds[index] = Thread.currentThread().threadId();
                 attached.countDown();
             });
@@ -103,9 +165,69 @@ public final class SipStack implements AutoCloseable
         return stack;
     }
 
+    /** Binds for TCP every UDP endpoint's address:port (when TCP is on), then the TLS ports (when TLS is on). */
+    private void listenOnStreams(final SslContext serverTls, final SslContext clientTls) throws UdpBindException
+    {
+        final EventLoop[] loops = new EventLoop[shards.length];
+        for (int k = 0; k < loops.length; k++)
+        {
+            loops[k] = transport.eventLoop(k);
+        }
+        streams = new TcpShards(loops, k -> shards[k].streamHandler(), new StreamSettings(
+            config.connectionIdleMillis(), TcpTransportConfig.DEFAULT_MAX_MESSAGE_BYTES, config.connectTimeoutMillis(),
+            transport.sharesPorts(), serverTls, clientTls));
+        if (config.tcp())
+        {
+            for (final InetSocketAddress udp : transport.localAddresses())
+            {
+                tcpEndpoints.add(bindStream(udp, false));
+            }
+        }
+        if (null != serverTls)
+        {
+            for (final java.net.InetAddress address : config.addresses())
+            {
+                for (final int port : config.tlsPorts())
+                {
+                    tlsEndpoints.add(bindStream(new InetSocketAddress(address, port), true));
+                }
+            }
+        }
+    }
+
+    private InetSocketAddress bindStream(final InetSocketAddress endpoint, final boolean tls) throws UdpBindException
+    {
+        try
+        {
+            return streams.bind(endpoint, tls);
+        }
+        catch (final TcpBindException e)
+        {
+            throw new UdpBindException(tls ? "tls" : "tcp", endpoint, null == e.getCause() ? e : e.getCause());
+        }
+    }
+
     public SipStackConfig config()
     {
         return config;
+    }
+
+    /** The TCP endpoints, one per UDP endpoint (same address:port) when TCP is on; empty otherwise. */
+    public List<InetSocketAddress> tcpAddresses()
+    {
+        return List.copyOf(tcpEndpoints);
+    }
+
+    /** The TLS endpoints (addresses × TLS ports, kernel ports resolved) when TLS is on; empty otherwise. */
+    public List<InetSocketAddress> tlsAddresses()
+    {
+        return List.copyOf(tlsEndpoints);
+    }
+
+    /** Counters of every TCP and TLS connection (live; any thread). */
+    public TcpCounters streamCounters()
+    {
+        return streams.counters();
     }
 
     /** The bound endpoints, one per address:port (ports resolved when 0 was asked for), in configuration order. */
@@ -239,6 +361,7 @@ public final class SipStack implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
+        streams.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
         transport.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
         for (final SipShard shard : shards)
         {

@@ -1,6 +1,8 @@
 package io.sipline.sip.stack;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.List;
 
 import io.netty.buffer.ByteBufAllocator;
@@ -8,8 +10,10 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.sipline.sip.transaction.TransactionConfig;
 
 /**
- * Settings of a {@link SipStack}: where it listens (addresses × UDP ports, bound once per shard with
- * {@code SO_REUSEPORT}), how many shards, the RFC 3261 timer bases T1/T2/T4 (§17, Table 4), and the sizes of the
+ * Settings of a {@link SipStack}: where it listens (addresses × ports, each bound for UDP and — unless
+ * {@link #tcp(boolean)} is off — TCP, once per shard with {@code SO_REUSEPORT}; TLS on its own ports when a
+ * certificate and key are given), connections (idle time, connect timeout), how many shards, the RFC 3261 timer
+ * bases T1/T2/T4 (§17, Table 4), and the sizes of the
  * per-shard queues and pools. Fluent setters with {@code *_DEFAULT} constants; read once by {@link SipStack#start}.
  *
  * <p>Not thread-safe: build it on one thread, then hand it to {@link SipStack#start}.
@@ -25,6 +29,13 @@ public final class SipStackConfig
     public static final long TICK_NS_DEFAULT = 1_000_000L;
     public static final int INITIAL_POOL_DEFAULT = 256;
     public static final int INITIAL_DIALOGS_DEFAULT = 1024;
+    /** RFC 5626 §4.4.1 suggests keep-alives every 95-120 s: an idle connection gets two rounds before it closes. */
+    public static final long CONNECTION_IDLE_MILLIS_DEFAULT = 300_000;
+    public static final long CONNECT_TIMEOUT_MILLIS_DEFAULT = 10_000;
+    /** RFC 3261 §19.1.2: the default port of SIP over TLS. */
+    public static final int TLS_PORT_DEFAULT = 5061;
+    /** How long one DNS query may take before RFC 3263 location moves on without its answer. */
+    public static final long DNS_TIMEOUT_MILLIS_DEFAULT = 2_000;
 
     private List<InetAddress> addresses = List.of(InetAddress.getLoopbackAddress());
     private int[] ports = {5060};
@@ -39,6 +50,15 @@ public final class SipStackConfig
     private int initialTransactionPool = INITIAL_POOL_DEFAULT;
     private int initialDialogs = INITIAL_DIALOGS_DEFAULT;
     private ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
+    private boolean tcp = true;
+    private long connectionIdleMillis = CONNECTION_IDLE_MILLIS_DEFAULT;
+    private long connectTimeoutMillis = CONNECT_TIMEOUT_MILLIS_DEFAULT;
+    private Path tlsCertificate;
+    private Path tlsPrivateKey;
+    private Path tlsTrustedCertificates;
+    private int[] tlsPorts = {TLS_PORT_DEFAULT};
+    private List<InetSocketAddress> dnsServers = List.of();
+    private long dnsTimeoutMillis = DNS_TIMEOUT_MILLIS_DEFAULT;
 
     public List<InetAddress> addresses()
     {
@@ -57,7 +77,10 @@ public final class SipStackConfig
         return ports.clone();
     }
 
-    /** UDP ports, each bound on every address (0 = any free port); default 5060. */
+    /**
+     * SIP ports, each bound on every address for UDP and TCP (RFC 3261 §18: a server listening on a port for UDP
+     * listens there for TCP too); 0 = any free port, the same number for both; default 5060.
+     */
     public SipStackConfig ports(final int... value)
     {
         ports = value.clone();
@@ -196,6 +219,126 @@ public final class SipStackConfig
         return this;
     }
 
+    public boolean tcp()
+    {
+        return tcp;
+    }
+
+    /** Listen on TCP on every address:port of {@link #ports} as well as UDP (default true). */
+    public SipStackConfig tcp(final boolean value)
+    {
+        tcp = value;
+        return this;
+    }
+
+    public long connectionIdleMillis()
+    {
+        return connectionIdleMillis;
+    }
+
+    /** A TCP or TLS connection with neither reads nor sends for this long is closed (0 = never); default 300 s. */
+    public SipStackConfig connectionIdleMillis(final long value)
+    {
+        connectionIdleMillis = value;
+        return this;
+    }
+
+    public long connectTimeoutMillis()
+    {
+        return connectTimeoutMillis;
+    }
+
+    /** How long an outbound TCP or TLS connect may take before the request fails with a transport error. */
+    public SipStackConfig connectTimeoutMillis(final long value)
+    {
+        connectTimeoutMillis = value;
+        return this;
+    }
+
+    public Path tlsCertificate()
+    {
+        return tlsCertificate;
+    }
+
+    /**
+     * The PEM certificate chain of the TLS listeners (flag {@code --tls-cert}); with {@link #tlsPrivateKey} it turns
+     * TLS on, on {@link #tlsPorts}.
+     */
+    public SipStackConfig tlsCertificate(final Path value)
+    {
+        tlsCertificate = value;
+        return this;
+    }
+
+    public Path tlsPrivateKey()
+    {
+        return tlsPrivateKey;
+    }
+
+    /** The PEM PKCS#8 private key of {@link #tlsCertificate} (flag {@code --tls-key}). */
+    public SipStackConfig tlsPrivateKey(final Path value)
+    {
+        tlsPrivateKey = value;
+        return this;
+    }
+
+    public Path tlsTrustedCertificates()
+    {
+        return tlsTrustedCertificates;
+    }
+
+    /**
+     * PEM certificates that outbound TLS connections trust (a private CA, a peer's self-signed certificate); null
+     * (the default) trusts the JDK's default trust store.
+     */
+    public SipStackConfig tlsTrustedCertificates(final Path value)
+    {
+        tlsTrustedCertificates = value;
+        return this;
+    }
+
+    public int[] tlsPorts()
+    {
+        return tlsPorts.clone();
+    }
+
+    /** TLS ports (flag {@code --tls-port}), each bound on every address when TLS is on; default 5061; 0 = free. */
+    public SipStackConfig tlsPorts(final int... value)
+    {
+        tlsPorts = value.clone();
+        return this;
+    }
+
+    public List<InetSocketAddress> dnsServers()
+    {
+        return dnsServers;
+    }
+
+    /** DNS servers for RFC 3263 location ({@link SipShard#locator()}), in order; empty (default): the system's. */
+    public SipStackConfig dnsServers(final List<InetSocketAddress> value)
+    {
+        dnsServers = List.copyOf(value);
+        return this;
+    }
+
+    public long dnsTimeoutMillis()
+    {
+        return dnsTimeoutMillis;
+    }
+
+    /** How long one DNS query may take (default 2 s). */
+    public SipStackConfig dnsTimeoutMillis(final long value)
+    {
+        dnsTimeoutMillis = value;
+        return this;
+    }
+
+    /** True when a certificate and a key are set: the stack listens for TLS. */
+    public boolean tls()
+    {
+        return null != tlsCertificate && null != tlsPrivateKey;
+    }
+
     /** The transaction layer settings of one shard, derived from this configuration. */
     TransactionConfig transactionConfig()
     {
@@ -217,6 +360,15 @@ public final class SipStackConfig
         if (t1Ns <= 0 || t2Ns < t1Ns || t4Ns <= 0 || tickNs <= 0 || drainLimit <= 0 || handoffQueueCapacity < 2)
         {
             throw new IllegalArgumentException("invalid timer or queue settings");
+        }
+        if (connectionIdleMillis < 0 || connectTimeoutMillis <= 0 || dnsTimeoutMillis <= 0)
+        {
+            throw new IllegalArgumentException("invalid connection settings: idle " + connectionIdleMillis
+                + " ms, connect timeout " + connectTimeoutMillis + " ms");
+        }
+        if ((null == tlsCertificate) != (null == tlsPrivateKey))
+        {
+            throw new IllegalArgumentException("TLS needs both a certificate (--tls-cert) and a key (--tls-key)");
         }
     }
 }

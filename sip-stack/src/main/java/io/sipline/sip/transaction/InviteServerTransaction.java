@@ -81,13 +81,13 @@ public final class InviteServerTransaction extends ServerTransaction
         final long delayNs = layer.config().trying100DelayNs();
         if (delayNs == 0)
         {
-            replaceOutbound(layer.buildTrying(request));
+            replaceOutbound(layer.buildTrying(request, peer));
             lastStatus = 100;
             sendOutbound();
         }
         else if (delayNs > 0)
         {
-            pendingTrying = layer.buildTrying(request);
+            pendingTrying = layer.buildTrying(request, peer);
             startRetransmitTimer(TIMER_TRYING, delayNs);
         }
     }

@@ -74,6 +74,8 @@ public abstract class Transaction
     SipMethod method;
     boolean reliable;
     InetSocketAddress peer;
+    /** Server: where responses go (RFC 3261 §18.2.2 / RFC 3581 §4 over UDP; the flow itself over a connection). */
+    InetSocketAddress responseTo;
     ByteBuf outbound;
     long retransmitTimerId = TimerWheel.NULL_TIMER_ID;
     long timeoutTimerId = TimerWheel.NULL_TIMER_ID;
@@ -133,10 +135,23 @@ public abstract class Transaction
         return reliable;
     }
 
-    /** The destination of requests (client), or the source of the request (server, where responses go). */
+    /**
+     * The destination of requests (client), or the source of the request (server; for a request read on a
+     * connection, the connection's flow).
+     */
     public final InetSocketAddress peer()
     {
         return peer;
+    }
+
+    /**
+     * Server: where its responses are sent — over UDP the address RFC 3261 §18.2.2 with RFC 3581 §4 picks from the
+     * top Via and the source (the source itself with {@code rport}, else its address with the sent-by port, or
+     * {@code maddr}); over a connection the connection's flow. Client: {@link #peer()}.
+     */
+    public final InetSocketAddress responseDestination()
+    {
+        return null == responseTo ? peer : responseTo;
     }
 
     /** True when matched by RFC 2543 fields (a request without the magic cookie, §17.2.3). */
@@ -254,6 +269,7 @@ public abstract class Transaction
         method = null;
         reliable = false;
         peer = null;
+        responseTo = null;
         retransmitTimerId = TimerWheel.NULL_TIMER_ID;
         timeoutTimerId = TimerWheel.NULL_TIMER_ID;
         retransmitIntervalNs = 0;

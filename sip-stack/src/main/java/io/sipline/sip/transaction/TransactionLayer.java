@@ -16,6 +16,7 @@ import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.ViaFlyweight;
 import io.sipline.sip.timer.TimerHandler;
 import io.sipline.sip.timer.TimerWheel;
+import io.sipline.sip.transport.ResponseAddress;
 
 /**
  * One shard's RFC 3261 §17 transaction layer: the facade between the transport below and the
@@ -45,9 +46,10 @@ import io.sipline.sip.timer.TimerWheel;
  * return value; a failed send becomes {@link TransactionUser#onTransportError} on the next {@link #doWork}; timeouts
  * arrive as {@link TransactionUser#onTimeout}.
  *
- * <p><b>Responses go</b> to the address the request came from (symmetric response, RFC 3581 §4; RFC 3261 §18.2.2
- * for reliable transports). A transport that needs the full §18.2.2 rules applies them in its
- * {@link TransactionTransport#send}.
+ * <p><b>Responses go</b> where RFC 3261 §18.2.2 and RFC 3581 §4 say ({@link ResponseAddress}, picked once when the
+ * server transaction is made): over UDP the source itself when the top Via has {@code rport}, else the source
+ * address with the sent-by port (or {@code maddr}); over a reliable transport the source as given (the transport's
+ * connection flow), so that they go back on the connection the request came on.
  *
  * <p><b>Threading.</b> Not thread-safe; owned by one shard. Every method, and every callback it makes, runs on that
  * shard's thread. The shard calls {@link #doWork} before it handles a batch of new datagrams (timers before inbound
@@ -229,6 +231,12 @@ public final class TransactionLayer
         tx.method = method;
         tx.reliable = reliable;
         tx.peer = source;
+        if (!reliable)
+        {
+            // RFC 3261 §18.2.2, RFC 3581 §4 (the top Via is wrapped above); port 0 in sent-by: back to the source.
+            final InetSocketAddress to = ResponseAddress.select(via, source);
+            tx.responseTo = null == to ? source : to;
+        }
         tx.legacy = !cookie;
         tx.keyHash = hash;
         tx.maxForwardsExhausted = request.maxForwards() == 0;
@@ -450,14 +458,50 @@ public final class TransactionLayer
     /** Sends a transaction's retained message; the buffer is borrowed by the transport. */
     void send(final Transaction tx, final ByteBuf buffer)
     {
-        if (!transport.send(buffer, tx.peer, tx.reliable))
+        if (!transport.send(buffer, tx.responseDestination(), tx.reliable))
         {
-            // §17.1.4 / §17.2.4: report and terminate, from doWork, never inside the caller's call.
-            transportErrors++;
-            tx.cancelTimers();
-            tx.transportFailed = true;
-            tx.timeoutTimerId = scheduleTimer(tx, Transaction.TIMER_TRANSPORT_ERROR, 0);
+            failTransport(tx);
         }
+    }
+
+    /** §17.1.4 / §17.2.4: report and terminate, from doWork, never inside the caller's call. */
+    private void failTransport(final Transaction tx)
+    {
+        transportErrors++;
+        tx.cancelTimers();
+        tx.transportFailed = true;
+        tx.timeoutTimerId = scheduleTimer(tx, Transaction.TIMER_TRANSPORT_ERROR, 0);
+    }
+
+    /**
+     * The transport lost a peer after the send was accepted: a connection closed, or its connect failed (RFC 3261
+     * §17.1.4, §18.4). Every client transaction still waiting for its final response whose peer is that very object
+     * (a connection's flow) gets a transport error and terminates, as for a failed send, on the next {@link #doWork}.
+     * Server transactions find out when they next send. O(transactions ever pooled): once per closed connection, not
+     * per message.
+     *
+     * @param peer compared by identity: the flow object the transactions were given as peer.
+     * @return how many transactions were failed.
+     */
+    public int failTransport(final InetSocketAddress peer)
+    {
+        if (null == peer)
+        {
+            return 0;
+        }
+        int failed = 0;
+        for (int i = 0; i < registryCount; i++)
+        {
+            final Transaction tx = registry[i];
+            if (null != tx && 0 != tx.id && tx.peer == peer && !tx.transportFailed && tx.isClient()
+                && (tx.state == TransactionState.CALLING || tx.state == TransactionState.TRYING
+                || tx.state == TransactionState.PROCEEDING))
+            {
+                failTransport(tx);
+                failed++;
+            }
+        }
+        return failed;
     }
 
     void countAbsorbedRequest()
@@ -489,11 +533,14 @@ public final class TransactionLayer
         release(tx);
     }
 
-    /** Builds {@code 100 Trying} for an INVITE (§8.2.6.1, §17.2.1); returns an owned buffer. */
-    ByteBuf buildTrying(final SipMessage invite)
+    /**
+     * Builds {@code 100 Trying} for an INVITE (§8.2.6.1, §17.2.1), its top Via stamped for the source (§18.2.1,
+     * RFC 3581 §4); returns an owned buffer.
+     */
+    ByteBuf buildTrying(final SipMessage invite, final InetSocketAddress source)
     {
         final ByteBuf out = allocator.buffer(invite.length() / 2 + 64);
-        builder.startResponse(out, invite, 100, TRYING, null).end(null, 0, 0);
+        builder.startResponse(out, invite, 100, TRYING, null, source).end(null, 0, 0);
         return out;
     }
 

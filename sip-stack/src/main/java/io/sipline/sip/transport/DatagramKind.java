@@ -31,8 +31,9 @@ import io.netty.buffer.ByteBuf;
  * <p><b>Keep-alives over UDP.</b> RFC 5626 §4.4.1 allows the CRLF ping only on connection-oriented transports (the
  * server answers a double CRLF with a single CRLF pong there, §3.5.1), and §4.4.2 makes STUN the keep-alive for UDP.
  * A CRLF datagram on UDP is therefore not a ping we owe a pong: clients send it only to refresh their NAT binding.
- * It is counted and dropped without an answer. STUN binding requests are counted and dropped for now; answering them
- * (RFC 5626 §8.4, the edge proxy's STUN server) comes with the STUN code of the media module.
+ * It is counted and dropped without an answer. STUN Binding requests are counted and answered with the sender's
+ * reflexive address ({@link StunKeepAlive}: RFC 5626 §4.4.2, §8.4, the edge proxy's STUN server); other STUN
+ * messages are counted and dropped.
  *
  * <p>Stateless; thread-safe.
  */

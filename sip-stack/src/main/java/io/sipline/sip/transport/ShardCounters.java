@@ -10,7 +10,8 @@ import io.sipline.sip.message.ParseResult;
  *
  * <p>What counts where, for each datagram read: exactly one of {@link #keepAlives()}, {@link #stun()},
  * {@link #requestsIn()}, {@link #responsesIn()} or {@link #parseErrorsTotal()} goes up, after {@link #datagramsIn()}.
- * {@link #dropped()} counts inbound datagrams discarded without an answer (STUN for now, responses with no client
+ * {@link #dropped()} counts inbound datagrams discarded without an answer (STUN other than Binding requests, which are
+ * answered, responses with no client
  * transaction yet, malformed messages too broken to answer, anything the handler declined); keep-alives and absorbed
  * ACKs need no answer and are not "dropped". {@link #responsesSent()} counts datagrams handed to the socket;
  * {@link #sendFailures()} those that could not be (socket not writable, too large, no usable destination).

@@ -1,19 +1,18 @@
 package io.sipline.sip.transport;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.NetUtil;
-import io.sipline.sip.message.Ascii;
+import io.netty.buffer.ByteBufAllocator;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.ViaFlyweight;
+import io.sipline.sip.message.ViaStamper;
 import io.sipline.sip.shard.ShardIds;
 
 /**
@@ -54,24 +53,16 @@ public final class StatelessResponder implements SipMessageHandler
     /** JSR 289 §15: when no application matches an initial request, the container answers 404. */
     public static final String NO_APPLICATION = "No Application Deployed";
 
-    private static final byte[] VIA_LINE = "Via: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TO_LINE = "To: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TAG_PARAM = ";tag=".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] RECEIVED_PARAM = ";received=".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CRLF = {'\r', '\n'};
-    private static final int RPORT_EDIT = 1;
-    private static final int RECEIVED_EDIT = 2;
 
     private final SipMessageBuilder builder = new SipMessageBuilder();
     private final ViaFlyweight via = new ViaFlyweight();
+    /** Stamps received/rport into the top Via of each answer (RFC 3261 §18.2.1, RFC 3581 §4). */
+    private final ViaStamper stamper = new ViaStamper();
     private final ShardIds ids;
     private final byte[] tag = new byte[ShardIds.ID_LENGTH];
-
-    /** One-entry cache of the last source address as text, for {@code received}: a peer sends many requests. */
-    private InetAddress cachedAddress;
-    private byte[] cachedAddressText = new byte[0];
-    /** The same address as the JDK writes it (IPv6 uncompressed, "0:0:0:0:0:0:0:1"), which peers also put in Vias. */
-    private byte[] cachedAddressLongText = new byte[0];
 
     /** @param shard the owning shard's index, 0 to {@value ShardIds#MAX_SHARDS} - 1 (encoded in the To tags). */
     public StatelessResponder(final int shard)
@@ -151,6 +142,32 @@ public final class StatelessResponder implements SipMessageHandler
     }
 
     /**
+     * The same answer as {@link #answerMalformed(UdpShard, SipMessage, InetSocketAddress)} for a message read on a
+     * connection, built but not sent: it goes back on the connection (RFC 3261 §18.2.2), which the caller holds.
+     *
+     * @param message borrowed; its {@link SipMessage#result()} is not {@link ParseResult#OK}.
+     * @param source  borrowed: the connection's peer (stamped into the top Via as over UDP).
+     * @return the answer, owned by the caller; null when the message gets none.
+     */
+    public ByteBuf malformedAnswer(final ByteBufAllocator allocator, final SipMessage message,
+        final InetSocketAddress source)
+    {
+        if (!message.isRequest() || SipMethod.ACK == message.method() || !answerable(message))
+        {
+            return null;
+        }
+        message.via(message.topVia(), via);
+        if (null != via.error())
+        {
+            return null;
+        }
+        final ParseResult result = message.result();
+        final ByteBuf out = allocator.directBuffer(Math.min(message.length(), 2048) + 256);
+        write(out, message, message.topVia(), source, result.statusCode(), result.reasonPhrase(), false);
+        return out;
+    }
+
+    /**
      * True when a malformed request got far enough to be answered: a request line, and complete Via, From, To,
      * Call-ID and CSeq lines (what RFC 3261 §8.2.6.2 copies into a response).
      */
@@ -197,20 +214,7 @@ public final class StatelessResponder implements SipMessageHandler
         boolean passed = false;
         try
         {
-            builder.startResponse(out, status, reason);
-            writeVias(out, m, top, source);
-            builder.copyHeaderLines(m, HeaderName.FROM);
-            writeTo(out, m, status);
-            builder.copyHeaderLines(m, HeaderName.CALL_ID);
-            builder.copyHeaderLines(m, HeaderName.CSEQ);
-            if (capabilities)
-            {
-                // RFC 3261 §11.2: what an OPTIONS answer should say about the UAS.
-                builder.header(HeaderName.ALLOW, ALLOW)
-                    .header(HeaderName.ACCEPT, ACCEPT)
-                    .header(HeaderName.SUPPORTED, "");
-            }
-            builder.end(null, 0, 0);
+            write(out, m, top, source, status, reason, capabilities);
             passed = true;
             // Ownership of `out` passes to send(), which sends or releases it (UdpShard's release rule).
             return shard.send(out, destination);
@@ -224,130 +228,24 @@ public final class StatelessResponder implements SipMessageHandler
         }
     }
 
-    /**
-     * The Via lines of the response: the top one stamped with received/rport when RFC 3261 §18.2.1 or RFC 3581 §4
-     * asks for it, the others as they came.
-     */
-    private void writeVias(final ByteBuf out, final SipMessage m, final int top, final InetSocketAddress source)
+    /** Writes the whole answer; {@link #via} holds the request's top Via. */
+    private void write(final ByteBuf out, final SipMessage m, final int top, final InetSocketAddress source,
+        final int status, final CharSequence reason, final boolean capabilities)
     {
-        final byte[] address = addressText(source.getAddress());
-        final boolean rport = via.rportIndex() >= 0;
-        final boolean received = rport || !sentByIs(address);
-        if (!received)
+        builder.startResponse(out, status, reason);
+        stamper.writeVias(out, m, source);
+        builder.copyHeaderLines(m, HeaderName.FROM);
+        writeTo(out, m, status);
+        builder.copyHeaderLines(m, HeaderName.CALL_ID);
+        builder.copyHeaderLines(m, HeaderName.CSEQ);
+        if (capabilities)
         {
-            builder.copyHeaderLines(m, HeaderName.VIA);
-            return;
+            // RFC 3261 §11.2: what an OPTIONS answer should say about the UAS.
+            builder.header(HeaderName.ALLOW, ALLOW)
+                .header(HeaderName.ACCEPT, ACCEPT)
+                .header(HeaderName.SUPPORTED, "");
         }
-        out.writeBytes(VIA_LINE);
-        writeStampedVia(out, address, rport ? source.getPort() : -1);
-        out.writeBytes(CRLF);
-        // The rest: values that shared the top's line get a line each; later lines are copied whole.
-        final byte[] b = m.buffer();
-        boolean lineCopied = false;
-        for (int i = m.nextHeader(HeaderName.VIA, top); i >= 0; i = m.nextHeader(HeaderName.VIA, i))
-        {
-            if ((m.headerFlags(i) & SipMessage.FIRST_OF_LINE) != 0)
-            {
-                final int start = m.headerNameStart(i);
-                out.writeBytes(b, start, m.headerLineEnd(i) - start);
-                lineCopied = true;
-            }
-            else if (!lineCopied)
-            {
-                out.writeBytes(VIA_LINE);
-                out.writeBytes(b, m.headerValueStart(i), m.headerValueEnd(i) - m.headerValueStart(i));
-                out.writeBytes(CRLF);
-            }
-        }
-    }
-
-    /**
-     * The top Via value with {@code received=<address>} set (replaced or appended) and, when {@code rport} is not
-     * negative, the rport parameter given that value. Copies the bytes between the edits as they are.
-     */
-    private void writeStampedVia(final ByteBuf out, final byte[] address, final int rport)
-    {
-        final byte[] b = via.buffer();
-        final int received = via.receivedIndex();
-        final int rportParam = rport >= 0 ? via.rportIndex() : -1;
-        // Up to two edits inside the value, applied in the order they occur.
-        int firstKind = 0;
-        int secondKind = 0;
-        if (received >= 0 && rportParam >= 0)
-        {
-            final boolean receivedFirst = via.paramNameStart(received) < via.paramNameStart(rportParam);
-            firstKind = receivedFirst ? RECEIVED_EDIT : RPORT_EDIT;
-            secondKind = receivedFirst ? RPORT_EDIT : RECEIVED_EDIT;
-        }
-        else if (received >= 0)
-        {
-            firstKind = RECEIVED_EDIT;
-        }
-        else if (rportParam >= 0)
-        {
-            firstKind = RPORT_EDIT;
-        }
-        int p = via.start();
-        p = edit(out, b, p, firstKind, received, rportParam, address, rport);
-        p = edit(out, b, p, secondKind, received, rportParam, address, rport);
-        out.writeBytes(b, p, via.end() - p);
-        if (received < 0)
-        {
-            out.writeBytes(RECEIVED_PARAM);
-            out.writeBytes(address);
-        }
-    }
-
-    /** Copies up to the edited parameter's value, writes the new value, returns where copying resumes. */
-    private int edit(
-        final ByteBuf out,
-        final byte[] b,
-        final int from,
-        final int kind,
-        final int received,
-        final int rportParam,
-        final byte[] address,
-        final int rport)
-    {
-        if (0 == kind)
-        {
-            return from;
-        }
-        final int param = RECEIVED_EDIT == kind ? received : rportParam;
-        final int valueStart = via.paramValueStart(param);
-        final int at = valueStart >= 0 ? valueStart : via.paramNameEnd(param);
-        final int resume = valueStart >= 0 ? via.paramValueEnd(param) : at;
-        out.writeBytes(b, from, at - from);
-        if (valueStart < 0)
-        {
-            out.writeByte('=');
-        }
-        if (RECEIVED_EDIT == kind)
-        {
-            out.writeBytes(address);
-        }
-        else
-        {
-            writeDecimal(out, rport);
-        }
-        return resume;
-    }
-
-    /**
-     * True when the top Via's sent-by host is the source address, as text (IPv6 brackets aside, compressed or
-     * not). Another spelling of the same address only costs a needless {@code received}, which RFC 3261 allows.
-     */
-    private boolean sentByIs(final byte[] address)
-    {
-        final byte[] b = via.buffer();
-        int s = via.hostStart();
-        int e = via.hostEnd();
-        if (e - s >= 2 && b[s] == '[' && b[e - 1] == ']')
-        {
-            s++;
-            e--;
-        }
-        return Ascii.equalsIgnoreCase(b, s, e, address) || Ascii.equalsIgnoreCase(b, s, e, cachedAddressLongText);
+        builder.end(null, 0, 0);
     }
 
     /** To, with our tag when the request's To has none (RFC 3261 §8.2.6.2; never on a 100). */
@@ -368,31 +266,5 @@ public final class StatelessResponder implements SipMessageHandler
         out.writeBytes(CRLF);
     }
 
-    /** The source address as the text {@code received} carries (IPv6 without brackets, RFC 3261 §25.1, RFC 5118). */
-    private byte[] addressText(final InetAddress address)
-    {
-        if (!address.equals(cachedAddress))
-        {
-            cachedAddress = address;
-            cachedAddressText = NetUtil.toAddressString(address).getBytes(StandardCharsets.US_ASCII);
-            final String jdk = address.getHostAddress();
-            final int scope = jdk.indexOf('%');
-            cachedAddressLongText = (scope < 0 ? jdk : jdk.substring(0, scope)).toLowerCase(java.util.Locale.ROOT)
-                .getBytes(StandardCharsets.US_ASCII);
-        }
-        return cachedAddressText;
-    }
 
-    private static void writeDecimal(final ByteBuf out, final int value)
-    {
-        int divisor = 1;
-        while (divisor <= value / 10)
-        {
-            divisor *= 10;
-        }
-        for (; divisor > 0; divisor /= 10)
-        {
-            out.writeByte('0' + value / divisor % 10);
-        }
-    }
 }

@@ -6,7 +6,8 @@ import java.net.InetSocketAddress;
 import io.netty.util.NetUtil;
 
 /**
- * A listening address:port could not be bound (in use, not an address of this host, no permission). Its message is one
+ * A listening address:port could not be bound (in use, not an address of this host, no permission): UDP, and for
+ * {@code SipStack} also its TCP and TLS listeners (the message names the transport). Its message is one
  * line naming the address and the cause, fit to show a user as it is:
  * {@code cannot listen on udp 127.0.0.1:5060: Address already in use}.
  *
@@ -20,7 +21,20 @@ public final class UdpBindException extends IOException
 
     UdpBindException(final InetSocketAddress endpoint, final Throwable cause)
     {
-        super("cannot listen on udp " + NetUtil.toSocketAddressString(endpoint) + ": " + describe(cause), cause);
+        this("udp", endpoint, cause);
+    }
+
+    /**
+     * The same failure on another transport of the stack: {@code SipStack} listens on TCP and TLS too (RFC 3261 §18:
+     * a port is UDP and TCP) and reports their bind failures through this type, so that one {@code catch} covers
+     * every listener.
+     *
+     * @param transport "udp", "tcp" or "tls", as the message shows it.
+     */
+    public UdpBindException(final String transport, final InetSocketAddress endpoint, final Throwable cause)
+    {
+        super("cannot listen on " + transport + " " + NetUtil.toSocketAddressString(endpoint) + ": "
+            + describe(cause), cause);
         this.endpoint = endpoint;
     }
 

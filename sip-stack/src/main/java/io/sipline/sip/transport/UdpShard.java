@@ -325,7 +325,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         if (DatagramKind.STUN == kind)
         {
             increment(ShardCounters.STUN);
-            increment(ShardCounters.DROPPED);
+            answerStun(ctx, packet);
             return;
         }
 
@@ -353,6 +353,32 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         {
             current = null;
             currentEndpoint = null;
+        }
+    }
+
+    /**
+     * RFC 5626 §4.4.2, §8.4: a STUN Binding request on a SIP port is a keep-alive that wants the sender's reflexive
+     * address back ({@link StunKeepAlive}); any other STUN message is dropped and counted.
+     */
+    private void answerStun(final ChannelHandlerContext ctx, final DatagramPacket packet)
+    {
+        final ByteBuf content = packet.content();
+        final int at = content.readerIndex();
+        final ByteBuf answer = StunKeepAlive.answer(allocator, content.getUnsignedShort(at), content.getInt(at + 8),
+            content.getInt(at + 12), content.getInt(at + 16), packet.sender());
+        if (null == answer)
+        {
+            increment(ShardCounters.DROPPED);
+            return;
+        }
+        current = ctx;
+        try
+        {
+            send(answer, packet.sender()); // ownership passes to send
+        }
+        finally
+        {
+            current = null;
         }
     }
 

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 
 import io.sipline.sip.message.SipMessage;
+import io.sipline.test.AllocationMeter;
 import org.junit.jupiter.api.Test;
 
 /** Lookups by dialog id: many dialogs, removals, hash collisions, and no allocation on the request path. */
@@ -115,24 +115,23 @@ class DialogTableTest
             requests[i] = parse(inDialogFromAlice("INFO", callId(i), 2, tag(i), null)
                 .replace("tag=" + DialogMessages.ALICE_TAG, "tag=alice" + i));
         }
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        long sink = 0;
-        for (int i = 0; i < 50_000; i++)
-        {
-            sink += layer.onRequest(requests[i % requests.length]).ordinal() + layer.matched().remoteCSeq();
-        }
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 10_000; i++)
-        {
-            sink += layer.onRequest(requests[i % requests.length]).ordinal() + layer.matched().remoteCSeq();
-        }
-        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertTrue(sink > 0);
+        final long[] sink = {0};
+        // The least of up to five attempts: a one-off deoptimisation is not charged to the table.
+        final long allocated = AllocationMeter.leastBytes(
+            () -> lookUpTimes(requests, 50_000, sink), () -> lookUpTimes(requests, 10_000, sink), 5, 0);
+        assertTrue(sink[0] > 0);
         assertEquals(0, allocated, "bytes allocated by 10,000 in-dialog request lookups");
         for (int i = 0; i < dialogs.length; i++)
         {
             assertSame(dialogs[i], layer.table().findForRequest(requests[i]));
+        }
+    }
+
+    private void lookUpTimes(final SipMessage[] requests, final int times, final long[] sink)
+    {
+        for (int i = 0; i < times; i++)
+        {
+            sink[0] += layer.onRequest(requests[i % requests.length]).ordinal() + layer.matched().remoteCSeq();
         }
     }
 }

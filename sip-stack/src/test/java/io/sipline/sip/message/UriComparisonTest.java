@@ -1,9 +1,10 @@
 package io.sipline.sip.message;
 
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
+
+import io.sipline.test.AllocationMeter;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -239,25 +240,20 @@ class UriComparisonTest
             left[i] = bytes(pairs[i][0]);
             right[i] = bytes(pairs[i][1]);
         }
-        int sink = 0;
-        for (int n = 0; n < 50_000; n++)
-        {
-            final int i = n % pairs.length;
-            sink += UriComparison.equals(left[i], 0, left[i].length, right[i], 0, right[i].length, a, b) ? 1 : 2;
-        }
-
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        final long tid = Thread.currentThread().threadId();
-        final long before = threads.getThreadAllocatedBytes(tid);
-        for (int n = 0; n < 10_000; n++)
-        {
-            final int i = n % pairs.length;
-            sink += UriComparison.equals(left[i], 0, left[i].length, right[i], 0, right[i].length, a, b) ? 1 : 2;
-        }
-        final long allocated = threads.getThreadAllocatedBytes(tid) - before;
+        final int[] sink = {0};
+        final long allocated = AllocationMeter.leastBytes(
+            () -> compareTimes(left, right, 50_000, sink), () -> compareTimes(left, right, 10_000, sink), 5, 1023);
         assertTrue(allocated < 1024, "allocated " + allocated + " bytes over 10,000 comparisons");
-        assertTrue(sink > 0);
+        assertTrue(sink[0] > 0);
+    }
+
+    private void compareTimes(final byte[][] left, final byte[][] right, final int times, final int[] sink)
+    {
+        for (int n = 0; n < times; n++)
+        {
+            final int i = n % left.length;
+            sink[0] += UriComparison.equals(left[i], 0, left[i].length, right[i], 0, right[i].length, a, b) ? 1 : 2;
+        }
     }
 
     private void assertEqual(final String x, final String y)

@@ -135,7 +135,8 @@ class StackAllocationTest
         }
     }
 
-    private static long allocated(final com.sun.management.ThreadMXBean threads, final long[] ids)
+    /** Bytes allocated so far by the given threads, summed. */
+    static long allocated(final com.sun.management.ThreadMXBean threads, final long[] ids)
     {
         long n = 0;
         for (final long id : ids)
@@ -164,7 +165,8 @@ class StackAllocationTest
             .getBytes(StandardCharsets.US_ASCII);
     }
 
-    private static void writeSeq(final byte[] b, final int at, final int value)
+    /** Writes {@code value} as 8 decimal digits at {@code at} (the Call-ID and branch counters of the template). */
+    static void writeSeq(final byte[] b, final int at, final int value)
     {
         int v = value;
         for (int i = at + 7; i >= at; i--)

@@ -36,6 +36,16 @@ class StackSippTest
         runUac("uac", 1_000, 200, 0, true);
     }
 
+    /**
+     * The same calls over one TCP connection ({@code -t t1}): framed by Content-Length, answered on the connection
+     * from whichever shard owns each call (hand-overs), no retransmission timers (RFC 3261 §17, §18.2.2).
+     */
+    @Test
+    void shouldCompleteOneThousandSippCallsOverOneTcpConnection() throws Exception
+    {
+        runUac("uac-tcp", 1_000, 200, 0, false, "-t", "t1");
+    }
+
     @Test
     void shouldCompleteEveryCallThroughRetransmissionsWithTenPercentLoss() throws Exception
     {
@@ -43,7 +53,7 @@ class StackSippTest
     }
 
     private static void runUac(final String name, final int calls, final int rate, final int lostPercent,
-        final boolean garbage) throws Exception
+        final boolean garbage, final String... extraArgs) throws Exception
     {
         Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
         final DemoUas.Stats stats = new DemoUas.Stats();
@@ -63,6 +73,7 @@ class StackSippTest
                 {
                     args.addAll(List.of("-lost", Integer.toString(lostPercent)));
                 }
+                args.addAll(List.of(extraArgs));
                 sipp = Sipp.start(name, args);
                 if (garbage)
                 {
@@ -100,7 +111,8 @@ class StackSippTest
             System.out.println(name + ": sipp ok/failed " + okFailed[0] + "/" + okFailed[1] + ", invites "
                 + stats.invites + ", acks " + stats.acks + ", byes " + stats.byes + ", 200 retransmissions "
                 + stats.okRetransmissions + ", hand-overs " + stack.handoffs() + " (dropped "
-                + stack.handoffDrops() + "), malformed " + stack.malformed() + "; transport " + totals);
+                + stack.handoffDrops() + "), malformed " + stack.malformed() + "; transport " + totals + "; tcp "
+                + stack.streamCounters());
         }
     }
 

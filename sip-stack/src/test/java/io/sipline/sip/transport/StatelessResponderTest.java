@@ -339,17 +339,36 @@ class StatelessResponderTest
     }
 
     @Test
-    void shouldCountAndDropStun()
+    void shouldAnswerStunBindingRequestsAndDropOtherStun()
     {
         // RFC 8489 §5: a Binding request, type 0x0001, length 0, magic cookie, 96-bit transaction id.
         final ByteBuf stun = Unpooled.buffer(20);
         stun.writeShort(0x0001).writeShort(0).writeInt(DatagramKind.STUN_MAGIC_COOKIE);
         stun.writeBytes(ByteBufUtil.decodeHexDump("0102030405060708090a0b0c"));
         receive(stun, PEER);
+        // RFC 5626 §4.4.2 / §8.4, RFC 8489 §7.3.1, §14.2: Binding success with the sender's address XOR'ed.
+        final DatagramPacket answer = channel.readOutbound();
+        try
+        {
+            assertEquals(PEER, answer.recipient());
+            assertEquals("0101000c2112a4420102030405060708090a0b0c" + "00200008" + "0001"
+                + String.format("%04x", 5062 ^ 0x2112) + String.format("%08x", 0xC0000207 ^ 0x2112A442),
+                ByteBufUtil.hexDump(answer.content()));
+        }
+        finally
+        {
+            answer.release();
+        }
+        noReply();
+        // A Binding indication (0x0011) wants no answer: counted and dropped.
+        final ByteBuf indication = Unpooled.buffer(20);
+        indication.writeShort(0x0011).writeShort(0).writeInt(DatagramKind.STUN_MAGIC_COOKIE).writeZero(12);
+        receive(indication, PEER);
         noReply();
         final ShardCounters c = shard.snapshot();
-        assertEquals(1, c.stun());
+        assertEquals(2, c.stun());
         assertEquals(1, c.dropped());
+        assertEquals(1, c.responsesSent());
     }
 
     @Test

@@ -93,6 +93,13 @@ class UdpTransportTest
             client.sendRaw(server, new byte[] {0, 1, 2, 3});
             client.sendRaw(server, "\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             client.sendRaw(server, stunBindingRequest());
+            // RFC 5626 §4.4.2 / §8.4: the Binding request (the first datagram to get an answer) gets a Binding
+            // success response (RFC 8489 §7.3.1) whose XOR-MAPPED-ADDRESS is the client's port and address.
+            final String stun = client.receiveRaw();
+            assertEquals(0x0101, stun.charAt(0) << 8 | stun.charAt(1), "Binding success response");
+            assertEquals(client.port(), (stun.charAt(26) << 8 | stun.charAt(27)) ^ 0x2112);
+            assertEquals("127.0.0.1", (stun.charAt(28) ^ 0x21) + "." + (stun.charAt(29) ^ 0x12) + "."
+                + (stun.charAt(30) ^ 0xA4) + "." + (stun.charAt(31) ^ 0x42));
             assertEquals("SIP/2.0 200 OK", client.replyTo(client.send(server, "OPTIONS", "")).statusLine);
 
             // Truncated: a body shorter than Content-Length, and a header section cut in the middle of a line.
@@ -122,8 +129,9 @@ class UdpTransportTest
             assertEquals("SIP/2.0 481 Call/Transaction Does Not Exist",
                 client.replyTo(client.send(server, "CANCEL", "")).statusLine);
 
-            // 13 datagrams: INVITE, 4 ignored, OPTIONS, 2 truncated, big OPTIONS, big garbage, OPTIONS, ACK, CANCEL.
-            final ShardCounters t = awaitTotals(transport, c -> c.datagramsIn() == 13 && c.responsesSent() == 7);
+            // 13 datagrams: INVITE, 3 ignored, STUN, OPTIONS, 2 truncated, big OPTIONS, big garbage, OPTIONS, ACK,
+            // CANCEL.
+            final ShardCounters t = awaitTotals(transport, c -> c.datagramsIn() == 13 && c.responsesSent() == 8);
             assertEquals(1, t.keepAlives());
             assertEquals(1, t.stun());
             assertEquals(6, t.requestsIn(), "INVITE, 3 OPTIONS, ACK, CANCEL");
@@ -131,8 +139,8 @@ class UdpTransportTest
             assertEquals(1, t.parseErrors(ParseResult.BODY_TOO_SHORT));
             assertEquals(4, t.parseErrors(ParseResult.HEADERS_NOT_TERMINATED),
                 "the cut header section, and the three garbage datagrams without a line end");
-            assertEquals(7, t.responsesSent());
-            assertEquals(4, t.dropped(), "2 garbage, STUN, 64 KB garbage");
+            assertEquals(8, t.responsesSent(), "7 SIP answers and the STUN answer");
+            assertEquals(3, t.dropped(), "2 garbage, 64 KB garbage");
             assertEquals(0, t.sendFailures());
             assertEquals(0, t.errors());
         }
@@ -333,6 +341,15 @@ class UdpTransportTest
             assertNotNull(reply, "no reply for " + callId + " in time");
             assertEquals(callId, reply.callId, reply.text);
             return reply;
+        }
+
+        /** The next datagram's bytes as ISO-8859-1 text (one char per byte). */
+        String receiveRaw() throws IOException
+        {
+            final DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
+            socket.setSoTimeout((int)TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NANOS));
+            socket.receive(packet);
+            return new String(packet.getData(), 0, packet.getLength(), StandardCharsets.ISO_8859_1);
         }
 
         Reply receive() throws IOException

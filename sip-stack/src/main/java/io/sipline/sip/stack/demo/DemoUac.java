@@ -214,7 +214,7 @@ public final class DemoUac implements SipListener
     public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
     {
         final ByteBuf out = shard.allocate(256 + request.length());
-        shard.builder().startResponse(out, request, 200, "OK", null).end(null, 0, 0);
+        shard.builder().startResponse(out, request, 200, "OK", null, tx.peer()).end(null, 0, 0);
         shard.respond(tx, out, 200);
     }
 

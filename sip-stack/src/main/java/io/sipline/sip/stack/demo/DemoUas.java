@@ -96,7 +96,7 @@ public final class DemoUas implements SipListener
         tag.setLength(0);
         shard.ids().appendId(tag);
         respond(shard, tx, request, 180, tag, true);
-        final ByteBuf ok = build(shard, request, 200, tag, true);
+        final ByteBuf ok = build(shard, request, tx.peer(), 200, tag, true);
         final ByteBuf keep = ok.retainedDuplicate(); // our reference for §13.3.1.4 retransmissions
         shard.createUasDialog(request, tag, 200);
         if (!shard.respond(tx, ok, 200))
@@ -206,14 +206,15 @@ public final class DemoUas implements SipListener
     private void respond(final SipShard shard, final ServerTransaction tx, final SipMessage request,
         final int status, final CharSequence toTag, final boolean withContact)
     {
-        shard.respond(tx, build(shard, request, status, toTag, withContact), status);
+        shard.respond(tx, build(shard, request, tx.peer(), status, toTag, withContact), status);
     }
 
-    private ByteBuf build(final SipShard shard, final SipMessage request, final int status,
-        final CharSequence toTag, final boolean withContact)
+    /** The response, its top Via stamped for the request's source (RFC 3261 §18.2.1, RFC 3581 §4). */
+    private ByteBuf build(final SipShard shard, final SipMessage request, final InetSocketAddress source,
+        final int status, final CharSequence toTag, final boolean withContact)
     {
         final ByteBuf out = shard.allocate(256 + request.length());
-        shard.builder().startResponse(out, request, status, reason(status), toTag);
+        shard.builder().startResponse(out, request, status, reason(status), toTag, source);
         if (withContact)
         {
             shard.builder().header(HeaderName.CONTACT, contact);

@@ -32,4 +32,12 @@ public interface StreamMessageHandler
      * @return true when handled, false when discarded (counted as dropped).
      */
     boolean onMessage(TcpConnection connection, SipMessage message);
+
+    /**
+     * A connection of a {@link TcpShard} closed, or its connect failed: whatever waits for an answer on its
+     * {@link TcpConnection#flow()} will not get one (RFC 3261 §17.1.4 transport error). On the connection's loop.
+     */
+    default void onClosed(final TcpConnection connection)
+    {
+    }
 }

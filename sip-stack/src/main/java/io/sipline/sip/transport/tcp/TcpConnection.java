@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
@@ -17,6 +18,8 @@ import io.netty.util.ReferenceCountUtil;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.transport.DatagramKind;
+import io.sipline.sip.transport.StunKeepAlive;
 
 /**
  * One SIP-over-TCP connection: frames the byte stream into messages (RFC 3261 §18.3), answers RFC 5626 §4.4.1
@@ -29,6 +32,10 @@ import io.sipline.sip.message.SipMessageParser;
  *   <li>{@code CRLFCRLF} is a keep-alive ping: answered with one {@code CRLF} pong (RFC 5626 §4.4.1, §3.5.1) and
  *       consumed. A shorter run of CR/LF followed by anything else is skipped (RFC 3261 §7.5); a run that might still
  *       become a ping waits for more bytes.</li>
+ *   <li>A first byte below 0x40 (not CR/LF) followed by the STUN magic cookie at offset 4 is a STUN message (RFC 8489
+ *       §5, §6.2.2: over a stream it is framed by its own length field): a Binding request is answered with the
+ *       peer's address ({@link StunKeepAlive}, RFC 5626 §4.4.2 / §8.4), anything else is counted and skipped
+ *       ({@link TcpCounters#STUN}).</li>
  *   <li>Otherwise the parser frames by {@code Content-Length}. {@code INCOMPLETE}: wait for more bytes; when the
  *       pending bytes reach the maximum message size, the connection is closed and counted ({@link TcpCounters#OVERSIZE}).</li>
  *   <li>{@code MISSING_CONTENT_LENGTH}: the stream cannot be resynchronised (RFC 3261 §18.3); nothing is answered and
@@ -53,6 +60,10 @@ import io.sipline.sip.message.SipMessageParser;
  *       or failed) or released at once when the connection cannot take it.</li>
  * </ul>
  *
+ * <p><b>Outbound connections</b> ({@link TcpShard#flowTo}) exist, with their {@link #flow()}, before the TCP (and
+ * TLS) handshake completes: what is sent meanwhile waits in a small queue owned by the connection and is written
+ * when the channel becomes active, or released (and counted as send failures) when the connect fails.
+ *
  * <p><b>Threading.</b> Not thread-safe except {@link #send}, {@link #close}, and the address getters: everything else
  * runs on the connection's event loop. {@link #send} may be called from any thread (Netty hands a write from another
  * thread to the loop); sends made during a read are flushed once when the read batch ends.
@@ -70,6 +81,15 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private final StreamMessageHandler handler;
     private final TcpCounters counters;
+    /** The shard table this connection registers with while open (null for a standalone {@link TcpTransport}). */
+    private final TcpShard owner;
+    private final boolean tls;
+    private final boolean outbound;
+    /** The peer as a flow; known at construction for outbound connections, at activation for accepted ones. */
+    private volatile TcpFlow flow;
+    /** Sends made before an outbound connection became active (event loop only); null when none. */
+    private ArrayDeque<ByteBuf> queued;
+    private boolean activated;
     private final int maxMessageBytes;
     private final long idleNanos;
     private final Runnable idleTask = this::checkIdle;
@@ -93,10 +113,46 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
         final long idleMillis)
     {
+        this(handler, counters, maxMessageBytes, idleMillis, null, false, null);
+    }
+
+    /**
+     * @param owner     the shard table to register with while open, or null.
+     * @param tls       true when an {@code SslHandler} sits below this handler.
+     * @param connectTo the destination of an outbound connection, or null for an accepted one.
+     */
+    TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
+        final long idleMillis, final TcpShard owner, final boolean tls, final InetSocketAddress connectTo)
+    {
         this.handler = handler;
         this.counters = counters;
         this.maxMessageBytes = maxMessageBytes;
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
+        this.owner = owner;
+        this.tls = tls;
+        this.outbound = null != connectTo;
+        this.flow = null == connectTo ? null : new TcpFlow(connectTo, this);
+    }
+
+    /**
+     * The peer as a flow: the source of every message read here, and the destination that sends back on this
+     * connection. Null for an accepted connection before it is active. Any thread.
+     */
+    public TcpFlow flow()
+    {
+        return flow;
+    }
+
+    /** True when this connection runs TLS. Any thread. */
+    public boolean isTls()
+    {
+        return tls;
+    }
+
+    /** True when this side opened the connection. Any thread. */
+    public boolean isOutbound()
+    {
+        return outbound;
     }
 
     /** The peer's address, or null before the connection is active. Any thread. */
@@ -123,6 +179,16 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
+     * True when a send can still go out on this connection: it is open, or it is an outbound connection still
+     * connecting (sends wait for it). Any thread (racy: a connection may close right after).
+     */
+    public boolean isUsable()
+    {
+        final Channel ch = channel;
+        return null != ch && (ch.isActive() || outbound && !activated && ch.isOpen());
+    }
+
+    /**
      * Writes bytes on the connection. During a read on this connection's loop the write is flushed when the read
      * batch ends; otherwise at once. Any thread.
      *
@@ -133,6 +199,17 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public boolean send(final ByteBuf bytes)
     {
         final Channel ch = channel;
+        if (null != ch && outbound && !activated && ch.isOpen() && ch.eventLoop().inEventLoop())
+        {
+            // Still connecting: keep it until channelActive (or release it if the connect fails).
+            if (null == queued)
+            {
+                queued = new ArrayDeque<>(4);
+            }
+            queued.add(bytes);
+            lastActivity = System.nanoTime();
+            return true;
+        }
         if (null == ch || !ch.isActive() || !ch.isWritable())
         {
             bytes.release(); // refused: the reference we were given
@@ -165,14 +242,40 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public void handlerAdded(final ChannelHandlerContext ctx)
+    {
+        // Outbound: the channel exists before it connects; sends in between are queued (see send).
+        channel = ctx.channel();
+    }
+
+    @Override
     public void channelActive(final ChannelHandlerContext ctx)
     {
         channel = ctx.channel();
-        counters.increment(TcpCounters.ACCEPTED);
+        activated = true;
+        if (null == flow && ctx.channel().remoteAddress() instanceof InetSocketAddress remote)
+        {
+            flow = new TcpFlow(remote, this);
+        }
+        counters.increment(outbound ? TcpCounters.CONNECTED : TcpCounters.ACCEPTED);
         if (idleNanos > 0)
         {
             lastActivity = System.nanoTime();
             idleCheck = ctx.executor().schedule(idleTask, idleNanos, TimeUnit.NANOSECONDS);
+        }
+        if (null != owner)
+        {
+            owner.opened(this);
+        }
+        if (null != queued)
+        {
+            // Written below any SslHandler, which holds them until its handshake is done.
+            ByteBuf b;
+            while (null != (b = queued.poll()))
+            {
+                ctx.write(b, ctx.voidPromise()); // ownership passes to the write
+            }
+            ctx.flush();
         }
         ctx.fireChannelActive();
     }
@@ -187,7 +290,36 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             idleCheck.cancel(false);
             idleCheck = null;
         }
+        releaseQueued();
+        if (null != owner)
+        {
+            owner.closed(this);
+        }
         ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(final ChannelHandlerContext ctx)
+    {
+        // A connect that failed never becomes active or inactive: the queue is released here then.
+        releaseQueued();
+        if (null != owner && !activated)
+        {
+            owner.closed(this);
+        }
+    }
+
+    private void releaseQueued()
+    {
+        if (null != queued)
+        {
+            ByteBuf b;
+            while (null != (b = queued.poll()))
+            {
+                b.release(); // never written: the reference send() took
+                counters.increment(TcpCounters.SEND_FAILURES);
+            }
+        }
     }
 
     /**
@@ -301,6 +433,20 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
                 pos++; // RFC 3261 §7.5: a CRLF before a start line is ignored
                 continue;
             }
+            if ((first & 0xC0) == 0)
+            {
+                final int stun = stun(ctx, b, pos, end);
+                if (stun == 0)
+                {
+                    break; // a STUN header or body still incomplete: wait
+                }
+                if (stun > 0)
+                {
+                    pos += stun;
+                    continue;
+                }
+                // not STUN: the parser judges it (a malformed start line closes the connection)
+            }
             final ParseResult result = SipMessageParser.parseStream(b, pos, end - pos, message);
             if (ParseResult.INCOMPLETE == result)
             {
@@ -367,6 +513,56 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         return n == 4 ? 4 : 0;
     }
 
+    /**
+     * A STUN message where a SIP message would start (RFC 8489 §5: first two bits 0, magic cookie at offset 4; §6.2.2
+     * framing by its length field).
+     *
+     * @return its whole length when complete (answered if a Binding request, always counted); 0 when more bytes are
+     *         needed; -1 when it is not STUN.
+     */
+    private int stun(final ChannelHandlerContext ctx, final byte[] b, final int pos, final int end)
+    {
+        if (end - pos < DatagramKind.STUN_HEADER_BYTES)
+        {
+            // Could be the start of a STUN header: wait while the bytes seen so far allow a cookie.
+            return cookiePrefix(b, pos, end) ? 0 : -1;
+        }
+        if (readInt(b, pos + 4) != DatagramKind.STUN_MAGIC_COOKIE)
+        {
+            return -1;
+        }
+        final int length = StunKeepAlive.messageLength(((b[pos + 2] & 0xFF) << 8) | (b[pos + 3] & 0xFF));
+        if (length > maxMessageBytes || end - pos < length)
+        {
+            return length > maxMessageBytes ? -1 : 0;
+        }
+        counters.increment(TcpCounters.STUN);
+        final ByteBuf answer = StunKeepAlive.answer(ctx.alloc(), ((b[pos] & 0xFF) << 8) | (b[pos + 1] & 0xFF),
+            readInt(b, pos + 8), readInt(b, pos + 12), readInt(b, pos + 16), remoteAddress());
+        if (null != answer)
+        {
+            send(answer); // ownership passes to send
+        }
+        return length;
+    }
+
+    private static boolean cookiePrefix(final byte[] b, final int pos, final int end)
+    {
+        for (int i = 4; i < 8 && pos + i < end; i++)
+        {
+            if ((b[pos + i] & 0xFF) != (DatagramKind.STUN_MAGIC_COOKIE >>> (8 * (7 - i)) & 0xFF))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int readInt(final byte[] b, final int at)
+    {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
+    }
+
     private void closeNow(final ChannelHandlerContext ctx)
     {
         closing = true;
@@ -413,6 +609,10 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         // Never rethrow: this connection is closed, the loop and every other connection go on.
         counters.increment(TcpCounters.ERRORS);
+        if (cause instanceof javax.net.ssl.SSLException || cause.getCause() instanceof javax.net.ssl.SSLException)
+        {
+            counters.increment(TcpCounters.TLS_FAILURES); // a handshake or record error, wrapped by SslHandler
+        }
         closing = true;
         pendingLength = 0;
         ctx.close();

@@ -35,8 +35,16 @@ public final class TcpCounters
     public static final int SEND_FAILURES = 10;
     /** Buffers handed to a connection to write. */
     public static final int SENT = 11;
+    /** Outbound connections established (TCP connected; TLS handshakes are counted by their failures only). */
+    public static final int CONNECTED = 12;
+    /** Outbound connects that failed (refused, unreachable, timed out). */
+    public static final int CONNECT_FAILURES = 13;
+    /** STUN messages read where a SIP message would start (Binding requests answered, RFC 5626 §4.4.2). */
+    public static final int STUN = 14;
+    /** TLS handshakes that failed (each closes its connection). */
+    public static final int TLS_FAILURES = 15;
     /** The number of slots. */
-    public static final int SLOTS = 12;
+    public static final int SLOTS = 16;
 
     private final AtomicLongArray counts = new AtomicLongArray(SLOTS);
 
@@ -61,6 +69,8 @@ public final class TcpCounters
         return "accepted=" + get(ACCEPTED) + " closed=" + get(CLOSED) + " in=" + get(MESSAGES_IN)
             + " parseErrors=" + get(PARSE_ERRORS) + " pings=" + get(PINGS) + " framingErrors=" + get(FRAMING_ERRORS)
             + " oversize=" + get(OVERSIZE) + " idleClosed=" + get(IDLE_CLOSED) + " errors=" + get(ERRORS)
-            + " dropped=" + get(DROPPED) + " sendFailures=" + get(SEND_FAILURES) + " sent=" + get(SENT);
+            + " dropped=" + get(DROPPED) + " sendFailures=" + get(SEND_FAILURES) + " sent=" + get(SENT)
+            + " connected=" + get(CONNECTED) + " connectFailures=" + get(CONNECT_FAILURES) + " stun=" + get(STUN)
+            + " tlsFailures=" + get(TLS_FAILURES);
     }
 }

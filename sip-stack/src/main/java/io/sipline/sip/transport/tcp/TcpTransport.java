@@ -10,15 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -102,14 +99,9 @@ public final class TcpTransport implements AutoCloseable
         final long idleMillis = config.idleMillis();
         final int maxMessageBytes = config.maxMessageBytes();
         final TcpCounters count = counters;
-        final ServerBootstrap bootstrap = new ServerBootstrap()
+        final ServerBootstrap bootstrap = TcpShards.listener(new ServerBootstrap()
             .group(boss, workers)
-            .channelFactory(() -> epoll ? new EpollServerSocketChannel() : new NioServerSocketChannel())
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .option(ChannelOption.SO_BACKLOG, 1024)
-            .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            .channelFactory(() -> epoll ? new EpollServerSocketChannel() : new NioServerSocketChannel()))
             .childHandler(new ChannelInitializer<Channel>()
             {
                 @Override

@@ -1,0 +1,174 @@
+package io.sipline.sip.transport.tcp;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.NetUtil;
+
+/**
+ * One shard's connections (DESIGN.md, Threading: a shard owns its sockets): the connections its listeners accepted
+ * and the ones it opened, in one table by peer address, so that an outbound request to a destination reuses an open
+ * (or still opening) connection to it (RFC 3261 §18.1.1) and a closing connection leaves the table. New outbound
+ * connections are non-blocking connects on the shard's own loop; their sends wait in the connection until it is up.
+ *
+ * <pre>
+ *   flowTo(dest, tls) --table hit, same transport--> that connection's flow
+ *                     \--miss--> Bootstrap.connect on this loop --> table[dest] = new connection (queues sends)
+ *   connection active   --> opened(): accepted ones enter the table under their peer's address
+ *   connection inactive --> closed(): out of the table; handler.onClosed (the shard fails its transactions on it)
+ * </pre>
+ *
+ * <p><b>Threading.</b> Everything runs on the shard's event loop; not thread-safe. Only {@link #index()} and
+ * {@link #connectionCount()} (racy) may be read elsewhere.
+ */
+public final class TcpShard
+{
+    private final int index;
+    private final EventLoop loop;
+    private final StreamMessageHandler handler;
+    private final TcpCounters counters;
+    private final StreamSettings settings;
+    /** Open or opening connections by peer address (a flow is its own key); shard thread only. */
+    private final HashMap<InetSocketAddress, TcpConnection> byPeer = new HashMap<>();
+    private final ChannelFutureListener connectDone = this::connectDone;
+    private int live;
+    private boolean closing;
+
+    TcpShard(final int index, final EventLoop loop, final StreamMessageHandler handler, final TcpCounters counters,
+        final StreamSettings settings)
+    {
+        this.index = index;
+        this.loop = loop;
+        this.handler = handler;
+        this.counters = counters;
+        this.settings = settings;
+    }
+
+    /** The shard index. Any thread. */
+    public int index()
+    {
+        return index;
+    }
+
+    /** Connections open or opening on this shard (racy from other threads). */
+    public int connectionCount()
+    {
+        return live;
+    }
+
+    /**
+     * The flow to send to {@code destination} over TCP or TLS: an open (or opening) connection of this shard to that
+     * address with the same transport, else a new non-blocking connect whose sends wait until it is up.
+     *
+     * @return the flow, or null when no connection can be made (TLS without a client context, shutting down).
+     */
+    public TcpFlow flowTo(final InetSocketAddress destination, final boolean tls)
+    {
+        if (destination instanceof TcpFlow flow && flow.isTls() == tls && flow.connection().isUsable())
+        {
+            return flow;
+        }
+        final TcpConnection open = byPeer.get(destination);
+        // A closed connection can still be in the table until its channelInactive runs: never hand it out.
+        if (null != open && open.isTls() == tls && open.isUsable())
+        {
+            return open.flow();
+        }
+        if (closing || destination.isUnresolved() || (tls && null == settings.clientTls()))
+        {
+            return null;
+        }
+        final InetSocketAddress target = destination instanceof TcpFlow ?
+            new InetSocketAddress(destination.getAddress(), destination.getPort()) : destination;
+        final TcpConnection connection = new TcpConnection(handler, counters, settings.maxMessageBytes(),
+            settings.idleMillis(), this, tls, target);
+        final Bootstrap bootstrap = new Bootstrap()
+            .group(loop)
+            .channelFactory(() -> settings.epoll() ? new EpollSocketChannel() : new NioSocketChannel())
+            .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)Math.min(Integer.MAX_VALUE,
+                settings.connectTimeoutMillis()))
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            .handler(new ChannelInitializer<Channel>()
+            {
+                @Override
+                protected void initChannel(final Channel ch)
+                {
+                    if (tls)
+                    {
+                        // RFC 3261 §26.2.1: the server's certificate is checked against the client context's trust
+                        // (its host name is not: RFC 5922 domain matching needs the SIP domain, not an address).
+                        ch.pipeline().addLast(settings.clientTls().newHandler(ch.alloc(),
+                            NetUtil.toAddressString(target.getAddress()), target.getPort()));
+                    }
+                    ch.pipeline().addLast(connection);
+                }
+            });
+        byPeer.put(target, connection);
+        live++;
+        bootstrap.connect(target).addListener(connectDone);
+        return connection.flow();
+    }
+
+    StreamMessageHandler handler()
+    {
+        return handler;
+    }
+
+    private void connectDone(final ChannelFuture future)
+    {
+        if (!future.isSuccess())
+        {
+            // The connection's handlerRemoved releases what was queued and reports the close (see TcpConnection).
+            counters.increment(TcpCounters.CONNECT_FAILURES);
+        }
+    }
+
+    /** An accepted connection is up: it enters the table under its peer's address. */
+    void opened(final TcpConnection connection)
+    {
+        if (!connection.isOutbound())
+        {
+            live++;
+            byPeer.putIfAbsent(connection.flow(), connection);
+        }
+    }
+
+    /** A connection closed (or its connect failed): out of the table, and the handler hears of it. */
+    void closed(final TcpConnection connection)
+    {
+        final TcpFlow flow = connection.flow();
+        if (null == flow)
+        {
+            return;
+        }
+        live--;
+        byPeer.remove(flow, connection);
+        handler.onClosed(connection);
+    }
+
+    /** On the loop, at stop: no new connects; every connection of this shard is closed. */
+    void closeAll()
+    {
+        closing = true;
+        final List<TcpConnection> all = new ArrayList<>(byPeer.values());
+        for (final TcpConnection c : all)
+        {
+            c.close();
+        }
+    }
+}
