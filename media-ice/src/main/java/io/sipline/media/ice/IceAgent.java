@@ -553,10 +553,10 @@ public final class IceAgent
             return;
         }
         final int component = locals[host].componentId();
-        if (null != turn && null != turn[component] && from.equals(turn[component].server()))
+        if (null != turn && null != turn[component] && from.equals(turn[component].server())
+            && turn[component].onDatagram(buf, offset, length, nowMs))
         {
-            turn[component].onDatagram(buf, offset, length, nowMs);
-            return;
+            return; // TURN traffic; anything else from the server (a Binding response to our STUN gathering) goes on
         }
         onPeerDatagram(host, from, -1, buf, offset, length);
     }
