@@ -231,6 +231,41 @@ class IceAgentTest
     }
 
     @Test
+    void shouldRelayWhenTheHostsCannotReachEachOther() throws IceParseException
+    {
+        final InetSocketAddress turnAddress = new InetSocketAddress("198.51.100.200", 3478);
+        final SimulatedTurnServer turn = new SimulatedTurnServer(net, turnAddress, "user", "pass");
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001");
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        for (final Side s : List.of(a, b))
+        {
+            s.agent.gather(null, turnAddress, "user", "pass", net.now());
+        }
+        net.runUntil(() -> a.gathered && b.gathered, 2_000);
+        assertEquals(4, turn.allocations());
+        for (final String host : List.of("192.0.2.1:1000", "192.0.2.1:1001", "192.0.2.2:2000", "192.0.2.2:2001"))
+        {
+            for (final String other : List.of("192.0.2.1:1000", "192.0.2.1:1001", "192.0.2.2:2000", "192.0.2.2:2001"))
+            {
+                final String[] h = host.split(":");
+                final String[] o = other.split(":");
+                net.block(new InetSocketAddress(h[0], Integer.parseInt(h[1])),
+                    new InetSocketAddress(o[0], Integer.parseInt(o[1])));
+            }
+        }
+        exchange(a, b, net.now());
+        net.runUntil(() -> completed(a) && completed(b), 10_000);
+        for (int c = 1; c <= 2; c++)
+        {
+            assertTrue(IceCandidateType.RELAYED == a.agent.selectedLocal(c).type()
+                || IceCandidateType.RELAYED == b.agent.selectedLocal(c).type());
+        }
+        assertConnected(a, b, 2);
+        a.agent.close(net.now());
+        net.runUntil(() -> a.agent.turnClient(1).state() == io.sipline.media.turn.TurnClient.STATE_CLOSED, 1_000);
+    }
+
+    @Test
     void shouldLearnAPeerReflexiveRemoteCandidate() throws IceParseException
     {
         // a is behind a NAT and does not know it (no STUN server): b learns a's public address from a's checks.

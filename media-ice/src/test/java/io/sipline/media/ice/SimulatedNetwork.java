@@ -38,7 +38,7 @@ final class SimulatedNetwork
     private final Map<InetSocketAddress, Endpoint> endpoints = new HashMap<>();
     private final Map<InetSocketAddress, InetSocketAddress> natOut = new HashMap<>();
     private final Map<InetSocketAddress, InetSocketAddress> natIn = new HashMap<>();
-    private final Map<InetSocketAddress, StunBindingServer> servers = new HashMap<>();
+    private final Map<InetSocketAddress, Node> nodes = new HashMap<>();
     private final Set<String> blocked = new HashSet<>();
     private final List<IceAgent> agents = new ArrayList<>();
     private long now;
@@ -100,15 +100,35 @@ final class SimulatedNetwork
         blocked.clear();
     }
 
+    /** A server placed in the network: it gets every datagram sent to its addresses. */
+    interface Node
+    {
+        void onDatagram(InetSocketAddress from, InetSocketAddress to, byte[] bytes);
+    }
+
+    /** Places a node at an address (a server may take several: its listening and relayed addresses). */
+    void place(final InetSocketAddress address, final Node node)
+    {
+        nodes.put(address, node);
+    }
+
+    /** Removes a node's address. */
+    void remove(final InetSocketAddress address)
+    {
+        nodes.remove(address);
+    }
+
     /** Places an unauthenticated STUN Binding server. */
     void stunServer(final InetSocketAddress address)
     {
-        servers.put(address, new StunBindingServer(
+        final StunBindingServer server = new StunBindingServer(
             (buf, off, len, to) -> send(address, to, Arrays.copyOfRange(buf, off, off + len)),
-            new StunIntegrity(), null, null));
+            new StunIntegrity(), null, null);
+        place(address, (from, to, bytes) -> server.onDatagram(bytes, 0, bytes.length, from));
     }
 
-    private void send(final InetSocketAddress from, final InetSocketAddress to, final byte[] bytes)
+    /** Sends a datagram (used by nodes; agents send through {@link #transport}). */
+    void send(final InetSocketAddress from, final InetSocketAddress to, final byte[] bytes)
     {
         if (blocked.contains(from + ">*"))
         {
@@ -154,10 +174,10 @@ final class SimulatedNetwork
         while (!queue.isEmpty() && queue.peek().at() <= now)
         {
             final Datagram d = queue.poll();
-            final StunBindingServer server = servers.get(d.to());
-            if (null != server)
+            final Node node = nodes.get(d.to());
+            if (null != node)
             {
-                server.onDatagram(d.bytes(), 0, d.bytes().length, d.from());
+                node.onDatagram(d.from(), d.to(), d.bytes());
                 delivered++;
                 continue;
             }
