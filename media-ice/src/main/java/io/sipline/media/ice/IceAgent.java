@@ -2,10 +2,12 @@ package io.sipline.media.ice;
 
 import io.sipline.media.stun.StunAddress;
 import io.sipline.media.stun.StunAttributeType;
+import io.sipline.media.stun.StunClientTransactions;
 import io.sipline.media.stun.StunCredential;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageType;
 import io.sipline.media.stun.StunMessageWriter;
+import io.sipline.media.stun.StunRequestSlots;
 import io.sipline.media.stun.StunResult;
 import io.sipline.media.turn.TurnClient;
 import io.sipline.media.turn.TurnResult;
@@ -77,11 +79,11 @@ public final class IceAgent
     private static final byte FLAG_NOMINATE_ON_SUCCESS = 8;
     private static final byte FLAG_USE_CANDIDATE = 16;
 
-    private static final byte KIND_FREE = 0;
     private static final byte KIND_CHECK = 1;
     private static final byte KIND_CONSENT = 2;
     private static final byte KIND_SRFLX = 3;
 
+    private static final int TURN_PEERS = 4;
     private static final int RC = 7;
     private static final int RM = 16;
     private static final char[] ICE_CHARS =
@@ -177,7 +179,7 @@ public final class IceAgent
     private boolean controlling;
     private boolean aggressive;
     private long taMs = TA_DEFAULT_MS;
-    private long rtoMs = 500;
+    private long rtoMs = StunClientTransactions.RTO_DEFAULT_MS;
     private long nominationWaitMs = 1_000;
 
     private String localUfrag;
@@ -201,16 +203,7 @@ public final class IceAgent
     private final IceCheckList list;
     private final IceFoundations foundations;
 
-    private final byte[] requestKind;
-    private final byte[] requestLocal;
-    private final byte[] requestRemote;
-    private final byte[] requestSends;
-    private final boolean[] requestCancelled;
-    private final boolean[] requestUseCandidate;
-    private final int[] requestTidHigh;
-    private final long[] requestTidLow;
-    private final long[] requestDeadline;
-    private final long[] requestInterval;
+    private StunRequestSlots requests;
 
     private InetSocketAddress stunServer;
     private TurnClient[] turn;
@@ -263,17 +256,7 @@ public final class IceAgent
         list = new IceCheckList(limits);
         list.reset(locals, remotes);
         foundations = new IceFoundations(limits.maxLocalCandidates());
-        final int slots = Math.min(limits.maxPairs(), 8) + 2 * components;
-        requestKind = new byte[slots];
-        requestLocal = new byte[slots];
-        requestRemote = new byte[slots];
-        requestSends = new byte[slots];
-        requestCancelled = new boolean[slots];
-        requestUseCandidate = new boolean[slots];
-        requestTidHigh = new int[slots];
-        requestTidLow = new long[slots];
-        requestDeadline = new long[slots];
-        requestInterval = new long[slots];
+        requests = newRequests();
         selectedLocal = new int[components + 1];
         selectedRemote = new InetSocketAddress[components + 1];
         selectedTurnSlot = new int[components + 1];
@@ -313,7 +296,15 @@ public final class IceAgent
     public IceAgent rto(final long value)
     {
         rtoMs = Math.max(1, value);
+        requests = newRequests();
         return this;
+    }
+
+    private StunRequestSlots newRequests()
+    {
+        // In flight at once: up to 8 checks (one leaves per Ta; most are answered within a few Ta), one consent
+        // check and one server-reflexive request per component.
+        return new StunRequestSlots(Math.min(limits.maxPairs(), 8) + 2 * components, rtoMs, RC, RM);
     }
 
     /**
@@ -395,7 +386,7 @@ public final class IceAgent
         if (!lite && null != turnServer)
         {
             turn = new TurnClient[components + 1];
-            turnPeers = new InetSocketAddress[(components + 1) * 4];
+            turnPeers = new InetSocketAddress[(components + 1) * TURN_PEERS];
             for (int c = 1; c <= components; c++)
             {
                 final int host = firstHost(c);
@@ -405,7 +396,7 @@ public final class IceAgent
                 }
                 final int socket = localSocket[host];
                 turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
-                    turnServer, turnUser, turnPassword, new Relay(c), context.integrity, 4, context.turnSendBuffer);
+                    turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS);
                 if (TurnResult.OK == turn[c].allocate(0, nowMs))
                 {
                     pendingGathers++;
@@ -621,14 +612,7 @@ public final class IceAgent
      */
     public long nextDeadlineMs()
     {
-        long next = Long.MAX_VALUE;
-        for (int i = 0; i < requestKind.length; i++)
-        {
-            if (KIND_FREE != requestKind[i])
-            {
-                next = Math.min(next, requestDeadline[i]);
-            }
-        }
+        long next = requests.nextDeadlineMs();
         if (!lite && null != remoteKey && STATE_FAILED != state)
         {
             next = Math.min(next, nextCheckMs);
@@ -909,11 +893,11 @@ public final class IceAgent
 
     private void forgetRemote()
     {
-        for (int i = 0; i < requestKind.length; i++)
+        for (int slot = 0; slot < requests.capacity(); slot++)
         {
-            if (KIND_CHECK == requestKind[i])
+            if (requests.busy(slot) && KIND_CHECK == kindOf(requests.token(slot)))
             {
-                requestKind[i] = KIND_FREE;
+                requests.free(slot);
             }
         }
         for (int r = 0; r < remoteCount; r++)
@@ -1018,33 +1002,41 @@ public final class IceAgent
         return -1;
     }
 
+    private static long token(final byte kind, final int local, final int remote, final boolean useCandidate)
+    {
+        return kind | (local & 0xFF) << 8 | (remote & 0xFF) << 16 | (useCandidate ? 1 << 24 : 0);
+    }
+
+    private static byte kindOf(final long token)
+    {
+        return (byte) token;
+    }
+
+    private static int localOf(final long token)
+    {
+        return (int) (token >>> 8) & 0xFF;
+    }
+
+    private static int remoteOf(final long token)
+    {
+        return (int) (token >>> 16) & 0xFF;
+    }
+
+    private static boolean useCandidateOf(final long token)
+    {
+        return 0 != (token & 1 << 24);
+    }
+
     private int startRequest(final byte kind, final int local, final int remote, final boolean useCandidate)
     {
-        int slot = -1;
-        for (int i = 0; i < requestKind.length; i++)
-        {
-            if (KIND_FREE == requestKind[i])
-            {
-                slot = i;
-                break;
-            }
-        }
+        final int slot = requests.start(token(kind, local, remote, useCandidate));
         if (-1 == slot)
         {
             return -1;
         }
-        requestKind[slot] = kind;
-        requestLocal[slot] = (byte) local;
-        requestRemote[slot] = (byte) remote;
-        requestUseCandidate[slot] = useCandidate;
-        requestCancelled[slot] = false;
-        requestSends[slot] = 0;
-        requestInterval[slot] = rtoMs;
-        requestTidHigh[slot] = context.random.nextInt();
-        requestTidLow[slot] = context.random.nextLong();
         if (!transmit(slot))
         {
-            requestKind[slot] = KIND_FREE;
+            requests.free(slot);
             return -1;
         }
         if (KIND_SRFLX != kind)
@@ -1057,13 +1049,14 @@ public final class IceAgent
     /** Writes the request of a slot again (same transaction id) and sends it; schedules the next event. */
     private boolean transmit(final int slot)
     {
-        final int local = requestLocal[slot] & 0xFF;
-        final int remote = requestRemote[slot] & 0xFF;
+        final long token = requests.token(slot);
+        final int local = localOf(token);
+        final int remote = remoteOf(token);
         final StunMessageWriter writer = context.writer.wrap(context.scratch, 0, context.scratch.length)
-            .header(StunMessageType.BINDING_REQUEST, requestTidHigh[slot], requestTidLow[slot]);
+            .header(StunMessageType.BINDING_REQUEST, requests.tidHigh(slot), requests.tidLow(slot));
         final InetSocketAddress to;
         int turnSlot = -1;
-        if (KIND_SRFLX == requestKind[slot])
+        if (KIND_SRFLX == kindOf(token))
         {
             to = stunServer;
         }
@@ -1090,7 +1083,7 @@ public final class IceAgent
                     localPreference, candidate.componentId()))
                 .addU64(controlling ? StunAttributeType.ICE_CONTROLLING : StunAttributeType.ICE_CONTROLLED,
                     tieBreaker);
-            if (requestUseCandidate[slot])
+            if (useCandidateOf(token))
             {
                 writer.addEmpty(StunAttributeType.USE_CANDIDATE);
             }
@@ -1101,44 +1094,31 @@ public final class IceAgent
         {
             return false;
         }
-        requestSends[slot]++;
-        if (requestSends[slot] < RC)
-        {
-            requestDeadline[slot] = now + requestInterval[slot];
-            requestInterval[slot] <<= 1;
-        }
-        else
-        {
-            requestDeadline[slot] = now + RM * rtoMs;
-        }
+        requests.sent(slot, now);
         return sendFrom(local, to, turnSlot, context.scratch, 0, length);
     }
 
     private void pollRequests()
     {
-        for (int slot = 0; slot < requestKind.length; slot++)
+        for (int slot = requests.due(0, now); slot >= 0; slot = requests.due(slot + 1, now))
         {
-            if (KIND_FREE == requestKind[slot] || now - requestDeadline[slot] < 0)
-            {
-                continue;
-            }
-            if (!requestCancelled[slot] && requestSends[slot] < RC)
+            if (requests.shouldRetransmit(slot))
             {
                 transmit(slot);
                 continue;
             }
-            final byte kind = requestKind[slot];
-            final boolean cancelled = requestCancelled[slot];
-            requestKind[slot] = KIND_FREE;
-            if (KIND_CHECK == kind && !cancelled)
+            final long token = requests.token(slot);
+            final boolean cancelled = requests.cancelled(slot);
+            requests.free(slot);
+            if (KIND_CHECK == kindOf(token) && !cancelled)
             {
-                final int pair = list.find(requestLocal[slot] & 0xFF, requestRemote[slot] & 0xFF);
+                final int pair = list.find(localOf(token), remoteOf(token));
                 if (pair >= 0 && IcePairState.IN_PROGRESS == list.state(pair))
                 {
-                    list.state(pair, IcePairState.FAILED); // §7.2.5.2.1... timeout: the pair fails
+                    list.state(pair, IcePairState.FAILED); // §7.2.5.2: a check that times out fails its pair
                 }
             }
-            else if (KIND_SRFLX == kind)
+            else if (KIND_SRFLX == kindOf(token))
             {
                 pendingGathers--;
                 maybeGatheringComplete();
@@ -1508,13 +1488,13 @@ public final class IceAgent
         }
         if (IcePairState.IN_PROGRESS == state)
         {
-            for (int slot = 0; slot < requestKind.length; slot++)
+            for (int slot = 0; slot < requests.capacity(); slot++)
             {
-                if (KIND_CHECK == requestKind[slot] && (requestLocal[slot] & 0xFF) == list.localIndex(pair)
-                    && (requestRemote[slot] & 0xFF) == list.remoteIndex(pair))
+                final long token = requests.token(slot);
+                if (requests.busy(slot) && KIND_CHECK == kindOf(token) && localOf(token) == list.localIndex(pair)
+                    && remoteOf(token) == list.remoteIndex(pair))
                 {
-                    requestCancelled[slot] = true; // no more retransmissions; a late answer still counts
-                    requestDeadline[slot] = now + RM * rtoMs;
+                    requests.cancel(slot, now); // no more retransmissions; a late answer still counts
                 }
             }
         }
@@ -1578,26 +1558,19 @@ public final class IceAgent
     private void onResponse(final int local, final InetSocketAddress from)
     {
         final StunMessageFlyweight response = context.message;
-        int slot = -1;
-        for (int i = 0; i < requestKind.length; i++)
-        {
-            if (KIND_FREE != requestKind[i] && response.transactionIdEquals(requestTidHigh[i], requestTidLow[i]))
-            {
-                slot = i;
-                break;
-            }
-        }
+        final int slot = requests.find(response);
         if (-1 == slot)
         {
             return;
         }
-        final byte kind = requestKind[slot];
-        final int requestLocalIndex = requestLocal[slot] & 0xFF;
-        final int remote = requestRemote[slot] & 0xFF;
-        final boolean useCandidate = requestUseCandidate[slot];
+        final long token = requests.token(slot);
+        final byte kind = kindOf(token);
+        final int requestLocalIndex = localOf(token);
+        final int remote = remoteOf(token);
+        final boolean useCandidate = useCandidateOf(token);
         if (KIND_SRFLX == kind)
         {
-            requestKind[slot] = KIND_FREE;
+            requests.free(slot);
             onServerReflexive(requestLocalIndex);
             return;
         }
@@ -1605,7 +1578,7 @@ public final class IceAgent
         {
             return; // RFC 8489 §9.1.4: ignore; the transaction goes on
         }
-        requestKind[slot] = KIND_FREE;
+        requests.free(slot);
         final int pair = list.find(requestLocalIndex, remote);
         if (KIND_CONSENT == kind)
         {
@@ -1788,12 +1761,12 @@ public final class IceAgent
         public void onData(final TurnClient client, final int peerSlot, final StunAddress peer, final byte[] buf,
             final int offset, final int length)
         {
-            if (-1 == relayedLocal || peerSlot < 0 || peerSlot >= 4)
+            if (-1 == relayedLocal || peerSlot < 0 || peerSlot >= TURN_PEERS)
             {
                 return;
             }
             // A TURN client never reuses a peer slot for another address: one JDK address per slot, made once.
-            final int key = component * 4 + peerSlot;
+            final int key = component * TURN_PEERS + peerSlot;
             if (null == turnPeers[key])
             {
                 turnPeers[key] = peer.toInetSocketAddress();

@@ -5,13 +5,15 @@ import io.sipline.media.stun.StunAttributeType;
 import io.sipline.media.stun.StunIntegrity;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageWriter;
+import io.sipline.media.turn.TurnClient;
 
 import java.security.SecureRandom;
 import java.util.SplittableRandom;
 
 /**
  * What every {@link IceAgent} of one media thread shares instead of owning a copy: the integrity engine, the STUN
- * reader and writer, a scratch buffer for outgoing messages, the TURN send buffer, and the random sources. Keeping
+ * reader and writer, a scratch buffer for outgoing messages, the TURN clients' codec and buffer, and the random
+ * sources. Keeping
  * these per thread rather than per session is most of what keeps a session small (PJNATH gives each STUN session
  * its own packet buffer).
  *
@@ -27,7 +29,7 @@ public final class IceContext
     final StunMessageFlyweight message = new StunMessageFlyweight(16, StunAttributeType.BINDING_KNOWN_LOW);
     final StunAddress address = new StunAddress();
     final byte[] scratch = new byte[SCRATCH];
-    final byte[] turnSendBuffer = new byte[UdpEndpoint.MAX_DATAGRAM];
+    final TurnClient.Shared turn = new TurnClient.Shared(integrity, UdpEndpoint.MAX_DATAGRAM);
     final SecureRandom secureRandom = new SecureRandom();
     final SplittableRandom random = new SplittableRandom(secureRandom.nextLong());
 
@@ -37,5 +39,13 @@ public final class IceContext
     public StunIntegrity integrity()
     {
         return integrity;
+    }
+
+    /**
+     * @return what the thread's TURN clients share.
+     */
+    public TurnClient.Shared turn()
+    {
+        return turn;
     }
 }

@@ -3,6 +3,7 @@ package io.sipline.media.turn;
 import io.sipline.media.stun.StunAddress;
 import io.sipline.media.stun.StunAttributeType;
 import io.sipline.media.stun.StunClientTransactions;
+import io.sipline.media.stun.StunRequestSlots;
 import io.sipline.media.stun.StunCredential;
 import io.sipline.media.stun.StunIntegrity;
 import io.sipline.media.stun.StunMessageFlyweight;
@@ -36,9 +37,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       508 Insufficient Capacity, ...) or a local code (timeout, integrity mismatch).</li>
  * </ul>
  *
- * <p>Memory: one request buffer, the transaction table (a few slots), a small peer table of {@link StunAddress}
- * holders, and a send buffer that may be shared by every client on the thread (passed in). Receiving ChannelData or
- * a Data indication allocates nothing.
+ * <p>Memory: requests are not copied for retransmission but written again each time ({@link StunRequestSlots}), the
+ * codec, scratch address and the buffer every message is written into are shared by the thread's clients
+ * ({@link Shared}); what a client owns is its peer table and a few slots of state. Receiving ChannelData or a Data
+ * indication allocates nothing.
  *
  * <p>Not thread-safe; owned by one media thread, which calls every method.
  */
@@ -72,9 +74,35 @@ public final class TurnClient
     public static final long REFRESH_MARGIN_MS = 60_000;
 
     private static final int MAX_AUTH_RETRIES = 3;
-    private static final int REQUEST_BUFFER = 512;
-    private static final int TRANSACTION_SLOTS = 4;
+    private static final int TRANSACTION_SLOTS = 3;
     private static final int UDP = 17;
+
+    /**
+     * What every TURN client of one media thread shares: the STUN reader and writer, a scratch address, the buffer
+     * outgoing messages are written into, and the integrity engine. Not thread-safe; one per media thread.
+     */
+    public static final class Shared
+    {
+        final StunIntegrity integrity;
+        final StunMessageFlyweight message = new StunMessageFlyweight(16, StunAttributeType.TURN_KNOWN_LOW);
+        final StunMessageWriter writer = new StunMessageWriter();
+        final StunAddress address = new StunAddress();
+        final byte[] buffer;
+
+        /**
+         * @param integrity  the thread's integrity engine.
+         * @param bufferSize the largest message written (data plus 36 bytes of Send indication), at least 512.
+         */
+        public Shared(final StunIntegrity integrity, final int bufferSize)
+        {
+            if (bufferSize < 512)
+            {
+                throw new IllegalArgumentException("TURN buffer under 512 bytes");
+            }
+            this.integrity = integrity;
+            this.buffer = new byte[bufferSize];
+        }
+    }
 
     /**
      * Outcomes, called on the owning thread from {@link #onDatagram} and {@link #poll}. Every method has an empty
@@ -151,15 +179,12 @@ public final class TurnClient
     private final String usernameText;
     private final String password;
     private final Listener listener;
+    private final Shared shared;
     private final StunIntegrity integrity;
-    private final StunClientTransactions transactions;
-    private final StunMessageFlyweight message = new StunMessageFlyweight(16, StunAttributeType.TURN_KNOWN_LOW);
-    private final StunMessageWriter writer = new StunMessageWriter();
-    private final StunAddress scratchAddress = new StunAddress();
+    private final StunRequestSlots requests = new StunRequestSlots(TRANSACTION_SLOTS,
+        StunClientTransactions.RTO_DEFAULT_MS, StunClientTransactions.RC_DEFAULT, StunClientTransactions.RM_DEFAULT);
     private final StunAddress relayed = new StunAddress();
     private final StunAddress mapped = new StunAddress();
-    private final byte[] request = new byte[REQUEST_BUFFER];
-    private final byte[] sendBuffer;
 
     private final StunAddress[] peers;
     private final byte[] permissionState;
@@ -193,18 +218,15 @@ public final class TurnClient
      * @param username   long-term credential username.
      * @param password   long-term credential password.
      * @param listener   who hears outcomes.
-     * @param integrity  the thread's integrity engine.
-     * @param maxPeers   peer table size (permissions and channels), at least 1.
-     * @param sendBuffer buffer for outgoing Send indications and ChannelData; may be shared by every client of the
-     *                   thread (it is only used during {@link #send}). Its length bounds the data size.
+     * @param shared     the thread's shared codec and buffer.
+     * @param maxPeers   peer table size (permissions and channels), 1 to 127.
      */
     public TurnClient(final StunTransport transport, final InetSocketAddress server, final String username,
-        final String password, final Listener listener, final StunIntegrity integrity, final int maxPeers,
-        final byte[] sendBuffer)
+        final String password, final Listener listener, final Shared shared, final int maxPeers)
     {
-        if (maxPeers < 1 || sendBuffer.length < 64)
+        if (maxPeers < 1 || maxPeers > 127)
         {
-            throw new IllegalArgumentException("maxPeers >= 1 and a send buffer of at least 64 bytes are required");
+            throw new IllegalArgumentException("maxPeers must be 1..127");
         }
         this.transport = transport;
         this.server = server;
@@ -212,11 +234,8 @@ public final class TurnClient
         this.username = usernameText.getBytes(StandardCharsets.UTF_8);
         this.password = password;
         this.listener = listener;
-        this.integrity = integrity;
-        this.sendBuffer = sendBuffer;
-        this.transactions = new StunClientTransactions(transport, new Outcomes(), TRANSACTION_SLOTS, REQUEST_BUFFER,
-            StunClientTransactions.RTO_DEFAULT_MS, StunClientTransactions.RC_DEFAULT,
-            StunClientTransactions.RM_DEFAULT, StunClientTransactions.TI_DEFAULT_MS);
+        this.shared = shared;
+        this.integrity = shared.integrity;
         this.peers = new StunAddress[maxPeers];
         for (int i = 0; i < maxPeers; i++)
         {
@@ -382,12 +401,12 @@ public final class TurnClient
         }
         if (INSTALLED == channelState[peerSlot])
         {
-            final int frame = TurnChannelData.encode(sendBuffer, 0, channels[peerSlot], buf, offset, length, true);
+            final int frame = TurnChannelData.encode(shared.buffer, 0, channels[peerSlot], buf, offset, length, true);
             if (frame < 0)
             {
                 return TurnResult.DATA_TOO_LARGE;
             }
-            transport.send(sendBuffer, 0, frame, server);
+            transport.send(shared.buffer, 0, frame, server);
             dataSent++;
             return TurnResult.OK;
         }
@@ -397,7 +416,7 @@ public final class TurnClient
         }
         final int tidHigh = ThreadLocalRandom.current().nextInt();
         final long tidLow = ThreadLocalRandom.current().nextLong();
-        final int frame = writer.wrap(sendBuffer, 0, sendBuffer.length)
+        final int frame = shared.writer.wrap(shared.buffer, 0, shared.buffer.length)
             .header(StunMessageType.type(StunMessageType.METHOD_SEND, StunMessageType.CLASS_INDICATION), tidHigh,
                 tidLow)
             .addAddress(StunAttributeType.XOR_PEER_ADDRESS, peers[peerSlot])
@@ -407,7 +426,7 @@ public final class TurnClient
         {
             return TurnResult.DATA_TOO_LARGE;
         }
-        transport.send(sendBuffer, 0, frame, server);
+        transport.send(shared.buffer, 0, frame, server);
         dataSent++;
         return TurnResult.OK;
     }
@@ -442,6 +461,7 @@ public final class TurnClient
             }
             return false;
         }
+        final StunMessageFlyweight message = shared.message;
         final int wrap = message.wrap(buf, offset, length);
         if (wrap < 0)
         {
@@ -451,7 +471,15 @@ public final class TurnClient
         if (StunMessageType.isResponse(type))
         {
             now = nowMs;
-            return transactions.onResponse(message, wrap);
+            final int slot = requests.find(message);
+            if (-1 == slot)
+            {
+                return false;
+            }
+            final long token = requests.token(slot);
+            requests.free(slot);
+            onResponse(token, message, wrap);
+            return true;
         }
         if (StunMessageType.type(StunMessageType.METHOD_DATA, StunMessageType.CLASS_INDICATION) == type)
         {
@@ -469,7 +497,21 @@ public final class TurnClient
     public int poll(final long nowMs)
     {
         now = nowMs;
-        int work = transactions.poll(nowMs);
+        int work = 0;
+        for (int slot = requests.due(0, nowMs); slot >= 0; slot = requests.due(slot + 1, nowMs))
+        {
+            work++;
+            if (requests.shouldRetransmit(slot))
+            {
+                transmit(slot);
+            }
+            else
+            {
+                final long token = requests.token(slot);
+                requests.free(slot);
+                fail((int) (token >>> 32), (int) token, TurnResult.TIMEOUT);
+            }
+        }
         if (STATE_ALLOCATED != state)
         {
             return work;
@@ -498,14 +540,16 @@ public final class TurnClient
         {
             if (INSTALLED == channelState[slot] && nowMs - channelRefreshAtMs[slot] >= 0)
             {
-                channelRefreshAtMs[slot] = Long.MAX_VALUE;
-                work += TurnResult.OK == startRequest(REQUEST_CHANNEL_BIND, slot, nowMs) ? 1 : 0;
+                final boolean started = TurnResult.OK == startRequest(REQUEST_CHANNEL_BIND, slot, nowMs);
+                channelRefreshAtMs[slot] = started ? Long.MAX_VALUE : nowMs + StunClientTransactions.RTO_DEFAULT_MS;
+                work += started ? 1 : 0;
             }
             else if (INSTALLED == permissionState[slot] && NONE == channelState[slot]
                 && nowMs - permissionRefreshAtMs[slot] >= 0)
             {
-                permissionRefreshAtMs[slot] = Long.MAX_VALUE;
-                work += TurnResult.OK == startRequest(REQUEST_PERMISSION, slot, nowMs) ? 1 : 0;
+                final boolean started = TurnResult.OK == startRequest(REQUEST_PERMISSION, slot, nowMs);
+                permissionRefreshAtMs[slot] = started ? Long.MAX_VALUE : nowMs + StunClientTransactions.RTO_DEFAULT_MS;
+                work += started ? 1 : 0;
             }
         }
         return work;
@@ -516,7 +560,7 @@ public final class TurnClient
      */
     public long nextDeadlineMs()
     {
-        long next = transactions.nextDeadlineMs();
+        long next = requests.nextDeadlineMs();
         if (STATE_ALLOCATED == state)
         {
             next = Math.min(next, Math.min(refreshAtMs, expiresAtMs));
@@ -648,6 +692,26 @@ public final class TurnClient
 
     private int startRequest(final int kind, final int slot, final long nowMs)
     {
+        final int request = requests.start(((long) kind << 32) | (slot & 0xFFFF_FFFFL));
+        if (-1 == request)
+        {
+            return TurnResult.BUSY;
+        }
+        now = nowMs;
+        if (!transmit(request))
+        {
+            requests.free(request);
+            return TurnResult.REQUEST_TOO_LARGE;
+        }
+        return TurnResult.OK;
+    }
+
+    /** Writes a slot's request (again, with its transaction id) and sends it. */
+    private boolean transmit(final int request)
+    {
+        final long token = requests.token(request);
+        final int kind = (int) (token >>> 32);
+        final int slot = (int) token;
         final int method = switch (kind)
         {
             case REQUEST_ALLOCATE -> StunMessageType.METHOD_ALLOCATE;
@@ -655,8 +719,9 @@ public final class TurnClient
             case REQUEST_PERMISSION -> StunMessageType.METHOD_CREATE_PERMISSION;
             default -> StunMessageType.METHOD_CHANNEL_BIND;
         };
-        writer.wrap(request, 0, request.length).header(StunMessageType.type(method, StunMessageType.CLASS_REQUEST),
-            ThreadLocalRandom.current().nextInt(), ThreadLocalRandom.current().nextLong());
+        final StunMessageWriter writer = shared.writer.wrap(shared.buffer, 0, shared.buffer.length)
+            .header(StunMessageType.type(method, StunMessageType.CLASS_REQUEST), requests.tidHigh(request),
+                requests.tidLow(request));
         switch (kind)
         {
             case REQUEST_ALLOCATE ->
@@ -685,11 +750,11 @@ public final class TurnClient
         final int length = writer.addFingerprint(integrity).length();
         if (length < 0)
         {
-            return TurnResult.REQUEST_TOO_LARGE;
+            return false;
         }
-        final long token = ((long) kind << 32) | (slot & 0xFFFF_FFFFL);
-        final int started = transactions.start(request, 0, length, server, false, token, nowMs);
-        return started >= 0 ? TurnResult.OK : TurnResult.BUSY;
+        requests.sent(request, now);
+        transport.send(shared.buffer, 0, length, server);
+        return true;
     }
 
     private void onResponse(final long token, final StunMessageFlyweight response, final int wrapResult)
@@ -894,31 +959,17 @@ public final class TurnClient
 
     private boolean onDataIndication()
     {
+        final StunMessageFlyweight message = shared.message;
+        final StunAddress peer = shared.address;
         final int peerIndex = message.findAttribute(StunAttributeType.XOR_PEER_ADDRESS);
         final int dataIndex = message.findAttribute(StunAttributeType.DATA);
-        if (-1 == peerIndex || -1 == dataIndex || StunResult.OK != message.readAddress(peerIndex, scratchAddress))
+        if (-1 == peerIndex || -1 == dataIndex || StunResult.OK != message.readAddress(peerIndex, peer))
         {
             return false; // §10.4: discard
         }
         dataReceived++;
-        listener.onData(this, peerSlot(scratchAddress), scratchAddress, message.array(),
-            message.attributeValueOffset(dataIndex), message.attributeLength(dataIndex));
+        listener.onData(this, peerSlot(peer), peer, message.array(), message.attributeValueOffset(dataIndex),
+            message.attributeLength(dataIndex));
         return true;
-    }
-
-    /** Routes transaction outcomes back into the client (kept out of the public API). */
-    private final class Outcomes implements StunClientTransactions.Listener
-    {
-        @Override
-        public void onResponse(final long token, final StunMessageFlyweight response, final int wrapResult)
-        {
-            TurnClient.this.onResponse(token, response, wrapResult);
-        }
-
-        @Override
-        public void onTimeout(final long token)
-        {
-            fail((int) (token >>> 32), (int) token, TurnResult.TIMEOUT);
-        }
     }
 }

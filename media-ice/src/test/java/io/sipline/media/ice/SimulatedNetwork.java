@@ -76,6 +76,13 @@ final class SimulatedNetwork
         }
     }
 
+    /** Forgets an agent: its sockets stop receiving and it is no longer polled (nor referenced). */
+    void detach(final IceAgent agent)
+    {
+        endpoints.values().removeIf(e -> e.agent() == agent);
+        agents.remove(agent);
+    }
+
     /** Puts {@code inside} behind a full-cone NAT with public address {@code outside}. */
     void nat(final InetSocketAddress inside, final InetSocketAddress outside)
     {

@@ -80,7 +80,7 @@ class TurnClientTest
         {
             events.add("data " + slot + " " + peer + " " + new String(buf, offset, length, StandardCharsets.US_ASCII));
         }
-    }, integrity, 2, new byte[256]);
+    }, new TurnClient.Shared(integrity, 512), 2);
 
     private byte[] last()
     {

@@ -77,7 +77,7 @@ class TurnCoturnTest
             closing.add(socket);
             socket.register(selector);
             client = new TurnClient(socket, coturn.address(), Coturn.USER, Coturn.PASSWORD, this,
-                new StunIntegrity(), 4, new byte[1500]);
+                new TurnClient.Shared(new StunIntegrity(), 1500), 4);
         }
 
         @Override
