@@ -313,29 +313,7 @@ public final class TurnClient
      */
     public int createPermission(final StunAddress peer, final long nowMs)
     {
-        if (STATE_ALLOCATED != state)
-        {
-            return TurnResult.NOT_ALLOCATED;
-        }
-        final int slot = peerSlotOrAdd(peer);
-        if (slot < 0)
-        {
-            return slot;
-        }
-        if (PENDING == permissionState[slot])
-        {
-            return slot;
-        }
-        final int result = startRequest(REQUEST_PERMISSION, slot, nowMs);
-        if (TurnResult.OK != result)
-        {
-            return result;
-        }
-        if (NONE == permissionState[slot])
-        {
-            permissionState[slot] = PENDING;
-        }
-        return slot;
+        return peerRequest(REQUEST_PERMISSION, peer, permissionState, nowMs);
     }
 
     /**
@@ -347,16 +325,22 @@ public final class TurnClient
      */
     public int bindChannel(final StunAddress peer, final long nowMs)
     {
+        return peerRequest(REQUEST_CHANNEL_BIND, peer, channelState, nowMs);
+    }
+
+    /** CreatePermission or ChannelBind for a peer, unless one is already pending; marks it pending. */
+    private int peerRequest(final int kind, final StunAddress peer, final byte[] states, final long nowMs)
+    {
         if (STATE_ALLOCATED != state)
         {
             return TurnResult.NOT_ALLOCATED;
         }
         final int slot = peerSlotOrAdd(peer);
-        if (slot < 0)
+        if (slot < 0 || PENDING == states[slot])
         {
             return slot;
         }
-        if (0 == channels[slot])
+        if (REQUEST_CHANNEL_BIND == kind && 0 == channels[slot])
         {
             if (nextChannel > TurnChannelData.MAX_CHANNEL)
             {
@@ -364,18 +348,14 @@ public final class TurnClient
             }
             channels[slot] = (char) nextChannel++;
         }
-        if (PENDING == channelState[slot])
-        {
-            return slot;
-        }
-        final int result = startRequest(REQUEST_CHANNEL_BIND, slot, nowMs);
+        final int result = startRequest(kind, slot, nowMs);
         if (TurnResult.OK != result)
         {
             return result;
         }
-        if (NONE == channelState[slot])
+        if (NONE == states[slot])
         {
-            channelState[slot] = PENDING;
+            states[slot] = PENDING;
         }
         return slot;
     }

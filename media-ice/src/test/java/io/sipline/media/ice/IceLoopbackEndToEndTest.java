@@ -1,6 +1,7 @@
 package io.sipline.media.ice;
 
 import io.sipline.media.turn.Coturn;
+import io.sipline.media.turn.CoturnLoop;
 import io.sipline.media.turn.TurnClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -9,19 +10,16 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.channels.Selector;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Issue 8 §4: two agents on real loopback UDP sockets, a coturn {@code turnserver} child process as STUN and TURN
@@ -34,8 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class IceLoopbackEndToEndTest
 {
-    private Coturn coturn;
-    private Selector selector;
+    private CoturnLoop loop;
     private final IceContext context = new IceContext();
     private final List<Side> sides = new ArrayList<>();
     private final Set<InetSocketAddress> firewalled = new HashSet<>();
@@ -43,28 +40,15 @@ class IceLoopbackEndToEndTest
     @BeforeEach
     void start() throws IOException
     {
-        assumeTrue(Coturn.available(), "coturn not installed");
-        coturn = Coturn.start();
-        selector = Selector.open();
+        loop = CoturnLoop.start();
     }
 
     @AfterEach
-    void stop() throws IOException
+    void stop() throws Exception
     {
-        for (final Side side : sides)
+        if (null != loop)
         {
-            for (final UdpEndpoint endpoint : side.endpoints)
-            {
-                endpoint.close();
-            }
-        }
-        if (null != selector)
-        {
-            selector.close();
-        }
-        if (null != coturn)
-        {
-            coturn.close();
+            loop.close();
         }
     }
 
@@ -85,7 +69,8 @@ class IceLoopbackEndToEndTest
             {
                 final UdpEndpoint endpoint =
                     new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-                endpoint.register(selector);
+                loop.closeLater(endpoint);
+                endpoint.register(loop.selector());
                 endpoints.add(endpoint);
                 agent.addHostCandidate(c, c - 1, endpoint.localAddress());
             }
@@ -129,19 +114,14 @@ class IceLoopbackEndToEndTest
 
     private void pump(final BooleanSupplier done) throws IOException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!done.getAsBoolean())
+        loop.pump(done, now ->
         {
-            assertTrue(System.nanoTime() - deadline < 0, () -> "timed out; coturn log:\n" + coturn.log());
-            selector.select(5);
-            selector.selectedKeys().clear();
-            final long now = System.currentTimeMillis();
             for (final Side side : sides)
             {
                 side.receive(now);
                 side.agent.poll(now);
             }
-        }
+        });
     }
 
     private static boolean completed(final Side side)
@@ -168,7 +148,7 @@ class IceLoopbackEndToEndTest
 
     private void gatherWithCoturn(final Side side) throws IOException
     {
-        side.agent.gather(coturn.address(), coturn.address(), Coturn.USER, Coturn.PASSWORD,
+        side.agent.gather(loop.coturn().address(), loop.coturn().address(), Coturn.USER, Coturn.PASSWORD,
             System.currentTimeMillis());
         pump(() -> side.gatheringComplete);
         for (int c = 1; c <= side.agent.components(); c++)

@@ -10,17 +10,13 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@link TurnClient} against a real coturn {@code turnserver} on loopback: two clients allocate (through the 401
@@ -29,32 +25,20 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class TurnCoturnTest
 {
-    private Coturn coturn;
-    private Selector selector;
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    private CoturnLoop loop;
 
     @BeforeEach
     void start() throws IOException
     {
-        assumeTrue(Coturn.available(), "coturn not installed");
-        coturn = Coturn.start();
-        selector = Selector.open();
+        loop = CoturnLoop.start();
     }
 
     @AfterEach
     void stop() throws Exception
     {
-        for (final AutoCloseable c : closing)
+        if (null != loop)
         {
-            c.close();
-        }
-        if (null != selector)
-        {
-            selector.close();
-        }
-        if (null != coturn)
-        {
-            coturn.close();
+            loop.close();
         }
     }
 
@@ -74,9 +58,9 @@ class TurnCoturnTest
         Side() throws IOException
         {
             socket = new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            closing.add(socket);
-            socket.register(selector);
-            client = new TurnClient(socket, coturn.address(), Coturn.USER, Coturn.PASSWORD, this,
+            loop.closeLater(socket);
+            socket.register(loop.selector());
+            client = new TurnClient(socket, loop.coturn().address(), Coturn.USER, Coturn.PASSWORD, this,
                 new TurnClient.Shared(new StunIntegrity(), 1500), 4);
         }
 
@@ -123,19 +107,14 @@ class TurnCoturnTest
 
     private void pump(final BooleanSupplier done, final Side... sides) throws IOException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!done.getAsBoolean())
+        loop.pump(done, now ->
         {
-            assertTrue(System.nanoTime() - deadline < 0, () -> "timed out; coturn log:\n" + coturn.log());
-            selector.select(20);
-            selector.selectedKeys().clear();
-            final long now = System.currentTimeMillis();
             for (final Side side : sides)
             {
                 side.socket.receive((e, buf, off, len, from) -> side.client.onDatagram(buf, off, len, now), 64);
                 side.client.poll(now);
             }
-        }
+        });
     }
 
     @Test
