@@ -41,6 +41,7 @@ final class SimulatedNetwork
     private final Map<InetSocketAddress, Node> nodes = new HashMap<>();
     private final Set<String> blocked = new HashSet<>();
     private final List<IceAgent> agents = new ArrayList<>();
+    private Recorder recorder;
     private long now;
     private long delivered;
     private long dropped;
@@ -105,6 +106,18 @@ final class SimulatedNetwork
     void unblockAll()
     {
         blocked.clear();
+    }
+
+    /** Sees every datagram delivered to an agent. */
+    interface Recorder
+    {
+        void onDelivered(int socket, InetSocketAddress from, byte[] bytes);
+    }
+
+    /** Records every datagram delivered to an agent from now on. */
+    void recordInto(final Recorder value)
+    {
+        recorder = value;
     }
 
     /** A server placed in the network: it gets every datagram sent to its addresses. */
@@ -196,6 +209,10 @@ final class SimulatedNetwork
                 continue;
             }
             delivered++;
+            if (null != recorder)
+            {
+                recorder.onDelivered(endpoint.socket(), d.from(), d.bytes());
+            }
             endpoint.agent().onDatagram(endpoint.socket(), d.bytes(), 0, d.bytes().length, d.from(), now);
         }
         for (final IceAgent agent : agents)
