@@ -14,9 +14,11 @@ import java.nio.channels.Selector;
 
 /**
  * One non-blocking UDP socket (a JDK {@link DatagramChannel}) for the media plane: the loopback/host binding under an
- * ICE component or a TURN client. Sends copy the caller's bytes into one direct buffer; receives fill one heap
- * buffer whose array is handed to the {@link Receiver}. The JDK reuses the sender's {@link InetSocketAddress} while
- * the peer stays the same, so a steady flow allocates nothing here.
+ * ICE component or a TURN client. Sends copy the caller's bytes into a direct buffer; receives fill a heap buffer
+ * whose array is handed to the {@link Receiver} for the duration of the call. Both buffers may be shared by every
+ * endpoint of a media thread ({@link Buffers}), so a socket costs no packet buffer of its own (PJNATH gives each
+ * STUN socket a 2,000-byte one). The JDK reuses the sender's {@link InetSocketAddress} while the peer stays the
+ * same, so a steady flow allocates nothing here.
  *
  * <p>Send errors (for example ICMP port unreachable reported on a later call) are counted and never thrown: UDP
  * loses packets anyway, and ICE/STUN retransmit.
@@ -42,21 +44,44 @@ public final class UdpEndpoint implements StunTransport, AutoCloseable
         void onDatagram(UdpEndpoint endpoint, byte[] buf, int offset, int length, InetSocketAddress from);
     }
 
+    /** The send and receive buffers, shareable by the endpoints of one media thread. Not thread-safe. */
+    public static final class Buffers
+    {
+        final ByteBuffer out = ByteBuffer.allocateDirect(MAX_DATAGRAM);
+        final byte[] inArray = new byte[MAX_DATAGRAM];
+        final ByteBuffer in = ByteBuffer.wrap(inArray);
+    }
+
     private final DatagramChannel channel;
     private final InetSocketAddress localAddress;
-    private final ByteBuffer out = ByteBuffer.allocateDirect(MAX_DATAGRAM);
-    private final byte[] inArray = new byte[MAX_DATAGRAM];
-    private final ByteBuffer in = ByteBuffer.wrap(inArray);
+    private final ByteBuffer out;
+    private final byte[] inArray;
+    private final ByteBuffer in;
     private long sendErrors;
 
     /**
-     * Binds a socket.
+     * Binds a socket with buffers of its own.
      *
      * @param bind address and port (port 0 for any free port).
      * @throws IOException when the bind fails.
      */
     public UdpEndpoint(final InetSocketAddress bind) throws IOException
     {
+        this(bind, new Buffers());
+    }
+
+    /**
+     * Binds a socket using a thread's shared buffers.
+     *
+     * @param bind    address and port (port 0 for any free port).
+     * @param buffers the owning thread's buffers.
+     * @throws IOException when the bind fails.
+     */
+    public UdpEndpoint(final InetSocketAddress bind, final Buffers buffers) throws IOException
+    {
+        out = buffers.out;
+        inArray = buffers.inArray;
+        in = buffers.in;
         channel = DatagramChannel.open(bind.getAddress() instanceof java.net.Inet6Address
             ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
         try

@@ -34,6 +34,7 @@ class IceLoopbackEndToEndTest
 {
     private CoturnLoop loop;
     private final IceContext context = new IceContext();
+    private final UdpEndpoint.Buffers buffers = new UdpEndpoint.Buffers(); // one pair of packet buffers for all sockets
     private final List<Side> sides = new ArrayList<>();
     private final Set<InetSocketAddress> firewalled = new HashSet<>();
 
@@ -68,7 +69,7 @@ class IceLoopbackEndToEndTest
             for (int c = 1; c <= components; c++)
             {
                 final UdpEndpoint endpoint =
-                    new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                    new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), buffers);
                 loop.closeLater(endpoint);
                 endpoint.register(loop.selector());
                 endpoints.add(endpoint);
