@@ -3,9 +3,8 @@ package io.sipline.media.ice;
 import io.sipline.media.turn.Coturn;
 import io.sipline.media.turn.CoturnLoop;
 import io.sipline.media.turn.TurnClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -32,26 +31,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class IceLoopbackEndToEndTest
 {
-    private CoturnLoop loop;
+    @RegisterExtension
+    final CoturnLoop loop = new CoturnLoop();
     private final IceContext context = new IceContext();
     private final UdpEndpoint.Buffers buffers = new UdpEndpoint.Buffers(); // one pair of packet buffers for all sockets
     private final List<Side> sides = new ArrayList<>();
     private final Set<InetSocketAddress> firewalled = new HashSet<>();
-
-    @BeforeEach
-    void start() throws IOException
-    {
-        loop = CoturnLoop.start();
-    }
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        if (null != loop)
-        {
-            loop.close();
-        }
-    }
 
     /** An agent with one loopback socket per component. */
     private final class Side implements IceAgent.Listener

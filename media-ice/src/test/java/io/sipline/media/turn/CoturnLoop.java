@@ -1,5 +1,9 @@
 package io.sipline.media.turn;
 
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 import java.io.IOException;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
@@ -14,42 +18,24 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The event loop of the tests that talk to a real coturn: the {@link Coturn} child process, one {@link Selector} for
  * the test's sockets, and {@link #pump} that selects, hands the wall-clock time to the test's receive-and-poll step,
- * and fails with coturn's log when a condition is not met within 15 s. {@link #close} closes what was registered,
- * the selector, and stops coturn by its process handle.
+ * and fails with coturn's log when a condition is not met within 15 s. A JUnit extension
+ * ({@code @RegisterExtension}): coturn starts before each test (skipped when not installed); after it, what was
+ * registered is closed, then the selector, and coturn is stopped by its process handle.
  *
  * <p>Owned by the test thread.
  */
-public final class CoturnLoop implements AutoCloseable
+public final class CoturnLoop implements BeforeEachCallback, AfterEachCallback
 {
-    private final Coturn coturn;
-    private final Selector selector;
     private final List<AutoCloseable> closing = new ArrayList<>();
+    private Coturn coturn;
+    private Selector selector;
 
-    private CoturnLoop(final Coturn coturn, final Selector selector)
-    {
-        this.coturn = coturn;
-        this.selector = selector;
-    }
-
-    /**
-     * Starts coturn (the test is skipped when it is not installed).
-     *
-     * @return the loop.
-     * @throws IOException when coturn does not start.
-     */
-    public static CoturnLoop start() throws IOException
+    @Override
+    public void beforeEach(final ExtensionContext context) throws IOException
     {
         assumeTrue(Coturn.available(), "coturn not installed");
-        final Coturn coturn = Coturn.start();
-        try
-        {
-            return new CoturnLoop(coturn, Selector.open());
-        }
-        catch (final IOException ex)
-        {
-            coturn.close();
-            throw ex;
-        }
+        coturn = Coturn.start();
+        selector = Selector.open();
     }
 
     /** @return the coturn server. */
@@ -92,7 +78,7 @@ public final class CoturnLoop implements AutoCloseable
     }
 
     @Override
-    public void close() throws Exception
+    public void afterEach(final ExtensionContext context) throws Exception
     {
         try
         {
@@ -100,11 +86,18 @@ public final class CoturnLoop implements AutoCloseable
             {
                 c.close();
             }
-            selector.close();
+            closing.clear();
+            if (null != selector)
+            {
+                selector.close();
+            }
         }
         finally
         {
-            coturn.close();
+            if (null != coturn)
+            {
+                coturn.close();
+            }
         }
     }
 }

@@ -3,9 +3,8 @@ package io.sipline.media.turn;
 import io.sipline.media.ice.UdpEndpoint;
 import io.sipline.media.stun.StunAddress;
 import io.sipline.media.stun.StunIntegrity;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -25,22 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TurnCoturnTest
 {
-    private CoturnLoop loop;
-
-    @BeforeEach
-    void start() throws IOException
-    {
-        loop = CoturnLoop.start();
-    }
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        if (null != loop)
-        {
-            loop.close();
-        }
-    }
+    @RegisterExtension
+    final CoturnLoop loop = new CoturnLoop();
 
     /** A TURN client on its own loopback socket, recording what its listener hears. */
     private final class Side implements TurnClient.Listener
