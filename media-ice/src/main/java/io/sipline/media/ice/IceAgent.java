@@ -359,7 +359,8 @@ public final class IceAgent
 
     /**
      * Starts gathering server-reflexive and relayed candidates; host candidates must be added first. A lite agent
-     * gathers nothing more (§2.5).
+     * gathers nothing more (§2.5). Call it even with no servers (all nulls): it is what ends gathering, and an agent
+     * only declares failure once its own gathering and the peer's candidates (end-of-candidates) are complete.
      *
      * @param stun         STUN server for server-reflexive candidates, or null.
      * @param turnServer   TURN server for relayed candidates, or null.

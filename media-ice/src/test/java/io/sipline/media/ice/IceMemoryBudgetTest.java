@@ -151,7 +151,7 @@ class IceMemoryBudgetTest
         }
         if (checkpoint >= 3)
         {
-            net.run(60_000);
+            net.run(60_000, 10); // 10 ms steps: consent runs every 4-6 s
             assertTrue(calls.stream().allMatch(c -> IceAgent.STATE_COMPLETED == c.caller.state()),
                 "consent kept every call alive");
         }

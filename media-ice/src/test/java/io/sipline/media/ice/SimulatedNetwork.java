@@ -167,10 +167,16 @@ final class SimulatedNetwork
     /** Advances the clock by {@code ms} in 1 ms steps, delivering datagrams and polling every agent. */
     void run(final long ms)
     {
+        run(ms, 1);
+    }
+
+    /** Advances the clock by {@code ms} in steps of {@code stepMs} (coarser steps for long steady phases). */
+    void run(final long ms, final long stepMs)
+    {
         final long end = now + ms;
         while (now < end)
         {
-            step();
+            step(Math.min(stepMs, end - now));
         }
     }
 
@@ -184,13 +190,13 @@ final class SimulatedNetwork
             {
                 throw new AssertionError("condition not met within " + maxMs + " ms of simulated time");
             }
-            step();
+            step(1);
         }
     }
 
-    private void step()
+    private void step(final long stepMs)
     {
-        now++;
+        now += stepMs;
         while (!queue.isEmpty() && queue.peek().at() <= now)
         {
             final Datagram d = queue.poll();
