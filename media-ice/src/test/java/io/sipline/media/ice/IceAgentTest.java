@@ -42,8 +42,9 @@ class IceAgentTest
                 net.transport(sockets), this);
             for (int i = 0; i < hosts.length; i++)
             {
-                final String[] hostPort = hosts[i].split(":");
-                final InetSocketAddress address = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
+                final int colon = hosts[i].lastIndexOf(':');
+                final InetSocketAddress address = new InetSocketAddress(hosts[i].substring(0, colon),
+                    Integer.parseInt(hosts[i].substring(colon + 1)));
                 sockets.put(i, address);
                 net.attach(agent, i, address);
                 agent.addHostCandidate(1 + i % components, i, address);
@@ -157,6 +158,19 @@ class IceAgentTest
         assertEquals(2, a.agent.checksSent(), "the second after Ta = 50 ms");
         net.run(250);
         assertEquals(6, a.agent.checksSent(), "one per Ta until every pair has been tried");
+    }
+
+    @Test
+    void shouldConnectOverIpv6() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "2001:db8::1:1000", "2001:db8::1:1001");
+        final Side b = new Side(false, false, 2, "2001:db8::2:2000", "2001:db8::2:2001");
+        assertTrue(a.agent.localDescription().contains(" 2001:db8:0:0:0:0:0:1 1000 typ host")
+            || a.agent.localDescription().contains(" 2001:db8::1 1000 typ host"), a.agent.localDescription());
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertEquals(new InetSocketAddress("2001:db8::2", 2001), a.agent.selectedRemote(2));
+        assertConnected(a, b, 2);
     }
 
     @Test
