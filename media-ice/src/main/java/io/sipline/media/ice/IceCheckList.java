@@ -2,8 +2,8 @@ package io.sipline.media.ice;
 
 /**
  * One check list (RFC 8445 §6.1.2) of a data stream, holding its pairs as parallel primitive arrays — pair priority,
- * local index, remote index, state — rather than one object per pair: 11 bytes per pair slot, allocated once at the
- * configured limit.
+ * local index, remote index, state, owner flags — rather than one object per pair: 12 bytes per pair slot, allocated
+ * once at the configured limit.
  *
  * <p>{@link #form} runs the steps of §6.1.2 in one pass: pair every local candidate with every remote candidate of
  * the same component and address family (§6.1.2.2; a link-local IPv6 address only with a link-local one; remote FQDN
@@ -25,6 +25,7 @@ public final class IceCheckList
     private final byte[] localIndex;
     private final byte[] remoteIndex;
     private final byte[] states;
+    private final byte[] flags;
     private IceCandidate[] locals;
     private IceCandidate[] remotes;
     private int count;
@@ -39,6 +40,7 @@ public final class IceCheckList
         localIndex = new byte[capacity];
         remoteIndex = new byte[capacity];
         states = new byte[capacity];
+        flags = new byte[capacity];
     }
 
     /**
@@ -65,28 +67,109 @@ public final class IceCheckList
         count = 0;
         for (int l = 0; l < localCount; l++)
         {
-            final IceCandidate local = locals[l];
-            if (local.type() == IceCandidateType.PEER_REFLEXIVE)
-            {
-                continue; // §6.1.2.2: peer-reflexive local candidates are never paired.
-            }
-            final int effectiveLocal = local.type() == IceCandidateType.SERVER_REFLEXIVE ? baseOf(l, localCount) : l;
             for (int r = 0; r < remoteCount; r++)
             {
-                final IceCandidate remote = remotes[r];
-                if (remote.componentId() != local.componentId() || remote.family() != local.family()
-                    || remote.family() == IceCandidate.FAMILY_FQDN
-                    || remote.isLinkLocalIpv6() != local.isLinkLocalIpv6())
-                {
-                    continue;
-                }
-                final long priority = IcePriority.pair(controlling, locals[effectiveLocal].priority(),
-                    remote.priority());
-                add(effectiveLocal, r, priority);
+                pair(controlling, l, r, localCount);
             }
         }
         initialStates(firstList);
         return count;
+    }
+
+    /**
+     * Adds the pairs of one candidate learnt after {@link #form} — a trickled remote candidate, a late local one, a
+     * peer-reflexive remote one (RFC 8838 §11, RFC 8445 §7.3.1.4) — keeping the other pairs, their states and flags.
+     * The candidate arrays are the ones given to {@link #form} (or {@link #reset}), with the new candidate appended.
+     *
+     * @param controlling our role.
+     * @param local       the local candidate index, or -1 to pair {@code remote} with every local one.
+     * @param remote      the remote candidate index, or -1 to pair {@code local} with every remote one.
+     * @param localCount  local candidates in use.
+     * @param remoteCount remote candidates in use.
+     * @param state       the state of each new pair.
+     * @return pairs added.
+     */
+    public int addPairs(final boolean controlling, final int local, final int remote, final int localCount,
+        final int remoteCount, final byte state)
+    {
+        int added = 0;
+        for (int l = -1 == local ? 0 : local; l < (-1 == local ? localCount : local + 1); l++)
+        {
+            for (int r = -1 == remote ? 0 : remote; r < (-1 == remote ? remoteCount : remote + 1); r++)
+            {
+                final int at = pair(controlling, l, r, localCount);
+                if (at >= 0)
+                {
+                    states[at] = state;
+                    added++;
+                }
+            }
+        }
+        return added;
+    }
+
+    /**
+     * Empties the list and points it at (new) candidate arrays, for an ICE restart or a list built only by
+     * {@link #addPairs}.
+     *
+     * @param locals  local candidates.
+     * @param remotes remote candidates.
+     */
+    public void reset(final IceCandidate[] locals, final IceCandidate[] remotes)
+    {
+        this.locals = locals;
+        this.remotes = remotes;
+        count = 0;
+    }
+
+    /**
+     * @param local  local candidate index.
+     * @param remote remote candidate index.
+     * @return the pair's index, or -1.
+     */
+    public int find(final int local, final int remote)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if ((localIndex[i] & 0xFF) == local && (remoteIndex[i] & 0xFF) == remote)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @return the owner's per-pair bits (valid, nominated, ...), kept with the pair as the list is reordered.
+     */
+    public byte flags(final int pair)
+    {
+        return flags[pair];
+    }
+
+    public void flags(final int pair, final byte value)
+    {
+        flags[pair] = value;
+    }
+
+    /** Pairs local {@code l} with remote {@code r} if §6.1.2.2 allows it; the new pair's index, or -1. */
+    private int pair(final boolean controlling, final int l, final int r, final int localCount)
+    {
+        final IceCandidate local = locals[l];
+        if (local.type() == IceCandidateType.PEER_REFLEXIVE)
+        {
+            return -1; // §6.1.2.2: peer-reflexive local candidates are never paired.
+        }
+        final int effectiveLocal = local.type() == IceCandidateType.SERVER_REFLEXIVE ? baseOf(l, localCount) : l;
+        final IceCandidate remote = remotes[r];
+        if (remote.componentId() != local.componentId() || remote.family() != local.family()
+            || remote.family() == IceCandidate.FAMILY_FQDN
+            || remote.isLinkLocalIpv6() != local.isLinkLocalIpv6() || -1 != find(effectiveLocal, r))
+        {
+            return -1;
+        }
+        final long priority = IcePriority.pair(controlling, locals[effectiveLocal].priority(), remote.priority());
+        return add(effectiveLocal, r, priority);
     }
 
     /**
@@ -108,6 +191,7 @@ public final class IceCheckList
             final byte li = localIndex[i];
             final byte ri = remoteIndex[i];
             final byte s = states[i];
+            final byte f = flags[i];
             int j = i - 1;
             while (j >= 0 && before(p, li, ri, j))
             {
@@ -118,6 +202,7 @@ public final class IceCheckList
             localIndex[j + 1] = li;
             remoteIndex[j + 1] = ri;
             states[j + 1] = s;
+            flags[j + 1] = f;
         }
     }
 
@@ -180,7 +265,7 @@ public final class IceCheckList
             && remote(a).foundation().equals(remote(b).foundation());
     }
 
-    private void add(final int local, final int remote, final long priority)
+    private int add(final int local, final int remote, final long priority)
     {
         final IceCandidate localCandidate = locals[local];
         final IceCandidate remoteCandidate = remotes[remote];
@@ -194,7 +279,7 @@ public final class IceCheckList
             {
                 if (!before(priority, (byte) local, (byte) remote, i))
                 {
-                    return;
+                    return -1;
                 }
                 remove(i);
                 break;
@@ -205,7 +290,7 @@ public final class IceCheckList
         {
             if (!before(priority, (byte) local, (byte) remote, count - 1))
             {
-                return;
+                return -1;
             }
             count--;
         }
@@ -219,7 +304,9 @@ public final class IceCheckList
         localIndex[at] = (byte) local;
         remoteIndex[at] = (byte) remote;
         states[at] = IcePairState.FROZEN;
+        flags[at] = 0;
         count++;
+        return at;
     }
 
     /** Whether a pair (priority, local, remote) sorts before the pair at {@code index}: higher priority first. */
@@ -243,6 +330,7 @@ public final class IceCheckList
         localIndex[to] = localIndex[from];
         remoteIndex[to] = remoteIndex[from];
         states[to] = states[from];
+        flags[to] = flags[from];
     }
 
     private void remove(final int index)

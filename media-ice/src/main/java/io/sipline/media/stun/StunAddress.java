@@ -134,6 +134,21 @@ public final class StunAddress
     }
 
     /**
+     * Copies another holder's value.
+     *
+     * @param other the source.
+     * @return this.
+     */
+    public StunAddress copyFrom(final StunAddress other)
+    {
+        family = other.family;
+        port = other.port;
+        System.arraycopy(other.address, 0, address, 0, 16);
+        cachedInetAddress = other.cachedInetAddress;
+        return this;
+    }
+
+    /**
      * @param other another holder.
      * @return true when family, port and address are equal.
      */

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
  * <p>By hand, with compressed oops and class pointers (12-byte header, 8-byte alignment): an {@link IceCandidate} is
  * 12 + 5 references (20) + 6 longs (48) + int (4) + short + 3 chars (8) + 4 bytes (4) = 96 bytes, plus its
  * foundation string when not shared (a local foundation comes from a static table; a parsed one costs ~48 bytes:
- * String 24 + byte[] 16 + text). A pair is one slot in four parallel arrays: 8 + 1 + 1 + 1 = 11 bytes, allocated at
- * the pair limit: 16 + 4 × (array header 16) + 100 × 11, about 1.2 KB for a 100-pair list, 0.4 KB for 32.
+ * String 24 + byte[] 16 + text). A pair is one slot in five parallel arrays: 8 + 1 + 1 + 1 + 1 = 12 bytes, allocated
+ * at the pair limit: 16 + 5 × (array header 16) + 100 × 12, about 1.3 KB for a 100-pair list, 0.5 KB for 32.
  */
 class IceFootprintTest
 {

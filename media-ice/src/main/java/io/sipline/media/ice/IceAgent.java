@@ -1,0 +1,1778 @@
+package io.sipline.media.ice;
+
+import io.sipline.media.stun.StunAddress;
+import io.sipline.media.stun.StunAttributeType;
+import io.sipline.media.stun.StunClientTransactions;
+import io.sipline.media.stun.StunCredential;
+import io.sipline.media.stun.StunMessageFlyweight;
+import io.sipline.media.stun.StunMessageType;
+import io.sipline.media.stun.StunMessageWriter;
+import io.sipline.media.stun.StunRequestSlots;
+import io.sipline.media.stun.StunResult;
+import io.sipline.media.turn.TurnClient;
+import io.sipline.media.turn.TurnResult;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * An ICE agent (RFC 8445) for one data stream of one or two components (RTP and RTCP; one with RTCP-mux, RFC 5761),
+ * full or lite, controlling or controlled. Transport agnostic: datagrams leave through a {@link Transport} that names
+ * the local socket, arrive through {@link #onDatagram}, and time is the owner's millisecond clock, passed to every
+ * call; the owner calls {@link #poll} at {@link #nextDeadlineMs()} or sooner.
+ *
+ * <p>What it does:
+ * <ul>
+ *   <li>Gathering (§5.1.1): host candidates are given by the owner ({@link #addHostCandidate}, one socket each);
+ *       server-reflexive ones come from a STUN Binding to a server, relayed ones from a {@link TurnClient} per
+ *       component over the component's first host socket. Redundant candidates are dropped (§5.1.3); every new one
+ *       is reported at once (trickle, RFC 8838), and the end of gathering is reported once nothing is pending.</li>
+ *   <li>Checks (§6.1.4, §7.2): one check list ({@link IceCheckList}) for the stream, one check per Ta (50 ms by
+ *       default): a triggered pair first, else the highest Waiting pair, else a Frozen pair unfrozen (§6.1.4.2).
+ *       Requests are not copied for retransmission: their state (transaction id, schedule) is kept per slot and the
+ *       message is written again for each retransmission (RFC 8489 §6.2.1 schedule, RTO 500 ms).</li>
+ *   <li>Answers (§7.3): integrity with our password, role conflicts by {@link IceRoleConflict} (487 or switch),
+ *       peer-reflexive remote candidates learnt from the source (§7.3.1.3), triggered checks (§7.3.1.4; an
+ *       In-Progress pair's transaction is cancelled — no more retransmissions, a late answer still counts).</li>
+ *   <li>Responses (§7.2.5): symmetric addresses required, peer-reflexive local candidates learnt from
+ *       XOR-MAPPED-ADDRESS, pairs of the same foundation unfrozen, 487 switches role and retries.</li>
+ *   <li>Nomination (§8.1): the controlling agent nominates, with USE-CANDIDATE, the best valid pair of each
+ *       component once every component has one and no better pair is still being checked (or after
+ *       {@link #nominationWaitMs(long)}); with aggressive nomination every check carries USE-CANDIDATE (RFC 5245
+ *       style). The controlled agent selects what is nominated (§7.3.1.5); a lite agent selects the pair an
+ *       incoming nominating check arrived on.</li>
+ *   <li>Consent freshness (RFC 7675): a full agent sends a check on each selected pair every 5 s ± 20 % and stops
+ *       (state {@link #STATE_FAILED}, {@link Listener#onConsentLost}) when none was answered for 30 s.</li>
+ *   <li>ICE restart (§9): {@link #restart} changes our ufrag and password and forgets the remote side; new remote
+ *       credentials on a running agent restart it too. Data keeps flowing on the old selected pair until a new
+ *       one is selected.</li>
+ *   <li>SDP (RFC 8839): {@link #localDescription()} and {@link #applyRemoteDescription}, trickled lines through
+ *       {@link #addRemoteCandidate(String)} and {@link #remoteEndOfCandidates()}.</li>
+ * </ul>
+ *
+ * <p>Not implemented: more than one data stream per agent (one agent per stream, sharing the tie-breaker, does the
+ * same for the checks but not the cross-stream unfreezing of §6.1.2.6), TCP candidates (RFC 6544), FQDN remote
+ * candidates (not paired until resolved, which is left to the owner).
+ *
+ * <p>Not thread-safe; owned by one media thread, which makes every call. Allocation: candidates and addresses when
+ * they are learnt (setup); nothing per check once warm, nothing per data packet.
+ */
+public final class IceAgent
+{
+    /** Gathering or waiting for remote candidates; checks run. */
+    public static final int STATE_RUNNING = 0;
+    /** Every component has a selected pair. */
+    public static final int STATE_COMPLETED = 1;
+    /** Every pair failed, or consent was lost. */
+    public static final int STATE_FAILED = 2;
+
+    /** RFC 8445 §14.2 default Ta. */
+    public static final long TA_DEFAULT_MS = 50;
+    /** RFC 7675 §5.1: consent checks every 5 s on average. */
+    public static final long CONSENT_INTERVAL_MS = 5_000;
+    /** RFC 7675 §5.1: consent expires 30 s after the last answer. */
+    public static final long CONSENT_TIMEOUT_MS = 30_000;
+
+    private static final byte FLAG_VALID = 1;
+    private static final byte FLAG_NOMINATED = 2;
+    private static final byte FLAG_TRIGGERED = 4;
+    private static final byte FLAG_NOMINATE_ON_SUCCESS = 8;
+    private static final byte FLAG_USE_CANDIDATE = 16;
+
+    private static final byte KIND_CHECK = 1;
+    private static final byte KIND_CONSENT = 2;
+    private static final byte KIND_SRFLX = 3;
+
+    private static final int TURN_PEERS = 4;
+    private static final int RC = 7;
+    private static final int RM = 16;
+    private static final char[] ICE_CHARS =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".toCharArray();
+
+    /** Where datagrams leave. Called on the owning thread. */
+    @FunctionalInterface
+    public interface Transport
+    {
+        /**
+         * @param socket      the owner's socket id given to {@link #addHostCandidate}.
+         * @param buf         bytes (borrowed for the call).
+         * @param offset      first byte.
+         * @param length      bytes.
+         * @param destination where to.
+         */
+        void send(int socket, byte[] buf, int offset, int length, InetSocketAddress destination);
+    }
+
+    /** What the owner hears, on the owning thread. Every method has an empty default. */
+    public interface Listener
+    {
+        /**
+         * A local candidate was gathered (signal it to the peer when trickling).
+         *
+         * @param agent     the agent.
+         * @param candidate the candidate (owned by the agent; read it during the call).
+         */
+        default void onLocalCandidate(final IceAgent agent, final IceCandidate candidate)
+        {
+        }
+
+        /**
+         * Nothing more will be gathered (signal end-of-candidates).
+         *
+         * @param agent the agent.
+         */
+        default void onGatheringComplete(final IceAgent agent)
+        {
+        }
+
+        /**
+         * A component's selected pair changed.
+         *
+         * @param agent     the agent.
+         * @param component the component id.
+         */
+        default void onSelected(final IceAgent agent, final int component)
+        {
+        }
+
+        /**
+         * @param agent the agent.
+         * @param state {@link #STATE_RUNNING}, {@link #STATE_COMPLETED} or {@link #STATE_FAILED}.
+         */
+        default void onStateChanged(final IceAgent agent, final int state)
+        {
+        }
+
+        /**
+         * No consent answer for 30 s on a selected pair (RFC 7675 §5.1): sending on it has stopped.
+         *
+         * @param agent     the agent.
+         * @param component the component id.
+         */
+        default void onConsentLost(final IceAgent agent, final int component)
+        {
+        }
+
+        /**
+         * Application data (not STUN) arrived.
+         *
+         * @param agent     the agent.
+         * @param component the component id of the local candidate it arrived on.
+         * @param buf       bytes (valid during the call).
+         * @param offset    first byte.
+         * @param length    bytes.
+         */
+        default void onData(final IceAgent agent, final int component, final byte[] buf, final int offset,
+            final int length)
+        {
+        }
+    }
+
+    private final IceContext context;
+    private final IceLimits limits;
+    private final Transport transport;
+    private final Listener listener;
+    private final int components;
+    private final boolean lite;
+    private final long tieBreaker;
+
+    private boolean controlling;
+    private boolean aggressive;
+    private long taMs = TA_DEFAULT_MS;
+    private long rtoMs = StunClientTransactions.RTO_DEFAULT_MS;
+    private long nominationWaitMs = 1_000;
+
+    private String localUfrag;
+    private String localPassword;
+    private StunCredential localKey;
+    private byte[] localUsernamePrefix;
+    private String remoteUfrag;
+    private String remotePassword;
+    private StunCredential remoteKey;
+    private byte[] checkUsername;
+    private boolean remoteLite;
+    private boolean remoteEndOfCandidates;
+    private boolean restartPending;
+
+    private final IceCandidate[] locals;
+    private final int[] localSocket;
+    private int localCount;
+    private final IceCandidate[] remotes;
+    private final InetSocketAddress[] remoteAddress;
+    private int remoteCount;
+    private final IceCheckList list;
+    private final IceFoundations foundations;
+
+    private StunRequestSlots requests;
+
+    private InetSocketAddress stunServer;
+    private TurnClient[] turn;
+    private InetSocketAddress[] turnPeers;
+    private int pendingGathers;
+    private boolean gatheringStarted;
+    private boolean gatheringComplete;
+
+    private final int[] selectedLocal;
+    private final InetSocketAddress[] selectedRemote;
+    private final int[] selectedTurnSlot;
+    private final long[] selectedPriority;
+    private final long[] consentLastMs;
+    private final long[] consentNextMs;
+    private int state = STATE_RUNNING;
+    private long nextCheckMs;
+    private long allValidSinceMs = Long.MAX_VALUE;
+    private long now;
+    private long checksSent;
+    private long checksAnswered;
+
+    /**
+     * @param context     the media thread's shared context.
+     * @param limits      candidate and pair limits (arrays are allocated once at these sizes).
+     * @param components  1 (RTP, or RTP and RTCP multiplexed) or 2 (RTP and RTCP).
+     * @param lite        an ICE lite agent (§2.5: host candidates only, no checks, always controlled).
+     * @param controlling the initial role (ignored for a lite agent).
+     * @param transport   where datagrams leave.
+     * @param listener    who hears outcomes.
+     */
+    public IceAgent(final IceContext context, final IceLimits limits, final int components, final boolean lite,
+        final boolean controlling, final Transport transport, final Listener listener)
+    {
+        if (components < 1 || components > limits.maxComponents() || components > 2)
+        {
+            throw new IllegalArgumentException("components must be 1 or 2 within the limits: " + components);
+        }
+        this.context = context;
+        this.limits = limits;
+        this.transport = transport;
+        this.listener = listener;
+        this.components = components;
+        this.lite = lite;
+        this.controlling = !lite && controlling;
+        this.tieBreaker = context.secureRandom.nextLong();
+        locals = new IceCandidate[limits.maxLocalCandidates()];
+        localSocket = new int[limits.maxLocalCandidates()];
+        remotes = new IceCandidate[limits.maxRemoteCandidates()];
+        remoteAddress = new InetSocketAddress[limits.maxRemoteCandidates()];
+        list = new IceCheckList(limits);
+        list.reset(locals, remotes);
+        foundations = new IceFoundations(limits.maxLocalCandidates());
+        requests = newRequests();
+        selectedLocal = new int[components + 1];
+        selectedRemote = new InetSocketAddress[components + 1];
+        selectedTurnSlot = new int[components + 1];
+        selectedPriority = new long[components + 1];
+        consentLastMs = new long[components + 1];
+        consentNextMs = new long[components + 1];
+        java.util.Arrays.fill(selectedLocal, -1);
+        newLocalCredentials();
+    }
+
+    // ------------------------------------------------------------------------------------------------ settings
+
+    /**
+     * @param value use aggressive nomination (every check of the controlling agent carries USE-CANDIDATE).
+     * @return this.
+     */
+    public IceAgent aggressiveNomination(final boolean value)
+    {
+        aggressive = value;
+        return this;
+    }
+
+    /**
+     * @param value Ta, the pacing interval (RFC 8445 §14.2), at least 5 ms.
+     * @return this.
+     */
+    public IceAgent ta(final long value)
+    {
+        taMs = Math.max(5, value);
+        return this;
+    }
+
+    /**
+     * @param value initial RTO of checks (RFC 8445 §14.3 asks for at least 500 ms; tests may go lower).
+     * @return this.
+     */
+    public IceAgent rto(final long value)
+    {
+        rtoMs = Math.max(1, value);
+        requests = newRequests();
+        return this;
+    }
+
+    private StunRequestSlots newRequests()
+    {
+        // In flight at once: up to 8 checks (one leaves per Ta; most are answered within a few Ta), one consent
+        // check and one server-reflexive request per component.
+        return new StunRequestSlots(Math.min(limits.maxPairs(), 8) + 2 * components, rtoMs, RC, RM);
+    }
+
+    /**
+     * @param value longest wait, once every component has a valid pair, for better pairs before nominating.
+     * @return this.
+     */
+    public IceAgent nominationWaitMs(final long value)
+    {
+        nominationWaitMs = Math.max(0, value);
+        return this;
+    }
+
+    /**
+     * Sets our credentials instead of random ones (tests, or an owner that chooses them).
+     *
+     * @param ufrag    4-256 ice-chars.
+     * @param password 22-256 ice-chars.
+     * @return this.
+     */
+    public IceAgent localCredentials(final String ufrag, final String password)
+    {
+        setLocalCredentials(ufrag, password);
+        return this;
+    }
+
+    // ------------------------------------------------------------------------------------------------ gathering
+
+    /**
+     * Adds a host candidate (RFC 8445 §5.1.1.1) on a socket the owner has bound.
+     *
+     * @param component component id (1 or 2).
+     * @param socket    the owner's id for the socket, handed back to {@link Transport#send}.
+     * @param address   the bound address (not a wildcard).
+     * @return the candidate, or null when the local limit is reached.
+     */
+    public IceCandidate addHostCandidate(final int component, final int socket, final InetSocketAddress address)
+    {
+        checkComponent(component);
+        if (localCount == locals.length)
+        {
+            return null;
+        }
+        final IceCandidate candidate = new IceCandidate();
+        IceAddresses.setAddress(candidate, address);
+        final int localPreference = IcePriority.DEFAULT_LOCAL_PREFERENCE - hostsOf(component);
+        candidate.set(IceCandidateType.HOST, component,
+            IcePriority.candidate(IceCandidateType.HOST, localPreference, component), null);
+        candidate.set(IceCandidateType.HOST, component, candidate.priority(),
+            foundations.foundationOf(candidate, IceCandidate.FAMILY_NONE, 0, 0));
+        return addLocal(candidate, socket);
+    }
+
+    /**
+     * Starts gathering server-reflexive and relayed candidates; host candidates must be added first. A lite agent
+     * gathers nothing more (§2.5). Call it even with no servers (all nulls): it is what ends gathering, and an agent
+     * only declares failure once its own gathering and the peer's candidates (end-of-candidates) are complete.
+     *
+     * @param stun         STUN server for server-reflexive candidates, or null.
+     * @param turnServer   TURN server for relayed candidates, or null.
+     * @param turnUser     TURN username.
+     * @param turnPassword TURN password.
+     * @param nowMs        the owner's clock.
+     */
+    public void gather(final InetSocketAddress stun, final InetSocketAddress turnServer, final String turnUser,
+        final String turnPassword, final long nowMs)
+    {
+        now = nowMs;
+        gatheringStarted = true;
+        if (!lite && null != stun)
+        {
+            stunServer = stun;
+            for (int l = 0; l < localCount; l++)
+            {
+                if (IceCandidateType.HOST == locals[l].type() && startRequest(KIND_SRFLX, l, 0, false) >= 0)
+                {
+                    pendingGathers++;
+                }
+            }
+        }
+        if (!lite && null != turnServer)
+        {
+            turn = new TurnClient[components + 1];
+            turnPeers = new InetSocketAddress[(components + 1) * TURN_PEERS];
+            for (int c = 1; c <= components; c++)
+            {
+                final int host = firstHost(c);
+                if (-1 == host)
+                {
+                    continue;
+                }
+                final int socket = localSocket[host];
+                turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
+                    turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS);
+                if (TurnResult.OK == turn[c].allocate(0, nowMs))
+                {
+                    pendingGathers++;
+                }
+            }
+        }
+        maybeGatheringComplete();
+    }
+
+    // ------------------------------------------------------------------------------------------------ SDP
+
+    /**
+     * Our ICE attributes as SDP lines (RFC 8839): ufrag, password, options (trickle), ice-lite, candidates, and
+     * end-of-candidates once gathering is complete. Allocates (signalling path).
+     *
+     * @return CRLF-terminated {@code a=} lines.
+     */
+    public String localDescription()
+    {
+        final StringBuilder out = new StringBuilder(256 + 96 * localCount);
+        try
+        {
+            final IceSessionAttributes attributes = new IceSessionAttributes();
+            attributes.ufrag(localUfrag);
+            attributes.password(localPassword);
+            attributes.options(IceSdp.OPTION_TRICKLE);
+            attributes.lite(lite);
+            attributes.append(out);
+        }
+        catch (final IceParseException ex)
+        {
+            throw new IllegalStateException(ex); // our own credentials are always valid
+        }
+        for (int l = 0; l < localCount; l++)
+        {
+            if (IceCandidateType.PEER_REFLEXIVE != locals[l].type())
+            {
+                IceSdp.appendCandidate(out.append("a="), locals[l]).append("\r\n");
+            }
+        }
+        if (gatheringComplete)
+        {
+            out.append("a=end-of-candidates\r\n");
+        }
+        return out.toString();
+    }
+
+    /**
+     * Applies the peer's ICE attributes (one media section's or the session's lines): credentials, ice-lite,
+     * candidates, end-of-candidates. New credentials on an agent that already had some are an ICE restart (§9).
+     *
+     * @param sdp   SDP text (lines other than ICE attributes are ignored).
+     * @param nowMs the owner's clock.
+     * @throws IceParseException when an ICE attribute is malformed (nothing is applied then).
+     */
+    public void applyRemoteDescription(final String sdp, final long nowMs) throws IceParseException
+    {
+        now = nowMs;
+        final IceSessionAttributes attributes = new IceSessionAttributes();
+        final String[] lines = sdp.split("\r?\n");
+        final IceCandidate[] parsed = new IceCandidate[lines.length];
+        int candidates = 0;
+        for (final String line : lines)
+        {
+            if (line.startsWith("a=candidate:"))
+            {
+                parsed[candidates++] = IceSdp.parseCandidate(line);
+            }
+            else if (line.startsWith("a="))
+            {
+                attributes.accept(line);
+            }
+        }
+        if (null == attributes.ufrag() || null == attributes.password())
+        {
+            throw new IceParseException(IceParseException.MALFORMED, "remote description without ice-ufrag and ice-pwd");
+        }
+        remoteLite = attributes.lite();
+        if (remoteLite && !lite)
+        {
+            setRole(true); // §6.1.1: with a lite peer the full agent controls
+        }
+        setRemoteCredentials(attributes.ufrag(), attributes.password());
+        for (int i = 0; i < candidates; i++)
+        {
+            addRemote(parsed[i]);
+        }
+        if (attributes.endOfCandidates())
+        {
+            remoteEndOfCandidates = true;
+        }
+    }
+
+    /**
+     * Adds a trickled remote candidate (RFC 8838).
+     *
+     * @param line an {@code a=candidate:} line.
+     * @return whether it was added (false: the remote limit is reached, or it is a duplicate).
+     * @throws IceParseException when malformed.
+     */
+    public boolean addRemoteCandidate(final String line) throws IceParseException
+    {
+        return addRemote(IceSdp.parseCandidate(line));
+    }
+
+    /**
+     * The peer signalled end-of-candidates (RFC 8838 §13): pairs failing now can fail the agent.
+     */
+    public void remoteEndOfCandidates()
+    {
+        remoteEndOfCandidates = true;
+    }
+
+    /**
+     * ICE restart (RFC 8445 §9): new local ufrag and password, the remote side forgotten (send the new
+     * {@link #localDescription()}). Local candidates are kept; data keeps flowing on the selected pairs until new
+     * ones are selected.
+     */
+    public void restart()
+    {
+        newLocalCredentials();
+        forgetRemote();
+        restartPending = true;
+    }
+
+    // ------------------------------------------------------------------------------------------------ datagrams
+
+    /**
+     * Offers a datagram received on one of the owner's sockets.
+     *
+     * @param socket the socket id.
+     * @param buf    bytes (borrowed for the call).
+     * @param offset first byte.
+     * @param length bytes.
+     * @param from   the sender.
+     * @param nowMs  the owner's clock.
+     */
+    public void onDatagram(final int socket, final byte[] buf, final int offset, final int length,
+        final InetSocketAddress from, final long nowMs)
+    {
+        now = nowMs;
+        final int host = hostOfSocket(socket);
+        if (-1 == host)
+        {
+            return;
+        }
+        final int component = locals[host].componentId();
+        if (null != turn && null != turn[component] && from.equals(turn[component].server())
+            && turn[component].onDatagram(buf, offset, length, nowMs))
+        {
+            return; // TURN traffic; anything else from the server (a Binding response to our STUN gathering) goes on
+        }
+        onPeerDatagram(host, from, -1, buf, offset, length);
+    }
+
+    /**
+     * Sends application data on a component's selected pair (through the relay when its local candidate is
+     * relayed).
+     *
+     * @param component the component id.
+     * @param buf       bytes (borrowed for the call).
+     * @param offset    first byte.
+     * @param length    bytes.
+     * @return whether it was sent (false: no selected pair, or consent lost).
+     */
+    public boolean send(final int component, final byte[] buf, final int offset, final int length)
+    {
+        if (component < 1 || component > components || -1 == selectedLocal[component] || STATE_FAILED == state)
+        {
+            return false;
+        }
+        return sendFrom(selectedLocal[component], selectedRemote[component], selectedTurnSlot[component], buf,
+            offset, length);
+    }
+
+    /**
+     * Runs what is due: retransmissions, the next paced check, nomination, consent, TURN refreshes.
+     *
+     * @param nowMs the owner's clock.
+     */
+    public void poll(final long nowMs)
+    {
+        now = nowMs;
+        pollRequests();
+        if (null != turn)
+        {
+            for (int c = 1; c <= components; c++)
+            {
+                if (null != turn[c])
+                {
+                    turn[c].poll(nowMs);
+                }
+            }
+        }
+        if (!lite && null != remoteKey && STATE_FAILED != state && nowMs - nextCheckMs >= 0)
+        {
+            nextCheckMs = nowMs + taMs;
+            if (controlling && !aggressive)
+            {
+                nominate();
+            }
+            paceOneCheck();
+        }
+        if (!lite && STATE_COMPLETED == state)
+        {
+            consent();
+        }
+        checkFailure();
+    }
+
+    /**
+     * @return when {@link #poll} next has something to do.
+     */
+    public long nextDeadlineMs()
+    {
+        long next = requests.nextDeadlineMs();
+        if (!lite && null != remoteKey && STATE_FAILED != state)
+        {
+            next = Math.min(next, nextCheckMs);
+        }
+        if (!lite && STATE_COMPLETED == state)
+        {
+            for (int c = 1; c <= components; c++)
+            {
+                next = Math.min(next, consentNextMs[c]);
+            }
+        }
+        if (null != turn)
+        {
+            for (int c = 1; c <= components; c++)
+            {
+                if (null != turn[c])
+                {
+                    next = Math.min(next, turn[c].nextDeadlineMs());
+                }
+            }
+        }
+        return next;
+    }
+
+    /**
+     * Deletes the TURN allocations (Refresh with lifetime 0) and stops checks; the agent is finished.
+     *
+     * @param nowMs the owner's clock.
+     */
+    public void close(final long nowMs)
+    {
+        now = nowMs;
+        if (null != turn)
+        {
+            for (int c = 1; c <= components; c++)
+            {
+                if (null != turn[c] && TurnClient.STATE_ALLOCATED == turn[c].state())
+                {
+                    turn[c].deallocate(nowMs);
+                }
+            }
+        }
+        setState(STATE_FAILED);
+    }
+
+    // ------------------------------------------------------------------------------------------------ accessors
+
+    /** @return {@link #STATE_RUNNING}, {@link #STATE_COMPLETED} or {@link #STATE_FAILED}. */
+    public int state()
+    {
+        return state;
+    }
+
+    /** @return whether this agent is controlling. */
+    public boolean controlling()
+    {
+        return controlling;
+    }
+
+    /** @return whether this is a lite agent. */
+    public boolean lite()
+    {
+        return lite;
+    }
+
+    /** @return the number of components. */
+    public int components()
+    {
+        return components;
+    }
+
+    /** @return our ufrag. */
+    public String localUfrag()
+    {
+        return localUfrag;
+    }
+
+    /** @return our password. */
+    public String localPassword()
+    {
+        return localPassword;
+    }
+
+    /** @return local candidates gathered (including peer-reflexive ones). */
+    public int localCandidateCount()
+    {
+        return localCount;
+    }
+
+    /** @return a local candidate. */
+    public IceCandidate localCandidate(final int index)
+    {
+        return locals[index];
+    }
+
+    /** @return remote candidates known (including peer-reflexive ones). */
+    public int remoteCandidateCount()
+    {
+        return remoteCount;
+    }
+
+    /** @return a remote candidate. */
+    public IceCandidate remoteCandidate(final int index)
+    {
+        return remotes[index];
+    }
+
+    /** @return the check list (read it; do not change it). */
+    public IceCheckList checkList()
+    {
+        return list;
+    }
+
+    /** @return whether gathering has finished. */
+    public boolean gatheringComplete()
+    {
+        return gatheringComplete;
+    }
+
+    /**
+     * @param component the component id.
+     * @return the local candidate of the selected pair, or null.
+     */
+    public IceCandidate selectedLocal(final int component)
+    {
+        return -1 == selectedLocal[component] ? null : locals[selectedLocal[component]];
+    }
+
+    /**
+     * @param component the component id.
+     * @return the remote address of the selected pair, or null.
+     */
+    public InetSocketAddress selectedRemote(final int component)
+    {
+        return selectedRemote[component];
+    }
+
+    /** @return connectivity checks sent (first transmissions, not retransmissions; consent checks included). */
+    public long checksSent()
+    {
+        return checksSent;
+    }
+
+    /** @return checks we answered. */
+    public long checksAnswered()
+    {
+        return checksAnswered;
+    }
+
+    /**
+     * @param component the component id.
+     * @return the TURN client of that component, or null.
+     */
+    public TurnClient turnClient(final int component)
+    {
+        return null == turn ? null : turn[component];
+    }
+
+    // ------------------------------------------------------------------------------------------------ internals
+
+    private void checkComponent(final int component)
+    {
+        if (component < 1 || component > components)
+        {
+            throw new IllegalArgumentException("component out of 1.." + components + ": " + component);
+        }
+    }
+
+    private int hostsOf(final int component)
+    {
+        int n = 0;
+        for (int l = 0; l < localCount; l++)
+        {
+            if (IceCandidateType.HOST == locals[l].type() && locals[l].componentId() == component)
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private int firstHost(final int component)
+    {
+        for (int l = 0; l < localCount; l++)
+        {
+            if (IceCandidateType.HOST == locals[l].type() && locals[l].componentId() == component)
+            {
+                return l;
+            }
+        }
+        return -1;
+    }
+
+    private int hostOfSocket(final int socket)
+    {
+        for (int l = 0; l < localCount; l++)
+        {
+            if (localSocket[l] == socket && IceCandidateType.HOST == locals[l].type())
+            {
+                return l;
+            }
+        }
+        return -1;
+    }
+
+    /** Adds a local candidate unless redundant (§5.1.3); pairs it with the remote ones; reports it. */
+    private IceCandidate addLocal(final IceCandidate candidate, final int socket)
+    {
+        for (int l = 0; l < localCount; l++)
+        {
+            if (locals[l].componentId() == candidate.componentId() && locals[l].sameTransportAddress(candidate)
+                && locals[l].sameBase(candidate))
+            {
+                return null;
+            }
+        }
+        if (localCount == locals.length)
+        {
+            return null;
+        }
+        locals[localCount] = candidate;
+        localSocket[localCount] = socket;
+        localCount++;
+        if (remoteCount > 0 && IceCandidateType.PEER_REFLEXIVE != candidate.type())
+        {
+            list.addPairs(controlling, localCount - 1, -1, localCount, remoteCount, IcePairState.WAITING);
+        }
+        if (IceCandidateType.PEER_REFLEXIVE != candidate.type())
+        {
+            listener.onLocalCandidate(this, candidate);
+        }
+        return candidate;
+    }
+
+    private boolean addRemote(final IceCandidate candidate)
+    {
+        if (remoteCount == remotes.length || candidate.componentId() > components)
+        {
+            return false;
+        }
+        for (int r = 0; r < remoteCount; r++)
+        {
+            if (remotes[r].componentId() == candidate.componentId() && remotes[r].sameTransportAddress(candidate))
+            {
+                return false;
+            }
+        }
+        remotes[remoteCount] = candidate;
+        remoteAddress[remoteCount] = IceAddresses.toInet(candidate);
+        remoteCount++;
+        // §6.1.2.6 with trickle (RFC 8838 §11): new pairs are Waiting unless a pair of the same foundation is
+        // already being checked, which the pacer's unfreezing takes care of.
+        list.addPairs(controlling, -1, remoteCount - 1, localCount, remoteCount,
+            list.size() == 0 ? IcePairState.WAITING : IcePairState.FROZEN);
+        return true;
+    }
+
+    private void setRemoteCredentials(final String ufrag, final String password)
+    {
+        if (null != remoteUfrag && (!remoteUfrag.equals(ufrag) || !remotePassword.equals(password)))
+        {
+            if (!restartPending)
+            {
+                newLocalCredentials(); // §9: the peer restarted; the answer carries new credentials too
+            }
+            forgetRemote();
+        }
+        restartPending = false;
+        remoteUfrag = ufrag;
+        remotePassword = password;
+        remoteKey = StunCredential.shortTerm(password);
+        checkUsername = (ufrag + ":" + localUfrag).getBytes(StandardCharsets.UTF_8);
+        if (STATE_FAILED != state && -1 == selectedLocal[1])
+        {
+            setState(STATE_RUNNING);
+        }
+    }
+
+    private void forgetRemote()
+    {
+        for (int slot = 0; slot < requests.capacity(); slot++)
+        {
+            if (requests.busy(slot) && KIND_CHECK == kindOf(requests.token(slot)))
+            {
+                requests.free(slot);
+            }
+        }
+        for (int r = 0; r < remoteCount; r++)
+        {
+            remotes[r] = null;
+            remoteAddress[r] = null;
+        }
+        remoteCount = 0;
+        remoteEndOfCandidates = false;
+        list.reset(locals, remotes);
+        allValidSinceMs = Long.MAX_VALUE;
+        if (STATE_FAILED != state)
+        {
+            state = STATE_RUNNING; // keep sending on the old selected pairs until new ones are selected
+        }
+        java.util.Arrays.fill(selectedPriority, 0);
+    }
+
+    private void newLocalCredentials()
+    {
+        setLocalCredentials(randomIceChars(8), randomIceChars(24));
+    }
+
+    private void setLocalCredentials(final String ufrag, final String password)
+    {
+        localUfrag = ufrag;
+        localPassword = password;
+        localKey = StunCredential.shortTerm(password);
+        localUsernamePrefix = (ufrag + ":").getBytes(StandardCharsets.UTF_8);
+        if (null != remoteUfrag)
+        {
+            checkUsername = (remoteUfrag + ":" + ufrag).getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    private String randomIceChars(final int n)
+    {
+        final char[] chars = new char[n];
+        for (int i = 0; i < n; i++)
+        {
+            chars[i] = ICE_CHARS[context.secureRandom.nextInt(ICE_CHARS.length)];
+        }
+        return new String(chars);
+    }
+
+    private void setRole(final boolean value)
+    {
+        if (controlling != value)
+        {
+            controlling = value;
+            list.recomputePriorities(controlling);
+        }
+    }
+
+    private void setState(final int value)
+    {
+        if (state != value)
+        {
+            state = value;
+            listener.onStateChanged(this, value);
+        }
+    }
+
+    private void maybeGatheringComplete()
+    {
+        if (gatheringStarted && 0 == pendingGathers && !gatheringComplete)
+        {
+            gatheringComplete = true;
+            listener.onGatheringComplete(this);
+        }
+    }
+
+    // ---- sending
+
+    private boolean sendFrom(final int local, final InetSocketAddress to, final int turnSlot, final byte[] buf,
+        final int offset, final int length)
+    {
+        if (IceCandidateType.RELAYED == locals[local].type())
+        {
+            final TurnClient client = turn[locals[local].componentId()];
+            return turnSlot >= 0 && TurnResult.OK == client.send(turnSlot, buf, offset, length);
+        }
+        transport.send(localSocket[local], buf, offset, length, to);
+        return true;
+    }
+
+    /**
+     * The TURN peer slot to reach {@code remote} from relayed candidate {@code local}, binding a channel first when
+     * there is none (RFC 8445 §... / RFC 8656 §11: checks from a relayed candidate need a permission); -1 while
+     * that is under way.
+     */
+    private int turnSlotFor(final int local, final int remote)
+    {
+        final TurnClient client = turn[locals[local].componentId()];
+        context.address.set(remoteAddress[remote]);
+        final int slot = client.peerSlot(context.address);
+        if (slot >= 0 && client.hasPermission(slot))
+        {
+            return slot;
+        }
+        client.bindChannel(context.address, now);
+        return -1;
+    }
+
+    private static long token(final byte kind, final int local, final int remote, final boolean useCandidate)
+    {
+        return kind | (local & 0xFF) << 8 | (remote & 0xFF) << 16 | (useCandidate ? 1 << 24 : 0);
+    }
+
+    private static byte kindOf(final long token)
+    {
+        return (byte) token;
+    }
+
+    private static int localOf(final long token)
+    {
+        return (int) (token >>> 8) & 0xFF;
+    }
+
+    private static int remoteOf(final long token)
+    {
+        return (int) (token >>> 16) & 0xFF;
+    }
+
+    private static boolean useCandidateOf(final long token)
+    {
+        return 0 != (token & 1 << 24);
+    }
+
+    private int startRequest(final byte kind, final int local, final int remote, final boolean useCandidate)
+    {
+        final int slot = requests.start(token(kind, local, remote, useCandidate));
+        if (-1 == slot)
+        {
+            return -1;
+        }
+        if (!transmit(slot))
+        {
+            requests.free(slot);
+            return -1;
+        }
+        if (KIND_SRFLX != kind)
+        {
+            checksSent++;
+        }
+        return slot;
+    }
+
+    /** Writes the request of a slot again (same transaction id) and sends it; schedules the next event. */
+    private boolean transmit(final int slot)
+    {
+        final long token = requests.token(slot);
+        final int local = localOf(token);
+        final int remote = remoteOf(token);
+        final StunMessageWriter writer = context.writer.wrap(context.scratch, 0, context.scratch.length)
+            .header(StunMessageType.BINDING_REQUEST, requests.tidHigh(slot), requests.tidLow(slot));
+        final InetSocketAddress to;
+        int turnSlot = -1;
+        if (KIND_SRFLX == kindOf(token))
+        {
+            to = stunServer;
+        }
+        else
+        {
+            to = remoteAddress[remote];
+            if (null == to || null == remoteKey)
+            {
+                return false;
+            }
+            if (IceCandidateType.RELAYED == locals[local].type())
+            {
+                turnSlot = turnSlotFor(local, remote);
+                if (turnSlot < 0)
+                {
+                    return false;
+                }
+            }
+            final IceCandidate candidate = locals[local];
+            // §7.2.2: PRIORITY is what a peer-reflexive candidate from this base would get (§5.1.2.1).
+            final int localPreference = (candidate.priority() >>> 8) & 0xFFFF;
+            writer.addBytes(StunAttributeType.USERNAME, checkUsername, 0, checkUsername.length)
+                .addU32(StunAttributeType.PRIORITY, IcePriority.candidate(IceCandidateType.PEER_REFLEXIVE,
+                    localPreference, candidate.componentId()))
+                .addU64(controlling ? StunAttributeType.ICE_CONTROLLING : StunAttributeType.ICE_CONTROLLED,
+                    tieBreaker);
+            if (useCandidateOf(token))
+            {
+                writer.addEmpty(StunAttributeType.USE_CANDIDATE);
+            }
+            writer.addMessageIntegrity(context.integrity, remoteKey);
+        }
+        final int length = writer.addFingerprint(context.integrity).length();
+        if (length < 0)
+        {
+            return false;
+        }
+        requests.sent(slot, now);
+        return sendFrom(local, to, turnSlot, context.scratch, 0, length);
+    }
+
+    private void pollRequests()
+    {
+        for (int slot = requests.due(0, now); slot >= 0; slot = requests.due(slot + 1, now))
+        {
+            if (requests.shouldRetransmit(slot))
+            {
+                transmit(slot);
+                continue;
+            }
+            final long token = requests.token(slot);
+            final boolean cancelled = requests.cancelled(slot);
+            requests.free(slot);
+            if (KIND_CHECK == kindOf(token) && !cancelled)
+            {
+                final int pair = list.find(localOf(token), remoteOf(token));
+                if (pair >= 0 && IcePairState.IN_PROGRESS == list.state(pair))
+                {
+                    list.state(pair, IcePairState.FAILED); // §7.2.5.2: a check that times out fails its pair
+                }
+            }
+            else if (KIND_SRFLX == kindOf(token))
+            {
+                pendingGathers--;
+                maybeGatheringComplete();
+            }
+        }
+    }
+
+    // ---- pacing and nomination
+
+    private void paceOneCheck()
+    {
+        if (STATE_COMPLETED == state)
+        {
+            return; // §8.1.2: checks stop once every component is selected (consent takes over)
+        }
+        // §6.1.4.2: a triggered pair first, then the highest Waiting one, then a Frozen one unfrozen. A pair that
+        // cannot start now (no free slot, or a relayed pair waiting for its TURN channel) yields to the next.
+        for (int p = 0; p < list.size(); p++)
+        {
+            if (0 != (list.flags(p) & FLAG_TRIGGERED) && startCheck(p))
+            {
+                return;
+            }
+        }
+        for (int p = 0; p < list.size(); p++)
+        {
+            if (IcePairState.WAITING == list.state(p) && startCheck(p))
+            {
+                return;
+            }
+        }
+        final int unfrozen = unfreezeOne();
+        if (-1 != unfrozen)
+        {
+            startCheck(unfrozen);
+        }
+    }
+
+    private boolean startCheck(final int pair)
+    {
+        final byte flags = list.flags(pair);
+        final boolean useCandidate = controlling && (aggressive || 0 != (flags & FLAG_USE_CANDIDATE));
+        if (startRequest(KIND_CHECK, list.localIndex(pair), list.remoteIndex(pair), useCandidate) < 0)
+        {
+            return false;
+        }
+        list.flags(pair, (byte) (flags & ~FLAG_TRIGGERED));
+        if (IcePairState.SUCCEEDED != list.state(pair))
+        {
+            list.state(pair, IcePairState.IN_PROGRESS);
+        }
+        return true;
+    }
+
+    /** §6.1.4.2: the highest Frozen pair whose foundation no Waiting/In-Progress pair shares becomes Waiting. */
+    private int unfreezeOne()
+    {
+        for (int p = 0; p < list.size(); p++)
+        {
+            if (IcePairState.FROZEN != list.state(p))
+            {
+                continue;
+            }
+            boolean busy = false;
+            for (int q = 0; q < list.size() && !busy; q++)
+            {
+                final byte s = list.state(q);
+                busy = q != p && (IcePairState.WAITING == s || IcePairState.IN_PROGRESS == s)
+                    && list.sameFoundation(p, q);
+            }
+            if (!busy)
+            {
+                list.state(p, IcePairState.WAITING);
+                return p;
+            }
+        }
+        return -1;
+    }
+
+    /** §8.1.1: nominate the best valid pair of each component once each has one and nothing better is pending. */
+    private void nominate()
+    {
+        if (STATE_COMPLETED == state)
+        {
+            return;
+        }
+        boolean allValid = true;
+        boolean betterPending = false;
+        for (int c = 1; c <= components && allValid; c++)
+        {
+            final int best = bestValid(c);
+            if (-1 == best)
+            {
+                allValid = false;
+                continue;
+            }
+            for (int p = 0; p < best; p++)
+            {
+                final byte s = list.state(p);
+                if (list.local(p).componentId() == c
+                    && (IcePairState.WAITING == s || IcePairState.IN_PROGRESS == s || IcePairState.FROZEN == s))
+                {
+                    betterPending = true;
+                }
+            }
+        }
+        if (!allValid)
+        {
+            return;
+        }
+        if (Long.MAX_VALUE == allValidSinceMs)
+        {
+            allValidSinceMs = now;
+        }
+        if (betterPending && now - allValidSinceMs < nominationWaitMs)
+        {
+            return;
+        }
+        for (int c = 1; c <= components; c++)
+        {
+            final int best = bestValid(c);
+            final byte flags = list.flags(best);
+            if (0 == (flags & (FLAG_USE_CANDIDATE | FLAG_NOMINATED)))
+            {
+                list.flags(best, (byte) (flags | FLAG_USE_CANDIDATE | FLAG_TRIGGERED));
+            }
+        }
+    }
+
+    private int bestValid(final int component)
+    {
+        for (int p = 0; p < list.size(); p++)
+        {
+            if (0 != (list.flags(p) & FLAG_VALID) && list.local(p).componentId() == component)
+            {
+                return p; // the list is ordered by priority
+            }
+        }
+        return -1;
+    }
+
+    private void select(final int pair)
+    {
+        final int local = list.localIndex(pair);
+        final int remote = list.remoteIndex(pair);
+        final int component = locals[local].componentId();
+        final long priority = list.priority(pair);
+        list.flags(pair, (byte) (list.flags(pair) | FLAG_NOMINATED));
+        if (-1 != selectedLocal[component] && selectedPriority[component] >= priority)
+        {
+            return;
+        }
+        selectedLocal[component] = local;
+        selectedRemote[component] = remoteAddress[remote];
+        selectedPriority[component] = priority;
+        selectedTurnSlot[component] = -1;
+        if (IceCandidateType.RELAYED == locals[local].type())
+        {
+            context.address.set(remoteAddress[remote]);
+            selectedTurnSlot[component] = turn[component].peerSlot(context.address);
+        }
+        consentLastMs[component] = now;
+        consentNextMs[component] = now + consentInterval();
+        listener.onSelected(this, component);
+        for (int c = 1; c <= components; c++)
+        {
+            if (0 == selectedPriority[c])
+            {
+                return;
+            }
+        }
+        setState(STATE_COMPLETED);
+    }
+
+    private long consentInterval()
+    {
+        // RFC 7675 §5.1: uniformly random between 0.8 and 1.2 times the 5 s interval.
+        return CONSENT_INTERVAL_MS * 4 / 5 + context.random.nextLong(CONSENT_INTERVAL_MS * 2 / 5 + 1);
+    }
+
+    private void consent()
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            final int local = selectedLocal[c];
+            if (-1 == local)
+            {
+                continue;
+            }
+            if (now - consentLastMs[c] >= CONSENT_TIMEOUT_MS)
+            {
+                selectedLocal[c] = -1;
+                setState(STATE_FAILED);
+                listener.onConsentLost(this, c);
+                return;
+            }
+            if (now - consentNextMs[c] >= 0)
+            {
+                consentNextMs[c] = now + consentInterval();
+                final int remote = remoteIndexOf(selectedRemote[c]);
+                if (remote >= 0)
+                {
+                    startRequest(KIND_CONSENT, local, remote, false);
+                }
+            }
+        }
+    }
+
+    private int remoteIndexOf(final InetSocketAddress address)
+    {
+        for (int r = 0; r < remoteCount; r++)
+        {
+            if (remoteAddress[r].equals(address))
+            {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    private void checkFailure()
+    {
+        if (STATE_RUNNING != state || !remoteEndOfCandidates || !gatheringComplete || 0 == list.size())
+        {
+            return;
+        }
+        for (int p = 0; p < list.size(); p++)
+        {
+            if (IcePairState.FAILED != list.state(p) || 0 != (list.flags(p) & FLAG_VALID))
+            {
+                return;
+            }
+        }
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 != selectedLocal[c])
+            {
+                return; // a restart failed but the old pair still works
+            }
+        }
+        setState(STATE_FAILED);
+    }
+
+    // ---- receiving
+
+    private void onPeerDatagram(final int local, final InetSocketAddress from, final int turnSlot, final byte[] buf,
+        final int offset, final int length)
+    {
+        final StunMessageFlyweight message = context.message;
+        if (length < StunMessageFlyweight.HEADER_LENGTH || !StunMessageFlyweight.isStun(buf, offset, length))
+        {
+            listener.onData(this, locals[local].componentId(), buf, offset, length);
+            return;
+        }
+        final int wrap = message.wrap(buf, offset, length);
+        if (wrap < 0)
+        {
+            return;
+        }
+        final int type = message.messageType();
+        if (StunMessageType.BINDING_REQUEST == type)
+        {
+            onRequest(local, from, turnSlot, wrap);
+        }
+        else if (StunMessageType.isResponse(type) && StunMessageType.METHOD_BINDING == message.method())
+        {
+            onResponse(local, from);
+        }
+    }
+
+    private void onRequest(final int local, final InetSocketAddress from, final int turnSlot, final int wrap)
+    {
+        final StunMessageFlyweight request = context.message;
+        if (StunResult.VERIFIED != request.verifyFingerprint(context.integrity))
+        {
+            return; // §7.3: ICE requests carry FINGERPRINT; anything else is not for us
+        }
+        final int username = request.findAttribute(StunAttributeType.USERNAME);
+        if (StunResult.UNKNOWN_COMPREHENSION_REQUIRED == wrap)
+        {
+            respondError(local, from, turnSlot, 420, false);
+            return;
+        }
+        if (-1 == username || !request.valueStartsWith(username, localUsernamePrefix)
+            || StunResult.VERIFIED != request.verifyMessageIntegrity(context.integrity, localKey))
+        {
+            respondError(local, from, turnSlot, 401, false); // RFC 8489 §9.1.3
+            return;
+        }
+        final int controllingIndex = request.findAttribute(StunAttributeType.ICE_CONTROLLING);
+        final int controlledIndex = request.findAttribute(StunAttributeType.ICE_CONTROLLED);
+        if (-1 != controllingIndex || -1 != controlledIndex)
+        {
+            final boolean theyControl = -1 != controllingIndex;
+            final long theirTieBreaker = request.u64Value(theyControl ? controllingIndex : controlledIndex);
+            final int decision = IceRoleConflict.resolve(controlling, tieBreaker, theyControl, theirTieBreaker);
+            if (IceRoleConflict.REPLY_487 == decision)
+            {
+                respondError(local, from, turnSlot, 487, true);
+                return;
+            }
+            if (IceRoleConflict.SWITCH_ROLE == decision)
+            {
+                setRole(!controlling);
+            }
+        }
+        final long priority = request.priority();
+        final boolean useCandidate = request.useCandidate();
+        respondSuccess(local, from, turnSlot);
+        checksAnswered++;
+        if (null == remoteKey && !lite)
+        {
+            return; // no remote credentials yet: the pair is learnt when the description arrives (§7.3.1.4 note)
+        }
+        int remote = remoteIndexOf(from);
+        if (-1 == remote)
+        {
+            remote = learnPeerReflexive(local, from, priority);
+            if (-1 == remote)
+            {
+                return;
+            }
+        }
+        int pair = list.find(local, remote);
+        if (-1 == pair)
+        {
+            list.addPairs(controlling, local, remote, localCount, remoteCount, IcePairState.WAITING);
+            pair = list.find(local, remote);
+            if (-1 == pair)
+            {
+                return;
+            }
+        }
+        if (lite)
+        {
+            // A lite agent does no checks: a check that arrives makes its pair valid; USE-CANDIDATE selects it.
+            list.state(pair, IcePairState.SUCCEEDED);
+            list.flags(pair, (byte) (list.flags(pair) | FLAG_VALID));
+            if (useCandidate)
+            {
+                select(pair);
+            }
+            return;
+        }
+        triggered(pair);
+        if (useCandidate && !controlling)
+        {
+            // §7.3.1.5: nominated now if the pair is valid, else when its triggered check succeeds.
+            if (0 != (list.flags(pair) & FLAG_VALID))
+            {
+                select(pair);
+            }
+            else
+            {
+                list.flags(pair, (byte) (list.flags(pair) | FLAG_NOMINATE_ON_SUCCESS));
+            }
+        }
+    }
+
+    /** §7.3.1.4: schedule a triggered check, unless the pair already succeeded. */
+    private void triggered(final int pair)
+    {
+        final byte state = list.state(pair);
+        if (IcePairState.SUCCEEDED == state || STATE_COMPLETED == this.state)
+        {
+            return;
+        }
+        if (IcePairState.IN_PROGRESS == state)
+        {
+            for (int slot = 0; slot < requests.capacity(); slot++)
+            {
+                final long token = requests.token(slot);
+                if (requests.busy(slot) && KIND_CHECK == kindOf(token) && localOf(token) == list.localIndex(pair)
+                    && remoteOf(token) == list.remoteIndex(pair))
+                {
+                    requests.cancel(slot, now); // no more retransmissions; a late answer still counts
+                }
+            }
+        }
+        list.state(pair, IcePairState.WAITING);
+        list.flags(pair, (byte) (list.flags(pair) | FLAG_TRIGGERED));
+    }
+
+    /** §7.3.1.3: a remote candidate learnt from a check's source; its priority is the PRIORITY attribute. */
+    private int learnPeerReflexive(final int local, final InetSocketAddress from, final long priority)
+    {
+        if (remoteCount == remotes.length || priority <= 0)
+        {
+            return -1;
+        }
+        final IceCandidate candidate = new IceCandidate();
+        IceAddresses.setAddress(candidate, from);
+        candidate.set(IceCandidateType.PEER_REFLEXIVE, locals[local].componentId(), (int) priority,
+            "prflx" + remoteCount);
+        remotes[remoteCount] = candidate;
+        remoteAddress[remoteCount] = from;
+        return remoteCount++;
+    }
+
+    private void respondSuccess(final int local, final InetSocketAddress from, final int turnSlot)
+    {
+        final StunMessageFlyweight request = context.message;
+        context.address.set(from);
+        final int length = context.writer.wrap(context.scratch, 0, context.scratch.length)
+            .header(StunMessageType.BINDING_SUCCESS_RESPONSE, request)
+            .addAddress(StunAttributeType.XOR_MAPPED_ADDRESS, context.address)
+            .addMessageIntegrity(context.integrity, localKey)
+            .addFingerprint(context.integrity)
+            .length();
+        if (length > 0)
+        {
+            sendFrom(local, from, turnSlot, context.scratch, 0, length);
+        }
+    }
+
+    private void respondError(final int local, final InetSocketAddress from, final int turnSlot, final int code,
+        final boolean withIntegrity)
+    {
+        final StunMessageWriter writer = context.writer.wrap(context.scratch, 0, context.scratch.length)
+            .header(StunMessageType.BINDING_ERROR_RESPONSE, context.message)
+            .addErrorCode(code, 487 == code ? "Role Conflict" : 401 == code ? "Unauthenticated" : "Unknown Attribute");
+        if (420 == code)
+        {
+            writer.addUnknownAttributes(context.message);
+        }
+        if (withIntegrity)
+        {
+            writer.addMessageIntegrity(context.integrity, localKey);
+        }
+        final int length = writer.addFingerprint(context.integrity).length();
+        if (length > 0)
+        {
+            sendFrom(local, from, turnSlot, context.scratch, 0, length);
+        }
+    }
+
+    private void onResponse(final int local, final InetSocketAddress from)
+    {
+        final StunMessageFlyweight response = context.message;
+        final int slot = requests.find(response);
+        if (-1 == slot)
+        {
+            return;
+        }
+        final long token = requests.token(slot);
+        final byte kind = kindOf(token);
+        final int requestLocalIndex = localOf(token);
+        final int remote = remoteOf(token);
+        final boolean useCandidate = useCandidateOf(token);
+        if (KIND_SRFLX == kind)
+        {
+            requests.free(slot);
+            onServerReflexive(requestLocalIndex);
+            return;
+        }
+        if (null == remoteKey || StunResult.VERIFIED != response.verifyMessageIntegrity(context.integrity, remoteKey))
+        {
+            return; // RFC 8489 §9.1.4: ignore; the transaction goes on
+        }
+        requests.free(slot);
+        final int pair = list.find(requestLocalIndex, remote);
+        if (KIND_CONSENT == kind)
+        {
+            if (StunMessageType.CLASS_SUCCESS_RESPONSE == response.messageClass())
+            {
+                consentLastMs[locals[requestLocalIndex].componentId()] = now;
+            }
+            return;
+        }
+        if (-1 == pair)
+        {
+            return;
+        }
+        if (StunMessageType.CLASS_ERROR_RESPONSE == response.messageClass())
+        {
+            final int errorIndex = response.findAttribute(StunAttributeType.ERROR_CODE);
+            if (-1 != errorIndex && 487 == response.errorCode(errorIndex))
+            {
+                // §7.2.5.1: switch role and check the pair again.
+                setRole(!controlling);
+                final int again = list.find(requestLocalIndex, remote);
+                list.state(again, IcePairState.WAITING);
+                list.flags(again, (byte) (list.flags(again) | FLAG_TRIGGERED));
+                return;
+            }
+            list.state(pair, IcePairState.FAILED);
+            return;
+        }
+        // §7.2.5.2.1: the response must come from where the request went, to the base it left from.
+        if (requestLocalIndex != local || !from.equals(remoteAddress[remote]))
+        {
+            list.state(pair, IcePairState.FAILED);
+            return;
+        }
+        learnLocalPeerReflexive(requestLocalIndex);
+        onCheckSucceeded(pair, useCandidate);
+    }
+
+    /** §7.2.5.3.1: a mapped address matching no local candidate is a peer-reflexive local candidate. */
+    private void learnLocalPeerReflexive(final int base)
+    {
+        final StunMessageFlyweight response = context.message;
+        final int index = response.findAttribute(StunAttributeType.XOR_MAPPED_ADDRESS);
+        if (-1 == index || StunResult.OK != response.readAddress(index, context.address))
+        {
+            return;
+        }
+        for (int l = 0; l < localCount; l++)
+        {
+            if (IceAddresses.same(context.address, locals[l]))
+            {
+                return;
+            }
+        }
+        if (localCount == locals.length)
+        {
+            return;
+        }
+        final IceCandidate baseCandidate = locals[base];
+        final int localPreference = (baseCandidate.priority() >>> 8) & 0xFFFF;
+        final IceCandidate candidate = new IceCandidate();
+        IceAddresses.setAddress(candidate, context.address);
+        candidate.base(baseCandidate.family(), baseCandidate.addressHi(), baseCandidate.addressLo(),
+            baseCandidate.port());
+        candidate.set(IceCandidateType.PEER_REFLEXIVE, baseCandidate.componentId(),
+            IcePriority.candidate(IceCandidateType.PEER_REFLEXIVE, localPreference, baseCandidate.componentId()),
+            null);
+        candidate.set(IceCandidateType.PEER_REFLEXIVE, baseCandidate.componentId(), candidate.priority(),
+            foundations.foundationOf(candidate, IceCandidate.FAMILY_NONE, 0, 0));
+        addLocal(candidate, localSocket[base]);
+    }
+
+    private void onCheckSucceeded(final int pair, final boolean useCandidate)
+    {
+        list.state(pair, IcePairState.SUCCEEDED);
+        final byte flags = list.flags(pair);
+        list.flags(pair, (byte) (flags | FLAG_VALID));
+        // §7.2.5.3.3: unfreeze the pairs of the same foundation.
+        for (int p = 0; p < list.size(); p++)
+        {
+            if (IcePairState.FROZEN == list.state(p) && list.sameFoundation(p, pair))
+            {
+                list.state(p, IcePairState.WAITING);
+            }
+        }
+        if (controlling && useCandidate || !controlling && 0 != (flags & FLAG_NOMINATE_ON_SUCCESS))
+        {
+            select(pair);
+        }
+    }
+
+    private void onServerReflexive(final int host)
+    {
+        pendingGathers--;
+        final StunMessageFlyweight response = context.message;
+        final int index = response.findAttribute(StunAttributeType.XOR_MAPPED_ADDRESS);
+        if (StunMessageType.CLASS_SUCCESS_RESPONSE == response.messageClass() && -1 != index
+            && StunResult.OK == response.readAddress(index, context.address))
+        {
+            addReflexive(host, context.address, stunServer);
+        }
+        maybeGatheringComplete();
+    }
+
+    private void addReflexive(final int host, final StunAddress mapped, final InetSocketAddress server)
+    {
+        final IceCandidate base = locals[host];
+        final IceCandidate candidate = new IceCandidate();
+        IceAddresses.setAddress(candidate, mapped);
+        candidate.base(base.family(), base.addressHi(), base.addressLo(), base.port());
+        candidate.related(base.family(), base.addressHi(), base.addressLo(), base.port());
+        final int localPreference = (base.priority() >>> 8) & 0xFFFF;
+        candidate.set(IceCandidateType.SERVER_REFLEXIVE, base.componentId(),
+            IcePriority.candidate(IceCandidateType.SERVER_REFLEXIVE, localPreference, base.componentId()), null);
+        final IceCandidate serverAddress = IceAddresses.setAddress(new IceCandidate(), server);
+        candidate.set(IceCandidateType.SERVER_REFLEXIVE, base.componentId(), candidate.priority(),
+            foundations.foundationOf(candidate, serverAddress.family(), serverAddress.addressHi(),
+                serverAddress.addressLo()));
+        // §5.1.3: a server-reflexive address equal to its host address (no NAT) is redundant.
+        addLocal(candidate, localSocket[host]);
+    }
+
+    /** Receives what one component's TURN client reports. */
+    private final class Relay implements TurnClient.Listener
+    {
+        private final int component;
+        private int relayedLocal = -1;
+
+        Relay(final int component)
+        {
+            this.component = component;
+        }
+
+        @Override
+        public void onAllocated(final TurnClient client, final StunAddress relayed, final StunAddress mapped,
+            final int lifetimeSeconds)
+        {
+            pendingGathers--;
+            final int host = firstHost(component);
+            if (0 != mapped.family())
+            {
+                addReflexive(host, mapped, client.server());
+            }
+            final IceCandidate candidate = new IceCandidate();
+            IceAddresses.setAddress(candidate, relayed);
+            if (0 != mapped.family())
+            {
+                IceAddresses.setRelated(candidate, mapped);
+            }
+            candidate.set(IceCandidateType.RELAYED, component,
+                IcePriority.candidate(IceCandidateType.RELAYED, IcePriority.DEFAULT_LOCAL_PREFERENCE, component), null);
+            final IceCandidate serverAddress = IceAddresses.setAddress(new IceCandidate(), client.server());
+            candidate.set(IceCandidateType.RELAYED, component, candidate.priority(),
+                foundations.foundationOf(candidate, serverAddress.family(), serverAddress.addressHi(),
+                    serverAddress.addressLo()));
+            if (null != addLocal(candidate, localSocket[host]))
+            {
+                relayedLocal = localCount - 1;
+            }
+            maybeGatheringComplete();
+        }
+
+        @Override
+        public void onFailure(final TurnClient client, final int request, final int peerSlot, final int result)
+        {
+            if (TurnClient.REQUEST_ALLOCATE == request)
+            {
+                pendingGathers--;
+                maybeGatheringComplete();
+            }
+        }
+
+        @Override
+        public void onChannelBound(final TurnClient client, final int peerSlot, final int channel)
+        {
+            nextCheckMs = now; // a relayed check was waiting for this channel
+        }
+
+        @Override
+        public void onData(final TurnClient client, final int peerSlot, final StunAddress peer, final byte[] buf,
+            final int offset, final int length)
+        {
+            if (-1 == relayedLocal || peerSlot < 0 || peerSlot >= TURN_PEERS)
+            {
+                return;
+            }
+            // A TURN client never reuses a peer slot for another address: one JDK address per slot, made once.
+            final int key = component * TURN_PEERS + peerSlot;
+            if (null == turnPeers[key])
+            {
+                turnPeers[key] = peer.toInetSocketAddress();
+            }
+            onPeerDatagram(relayedLocal, turnPeers[key], peerSlot, buf, offset, length);
+        }
+    }
+}

@@ -1,0 +1,398 @@
+package io.sipline.media.ice;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link IceAgent} pairs over a {@link SimulatedNetwork}: simulated time, 5 ms latency, NAT and blocked routes where a
+ * test needs them.
+ */
+class IceAgentTest
+{
+    private final SimulatedNetwork net = new SimulatedNetwork();
+    private final IceContext context = new IceContext();
+
+    /** One agent with its sockets and what its listener heard. */
+    private final class Side implements IceAgent.Listener
+    {
+        final IceAgent agent;
+        final Map<Integer, InetSocketAddress> sockets = new HashMap<>();
+        final List<String> data = new ArrayList<>();
+        final List<IceCandidate> trickled = new ArrayList<>();
+        final List<Integer> states = new ArrayList<>();
+        int consentLost;
+        boolean gathered;
+
+        Side(final boolean lite, final boolean controlling, final int components, final String... hosts)
+        {
+            agent = new IceAgent(context, IceLimits.PJNATH, components, lite, controlling,
+                net.transport(sockets), this);
+            for (int i = 0; i < hosts.length; i++)
+            {
+                final int colon = hosts[i].lastIndexOf(':');
+                final InetSocketAddress address = new InetSocketAddress(hosts[i].substring(0, colon),
+                    Integer.parseInt(hosts[i].substring(colon + 1)));
+                sockets.put(i, address);
+                net.attach(agent, i, address);
+                agent.addHostCandidate(1 + i % components, i, address);
+            }
+        }
+
+        @Override
+        public void onLocalCandidate(final IceAgent a, final IceCandidate candidate)
+        {
+            trickled.add(candidate);
+        }
+
+        @Override
+        public void onGatheringComplete(final IceAgent a)
+        {
+            gathered = true;
+        }
+
+        @Override
+        public void onStateChanged(final IceAgent a, final int state)
+        {
+            states.add(state);
+        }
+
+        @Override
+        public void onConsentLost(final IceAgent a, final int component)
+        {
+            consentLost++;
+        }
+
+        @Override
+        public void onData(final IceAgent a, final int component, final byte[] buf, final int offset,
+            final int length)
+        {
+            data.add(component + ":" + new String(buf, offset, length, StandardCharsets.US_ASCII));
+        }
+    }
+
+    private static void exchange(final Side a, final Side b, final long now) throws IceParseException
+    {
+        b.agent.applyRemoteDescription(a.agent.localDescription(), now);
+        a.agent.applyRemoteDescription(b.agent.localDescription(), now);
+    }
+
+    private static boolean completed(final Side s)
+    {
+        return IceAgent.STATE_COMPLETED == s.agent.state();
+    }
+
+    private static void sendData(final Side from, final int component, final String text)
+    {
+        assertTrue(from.agent.send(component, text.getBytes(StandardCharsets.US_ASCII), 0, text.length()));
+    }
+
+    private void assertConnected(final Side a, final Side b, final int components)
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            assertNotNull(a.agent.selectedLocal(c), "component " + c);
+            assertNotNull(b.agent.selectedLocal(c), "component " + c);
+            sendData(a, c, "ping" + c);
+            sendData(b, c, "pong" + c);
+        }
+        final int expected = components;
+        net.runUntil(() -> a.data.size() >= expected && b.data.size() >= expected, 100);
+        for (int c = 1; c <= components; c++)
+        {
+            assertTrue(b.data.contains(c + ":ping" + c), b.data.toString());
+            assertTrue(a.data.contains(c + ":pong" + c), a.data.toString());
+        }
+    }
+
+    @Test
+    void shouldConnectTwoFullAgentsWithTwoComponents() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001");
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        a.agent.gather(null, null, null, null, 0);
+        b.agent.gather(null, null, null, null, 0);
+        assertTrue(a.gathered && b.gathered);
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertEquals(new InetSocketAddress("192.0.2.2", 2000), a.agent.selectedRemote(1));
+        assertEquals(new InetSocketAddress("192.0.2.2", 2001), a.agent.selectedRemote(2));
+        assertEquals(new InetSocketAddress("192.0.2.1", 1000), b.agent.selectedRemote(1));
+        assertEquals(new InetSocketAddress("192.0.2.1", 1001), b.agent.selectedRemote(2));
+        assertTrue(a.agent.controlling());
+        assertFalse(b.agent.controlling());
+        assertConnected(a, b, 2);
+    }
+
+    @Test
+    void shouldPaceChecksByTa() throws IceParseException
+    {
+        // Distinct addresses, so distinct foundations: no pair waits frozen behind another of its foundation.
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000", "192.0.2.3:1000", "192.0.2.5:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000", "192.0.2.4:2000");
+        b.agent.ta(1_000_000); // b sends no ordinary checks in this test
+        a.agent.localCredentials("aaaa", "aaaaaaaaaaaaaaaaaaaaaa");
+        // Block everything so that no check succeeds: only pacing is seen.
+        net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
+        net.blockAllFrom(new InetSocketAddress("192.0.2.4", 2000));
+        exchange(a, b, 0);
+        assertEquals(6, a.agent.checkList().size(), "3 x 2 pairs");
+        net.run(1);
+        final long first = a.agent.checksSent();
+        assertEquals(1, first, "one check at once");
+        net.run(49);
+        assertEquals(1, a.agent.checksSent(), "none before Ta");
+        net.run(1);
+        assertEquals(2, a.agent.checksSent(), "the second after Ta = 50 ms");
+        net.run(250);
+        assertEquals(6, a.agent.checksSent(), "one per Ta until every pair has been tried");
+    }
+
+    @Test
+    void shouldConnectOverIpv6() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "2001:db8::1:1000", "2001:db8::1:1001");
+        final Side b = new Side(false, false, 2, "2001:db8::2:2000", "2001:db8::2:2001");
+        assertTrue(a.agent.localDescription().contains(" 2001:db8:0:0:0:0:0:1 1000 typ host")
+            || a.agent.localDescription().contains(" 2001:db8::1 1000 typ host"), a.agent.localDescription());
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertEquals(new InetSocketAddress("2001:db8::2", 2001), a.agent.selectedRemote(2));
+        assertConnected(a, b, 2);
+    }
+
+    @Test
+    void shouldConnectWithRtcpMuxOnOneComponent() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertConnected(a, b, 1);
+    }
+
+    @Test
+    void shouldConnectAFullAgentToALiteOne() throws IceParseException
+    {
+        final Side a = new Side(false, false, 2, "192.0.2.1:1000", "192.0.2.1:1001");
+        final Side lite = new Side(true, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        lite.agent.gather(null, null, null, null, 0);
+        assertTrue(lite.agent.localDescription().contains("a=ice-lite\r\n"));
+        exchange(a, lite, 0);
+        assertTrue(a.agent.controlling(), "§6.1.1: the full agent controls a lite peer");
+        net.runUntil(() -> completed(a) && completed(lite), 5_000);
+        assertEquals(0, lite.agent.checksSent(), "a lite agent never checks");
+        assertConnected(a, lite, 2);
+    }
+
+    @Test
+    void shouldNominateAggressively() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.aggressiveNomination(true);
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertEquals(1, a.agent.checksSent(), "the first check already nominated");
+        assertConnected(a, b, 1);
+    }
+
+    @Test
+    void shouldResolveARoleConflict() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, true, 1, "192.0.2.2:2000");
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 10_000);
+        assertNotEquals(a.agent.controlling(), b.agent.controlling(), "exactly one stays controlling");
+        assertConnected(a, b, 1);
+    }
+
+    @Test
+    void shouldUseServerReflexiveAndPeerReflexiveCandidatesThroughANat() throws IceParseException
+    {
+        final InetSocketAddress stun = new InetSocketAddress("198.51.100.100", 3478);
+        net.stunServer(stun);
+        final InetSocketAddress inside = new InetSocketAddress("10.0.0.1", 1000);
+        final InetSocketAddress outside = new InetSocketAddress("203.0.113.1", 61000);
+        net.nat(inside, outside);
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.gather(stun, null, null, null, 0);
+        assertFalse(a.gathered);
+        net.runUntil(() -> a.gathered, 1_000);
+        assertEquals(2, a.trickled.size(), "host, then server-reflexive");
+        assertEquals(IceCandidateType.SERVER_REFLEXIVE, a.trickled.get(1).type());
+        assertTrue(a.agent.localDescription().contains(" 203.0.113.1 61000 typ srflx raddr 10.0.0.1 rport 1000"),
+            a.agent.localDescription());
+        b.agent.gather(null, null, null, null, 0);
+        exchange(a, b, net.now());
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertEquals(outside, b.agent.selectedRemote(1));
+        assertConnected(a, b, 1);
+    }
+
+    @Test
+    void shouldRelayWhenTheHostsCannotReachEachOther() throws IceParseException
+    {
+        final InetSocketAddress turnAddress = new InetSocketAddress("198.51.100.200", 3478);
+        final SimulatedTurnServer turn = new SimulatedTurnServer(net, turnAddress, "user", "pass");
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001");
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        for (final Side s : List.of(a, b))
+        {
+            s.agent.gather(null, turnAddress, "user", "pass", net.now());
+        }
+        net.runUntil(() -> a.gathered && b.gathered, 2_000);
+        assertEquals(4, turn.allocations());
+        for (final String host : List.of("192.0.2.1:1000", "192.0.2.1:1001", "192.0.2.2:2000", "192.0.2.2:2001"))
+        {
+            for (final String other : List.of("192.0.2.1:1000", "192.0.2.1:1001", "192.0.2.2:2000", "192.0.2.2:2001"))
+            {
+                final String[] h = host.split(":");
+                final String[] o = other.split(":");
+                net.block(new InetSocketAddress(h[0], Integer.parseInt(h[1])),
+                    new InetSocketAddress(o[0], Integer.parseInt(o[1])));
+            }
+        }
+        exchange(a, b, net.now());
+        net.runUntil(() -> completed(a) && completed(b), 10_000);
+        for (int c = 1; c <= 2; c++)
+        {
+            assertTrue(IceCandidateType.RELAYED == a.agent.selectedLocal(c).type()
+                || IceCandidateType.RELAYED == b.agent.selectedLocal(c).type());
+        }
+        assertConnected(a, b, 2);
+        a.agent.close(net.now());
+        net.runUntil(() -> a.agent.turnClient(1).state() == io.sipline.media.turn.TurnClient.STATE_CLOSED, 1_000);
+    }
+
+    @Test
+    void shouldLearnAPeerReflexiveRemoteCandidate() throws IceParseException
+    {
+        // a is behind a NAT and does not know it (no STUN server): b learns a's public address from a's checks.
+        net.nat(new InetSocketAddress("10.0.0.1", 1000), new InetSocketAddress("203.0.113.1", 61000));
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertEquals(2, b.agent.remoteCandidateCount(), "the signalled host and the learnt peer-reflexive one");
+        assertEquals(IceCandidateType.PEER_REFLEXIVE, b.agent.remoteCandidate(1).type());
+        assertEquals(new InetSocketAddress("203.0.113.1", 61000), b.agent.selectedRemote(1));
+        assertConnected(a, b, 1);
+    }
+
+    @Test
+    void shouldTrickleCandidatesAfterTheStart() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        // b's description without candidates first; its candidate arrives later.
+        final String bDescription = b.agent.localDescription();
+        final String bSession = bDescription.lines().filter(l -> !l.startsWith("a=candidate"))
+            .reduce("", (x, y) -> x + y + "\r\n");
+        a.agent.applyRemoteDescription(bSession, 0);
+        b.agent.applyRemoteDescription(a.agent.localDescription(), 0);
+        net.run(500);
+        assertTrue(a.agent.remoteCandidateCount() <= 1, "at most b's peer-reflexive one from its checks");
+        final String candidate = bDescription.lines().filter(l -> l.startsWith("a=candidate")).findFirst()
+            .orElseThrow();
+        a.agent.addRemoteCandidate(candidate);
+        a.agent.remoteEndOfCandidates();
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertConnected(a, b, 1);
+    }
+
+    @Test
+    void shouldFailWhenEveryPairFails() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.gather(null, null, null, null, 0);
+        net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
+        b.agent.gather(null, null, null, null, 0);
+        exchange(a, b, 0);
+        net.run(39_000);
+        assertEquals(IceAgent.STATE_RUNNING, a.agent.state(), "still retransmitting (RFC 8489: 39.5 s)");
+        net.runUntil(() -> IceAgent.STATE_FAILED == a.agent.state(), 2_000);
+        assertEquals(List.of(IceAgent.STATE_FAILED), a.states);
+    }
+
+    @Test
+    void shouldKeepConsentAndLoseItAfterThirtySecondsOfSilence() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        final long sentAtCompletion = a.agent.checksSent();
+        net.run(60_000);
+        final long consentChecks = a.agent.checksSent() - sentAtCompletion;
+        assertTrue(consentChecks >= 10 && consentChecks <= 15, "every 4-6 s over 60 s: " + consentChecks);
+        assertTrue(completed(a));
+        net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
+        final long silentSince = net.now();
+        net.run(24_000);
+        assertTrue(completed(a), "consent still fresh under 30 s");
+        net.runUntil(() -> a.consentLost > 0, 10_000);
+        assertTrue(net.now() - silentSince >= 24_000 && net.now() - silentSince <= 31_000);
+        assertEquals(IceAgent.STATE_FAILED, a.agent.state());
+        assertFalse(a.agent.send(1, new byte[1], 0, 1), "no sending without consent");
+    }
+
+    @Test
+    void shouldRestartAndKeepDataFlowing() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        final String oldUfragA = a.agent.localUfrag();
+        final String oldUfragB = b.agent.localUfrag();
+        a.agent.restart();
+        assertNotEquals(oldUfragA, a.agent.localUfrag());
+        sendData(a, 1, "during");
+        b.agent.applyRemoteDescription(a.agent.localDescription(), net.now());
+        assertNotEquals(oldUfragB, b.agent.localUfrag(), "the answerer changes its credentials too");
+        a.agent.applyRemoteDescription(b.agent.localDescription(), net.now());
+        net.runUntil(() -> completed(a) && completed(b) && b.data.contains("1:during"), 5_000);
+        assertConnected(a, b, 1);
+    }
+
+    @Test
+    void shouldWriteAndReadItsDescription() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001");
+        a.agent.localCredentials("ufrag1", "passwordpasswordpassword");
+        String sdp = a.agent.localDescription();
+        assertTrue(sdp.contains("a=ice-ufrag:ufrag1\r\n"), sdp);
+        assertTrue(sdp.contains("a=ice-pwd:passwordpasswordpassword\r\n"));
+        assertTrue(sdp.contains("a=ice-options:trickle\r\n"));
+        assertTrue(sdp.contains(" 1 UDP 2130706431 192.0.2.1 1000 typ host"), sdp);
+        assertTrue(sdp.contains(" 2 UDP 2130706430 192.0.2.1 1001 typ host"), sdp);
+        assertFalse(sdp.contains("end-of-candidates"));
+        a.agent.gather(null, null, null, null, 0);
+        sdp = a.agent.localDescription();
+        assertTrue(sdp.endsWith("a=end-of-candidates\r\n"));
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        b.agent.applyRemoteDescription(sdp, 0);
+        assertEquals(2, b.agent.remoteCandidateCount());
+        assertEquals(2, b.agent.checkList().size());
+        assertThrows(IceParseException.class, () -> b.agent.applyRemoteDescription("a=ice-ufrag:abcd\r\n", 0));
+        assertThrows(IceParseException.class,
+            () -> b.agent.applyRemoteDescription("a=ice-ufrag:abcd\r\na=ice-pwd:short\r\n", 0));
+        assertThrows(IceParseException.class, () -> b.agent.addRemoteCandidate("a=candidate:1 1 UDP x"));
+    }
+}
