@@ -73,6 +73,12 @@ public final class ShardRuntime implements SipListener, ShardHost
     private final SessionTable sessions = new SessionTable();
     private final NextHop nextHop = new NextHop();
     private final StringBuilder ids = new StringBuilder(64);
+    /**
+     * Router decisions for initial requests an application sent that the router gave to another application here
+     * (JSR 289 §15.4 composition): the request goes out to this container's own address with a Route carrying the
+     * token, and comes back to this shard (its Call-ID is this shard's) where the token names the decision.
+     */
+    private final java.util.Map<String, SipApplicationRouterInfo> composed = new java.util.HashMap<>();
     /** The Via value being written (reused: no String per request). */
     private final StringBuilder viaValue = new StringBuilder(96);
     /** Ids made off the shard (an application thread); guarded by its own monitor, never used on the shard. */
@@ -308,6 +314,10 @@ public final class ShardRuntime implements SipListener, ShardHost
             sendCancel(request);
             return;
         }
+        if (request.isInitial() && !"ACK".equals(method))
+        {
+            composeIfRouted(request);
+        }
         final InetSocketAddress destination = nextHop.of(request);
         if (null == destination)
         {
@@ -338,6 +348,45 @@ public final class ShardRuntime implements SipListener, ShardHost
         request.transaction(tx);
         afterSend(session);
     }
+
+    /**
+     * JSR 289 §15.4: an initial request an application sends goes through the router again (its directive and state
+     * info); when the router names a deployed application, the request is routed back to this container with a
+     * Route that carries the decision ({@link #COMPOSITION_PARAMETER}), so that it reaches that application as an
+     * initial request of its own.
+     */
+    private void composeIfRouted(final SipServletRequestImpl request)
+    {
+        if (registry.isEmpty())
+        {
+            return;
+        }
+        final SipApplicationRouterInfo info;
+        try
+        {
+            info = registry.router().getNextApplication(request, request.region(), request.directive(), null,
+                request.stateInfo());
+        }
+        catch (final RuntimeException e)
+        {
+            logOnce("router-out:" + e.getClass().getName(), "the application router failed on an outgoing request", e);
+            return;
+        }
+        if (null == info || null == registry.application(info.getNextApplicationName()))
+        {
+            return;
+        }
+        final String token = newTag();
+        if (composed.size() < 100_000)
+        {
+            composed.put(token, info);
+            request.headers().addFirst("Route", "<sip:" + host + ":" + port + ";lr;" + COMPOSITION_PARAMETER + "="
+                + token + ">");
+        }
+    }
+
+    /** The Route parameter of a composition hop back into this container. */
+    static final String COMPOSITION_PARAMETER = "sipline-ar";
 
     /** The container's Via with {@code branch}; valid until the next call (shard thread only). */
     private CharSequence via(final String branch)
@@ -517,11 +566,14 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         request.initial(true);
-        SipApplicationRouterInfo info;
+        SipApplicationRouterInfo info = composedDecision(request);
         try
         {
-            info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW, null,
-                null);
+            if (null == info)
+            {
+                info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW, null,
+                    null);
+            }
         }
         catch (final RuntimeException e)
         {
@@ -556,6 +608,42 @@ public final class ShardRuntime implements SipListener, ShardHost
         tx.attachment(request);
         session.begin(request);
         invoke(session, request, null);
+    }
+
+    /** The router decision a composition Route of ours carries; the Route is popped (JSR 289 §15.5). */
+    private SipApplicationRouterInfo composedDecision(final SipServletRequestImpl request)
+    {
+        final String route = request.headers().get(HeaderName.ROUTE);
+        if (null == route || !route.contains(COMPOSITION_PARAMETER))
+        {
+            return null;
+        }
+        final String uri = io.sipline.container.message.HeaderText.uri(route);
+        final int at = uri.indexOf(COMPOSITION_PARAMETER + "=");
+        if (at < 0)
+        {
+            return null;
+        }
+        int end = at + COMPOSITION_PARAMETER.length() + 1;
+        final int start = end;
+        while (end < uri.length() && uri.charAt(end) != ';' && uri.charAt(end) != '>')
+        {
+            end++;
+        }
+        final SipApplicationRouterInfo info = composed.remove(uri.substring(start, end));
+        if (null != info)
+        {
+            request.headers().removeAt(request.headers().find(HeaderName.ROUTE, 0));
+            try
+            {
+                request.poppedRoute(SipAddresses.parseAddress(route));
+            }
+            catch (final ServletParseException e)
+            {
+                request.poppedRoute(null);
+            }
+        }
+        return info;
     }
 
     private static URI subscriber(final String uri)

@@ -272,6 +272,7 @@ public final class SipFactoryImpl implements SipFactory
         request.session(session);
         request.initial(true);
         request.shareBody(orig);
+        request.continueFrom(orig);
         session.original(request);
         return request;
     }

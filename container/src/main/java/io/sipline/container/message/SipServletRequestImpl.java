@@ -257,6 +257,23 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         return stateInfo;
     }
 
+    public SipApplicationRoutingRegion region()
+    {
+        return region;
+    }
+
+    /**
+     * A request made from a received initial one (B2BUA leg, SipFactory copy) continues its routing (JSR 289
+     * §15.2.2: CONTINUE with the original's router state), unless the application sets another directive.
+     */
+    public void continueFrom(final SipServletRequestImpl orig)
+    {
+        directive = SipApplicationRoutingDirective.CONTINUE;
+        region = orig.region;
+        subscriberUri = orig.subscriberUri;
+        stateInfo = orig.stateInfo;
+    }
+
     public SipApplicationRoutingDirective directive()
     {
         return directive;

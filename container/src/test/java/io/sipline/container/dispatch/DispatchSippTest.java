@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.servlet.ServletException;
 import javax.servlet.sip.B2buaHelper;
@@ -24,6 +26,9 @@ import javax.servlet.sip.UAMode;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+import io.sipline.container.router.DarConfiguration;
+import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.test.Sipp;
 
 /**
@@ -207,6 +212,79 @@ class DispatchSippTest
         finally
         {
             Sipp.stop(uas);
+        }
+    }
+
+    /**
+     * Application composition (JSR 289 §15.4): the DAR routes INVITE through two B2BUA applications in turn; the
+     * second one's new leg leaves the container for sipp's uas. Every call crosses four legs.
+     */
+    @Test
+    void shouldRouteCallsThroughTwoApplicationsInTurn() throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
+        final int uasPort = Sipp.freeUdpPort();
+        final Properties dar = new Properties();
+        dar.setProperty("INVITE", "(\"first\", \"DAR:From\", \"ORIGINATING\", \"\", \"NO_ROUTE\", \"0\"), "
+            + "(\"second\", \"DAR:To\", \"TERMINATING\", \"\", \"NO_ROUTE\", \"1\")");
+        final DefaultApplicationRouter router = new DefaultApplicationRouter(DarConfiguration.fromProperties(dar,
+            "test"));
+        router.init();
+        Process uas = null;
+        try (ContainerServer server = ContainerServer.start(new SipStackConfig().addresses(
+            List.of(TestApps.LOOPBACK)).ports(0).shards(2), router))
+        {
+            final Counting first = new Counting();
+            final Counting second = new Counting();
+            final String target = "sip:service@127.0.0.1:" + uasPort;
+            server.registry().onDeployed(TestApps.application("first", first, Map.of("target", target)));
+            server.registry().onDeployed(TestApps.application("second", second, Map.of("target", target)));
+            uas = Sipp.start("container-composed-uas", List.of("-sn", "uas", "-m", "20"), uasPort);
+            final String name = "container-composed-uac";
+            runUac(name, List.of("127.0.0.1:" + address(server).getPort(), "-sn", "uac", "-m", "20", "-r", "10"));
+            final long[] okFailed = Sipp.successAndFailed(name);
+            assertEquals(20, okFailed[0], Sipp.report(name));
+            assertEquals(0, okFailed[1], Sipp.report(name));
+            assertEquals(20, first.invites.get(), "every call through the first application");
+            assertEquals(20, second.invites.get(), "and then through the second");
+            assertTrue(uas.waitFor(30, TimeUnit.SECONDS), Sipp.report("container-composed-uas"));
+            assertEquals(0, server.counters().servletErrors.get());
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000),
+                "application sessions left: " + server.applicationSessions());
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+    }
+
+    /** The B2BUA, counting initial INVITEs. */
+    public static final class Counting extends SipServlet
+    {
+        final AtomicInteger invites = new AtomicInteger();
+        private final B2bua relay = new B2bua();
+
+        @Override
+        public void init(final javax.servlet.ServletConfig config) throws ServletException
+        {
+            super.init(config);
+            relay.init(config);
+        }
+
+        @Override
+        protected void doRequest(final SipServletRequest req) throws ServletException, IOException
+        {
+            if ("INVITE".equals(req.getMethod()) && req.isInitial())
+            {
+                invites.incrementAndGet();
+            }
+            relay.service(req, null);
+        }
+
+        @Override
+        protected void doResponse(final SipServletResponse resp) throws ServletException, IOException
+        {
+            relay.service(null, resp);
         }
     }
 
