@@ -287,7 +287,10 @@ public final class DigestAuthenticator
      *
      * @param nonceLifetime    how long a nonce is accepted; afterwards a right digest gets {@code stale=true}.
      * @param maxTrackedNonces the most nonces whose counts are tracked (see {@link NonceCountTracker}).
-     * @param algorithms       the algorithms offered, in order of preference; not empty.
+     * @param algorithms       the algorithms offered, in order of preference; not empty. Clients that read only
+     *                         the first challenge and know only MD5 (sipp 3.6.1: "authentication must use MD5 or
+     *                         AKAv1-MD5", see {@code DigestSippInteropTest}) need MD5 first, e.g.
+     *                         {@code List.of(MD5, SHA_256)}.
      * @param allowNoQop       whether to accept RFC 2069 credentials without {@code qop} (no replay protection).
      * @param secret           the nonce HMAC key (at least 16 bytes; the same in every instance that must accept
      *                         each other's nonces), or {@code null} for a random one per instance.
