@@ -103,7 +103,8 @@ public final class ShardRuntime implements SipListener, ShardHost
     private int dispatchDepth;
     /** When the current servlet call started (0 when none), for the slow-call watchdog. */
     private volatile long callStartNs;
-    private volatile String callWhat;
+    private volatile RunningApplication callApplication;
+    private volatile String callHandler;
     private long reportedCallStartNs;
 
     /** Container-wide counters (any thread). */
@@ -933,19 +934,65 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         final SipApplicationSessionImpl appSession = session.appSession();
         final RunningApplication app = (RunningApplication)appSession.application();
-        final SipServlet servlet = app.servlet(session.handler());
+        final String handler = session.handler();
+        if (app.virtualThreads())
+        {
+            // io.sipline.threading=virtual: the application may block; its calls leave the shard for a virtual
+            // thread, one at a time per application session; what it sends comes back to the shard as tasks.
+            lane(appSession).submit(() ->
+            {
+                runServlet(app, handler, request, response);
+                execute(appSession::checkReady);
+            });
+            return;
+        }
+        dispatchDepth++;
+        thread = Thread.currentThread();
+        callApplication = app;
+        callHandler = handler;
+        callStartNs = System.nanoTime();
+        try
+        {
+            runServlet(app, handler, request, response);
+        }
+        finally
+        {
+            callStartNs = 0;
+            dispatchDepth--;
+        }
+        if (0 == dispatchDepth)
+        {
+            appSession.checkReady();
+        }
+    }
+
+    private static VirtualLane lane(final SipApplicationSessionImpl appSession)
+    {
+        if (!(appSession.lane() instanceof VirtualLane lane))
+        {
+            final VirtualLane made = new VirtualLane();
+            appSession.lane(made);
+            return made;
+        }
+        return lane;
+    }
+
+    /**
+     * One servlet call with the application's class loader; an exception answers the request with 500 naming its
+     * class (when still possible) and is counted and logged once per kind, never rethrown (but a VM error).
+     */
+    private void runServlet(final RunningApplication app, final String handler, final SipServletRequestImpl request,
+        final SipServletResponseImpl response)
+    {
+        final SipServlet servlet = app.servlet(handler);
         final Thread t = Thread.currentThread();
         final ClassLoader previous = t.getContextClassLoader();
         t.setContextClassLoader(app.classLoader());
-        dispatchDepth++;
-        thread = t;
-        callWhat = app.name() + "/" + session.handler();
-        callStartNs = System.nanoTime();
         try
         {
             if (null == servlet)
             {
-                throw new IllegalStateException("no servlet named " + session.handler());
+                throw new IllegalStateException("no servlet named " + handler);
             }
             servlet.service(request, response);
         }
@@ -953,7 +1000,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             counters.servletErrors.incrementAndGet();
             logOnce("servlet:" + app.name() + ":" + e.getClass().getName(), "servlet " + app.name() + "/"
-                + session.handler() + " threw while handling " + (null != request ? request : response), e);
+                + handler + " threw while handling " + (null != request ? request : response), e);
             if (null != request && request.isIncoming() && !"ACK".equals(request.getMethod())
                 && null == request.finalResponse() && null != request.transaction())
             {
@@ -973,13 +1020,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         finally
         {
-            callStartNs = 0;
-            dispatchDepth--;
             t.setContextClassLoader(previous);
-        }
-        if (0 == dispatchDepth)
-        {
-            appSession.checkReady();
         }
     }
 
@@ -993,7 +1034,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         reportedCallStartNs = start;
         counters.slowCalls.incrementAndGet();
-        final String what = callWhat;
+        final RunningApplication app = callApplication;
+        final String what = null == app ? null : app.name() + "/" + callHandler;
         final Thread t = thread;
         if (null != what && null == LOGGED.putIfAbsent("slow:" + what, Boolean.TRUE) && null != t)
         {

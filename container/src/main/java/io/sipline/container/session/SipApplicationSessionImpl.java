@@ -55,6 +55,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
     private Map<String, ServletTimerImpl> timers;
     private int sessionCounter;
     private B2buaHelper b2buaHelper;
+    /** The dispatch layer's serial executor when the application runs on virtual threads (its type). */
+    private volatile Object lane;
 
     /**
      * Creates the session and registers it in its shard's table; schedules its expiry (on the shard).
@@ -88,6 +90,16 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
     public ShardHost host()
     {
         return host;
+    }
+
+    public Object lane()
+    {
+        return lane;
+    }
+
+    public void lane(final Object value)
+    {
+        lane = value;
     }
 
     public AppRuntime application()

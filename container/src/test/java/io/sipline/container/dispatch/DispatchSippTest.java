@@ -55,6 +55,31 @@ class DispatchSippTest
         }
     }
 
+    /** A UAS that blocks 100 ms before answering (a database lookup, say): it must not hold a shard. */
+    public static final class BlockingUas extends SipServlet
+    {
+        @Override
+        protected void doInvite(final SipServletRequest req) throws IOException
+        {
+            try
+            {
+                Thread.sleep(100); // the blocking work this servlet stands for (not a wait in the test)
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+            req.createResponse(180).send();
+            req.createResponse(200).send();
+        }
+
+        @Override
+        protected void doBye(final SipServletRequest req) throws IOException
+        {
+            req.createResponse(200).send();
+        }
+    }
+
     /** A B2BUA to the target in the context parameter {@code target}, with the JSR 289 B2buaHelper only. */
     public static final class B2bua extends SipServlet
     {
@@ -135,6 +160,25 @@ class DispatchSippTest
             assertEquals(100, okFailed[0], Sipp.report(name));
             assertEquals(0, okFailed[1], Sipp.report(name));
             assertEquals(0, server.counters().servletErrors.get());
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000),
+                "application sessions left: " + server.applicationSessions());
+        }
+    }
+
+    @Test
+    void shouldRunABlockingApplicationOnVirtualThreads() throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
+        try (ContainerServer server = TestApps.server())
+        {
+            server.registry().onDeployed(TestApps.application("blocking", new BlockingUas(),
+                Map.of(RunningApplication.THREADING_PARAMETER, "virtual")));
+            final String name = "container-virtual";
+            runUac(name, List.of("127.0.0.1:" + address(server).getPort(), "-sn", "uac", "-m", "50", "-r", "25"));
+            final long[] okFailed = Sipp.successAndFailed(name);
+            assertEquals(50, okFailed[0], Sipp.report(name));
+            assertEquals(0, okFailed[1], Sipp.report(name));
+            assertEquals(0, server.counters().slowCalls.get(), "no call held a shard");
             assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000),
                 "application sessions left: " + server.applicationSessions());
         }

@@ -71,6 +71,20 @@ class DispatchTest
     }
 
     @Test
+    void shouldCountAndLogAServletThatHoldsItsShard() throws Exception
+    {
+        try (ContainerServer server = TestApps.server())
+        {
+            server.registry().onDeployed(TestApps.application("blocking", new DispatchSippTest.BlockingUas(),
+                Map.of()));
+            final String ok = TestApps.exchange(DispatchSippTest.address(server), TestApps.request("INVITE", "slow"));
+            assertTrue(ok.startsWith("SIP/2.0 200 OK\r\n"), ok);
+            assertTrue(TestApps.await(() -> server.counters().slowCalls.get() >= 1),
+                "a 100 ms servlet call on the shard is counted (limit " + ContainerServer.SLOW_CALL_MILLIS + " ms)");
+        }
+    }
+
+    @Test
     void shouldAnswer481ToAnInDialogRequestWithoutADialog() throws Exception
     {
         try (ContainerServer server = TestApps.server())
