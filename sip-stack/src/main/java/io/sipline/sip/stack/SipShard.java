@@ -29,6 +29,7 @@ import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transaction.TransactionLayer;
 import io.sipline.sip.transaction.TransactionTransport;
 import io.sipline.sip.transaction.TransactionUser;
+import io.sipline.sip.transport.MessageCounters;
 import io.sipline.sip.transport.ResponseAddress;
 import io.sipline.sip.transport.SipMessageHandler;
 import io.sipline.sip.transport.StatelessResponder;
@@ -138,6 +139,10 @@ public final class SipShard
     private long malformed;
     private long listenerErrors;
     private long ticks;
+    /** Messages in and out by method and status class, retransmissions, mirrored gauges (opaque, for metrics). */
+    private final MessageCounters traffic = new MessageCounters();
+    /** True while the listener's own send ({@link #sendRequest}, {@link #respond}) runs: not a retransmission. */
+    private boolean tuSending;
 
     SipShard(final SipStack stack, final int index, final SipStackConfig config, final SipShard[] all,
         final SipListener.Factory listeners, final long seed)
@@ -251,6 +256,8 @@ public final class SipShard
      */
     public ClientTransaction sendRequest(final ByteBuf request, final InetSocketAddress destination)
     {
+        final boolean outer = tuSending;
+        tuSending = true;
         try
         {
             final InetSocketAddress next = nextHop(request, destination);
@@ -263,6 +270,7 @@ public final class SipShard
         }
         finally
         {
+            tuSending = outer;
             flushIfOutsideRead();
         }
     }
@@ -276,6 +284,10 @@ public final class SipShard
     public boolean sendStateless(final ByteBuf message, final InetSocketAddress destination)
     {
         final InetSocketAddress next = nextHop(message, destination);
+        if (null != next)
+        {
+            traffic.outbound(message); // before the send takes the buffer: counts what is handed to a transport
+        }
         if (next instanceof TcpFlow flow)
         {
             return sendOnFlow(flow, message);
@@ -300,12 +312,15 @@ public final class SipShard
      */
     public boolean respond(final ServerTransaction tx, final ByteBuf response, final int status)
     {
+        final boolean outer = tuSending;
+        tuSending = true;
         try
         {
             return transactions.respond(tx, response, status);
         }
         finally
         {
+            tuSending = outer;
             flushIfOutsideRead();
         }
     }
@@ -479,6 +494,25 @@ public final class SipShard
     public long ticks()
     {
         return ticks;
+    }
+
+    /** Messages in and out by method and status class, retransmissions, mirrored gauges; readable from any thread. */
+    public MessageCounters traffic()
+    {
+        return traffic;
+    }
+
+    /** Hand-overs waiting in this shard's inbox (JCTools' size: any thread, a consistent estimate). */
+    public int handoffQueueDepth()
+    {
+        return inbox.size();
+    }
+
+    /** True from start until the shard's event loop begins to shut down. Any thread. */
+    public boolean isRunning()
+    {
+        final EventLoop l = loop;
+        return null != l && !l.isShuttingDown();
     }
 
     // ================================================================================================================
@@ -779,8 +813,13 @@ public final class SipShard
                 // As over UDP (RFC 3261 §8.2), but the answer goes back on the connection (§18.2.2).
                 malformed++;
                 final ByteBuf answer = malformedAnswers.malformedAnswer(allocator, message, flow);
+                if (null != answer)
+                {
+                    traffic.outbound(answer);
+                }
                 return null != answer && connection.send(answer);
             }
+            traffic.inbound(message);
             final int owner = ownerOf(message, all.length);
             if (owner != index)
             {
@@ -815,8 +854,14 @@ public final class SipShard
                 // transport's allocator and passed to UdpShard.send, which sends or releases it. A false return is
                 // counted by the transport as a drop.
                 malformed++;
-                return malformedAnswers.answerMalformed(shard, message, source);
+                final boolean answered = malformedAnswers.answerMalformed(shard, message, source);
+                if (answered)
+                {
+                    traffic.responseOut(message.result().statusCode());
+                }
+                return answered;
             }
+            traffic.inbound(message);
             final int owner = ownerOf(message, all.length);
             if (owner != index)
             {
@@ -842,17 +887,49 @@ public final class SipShard
         @Override
         public boolean send(final ByteBuf data, final InetSocketAddress destination, final boolean reliable)
         {
+            final boolean sent;
             if (destination instanceof TcpFlow flow)
             {
                 // The transaction keeps its reference; the connection's write takes its own (released by Netty).
-                return !stopping && sendOnFlow(flow, data.retainedDuplicate());
+                sent = !stopping && sendOnFlow(flow, data.retainedDuplicate());
             }
-            if (stopping || null == udp)
+            else if (stopping || null == udp)
             {
                 return false;
             }
-            // The transaction keeps its reference for retransmission; the write takes its own (released by Netty).
-            return udp.sendFrom(currentLocal, data.retainedDuplicate(), destination);
+            else
+            {
+                // The transaction keeps its reference for retransmission; the write takes its own (released by Netty).
+                sent = udp.sendFrom(currentLocal, data.retainedDuplicate(), destination);
+            }
+            if (sent)
+            {
+                countTransactionSend(data);
+            }
+            return sent;
+        }
+
+        /**
+         * Counts a transaction's send. Sends the transaction makes on its own, not inside the listener's
+         * {@code respond}/{@code sendRequest}, are retransmissions (RFC 3261 §17.1.1.2 timer A, §17.1.2.2 timer E,
+         * §17.2.1 timer G, the last response again for a retransmitted request, §17.2.1/§17.2.2) except a 100 (the
+         * INVITE server transaction's own Trying, §17.2.1) and an ACK (the client transaction's ACK for a 3xx-6xx,
+         * §17.1.1.3, counted as a message out only, also when it is re-passed for a retransmitted final response).
+         */
+        private void countTransactionSend(final ByteBuf data)
+        {
+            final int status = traffic.outbound(data);
+            if (!tuSending && 100 != status && !(0 == status && isAck(data)))
+            {
+                traffic.retransmission();
+            }
+        }
+
+        private boolean isAck(final ByteBuf data)
+        {
+            final int at = data.readerIndex();
+            return data.readableBytes() > 4 && data.getByte(at) == 'A' && data.getByte(at + 1) == 'C'
+                && data.getByte(at + 2) == 'K' && data.getByte(at + 3) == ' ';
         }
 
         @Override
@@ -992,6 +1069,17 @@ public final class SipShard
         }
     }
 
+    /** Once per tick: copy the plain counters and the layer sizes into {@link #traffic} for other threads. */
+    private void mirrorCounters()
+    {
+        traffic.mirror(MessageCounters.TRANSACTIONS_ACTIVE, transactions.activeTransactions());
+        traffic.mirror(MessageCounters.DIALOGS_ACTIVE, dialogs.table().size());
+        traffic.mirror(MessageCounters.HANDOFF_DROPS, handoffDrops);
+        traffic.mirror(MessageCounters.MALFORMED, malformed);
+        traffic.mirror(MessageCounters.LISTENER_ERRORS, listenerErrors);
+        traffic.mirror(MessageCounters.HANDOFFS_OUT, handoffsOut);
+    }
+
     /** Scheduled once when the inbox goes non-empty (see {@link #wake()}); no task object per message. */
     private final class DrainTask implements Runnable
     {
@@ -1023,6 +1111,7 @@ public final class SipShard
             ticks++;
             pollTimers(now);
             drainInbox();
+            mirrorCounters();
             try
             {
                 listener.onTick(SipShard.this, now);
