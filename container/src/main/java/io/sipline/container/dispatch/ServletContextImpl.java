@@ -149,18 +149,21 @@ final class ServletContextImpl implements ServletContext
         };
     }
 
+    @Deprecated
     @Override
     public Servlet getServlet(final String name)
     {
         return null; // deprecated since Servlet 2.1: always null
     }
 
+    @Deprecated
     @Override
     public Enumeration<Servlet> getServlets()
     {
         return Collections.emptyEnumeration();
     }
 
+    @Deprecated
     @Override
     public Enumeration<String> getServletNames()
     {
@@ -173,6 +176,7 @@ final class ServletContextImpl implements ServletContext
         LOG.log(Level.INFO, application.name() + ": " + msg);
     }
 
+    @Deprecated
     @Override
     public void log(final Exception exception, final String msg)
     {

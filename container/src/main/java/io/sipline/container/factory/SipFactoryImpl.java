@@ -165,6 +165,7 @@ public final class SipFactoryImpl implements SipFactory
      * A new request like {@code origRequest} in a new SIP session of its application session (JSR 289 §4.1.1); see
      * {@link #copyRequest}.
      */
+    @Deprecated
     @Override
     public SipServletRequest createRequest(final SipServletRequest origRequest, final boolean sameCallId)
     {

@@ -729,6 +729,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
             .getNamedDispatcher(path);
     }
 
+    @Deprecated
     @Override
     public String getRealPath(final String path)
     {

@@ -288,6 +288,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
     // ================================================================================================================
 
     /** Adds this session's id to a URI (JSR 289 §15.11.1 encoded URI) so that requests to it come back here. */
+    @Deprecated
     @Override
     public void encodeURI(final URI uri)
     {

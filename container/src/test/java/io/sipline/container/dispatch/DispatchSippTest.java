@@ -41,6 +41,8 @@ class DispatchSippTest
     /** Answers INVITE with 180 and 200, BYE with 200. */
     public static final class Uas extends SipServlet
     {
+        private static final long serialVersionUID = 1L;
+
         @Override
         protected void doInvite(final SipServletRequest req) throws IOException
         {
@@ -58,6 +60,8 @@ class DispatchSippTest
     /** A UAS that blocks 100 ms before answering (a database lookup, say): it must not hold a shard. */
     public static final class BlockingUas extends SipServlet
     {
+        private static final long serialVersionUID = 1L;
+
         @Override
         protected void doInvite(final SipServletRequest req) throws IOException
         {
@@ -83,6 +87,8 @@ class DispatchSippTest
     /** A B2BUA to the target in the context parameter {@code target}, with the JSR 289 B2buaHelper only. */
     public static final class B2bua extends SipServlet
     {
+        private static final long serialVersionUID = 1L;
+
         @Override
         protected void doInvite(final SipServletRequest req) throws ServletException, IOException
         {
@@ -305,8 +311,10 @@ class DispatchSippTest
     /** The B2BUA, counting initial INVITEs. */
     public static final class Counting extends SipServlet
     {
-        final AtomicInteger invites = new AtomicInteger();
-        private final B2bua relay = new B2bua();
+        private static final long serialVersionUID = 1L;
+
+        final transient AtomicInteger invites = new AtomicInteger();
+        private final transient B2bua relay = new B2bua();
 
         @Override
         public void init(final javax.servlet.ServletConfig config) throws ServletException

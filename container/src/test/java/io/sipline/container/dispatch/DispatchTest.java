@@ -21,6 +21,8 @@ class DispatchTest
     /** Throws on MESSAGE, answers OPTIONS. */
     public static final class Thrower extends SipServlet
     {
+        private static final long serialVersionUID = 1L;
+
         @Override
         protected void doMessage(final SipServletRequest req)
         {

@@ -32,6 +32,8 @@ class UacDispatchTest
     /** Records the responses to what the application sent. */
     public static final class Recorder extends SipServlet
     {
+        private static final long serialVersionUID = 1L;
+
         @Override
         protected void doSuccessResponse(final SipServletResponse resp)
         {
