@@ -1,5 +1,7 @@
 package io.sipline.sip.test;
 
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,7 +20,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * (surefire's argLine), so every buffer is tracked.
  *
  * <p>After each test class it collects garbage and allocates a few buffers, which makes the detector look at the
- * buffers that were collected unreleased; each report is recorded here and fails the class. Thread-safe.
+ * buffers that were collected unreleased; each report is recorded here and fails the class. The JVM enqueues the weak
+ * references of collected objects on its Reference Handler thread after the collection, so each round waits (up to a
+ * deadline) for a sentinel reference cleared by the same collection before it allocates: without that wait the
+ * detector sometimes polled its queue before the leaked buffer's reference was on it. Thread-safe.
  */
 public final class NettyLeakGuard implements BeforeAllCallback, AfterAllCallback
 {
@@ -43,7 +48,7 @@ public final class NettyLeakGuard implements BeforeAllCallback, AfterAllCallback
     {
         for (int round = 0; round < 3; round++)
         {
-            System.gc();
+            collectAndAwaitReferenceProcessing();
             for (int i = 0; i < 8; i++)
             {
                 final ByteBuf probe = PooledByteBufAllocator.DEFAULT.directBuffer(16);
@@ -59,6 +64,26 @@ public final class NettyLeakGuard implements BeforeAllCallback, AfterAllCallback
                 throw new AssertionError("Netty buffer leak in " + context.getDisplayName() + ":\n" + report);
             }
         }
+    }
+
+    /** A full collection, then the sentinel's reference on its queue: the collection's references were processed. */
+    private static void collectAndAwaitReferenceProcessing()
+    {
+        final ReferenceQueue<Object> queue = new ReferenceQueue<>();
+        final WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);
+        System.gc();
+        try
+        {
+            for (int attempt = 0; attempt < 10 && null == queue.remove(100); attempt++)
+            {
+                System.gc(); // a collector that did not clear the sentinel yet (concurrent cycle still running)
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        sentinel.clear();
     }
 
     private static final class RecordingFactory extends ResourceLeakDetectorFactory
