@@ -1,0 +1,336 @@
+package io.sipline.container.admin;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.Collector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.SipStack;
+import io.sipline.sip.transport.MessageCounters;
+import io.sipline.sip.transport.ShardCounters;
+
+/**
+ * The {@code sipline_*} metrics of one server, as callback metrics of the Prometheus Java client: nothing is recorded
+ * through the library on the SIP path; each callback reads the shards' own counters ({@link MessageCounters},
+ * {@link ShardCounters}, opaque loads) and the JDK's management beans when {@code /metrics} is scraped. Names follow
+ * the Prometheus conventions: base units (seconds, bytes), {@code _total} on counters (the client appends it).
+ * README.md, section "Metrics", lists them.
+ *
+ * <p>Built once; {@link #registry()} is scraped on the admin server's thread (the registry is thread-safe).
+ */
+public final class SipMetrics
+{
+    private static final String[] CLASSES = {"1xx", "2xx", "3xx", "4xx", "5xx", "6xx"};
+    private static final SipMethod[] METHODS = SipMethod.values();
+    private static final ParseResult[] PARSE_RESULTS = ParseResult.values();
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final SipStack stack;
+    private final ContainerStatus container;
+
+    /**
+     * @param stack     the running stack; read at each scrape.
+     * @param container the container's applications, or {@link ContainerStatus#NONE}.
+     */
+    public SipMetrics(final SipStack stack, final ContainerStatus container)
+    {
+        this.stack = stack;
+        this.container = container;
+        registerSip();
+        registerShards();
+        registerContainer();
+        registerJvm();
+    }
+
+    public PrometheusRegistry registry()
+    {
+        return registry;
+    }
+
+    /** The label value of a request method: the method's name, "other" for any method not in {@link SipMethod}. */
+    public static String methodLabel(final SipMethod method)
+    {
+        return SipMethod.EXTENSION == method ? "other" : method.name();
+    }
+
+    /** The label value of a parse error: its {@link ParseResult} name in lower case ({@code bad_via}, ...). */
+    public static String parseErrorLabel(final ParseResult result)
+    {
+        return "parse_" + result.name().toLowerCase(Locale.ROOT);
+    }
+
+    private void registerSip()
+    {
+        counter("sipline_sip_requests_received", "SIP requests read, by method (retransmissions included)",
+            (cb, k, t) ->
+            {
+                for (final SipMethod m : METHODS)
+                {
+                    cb.call(t.requestsIn(m), k, methodLabel(m));
+                }
+            }, "method");
+        counter("sipline_sip_requests_sent", "SIP requests handed to a transport, by method (retransmissions "
+            + "included)", (cb, k, t) ->
+            {
+                for (final SipMethod m : METHODS)
+                {
+                    cb.call(t.requestsOut(m), k, methodLabel(m));
+                }
+            }, "method");
+        counter("sipline_sip_responses_received", "SIP responses read, by status class", (cb, k, t) ->
+        {
+            for (int c = 1; c <= MessageCounters.CLASSES; c++)
+            {
+                cb.call(t.responsesIn(c), k, CLASSES[c - 1]);
+            }
+        }, "class");
+        counter("sipline_sip_responses_sent", "SIP responses handed to a transport, by status class "
+            + "(retransmissions included)", (cb, k, t) ->
+            {
+                for (int c = 1; c <= MessageCounters.CLASSES; c++)
+                {
+                    cb.call(t.responsesOut(c), k, CLASSES[c - 1]);
+                }
+            }, "class");
+        counter("sipline_sip_retransmissions_sent", "Messages re-sent by transactions on their own (timers A, E, G; "
+            + "the last response again for a retransmitted request)", (cb, k, t) -> cb.call(t.retransmissions(), k));
+        gauge("sipline_sip_transactions_active", "Transactions in use (as of the shard's last 1 ms tick)",
+            (cb, k, t) -> cb.call(t.mirrored(MessageCounters.TRANSACTIONS_ACTIVE), k));
+        gauge("sipline_sip_dialogs_active", "Dialogs in the shard's table (as of the shard's last 1 ms tick)",
+            (cb, k, t) -> cb.call(t.mirrored(MessageCounters.DIALOGS_ACTIVE), k));
+    }
+
+    private void registerShards()
+    {
+        CounterWithCallback.builder().name("sipline_sip_messages_dropped")
+            .help("Inbound messages dropped, by reason: parse_<error> (the parser's reason; a malformed request is "
+                + "answered 400 when it can be), handoff_queue_full (the owning shard's queue was full), declined "
+                + "(no transaction or handler took it)")
+            .labelNames("shard", "reason")
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    final String shard = Integer.toString(k);
+                    final ShardCounters c = stack.transport().shard(k).snapshot();
+                    for (final ParseResult r : PARSE_RESULTS)
+                    {
+                        if (r.isError())
+                        {
+                            cb.call(c.parseErrors(r), shard, parseErrorLabel(r));
+                        }
+                    }
+                    cb.call(stack.shard(k).traffic().mirrored(MessageCounters.HANDOFF_DROPS), shard,
+                        "handoff_queue_full");
+                    cb.call(c.dropped(), shard, "declined");
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("sipline_udp_datagrams_received").help("UDP datagrams read")
+            .labelNames("shard")
+            .callback(cb -> forEachUdp((k, c) -> cb.call(c.datagramsIn(), k))).register(registry);
+        CounterWithCallback.builder().name("sipline_udp_send_failures")
+            .help("Datagrams that could not be handed to the socket (not writable, too large, no destination)")
+            .labelNames("shard")
+            .callback(cb -> forEachUdp((k, c) -> cb.call(c.sendFailures(), k))).register(registry);
+        counter("sipline_shard_handoffs", "Messages read on this shard for a call of another one and handed over",
+            (cb, k, t) -> cb.call(t.mirrored(MessageCounters.HANDOFFS_OUT), k));
+        counter("sipline_shard_listener_errors", "Exceptions thrown by the shard's listener, caught",
+            (cb, k, t) -> cb.call(t.mirrored(MessageCounters.LISTENER_ERRORS), k));
+        GaugeWithCallback.builder().name("sipline_shard_handoff_queue_depth")
+            .help("Hand-overs waiting in the shard's queue").labelNames("shard")
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    cb.call(stack.shard(k).handoffQueueDepth(), Integer.toString(k));
+                }
+            }).register(registry);
+        GaugeWithCallback.builder().name("sipline_shard_up").help("1 while the shard's event loop runs, else 0")
+            .labelNames("shard")
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    cb.call(stack.shard(k).isRunning() ? 1 : 0, Integer.toString(k));
+                }
+            }).register(registry);
+    }
+
+    private void registerContainer()
+    {
+        GaugeWithCallback.builder().name("sipline_application_started")
+            .help("1 when the deployed application is started, else 0").labelNames("application")
+            .callback(cb ->
+            {
+                for (final ContainerStatus.Application a : container.applications())
+                {
+                    cb.call(a.started() ? 1 : 0, a.name());
+                }
+            }).register(registry);
+        GaugeWithCallback.builder().name("sipline_application_sessions_active")
+            .help("Live application sessions of the application (omitted when the container does not say)")
+            .labelNames("application")
+            .callback(cb ->
+            {
+                for (final ContainerStatus.Application a : container.applications())
+                {
+                    if (a.sessionsActive() >= 0)
+                    {
+                        cb.call(a.sessionsActive(), a.name());
+                    }
+                }
+            }).register(registry);
+        GaugeWithCallback.builder().name("sipline_sessions_active")
+            .help("Live application sessions over every application (omitted when unknown)")
+            .callback(cb ->
+            {
+                final long n = container.sessionsActiveTotal();
+                if (n >= 0)
+                {
+                    cb.call(n);
+                }
+            }).register(registry);
+        registry.register(new ServletTimeCollector(container));
+    }
+
+    private void registerJvm()
+    {
+        final List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
+        CounterWithCallback.builder().name("sipline_jvm_gc_collections")
+            .help("Collections by collector bean (for ZGC and Shenandoah the '... Pauses' bean counts the pauses)")
+            .labelNames("collector")
+            .callback(cb ->
+            {
+                for (final GarbageCollectorMXBean gc : collectors)
+                {
+                    cb.call(Math.max(0, gc.getCollectionCount()), gc.getName());
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("sipline_jvm_gc_collection_seconds")
+            .help("Time spent in collections by collector bean (pauses for the '... Pauses' beans)")
+            .labelNames("collector")
+            .callback(cb ->
+            {
+                for (final GarbageCollectorMXBean gc : collectors)
+                {
+                    cb.call(Math.max(0, gc.getCollectionTime()) / 1_000.0, gc.getName());
+                }
+            }).register(registry);
+        final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (threads instanceof com.sun.management.ThreadMXBean hotspot && hotspot.isThreadAllocatedMemorySupported()
+            && hotspot.isThreadAllocatedMemoryEnabled())
+        {
+            CounterWithCallback.builder().name("sipline_jvm_allocated_bytes")
+                .help("Heap bytes allocated by every thread since start (rate() of it is the allocation rate)")
+                .callback(cb ->
+                {
+                    final long n = hotspot.getTotalThreadAllocatedBytes();
+                    if (n >= 0)
+                    {
+                        cb.call(n);
+                    }
+                }).register(registry);
+        }
+        final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        GaugeWithCallback.builder().name("sipline_jvm_heap_used_bytes").help("Heap in use")
+            .callback(cb -> cb.call(memory.getHeapMemoryUsage().getUsed())).register(registry);
+    }
+
+    /** A per-shard read of the traffic counters for one callback metric. */
+    @FunctionalInterface
+    private interface ShardRead<C>
+    {
+        void read(C callback, String shard, MessageCounters traffic);
+    }
+
+    private void counter(final String name, final String help, final ShardRead<CounterWithCallback.Callback> read,
+        final String... extraLabels)
+    {
+        CounterWithCallback.builder().name(name).help(help).labelNames(labels(extraLabels))
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    read.read(cb, Integer.toString(k), stack.shard(k).traffic());
+                }
+            }).register(registry);
+    }
+
+    private void gauge(final String name, final String help, final ShardRead<GaugeWithCallback.Callback> read)
+    {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("shard")
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    read.read(cb, Integer.toString(k), stack.shard(k).traffic());
+                }
+            }).register(registry);
+    }
+
+    private static String[] labels(final String... extra)
+    {
+        final String[] all = new String[1 + extra.length];
+        all[0] = "shard";
+        System.arraycopy(extra, 0, all, 1, extra.length);
+        return all;
+    }
+
+    private void forEachUdp(final java.util.function.BiConsumer<String, ShardCounters> each)
+    {
+        for (int k = 0; k < stack.transport().shardCount(); k++)
+        {
+            each.accept(Integer.toString(k), stack.transport().shard(k).snapshot());
+        }
+    }
+
+    /**
+     * {@code sipline_servlet_time_seconds}: the container's servlet time histograms, as given at scrape time (the
+     * client has no histogram-with-callback, so this collector builds the snapshot itself).
+     */
+    private static final class ServletTimeCollector implements Collector
+    {
+        private static final MetricMetadata METADATA = new MetricMetadata("sipline_servlet_time_seconds",
+            "Time of servlet calls (doRequest, doResponse, listeners) on the shard, by application");
+
+        private final ContainerStatus container;
+
+        ServletTimeCollector(final ContainerStatus container)
+        {
+            this.container = container;
+        }
+
+        @Override
+        public MetricSnapshot collect()
+        {
+            final List<HistogramSnapshot.HistogramDataPointSnapshot> points = new ArrayList<>();
+            for (final ContainerStatus.ServletTimes t : container.servletTimes())
+            {
+                points.add(new HistogramSnapshot.HistogramDataPointSnapshot(
+                    ClassicHistogramBuckets.of(t.upperBoundsSeconds(), t.counts()), t.sumSeconds(),
+                    Labels.of("application", t.application()), null, 0L));
+            }
+            return new HistogramSnapshot(METADATA, points);
+        }
+
+        @Override
+        public String getPrometheusName()
+        {
+            return "sipline_servlet_time_seconds";
+        }
+    }
+}

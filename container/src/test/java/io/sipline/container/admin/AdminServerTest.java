@@ -1,0 +1,324 @@
+package io.sipline.container.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import io.sipline.container.dispatch.ContainerServer;
+import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.sip.stack.SipStackConfig;
+import io.sipline.test.Sipp;
+
+/**
+ * The admin port against a real container (2 shards, UDP on 127.0.0.1 port 0, no application: OPTIONS is answered
+ * 200, anything else 404): SIP datagrams move the {@code /metrics} counters by exactly what was exchanged, the text
+ * is the Prometheus exposition format, {@code /health} follows the shards and the applications, and other paths and
+ * methods are refused.
+ */
+class AdminServerTest
+{
+    private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
+    /** One sample line: name, optional labels, value (Prometheus text format 0.0.4). */
+    private static final Pattern SAMPLE = Pattern.compile(
+        "([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?:[a-zA-Z_][a-zA-Z0-9_]*=\"(?:\\\\.|[^\"\\\\])*\",?)*\\})? "
+            + "(NaN|[+-]Inf|[-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)");
+    private static final Pattern COMMENT = Pattern.compile("# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*");
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static ContainerServer container() throws Exception
+    {
+        final DefaultApplicationRouter router = new DefaultApplicationRouter();
+        router.init();
+        // T1 of 30 s: no timer-driven retransmission during the test, so every one counted is the one we cause.
+        return ContainerServer.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2)
+            .t1Ns(30_000_000_000L).t2Ns(30_000_000_000L), router);
+    }
+
+    @Test
+    void shouldCountExactlyTheMessagesExchangedAndServeValidExposition() throws Exception
+    {
+        try (ContainerServer server = container();
+            AdminServer admin = AdminServer.start(new InetSocketAddress(LOOPBACK, 0), server.stack(),
+                new ContainerServerStatus(server));
+            DatagramSocket socket = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
+        {
+            socket.setSoTimeout(5_000);
+            final InetSocketAddress sip = server.localAddresses().getFirst();
+            final Map<String, Double> before = samples(get(admin, "/metrics").body());
+
+            final String options = request("OPTIONS", "m-options", socket.getLocalPort(), "");
+            send(socket, sip, options);
+            final Map<String, Integer> received = new HashMap<>();
+            String last = receiveFinal(socket, received);
+            assertTrue(last.startsWith("SIP/2.0 200"), last);
+            send(socket, sip, options); // the same branch again: the server transaction re-sends its 200
+            last = receiveFinal(socket, received);
+            assertTrue(last.startsWith("SIP/2.0 200"), last);
+
+            send(socket, sip, request("INVITE", "m-invite", socket.getLocalPort(), ""));
+            last = receiveFinal(socket, received);
+            assertTrue(last.startsWith("SIP/2.0 404"), last);
+            final String toTag = last.substring(last.indexOf(";tag=", last.indexOf("\nTo:")) + 5).split("[\r;>]")[0];
+            send(socket, sip, request("ACK", "m-invite", socket.getLocalPort(), toTag)); // §17.1.1.3: ACK the 404
+            send(socket, sip, "this is not SIP\r\n\r\n");
+
+            // Inbound counts without an answer (the ACK, the garbage) are polled for, then compared exactly.
+            final Map<String, Double>[] after = new Map[1];
+            assertTrue(Sipp.await(() ->
+            {
+                after[0] = samples(getUnchecked(admin, "/metrics"));
+                return delta(before, after[0], "sipline_udp_datagrams_received_total") >= 5
+                    && delta(before, after[0], "sipline_sip_requests_received_total{method=\"ACK\"}") >= 1
+                    && sumWhere(after[0], "sipline_sip_messages_dropped_total", "reason=\"parse_")
+                        - sumWhere(before, "sipline_sip_messages_dropped_total", "reason=\"parse_") >= 1;
+            }, 5_000), "counters never reached the datagrams sent");
+            final Map<String, Double> a = after[0];
+            assertEquals(5, delta(before, a, "sipline_udp_datagrams_received_total"));
+            assertEquals(2, delta(before, a, "sipline_sip_requests_received_total{method=\"OPTIONS\"}"));
+            assertEquals(1, delta(before, a, "sipline_sip_requests_received_total{method=\"INVITE\"}"));
+            assertEquals(1, delta(before, a, "sipline_sip_requests_received_total{method=\"ACK\"}"));
+            assertEquals(0, delta(before, a, "sipline_sip_requests_received_total{method=\"BYE\"}"));
+            assertEquals(0, sumWhere(a, "sipline_sip_requests_sent_total", "")
+                - sumWhere(before, "sipline_sip_requests_sent_total", ""));
+            for (int c = 1; c <= 6; c++)
+            {
+                final String key = "sipline_sip_responses_sent_total{class=\"" + c + "xx\"}";
+                assertEquals((double)received.getOrDefault(c + "xx", 0), delta(before, a, key), key);
+                assertEquals(0, delta(before, a, "sipline_sip_responses_received_total{class=\"" + c + "xx\"}"));
+            }
+            assertEquals(2, received.get("2xx"));
+            assertEquals(1, received.get("4xx"));
+            assertEquals(1, delta(before, a, "sipline_sip_retransmissions_sent_total"));
+            assertEquals(1, sumWhere(a, "sipline_sip_messages_dropped_total", "reason=\"parse_")
+                - sumWhere(before, "sipline_sip_messages_dropped_total", "reason=\"parse_"));
+            assertEquals(0, delta(before, a, "sipline_sip_messages_dropped_total{reason=\"handoff_queue_full\"}"));
+            assertEquals(2, sumWhere(a, "sipline_shard_up", ""));
+            assertTrue(a.containsKey("sipline_sip_transactions_active"), a.keySet().toString());
+            assertTrue(a.containsKey("sipline_sip_dialogs_active"));
+            assertTrue(a.containsKey("sipline_shard_handoff_queue_depth"));
+            assertEquals(0, a.get("sipline_sessions_active"));
+            assertTrue(sumWhere(a, "sipline_jvm_gc_collections_total", "") >= 0);
+            assertTrue(a.get("sipline_jvm_heap_used_bytes") > 0);
+            assertTrue(a.get("sipline_jvm_allocated_bytes_total") > before.get("sipline_jvm_allocated_bytes_total"));
+        }
+    }
+
+    @Test
+    void shouldReportHealthFromShardsAndApplications() throws Exception
+    {
+        final ContainerServer server = container();
+        final boolean[] started = {true};
+        final ContainerStatus status = () -> List.of(new ContainerStatus.Application("b2bua", started[0], 3));
+        try (AdminServer admin = AdminServer.start(new InetSocketAddress(LOOPBACK, 0), server.stack(), status))
+        {
+            HttpResponse<String> r = get(admin, "/health");
+            assertEquals(200, r.statusCode());
+            assertEquals("ok\n", r.body());
+            assertEquals(3, samples(get(admin, "/metrics").body())
+                .get("sipline_application_sessions_active{application=\"b2bua\"}"));
+
+            started[0] = false;
+            r = get(admin, "/health");
+            assertEquals(503, r.statusCode());
+            assertEquals("application b2bua is not started\n", r.body());
+            assertEquals(0, samples(get(admin, "/metrics").body())
+                .get("sipline_application_started{application=\"b2bua\"}"));
+
+            started[0] = true;
+            server.close(); // every shard's loop shuts down; the admin port stays up and says so
+            r = get(admin, "/health");
+            assertEquals(503, r.statusCode());
+            assertEquals("shard 0 is not running\n", r.body());
+            assertEquals(0, sumWhere(samples(get(admin, "/metrics").body()), "sipline_shard_up", ""));
+        }
+        finally
+        {
+            server.close();
+        }
+    }
+
+    @Test
+    void shouldRefuseOtherPathsAndMethods() throws Exception
+    {
+        try (ContainerServer server = container();
+            AdminServer admin = AdminServer.start(new InetSocketAddress(LOOPBACK, 0), server.stack(),
+                ContainerStatus.NONE))
+        {
+            assertEquals(404, get(admin, "/nothing").statusCode());
+            assertEquals(404, get(admin, "/metrics/x").statusCode());
+            final HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri(admin, "/metrics"))
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(405, post.statusCode());
+            assertEquals("GET", post.headers().firstValue("Allow").orElseThrow());
+            final HttpResponse<String> head = http.send(HttpRequest.newBuilder(uri(admin, "/health"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(405, head.statusCode());
+            assertEquals(200, get(admin, "/health").statusCode()); // still serving after the refusals
+        }
+    }
+
+    @Test
+    void shouldExposeTheContainersServletTimeHistogram() throws Exception
+    {
+        final ContainerStatus status = new ContainerStatus()
+        {
+            @Override
+            public List<Application> applications()
+            {
+                return List.of(new Application("app", true, -1));
+            }
+
+            @Override
+            public List<ServletTimes> servletTimes()
+            {
+                return List.of(new ServletTimes("app", new double[] {0.001, 0.01, Double.POSITIVE_INFINITY},
+                    new long[] {3, 2, 1}, 0.25));
+            }
+        };
+        try (ContainerServer server = container();
+            AdminServer admin = AdminServer.start(new InetSocketAddress(LOOPBACK, 0), server.stack(), status))
+        {
+            final Map<String, Double> s = samples(get(admin, "/metrics").body());
+            assertEquals(3, s.get("sipline_servlet_time_seconds_bucket{application=\"app\",le=\"0.001\"}"));
+            assertEquals(5, s.get("sipline_servlet_time_seconds_bucket{application=\"app\",le=\"0.01\"}"));
+            assertEquals(6, s.get("sipline_servlet_time_seconds_bucket{application=\"app\",le=\"+Inf\"}"));
+            assertEquals(6, s.get("sipline_servlet_time_seconds_count{application=\"app\"}"));
+            assertEquals(0.25, s.get("sipline_servlet_time_seconds_sum{application=\"app\"}"));
+            assertTrue(!s.containsKey("sipline_application_sessions_active{application=\"app\"}"),
+                "unknown sessions are omitted, not reported as a number");
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------------------------
+
+    private static URI uri(final AdminServer admin, final String path)
+    {
+        return URI.create("http://127.0.0.1:" + admin.port() + path);
+    }
+
+    private HttpResponse<String> get(final AdminServer admin, final String path) throws Exception
+    {
+        final HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(admin, path)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+        if ("/metrics".equals(path) && 200 == r.statusCode())
+        {
+            assertEquals("text/plain; version=0.0.4; charset=utf-8",
+                r.headers().firstValue("Content-Type").orElseThrow());
+        }
+        return r;
+    }
+
+    private String getUnchecked(final AdminServer admin, final String path)
+    {
+        try
+        {
+            return get(admin, path).body();
+        }
+        catch (final Exception e)
+        {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Parses the exposition (every line must be a HELP/TYPE comment or a sample) into "name{labels but shard}" →
+     * value, summed over the {@code shard} label.
+     */
+    private static Map<String, Double> samples(final String text)
+    {
+        final Map<String, Double> map = new HashMap<>();
+        for (final String line : text.split("\n"))
+        {
+            if (line.startsWith("#"))
+            {
+                assertTrue(COMMENT.matcher(line).matches(), line);
+                continue;
+            }
+            final Matcher m = SAMPLE.matcher(line);
+            assertTrue(m.matches(), "not a sample line: " + line);
+            String labels = null == m.group(2) ? "" : m.group(2).replaceAll("shard=\"[0-9]+\",?", "");
+            labels = labels.replace(",}", "}");
+            final String key = m.group(1) + ("{}".equals(labels) ? "" : labels);
+            map.merge(key, Double.parseDouble(m.group(3).replace("Inf", "Infinity")), Double::sum);
+        }
+        assertTrue(!map.isEmpty());
+        return map;
+    }
+
+    private static double delta(final Map<String, Double> before, final Map<String, Double> after, final String key)
+    {
+        assertTrue(after.containsKey(key), key + " missing");
+        return after.get(key) - before.getOrDefault(key, 0.0);
+    }
+
+    private static double sumWhere(final Map<String, Double> s, final String name, final String labelPart)
+    {
+        double n = 0;
+        for (final Map.Entry<String, Double> e : s.entrySet())
+        {
+            final String k = e.getKey();
+            if ((k.equals(name) || k.startsWith(name + "{")) && k.contains(labelPart))
+            {
+                n += e.getValue();
+            }
+        }
+        return n;
+    }
+
+    private static void send(final DatagramSocket socket, final InetSocketAddress to, final String text)
+        throws Exception
+    {
+        final byte[] b = text.getBytes(StandardCharsets.US_ASCII);
+        socket.send(new DatagramPacket(b, b.length, to));
+    }
+
+    /** Receives up to the first final response, counting every response by class into {@code received}. */
+    private static String receiveFinal(final DatagramSocket socket, final Map<String, Integer> received)
+        throws Exception
+    {
+        final byte[] in = new byte[4096];
+        for (int i = 0; i < 5; i++)
+        {
+            final DatagramPacket p = new DatagramPacket(in, in.length);
+            socket.receive(p);
+            final String text = new String(in, 0, p.getLength(), StandardCharsets.US_ASCII);
+            received.merge(text.charAt(8) + "xx", 1, Integer::sum);
+            if (text.charAt(8) != '1')
+            {
+                return text;
+            }
+        }
+        throw new AssertionError("no final response in 5 datagrams");
+    }
+
+    private static String request(final String method, final String callId, final int port, final String toTag)
+    {
+        return method + " sip:service@127.0.0.1 SIP/2.0\r\n"
+            + "Via: SIP/2.0/UDP 127.0.0.1:" + port + ";branch=z9hG4bK-" + callId + "\r\n"
+            + "Max-Forwards: 70\r\n"
+            + "From: <sip:alice@127.0.0.1>;tag=a1\r\n"
+            + "To: <sip:service@127.0.0.1>" + (toTag.isEmpty() ? "" : ";tag=" + toTag) + "\r\n"
+            + "Call-ID: " + callId + "\r\n"
+            + "CSeq: 1 " + method + "\r\n"
+            + "Contact: <sip:alice@127.0.0.1:" + port + ">\r\n"
+            + "Content-Length: 0\r\n\r\n";
+    }
+}
