@@ -44,7 +44,11 @@ import io.netty.util.concurrent.Future;
  *
  * <p>Receive buffers are pooled direct buffers ({@link PooledByteBufAllocator}) of 64 KiB, enough for any UDP
  * datagram, so none is ever cut short; the shard copies each datagram into its reused message and releases the buffer
- * at once ({@link UdpShard}).
+ * at once ({@link UdpShard}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive and send
+ * buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about 208 KiB)
+ * holds a few hundred datagrams, and a burst above that is dropped by the kernel before any shard sees it, which the
+ * peer then retransmits. The kernel caps the request at {@code net.core.rmem_max}/{@code wmem_max}; when the granted
+ * size is smaller, one log line at start says so and names the sysctl that raises it.
  *
  * <p>Starting binds everything or nothing: on any failure the channels already bound are closed, the loops shut down,
  * and a {@link UdpBindException} names the address that failed. Before the shards bind a concrete port with
@@ -57,6 +61,8 @@ public final class UdpTransport implements AutoCloseable
 {
     /** Receive buffer size: larger than any UDP payload (65,507 bytes over IPv4, 65,527 over IPv6). */
     public static final int RECEIVE_BUFFER_BYTES = 65_536;
+    /** What each socket asks the kernel for as its receive and its send buffer (4 MiB). */
+    public static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     /** How long {@link #close()} waits for the loops to stop. */
     public static final long DEFAULT_CLOSE_MILLIS = 5_000;
 
@@ -185,6 +191,8 @@ public final class UdpTransport implements AutoCloseable
             .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
             .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(RECEIVE_BUFFER_BYTES))
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+            .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
             .handler(shards[shard]);
         if (epoll)
         {
@@ -197,9 +205,25 @@ public final class UdpTransport implements AutoCloseable
         }
         synchronized (channels)
         {
+            if (channels.isEmpty())
+            {
+                reportSocketBuffers(bound.channel());
+            }
             channels.add(bound.channel());
         }
         return bound.channel();
+    }
+
+    /** One line when the kernel granted less socket buffer than asked (Linux reports twice what it grants). */
+    private static void reportSocketBuffers(final Channel channel)
+    {
+        final Integer receive = channel.config().getOption(ChannelOption.SO_RCVBUF);
+        if (null != receive && receive < SOCKET_BUFFER_BYTES)
+        {
+            LOG.log(Logger.Level.WARNING, "UDP receive buffer is " + receive + " bytes, asked for "
+                + SOCKET_BUFFER_BYTES + ": raise it with sysctl -w net.core.rmem_max=" + SOCKET_BUFFER_BYTES
+                + " (and net.core.wmem_max) so that bursts are not dropped by the kernel");
+        }
     }
 
     /** The bound endpoints, one per address:port (ports resolved when 0 was asked for), in configuration order. */
