@@ -8,6 +8,8 @@ import java.nio.file.Path;
 
 import javax.servlet.sip.ar.SipApplicationRouter;
 
+import io.netty.util.NetUtil;
+
 import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
 import io.sipline.container.deploy.ApplicationDeployer;
@@ -17,6 +19,8 @@ import io.sipline.container.router.ApplicationRouters;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
 import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.container.security.UserRealm;
+import io.sipline.container.security.UsersFileException;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.transport.ShardCounters;
 import io.sipline.sip.transport.UdpBindException;
@@ -24,15 +28,17 @@ import io.sipline.sip.transport.UdpTransport;
 
 /**
  * The server's entry point, as {@code bin/sipline run} starts it:
- * {@code java <profile args> -cp ... io.sipline.container.Main run --profile NAME [--deploy PATH ...] [--dar FILE]}.
+ * {@code java <profile args> -cp ... io.sipline.container.Main run --profile NAME [--deploy PATH ...] [--dar FILE]
+ * [--users FILE] [--tls-cert FILE --tls-key FILE [--tls-port N]]}.
  *
  * <p>Starts the SIP stack with the servlet container on every shard ({@link ContainerServer}), the application router
  * (a custom {@code SipApplicationRouter} from {@code META-INF/services} or the system property
  * {@value ApplicationRouters#PROVIDER_PROPERTY}, else the default router with the {@code --dar} file, else the
  * default router in single-application mode), then deploys every {@code --deploy} path through the
  * {@link DeploymentWatcher} (one line per application: {@code sipline: deployed NAME (servlets ...) from PATH};
- * folders are watched). With no application, OPTIONS gets 200 and other requests 404 "No Application Deployed". It
- * prints one line per listening address, then {@code sipline: ready}. SIGTERM or SIGINT runs a shutdown hook that
+ * folders are watched). Applications with protected servlets authenticate against the {@code --users} file (digest,
+ * issue 5 §2). With no application, OPTIONS gets 200 and other requests 404 "No Application Deployed". It
+ * prints one line per listening address (udp, then tcp, then tls), then {@code sipline: ready}. SIGTERM or SIGINT runs a shutdown hook that
  * stops the watcher (undeploying the applications), closes the channels and stops the shards gracefully, prints
  * {@code sipline: stopped}, and ends the process with exit code 0. A port that cannot be bound ends it at once with
  * one line naming the address and the cause, and exit code 1; a usage error exits with 2.
@@ -77,14 +83,34 @@ public final class Main
             err.println("sipline: application router: " + e.getMessage());
             return 1;
         }
+        final UserRealm users;
+        try
+        {
+            users = null == options.users() ? UserRealm.empty() : UserRealm.load(options.users());
+        }
+        catch (final UsersFileException e)
+        {
+            err.println("sipline: --users: " + e.getMessage());
+            return 1;
+        }
         final SipStackConfig config = new SipStackConfig().addresses(options.bind()).ports(options.allUdpPorts())
             .shards(options.shards());
+        if (null != options.tls())
+        {
+            config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
+                .tlsPorts(options.tls().port());
+        }
         final ContainerServer server;
         try
         {
-            server = ContainerServer.start(config, router);
+            server = ContainerServer.start(config, router, users);
         }
         catch (final UdpBindException e)
+        {
+            err.println("sipline: " + e.getMessage());
+            return 1;
+        }
+        catch (final IllegalArgumentException e) // e.g. a certificate or key the TLS context refuses (named)
         {
             err.println("sipline: " + e.getMessage());
             return 1;
@@ -107,6 +133,14 @@ public final class Main
         for (final InetSocketAddress endpoint : server.localAddresses())
         {
             out.println("sipline: listening on " + UdpTransport.describe(endpoint) + how);
+        }
+        for (final InetSocketAddress endpoint : server.stack().tcpAddresses())
+        {
+            out.println("sipline: listening on tcp " + NetUtil.toSocketAddressString(endpoint) + how);
+        }
+        for (final InetSocketAddress endpoint : server.stack().tlsAddresses())
+        {
+            out.println("sipline: listening on tls " + NetUtil.toSocketAddressString(endpoint) + how);
         }
         out.println("sipline: ready");
         return Cli.SERVING;

@@ -12,6 +12,9 @@ import java.util.concurrent.Callable;
 
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
+import io.sipline.container.security.UserRealm;
+import io.sipline.container.security.UsersFileException;
+import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.transport.UdpTransportConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -119,7 +122,7 @@ public final class Cli
         List<InetAddress> bind;
 
         @Option(names = "--port", paramLabel = "N", converter = PortConverter.class, defaultValue = "5060",
-            description = "SIP port (UDP) (default ${DEFAULT-VALUE}).")
+            description = "SIP port (UDP and TCP) (default ${DEFAULT-VALUE}).")
         int port;
 
         @Option(names = "--udp-ports", paramLabel = "LIST", converter = PortListConverter.class,
@@ -147,6 +150,24 @@ public final class Cli
         @Option(names = "--admin-port", paramLabel = "N", converter = PortConverter.class,
             description = "HTTP port for /health and /metrics. Not supported yet.")
         Integer adminPort;
+
+        @Option(names = "--users", paramLabel = "FILE",
+            description = "Users for digest authentication of protected servlets (sip.xml security-constraint), "
+                + "one per line: NAME:plain:PASSWORD[:ROLES] or NAME:digest:REALM:ALG=HA1[,...][:ROLES].")
+        String users;
+
+        @Option(names = "--tls-port", paramLabel = "N", converter = PortConverter.class,
+            description = "SIP over TLS port on every --bind address (default 5061 when --tls-cert and --tls-key "
+                + "are given; TLS is off without them).")
+        Integer tlsPort;
+
+        @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "PEM certificate chain of the TLS listeners (with --tls-key).")
+        String tlsCert;
+
+        @Option(names = "--tls-key", paramLabel = "FILE",
+            description = "PEM PKCS#8 private key of --tls-cert (with --tls-cert).")
+        String tlsKey;
 
         Run(final Server server)
         {
@@ -198,10 +219,104 @@ public final class Cli
                 err.println("sipline: --dar: " + e.getMessage());
                 return USAGE;
             }
+            final Path usersFile;
+            final RunOptions.Tls tls;
+            try
+            {
+                usersFile = usersFile();
+                tls = tls();
+            }
+            catch (final UsersFileException e)
+            {
+                err.println("sipline: --users: " + e.getMessage());
+                return USAGE;
+            }
+            catch (final IllegalArgumentException e)
+            {
+                err.println("sipline: " + e.getMessage());
+                return USAGE;
+            }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
-            return server.serve(
-                new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths, darFile, adminPort),
-                spec.commandLine().getOut(), err);
+            return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
+                darFile, adminPort, usersFile, tls), spec.commandLine().getOut(), err);
+        }
+
+        /**
+         * The {@code --users} file, read once here so that a malformed line stops the start with its line number
+         * (the server reads it again when it starts).
+         */
+        private Path usersFile() throws UsersFileException
+        {
+            if (null == users)
+            {
+                return null;
+            }
+            final Path file = readableFile(users, "--users");
+            UserRealm.load(file);
+            return file;
+        }
+
+        /**
+         * The TLS listeners: {@code --tls-cert} and {@code --tls-key} together (both readable files) turn TLS on, on
+         * {@code --tls-port} or {@value SipStackConfig#TLS_PORT_DEFAULT}; {@code --tls-port} alone is refused.
+         *
+         * @return the listeners, or null when TLS is off.
+         * @throws IllegalArgumentException naming the flag that is wrong.
+         */
+        private RunOptions.Tls tls()
+        {
+            if (null == tlsCert && null == tlsKey)
+            {
+                if (null != tlsPort)
+                {
+                    throw new IllegalArgumentException("--tls-port needs --tls-cert and --tls-key");
+                }
+                return null;
+            }
+            if (null == tlsCert)
+            {
+                throw new IllegalArgumentException("--tls-key needs --tls-cert");
+            }
+            if (null == tlsKey)
+            {
+                throw new IllegalArgumentException("--tls-cert needs --tls-key");
+            }
+            final Path certificate = readableFile(tlsCert, "--tls-cert");
+            final Path key = readableFile(tlsKey, "--tls-key");
+            final int p = null == tlsPort ? SipStackConfig.TLS_PORT_DEFAULT : tlsPort;
+            if (p == port || null != udpPorts && udpPorts.contains(p))
+            {
+                // TCP listens on the UDP ports; TLS on the same port would collide with it
+                throw new IllegalArgumentException("--tls-port: " + p + " is already a UDP/TCP port");
+            }
+            return new RunOptions.Tls(p, certificate, key);
+        }
+
+        /**
+         * @return the absolute path of a readable regular file.
+         * @throws IllegalArgumentException naming the flag and what is wrong.
+         */
+        private static Path readableFile(final String raw, final String flag)
+        {
+            final Path file;
+            try
+            {
+                file = Path.of(raw).toAbsolutePath().normalize();
+            }
+            catch (final InvalidPathException e)
+            {
+                throw new IllegalArgumentException(flag + ": '" + raw + "' is not a valid path");
+            }
+            if (!Files.isRegularFile(file))
+            {
+                throw new IllegalArgumentException(flag + ": " + raw + (Files.isDirectory(file) ?
+                    " is a directory, not a file" : " does not exist"));
+            }
+            if (!Files.isReadable(file))
+            {
+                throw new IllegalArgumentException(flag + ": " + raw + " cannot be read");
+            }
+            return file;
         }
 
         /**

@@ -16,11 +16,26 @@ import java.util.List;
  *                 folders to watch; may be empty.
  * @param dar      the {@code --dar} file of the default application router, or {@code null}.
  * @param adminPort the {@code --admin-port}, or {@code null} for none.
+ * @param users    the {@code --users} file (checked readable and well-formed), or {@code null} for none.
+ * @param tls      the TLS listeners ({@code --tls-port}, {@code --tls-cert}, {@code --tls-key}), or {@code null}
+ *                 when TLS is off.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
-    List<Path> deploy, Path dar, Integer adminPort)
+    List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls)
 {
+    /**
+     * The TLS listeners: every {@code --bind} address on {@code port}, with a PEM certificate chain and its PEM
+     * PKCS#8 private key (both checked readable).
+     *
+     * @param port        the TLS port, 1 to 65535.
+     * @param certificate the {@code --tls-cert} file.
+     * @param privateKey  the {@code --tls-key} file.
+     */
+    public record Tls(int port, Path certificate, Path privateKey)
+    {
+    }
+
     public RunOptions
     {
         bind = List.copyOf(bind);
@@ -32,6 +47,14 @@ public record RunOptions(
         final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile)
     {
         this(bind, port, udpPorts, shards, profile, List.of(), null, null);
+    }
+
+    /** Options without users file or TLS. */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
+        final List<Path> deploy, final Path dar, final Integer adminPort)
+    {
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, null, null);
     }
 
     /** {@link #port()} first, then the extra UDP ports. */

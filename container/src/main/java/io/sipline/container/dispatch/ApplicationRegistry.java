@@ -3,6 +3,7 @@ package io.sipline.container.dispatch;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.servlet.sip.ar.SipApplicationRouter;
@@ -11,6 +12,10 @@ import io.sipline.container.deploy.DeployedApplication;
 import io.sipline.container.deploy.DeploymentException;
 import io.sipline.container.deploy.DeploymentListener;
 import io.sipline.container.factory.SipFactoryImpl;
+import io.sipline.container.security.ApplicationSecurity;
+import io.sipline.container.security.DigestAuthenticator;
+import io.sipline.container.security.DigestClient;
+import io.sipline.container.security.UserRealm;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipApplicationSessionImpl;
 
@@ -26,14 +31,32 @@ import io.sipline.container.session.SipApplicationSessionImpl;
 public final class ApplicationRegistry implements DeploymentListener, SipFactoryImpl.ShardPicker
 {
     private final SipApplicationRouter router;
+    private final UserRealm users;
+    private final DigestClient digestClient = new DigestClient();
     private volatile Map<String, RunningApplication> applications = Map.of();
     private volatile ShardRuntime[] shards = new ShardRuntime[0];
     private final AtomicInteger nextShard = new AtomicInteger();
 
-    /** @param router the application router, initialised by the caller. */
+    /** @param router the application router, initialised by the caller; no users (protected requests fail). */
     public ApplicationRegistry(final SipApplicationRouter router)
     {
+        this(router, UserRealm.empty());
+    }
+
+    /**
+     * @param router the application router, initialised by the caller.
+     * @param users  the users digest authentication checks against (the {@code --users} file).
+     */
+    public ApplicationRegistry(final SipApplicationRouter router, final UserRealm users)
+    {
         this.router = router;
+        this.users = Objects.requireNonNull(users, "users");
+    }
+
+    /** The container's digest client for {@code addAuthHeader} (thread-safe). */
+    public DigestClient digestClient()
+    {
+        return digestClient;
     }
 
     public SipApplicationRouter router()
@@ -62,7 +85,9 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     @Override
     public void onDeployed(final DeployedApplication application) throws DeploymentException
     {
-        final RunningApplication running = new RunningApplication(application, this);
+        final ApplicationSecurity security =
+            ApplicationSecurity.create(application.descriptor(), users, DigestAuthenticator.Settings.DEFAULTS);
+        final RunningApplication running = new RunningApplication(application, this, security);
         running.start();
         synchronized (this)
         {

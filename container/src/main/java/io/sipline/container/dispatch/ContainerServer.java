@@ -5,6 +5,7 @@ import java.util.List;
 
 import javax.servlet.sip.ar.SipApplicationRouter;
 
+import io.sipline.container.security.UserRealm;
 import io.sipline.sip.stack.SipStack;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.transport.UdpBindException;
@@ -54,7 +55,20 @@ public final class ContainerServer implements AutoCloseable
     public static ContainerServer start(final SipStackConfig config, final SipApplicationRouter router)
         throws UdpBindException
     {
-        final ApplicationRegistry registry = new ApplicationRegistry(router);
+        return start(config, router, UserRealm.empty());
+    }
+
+    /**
+     * Starts the stack with the container on every shard.
+     *
+     * @param router the application router, initialised ({@code init()} called) by the caller.
+     * @param users  the users digest authentication checks against (the {@code --users} file).
+     * @throws UdpBindException when an address cannot be bound.
+     */
+    public static ContainerServer start(final SipStackConfig config, final SipApplicationRouter router,
+        final UserRealm users) throws UdpBindException
+    {
+        final ApplicationRegistry registry = new ApplicationRegistry(router, users);
         final ShardRuntime.Counters counters = new ShardRuntime.Counters();
         final ShardRuntime[] runtimes = new ShardRuntime[config.shards()];
         final SipStack stack = SipStack.start(config, shard ->

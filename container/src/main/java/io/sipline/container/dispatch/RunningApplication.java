@@ -25,6 +25,8 @@ import io.sipline.container.deploy.DeploymentException;
 import io.sipline.container.deploy.ServletDefinition;
 import io.sipline.container.factory.B2buaHelperImpl;
 import io.sipline.container.factory.SipFactoryImpl;
+import io.sipline.container.security.ApplicationSecurity;
+import io.sipline.container.security.DigestClient;
 import io.sipline.container.session.AppRuntime;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.TimerServiceImpl;
@@ -47,11 +49,16 @@ public final class RunningApplication implements AppRuntime
     private final Map<Class<?>, List<?>> listenersByType = new ConcurrentHashMap<>();
     private final String defaultServlet;
     private final int sessionTimeoutMinutes;
+    private final ApplicationSecurity security;
+    private final DigestClient digestClient;
     private Method keyMethod;
 
-    RunningApplication(final DeployedApplication deployed, final ApplicationRegistry registry)
+    RunningApplication(final DeployedApplication deployed, final ApplicationRegistry registry,
+        final ApplicationSecurity security)
     {
         this.deployed = deployed;
+        this.security = security;
+        this.digestClient = registry.digestClient();
         this.context = new ServletContextImpl(this, deployed.descriptor().contextParams());
         this.factory = new SipFactoryImpl(this, registry);
         final String main = deployed.descriptor().mainServlet();
@@ -283,6 +290,18 @@ public final class RunningApplication implements AppRuntime
     public ClassLoader classLoader()
     {
         return deployed.classLoader();
+    }
+
+    /** The application's authentication and authorization (issue 5 §2), checked before each initial request. */
+    public ApplicationSecurity security()
+    {
+        return security;
+    }
+
+    @Override
+    public DigestClient digestClient()
+    {
+        return digestClient;
     }
 
     @Override

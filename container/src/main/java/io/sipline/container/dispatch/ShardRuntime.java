@@ -23,6 +23,7 @@ import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.MessageWriter;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipApplicationSessionImpl;
@@ -30,6 +31,7 @@ import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.shard.ShardIds;
@@ -594,6 +596,10 @@ public final class ShardRuntime implements SipListener, ShardHost
             answer(tx, message, 404, "Not Found (no servlet of " + app.name() + " matches)");
             return;
         }
+        if (!authorized(app, servlet, tx, message, request))
+        {
+            return;
+        }
         final String key = app.applicationKey(request);
         SipApplicationSessionImpl appSession = null == key ? null : sessions.applicationByKey(app.name(), key);
         if (null == appSession || !appSession.isValid())
@@ -609,6 +615,35 @@ public final class ShardRuntime implements SipListener, ShardHost
         tx.attachment(request);
         session.begin(request);
         invoke(session, request, null);
+    }
+
+    /**
+     * Issue 5 §2 (JSR 289, Security; RFC 3261 §22): the application's security for the selected servlet. A request
+     * that may not go on is answered here (401/407 with the challenges, 403, 400) without a session and the servlet
+     * is skipped; otherwise the authenticated user, if any, is kept on the request.
+     *
+     * @return whether the servlet may run.
+     */
+    private boolean authorized(final RunningApplication app, final String servlet, final ServerTransaction tx,
+        final SipMessage message, final SipServletRequestImpl request)
+    {
+        final ApplicationSecurity.Verdict verdict = app.security().check(servlet, request.getMethod(),
+            request.requestUriText(), name -> request.headers().getAll(name));
+        if (verdict.proceed())
+        {
+            request.principal(verdict.principal());
+            return true;
+        }
+        final ByteBuf out = shard.allocate(512 + message.length());
+        final SipMessageBuilder builder = shard.builder().startResponse(out, message, verdict.status(),
+            verdict.reasonPhrase(), newTagOnShard());
+        for (final String value : verdict.headerValues())
+        {
+            builder.header(verdict.headerName(), value);
+        }
+        builder.end(null, 0, 0);
+        shard.respond(tx, out, verdict.status());
+        return false;
     }
 
     /** The router decision a composition Route of ours carries; the Route is popped (JSR 289 §15.5). */
@@ -715,6 +750,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         final SipServletRequestImpl cancel = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         cancel.session(session);
+        cancel.principal(invite.principal()); // the CANCEL is never challenged: it has its INVITE's user
         invoke(session, cancel, null);
     }
 

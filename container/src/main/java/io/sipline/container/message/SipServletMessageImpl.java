@@ -25,6 +25,7 @@ import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipServletMessage;
 import javax.servlet.sip.SipSession;
 
+import io.sipline.container.security.SipPrincipal;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
@@ -63,6 +64,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     private HeaderForm headerForm = HeaderForm.DEFAULT;
     private Address fromAddress;
     private Address toAddress;
+    private SipPrincipal principal;
 
     /** A received message: headers and body over one exact copy of its bytes. */
     protected SipServletMessageImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
@@ -832,22 +834,37 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         return false;
     }
 
+    /**
+     * Sets the user digest authentication found for this request ({@code null}: not authenticated); dispatch
+     * calls it after {@code ApplicationSecurity.check} lets the request through (JSR 289, Security).
+     */
+    public void principal(final SipPrincipal value)
+    {
+        principal = value;
+    }
+
+    /** @return the authenticated user, or {@code null}. */
+    public SipPrincipal principal()
+    {
+        return principal;
+    }
+
     @Override
     public String getRemoteUser()
     {
-        return null;
+        return null == principal ? null : principal.getName();
     }
 
     @Override
     public boolean isUserInRole(final String role)
     {
-        return false;
+        return null != principal && principal.isInRole(role);
     }
 
     @Override
     public Principal getUserPrincipal()
     {
-        return null;
+        return principal;
     }
 
     @Override

@@ -8,10 +8,12 @@ import java.io.UnsupportedEncodingException;
 import java.io.Serializable;
 import java.net.InetSocketAddress;
 import java.nio.charset.Charset;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -36,6 +38,9 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
+import io.sipline.container.security.AuthInfoImpl;
+import io.sipline.container.security.CredentialSource;
+import io.sipline.container.security.DigestClient;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
@@ -577,17 +582,56 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         sendOnShard();
     }
 
+    /**
+     * JSR 289 §4.1.5 / RFC 3261 §22.2: one {@code Authorization} (401) or {@code Proxy-Authorization} (407) value per
+     * challenged realm the {@code AuthInfo} has credentials for, computed by the container's {@link DigestClient}.
+     *
+     * @throws IllegalArgumentException when the response is not a 401 or 407, or the {@code AuthInfo} is not one
+     *     {@code SipFactory.createAuthInfo()} made.
+     */
     @Override
     public void addAuthHeader(final SipServletResponse challengeResponse, final AuthInfo authInfo)
     {
-        throw new IllegalStateException("digest authentication is not available in this version of Sipline");
+        if (!(authInfo instanceof AuthInfoImpl source))
+        {
+            throw new IllegalArgumentException("the AuthInfo was not made by SipFactory.createAuthInfo()");
+        }
+        answerChallenge(challengeResponse, source);
     }
 
+    /** As {@link #addAuthHeader(SipServletResponse, AuthInfo)} with one user name and password for every realm. */
     @Override
     public void addAuthHeader(final SipServletResponse challengeResponse, final String username,
         final String password)
     {
-        throw new IllegalStateException("digest authentication is not available in this version of Sipline");
+        if (null == username || null == password)
+        {
+            throw new IllegalArgumentException("username and password are required");
+        }
+        answerChallenge(challengeResponse, CredentialSource.of(username, password));
+    }
+
+    private void answerChallenge(final SipServletResponse challengeResponse, final CredentialSource source)
+    {
+        checkWritable();
+        if (null == challengeResponse)
+        {
+            throw new NullPointerException("challengeResponse");
+        }
+        final int status = challengeResponse.getStatus();
+        final List<String> challenges = new ArrayList<>(2);
+        challengeResponse.getHeaders(DigestClient.challengeHeader(status)).forEachRemaining(challenges::add);
+        final SipSessionImpl session = sessionImpl();
+        if (null == session)
+        {
+            throw new IllegalStateException("the request has no session");
+        }
+        final String credentialsHeader = DigestClient.credentialsHeader(status);
+        for (final String value : session.appSession().application().digestClient()
+            .answer(status, challenges, method, requestUriText(), source))
+        {
+            addHeader(credentialsHeader, value);
+        }
     }
 
     // ================================================================================================================

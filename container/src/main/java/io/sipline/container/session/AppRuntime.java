@@ -6,6 +6,8 @@ import javax.servlet.ServletContext;
 import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.SipServlet;
 
+import io.sipline.container.security.DigestClient;
+
 /**
  * What sessions need from the running application they belong to (implemented by the dispatch layer's registry
  * entry): its name, servlet context, servlets by name, listeners by type, session timeout, and the helpers that
@@ -37,4 +39,7 @@ public interface AppRuntime
 
     /** Makes the B2BUA helper of one application session. */
     B2buaHelper b2buaHelper(SipApplicationSessionImpl session);
+
+    /** The container's digest client, for {@code SipServletRequest.addAuthHeader} (thread-safe, shared). */
+    DigestClient digestClient();
 }

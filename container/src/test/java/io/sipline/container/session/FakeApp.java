@@ -8,11 +8,14 @@ import javax.servlet.ServletContext;
 import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.SipServlet;
 
+import io.sipline.container.security.DigestClient;
+
 /** An application for unit tests: listeners given by the test, no servlets, a session timeout in minutes. */
 public final class FakeApp implements AppRuntime
 {
     public final List<EventListener> listeners = new ArrayList<>();
     public int timeoutMinutes = 3;
+    private final DigestClient digest = new DigestClient();
 
     @Override
     public String name()
@@ -68,5 +71,11 @@ public final class FakeApp implements AppRuntime
     public B2buaHelper b2buaHelper(final SipApplicationSessionImpl session)
     {
         return null;
+    }
+
+    @Override
+    public DigestClient digestClient()
+    {
+        return digest;
     }
 }
