@@ -10,6 +10,8 @@ import javax.servlet.sip.ar.SipApplicationRouter;
 
 import io.netty.util.NetUtil;
 
+import io.sipline.container.admin.AdminServer;
+import io.sipline.container.admin.ContainerServerStatus;
 import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
 import io.sipline.container.deploy.ApplicationDeployer;
@@ -115,9 +117,25 @@ public final class Main
             err.println("sipline: " + e.getMessage());
             return 1;
         }
+        AdminServer admin = null;
+        if (null != options.adminPort())
+        {
+            try
+            {
+                admin = AdminServer.start(new InetSocketAddress(options.bind().getFirst(), options.adminPort()),
+                    server.stack(), new ContainerServerStatus(server));
+            }
+            catch (final IOException e)
+            {
+                err.println("sipline: admin port " + options.adminPort() + ": " + e.getMessage());
+                server.close();
+                return 1;
+            }
+        }
         final DeploymentWatcher watcher =
             new DeploymentWatcher(options.deploy(), new ApplicationDeployer(), server.registry(), out, err);
-        final Thread hook = new Thread(() -> stop(watcher, server, out), "sipline-shutdown");
+        final AdminServer adminServer = admin;
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, server, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
@@ -141,6 +159,11 @@ public final class Main
         for (final InetSocketAddress endpoint : server.stack().tlsAddresses())
         {
             out.println("sipline: listening on tls " + NetUtil.toSocketAddressString(endpoint) + how);
+        }
+        if (null != admin)
+        {
+            out.println("sipline: admin on http://" + NetUtil.toSocketAddressString(admin.address())
+                + " (/health, /metrics)");
         }
         out.println("sipline: ready");
         return Cli.SERVING;
@@ -177,9 +200,14 @@ public final class Main
      * signal would otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last
      * hook is how a signal-driven stop reports success.
      */
-    private static void stop(final DeploymentWatcher watcher, final ContainerServer server, final PrintWriter out)
+    private static void stop(
+        final DeploymentWatcher watcher, final AdminServer admin, final ContainerServer server, final PrintWriter out)
     {
         out.println("sipline: stopping");
+        if (null != admin)
+        {
+            admin.close(); // first, so that /health does not answer while the shards stop
+        }
         watcher.close();
         server.close();
         final ShardCounters totals = server.stack().transportTotals();

@@ -148,7 +148,8 @@ public final class Cli
         String dar;
 
         @Option(names = "--admin-port", paramLabel = "N", converter = PortConverter.class,
-            description = "HTTP port for /health and /metrics. Not supported yet.")
+            description = "HTTP port for GET /health and GET /metrics (Prometheus text format) on the first --bind address; "
+                + "none without it.")
         Integer adminPort;
 
         @Option(names = "--users", paramLabel = "FILE",
@@ -178,12 +179,6 @@ public final class Cli
         public Integer call()
         {
             final PrintWriter err = spec.commandLine().getErr();
-            final String refused = refusal();
-            if (null != refused)
-            {
-                err.println("sipline: " + refused);
-                return USAGE;
-            }
             final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
                 List.of(InetAddress.getLoopbackAddress()) : bind;
             final List<InetAddress> unique = new ArrayList<>();
@@ -389,17 +384,6 @@ public final class Cli
             }
             DarConfiguration.load(file);
             return file;
-        }
-
-        /** The message refusing a flag the server cannot honour yet, or null. */
-        private String refusal()
-        {
-            if (null != adminPort)
-            {
-                return "--admin-port is not supported yet: the /health and /metrics endpoint arrives with live "
-                    + "metrics (issue 6)";
-            }
-            return null;
         }
     }
 

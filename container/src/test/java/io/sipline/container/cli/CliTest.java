@@ -157,12 +157,11 @@ class CliTest
     }
 
     @Test
-    void shouldRefuseAdminPortUntilLiveMetrics()
+    void shouldTakeAnAdminPort()
     {
-        assertEquals(2, run("run", "--admin-port", "8080"));
-        assertTrue(errorLine().startsWith("sipline: --admin-port is not supported yet: "), err.toString());
-        assertTrue(err.toString().contains("arrives with live metrics (issue 6)"), err.toString());
-        assertNull(started);
+        assertEquals(Cli.SERVING, run("run", "--admin-port", "8080"));
+        assertEquals(8080, started.adminPort());
+        assertEquals(2, run("run", "--admin-port", "70000"));
     }
 
     @Test
