@@ -66,7 +66,7 @@ final class NextHop
         }
         int p = colon + 1;
         final int at = uri.indexOf('@', p);
-        final int paramsAt = firstOf(uri, p, ";?>");
+        final int paramsAt = HeaderText.firstOf(uri, p, ";?>");
         if (at >= 0 && at < paramsAt)
         {
             p = at + 1;
@@ -86,12 +86,12 @@ final class NextHop
         }
         else
         {
-            end = firstOf(uri, p, ":;?>");
+            end = HeaderText.firstOf(uri, p, ":;?>");
             host = uri.substring(p, end);
         }
         if (end < uri.length() && uri.charAt(end) == ':')
         {
-            final int portEnd = firstOf(uri, end + 1, ";?>");
+            final int portEnd = HeaderText.firstOf(uri, end + 1, ";?>");
             try
             {
                 port = Integer.parseInt(uri.substring(end + 1, portEnd));
@@ -101,7 +101,7 @@ final class NextHop
                 return null;
             }
         }
-        final String maddr = uriParam(uri, end, "maddr");
+        final String maddr = HeaderText.uriParam(uri, end, "maddr");
         if (null != maddr && !maddr.isEmpty())
         {
             host = maddr;
@@ -129,35 +129,5 @@ final class NextHop
             }
         }
         return a;
-    }
-
-    private static int firstOf(final String s, final int from, final String chars)
-    {
-        for (int i = from; i < s.length(); i++)
-        {
-            if (chars.indexOf(s.charAt(i)) >= 0)
-            {
-                return i;
-            }
-        }
-        return s.length();
-    }
-
-    private static String uriParam(final String uri, final int from, final String name)
-    {
-        final int end = firstOf(uri, from, "?>");
-        int p = uri.indexOf(';', from);
-        while (p >= 0 && p < end)
-        {
-            final int next = firstOf(uri, p + 1, ";?>");
-            final String param = uri.substring(p + 1, next);
-            final int eq = param.indexOf('=');
-            if ((eq < 0 ? param : param.substring(0, eq)).equalsIgnoreCase(name))
-            {
-                return eq < 0 ? "" : param.substring(eq + 1);
-            }
-            p = next < end && uri.charAt(next) == ';' ? next : -1;
-        }
-        return null;
     }
 }

@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipErrorEvent;
 import javax.servlet.sip.SipErrorListener;
+import javax.servlet.sip.Proxy;
 import javax.servlet.sip.SipServlet;
+import javax.servlet.sip.TooManyHopsException;
 import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRouterInfo;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
@@ -23,6 +25,10 @@ import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.MessageWriter;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.proxy.LoopDetection;
+import io.sipline.container.proxy.ProxyBranchImpl;
+import io.sipline.container.proxy.ProxyImpl;
+import io.sipline.container.proxy.ProxyRoutes;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.ShardHost;
@@ -92,6 +98,8 @@ public final class ShardRuntime implements SipListener, ShardHost
     private int port;
     private String contact;
     private String viaPrefix;
+    /** {@code host:port} as our Via's sent-by, in bytes. */
+    private byte[] ourSentBy = new byte[0];
 
     // timers: handle = slot | generation << 32; the wheel's payload is the slot
     private ShardHost.TimerTarget[] timerTargets = new ShardHost.TimerTarget[256];
@@ -134,6 +142,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         port = local.getPort();
         contact = "<sip:" + host + ":" + port + ">";
         viaPrefix = "SIP/2.0/UDP " + host + ":" + port + ";branch=";
+        ourSentBy = (host + ":" + port).getBytes(StandardCharsets.US_ASCII);
     }
 
     SipShard shard()
@@ -321,15 +330,21 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             composeIfRouted(request);
         }
-        final InetSocketAddress destination = nextHop.of(request);
+        final InetSocketAddress destination = null != request.nextHopUri() ? nextHop.of(request.nextHopUri())
+            : nextHop.of(request);
         if (null == destination)
         {
+            if ("ACK".equals(method))
+            {
+                logOnce("ack-no-route", "an ACK has no route to " + request.requestUriText() + "; dropped", null);
+                return;
+            }
             session.begin(request);
             failRequest(request, 503, "Service Unavailable (no route to " + request.requestUriText() + ")");
             return;
         }
         request.destination(destination);
-        final String branch = newBranch();
+        final String branch = null == request.branchSuffix() ? newBranch() : newBranch() + request.branchSuffix();
         request.branch(branch);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
         MessageWriter.writeRequest(out, request, via(branch));
@@ -428,6 +443,12 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipServletRequestImpl request = response.requestImpl();
         final SipSessionImpl session = response.sessionImpl();
         final Transaction t = request.transaction();
+        if (response.isForwarded() && !(t instanceof ServerTransaction))
+        {
+            forwardStateless(response); // a 2xx retransmission after the server transaction ended (RFC 6026 §8.4)
+            session.onResponseSent(response);
+            return;
+        }
         if (!(t instanceof ServerTransaction tx))
         {
             logOnce("late-response", "a response was sent after its transaction ended; it is dropped ("
@@ -445,6 +466,17 @@ public final class ShardRuntime implements SipListener, ShardHost
         MessageWriter.writeResponse(out, response);
         response.addresses(tx.peer(), null);
         final boolean inviteOk = status >= 200 && status < 300 && SipMethod.INVITE == tx.method();
+        if (response.isForwarded())
+        {
+            // a proxy relays what its branch received; the UAS retransmits its own 2xx (RFC 3261 §16.7 step 5)
+            if (!shard.respond(tx, out, status) && inviteOk)
+            {
+                forwardStateless(response);
+            }
+            session.onResponseSent(response);
+            afterSend(session);
+            return;
+        }
         final ByteBuf keep = inviteOk ? out.retainedDuplicate() : null;
         if (!shard.respond(tx, out, status) && null != keep)
         {
@@ -456,6 +488,19 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         session.onResponseSent(response);
         afterSend(session);
+    }
+
+    /** A forwarded response sent without its transaction, where the request came from (RFC 3261 §18.2.2). */
+    private void forwardStateless(final SipServletResponseImpl response)
+    {
+        final InetSocketAddress to = response.requestImpl().remoteAddress();
+        if (null == to)
+        {
+            return;
+        }
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(response));
+        MessageWriter.writeResponse(out, response);
+        shard.sendStateless(out, to);
     }
 
     private void afterSend(final SipSessionImpl session)
@@ -570,6 +615,15 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         request.initial(true);
         SipApplicationRouterInfo info = composedDecision(request);
+        if (null == info)
+        {
+            if (carriesOurVia(message) && LoopDetection.looped(request, host, port))
+            {
+                answer(tx, message, 482, "Loop Detected"); // RFC 3261 §16.3 step 4
+                return;
+            }
+            ProxyRoutes.popOwnRoute(request, host, port); // §16.4
+        }
         try
         {
             if (null == info)
@@ -700,6 +754,11 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     private void onSubsequent(final ServerTransaction tx, final SipMessage message)
     {
+        final String proxyKey = proxyKey(message);
+        if (null != proxyKey && proxySubsequent(tx, message, proxyKey))
+        {
+            return;
+        }
         final SipSessionImpl session = sessions.dialog(message, false);
         if (null == session || !session.isValid())
         {
@@ -712,6 +771,151 @@ public final class ShardRuntime implements SipListener, ShardHost
         session.onSubsequentRequest(request);
         session.begin(request);
         invoke(session, request, null);
+    }
+
+    /**
+     * The key of a record-routing proxy session of ours that a subsequent request names: in its top Route, or in
+     * its Request-URI when a strict router before us put our Record-Route there (RFC 3261 §16.4). No String is made
+     * for requests that carry neither.
+     */
+    private static String proxyKey(final SipMessage message)
+    {
+        final int route = message.firstHeader(HeaderName.ROUTE);
+        if (route >= 0)
+        {
+            final String key = ProxyRoutes.key(message.headerValue(route));
+            if (null != key)
+            {
+                return key;
+            }
+        }
+        return contains(message.buffer(), message.requestUriStart(), message.requestUriEnd(), PROXY_PARAMETER)
+            ? ProxyRoutes.key(message.requestUri()) : null;
+    }
+
+    /** Whether a Via of the borrowed request names our host:port (the cheap test before loop detection). */
+    private boolean carriesOurVia(final SipMessage m)
+    {
+        for (int i = m.firstHeader(HeaderName.VIA); i >= 0; i = m.nextHeader(HeaderName.VIA, i))
+        {
+            if (contains(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i), ourSentBy))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final byte[] PROXY_PARAMETER = ProxyRoutes.ROUTE_PARAMETER.getBytes(StandardCharsets.US_ASCII);
+
+    private static boolean contains(final byte[] b, final int start, final int end, final byte[] what)
+    {
+        outer:
+        for (int i = start; i <= end - what.length; i++)
+        {
+            for (int j = 0; j < what.length; j++)
+            {
+                if (b[i + j] != what[j])
+                {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * A request in a dialog this container record-routed as a proxy (JSR 289 §10.2.2; RFC 3261 §16.4): our Route
+     * popped, the servlet sees it ({@code isInitial()} false), then the container proxies it to its Request-URI
+     * unless the servlet answered it.
+     *
+     * @return false when the key names no live session of ours (the request is then handled as any other).
+     */
+    private boolean proxySubsequent(final ServerTransaction tx, final SipMessage message, final String key)
+    {
+        final SipSessionImpl session = sessions.dialog(message.callId(), key);
+        if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
+        {
+            return false;
+        }
+        final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+        request.session(session);
+        ProxyRoutes.restoreRequestUri(request);
+        ProxyRoutes.popOwnRoute(request, host, port);
+        tx.attachment(request);
+        session.begin(request);
+        invoke(session, request, null, () -> proxyOnward(request));
+        return true;
+    }
+
+    /** After the servlet saw a subsequent request of a proxied dialog: on to its Request-URI (unless answered). */
+    private void proxyOnward(final SipServletRequestImpl request)
+    {
+        if (null != request.finalResponse() || null == request.transaction())
+        {
+            return;
+        }
+        if (0 == request.getMaxForwards())
+        {
+            sendQuietly(request, 483, "Too Many Hops");
+            return;
+        }
+        ProxyImpl proxy = request.proxy() instanceof ProxyImpl p ? p : null;
+        if (null == proxy)
+        {
+            proxy = new ProxyImpl(request, this, true);
+            request.proxy(proxy);
+        }
+        if (proxy.isStarted())
+        {
+            return;
+        }
+        try
+        {
+            proxy.proxyTo(request.getRequestURI());
+        }
+        catch (final RuntimeException e)
+        {
+            sendQuietly(request, 400, "Bad Request (" + e.getMessage() + ")");
+        }
+    }
+
+    private static void sendQuietly(final SipServletRequestImpl request, final int status, final String reason)
+    {
+        try
+        {
+            request.createResponse(status, reason).send();
+        }
+        catch (final Exception e)
+        {
+            logOnce("answer:" + status, "a " + status + " could not be sent", e);
+        }
+    }
+
+    /** The ACK of a 2xx in a dialog this container record-routed as a proxy: to the servlet, then on statelessly. */
+    private boolean proxyAck(final SipMessage message, final String key, final InetSocketAddress source)
+    {
+        final SipSessionImpl session = sessions.dialog(message.callId(), key);
+        if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
+        {
+            return false;
+        }
+        final SipServletRequestImpl ack = SipServletRequestImpl.received(message, null, source, local());
+        ack.session(session);
+        ProxyRoutes.restoreRequestUri(ack);
+        ProxyRoutes.popOwnRoute(ack, host, port);
+        invoke(session, ack, null, () ->
+        {
+            if (0 != ack.getMaxForwards())
+            {
+                final SipServletRequestImpl out = SipServletRequestImpl.forwardOf(ack, ack.requestUriText());
+                ProxyRoutes.forStrictNextHop(out);
+                out.markCommitted();
+                send(out); // RFC 3261 §16.11: the ACK of a 2xx goes on without a transaction
+            }
+        });
+        return true;
     }
 
     /**
@@ -729,6 +933,16 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipSessionImpl session = invite.sessionImpl();
+        if (invite.proxy() instanceof ProxyImpl proxy && proxy.isStarted())
+        {
+            // RFC 3261 §16.10: 200 to the CANCEL, the pending branches cancelled; their 487 goes upstream
+            answer(tx, message, 200, "OK");
+            final SipServletRequestImpl cancel = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+            cancel.session(session);
+            cancel.principal(invite.principal());
+            invoke(session, cancel, null, proxy::cancelFromUpstream);
+            return;
+        }
         final ByteBuf out = shard.allocate(256 + message.length());
         shard.builder().startResponse(out, message, 200, "OK", session.localTagForResponse()).end(null, 0, 0);
         shard.respond(tx, out, 200);
@@ -767,6 +981,11 @@ public final class ShardRuntime implements SipListener, ShardHost
     public void onStatelessRequest(final SipShard s, final SipMessage request, final InetSocketAddress source)
     {
         if (SipMethod.ACK != request.method() || request.toTagStart() < 0)
+        {
+            return;
+        }
+        final String proxyKey = proxyKey(request);
+        if (null != proxyKey && proxyAck(request, proxyKey, source))
         {
             return;
         }
@@ -809,7 +1028,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return; // the 200 to a CANCEL stays with the container (JSR 289 §11.1.5)
         }
-        if (SipMethod.INVITE == tx.method() && status >= 200 && status < 300 && null != request.last2xx())
+        if (SipMethod.INVITE == tx.method() && status >= 200 && status < 300 && null != request.last2xx()
+            && null == request.proxyBranch())
         {
             resendAck(request, response);
             return;
@@ -827,6 +1047,20 @@ public final class ShardRuntime implements SipListener, ShardHost
     private void deliverResponse(final SipServletRequestImpl request, final SipServletResponseImpl response)
     {
         final int status = response.getStatus();
+        if (request.proxyBranch() instanceof ProxyBranchImpl branch)
+        {
+            if (status < 200)
+            {
+                request.provisionalReceived(true);
+            }
+            else if (null == request.finalResponse())
+            {
+                request.finalResponse(response);
+            }
+            branch.onResponse(response);
+            sendPendingCancel(request);
+            return;
+        }
         final SipSessionImpl session = request.sessionImpl();
         if (status < 200)
         {
@@ -968,6 +1202,29 @@ public final class ShardRuntime implements SipListener, ShardHost
     private void invoke(final SipSessionImpl session, final SipServletRequestImpl request,
         final SipServletResponseImpl response)
     {
+        invoke(session, request, response, null);
+    }
+
+    @Override
+    public void deliver(final SipSessionImpl session, final SipServletRequestImpl request,
+        final SipServletResponseImpl response, final Runnable afterwards)
+    {
+        invoke(session, request, response, afterwards);
+    }
+
+    @Override
+    public Proxy proxyFor(final SipServletRequestImpl request)
+    {
+        return new ProxyImpl(request, this, !request.isInitial());
+    }
+
+    /**
+     * As {@link #invoke(SipSessionImpl, SipServletRequestImpl, SipServletResponseImpl)}, then {@code afterwards}
+     * (may be null) on this shard once the servlet returned, before the sessions' readiness is checked.
+     */
+    private void invoke(final SipSessionImpl session, final SipServletRequestImpl request,
+        final SipServletResponseImpl response, final Runnable afterwards)
+    {
         final SipApplicationSessionImpl appSession = session.appSession();
         final RunningApplication app = (RunningApplication)appSession.application();
         final String handler = session.handler();
@@ -978,7 +1235,11 @@ public final class ShardRuntime implements SipListener, ShardHost
             lane(appSession).submit(() ->
             {
                 runServlet(app, handler, request, response);
-                execute(appSession::checkReady);
+                execute(() ->
+                {
+                    runAfterwards(afterwards);
+                    appSession.checkReady();
+                });
             });
             return;
         }
@@ -994,11 +1255,35 @@ public final class ShardRuntime implements SipListener, ShardHost
         finally
         {
             callStartNs = 0;
+        }
+        try
+        {
+            runAfterwards(afterwards);
+        }
+        finally
+        {
             dispatchDepth--;
         }
         if (0 == dispatchDepth)
         {
             appSession.checkReady();
+        }
+    }
+
+    /** What the container does once a servlet call returned (a proxy's forwarding); a failure is logged once. */
+    private void runAfterwards(final Runnable afterwards)
+    {
+        if (null == afterwards)
+        {
+            return;
+        }
+        try
+        {
+            afterwards.run();
+        }
+        catch (final RuntimeException e)
+        {
+            logOnce("after:" + e.getClass().getName(), "the container's step after a servlet call failed", e);
         }
     }
 
@@ -1034,19 +1319,25 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         catch (final Throwable e) // a servlet may throw anything; none of it may reach the shard
         {
-            counters.servletErrors.incrementAndGet();
-            logOnce("servlet:" + app.name() + ":" + e.getClass().getName(), "servlet " + app.name() + "/"
-                + handler + " threw while handling " + (null != request ? request : response), e);
+            final boolean tooManyHops = e instanceof TooManyHopsException; // JSR 289 §10.1: answered 483
+            if (!tooManyHops)
+            {
+                counters.servletErrors.incrementAndGet();
+                logOnce("servlet:" + app.name() + ":" + e.getClass().getName(), "servlet " + app.name() + "/"
+                    + handler + " threw while handling " + (null != request ? request : response), e);
+            }
             if (null != request && request.isIncoming() && !"ACK".equals(request.getMethod())
                 && null == request.finalResponse() && null != request.transaction())
             {
                 try
                 {
-                    request.createResponse(500, "Server Internal Error (" + e.getClass().getName() + ")").send();
+                    (tooManyHops ? request.createResponse(483, "Too Many Hops")
+                        : request.createResponse(500, "Server Internal Error (" + e.getClass().getName() + ")"))
+                        .send();
                 }
                 catch (final Exception again)
                 {
-                    logOnce("servlet-500", "the 500 after a servlet exception could not be sent", again);
+                    logOnce("servlet-500", "the response after a servlet exception could not be sent", again);
                 }
             }
             if (e instanceof VirtualMachineError fatal && !(e instanceof StackOverflowError))

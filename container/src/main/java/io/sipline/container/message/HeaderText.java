@@ -31,6 +31,50 @@ public final class HeaderText
         return (semicolon < 0 ? value : value.substring(0, semicolon)).strip();
     }
 
+    /**
+     * A URI parameter ({@code maddr}, {@code lr}, ours on a Route) of a URI without angle brackets, looked for from
+     * {@code from} (past the user part); "" for a parameter without a value, null when absent.
+     */
+    public static String uriParam(final String uri, final int from, final String name)
+    {
+        final int end = firstOf(uri, from, "?>");
+        int p = uri.indexOf(';', from);
+        while (p >= 0 && p < end)
+        {
+            final int next = firstOf(uri, p + 1, ";?>");
+            final int eq = uri.indexOf('=', p + 1);
+            final int nameEnd = eq >= 0 && eq < next ? eq : next;
+            if (nameEnd - p - 1 == name.length() && uri.regionMatches(true, p + 1, name, 0, name.length()))
+            {
+                return nameEnd == next ? "" : uri.substring(eq + 1, next);
+            }
+            p = next < end && uri.charAt(next) == ';' ? next : -1;
+        }
+        return null;
+    }
+
+    /** Where the host part of a sip/sips URI starts (after the user part), or 0 when it does not say. */
+    public static int hostStart(final String uri)
+    {
+        final int colon = uri.indexOf(':');
+        final int at = uri.indexOf('@');
+        final int params = firstOf(uri, colon + 1, ";?>");
+        return at >= 0 && at < params ? at + 1 : Math.max(0, colon + 1);
+    }
+
+    /** The first index at or after {@code from} of any of {@code chars}, or the length. */
+    public static int firstOf(final String s, final int from, final String chars)
+    {
+        for (int i = from; i < s.length(); i++)
+        {
+            if (chars.indexOf(s.charAt(i)) >= 0)
+            {
+                return i;
+            }
+        }
+        return s.length();
+    }
+
     /** Where the header parameters start (the first ';' after the address), or the length. */
     public static int paramsStart(final String value)
     {

@@ -29,6 +29,7 @@ import javax.servlet.sip.Address;
 import javax.servlet.sip.AuthInfo;
 import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.Proxy;
+import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
@@ -88,6 +89,15 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private Serializable stateInfo;
     private Address poppedRoute;
 
+    /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
+    private Proxy proxy;
+    /** For a request a proxy sends: its branch. */
+    private ProxyBranch proxyBranch;
+    /** Appended to the branch of our Via (a proxy's loop-detection hash, RFC 3261 §16.6 item 8), or null. */
+    private String branchSuffix;
+    /** Where to send when not where the top Route or Request-URI says (a strict router, RFC 3261 §16.6 step 6). */
+    private String nextHopUri;
+
     private SipServletRequestImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
         final InetSocketAddress local)
     {
@@ -114,6 +124,30 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         final SipServletRequestImpl r = new SipServletRequestImpl(message, bytesOf(message), remote, local);
         r.transaction = tx;
         r.transactionId = null == tx ? 0 : tx.id();
+        return r;
+    }
+
+    /**
+     * The copy of a received request that a proxy forwards (RFC 3261 §16.6 steps 1-3): every header but the ones
+     * the caller then changes, over the same bytes, the same body, the Request-URI {@code target}, Max-Forwards
+     * decremented (70 when absent), in the original's session and routing state.
+     */
+    public static SipServletRequestImpl forwardOf(final SipServletRequestImpl original, final String target)
+    {
+        final MessageHeaders rh = original.headers;
+        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 3);
+        for (int i = 0; i < rh.size(); i++)
+        {
+            h.appendEntry(rh, i);
+        }
+        final int mf = original.getMaxForwards();
+        h.set("Max-Forwards", Integer.toString(mf < 0 ? 70 : Math.max(0, mf - 1)));
+        final SipServletRequestImpl r = new SipServletRequestImpl(original.method, target, h);
+        r.shareBody(original);
+        r.session = original.session;
+        r.initial = original.initial;
+        r.principal(original.principal());
+        r.continueFrom(original);
         return r;
     }
 
@@ -294,6 +328,55 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         return b2bua;
     }
 
+    /** The proxy of this received request, or null. */
+    public Proxy proxy()
+    {
+        return proxy;
+    }
+
+    public void proxy(final Proxy value)
+    {
+        proxy = value;
+    }
+
+    /** The branch that sent this request, when a proxy did; else null. */
+    public ProxyBranch proxyBranch()
+    {
+        return proxyBranch;
+    }
+
+    public void proxyBranch(final ProxyBranch value)
+    {
+        proxyBranch = value;
+    }
+
+    /** The container replaces the Request-URI (proxy Route rules, RFC 3261 §16.4, §16.6 step 6). */
+    public void replaceRequestUri(final String uri)
+    {
+        requestUri = null;
+        requestUriText = uri;
+    }
+
+    public String nextHopUri()
+    {
+        return nextHopUri;
+    }
+
+    public void nextHopUri(final String uri)
+    {
+        nextHopUri = uri;
+    }
+
+    public String branchSuffix()
+    {
+        return branchSuffix;
+    }
+
+    public void branchSuffix(final String value)
+    {
+        branchSuffix = value;
+    }
+
     // ================================================================================================================
     // System headers
     // ================================================================================================================
@@ -418,6 +501,10 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             throw new IllegalStateException("no session");
         }
+        if (null != proxy)
+        {
+            throw new IllegalStateException("the application already proxies this request");
+        }
         b2bua = true;
         session.markB2bua();
         return session.appSession().b2buaHelper();
@@ -430,11 +517,25 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     }
 
     /**
-     * Proxying (JSR 289 §10) is the next issue's work: until then this says so instead of pretending.
+     * JSR 289 §10.1: the one proxy of this received request, made on first use. A request whose Max-Forwards is 0
+     * may not be proxied (RFC 3261 §16.3 step 3): {@link TooManyHopsException}, which the container answers with
+     * 483 when the servlet lets it escape.
      */
     @Override
     public Proxy getProxy(final boolean create) throws TooManyHopsException
     {
+        if (null != proxy)
+        {
+            return proxy;
+        }
+        if (!incoming)
+        {
+            throw new IllegalStateException("getProxy applies to a received request");
+        }
+        if ("ACK".equals(method) || "CANCEL".equals(method))
+        {
+            throw new IllegalStateException(method + " is proxied by the container with its transaction");
+        }
         if (0 == getMaxForwards())
         {
             throw new TooManyHopsException();
@@ -447,7 +548,16 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             return null;
         }
-        throw new IllegalStateException("proxying is not available in this version of Sipline (issue 5)");
+        if (null != finalResponse)
+        {
+            throw new IllegalStateException("the request was already answered (" + finalResponse.getStatus() + ")");
+        }
+        if (null == session)
+        {
+            throw new IllegalStateException("no session");
+        }
+        proxy = session.host().proxyFor(this);
+        return proxy;
     }
 
     @Override

@@ -39,6 +39,12 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     private String reason;
     private int reasonStart;
     private int reasonEnd;
+    /** The proxy and branch a received response came through (JSR 289 §10.2.4), or null. */
+    private Proxy proxy;
+    private ProxyBranch proxyBranch;
+    private boolean branchResponse;
+    /** A response a proxy relays upstream (not retransmitted by us: the UAS retransmits its 2xx). */
+    private boolean forwarded;
 
     private SipServletResponseImpl(final SipMessage message, final byte[] bytes, final SipServletRequestImpl request,
         final InetSocketAddress remote, final InetSocketAddress local)
@@ -75,6 +81,33 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         {
             r.committed = false; // §5.2: a 2xx to INVITE stays uncommitted until its ACK is created
         }
+        return r;
+    }
+
+    /**
+     * The response a proxy sends upstream for one it received on a branch (RFC 3261 §16.7 step 9): every header but
+     * the top Via (ours), the same body, over the received bytes; {@code status} as given (503 becomes 500 at the
+     * caller, §16.7 step 6).
+     */
+    public static SipServletResponseImpl forwardOf(final SipServletRequestImpl original,
+        final SipServletResponseImpl received, final int status)
+    {
+        final MessageHeaders rh = received.headers;
+        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
+        final int ourVia = rh.find(HeaderName.VIA, 0);
+        for (int i = 0; i < rh.size(); i++)
+        {
+            if (i != ourVia)
+            {
+                h.appendEntry(rh, i);
+            }
+        }
+        final SipServletResponseImpl r = new SipServletResponseImpl(original, h, status,
+            status == received.status ? received.getReasonPhrase() : null);
+        r.shareBody(received);
+        r.forwarded = true;
+        r.proxy = received.proxy;
+        r.proxyBranch = received.proxyBranch;
         return r;
     }
 
@@ -129,6 +162,19 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     public SipServletRequestImpl requestImpl()
     {
         return request;
+    }
+
+    /** Marks a response received on a proxy branch; {@code branch} makes it an intermediate one (doBranchResponse). */
+    public void proxied(final Proxy p, final ProxyBranch b, final boolean branch)
+    {
+        proxy = p;
+        proxyBranch = b;
+        branchResponse = branch;
+    }
+
+    public boolean isForwarded()
+    {
+        return forwarded;
     }
 
     /** Tag of the To header (the remote tag of a received response). */
@@ -285,19 +331,19 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     @Override
     public Proxy getProxy()
     {
-        return null;
+        return proxy;
     }
 
     @Override
     public ProxyBranch getProxyBranch()
     {
-        return null;
+        return proxyBranch;
     }
 
     @Override
     public boolean isBranchResponse()
     {
-        return false;
+        return branchResponse;
     }
 
     // ================================================================================================================

@@ -46,6 +46,21 @@ public interface ShardHost
     /** Sends a response on its request's server transaction. Shard only. */
     void send(SipServletResponseImpl response);
 
+    /**
+     * Calls the session's handler servlet with a request or a response, as the container does for what it receives
+     * (a supervised proxy's responses, JSR 289 §10.2.4; a subsequent request through a record-routing proxy), then
+     * runs {@code afterwards} on the shard once the servlet returned (at once for applications on the shard; after
+     * the virtual thread's call for blocking ones). Shard only.
+     */
+    void deliver(SipSessionImpl session, SipServletRequestImpl request, SipServletResponseImpl response,
+        Runnable afterwards);
+
+    /**
+     * The proxy for a received request (JSR 289 §10.1, {@code SipServletRequest.getProxy()}), made by the dispatch
+     * layer, which knows the shard's addresses and routes its branches' responses. Shard only.
+     */
+    javax.servlet.sip.Proxy proxyFor(SipServletRequestImpl request);
+
     /** This shard's session tables. Shard only. */
     SessionTable sessions();
 

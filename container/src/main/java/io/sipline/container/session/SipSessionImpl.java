@@ -86,6 +86,10 @@ public final class SipSessionImpl implements SipSession
     private boolean b2bua;
     /** The container's record of a 2xx this UAS sent and whose ACK has not come yet (dispatch layer's type). */
     private Object awaitingAck;
+    /** The proxy of this session's initial request (JSR 289 §10; the proxy package's type), or null. */
+    private Object proxy;
+    /** The key of our Record-Route (the session is found by it for subsequent requests), or null. */
+    private String proxyRouteKey;
 
     private SipSessionImpl(final SipApplicationSessionImpl app, final boolean uac)
     {
@@ -286,6 +290,35 @@ public final class SipSessionImpl implements SipSession
         awaitingAck = record;
     }
 
+    /** The proxy of this session's initial request (an {@code io.sipline.container.proxy.ProxyImpl}), or null. */
+    public Object proxy()
+    {
+        return proxy;
+    }
+
+    public void proxy(final Object value)
+    {
+        proxy = value;
+    }
+
+    public String proxyRouteKey()
+    {
+        return proxyRouteKey;
+    }
+
+    /**
+     * The session record-routes as a proxy (JSR 289 §10.2.2): registered under (Call-ID, {@code key}) so that a
+     * subsequent request whose popped Route carries the key finds it. Shard only.
+     */
+    public void registerProxyRoute(final String key)
+    {
+        if (null == proxyRouteKey && valid)
+        {
+            proxyRouteKey = key;
+            app.host().sessions().putDialog(callId, key, this);
+        }
+    }
+
     public void markB2bua()
     {
         b2bua = true;
@@ -451,6 +484,10 @@ public final class SipSessionImpl implements SipSession
         if (!ongoing.isEmpty())
         {
             return false;
+        }
+        if (null != proxy && null == proxyRouteKey && hadTransaction)
+        {
+            return true; // a proxy that did not record-route sees nothing of the dialog after its transaction
         }
         return State.TERMINATED == state || (State.INITIAL == state && hadTransaction);
     }
@@ -685,6 +722,19 @@ public final class SipSessionImpl implements SipSession
                 app.host().execute(() -> app.host().sessions().removeDialog(callId, localTag, this));
             }
             registered = false;
+        }
+        if (null != proxyRouteKey)
+        {
+            final String key = proxyRouteKey;
+            if (app.host().onShardThread())
+            {
+                app.host().sessions().removeDialog(callId, key, this);
+            }
+            else
+            {
+                app.host().execute(() -> app.host().sessions().removeDialog(callId, key, this));
+            }
+            proxyRouteKey = null;
         }
         if (null != linked && linked.linked == this)
         {

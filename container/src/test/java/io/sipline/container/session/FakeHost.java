@@ -111,6 +111,23 @@ public final class FakeHost implements ShardHost
         requests.add(request);
     }
 
+    /** Calls made to the application (session, request, response), in order. */
+    public final java.util.List<Object[]> delivered = new java.util.ArrayList<>();
+
+    @Override
+    public void deliver(final SipSessionImpl session, final SipServletRequestImpl request,
+        final SipServletResponseImpl response, final Runnable afterwards)
+    {
+        delivered.add(new Object[] {session, request, response});
+        afterwards.run();
+    }
+
+    @Override
+    public javax.servlet.sip.Proxy proxyFor(final SipServletRequestImpl request)
+    {
+        return new io.sipline.container.proxy.ProxyImpl(request, this, !request.isInitial());
+    }
+
     @Override
     public void send(final SipServletResponseImpl response)
     {

@@ -1,0 +1,119 @@
+package io.sipline.container.proxy;
+
+import io.sipline.container.message.HeaderText;
+import io.sipline.container.message.MessageHeaders;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.sip.message.HeaderName;
+
+/**
+ * Loop detection of a proxy (RFC 3261 §16.3 step 4, §16.6 step 8). Every branch a proxy sends carries, after the
+ * shard-encoded branch id and a dot, a hash of what identifies the request as this proxy received it: Request-URI,
+ * From tag, To tag, Call-ID, CSeq number, Proxy-Require and Proxy-Authorization. A request that comes back with one
+ * of our Vias whose hash equals the hash of the request as it arrives now has looped (482); one whose Request-URI
+ * or other parts changed is spiralling and goes on.
+ * <p>
+ * Threading: stateless.
+ */
+public final class LoopDetection
+{
+    private LoopDetection()
+    {
+    }
+
+    /** The eight hex digits of the request as received (the suffix of our Via branches). */
+    public static String hash(final SipServletRequestImpl request)
+    {
+        final MessageHeaders h = request.headers();
+        int x = 0x2545F491;
+        x = mix(x, request.requestUriText());
+        x = mix(x, HeaderText.param(h.get(HeaderName.FROM), "tag"));
+        x = mix(x, HeaderText.param(h.get(HeaderName.TO), "tag"));
+        x = mix(x, h.get(HeaderName.CALL_ID));
+        x = mix(x, Long.toString(request.cseqNumber()));
+        x = mix(x, h.get("Proxy-Require"));
+        x = mix(x, h.get("Proxy-Authorization"));
+        final String hex = Integer.toHexString(x);
+        return "00000000".substring(hex.length()) + hex;
+    }
+
+    private static int mix(final int seed, final String s)
+    {
+        int x = seed;
+        if (null != s)
+        {
+            for (int i = 0; i < s.length(); i++)
+            {
+                x = (x ^ s.charAt(i)) * 0x01000193;
+            }
+        }
+        return (x ^ 0xFF) * 0x01000193; // a separator, so that "ab"+"c" and "a"+"bc" differ
+    }
+
+    /**
+     * §16.3 step 4: whether the request carries a Via of ours ({@code host}:{@code port} as sent-by) whose branch
+     * ends with the hash of the request as it is now.
+     */
+    public static boolean looped(final SipServletRequestImpl request, final String host, final int port)
+    {
+        final MessageHeaders h = request.headers();
+        String hash = null;
+        for (int i = h.find(HeaderName.VIA, 0); i >= 0; i = h.find(HeaderName.VIA, i + 1))
+        {
+            final String via = h.value(i);
+            if (!sentBy(via, host, port))
+            {
+                continue;
+            }
+            final String branch = HeaderText.param(via, "branch");
+            final int dot = null == branch ? -1 : branch.lastIndexOf('.');
+            if (dot < 0)
+            {
+                continue;
+            }
+            if (null == hash)
+            {
+                hash = hash(request);
+            }
+            if (branch.regionMatches(true, dot + 1, hash, 0, hash.length()) && branch.length() - dot - 1 == 8)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a Via value ({@code SIP/2.0/UDP host:port;...}) names {@code host}:{@code port} as its sent-by. */
+    static boolean sentBy(final String via, final String host, final int port)
+    {
+        int p = via.indexOf('/');
+        p = p < 0 ? -1 : via.indexOf('/', p + 1);
+        if (p < 0)
+        {
+            return false;
+        }
+        p++;
+        while (p < via.length() && via.charAt(p) != ' ' && via.charAt(p) != '\t')
+        {
+            p++; // the transport
+        }
+        while (p < via.length() && (via.charAt(p) == ' ' || via.charAt(p) == '\t'))
+        {
+            p++;
+        }
+        final int end = HeaderText.firstOf(via, p, ";, \t");
+        final String sentBy = via.substring(p, end);
+        final int colon = sentBy.lastIndexOf(':');
+        final boolean hasPort = colon > 0 && sentBy.indexOf(']', colon) < 0;
+        final String viaHost = hasPort ? sentBy.substring(0, colon) : sentBy;
+        final int viaPort;
+        try
+        {
+            viaPort = hasPort ? Integer.parseInt(sentBy.substring(colon + 1)) : 5060;
+        }
+        catch (final NumberFormatException e)
+        {
+            return false;
+        }
+        return viaPort == port && viaHost.equalsIgnoreCase(host);
+    }
+}

@@ -1,0 +1,360 @@
+package io.sipline.container.proxy;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import javax.servlet.sip.Proxy;
+import javax.servlet.sip.ProxyBranch;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipServletResponse;
+import javax.servlet.sip.SipURI;
+import javax.servlet.sip.URI;
+
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.ShardHost;
+
+/**
+ * One branch of a {@link ProxyImpl} (JSR 289 §10.2.1): one target, the request sent to it (made when the branch is
+ * created, so that the application can add headers before it starts), its last response, its own timeout, and the
+ * branches made from its 3xx when it recurses.
+ * <p>
+ * States: created → started (sent; timer running) → [provisional] → done (a final response, or the timer fired
+ * before any provisional response). A timer that fires after a provisional response CANCELs the branch
+ * ({@link #isTimedOut()}); its 487 then completes it.
+ * <p>
+ * Threading: the proxy's shard.
+ */
+public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
+{
+    private final ProxyImpl proxy;
+    private final URI target;
+    private final ProxyBranchImpl parent;
+    private final SipServletRequestImpl request;
+    private List<ProxyBranchImpl> recursed = List.of();
+    private boolean recordRoute;
+    private boolean recurse;
+    private boolean addToPath;
+    private int timeoutSeconds;
+    private boolean started;
+    private boolean done;
+    private boolean timedOut;
+    private boolean cancelSent;
+    private SipServletResponseImpl response;
+    private long timer = -1;
+
+    ProxyBranchImpl(final ProxyImpl proxy, final URI target, final ProxyBranchImpl parent)
+    {
+        this.proxy = proxy;
+        this.target = target;
+        this.parent = parent;
+        final ProxyBranchImpl from = parent;
+        this.recordRoute = null == from ? proxy.getRecordRoute() : from.recordRoute;
+        this.recurse = null == from ? proxy.getRecurse() : from.recurse;
+        this.addToPath = null == from ? proxy.getAddToPath() : from.addToPath;
+        this.timeoutSeconds = null == from ? 0 : from.timeoutSeconds;
+        this.request = SipServletRequestImpl.forwardOf(proxy.original(), target.toString());
+        request.proxyBranch(this);
+        request.branchSuffix("." + proxy.loopHash());
+    }
+
+    URI target()
+    {
+        return target;
+    }
+
+    boolean isDone()
+    {
+        return done;
+    }
+
+    boolean isTimedOut()
+    {
+        return timedOut;
+    }
+
+    void recursed(final List<ProxyBranchImpl> made)
+    {
+        final List<ProxyBranchImpl> list = new ArrayList<>(recursed);
+        list.addAll(made);
+        recursed = list;
+    }
+
+    /** Sends the branch's request (RFC 3261 §16.6 steps 4-10) and starts its timer. */
+    void start()
+    {
+        if (started)
+        {
+            return;
+        }
+        started = true;
+        final ShardHost host = proxy.host();
+        if (recordRoute && !proxy.isSubsequent())
+        {
+            request.headers().addFirst("Record-Route", proxy.recordRouteValue()); // §16.6 step 4
+        }
+        if (addToPath && "REGISTER".equals(request.getMethod()))
+        {
+            request.headers().addFirst("Path", proxy.pathValue()); // RFC 3327 §5.1
+        }
+        ProxyRoutes.forStrictNextHop(request);
+        request.markCommitted();
+        final int seconds = timeoutSeconds > 0 ? timeoutSeconds : proxy.branchTimeout();
+        timer = host.schedule(seconds * 1000L, this);
+        host.send(request); // may answer at once (no route: 503) through onResponse
+    }
+
+    /** A response on this branch (the dispatch layer did the transaction bookkeeping; 100 never comes here). */
+    public void onResponse(final SipServletResponseImpl r)
+    {
+        if (r.getStatus() < 200)
+        {
+            if (!done)
+            {
+                response = r;
+                proxy.onProvisional(this, r);
+            }
+            return;
+        }
+        final boolean late = done;
+        if (!late)
+        {
+            done = true;
+            response = r;
+            stopTimer();
+            proxy.session().end(request);
+        }
+        proxy.onFinal(this, r, late);
+    }
+
+    @Override
+    public void onTimer(final long timerId)
+    {
+        if (timerId != timer || done)
+        {
+            return;
+        }
+        timer = -1;
+        timedOut = true;
+        if (request.provisionalReceived() && "INVITE".equals(request.getMethod()))
+        {
+            cancelBranch("SIP;cause=408;text=\"Proxy branch timeout\"");
+            proxy.onBranchCancelledByTimeout(this);
+            return;
+        }
+        done = true; // no provisional: the client transaction runs on alone; a late 2xx is still forwarded
+        proxy.session().end(request);
+        proxy.onBranchTimeout(this);
+    }
+
+    /** Sends a CANCEL for this branch's INVITE (after its first provisional response, RFC 3261 §9.1). */
+    void cancelBranch(final String reason)
+    {
+        if (cancelSent || done || !started || !"INVITE".equals(request.getMethod()))
+        {
+            return;
+        }
+        cancelSent = true;
+        stopTimer();
+        final SipServletRequestImpl cancel = (SipServletRequestImpl)request.createCancel();
+        if (null != reason)
+        {
+            cancel.headers().add("Reason", reason);
+        }
+        cancel.markCommitted();
+        proxy.host().send(cancel);
+    }
+
+    private void stopTimer()
+    {
+        if (timer >= 0)
+        {
+            proxy.host().cancel(timer);
+            timer = -1;
+        }
+    }
+
+    /** RFC 3326 Reason values from the three arrays of {@code cancel(String[], int[], String[])}, or null. */
+    static String reason(final String[] protocol, final int[] reasonCode, final String[] reasonText)
+    {
+        if (null == protocol || null == reasonCode || null == reasonText)
+        {
+            return null;
+        }
+        if (protocol.length != reasonCode.length || protocol.length != reasonText.length)
+        {
+            throw new IllegalArgumentException("protocol, reasonCode and reasonText must have the same length");
+        }
+        final StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < protocol.length; i++)
+        {
+            if (i > 0)
+            {
+                sb.append(", ");
+            }
+            sb.append(protocol[i]).append(";cause=").append(reasonCode[i]).append(";text=\"")
+                .append(reasonText[i].replace("\"", "'")).append('"');
+        }
+        return protocol.length == 0 ? null : sb.toString();
+    }
+
+    private void checkNotStarted()
+    {
+        if (started)
+        {
+            throw new IllegalStateException("the branch was already started");
+        }
+    }
+
+    // ================================================================================================================
+    // ProxyBranch
+    // ================================================================================================================
+
+    @Override
+    public void cancel()
+    {
+        cancel(null, null, null);
+    }
+
+    @Override
+    public void cancel(final String[] protocol, final int[] reasonCode, final String[] reasonText)
+    {
+        if (done)
+        {
+            throw new IllegalStateException("the branch already has a final response");
+        }
+        final String reason = reason(protocol, reasonCode, reasonText);
+        proxy.onShard(() -> cancelBranch(reason));
+    }
+
+    @Override
+    public boolean getAddToPath()
+    {
+        return addToPath;
+    }
+
+    @Override
+    public void setAddToPath(final boolean value)
+    {
+        checkNotStarted();
+        addToPath = value;
+    }
+
+    @Override
+    public SipURI getPathURI()
+    {
+        if (!addToPath)
+        {
+            throw new IllegalStateException("addToPath is not enabled on this branch");
+        }
+        proxy.setAddToPath(true);
+        return proxy.getPathURI();
+    }
+
+    @Override
+    public Proxy getProxy()
+    {
+        return proxy;
+    }
+
+    @Override
+    public int getProxyBranchTimeout()
+    {
+        return timeoutSeconds > 0 ? timeoutSeconds : proxy.branchTimeout();
+    }
+
+    @Override
+    public void setProxyBranchTimeout(final int seconds)
+    {
+        if (seconds <= 0)
+        {
+            throw new IllegalArgumentException("the branch timeout must be positive: " + seconds);
+        }
+        if (proxy.getParallel() ? seconds > proxy.getProxyTimeout() : seconds > proxy.getSequentialSearchTimeout())
+        {
+            throw new IllegalArgumentException("a branch timeout may not exceed the proxy's (JSR 289 §10.2.3)");
+        }
+        timeoutSeconds = seconds;
+    }
+
+    @Override
+    public boolean getRecordRoute()
+    {
+        return recordRoute;
+    }
+
+    @Override
+    public void setRecordRoute(final boolean value)
+    {
+        checkNotStarted();
+        recordRoute = value;
+    }
+
+    @Override
+    public boolean getRecurse()
+    {
+        return recurse;
+    }
+
+    @Override
+    public void setRecurse(final boolean value)
+    {
+        recurse = value;
+    }
+
+    @Override
+    public SipURI getRecordRouteURI()
+    {
+        if (!recordRoute)
+        {
+            throw new IllegalStateException("record-routing is not enabled on this branch");
+        }
+        return proxy.recordRouteUri();
+    }
+
+    @Override
+    public List<ProxyBranch> getRecursedProxyBranches()
+    {
+        return Collections.unmodifiableList(new ArrayList<>(recursed));
+    }
+
+    @Override
+    public SipServletRequest getRequest()
+    {
+        return request;
+    }
+
+    @Override
+    public SipServletResponse getResponse()
+    {
+        return response;
+    }
+
+    @Override
+    public boolean isStarted()
+    {
+        return started;
+    }
+
+    @Override
+    public void setOutboundInterface(final InetAddress address)
+    {
+        proxy.setOutboundInterface(address);
+    }
+
+    @Override
+    public void setOutboundInterface(final InetSocketAddress address)
+    {
+        proxy.setOutboundInterface(address);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ProxyBranch[" + target + (null != parent ? ", recursed" : "") + (done ? ", done" : started
+            ? ", started" : "") + "]";
+    }
+}

@@ -1,0 +1,824 @@
+package io.sipline.container.proxy;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import javax.servlet.sip.Proxy;
+import javax.servlet.sip.ProxyBranch;
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipURI;
+import javax.servlet.sip.URI;
+
+import io.sipline.container.address.SipAddresses;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.SipSessionImpl;
+
+/**
+ * The proxy of one received request (JSR 289 §10, RFC 3261 §16): its branches, forked in parallel or one after the
+ * other, and the response context from which it forwards the best final response upstream.
+ * <pre>
+ *   proxyTo / startProxy      branches sent (our Via with the loop hash, Max-Forwards - 1, Record-Route, Path)
+ *   1xx on a branch           supervised: doProvisionalResponse; forwarded upstream (not 100: hop by hop)
+ *   2xx on a branch           supervised: doSuccessResponse; forwarded at once, every one (forks too); the other
+ *                             branches are cancelled (unless noCancel)
+ *   3xx, recurse              the Contacts become new branches (recursed branches); the 3xx is then not kept
+ *   other finals              kept in the response context; a 6xx cancels the others and ends the search;
+ *                             supervised: doBranchResponse while other branches are still going
+ *   all branches complete     the best response (§16.7 step 6), supervised: doResponse first, where the application
+ *                             may proxy again; else forwarded, with every 401/407 challenge (step 7); 503 as 500
+ *   timeout of a branch       with a provisional: CANCEL; without: the branch ends without a response (408 when
+ *                             nothing better comes); a sequential search goes to the next branch at once
+ *   CANCEL from upstream      every pending branch cancelled, no new branch; their 487 is what goes upstream
+ * </pre>
+ * A subsequent request in a dialog this proxy record-routed gets a proxy of its own ({@link #isSubsequent()}): the
+ * container sends it to its Request-URI after the servlet has seen it, unless the servlet answered it.
+ * <p>
+ * Threading: the shard of the request's application session; an application calling it from its own thread is
+ * handed over to the shard.
+ */
+public final class ProxyImpl implements Proxy
+{
+    /** Proxy and sequential-search timeout when the application sets none, seconds (RFC 3261 timer C > 3 min). */
+    public static final int DEFAULT_TIMEOUT_SECONDS = 180;
+
+    private final SipServletRequestImpl original;
+    private final SipSessionImpl session;
+    private final ShardHost host;
+    private final boolean subsequent;
+    /** The suffix of our Via branches (RFC 3261 §16.6 step 8) for the request as received. */
+    private final String loopHash;
+    private final List<ProxyBranchImpl> branches = new ArrayList<>(2);
+    /** Every branch ever made, recursed ones too (in-flight checks and duplicate targets). */
+    private final List<ProxyBranchImpl> all = new ArrayList<>(2);
+    /** A sequential search's branches not started yet. */
+    private final ArrayDeque<ProxyBranchImpl> waiting = new ArrayDeque<>();
+    private final ResponseContext context = new ResponseContext();
+
+    private boolean parallel = true;
+    private boolean recurse = true;
+    private boolean recordRoute;
+    private boolean supervised = true;
+    private boolean addToPath;
+    private boolean noCancel;
+    private int proxyTimeout = DEFAULT_TIMEOUT_SECONDS;
+    private int sequentialSearchTimeout = DEFAULT_TIMEOUT_SECONDS;
+    private SipURI recordRouteUri;
+    private SipURI pathUri;
+
+    private boolean started;
+    private boolean cancelled;
+    /** A 6xx arrived: no new branches (§16.7 step 5). */
+    private boolean global;
+    /** A best final response went upstream. */
+    private boolean finished;
+    private boolean forwarded2xx;
+    /** The best response is with the servlet (doResponse). */
+    private boolean deciding;
+
+    /**
+     * @param subsequent a request in a dialog this container record-routed as a proxy.
+     */
+    public ProxyImpl(final SipServletRequestImpl original, final ShardHost host, final boolean subsequent)
+    {
+        this.original = original;
+        this.session = original.sessionImpl();
+        this.host = host;
+        this.subsequent = subsequent;
+        this.loopHash = LoopDetection.hash(original);
+        if (!subsequent)
+        {
+            session.proxy(this);
+        }
+        else if (session.proxy() instanceof ProxyImpl dialogProxy)
+        {
+            supervised = dialogProxy.supervised;
+        }
+    }
+
+    // ================================================================================================================
+    // Container view
+    // ================================================================================================================
+
+    SipSessionImpl session()
+    {
+        return session;
+    }
+
+    ShardHost host()
+    {
+        return host;
+    }
+
+    String loopHash()
+    {
+        return loopHash;
+    }
+
+    SipServletRequestImpl original()
+    {
+        return original;
+    }
+
+    public boolean isSubsequent()
+    {
+        return subsequent;
+    }
+
+    /** Whether a branch was sent (a CANCEL from upstream is then the proxy's to pass on). */
+    public boolean isStarted()
+    {
+        return started;
+    }
+
+    /** Whether a final response went upstream (2xx or best). */
+    public boolean isFinished()
+    {
+        return finished || forwarded2xx;
+    }
+
+    /** The Record-Route value this proxy writes: our URI with the application's parameters and the session key. */
+    String recordRouteValue()
+    {
+        String key = session.proxyRouteKey();
+        if (null == key)
+        {
+            key = host.newTag();
+            session.registerProxyRoute(key);
+        }
+        final SipURI uri = (SipURI)recordRouteUri().clone();
+        uri.setParameter(ProxyRoutes.ROUTE_PARAMETER, key);
+        return "<" + uri + ">";
+    }
+
+    /** The Path value this proxy pushes on a REGISTER (RFC 3327). */
+    String pathValue()
+    {
+        return "<" + getPathURI() + ">";
+    }
+
+    /** The timeout of a branch that sets none of its own, seconds. */
+    int branchTimeout()
+    {
+        return parallel ? proxyTimeout : sequentialSearchTimeout;
+    }
+
+    /** An upstream CANCEL (RFC 3261 §16.10): pending branches cancelled, none started any more. */
+    public void cancelFromUpstream()
+    {
+        if (isFinished())
+        {
+            return;
+        }
+        cancelled = true;
+        waiting.clear();
+        cancelPending(null, null);
+        checkDone();
+    }
+
+    // ================================================================================================================
+    // Branch events (from ProxyBranchImpl)
+    // ================================================================================================================
+
+    /** A provisional response (101-199) on a branch. */
+    void onProvisional(final ProxyBranchImpl branch, final SipServletResponseImpl response)
+    {
+        if (isFinished())
+        {
+            return;
+        }
+        response.proxied(this, branch, false);
+        if (supervised)
+        {
+            host.deliver(session, null, response, () -> forward(response));
+        }
+        else
+        {
+            forward(response);
+        }
+    }
+
+    private void forward(final SipServletResponseImpl response)
+    {
+        if (!isFinished())
+        {
+            sendUpstream(SipServletResponseImpl.forwardOf(original, response, response.getStatus()));
+        }
+    }
+
+    /**
+     * A final response on a branch; {@code late} when the branch had already ended (a 2xx retransmission, or a
+     * response after the branch timed out).
+     */
+    void onFinal(final ProxyBranchImpl branch, final SipServletResponseImpl response, final boolean late)
+    {
+        final int status = response.getStatus();
+        if (status < 300)
+        {
+            response.proxied(this, branch, false);
+            if (!forwarded2xx && !noCancel)
+            {
+                waiting.clear();
+                cancelPending(branch, "SIP;cause=200;text=\"Call completed elsewhere\"");
+            }
+            forwarded2xx = true;
+            final SipServletResponseImpl out = SipServletResponseImpl.forwardOf(original, response, status);
+            if (supervised && !late)
+            {
+                host.deliver(session, null, response, () -> sendUpstream(out));
+            }
+            else
+            {
+                sendUpstream(out); // RFC 6026 §8.4 / RFC 3261 §16.7 step 5: every 2xx goes upstream
+            }
+            return;
+        }
+        if (late || isFinished())
+        {
+            return; // after a final response only 2xx go on (§16.7 step 5)
+        }
+        boolean keep = true;
+        if (status < 400 && branch.getRecurse() && !cancelled && !global)
+        {
+            keep = !recurseOn(branch, response);
+        }
+        if (keep)
+        {
+            context.add(response);
+        }
+        if (status >= 600)
+        {
+            global = true;
+            waiting.clear();
+            if (!noCancel)
+            {
+                cancelPending(branch, null);
+            }
+        }
+        if (supervised && keep && (inFlight(false) || !waiting.isEmpty()))
+        {
+            response.proxied(this, branch, true); // doBranchResponse: an intermediate final response
+            host.deliver(session, null, response, this::advance);
+        }
+        else
+        {
+            advance();
+        }
+    }
+
+    /** A branch ended without a response: its timer fired before any provisional response. */
+    void onBranchTimeout(final ProxyBranchImpl branch)
+    {
+        advance();
+    }
+
+    /** The branch's timer fired after a provisional response: the branch is cancelled and the search goes on. */
+    void onBranchCancelledByTimeout(final ProxyBranchImpl branch)
+    {
+        if (!parallel)
+        {
+            startNextIfIdle();
+        }
+    }
+
+    /**
+     * §16.7 step 4 and JSR 289 recursion: the 3xx's Contacts that are SIP URIs and not yet targets become branches
+     * of {@code branch}.
+     *
+     * @return whether every Contact was recursed on (the 3xx is then not kept).
+     */
+    private boolean recurseOn(final ProxyBranchImpl branch, final SipServletResponseImpl response)
+    {
+        final List<String> contacts = response.headers().getAll("Contact");
+        final List<ProxyBranchImpl> made = new ArrayList<>(contacts.size());
+        int usable = 0;
+        for (final String contact : contacts)
+        {
+            final URI uri;
+            try
+            {
+                uri = SipAddresses.parseAddress(contact).getURI();
+            }
+            catch (final ServletParseException | IllegalArgumentException e)
+            {
+                continue;
+            }
+            if (!uri.isSipURI())
+            {
+                continue;
+            }
+            usable++;
+            if (null == branchFor(uri))
+            {
+                final ProxyBranchImpl child = new ProxyBranchImpl(this, uri, branch);
+                all.add(child);
+                made.add(child);
+            }
+        }
+        if (made.isEmpty())
+        {
+            return usable > 0 && usable == contacts.size();
+        }
+        branch.recursed(made);
+        if (parallel)
+        {
+            for (final ProxyBranchImpl b : made)
+            {
+                b.start();
+            }
+        }
+        else
+        {
+            for (int i = made.size() - 1; i >= 0; i--)
+            {
+                waiting.addFirst(made.get(i));
+            }
+        }
+        return usable == contacts.size();
+    }
+
+    /** After a branch completed: the next branch of a sequential search, then the end of the search if it came. */
+    private void advance()
+    {
+        if (!parallel)
+        {
+            startNextIfIdle();
+        }
+        checkDone();
+    }
+
+    private void startNextIfIdle()
+    {
+        while (!waiting.isEmpty() && !inFlight(true) && !cancelled && !global && !isFinished())
+        {
+            waiting.poll().start();
+        }
+    }
+
+    /**
+     * Whether a branch is still going: sent and without a final response. {@code forSearch}: a branch cancelled by
+     * its timeout no longer holds up a sequential search; it still holds up the end of the search until its 487.
+     */
+    private boolean inFlight(final boolean forSearch)
+    {
+        for (final ProxyBranchImpl b : all)
+        {
+            if (b.isStarted() && !b.isDone() && !(forSearch && b.isTimedOut()))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** §16.7 step 6, when every branch completed: the best response upstream (supervised: doResponse first). */
+    private void checkDone()
+    {
+        if (isFinished() || deciding || inFlight(false) || !waiting.isEmpty())
+        {
+            return;
+        }
+        final SipServletResponseImpl best = context.best();
+        if (null == best)
+        {
+            finished = true;
+            final SipServletResponseImpl timeout = (SipServletResponseImpl)original.createResponse(408);
+            sendUpstream(timeout);
+            return;
+        }
+        if (!supervised)
+        {
+            forwardBest(best);
+            return;
+        }
+        best.proxied(this, best.getProxyBranch(), false);
+        final int kept = context.responses().size();
+        deciding = true;
+        host.deliver(session, null, best, () ->
+        {
+            deciding = false;
+            if (isFinished() || inFlight(false) || !waiting.isEmpty())
+            {
+                return; // the application proxied again in doResponse, or a 2xx came meanwhile
+            }
+            if (context.responses().size() != kept)
+            {
+                checkDone(); // new branches ended during doResponse: choose again
+                return;
+            }
+            forwardBest(best);
+        });
+    }
+
+    private void forwardBest(final SipServletResponseImpl best)
+    {
+        finished = true;
+        final SipServletResponseImpl out = SipServletResponseImpl.forwardOf(original, best,
+            ResponseContext.upstreamStatus(best.getStatus()));
+        if (401 == best.getStatus() || 407 == best.getStatus())
+        {
+            for (final String[] challenge : context.otherChallenges(best))
+            {
+                out.headers().add(challenge[0], challenge[1]);
+            }
+        }
+        sendUpstream(out);
+    }
+
+    private void sendUpstream(final SipServletResponseImpl out)
+    {
+        if (out.getStatus() >= 200 && null == original.finalResponse())
+        {
+            original.finalResponse(out);
+        }
+        out.markCommitted();
+        host.send(out);
+    }
+
+    /** CANCELs every branch still going but {@code except} (RFC 3261 §16.7 step 10, §16.10). */
+    private void cancelPending(final ProxyBranchImpl except, final String reason)
+    {
+        for (final ProxyBranchImpl b : all)
+        {
+            if (b != except && b.isStarted() && !b.isDone())
+            {
+                b.cancelBranch(reason);
+            }
+        }
+    }
+
+    ProxyBranchImpl branchFor(final URI uri)
+    {
+        for (final ProxyBranchImpl b : all)
+        {
+            if (b.target().equals(uri))
+            {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    private void checkCanBranch()
+    {
+        if (cancelled)
+        {
+            throw new IllegalStateException("the proxy was cancelled");
+        }
+        if (isFinished())
+        {
+            throw new IllegalStateException("the proxy already sent a final response upstream");
+        }
+        if (global)
+        {
+            throw new IllegalStateException("a 6xx ended the search (RFC 3261 §16.7 step 5)");
+        }
+        if (null != original.finalResponse())
+        {
+            throw new IllegalStateException("the request was already answered");
+        }
+    }
+
+    private List<ProxyBranchImpl> make(final List<? extends URI> targets)
+    {
+        if (null == targets)
+        {
+            throw new NullPointerException("targets");
+        }
+        final List<ProxyBranchImpl> made = new ArrayList<>(targets.size());
+        for (final URI uri : targets)
+        {
+            if (null == uri || !uri.isSipURI())
+            {
+                throw new IllegalArgumentException("a proxy target must be a sip or sips URI: " + uri);
+            }
+        }
+        for (final URI uri : targets)
+        {
+            if (null != branchFor(uri))
+            {
+                continue; // a target is tried once (RFC 3261 §16.5)
+            }
+            final ProxyBranchImpl b = new ProxyBranchImpl(this, uri, null);
+            branches.add(b);
+            all.add(b);
+            made.add(b);
+        }
+        return made;
+    }
+
+    private void start(final List<ProxyBranchImpl> toStart)
+    {
+        started = true;
+        if (parallel)
+        {
+            for (final ProxyBranchImpl b : toStart)
+            {
+                if (!b.isStarted())
+                {
+                    b.start();
+                }
+            }
+        }
+        else
+        {
+            for (final ProxyBranchImpl b : toStart)
+            {
+                if (!b.isStarted())
+                {
+                    waiting.add(b);
+                }
+            }
+            startNextIfIdle();
+        }
+        checkDone(); // nothing to try (every target a duplicate): the search ends now
+    }
+
+    /** Runs {@code action} on the proxy's shard: at once when there, else as a task (an application thread). */
+    void onShard(final Runnable action)
+    {
+        if (host.onShardThread())
+        {
+            action.run();
+        }
+        else
+        {
+            host.execute(action);
+        }
+    }
+
+    // ================================================================================================================
+    // Proxy
+    // ================================================================================================================
+
+    @Override
+    public void cancel()
+    {
+        cancel(null, null, null);
+    }
+
+    /** JSR 289 §10.2.5: cancels the pending branches, with RFC 3326 Reason headers when given. */
+    @Override
+    public void cancel(final String[] protocol, final int[] reasonCode, final String[] reasonText)
+    {
+        if (isFinished())
+        {
+            throw new IllegalStateException("the proxy already sent a final response upstream");
+        }
+        final String reason = ProxyBranchImpl.reason(protocol, reasonCode, reasonText);
+        onShard(() ->
+        {
+            cancelled = true;
+            waiting.clear();
+            cancelPending(null, reason);
+            checkDone();
+        });
+    }
+
+    @Override
+    public List<ProxyBranch> createProxyBranches(final List<? extends URI> targets)
+    {
+        checkCanBranch();
+        return Collections.unmodifiableList(new ArrayList<>(make(targets)));
+    }
+
+    @Override
+    public void startProxy()
+    {
+        checkCanBranch();
+        final List<ProxyBranchImpl> toStart = new ArrayList<>(branches);
+        if (toStart.stream().allMatch(ProxyBranchImpl::isStarted))
+        {
+            throw new IllegalStateException("no branch to start: createProxyBranches first");
+        }
+        onShard(() -> start(toStart));
+    }
+
+    @Override
+    public void proxyTo(final List<? extends URI> targets)
+    {
+        checkCanBranch();
+        final List<ProxyBranchImpl> made = make(targets);
+        onShard(() -> start(made));
+    }
+
+    @Override
+    public void proxyTo(final URI target)
+    {
+        proxyTo(Collections.singletonList(target));
+    }
+
+    @Override
+    public boolean getAddToPath()
+    {
+        return addToPath;
+    }
+
+    @Override
+    public void setAddToPath(final boolean value)
+    {
+        addToPath = value;
+    }
+
+    @Override
+    public SipURI getPathURI()
+    {
+        if (!addToPath)
+        {
+            throw new IllegalStateException("addToPath is not enabled");
+        }
+        if (null == pathUri)
+        {
+            pathUri = ownUri();
+        }
+        return pathUri;
+    }
+
+    private SipURI ownUri()
+    {
+        final SipURI uri = SipAddresses.sipUri(null, host.localHost());
+        uri.setPort(host.localPort());
+        uri.setLrParam(true);
+        return uri;
+    }
+
+    @Override
+    public SipServletRequest getOriginalRequest()
+    {
+        return original;
+    }
+
+    @Override
+    public boolean getParallel()
+    {
+        return parallel;
+    }
+
+    @Override
+    public void setParallel(final boolean value)
+    {
+        parallel = value;
+    }
+
+    @Override
+    public ProxyBranch getProxyBranch(final URI uri)
+    {
+        return null == uri ? null : branchFor(uri);
+    }
+
+    @Override
+    public List<ProxyBranch> getProxyBranches()
+    {
+        return Collections.unmodifiableList(new ArrayList<>(branches));
+    }
+
+    @Override
+    public int getProxyTimeout()
+    {
+        return proxyTimeout;
+    }
+
+    /** JSR 289 §10.2.3: the time each branch waits for a final response; for a sequential search too. */
+    @Override
+    public void setProxyTimeout(final int seconds)
+    {
+        if (seconds <= 0)
+        {
+            throw new IllegalArgumentException("the proxy timeout must be positive: " + seconds);
+        }
+        proxyTimeout = seconds;
+        sequentialSearchTimeout = seconds;
+    }
+
+    @Override
+    public boolean getRecordRoute()
+    {
+        return recordRoute;
+    }
+
+    @Override
+    public void setRecordRoute(final boolean value)
+    {
+        if (started)
+        {
+            throw new IllegalStateException("record-routing is decided before the proxy starts");
+        }
+        if (subsequent && value)
+        {
+            throw new IllegalStateException("a subsequent request keeps the dialog's route set");
+        }
+        recordRoute = value;
+    }
+
+    @Override
+    public SipURI getRecordRouteURI()
+    {
+        if (!recordRoute)
+        {
+            throw new IllegalStateException("record-routing is not enabled (setRecordRoute(true))");
+        }
+        return recordRouteUri();
+    }
+
+    /** Our Record-Route URI, where the application's parameters go (made on first use). */
+    SipURI recordRouteUri()
+    {
+        if (null == recordRouteUri)
+        {
+            recordRouteUri = ownUri();
+        }
+        return recordRouteUri;
+    }
+
+    @Override
+    public boolean getRecurse()
+    {
+        return recurse;
+    }
+
+    @Override
+    public void setRecurse(final boolean value)
+    {
+        recurse = value;
+    }
+
+    @Override
+    public int getSequentialSearchTimeout()
+    {
+        return sequentialSearchTimeout;
+    }
+
+    @Override
+    public void setSequentialSearchTimeout(final int seconds)
+    {
+        if (seconds <= 0)
+        {
+            throw new IllegalArgumentException("the sequential search timeout must be positive: " + seconds);
+        }
+        sequentialSearchTimeout = seconds;
+    }
+
+    /** Always stateful (JSR 289 deprecates stateless proxying; §16.11 stateless forwarding is the ACK's only). */
+    @Override
+    public boolean getStateful()
+    {
+        return true;
+    }
+
+    @Override
+    public void setStateful(final boolean value)
+    {
+        if (!value)
+        {
+            throw new IllegalArgumentException("Sipline proxies statefully only (setStateful is deprecated by JSR 289)");
+        }
+    }
+
+    @Override
+    public boolean getSupervised()
+    {
+        return supervised;
+    }
+
+    @Override
+    public void setSupervised(final boolean value)
+    {
+        supervised = value;
+    }
+
+    @Override
+    public boolean getNoCancel()
+    {
+        return noCancel;
+    }
+
+    @Override
+    public void setNoCancel(final boolean value)
+    {
+        noCancel = value;
+    }
+
+    @Override
+    public void setOutboundInterface(final InetAddress address)
+    {
+        session.setOutboundInterface(address);
+    }
+
+    @Override
+    public void setOutboundInterface(final InetSocketAddress address)
+    {
+        session.setOutboundInterface(address);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Proxy[" + original + ", " + all.size() + " branches" + (isFinished() ? ", finished" : "") + "]";
+    }
+}
