@@ -98,6 +98,8 @@ public final class ShardRuntime implements SipListener, ShardHost
     private int port;
     private String contact;
     private String viaPrefix;
+    /** The stack's first listening address (what received messages report as local), once known. */
+    private InetSocketAddress localAddress;
     /** {@code host:port} as our Via's sent-by, in bytes. */
     private byte[] ourSentBy = new byte[0];
 
@@ -236,6 +238,17 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
     }
 
+    /** A fresh branch with {@code suffix} appended (a proxy's loop hash), as one String. */
+    private String newBranch(final String suffix)
+    {
+        if (onShardThread())
+        {
+            ids.setLength(0);
+            return shard.ids().appendBranch(ids).append(suffix).toString();
+        }
+        return newBranch() + suffix;
+    }
+
     @Override
     public long currentTimeMillis()
     {
@@ -344,7 +357,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         request.destination(destination);
-        final String branch = null == request.branchSuffix() ? newBranch() : newBranch() + request.branchSuffix();
+        final String branch = null == request.branchSuffix() ? newBranch() : newBranch(request.branchSuffix());
         request.branch(branch);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
         MessageWriter.writeRequest(out, request, via(branch));
@@ -724,14 +737,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         if (null != info)
         {
             request.headers().removeAt(request.headers().find(HeaderName.ROUTE, 0));
-            try
-            {
-                request.poppedRoute(SipAddresses.parseAddress(route));
-            }
-            catch (final ServletParseException e)
-            {
-                request.poppedRoute(null);
-            }
+            request.poppedRoute(route);
         }
         return info;
     }
@@ -1376,7 +1382,13 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     private InetSocketAddress local()
     {
-        return shard.stack().localAddresses().getFirst();
+        InetSocketAddress a = localAddress;
+        if (null == a)
+        {
+            a = shard.stack().localAddresses().getFirst();
+            localAddress = a;
+        }
+        return a;
     }
 
     private static void logOnce(final String kind, final String message, final Throwable e)

@@ -226,6 +226,32 @@ public final class MessageHeaders
         return 0 == digits ? -1 : n;
     }
 
+    /**
+     * Folds the value of entry {@code i} into an FNV-1a style hash without making a String (a proxy's loop hash,
+     * RFC 3261 §16.6 step 8): the received bytes, or the text when the entry was edited.
+     */
+    public int mixValue(final int i, final int seed)
+    {
+        int x = seed;
+        final int s = i * SPAN;
+        if (span[s + 2] >= 0)
+        {
+            for (int p = span[s + 2]; p < span[s + 3]; p++)
+            {
+                x = (x ^ (bytes[p] & 0xFF)) * 0x01000193;
+            }
+        }
+        else
+        {
+            final String v = values[i];
+            for (int p = 0; p < v.length(); p++)
+            {
+                x = (x ^ v.charAt(p)) * 0x01000193;
+            }
+        }
+        return x;
+    }
+
     /** The first value of a header, or null. */
     public String get(final String name)
     {
@@ -413,10 +439,19 @@ public final class MessageHeaders
      */
     public void writeTo(final ByteBuf out)
     {
+        writeTo(out, -1);
+    }
+
+    /**
+     * As {@link #writeTo(ByteBuf)} without entry {@code skip} (a proxy relays a response without its top Via,
+     * RFC 3261 §16.7 step 3, straight from the received section); -1 skips nothing.
+     */
+    public void writeTo(final ByteBuf out, final int skip)
+    {
         for (int i = 0; i < count; i++)
         {
             final HeaderName k = NAMES[kinds[i]];
-            if (HeaderName.CONTENT_LENGTH == k)
+            if (HeaderName.CONTENT_LENGTH == k || i == skip)
             {
                 continue;
             }

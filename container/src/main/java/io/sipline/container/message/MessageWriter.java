@@ -63,7 +63,7 @@ public final class MessageWriter
         out.writeByte(' ');
         text(out, response.getReasonPhrase());
         crlf(out);
-        response.headers().writeTo(out);
+        response.headers().writeTo(out, response.skippedHeader());
         end(out, response);
     }
 

@@ -88,6 +88,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
     private Serializable stateInfo;
     private Address poppedRoute;
+    /** The popped Route's text until {@link #getPoppedRoute()} parses it (most applications never ask). */
+    private String poppedRouteText;
 
     /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
     private Proxy proxy;
@@ -141,7 +143,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
             h.appendEntry(rh, i);
         }
         final int mf = original.getMaxForwards();
-        h.set("Max-Forwards", Integer.toString(mf < 0 ? 70 : Math.max(0, mf - 1)));
+        h.set("Max-Forwards", decimal(mf < 0 ? 70 : Math.max(0, mf - 1)));
         final SipServletRequestImpl r = new SipServletRequestImpl(original.method, target, h);
         r.shareBody(original);
         r.session = original.session;
@@ -149,6 +151,22 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         r.principal(original.principal());
         r.continueFrom(original);
         return r;
+    }
+
+    private static final String[] SMALL_DECIMALS = new String[256];
+
+    static
+    {
+        for (int i = 0; i < SMALL_DECIMALS.length; i++)
+        {
+            SMALL_DECIMALS[i] = Integer.toString(i).intern();
+        }
+    }
+
+    /** A Max-Forwards value as text, without a new String for 0..255. */
+    private static String decimal(final int n)
+    {
+        return n >= 0 && n < SMALL_DECIMALS.length ? SMALL_DECIMALS[n] : Integer.toString(n);
     }
 
     /** A request the container makes; headers in the order they are written (Via is added when sent). */
@@ -321,6 +339,14 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     public void poppedRoute(final Address route)
     {
         poppedRoute = route;
+        poppedRouteText = null;
+    }
+
+    /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
+    public void poppedRoute(final String routeValue)
+    {
+        poppedRoute = null;
+        poppedRouteText = routeValue;
     }
 
     public boolean isB2bua()
@@ -613,13 +639,25 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public Address getPoppedRoute()
     {
+        if (null == poppedRoute && null != poppedRouteText)
+        {
+            try
+            {
+                poppedRoute = AddressCodec.address(poppedRouteText);
+            }
+            catch (final ServletParseException e)
+            {
+                poppedRoute = null;
+            }
+            poppedRouteText = null;
+        }
         return poppedRoute;
     }
 
     @Override
     public Address getInitialPoppedRoute()
     {
-        return poppedRoute;
+        return getPoppedRoute();
     }
 
     @Override

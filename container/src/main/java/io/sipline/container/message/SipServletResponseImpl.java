@@ -45,6 +45,8 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     private boolean branchResponse;
     /** A response a proxy relays upstream (not retransmitted by us: the UAS retransmits its 2xx). */
     private boolean forwarded;
+    /** The entry of {@link #headers} not written ({@link #forwardOf}), or -1. */
+    private int skippedHeader = -1;
 
     private SipServletResponseImpl(final SipMessage message, final byte[] bytes, final SipServletRequestImpl request,
         final InetSocketAddress remote, final InetSocketAddress local)
@@ -93,6 +95,26 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         final SipServletResponseImpl received, final int status)
     {
         final MessageHeaders rh = received.headers;
+        final int ourVia = rh.find(HeaderName.VIA, 0);
+        final SipServletResponseImpl r = new SipServletResponseImpl(original, rh, status,
+            status == received.status ? received.getReasonPhrase() : null);
+        r.skippedHeader = ourVia; // the received section as it is, written without our Via: nothing copied
+        r.shareBody(received);
+        r.forwarded = true;
+        r.committed = true;
+        r.proxy = received.proxy;
+        r.proxyBranch = received.proxyBranch;
+        return r;
+    }
+
+    /**
+     * A forwarded response whose header section may be changed (a 401/407 that gets the other branches'
+     * challenges, RFC 3261 §16.7 step 7): the entries are copied, the top Via left out.
+     */
+    public static SipServletResponseImpl editableForwardOf(final SipServletRequestImpl original,
+        final SipServletResponseImpl received, final int status)
+    {
+        final MessageHeaders rh = received.headers;
         final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
         final int ourVia = rh.find(HeaderName.VIA, 0);
         for (int i = 0; i < rh.size(); i++)
@@ -109,6 +131,12 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         r.proxy = received.proxy;
         r.proxyBranch = received.proxyBranch;
         return r;
+    }
+
+    /** The header entry the writer leaves out (our Via in a relayed response), or -1. */
+    public int skippedHeader()
+    {
+        return skippedHeader;
     }
 
     /** A response to a received request (RFC 3261 §8.2.6.2); see {@link SipServletRequestImpl#createResponse}. */

@@ -20,33 +20,44 @@ public final class LoopDetection
     {
     }
 
-    /** The eight hex digits of the request as received (the suffix of our Via branches). */
+    /**
+     * The eight hex digits of the request as received (the suffix of our Via branches). From and To are hashed whole
+     * (a proxy changes neither; their tags are what §16.6 step 8 names), straight from the header bytes.
+     */
     public static String hash(final SipServletRequestImpl request)
     {
         final MessageHeaders h = request.headers();
-        int x = 0x2545F491;
-        x = mix(x, request.requestUriText());
-        x = mix(x, HeaderText.param(h.get(HeaderName.FROM), "tag"));
-        x = mix(x, HeaderText.param(h.get(HeaderName.TO), "tag"));
-        x = mix(x, h.get(HeaderName.CALL_ID));
-        x = mix(x, Long.toString(request.cseqNumber()));
-        x = mix(x, h.get("Proxy-Require"));
-        x = mix(x, h.get("Proxy-Authorization"));
-        final String hex = Integer.toHexString(x);
-        return "00000000".substring(hex.length()) + hex;
+        int x = mix(0x2545F491, request.requestUriText());
+        x = mixHeader(x, h, h.find(HeaderName.FROM, 0));
+        x = mixHeader(x, h, h.find(HeaderName.TO, 0));
+        x = mixHeader(x, h, h.find(HeaderName.CALL_ID, 0));
+        x = (x ^ (int)request.cseqNumber()) * 0x01000193;
+        x = mixHeader(x, h, h.find("Proxy-Require", 0));
+        x = mixHeader(x, h, h.find("Proxy-Authorization", 0));
+        final char[] hex = new char[8];
+        for (int i = 7; i >= 0; i--)
+        {
+            hex[i] = HEX[x & 0xF];
+            x >>>= 4;
+        }
+        return new String(hex);
+    }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    private static int mixHeader(final int seed, final MessageHeaders h, final int i)
+    {
+        return ((i < 0 ? seed : h.mixValue(i, seed)) ^ 0xFF) * 0x01000193; // a separator between the parts
     }
 
     private static int mix(final int seed, final String s)
     {
         int x = seed;
-        if (null != s)
+        for (int i = 0; i < s.length(); i++)
         {
-            for (int i = 0; i < s.length(); i++)
-            {
-                x = (x ^ s.charAt(i)) * 0x01000193;
-            }
+            x = (x ^ s.charAt(i)) * 0x01000193;
         }
-        return (x ^ 0xFF) * 0x01000193; // a separator, so that "ab"+"c" and "a"+"bc" differ
+        return (x ^ 0xFF) * 0x01000193;
     }
 
     /**

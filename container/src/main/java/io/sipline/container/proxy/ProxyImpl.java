@@ -58,7 +58,7 @@ public final class ProxyImpl implements Proxy
     /** Every branch ever made, recursed ones too (in-flight checks and duplicate targets). */
     private final List<ProxyBranchImpl> all = new ArrayList<>(2);
     /** A sequential search's branches not started yet. */
-    private final ArrayDeque<ProxyBranchImpl> waiting = new ArrayDeque<>();
+    private final ArrayDeque<ProxyBranchImpl> waiting = new ArrayDeque<>(2);
     private final ResponseContext context = new ResponseContext();
 
     private boolean parallel = true;
@@ -152,7 +152,14 @@ public final class ProxyImpl implements Proxy
             key = host.newTag();
             session.registerProxyRoute(key);
         }
-        final SipURI uri = (SipURI)recordRouteUri().clone();
+        if (null == recordRouteUri)
+        {
+            // the application never touched the URI: no parameters of its own, so no URI object is made
+            return new StringBuilder(48 + key.length()).append("<sip:").append(host.localHost()).append(':')
+                .append(host.localPort()).append(";lr;").append(ProxyRoutes.ROUTE_PARAMETER).append('=').append(key)
+                .append('>').toString();
+        }
+        final SipURI uri = (SipURI)recordRouteUri.clone();
         uri.setParameter(ProxyRoutes.ROUTE_PARAMETER, key);
         return "<" + uri + ">";
     }
@@ -419,14 +426,14 @@ public final class ProxyImpl implements Proxy
     private void forwardBest(final SipServletResponseImpl best)
     {
         finished = true;
-        final SipServletResponseImpl out = SipServletResponseImpl.forwardOf(original, best,
-            ResponseContext.upstreamStatus(best.getStatus()));
-        if (401 == best.getStatus() || 407 == best.getStatus())
+        final int status = ResponseContext.upstreamStatus(best.getStatus());
+        final List<String[]> challenges = 401 == status || 407 == status ? context.otherChallenges(best) : List.of();
+        final SipServletResponseImpl out = challenges.isEmpty()
+            ? SipServletResponseImpl.forwardOf(original, best, status)
+            : SipServletResponseImpl.editableForwardOf(original, best, status);
+        for (final String[] challenge : challenges)
         {
-            for (final String[] challenge : context.otherChallenges(best))
-            {
-                out.headers().add(challenge[0], challenge[1]);
-            }
+            out.headers().add(challenge[0], challenge[1]);
         }
         sendUpstream(out);
     }
@@ -605,7 +612,14 @@ public final class ProxyImpl implements Proxy
     {
         checkCanBranch();
         final List<ProxyBranchImpl> made = make(targets);
-        onShard(() -> start(made));
+        if (host.onShardThread())
+        {
+            start(made);
+        }
+        else
+        {
+            host.execute(() -> start(made));
+        }
     }
 
     @Override

@@ -1,8 +1,5 @@
 package io.sipline.container.proxy;
 
-import javax.servlet.sip.ServletParseException;
-
-import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
@@ -39,35 +36,54 @@ public final class ProxyRoutes
     /** Whether a URI names {@code host}:{@code port} (the default port 5060 when it gives none). */
     public static boolean isOurs(final String uri, final String host, final int port)
     {
-        if (null == uri)
+        return null != uri && namesUs(uri, 0, host, port);
+    }
+
+    /**
+     * Whether the URI in {@code value} from {@code from} (a bare URI, or a name-addr whose URI is inside angle
+     * brackets) names {@code host}:{@code port}; no String is made.
+     */
+    static boolean namesUs(final String value, final int from, final String host, final int port)
+    {
+        final int open = value.indexOf('<', from);
+        final int uriStart = open >= 0 ? open + 1 : from;
+        final int colon = value.indexOf(':', uriStart);
+        if (colon < 0)
         {
             return false;
         }
-        final int start = HeaderText.hostStart(uri);
+        final int paramsAt = HeaderText.firstOf(value, colon + 1, ";?>");
+        final int at = value.indexOf('@', colon + 1);
+        final int start = at >= 0 && at < paramsAt ? at + 1 : colon + 1;
         final int end;
-        if (start < uri.length() && uri.charAt(start) == '[')
+        if (start < value.length() && value.charAt(start) == '[')
         {
-            final int close = uri.indexOf(']', start);
-            end = close < 0 ? uri.length() : close + 1;
+            final int close = value.indexOf(']', start);
+            end = close < 0 ? value.length() : close + 1;
         }
         else
         {
-            end = HeaderText.firstOf(uri, start, ":;?>");
+            end = HeaderText.firstOf(value, start, ":;?>");
         }
-        final String h = uri.substring(start, end);
-        int p = 5060;
-        if (end < uri.length() && uri.charAt(end) == ':')
+        if (end - start != host.length() || !value.regionMatches(true, start, host, 0, host.length()))
         {
-            try
+            return false;
+        }
+        int p = 5060;
+        if (end < value.length() && value.charAt(end) == ':')
+        {
+            p = 0;
+            int i = end + 1;
+            for (; i < value.length() && Character.isDigit(value.charAt(i)) && p < 100_000; i++)
             {
-                p = Integer.parseInt(uri.substring(end + 1, HeaderText.firstOf(uri, end + 1, ";?>")));
+                p = p * 10 + (value.charAt(i) - '0');
             }
-            catch (final NumberFormatException e)
+            if (i == end + 1)
             {
                 return false;
             }
         }
-        return p == port && h.equalsIgnoreCase(host);
+        return p == port;
     }
 
     /**
@@ -112,19 +128,12 @@ public final class ProxyRoutes
             return null;
         }
         final String value = h.value(top);
-        if (!isOurs(HeaderText.uri(value), host, port))
+        if (!namesUs(value, 0, host, port))
         {
             return null;
         }
         h.removeAt(top);
-        try
-        {
-            request.poppedRoute(SipAddresses.parseAddress(value));
-        }
-        catch (final ServletParseException e)
-        {
-            request.poppedRoute(null);
-        }
+        request.poppedRoute(value);
         return value;
     }
 

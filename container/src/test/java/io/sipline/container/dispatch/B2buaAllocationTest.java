@@ -38,6 +38,8 @@ class B2buaAllocationTest
     private static final int RATE = 100;
     /** A regression bound, not the target: the measured figure is in the test output and the session report. */
     private static final double MAX_BYTES_PER_B2BUA_CALL = 20_000;
+    /** A regression bound for a record-routed proxied call (issue 5 §4 target: 8 KB). */
+    private static final double MAX_BYTES_PER_PROXIED_CALL = 30_000;
 
     @Test
     void shouldMeasureBytesPerB2buaCallAgainstTheStackAlone() throws Exception
@@ -47,28 +49,40 @@ class B2buaAllocationTest
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         final double stack;
         final double b2bua;
+        final double proxy;
         try
         {
             stack = attempts(B2buaAllocationTest::stackUasBytesPerCall);
             b2bua = attempts(B2buaAllocationTest::b2buaBytesPerCall);
+            proxy = attempts(B2buaAllocationTest::proxyBytesPerCall);
         }
         finally
         {
             ResourceLeakDetector.setLevel(level);
         }
         System.out.printf("allocation per call on the shard threads: stack UAS (6 messages) %.0f B, container "
-            + "B2BUA (12 messages) %.0f B%n", stack, b2bua);
+            + "B2BUA (12 messages) %.0f B, record-routing proxy (12 messages) %.0f B%n", stack, b2bua, proxy);
         assertTrue(b2bua <= MAX_BYTES_PER_B2BUA_CALL, "bytes per B2BUA call: " + b2bua);
+        assertTrue(proxy <= MAX_BYTES_PER_PROXIED_CALL, "bytes per proxied call: " + proxy);
     }
 
     public static void main(final String[] args) throws Exception
     {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+        if (args.length > 1 && "proxy".equals(args[1]))
+        {
+            for (int i = 0; i < rounds; i++)
+            {
+                System.out.printf("proxy %.0f B/call%n", attempts(B2buaAllocationTest::proxyBytesPerCall));
+            }
+            return;
+        }
         for (int i = 0; i < rounds; i++)
         {
-            System.out.printf("stack UAS %.0f B/call, container B2BUA %.0f B/call%n",
-                attempts(B2buaAllocationTest::stackUasBytesPerCall), attempts(B2buaAllocationTest::b2buaBytesPerCall));
+            System.out.printf("stack UAS %.0f B/call, container B2BUA %.0f B/call, proxy %.0f B/call%n",
+                attempts(B2buaAllocationTest::stackUasBytesPerCall), attempts(B2buaAllocationTest::b2buaBytesPerCall),
+                attempts(B2buaAllocationTest::proxyBytesPerCall));
         }
     }
 
@@ -130,6 +144,67 @@ class B2buaAllocationTest
         }
     }
 
+    /**
+     * sipp's basic call through a record-routing proxy servlet (one target): INVITE, 100, 180, 200, ACK, BYE, 200 on
+     * both sides (the caller follows the Record-Route, {@code sipp/routed-caller.xml}).
+     */
+    static double proxyBytesPerCall() throws Exception
+    {
+        final int uasPort = Sipp.freeUdpPort();
+        Process uas = null;
+        final DefaultApplicationRouter router = new DefaultApplicationRouter();
+        router.init();
+        try (ContainerServer server = ContainerServer.start(config(), router))
+        {
+            server.registry().onDeployed(TestApps.application("proxy", new RecordRoutingProxy(),
+                Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
+            uas = Sipp.start("alloc-proxy-uas", List.of("-sf", DispatchSippTest.scenario("routed-callee.xml")
+                .toString(), "-m", Integer.toString(WARM_UP + MEASURED)), uasPort);
+            final int port = server.localAddresses().getFirst().getPort();
+            final List<String> caller = List.of("-sf", DispatchSippTest.scenario("routed-caller.xml").toString());
+            if (!uac("alloc-proxy-warm", port, WARM_UP, caller))
+            {
+                return Double.NaN;
+            }
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000), "sessions left after warm-up");
+            final boolean[] ok = new boolean[1];
+            final long bytes = measured(server.stack().shardThreadIds(),
+                () -> ok[0] = uac("alloc-proxy", port, MEASURED, caller));
+            assertEquals(0, server.counters().servletErrors.get());
+            if (!ok[0])
+            {
+                return Double.NaN;
+            }
+            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000), "sessions left");
+            return bytes / (double)MEASURED;
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+    }
+
+    /** A record-routing proxy to the context parameter {@code target}, with the JSR 289 Proxy only. */
+    public static final class RecordRoutingProxy extends javax.servlet.sip.SipServlet
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doInvite(final javax.servlet.sip.SipServletRequest req)
+            throws javax.servlet.ServletException, java.io.IOException
+        {
+            if (!req.isInitial())
+            {
+                return;
+            }
+            final javax.servlet.sip.SipFactory factory =
+                (javax.servlet.sip.SipFactory)getServletContext().getAttribute(SIP_FACTORY);
+            final javax.servlet.sip.Proxy proxy = req.getProxy();
+            proxy.setRecordRoute(true);
+            proxy.proxyTo(factory.createURI(getServletContext().getInitParameter("target")));
+        }
+    }
+
     private interface Run
     {
         void run() throws Exception;
@@ -181,11 +256,21 @@ class B2buaAllocationTest
     /** sipp's built-in uac, {@code calls} calls at {@value #RATE}/s; true when every call succeeded. */
     private static boolean uac(final String name, final int port, final int calls) throws Exception
     {
+        return uac(name, port, calls, List.of("-sn", "uac"));
+    }
+
+    /** sipp with {@code scenario} ({@code -sn NAME} or {@code -sf FILE}), as {@link #uac(String, int, int)}. */
+    private static boolean uac(final String name, final int port, final int calls, final List<String> scenario)
+        throws Exception
+    {
         Process sipp = null;
         try
         {
-            sipp = Sipp.start(name, List.of("127.0.0.1:" + port, "-sn", "uac", "-m", Integer.toString(calls),
-                "-r", Integer.toString(RATE), "-l", "1000", "-timeout", "60s", "-timeout_error"));
+            final List<String> args = new java.util.ArrayList<>(List.of("127.0.0.1:" + port));
+            args.addAll(scenario);
+            args.addAll(List.of("-m", Integer.toString(calls), "-r", Integer.toString(RATE), "-l", "1000",
+                "-timeout", "60s", "-timeout_error"));
+            sipp = Sipp.start(name, args);
             assertTrue(sipp.waitFor(70, TimeUnit.SECONDS), "sipp did not end\n" + Sipp.report(name));
         }
         finally
