@@ -909,6 +909,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         final SipServletRequestImpl ack = SipServletRequestImpl.received(message, null, source, local());
         ack.session(session);
+        if (null != session.original())
+        {
+            ack.principal(session.original().principal()); // the ACK has its INVITE's user (never challenged)
+        }
         ProxyRoutes.restoreRequestUri(ack);
         ProxyRoutes.popOwnRoute(ack, host, port);
         invoke(session, ack, null, () ->
@@ -1014,6 +1018,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         session.awaitingAck(null);
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, local());
         request.session(session);
+        request.principal(pending.request.principal()); // the ACK is never challenged: it has its INVITE's user
         session.onSubsequentRequest(request);
         invoke(session, request, null);
     }

@@ -84,7 +84,10 @@ class DigestDispatchTest
         bob:plain:pw2:subscriber
         """;
 
-    /** Records who the container says sent each request; 200 to REGISTER and OPTIONS, 486 to INVITE. */
+    /**
+     * Records who the container says sent each request; 200 to REGISTER and OPTIONS, 486 to INVITE (200 when its
+     * Call-ID starts with {@code ok-}); nothing to ACK.
+     */
     public static final class Recorder extends SipServlet
     {
         private static final long serialVersionUID = 1L;
@@ -97,7 +100,12 @@ class DigestDispatchTest
             seen.add(req.getMethod() + " user=" + req.getRemoteUser() + " principal="
                 + (null == req.getUserPrincipal() ? null : req.getUserPrincipal().getName())
                 + " subscriber=" + req.isUserInRole("subscriber") + " caller=" + req.isUserInRole("caller"));
-            req.createResponse("INVITE".equals(req.getMethod()) ? 486 : 200).send();
+            if ("ACK".equals(req.getMethod()))
+            {
+                return;
+            }
+            req.createResponse("INVITE".equals(req.getMethod()) && !req.getCallId().startsWith("ok-") ? 486 : 200)
+                .send();
         }
     }
 
@@ -156,6 +164,36 @@ class DigestDispatchTest
             assertTrue(open.startsWith("SIP/2.0 200 "), open);
             assertEquals("OPTIONS user=null principal=null subscriber=false caller=false",
                 List.copyOf(servlet.seen).getLast());
+        }
+    }
+
+    /** The ACK of a 2xx is never challenged (RFC 3261 §22.1): the servlet sees it with its INVITE's user. */
+    @Test
+    void shouldGiveTheAckOfA2xxItsInvitesUser() throws Exception
+    {
+        final Recorder servlet = new Recorder();
+        try (ContainerServer server = server())
+        {
+            server.registry().onDeployed(application(SIP_XML, servlet));
+            final String challenge = exchange(server, request("INVITE", "ok-1", 1, null, null));
+            final String alice = answer(407, headers(challenge, "Proxy-Authenticate"), "INVITE", "alice",
+                "Circle Of Life");
+            final String ok = exchange(server, request("INVITE", "ok-2", 1, "Proxy-Authorization", alice));
+            assertTrue(ok.startsWith("SIP/2.0 200 "), ok);
+            final String to = headers(ok, "To").getFirst();
+            final String ack = request("ACK", "ok-2", 1, null, null).replace("To: <sip:service@127.0.0.1>", "To: " + to)
+                .replace("branch=z9hG4bK-ok-2-1", "branch=z9hG4bK-ok-2-ack");
+            try (java.net.DatagramSocket socket = new java.net.DatagramSocket(
+                new java.net.InetSocketAddress(TestApps.LOOPBACK, 0)))
+            {
+                final byte[] bytes = ack.replace("PORT", Integer.toString(socket.getLocalPort()))
+                    .getBytes(StandardCharsets.US_ASCII);
+                socket.send(new java.net.DatagramPacket(bytes, bytes.length, DispatchSippTest.address(server)));
+            }
+            assertTrue(TestApps.await(() -> servlet.seen.stream().anyMatch(s -> s.startsWith("ACK"))),
+                servlet.seen.toString());
+            assertEquals("ACK user=alice principal=alice subscriber=true caller=true",
+                servlet.seen.stream().filter(s -> s.startsWith("ACK")).findFirst().orElseThrow());
         }
     }
 
