@@ -3,14 +3,15 @@ package io.sipline.container.admin;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.sipline.container.dispatch.ApplicationStats;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.dispatch.RunningApplication;
 
 /**
  * The {@link ContainerStatus} of a running {@link ContainerServer}, from what it exposes: the registry's applications
  * (an application is in the registry only once {@code RunningApplication.start()} returned, so each is started) and
- * the total of live application sessions (a racy sum over the shards' session tables). Sessions per application and
- * servlet times are not exposed by dispatch yet: they report -1 (omitted from {@code /metrics}) and nothing.
+ * the total of live application sessions (a racy sum over the shards' session tables), and per application its live
+ * sessions and servlet call times ({@link io.sipline.container.dispatch.ApplicationStats}, summed over the shards).
  *
  * <p>Stateless; any thread (the admin server's).
  */
@@ -29,7 +30,19 @@ public final class ContainerServerStatus implements ContainerStatus
         final List<Application> list = new ArrayList<>();
         for (final RunningApplication app : server.registry().applications().values())
         {
-            list.add(new Application(app.name(), true, -1));
+            list.add(new Application(app.name(), true, app.stats().sessions()));
+        }
+        return list;
+    }
+
+    @Override
+    public List<ServletTimes> servletTimes()
+    {
+        final List<ServletTimes> list = new ArrayList<>();
+        for (final RunningApplication app : server.registry().applications().values())
+        {
+            list.add(new ServletTimes(app.name(), ApplicationStats.UPPER_BOUNDS_SECONDS.clone(), app.stats().counts(),
+                app.stats().sumSeconds()));
         }
         return list;
     }

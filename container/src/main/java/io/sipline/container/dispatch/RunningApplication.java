@@ -51,6 +51,7 @@ public final class RunningApplication implements AppRuntime
     private final int sessionTimeoutMinutes;
     private final ApplicationSecurity security;
     private final DigestClient digestClient;
+    private final ApplicationStats stats = new ApplicationStats(Runtime.getRuntime().availableProcessors() * 2);
     private Method keyMethod;
 
     RunningApplication(final DeployedApplication deployed, final ApplicationRegistry registry,
@@ -293,6 +294,25 @@ public final class RunningApplication implements AppRuntime
     }
 
     /** The application's authentication and authorization (issue 5 §2), checked before each initial request. */
+    /** Live sessions and servlet call times, for {@code /metrics}. */
+    public ApplicationStats stats()
+    {
+        return stats;
+    }
+
+    @Override
+    public void sessionsChanged(final int shard, final int delta)
+    {
+        if (delta > 0)
+        {
+            stats.sessionCreated(shard);
+        }
+        else
+        {
+            stats.sessionDestroyed(shard);
+        }
+    }
+
     public ApplicationSecurity security()
     {
         return security;

@@ -1326,7 +1326,15 @@ public final class ShardRuntime implements SipListener, ShardHost
             {
                 throw new IllegalStateException("no servlet named " + handler);
             }
-            servlet.service(request, response);
+            final long start = System.nanoTime();
+            try
+            {
+                servlet.service(request, response);
+            }
+            finally
+            {
+                app.stats().servletCall(shard.index(), System.nanoTime() - start);
+            }
         }
         catch (final Throwable e) // a servlet may throw anything; none of it may reach the shard
         {

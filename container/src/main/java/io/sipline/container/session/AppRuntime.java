@@ -42,4 +42,12 @@ public interface AppRuntime
 
     /** The container's digest client, for {@code SipServletRequest.addAuthHeader} (thread-safe, shared). */
     DigestClient digestClient();
+
+    /**
+     * An application session of this application was created ({@code delta} 1) or invalidated (-1) on shard
+     * {@code shard}, for the admin port's count (any thread; counts only).
+     */
+    default void sessionsChanged(final int shard, final int delta)
+    {
+    }
 }

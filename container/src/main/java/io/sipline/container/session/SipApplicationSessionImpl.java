@@ -73,6 +73,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
         final int minutes = application.sessionTimeoutMinutes();
         this.expirationTime = minutes > 0 ? created + minutes * 60_000L : 0;
         host.sessions().putApplication(this);
+        application.sessionsChanged(host.index(), 1);
         for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
         {
             l.sessionCreated(new SipApplicationSessionEvent(this));
@@ -281,6 +282,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
         }
         valid = false;
         host.sessions().removeApplication(this);
+        application.sessionsChanged(host.index(), -1);
     }
 
     // ================================================================================================================
