@@ -106,6 +106,8 @@ public final class SipShard
     /** Answers malformed requests statelessly (RFC 3261 §8.2); shares {@link #ids} for its To tags. */
     private final StatelessResponder malformedAnswers;
     private final SipMessageBuilder builder = new SipMessageBuilder();
+    /** Buffers of outbound messages and hand-over copies, reused once released (shard thread; see the class). */
+    private final OutboundBuffers outboundBuffers;
     private final SipMessage handedOver = new SipMessage();
     /** Reads back outbound messages (their top Via's transport, a response's sent-by port); never a caller's. */
     private final SipMessage outbound = new SipMessage();
@@ -152,6 +154,7 @@ public final class SipShard
         this.config = config;
         this.all = all;
         this.allocator = config.allocator();
+        this.outboundBuffers = new OutboundBuffers(allocator, config.outboundBuffers());
         final long now = System.nanoTime();
         this.transactionWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
             TimerWheel.DEFAULT_SPOKE_CAPACITY);
@@ -198,10 +201,15 @@ public final class SipShard
         return System.nanoTime();
     }
 
-    /** A pooled buffer for an outbound message; the caller owns it until it passes it to a send method. */
+    /**
+     * A direct buffer for an outbound message, with at least {@code initialCapacity} bytes of room; the caller owns its
+     * reference until it passes the buffer to a send method (or releases it). The buffer comes from this shard's
+     * {@link OutboundBuffers}: once every reference handed out is released it is reused, so never touch a buffer
+     * after giving up its reference.
+     */
     public ByteBuf allocate(final int initialCapacity)
     {
-        return allocator.directBuffer(initialCapacity);
+        return outboundBuffers.acquire(initialCapacity);
     }
 
     /** This shard's message builder (one per shard; finish one message before starting the next). */
@@ -485,6 +493,18 @@ public final class SipShard
         return malformed;
     }
 
+    /** Outbound buffers handed out again from this shard's pool ({@link OutboundBuffers}); racy read. */
+    public long outboundBuffersReused()
+    {
+        return outboundBuffers.reused();
+    }
+
+    /** Outbound buffers made because none kept was free; racy read. */
+    public long outboundBuffersMade()
+    {
+        return outboundBuffers.made();
+    }
+
     /** Exceptions thrown by the listener, caught and counted. */
     public long listenerErrors()
     {
@@ -561,8 +581,9 @@ public final class SipShard
     {
         final Handoff h = acquireRecord();
         final int length = m.length();
-        final ByteBuf copy = allocator.directBuffer(length, length);
-        copy.writeBytes(m.buffer(), m.offset(), length);
+        final ByteBuf copy = outboundBuffers.acquire(length); // released by the target shard after parsing
+        // Not writeBytes: it would make a ByteBuffer view of the new buffer when Netty runs without Unsafe (JDK 25).
+        io.sipline.sip.message.ByteBufCopy.write(m.buffer(), m.offset(), length, copy);
         h.datagram = copy;
         h.source = source;
         h.local = local;
@@ -780,6 +801,7 @@ public final class SipShard
             transactions.doWork(now);
         }
         releaseInbox();
+        outboundBuffers.close(); // buffers still referenced (a write in flight, another shard's inbox) free later
     }
 
     /** Releases every datagram still queued (after the loops stopped, or on the loop at stop). */
@@ -900,7 +922,10 @@ public final class SipShard
             else
             {
                 // The transaction keeps its reference for retransmission; the write takes its own (released by Netty).
-                sent = udp.sendFrom(currentLocal, data.retainedDuplicate(), destination);
+                // The buffer itself, not a duplicate: a datagram write moves no index, and the buffer's NIO view,
+                // made when the message was written, is reused by the send (a duplicate would make a new one per
+                // send when Netty runs without sun.misc.Unsafe, JDK 25).
+                sent = udp.sendFrom(currentLocal, data.retain(), destination);
             }
             if (sent)
             {

@@ -1,10 +1,7 @@
 package io.sipline.sip.transport.tcp;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -15,6 +12,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
+import io.sipline.sip.message.ByteBufCopy;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
@@ -73,8 +71,6 @@ import io.sipline.sip.transport.StunKeepAlive;
  */
 public final class TcpConnection extends ChannelInboundHandlerAdapter
 {
-    /** Stores eight bytes of a {@code byte[]} at once, in the order {@link ByteBuf#getLong} reads them. */
-    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** RFC 5626 §4.4.1: the pong's bytes; never written to, wrapped per pong (pings are rare: one per ~100 s). */
     private static final byte[] PONG = {'\r', '\n'};
     private static final int INITIAL_BYTES = 2048;
@@ -380,27 +376,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             System.arraycopy(pending, 0, grown, 0, pendingLength);
             pending = grown;
         }
-        final byte[] into = pending;
-        if (in.hasArray())
-        {
-            System.arraycopy(in.array(), in.arrayOffset() + from, into, pendingLength, length);
-        }
-        else
-        {
-            // getLong/getByte read through the buffer's own view: without sun.misc.Unsafe (JDK 25) a bulk getBytes
-            // out of a pooled direct buffer builds a DirectByteBuffer view per call (see UdpShard.parse).
-            final int base = pendingLength;
-            final int longs = length & ~7;
-            int i = 0;
-            for (; i < longs; i += 8)
-            {
-                LONG_BE.set(into, base + i, in.getLong(from + i));
-            }
-            for (; i < length; i++)
-            {
-                into[base + i] = in.getByte(from + i);
-            }
-        }
+        // ByteBufCopy: a bulk getBytes out of a pooled direct buffer would build a ByteBuffer view (JDK 25).
+        ByteBufCopy.copyOut(in, from, pending, pendingLength, length);
         pendingLength = needed;
     }
 
