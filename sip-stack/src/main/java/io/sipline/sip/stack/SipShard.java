@@ -70,6 +70,11 @@ import org.jctools.queues.MpscArrayQueue;
  * a destination that is already a flow sends on it. A connection that closes or fails to connect fails the client
  * transactions still waiting on it (transport error, §17.1.4).
  *
+ * <p><b>UDP sockets.</b> Every message of a transaction leaves from one local address:port: a server transaction's from
+ * the socket its request arrived on (RFC 3261 §18.2.2), also for a response given later or retransmitted by a timer;
+ * a client transaction's from the socket of its first send (the one the message being handled arrived on, when it is
+ * started while handling one, else the first socket of the destination's family).
+ *
  * <p><b>Malformed messages</b> are counted ({@link #malformed()}, and per {@code ParseResult} by the transport) and
  * never reach the listener: a request that got far enough to carry Via, From, To, Call-ID and CSeq is answered
  * statelessly by the reading shard with its parse result's status and reason (RFC 3261 §8.2: {@code 400 <what is
@@ -274,7 +279,16 @@ public final class SipShard
                 request.release(); // refused: no connection can be made for its transport
                 return null;
             }
-            return transactions.sendRequest(request, next, next instanceof TcpFlow);
+            if (next instanceof TcpFlow)
+            {
+                return transactions.sendRequest(request, next, true);
+            }
+            // RFC 3261 §18.2.2 in spirit, for the client side: every retransmission (timers A, E) and the ACK for a
+            // non-2xx leave from the socket the first send used, so the peer sees one address:port for the
+            // transaction (inside a dispatch the socket the current message arrived on, else the first one of the
+            // destination's family).
+            final InetSocketAddress local = null == udp ? null : udp.localFor(currentLocal, next);
+            return transactions.sendRequest(request, next, local, false);
         }
         finally
         {
@@ -686,7 +700,7 @@ public final class SipShard
         try
         {
             // A flow means a connection: reliable, no retransmission timers (RFC 3261 §17.1.1.2, §17.2.1).
-            final boolean handled = transactions.onIncoming(m, source, source instanceof TcpFlow);
+            final boolean handled = transactions.onIncoming(m, source, local, source instanceof TcpFlow);
             if (!handled)
             {
                 malformed++;
@@ -909,6 +923,17 @@ public final class SipShard
         @Override
         public boolean send(final ByteBuf data, final InetSocketAddress destination, final boolean reliable)
         {
+            return send(data, destination, null, reliable);
+        }
+
+        /**
+         * A transaction's send: over UDP from the transaction's own socket (the one its request arrived on, or its
+         * first send used; RFC 3261 §18.2.2), else the one the message being dispatched arrived on.
+         */
+        @Override
+        public boolean send(final ByteBuf data, final InetSocketAddress destination, final InetSocketAddress local,
+            final boolean reliable)
+        {
             final boolean sent;
             if (destination instanceof TcpFlow flow)
             {
@@ -925,7 +950,7 @@ public final class SipShard
                 // The buffer itself, not a duplicate: a datagram write moves no index, and the buffer's NIO view,
                 // made when the message was written, is reused by the send (a duplicate would make a new one per
                 // send when Netty runs without sun.misc.Unsafe, JDK 25).
-                sent = udp.sendFrom(currentLocal, data.retain(), destination);
+                sent = udp.sendFrom(null != local ? local : currentLocal, data.retain(), destination);
             }
             if (sent)
             {

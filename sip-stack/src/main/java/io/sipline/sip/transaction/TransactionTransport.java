@@ -28,4 +28,18 @@ public interface TransactionTransport
      *         transaction then reports a transport error to its user (RFC 3261 §17.1.4, §17.2.4) and terminates.
      */
     boolean send(ByteBuf data, InetSocketAddress destination, boolean reliable);
+
+    /**
+     * Sends one message of a transaction from a given local socket: the one its request arrived on (server, RFC 3261
+     * §18.2.2) or the one its first send used (client), so that retransmissions and later responses leave from the
+     * same address:port as the first. A transport with one socket per family ignores {@code local}; that is what this
+     * default does.
+     *
+     * @param local the local address:port to send from, or null to let the transport pick.
+     */
+    default boolean send(final ByteBuf data, final InetSocketAddress destination, final InetSocketAddress local,
+        final boolean reliable)
+    {
+        return send(data, destination, reliable);
+    }
 }

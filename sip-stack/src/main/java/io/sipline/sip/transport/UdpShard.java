@@ -157,12 +157,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      */
     public boolean sendFrom(final InetSocketAddress local, final ByteBuf datagram, final InetSocketAddress recipient)
     {
-        Endpoint endpoint = null == local ? null : byLocal.get(local);
-        if (null == endpoint)
-        {
-            endpoint = null != currentEndpoint ? currentEndpoint :
-                (null != recipient && recipient.getAddress() instanceof Inet6Address ? defaultV6 : defaultV4);
-        }
+        final Endpoint endpoint = endpointFor(local, recipient);
         if (null == endpoint || null == recipient || datagram.readableBytes() > MAX_UDP_PAYLOAD
             || !endpoint.ctx.channel().isWritable())
         {
@@ -183,6 +178,32 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
         increment(ShardCounters.RESPONSES_SENT);
         return true;
+    }
+
+    /**
+     * The local address:port {@link #sendFrom} would use for these arguments: {@code local} when this shard has a
+     * socket there, else the socket of the datagram being handled, else the first socket of the recipient's family;
+     * null when there is none. The object is the channel's own: it may be kept (a client transaction keeps the one
+     * its first send used, so that its retransmissions leave from the same socket). Shard thread only.
+     */
+    public InetSocketAddress localFor(final InetSocketAddress local, final InetSocketAddress recipient)
+    {
+        final Endpoint endpoint = endpointFor(local, recipient);
+        return null == endpoint ? null : endpoint.local;
+    }
+
+    private Endpoint endpointFor(final InetSocketAddress local, final InetSocketAddress recipient)
+    {
+        final Endpoint endpoint = null == local ? null : byLocal.get(local);
+        if (null != endpoint)
+        {
+            return endpoint;
+        }
+        if (null != currentEndpoint)
+        {
+            return currentEndpoint;
+        }
+        return null != recipient && recipient.getAddress() instanceof Inet6Address ? defaultV6 : defaultV4;
     }
 
     /** Flushes every channel written by {@link #sendFrom} since the last flush. Shard thread only. */
