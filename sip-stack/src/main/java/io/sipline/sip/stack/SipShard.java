@@ -14,10 +14,13 @@ import io.sipline.sip.dialog.DialogLayer;
 import io.sipline.sip.dialog.DialogListener;
 import io.sipline.sip.dialog.DialogPool;
 import io.sipline.sip.dialog.DialogTable;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.message.SipUriFlyweight;
 import io.sipline.sip.message.ViaFlyweight;
 import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.timer.TimerHandler;
@@ -59,6 +62,10 @@ import org.jctools.queues.MpscArrayQueue;
  * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made;
  * everything else to the shard encoded in the Call-ID (a leg this stack created) or {@code hash(Call-ID) mod N}. All
  * of these agree for every message of a call, because the ids are generated on the shard the Call-ID rule picks.
+ *
+ * <p><b>TLS identity.</b> A TLS connection this shard opens must prove, with its server certificate, the SIP domain
+ * of the request that opens it (RFC 5922 §7.3: the host of its top Route, else of its Request-URI); a connection is
+ * reused only for the same domain. A mismatch closes it and fails its transactions with a transport error.
  *
  * <p><b>Connections</b> (TCP, TLS): a message read on a connection has the connection's {@link TcpFlow} as its source;
  * a server transaction keeps it as its peer, so every response goes back on that connection (RFC 3261 §18.2.2),
@@ -117,6 +124,9 @@ public final class SipShard
     /** Reads back outbound messages (their top Via's transport, a response's sent-by port); never a caller's. */
     private final SipMessage outbound = new SipMessage();
     private final ViaFlyweight outboundVia = new ViaFlyweight();
+    /** The Request-URI and top Route of an outbound TLS request: the SIP domain its server must prove. */
+    private final SipUriFlyweight outboundUri = new SipUriFlyweight();
+    private final NameAddrFlyweight outboundRoute = new NameAddrFlyweight();
     private final Events events = new Events();
     private final MpscArrayQueue<Handoff> inbox;
     private final MpscArrayQueue<Handoff> returned;
@@ -396,7 +406,40 @@ public final class SipShard
         {
             return destination;
         }
-        return tcp.flowTo(destination, TRANSPORT_TLS == transport);
+        return TRANSPORT_TLS == transport ? tlsFlow(destination) : tcp.flowTo(destination, false);
+    }
+
+    /**
+     * The TLS flow for the message {@link #topViaTransport} just parsed into {@link #outbound}, for the SIP domain
+     * its server must prove (RFC 5922 §7.3, the host of the URI RFC 3263 located): for a request the host of its top
+     * Route's URI (the next hop, RFC 3261 §8.1.2), else of its Request-URI; for a response the top Via's sent-by host
+     * (RFC 3263 §6). A message without a usable host asks for the destination's address instead. Reusing an open
+     * connection for the same domain allocates nothing.
+     */
+    private TcpFlow tlsFlow(final InetSocketAddress destination)
+    {
+        final SipMessage m = outbound;
+        final byte[] b = m.buffer();
+        if (m.isResponse())
+        {
+            return tcp.flowTo(destination, true, b, outboundVia.hostStart(), outboundVia.hostEnd());
+        }
+        final int route = m.firstHeader(HeaderName.ROUTE);
+        final SipUriFlyweight uri;
+        if (route >= 0)
+        {
+            uri = outboundRoute.wrap(b, m.headerValueStart(route), m.headerValueEnd(route)) ? outboundRoute.uri() :
+                null;
+        }
+        else
+        {
+            uri = outboundUri.wrap(b, m.requestUriStart(), m.requestUriEnd()) ? outboundUri : null;
+        }
+        if (null == uri || uri.hostStart() < 0 || uri.hostEnd() <= uri.hostStart())
+        {
+            return tcp.flowTo(destination, true);
+        }
+        return tcp.flowTo(destination, true, b, uri.hostStart(), uri.hostEnd());
     }
 
     private static final int TRANSPORT_UDP = 0;
@@ -448,7 +491,10 @@ public final class SipShard
         }
         if (connection.isOutbound())
         {
-            final TcpFlow again = tcp.flowTo(flow, flow.isTls());
+            // Reopened for the domain it was opened for (RFC 5922 §7.3: the new server must prove the same one).
+            final String domain = connection.tlsDomain();
+            final byte[] d = null == domain ? null : domain.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            final TcpFlow again = tcp.flowTo(flow, flow.isTls(), d, 0, null == d ? 0 : d.length);
             if (null == again)
             {
                 message.release();
@@ -464,7 +510,9 @@ public final class SipShard
         }
         final int port = outboundVia.port() > 0 ? outboundVia.port() :
             (flow.isTls() ? SipStackConfig.TLS_PORT_DEFAULT : ResponseAddress.DEFAULT_SIP_PORT);
-        final TcpFlow fresh = tcp.flowTo(new InetSocketAddress(flow.getAddress(), port), flow.isTls());
+        // Over TLS the new connection's server must prove the sent-by host (RFC 3263 §6, RFC 5922 §7.3).
+        final TcpFlow fresh = tcp.flowTo(new InetSocketAddress(flow.getAddress(), port), flow.isTls(), m.buffer(),
+            outboundVia.hostStart(), outboundVia.hostEnd());
         if (null == fresh)
         {
             message.release();

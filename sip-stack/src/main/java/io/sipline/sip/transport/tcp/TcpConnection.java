@@ -12,6 +12,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.ByteBufCopy;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
@@ -81,6 +82,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpShard owner;
     private final boolean tls;
     private final boolean outbound;
+    /** See {@link #tlsDomain()}; written once before the connect, read by any thread after it. */
+    private volatile String tlsDomain;
     /** The peer as a flow; known at construction for outbound connections, at activation for accepted ones. */
     private volatile TcpFlow flow;
     /** Sends made before an outbound connection became active (event loop only); null when none. */
@@ -149,6 +152,35 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public boolean isOutbound()
     {
         return outbound;
+    }
+
+    /**
+     * The SIP domain an outbound TLS connection's server proved with its certificate (RFC 5922 §7.3; an address
+     * literal when it was opened without a domain); null for TCP and for accepted connections. Any thread.
+     */
+    public String tlsDomain()
+    {
+        return tlsDomain;
+    }
+
+    /**
+     * True when this connection may carry a request for the SIP domain in {@code buf[start, end)}: any domain for
+     * TCP; over TLS the domain it was opened for, ASCII case-insensitive (RFC 5922 §7.2); a null {@code buf} asks for
+     * no particular domain. Allocates nothing. Event loop only.
+     */
+    boolean servesDomain(final byte[] buf, final int start, final int end)
+    {
+        if (!tls || null == buf)
+        {
+            return true;
+        }
+        return null != tlsDomain && Ascii.equalsIgnoreCase(buf, start, end, tlsDomain);
+    }
+
+    /** Set once, before connecting, by the shard that opens this connection. */
+    void tlsDomain(final String domain)
+    {
+        tlsDomain = domain;
     }
 
     /** The peer's address, or null before the connection is active. Any thread. */
