@@ -69,7 +69,15 @@ final class OutboundBuffers
                 cursor = 0;
             }
             final ByteBuf buffer = kept[cursor];
-            if (1 != buffer.refCnt())
+            final int references = buffer.refCnt();
+            if (0 == references)
+            {
+                // Released once too often by a holder (the pool's reference with it): already freed, forget it.
+                kept[cursor] = kept[--count];
+                kept[count] = null;
+                continue;
+            }
+            if (1 != references)
             {
                 cursor++;
                 continue;
@@ -118,7 +126,10 @@ final class OutboundBuffers
     {
         for (int i = 0; i < count; i++)
         {
-            kept[i].release();
+            if (kept[i].refCnt() > 0) // not already freed by a holder's extra release
+            {
+                kept[i].release();
+            }
             kept[i] = null;
         }
         count = 0;

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link OutboundBuffers}: a kept buffer is handed out again only once every reference handed out with it (and every
- * derived buffer) is released, with its indexes cleared; a buffer that grew too large is let go; close releases the
- * pool's references; nothing is kept while the leak detector records accesses. The detector is switched off around
- * the tests that keep buffers (kept buffers are the point) and restored after each.
+ * derived buffer) is released, with its indexes cleared; a buffer that grew too large is let go; one a holder freed
+ * by releasing too often is forgotten; close releases the pool's references; nothing is kept while the leak detector
+ * records accesses. The detector is switched off around the tests that keep buffers (kept buffers are the point) and
+ * restored after each.
  */
 class OutboundBuffersTest
 {
@@ -86,6 +87,23 @@ class OutboundBuffersTest
         assertEquals(2, pool.made());
         assertEquals(1, pool.kept(), "only the new one is kept");
         assertEquals(OutboundBuffers.MIN_CAPACITY, next.capacity());
+        assertEquals(2, next.refCnt());
+        next.release();
+        pool.close();
+        assertEquals(0, next.refCnt());
+    }
+
+    @Test
+    void shouldForgetABufferAHolderReleasedOnceTooOften()
+    {
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf a = pool.acquire(100);
+        a.release();
+        a.release(); // a holder's bug: the pool's reference goes too, the buffer is freed
+        assertEquals(0, a.refCnt());
+        final ByteBuf next = pool.acquire(100);
+        assertEquals(0, pool.reused(), "a freed buffer is never handed out");
+        assertEquals(1, pool.kept(), "it was forgotten; the new one is kept");
         assertEquals(2, next.refCnt());
         next.release();
         pool.close();

@@ -38,7 +38,7 @@ class StackAllocationTest
     private static final int WARM_UP = 20_000;
     private static final int MEASURED = 20_000;
     /** A regression bound, not the target: see the class javadoc and issue 3 for the measured value. */
-    private static final double MAX_BYTES_PER_TRANSACTION = 330;
+    private static final double MAX_BYTES_PER_TRANSACTION = 340;
 
     @Test
     void shouldAllocateLittlePerStatefulTransaction() throws Exception
