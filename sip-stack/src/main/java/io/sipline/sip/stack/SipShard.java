@@ -88,6 +88,9 @@ import org.jctools.queues.MpscArrayQueue;
  * wrong>}, {@code 505}), through the same code as the transport's {@code StatelessResponder}; an ACK, a response or
  * anything less is dropped.
  *
+ * <p><b>Via maddr.</b> A response whose request's top Via has a {@code maddr} naming a host goes to the address this
+ * shard's {@link SipLocator} finds for that name (RFC 3261 §18.2.2, RFC 3263 §4.2); none found is a transport error.
+ *
  * <p><b>Buffer ownership.</b> {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of
  * the buffer they are given (sent or released). A hand-over copies the datagram bytes once into a buffer from
  * {@link SipStackConfig#allocator()}; the reading shard owns it until the target's queue accepts it (when the queue is
@@ -1005,6 +1008,28 @@ public final class SipShard
                 countTransactionSend(data);
             }
             return sent;
+        }
+
+        /**
+         * A server transaction's responses go to a Via {@code maddr} naming a host (RFC 3261 §18.2.2): this shard's
+         * {@link SipLocator} finds its address like any host with a port (A/AAAA, RFC 3263 §4.2, cached for the
+         * records' TTL) and the transaction sends there, to the first address found; none found is a transport
+         * error. The callback runs on this shard's loop (the locator's).
+         */
+        @Override
+        public void resolve(final TransactionLayer layer, final Transaction tx, final long id,
+            final InetSocketAddress unresolved)
+        {
+            if (stopping)
+            {
+                layer.resolved(tx, id, null);
+                return;
+            }
+            locator().locate(unresolved.getHostString(), unresolved.getPort(), "UDP", false, targets ->
+            {
+                layer.resolved(tx, id, targets.isEmpty() ? null : targets.get(0).address());
+                flushIfOutsideRead();
+            });
         }
 
         /**

@@ -82,6 +82,8 @@ public abstract class Transaction
      * used; null lets the transport pick (a connection, or a transport with one socket).
      */
     InetSocketAddress local;
+    /** True while the host name of {@link #responseTo} (a Via maddr, RFC 3261 §18.2.2) is being located. */
+    boolean resolving;
     ByteBuf outbound;
     long retransmitTimerId = TimerWheel.NULL_TIMER_ID;
     long timeoutTimerId = TimerWheel.NULL_TIMER_ID;
@@ -286,6 +288,7 @@ public abstract class Transaction
         peer = null;
         responseTo = null;
         local = null;
+        resolving = false;
         retransmitTimerId = TimerWheel.NULL_TIMER_ID;
         timeoutTimerId = TimerWheel.NULL_TIMER_ID;
         retransmitIntervalNs = 0;

@@ -486,10 +486,43 @@ public final class TransactionLayer
         }
     }
 
+    /**
+     * The answer to {@link TransactionTransport#resolve}: the address of the transaction's host-name destination, or
+     * null when it has none. The transaction sends its current message there (and everything after it); with no
+     * address it reports a transport error (RFC 3261 §17.2.4) and terminates. Ignored when the transaction has ended
+     * since ({@code id} differs). Shard thread only.
+     */
+    public void resolved(final Transaction tx, final long id, final InetSocketAddress address)
+    {
+        if (0 == id || tx.id != id || !tx.resolving)
+        {
+            return;
+        }
+        tx.resolving = false;
+        if (null == address || address.isUnresolved())
+        {
+            failTransport(tx);
+            return;
+        }
+        tx.responseTo = address;
+        tx.sendOutbound();
+    }
+
     /** Sends a transaction's retained message; the buffer is borrowed by the transport. */
     void send(final Transaction tx, final ByteBuf buffer)
     {
-        if (!transport.send(buffer, tx.responseDestination(), tx.local, tx.reliable))
+        final InetSocketAddress to = tx.responseDestination();
+        if (null != to && to.isUnresolved())
+        {
+            // A maddr host name (RFC 3261 §18.2.2): located once; the message current then goes when it is known.
+            if (!tx.resolving)
+            {
+                tx.resolving = true;
+                transport.resolve(this, tx, tx.id, to);
+            }
+            return;
+        }
+        if (!transport.send(buffer, to, tx.local, tx.reliable))
         {
             failTransport(tx);
         }

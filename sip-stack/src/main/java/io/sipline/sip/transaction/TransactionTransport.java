@@ -42,4 +42,20 @@ public interface TransactionTransport
     {
         return send(data, destination, reliable);
     }
+
+    /**
+     * Finds the address of a host name a transaction must send to: a server transaction whose request's top Via has
+     * a {@code maddr} naming a host (RFC 3261 §18.2.2; located like any host with a port, RFC 3263 §4.2). The
+     * transport answers later, on the shard, with {@link TransactionLayer#resolved}; meanwhile the transaction holds
+     * its last message and sends it once the address is known. This default knows no resolver and answers at once
+     * that there is no address (a transport error, §17.2.4).
+     *
+     * @param tx         the transaction; compare {@code id} when answering, it may have ended meanwhile.
+     * @param unresolved host name and port ({@link InetSocketAddress#isUnresolved()}).
+     */
+    default void resolve(final TransactionLayer layer, final Transaction tx, final long id,
+        final InetSocketAddress unresolved)
+    {
+        layer.resolved(tx, id, null);
+    }
 }
