@@ -61,21 +61,9 @@ public final class SipMessageParser
             return into.result = ParseResult.MESSAGE_TOO_LARGE;
         }
         final byte[] own = into.ownBuffer(length);
-        final int index = buf.readerIndex();
-        if (buf.hasArray())
-        {
-            System.arraycopy(buf.array(), buf.arrayOffset() + index, own, 0, length);
-        }
-        else if (buf.nioBufferCount() == 1)
-        {
-            // The buffer's own cached NIO view: getBytes on a pooled direct buffer would duplicate a ByteBuffer
-            // (64 bytes of garbage per datagram) when Netty runs without sun.misc.Unsafe, as it does on JDK 25.
-            buf.internalNioBuffer(index, length).get(own, 0, length);
-        }
-        else
-        {
-            buf.getBytes(index, own, 0, length);
-        }
+        // Not getBytes nor the buffer's NIO view: either makes a ByteBuffer per pooled direct buffer (or per call on
+        // a slice) when Netty runs without sun.misc.Unsafe, as it does on JDK 25 (see ByteBufCopy).
+        ByteBufCopy.copyOut(buf, buf.readerIndex(), own, 0, length);
         return parseDatagram(own, 0, length, into);
     }
 

@@ -14,10 +14,13 @@ import io.sipline.sip.dialog.DialogLayer;
 import io.sipline.sip.dialog.DialogListener;
 import io.sipline.sip.dialog.DialogPool;
 import io.sipline.sip.dialog.DialogTable;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.message.SipUriFlyweight;
 import io.sipline.sip.message.ViaFlyweight;
 import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.timer.TimerHandler;
@@ -60,6 +63,10 @@ import org.jctools.queues.MpscArrayQueue;
  * everything else to the shard encoded in the Call-ID (a leg this stack created) or {@code hash(Call-ID) mod N}. All
  * of these agree for every message of a call, because the ids are generated on the shard the Call-ID rule picks.
  *
+ * <p><b>TLS identity.</b> A TLS connection this shard opens must prove, with its server certificate, the SIP domain
+ * of the request that opens it (RFC 5922 §7.3: the host of its top Route, else of its Request-URI); a connection is
+ * reused only for the same domain. A mismatch closes it and fails its transactions with a transport error.
+ *
  * <p><b>Connections</b> (TCP, TLS): a message read on a connection has the connection's {@link TcpFlow} as its source;
  * a server transaction keeps it as its peer, so every response goes back on that connection (RFC 3261 §18.2.2),
  * from whichever shard owns the call: the flow travels with a hand-over, and {@link TcpConnection#send} may be called
@@ -70,11 +77,19 @@ import org.jctools.queues.MpscArrayQueue;
  * a destination that is already a flow sends on it. A connection that closes or fails to connect fails the client
  * transactions still waiting on it (transport error, §17.1.4).
  *
+ * <p><b>UDP sockets.</b> Every message of a transaction leaves from one local address:port: a server transaction's from
+ * the socket its request arrived on (RFC 3261 §18.2.2), also for a response given later or retransmitted by a timer;
+ * a client transaction's from the socket of its first send (the one the message being handled arrived on, when it is
+ * started while handling one, else the first socket of the destination's family).
+ *
  * <p><b>Malformed messages</b> are counted ({@link #malformed()}, and per {@code ParseResult} by the transport) and
  * never reach the listener: a request that got far enough to carry Via, From, To, Call-ID and CSeq is answered
  * statelessly by the reading shard with its parse result's status and reason (RFC 3261 §8.2: {@code 400 <what is
  * wrong>}, {@code 505}), through the same code as the transport's {@code StatelessResponder}; an ACK, a response or
  * anything less is dropped.
+ *
+ * <p><b>Via maddr.</b> A response whose request's top Via has a {@code maddr} naming a host goes to the address this
+ * shard's {@link SipLocator} finds for that name (RFC 3261 §18.2.2, RFC 3263 §4.2); none found is a transport error.
  *
  * <p><b>Buffer ownership.</b> {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of
  * the buffer they are given (sent or released). A hand-over copies the datagram bytes once into a buffer from
@@ -106,10 +121,15 @@ public final class SipShard
     /** Answers malformed requests statelessly (RFC 3261 §8.2); shares {@link #ids} for its To tags. */
     private final StatelessResponder malformedAnswers;
     private final SipMessageBuilder builder = new SipMessageBuilder();
+    /** Buffers of outbound messages and hand-over copies, reused once released (shard thread; see the class). */
+    private final OutboundBuffers outboundBuffers;
     private final SipMessage handedOver = new SipMessage();
     /** Reads back outbound messages (their top Via's transport, a response's sent-by port); never a caller's. */
     private final SipMessage outbound = new SipMessage();
     private final ViaFlyweight outboundVia = new ViaFlyweight();
+    /** The Request-URI and top Route of an outbound TLS request: the SIP domain its server must prove. */
+    private final SipUriFlyweight outboundUri = new SipUriFlyweight();
+    private final NameAddrFlyweight outboundRoute = new NameAddrFlyweight();
     private final Events events = new Events();
     private final MpscArrayQueue<Handoff> inbox;
     private final MpscArrayQueue<Handoff> returned;
@@ -152,6 +172,7 @@ public final class SipShard
         this.config = config;
         this.all = all;
         this.allocator = config.allocator();
+        this.outboundBuffers = new OutboundBuffers(allocator, config.outboundBuffers());
         final long now = System.nanoTime();
         this.transactionWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
             TimerWheel.DEFAULT_SPOKE_CAPACITY);
@@ -198,10 +219,15 @@ public final class SipShard
         return System.nanoTime();
     }
 
-    /** A pooled buffer for an outbound message; the caller owns it until it passes it to a send method. */
+    /**
+     * A direct buffer for an outbound message, with at least {@code initialCapacity} bytes of room; the caller owns its
+     * reference until it passes the buffer to a send method (or releases it). The buffer comes from this shard's
+     * {@link OutboundBuffers}: once every reference handed out is released it is reused, so never touch a buffer
+     * after giving up its reference.
+     */
     public ByteBuf allocate(final int initialCapacity)
     {
-        return allocator.directBuffer(initialCapacity);
+        return outboundBuffers.acquire(initialCapacity);
     }
 
     /** This shard's message builder (one per shard; finish one message before starting the next). */
@@ -266,7 +292,16 @@ public final class SipShard
                 request.release(); // refused: no connection can be made for its transport
                 return null;
             }
-            return transactions.sendRequest(request, next, next instanceof TcpFlow);
+            if (next instanceof TcpFlow)
+            {
+                return transactions.sendRequest(request, next, true);
+            }
+            // RFC 3261 §18.2.2 in spirit, for the client side: every retransmission (timers A, E) and the ACK for a
+            // non-2xx leave from the socket the first send used, so the peer sees one address:port for the
+            // transaction (inside a dispatch the socket the current message arrived on, else the first one of the
+            // destination's family).
+            final InetSocketAddress local = null == udp ? null : udp.localFor(currentLocal, next);
+            return transactions.sendRequest(request, next, local, false);
         }
         finally
         {
@@ -374,7 +409,40 @@ public final class SipShard
         {
             return destination;
         }
-        return tcp.flowTo(destination, TRANSPORT_TLS == transport);
+        return TRANSPORT_TLS == transport ? tlsFlow(destination) : tcp.flowTo(destination, false);
+    }
+
+    /**
+     * The TLS flow for the message {@link #topViaTransport} just parsed into {@link #outbound}, for the SIP domain
+     * its server must prove (RFC 5922 §7.3, the host of the URI RFC 3263 located): for a request the host of its top
+     * Route's URI (the next hop, RFC 3261 §8.1.2), else of its Request-URI; for a response the top Via's sent-by host
+     * (RFC 3263 §6). A message without a usable host asks for the destination's address instead. Reusing an open
+     * connection for the same domain allocates nothing.
+     */
+    private TcpFlow tlsFlow(final InetSocketAddress destination)
+    {
+        final SipMessage m = outbound;
+        final byte[] b = m.buffer();
+        if (m.isResponse())
+        {
+            return tcp.flowTo(destination, true, b, outboundVia.hostStart(), outboundVia.hostEnd());
+        }
+        final int route = m.firstHeader(HeaderName.ROUTE);
+        final SipUriFlyweight uri;
+        if (route >= 0)
+        {
+            uri = outboundRoute.wrap(b, m.headerValueStart(route), m.headerValueEnd(route)) ? outboundRoute.uri() :
+                null;
+        }
+        else
+        {
+            uri = outboundUri.wrap(b, m.requestUriStart(), m.requestUriEnd()) ? outboundUri : null;
+        }
+        if (null == uri || uri.hostStart() < 0 || uri.hostEnd() <= uri.hostStart())
+        {
+            return tcp.flowTo(destination, true);
+        }
+        return tcp.flowTo(destination, true, b, uri.hostStart(), uri.hostEnd());
     }
 
     private static final int TRANSPORT_UDP = 0;
@@ -426,7 +494,10 @@ public final class SipShard
         }
         if (connection.isOutbound())
         {
-            final TcpFlow again = tcp.flowTo(flow, flow.isTls());
+            // Reopened for the domain it was opened for (RFC 5922 §7.3: the new server must prove the same one).
+            final String domain = connection.tlsDomain();
+            final byte[] d = null == domain ? null : domain.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            final TcpFlow again = tcp.flowTo(flow, flow.isTls(), d, 0, null == d ? 0 : d.length);
             if (null == again)
             {
                 message.release();
@@ -442,7 +513,9 @@ public final class SipShard
         }
         final int port = outboundVia.port() > 0 ? outboundVia.port() :
             (flow.isTls() ? SipStackConfig.TLS_PORT_DEFAULT : ResponseAddress.DEFAULT_SIP_PORT);
-        final TcpFlow fresh = tcp.flowTo(new InetSocketAddress(flow.getAddress(), port), flow.isTls());
+        // Over TLS the new connection's server must prove the sent-by host (RFC 3263 §6, RFC 5922 §7.3).
+        final TcpFlow fresh = tcp.flowTo(new InetSocketAddress(flow.getAddress(), port), flow.isTls(), m.buffer(),
+            outboundVia.hostStart(), outboundVia.hostEnd());
         if (null == fresh)
         {
             message.release();
@@ -483,6 +556,18 @@ public final class SipShard
     public long malformed()
     {
         return malformed;
+    }
+
+    /** Outbound buffers handed out again from this shard's pool ({@link OutboundBuffers}); racy read. */
+    public long outboundBuffersReused()
+    {
+        return outboundBuffers.reused();
+    }
+
+    /** Outbound buffers made because none kept was free; racy read. */
+    public long outboundBuffersMade()
+    {
+        return outboundBuffers.made();
     }
 
     /** Exceptions thrown by the listener, caught and counted. */
@@ -561,8 +646,9 @@ public final class SipShard
     {
         final Handoff h = acquireRecord();
         final int length = m.length();
-        final ByteBuf copy = allocator.directBuffer(length, length);
-        copy.writeBytes(m.buffer(), m.offset(), length);
+        final ByteBuf copy = outboundBuffers.acquire(length); // released by the target shard after parsing
+        // Not writeBytes: it would make a ByteBuffer view of the new buffer when Netty runs without Unsafe (JDK 25).
+        io.sipline.sip.message.ByteBufCopy.write(m.buffer(), m.offset(), length, copy);
         h.datagram = copy;
         h.source = source;
         h.local = local;
@@ -665,7 +751,7 @@ public final class SipShard
         try
         {
             // A flow means a connection: reliable, no retransmission timers (RFC 3261 §17.1.1.2, §17.2.1).
-            final boolean handled = transactions.onIncoming(m, source, source instanceof TcpFlow);
+            final boolean handled = transactions.onIncoming(m, source, local, source instanceof TcpFlow);
             if (!handled)
             {
                 malformed++;
@@ -780,6 +866,7 @@ public final class SipShard
             transactions.doWork(now);
         }
         releaseInbox();
+        outboundBuffers.close(); // buffers still referenced (a write in flight, another shard's inbox) free later
     }
 
     /** Releases every datagram still queued (after the loops stopped, or on the loop at stop). */
@@ -887,6 +974,17 @@ public final class SipShard
         @Override
         public boolean send(final ByteBuf data, final InetSocketAddress destination, final boolean reliable)
         {
+            return send(data, destination, null, reliable);
+        }
+
+        /**
+         * A transaction's send: over UDP from the transaction's own socket (the one its request arrived on, or its
+         * first send used; RFC 3261 §18.2.2), else the one the message being dispatched arrived on.
+         */
+        @Override
+        public boolean send(final ByteBuf data, final InetSocketAddress destination, final InetSocketAddress local,
+            final boolean reliable)
+        {
             final boolean sent;
             if (destination instanceof TcpFlow flow)
             {
@@ -900,13 +998,38 @@ public final class SipShard
             else
             {
                 // The transaction keeps its reference for retransmission; the write takes its own (released by Netty).
-                sent = udp.sendFrom(currentLocal, data.retainedDuplicate(), destination);
+                // The buffer itself, not a duplicate: a datagram write moves no index, and the buffer's NIO view,
+                // made when the message was written, is reused by the send (a duplicate would make a new one per
+                // send when Netty runs without sun.misc.Unsafe, JDK 25).
+                sent = udp.sendFrom(null != local ? local : currentLocal, data.retain(), destination);
             }
             if (sent)
             {
                 countTransactionSend(data);
             }
             return sent;
+        }
+
+        /**
+         * A server transaction's responses go to a Via {@code maddr} naming a host (RFC 3261 §18.2.2): this shard's
+         * {@link SipLocator} finds its address like any host with a port (A/AAAA, RFC 3263 §4.2, cached for the
+         * records' TTL) and the transaction sends there, to the first address found; none found is a transport
+         * error. The callback runs on this shard's loop (the locator's).
+         */
+        @Override
+        public void resolve(final TransactionLayer layer, final Transaction tx, final long id,
+            final InetSocketAddress unresolved)
+        {
+            if (stopping)
+            {
+                layer.resolved(tx, id, null);
+                return;
+            }
+            locator().locate(unresolved.getHostString(), unresolved.getPort(), "UDP", false, targets ->
+            {
+                layer.resolved(tx, id, targets.isEmpty() ? null : targets.get(0).address());
+                flushIfOutsideRead();
+            });
         }
 
         /**

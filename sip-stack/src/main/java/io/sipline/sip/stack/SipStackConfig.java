@@ -29,6 +29,8 @@ public final class SipStackConfig
     public static final long TICK_NS_DEFAULT = 1_000_000L;
     public static final int INITIAL_POOL_DEFAULT = 256;
     public static final int INITIAL_DIALOGS_DEFAULT = 1024;
+    /** Outbound buffers a shard keeps at most ({@link #outboundBuffers()}). */
+    public static final int OUTBOUND_BUFFERS_DEFAULT = 4096;
     /** RFC 5626 §4.4.1 suggests keep-alives every 95-120 s: an idle connection gets two rounds before it closes. */
     public static final long CONNECTION_IDLE_MILLIS_DEFAULT = 300_000;
     public static final long CONNECT_TIMEOUT_MILLIS_DEFAULT = 10_000;
@@ -49,6 +51,7 @@ public final class SipStackConfig
     private long tickNs = TICK_NS_DEFAULT;
     private int initialTransactionPool = INITIAL_POOL_DEFAULT;
     private int initialDialogs = INITIAL_DIALOGS_DEFAULT;
+    private int outboundBuffers = OUTBOUND_BUFFERS_DEFAULT;
     private ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
     private boolean tcp = true;
     private long connectionIdleMillis = CONNECTION_IDLE_MILLIS_DEFAULT;
@@ -207,6 +210,23 @@ public final class SipStackConfig
         return this;
     }
 
+    /** Most outbound message buffers a shard keeps for reuse ({@link OutboundBuffers}); 4096 by default. */
+    public int outboundBuffers()
+    {
+        return outboundBuffers;
+    }
+
+    /**
+     * See {@link #outboundBuffers()}: 0 keeps none (every message buffer comes from the allocator and goes back to
+     * it). Kept buffers hold their memory for the shard's life, at most {@value OutboundBuffers#MAX_KEPT_CAPACITY}
+     * bytes each (about 1 KiB for a typical message).
+     */
+    public SipStackConfig outboundBuffers(final int value)
+    {
+        outboundBuffers = value;
+        return this;
+    }
+
     public ByteBufAllocator allocator()
     {
         return allocator;
@@ -353,6 +373,10 @@ public final class SipStackConfig
 
     void validate()
     {
+        if (outboundBuffers < 0)
+        {
+            throw new IllegalArgumentException("outboundBuffers must be 0 or more");
+        }
         if (shards < 1 || shards > io.sipline.sip.shard.ShardIds.MAX_SHARDS)
         {
             throw new IllegalArgumentException("shards must be 1.." + io.sipline.sip.shard.ShardIds.MAX_SHARDS);

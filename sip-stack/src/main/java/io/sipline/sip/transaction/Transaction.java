@@ -76,6 +76,14 @@ public abstract class Transaction
     InetSocketAddress peer;
     /** Server: where responses go (RFC 3261 §18.2.2 / RFC 3581 §4 over UDP; the flow itself over a connection). */
     InetSocketAddress responseTo;
+    /**
+     * The local address:port every message of this transaction leaves from over UDP: for a server transaction the
+     * socket its request arrived on (RFC 3261 §18.2.2, RFC 3581 §4), for a client transaction the one its first send
+     * used; null lets the transport pick (a connection, or a transport with one socket).
+     */
+    InetSocketAddress local;
+    /** True while the host name of {@link #responseTo} (a Via maddr, RFC 3261 §18.2.2) is being located. */
+    boolean resolving;
     ByteBuf outbound;
     long retransmitTimerId = TimerWheel.NULL_TIMER_ID;
     long timeoutTimerId = TimerWheel.NULL_TIMER_ID;
@@ -152,6 +160,15 @@ public abstract class Transaction
     public final InetSocketAddress responseDestination()
     {
         return null == responseTo ? peer : responseTo;
+    }
+
+    /**
+     * The local address:port this transaction's datagrams leave from (see the field), or null when the transport
+     * picks. Kept by reference; the transport's own object.
+     */
+    public final InetSocketAddress local()
+    {
+        return local;
     }
 
     /** True when matched by RFC 2543 fields (a request without the magic cookie, §17.2.3). */
@@ -270,6 +287,8 @@ public abstract class Transaction
         reliable = false;
         peer = null;
         responseTo = null;
+        local = null;
+        resolving = false;
         retransmitTimerId = TimerWheel.NULL_TIMER_ID;
         timeoutTimerId = TimerWheel.NULL_TIMER_ID;
         retransmitIntervalNs = 0;

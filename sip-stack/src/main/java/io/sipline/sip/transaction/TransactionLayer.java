@@ -159,12 +159,26 @@ public final class TransactionLayer
      */
     public boolean onIncoming(final SipMessage message, final InetSocketAddress source, final boolean reliable)
     {
+        return onIncoming(message, source, null, reliable);
+    }
+
+    /**
+     * A message arrived from the transport on a given local socket.
+     *
+     * @param local the local address:port it arrived on (kept by reference by a new server transaction: its
+     *              responses and retransmissions leave from there, RFC 3261 §18.2.2), or null when the transport
+     *              picks.
+     * @see #onIncoming(SipMessage, InetSocketAddress, boolean)
+     */
+    public boolean onIncoming(final SipMessage message, final InetSocketAddress source,
+        final InetSocketAddress local, final boolean reliable)
+    {
         if (message.result() != ParseResult.OK || message.topVia() < 0)
         {
             malformed++;
             return false;
         }
-        return message.isRequest() ? onIncomingRequest(message, source, reliable) :
+        return message.isRequest() ? onIncomingRequest(message, source, local, reliable) :
             onIncomingResponse(message, source);
     }
 
@@ -190,7 +204,8 @@ public final class TransactionLayer
     }
 
     private boolean onIncomingRequest(
-        final SipMessage request, final InetSocketAddress source, final boolean reliable)
+        final SipMessage request, final InetSocketAddress source, final InetSocketAddress local,
+        final boolean reliable)
     {
         final int top = request.topVia();
         if (!via.wrap(request.buffer(), request.headerValueStart(top), request.headerValueEnd(top)))
@@ -231,6 +246,7 @@ public final class TransactionLayer
         tx.method = method;
         tx.reliable = reliable;
         tx.peer = source;
+        tx.local = local;
         if (!reliable)
         {
             // RFC 3261 §18.2.2, RFC 3581 §4 (the top Via is wrapped above); port 0 in sent-by: back to the source.
@@ -279,6 +295,20 @@ public final class TransactionLayer
     public ClientTransaction sendRequest(
         final ByteBuf request, final InetSocketAddress destination, final boolean reliable)
     {
+        return sendRequest(request, destination, null, reliable);
+    }
+
+    /**
+     * Sends a request statefully from a given local socket: its retransmissions (timers A, E) and the ACK for a
+     * non-2xx leave from there too.
+     *
+     * @param local the local address:port to send from, or null when the transport picks.
+     * @see #sendRequest(ByteBuf, InetSocketAddress, boolean)
+     */
+    public ClientTransaction sendRequest(
+        final ByteBuf request, final InetSocketAddress destination, final InetSocketAddress local,
+        final boolean reliable)
+    {
         final SipMessage m = scratch;
         if (SipMessageParser.parseDatagram(request, m) != ParseResult.OK || !m.isRequest()
             || m.method() == SipMethod.ACK || !m.topViaHasMagicCookie() || m.cseqMethod() != m.method())
@@ -301,6 +331,7 @@ public final class TransactionLayer
         tx.method = method;
         tx.reliable = reliable;
         tx.peer = destination;
+        tx.local = local;
         tx.keyHash = hash;
         tx.cseq = m.cseqNumber();
         tx.segSet(Transaction.SEG_BRANCH, m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd());
@@ -455,10 +486,43 @@ public final class TransactionLayer
         }
     }
 
+    /**
+     * The answer to {@link TransactionTransport#resolve}: the address of the transaction's host-name destination, or
+     * null when it has none. The transaction sends its current message there (and everything after it); with no
+     * address it reports a transport error (RFC 3261 §17.2.4) and terminates. Ignored when the transaction has ended
+     * since ({@code id} differs). Shard thread only.
+     */
+    public void resolved(final Transaction tx, final long id, final InetSocketAddress address)
+    {
+        if (0 == id || tx.id != id || !tx.resolving)
+        {
+            return;
+        }
+        tx.resolving = false;
+        if (null == address || address.isUnresolved())
+        {
+            failTransport(tx);
+            return;
+        }
+        tx.responseTo = address;
+        tx.sendOutbound();
+    }
+
     /** Sends a transaction's retained message; the buffer is borrowed by the transport. */
     void send(final Transaction tx, final ByteBuf buffer)
     {
-        if (!transport.send(buffer, tx.responseDestination(), tx.reliable))
+        final InetSocketAddress to = tx.responseDestination();
+        if (null != to && to.isUnresolved())
+        {
+            // A maddr host name (RFC 3261 §18.2.2): located once; the message current then goes when it is known.
+            if (!tx.resolving)
+            {
+                tx.resolving = true;
+                transport.resolve(this, tx, tx.id, to);
+            }
+            return;
+        }
+        if (!transport.send(buffer, to, tx.local, tx.reliable))
         {
             failTransport(tx);
         }

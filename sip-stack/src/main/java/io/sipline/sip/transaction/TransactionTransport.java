@@ -28,4 +28,34 @@ public interface TransactionTransport
      *         transaction then reports a transport error to its user (RFC 3261 §17.1.4, §17.2.4) and terminates.
      */
     boolean send(ByteBuf data, InetSocketAddress destination, boolean reliable);
+
+    /**
+     * Sends one message of a transaction from a given local socket: the one its request arrived on (server, RFC 3261
+     * §18.2.2) or the one its first send used (client), so that retransmissions and later responses leave from the
+     * same address:port as the first. A transport with one socket per family ignores {@code local}; that is what this
+     * default does.
+     *
+     * @param local the local address:port to send from, or null to let the transport pick.
+     */
+    default boolean send(final ByteBuf data, final InetSocketAddress destination, final InetSocketAddress local,
+        final boolean reliable)
+    {
+        return send(data, destination, reliable);
+    }
+
+    /**
+     * Finds the address of a host name a transaction must send to: a server transaction whose request's top Via has
+     * a {@code maddr} naming a host (RFC 3261 §18.2.2; located like any host with a port, RFC 3263 §4.2). The
+     * transport answers later, on the shard, with {@link TransactionLayer#resolved}; meanwhile the transaction holds
+     * its last message and sends it once the address is known. This default knows no resolver and answers at once
+     * that there is no address (a transport error, §17.2.4).
+     *
+     * @param tx         the transaction; compare {@code id} when answering, it may have ended meanwhile.
+     * @param unresolved host name and port ({@link InetSocketAddress#isUnresolved()}).
+     */
+    default void resolve(final TransactionLayer layer, final Transaction tx, final long id,
+        final InetSocketAddress unresolved)
+    {
+        layer.resolved(tx, id, null);
+    }
 }

@@ -13,6 +13,7 @@ import io.sipline.sip.message.ViaFlyweight;
  *  top Via of the request                       response goes to                        rule
  *  -------------------------------------------  --------------------------------------  -------------------------
  *  maddr=IP literal                             maddr : (sent-by port, else 5060)        RFC 3261 §18.2.2, 2nd case
+ *  maddr=host name                              unresolved maddr : (sent-by port, else 5060), located by the caller
  *  rport (with or without a value), no maddr    source address : source port             RFC 3581 §4
  *  otherwise                                    source address : (sent-by port, else 5060)  RFC 3261 §18.2.2, 3rd case
  * </pre>
@@ -23,8 +24,10 @@ import io.sipline.sip.message.ViaFlyweight;
  * {@code received} that the client wrote itself is overwritten by the same rule, so it is ignored here; a {@code rport}
  * value the client wrote is likewise replaced by the source port (RFC 3581 §4). No DNS lookup is ever needed.
  *
- * <p>A {@code maddr} that names a host rather than an IP literal would need RFC 3263 resolution, which arrives with
- * the stack's outbound path (issue 3); until then such a response goes to the source address like any other.
+ * <p>A {@code maddr} that names a host rather than an IP literal is returned as an <em>unresolved</em>
+ * {@link InetSocketAddress} ({@link InetSocketAddress#isUnresolved()}) with the sent-by port: the transaction layer
+ * has the shard's RFC 3263 locator find its address (A/AAAA, as for any host with a port, RFC 3263 §4.2) before the
+ * response goes out. This function itself never asks DNS.
  * A sent-by port of 0 is not a port one can send to: the result is {@code null}, and the caller drops the response.
  *
  * <p>Stateless; thread-safe. Allocates only when the destination differs from {@code source} (a new
@@ -51,14 +54,21 @@ public final class ResponseAddress
     {
         final int sentByPort = topVia.port();
         final int maddr = topVia.maddrIndex();
-        if (maddr >= 0)
+        final int maddrStart = maddr < 0 ? -1 : topVia.paramValueStart(maddr);
+        final int maddrEnd = maddr < 0 ? -1 : topVia.paramValueEnd(maddr);
+        if (maddrStart >= 0 && maddrEnd > maddrStart)
         {
-            final InetAddress group = literal(topVia, maddr);
+            // RFC 3261 §18.2.2: maddr wins, with the sent-by port; RFC 3581 §4 applies only without maddr.
+            final int port = sentByPort < 0 ? DEFAULT_SIP_PORT : sentByPort;
+            final InetAddress group = literal(topVia.buffer(), maddrStart, maddrEnd);
             if (null != group)
             {
-                // RFC 3261 §18.2.2: maddr wins, with the sent-by port; RFC 3581 §4 applies only without maddr.
-                return 0 == sentByPort ? null : new InetSocketAddress(group, sentByPort < 0 ? DEFAULT_SIP_PORT :
-                    sentByPort);
+                return 0 == sentByPort ? null : new InetSocketAddress(group, port);
+            }
+            final String host = hostName(topVia.buffer(), maddrStart, maddrEnd);
+            if (null != host)
+            {
+                return 0 == sentByPort ? null : InetSocketAddress.createUnresolved(host, port);
             }
         }
         if (topVia.rportIndex() >= 0)
@@ -74,16 +84,9 @@ public final class ResponseAddress
         return port == source.getPort() ? source : new InetSocketAddress(source.getAddress(), port);
     }
 
-    /** The maddr value as an IP literal (IPv6 with or without brackets), or null when it is a host name. */
-    private static InetAddress literal(final ViaFlyweight via, final int param)
+    /** The maddr value {@code b[start, end)} as an IP literal (IPv6 with or without brackets), or null. */
+    private static InetAddress literal(final byte[] b, final int start, final int end)
     {
-        final int start = via.paramValueStart(param);
-        final int end = via.paramValueEnd(param);
-        if (start < 0 || end <= start)
-        {
-            return null;
-        }
-        final byte[] b = via.buffer();
         int s = start;
         int e = end;
         if (b[s] == '[' && b[e - 1] == ']')
@@ -103,6 +106,23 @@ public final class ResponseAddress
         {
             return null;
         }
+    }
+
+    /**
+     * The maddr value {@code b[start, end)} as a host name (RFC 3261 §25.1 hostname: alphanumerics, '-' and '.'), or
+     * null when it is not one (an IP literal is handled by {@link #literal}).
+     */
+    private static String hostName(final byte[] b, final int start, final int end)
+    {
+        for (int i = start; i < end; i++)
+        {
+            final byte c = b[i];
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'))
+            {
+                return null;
+            }
+        }
+        return new String(b, start, end - start, java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /** True when the span holds only what an IPv4 or IPv6 literal can: hex digits, dots and colons. */

@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
-import java.nio.ByteOrder;
 import java.util.HashMap;
 
 import io.netty.buffer.ByteBuf;
@@ -25,15 +24,16 @@ import io.sipline.sip.message.SipMessageParser;
  * shard's reused {@link SipMessage}, its {@link SipMessageHandler} and its counters.
  *
  * <p>Per datagram: count it, demultiplex on the first bytes ({@link DatagramKind}: keep-alive, STUN, SIP), parse SIP
- * into the reused message (one copy out of the receive buffer), hand the message to the handler, and let the handler
- * answer through {@link #send}. Nothing on that path allocates but the {@code DatagramPacket} of an answer.
+ * into the reused message (one copy out of the receive buffer into the message's own array), hand the message to
+ * the handler, and let the handler answer through {@link #send}. Nothing on that path allocates but the
+ * {@code DatagramPacket} of an answer.
  *
  * <p><b>Buffer ownership rules</b> (STYLE.md; DESIGN.md, Memory rule 4):
  * <ul>
  *   <li>Inbound: the {@link DatagramPacket} (and its pooled direct content) is owned by {@link #channelRead} from the
  *       moment Netty passes it in, and released there exactly once, in {@code finally}, whatever happens: keep-alive,
  *       STUN, parse error, handler exception. Nothing downstream sees the buffer: its bytes are copied once into the
- *       shard's own array ({@link #parse}) and parsed there, so the message outlives the release, until the next
+ *       reused message's own array and parsed there, so the message outlives the release, until the next
  *       datagram reuses it.</li>
  *   <li>Outbound: {@link #send} takes ownership of the buffer it is given. It either passes it to Netty inside a
  *       {@code DatagramPacket} (Netty releases it once written or failed) or releases it itself when it cannot send.
@@ -62,8 +62,6 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     public static final int MAX_UDP_PAYLOAD = 65_507;
 
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
-    /** Stores eight bytes of a {@code byte[]} at once, in the order {@link ByteBuf#getLong} reads them. */
-    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** Eight longs: one cache line on each side of the counters. */
     private static final int PAD = 8;
 
@@ -72,11 +70,6 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private final ByteBufAllocator allocator;
     private final DistinctErrors errors;
     private final SipMessage message = new SipMessage();
-    /**
-     * The bytes of the datagram being handled, copied out of Netty's receive buffer; {@link #message} points into it
-     * until the next datagram (the same lifetime as the reused message). Grows to the largest datagram seen.
-     */
-    private byte[] received = new byte[2048];
     private final long[] counts = new long[PAD + ShardCounters.SLOTS + PAD];
 
     private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
@@ -164,12 +157,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      */
     public boolean sendFrom(final InetSocketAddress local, final ByteBuf datagram, final InetSocketAddress recipient)
     {
-        Endpoint endpoint = null == local ? null : byLocal.get(local);
-        if (null == endpoint)
-        {
-            endpoint = null != currentEndpoint ? currentEndpoint :
-                (null != recipient && recipient.getAddress() instanceof Inet6Address ? defaultV6 : defaultV4);
-        }
+        final Endpoint endpoint = endpointFor(local, recipient);
         if (null == endpoint || null == recipient || datagram.readableBytes() > MAX_UDP_PAYLOAD
             || !endpoint.ctx.channel().isWritable())
         {
@@ -190,6 +178,32 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
         increment(ShardCounters.RESPONSES_SENT);
         return true;
+    }
+
+    /**
+     * The local address:port {@link #sendFrom} would use for these arguments: {@code local} when this shard has a
+     * socket there, else the socket of the datagram being handled, else the first socket of the recipient's family;
+     * null when there is none. The object is the channel's own: it may be kept (a client transaction keeps the one
+     * its first send used, so that its retransmissions leave from the same socket). Shard thread only.
+     */
+    public InetSocketAddress localFor(final InetSocketAddress local, final InetSocketAddress recipient)
+    {
+        final Endpoint endpoint = endpointFor(local, recipient);
+        return null == endpoint ? null : endpoint.local;
+    }
+
+    private Endpoint endpointFor(final InetSocketAddress local, final InetSocketAddress recipient)
+    {
+        final Endpoint endpoint = null == local ? null : byLocal.get(local);
+        if (null != endpoint)
+        {
+            return endpoint;
+        }
+        if (null != currentEndpoint)
+        {
+            return currentEndpoint;
+        }
+        return null != recipient && recipient.getAddress() instanceof Inet6Address ? defaultV6 : defaultV4;
     }
 
     /** Flushes every channel written by {@link #sendFrom} since the last flush. Shard thread only. */
@@ -329,7 +343,8 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             return;
         }
 
-        final ParseResult result = parse(content);
+        // One copy into the message's own array (ByteBufCopy: no ByteBuffer view made, JDK 25), parsed there.
+        final ParseResult result = SipMessageParser.parseDatagram(content, message);
         if (ParseResult.OK == result)
         {
             increment(message.isRequest() ? ShardCounters.REQUESTS_IN : ShardCounters.RESPONSES_IN);
@@ -380,43 +395,6 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         {
             current = null;
         }
-    }
-
-    /**
-     * Copies the datagram into {@link #received} and parses it into {@link #message}.
-     *
-     * <p>Epoll hands each datagram over as a slice of its receive buffer, and without {@code sun.misc.Unsafe} (JDK 25)
-     * every bulk copy out of a pooled direct buffer or a slice of one ({@code getBytes}, {@code nioBuffer},
-     * {@code internalNioBuffer} of a slice) builds a new {@code DirectByteBuffer} view: 64 bytes of garbage per
-     * datagram. {@code getLong} and {@code getByte} read through the buffer's existing view, so this copy allocates
-     * nothing. Heap buffers keep the parser's {@code System.arraycopy}.
-     *
-     * @param content borrowed; its indexes are not moved. Released by {@link #channelRead} as before.
-     */
-    private ParseResult parse(final ByteBuf content)
-    {
-        final int length = content.readableBytes();
-        if (content.hasArray() || length > SipMessageParser.MAX_MESSAGE_BYTES)
-        {
-            return SipMessageParser.parseDatagram(content, message);
-        }
-        if (received.length < length)
-        {
-            received = new byte[Math.max(length, 2 * received.length)];
-        }
-        final byte[] into = received;
-        final int start = content.readerIndex();
-        final int longs = length & ~7;
-        int i = 0;
-        for (; i < longs; i += 8)
-        {
-            LONG_BE.set(into, i, content.getLong(start + i));
-        }
-        for (; i < length; i++)
-        {
-            into[i] = content.getByte(start + i);
-        }
-        return SipMessageParser.parseDatagram(into, 0, length, message);
     }
 
     @Override

@@ -1,14 +1,14 @@
 package io.sipline.sip.stack;
 
+import static io.sipline.sip.stack.Datagrams.receive;
+import static io.sipline.sip.stack.Datagrams.send;
 import static io.sipline.sip.stack.StackTcpTest.header;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
@@ -81,19 +81,5 @@ class StackRportTest
             + (sentBy.endsWith(";rport") ? ";rport" : "") + ";branch=z9hG4bK-" + callId + "\r\n"
             + "Max-Forwards: 70\r\nFrom: <sip:uac@127.0.0.1>;tag=u1\r\nTo: <sip:uas@127.0.0.1>\r\nCall-ID: " + callId
             + "\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n";
-    }
-
-    private static void send(final DatagramSocket socket, final InetSocketAddress to, final String text)
-        throws Exception
-    {
-        final byte[] b = text.getBytes(StandardCharsets.US_ASCII);
-        socket.send(new DatagramPacket(b, b.length, to));
-    }
-
-    private static String receive(final DatagramSocket socket) throws Exception
-    {
-        final DatagramPacket p = new DatagramPacket(new byte[8192], 8192);
-        socket.receive(p);
-        return new String(p.getData(), 0, p.getLength(), StandardCharsets.US_ASCII);
     }
 }

@@ -41,20 +41,41 @@ public final class SelfSignedPem
     public static SelfSignedPem generate(final Path directory) throws IOException, GeneralSecurityException,
         InterruptedException
     {
-        final Path p12 = directory.resolve("server.p12");
+        return generate(directory, "", "CN=localhost", "ip:127.0.0.1,dns:localhost");
+    }
+
+    /**
+     * Generates a pair with a chosen subject and subjectAltName (RFC 5922 tests: {@code uri:sip:example.com},
+     * {@code dns:...}, or none) into {@code directory}, its files named with {@code prefix}
+     * ({@code <prefix>cert.pem}, {@code <prefix>key.pem}).
+     *
+     * @param san keytool's SAN list ("uri:sip:a.example.com,dns:b.example.com"), or null for no subjectAltName.
+     */
+    public static SelfSignedPem generate(final Path directory, final String prefix, final String dname,
+        final String san) throws IOException, GeneralSecurityException, InterruptedException
+    {
+        final Path p12 = directory.resolve(prefix + "server.p12");
+        final Path log = directory.resolve(prefix + "keytool.log");
         final Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        final Process process = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "sip",
-            "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2", "-dname", "CN=localhost",
-            "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-keystore", p12.toString(), "-storetype", "PKCS12",
-            "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD))
+        final java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(keytool.toString(),
+            "-genkeypair", "-alias", "sip", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+            "-dname", dname));
+        if (null != san)
+        {
+            command.add("-ext");
+            command.add("SAN=" + san);
+        }
+        command.addAll(java.util.List.of("-keystore", p12.toString(), "-storetype", "PKCS12",
+            "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD)));
+        final Process process = new ProcessBuilder(command)
             .redirectErrorStream(true)
-            .redirectOutput(directory.resolve("keytool.log").toFile())
+            .redirectOutput(log.toFile())
             .start();
         try
         {
             if (!process.waitFor(60, TimeUnit.SECONDS) || 0 != process.exitValue())
             {
-                throw new IOException("keytool failed: " + Files.readString(directory.resolve("keytool.log")));
+                throw new IOException("keytool failed: " + Files.readString(log));
             }
         }
         finally
@@ -68,8 +89,8 @@ public final class SelfSignedPem
         }
         final X509Certificate cert = (X509Certificate)store.getCertificate("sip");
         final PrivateKey key = (PrivateKey)store.getKey("sip", PASSWORD);
-        final Path certificate = directory.resolve("cert.pem");
-        final Path privateKey = directory.resolve("key.pem");
+        final Path certificate = directory.resolve(prefix + "cert.pem");
+        final Path privateKey = directory.resolve(prefix + "key.pem");
         Files.writeString(certificate, pem("CERTIFICATE", cert.getEncoded()), StandardCharsets.US_ASCII);
         Files.writeString(privateKey, pem("PRIVATE KEY", key.getEncoded()), StandardCharsets.US_ASCII);
         return new SelfSignedPem(certificate, privateKey, store);
@@ -85,6 +106,12 @@ public final class SelfSignedPem
     public Path privateKey()
     {
         return privateKey;
+    }
+
+    /** The certificate itself. */
+    public X509Certificate x509() throws GeneralSecurityException
+    {
+        return (X509Certificate)store.getCertificate("sip");
     }
 
     /** A client context that trusts exactly this certificate. */

@@ -106,13 +106,14 @@ class ResponseAddressTest
     }
 
     @Test
-    void shouldFallBackToSourceWhenMaddrIsAHostName()
+    void shouldLeaveAMaddrHostNameUnresolvedForTheLocator()
     {
-        // No DNS on this path (RFC 3263 arrives with the stack's outbound side): the received address is used.
-        assertEquals(at("192.0.2.7", 5080), ResponseAddress.select(
+        // No DNS on this path: the host name and the sent-by port (or 5060), for the shard's RFC 3263 locator.
+        assertEquals(InetSocketAddress.createUnresolved("cafe.example", 5080), ResponseAddress.select(
             via("SIP/2.0/UDP 10.0.0.5:5080;maddr=cafe.example;branch=z9hG4bK1"), SOURCE_V4));
-        assertEquals(at("192.0.2.7", 5080), ResponseAddress.select(
-            via("SIP/2.0/UDP 10.0.0.5:5080;maddr=cafe.de;branch=z9hG4bK1"), SOURCE_V4));
+        assertEquals(InetSocketAddress.createUnresolved("cafe.de", 5060), ResponseAddress.select(
+            via("SIP/2.0/UDP 10.0.0.5;rport;maddr=cafe.de;branch=z9hG4bK1"), SOURCE_V4));
+        assertNull(ResponseAddress.select(via("SIP/2.0/UDP 10.0.0.5:0;maddr=cafe.de;branch=z9hG4bK1"), SOURCE_V4));
     }
 
     @Test

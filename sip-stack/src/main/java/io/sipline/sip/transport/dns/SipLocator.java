@@ -28,6 +28,7 @@ import io.netty.resolver.dns.DnsServerAddressStreamProviders;
 import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.Future;
+import io.sipline.sip.message.SipUriFlyweight;
 
 /**
  * RFC 3263 §4 next-hop location for one shard: from a SIP or SIPS URI's host, port and transport parameter to the
@@ -116,6 +117,34 @@ public final class SipLocator implements AutoCloseable
     public long cacheHits()
     {
         return cache.hits();
+    }
+
+    /**
+     * Finds where to send a request for a parsed SIP or SIPS URI (RFC 3263 §4): its {@code maddr} parameter when it
+     * has one (§4: "the target ... is the maddr"; an IP literal or a host name, located like any host), else its
+     * host; with its port and {@code transport} parameter. On the shard's loop.
+     *
+     * @param uri borrowed for the call: read at once, never kept.
+     * @throws IllegalArgumentException when the URI is not a valid SIP or SIPS URI with a host.
+     */
+    public void locate(final SipUriFlyweight uri, final Callback callback)
+    {
+        if (!uri.isValid() || !(uri.isSip() || uri.isSips()) || uri.hostStart() < 0)
+        {
+            throw new IllegalArgumentException("not a SIP or SIPS URI with a host");
+        }
+        final byte[] b = uri.buffer();
+        final boolean maddr = uri.maddrParamStart() >= 0 && uri.maddrParamEnd() > uri.maddrParamStart();
+        final String host = maddr ? ascii(b, uri.maddrParamStart(), uri.maddrParamEnd()) :
+            ascii(b, uri.hostStart(), uri.hostEnd());
+        final String transport = uri.transportParamStart() >= 0 && uri.transportParamEnd() > uri.transportParamStart() ?
+            ascii(b, uri.transportParamStart(), uri.transportParamEnd()) : null;
+        locate(host, uri.port(), transport, uri.isSips(), callback);
+    }
+
+    private static String ascii(final byte[] b, final int start, final int end)
+    {
+        return new String(b, start, end - start, StandardCharsets.US_ASCII);
     }
 
     /**

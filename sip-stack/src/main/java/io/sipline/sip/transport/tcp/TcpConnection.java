@@ -1,10 +1,7 @@
 package io.sipline.sip.transport.tcp;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -15,6 +12,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
+import io.sipline.sip.message.Ascii;
+import io.sipline.sip.message.ByteBufCopy;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
@@ -73,8 +72,6 @@ import io.sipline.sip.transport.StunKeepAlive;
  */
 public final class TcpConnection extends ChannelInboundHandlerAdapter
 {
-    /** Stores eight bytes of a {@code byte[]} at once, in the order {@link ByteBuf#getLong} reads them. */
-    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** RFC 5626 §4.4.1: the pong's bytes; never written to, wrapped per pong (pings are rare: one per ~100 s). */
     private static final byte[] PONG = {'\r', '\n'};
     private static final int INITIAL_BYTES = 2048;
@@ -85,6 +82,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpShard owner;
     private final boolean tls;
     private final boolean outbound;
+    /** See {@link #tlsDomain()}; written once before the connect, read by any thread after it. */
+    private volatile String tlsDomain;
     /** The peer as a flow; known at construction for outbound connections, at activation for accepted ones. */
     private volatile TcpFlow flow;
     /** Sends made before an outbound connection became active (event loop only); null when none. */
@@ -153,6 +152,35 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public boolean isOutbound()
     {
         return outbound;
+    }
+
+    /**
+     * The SIP domain an outbound TLS connection's server proved with its certificate (RFC 5922 §7.3; an address
+     * literal when it was opened without a domain); null for TCP and for accepted connections. Any thread.
+     */
+    public String tlsDomain()
+    {
+        return tlsDomain;
+    }
+
+    /**
+     * True when this connection may carry a request for the SIP domain in {@code buf[start, end)}: any domain for
+     * TCP; over TLS the domain it was opened for, ASCII case-insensitive (RFC 5922 §7.2); a null {@code buf} asks for
+     * no particular domain. Allocates nothing. Event loop only.
+     */
+    boolean servesDomain(final byte[] buf, final int start, final int end)
+    {
+        if (!tls || null == buf)
+        {
+            return true;
+        }
+        return null != tlsDomain && Ascii.equalsIgnoreCase(buf, start, end, tlsDomain);
+    }
+
+    /** Set once, before connecting, by the shard that opens this connection. */
+    void tlsDomain(final String domain)
+    {
+        tlsDomain = domain;
     }
 
     /** The peer's address, or null before the connection is active. Any thread. */
@@ -380,27 +408,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             System.arraycopy(pending, 0, grown, 0, pendingLength);
             pending = grown;
         }
-        final byte[] into = pending;
-        if (in.hasArray())
-        {
-            System.arraycopy(in.array(), in.arrayOffset() + from, into, pendingLength, length);
-        }
-        else
-        {
-            // getLong/getByte read through the buffer's own view: without sun.misc.Unsafe (JDK 25) a bulk getBytes
-            // out of a pooled direct buffer builds a DirectByteBuffer view per call (see UdpShard.parse).
-            final int base = pendingLength;
-            final int longs = length & ~7;
-            int i = 0;
-            for (; i < longs; i += 8)
-            {
-                LONG_BE.set(into, base + i, in.getLong(from + i));
-            }
-            for (; i < length; i++)
-            {
-                into[base + i] = in.getByte(from + i);
-            }
-        }
+        // ByteBufCopy: a bulk getBytes out of a pooled direct buffer would build a ByteBuffer view (JDK 25).
+        ByteBufCopy.copyOut(in, from, pending, pendingLength, length);
         pendingLength = needed;
     }
 

@@ -17,6 +17,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.NetUtil;
+import io.sipline.sip.message.Ascii;
 
 /**
  * One shard's connections (DESIGN.md, Threading: a shard owns its sockets): the connections its listeners accepted
@@ -71,19 +72,37 @@ public final class TcpShard
 
     /**
      * The flow to send to {@code destination} over TCP or TLS: an open (or opening) connection of this shard to that
-     * address with the same transport, else a new non-blocking connect whose sends wait until it is up.
+     * address with the same transport, else a new non-blocking connect whose sends wait until it is up. A new TLS
+     * connection must prove the destination's address (an iPAddress in the server's certificate).
      *
      * @return the flow, or null when no connection can be made (TLS without a client context, shutting down).
      */
     public TcpFlow flowTo(final InetSocketAddress destination, final boolean tls)
     {
-        if (destination instanceof TcpFlow flow && flow.isTls() == tls && flow.connection().isUsable())
+        return flowTo(destination, tls, null, 0, 0);
+    }
+
+    /**
+     * The flow to send a request for a SIP domain to {@code destination}: over TLS an open connection is reused only
+     * when it was opened for the same domain, and a new one must prove that domain with its certificate (RFC 5922
+     * §7.3, {@link SipDomainTrustManager}); the domain is also the connection's SNI host name. Over TCP the domain
+     * is ignored. Reuse allocates nothing.
+     *
+     * @param domain the domain's bytes ({@code domain[start, end)}, a host name or an address literal; borrowed), or
+     *               null for none in particular: an open connection of any domain, or the address for a new one.
+     * @return the flow, or null when no connection can be made (TLS without a client context, shutting down).
+     */
+    public TcpFlow flowTo(final InetSocketAddress destination, final boolean tls, final byte[] domain,
+        final int start, final int end)
+    {
+        if (destination instanceof TcpFlow flow && flow.isTls() == tls && flow.connection().isUsable()
+            && flow.connection().servesDomain(domain, start, end))
         {
             return flow;
         }
         final TcpConnection open = byPeer.get(destination);
         // A closed connection can still be in the table until its channelInactive runs: never hand it out.
-        if (null != open && open.isTls() == tls && open.isUsable())
+        if (null != open && open.isTls() == tls && open.isUsable() && open.servesDomain(domain, start, end))
         {
             return open.flow();
         }
@@ -95,6 +114,10 @@ public final class TcpShard
             new InetSocketAddress(destination.getAddress(), destination.getPort()) : destination;
         final TcpConnection connection = new TcpConnection(handler, counters, settings.maxMessageBytes(),
             settings.idleMillis(), this, tls, target);
+        // RFC 5922 §7.3: the identity the server must prove; an address literal when no domain was given.
+        final String peerHost = !tls ? null : null != domain && end > start ? Ascii.string(domain, start, end) :
+            NetUtil.toAddressString(target.getAddress());
+        connection.tlsDomain(peerHost);
         final Bootstrap bootstrap = new Bootstrap()
             .group(loop)
             .channelFactory(() -> settings.epoll() ? new EpollSocketChannel() : new NioSocketChannel())
@@ -110,10 +133,10 @@ public final class TcpShard
                 {
                     if (tls)
                     {
-                        // RFC 3261 §26.2.1: the server's certificate is checked against the client context's trust
-                        // (its host name is not: RFC 5922 domain matching needs the SIP domain, not an address).
-                        ch.pipeline().addLast(settings.clientTls().newHandler(ch.alloc(),
-                            NetUtil.toAddressString(target.getAddress()), target.getPort()));
+                        // RFC 3261 §26.2.1, RFC 5922 §7.3: the chain is checked against the client context's trust,
+                        // then the certificate against the SIP domain, which the engine carries as its peer host.
+                        ch.pipeline().addLast(settings.clientTls().newHandler(ch.alloc(), peerHost,
+                            target.getPort()));
                     }
                     ch.pipeline().addLast(connection);
                 }

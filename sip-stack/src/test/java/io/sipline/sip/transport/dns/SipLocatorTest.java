@@ -122,6 +122,40 @@ class SipLocatorTest
         assertEquals(0, locator.queries());
     }
 
+    @Test
+    void shouldLocateTheMaddrOfAUriLikeAnyHost() throws Exception
+    {
+        // RFC 3263 §4: with maddr the target is the maddr, a host name located like any other (port given: A/AAAA).
+        dns.a("proxy.maddr.test", 300, "192.0.2.40");
+        dns.a("ignored.maddr.test", 300, "192.0.2.41");
+        assertEquals(List.of(target("TCP", "192.0.2.40", 5070)),
+            locate("sip:bob@ignored.maddr.test:5070;transport=tcp;maddr=proxy.maddr.test"));
+        assertEquals(0, dns.asked("ignored.maddr.test", DnsRecordType.A), "the URI's host is not the target");
+        // Without a port: the RFC's whole procedure on the maddr name (no NAPTR, no SRV: A, default port).
+        assertEquals(List.of(target("UDP", "192.0.2.40", 5060)),
+            locate("sip:bob@ignored.maddr.test;maddr=proxy.maddr.test"));
+        // A numeric maddr needs no DNS; a sips URI defaults to TLS.
+        final int asked = dns.askedTotal();
+        assertEquals(List.of(target("TLS", "192.0.2.42", 5061)),
+            locate("sips:bob@ignored.maddr.test;maddr=192.0.2.42"));
+        assertEquals(asked, dns.askedTotal());
+        // No maddr: the host.
+        assertEquals(List.of(target("UDP", "192.0.2.41", 5080)), locate("sip:bob@ignored.maddr.test:5080"));
+    }
+
+    private List<SipTarget> locate(final String uri) throws Exception
+    {
+        final io.sipline.sip.message.SipUriFlyweight view = new io.sipline.sip.message.SipUriFlyweight();
+        final byte[] b = uri.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        if (!view.wrap(b, 0, b.length))
+        {
+            throw new AssertionError(uri + ": " + view.errorReason());
+        }
+        final CompletableFuture<List<SipTarget>> done = new CompletableFuture<>();
+        loop.execute(() -> locator.locate(view, done::complete));
+        return done.get(10, TimeUnit.SECONDS);
+    }
+
     private List<SipTarget> locate(final String host, final int port, final String transport, final boolean sips)
         throws Exception
     {

@@ -1,0 +1,143 @@
+package io.sipline.sip.stack;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+
+/**
+ * One shard's outbound message buffers, kept for reuse (DESIGN.md, Memory rule 1: per-shard pools): the buffers
+ * {@link SipShard#allocate} hands to the listener for responses and requests, and the copies a hand-over sends to
+ * another shard.
+ *
+ * <p><b>Why the stack keeps them.</b> Netty's pooled allocator recycles the memory of a buffer but, measured with JFR
+ * on the shard threads ({@code StackAllocationTest}, 20,000 stateful OPTIONS), not the buffer object: every
+ * allocation made a new {@code PooledDirectByteBuf}, a {@code PoolThreadCache} entry when it was freed, and, as Netty
+ * runs without {@code sun.misc.Unsafe} on JDK 25, a new {@code ByteBuffer} view the first time it was written or sent.
+ * A buffer kept here keeps its view and is never freed, so reusing it allocates nothing.
+ *
+ * <p><b>Reference counts.</b> Each kept buffer carries one reference owned by this pool. {@link #acquire} hands a
+ * buffer out with one more reference, which passes with the buffer as usual (to a send, a transaction, Netty's write,
+ * another shard) and is released by whoever ends its use, on any thread; derived buffers (duplicates, slices) count
+ * on the same buffer. A kept buffer whose count is back to 1 is free: the next {@link #acquire} that finds it clears its
+ * indexes and hands it out again. A buffer that grew above {@link #MAX_KEPT_CAPACITY} is let go when found free, so
+ * that one large message does not pin its memory. {@link #close} releases the pool's references.
+ *
+ * <p><b>Leak detection.</b> While Netty's leak detector runs at {@code ADVANCED} or {@code PARANOID} (the tests), no
+ * buffer is kept: such a buffer records a trace on every access, so keeping it would allocate on every use, and a
+ * buffer that is never freed could not be checked for leaks. Buffers are then plain allocations, as before.
+ *
+ * <p><b>Threading.</b> {@link #acquire} and {@link #close} run on the owning shard's thread only; the references handed
+ * out may be released on any thread (Netty's reference count is atomic, and a count of 1 read here means nobody else
+ * holds the buffer).
+ */
+final class OutboundBuffers
+{
+    /** Kept buffers looked at per {@link #acquire} before a new one is made. */
+    static final int PROBES = 8;
+    /** The smallest buffer made: room for a typical SIP message, so that reuse rarely has to grow one. */
+    static final int MIN_CAPACITY = 1024;
+    /** A free kept buffer larger than this is let go rather than reused. */
+    static final int MAX_KEPT_CAPACITY = 16 * 1024;
+
+    private final ByteBufAllocator allocator;
+    private final ByteBuf[] kept;
+    private int count;
+    private int cursor;
+    private long reused;
+    private long made;
+
+    /**
+     * @param allocator where new buffers come from.
+     * @param capacity  most buffers kept at once (in use or free); 0 keeps none.
+     */
+    OutboundBuffers(final ByteBufAllocator allocator, final int capacity)
+    {
+        this.allocator = allocator;
+        this.kept = new ByteBuf[Math.max(0, capacity)];
+    }
+
+    /**
+     * A direct buffer with at least {@code initialCapacity} bytes of room (it grows on demand like any buffer),
+     * indexes at 0, carrying one reference that the caller owns.
+     */
+    ByteBuf acquire(final int initialCapacity)
+    {
+        for (int probes = Math.min(PROBES, count); probes > 0; probes--)
+        {
+            if (cursor >= count)
+            {
+                cursor = 0;
+            }
+            final ByteBuf buffer = kept[cursor];
+            final int references = buffer.refCnt();
+            if (0 == references)
+            {
+                // Released once too often by a holder (the pool's reference with it): already freed, forget it.
+                kept[cursor] = kept[--count];
+                kept[count] = null;
+                continue;
+            }
+            if (1 != references)
+            {
+                cursor++;
+                continue;
+            }
+            if (buffer.capacity() > MAX_KEPT_CAPACITY)
+            {
+                kept[cursor] = kept[--count]; // let it go: the slot takes the last kept buffer
+                kept[count] = null;
+                buffer.release(); // the pool's reference: the buffer goes back to Netty's allocator
+                continue;
+            }
+            cursor++;
+            reused++;
+            buffer.clear();
+            return buffer.retain(); // the caller's reference
+        }
+        made++;
+        final ByteBuf fresh = allocator.directBuffer(Math.max(initialCapacity, MIN_CAPACITY));
+        if (count < kept.length && keeping())
+        {
+            kept[count++] = fresh.retain(); // the pool's own reference; the caller has the first
+        }
+        return fresh;
+    }
+
+    /** Buffers handed out again. */
+    long reused()
+    {
+        return reused;
+    }
+
+    /** Buffers made because none kept was free. */
+    long made()
+    {
+        return made;
+    }
+
+    /** Buffers kept now, in use or free. */
+    int kept()
+    {
+        return count;
+    }
+
+    /** Releases the pool's reference on every kept buffer; buffers still in use are freed by their last holder. */
+    void close()
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if (kept[i].refCnt() > 0) // not already freed by a holder's extra release
+            {
+                kept[i].release();
+            }
+            kept[i] = null;
+        }
+        count = 0;
+        cursor = 0;
+    }
+
+    private static boolean keeping()
+    {
+        return ResourceLeakDetector.getLevel().ordinal() < ResourceLeakDetector.Level.ADVANCED.ordinal();
+    }
+}

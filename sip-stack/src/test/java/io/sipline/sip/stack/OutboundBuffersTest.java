@@ -1,0 +1,136 @@
+package io.sipline.sip.stack;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.nio.charset.StandardCharsets;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link OutboundBuffers}: a kept buffer is handed out again only once every reference handed out with it (and every
+ * derived buffer) is released, with its indexes cleared; a buffer that grew too large is let go; one a holder freed
+ * by releasing too often is forgotten; close releases the pool's references; nothing is kept while the leak detector
+ * records accesses. The detector is switched off around the tests that keep buffers (kept buffers are the point) and
+ * restored after each.
+ */
+class OutboundBuffersTest
+{
+    private ResourceLeakDetector.Level level;
+
+    @BeforeEach
+    void detectorOff()
+    {
+        level = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+    }
+
+    @AfterEach
+    void detectorBack()
+    {
+        ResourceLeakDetector.setLevel(level);
+    }
+
+    @Test
+    void shouldHandOutAKeptBufferAgainOnlyOnceEveryReferenceIsReleased()
+    {
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf a = pool.acquire(100);
+        a.writeCharSequence("INVITE", StandardCharsets.US_ASCII);
+        assertEquals(2, a.refCnt(), "the caller's reference and the pool's");
+        final ByteBuf b = pool.acquire(100);
+        assertNotSame(a, b, "a is in use");
+
+        final ByteBuf duplicate = a.retainedDuplicate(); // e.g. a transaction's copy for retransmission
+        a.release();
+        final ByteBuf c = pool.acquire(100);
+        assertNotSame(a, c, "a derived buffer still holds a");
+        duplicate.release();
+
+        final ByteBuf again = pool.acquire(100);
+        assertSame(a, again, "every reference is back: a is reused");
+        assertEquals(0, again.readerIndex());
+        assertEquals(0, again.writerIndex());
+        assertEquals(2, again.refCnt());
+        assertEquals(1, pool.reused());
+        assertEquals(3, pool.made());
+        assertEquals(3, pool.kept());
+
+        again.release();
+        b.release();
+        c.release();
+        pool.close();
+        assertEquals(0, a.refCnt(), "close released the pool's reference: back to Netty's allocator");
+        assertEquals(0, b.refCnt());
+        assertEquals(0, c.refCnt());
+        assertEquals(0, pool.kept());
+    }
+
+    @Test
+    void shouldLetGoOfAFreeBufferThatGrewTooLarge()
+    {
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf large = pool.acquire(100);
+        large.writeZero(OutboundBuffers.MAX_KEPT_CAPACITY + 1);
+        large.release();
+        assertEquals(1, large.refCnt(), "free, and still kept");
+        final ByteBuf next = pool.acquire(100);
+        // Let go (the pool released its reference), so the buffer handed out is a new one of the asked size (Netty's
+        // recycler may hand the same object back, re-pointed at new memory).
+        assertEquals(0, pool.reused());
+        assertEquals(2, pool.made());
+        assertEquals(1, pool.kept(), "only the new one is kept");
+        assertEquals(OutboundBuffers.MIN_CAPACITY, next.capacity());
+        assertEquals(2, next.refCnt());
+        next.release();
+        pool.close();
+        assertEquals(0, next.refCnt());
+    }
+
+    @Test
+    void shouldForgetABufferAHolderReleasedOnceTooOften()
+    {
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf a = pool.acquire(100);
+        a.release();
+        a.release(); // a holder's bug: the pool's reference goes too, the buffer is freed
+        assertEquals(0, a.refCnt());
+        final ByteBuf next = pool.acquire(100);
+        assertEquals(0, pool.reused(), "a freed buffer is never handed out");
+        assertEquals(1, pool.kept(), "it was forgotten; the new one is kept");
+        assertEquals(2, next.refCnt());
+        next.release();
+        pool.close();
+        assertEquals(0, next.refCnt());
+    }
+
+    @Test
+    void shouldKeepNothingWhileTheLeakDetectorRecordsAccesses()
+    {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf a = pool.acquire(100);
+        assertEquals(1, a.refCnt(), "a plain allocation: the caller's reference only");
+        assertEquals(0, pool.kept());
+        a.release();
+        assertEquals(0, a.refCnt());
+        pool.close();
+    }
+
+    @Test
+    void shouldKeepNoneWithCapacityZero()
+    {
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 0);
+        final ByteBuf a = pool.acquire(10);
+        assertEquals(1, a.refCnt());
+        assertEquals(0, pool.kept());
+        a.release();
+        pool.close();
+    }
+}
