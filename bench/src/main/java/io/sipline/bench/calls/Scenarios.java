@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -146,22 +145,10 @@ public final class Scenarios
         {
             throw new IllegalStateException("this sipp's built-in uac has no '" + ANSWER + "' (sipp 3.6 expected)");
         }
-        final Matcher m = IN_DIALOG.matcher(uac);
-        final StringBuilder out = new StringBuilder(uac.length() + 64);
-        int found = 0;
-        while (m.find())
-        {
-            found++;
-            m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) + " [next_url] SIP/2.0" + m.group(2)
-                + m.group(3) + m.group(4) + m.group(2) + m.group(3) + "[routes]"));
-        }
-        m.appendTail(out);
-        if (2 != found)
-        {
-            throw new IllegalStateException("this sipp's built-in uac does not send one ACK and one BYE to "
-                + "sip:[service]@[remote_ip]:[remote_port] (found " + found + "): cannot make it follow the route set");
-        }
-        return out.toString().replace(ANSWER, "<recv response=\"200\" rtd=\"true\" rrs=\"true\">");
+        final String routed = replaceExactly(uac, IN_DIALOG, "$1 [next_url] SIP/2.0$2$3$4$2$3[routes]", 2,
+            "this sipp's built-in uac does not send one ACK and one BYE to sip:[service]@[remote_ip]:[remote_port]: "
+            + "cannot make it follow the route set");
+        return routed.replace(ANSWER, "<recv response=\"200\" rtd=\"true\" rrs=\"true\">");
     }
 
     /** The built-in uas with {@code [last_Record-Route:]} after {@code [last_Via:]} in its 180 and its 200. */
@@ -172,22 +159,24 @@ public final class Scenarios
         {
             throw new IllegalStateException("this sipp's built-in uas has no '" + FIRST_ACK + "' (sipp 3.6 expected)");
         }
-        final Matcher m = LAST_VIA.matcher(uas.substring(0, ack));
-        final StringBuilder out = new StringBuilder(uas.length() + 64);
-        int found = 0;
-        while (m.find())
+        return replaceExactly(uas.substring(0, ack), LAST_VIA, "$1$2[last_Via:]$1$2[last_Record-Route:]", 2,
+            "this sipp's built-in uas does not answer the INVITE with a 180 and a 200 before the ACK: cannot make it "
+            + "copy Record-Route") + uas.substring(ack);
+    }
+
+    /**
+     * {@code text} with every match of {@code pattern} replaced by {@code replacement} (with {@code $n} group
+     * references); fails with {@code otherwise} unless there are exactly {@code expected} matches.
+     */
+    private static String replaceExactly(final String text, final Pattern pattern, final String replacement,
+        final int expected, final String otherwise)
+    {
+        final long found = pattern.matcher(text).results().count();
+        if (expected != found)
         {
-            found++;
-            m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) + m.group(2) + "[last_Via:]" + m.group(1)
-                + m.group(2) + "[last_Record-Route:]"));
+            throw new IllegalStateException(otherwise + " (" + found + " places found, " + expected + " expected)");
         }
-        m.appendTail(out);
-        if (2 != found)
-        {
-            throw new IllegalStateException("this sipp's built-in uas does not answer the INVITE with a 180 and a 200 "
-                + "(found " + found + " responses before the ACK): cannot make it copy Record-Route");
-        }
-        return out.append(uas, ack, uas.length()).toString();
+        return pattern.matcher(text).replaceAll(replacement);
     }
 
     private static String elapsed(final String v, final String label)
