@@ -16,25 +16,31 @@ import java.util.concurrent.TimeUnit;
 import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/sipline bench calls}: the load harness of issue 6. For the measured system (Sipline with its
- * {@code b2bua} example unless {@code --system} says otherwise) and each {@code --baseline} (the JAIN-SIP RI B2BUA,
- * Kamailio), in one run on this machine's loopback: starts the system, warms it up, then runs one rate
- * ({@code --rate --duration}) or finds the highest sustained rate ({@code --find-max}: doubling from
- * {@code --start-rate}, then bisecting to 5%, each step {@code --duration} seconds, at most {@code --max-steps}
- * steps) and one step at 80% of it; then, for each JVM system, a fixed-count allocation run under the epsilon profile
+ * {@code b2bua} example, or with {@code --app proxy} its {@code proxy} example, unless {@code --system} says
+ * otherwise) and each {@code --baseline} (the JAIN-SIP RI B2BUA for the b2bua only, Kamailio for both), in one
+ * run on this machine's loopback: starts the system, warms it up, then runs one rate
+ * ({@code --rate --duration}) or finds the highest rate sustained twice ({@code --find-max}, {@link MaxSearch}:
+ * doubling from {@code --start-rate}, then bisecting to 5%, then the best rate again on a fresh server, 10% lower
+ * until one rate held twice; each step {@code --duration} seconds, each phase at most {@code --max-steps} steps) and
+ * one step at 80% of it; then, for each JVM system, a fixed-count allocation run under the epsilon profile
  * and a retained-heap run with calls held. Writes {@code bench-results/<yyyyMMdd-HHmmss>/} (see {@link Report}).
  * Every child process is stopped by its handle, also on failure or interrupt. Runs on the main thread.
  */
 @Command(name = "sipline bench calls", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "The B2BUA under sipp load beside its baselines, in one run (issue 6).")
+    description = "The b2bua or proxy example under sipp load beside its baselines, in one run (issues 5 and 6).")
 public final class CallsBench implements Callable<Integer>
 {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
 
-    @Option(names = "--app", description = "the example application (only b2bua)", defaultValue = "b2bua")
+    @Option(names = "--app", description = "the example Sipline runs: b2bua (default; baselines jainsip and "
+        + "kamailio) or proxy (examples/proxy, stateful and record-routing, one target; baseline kamailio)",
+        defaultValue = "b2bua")
     String app;
 
     @Option(names = "--system", description = "the measured system: sipline, jainsip or kamailio (default sipline)",
@@ -53,14 +59,16 @@ public final class CallsBench implements Callable<Integer>
     @Option(names = "--duration", description = "seconds per step (default 20)", defaultValue = "20")
     int duration;
 
-    @Option(names = "--find-max", description = "find the highest sustained rate (ramp x2, then bisect to 5%%)")
+    @Option(names = "--find-max", description = "find the highest rate sustained twice (ramp x2, bisect to 5%%, "
+        + "confirm on a fresh server, 10%% lower until one rate held twice), then a step at 80%% of it")
     boolean findMax;
 
     @Option(names = "--start-rate", description = "first rate of --find-max and warm-up rate (default 100)",
         defaultValue = "100")
     int startRate;
 
-    @Option(names = "--max-steps", description = "bound on --find-max steps (default 14)", defaultValue = "14")
+    @Option(names = "--max-steps", description = "bound on the steps of each --find-max phase: search, "
+        + "confirmation (default 14)", defaultValue = "14")
     int maxSteps;
 
     @Option(names = "--hold", description = "call duration after the ACK, ms (default 0)", defaultValue = "0")
@@ -90,9 +98,14 @@ public final class CallsBench implements Callable<Integer>
     @Option(names = "--root", description = "repository root (default: -Dsipline.root or the working directory)")
     Path root;
 
+    @Spec
+    CommandSpec spec;
+
     private Report report;
     /** The stop lines of the servers of the last series (one per server started). */
     private String lastCounters = "";
+    /** The stop lines of the series being run. */
+    private final List<String> counters = new ArrayList<>();
 
     /** The last run's results (after {@link #call}). */
     public Report report()
@@ -113,30 +126,40 @@ public final class CallsBench implements Callable<Integer>
     public Integer call() throws Exception
     {
         final PrintStream log = System.out;
-        if (!"b2bua".equals(app))
+        if (!SystemUnderTest.APPS.contains(app))
         {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--app: only b2bua is measured");
+            throw new CommandLine.ParameterException(spec.commandLine(), "--app: '" + app + "' is not one of "
+                + SystemUnderTest.APPS);
         }
         if (findMax == (null != rate))
         {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                 "give either --rate R (with --duration S) or --find-max");
         }
         if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0)
         {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                 "--rate, --duration, --start-rate, --max-steps must be positive and --hold not negative");
-        }
-        if (!Sipp.available())
-        {
-            log.println("sipp is not installed (apt-get install sip-tester)");
-            return 2;
         }
         final Set<SystemUnderTest> systems = new LinkedHashSet<>();
         systems.add(SystemUnderTest.of(system));
         for (final String b : baselines)
         {
             systems.add(SystemUnderTest.of(b));
+        }
+        for (final SystemUnderTest s : systems)
+        {
+            if (!s.plays(app))
+            {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--app " + app + ": the " + s.label()
+                    + " baseline is a B2BUA and cannot stand for a proxy; the proxy's baseline is Kamailio, a "
+                    + "stateful record-routing proxy (--baseline kamailio)");
+            }
+        }
+        if (!Sipp.available())
+        {
+            log.println("sipp is not installed (apt-get install sip-tester)");
+            return 2;
         }
         if (systems.contains(SystemUnderTest.KAMAILIO) && !Files.isExecutable(Path.of("/usr/sbin/kamailio")))
         {
@@ -155,13 +178,13 @@ public final class CallsBench implements Callable<Integer>
         final Path dir = (null != out ? out : home.resolve("bench-results").resolve(LocalDateTime.now().format(STAMP)))
             .toAbsolutePath();
         Files.createDirectories(dir);
-        final Path timed = Scenarios.timed(dir);
-        report = new Report(dir, String.join(" ", commandLine()), findMax, duration, hold);
+        final Scenarios.Flow flow = "proxy".equals(app) ? Scenarios.proxied(dir) : Scenarios.b2bua(dir);
+        report = new Report(dir, String.join(" ", commandLine()), app, findMax, duration, hold);
         for (final SystemUnderTest s : systems)
         {
             for (final String p : s.jvm() ? profileNames : List.of("-"))
             {
-                report.add(series(layout, dir, s, p, timed)
+                report.add(series(layout, dir, s, p, flow)
                     .withCounters(lastCounters));
                 report.write();
             }
@@ -170,12 +193,12 @@ public final class CallsBench implements Callable<Integer>
         {
             if (s.jvm() && allocCalls > 0)
             {
-                report.add(allocated(layout, dir, s, timed));
+                report.add(allocated(layout, dir, s, flow));
                 report.write();
             }
             if (s.jvm() && retainedCalls > 0)
             {
-                report.add(retained(layout, dir, s, timed));
+                report.add(retained(layout, dir, s, flow));
                 report.write();
             }
         }
@@ -185,127 +208,139 @@ public final class CallsBench implements Callable<Integer>
         return 0;
     }
 
+    /** The command as it was typed (picocli's original arguments). */
     private List<String> commandLine()
     {
         final List<String> cmd = new ArrayList<>(List.of("bin/sipline", "bench", "calls"));
-        cmd.addAll(List.of("--system", system));
-        cmd.addAll("all".equals(profiles) ? List.of("--profiles", "all") : List.of("--profile", profile));
-        cmd.addAll(findMax ? List.of("--find-max", "--duration", Integer.toString(duration)) :
-            List.of("--rate", String.valueOf(rate), "--duration", Integer.toString(duration)));
-        cmd.addAll(List.of("--hold", Long.toString(hold)));
-        for (final String b : baselines)
-        {
-            cmd.addAll(List.of("--baseline", b));
-        }
+        cmd.addAll(spec.commandLine().getParseResult().originalArgs());
         return cmd;
     }
 
     /**
-     * The load steps of one system under one profile: warm-up, then one rate or the search for the maximum. A step
-     * that is not sustained leaves the server in a state of its own making (the JAIN-SIP RI never recovers from an
-     * overload: its backlog of transactions keeps it failing at rates it sustained before), so after one the server
-     * is stopped and a fresh one started and warmed up before the next step: every step starts from the same state.
+     * The load steps of one system under one profile: warm-up, then one rate or the search for the maximum
+     * ({@link MaxSearch}). A step that is not sustained leaves the server in a state of its own making (the JAIN-SIP
+     * RI never recovers from an overload: its backlog of transactions keeps it failing at rates it sustained before),
+     * so after one the server is stopped and the next step starts on a fresh, warmed-up server; the steps that
+     * confirm a maximum always do.
      */
     private Series series(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
-        final String p, final Path scenario) throws IOException, InterruptedException
+        final String p, final Scenarios.Flow flow) throws IOException, InterruptedException
     {
         final String name = s.jvm() ? s.label() + "-" + p : s.label();
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
         final List<String> uacOptions = SystemUnderTest.KAMAILIO == s ? Scenarios.KAMAILIO_UAC_OPTIONS : List.of();
-        final LoadDriver driver = new LoadDriver(dir, uasPort, uacOptions);
-        final List<Step> steps = new ArrayList<>();
-        final List<String> counters = new ArrayList<>();
-        ServerProcess server = null;
+        final String scenarioName = String.join(" ", flow.describe(), String.join(" ", uacOptions)).strip();
+        final SeriesRunner runner = new SeriesRunner(layout, dir, s, p, name,
+            new LoadDriver(dir, uasPort, uacOptions, flow));
         try
         {
-            int good = 0;
-            int bad = 0;
-            Step best = null;
-            int next = findMax ? startRate : rate;
-            for (int n = 0; n < (findMax ? maxSteps : 1); n++)
+            if (findMax)
             {
-                if (null == server)
-                {
-                    System.out.printf("bench calls: %s: starting%n", name);
-                    server = s.start(layout, dir, s.jvm() ? p : "-", freePortOtherThan(uasPort), uasPort, List.of());
-                    steps.add(print(name, driver.run(server, name + "-warmup" + n, "warmup", startRate,
-                        startRate * warmup, hold, scenario)));
-                    settle(server);
-                }
-                final Step step = print(name, driver.run(server, name + "-r" + next, "r" + next, next,
-                    next * duration, hold, scenario));
-                steps.add(step);
-                if (step.sustained())
-                {
-                    good = next;
-                    best = step;
-                    settle(server);
-                }
-                else
-                {
-                    bad = next;
-                    server.close();
-                    counters.add(server.stopLine());
-                    server = null;
-                }
-                if (0 == bad)
-                {
-                    next = good * 2;
-                    continue;
-                }
-                if (bad - good <= Math.max(1, good / 20) || (0 == good && bad <= 10))
-                {
-                    break;
-                }
-                next = (good + bad) / 2;
+                final MaxSearch.Result<Step> found = new MaxSearch<Step>(startRate, maxSteps, Step::sustained)
+                    .find(runner);
+                return new Series(s, p, scenarioName, runner.steps, found.max(), found.heldOnce(), found.confirming(),
+                    found.at80(), "");
             }
-            Step at80 = null;
-            if (findMax && good > 0)
-            {
-                if (null == server)
-                {
-                    server = s.start(layout, dir, s.jvm() ? p : "-", freePortOtherThan(uasPort), uasPort, List.of());
-                    steps.add(print(name, driver.run(server, name + "-warmup-at80", "warmup", startRate,
-                        startRate * warmup, hold, scenario)));
-                    settle(server);
-                }
-                final int r = Math.max(1, good * 4 / 5);
-                at80 = print(name, driver.run(server, name + "-at80-r" + r, "at80", r, r * duration, hold, scenario));
-                steps.add(at80);
-            }
-            return new Series(s, p, String.join(" ", scenario.getFileName().toString(), String.join(" ", uacOptions))
-                .strip(), steps, good, best, at80, "");
+            final Step one = runner.run("r" + rate, rate, true);
+            final int held = one.sustained() ? rate : 0;
+            return new Series(s, p, scenarioName, runner.steps, held, held, one.sustained() ? List.of(one) : List.of(),
+                null, "");
         }
         finally
+        {
+            runner.stopServer();
+            lastCounters = String.join("\n", counters.stream().filter(c -> !c.isEmpty()).toList());
+            counters.clear();
+        }
+    }
+
+    /**
+     * Runs the steps of one series (the {@link MaxSearch.Runner} of the harness): starts a server and warms it up
+     * when a step asks for a fresh one or none runs, keeps it after a sustained step (once it settled), stops it
+     * after a failed one. Collects every step, warm-ups included, and the servers' stop lines. The main thread.
+     */
+    private final class SeriesRunner implements MaxSearch.Runner<Step>
+    {
+        final List<Step> steps = new ArrayList<>();
+        private final SystemUnderTest.Layout layout;
+        private final Path dir;
+        private final SystemUnderTest system;
+        private final String profile;
+        private final String name;
+        private final LoadDriver driver;
+        private ServerProcess server;
+        private int started;
+
+        SeriesRunner(final SystemUnderTest.Layout layout, final Path dir, final SystemUnderTest system,
+            final String profile, final String name, final LoadDriver driver)
+        {
+            this.layout = layout;
+            this.dir = dir;
+            this.system = system;
+            this.profile = profile;
+            this.name = name;
+            this.driver = driver;
+        }
+
+        @Override
+        public Step run(final String label, final int r, final boolean fresh) throws IOException, InterruptedException
+        {
+            if (fresh)
+            {
+                stopServer();
+            }
+            if (null == server)
+            {
+                System.out.printf("bench calls: %s: starting%n", name);
+                server = system.start(layout, dir, app, system.jvm() ? profile : "-",
+                    freePortOtherThan(driver.uasPort()), driver.uasPort(), List.of());
+                steps.add(print(name, driver.run(server, name + "-warmup" + started++, "warmup", startRate,
+                    startRate * warmup, hold)));
+                settle(server);
+            }
+            final Step step = print(name, driver.run(server, name + "-" + label, label, r, r * duration, hold));
+            steps.add(step);
+            if (step.sustained())
+            {
+                settle(server);
+            }
+            else
+            {
+                stopServer();
+            }
+            return step;
+        }
+
+        /** Stops the running server, if any, keeping its stop line. */
+        void stopServer() throws InterruptedException
         {
             if (null != server)
             {
                 server.close();
                 counters.add(server.stopLine());
+                server = null;
             }
-            lastCounters = String.join("\n", counters.stream().filter(c -> !c.isEmpty()).toList());
         }
     }
 
     /** Bytes allocated per call: a fixed-count run under epsilon (no collection), TLABs off so every byte counts. */
     private Footprint allocated(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
-        final Path scenario) throws IOException, InterruptedException
+        final Scenarios.Flow flow) throws IOException, InterruptedException
     {
         final String name = s.label() + "-alloc";
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
-        final LoadDriver driver = new LoadDriver(dir, uasPort, List.of());
+        final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
         System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
-        try (ServerProcess server = s.start(layout, dir, "epsilon", freePortOtherThan(uasPort), uasPort,
+        try (ServerProcess server = s.start(layout, dir, app, "epsilon", freePortOtherThan(uasPort), uasPort,
             List.of("-XX:-UseTLAB")))
         {
             print(name, driver.run(server, name + "-warmup", "warmup", allocRate, Math.max(allocRate, allocCalls / 5),
-                0, scenario));
+                0));
             settle(server);
             final long before = server.heapUsed();
-            final Step step = print(name, driver.run(server, name + "-run", "alloc", allocRate, allocCalls, 0,
-                scenario));
+            final Step step = print(name, driver.run(server, name + "-run", "alloc", allocRate, allocCalls, 0));
             final long after = server.heapUsed();
             return new Footprint(s, "allocated", "epsilon", step.successful(), after - before);
         }
@@ -319,24 +354,25 @@ public final class CallsBench implements Callable<Integer>
      * (the histogram's collection is then a stop-the-world full GC).
      */
     private Footprint retained(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
-        final Path scenario) throws IOException, InterruptedException
+        final Scenarios.Flow flow) throws IOException, InterruptedException
     {
         final String name = s.label() + "-retained";
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
-        final LoadDriver driver = new LoadDriver(dir, uasPort, List.of());
+        final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
         final int r = 250;
         final long setupSeconds = retainedCalls / r + 1;
         final long transactionsEnd = 36;
         final long holdMs = (setupSeconds + transactionsEnd + 60) * 1000;
         System.out.printf("bench calls: %s: %d calls held%n", name, retainedCalls);
-        try (ServerProcess server = s.start(layout, dir, "parallel", freePortOtherThan(uasPort), uasPort, List.of()))
+        try (ServerProcess server = s.start(layout, dir, app, "parallel", freePortOtherThan(uasPort), uasPort,
+            List.of()))
         {
-            print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0, scenario));
+            print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0));
             // The warm-up's transactions end too before the first measurement, so neither side holds any.
             server.keepRunning(transactionsEnd);
             final long before = server.liveBytes();
-            final Process[] sipp = driver.hold(server, name, r, retainedCalls, holdMs, scenario);
+            final Process[] sipp = driver.hold(server, name, r, retainedCalls, holdMs);
             try
             {
                 final String uac = name + "-uac";

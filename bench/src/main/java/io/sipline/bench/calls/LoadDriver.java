@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 import io.sipline.test.Sipp;
 
 /**
- * Drives one step of load through a running server: starts sipp {@code -sn uas} (the far end, on the server's target
- * port, {@code -m calls}), then sipp's uac with the timed scenario at the rate, bounded in calls ({@code -m}), in time
+ * Drives one step of load through a running server: starts sipp's far end (the flow's uas scenario, on the
+ * server's target port, {@code -m calls}), then sipp's uac with the flow's timed scenario at the rate, bounded in
+ * calls ({@code -m}), in time
  * ({@code -timeout}, {@code -recv_timeout}) and concurrency ({@code -l}); reads both sipp statistics, the server's
  * CPU and socket drops before and after, and copies sipp's files into the run directory. sipp is run and read through
  * {@link Sipp} (test-support), the same code the end-to-end tests use. Every sipp process is stopped by its handle.
@@ -29,16 +30,18 @@ public final class LoadDriver
     private final Path dir;
     private final int uasPort;
     private final List<String> uacOptions;
+    private final Scenarios.Flow flow;
 
     /**
-     * Steps write into {@code dir}; the far end listens on {@code uasPort}, where the server relays; the caller runs
-     * with {@code uacOptions} added (e.g. {@link Scenarios#KAMAILIO_UAC_OPTIONS}).
+     * Steps write into {@code dir}; the far end listens on {@code uasPort}, where the server relays; the calls follow
+     * {@code flow}; the caller runs with {@code uacOptions} added (e.g. {@link Scenarios#KAMAILIO_UAC_OPTIONS}).
      */
-    public LoadDriver(final Path dir, final int uasPort, final List<String> uacOptions)
+    public LoadDriver(final Path dir, final int uasPort, final List<String> uacOptions, final Scenarios.Flow flow)
     {
         this.dir = dir;
         this.uasPort = uasPort;
         this.uacOptions = List.copyOf(uacOptions);
+        this.flow = flow;
     }
 
     public int uasPort()
@@ -49,11 +52,10 @@ public final class LoadDriver
     /**
      * Runs {@code calls} calls at {@code rate} calls/s, each held {@code holdMs} after the ACK, and returns the step.
      *
-     * @param name     unique within the run: names sipp's directory and the copied files.
-     * @param scenario the uac scenario file ({@link Scenarios}).
+     * @param name unique within the run: names sipp's directory and the copied files.
      */
     public Step run(final ServerProcess server, final String name, final String label, final int rate,
-        final int calls, final long holdMs, final Path scenario) throws IOException, InterruptedException
+        final int calls, final long holdMs) throws IOException, InterruptedException
     {
         final String uacName = name + "-uac";
         final String uasName = name + "-uas";
@@ -65,8 +67,7 @@ public final class LoadDriver
         Process uac = null;
         try
         {
-            uas = Sipp.start(uasName, List.of("-sn", "uas", "-m", Integer.toString(calls), "-buff_size", SIPP_BUFFER),
-                uasPort);
+            uas = Sipp.start(uasName, uasArgs("-m", Integer.toString(calls)), uasPort);
             awaitBound(uas, uasPort);
             final long cpu0 = server.cpuTicks();
             final long busy0 = ProcFs.machineBusyTicks();
@@ -76,7 +77,7 @@ public final class LoadDriver
             final double expectedSeconds = calls / (double)rate + holdMs / 1000.0;
             final long timeout = (long)expectedSeconds + 60;
             final List<String> args = new ArrayList<>(List.of("127.0.0.1:" + server.port(),
-                "-sf", scenario.toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate), "-rp", "1000",
+                "-sf", flow.uac().toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate), "-rp", "1000",
                 "-d", Long.toString(holdMs), "-l", Long.toString(Math.max(1000, (long)(rate * (holdMs / 1000.0 + 10)))),
                 "-timeout", timeout + "s", "-timeout_error", "-recv_timeout", RECV_TIMEOUT_MS,
                 "-buff_size", SIPP_BUFFER, "-trace_logs", "-log_file", callLog.toString()));
@@ -123,16 +124,16 @@ public final class LoadDriver
      * the retained-heap run: the caller measures while they are held, then stops both).
      */
     public Process[] hold(final ServerProcess server, final String name, final int rate, final int calls,
-        final long holdMs, final Path scenario) throws IOException, InterruptedException
+        final long holdMs) throws IOException, InterruptedException
     {
         forget(name + "-uac");
         forget(name + "-uas");
-        final Process uas = Sipp.start(name + "-uas", List.of("-sn", "uas", "-buff_size", SIPP_BUFFER), uasPort);
+        final Process uas = Sipp.start(name + "-uas", uasArgs(), uasPort);
         try
         {
             awaitBound(uas, uasPort);
             final Process uac = Sipp.start(name + "-uac", List.of("127.0.0.1:" + server.port(), "-sf",
-                scenario.toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate), "-d",
+                flow.uac().toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate), "-d",
                 Long.toString(holdMs), "-l", Integer.toString(calls + 10), "-recv_timeout", RECV_TIMEOUT_MS,
                 "-buff_size", SIPP_BUFFER));
             return new Process[] {uac, uas};
@@ -142,6 +143,15 @@ public final class LoadDriver
             Sipp.stop(uas);
             throw ex;
         }
+    }
+
+    /** The far end's arguments: its scenario, {@code more}, and the socket buffers. */
+    private List<String> uasArgs(final String... more)
+    {
+        final List<String> args = new ArrayList<>(flow.uasArgs());
+        args.addAll(List.of(more));
+        args.addAll(List.of("-buff_size", SIPP_BUFFER));
+        return args;
     }
 
     /** Copies sipp's statistics and screen of {@code name} into the run directory. */

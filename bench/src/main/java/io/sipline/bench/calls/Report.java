@@ -22,6 +22,7 @@ public final class Report
 
     private final Path dir;
     private final String command;
+    private final String app;
     private final boolean findMax;
     private final int duration;
     private final long hold;
@@ -29,10 +30,12 @@ public final class Report
     private final List<Series> series = new ArrayList<>();
     private final List<Footprint> footprints = new ArrayList<>();
 
-    Report(final Path dir, final String command, final boolean findMax, final int duration, final long hold)
+    Report(final Path dir, final String command, final String app, final boolean findMax, final int duration,
+        final long hold)
     {
         this.dir = dir;
         this.command = command;
+        this.app = app;
         this.findMax = findMax;
         this.duration = duration;
         this.hold = hold;
@@ -96,9 +99,19 @@ public final class Report
             .append("server: every figure is for the three sharing this machine. The steps' last column says how ")
             .append("busy the machine was: server / whole machine in cores (2.00 = saturated); whatever exceeds ")
             .append("server + sipp was other work on the box.\n\n");
+        md.append("Application: `").append(app).append("`").append("proxy".equals(app) ? " (Sipline runs "
+            + "`examples/proxy` with targets=sip:service@<the far end>, record-route=true, parallel=true; Kamailio is "
+            + "its baseline: the same kind of stateful record-routing proxy). The caller follows the route set: "
+            + "sipp's built-in `uac` with `rrs=\"true\"` on the 200 and the ACK and BYE sent to the 200's Contact "
+            + "(`[next_url]`) with the Route header built from the Record-Route (`[routes]`); the far end is sipp's "
+            + "built-in `uas` copying the INVITE's Record-Route into its 180 and 200 (`[last_Record-Route:]`); both "
+            + "derived from the installed sipp at run time, messages otherwise unchanged.\n\n" :
+            " (a B2BUA: two dialogs per call; Kamailio is measured as a stateful record-routing proxy between the "
+            + "same sipp ends).\n\n");
         md.append("""
             Method: sipp's uac calls through the system to sipp's uas on 127.0.0.1 (UDP). The uac scenario is sipp's \
-            built-in `uac` (from `sipp -sd uac` at run time) with timing actions only (the clock read before the \
+            built-in `uac` (from `sipp -sd uac` at run time, with the changes above for the proxy) with timing \
+            actions only (the clock read before the \
             INVITE and at the 180 and the 200, logged in microseconds); the messages are the built-in ones. For \
             Kamailio the caller also runs with `-default_behaviors all,-abortunexp`: a 180 that one of its two \
             workers forwards after the 200 (issue 6 §4) is logged and the call goes on instead of failing; the \
@@ -114,9 +127,14 @@ public final class Report
             before the calls (also 36 s after the warm-up), divided by the calls sipp counts as established.
             """).append('\n');
         md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
-            .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5%, then one step at "
-                + "80% of the maximum.\n\n" : ".\n\n");
+            .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5% (a sustained step "
+                + "keeps its server, a failed one is followed by a fresh server), then confirmation: a rate is the "
+                + "maximum only when it was sustained twice and never failed. The best rate of the search is run "
+                + "again on a fresh server (`confirm-r…`); if it fails, 10% lower on a fresh server each time "
+                + "(`down-r…`, then `confirm-r…`) until one rate holds twice. Then one step at 80% of that maximum "
+                + "(`at80`).\n\n" : ".\n\n");
         summary(md);
+        limits(md);
         ratios(md);
         for (final Series s : series)
         {
@@ -165,16 +183,21 @@ public final class Report
     /** The comparison table: one line per system/profile. */
     void summary(final StringBuilder md)
     {
-        md.append("| system | max sustained calls/s | p50/p90/p99/max INVITE→180 ms at 80% | ")
+        md.append("| system | ").append(findMax ? "max sustained calls/s (held twice)" : "sustained calls/s")
+            .append(" | held by steps | machine cores busy at max | ")
+            .append("p50/p90/p99/max INVITE→180 ms at 80% | ")
             .append("p50/p90/p99/max INVITE→200 ms at 80% | p99 INVITE→200 at max | GC pauses at max n/total/max ms | ")
             .append("CPU s/1k calls at max | allocated B/call | retained B/call |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final Series s : series)
         {
             final Step at = null != s.at80() ? s.at80() : s.best();
             final Footprint alloc = footprint(s.system(), "allocated");
             final Footprint kept = footprint(s.system(), "retained");
             md.append("| ").append(s.name()).append(" | ").append(s.maxSustained()).append(" | ")
+                .append(s.confirming().isEmpty() ? "-" : String.join(", ", s.confirming().stream().map(Step::label)
+                    .toList())).append(" | ")
+                .append(f2(s.machineCoresAtMax())).append(" of ").append(cores()).append(" | ")
                 .append(null == at ? "-" : latency(at.ringing())).append(" | ")
                 .append(null == at ? "-" : latency(at.answered())).append(" | ")
                 .append(null == s.best() ? "-" : f2(s.best().answered().p99())).append(" | ")
@@ -183,6 +206,48 @@ public final class Report
                 .append(null == alloc ? "n/a" : f0(alloc.perCall())).append(" | ")
                 .append(null == kept ? "n/a" : f0(kept.perCall())).append(" |\n");
         }
+    }
+
+    /**
+     * One plain sentence per series on what its maximum is a limit of: the machine (saturated at the max: sipp and
+     * the server together) or not; and a rate held once above the confirmed maximum, when there was one.
+     */
+    void limits(final StringBuilder md)
+    {
+        md.append('\n');
+        for (final Series s : series)
+        {
+            md.append("- ").append(s.name()).append(": ");
+            if (0 == s.maxSustained())
+            {
+                md.append("no rate was sustained twice");
+                md.append(s.heldOnce() > 0 ? " (" + s.heldOnce() + " calls/s held once, not again)" : "");
+                md.append(".\n");
+                continue;
+            }
+            if (s.saturatedAtMax(cores()))
+            {
+                md.append("the machine was saturated at the max (").append(f2(s.machineCoresAtMax())).append(" of ")
+                    .append(cores()).append(" cores busy): ").append(s.maxSustained()).append(" calls/s is a limit of ")
+                    .append("sipp and the server together on this machine, not of the server alone.");
+            }
+            else
+            {
+                md.append("the machine was not saturated at the max (").append(f2(s.machineCoresAtMax()))
+                    .append(" of ").append(cores()).append(" cores busy).");
+            }
+            if (s.heldOnce() > s.maxSustained())
+            {
+                md.append(" ").append(s.heldOnce()).append(" calls/s held once in the search but not again on a ")
+                    .append("fresh server.");
+            }
+            md.append('\n');
+        }
+    }
+
+    private static int cores()
+    {
+        return Runtime.getRuntime().availableProcessors();
     }
 
     /** The measured system (first series) against every series of another system. */
@@ -265,6 +330,7 @@ public final class Report
     {
         final StringBuilder j = new StringBuilder(8192);
         j.append("{\n  \"started\": ").append(q(started.toString())).append(",\n  \"command\": ").append(q(command))
+            .append(",\n  \"app\": ").append(q(app))
             .append(",\n  \"cores\": ").append(Runtime.getRuntime().availableProcessors())
             .append(",\n  \"cpu\": ").append(q(cpuModel())).append(",\n  \"jdk\": ").append(q(Runtime.version()
                 .toString())).append(",\n  \"stepSeconds\": ").append(duration).append(",\n  \"holdMs\": ")
@@ -275,6 +341,11 @@ public final class Report
             j.append(i > 0 ? "," : "").append("\n    {\"system\": ").append(q(s.system().label()))
                 .append(", \"profile\": ").append(q(s.profile())).append(", \"scenario\": ").append(q(s.scenario()))
                 .append(", \"maxSustainedCallsPerSecond\": ").append(s.maxSustained())
+                .append(", \"heldOnceCallsPerSecond\": ").append(s.heldOnce())
+                .append(", \"confirmingSteps\": [").append(String.join(", ", s.confirming().stream()
+                    .map(st -> q(st.label())).toList())).append(']')
+                .append(", \"machineBusyCoresAtMax\": ").append(n(s.machineCoresAtMax()))
+                .append(", \"machineSaturatedAtMax\": ").append(s.saturatedAtMax(cores()))
                 .append(", \"bestStep\": ").append(null == s.best() ? "null" : q(s.best().label()))
                 .append(", \"at80Step\": ").append(null == s.at80() ? "null" : q(s.at80().label()))
                 .append(", \"serverStopLine\": ").append(q(s.counters()))

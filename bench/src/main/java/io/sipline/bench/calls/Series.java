@@ -3,19 +3,57 @@ package io.sipline.bench.calls;
 import java.util.List;
 
 /**
- * The load steps of one system under one profile, in the order they ran (the warm-up first, not judged), with the
- * highest sustained rate found ({@code 0} when none was, or when only one rate was asked and it failed), the step
- * that sustained it, the step at 80% of it ({@code null} when not run), and the line the server printed when it
- * stopped ({@code sipline: stopped (...)} with its transport counters, dropped messages included; empty when none).
- * Immutable.
+ * The load steps of one system under one profile, in the order they ran (warm-ups included, not judged), with the
+ * highest rate sustained twice and never failed ({@code maxSustained}, 0 when none; see {@link MaxSearch}), the
+ * highest rate sustained at least once ({@code heldOnce}, which may be above it), the steps that sustained the
+ * maximum ({@code confirming}), the step at 80% of it ({@code null} when not run), and the lines the servers printed
+ * when they stopped ({@code sipline: stopped (...)} with their transport counters, dropped messages included; empty
+ * when none). With a single {@code --rate} the one step confirms its rate when it is sustained. Immutable.
  */
 public record Series(SystemUnderTest system, String profile, String scenario, List<Step> steps, int maxSustained,
-    Step best, Step at80, String counters)
+    int heldOnce, List<Step> confirming, Step at80, String counters)
 {
-    /** The same series with the counters the server printed when it stopped (its own dropped-message counts). */
-    public Series withCounters(final String stopLine)
+    /** A machine this busy, in cores per available core, is saturated (1.9 of 2 cores). */
+    static final double SATURATED = 0.95;
+
+    public Series
     {
-        return new Series(system, profile, scenario, steps, maxSustained, best, at80, stopLine);
+        steps = List.copyOf(steps);
+        confirming = List.copyOf(confirming);
+    }
+
+    /** The same series with the counters the servers printed when they stopped (their own dropped-message counts). */
+    public Series withCounters(final String stopLines)
+    {
+        return new Series(system, profile, scenario, steps, maxSustained, heldOnce, confirming, at80, stopLines);
+    }
+
+    /** The last step that sustained the maximum: its figures are those "at max"; null when there is no maximum. */
+    public Step best()
+    {
+        return confirming.isEmpty() ? null : confirming.getLast();
+    }
+
+    /** The busiest the whole machine was (in cores) over the steps that sustained the maximum; NaN when none. */
+    public double machineCoresAtMax()
+    {
+        double busiest = Double.NaN;
+        for (final Step s : confirming)
+        {
+            busiest = Double.isNaN(busiest) ? s.machineCores() : Math.max(busiest, s.machineCores());
+        }
+        return busiest;
+    }
+
+    /**
+     * Whether the whole machine was saturated at the maximum (at least {@link #SATURATED} of {@code cores} busy in
+     * one of the confirming steps): the maximum is then a limit of sipp and the server together on this machine, not
+     * of the server alone.
+     */
+    public boolean saturatedAtMax(final int cores)
+    {
+        final double busy = machineCoresAtMax();
+        return !Double.isNaN(busy) && busy >= SATURATED * cores;
     }
 
     /** {@code system/profile}, e.g. {@code jainsip/zgc}, or {@code kamailio}. */

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -20,12 +22,15 @@ import io.sipline.bench.baseline.jainsip.JainSipB2bua;
  * The systems the harness can put between sipp's callers and sipp's far end, each relaying to the far end at
  * {@code 127.0.0.1:uasPort} and listening on {@code 127.0.0.1:port}:
  * <ul>
- * <li>{@link #SIPLINE}: {@code bin/sipline run --bind 127.0.0.1 --port P --profile X --deploy DIR} with the
- * {@code b2bua} example WAR exploded into the run directory and its context parameter {@code target} set to the far
- * end; {@code SIPLINE_LOG_DIR} points its GC log into the run directory.</li>
- * <li>{@link #JAINSIP}: {@link JainSipB2bua} in a child JVM started with the same profile's options.</li>
+ * <li>{@link #SIPLINE}: {@code bin/sipline run --bind 127.0.0.1 --port P --profile X --deploy DIR} with an example
+ * WAR exploded into the run directory and pointed at the far end: {@code b2bua} (context parameter {@code target})
+ * or {@code proxy} (init parameters {@code targets}, {@code record-route=true}, {@code parallel=true});
+ * {@code SIPLINE_LOG_DIR} points its GC log into the run directory.</li>
+ * <li>{@link #JAINSIP}: {@link JainSipB2bua} in a child JVM started with the same profile's options (a B2BUA
+ * only).</li>
  * <li>{@link #KAMAILIO}: Kamailio as a record-routing stateful proxy with {@code bench/kamailio/kamailio.cfg},
- * {@code -DD -E} (foreground, log to stderr), its listen address and the far end given on the command line.</li>
+ * {@code -DD -E} (foreground, log to stderr), its listen address and the far end given on the command line; the
+ * baseline of both applications.</li>
  * </ul>
  * Stateless; the harness's main thread.
  */
@@ -44,8 +49,8 @@ public enum SystemUnderTest
         }
     }
 
-    private static final Pattern TARGET = Pattern.compile(
-        "(<(?:\\w+:)?param-name>\\s*target\\s*</(?:\\w+:)?param-name>\\s*<(?:\\w+:)?param-value>)[^<]*(<)");
+    /** The applications {@code --app} can name: the examples whose WARs Sipline runs. */
+    public static final List<String> APPS = List.of("b2bua", "proxy");
     private static final long READY_SECONDS = 600; // bin/sipline run may build first
 
     private final String label;
@@ -81,15 +86,26 @@ public enum SystemUnderTest
         throw new IllegalArgumentException("unknown system '" + label + "' (sipline, jainsip, kamailio)");
     }
 
+    /** Whether this system can play {@code app} ({@link #APPS}): the JAIN-SIP baseline is a B2BUA only. */
+    public boolean plays(final String app)
+    {
+        return APPS.contains(app) && (JAINSIP != this || "b2bua".equals(app));
+    }
+
     /**
      * Starts the system in {@code dir} and returns once it listens (and, for the JVMs, says it is ready).
      *
+     * @param app       {@code b2bua} or {@code proxy} (only Sipline deploys it; Kamailio proxies for both)
      * @param profile   a {@code jvm-profiles/} name (ignored by Kamailio).
      * @param extraJvm  JVM options after the profile's (e.g. {@code -XX:-UseTLAB} for the allocation run).
      */
-    public ServerProcess start(final Layout layout, final Path dir, final String profile, final int port,
-        final int uasPort, final List<String> extraJvm) throws IOException, InterruptedException
+    public ServerProcess start(final Layout layout, final Path dir, final String app, final String profile,
+        final int port, final int uasPort, final List<String> extraJvm) throws IOException, InterruptedException
     {
+        if (!plays(app))
+        {
+            throw new IllegalArgumentException(label + " cannot run the application '" + app + "'");
+        }
         Files.createDirectories(dir);
         final Path output = dir.resolve(label + "-" + profile + "-" + port + ".out");
         final String target = "127.0.0.1:" + uasPort;
@@ -102,9 +118,11 @@ public enum SystemUnderTest
         {
             case SIPLINE ->
             {
-                final Path app = explodeB2bua(layout.root(), dir.resolve("b2bua-" + port), "sip:service@" + target);
+                final String far = "sip:service@" + target;
+                final Path war = explode(layout.root(), app, dir.resolve(app + "-" + port), "b2bua".equals(app) ?
+                    Map.of("target", far) : Map.of("targets", far, "record-route", "true", "parallel", "true"));
                 cmd.addAll(List.of(layout.root().resolve("bin/sipline").toString(), "run", "--bind", "127.0.0.1",
-                    "--port", Integer.toString(port), "--profile", profile, "--deploy", app.toString()));
+                    "--port", Integer.toString(port), "--profile", profile, "--deploy", war.toString()));
                 pb.environment().put("SIPLINE_LOG_DIR", dir.toString());
                 pb.environment().put("JAVA_HOME", Path.of(layout.java()).getParent().getParent().toString());
                 if (!extraJvm.isEmpty())
@@ -161,16 +179,17 @@ public enum SystemUnderTest
     }
 
     /**
-     * Extracts {@code examples/b2bua/target/b2bua.war} into {@code into} and points its {@code target} context
-     * parameter (WEB-INF/sip.xml) at {@code targetUri}.
+     * Extracts {@code examples/APP/target/APP.war} into {@code into} and sets the values of the parameters named in
+     * {@code params} (context or servlet init parameters of WEB-INF/sip.xml, each of which must be there).
      */
-    static Path explodeB2bua(final Path root, final Path into, final String targetUri) throws IOException
+    static Path explode(final Path root, final String app, final Path into, final Map<String, String> params)
+        throws IOException
     {
-        final Path war = root.resolve("examples/b2bua/target/b2bua.war");
+        final Path war = root.resolve("examples").resolve(app).resolve("target").resolve(app + ".war");
         if (!Files.isRegularFile(war))
         {
-            throw new IOException("the b2bua example is not built: " + war
-                + " is missing (./mvnw -B -q -DskipTests -pl examples/b2bua -am package)");
+            throw new IOException("the " + app + " example is not built: " + war + " is missing (./mvnw -B -q "
+                + "-DskipTests -pl examples/" + app + " -am package)");
         }
         if (Files.exists(into))
         {
@@ -204,13 +223,18 @@ public enum SystemUnderTest
             }
         }
         final Path sipXml = into.resolve("WEB-INF/sip.xml");
-        final String xml = Files.readString(sipXml);
-        final Matcher m = TARGET.matcher(xml);
-        if (!m.find())
+        String xml = Files.readString(sipXml);
+        for (final Map.Entry<String, String> p : new TreeMap<>(params).entrySet())
         {
-            throw new IOException(sipXml + " has no context parameter 'target' to point at the far end");
+            final Matcher m = Pattern.compile("(<(?:\\w+:)?param-name>\\s*" + Pattern.quote(p.getKey())
+                + "\\s*</(?:\\w+:)?param-name>\\s*<(?:\\w+:)?param-value>)[^<]*(<)").matcher(xml);
+            if (!m.find())
+            {
+                throw new IOException(sipXml + " has no parameter '" + p.getKey() + "' to set");
+            }
+            xml = m.replaceFirst("$1" + Matcher.quoteReplacement(p.getValue()) + "$2");
         }
-        Files.writeString(sipXml, m.replaceFirst("$1" + Matcher.quoteReplacement(targetUri) + "$2"));
+        Files.writeString(sipXml, xml);
         return into;
     }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,6 +25,22 @@ import picocli.CommandLine;
  */
 class CallsBenchTest
 {
+    @Test
+    void shouldRefuseTheJainSipBaselineForTheProxy(@TempDir final Path out)
+    {
+        final StringWriter err = new StringWriter();
+        final CommandLine cl = new CommandLine(new CallsBench()).setErr(new PrintWriter(err));
+        assertEquals(2, cl.execute("--app", "proxy", "--baseline", "jainsip", "--rate", "10", "--out", out.toString()));
+        assertTrue(err.toString().contains("the jainsip baseline is a B2BUA and cannot stand for a proxy; the proxy's "
+            + "baseline is Kamailio"), err.toString());
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(new StringWriter()))
+            .execute("--app", "proxy", "--system", "jainsip", "--rate", "10", "--out", out.toString()));
+        final StringWriter unknown = new StringWriter();
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(unknown))
+            .execute("--app", "registrar", "--rate", "10", "--out", out.toString()));
+        assertTrue(unknown.toString().contains("--app: 'registrar' is not one of [b2bua, proxy]"), unknown.toString());
+    }
+
     @Test
     void shouldMeasureARateThroughTheJainSipBaselineAndWriteTheResults(@TempDir final Path out) throws Exception
     {
@@ -48,6 +66,7 @@ class CallsBenchTest
         assertTrue(step.seconds() >= 2.9, "the step lasted its 150 calls at 50/s: " + step.seconds());
         assertTrue(step.gc().count() >= 0 && step.gc().maxMillis() <= step.gc().totalMillis());
         assertEquals(step.sustained() ? 50 : 0, series.maxSustained());
+        assertEquals(step.sustained() ? List.of(step) : List.of(), series.confirming(), "one rate: its step or none");
         assertTrue(series.counters().startsWith("jainsip-b2bua: stopped (calls=" + (25 * 2 + 150)),
             "the baseline's own counters at stop: " + series.counters());
 

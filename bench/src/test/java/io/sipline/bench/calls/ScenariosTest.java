@@ -2,6 +2,7 @@ package io.sipline.bench.calls;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.regex.Pattern;
 
@@ -10,7 +11,10 @@ import org.junit.jupiter.api.Test;
 
 import io.sipline.test.Sipp;
 
-/** The timed scenario keeps the built-in uac's messages and only adds timing actions. */
+/**
+ * The timed scenario keeps the built-in uac's messages and only adds timing actions; the proxy's scenarios change only
+ * what following a route set needs.
+ */
 class ScenariosTest
 {
     private static final Pattern ADDED = Pattern.compile(
@@ -27,6 +31,46 @@ class ScenariosTest
         assertEquals(1, count(timed, "<log message=\"200 "));
         assertEquals(uac.replaceAll("\\s+", " "), ADDED.matcher(timed).replaceAll("").replaceAll("\\s+", " "));
 
+    }
+
+    @Test
+    void shouldSendTheAckAndByeAlongTheRouteSetOfThe200() throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed");
+        final String timed = Scenarios.derive(Scenarios.builtIn("uac"));
+        final String routed = Scenarios.followRoutes(timed);
+        assertEquals(1, count(routed, "<recv response=\"200\" rtd=\"true\" rrs=\"true\">"));
+        assertEquals(1, count(routed, "ACK [next_url] SIP/2.0"));
+        assertEquals(1, count(routed, "BYE [next_url] SIP/2.0"));
+        assertEquals(2, count(routed, "[routes]"));
+        assertTrue(Pattern.compile("(ACK|BYE) \\[next_url] SIP/2\\.0\\n\\s*Via: [^\\n]*\\n\\s*\\[routes]\\n")
+            .matcher(routed).results().count() == 2, "each [routes] line right after the request's Via:\n" + routed);
+        // Nothing else changes: undo the three edits and the timed uac comes back.
+        assertEquals(timed, routed.replace("rtd=\"true\" rrs=\"true\">", "rtd=\"true\">")
+            .replaceAll("(ACK|BYE) \\[next_url] SIP/2\\.0", "$1 sip:[service]@[remote_ip]:[remote_port] SIP/2.0")
+            .replaceAll("\\n[ \\t]*\\[routes]", ""));
+    }
+
+    @Test
+    void shouldCopyRecordRouteIntoThe180AndThe200Only() throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed");
+        final String uas = Scenarios.builtIn("uas");
+        final String copying = Scenarios.copyRecordRoute(uas);
+        assertEquals(2, count(copying, "[last_Record-Route:]"));
+        final int ack = copying.indexOf("<recv request=\"ACK\"");
+        assertEquals(2, count(copying.substring(0, ack), "[last_Via:]\n      [last_Record-Route:]"),
+            "after the Via of the 180 and the 200:\n" + copying);
+        assertEquals(0, count(copying.substring(ack), "[last_Record-Route:]"), "not in the 200 to the BYE");
+        assertEquals(uas, copying.replaceAll("\\n[ \\t]*\\[last_Record-Route:]", ""));
+    }
+
+    @Test
+    void shouldRefuseAScenarioItCannotRoute()
+    {
+        assertThrows(IllegalStateException.class, () -> Scenarios.followRoutes("<scenario name=\"other\"></scenario>"));
+        assertThrows(IllegalStateException.class,
+            () -> Scenarios.copyRecordRoute("<scenario><recv request=\"ACK\"/></scenario>"));
     }
 
     @Test
