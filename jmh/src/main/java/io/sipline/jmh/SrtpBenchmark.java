@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * SRTP protect and unprotect, ns per packet and B/op ({@code -prof gc}), for AES_CM_128_HMAC_SHA1_80 and
- * AEAD_AES_128_GCM at 160- and 1,200-octet payloads (12-octet RTP header), on both backends, beside the raw cost of
+ * AEAD_AES_128_GCM at 160- and 1,200-octet payloads (12-octet RTP header), on every backend ({@code jca},
+ * {@code jca-java-gcm}: the same with GHASH in Java for GCM, {@code bc}), beside the raw cost of
  * the same {@code javax.crypto} operations on the same bytes: the floor for Java.
  *
  * <ul>
@@ -71,7 +72,8 @@ public class SrtpBenchmark
         @Param({"160", "1200"})
         public int payload;
 
-        @Param({"jca", "bc"})
+        /** {@code jca-java-gcm} differs from {@code jca} only for GCM ({@code JavaGcm}: 0 B per packet). */
+        @Param({"jca", "jca-java-gcm", "bc"})
         public String backend;
 
         SrtpPolicy policy;

@@ -7,7 +7,8 @@
  * the SDP attributes of RFC 8839 ({@link io.sipline.media.ice.IceSdp}, {@link
  * io.sipline.media.ice.IceSessionAttributes}), check-list formation with pruning and initial states ({@link
  * io.sipline.media.ice.IceCheckList}), limits ({@link io.sipline.media.ice.IceLimits}) and the role-conflict rule
- * ({@link io.sipline.media.ice.IceRoleConflict}).
+ * ({@link io.sipline.media.ice.IceRoleConflict}); and the first-octet demultiplexing of a media 5-tuple (RFC 7983:
+ * STUN, DTLS, TURN ChannelData, RTP, RTCP) by {@link io.sipline.media.ice.MediaDemux}.
  *
  * <p>Everything here is owned by one media thread. Parsing and check-list formation happen once per offer/answer or
  * trickled candidate, never per packet; they may allocate a little (a candidate, its foundation string), and report

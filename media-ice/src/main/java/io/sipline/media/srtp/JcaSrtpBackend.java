@@ -27,24 +27,37 @@ import javax.crypto.spec.SecretKeySpec;
  *     not, and the work (four SHA-1 compressions plus the message) is the same.</li>
  *     <li><b>AES-GCM</b> uses {@code AES/GCM/NoPadding}. It must be re-initialised per packet (new IV), and the JDK
  *     then allocates its GHASH/GCTR engine and a {@code GCMParameterSpec}: about 1 KB per packet, independent of the
- *     packet size. Output goes through a scratch array (the in-place overlap path was slower).</li>
+ *     packet size. Output goes through a scratch array (the in-place overlap path was slower). {@link #JAVA_GCM}
+ *     uses {@link JavaGcm} instead: no allocation, slower (GHASH by table in Java instead of CLMUL).</li>
  * </ul>
  *
  * <p>Stateless factory, thread-safe; the engines it makes are not thread-safe and are owned by one context.
  */
 public final class JcaSrtpBackend implements SrtpBackend
 {
-    /** The shared factory. */
-    public static final JcaSrtpBackend INSTANCE = new JcaSrtpBackend();
+    /** The shared factory: AES-GCM through {@code AES/GCM/NoPadding}. */
+    public static final JcaSrtpBackend INSTANCE = new JcaSrtpBackend(false);
 
-    private JcaSrtpBackend()
+    /**
+     * The same, except AES-GCM through {@link JavaGcm}: GCTR on the ECB path and GHASH in Java, 0 B per packet instead
+     * of about 1 KB, but slower (measured in {@code media-ice/README.md}); named {@value #JAVA_GCM_NAME}.
+     */
+    public static final JcaSrtpBackend JAVA_GCM = new JcaSrtpBackend(true);
+
+    /** {@link #name()} of {@link #JAVA_GCM}. */
+    public static final String JAVA_GCM_NAME = "jca-java-gcm";
+
+    private final boolean javaGcm;
+
+    private JcaSrtpBackend(final boolean javaGcm)
     {
+        this.javaGcm = javaGcm;
     }
 
     @Override
     public String name()
     {
-        return "jca";
+        return javaGcm ? JAVA_GCM_NAME : "jca";
     }
 
     @Override
@@ -62,7 +75,7 @@ public final class JcaSrtpBackend implements SrtpBackend
     @Override
     public Aead newAesGcm()
     {
-        return new Gcm();
+        return javaGcm ? new JavaGcm(true) : new Gcm();
     }
 
     /**
@@ -135,70 +148,103 @@ public final class JcaSrtpBackend implements SrtpBackend
         @Override
         public void xorKeystream(final byte[] iv, final byte[] buffer, final int offset, final int length)
         {
-            final int wanted = Math.min((length + 15) & ~15, MAX_CHUNK_BLOCKS * 16);
-            if (counters.length < wanted)
-            {
-                // Grows once to the largest packet seen, so one Cipher.update covers a whole packet.
-                counters = new byte[wanted];
-                keystream = new byte[wanted];
-                highBlocks = 0;
-            }
-            final byte[] ctr = counters;
-            final byte[] ks = keystream;
+            ensureScratch(Math.min((length + 15) & ~15, MAX_CHUNK_BLOCKS * 16));
             final long ivHigh = (long)LONG_BE.get(iv, 0);
             final long ivLow = (long)LONG_BE.get(iv, 8);
             long block = 0;
             int done = 0;
             while (done < length)
             {
-                final int chunk = Math.min(length - done, ctr.length);
+                final int chunk = Math.min(length - done, counters.length);
                 final int blocks = (chunk + 15) >>> 4;
-                if (0 == (ivLow & 0xFFFF) && block + blocks <= 0x1_0000)
-                {
-                    // RFC 3711 §4.1.1: the IV is shifted left 16 bits (SRTP, SRTCP and the KDF alike), so IV + j is
-                    // IV | j for the 2^16 blocks a packet can have: no carry, and the high half is the IV's.
-                    fillHigh(ctr, ivHigh, blocks);
-                    for (int i = 0; i < blocks; i++)
-                    {
-                        LONG_BE.set(ctr, (i << 4) + 8, ivLow | (block + i));
-                    }
-                }
-                else
-                {
-                    highBlocks = 0;
-                    for (int i = 0; i < blocks; i++)
-                    {
-                        // The counter is IV + j mod 2^128; j < 2^16 so one carry is enough.
-                        final long low = ivLow + block + i;
-                        final long carried = Long.compareUnsigned(low, ivLow) < 0 ? ivHigh + 1 : ivHigh;
-                        LONG_BE.set(ctr, i << 4, carried);
-                        LONG_BE.set(ctr, (i << 4) + 8, low);
-                    }
-                }
+                encryptCounters(ivHigh, ivLow, block, blocks);
                 block += blocks;
-                try
-                {
-                    ecb.update(ctr, 0, blocks << 4, ks, 0);
-                }
-                catch (final GeneralSecurityException ex)
-                {
-                    // Unreachable: block-aligned input and an output array of the same size.
-                    throw new IllegalStateException(ex);
-                }
-                final int base = offset + done;
-                // A vector step where the Vector API is present; then eight octets per step (measured 1.4x faster
-                // than a byte loop, which C2 does not vectorise here), then single octets.
-                int i = vectorXor ? VectorXor.xor(buffer, base, ks, chunk) : 0;
-                for (; i + 8 <= chunk; i += 8)
-                {
-                    LONG_NATIVE.set(buffer, base + i, 
-                        (long)LONG_NATIVE.get(buffer, base + i) ^ (long)LONG_NATIVE.get(ks, i));
-                }
-                for (; i < chunk; i++)
-                {
-                    buffer[base + i] ^= ks[i];
-                }
+                xor(buffer, offset + done, keystream, 0, chunk);
                 done += chunk;
+            }
+        }
+
+        /**
+         * The keystream of one message for AES-GCM's GCTR (NIST SP 800-38D §6.5): AES_k(iv), AES_k(iv + 1), ... for
+         * {@code length} octets, in one {@code Cipher.update}. With a 96-bit IV and J0 = IV || 1 the low 32 bits never
+         * carry for a message of fewer than 2^32 - 2 blocks, so iv + j is GCM's inc32 applied j times.
+         *
+         * @param iv     the first counter block, borrowed.
+         * @param length octets of keystream, at most {@link #MAX_CHUNK_BLOCKS} blocks.
+         * @return the keystream array (valid until the next call on this engine), {@code length} octets from 0.
+         */
+        byte[] keystream(final byte[] iv, final int length)
+        {
+            final int blocks = (length + 15) >>> 4;
+            ensureScratch(blocks << 4);
+            encryptCounters((long)LONG_BE.get(iv, 0), (long)LONG_BE.get(iv, 8), 0, blocks);
+            return keystream;
+        }
+
+        /**
+         * XORs {@code keystream[ksOffset, ksOffset + length)} into {@code buffer[offset, offset + length)}: a vector
+         * step where the Vector API is present; then eight octets per step (measured 1.4x faster than a byte loop,
+         * which C2 does not vectorise here), then single octets.
+         */
+        void xor(final byte[] buffer, final int offset, final byte[] ks, final int ksOffset, final int length)
+        {
+            int i = vectorXor ? VectorXor.xor(buffer, offset, ks, ksOffset, length) : 0;
+            for (; i + 8 <= length; i += 8)
+            {
+                LONG_NATIVE.set(buffer, offset + i,
+                    (long)LONG_NATIVE.get(buffer, offset + i) ^ (long)LONG_NATIVE.get(ks, ksOffset + i));
+            }
+            for (; i < length; i++)
+            {
+                buffer[offset + i] ^= ks[ksOffset + i];
+            }
+        }
+
+        /** Grows the scratch arrays once to the largest packet seen, so one Cipher.update covers a whole packet. */
+        private void ensureScratch(final int wanted)
+        {
+            if (counters.length < wanted)
+            {
+                counters = new byte[wanted];
+                keystream = new byte[wanted];
+                highBlocks = 0;
+            }
+        }
+
+        /** Writes counter blocks {@code block .. block + blocks - 1} after the IV and encrypts them into keystream. */
+        private void encryptCounters(final long ivHigh, final long ivLow, final long block, final int blocks)
+        {
+            final byte[] ctr = counters;
+            if (0 == (ivLow & 0xFFFF) && block + blocks <= 0x1_0000)
+            {
+                // RFC 3711 §4.1.1: the IV is shifted left 16 bits (SRTP, SRTCP and the KDF alike), so IV + j is
+                // IV | j for the 2^16 blocks a packet can have: no carry, and the high half is the IV's.
+                fillHigh(ctr, ivHigh, blocks);
+                for (int i = 0; i < blocks; i++)
+                {
+                    LONG_BE.set(ctr, (i << 4) + 8, ivLow | (block + i));
+                }
+            }
+            else
+            {
+                highBlocks = 0;
+                for (int i = 0; i < blocks; i++)
+                {
+                    // The counter is IV + j mod 2^128; j < 2^16 so one carry is enough.
+                    final long low = ivLow + block + i;
+                    final long carried = Long.compareUnsigned(low, ivLow) < 0 ? ivHigh + 1 : ivHigh;
+                    LONG_BE.set(ctr, i << 4, carried);
+                    LONG_BE.set(ctr, (i << 4) + 8, low);
+                }
+            }
+            try
+            {
+                ecb.update(ctr, 0, blocks << 4, keystream, 0);
+            }
+            catch (final GeneralSecurityException ex)
+            {
+                // Unreachable: block-aligned input and an output array of the same size.
+                throw new IllegalStateException(ex);
             }
         }
 

@@ -7,14 +7,14 @@ package io.sipline.media.srtp;
  * <p>Two implementations ship: {@link JcaSrtpBackend} ({@code javax.crypto}, AES-NI/VAES, SHA-NI and CLMUL
  * intrinsics) and {@link BouncyCastleSrtpBackend} (Bouncy Castle's lightweight API, pure Java). {@link #defaultBackend()}
  * is the faster one as measured by {@code io.sipline.jmh.SrtpBenchmark} (see {@code media-ice/README.md}); the system
- * property {@value #BACKEND_PROP_NAME} overrides it ({@code jca} or {@code bc}).
+ * property {@value #BACKEND_PROP_NAME} overrides it ({@code jca}, {@code jca-java-gcm} or {@code bc}).
  *
  * <p>Engines are not thread-safe; each is owned by one {@link SrtpContext}, which is owned by one media thread.
  * Per-packet methods never allocate in our code and never throw for bad input: an AEAD tag mismatch is a return value.
  */
 public interface SrtpBackend
 {
-    /** System property that names the backend: {@code jca} or {@code bc}. */
+    /** System property that names the backend: {@code jca}, {@code jca-java-gcm} or {@code bc}. */
     String BACKEND_PROP_NAME = "io.sipline.srtp.backend";
 
     /** Default backend name, chosen by benchmark. */
@@ -23,7 +23,7 @@ public interface SrtpBackend
     /**
      * Short name for logs and benchmark tables.
      *
-     * @return {@code "jca"} or {@code "bc"}.
+     * @return {@code "jca"}, {@code "jca-java-gcm"} or {@code "bc"}.
      */
     String name();
 
@@ -61,7 +61,7 @@ public interface SrtpBackend
     /**
      * Looks a backend up by name.
      *
-     * @param name {@code jca} or {@code bc}.
+     * @param name {@code jca}, {@code jca-java-gcm} (AES-GCM without allocation, slower) or {@code bc}.
      * @return the backend.
      * @throws IllegalArgumentException for another name.
      */
@@ -71,11 +71,15 @@ public interface SrtpBackend
         {
             return JcaSrtpBackend.INSTANCE;
         }
+        if (JcaSrtpBackend.JAVA_GCM_NAME.equals(name))
+        {
+            return JcaSrtpBackend.JAVA_GCM;
+        }
         if ("bc".equals(name))
         {
             return BouncyCastleSrtpBackend.INSTANCE;
         }
-        throw new IllegalArgumentException("unknown SRTP backend '" + name + "' (expected jca or bc)");
+        throw new IllegalArgumentException("unknown SRTP backend '" + name + "' (expected jca, jca-java-gcm or bc)");
     }
 
     /**

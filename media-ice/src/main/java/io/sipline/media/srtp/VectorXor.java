@@ -21,22 +21,24 @@ final class VectorXor
     }
 
     /**
-     * XORs {@code keystream[0, n)} into {@code buffer[offset, offset + n)} for the largest {@code n <= length} that is
-     * a multiple of the vector length.
+     * XORs {@code keystream[ksOffset, ksOffset + n)} into {@code buffer[offset, offset + n)} for the largest
+     * {@code n <= length} that is a multiple of the vector length.
      *
      * @param buffer    the packet, borrowed.
      * @param offset    where the payload starts.
-     * @param keystream the keystream, borrowed, at least {@code length} octets.
+     * @param keystream the keystream, borrowed, at least {@code ksOffset + length} octets.
+     * @param ksOffset  where the keystream starts.
      * @param length    octets to XOR at most.
      * @return {@code n}, the octets done; the caller does the tail.
      */
-    static int xor(final byte[] buffer, final int offset, final byte[] keystream, final int length)
+    static int xor(final byte[] buffer, final int offset, final byte[] keystream, final int ksOffset,
+        final int length)
     {
         final int bound = SPECIES.loopBound(length);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             ByteVector.fromArray(SPECIES, buffer, offset + i)
-                .lanewise(VectorOperators.XOR, ByteVector.fromArray(SPECIES, keystream, i))
+                .lanewise(VectorOperators.XOR, ByteVector.fromArray(SPECIES, keystream, ksOffset + i))
                 .intoArray(buffer, offset + i);
         }
         return bound;

@@ -165,6 +165,8 @@ public final class SsrcIndex<S>
     private static final int MODE_ONE = 1;
     private static final int MODE_VECTOR = 2;
     private static final int MODE_TABLE = 3;
+    /** One vector step over the dense array: at most {@link SsrcVectorScan#LANES} entries. */
+    private static final int MODE_STEP = 4;
 
     /** {@link #oneKey} when the single-entry path does not apply. */
     private static final long NOT_ONE = -1L;
@@ -501,6 +503,13 @@ public final class SsrcIndex<S>
             return miss;
         }
         final int m = mode;
+        if (MODE_STEP == m)
+        {
+            // One vector step, 2 to LANES entries (the mode says so: no test of the size against the lanes here).
+            // The lowest matching lane is a live entry if it is below size; a stale lane or LANES (no match) is not.
+            final int lane = SsrcVectorScan.firstLane(ssrcs, ssrc);
+            return lane < size ? (S)streams[lane] : miss;
+        }
         if (MODE_TABLE == m)
         {
             return tableFind(ssrc, miss);
@@ -680,7 +689,7 @@ public final class SsrcIndex<S>
         }
         else
         {
-            mode = scanMode;
+            mode = MODE_VECTOR == scanMode && size <= SsrcVectorScan.LANES ? MODE_STEP : scanMode;
         }
         if (MODE_ONE == mode)
         {

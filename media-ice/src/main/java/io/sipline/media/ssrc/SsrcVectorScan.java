@@ -81,6 +81,20 @@ final class SsrcVectorScan
     }
 
     /**
+     * One step over the first {@link #LANES} keys: the lowest lane that holds {@code ssrc}, or {@link #LANES} when
+     * none does. Lanes past the caller's size hold stale SSRCs and may match, but only when no live lane does: a lane
+     * at or above the size is a miss.
+     *
+     * @param keys the dense SSRC array, at least {@link #LANES} long.
+     * @param ssrc the SSRC to find.
+     * @return a lane in {@code [0, LANES]}.
+     */
+    static int firstLane(final int[] keys, final int ssrc)
+    {
+        return IntVector.fromArray(SPECIES, keys, 0).compare(VectorOperators.EQ, ssrc).firstTrue();
+    }
+
+    /**
      * Probes an open-addressing table (linear probing, {@code 0} the key of an empty slot) at its home slot: one
      * compare of the {@link #LANES} keys from {@code home} on. The keys array repeats its first slots past the end,
      * so that a window starting near the end reads the slots it wraps to.

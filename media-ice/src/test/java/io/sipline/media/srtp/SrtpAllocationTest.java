@@ -46,9 +46,25 @@ class SrtpAllocationTest
         assertTrue(perPair < 3 * 1024, perPair + " B per protect+unprotect");
     }
 
+    @Test
+    void shouldAllocateNothingPerPacketWithJavaGcm()
+    {
+        final double heap = measure(SrtpCryptoSuite.AEAD_AES_128_GCM, false, JcaSrtpBackend.JAVA_GCM);
+        final double direct = measure(SrtpCryptoSuite.AEAD_AES_128_GCM, true, JcaSrtpBackend.JAVA_GCM);
+        System.out.println("AEAD_AES_128_GCM jca-java-gcm: " + heap + " B heap, " + direct
+            + " B direct per protect+unprotect");
+        assertTrue(heap < 0.1, heap + " B per protect+unprotect (heap)");
+        assertTrue(direct < 0.1, direct + " B per protect+unprotect (direct)");
+    }
+
     private static double measure(final SrtpCryptoSuite suite, final boolean direct)
     {
-        final SrtpPolicy policy = SrtpTestSupport.policy(suite, JcaSrtpBackend.INSTANCE);
+        return measure(suite, direct, JcaSrtpBackend.INSTANCE);
+    }
+
+    private static double measure(final SrtpCryptoSuite suite, final boolean direct, final SrtpBackend backend)
+    {
+        final SrtpPolicy policy = SrtpTestSupport.policy(suite, backend);
         final SrtpContext tx = SrtpContext.outbound(policy);
         final SrtpContext rx = SrtpContext.inbound(policy);
         final byte[] heap = SrtpTestSupport.rtp(0, SSRC, 160, 0, false, 64);

@@ -35,6 +35,10 @@ class SrtpContextTest
         {
             arguments.add(Arguments.of(suite, "jca"));
             arguments.add(Arguments.of(suite, "bc"));
+            if (suite.isAead())
+            {
+                arguments.add(Arguments.of(suite, JcaSrtpBackend.JAVA_GCM_NAME));
+            }
         }
         return arguments.stream();
     }

@@ -11,7 +11,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * RFC 7714 §16 (SRTP) and §17 (SRTCP) AES-GCM vectors. They are stated in session keys, so the context's transform is
- * keyed directly ({@link SrtpTransform#sessionKeys}) instead of through the KDF. Both backends.
+ * keyed directly ({@link SrtpTransform#sessionKeys}) instead of through the KDF. Every backend, the JDK GCM
+ * and {@link JavaGcm} ({@code jca-java-gcm}) included.
  */
 class SrtpGcmVectorsTest
 {
@@ -49,35 +50,35 @@ class SrtpGcmVectorsTest
         "841dd9683dd78ec92ae58790125f62b3000005d4";
 
     @ParameterizedTest
-    @ValueSource(strings = {"jca", "bc"})
+    @ValueSource(strings = {"jca", "jca-java-gcm", "bc"})
     void shouldProtectAndUnprotectRfc7714Section16Aes128(final String name)
     {
         assertSrtp(name, SrtpCryptoSuite.AEAD_AES_128_GCM, KEY_128, SRTP_128);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jca", "bc"})
+    @ValueSource(strings = {"jca", "jca-java-gcm", "bc"})
     void shouldProtectAndUnprotectRfc7714Section16Aes256(final String name)
     {
         assertSrtp(name, SrtpCryptoSuite.AEAD_AES_256_GCM, KEY_256, SRTP_256);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jca", "bc"})
+    @ValueSource(strings = {"jca", "jca-java-gcm", "bc"})
     void shouldProtectAndUnprotectRfc7714Section17Aes128(final String name)
     {
         assertSrtcp(name, SrtpCryptoSuite.AEAD_AES_128_GCM, KEY_128, SRTCP_128);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jca", "bc"})
+    @ValueSource(strings = {"jca", "jca-java-gcm", "bc"})
     void shouldProtectAndUnprotectRfc7714Section17Aes256(final String name)
     {
         assertSrtcp(name, SrtpCryptoSuite.AEAD_AES_256_GCM, KEY_256, SRTCP_256);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jca", "bc"})
+    @ValueSource(strings = {"jca", "jca-java-gcm", "bc"})
     void shouldVerifyRfc7714Section17AuthenticationOnlyPacket(final String name)
     {
         final SrtpContext rx = context(name, SrtpCryptoSuite.AEAD_AES_128_GCM, KEY_128, SrtpContext.Direction.INBOUND);

@@ -101,14 +101,39 @@ class SrtpLibsrtpInteropTest
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldInteroperateWithLibsrtpOnRtpAndRtcp(final SrtpCryptoSuite suite) throws Exception
     {
+        interoperate(suite, 7, null);
+    }
+
+    /**
+     * The same exchange for the AEAD suites with {@link JavaGcm} (backend {@code jca-java-gcm}): GHASH in Java and GCTR
+     * on the ECB path against libsrtp's GCM, both ways, ROC rollover, replays and tampering included.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SrtpCryptoSuite.class, names = {"AEAD_AES_128_GCM", "AEAD_AES_256_GCM"})
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldInteroperateWithLibsrtpWithJavaGcm(final SrtpCryptoSuite suite) throws Exception
+    {
+        interoperate(suite, 11, JcaSrtpBackend.JAVA_GCM);
+    }
+
+    /**
+     * RTP and RTCP round trips with libsrtp for one suite, keyed from SDES.
+     *
+     * @param suite   the suite.
+     * @param seed    the key material's seed.
+     * @param backend the backend, or null for the default one.
+     */
+    private void interoperate(final SrtpCryptoSuite suite, final int seed, final SrtpBackend backend) throws Exception
+    {
         try
         {
             startOracle();
-            final byte[] key = SrtpTestSupport.keyMaterial(suite, 7);
+            final byte[] key = SrtpTestSupport.keyMaterial(suite, seed);
             assumeSupported(suite, command("new 0 " + suite + " send " + HEX.formatHex(key)));
             assertEquals("ok", command("new 1 " + suite + " recv " + HEX.formatHex(key)));
-            final SrtpPolicy policy = SrtpPolicy.fromSdes(SdesCryptoAttribute.parse(
-                "a=crypto:1 " + suite + " inline:" + Base64.getEncoder().encodeToString(key))).build();
+            final SrtpPolicy.Builder builder = SrtpPolicy.fromSdes(SdesCryptoAttribute.parse(
+                "a=crypto:1 " + suite + " inline:" + Base64.getEncoder().encodeToString(key)));
+            final SrtpPolicy policy = null == backend ? builder.build() : builder.backend(backend).build();
             final SrtpContext tx = SrtpContext.outbound(policy);
             final SrtpContext rx = SrtpContext.inbound(policy);
             assumeSameAes192Output(suite, key, tx);
