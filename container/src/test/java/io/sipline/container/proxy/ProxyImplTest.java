@@ -302,6 +302,54 @@ class ProxyImplTest
     }
 
     @Test
+    void shouldForwardEvery2xxOfAForkedInvite() throws Exception
+    {
+        proxy.setNoCancel(true);
+        proxy.proxyTo(List.of(uri("sip:a@192.0.2.20"), uri("sip:b@192.0.2.21")));
+        respond(sent(0), 180);
+        respond(sent(1), 200);
+        assertEquals(2, host.requests.size(), "noCancel: the ringing branch is not cancelled");
+
+        respond(sent(0), 200);
+
+        assertEquals(List.of(180, 200, 200), upstream(), "RFC 3261 §16.7 step 5: every 2xx goes upstream");
+    }
+
+    @Test
+    void shouldCancelThePendingBranchesWhenTheApplicationCancels() throws Exception
+    {
+        proxy.proxyTo(List.of(uri("sip:a@192.0.2.20"), uri("sip:b@192.0.2.21")));
+        respond(sent(0), 180);
+        respond(sent(1), 180);
+
+        proxy.cancel(new String[] {"SIP"}, new int[] {480}, new String[] {"Gone"});
+
+        assertEquals("CANCEL", sent(2).getMethod());
+        assertEquals("SIP;cause=480;text=\"Gone\"", sent(2).getHeader("Reason"));
+        assertEquals("CANCEL", sent(3).getMethod());
+        assertThrows(IllegalStateException.class, () -> proxy.proxyTo(uri("sip:c@192.0.2.22")));
+        respond(sent(0), 487);
+        respond(sent(1), 487);
+        assertEquals(List.of(180, 180, 487), upstream());
+    }
+
+    @Test
+    void shouldPushPathOnARegisterWhenAskedTo() throws Exception
+    {
+        final SipServletRequestImpl register = TestMessages.received(host, INVITE.replace("INVITE", "REGISTER")
+            .replace("CSeq: 314159 REGISTER", "CSeq: 1 REGISTER"));
+        final ProxyImpl registrar = (ProxyImpl)register.getProxy();
+        registrar.setAddToPath(true);
+        registrar.getPathURI().setParameter("ob", "");
+        registrar.proxyTo(uri("sip:registrar@192.0.2.40"));
+
+        final String path = sent(0).headers().get("Path");
+        assertTrue(path.startsWith("<sip:192.0.2.1:5060;lr"), path);
+        assertTrue(path.contains("ob"), path);
+        assertNull(sent(0).headers().get("Record-Route"), "no record-route asked for");
+    }
+
+    @Test
     void shouldRefuseToProxyARequestWithoutHopsLeft() throws Exception
     {
         final SipServletRequestImpl tired = TestMessages.received(host, INVITE.replace("Max-Forwards: 70",
