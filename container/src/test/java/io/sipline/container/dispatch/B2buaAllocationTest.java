@@ -111,37 +111,8 @@ class B2buaAllocationTest
 
     static double b2buaBytesPerCall() throws Exception
     {
-        final int uasPort = Sipp.freeUdpPort();
-        Process uas = null;
-        final DefaultApplicationRouter router = new DefaultApplicationRouter();
-        router.init();
-        try (ContainerServer server = ContainerServer.start(config(), router))
-        {
-            server.registry().onDeployed(TestApps.application("b2bua", new DispatchSippTest.B2bua(),
-                Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
-            uas = Sipp.start("alloc-b2bua-uas", List.of("-sn", "uas", "-m", Integer.toString(WARM_UP + MEASURED)),
-                uasPort);
-            final int port = server.localAddresses().getFirst().getPort();
-            if (!uac("alloc-b2bua-warm", port, WARM_UP))
-            {
-                return Double.NaN;
-            }
-            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000), "sessions left after warm-up");
-            final boolean[] ok = new boolean[1];
-            final long bytes = measured(server.stack().shardThreadIds(),
-                () -> ok[0] = uac("alloc-b2bua", port, MEASURED));
-            assertEquals(0, server.counters().servletErrors.get());
-            if (!ok[0])
-            {
-                return Double.NaN;
-            }
-            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000), "sessions left");
-            return bytes / (double)MEASURED;
-        }
-        finally
-        {
-            Sipp.stop(uas);
-        }
+        return containerBytesPerCall("b2bua", new DispatchSippTest.B2bua(), List.of("-sn", "uas"),
+            List.of("-sn", "uac"));
     }
 
     /**
@@ -150,26 +121,38 @@ class B2buaAllocationTest
      */
     static double proxyBytesPerCall() throws Exception
     {
+        return containerBytesPerCall("proxy", new RecordRoutingProxy(),
+            List.of("-sf", DispatchSippTest.scenario("routed-callee.xml").toString()),
+            List.of("-sf", DispatchSippTest.scenario("routed-caller.xml").toString()));
+    }
+
+    /**
+     * Bytes per call on the shard threads for {@code servlet} (its context parameter {@code target} the sipp far
+     * end) between a sipp caller and callee with the given scenarios; NaN when a call failed.
+     */
+    private static double containerBytesPerCall(final String name, final javax.servlet.sip.SipServlet servlet,
+        final List<String> callee, final List<String> caller) throws Exception
+    {
         final int uasPort = Sipp.freeUdpPort();
         Process uas = null;
         final DefaultApplicationRouter router = new DefaultApplicationRouter();
         router.init();
         try (ContainerServer server = ContainerServer.start(config(), router))
         {
-            server.registry().onDeployed(TestApps.application("proxy", new RecordRoutingProxy(),
+            server.registry().onDeployed(TestApps.application(name, servlet,
                 Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
-            uas = Sipp.start("alloc-proxy-uas", List.of("-sf", DispatchSippTest.scenario("routed-callee.xml")
-                .toString(), "-m", Integer.toString(WARM_UP + MEASURED)), uasPort);
+            final List<String> uasArgs = new java.util.ArrayList<>(callee);
+            uasArgs.addAll(List.of("-m", Integer.toString(WARM_UP + MEASURED)));
+            uas = Sipp.start("alloc-" + name + "-uas", uasArgs, uasPort);
             final int port = server.localAddresses().getFirst().getPort();
-            final List<String> caller = List.of("-sf", DispatchSippTest.scenario("routed-caller.xml").toString());
-            if (!uac("alloc-proxy-warm", port, WARM_UP, caller))
+            if (!uac("alloc-" + name + "-warm", port, WARM_UP, caller))
             {
                 return Double.NaN;
             }
             assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000), "sessions left after warm-up");
             final boolean[] ok = new boolean[1];
             final long bytes = measured(server.stack().shardThreadIds(),
-                () -> ok[0] = uac("alloc-proxy", port, MEASURED, caller));
+                () -> ok[0] = uac("alloc-" + name, port, MEASURED, caller));
             assertEquals(0, server.counters().servletErrors.get());
             if (!ok[0])
             {
