@@ -717,23 +717,12 @@ public final class ShardRuntime implements SipListener, ShardHost
     private SipApplicationRouterInfo composedDecision(final SipServletRequestImpl request)
     {
         final String route = request.headers().get(HeaderName.ROUTE);
-        if (null == route || !route.contains(COMPOSITION_PARAMETER))
+        final String token = io.sipline.container.message.HeaderText.routeUriParam(route, COMPOSITION_PARAMETER);
+        if (null == token)
         {
             return null;
         }
-        final String uri = io.sipline.container.message.HeaderText.uri(route);
-        final int at = uri.indexOf(COMPOSITION_PARAMETER + "=");
-        if (at < 0)
-        {
-            return null;
-        }
-        int end = at + COMPOSITION_PARAMETER.length() + 1;
-        final int start = end;
-        while (end < uri.length() && uri.charAt(end) != ';' && uri.charAt(end) != '>')
-        {
-            end++;
-        }
-        final SipApplicationRouterInfo info = composed.remove(uri.substring(start, end));
+        final SipApplicationRouterInfo info = composed.remove(token);
         if (null != info)
         {
             request.headers().removeAt(request.headers().find(HeaderName.ROUTE, 0));
@@ -840,19 +829,35 @@ public final class ShardRuntime implements SipListener, ShardHost
      */
     private boolean proxySubsequent(final ServerTransaction tx, final SipMessage message, final String key)
     {
-        final SipSessionImpl session = sessions.dialog(message.callId(), key);
-        if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
+        final SipServletRequestImpl request = inProxiedDialog(message, key, tx, tx.peer());
+        if (null == request)
         {
             return false;
         }
-        final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+        tx.attachment(request);
+        request.sessionImpl().begin(request);
+        invoke(request.sessionImpl(), request, null, () -> proxyOnward(request));
+        return true;
+    }
+
+    /**
+     * A request of a dialog this container record-routed as a proxy, in the session the key names, with the
+     * Request-URI a strict router replaced restored and our Route popped (RFC 3261 §16.4); null when the key names no
+     * live proxy session of ours.
+     */
+    private SipServletRequestImpl inProxiedDialog(final SipMessage message, final String key,
+        final ServerTransaction tx, final InetSocketAddress remote)
+    {
+        final SipSessionImpl session = sessions.dialog(message.callId(), key);
+        if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
+        {
+            return null;
+        }
+        final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, remote, local());
         request.session(session);
         ProxyRoutes.restoreRequestUri(request);
         ProxyRoutes.popOwnRoute(request, host, port);
-        tx.attachment(request);
-        session.begin(request);
-        invoke(session, request, null, () -> proxyOnward(request));
-        return true;
+        return request;
     }
 
     /** After the servlet saw a subsequent request of a proxied dialog: on to its Request-URI (unless answered). */
@@ -902,19 +907,16 @@ public final class ShardRuntime implements SipListener, ShardHost
     /** The ACK of a 2xx in a dialog this container record-routed as a proxy: to the servlet, then on statelessly. */
     private boolean proxyAck(final SipMessage message, final String key, final InetSocketAddress source)
     {
-        final SipSessionImpl session = sessions.dialog(message.callId(), key);
-        if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
+        final SipServletRequestImpl ack = inProxiedDialog(message, key, null, source);
+        if (null == ack)
         {
             return false;
         }
-        final SipServletRequestImpl ack = SipServletRequestImpl.received(message, null, source, local());
-        ack.session(session);
+        final SipSessionImpl session = ack.sessionImpl();
         if (null != session.original())
         {
             ack.principal(session.original().principal()); // the ACK has its INVITE's user (never challenged)
         }
-        ProxyRoutes.restoreRequestUri(ack);
-        ProxyRoutes.popOwnRoute(ack, host, port);
         invoke(session, ack, null, () ->
         {
             if (0 != ack.getMaxForwards())

@@ -53,6 +53,22 @@ public final class HeaderText
         return null;
     }
 
+    /**
+     * A URI parameter of a Route value (name-addr) or of a bare URI, looked for past the user part: a routing token
+     * of ours ({@code sipline-px}, {@code sipline-ar}); null when absent or empty. No String is made when the text does
+     * not contain {@code name} at all.
+     */
+    public static String routeUriParam(final String routeOrUri, final String name)
+    {
+        if (null == routeOrUri || !routeOrUri.contains(name))
+        {
+            return null;
+        }
+        final String uri = routeOrUri.indexOf('<') >= 0 ? uri(routeOrUri) : routeOrUri;
+        final String value = uriParam(uri, hostStart(uri), name);
+        return null == value || value.isEmpty() ? null : value;
+    }
+
     /** Where the host part of a sip/sips URI starts (after the user part), or 0 when it does not say. */
     public static int hostStart(final String uri)
     {

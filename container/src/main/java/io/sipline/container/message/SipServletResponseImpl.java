@@ -94,16 +94,9 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     public static SipServletResponseImpl forwardOf(final SipServletRequestImpl original,
         final SipServletResponseImpl received, final int status)
     {
-        final MessageHeaders rh = received.headers;
-        final int ourVia = rh.find(HeaderName.VIA, 0);
-        final SipServletResponseImpl r = new SipServletResponseImpl(original, rh, status,
-            status == received.status ? received.getReasonPhrase() : null);
-        r.skippedHeader = ourVia; // the received section as it is, written without our Via: nothing copied
-        r.shareBody(received);
-        r.forwarded = true;
+        final SipServletResponseImpl r = relay(original, received, received.headers, status);
+        r.skippedHeader = received.headers.find(HeaderName.VIA, 0); // written without our Via: nothing copied
         r.committed = true;
-        r.proxy = received.proxy;
-        r.proxyBranch = received.proxyBranch;
         return r;
     }
 
@@ -124,7 +117,14 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
                 h.appendEntry(rh, i);
             }
         }
-        final SipServletResponseImpl r = new SipServletResponseImpl(original, h, status,
+        return relay(original, received, h, status);
+    }
+
+    /** The response relayed for {@code received} on {@code original}'s transaction, over {@code headers}. */
+    private static SipServletResponseImpl relay(final SipServletRequestImpl original,
+        final SipServletResponseImpl received, final MessageHeaders headers, final int status)
+    {
+        final SipServletResponseImpl r = new SipServletResponseImpl(original, headers, status,
             status == received.status ? received.getReasonPhrase() : null);
         r.shareBody(received);
         r.forwarded = true;

@@ -24,13 +24,7 @@ public final class ProxyRoutes
     /** The session key a Route value (name-addr) or a bare URI of ours carries, or null. */
     public static String key(final String routeOrUri)
     {
-        if (null == routeOrUri || !routeOrUri.contains(ROUTE_PARAMETER))
-        {
-            return null;
-        }
-        final String uri = routeOrUri.indexOf('<') >= 0 ? HeaderText.uri(routeOrUri) : routeOrUri; // name-addr or URI
-        final String key = HeaderText.uriParam(uri, HeaderText.hostStart(uri), ROUTE_PARAMETER);
-        return null == key || key.isEmpty() ? null : key;
+        return HeaderText.routeUriParam(routeOrUri, ROUTE_PARAMETER);
     }
 
     /** Whether a URI names {@code host}:{@code port} (the default port 5060 when it gives none). */

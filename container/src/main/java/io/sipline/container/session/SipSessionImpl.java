@@ -713,27 +713,12 @@ public final class SipSessionImpl implements SipSession
         valid = false;
         if (registered)
         {
-            if (app.host().onShardThread())
-            {
-                app.host().sessions().removeDialog(callId, localTag, this);
-            }
-            else
-            {
-                app.host().execute(() -> app.host().sessions().removeDialog(callId, localTag, this));
-            }
+            unregister(localTag);
             registered = false;
         }
         if (null != proxyRouteKey)
         {
-            final String key = proxyRouteKey;
-            if (app.host().onShardThread())
-            {
-                app.host().sessions().removeDialog(callId, key, this);
-            }
-            else
-            {
-                app.host().execute(() -> app.host().sessions().removeDialog(callId, key, this));
-            }
+            unregister(proxyRouteKey);
             proxyRouteKey = null;
         }
         if (null != linked && linked.linked == this)
@@ -742,6 +727,19 @@ public final class SipSessionImpl implements SipSession
         }
         linked = null;
         app.remove(this);
+    }
+
+    /** Removes this session's entry under (Call-ID, {@code key}) from its shard's table, on the shard. */
+    private void unregister(final String key)
+    {
+        if (app.host().onShardThread())
+        {
+            app.host().sessions().removeDialog(callId, key, this);
+        }
+        else
+        {
+            app.host().execute(() -> app.host().sessions().removeDialog(callId, key, this));
+        }
     }
 
     @Override
