@@ -371,7 +371,7 @@ public final class CallsBench implements Callable<Integer>
             print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0));
             // The warm-up's transactions end too before the first measurement, so neither side holds any.
             server.keepRunning(transactionsEnd);
-            final long before = server.liveBytes();
+            final long before = server.liveBytes(dir.resolve(name + "-histogram-before.txt"));
             final Process[] sipp = driver.hold(server, name, r, retainedCalls, holdMs);
             try
             {
@@ -384,7 +384,7 @@ public final class CallsBench implements Callable<Integer>
                 }
                 sipp[0].waitFor(transactionsEnd, TimeUnit.SECONDS); // returns early only if sipp died
                 final long established = Math.max(0, Sipp.statistic(uac, "CurrentCall"));
-                final long after = server.liveBytes();
+                final long after = server.liveBytes(dir.resolve(name + "-histogram-held.txt"));
                 driver.keep(uac);
                 driver.keep(name + "-uas");
                 System.out.printf("bench calls: %s: %d established, heap %d -> %d bytes%n", name, established, before,

@@ -130,10 +130,15 @@ public final class ServerProcess implements AutoCloseable
         return HeapInfo.usedBytes(jcmd("GC.heap_info"));
     }
 
-    /** Bytes of live objects, from {@code jcmd PID GC.class_histogram} (a full collection, then a heap walk). */
-    public long liveBytes() throws IOException, InterruptedException
+    /**
+     * Bytes of live objects, from {@code jcmd PID GC.class_histogram} (a full collection, then a heap walk); the
+     * histogram itself is written to {@code keep}, so that a retained figure can be explained class by class.
+     */
+    public long liveBytes(final Path keep) throws IOException, InterruptedException
     {
-        return HeapInfo.liveBytes(jcmd("GC.class_histogram"));
+        final String histogram = jcmd("GC.class_histogram");
+        Files.writeString(keep, histogram, StandardCharsets.UTF_8);
+        return HeapInfo.liveBytes(histogram);
     }
 
     private String jcmd(final String command) throws IOException, InterruptedException
