@@ -913,10 +913,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             return false;
         }
         final SipSessionImpl session = ack.sessionImpl();
-        if (null != session.original())
-        {
-            ack.principal(session.original().principal()); // the ACK has its INVITE's user (never challenged)
-        }
+        ack.principal(session.initialPrincipal()); // the ACK has its INVITE's user (never challenged)
         invoke(session, ack, null, () ->
         {
             if (0 != ack.getMaxForwards())
@@ -1160,6 +1157,11 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             request.sessionImpl().end(request); // the server transaction ended without a final response
             request.sessionImpl().appSession().checkReady();
+        }
+        else if (tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
+            && SipMethod.INVITE == tx.method() && null != request.sessionImpl())
+        {
+            request.sessionImpl().settle(request);
         }
         tx.attachment(null);
     }

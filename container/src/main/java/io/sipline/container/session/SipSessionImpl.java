@@ -30,6 +30,7 @@ import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.security.SipPrincipal;
 import io.sipline.sip.message.HeaderName;
 
 /**
@@ -79,6 +80,8 @@ public final class SipSessionImpl implements SipSession
     private boolean registered;
 
     private SipServletRequestImpl original;
+    /** The user of the initial request, kept when {@link #settle} lets go of the request. */
+    private SipPrincipal settledPrincipal;
     /** Requests of this session whose transaction has no final response yet (JSR 289 B2BUA pending messages). */
     private final List<SipServletRequestImpl> ongoing = new ArrayList<>(2);
     private boolean hadTransaction;
@@ -263,6 +266,41 @@ public final class SipSessionImpl implements SipSession
     public SipServletRequestImpl original()
     {
         return original;
+    }
+
+    /**
+     * The authenticated user of this session's initial request (ACKs and CANCELs in its dialog are never
+     * challenged and carry it), or null; still known after {@link #settle}.
+     */
+    public SipPrincipal initialPrincipal()
+    {
+        return null != original ? original.principal() : settledPrincipal;
+    }
+
+    /**
+     * The transaction of the initial INVITE ended (RFC 6026: Timer L on the UAS side, Timer M on the UAC side, both
+     * 64*T1 after the 2xx) with the dialog confirmed and the 2xx acknowledged: nothing of the container can reach
+     * the request or its responses any more. No 2xx retransmission can arrive after that (the UAS stops after
+     * 64*T1, RFC 3261 §13.3.1.4), so no ACK needs resending; {@code getPendingMessages} has nothing of it;
+     * {@code createResponseToOriginalRequest} could only answer a transaction that is over. What the session still
+     * needs from it (the parties without tags, the local CSeq base, the user) is copied, and the request, its
+     * responses and its ACK become garbage unless the application keeps them: an established call then holds only
+     * its dialog state. A request with Join or Replaces (RFC 3911, RFC 3891) is kept, for
+     * {@code SipSessionsUtil.getCorrespondingSipSession}.
+     */
+    public void settle(final SipServletRequestImpl request)
+    {
+        if (request != original || State.CONFIRMED != state || !"INVITE".equals(request.getMethod())
+            || null != awaitingAck || (uac && null == request.ack()) || null != proxy
+            || request.headers().find(HeaderName.REPLACES, 0) >= 0 || null != request.getHeader("Join"))
+        {
+            return;
+        }
+        localParty();
+        remoteParty();
+        localCseqBase();
+        settledPrincipal = request.principal();
+        original = null;
     }
 
     public void original(final SipServletRequestImpl request)

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import javax.servlet.sip.ServletTimer;
 import javax.servlet.sip.SipApplicationSessionEvent;
@@ -23,6 +24,7 @@ import javax.servlet.sip.TimerListener;
 
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.TestMessages;
+import io.sipline.container.security.SipPrincipal;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -259,5 +261,41 @@ class SessionLifecycleTest
         host.advance(5_000);
         assertEquals(3, events.size(), "no tick after cancel");
         assertTrue(as.getTimers().isEmpty());
+    }
+    @Test
+    void shouldLetGoOfTheInitialInviteOnceItsTransactionEndedWithTheDialogConfirmed() throws Exception
+    {
+        final SipServletRequestImpl invite = invite(app);
+        final SipSessionImpl s = invite.sessionImpl();
+        invite.principal(new SipPrincipal("alice", "example", Set.of("caller")));
+        invite.createResponse(180).send();
+        s.settle(invite);
+        assertSame(invite, s.original(), "an early dialog keeps its INVITE (the transaction has not ended)");
+        invite.createResponse(200).send();
+        s.settle(invite);
+        assertNull(s.original(), "a confirmed dialog whose INVITE transaction ended holds no message");
+        assertEquals("alice", s.initialPrincipal().name(), "the user stays for ACKs in the dialog");
+
+        final SipServletRequestImpl bye = (SipServletRequestImpl)s.createRequest("BYE");
+        assertEquals("Bob <sip:bob@biloxi.example>;tag=" + s.localTag(), bye.getHeader("From"),
+            "From: the INVITE's To with our tag (RFC 3261 §12.2.1.1)");
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", bye.getHeader("To"));
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", bye.getCallId());
+        assertEquals("sip:alice@192.0.2.9:5062", bye.getRequestURI().toString(), "the remote target");
+        assertEquals("<sip:p1.example;lr>", bye.getHeader("Route"), "the route set");
+    }
+
+    @Test
+    void shouldKeepAnInviteWithReplacesForGetCorrespondingSipSession() throws Exception
+    {
+        final SipServletRequestImpl r = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE
+            .replace("Subject:", "Replaces: 12345@192.0.2.7;to-tag=a;from-tag=b\r\nSubject:")), null,
+            TestMessages.PEER, TestMessages.LOCAL);
+        r.initial(true);
+        final SipSessionImpl s = SipSessionImpl.forReceived(new SipApplicationSessionImpl(app, host, null), r, "main");
+        s.begin(r);
+        r.createResponse(200).send();
+        s.settle(r);
+        assertSame(r, s.original(), "RFC 3891: the Replaces header is read later through the original request");
     }
 }
