@@ -324,6 +324,9 @@ public final class CallsBench implements Callable<Integer>
         }
     }
 
+    /** Seconds of warm-up before the allocation run: 64*T1 (T1 = 500 ms) and 5 s. */
+    private static final int WARMUP_SECONDS_FOR_POOLS = 37;
+
     /** Bytes allocated per call: a fixed-count run under epsilon (no collection), TLABs off so every byte counts. */
     private Footprint allocated(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
         final Scenarios.Flow flow) throws IOException, InterruptedException
@@ -336,8 +339,11 @@ public final class CallsBench implements Callable<Integer>
         try (ServerProcess server = s.start(layout, dir, app, "epsilon", freePortOtherThan(uasPort), uasPort,
             List.of("-XX:-UseTLAB")))
         {
-            print(name, driver.run(server, name + "-warmup", "warmup", allocRate, Math.max(allocRate, allocCalls / 5),
-                0));
+            // The warm-up lasts a transaction's longest life (64*T1 = 32 s) and 5 s more, so that as many calls are
+            // in their transactions when the run starts as during it: pooled transactions and buffers are then at the
+            // rate's size, and the run measures each call's garbage rather than the pools' growth.
+            final int warmupCalls = Math.max(allocRate * WARMUP_SECONDS_FOR_POOLS, allocCalls / 5);
+            print(name, driver.run(server, name + "-warmup", "warmup", allocRate, warmupCalls, 0));
             settle(server);
             final long before = server.heapUsed();
             final Step step = print(name, driver.run(server, name + "-run", "alloc", allocRate, allocCalls, 0));

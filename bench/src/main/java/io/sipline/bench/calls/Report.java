@@ -121,7 +121,10 @@ public final class Report
             every call of the step. GC pauses are read from the server's GC log over the step. CPU is utime+stime \
             of the server process and its children. Allocated bytes per call: heap growth over a fixed count of \
             calls under `jvm-profiles/epsilon.args` plus `-XX:-UseTLAB` (every byte accounted, none reclaimed), \
-            after a warm-up. Retained bytes per established call: bytes of live objects (`jcmd \
+            after a warm-up at the same rate that lasts at least 37 s (64*T1 = 32 s, the longest life of a SIP \
+            transaction, plus 5 s), so that the calls of the warm-up still in their transactions are as many as \
+            during the run and what the server pools for them is already there: the figure is the garbage of a \
+            call, not the growth of the pools to the rate's size. Retained bytes per established call: bytes of live objects (`jcmd \
             GC.class_histogram`: a full GC, then only reachable objects counted) under the `parallel` profile with \
             the calls held, 36 s after the last set-up so that every set-up transaction has ended, minus the same \
             before the calls (also 36 s after the warm-up), divided by the calls sipp counts as established.

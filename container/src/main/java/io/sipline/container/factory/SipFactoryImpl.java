@@ -250,7 +250,7 @@ public final class SipFactoryImpl implements SipFactory
         final SipSessionImpl session = SipSessionImpl.forOutgoing(app, sameCallId ? orig.getCallId() : null,
             fromBare, toBare, orig.requestUriText(), orig.sessionImpl().handler());
         final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2);
-        h.insert(h.size(), "Max-Forwards", Integer.toString(maxForwards < 0 ? 70 : Math.max(0, maxForwards - 1)));
+        h.insert(h.size(), "Max-Forwards", HeaderText.decimal(maxForwards < 0 ? 70 : Math.max(0, maxForwards - 1)));
         h.insert(h.size(), "From", HeaderText.withTag(fromBare, session.localTag()));
         h.insert(h.size(), "To", toBare);
         h.insert(h.size(), "Call-ID", session.callId());

@@ -168,6 +168,22 @@ public final class HeaderText
         return next >= value.length() ? value.substring(0, at) : value.substring(0, at) + value.substring(next);
     }
 
+    private static final String[] SMALL_DECIMALS = new String[256];
+
+    static
+    {
+        for (int i = 0; i < SMALL_DECIMALS.length; i++)
+        {
+            SMALL_DECIMALS[i] = Integer.toString(i).intern();
+        }
+    }
+
+    /** A small number as header text (Max-Forwards, ...), without a new String for 0..255. */
+    public static String decimal(final int n)
+    {
+        return n >= 0 && n < SMALL_DECIMALS.length ? SMALL_DECIMALS[n] : Integer.toString(n);
+    }
+
     /** The value with its tag set to {@code tag} (or removed when null). */
     public static String withTag(final String value, final String tag)
     {

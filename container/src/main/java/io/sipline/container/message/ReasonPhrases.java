@@ -12,6 +12,29 @@ public final class ReasonPhrases
     {
     }
 
+    /**
+     * The phrase of a received status line: the standard phrase's own String when the bytes are exactly it (most
+     * responses, so reading the phrase of a response to relay it costs no String), else a new String of the bytes
+     * (UTF-8, RFC 3261 §25.1 Reason-Phrase).
+     */
+    static String received(final int status, final byte[] b, final int start, final int end)
+    {
+        final String standard = of(status);
+        if (standard.length() == end - start)
+        {
+            int i = 0;
+            while (i < standard.length() && standard.charAt(i) == b[start + i])
+            {
+                i++;
+            }
+            if (i == standard.length())
+            {
+                return standard;
+            }
+        }
+        return new String(b, start, end - start, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /** The standard phrase of a status code, or a generic one for its class. */
     public static String of(final int status)
     {

@@ -8,6 +8,7 @@ import java.io.UnsupportedEncodingException;
 import java.io.Serializable;
 import java.net.InetSocketAddress;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -64,6 +65,9 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 {
     private final String method;
     private String requestUriText;
+    /** Where the received Request-URI is in the message's bytes; its String is made when first read. */
+    private int uriStart = -1;
+    private int uriEnd;
     private URI requestUri;
     private boolean initial;
 
@@ -105,7 +109,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         super(message, bytes, remote, local);
         this.method = message.methodName();
-        this.requestUriText = message.requestUri();
+        this.uriStart = message.requestUriStart() - message.offset();
+        this.uriEnd = message.requestUriEnd() - message.offset();
     }
 
     private SipServletRequestImpl(final String method, final String requestUri, final MessageHeaders headers)
@@ -143,7 +148,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
             h.appendEntry(rh, i);
         }
         final int mf = original.getMaxForwards();
-        h.set("Max-Forwards", decimal(mf < 0 ? 70 : Math.max(0, mf - 1)));
+        h.set("Max-Forwards", HeaderText.decimal(mf < 0 ? 70 : Math.max(0, mf - 1)));
         final SipServletRequestImpl r = new SipServletRequestImpl(original.method, target, h);
         r.shareBody(original);
         r.session = original.session;
@@ -151,22 +156,6 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         r.principal(original.principal());
         r.continueFrom(original);
         return r;
-    }
-
-    private static final String[] SMALL_DECIMALS = new String[256];
-
-    static
-    {
-        for (int i = 0; i < SMALL_DECIMALS.length; i++)
-        {
-            SMALL_DECIMALS[i] = Integer.toString(i).intern();
-        }
-    }
-
-    /** A Max-Forwards value as text, without a new String for 0..255. */
-    private static String decimal(final int n)
-    {
-        return n >= 0 && n < SMALL_DECIMALS.length ? SMALL_DECIMALS[n] : Integer.toString(n);
     }
 
     /** A request the container makes; headers in the order they are written (Via is added when sent). */
@@ -214,7 +203,15 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     public String requestUriText()
     {
-        return null != requestUri ? requestUri.toString() : requestUriText;
+        if (null != requestUri)
+        {
+            return requestUri.toString();
+        }
+        if (null == requestUriText && uriStart >= 0)
+        {
+            requestUriText = new String(headers.bytes(), uriStart, uriEnd - uriStart, StandardCharsets.UTF_8);
+        }
+        return requestUriText;
     }
 
     public void initial(final boolean value)
@@ -381,6 +378,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         requestUri = null;
         requestUriText = uri;
+        uriStart = -1;
     }
 
     public String nextHopUri()
@@ -435,7 +433,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             try
             {
-                requestUri = AddressCodec.uri(requestUriText);
+                requestUri = AddressCodec.uri(requestUriText());
             }
             catch (final ServletParseException e)
             {
@@ -600,7 +598,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             throw new IllegalArgumentException("Max-Forwards " + n + " is not 0..255");
         }
-        headers.set("Max-Forwards", Integer.toString(n));
+        headers.set("Max-Forwards", HeaderText.decimal(n));
     }
 
     @Override

@@ -253,7 +253,7 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         {
             final byte[] b = headers.bytes();
             reason = reasonStart < 0 || reasonEnd < reasonStart ? ""
-                : new String(b, reasonStart, reasonEnd - reasonStart, java.nio.charset.StandardCharsets.UTF_8);
+                : ReasonPhrases.received(status, b, reasonStart, reasonEnd);
         }
         return reason;
     }

@@ -54,7 +54,7 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
     private static final String[] NO_ROUTES = new String[0];
 
     private volatile DarConfiguration configuration;
-    private volatile Set<String> deployed = Set.of();
+    private volatile Deployment deployed = Deployment.of(Set.of());
 
     /**
      * A router configured by {@link #init()} (the {@value DarConfiguration#CONFIGURATION_PROPERTY} system property)
@@ -130,9 +130,9 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
     {
         synchronized (this)
         {
-            final Set<String> next = new LinkedHashSet<>(deployed);
+            final Set<String> next = new LinkedHashSet<>(deployed.names());
             next.addAll(newlyDeployedApplicationNames);
-            deployed = Collections.unmodifiableSet(next);
+            deployed = Deployment.of(next);
         }
     }
 
@@ -141,9 +141,9 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
     {
         synchronized (this)
         {
-            final Set<String> next = new LinkedHashSet<>(deployed);
+            final Set<String> next = new LinkedHashSet<>(deployed.names());
             next.removeAll(undeployedApplicationNames);
-            deployed = Collections.unmodifiableSet(next);
+            deployed = Deployment.of(next);
         }
     }
 
@@ -152,7 +152,7 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
     {
         synchronized (this)
         {
-            deployed = Set.of();
+            deployed = Deployment.of(Set.of());
         }
     }
 
@@ -161,7 +161,7 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
      */
     public Set<String> deployedApplications()
     {
-        return deployed;
+        return deployed.names();
     }
 
     /**
@@ -186,14 +186,15 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
             return null;
         }
         final DarConfiguration config = configuration();
-        final Set<String> applications = deployed;
+        final Deployment deployment = deployed;
+        final Set<String> applications = deployment.names();
         if (null != targetedRequestInfo)
         {
             return targeted(initialRequest, config, applications, targetedRequestInfo);
         }
         if (config.isEmpty())
         {
-            return soleApplication(initialRequest, applications, directive, stateInfo);
+            return soleApplication(initialRequest, deployment.sole(), directive, stateInfo);
         }
         final List<DarTuple> tuples = config.tuples(initialRequest.getMethod());
         final int previous = SipApplicationRoutingDirective.NEW == directive ? -1 : position(stateInfo);
@@ -240,11 +241,11 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
 
     private static SipApplicationRouterInfo soleApplication(
         final SipServletRequest request,
-        final Set<String> applications,
+        final SipApplicationRouterInfo sole,
         final SipApplicationRoutingDirective directive,
         final Serializable stateInfo)
     {
-        if (1 != applications.size())
+        if (null == sole)
         {
             return null;
         }
@@ -252,13 +253,27 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
         {
             return null; // already given to the application once: now it leaves the container
         }
-        final String name = applications.iterator().next();
-        if (originatedBy(request, name))
+        if (originatedBy(request, sole.getNextApplicationName()))
         {
             return null;
         }
-        return new SipApplicationRouterInfo(name, SipApplicationRoutingRegion.NEUTRAL_REGION, null, NO_ROUTES,
-            SipRouteModifier.NO_ROUTE, SOLE_APPLICATION_STATE);
+        return sole;
+    }
+
+    /**
+     * The deployed applications, in deployment order, and, when there is exactly one, the answer that gives it every
+     * initial request (made once per deployment change: the container only reads it, so one immutable answer serves
+     * every request).
+     */
+    private record Deployment(Set<String> names, SipApplicationRouterInfo sole)
+    {
+        static Deployment of(final Set<String> names)
+        {
+            final Set<String> copy = Collections.unmodifiableSet(new LinkedHashSet<>(names));
+            return new Deployment(copy, 1 != copy.size() ? null : new SipApplicationRouterInfo(
+                copy.iterator().next(), SipApplicationRoutingRegion.NEUTRAL_REGION, null, NO_ROUTES,
+                SipRouteModifier.NO_ROUTE, SOLE_APPLICATION_STATE));
+        }
     }
 
     private static boolean originatedBy(final SipServletRequest request, final String application)

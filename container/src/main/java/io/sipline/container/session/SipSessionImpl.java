@@ -743,7 +743,7 @@ public final class SipSessionImpl implements SipSession
         }
         if (null != attributes)
         {
-            for (final String name : new ArrayList<>(attributes.keySet()))
+            for (final String name : attributes.keySet().toArray(new String[0]))
             {
                 removeAttribute(name);
             }
@@ -866,6 +866,10 @@ public final class SipSessionImpl implements SipSession
         if (null == old)
         {
             return;
+        }
+        if (attributes.isEmpty())
+        {
+            attributes = null; // an established call keeps no empty map (an attribute held only until the ACK)
         }
         if (old instanceof SipSessionBindingListener b)
         {
