@@ -239,6 +239,14 @@ public final class CallsBench implements Callable<Integer>
             {
                 final MaxSearch.Result<Step> found = new MaxSearch<Step>(startRate, maxSteps, Step::sustained)
                     .find(runner);
+                if (null != found.at80())
+                {
+                    // sipp alone at the same rate, with no server running: the floor of the latency figures.
+                    runner.stopServer();
+                    final int r = found.at80().offered();
+                    runner.steps.add(print(name, runner.driver.run(new CallPath.FarEnd(uasPort), name + "-"
+                        + FLOOR_STEP, FLOOR_STEP, r, r * duration, hold)));
+                }
                 return new Series(s, p, scenarioName, runner.steps, found.max(), found.heldOnce(), found.confirming(),
                     found.at80(), "");
             }
@@ -268,7 +276,7 @@ public final class CallsBench implements Callable<Integer>
         private final SystemUnderTest system;
         private final String profile;
         private final String name;
-        private final LoadDriver driver;
+        final LoadDriver driver;
         private ServerProcess server;
         private int started;
 
@@ -323,6 +331,9 @@ public final class CallsBench implements Callable<Integer>
             }
         }
     }
+
+    /** The label of the step that runs sipp alone at the 80% rate (see {@link CallPath.FarEnd}). */
+    static final String FLOOR_STEP = "sipp-alone-at80";
 
     /** Seconds of warm-up before the allocation run: 64*T1 (T1 = 500 ms) and 5 s. */
     private static final int WARMUP_SECONDS_FOR_POOLS = 37;

@@ -54,7 +54,7 @@ public final class LoadDriver
      *
      * @param name unique within the run: names sipp's directory and the copied files.
      */
-    public Step run(final ServerProcess server, final String name, final String label, final int rate,
+    public Step run(final CallPath server, final String name, final String label, final int rate,
         final int calls, final long holdMs) throws IOException, InterruptedException
     {
         final String uacName = name + "-uac";

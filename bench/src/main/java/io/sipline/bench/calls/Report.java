@@ -156,7 +156,8 @@ public final class Report
                     .append(latency(st.ringing())).append(" | ").append(latency(st.answered())).append(" | ")
                     .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
                     .append(f2(st.serverCores())).append(" / ").append(f2(st.machineCores())).append(" | ")
-                    .append("warmup".equals(st.label()) ? "(warm-up)" : st.sustained() ? "yes" : "no").append(" |\n");
+                    .append("warmup".equals(st.label()) ? "(warm-up)" : CallsBench.FLOOR_STEP.equals(st.label())
+                        ? "(sipp alone, no server)" : st.sustained() ? "yes" : "no").append(" |\n");
             }
             if (!s.counters().isEmpty())
             {
@@ -243,6 +244,17 @@ public final class Report
             {
                 md.append(" ").append(s.heldOnce()).append(" calls/s held once in the search but not again on a ")
                     .append("fresh server.");
+            }
+            for (final Step st : s.steps())
+            {
+                if (CallsBench.FLOOR_STEP.equals(st.label()))
+                {
+                    md.append(" sipp alone (its caller straight to its far end, no server running) at the same ")
+                        .append(st.offered()).append(" calls/s: INVITE→180 p50/p90/p99/max ")
+                        .append(latency(st.ringing())).append(" ms, the floor under the figures at 80% on this ")
+                        .append("machine (").append(st.failed()).append(" failed, ").append(st.retransmissions())
+                        .append(" retransmissions).");
+                }
             }
             md.append('\n');
         }
@@ -482,7 +494,8 @@ public final class Report
             final List<Step> pts = new ArrayList<>();
             for (final Step st : s.steps())
             {
-                if (!"warmup".equals(st.label()) && !Double.isNaN(st.answered().p99()))
+                if (!"warmup".equals(st.label()) && !CallsBench.FLOOR_STEP.equals(st.label())
+                    && !Double.isNaN(st.answered().p99()))
                 {
                     pts.add(st);
                 }

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * with its descendants), UDP port, output log, and for a JVM its GC log; reads its CPU time, its kernel socket drops
  * and (JVM) its heap through {@code jcmd}. Owned by the harness's main thread.
  */
-public final class ServerProcess implements AutoCloseable
+public final class ServerProcess implements AutoCloseable, CallPath
 {
     private static final Path JCMD = Path.of(System.getProperty("java.home"), "bin", "jcmd");
 
@@ -46,6 +46,7 @@ public final class ServerProcess implements AutoCloseable
         return profile;
     }
 
+    @Override
     public int port()
     {
         return port;
@@ -57,6 +58,7 @@ public final class ServerProcess implements AutoCloseable
     }
 
     /** The GC log, or null (Kamailio). */
+    @Override
     public Path gcLog()
     {
         return gcLog;
@@ -74,12 +76,14 @@ public final class ServerProcess implements AutoCloseable
     }
 
     /** utime + stime of the server and its children, in clock ticks. */
+    @Override
     public long cpuTicks()
     {
         return ProcFs.cpuTicks(process.toHandle());
     }
 
     /** Datagrams the kernel dropped on the server's sockets so far. */
+    @Override
     public long socketDrops()
     {
         return ProcFs.udpSockets(port)[1];

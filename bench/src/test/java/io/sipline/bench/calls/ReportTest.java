@@ -68,6 +68,25 @@ class ReportTest
     }
 
     @Test
+    void shouldPutSippAloneAtTheSameRateBesideTheFiguresAt80(@TempDir final Path dir)
+    {
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final Step confirm = step("confirm-r5000", 5000, true, 0.7 * cores);
+        final Step at80 = step("at80", 4000, true, 0.6 * cores);
+        final Step floor = new Step(CallsBench.FLOOR_STEP, 4000, 40000, 40000, 0, 0, 0, 0, 10.0, 4000,
+            new Latency(40000, 2.17, 2.56, 4.76, 506.96), Latency.NONE, new GcLog.Summary(0, 0, 0), Double.NaN, 0, 0.5 * cores,
+            Instant.EPOCH, Instant.EPOCH);
+        final Series s = new Series(SystemUnderTest.SIPLINE, "zgc", "uac-timed.xml", List.of(confirm, at80, floor),
+            5000, 5000, List.of(confirm), at80, "");
+
+        final String md = report(dir, s).markdown();
+        assertTrue(md.contains("sipp alone (its caller straight to its far end, no server running) at the same 4000 "
+            + "calls/s: INVITE→180 p50/p90/p99/max 2.17 / 2.56 / 4.76 / 506.96 ms"), md);
+        assertTrue(md.contains("| " + CallsBench.FLOOR_STEP + " | 4000 |"), md);
+        assertTrue(md.contains("(sipp alone, no server) |"), md);
+    }
+
+    @Test
     void shouldSayWhenNoRateHeldTwice(@TempDir final Path dir)
     {
         final Step once = step("r400", 400, true, 0.5);

@@ -1,0 +1,49 @@
+package io.sipline.bench.calls;
+
+import java.nio.file.Path;
+
+/**
+ * Where {@link LoadDriver} sends sipp's calls and what it reads of it around a step: a server between the caller and
+ * the far end ({@link ServerProcess}), or the far end itself ({@link FarEnd}: sipp alone, the floor of the
+ * measurement on this machine). The harness's main thread.
+ */
+public interface CallPath
+{
+    /** The UDP port on 127.0.0.1 that the caller sends to. */
+    int port();
+
+    /** CPU used so far by what stands between caller and far end, in clock ticks (0 when nothing does). */
+    long cpuTicks();
+
+    /** Datagrams the kernel dropped so far on its sockets (the far end's own are counted by the driver). */
+    long socketDrops();
+
+    /** Its GC log, or null. */
+    Path gcLog();
+
+    /**
+     * Nothing between sipp's caller and its far end: the caller sends straight to the far end's port. A step on it
+     * measures sipp alone at a rate, so that a server's latency can be read against what sipp itself adds on the
+     * same cores.
+     */
+    record FarEnd(int port) implements CallPath
+    {
+        @Override
+        public long cpuTicks()
+        {
+            return 0;
+        }
+
+        @Override
+        public long socketDrops()
+        {
+            return 0;
+        }
+
+        @Override
+        public Path gcLog()
+        {
+            return null;
+        }
+    }
+}
