@@ -104,6 +104,8 @@ public final class CallsBench implements Callable<Integer>
     private Report report;
     /** The stop lines of the servers of the last series (one per server started). */
     private String lastCounters = "";
+    /** The lock checks of the series being run, added to the report with it. */
+    private final List<LockCheck> lockChecks = new ArrayList<>();
     /** The stop lines of the series being run. */
     private final List<String> counters = new ArrayList<>();
 
@@ -186,6 +188,8 @@ public final class CallsBench implements Callable<Integer>
             {
                 report.add(series(layout, dir, s, p, flow)
                     .withCounters(lastCounters));
+                lockChecks.forEach(report::add);
+                lockChecks.clear();
                 report.write();
             }
         }
@@ -307,7 +311,22 @@ public final class CallsBench implements Callable<Integer>
                     startRate * warmup, hold)));
                 settle(server);
             }
+            // Issue 4 §6: Sipline's step at 80% (or its one --rate step) runs under a JFR recording of contended
+            // monitor enters; the shard threads must have none.
+            final boolean lockCheck = SystemUnderTest.SIPLINE == system && (!findMax || "at80".equals(label));
+            final Path recording = dir.resolve(name + "-" + label + "-locks.jfr");
+            if (lockCheck)
+            {
+                server.startLocks(recording);
+            }
             final Step step = print(name, driver.run(server, name + "-" + label, label, r, r * duration, hold));
+            if (lockCheck)
+            {
+                final LockCheck locks = server.stopLocks(recording, system.label() + "/" + profile, label);
+                System.out.printf("bench calls: %s %s: contended monitor enters: %d on shard threads, %d on others%n",
+                    name, label, locks.shardThreads(), locks.otherThreads());
+                lockChecks.add(locks);
+            }
             steps.add(step);
             if (step.sustained())
             {

@@ -29,6 +29,7 @@ public final class Report
     private final Instant started = Instant.now();
     private final List<Series> series = new ArrayList<>();
     private final List<Footprint> footprints = new ArrayList<>();
+    private final List<LockCheck> lockChecks = new ArrayList<>();
 
     Report(final Path dir, final String command, final String app, final boolean findMax, final int duration,
         final long hold)
@@ -64,6 +65,11 @@ public final class Report
     void add(final Footprint f)
     {
         footprints.add(f);
+    }
+
+    void add(final LockCheck c)
+    {
+        lockChecks.add(c);
     }
 
     /** The footprint of {@code kind} for {@code system}, or null. */
@@ -245,6 +251,15 @@ public final class Report
                 md.append(" ").append(s.heldOnce()).append(" calls/s held once in the search but not again on a ")
                     .append("fresh server.");
             }
+            for (final LockCheck c : lockChecks)
+            {
+                if (c.series().equals(s.name()))
+                {
+                    md.append(" Contended monitor enters during ").append(c.step()).append(" (JFR ")
+                        .append("`jdk.JavaMonitorEnter`, threshold 0): ").append(c.shardThreads())
+                        .append(" on the shard threads, ").append(c.otherThreads()).append(" on other threads.");
+                }
+            }
             for (final Step st : s.steps())
             {
                 if (CallsBench.FLOOR_STEP.equals(st.label()))
@@ -397,6 +412,14 @@ public final class Report
                 .append(", \"kind\": ").append(q(f.kind())).append(", \"profile\": ").append(q(f.profile()))
                 .append(", \"calls\": ").append(f.calls()).append(", \"bytes\": ").append(f.bytes())
                 .append(", \"bytesPerCall\": ").append(n(f.perCall())).append('}');
+        }
+        j.append("\n  ],\n  \"lockChecks\": [");
+        for (int i = 0; i < lockChecks.size(); i++)
+        {
+            final LockCheck c = lockChecks.get(i);
+            j.append(i > 0 ? "," : "").append("\n    {\"series\": ").append(q(c.series())).append(", \"step\": ")
+                .append(q(c.step())).append(", \"contendedMonitorEntersOnShardThreads\": ").append(c.shardThreads())
+                .append(", \"contendedMonitorEntersOnOtherThreads\": ").append(c.otherThreads()).append('}');
         }
         return j.append("\n  ]\n}\n").toString();
     }

@@ -145,6 +145,20 @@ public final class ServerProcess implements AutoCloseable, CallPath
         return HeapInfo.liveBytes(histogram);
     }
 
+    /** Starts the JFR recording of {@link LockCheck#RECORDING} into {@code file} (ends with {@link #stopLocks}). */
+    public void startLocks(final Path file) throws IOException, InterruptedException
+    {
+        jcmd("JFR.start name=sipline-locks " + LockCheck.RECORDING + " filename=" + file);
+    }
+
+    /** Stops the recording {@link #startLocks} began and counts its events. */
+    public LockCheck stopLocks(final Path file, final String series, final String step)
+        throws IOException, InterruptedException
+    {
+        jcmd("JFR.stop name=sipline-locks");
+        return LockCheck.read(file, series, step);
+    }
+
     private String jcmd(final String command) throws IOException, InterruptedException
     {
         if (!system.jvm())

@@ -79,7 +79,13 @@ class ReportTest
         final Series s = new Series(SystemUnderTest.SIPLINE, "zgc", "uac-timed.xml", List.of(confirm, at80, floor),
             5000, 5000, List.of(confirm), at80, "");
 
-        final String md = report(dir, s).markdown();
+        final Report report = report(dir, s);
+        report.add(new LockCheck("sipline/zgc", "at80", 0, 3));
+        final String md = report.markdown();
+        assertTrue(md.contains("Contended monitor enters during at80 (JFR `jdk.JavaMonitorEnter`, threshold 0): 0 on "
+            + "the shard threads, 3 on other threads."), md);
+        assertTrue(report.json().contains("{\"series\": \"sipline/zgc\", \"step\": \"at80\", "
+            + "\"contendedMonitorEntersOnShardThreads\": 0, \"contendedMonitorEntersOnOtherThreads\": 3}"));
         assertTrue(md.contains("sipp alone (its caller straight to its far end, no server running) at the same 4000 "
             + "calls/s: INVITE→180 p50/p90/p99/max 2.17 / 2.56 / 4.76 / 506.96 ms"), md);
         assertTrue(md.contains("| " + CallsBench.FLOOR_STEP + " | 4000 |"), md);

@@ -1,0 +1,61 @@
+package io.sipline.bench.calls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import jdk.jfr.Recording;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A recording with one contended monitor enter on a thread named like a shard and one on another thread. */
+class LockCheckTest
+{
+    private final Object monitor = new Object();
+
+    @Test
+    void shouldCountContendedEntersOnShardThreadsApart(@TempDir final Path dir) throws Exception
+    {
+        final Path file = dir.resolve("locks.jfr");
+        try (Recording r = new Recording())
+        {
+            r.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ZERO);
+            r.start();
+            contend("sipline-shard-0");
+            contend("some-worker");
+            r.stop();
+            r.dump(file);
+        }
+        final LockCheck c = LockCheck.read(file, "sipline/zgc", "at80");
+        assertEquals(1, c.shardThreads());
+        assertEquals(1, c.otherThreads());
+        assertEquals("at80", c.step());
+    }
+
+    /** A thread named {@code name} waits for the monitor this thread holds, then takes it once released. */
+    private void contend(final String name) throws InterruptedException
+    {
+        final Thread t;
+        synchronized (monitor)
+        {
+            t = new Thread(() ->
+            {
+                synchronized (monitor)
+                {
+                    monitor.notifyAll();
+                }
+            }, name);
+            t.start();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (Thread.State.BLOCKED != t.getState() && System.nanoTime() - deadline < 0)
+            {
+                Thread.onSpinWait();
+            }
+            assertTrue(Thread.State.BLOCKED == t.getState(), "the thread waits for the monitor");
+        }
+        t.join(10_000);
+    }
+}
