@@ -7,6 +7,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.ServletParseException;
@@ -560,6 +563,48 @@ public final class ProxyImpl implements Proxy
         }
     }
 
+    /**
+     * Runs {@code action} on the proxy's shard and returns its result, or throws what it threw: at once when there;
+     * from an application's own thread (an application on virtual threads) as a task that the thread waits for. The
+     * branch lists then only ever change on the shard, where the branches' responses arrive too. The shard never
+     * waits for an application thread, so the wait ends.
+     */
+    <T> T onShardAndWait(final Supplier<T> action)
+    {
+        if (host.onShardThread())
+        {
+            return action.get();
+        }
+        final CompletableFuture<T> done = new CompletableFuture<>();
+        host.execute(() ->
+        {
+            try
+            {
+                done.complete(action.get());
+            }
+            catch (final RuntimeException | Error e)
+            {
+                done.completeExceptionally(e);
+            }
+        });
+        try
+        {
+            return done.join();
+        }
+        catch (final CompletionException e)
+        {
+            if (e.getCause() instanceof RuntimeException r)
+            {
+                throw r;
+            }
+            if (e.getCause() instanceof Error r)
+            {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
     // ================================================================================================================
     // Proxy
     // ================================================================================================================
@@ -591,35 +636,38 @@ public final class ProxyImpl implements Proxy
     @Override
     public List<ProxyBranch> createProxyBranches(final List<? extends URI> targets)
     {
-        checkCanBranch();
-        return Collections.unmodifiableList(new ArrayList<>(make(targets)));
+        return onShardAndWait(() ->
+        {
+            checkCanBranch();
+            return Collections.unmodifiableList(new ArrayList<>(make(targets)));
+        });
     }
 
     @Override
     public void startProxy()
     {
-        checkCanBranch();
-        final List<ProxyBranchImpl> toStart = new ArrayList<>(branches);
-        if (toStart.stream().allMatch(ProxyBranchImpl::isStarted))
+        onShardAndWait(() ->
         {
-            throw new IllegalStateException("no branch to start: createProxyBranches first");
-        }
-        onShard(() -> start(toStart));
+            checkCanBranch();
+            final List<ProxyBranchImpl> toStart = new ArrayList<>(branches);
+            if (toStart.stream().allMatch(ProxyBranchImpl::isStarted))
+            {
+                throw new IllegalStateException("no branch to start: createProxyBranches first");
+            }
+            start(toStart);
+            return null;
+        });
     }
 
     @Override
     public void proxyTo(final List<? extends URI> targets)
     {
-        checkCanBranch();
-        final List<ProxyBranchImpl> made = make(targets);
-        if (host.onShardThread())
+        onShardAndWait(() ->
         {
-            start(made);
-        }
-        else
-        {
-            host.execute(() -> start(made));
-        }
+            checkCanBranch();
+            start(make(targets));
+            return null;
+        });
     }
 
     @Override
@@ -683,13 +731,13 @@ public final class ProxyImpl implements Proxy
     @Override
     public ProxyBranch getProxyBranch(final URI uri)
     {
-        return null == uri ? null : branchFor(uri);
+        return null == uri ? null : onShardAndWait(() -> branchFor(uri));
     }
 
     @Override
     public List<ProxyBranch> getProxyBranches()
     {
-        return Collections.unmodifiableList(new ArrayList<>(branches));
+        return onShardAndWait(() -> Collections.unmodifiableList(new ArrayList<>(branches)));
     }
 
     @Override
