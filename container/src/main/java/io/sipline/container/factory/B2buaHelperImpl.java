@@ -16,6 +16,7 @@ import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.session.SipApplicationSessionImpl;
+import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 
@@ -163,6 +164,13 @@ public final class B2buaHelperImpl implements B2buaHelper
     public List<SipServletMessage> getPendingMessages(final SipSession session, final UAMode mode)
     {
         final SipSessionImpl s = check(session);
+        // The session's requests in progress change on its shard as messages arrive: read them there.
+        final ShardHost host = s.appSession().host();
+        return host.onShardThread() ? pending(s, mode) : host.callAndWait(() -> pending(s, mode));
+    }
+
+    private static List<SipServletMessage> pending(final SipSessionImpl s, final UAMode mode)
+    {
         final List<SipServletMessage> out = new ArrayList<>(2);
         for (final SipServletRequestImpl r : s.ongoing())
         {

@@ -7,9 +7,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.function.Supplier;
 import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.ServletParseException;
@@ -563,48 +560,6 @@ public final class ProxyImpl implements Proxy
         }
     }
 
-    /**
-     * Runs {@code action} on the proxy's shard and returns its result, or throws what it threw: at once when there;
-     * from an application's own thread (an application on virtual threads) as a task that the thread waits for. The
-     * branch lists then only ever change on the shard, where the branches' responses arrive too. The shard never
-     * waits for an application thread, so the wait ends.
-     */
-    <T> T onShardAndWait(final Supplier<T> action)
-    {
-        if (host.onShardThread())
-        {
-            return action.get();
-        }
-        final CompletableFuture<T> done = new CompletableFuture<>();
-        host.execute(() ->
-        {
-            try
-            {
-                done.complete(action.get());
-            }
-            catch (final RuntimeException | Error e)
-            {
-                done.completeExceptionally(e);
-            }
-        });
-        try
-        {
-            return done.join();
-        }
-        catch (final CompletionException e)
-        {
-            if (e.getCause() instanceof RuntimeException r)
-            {
-                throw r;
-            }
-            if (e.getCause() instanceof Error r)
-            {
-                throw r;
-            }
-            throw e;
-        }
-    }
-
     // ================================================================================================================
     // Proxy
     // ================================================================================================================
@@ -636,7 +591,7 @@ public final class ProxyImpl implements Proxy
     @Override
     public List<ProxyBranch> createProxyBranches(final List<? extends URI> targets)
     {
-        return onShardAndWait(() ->
+        return host.callAndWait(() ->
         {
             checkCanBranch();
             return Collections.unmodifiableList(new ArrayList<>(make(targets)));
@@ -646,7 +601,7 @@ public final class ProxyImpl implements Proxy
     @Override
     public void startProxy()
     {
-        onShardAndWait(() ->
+        host.callAndWait(() ->
         {
             checkCanBranch();
             final List<ProxyBranchImpl> toStart = new ArrayList<>(branches);
@@ -662,7 +617,7 @@ public final class ProxyImpl implements Proxy
     @Override
     public void proxyTo(final List<? extends URI> targets)
     {
-        onShardAndWait(() ->
+        host.callAndWait(() ->
         {
             checkCanBranch();
             start(make(targets));
@@ -731,13 +686,13 @@ public final class ProxyImpl implements Proxy
     @Override
     public ProxyBranch getProxyBranch(final URI uri)
     {
-        return null == uri ? null : onShardAndWait(() -> branchFor(uri));
+        return null == uri ? null : host.callAndWait(() -> branchFor(uri));
     }
 
     @Override
     public List<ProxyBranch> getProxyBranches()
     {
-        return onShardAndWait(() -> Collections.unmodifiableList(new ArrayList<>(branches)));
+        return host.callAndWait(() -> Collections.unmodifiableList(new ArrayList<>(branches)));
     }
 
     @Override

@@ -1,5 +1,9 @@
 package io.sipline.container.session;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 
@@ -21,6 +25,48 @@ public interface ShardHost
 
     /** Runs a task on the shard (at once when already there). */
     void execute(Runnable task);
+
+    /**
+     * Runs {@code action} on the shard and returns its result, or throws what it threw: at once when there; from an
+     * application's own thread (an application on virtual threads) as a task that the thread waits for, so that the
+     * state the shard owns is only ever touched on the shard. The shard never waits for an application thread, so the
+     * wait ends.
+     */
+    default <T> T callAndWait(final Supplier<T> action)
+    {
+        if (onShardThread())
+        {
+            return action.get();
+        }
+        final CompletableFuture<T> done = new CompletableFuture<>();
+        execute(() ->
+        {
+            try
+            {
+                done.complete(action.get());
+            }
+            catch (final RuntimeException | Error e)
+            {
+                done.completeExceptionally(e);
+            }
+        });
+        try
+        {
+            return done.join();
+        }
+        catch (final CompletionException e)
+        {
+            if (e.getCause() instanceof RuntimeException r)
+            {
+                throw r;
+            }
+            if (e.getCause() instanceof Error r)
+            {
+                throw r;
+            }
+            throw e;
+        }
+    }
 
     /** A fresh tag that encodes this shard (any thread). */
     String newTag();
