@@ -30,6 +30,7 @@ import io.sipline.container.proxy.ProxyBranchImpl;
 import io.sipline.container.proxy.ProxyImpl;
 import io.sipline.container.proxy.ProxyRoutes;
 import io.sipline.container.security.ApplicationSecurity;
+import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipApplicationSessionImpl;
@@ -466,6 +467,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             logOnce("late-response", "a response was sent after its transaction ended; it is dropped ("
                 + response + ")", null);
+            endReliable(session, request, response.getStatus() >= 200 ? null : response);
             session.onResponseSent(response);
             afterSend(session);
             return;
@@ -474,6 +476,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         if (status > 100)
         {
             session.register();
+        }
+        if (status >= 200 && !response.isForwarded())
+        {
+            endReliable(session, request, null); // RFC 3262 §3: a final response ends the retransmissions
         }
         final ByteBuf out = shard.allocate(MessageWriter.estimate(response));
         MessageWriter.writeResponse(out, response);
@@ -490,10 +496,22 @@ public final class ShardRuntime implements SipListener, ShardHost
             afterSend(session);
             return;
         }
-        final ByteBuf keep = inviteOk ? out.retainedDuplicate() : null;
-        if (!shard.respond(tx, out, status) && null != keep)
+        final boolean reliable = response.rseq() > 0 && status < 200;
+        final ByteBuf keep = inviteOk || reliable ? out.retainedDuplicate() : null;
+        if (!shard.respond(tx, out, status))
         {
-            keep.release();
+            if (null != keep)
+            {
+                keep.release();
+            }
+            if (reliable)
+            {
+                endReliable(session, request, response);
+            }
+        }
+        else if (reliable)
+        {
+            new ReliableRetransmission(tx, keep, request, response).start();
         }
         else if (null != keep)
         {
@@ -501,6 +519,28 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         session.onResponseSent(response);
         afterSend(session);
+    }
+
+    /**
+     * Ends the wait for a PRACK of a reliable provisional response to {@code request} (RFC 3262 §3): its
+     * retransmissions stop and it is no longer pending. With {@code only}, only when that response is the pending
+     * one.
+     */
+    private static void endReliable(final SipSessionImpl session, final SipServletRequestImpl request,
+        final SipServletResponseImpl only)
+    {
+        final ReliableProvisionals rel = session.reliableProvisionalsIfAny();
+        final SipServletResponseImpl pending = null == rel ? null : rel.pending();
+        if (null == pending || pending.requestImpl() != request || (null != only && pending != only))
+        {
+            return;
+        }
+        if (rel.retransmission() instanceof ReliableRetransmission r)
+        {
+            r.stop();
+        }
+        rel.retransmission(null);
+        rel.pending(null);
     }
 
     /** A forwarded response sent without its transaction, where the request came from (RFC 3261 §18.2.2). */
@@ -761,11 +801,35 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+        if (SipMethod.PRACK == message.method() && !acknowledgesPending(session, request))
+        {
+            // RFC 3262 §3: "If a PRACK request is received by the UA core that does not match any unacknowledged
+            // reliable provisional response, the UAS MUST respond to the PRACK with a 481 response."
+            answer(tx, message, 481, "Call/Transaction Does Not Exist (no reliable provisional response awaits "
+                + "this RAck)");
+            return;
+        }
         request.session(session);
         tx.attachment(request);
         session.onSubsequentRequest(request);
         session.begin(request);
         invoke(session, request, null);
+    }
+
+    /**
+     * RFC 3262 §3: whether a received PRACK's RAck names the session's pending reliable provisional response; if so
+     * its retransmissions stop and it is acknowledged. The PRACK then goes to the servlet (doPrack), which answers
+     * it (JSR 289 §5.7.1).
+     */
+    private static boolean acknowledgesPending(final SipSessionImpl session, final SipServletRequestImpl prack)
+    {
+        final ReliableProvisionals rel = session.reliableProvisionalsIfAny();
+        if (null == rel || !rel.acknowledges(prack.headers().get(HeaderName.RACK)))
+        {
+            return false;
+        }
+        endReliable(session, rel.pending().requestImpl(), rel.pending());
+        return true;
     }
 
     /**
@@ -1075,6 +1139,12 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipSessionImpl session = request.sessionImpl();
+        if (status < 200 && !acceptReliable(session, response))
+        {
+            request.provisionalReceived(true);
+            sendPendingCancel(request);
+            return; // RFC 3262 §4: a retransmitted or out-of-order reliable provisional response is not delivered
+        }
         if (status < 200)
         {
             request.provisionalReceived(true);
@@ -1090,6 +1160,31 @@ public final class ShardRuntime implements SipListener, ShardHost
         session.onResponseReceived(response);
         invoke(session, null, response);
         sendPendingCancel(request);
+    }
+
+    /**
+     * RFC 3262 §4 for a received 1xx (UAC): one with Require 100rel and an RSeq is reliable; it is delivered when it is
+     * the first of its early dialog or one higher than the last, absorbed when it repeats an RSeq already seen, and
+     * discarded when out of order. Any other 1xx is delivered as it is.
+     *
+     * @return whether the response goes to the application.
+     */
+    private static boolean acceptReliable(final SipSessionImpl session, final SipServletResponseImpl response)
+    {
+        if (!response.requires100rel())
+        {
+            return true;
+        }
+        final long rseq = ReliableProvisionals.parseRseq(response.getHeader("RSeq"));
+        if (rseq < 0)
+        {
+            logOnce("rseq-missing", "a 1xx with Require: 100rel has no valid RSeq; delivered as unreliable ("
+                + response + ")", null);
+            return true;
+        }
+        response.markReliable(rseq);
+        return ReliableProvisionals.Verdict.DELIVER == session.reliableProvisionals().received(response,
+            response.toTag());
     }
 
     private void sendPendingCancel(final SipServletRequestImpl invite)
@@ -1197,6 +1292,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         for (int i = 0; i < slotCount; i++)
         {
             if (timerTargets[i] instanceof OkRetransmission r)
+            {
+                r.release();
+            }
+            else if (timerTargets[i] instanceof ReliableRetransmission r)
             {
                 r.release();
             }
@@ -1512,6 +1611,112 @@ public final class ShardRuntime implements SipListener, ShardHost
             {
                 ok.release(); // our retransmission reference, released once
                 ok = null;
+            }
+        }
+    }
+
+    // ================================================================================================================
+    // Reliable provisional responses (RFC 3262 §3)
+    // ================================================================================================================
+
+    /**
+     * A reliable provisional response sent by a UAS session, retransmitted from T1 with the interval doubling (no T2
+     * cap: RFC 3262 §3) until its PRACK arrives ({@link #acknowledgesPending}), a final response is sent, or 64*T1
+     * passed; then the application's {@link SipErrorListener#noPrackReceived} is told and, if the INVITE is still
+     * unanswered after that, the container rejects it with 500 (§3: "SHOULD reject the original request with a 5xx
+     * response"). Holds one reference to the sent bytes, released once.
+     */
+    private final class ReliableRetransmission implements ShardHost.TimerTarget
+    {
+        private final ServerTransaction tx;
+        private final long txId;
+        private final SipServletRequestImpl request;
+        private final SipServletResponseImpl response;
+        private final long t1Ms;
+        private ByteBuf bytes;
+        private long intervalMs;
+        private long elapsedMs;
+        private long timer = -1;
+
+        ReliableRetransmission(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
+            final SipServletResponseImpl response)
+        {
+            this.tx = tx;
+            this.txId = tx.id();
+            this.bytes = bytes;
+            this.request = request;
+            this.response = response;
+            this.t1Ms = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
+        }
+
+        void start()
+        {
+            response.sessionImpl().reliableProvisionals().retransmission(this);
+            intervalMs = t1Ms;
+            timer = schedule(intervalMs, this);
+        }
+
+        @Override
+        public void onTimer(final long timerId)
+        {
+            if (timerId != timer || null == bytes)
+            {
+                return;
+            }
+            timer = -1;
+            elapsedMs += intervalMs;
+            if (elapsedMs >= 64 * t1Ms)
+            {
+                giveUp(true);
+                return;
+            }
+            if (tx.id() != txId || !shard.respond(tx, bytes.retainedDuplicate(), response.getStatus()))
+            {
+                giveUp(false); // the transaction ended (a final response, a transport failure): nothing to reject
+                return;
+            }
+            intervalMs = Math.min(2 * intervalMs, 64 * t1Ms - elapsedMs);
+            timer = schedule(intervalMs, this);
+        }
+
+        private void giveUp(final boolean noPrack)
+        {
+            final SipSessionImpl session = response.sessionImpl();
+            endReliable(session, request, response);
+            stop();
+            if (!noPrack || !session.isValid())
+            {
+                return;
+            }
+            final RunningApplication app = (RunningApplication)session.appSession().application();
+            for (final SipErrorListener l : app.listeners(SipErrorListener.class))
+            {
+                l.noPrackReceived(new SipErrorEvent(request, response));
+            }
+            if (null == request.finalResponse() && request.transaction() instanceof ServerTransaction)
+            {
+                sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
+                    + response.getStatus() + ", RFC 3262 §3)");
+            }
+            session.appSession().checkReady(); // a timer's sends do not check readiness themselves
+        }
+
+        void stop()
+        {
+            if (timer >= 0)
+            {
+                cancel(timer);
+                timer = -1;
+            }
+            release();
+        }
+
+        void release()
+        {
+            if (null != bytes)
+            {
+                bytes.release(); // our retransmission reference, released once
+                bytes = null;
             }
         }
     }
