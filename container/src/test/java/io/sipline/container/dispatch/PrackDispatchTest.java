@@ -92,7 +92,7 @@ class PrackDispatchTest
         @Override
         protected void doPrack(final SipServletRequest prack) throws ServletException, IOException
         {
-            seen.add("PRACK " + prack.getHeader("RAck"));
+            seen.add("PRACK " + prack.getHeader("RAck") + " " + prack.getSession().getState());
             prack.createResponse(200).send();
             final SipServletRequest invite = (SipServletRequest)prack.getSession().getAttribute("invite");
             if (seen.stream().filter(s -> s.startsWith("PRACK")).count() == 1)
@@ -198,7 +198,8 @@ class PrackDispatchTest
             assertTrue(TestApps.await(() -> uas.seen.contains("ACK")), uas.seen.toString());
 
             assertEquals(List.of("second IllegalStateException", "2xx before PRACK refused",
-                "PRACK " + rseq + " 1 INVITE", "PRACK " + (rseq + 1) + " 1 INVITE", "ACK"), List.copyOf(uas.seen));
+                "PRACK " + rseq + " 1 INVITE EARLY", "PRACK " + (rseq + 1) + " 1 INVITE EARLY", "ACK"),
+                List.copyOf(uas.seen));
         }
     }
 
@@ -258,7 +259,7 @@ class PrackDispatchTest
         @Override
         protected void doProvisionalResponse(final SipServletResponse resp) throws ServletException, IOException
         {
-            seen.add(resp.getStatus() + " RSeq=" + resp.getHeader("RSeq"));
+            seen.add(resp.getStatus() + " RSeq=" + resp.getHeader("RSeq") + " " + resp.getSession().getState());
             try
             {
                 resp.createPrack().send();
@@ -266,6 +267,16 @@ class PrackDispatchTest
             catch (final Rel100Exception e)
             {
                 seen.add("createPrack Rel100Exception " + e.getReason());
+                return;
+            }
+            try
+            {
+                resp.createPrack();
+                seen.add("a second PRACK");
+            }
+            catch (final Rel100Exception | IllegalStateException e)
+            {
+                seen.add("second createPrack " + e.getClass().getSimpleName());
             }
         }
 
@@ -275,6 +286,14 @@ class PrackDispatchTest
             seen.add(resp.getStatus() + " " + resp.getMethod());
             if ("INVITE".equals(resp.getMethod()))
             {
+                try
+                {
+                    resp.createPrack();
+                }
+                catch (final Rel100Exception e)
+                {
+                    seen.add("createPrack on the 200 Rel100Exception " + e.getReason());
+                }
                 resp.createAck().send();
             }
         }
@@ -297,7 +316,7 @@ class PrackDispatchTest
 
             final String received = peer.await(m -> m.startsWith("INVITE "), "the INVITE");
             peer.send(answer(received, 180, null));
-            assertTrue(TestApps.await(() -> uac.seen.size() >= 2), uac.seen.toString());
+            assertTrue(TestApps.await(() -> uac.seen.size() >= 2), uac.seen.toString()); // 180, createPrack refused
             peer.send(answer(received, 183, "5"));
             final String prack = peer.await(m -> m.startsWith("PRACK "), "the PRACK");
             assertEquals("5 1 INVITE", SipPeer.header(prack, "RAck"), prack);
@@ -317,8 +336,10 @@ class PrackDispatchTest
             peer.send(answer(received, 200, null));
             peer.await(m -> m.startsWith("ACK "), "the ACK of the 200");
 
-            assertEquals(List.of("180 RSeq=null", "createPrack Rel100Exception " + Rel100Exception.NOT_100rel,
-                "183 RSeq=5", "200 PRACK", "183 RSeq=6", "200 PRACK", "200 INVITE"), List.copyOf(uac.seen));
+            assertEquals(List.of("180 RSeq=null EARLY", "createPrack Rel100Exception " + Rel100Exception.NOT_100rel,
+                "183 RSeq=5 EARLY", "second createPrack IllegalStateException", "200 PRACK",
+                "183 RSeq=6 EARLY", "second createPrack IllegalStateException", "200 PRACK", "200 INVITE",
+                "createPrack on the 200 Rel100Exception " + Rel100Exception.NOT_1XX), List.copyOf(uac.seen));
             assertTrue(peer.received().stream().noneMatch(m -> m.startsWith("PRACK ") && m.contains("RAck: 7 ")),
                 "an out-of-order reliable provisional is never acknowledged");
         }
