@@ -6,6 +6,7 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -48,6 +49,7 @@ import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.StatelessResponder;
+import io.sipline.sip.transport.dns.SipTarget;
 
 /**
  * The container on one shard (JSR 289 §15 dispatch): the {@link SipListener} the stack calls for every event of the
@@ -333,7 +335,6 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void send(final SipServletRequestImpl request)
     {
-        final SipSessionImpl session = request.sessionImpl();
         final String method = request.getMethod();
         if ("CANCEL".equals(method))
         {
@@ -344,19 +345,67 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             composeIfRouted(request);
         }
-        final InetSocketAddress destination = null != request.nextHopUri() ? nextHop.of(request.nextHopUri())
-            : nextHop.of(request);
-        if (null == destination)
+        final NextHop.Hop hop = nextHop.of(null != request.nextHopUri() ? request.nextHopUri()
+            : NextHop.uriOf(request));
+        if (null == hop)
         {
-            if ("ACK".equals(method))
-            {
-                logOnce("ack-no-route", "an ACK has no route to " + request.requestUriText() + "; dropped", null);
-                return;
-            }
-            session.begin(request);
-            failRequest(request, 503, "Service Unavailable (no route to " + request.requestUriText() + ")");
+            noRoute(request, "no route to " + request.requestUriText());
             return;
         }
+        if (null != hop.numeric())
+        {
+            sendTo(request, hop.numeric());
+            return;
+        }
+        // RFC 3263 §4: a host name is located by the shard's SipLocator (NAPTR, SRV, A/AAAA, TTL-cached) on this
+        // loop; the request leaves once it answers. The container's Via is UDP: the first UDP target is used.
+        final String transport = null != hop.transport() && "udp".equalsIgnoreCase(hop.transport()) ? "udp" : null;
+        try
+        {
+            shard.locator().locate(hop.host(), hop.port(), transport, hop.sips(), targets -> located(request, hop,
+                targets));
+        }
+        catch (final RuntimeException e)
+        {
+            logOnce("locate:" + e.getClass().getName(), "locating " + hop.host() + " failed", e);
+            noRoute(request, "locating " + hop.host() + " failed: " + e.getClass().getSimpleName());
+        }
+    }
+
+    /** The SipLocator's answer for a request's next hop (on this shard's loop): sent to the first UDP target. */
+    private void located(final SipServletRequestImpl request, final NextHop.Hop hop, final List<SipTarget> targets)
+    {
+        for (int i = 0; i < targets.size(); i++)
+        {
+            final SipTarget t = targets.get(i);
+            if ("UDP".equals(t.transport()))
+            {
+                sendTo(request, t.address());
+                return;
+            }
+        }
+        // RFC 3263 §4.3 and RFC 3261 §8.1.3.1: no server could be located; the request fails as on a transport error
+        noRoute(request, (targets.isEmpty() ? "RFC 3263: no DNS record locates " : "RFC 3263: no UDP target for ")
+            + hop.host());
+    }
+
+    /** A request with nowhere to go: an ACK is dropped (logged once), any other request gets a 503 (§11.1.4). */
+    private void noRoute(final SipServletRequestImpl request, final String why)
+    {
+        if ("ACK".equals(request.getMethod()))
+        {
+            logOnce("ack-no-route", "an ACK has no route (" + why + "); dropped", null);
+            return;
+        }
+        request.sessionImpl().begin(request);
+        failRequest(request, 503, "Service Unavailable (" + why + ")");
+    }
+
+    /** Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK). */
+    private void sendTo(final SipServletRequestImpl request, final InetSocketAddress destination)
+    {
+        final SipSessionImpl session = request.sessionImpl();
+        final String method = request.getMethod();
         request.destination(destination);
         final String branch = null == request.branchSuffix() ? newBranch() : newBranch(request.branchSuffix());
         request.branch(branch);
@@ -1291,11 +1340,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         for (int i = 0; i < slotCount; i++)
         {
-            if (timerTargets[i] instanceof OkRetransmission r)
-            {
-                r.release();
-            }
-            else if (timerTargets[i] instanceof ReliableRetransmission r)
+            if (timerTargets[i] instanceof Retransmission r)
             {
                 r.release();
             }
@@ -1514,131 +1559,27 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     // ================================================================================================================
-    // 2xx retransmission (RFC 3261 §13.3.1.4)
+    // Retransmissions of a UAS's responses: 2xx to INVITE (RFC 3261 §13.3.1.4), reliable 1xx (RFC 3262 §3)
     // ================================================================================================================
 
     /**
-     * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
-     * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told). Holds one reference to the
-     * sent bytes, released once.
+     * A response a UAS session retransmits itself on the shard's wheel, from T1 on with the interval doubling
+     * ({@link #nextIntervalMs}), until it is acknowledged ({@link #stop}), its transaction ends, or 64*T1 passed
+     * ({@link #giveUp}). Holds one reference to the sent bytes, released once.
      */
-    private final class OkRetransmission implements ShardHost.TimerTarget
+    private abstract class Retransmission implements ShardHost.TimerTarget
     {
-        private final ServerTransaction tx;
-        private final long txId;
-        private final SipServletRequestImpl request;
-        private final SipServletResponseImpl response;
-        private final long cseq;
-        private ByteBuf ok;
-        private long intervalMs;
-        private long elapsedMs;
-        private long timer = -1;
-
-        OkRetransmission(final ServerTransaction tx, final ByteBuf ok, final SipServletRequestImpl request,
-            final SipServletResponseImpl response)
-        {
-            this.tx = tx;
-            this.txId = tx.id();
-            this.ok = ok;
-            this.request = request;
-            this.response = response;
-            this.cseq = request.cseqNumber();
-        }
-
-        void start()
-        {
-            final SipSessionImpl session = request.sessionImpl();
-            if (session.awaitingAck() instanceof OkRetransmission previous)
-            {
-                previous.stop();
-            }
-            session.awaitingAck(this);
-            intervalMs = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
-            timer = schedule(intervalMs, this);
-        }
-
-        @Override
-        public void onTimer(final long timerId)
-        {
-            if (timerId != timer || null == ok)
-            {
-                return;
-            }
-            timer = -1;
-            elapsedMs += intervalMs;
-            final long t1 = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
-            if (elapsedMs >= 64 * t1 || tx.id() != txId || !shard.respond(tx, ok.retainedDuplicate(), 200))
-            {
-                stop();
-                final SipSessionImpl session = request.sessionImpl();
-                if (session.awaitingAck() == this)
-                {
-                    session.awaitingAck(null);
-                }
-                noAck(session);
-                return;
-            }
-            intervalMs = Math.min(2 * intervalMs, Math.max(1, shard.stack().config().t2Ns() / 1_000_000));
-            timer = schedule(intervalMs, this);
-        }
-
-        private void noAck(final SipSessionImpl session)
-        {
-            if (!session.isValid())
-            {
-                return;
-            }
-            final RunningApplication app = (RunningApplication)session.appSession().application();
-            for (final SipErrorListener l : app.listeners(SipErrorListener.class))
-            {
-                l.noAckReceived(new SipErrorEvent(request, response));
-            }
-        }
-
-        void stop()
-        {
-            if (timer >= 0)
-            {
-                cancel(timer);
-                timer = -1;
-            }
-            release();
-        }
-
-        void release()
-        {
-            if (null != ok)
-            {
-                ok.release(); // our retransmission reference, released once
-                ok = null;
-            }
-        }
-    }
-
-    // ================================================================================================================
-    // Reliable provisional responses (RFC 3262 §3)
-    // ================================================================================================================
-
-    /**
-     * A reliable provisional response sent by a UAS session, retransmitted from T1 with the interval doubling (no T2
-     * cap: RFC 3262 §3) until its PRACK arrives ({@link #acknowledgesPending}), a final response is sent, or 64*T1
-     * passed; then the application's {@link SipErrorListener#noPrackReceived} is told and, if the INVITE is still
-     * unanswered after that, the container rejects it with 500 (§3: "SHOULD reject the original request with a 5xx
-     * response"). Holds one reference to the sent bytes, released once.
-     */
-    private final class ReliableRetransmission implements ShardHost.TimerTarget
-    {
-        private final ServerTransaction tx;
-        private final long txId;
-        private final SipServletRequestImpl request;
-        private final SipServletResponseImpl response;
-        private final long t1Ms;
+        final ServerTransaction tx;
+        final long txId;
+        final SipServletRequestImpl request;
+        final SipServletResponseImpl response;
+        final long t1Ms;
         private ByteBuf bytes;
-        private long intervalMs;
-        private long elapsedMs;
+        long intervalMs;
+        long elapsedMs;
         private long timer = -1;
 
-        ReliableRetransmission(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
+        Retransmission(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
             final SipServletResponseImpl response)
         {
             this.tx = tx;
@@ -1649,15 +1590,15 @@ public final class ShardRuntime implements SipListener, ShardHost
             this.t1Ms = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
         }
 
-        void start()
+        /** Schedules the first retransmission, T1 after the send. */
+        final void firstTimer()
         {
-            response.sessionImpl().reliableProvisionals().retransmission(this);
             intervalMs = t1Ms;
             timer = schedule(intervalMs, this);
         }
 
         @Override
-        public void onTimer(final long timerId)
+        public final void onTimer(final long timerId)
         {
             if (timerId != timer || null == bytes)
             {
@@ -1672,36 +1613,27 @@ public final class ShardRuntime implements SipListener, ShardHost
             }
             if (tx.id() != txId || !shard.respond(tx, bytes.retainedDuplicate(), response.getStatus()))
             {
-                giveUp(false); // the transaction ended (a final response, a transport failure): nothing to reject
+                giveUp(false); // the transaction ended (a final response, a transport failure)
                 return;
             }
-            intervalMs = Math.min(2 * intervalMs, 64 * t1Ms - elapsedMs);
+            intervalMs = nextIntervalMs();
             timer = schedule(intervalMs, this);
         }
 
-        private void giveUp(final boolean noPrack)
+        /** The wait before the next retransmission (after {@link #intervalMs} and {@link #elapsedMs}). */
+        abstract long nextIntervalMs();
+
+        /** Retransmitting ends unacknowledged: {@code timedOut} after 64*T1, else because the transaction ended. */
+        abstract void giveUp(boolean timedOut);
+
+        /** The listeners of the session's application, or none once the session is invalid. */
+        final List<SipErrorListener> errorListeners(final SipSessionImpl session)
         {
-            final SipSessionImpl session = response.sessionImpl();
-            endReliable(session, request, response);
-            stop();
-            if (!noPrack || !session.isValid())
-            {
-                return;
-            }
-            final RunningApplication app = (RunningApplication)session.appSession().application();
-            for (final SipErrorListener l : app.listeners(SipErrorListener.class))
-            {
-                l.noPrackReceived(new SipErrorEvent(request, response));
-            }
-            if (null == request.finalResponse() && request.transaction() instanceof ServerTransaction)
-            {
-                sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
-                    + response.getStatus() + ", RFC 3262 §3)");
-            }
-            session.appSession().checkReady(); // a timer's sends do not check readiness themselves
+            return session.isValid() ? ((RunningApplication)session.appSession().application())
+                .listeners(SipErrorListener.class) : List.of();
         }
 
-        void stop()
+        final void stop()
         {
             if (timer >= 0)
             {
@@ -1711,13 +1643,112 @@ public final class ShardRuntime implements SipListener, ShardHost
             release();
         }
 
-        void release()
+        final void release()
         {
             if (null != bytes)
             {
                 bytes.release(); // our retransmission reference, released once
                 bytes = null;
             }
+        }
+    }
+
+    /**
+     * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
+     * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told).
+     */
+    private final class OkRetransmission extends Retransmission
+    {
+        private final long cseq;
+
+        OkRetransmission(final ServerTransaction tx, final ByteBuf ok, final SipServletRequestImpl request,
+            final SipServletResponseImpl response)
+        {
+            super(tx, ok, request, response);
+            this.cseq = request.cseqNumber();
+        }
+
+        void start()
+        {
+            final SipSessionImpl session = request.sessionImpl();
+            if (session.awaitingAck() instanceof OkRetransmission previous)
+            {
+                previous.stop();
+            }
+            session.awaitingAck(this);
+            firstTimer();
+        }
+
+        @Override
+        long nextIntervalMs()
+        {
+            return Math.min(2 * intervalMs, Math.max(1, shard.stack().config().t2Ns() / 1_000_000));
+        }
+
+        @Override
+        void giveUp(final boolean timedOut)
+        {
+            stop();
+            final SipSessionImpl session = request.sessionImpl();
+            if (session.awaitingAck() == this)
+            {
+                session.awaitingAck(null);
+            }
+            for (final SipErrorListener l : errorListeners(session))
+            {
+                l.noAckReceived(new SipErrorEvent(request, response));
+            }
+        }
+    }
+
+    /**
+     * A reliable provisional response sent by a UAS session, retransmitted from T1 with the interval doubling (no T2
+     * cap: RFC 3262 §3) until its PRACK arrives ({@link #acknowledgesPending}), a final response is sent, or 64*T1
+     * passed; then the application's {@link SipErrorListener#noPrackReceived} is told and, if the INVITE is still
+     * unanswered after that, the container rejects it with 500 (§3: "SHOULD reject the original request with a 5xx
+     * response").
+     */
+    private final class ReliableRetransmission extends Retransmission
+    {
+        ReliableRetransmission(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
+            final SipServletResponseImpl response)
+        {
+            super(tx, bytes, request, response);
+        }
+
+        void start()
+        {
+            response.sessionImpl().reliableProvisionals().retransmission(this);
+            firstTimer();
+        }
+
+        @Override
+        long nextIntervalMs()
+        {
+            return Math.min(2 * intervalMs, 64 * t1Ms - elapsedMs); // the last wait ends at 64*T1 exactly
+        }
+
+        @Override
+        void giveUp(final boolean timedOut)
+        {
+            final SipSessionImpl session = response.sessionImpl();
+            endReliable(session, request, response);
+            stop();
+            if (!timedOut)
+            {
+                return;
+            }
+            for (final SipErrorListener l : errorListeners(session))
+            {
+                l.noPrackReceived(new SipErrorEvent(request, response));
+            }
+            if (session.isValid() && null == request.finalResponse()
+                && request.transaction() instanceof ServerTransaction)
+            {
+                sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
+                    + response.getStatus() + ", RFC 3262 §3)");
+            }
+            session.appSession().checkReady(); // a timer's sends do not check readiness themselves
         }
     }
 }

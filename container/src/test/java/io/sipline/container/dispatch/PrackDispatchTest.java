@@ -306,8 +306,7 @@ class PrackDispatchTest
         try (ContainerServer server = server(); SipPeer peer = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().onDeployed(TestApps.application("uac", uac, Map.of()));
-            final SipFactory factory = (SipFactory)server.registry().application("uac").servletContext()
-                .getAttribute(SipServlet.SIP_FACTORY);
+            final SipFactory factory = TestApps.factory(server, "uac");
             final SipApplicationSession app = factory.createApplicationSession();
             final SipServletRequest invite = factory.createRequest(app, "INVITE", "<sip:app@127.0.0.1>",
                 "<sip:peer@127.0.0.1:" + peer.port() + ">");

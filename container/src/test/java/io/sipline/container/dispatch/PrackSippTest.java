@@ -1,12 +1,8 @@
 package io.sipline.container.dispatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.servlet.ServletException;
@@ -20,10 +16,7 @@ import javax.servlet.sip.SipServletResponse;
 import javax.servlet.sip.SipSession;
 import javax.servlet.sip.URI;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-
-import io.sipline.test.Sipp;
 
 /**
  * RFC 3262 end to end with sipp on loopback: a caller with {@code Supported: 100rel} ({@code sipp/prack-caller.xml})
@@ -171,7 +164,7 @@ class PrackSippTest
     void shouldRelayAReliable183AndItsPrackThroughAB2bua() throws Exception
     {
         final ReliableB2bua b2bua = new ReliableB2bua();
-        run("b2bua", b2bua, "prack-callee.xml");
+        DispatchSippTest.relay("prack-b2bua", b2bua, "prack-caller.xml", "prack-callee.xml", CALLS);
         assertEquals(CALLS, b2bua.pracks.get(), "every caller PRACK reached doPrack");
     }
 
@@ -179,38 +172,7 @@ class PrackSippTest
     void shouldPassThePrackThroughARecordRoutingProxy() throws Exception
     {
         final RoutingProxy proxy = new RoutingProxy();
-        run("proxy", proxy, "prack-routed-callee.xml");
+        DispatchSippTest.relay("prack-proxy", proxy, "prack-caller.xml", "prack-routed-callee.xml", CALLS);
         assertEquals(CALLS, proxy.pracks.get(), "every PRACK went through the proxied dialog");
-    }
-
-    private static void run(final String name, final SipServlet servlet, final String callee) throws Exception
-    {
-        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
-        final int uasPort = Sipp.freeUdpPort();
-        final String uasName = "container-prack-" + name + "-callee";
-        final String uacName = "container-prack-" + name + "-caller";
-        Process uas = null;
-        try (ContainerServer server = TestApps.server())
-        {
-            server.registry().onDeployed(TestApps.application(name, servlet,
-                Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
-            uas = Sipp.start(uasName, List.of("-sf", DispatchSippTest.scenario(callee).toString(), "-m",
-                Integer.toString(CALLS)), uasPort);
-            DispatchSippTest.runUac(uacName, List.of("127.0.0.1:" + DispatchSippTest.address(server).getPort(),
-                "-sf", DispatchSippTest.scenario("prack-caller.xml").toString(), "-m", Integer.toString(CALLS),
-                "-r", "10"));
-            final long[] okFailed = Sipp.successAndFailed(uacName);
-            assertEquals(CALLS, okFailed[0], Sipp.report(uacName) + Sipp.report(uasName));
-            assertEquals(0, okFailed[1], Sipp.report(uacName));
-            assertTrue(uas.waitFor(30, TimeUnit.SECONDS), Sipp.report(uasName));
-            assertEquals(CALLS, Sipp.successAndFailed(uasName)[0], Sipp.report(uasName));
-            assertEquals(0, server.counters().servletErrors.get());
-            assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 10_000),
-                "application sessions left: " + server.applicationSessions());
-        }
-        finally
-        {
-            Sipp.stop(uas);
-        }
     }
 }
