@@ -5,6 +5,8 @@ import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.netty.resolver.DefaultHostsFileEntriesResolver;
+import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.util.NetUtil;
 import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.SipServletRequestImpl;
@@ -14,14 +16,20 @@ import io.sipline.sip.transport.dns.SipLocator;
 /**
  * Where a request goes (RFC 3261 §8.1.2, §12.2.1.1): the URI of the top Route when there is one, else the
  * Request-URI; its {@code maddr} parameter or host, its port and transport parameter, as a {@link Hop}. A numeric
- * host is the destination at once (5060 for sip, 5061 for sips by default: RFC 3263 §4.2, no DNS); a host name is
- * for the shard's {@link io.sipline.sip.transport.dns.SipLocator} to locate (RFC 3263 NAPTR, SRV, A/AAAA with its TTL
- * cache), which {@link ShardRuntime} asks asynchronously on the shard's loop.
+ * host, or a name the hosts file lists, is the destination at once (5060 for sip, 5061 for sips by default: RFC 3263
+ * §4.2, no DNS); any other host name is for the shard's {@link SipLocator} to locate (RFC 3263 NAPTR, SRV, A/AAAA with
+ * its TTL cache), which {@link ShardRuntime} asks asynchronously on the shard's loop.
  * <p>
  * Threading: one instance per shard, used on it only.
  */
 final class NextHop
 {
+    /**
+     * Names the system's hosts file lists ({@code localhost}, ...), read once when the class loads (off the shards):
+     * they are found there as the JDK resolver found them before, without DNS; every other name goes to RFC 3263.
+     */
+    private static final DefaultHostsFileEntriesResolver HOSTS = new DefaultHostsFileEntriesResolver();
+
     /**
      * A parsed next hop.
      *
@@ -29,7 +37,7 @@ final class NextHop
      * @param port      the URI's port, or -1 when it has none.
      * @param transport the URI's transport parameter, or null.
      * @param sips      a SIPS URI.
-     * @param numeric   the destination of a numeric host, or null.
+     * @param numeric   the destination of a numeric host or of a name the hosts file lists, or null.
      */
     record Hop(String host, int port, String transport, boolean sips, InetSocketAddress numeric)
     {
@@ -131,11 +139,16 @@ final class NextHop
             return null;
         }
         final String transport = HeaderText.uriParam(uri, end, "transport");
+        final int p2 = port > 0 ? port : sips ? SipLocator.SIPS_PORT : SipLocator.SIP_PORT;
         if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host))
         {
-            final int p2 = port > 0 ? port : sips ? SipLocator.SIPS_PORT : SipLocator.SIP_PORT;
             return new Hop(null, port, transport, sips,
                 new InetSocketAddress(InetAddress.ofLiteral(host), p2)); // RFC 3263 §4.2: no DNS for a numeric host
+        }
+        final InetAddress listed = HOSTS.address(host, ResolvedAddressTypes.IPV4_PREFERRED);
+        if (null != listed)
+        {
+            return new Hop(null, port, transport, sips, new InetSocketAddress(listed, p2)); // the hosts file: no DNS
         }
         return new Hop(host, port, transport, sips, null);
     }

@@ -353,8 +353,8 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     }
 
     /**
-     * Whether this received 1xx to an INVITE claims to be reliable (RFC 3262 §4): Require lists 100rel; its RSeq
-     * (-1 when missing or not a number) comes from {@link ReliableProvisionals#parseRseq}.
+     * Whether this 101-199 response to an INVITE claims to be reliable (RFC 3262 §4): its Require lists 100rel. The
+     * container then reads its RSeq ({@link ReliableProvisionals#parseRseq}) and {@link #markReliable marks} it.
      */
     public boolean requires100rel()
     {

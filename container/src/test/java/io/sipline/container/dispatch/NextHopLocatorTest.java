@@ -22,7 +22,7 @@ import io.sipline.sip.stack.SipStackConfig;
 /**
  * The container's next hop through the shard's SipLocator (RFC 3263) against a {@link LoopbackDns}: a host name is
  * located by NAPTR, then SRV, then A/AAAA, asynchronously on the shard, and the answer is cached for its TTL; a numeric
- * host needs no DNS; a name nothing locates fails the application's request with a 503 from the container.
+ * host, or a name of the hosts file ({@code localhost}), needs no DNS; a name nothing locates fails the application's request with a 503 from the container.
  */
 class NextHopLocatorTest
 {
@@ -65,7 +65,7 @@ class NextHopLocatorTest
     }
 
     @Test
-    void shouldSendToANumericHostWithoutAskingDns() throws Exception
+    void shouldSendToANumericHostOrAHostsFileNameWithoutAskingDns() throws Exception
     {
         final Recorder app = new Recorder();
         try (LoopbackDns dns = new LoopbackDns(); ContainerServer server = server(dns);
@@ -73,6 +73,9 @@ class NextHopLocatorTest
         {
             options(server, deploy(server, app), "sip:bob@127.0.0.1:" + peer.port());
             answer(peer, "bob");
+            assertEquals("200 OPTIONS OK", app.responses.poll(10, TimeUnit.SECONDS));
+            options(server, factory(server).createApplicationSession(), "sip:carol@localhost:" + peer.port());
+            answer(peer, "carol");
             assertEquals("200 OPTIONS OK", app.responses.poll(10, TimeUnit.SECONDS));
             assertEquals(List.of(), dns.questions());
         }
