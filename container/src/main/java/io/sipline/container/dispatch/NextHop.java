@@ -2,49 +2,72 @@ package io.sipline.container.dispatch;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.netty.resolver.DefaultHostsFileEntriesResolver;
+import io.netty.resolver.ResolvedAddressTypes;
+import io.netty.util.NetUtil;
 import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.transport.dns.SipLocator;
 
 /**
  * Where a request goes (RFC 3261 §8.1.2, §12.2.1.1): the URI of the top Route when there is one, else the
- * Request-URI; its {@code maddr} parameter, host and port (5060 for sip, 5061 for sips by default). Host names are
- * resolved with the JDK resolver and cached per shard (RFC 3263 NAPTR/SRV selection is the transport's later work).
+ * Request-URI; its {@code maddr} parameter or host, its port and transport parameter, as a {@link Hop}. A numeric
+ * host, or a name the hosts file lists, is the destination at once (5060 for sip, 5061 for sips by default: RFC 3263
+ * §4.2, no DNS); any other host name is for the shard's {@link SipLocator} to locate (RFC 3263 NAPTR, SRV, A/AAAA with
+ * its TTL cache), which {@link ShardRuntime} asks asynchronously on the shard's loop.
  * <p>
  * Threading: one instance per shard, used on it only.
  */
 final class NextHop
 {
-    private final Map<String, InetAddress> resolved = new HashMap<>();
-    /** Destinations by URI text: in-dialog requests reuse the remote target's String, so a hit allocates nothing. */
-    private final Map<String, InetSocketAddress> byUri = new HashMap<>();
+    /**
+     * Names the system's hosts file lists ({@code localhost}, ...), read once when the class loads (off the shards):
+     * they are found there as the JDK resolver found them before, without DNS; every other name goes to RFC 3263.
+     */
+    private static final DefaultHostsFileEntriesResolver HOSTS = new DefaultHostsFileEntriesResolver();
 
     /**
-     * @return the destination, or null when the URI has no usable host or the host does not resolve.
+     * A parsed next hop.
+     *
+     * @param host      the name to locate (maddr or host, without IPv6 brackets), or null when {@code numeric} is set.
+     * @param port      the URI's port, or -1 when it has none.
+     * @param transport the URI's transport parameter, or null.
+     * @param sips      a SIPS URI.
+     * @param numeric   the destination of a numeric host or of a name the hosts file lists, or null.
      */
-    InetSocketAddress of(final SipServletRequestImpl request)
+    record Hop(String host, int port, String transport, boolean sips, InetSocketAddress numeric)
     {
-        final String route = request.headers().get(HeaderName.ROUTE);
-        final String uri = null != route ? HeaderText.uri(route) : request.requestUriText();
-        return of(uri);
     }
 
-    InetSocketAddress of(final String uri)
+    /** Hops by URI text: in-dialog requests reuse the remote target's String, so a hit allocates nothing. */
+    private final Map<String, Hop> byUri = new HashMap<>();
+
+    /** The URI a request is sent towards: its top Route's, else its Request-URI. */
+    static String uriOf(final SipServletRequestImpl request)
+    {
+        final String route = request.headers().get(HeaderName.ROUTE);
+        return null != route ? HeaderText.uri(route) : request.requestUriText();
+    }
+
+    /**
+     * @return the next hop of a SIP or SIPS URI, or null when the URI has no usable host or port.
+     */
+    Hop of(final String uri)
     {
         if (null == uri)
         {
             return null;
         }
-        final InetSocketAddress known = byUri.get(uri);
+        final Hop known = byUri.get(uri);
         if (null != known)
         {
             return known;
         }
-        final InetSocketAddress found = parse(uri);
+        final Hop found = parse(uri);
         if (null != found && byUri.size() < 10_000)
         {
             byUri.put(uri, found);
@@ -52,7 +75,7 @@ final class NextHop
         return found;
     }
 
-    private InetSocketAddress parse(final String uri)
+    private static Hop parse(final String uri)
     {
         final int colon = uri.indexOf(':');
         if (colon < 0)
@@ -64,6 +87,7 @@ final class NextHop
         {
             return null;
         }
+        final boolean sips = "sips".equals(scheme);
         int p = colon + 1;
         final int at = uri.indexOf('@', p);
         final int paramsAt = HeaderText.firstOf(uri, p, ";?>");
@@ -72,7 +96,7 @@ final class NextHop
             p = at + 1;
         }
         String host;
-        int port = "sips".equals(scheme) ? 5061 : 5060;
+        int port = -1;
         int end;
         if (p < uri.length() && uri.charAt(p) == '[')
         {
@@ -100,34 +124,32 @@ final class NextHop
             {
                 return null;
             }
+            if (port <= 0 || port > 65535)
+            {
+                return null;
+            }
         }
         final String maddr = HeaderText.uriParam(uri, end, "maddr");
         if (null != maddr && !maddr.isEmpty())
         {
-            host = maddr;
+            host = maddr.startsWith("[") && maddr.endsWith("]") ? maddr.substring(1, maddr.length() - 1) : maddr;
         }
-        final InetAddress address = resolve(host);
-        return null == address || port <= 0 || port > 65535 ? null : new InetSocketAddress(address, port);
-    }
-
-    private InetAddress resolve(final String host)
-    {
-        InetAddress a = resolved.get(host);
-        if (null == a)
+        if (host.isEmpty())
         {
-            try
-            {
-                a = InetAddress.getByName(host);
-            }
-            catch (final UnknownHostException | SecurityException e)
-            {
-                return null;
-            }
-            if (resolved.size() < 10_000)
-            {
-                resolved.put(host, a);
-            }
+            return null;
         }
-        return a;
+        final String transport = HeaderText.uriParam(uri, end, "transport");
+        final int p2 = port > 0 ? port : sips ? SipLocator.SIPS_PORT : SipLocator.SIP_PORT;
+        if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host))
+        {
+            return new Hop(null, port, transport, sips,
+                new InetSocketAddress(InetAddress.ofLiteral(host), p2)); // RFC 3263 §4.2: no DNS for a numeric host
+        }
+        final InetAddress listed = HOSTS.address(host, ResolvedAddressTypes.IPV4_PREFERRED);
+        if (null != listed)
+        {
+            return new Hop(null, port, transport, sips, new InetSocketAddress(listed, p2)); // the hosts file: no DNS
+        }
+        return new Hop(host, port, transport, sips, null);
     }
 }

@@ -28,6 +28,7 @@ import io.sipline.container.factory.SipFactoryImpl;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestClient;
 import io.sipline.container.session.AppRuntime;
+import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.TimerServiceImpl;
 
@@ -70,8 +71,9 @@ public final class RunningApplication implements AppRuntime
         context.setAttribute(SipServlet.SIP_FACTORY, factory);
         context.setAttribute(SipServlet.TIMER_SERVICE, new TimerServiceImpl());
         context.setAttribute(SipServlet.SIP_SESSIONS_UTIL, new SipSessionsUtilImpl(registry, deployed.name()));
-        context.setAttribute(SipServlet.SUPPORTED, List.of());
-        context.setAttribute(SipServlet.SUPPORTED_RFCs, List.of("3261", "3263", "3581", "6026"));
+        context.setAttribute(SipServlet.SUPPORTED, List.of(ReliableProvisionals.OPTION_TAG));
+        context.setAttribute(SipServlet.SUPPORTED_RFCs, List.of("3261", "3262", "3263", "3581", "6026"));
+        context.setAttribute(SipServlet.PRACK_SUPPORTED, Boolean.TRUE); // JSR 289 §5.7.1: sendReliably works
     }
 
     /**

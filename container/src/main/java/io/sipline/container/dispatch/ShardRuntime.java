@@ -6,6 +6,7 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,6 +31,7 @@ import io.sipline.container.proxy.ProxyBranchImpl;
 import io.sipline.container.proxy.ProxyImpl;
 import io.sipline.container.proxy.ProxyRoutes;
 import io.sipline.container.security.ApplicationSecurity;
+import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipApplicationSessionImpl;
@@ -47,6 +49,7 @@ import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.StatelessResponder;
+import io.sipline.sip.transport.dns.SipTarget;
 
 /**
  * The container on one shard (JSR 289 §15 dispatch): the {@link SipListener} the stack calls for every event of the
@@ -332,7 +335,6 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void send(final SipServletRequestImpl request)
     {
-        final SipSessionImpl session = request.sessionImpl();
         final String method = request.getMethod();
         if ("CANCEL".equals(method))
         {
@@ -343,19 +345,67 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             composeIfRouted(request);
         }
-        final InetSocketAddress destination = null != request.nextHopUri() ? nextHop.of(request.nextHopUri())
-            : nextHop.of(request);
-        if (null == destination)
+        final NextHop.Hop hop = nextHop.of(null != request.nextHopUri() ? request.nextHopUri()
+            : NextHop.uriOf(request));
+        if (null == hop)
         {
-            if ("ACK".equals(method))
-            {
-                logOnce("ack-no-route", "an ACK has no route to " + request.requestUriText() + "; dropped", null);
-                return;
-            }
-            session.begin(request);
-            failRequest(request, 503, "Service Unavailable (no route to " + request.requestUriText() + ")");
+            noRoute(request, "no route to " + request.requestUriText());
             return;
         }
+        if (null != hop.numeric())
+        {
+            sendTo(request, hop.numeric());
+            return;
+        }
+        // RFC 3263 §4: a host name is located by the shard's SipLocator (NAPTR, SRV, A/AAAA, TTL-cached) on this
+        // loop; the request leaves once it answers. The container's Via is UDP: the first UDP target is used.
+        final String transport = null != hop.transport() && "udp".equalsIgnoreCase(hop.transport()) ? "udp" : null;
+        try
+        {
+            shard.locator().locate(hop.host(), hop.port(), transport, hop.sips(), targets -> located(request, hop,
+                targets));
+        }
+        catch (final RuntimeException e)
+        {
+            logOnce("locate:" + e.getClass().getName(), "locating " + hop.host() + " failed", e);
+            noRoute(request, "locating " + hop.host() + " failed: " + e.getClass().getSimpleName());
+        }
+    }
+
+    /** The SipLocator's answer for a request's next hop (on this shard's loop): sent to the first UDP target. */
+    private void located(final SipServletRequestImpl request, final NextHop.Hop hop, final List<SipTarget> targets)
+    {
+        for (int i = 0; i < targets.size(); i++)
+        {
+            final SipTarget t = targets.get(i);
+            if ("UDP".equals(t.transport()))
+            {
+                sendTo(request, t.address());
+                return;
+            }
+        }
+        // RFC 3263 §4.3 and RFC 3261 §8.1.3.1: no server could be located; the request fails as on a transport error
+        noRoute(request, (targets.isEmpty() ? "RFC 3263: no DNS record locates " : "RFC 3263: no UDP target for ")
+            + hop.host());
+    }
+
+    /** A request with nowhere to go: an ACK is dropped (logged once), any other request gets a 503 (§11.1.4). */
+    private void noRoute(final SipServletRequestImpl request, final String why)
+    {
+        if ("ACK".equals(request.getMethod()))
+        {
+            logOnce("ack-no-route", "an ACK has no route (" + why + "); dropped", null);
+            return;
+        }
+        request.sessionImpl().begin(request);
+        failRequest(request, 503, "Service Unavailable (" + why + ")");
+    }
+
+    /** Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK). */
+    private void sendTo(final SipServletRequestImpl request, final InetSocketAddress destination)
+    {
+        final SipSessionImpl session = request.sessionImpl();
+        final String method = request.getMethod();
         request.destination(destination);
         final String branch = null == request.branchSuffix() ? newBranch() : newBranch(request.branchSuffix());
         request.branch(branch);
@@ -466,6 +516,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             logOnce("late-response", "a response was sent after its transaction ended; it is dropped ("
                 + response + ")", null);
+            endReliable(session, request, response.getStatus() >= 200 ? null : response);
             session.onResponseSent(response);
             afterSend(session);
             return;
@@ -474,6 +525,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         if (status > 100)
         {
             session.register();
+        }
+        if (status >= 200 && !response.isForwarded())
+        {
+            endReliable(session, request, null); // RFC 3262 §3: a final response ends the retransmissions
         }
         final ByteBuf out = shard.allocate(MessageWriter.estimate(response));
         MessageWriter.writeResponse(out, response);
@@ -490,10 +545,22 @@ public final class ShardRuntime implements SipListener, ShardHost
             afterSend(session);
             return;
         }
-        final ByteBuf keep = inviteOk ? out.retainedDuplicate() : null;
-        if (!shard.respond(tx, out, status) && null != keep)
+        final boolean reliable = response.rseq() > 0 && status < 200;
+        final ByteBuf keep = inviteOk || reliable ? out.retainedDuplicate() : null;
+        if (!shard.respond(tx, out, status))
         {
-            keep.release();
+            if (null != keep)
+            {
+                keep.release();
+            }
+            if (reliable)
+            {
+                endReliable(session, request, response);
+            }
+        }
+        else if (reliable)
+        {
+            new ReliableRetransmission(tx, keep, request, response).start();
         }
         else if (null != keep)
         {
@@ -501,6 +568,28 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         session.onResponseSent(response);
         afterSend(session);
+    }
+
+    /**
+     * Ends the wait for a PRACK of a reliable provisional response to {@code request} (RFC 3262 §3): its
+     * retransmissions stop and it is no longer pending. With {@code only}, only when that response is the pending
+     * one.
+     */
+    private static void endReliable(final SipSessionImpl session, final SipServletRequestImpl request,
+        final SipServletResponseImpl only)
+    {
+        final ReliableProvisionals rel = session.reliableProvisionalsIfAny();
+        final SipServletResponseImpl pending = null == rel ? null : rel.pending();
+        if (null == pending || pending.requestImpl() != request || (null != only && pending != only))
+        {
+            return;
+        }
+        if (rel.retransmission() instanceof ReliableRetransmission r)
+        {
+            r.stop();
+        }
+        rel.retransmission(null);
+        rel.pending(null);
     }
 
     /** A forwarded response sent without its transaction, where the request came from (RFC 3261 §18.2.2). */
@@ -761,11 +850,35 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
+        if (SipMethod.PRACK == message.method() && !acknowledgesPending(session, request))
+        {
+            // RFC 3262 §3: "If a PRACK request is received by the UA core that does not match any unacknowledged
+            // reliable provisional response, the UAS MUST respond to the PRACK with a 481 response."
+            answer(tx, message, 481, "Call/Transaction Does Not Exist (no reliable provisional response awaits "
+                + "this RAck)");
+            return;
+        }
         request.session(session);
         tx.attachment(request);
         session.onSubsequentRequest(request);
         session.begin(request);
         invoke(session, request, null);
+    }
+
+    /**
+     * RFC 3262 §3: whether a received PRACK's RAck names the session's pending reliable provisional response; if so
+     * its retransmissions stop and it is acknowledged. The PRACK then goes to the servlet (doPrack), which answers
+     * it (JSR 289 §5.7.1).
+     */
+    private static boolean acknowledgesPending(final SipSessionImpl session, final SipServletRequestImpl prack)
+    {
+        final ReliableProvisionals rel = session.reliableProvisionalsIfAny();
+        if (null == rel || !rel.acknowledges(prack.headers().get(HeaderName.RACK)))
+        {
+            return false;
+        }
+        endReliable(session, rel.pending().requestImpl(), rel.pending());
+        return true;
     }
 
     /**
@@ -1072,6 +1185,12 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipSessionImpl session = request.sessionImpl();
+        if (status < 200 && !acceptReliable(session, response))
+        {
+            request.provisionalReceived(true);
+            sendPendingCancel(request);
+            return; // RFC 3262 §4: a retransmitted or out-of-order reliable provisional response is not delivered
+        }
         if (status < 200)
         {
             request.provisionalReceived(true);
@@ -1087,6 +1206,31 @@ public final class ShardRuntime implements SipListener, ShardHost
         session.onResponseReceived(response);
         invoke(session, null, response);
         sendPendingCancel(request);
+    }
+
+    /**
+     * RFC 3262 §4 for a received 1xx (UAC): one with Require 100rel and an RSeq is reliable; it is delivered when it is
+     * the first of its early dialog or one higher than the last, absorbed when it repeats an RSeq already seen, and
+     * discarded when out of order. Any other 1xx is delivered as it is.
+     *
+     * @return whether the response goes to the application.
+     */
+    private static boolean acceptReliable(final SipSessionImpl session, final SipServletResponseImpl response)
+    {
+        if (!response.requires100rel())
+        {
+            return true;
+        }
+        final long rseq = ReliableProvisionals.parseRseq(response.getHeader("RSeq"));
+        if (rseq < 0)
+        {
+            logOnce("rseq-missing", "a 1xx with Require: 100rel has no valid RSeq; delivered as unreliable ("
+                + response + ")", null);
+            return true;
+        }
+        response.markReliable(rseq);
+        return ReliableProvisionals.Verdict.DELIVER == session.reliableProvisionals().received(response,
+            response.toTag());
     }
 
     private void sendPendingCancel(final SipServletRequestImpl invite)
@@ -1198,7 +1342,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         for (int i = 0; i < slotCount; i++)
         {
-            if (timerTargets[i] instanceof OkRetransmission r)
+            if (timerTargets[i] instanceof Retransmission r)
             {
                 r.release();
             }
@@ -1417,34 +1561,112 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     // ================================================================================================================
-    // 2xx retransmission (RFC 3261 §13.3.1.4)
+    // Retransmissions of a UAS's responses: 2xx to INVITE (RFC 3261 §13.3.1.4), reliable 1xx (RFC 3262 §3)
     // ================================================================================================================
 
     /**
-     * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
-     * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told). Holds one reference to the
-     * sent bytes, released once.
+     * A response a UAS session retransmits itself on the shard's wheel, from T1 on with the interval doubling
+     * ({@link #nextIntervalMs}), until it is acknowledged ({@link #stop}), its transaction ends, or 64*T1 passed
+     * ({@link #giveUp}). Holds one reference to the sent bytes, released once.
      */
-    private final class OkRetransmission implements ShardHost.TimerTarget
+    private abstract class Retransmission implements ShardHost.TimerTarget
     {
-        private final ServerTransaction tx;
-        private final long txId;
-        private final SipServletRequestImpl request;
-        private final SipServletResponseImpl response;
-        private final long cseq;
-        private ByteBuf ok;
-        private long intervalMs;
-        private long elapsedMs;
+        final ServerTransaction tx;
+        final long txId;
+        final SipServletRequestImpl request;
+        final SipServletResponseImpl response;
+        final long t1Ms;
+        private ByteBuf bytes;
+        long intervalMs;
+        long elapsedMs;
         private long timer = -1;
 
-        OkRetransmission(final ServerTransaction tx, final ByteBuf ok, final SipServletRequestImpl request,
+        Retransmission(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
             final SipServletResponseImpl response)
         {
             this.tx = tx;
             this.txId = tx.id();
-            this.ok = ok;
+            this.bytes = bytes;
             this.request = request;
             this.response = response;
+            this.t1Ms = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
+        }
+
+        /** Schedules the first retransmission, T1 after the send. */
+        final void firstTimer()
+        {
+            intervalMs = t1Ms;
+            timer = schedule(intervalMs, this);
+        }
+
+        @Override
+        public final void onTimer(final long timerId)
+        {
+            if (timerId != timer || null == bytes)
+            {
+                return;
+            }
+            timer = -1;
+            elapsedMs += intervalMs;
+            if (elapsedMs >= 64 * t1Ms)
+            {
+                giveUp(true);
+                return;
+            }
+            if (tx.id() != txId || !shard.respond(tx, bytes.retainedDuplicate(), response.getStatus()))
+            {
+                giveUp(false); // the transaction ended (a final response, a transport failure)
+                return;
+            }
+            intervalMs = nextIntervalMs();
+            timer = schedule(intervalMs, this);
+        }
+
+        /** The wait before the next retransmission (after {@link #intervalMs} and {@link #elapsedMs}). */
+        abstract long nextIntervalMs();
+
+        /** Retransmitting ends unacknowledged: {@code timedOut} after 64*T1, else because the transaction ended. */
+        abstract void giveUp(boolean timedOut);
+
+        /** The listeners of the session's application, or none once the session is invalid. */
+        final List<SipErrorListener> errorListeners(final SipSessionImpl session)
+        {
+            return session.isValid() ? ((RunningApplication)session.appSession().application())
+                .listeners(SipErrorListener.class) : List.of();
+        }
+
+        final void stop()
+        {
+            if (timer >= 0)
+            {
+                cancel(timer);
+                timer = -1;
+            }
+            release();
+        }
+
+        final void release()
+        {
+            if (null != bytes)
+            {
+                bytes.release(); // our retransmission reference, released once
+                bytes = null;
+            }
+        }
+    }
+
+    /**
+     * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
+     * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told).
+     */
+    private final class OkRetransmission extends Retransmission
+    {
+        private final long cseq;
+
+        OkRetransmission(final ServerTransaction tx, final ByteBuf ok, final SipServletRequestImpl request,
+            final SipServletResponseImpl response)
+        {
+            super(tx, ok, request, response);
             this.cseq = request.cseqNumber();
         }
 
@@ -1456,65 +1678,79 @@ public final class ShardRuntime implements SipListener, ShardHost
                 previous.stop();
             }
             session.awaitingAck(this);
-            intervalMs = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
-            timer = schedule(intervalMs, this);
+            firstTimer();
         }
 
         @Override
-        public void onTimer(final long timerId)
+        long nextIntervalMs()
         {
-            if (timerId != timer || null == ok)
-            {
-                return;
-            }
-            timer = -1;
-            elapsedMs += intervalMs;
-            final long t1 = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
-            if (elapsedMs >= 64 * t1 || tx.id() != txId || !shard.respond(tx, ok.retainedDuplicate(), 200))
-            {
-                stop();
-                final SipSessionImpl session = request.sessionImpl();
-                if (session.awaitingAck() == this)
-                {
-                    session.awaitingAck(null);
-                }
-                noAck(session);
-                return;
-            }
-            intervalMs = Math.min(2 * intervalMs, Math.max(1, shard.stack().config().t2Ns() / 1_000_000));
-            timer = schedule(intervalMs, this);
+            return Math.min(2 * intervalMs, Math.max(1, shard.stack().config().t2Ns() / 1_000_000));
         }
 
-        private void noAck(final SipSessionImpl session)
+        @Override
+        void giveUp(final boolean timedOut)
         {
-            if (!session.isValid())
+            stop();
+            final SipSessionImpl session = request.sessionImpl();
+            if (session.awaitingAck() == this)
             {
-                return;
+                session.awaitingAck(null);
             }
-            final RunningApplication app = (RunningApplication)session.appSession().application();
-            for (final SipErrorListener l : app.listeners(SipErrorListener.class))
+            for (final SipErrorListener l : errorListeners(session))
             {
                 l.noAckReceived(new SipErrorEvent(request, response));
             }
         }
+    }
 
-        void stop()
+    /**
+     * A reliable provisional response sent by a UAS session, retransmitted from T1 with the interval doubling (no T2
+     * cap: RFC 3262 §3) until its PRACK arrives ({@link #acknowledgesPending}), a final response is sent, or 64*T1
+     * passed; then the application's {@link SipErrorListener#noPrackReceived} is told and, if the INVITE is still
+     * unanswered after that, the container rejects it with 500 (§3: "SHOULD reject the original request with a 5xx
+     * response").
+     */
+    private final class ReliableRetransmission extends Retransmission
+    {
+        ReliableRetransmission(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
+            final SipServletResponseImpl response)
         {
-            if (timer >= 0)
-            {
-                cancel(timer);
-                timer = -1;
-            }
-            release();
+            super(tx, bytes, request, response);
         }
 
-        void release()
+        void start()
         {
-            if (null != ok)
+            response.sessionImpl().reliableProvisionals().retransmission(this);
+            firstTimer();
+        }
+
+        @Override
+        long nextIntervalMs()
+        {
+            return Math.min(2 * intervalMs, 64 * t1Ms - elapsedMs); // the last wait ends at 64*T1 exactly
+        }
+
+        @Override
+        void giveUp(final boolean timedOut)
+        {
+            final SipSessionImpl session = response.sessionImpl();
+            endReliable(session, request, response);
+            stop();
+            if (!timedOut)
             {
-                ok.release(); // our retransmission reference, released once
-                ok = null;
+                return;
             }
+            for (final SipErrorListener l : errorListeners(session))
+            {
+                l.noPrackReceived(new SipErrorEvent(request, response));
+            }
+            if (session.isValid() && null == request.finalResponse()
+                && request.transaction() instanceof ServerTransaction)
+            {
+                sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
+                    + response.getStatus() + ", RFC 3262 §3)");
+            }
+            session.appSession().checkReady(); // a timer's sends do not check readiness themselves
         }
     }
 }

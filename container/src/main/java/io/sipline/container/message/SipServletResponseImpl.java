@@ -15,6 +15,7 @@ import javax.servlet.sip.Rel100Exception;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
 
+import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
@@ -47,6 +48,10 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     private boolean forwarded;
     /** The entry of {@link #headers} not written ({@link #forwardOf}), or -1. */
     private int skippedHeader = -1;
+    /** Its RSeq when it is a reliable provisional response (sent with sendReliably, or received), else 0. */
+    private long rseq;
+    /** Whether {@link #createPrack} was called on this received reliable provisional response. */
+    private boolean prackCreated;
 
     private SipServletResponseImpl(final SipMessage message, final byte[] bytes, final SipServletRequestImpl request,
         final InetSocketAddress remote, final InetSocketAddress local)
@@ -296,10 +301,65 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         return session.createAck(this);
     }
 
+    /**
+     * JSR 289 §5.7.1 and RFC 3262 §4/§7.2: the PRACK for this received reliable provisional response, in its
+     * session's (early) dialog, with RAck = RSeq, CSeq number and method of the INVITE.
+     *
+     * @throws Rel100Exception NOT_INVITE (not a response to INVITE), NOT_1XX (a final or 100 response), NOT_100rel
+     *                         (a provisional response that was not sent reliably).
+     * @throws IllegalStateException for a response this application sends, or when a PRACK was already created for
+     *                               it.
+     */
     @Override
     public SipServletRequest createPrack() throws Rel100Exception
     {
-        throw new Rel100Exception(Rel100Exception.NOT_SUPPORTED);
+        if (!"INVITE".equals(request.getMethod()))
+        {
+            throw new Rel100Exception(Rel100Exception.NOT_INVITE);
+        }
+        if (status <= 100 || status >= 200)
+        {
+            throw new Rel100Exception(Rel100Exception.NOT_1XX);
+        }
+        if (!incoming)
+        {
+            throw new IllegalStateException("createPrack applies to a received reliable provisional response");
+        }
+        if (0 == rseq)
+        {
+            throw new Rel100Exception(Rel100Exception.NOT_100rel);
+        }
+        if (prackCreated)
+        {
+            throw new IllegalStateException("the PRACK for this response was already created");
+        }
+        final SipServletRequestImpl prack = (SipServletRequestImpl)session.createRequest("PRACK");
+        prack.headers().set("RAck", ReliableProvisionals.rackOf(this));
+        prackCreated = true;
+        session.reliableProvisionals().prackCreated(this);
+        return prack;
+    }
+
+    /** The RSeq of a reliable provisional response, or 0 for any other response. */
+    public long rseq()
+    {
+        return rseq;
+    }
+
+    /** A received response is a reliable provisional one with this RSeq (RFC 3262 §4: Require 100rel and RSeq). */
+    public void markReliable(final long value)
+    {
+        rseq = value;
+    }
+
+    /**
+     * Whether this 101-199 response to an INVITE claims to be reliable (RFC 3262 §4): its Require lists 100rel. The
+     * container then reads its RSeq ({@link ReliableProvisionals#parseRseq}) and {@link #markReliable marks} it.
+     */
+    public boolean requires100rel()
+    {
+        return status > 100 && status < 200 && "INVITE".equals(request.getMethod())
+            && ReliableProvisionals.listsOptionTag(headers, HeaderName.REQUIRE);
     }
 
     @Override
@@ -321,6 +381,10 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
             throw new IllegalStateException("a final response (" + request.finalResponse().getStatus()
                 + ") was already sent");
         }
+        if (status >= 200 && status < 300 && !forwarded)
+        {
+            checkNoUnacknowledgedOffer();
+        }
         if (status >= 200)
         {
             request.finalResponse(this);
@@ -328,10 +392,77 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         sendOnShard();
     }
 
+    /**
+     * RFC 3262 §3: a UAS "MUST NOT send a final response until those provisional responses are acknowledged" when
+     * the final response is a 2xx and an unacknowledged reliable provisional response carried a session description.
+     */
+    private void checkNoUnacknowledgedOffer()
+    {
+        final ReliableProvisionals rel = null == session ? null : session.reliableProvisionalsIfAny();
+        final SipServletResponseImpl pending = null == rel ? null : rel.pending();
+        if (null != pending && pending.request == request && pending.bodyLength() > 0)
+        {
+            throw new IllegalStateException("the reliable provisional response " + pending.status + " (RSeq "
+                + pending.rseq + ") carried a session description and has no PRACK yet: RFC 3262 §3 forbids a 2xx "
+                + "before it is acknowledged");
+        }
+    }
+
+    /**
+     * JSR 289 §5.7.1, RFC 3262 §3: sends this 101-199 response to an INVITE reliably. The container adds
+     * {@code Require: 100rel} and an {@code RSeq} (random first value, one higher for each next one), retransmits it
+     * from T1 doubling until the matching PRACK arrives, and after 64*T1 without one tells the application's
+     * {@link javax.servlet.sip.SipErrorListener#noPrackReceived} and, if the INVITE is still unanswered then,
+     * answers it 500.
+     *
+     * @throws Rel100Exception NOT_1XX (100 or a final status), NOT_INVITE, NO_REQ_SUPPORT (the INVITE lists 100rel
+     *                         in neither Supported nor Require).
+     * @throws IllegalStateException for a received or committed response, when the INVITE has its final response, or
+     *                               while an earlier reliable provisional response of this session has no PRACK
+     *                               (RFC 3262 §3: "MUST NOT send a second reliable provisional response until the
+     *                               first is acknowledged").
+     */
     @Override
     public void sendReliably() throws Rel100Exception
     {
-        throw new Rel100Exception(Rel100Exception.NOT_SUPPORTED);
+        if (incoming)
+        {
+            throw new IllegalStateException("a received response cannot be sent");
+        }
+        checkWritable();
+        if (status <= 100 || status >= 200)
+        {
+            throw new Rel100Exception(Rel100Exception.NOT_1XX);
+        }
+        if (!"INVITE".equals(request.getMethod()))
+        {
+            throw new Rel100Exception(Rel100Exception.NOT_INVITE);
+        }
+        final MessageHeaders rh = request.headers();
+        if (!ReliableProvisionals.listsOptionTag(rh, HeaderName.SUPPORTED)
+            && !ReliableProvisionals.listsOptionTag(rh, HeaderName.REQUIRE))
+        {
+            throw new Rel100Exception(Rel100Exception.NO_REQ_SUPPORT);
+        }
+        if (null != request.finalResponse())
+        {
+            throw new IllegalStateException("a final response (" + request.finalResponse().getStatus()
+                + ") was already sent");
+        }
+        final ReliableProvisionals rel = session.reliableProvisionals();
+        if (null != rel.pending())
+        {
+            throw new IllegalStateException("the reliable provisional response " + rel.pending().status + " (RSeq "
+                + rel.pending().rseq + ") has no PRACK yet (RFC 3262 §3: one at a time)");
+        }
+        rseq = rel.takeRseq();
+        if (!ReliableProvisionals.listsOptionTag(headers, HeaderName.REQUIRE))
+        {
+            headers.add("Require", ReliableProvisionals.OPTION_TAG);
+        }
+        headers.set("RSeq", Long.toString(rseq));
+        rel.pending(this);
+        sendOnShard();
     }
 
     @Override

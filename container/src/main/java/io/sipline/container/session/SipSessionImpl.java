@@ -93,6 +93,8 @@ public final class SipSessionImpl implements SipSession
     private Object proxy;
     /** The key of our Record-Route (the session is found by it for subsequent requests), or null. */
     private String proxyRouteKey;
+    /** RFC 3262 state (RSeq numbers, the reliable provisional awaiting its PRACK), made on first use, or null. */
+    private ReliableProvisionals reliableProvisionals;
 
     private SipSessionImpl(final SipApplicationSessionImpl app, final boolean uac)
     {
@@ -357,6 +359,22 @@ public final class SipSessionImpl implements SipSession
         }
     }
 
+    /** This session's reliable provisional responses (RFC 3262), made on first use. */
+    public ReliableProvisionals reliableProvisionals()
+    {
+        if (null == reliableProvisionals)
+        {
+            reliableProvisionals = new ReliableProvisionals();
+        }
+        return reliableProvisionals;
+    }
+
+    /** As {@link #reliableProvisionals()}, null when the session never used 100rel. */
+    public ReliableProvisionals reliableProvisionalsIfAny()
+    {
+        return reliableProvisionals;
+    }
+
     public void markB2bua()
     {
         b2bua = true;
@@ -577,7 +595,16 @@ public final class SipSessionImpl implements SipSession
             throw new IllegalStateException("no dialog yet on the UAS side");
         }
         localCseqBase();
-        return inDialog(method, nextCseq());
+        final SipServletRequestImpl r = inDialog(method, nextCseq());
+        if ("PRACK".equals(method) && null != reliableProvisionals && null != reliableProvisionals.unacknowledged())
+        {
+            // RFC 3262 §7.2: a PRACK made with createRequest (a B2BUA relaying one) acknowledges the last reliable
+            // provisional response this UAC accepted (RAck is a system header: the container writes it)
+            final SipServletResponseImpl acked = reliableProvisionals.unacknowledged();
+            r.headers().set("RAck", ReliableProvisionals.rackOf(acked));
+            reliableProvisionals.prackCreated(acked);
+        }
+        return r;
     }
 
     private void localCseqBase()

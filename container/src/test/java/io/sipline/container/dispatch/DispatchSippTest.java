@@ -237,6 +237,16 @@ class DispatchSippTest
     private static void relay(final String name, final String caller, final String callee, final int calls)
         throws Exception
     {
+        relay(name, new B2bua(), caller, callee, calls);
+    }
+
+    /**
+     * Caller scenario -> {@code servlet} (its context parameter {@code target} the callee) -> callee scenario,
+     * {@code calls} calls at 10/s; both sides must count every call, no servlet may throw, every session must end.
+     */
+    static void relay(final String name, final SipServlet servlet, final String caller, final String callee,
+        final int calls) throws Exception
+    {
         Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
         final int uasPort = Sipp.freeUdpPort();
         final String uasName = "container-" + name + "-callee";
@@ -244,7 +254,7 @@ class DispatchSippTest
         Process uas = null;
         try (ContainerServer server = TestApps.server())
         {
-            server.registry().onDeployed(TestApps.application("b2bua", new B2bua(),
+            server.registry().onDeployed(TestApps.application(name, servlet,
                 Map.of("target", "sip:service@127.0.0.1:" + uasPort)));
             uas = Sipp.start(uasName, List.of("-sf", scenario(callee).toString(), "-m", Integer.toString(calls)),
                 uasPort);

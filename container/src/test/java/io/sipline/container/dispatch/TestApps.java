@@ -101,6 +101,13 @@ final class TestApps
             + "Content-Length: 0\r\n\r\n";
     }
 
+    /** The SipFactory of a deployed application. */
+    static javax.servlet.sip.SipFactory factory(final ContainerServer server, final String application)
+    {
+        return (javax.servlet.sip.SipFactory)server.registry().application(application).servletContext()
+            .getAttribute(SipServlet.SIP_FACTORY);
+    }
+
     /** Polls a condition for up to five seconds. */
     static boolean await(final java.util.function.BooleanSupplier condition) throws InterruptedException
     {

@@ -51,8 +51,7 @@ class UacDispatchTest
         {
             peer.setSoTimeout(5_000);
             server.registry().onDeployed(TestApps.application("uac", new Recorder(), Map.of()));
-            final SipFactory factory = (SipFactory)server.registry().application("uac").servletContext()
-                .getAttribute(SipServlet.SIP_FACTORY);
+            final SipFactory factory = TestApps.factory(server, "uac");
             final SipApplicationSession app = factory.createApplicationSession();
             final SipServletRequest options = factory.createRequest(app, "OPTIONS", "<sip:app@127.0.0.1>",
                 "<sip:peer@127.0.0.1:" + peer.getLocalPort() + ">");

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The b2bua example in the real server, driven by sipp on loopback: sipp caller -> Sipline (b2bua.war, its
  * {@code target} pointed at this test's callee port) -> sipp callee. Normal calls under load, the caller cancelling,
- * the callee busy, silent or hanging up.
+ * the callee busy, silent, hanging up, or sending a reliable 183 (RFC 3262).
  */
 class B2buaE2eTest
 {
@@ -77,6 +77,19 @@ class B2buaE2eTest
         SippRun.callThrough("b2bua-bye", server, calleePort, 20, 10, 2_000,
             List.of("-sf", Examples.scenario("callee-hangs-up.xml", Map.of())),
             List.of("-sf", Examples.scenario("caller-receives-bye.xml", Map.of()), "-s", "service"));
+    }
+
+    /**
+     * RFC 3262 through the example: the callee's reliable 183 goes to the caller reliably (it supports 100rel), the
+     * caller's PRACK goes to the callee with the RAck of the callee's 183, and the callee answers only after it.
+     */
+    @Test
+    void shouldRelayAReliable183AndItsPrack() throws Exception
+    {
+        final Path scenarios = Path.of("src", "test", "resources", "sipp").toAbsolutePath();
+        SippRun.callThrough("b2bua-100rel", server, calleePort, 20, 10, 2_000,
+            List.of("-sf", scenarios.resolve("prack-callee.xml").toString()),
+            List.of("-sf", scenarios.resolve("prack-caller.xml").toString(), "-s", "service"));
     }
 
     /** A callee that never answers: the server's INVITE client transaction times out (Timer B, 64*T1 = 32 s). */

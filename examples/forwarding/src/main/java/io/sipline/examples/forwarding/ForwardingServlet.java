@@ -4,6 +4,7 @@ import java.io.IOException;
 
 import javax.servlet.ServletException;
 import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.Rel100Exception;
 import javax.servlet.sip.SipServlet;
 import javax.servlet.sip.SipServletMessage;
 import javax.servlet.sip.SipServletRequest;
@@ -27,8 +28,12 @@ import javax.servlet.sip.URI;
  * <li>a CANCEL from the caller: the container has answered it and the INVITE (487, JSR 289 §11.2.3), and the
  * callee leg is cancelled with {@link B2buaHelper#createCancel}; the callee's 487 then goes nowhere (the caller's
  * INVITE is already answered). A 2xx that crosses the CANCEL is acknowledged and hung up with a BYE;</li>
- * <li>any other request inside the dialog (re-INVITE, UPDATE, INFO, ...) is relayed to the other leg, and its
- * responses back, through linked requests.</li>
+ * <li>any other request inside the dialog (re-INVITE, UPDATE, INFO, PRACK, ...) is relayed to the other leg, and
+ * its responses back, through linked requests;</li>
+ * <li>a reliable provisional response (RFC 3262: it carries RSeq) is relayed with
+ * {@link SipServletResponse#sendReliably()} when the caller supports 100rel, so that the caller's PRACK is relayed
+ * to the callee as above; else it is relayed as an ordinary one and acknowledged here with
+ * {@link SipServletResponse#createPrack()}.</li>
  * </ul>
  * Threading: the container serializes the calls for one application session (JSR 289 §6.4.2.1 concurrency); the
  * servlet itself keeps no per-call state in fields.
@@ -213,7 +218,38 @@ public abstract class ForwardingServlet extends SipServlet
                 response.getReasonPhrase()) :
             upstream.createResponse(response.getStatus(), response.getReasonPhrase());
         copyBody(response, back);
+        if (response.getStatus() < 200 && null != response.getHeader("RSeq"))
+        {
+            sendReliably(response, back);
+            return;
+        }
         back.send();
+    }
+
+    /**
+     * RFC 3262: the callee sent {@code response} reliably and waits for its PRACK. When the caller supports 100rel,
+     * the response goes on reliably and the caller's PRACK is relayed like any request in the dialog; otherwise it
+     * goes on as an ordinary provisional response and this B2BUA acknowledges it itself.
+     */
+    private static void sendReliably(final SipServletResponse response, final SipServletResponse back)
+        throws IOException
+    {
+        try
+        {
+            back.sendReliably();
+        }
+        catch (final Rel100Exception e)
+        {
+            back.send();
+            try
+            {
+                response.createPrack().send();
+            }
+            catch (final Rel100Exception notReliable)
+            {
+                throw new IOException("the callee's " + response.getStatus() + " is not reliable", notReliable);
+            }
+        }
     }
 
     private static SipSession linkedSession(final SipServletRequest request)

@@ -1,0 +1,115 @@
+package io.sipline.container.dispatch;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Predicate;
+
+/**
+ * A raw SIP peer for the dispatch tests: one UDP socket on loopback that sends message texts ({@code PORT} replaced by
+ * its own port) and waits, up to a deadline, for the first message that matches, keeping the others it read.
+ * <p>
+ * Threading: the test's thread only.
+ */
+final class SipPeer implements AutoCloseable
+{
+    private static final long WAIT_MS = 10_000;
+
+    private final DatagramSocket socket;
+    private final byte[] buffer = new byte[8192];
+    /** Every message read, in order of arrival. */
+    private final List<String> received = new ArrayList<>();
+    private final InetSocketAddress target;
+
+    SipPeer(final InetSocketAddress target) throws IOException
+    {
+        this.socket = new DatagramSocket(new InetSocketAddress(TestApps.LOOPBACK, 0));
+        this.socket.setSoTimeout(100);
+        this.target = target;
+    }
+
+    int port()
+    {
+        return socket.getLocalPort();
+    }
+
+    void send(final String text) throws IOException
+    {
+        final byte[] bytes = text.replace("PORT", Integer.toString(port())).getBytes(StandardCharsets.US_ASCII);
+        socket.send(new DatagramPacket(bytes, bytes.length, target));
+    }
+
+    /** The first message read from now on that matches; fails (AssertionError) after the deadline. */
+    String await(final Predicate<String> wanted, final String what) throws IOException
+    {
+        final long deadline = System.nanoTime() + WAIT_MS * 1_000_000L;
+        while (System.nanoTime() - deadline < 0)
+        {
+            final DatagramPacket p = new DatagramPacket(buffer, buffer.length);
+            try
+            {
+                socket.receive(p);
+            }
+            catch (final SocketTimeoutException e)
+            {
+                continue;
+            }
+            final String text = new String(buffer, 0, p.getLength(), StandardCharsets.US_ASCII);
+            received.add(text);
+            if (wanted.test(text))
+            {
+                return text;
+            }
+        }
+        throw new AssertionError("no " + what + " within " + WAIT_MS + " ms; read: " + firstLines());
+    }
+
+    /** The first line of every message read so far. */
+    List<String> firstLines()
+    {
+        return received.stream().map(m -> m.substring(0, Math.max(0, m.indexOf('\r')))).toList();
+    }
+
+    /** Every message read so far. */
+    List<String> received()
+    {
+        return received;
+    }
+
+    /** The first value of a header in a message's text, or null. */
+    static String header(final String message, final String name)
+    {
+        final String prefix = name.toLowerCase(Locale.ROOT) + ":";
+        for (final String line : message.split("\r\n"))
+        {
+            if (line.toLowerCase(Locale.ROOT).startsWith(prefix))
+            {
+                return line.substring(prefix.length()).strip();
+            }
+            if (line.isEmpty())
+            {
+                break;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a message is a response with that status to that CSeq method. */
+    static Predicate<String> response(final int status, final String method)
+    {
+        return m -> m.startsWith("SIP/2.0 " + status + " ") && null != header(m, "CSeq")
+            && header(m, "CSeq").endsWith(" " + method);
+    }
+
+    @Override
+    public void close()
+    {
+        socket.close();
+    }
+}
