@@ -54,7 +54,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--add-modules=jdk.incubator.vector"})
+@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--add-modules=jdk.incubator.vector",
+    "--add-opens=java.base/com.sun.crypto.provider=ALL-UNNAMED"})
 public class SrtpBenchmark
 {
     private static final int HEADER = 12;
