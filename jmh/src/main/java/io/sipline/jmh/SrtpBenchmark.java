@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * SRTP protect and unprotect, ns per packet and B/op ({@code -prof gc}), for AES_CM_128_HMAC_SHA1_80 and
  * AEAD_AES_128_GCM at 160- and 1,200-octet payloads (12-octet RTP header), on every backend ({@code jca},
- * {@code jca-java-gcm}: the same with GHASH in Java for GCM, {@code bc}), beside the raw cost of
+ * {@code jca-java-gcm}: the same except GCM by {@code JavaGcm}, GCTR on the ECB path and GHASH by the JDK's own
+ * stub, {@code bc}), beside the raw cost of
  * the same {@code javax.crypto} operations on the same bytes: the floor for Java.
  *
  * <ul>
@@ -46,7 +47,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  *
  * <p>The fork adds {@code jdk.incubator.vector}, as {@code bin/sipline} and the tests do: the SSRC index and the
- * AES-CM keystream XOR use it when present.
+ * AES-CM keystream XOR use it when present. It also opens {@code java.base/com.sun.crypto.provider}, as the
+ * media-ice tests do, so that {@code jca-java-gcm} takes GHASH from the JDK's stub; without the opening it falls back
+ * to a Shoup table in Java (pass {@code -jvmArgsPrepend -Dio.sipline.srtp.ghash.table=shoup8} to measure that).
  *
  * <p>Run: {@code java -jar jmh/target/benchmarks.jar SrtpBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1 -prof gc}
  */
@@ -54,7 +57,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--add-modules=jdk.incubator.vector"})
+@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--add-modules=jdk.incubator.vector",
+    "--add-opens=java.base/com.sun.crypto.provider=ALL-UNNAMED"})
 public class SrtpBenchmark
 {
     private static final int HEADER = 12;

@@ -54,7 +54,7 @@ public class SsrcLookupBenchmark
     /** Queries cycled through; a power of two. */
     static final int QUERIES = 1 << 20;
 
-    @Param({"1", "3", "5", "10", "20", "30", "50", "100", "200", "1000"})
+    @Param({"1", "2", "3", "5", "10", "20", "30", "50", "100", "200", "1000"})
     int n;
 
     /** The index under test in this fork, built with the strategy the benchmark's name says. */

@@ -8,22 +8,28 @@ import java.util.Arrays;
 /**
  * AES-GCM (NIST SP 800-38D) with a 16-octet tag and a 96-bit IV, for RFC 7714 AEAD SRTP, that allocates nothing per
  * message: GCTR's keystream comes from the AES/ECB {@code Cipher.update} path of {@link JcaSrtpBackend.EcbCtr} (the
- * counter blocks J0, inc32(J0), ... encrypted in one call, the first block masking the tag), and GHASH is computed
- * here in Java with Shoup's table method: the multiples of H by every 4-bit nibble (16 entries, 256 octets per key)
- * or every octet (256 entries, 4 KB per key; the default, {@value #TABLE_BITS_PROP_NAME}), so one block costs 32 or 16
- * table look-ups, shifts and XORs instead of a carry-less multiply. {@code AES/GCM/NoPadding} in the JDK allocates
- * about 1 KB per packet because it must be re-initialised for every IV (see {@code media-ice/README.md}).
+ * counter blocks J0, inc32(J0), ... encrypted in one call, the first block masking the tag), and GHASH either by
+ * the JDK's own carry-less-multiply stub called directly ({@link JdkGhash}, the default where the JVM opens it) or in
+ * Java by table look-ups ({@link Table}, chosen with {@value #TABLE_PROP_NAME}). {@code AES/GCM/NoPadding} in the
+ * JDK allocates about 1 KB per packet because it must be re-initialised for every IV (see
+ * {@code media-ice/README.md}); its GHASH stub called on its own allocates nothing.
  *
  * <h2>GHASH (SP 800-38D §6.3, §6.4)</h2>
  * A block is the 128-bit polynomial whose coefficient of x^0 is the most significant bit of its first octet; here it is
  * held in two longs read big-endian ({@code high} holds octets 0..7), so x^0 is bit 63 of {@code high} and
- * multiplying by x is a right shift, with x^128 = 1 + x + x^2 + x^7 folded back as {@code 0xE1 << 56}. For a nibble
- * n = b3 b2 b1 b0 (b3 its high bit) at degrees p..p+3, the table holds {@code M[n] = (b3 + b2 x + b1 x^2 + b0 x^3) H}
- * (likewise for octets); X·H is then evaluated by Horner's rule from the last nibble of X to the first:
- * Z = Z·x^4 + M[nibble], where Z·x^4 shifts Z right by 4 bits and folds the 4 bits shifted out with
- * {@link #REDUCE_4} ({@link #REDUCE_8} for octets).
+ * multiplying by x is a right shift, with x^128 = 1 + x + x^2 + x^7 folded back as {@code 0xE1 << 56} (the JDK's
+ * GHASH keeps its state in the same two big-endian longs). Three ways to multiply X by H:
+ * <ul>
+ *   <li>{@link Table#SHOUP_4}, {@link Table#SHOUP_8} (Shoup's method): for a nibble n = b3 b2 b1 b0 (b3 its high
+ *   bit) the table holds {@code M[n] = (b3 + b2 x + b1 x^2 + b0 x^3) H} (likewise for octets); X·H is evaluated by
+ *   Horner's rule from the last nibble of X to the first: Z = Z·x^4 + M[nibble], where Z·x^4 shifts Z right by 4 bits
+ *   and folds the 4 bits shifted out with {@link #REDUCE_4} ({@link #REDUCE_8} for octets). Every step needs the
+ *   previous Z: 32 (16) dependent steps per block.</li>
+ *   <li>{@link Table#JDK}: {@link JdkGhash}, the JDK's {@code GHASH.processBlocks} (PCLMULQDQ), whole runs of
+ *   blocks per call; its key table (H and the powers of H the stub computes) is 144 octets per key here.</li>
+ * </ul>
  *
- * <p>Constant time with respect to the tag comparison; the table look-ups are indexed by data (as in every table
+ * <p>Constant time with respect to the tag comparison; the Shoup look-ups are indexed by data (as in every table
  * GHASH), which a co-resident cache-timing attacker could observe. The JDK path (CLMUL) has no such tables.
  *
  * <p>Not thread-safe; owned by one {@link SrtpContext} (one media thread).
@@ -48,20 +54,62 @@ final class JavaGcm implements SrtpBackend.Aead
     /** The same for the eight bits shifted out by Z·x^8: bit j of r folds back as {@code R >>> (7 - j)}. */
     private static final long[] REDUCE_8 = reduceTable(8);
 
-    /** System property: the table width, 4 or 8 bits ({@link #TABLE_BITS_DEFAULT}). */
-    static final String TABLE_BITS_PROP_NAME = "io.sipline.srtp.ghash.bits";
+    /** How {@link JavaGcm} computes GHASH. */
+    enum Table
+    {
+        /** Shoup's 4-bit table: 16 multiples of H, 256 octets per key, 32 dependent steps per block. */
+        SHOUP_4(4),
+        /** Shoup's 8-bit table: 256 multiples of H, 4 KB per key, 16 dependent steps per block. */
+        SHOUP_8(8),
+        /** The JDK's GHASH stub through {@link JdkGhash}; needs {@link JdkGhash#AVAILABLE}. */
+        JDK(0);
 
-    /** Default of {@link #TABLE_BITS_PROP_NAME}. */
-    static final int TABLE_BITS_DEFAULT = 8;
+        /** Bits of X per look-up of a Shoup table; 0 for {@link #JDK}. */
+        final int bits;
 
-    /** The table width of engines made by {@link JcaSrtpBackend#JAVA_GCM}. */
-    static final int TABLE_BITS = Integer.getInteger(TABLE_BITS_PROP_NAME, TABLE_BITS_DEFAULT);
+        Table(final int bits)
+        {
+            this.bits = bits;
+        }
+
+        /**
+         * @param name {@code shoup4}, {@code shoup8} or {@code jdk}, any case.
+         * @return the table.
+         * @throws IllegalArgumentException for another name, naming the three.
+         */
+        static Table byName(final String name)
+        {
+            for (final Table table : values())
+            {
+                if (table.name().replace("_", "").equalsIgnoreCase(name))
+                {
+                    return table;
+                }
+            }
+            throw new IllegalArgumentException(TABLE_PROP_NAME + " must be shoup4, shoup8 or jdk: " + name);
+        }
+    }
+
+    /** System property: the GHASH, {@code jdk}, {@code shoup8} or {@code shoup4}. */
+    static final String TABLE_PROP_NAME = "io.sipline.srtp.ghash.table";
+
+    /** Default of {@link #TABLE_PROP_NAME}: the JDK's stub where it is available, else Shoup's 8-bit table. */
+    static final String TABLE_DEFAULT = JdkGhash.AVAILABLE ? "jdk" : "shoup8";
+
+    /** The GHASH of engines made by {@link JcaSrtpBackend#JAVA_GCM}. */
+    static final Table TABLE = Table.byName(System.getProperty(TABLE_PROP_NAME, TABLE_DEFAULT));
 
     private final JcaSrtpBackend.EcbCtr ctr;
-    /** Bits of X consumed per table look-up: 4 (Shoup's 4-bit table) or 8. */
-    private final int tableBits;
+    private final Table table;
+    /** Shoup tables: the multiples of H, high and low longs; null for {@link Table#JDK}. */
     private final long[] tableHigh;
     private final long[] tableLow;
+    /** {@link Table#JDK}: the key table of {@link JdkGhash}; null for the Shoup tables. */
+    private final long[] subkey;
+    /** {@link Table#JDK}: Y handed to {@link JdkGhash} (copied from and back to yHigh, yLow around each call). */
+    private final long[] state;
+    /** {@link Table#JDK}: the lengths block [len(A)]64 || [len(C)]64. */
+    private final byte[] lengths = new byte[16];
     /** J0 = IV || 0^31 || 1 (SP 800-38D §7.1, 96-bit IV). */
     private final byte[] j0 = new byte[16];
     /** Associated data not yet a whole block; zero-padded when the text starts. */
@@ -80,24 +128,37 @@ final class JavaGcm implements SrtpBackend.Aead
      */
     JavaGcm(final boolean vectorXor)
     {
-        this(vectorXor, TABLE_BITS);
+        this(vectorXor, TABLE);
     }
 
     /**
      * @param vectorXor whether the keystream XOR may use the Vector API.
-     * @param tableBits 4 (16 multiples of H, 256 octets per key) or 8 (256 multiples, 4 KB per key, half the
-     *                  look-ups).
+     * @param table     the GHASH table.
+     * @throws IllegalStateException if {@code table} is {@link Table#JDK} and {@link JdkGhash#AVAILABLE} is false.
      */
-    JavaGcm(final boolean vectorXor, final int tableBits)
+    JavaGcm(final boolean vectorXor, final Table table)
     {
-        if (4 != tableBits && 8 != tableBits)
-        {
-            throw new IllegalArgumentException("table bits must be 4 or 8: " + tableBits);
-        }
         ctr = new JcaSrtpBackend.EcbCtr(vectorXor);
-        this.tableBits = tableBits;
-        tableHigh = new long[1 << tableBits];
-        tableLow = new long[1 << tableBits];
+        this.table = table;
+        if (Table.JDK == table)
+        {
+            if (!JdkGhash.AVAILABLE)
+            {
+                throw new IllegalStateException("the JDK's GHASH needs " + JdkGhash.ADD_OPENS + ": " +
+                    JdkGhash.UNAVAILABLE_REASON);
+            }
+            tableHigh = null;
+            tableLow = null;
+            subkey = new long[JdkGhash.SUBKEY_LONGS];
+            state = new long[2];
+        }
+        else
+        {
+            tableHigh = new long[1 << table.bits];
+            tableLow = new long[1 << table.bits];
+            subkey = null;
+            state = null;
+        }
     }
 
     @Override
@@ -108,8 +169,21 @@ final class JavaGcm implements SrtpBackend.Aead
         final byte[] h = ctr.keystream(new byte[16], 16);
         final long hHigh = (long)LONG_BE.get(h, 0);
         final long hLow = (long)LONG_BE.get(h, 8);
-        // With b-bit look-ups, M[2^(b-1)] = H, M[2^(b-2)] = H·x, ..., M[1] = H·x^(b-1); M[a ^ c] = M[a] ^ M[c].
-        final int size = 1 << tableBits;
+        if (Table.JDK == table)
+        {
+            JdkGhash.key(subkey, hHigh, hLow);
+        }
+        else
+        {
+            initShoup(hHigh, hLow);
+        }
+        keyed = true;
+    }
+
+    /** Shoup: with b-bit look-ups, M[2^(b-1)] = H, M[2^(b-2)] = H·x, ..., M[1] = H·x^(b-1); M[a ^ c] = M[a] ^ M[c]. */
+    private void initShoup(final long hHigh, final long hLow)
+    {
+        final int size = 1 << table.bits;
         long vHigh = hHigh;
         long vLow = hLow;
         for (int bit = size >>> 1; bit > 0; bit >>>= 1)
@@ -130,7 +204,6 @@ final class JavaGcm implements SrtpBackend.Aead
                 tableLow[n + j] = tableLow[n] ^ tableLow[j];
             }
         }
-        keyed = true;
     }
 
     @Override
@@ -245,26 +318,51 @@ final class JavaGcm implements SrtpBackend.Aead
     /** Absorbs [len(A)]64 || [len(C)]64, in bits. */
     private void ghashLengths(final int textLength)
     {
+        if (Table.JDK == table)
+        {
+            LONG_BE.set(lengths, 0, aadLength << 3);
+            LONG_BE.set(lengths, 8, (long)textLength << 3);
+            ghashBlocks(lengths, 0, TAG);
+            return;
+        }
         multiplyH(yHigh ^ (aadLength << 3), yLow ^ ((long)textLength << 3));
     }
 
     /** Y = (Y ^ X_i) · H for each whole block of {@code buffer[offset, offset + length)}; length a multiple of 16. */
     private void ghashBlocks(final byte[] buffer, final int offset, final int length)
     {
+        if (Table.JDK == table)
+        {
+            final long[] y = state;
+            y[0] = yHigh;
+            y[1] = yLow;
+            JdkGhash.process(buffer, offset, length, y, subkey);
+            yHigh = y[0];
+            yLow = y[1];
+            return;
+        }
         for (int at = offset, end = offset + length; at < end; at += 16)
         {
             multiplyH(yHigh ^ (long)LONG_BE.get(buffer, at), yLow ^ (long)LONG_BE.get(buffer, at + 8));
         }
     }
 
-    /** Y = X · H by Horner's rule over the nibbles (or octets) of X, last (lowest bits of {@code xLow}) first. */
+    /** Y = X · H with a Shoup table. */
     private void multiplyH(final long xHigh, final long xLow)
     {
-        if (8 == tableBits)
+        if (Table.SHOUP_8 == table)
         {
             multiplyH8(xHigh, xLow);
-            return;
         }
+        else
+        {
+            multiplyH4(xHigh, xLow);
+        }
+    }
+
+    /** {@link Table#SHOUP_4}: Horner's rule over the nibbles of X, last (lowest bits of {@code xLow}) first. */
+    private void multiplyH4(final long xHigh, final long xLow)
+    {
         final long[] mHigh = tableHigh;
         final long[] mLow = tableLow;
         long zHigh = 0;
@@ -289,7 +387,7 @@ final class JavaGcm implements SrtpBackend.Aead
         yLow = zLow;
     }
 
-    /** {@link #multiplyH} with octets: 16 look-ups per block, Z·x^8 folded with {@link #REDUCE_8}. */
+    /** {@link Table#SHOUP_8}: {@link #multiplyH4} with octets: 16 look-ups per block, Z·x^8 folded with {@link #REDUCE_8}. */
     private void multiplyH8(final long xHigh, final long xLow)
     {
         final long[] mHigh = tableHigh;

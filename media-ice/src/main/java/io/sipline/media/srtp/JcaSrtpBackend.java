@@ -28,7 +28,9 @@ import javax.crypto.spec.SecretKeySpec;
  *     <li><b>AES-GCM</b> uses {@code AES/GCM/NoPadding}. It must be re-initialised per packet (new IV), and the JDK
  *     then allocates its GHASH/GCTR engine and a {@code GCMParameterSpec}: about 1 KB per packet, independent of the
  *     packet size. Output goes through a scratch array (the in-place overlap path was slower). {@link #JAVA_GCM}
- *     uses {@link JavaGcm} instead: no allocation, slower (GHASH by table in Java instead of CLMUL).</li>
+ *     uses {@link JavaGcm} instead: no allocation, GCTR on the ECB path and GHASH by the JDK's own CLMUL stub
+ *     ({@link JdkGhash}, faster than {@code AES/GCM} itself) or, where the JVM does not open it, by table in Java
+ *     (slower).</li>
  * </ul>
  *
  * <p>Stateless factory, thread-safe; the engines it makes are not thread-safe and are owned by one context.
@@ -39,8 +41,9 @@ public final class JcaSrtpBackend implements SrtpBackend
     public static final JcaSrtpBackend INSTANCE = new JcaSrtpBackend(false);
 
     /**
-     * The same, except AES-GCM through {@link JavaGcm}: GCTR on the ECB path and GHASH in Java, 0 B per packet instead
-     * of about 1 KB, but slower (measured in {@code media-ice/README.md}); named {@value #JAVA_GCM_NAME}.
+     * The same, except AES-GCM through {@link JavaGcm}: GCTR on the ECB path and GHASH by the JDK's stub
+     * ({@link JdkGhash}) or a table in Java, 0 B per packet instead of about 1 KB, and faster than {@link #INSTANCE}
+     * with the stub, slower with a table (measured in {@code media-ice/README.md}); named {@value #JAVA_GCM_NAME}.
      */
     public static final JcaSrtpBackend JAVA_GCM = new JcaSrtpBackend(true);
 

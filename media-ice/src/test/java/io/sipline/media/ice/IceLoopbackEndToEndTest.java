@@ -27,7 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * hosts that lets only the TURN server through).
  *
  * <p>On loopback a server-reflexive address equals its host address, so the agents gather it and drop it as
- * redundant (RFC 8445 §5.1.3); {@link IceAgentTest} covers server-reflexive candidates behind a simulated NAT.
+ * redundant (RFC 8445 §5.1.3). To get a real one, a side can sit behind a NAT made of sockets: each of its components
+ * sends and receives through a second loopback socket (the NAT's public port, endpoint-independent mapping and
+ * filtering, RFC 4787), while its host candidate names a socket nobody can reach (a private address). coturn then
+ * reports the public port as the server-reflexive address, and only that candidate can connect.
  */
 class IceLoopbackEndToEndTest
 {
@@ -38,9 +41,10 @@ class IceLoopbackEndToEndTest
     private final List<Side> sides = new ArrayList<>();
     private final Set<InetSocketAddress> firewalled = new HashSet<>();
 
-    /** An agent with one loopback socket per component. */
+    /** An agent with one loopback socket per component (two behind the NAT: the private one and the public one). */
     private final class Side implements IceAgent.Listener
     {
+        /** The sockets the agent sends and receives on: its own, or the NAT's public ones. */
         final List<UdpEndpoint> endpoints = new ArrayList<>();
         final IceAgent agent;
         final List<String> data = new ArrayList<>();
@@ -49,15 +53,22 @@ class IceLoopbackEndToEndTest
 
         Side(final boolean lite, final boolean controlling, final int components) throws IOException
         {
+            this(lite, controlling, components, false);
+        }
+
+        /**
+         * @param natted whether the side sits behind the NAT: its host candidate is then a socket that is never read
+         *               (unreachable, as a private address is), and all its traffic goes through a public socket.
+         */
+        Side(final boolean lite, final boolean controlling, final int components, final boolean natted)
+            throws IOException
+        {
             agent = new IceAgent(context, IceLimits.PJNATH, components, lite, controlling,
                 (socket, buf, off, len, to) -> endpoints.get(socket).send(buf, off, len, to), this);
             for (int c = 1; c <= components; c++)
             {
-                final UdpEndpoint endpoint =
-                    new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), buffers);
-                loop.closeLater(endpoint);
-                endpoint.register(loop.selector());
-                endpoints.add(endpoint);
+                final UdpEndpoint endpoint = loopbackEndpoint();
+                endpoints.add(natted ? loopbackEndpoint() : endpoint);
                 agent.addHostCandidate(c, c - 1, endpoint.localAddress());
             }
             sides.add(this);
@@ -96,6 +107,14 @@ class IceLoopbackEndToEndTest
                 }, 64);
             }
         }
+    }
+
+    private UdpEndpoint loopbackEndpoint() throws IOException
+    {
+        final UdpEndpoint endpoint = new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), buffers);
+        loop.closeLater(endpoint);
+        endpoint.register(loop.selector());
+        return endpoint;
     }
 
     private void pump(final BooleanSupplier done) throws IOException
@@ -196,6 +215,46 @@ class IceLoopbackEndToEndTest
         assertDataFlows(a, b, 2);
         assertTrue(a.agent.turnClient(1).dataReceived() + b.agent.turnClient(1).dataReceived() > relayedBefore,
             "the data came through the relay");
+        a.agent.close(System.currentTimeMillis());
+        b.agent.close(System.currentTimeMillis());
+        pump(() -> TurnClient.STATE_CLOSED == a.agent.turnClient(1).state()
+            && TurnClient.STATE_CLOSED == b.agent.turnClient(2).state());
+    }
+
+    /**
+     * Host, server-reflexive and relayed candidates on real sockets: agent A behind the socket NAT gathers a
+     * server-reflexive candidate from coturn (its public port, not its host address), its host candidate cannot be
+     * reached, and ICE connects A, at its server-reflexive address, to B's host candidate on both components.
+     */
+    @Test
+    void shouldConnectAServerReflexiveCandidateFromCoturnThroughANat() throws IOException, IceParseException
+    {
+        final Side a = new Side(false, true, 2, true);
+        final Side b = new Side(false, false, 2);
+        gatherWithCoturn(a);
+        gatherWithCoturn(b);
+        for (int c = 1; c <= 2; c++)
+        {
+            final InetSocketAddress publicPort = a.endpoints.get(c - 1).localAddress();
+            final int component = c;
+            assertTrue(a.gathered.stream().anyMatch(x -> IceCandidateType.SERVER_REFLEXIVE == x.type()
+                && x.componentId() == component && publicPort.getPort() == x.port()), a.gathered.toString());
+        }
+
+        b.agent.applyRemoteDescription(a.agent.localDescription(), System.currentTimeMillis());
+        a.agent.applyRemoteDescription(b.agent.localDescription(), System.currentTimeMillis());
+        pump(() -> completed(a) && completed(b));
+        for (int c = 1; c <= 2; c++)
+        {
+            // B reaches A only at A's server-reflexive address (the NAT's public port), from B's host candidate. A
+            // names its end of the pair by the base the check left from (its host candidate): this agent keeps the
+            // checked pair as the valid pair, where RFC 8445 §7.2.5.3.2 would name the server-reflexive candidate
+            // that equals the mapped address (same socket, same path; media-ice/README.md, ICE, left).
+            assertEquals(a.endpoints.get(c - 1).localAddress(), b.agent.selectedRemote(c), "component " + c);
+            assertEquals(IceCandidateType.HOST, b.agent.selectedLocal(c).type(), "component " + c);
+            assertEquals(b.endpoints.get(c - 1).localAddress(), a.agent.selectedRemote(c), "component " + c);
+        }
+        assertDataFlows(a, b, 2);
         a.agent.close(System.currentTimeMillis());
         b.agent.close(System.currentTimeMillis());
         pump(() -> TurnClient.STATE_CLOSED == a.agent.turnClient(1).state()

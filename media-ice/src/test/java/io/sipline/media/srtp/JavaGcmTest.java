@@ -17,10 +17,10 @@ import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link JavaGcm} (GHASH by 4-bit and 8-bit tables, GCTR on the ECB path) against the JDK's
+ * {@link JavaGcm} (GHASH by each of its tables, GCTR on the ECB path) against the JDK's
  * {@code AES/GCM/NoPadding}, an independent implementation (CLMUL): random keys of 16 and 32 octets, IVs, associated data of 0 to 70 octets split
  * into up to three {@code aad} calls at random points (SRTCP splits its AAD), texts of 0 to 1,500 octets at random
  * offsets; then every tag and text octet flipped in turn must fail and leave the buffer as it was. Also the AES-GCM
@@ -30,16 +30,45 @@ class JavaGcmTest
 {
     private static final HexFormat HEX = HexFormat.of();
 
+    /**
+     * The surefire argLine opens {@code com.sun.crypto.provider} (as {@code bin/sipline} and the benchmarks do), so the
+     * JDK's GHASH must be reachable here and be the default; without it the tests below would not test that path.
+     * Its bounds are checked before the stub (which checks nothing) is called.
+     */
+    @Test
+    void shouldReachTheJdkGhashAndCheckItsBounds()
+    {
+        assertTrue(JdkGhash.AVAILABLE, () -> "JDK GHASH unavailable: " + JdkGhash.UNAVAILABLE_REASON);
+        assertEquals(JavaGcm.Table.JDK, JavaGcm.TABLE);
+        final long[] subkey = new long[JdkGhash.SUBKEY_LONGS];
+        JdkGhash.key(subkey, 1, 2);
+        final long[] state = new long[2];
+        final byte[] data = new byte[48];
+        assertThrows(IllegalArgumentException.class, () -> JdkGhash.process(data, 40, 16, state, subkey));
+        assertThrows(IllegalArgumentException.class, () -> JdkGhash.process(data, -16, 16, state, subkey));
+        assertThrows(IllegalArgumentException.class, () -> JdkGhash.process(data, 0, 15, state, subkey));
+        assertThrows(IllegalArgumentException.class, () -> JdkGhash.process(data, 0, 16, new long[3], subkey));
+        assertThrows(IllegalArgumentException.class, () -> JdkGhash.process(data, 0, 16, state, new long[2]));
+        assertEquals(0, state[0] | state[1], "nothing written by a refused call");
+        JdkGhash.process(data, 32, 16, state, subkey);
+        assertEquals(0, state[0] | state[1], "a zero block keeps Y at zero");
+        assertEquals(JavaGcm.Table.JDK, JavaGcm.Table.byName("jdk"));
+    }
+
     @ParameterizedTest
-    @CsvSource({"true, 8", "false, 8", "true, 4", "false, 4"})
-    void shouldMatchTheJdkOnRandomMessages(final boolean vectorXor, final int tableBits) throws Exception
+    @CsvSource({"true, JDK", "false, JDK", "true, SHOUP_8", "false, SHOUP_8", "true, SHOUP_4", "false, SHOUP_4"})
+    void shouldMatchTheJdkOnRandomMessages(final boolean vectorXor, final JavaGcm.Table table) throws Exception
     {
         final SplittableRandom random = new SplittableRandom(0x6C3A);
         for (final int keyLength : new int[] {16, 32})
         {
             final byte[] key = new byte[keyLength];
             random.nextBytes(key);
-            final JavaGcm ours = new JavaGcm(vectorXor, tableBits);
+            final JavaGcm ours = new JavaGcm(vectorXor, table);
+            // Keyed twice, as a context re-keys its engines: nothing of the first key may remain in the tables.
+            final byte[] firstKey = new byte[keyLength];
+            random.nextBytes(firstKey);
+            ours.init(firstKey, keyLength);
             ours.init(key, keyLength);
             final Cipher jdk = Cipher.getInstance("AES/GCM/NoPadding");
             final SecretKeySpec keySpec = new SecretKeySpec(key, "AES");
@@ -62,7 +91,7 @@ class JavaGcmTest
                 assertTrue(ours.start(true, iv));
                 addAad(ours, aad, random);
                 assertEquals(length + 16, ours.encrypt(buffer, offset, length));
-                final String where = tableBits + "-bit table, key " + keyLength + ", message " + message
+                final String where = table + " table, key " + keyLength + ", message " + message
                     + ", aad " + aad.length + ", text " + length;
                 assertArrayEquals(expected, Arrays.copyOfRange(buffer, offset, offset + length + 16), where);
 
@@ -113,13 +142,14 @@ class JavaGcmTest
         assertEquals(-1, gcm.decrypt(copy, 0, 15), "shorter than a tag");
         assertFalse(gcm.start(true, new byte[16]), "only 96-bit IVs");
         assertFalse(new JavaGcm(true).start(true, iv), "not keyed");
-        assertThrows(IllegalArgumentException.class, () -> new JavaGcm(true, 6));
+        assertThrows(IllegalArgumentException.class, () -> JavaGcm.Table.byName("shoup6"));
+        assertEquals(JavaGcm.Table.SHOUP_8, JavaGcm.Table.byName("Shoup8"));
     }
 
     /** McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)", appendix B, test cases 2, 3 and 4. */
     @ParameterizedTest
-    @ValueSource(ints = {4, 8})
-    void shouldMatchTheGcmSpecificationTestCases(final int tableBits)
+    @EnumSource(JavaGcm.Table.class)
+    void shouldMatchTheGcmSpecificationTestCases(final JavaGcm.Table table)
     {
         final String key = "feffe9928665731c6d6a8f9467308308";
         final String iv = "cafebabefacedbaddecaf888";
@@ -127,17 +157,17 @@ class JavaGcmTest
             + "49a6b525b16aedf5aa0de657ba637b391aafd255";
         final String cipher3 = "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
             + "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985";
-        assertSealed(tableBits, "00000000000000000000000000000000", "000000000000000000000000", "",
+        assertSealed(table, "00000000000000000000000000000000", "000000000000000000000000", "",
             "00000000000000000000000000000000", "0388dace60b6a392f328c2b971b2fe78ab6e47d42cec13bdf53a67b21257bddf");
-        assertSealed(tableBits, key, iv, "", plain3, cipher3 + "4d5c2af327cd64a62cf35abd2ba6fab4");
-        assertSealed(tableBits, key, iv, "feedfacedeadbeeffeedfacedeadbeefabaddad2", plain3.substring(0, 120),
+        assertSealed(table, key, iv, "", plain3, cipher3 + "4d5c2af327cd64a62cf35abd2ba6fab4");
+        assertSealed(table, key, iv, "feedfacedeadbeeffeedfacedeadbeefabaddad2", plain3.substring(0, 120),
             cipher3.substring(0, 120) + "5bc94fbc3221a5db94fae95ae7121a47");
     }
 
-    private static void assertSealed(final int tableBits, final String key, final String iv, final String aad,
+    private static void assertSealed(final JavaGcm.Table table, final String key, final String iv, final String aad,
         final String plain, final String sealed)
     {
-        final JavaGcm gcm = new JavaGcm(true, tableBits);
+        final JavaGcm gcm = new JavaGcm(true, table);
         final byte[] keyBytes = HEX.parseHex(key);
         gcm.init(keyBytes, keyBytes.length);
         final byte[] aadBytes = HEX.parseHex(aad);

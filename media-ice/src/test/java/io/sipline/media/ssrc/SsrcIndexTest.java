@@ -126,6 +126,63 @@ class SsrcIndexTest
         }
     }
 
+    /**
+     * The two-entry path of {@link SsrcIndex.Strategy#AUTO} (with and without SIMD): every ordered pair of special
+     * SSRCs, each entry found through the branch-free stream choice, every other special value missed (the template
+     * returned by {@code getOrTemplate}), and the pair fields following removes and re-adds in either order.
+     */
+    @Test
+    void shouldAnswerEveryPairOfSpecialSsrcsThroughTheTwoEntryPath()
+    {
+        final Stream template = new Stream(42);
+        for (final boolean simd : new boolean[] {true, false})
+        {
+            for (final int a : SPECIAL)
+            {
+                for (final int b : SPECIAL)
+                {
+                    if (a == b)
+                    {
+                        continue;
+                    }
+                    final SsrcIndex<Stream> index = new SsrcIndex<>(4, SsrcIndex.Strategy.AUTO, simd);
+                    index.template(template);
+                    final Stream sa = new Stream(a);
+                    final Stream sb = new Stream(b);
+                    assertTrue(index.add(a, sa));
+                    assertTrue(index.add(b, sb));
+                    final String where = "simd " + simd + ", pair " + a + ", " + b;
+                    assertPair(index, a, sa, b, sb, template, where);
+                    assertSame(sa, index.remove(a));
+                    assertSame(sb, index.get(b), where);
+                    assertSame(template, index.getOrTemplate(a), where);
+                    assertTrue(index.add(a, sa));
+                    assertPair(index, b, sb, a, sa, template, where + " (re-added)");
+                    assertSame(sb, index.remove(b));
+                    assertSame(sa, index.get(a), where);
+                    assertNull(index.get(b), where);
+                }
+            }
+        }
+    }
+
+    private static void assertPair(final SsrcIndex<Stream> index, final int a, final Stream sa, final int b,
+        final Stream sb, final Stream template, final String where)
+    {
+        assertEquals(2, index.size(), where);
+        assertSame(sa, index.get(a), where);
+        assertSame(sb, index.get(b), where);
+        assertSame(sa, index.ssrcAt(0) == a ? index.streamAt(0) : index.streamAt(1), where);
+        for (final int other : SPECIAL)
+        {
+            if (other != a && other != b)
+            {
+                assertNull(index.get(other), where + ", other " + other);
+                assertSame(template, index.getOrTemplate(other), where + ", other " + other);
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(SsrcIndex.Strategy.class)
     void shouldMissSsrcZeroInATableOfEmptySlots(final SsrcIndex.Strategy strategy)
