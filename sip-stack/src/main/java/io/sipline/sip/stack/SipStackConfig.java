@@ -50,8 +50,10 @@ public final class SipStackConfig
     private int drainLimit = DRAIN_LIMIT_DEFAULT;
     private long tickNs = TICK_NS_DEFAULT;
     private int initialTransactionPool = INITIAL_POOL_DEFAULT;
+    private int timerSpokeCapacity = io.sipline.sip.timer.TimerWheel.DEFAULT_SPOKE_CAPACITY;
     private int initialDialogs = INITIAL_DIALOGS_DEFAULT;
     private int outboundBuffers = OUTBOUND_BUFFERS_DEFAULT;
+    private io.sipline.sip.transport.UdpPeerConfig udpPeers = io.sipline.sip.transport.UdpPeerConfig.DEFAULT;
     private ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
     private boolean tcp = true;
     private long connectionIdleMillis = CONNECTION_IDLE_MILLIS_DEFAULT;
@@ -198,6 +200,25 @@ public final class SipStackConfig
         return this;
     }
 
+    /**
+     * Timer slots each tick of a shard's transaction timer wheel starts with (a power of two; 16 by default). A tick
+     * that gets more timers doubles its slots, once per new peak, so a shard's wheel grows tick by tick to its load:
+     * at R transactions per second per shard, a tick of 1 ms gets about R/1000 timeouts at once (Timers J, K, D, H
+     * fire at fixed delays). Size it to the expected load to keep that growth out of the run (1024 ticks, 20 bytes
+     * per slot).
+     */
+    public int timerSpokeCapacity()
+    {
+        return timerSpokeCapacity;
+    }
+
+    /** See {@link #timerSpokeCapacity()}. */
+    public SipStackConfig timerSpokeCapacity(final int value)
+    {
+        timerSpokeCapacity = value;
+        return this;
+    }
+
     public int initialDialogs()
     {
         return initialDialogs;
@@ -224,6 +245,25 @@ public final class SipStackConfig
     public SipStackConfig outboundBuffers(final int value)
     {
         outboundBuffers = value;
+        return this;
+    }
+
+    /**
+     * When a shard connects a UDP channel to an active peer (epoll only): after how many datagrams, how many per
+     * shard, closed after how long idle. {@link io.sipline.sip.transport.UdpPeerConfig#DEFAULT} by default.
+     */
+    public io.sipline.sip.transport.UdpPeerConfig udpPeers()
+    {
+        return udpPeers;
+    }
+
+    /**
+     * See {@link #udpPeers()}; {@link io.sipline.sip.transport.UdpPeerConfig#OFF} sends everything through the
+     * listening sockets.
+     */
+    public SipStackConfig udpPeers(final io.sipline.sip.transport.UdpPeerConfig value)
+    {
+        udpPeers = java.util.Objects.requireNonNull(value, "udpPeers");
         return this;
     }
 
@@ -373,6 +413,10 @@ public final class SipStackConfig
 
     void validate()
     {
+        if (Integer.bitCount(timerSpokeCapacity) != 1)
+        {
+            throw new IllegalArgumentException("timerSpokeCapacity must be a power of two: " + timerSpokeCapacity);
+        }
         if (outboundBuffers < 0)
         {
             throw new IllegalArgumentException("outboundBuffers must be 0 or more");

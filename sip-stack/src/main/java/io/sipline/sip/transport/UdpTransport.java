@@ -87,9 +87,15 @@ public final class UdpTransport implements AutoCloseable
         loops = new EventLoopGroup[n];
         shards = new UdpShard[n];
         // Handlers first: a factory that throws leaves no thread behind.
+        // Connected peer channels need SO_REUSEPORT (epoll): NIO has one socket per address:port.
+        final UdpPeerConfig peers = epoll ? config.peers() : UdpPeerConfig.OFF;
         for (int k = 0; k < n; k++)
         {
-            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors);
+            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors, peers);
+        }
+        for (final UdpShard shard : shards)
+        {
+            shard.shards(shards);
         }
         for (int k = 0; k < n; k++)
         {
@@ -311,6 +317,20 @@ public final class UdpTransport implements AutoCloseable
         synchronized (channels)
         {
             open = new ArrayList<>(channels);
+        }
+        // Connected peer channels first, each on its shard's loop (they are not in the channel list).
+        final List<Future<?>> peersClosing = new ArrayList<>(shards.length);
+        for (int k = 0; k < shards.length; k++)
+        {
+            final UdpShard shard = shards[k];
+            if (null != loops[k] && !loops[k].isShuttingDown())
+            {
+                peersClosing.add(loops[k].submit(shard::closePeers));
+            }
+        }
+        for (final Future<?> future : peersClosing)
+        {
+            future.awaitUninterruptibly(remainingMillis(deadline));
         }
         final List<ChannelFuture> closing = new ArrayList<>(open.size());
         for (final Channel channel : open)

@@ -15,8 +15,11 @@ import io.sipline.sip.shard.ShardIds;
  * @param shards          the number of event-loop shards, 1 to {@value #MAX_SHARDS}.
  * @param nativeTransport true to use native epoll when available (the default); false forces NIO (for tests of the
  *                        fallback).
+ * @param peers           when shards connect channels to active peers (epoll only; {@link UdpPeerConfig#OFF} for
+ *                        none).
  */
-public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int shards, boolean nativeTransport)
+public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int shards, boolean nativeTransport,
+    UdpPeerConfig peers)
 {
     /** Ids the stack makes carry the shard index in two hex digits ({@link ShardIds}). */
     public static final int MAX_SHARDS = ShardIds.MAX_SHARDS;
@@ -25,6 +28,7 @@ public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int s
     {
         addresses = List.copyOf(addresses);
         ports = ports.clone();
+        java.util.Objects.requireNonNull(peers, "peers");
         if (addresses.isEmpty())
         {
             throw new IllegalArgumentException("no address to listen on");
@@ -44,6 +48,13 @@ public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int s
         {
             throw new IllegalArgumentException("shards " + shards + " is out of range 1-" + MAX_SHARDS);
         }
+    }
+
+    /** With connected peer channels as {@link UdpPeerConfig#DEFAULT} says. */
+    public UdpTransportConfig(final List<InetAddress> addresses, final int[] ports, final int shards,
+        final boolean nativeTransport)
+    {
+        this(addresses, ports, shards, nativeTransport, UdpPeerConfig.DEFAULT);
     }
 
     /** The ports, a copy. */
