@@ -115,7 +115,7 @@ public final class SipStack implements AutoCloseable
             }
             stack.transport = UdpTransport.start(
                 new UdpTransportConfig(config.addresses(), ports, config.shards(), config.nativeTransport(),
-                    config.udpPeers()),
+                    config.udpPeers(), config.udpSteerByCpu()),
                 k -> shards[k].handler());
             try
             {

@@ -32,6 +32,8 @@ final class SocketFilters
     private static final int SOL_SOCKET = 1;
     /** {@code SO_ATTACH_FILTER}: a program run on every datagram queued to this socket; 0 drops it. */
     private static final int SO_ATTACH_FILTER = 26;
+    /** {@code SO_ATTACH_REUSEPORT_CBPF}: a program that returns the index of the group's socket to deliver to. */
+    private static final int SO_ATTACH_REUSEPORT_CBPF = 51;
 
     /** {@code BPF_LD | BPF_H | BPF_ABS}: A = the 16-bit word at k (network order). */
     private static final short LDH_ABS = 0x28;
@@ -41,6 +43,12 @@ final class SocketFilters
     private static final short JEQ_K = 0x15;
     /** {@code BPF_RET | BPF_K}: accept k bytes (0 drops). */
     private static final short RET_K = 0x06;
+    /** {@code BPF_ALU | BPF_MOD | BPF_K}: A = A % k. */
+    private static final short MOD_K = 0x94;
+    /** {@code BPF_RET | BPF_A}: return A. */
+    private static final short RET_A = 0x16;
+    /** {@code SKF_AD_OFF + SKF_AD_CPU}: {@code ld} from here loads the number of the CPU running the program. */
+    private static final int AD_CPU = -0x1000 + 36;
     /** {@code SKF_NET_OFF}: negative offsets from here address the network (IP) header. */
     private static final int NET_OFF = -0x100000;
     /** Source address in the IPv4 header (RFC 791) and in the IPv6 header (RFC 8200). */
@@ -49,6 +57,8 @@ final class SocketFilters
 
     private static final RawUnixChannelOption ATTACH_FILTER =
         new RawUnixChannelOption("SO_ATTACH_FILTER", SOL_SOCKET, SO_ATTACH_FILTER, 16);
+    private static final RawUnixChannelOption ATTACH_REUSEPORT_CBPF =
+        new RawUnixChannelOption("SO_ATTACH_REUSEPORT_CBPF", SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, 16);
 
     private SocketFilters()
     {
@@ -89,6 +99,34 @@ final class SocketFilters
             attach(channel, ATTACH_FILTER, arena, program, length);
         }
         assert peer.getAddress() instanceof Inet4Address || peer.getAddress() instanceof Inet6Address;
+    }
+
+    /**
+     * Steers the {@code SO_REUSEPORT} group of {@code channel} by CPU: each datagram goes to the group's socket at
+     * index {@code cpu mod shards}, the CPU being the one that runs the kernel's receive path for it (the softirq
+     * CPU; on loopback, the sender's). The group's sockets are indexed in the order they joined: shard k's listening
+     * socket is index k when the shards bind in order and nothing else joined before (connected peer sockets join
+     * after and are never picked by this program; an index at or above the group's size falls back to the hash).
+     * One program per group, set through any member:
+     *
+     * <pre>
+     * ld  #cpu        ; A = raw_smp_processor_id()
+     * mod #shards     ; A = A % shards
+     * ret a           ; deliver to socket A of the group
+     * </pre>
+     *
+     * @throws io.netty.channel.ChannelException when the kernel refuses the program (before Linux 4.5, say).
+     */
+    static void steerByCpu(final Channel channel, final int shards)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment program = arena.allocate(8L * 3, 8);
+            int pc = put(program, 0, LD_ABS, 0, 0, AD_CPU);
+            pc = put(program, pc, MOD_K, 0, 0, shards);
+            put(program, pc, RET_A, 0, 0, 0);
+            attach(channel, ATTACH_REUSEPORT_CBPF, arena, program, 3);
+        }
     }
 
     /** Sets {@code option} to a {@code struct sock_fprog} pointing at {@code program} ({@code length} instructions). */

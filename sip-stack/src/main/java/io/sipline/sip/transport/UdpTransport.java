@@ -76,6 +76,8 @@ public final class UdpTransport implements AutoCloseable
     private final List<InetSocketAddress> endpoints = new ArrayList<>();
     private final DistinctErrors errors = new DistinctErrors();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private int steeredGroups;
+    private int steeringFailures;
 
     private UdpTransport(final UdpTransportConfig config, final boolean epoll, final SipMessageHandler.Factory handlers)
     {
@@ -161,6 +163,10 @@ public final class UdpTransport implements AutoCloseable
                     {
                         bind(k, shared);
                     }
+                    if (config.steerByCpu())
+                    {
+                        steerByCpu(first, shared);
+                    }
                     endpoints.add(shared);
                 }
                 else
@@ -169,6 +175,27 @@ public final class UdpTransport implements AutoCloseable
                     endpoints.add(new InetSocketAddress(address, ((InetSocketAddress)only.localAddress()).getPort()));
                 }
                 endpoint++;
+            }
+        }
+    }
+
+    /**
+     * Attaches the CPU steering program to one address:port's group ({@link SocketFilters#steerByCpu}). A kernel that
+     * refuses it leaves the group on its hash: one log line says why, and {@link #steersByCpu()} says false.
+     */
+    private void steerByCpu(final Channel first, final InetSocketAddress endpoint)
+    {
+        try
+        {
+            SocketFilters.steerByCpu(first, shards.length);
+            steeredGroups++;
+        }
+        catch (final RuntimeException e)
+        {
+            if (0 == steeringFailures++)
+            {
+                LOG.log(Level.WARNING, "udp: cannot steer " + describe(endpoint) + " by CPU (SO_ATTACH_REUSEPORT_CBPF: "
+                    + e.getMessage() + "); datagrams are spread by the kernel's hash of the sender instead");
             }
         }
     }
@@ -260,6 +287,15 @@ public final class UdpTransport implements AutoCloseable
     public String ioName()
     {
         return epoll ? "epoll" : "nio";
+    }
+
+    /**
+     * True when every address:port's reuseport group picks shards by the receiving CPU ({@link
+     * UdpTransportConfig#steerByCpu()} asked for it and the kernel took every program).
+     */
+    public boolean steersByCpu()
+    {
+        return steeredGroups > 0 && 0 == steeringFailures;
     }
 
     /** True when every address:port is bound once per shard (epoll with SO_REUSEPORT). */

@@ -17,9 +17,12 @@ import io.sipline.sip.shard.ShardIds;
  *                        fallback).
  * @param peers           when shards connect channels to active peers (epoll only; {@link UdpPeerConfig#OFF} for
  *                        none).
+ * @param steerByCpu      true to pick the shard of each datagram by the CPU that received it (a classic BPF program
+ *                        on each port's {@code SO_REUSEPORT} group, see {@link SocketFilters#steerByCpu}) instead of
+ *                        the kernel's hash of the sender's address and port; epoll only, off by default.
  */
 public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int shards, boolean nativeTransport,
-    UdpPeerConfig peers)
+    UdpPeerConfig peers, boolean steerByCpu)
 {
     /** Ids the stack makes carry the shard index in two hex digits ({@link ShardIds}). */
     public static final int MAX_SHARDS = ShardIds.MAX_SHARDS;
@@ -50,11 +53,11 @@ public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int s
         }
     }
 
-    /** With connected peer channels as {@link UdpPeerConfig#DEFAULT} says. */
+    /** With connected peer channels as {@link UdpPeerConfig#DEFAULT} says, and the kernel's hash across shards. */
     public UdpTransportConfig(final List<InetAddress> addresses, final int[] ports, final int shards,
         final boolean nativeTransport)
     {
-        this(addresses, ports, shards, nativeTransport, UdpPeerConfig.DEFAULT);
+        this(addresses, ports, shards, nativeTransport, UdpPeerConfig.DEFAULT, false);
     }
 
     /** The ports, a copy. */
