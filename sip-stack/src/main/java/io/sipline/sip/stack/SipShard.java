@@ -156,6 +156,7 @@ public final class SipShard
     private long handoffsIn;
     private long handoffDrops;
     private long handoffRecordMisses;
+    private long unreachableReports;
     private long malformed;
     private long listenerErrors;
     private long ticks;
@@ -175,7 +176,7 @@ public final class SipShard
         this.outboundBuffers = new OutboundBuffers(allocator, config.outboundBuffers());
         final long now = System.nanoTime();
         this.transactionWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
-            TimerWheel.DEFAULT_SPOKE_CAPACITY);
+            config.timerSpokeCapacity());
         this.appWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
             TimerWheel.DEFAULT_SPOKE_CAPACITY);
         this.lastPollNs = now;
@@ -544,6 +545,12 @@ public final class SipShard
     public long handoffDrops()
     {
         return handoffDrops;
+    }
+
+    /** ICMP port unreachable reports from UDP peers seen by this shard (RFC 3261 §18.4). */
+    public long unreachableReports()
+    {
+        return unreachableReports;
     }
 
     /** Hand-over records allocated because the free list was empty (pool growth). */
@@ -955,6 +962,21 @@ public final class SipShard
                 return handOver(all[owner], message, source, shard.currentLocal());
             }
             return dispatch(message, source, shard.currentLocal());
+        }
+
+        /** RFC 3261 §18.4: a UDP peer refused our datagrams (ICMP); its transactions on this shard fail. */
+        @Override
+        public void onUnreachable(final UdpShard shard, final InetSocketAddress local, final InetSocketAddress peer)
+        {
+            if (null == udp)
+            {
+                udp = shard;
+            }
+            unreachableReports++;
+            if (transactions.failDatagramPeer(peer) > 0)
+            {
+                flushIfOutsideRead();
+            }
         }
 
         /** Drain consumer: the inbox (records to process) and the return queue (records coming home). */

@@ -114,7 +114,8 @@ public final class SipStack implements AutoCloseable
                 throw new UdpBindException("udp", new InetSocketAddress(config.addresses().get(0), 0), e);
             }
             stack.transport = UdpTransport.start(
-                new UdpTransportConfig(config.addresses(), ports, config.shards(), config.nativeTransport()),
+                new UdpTransportConfig(config.addresses(), ports, config.shards(), config.nativeTransport(),
+                    config.udpPeers(), config.udpSteerByCpu()),
                 k -> shards[k].handler());
             try
             {

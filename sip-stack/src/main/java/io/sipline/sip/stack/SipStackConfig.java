@@ -50,8 +50,11 @@ public final class SipStackConfig
     private int drainLimit = DRAIN_LIMIT_DEFAULT;
     private long tickNs = TICK_NS_DEFAULT;
     private int initialTransactionPool = INITIAL_POOL_DEFAULT;
+    private boolean udpSteerByCpu;
+    private int timerSpokeCapacity = io.sipline.sip.timer.TimerWheel.DEFAULT_SPOKE_CAPACITY;
     private int initialDialogs = INITIAL_DIALOGS_DEFAULT;
     private int outboundBuffers = OUTBOUND_BUFFERS_DEFAULT;
+    private io.sipline.sip.transport.UdpPeerConfig udpPeers = io.sipline.sip.transport.UdpPeerConfig.DEFAULT;
     private ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
     private boolean tcp = true;
     private long connectionIdleMillis = CONNECTION_IDLE_MILLIS_DEFAULT;
@@ -198,6 +201,25 @@ public final class SipStackConfig
         return this;
     }
 
+    /**
+     * Timer slots each tick of a shard's transaction timer wheel starts with (a power of two; 16 by default). A tick
+     * that gets more timers doubles its slots, once per new peak, so a shard's wheel grows tick by tick to its load:
+     * at R transactions per second per shard, a tick of 1 ms gets about R/1000 timeouts at once (Timers J, K, D, H
+     * fire at fixed delays). Size it to the expected load to keep that growth out of the run (1024 ticks, 20 bytes
+     * per slot).
+     */
+    public int timerSpokeCapacity()
+    {
+        return timerSpokeCapacity;
+    }
+
+    /** See {@link #timerSpokeCapacity()}. */
+    public SipStackConfig timerSpokeCapacity(final int value)
+    {
+        timerSpokeCapacity = value;
+        return this;
+    }
+
     public int initialDialogs()
     {
         return initialDialogs;
@@ -224,6 +246,47 @@ public final class SipStackConfig
     public SipStackConfig outboundBuffers(final int value)
     {
         outboundBuffers = value;
+        return this;
+    }
+
+    /**
+     * When a shard connects a UDP channel to an active peer (epoll only): after how many datagrams, how many per
+     * shard, closed after how long idle. {@link io.sipline.sip.transport.UdpPeerConfig#DEFAULT} by default.
+     */
+    public io.sipline.sip.transport.UdpPeerConfig udpPeers()
+    {
+        return udpPeers;
+    }
+
+    /**
+     * See {@link #udpPeers()}; {@link io.sipline.sip.transport.UdpPeerConfig#OFF} sends everything through the
+     * listening sockets.
+     */
+    public SipStackConfig udpPeers(final io.sipline.sip.transport.UdpPeerConfig value)
+    {
+        udpPeers = java.util.Objects.requireNonNull(value, "udpPeers");
+        return this;
+    }
+
+    /**
+     * True to pick the shard of each UDP datagram by the CPU that received it (a classic BPF program on each port's
+     * {@code SO_REUSEPORT} group) rather than by the kernel's hash of the sender's address and port. Off by default.
+     * Measured with sipp's one socket ({@code StackSteeringRun}, 5,000 calls at 500/s, two shards, connected peer
+     * channels off): the reads of one busy peer spread over both shards (6,608-9,005 of 15,000 on one shard, against
+     * all 15,000 on one with the hash), but hand-overs stay at one datagram in two, because a call's shard is chosen
+     * by its Call-ID, not by who read it, and the shard threads' CPU time did not change beyond the noise (0.78-0.90 s
+     * against 0.92-0.98 s). A peer with a connected channel ({@link #udpPeers()}) bypasses the group, so steering does
+     * nothing for it.
+     */
+    public boolean udpSteerByCpu()
+    {
+        return udpSteerByCpu;
+    }
+
+    /** See {@link #udpSteerByCpu()}. */
+    public SipStackConfig udpSteerByCpu(final boolean value)
+    {
+        udpSteerByCpu = value;
         return this;
     }
 
@@ -373,6 +436,10 @@ public final class SipStackConfig
 
     void validate()
     {
+        if (Integer.bitCount(timerSpokeCapacity) != 1)
+        {
+            throw new IllegalArgumentException("timerSpokeCapacity must be a power of two: " + timerSpokeCapacity);
+        }
         if (outboundBuffers < 0)
         {
             throw new IllegalArgumentException("outboundBuffers must be 0 or more");

@@ -549,6 +549,24 @@ public final class TransactionLayer
      */
     public int failTransport(final InetSocketAddress peer)
     {
+        return failPeer(peer, false);
+    }
+
+    /**
+     * An ICMP port unreachable came back from a UDP peer (RFC 3261 §18.4): every transaction with that peer that is
+     * still going ends with a transport error on the next {@link #doWork} (§17.1.4 for a client transaction waiting
+     * for its final response; §17.2.4 for a server transaction, whose responses could not reach it). Peers compare
+     * by address and port. O(transactions ever pooled): once per report, not per message.
+     *
+     * @return how many transactions were failed.
+     */
+    public int failDatagramPeer(final InetSocketAddress peer)
+    {
+        return failPeer(peer, true);
+    }
+
+    private int failPeer(final InetSocketAddress peer, final boolean datagram)
+    {
         if (null == peer)
         {
             return 0;
@@ -557,9 +575,16 @@ public final class TransactionLayer
         for (int i = 0; i < registryCount; i++)
         {
             final Transaction tx = registry[i];
-            if (null != tx && 0 != tx.id && tx.peer == peer && !tx.transportFailed && tx.isClient()
-                && (tx.state == TransactionState.CALLING || tx.state == TransactionState.TRYING
-                || tx.state == TransactionState.PROCEEDING))
+            if (null == tx || 0 == tx.id || tx.transportFailed || tx.state == TransactionState.TERMINATED)
+            {
+                continue;
+            }
+            final boolean waiting = tx.state == TransactionState.CALLING || tx.state == TransactionState.TRYING
+                || tx.state == TransactionState.PROCEEDING;
+            final boolean match = datagram ?
+                !tx.reliable && peer.equals(tx.responseDestination()) && (!tx.isClient() || waiting) :
+                tx.peer == peer && tx.isClient() && waiting;
+            if (match)
             {
                 failTransport(tx);
                 failed++;

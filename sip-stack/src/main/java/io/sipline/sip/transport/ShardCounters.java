@@ -33,7 +33,15 @@ public final class ShardCounters
     static final int ERRORS = 9;
     /** First slot of the per-{@link ParseResult} counts, indexed by ordinal. */
     static final int BY_PARSE_RESULT = 10;
-    static final int SLOTS = BY_PARSE_RESULT + ParseResult.values().length;
+    /** Connected peer channels opened, closed, failed to open; peers reported unreachable (ICMP). */
+    static final int PEERS_OPENED = BY_PARSE_RESULT + ParseResult.values().length;
+    static final int PEERS_CLOSED = PEERS_OPENED + 1;
+    static final int PEER_OPEN_FAILURES = PEERS_OPENED + 2;
+    static final int PEERS_UNREACHABLE = PEERS_OPENED + 3;
+    /** Datagrams read on, and written to, connected peer channels (also counted in the totals above). */
+    static final int PEER_DATAGRAMS_IN = PEERS_OPENED + 4;
+    static final int PEER_DATAGRAMS_OUT = PEERS_OPENED + 5;
+    static final int SLOTS = PEER_DATAGRAMS_OUT + 1;
 
     private static final ParseResult[] RESULTS = ParseResult.values();
 
@@ -125,6 +133,42 @@ public final class ShardCounters
         return values[ERRORS];
     }
 
+    /** Connected peer channels opened ({@link UdpPeers}). */
+    public long peersOpened()
+    {
+        return values[PEERS_OPENED];
+    }
+
+    /** Connected peer channels closed by the shard (idle, evicted for room, unreachable, at close). */
+    public long peersClosed()
+    {
+        return values[PEERS_CLOSED];
+    }
+
+    /** Connected peer channels that could not be opened (each distinct cause logged once). */
+    public long peerOpenFailures()
+    {
+        return values[PEER_OPEN_FAILURES];
+    }
+
+    /** ICMP port unreachable reports read on connected peer channels (RFC 3261 §18.4). */
+    public long peersUnreachable()
+    {
+        return values[PEERS_UNREACHABLE];
+    }
+
+    /** Datagrams read on connected peer channels (part of {@link #datagramsIn()}). */
+    public long peerDatagramsIn()
+    {
+        return values[PEER_DATAGRAMS_IN];
+    }
+
+    /** Datagrams written on connected peer channels (part of {@link #responsesSent()}). */
+    public long peerDatagramsOut()
+    {
+        return values[PEER_DATAGRAMS_OUT];
+    }
+
     /** One line, for logs and the shutdown summary; allocates. */
     @Override
     public String toString()
@@ -141,6 +185,15 @@ public final class ShardCounters
             .append(", send failures ").append(sendFailures())
             .append(", dropped ").append(dropped())
             .append(", errors ").append(errors());
+        if (peersOpened() > 0 || peerOpenFailures() > 0)
+        {
+            sb.append(", peer channels opened ").append(peersOpened())
+                .append(" closed ").append(peersClosed())
+                .append(" failed ").append(peerOpenFailures())
+                .append(" unreachable ").append(peersUnreachable())
+                .append(", peer datagrams in ").append(peerDatagramsIn())
+                .append(" out ").append(peerDatagramsOut());
+        }
         if (parseErrorsTotal() > 0)
         {
             sb.append(" (");

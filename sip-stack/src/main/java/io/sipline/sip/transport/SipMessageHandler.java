@@ -34,6 +34,17 @@ public interface SipMessageHandler
      */
     boolean onMessage(UdpShard shard, SipMessage message, InetSocketAddress source);
 
+    /**
+     * An ICMP port unreachable came back for datagrams from {@code local} to {@code peer} (RFC 3261 §18.4: the
+     * transport user is told of the failure). Reported on every shard, on its own loop; the default ignores it.
+     *
+     * @param local the listening address:port (an object equal to the one {@link UdpShard#currentLocal()} gives).
+     * @param peer  the refusing address:port.
+     */
+    default void onUnreachable(final UdpShard shard, final InetSocketAddress local, final InetSocketAddress peer)
+    {
+    }
+
     /** Makes one handler per shard, at start, on the starting thread. */
     @FunctionalInterface
     interface Factory

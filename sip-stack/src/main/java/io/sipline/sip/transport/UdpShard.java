@@ -4,14 +4,17 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
 import java.util.HashMap;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.util.AttributeKey;
+import io.netty.channel.EventLoop;
+import io.netty.channel.unix.Errors;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.AttributeKey;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import io.sipline.sip.message.ParseResult;
@@ -25,8 +28,16 @@ import io.sipline.sip.message.SipMessageParser;
  *
  * <p>Per datagram: count it, demultiplex on the first bytes ({@link DatagramKind}: keep-alive, STUN, SIP), parse SIP
  * into the reused message (one copy out of the receive buffer into the message's own array), hand the message to
- * the handler, and let the handler answer through {@link #send}. Nothing on that path allocates but the
- * {@code DatagramPacket} of an answer.
+ * the handler, and let the handler answer through {@link #send}.
+ *
+ * <p><b>Connected peers</b> ({@link UdpPeers}, when {@link UdpPeerConfig#enabled()}): a peer this shard has
+ * exchanged enough datagrams with on a listening address:port gets a channel bound to that address:port and
+ * connected to it. Its datagrams are then read there (without a source address made per datagram), and this shard's
+ * datagrams to it are written there as plain buffers (no {@code DatagramPacket}, no address arrays). They are handled
+ * exactly as if the listening socket had read them: the handler sees the listening socket's local address. An ICMP
+ * port unreachable reported on such a channel ({@code ECONNREFUSED}, RFC 3261 §18.4) is counted, closes that channel
+ * only, and is reported to the handler of every shard ({@link SipMessageHandler#onUnreachable}) so that transactions
+ * with that peer end with a transport error (§17.1.4, §17.2.4).
  *
  * <p><b>Buffer ownership rules</b> (STYLE.md; DESIGN.md, Memory rule 4):
  * <ul>
@@ -64,6 +75,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
     /** Eight longs: one cache line on each side of the counters. */
     private static final int PAD = 8;
+    private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
 
     private final int index;
     private final SipMessageHandler handler;
@@ -71,29 +83,47 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private final DistinctErrors errors;
     private final SipMessage message = new SipMessage();
     private final long[] counts = new long[PAD + ShardCounters.SLOTS + PAD];
+    /** Connected peer channels; null when off. */
+    private final UdpPeers peers;
+    private final long peerSweepNs;
+    /** Every shard of the transport (for reports that concern them all); set once before the first bind. */
+    private UdpShard[] all = {this};
 
-    private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
-
-    /** The context of the datagram being handled; set only for the duration of the handler call. */
-    private ChannelHandlerContext current;
+    /** The listening socket of the datagram being handled; set only for the duration of the handler call. */
     private Endpoint currentEndpoint;
-    private boolean flushPending;
 
     /** This shard's channels by local address, for sends outside a read (timers, hand-overs); shard thread only. */
     private final HashMap<InetSocketAddress, Endpoint> byLocal = new HashMap<>();
     private Endpoint defaultV4;
     private Endpoint defaultV6;
-    /** Channels written since their last flush (each at most once: {@link Endpoint#dirty}). */
-    private Endpoint[] dirty = new Endpoint[8];
+    /** Sockets written since their last flush (each at most once: {@link Sink#dirty}). */
+    private Sink[] dirty = new Sink[8];
     private int dirtyCount;
+    private boolean sweepScheduled;
+    /** This shard's loop, from its first active listening channel on; read by other shards to post reports. */
+    private volatile EventLoop loop;
 
     UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors)
+    {
+        this(index, handler, allocator, errors, UdpPeerConfig.OFF);
+    }
+
+    UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
+        final DistinctErrors errors, final UdpPeerConfig peerConfig)
     {
         this.index = index;
         this.handler = handler;
         this.allocator = allocator;
         this.errors = errors;
+        this.peers = peerConfig.enabled() ? new UdpPeers(peerConfig, new PeerHandler(), this) : null;
+        this.peerSweepNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(1, peerConfig.idleMillis() / 4));
+    }
+
+    /** Before any bind: every shard of the transport, this one included. */
+    void shards(final UdpShard[] shards)
+    {
+        all = shards;
     }
 
     /** This shard's index, 0 to N-1. Any thread. */
@@ -127,20 +157,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      */
     public boolean send(final ByteBuf datagram, final InetSocketAddress recipient)
     {
-        final ChannelHandlerContext ctx = current;
-        if (null == ctx || null == recipient || datagram.readableBytes() > MAX_UDP_PAYLOAD
-            || !ctx.channel().isWritable())
-        {
-            // UDP has no back-pressure to offer: an answer that cannot go now is dropped; the peer retransmits.
-            datagram.release();
-            increment(ShardCounters.SEND_FAILURES);
-            return false;
-        }
-        // voidPromise: no promise per datagram; a failed write is fired into exceptionCaught, where it is counted.
-        ctx.write(new DatagramPacket(datagram, recipient), ctx.voidPromise());
-        flushPending = true;
-        increment(ShardCounters.RESPONSES_SENT);
-        return true;
+        return write(currentEndpoint, datagram, recipient);
     }
 
     /**
@@ -157,24 +174,53 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      */
     public boolean sendFrom(final InetSocketAddress local, final ByteBuf datagram, final InetSocketAddress recipient)
     {
-        final Endpoint endpoint = endpointFor(local, recipient);
-        if (null == endpoint || null == recipient || datagram.readableBytes() > MAX_UDP_PAYLOAD
-            || !endpoint.ctx.channel().isWritable())
+        return write(endpointFor(local, recipient), datagram, recipient);
+    }
+
+    /**
+     * Writes on the peer's connected channel when it has an active one, else on the listening socket with the
+     * recipient's address. Ownership of {@code datagram} passes here.
+     */
+    private boolean write(final Endpoint endpoint, final ByteBuf datagram, final InetSocketAddress recipient)
+    {
+        if (null == endpoint || null == recipient || datagram.readableBytes() > MAX_UDP_PAYLOAD)
         {
+            // UDP has no back-pressure to offer: an answer that cannot go now is dropped; the peer retransmits.
             datagram.release(); // refused: the reference we were given
             increment(ShardCounters.SEND_FAILURES);
             return false;
         }
-        final ChannelHandlerContext ctx = endpoint.ctx;
-        ctx.write(new DatagramPacket(datagram, recipient), ctx.voidPromise());
-        if (!endpoint.dirty)
+        final UdpPeers.Peer peer = null == peers ? null : peers.note(endpoint, recipient, System.nanoTime());
+        final Sink sink;
+        final Object msg;
+        if (null != peer && null != peer.ctx && peer.ctx.channel().isWritable())
         {
-            endpoint.dirty = true;
+            // Connected: the socket knows where to; Netty writes the buffer with send(2), no address converted.
+            sink = peer;
+            msg = datagram;
+            increment(ShardCounters.PEER_DATAGRAMS_OUT);
+        }
+        else if (endpoint.ctx.channel().isWritable())
+        {
+            sink = endpoint;
+            msg = new DatagramPacket(datagram, recipient);
+        }
+        else
+        {
+            datagram.release();
+            increment(ShardCounters.SEND_FAILURES);
+            return false;
+        }
+        // voidPromise: no promise per datagram; a failed write is fired into exceptionCaught, where it is counted.
+        sink.ctx.write(msg, sink.ctx.voidPromise());
+        if (!sink.dirty)
+        {
+            sink.dirty = true;
             if (dirtyCount == dirty.length)
             {
                 dirty = java.util.Arrays.copyOf(dirty, 2 * dirtyCount);
             }
-            dirty[dirtyCount++] = endpoint;
+            dirty[dirtyCount++] = sink;
         }
         increment(ShardCounters.RESPONSES_SENT);
         return true;
@@ -206,67 +252,101 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         return null != recipient && recipient.getAddress() instanceof Inet6Address ? defaultV6 : defaultV4;
     }
 
-    /** Flushes every channel written by {@link #sendFrom} since the last flush. Shard thread only. */
+    /** Flushes every socket written by {@link #sendFrom} or {@link #send} since the last flush. Shard thread only. */
     public void flush()
     {
         for (int i = 0; i < dirtyCount; i++)
         {
-            final Endpoint endpoint = dirty[i];
+            final Sink sink = dirty[i];
             dirty[i] = null;
-            endpoint.dirty = false;
-            endpoint.ctx.flush();
+            sink.dirty = false;
+            final ChannelHandlerContext ctx = sink.ctx;
+            if (null != ctx)
+            {
+                ctx.flush();
+            }
         }
         dirtyCount = 0;
     }
 
     /**
      * The local address:port of the datagram being handled (valid during {@link SipMessageHandler#onMessage}), or
-     * null outside a read. The object is the channel's own and lives as long as it: it may be kept.
+     * null outside a read. The object is the listening channel's own and lives as long as it: it may be kept.
      */
     public InetSocketAddress currentLocal()
     {
         return null == currentEndpoint ? null : currentEndpoint.local;
     }
 
-    /** The number of channels this shard has active; shard thread only. */
+    /** The number of listening channels this shard has active; shard thread only. */
     public int endpointCount()
     {
         return byLocal.size();
+    }
+
+    /** The number of connected peer channels open or opening; shard thread only. */
+    public int connectedPeers()
+    {
+        return null == peers ? 0 : peers.connected();
+    }
+
+    /** Closes every connected peer channel (the listening ones stay); shard thread only. At close, and in tests. */
+    public void closePeers()
+    {
+        if (null != peers)
+        {
+            peers.forgetAll();
+        }
     }
 
     @Override
     public void channelActive(final ChannelHandlerContext ctx)
     {
         // Runs on this shard's loop once per bound channel: index it for sends made outside a read.
-        if (!(ctx.channel().localAddress() instanceof InetSocketAddress local))
-        {
-            ctx.fireChannelActive(); // not a socket (an EmbeddedChannel in tests): nothing to send from
-            return;
-        }
-        final Endpoint endpoint = new Endpoint(ctx, local);
+        final InetSocketAddress local = ctx.channel().localAddress() instanceof InetSocketAddress address ?
+            address : null; // not a socket (an EmbeddedChannel in tests): answers only, nothing to index
+        final Endpoint endpoint = new Endpoint(ctx, local, null == local ? null : ctx.channel().eventLoop());
         ctx.channel().attr(ENDPOINT).set(endpoint);
-        byLocal.put(local, endpoint);
-        if (local.getAddress() instanceof Inet6Address)
+        if (null != local)
         {
-            if (null == defaultV6)
+            byLocal.put(local, endpoint);
+            if (local.getAddress() instanceof Inet6Address)
             {
-                defaultV6 = endpoint;
+                if (null == defaultV6)
+                {
+                    defaultV6 = endpoint;
+                }
+            }
+            else if (null == defaultV4)
+            {
+                defaultV4 = endpoint;
+            }
+            loop = ctx.channel().eventLoop();
+            if (null != peers && !sweepScheduled)
+            {
+                sweepScheduled = true;
+                loop.scheduleAtFixedRate(this::sweepPeers, peerSweepNs, peerSweepNs,
+                    java.util.concurrent.TimeUnit.NANOSECONDS);
             }
         }
-        else if (null == defaultV4)
-        {
-            defaultV4 = endpoint;
-        }
         ctx.fireChannelActive();
+    }
+
+    private void sweepPeers()
+    {
+        if (peers.sweep(System.nanoTime()) > 0)
+        {
+            flush(); // nothing pending is lost: a closed channel's flush is skipped, the others go now
+        }
     }
 
     @Override
     public void channelInactive(final ChannelHandlerContext ctx)
     {
         final Endpoint endpoint = ctx.channel().attr(ENDPOINT).get();
-        if (null != endpoint)
+        if (null != endpoint && null != endpoint.local)
         {
-            byLocal.remove(endpoint.local);
+            byLocal.remove(endpoint.local, endpoint);
             if (defaultV4 == endpoint)
             {
                 defaultV4 = null;
@@ -279,17 +359,27 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         ctx.fireChannelInactive();
     }
 
-    /** One bound channel of this shard. */
-    private static final class Endpoint
+    /** A socket this shard writes on: a listening channel ({@link Endpoint}) or a peer's connected channel. */
+    abstract static class Sink
     {
-        final ChannelHandlerContext ctx;
-        final InetSocketAddress local;
+        /** The channel's context in this shard's pipeline; null while a peer's channel is not active. */
+        ChannelHandlerContext ctx;
         boolean dirty;
+    }
 
-        Endpoint(final ChannelHandlerContext ctx, final InetSocketAddress local)
+    /** One listening channel of this shard, with the peers counted on it. */
+    static final class Endpoint extends Sink
+    {
+        /** Null for a channel that is no socket (EmbeddedChannel in tests). */
+        final InetSocketAddress local;
+        final EventLoop loop;
+        final HashMap<InetSocketAddress, UdpPeers.Peer> peers = new HashMap<>();
+
+        Endpoint(final ChannelHandlerContext ctx, final InetSocketAddress local, final EventLoop loop)
         {
             this.ctx = ctx;
             this.local = local;
+            this.loop = loop;
         }
     }
 
@@ -311,7 +401,12 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         {
             if (msg instanceof DatagramPacket packet)
             {
-                onDatagram(ctx, packet);
+                final Endpoint endpoint = ctx.channel().attr(ENDPOINT).get();
+                if (null != peers && null != endpoint)
+                {
+                    peers.note(endpoint, packet.sender(), System.nanoTime());
+                }
+                onDatagram(endpoint, packet);
             }
             else
             {
@@ -325,7 +420,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void onDatagram(final ChannelHandlerContext ctx, final DatagramPacket packet)
+    private void onDatagram(final Endpoint endpoint, final DatagramPacket packet)
     {
         increment(ShardCounters.DATAGRAMS_IN);
         final ByteBuf content = packet.content();
@@ -336,29 +431,27 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             increment(ShardCounters.KEEP_ALIVES);
             return;
         }
-        if (DatagramKind.STUN == kind)
-        {
-            increment(ShardCounters.STUN);
-            answerStun(ctx, packet);
-            return;
-        }
-
-        // One copy into the message's own array (ByteBufCopy: no ByteBuffer view made, JDK 25), parsed there.
-        final ParseResult result = SipMessageParser.parseDatagram(content, message);
-        if (ParseResult.OK == result)
-        {
-            increment(message.isRequest() ? ShardCounters.REQUESTS_IN : ShardCounters.RESPONSES_IN);
-        }
-        else
-        {
-            increment(ShardCounters.PARSE_ERRORS);
-            increment(ShardCounters.BY_PARSE_RESULT + result.ordinal());
-        }
-
-        current = ctx;
-        currentEndpoint = ctx.channel().attr(ENDPOINT).get();
+        currentEndpoint = endpoint;
         try
         {
+            if (DatagramKind.STUN == kind)
+            {
+                increment(ShardCounters.STUN);
+                answerStun(packet);
+                return;
+            }
+
+            // One copy into the message's own array (ByteBufCopy: no ByteBuffer view made, JDK 25), parsed there.
+            final ParseResult result = SipMessageParser.parseDatagram(content, message);
+            if (ParseResult.OK == result)
+            {
+                increment(message.isRequest() ? ShardCounters.REQUESTS_IN : ShardCounters.RESPONSES_IN);
+            }
+            else
+            {
+                increment(ShardCounters.PARSE_ERRORS);
+                increment(ShardCounters.BY_PARSE_RESULT + result.ordinal());
+            }
             if (!handler.onMessage(this, message, packet.sender()))
             {
                 increment(ShardCounters.DROPPED);
@@ -366,7 +459,6 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
         finally
         {
-            current = null;
             currentEndpoint = null;
         }
     }
@@ -375,7 +467,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      * RFC 5626 §4.4.2, §8.4: a STUN Binding request on a SIP port is a keep-alive that wants the sender's reflexive
      * address back ({@link StunKeepAlive}); any other STUN message is dropped and counted.
      */
-    private void answerStun(final ChannelHandlerContext ctx, final DatagramPacket packet)
+    private void answerStun(final DatagramPacket packet)
     {
         final ByteBuf content = packet.content();
         final int at = content.readerIndex();
@@ -386,26 +478,13 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             increment(ShardCounters.DROPPED);
             return;
         }
-        current = ctx;
-        try
-        {
-            send(answer, packet.sender()); // ownership passes to send
-        }
-        finally
-        {
-            current = null;
-        }
+        send(answer, packet.sender()); // ownership passes to send
     }
 
     @Override
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
         // One flush per read batch (up to maxMessagesPerRead datagrams): epoll sends the batch with sendmmsg.
-        if (flushPending)
-        {
-            flushPending = false;
-            ctx.flush();
-        }
         if (dirtyCount > 0)
         {
             flush();
@@ -421,10 +500,149 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         errors.record("udp shard " + index, cause);
     }
 
+    /**
+     * Another shard (or this one) learnt that {@code peer} refuses datagrams sent from {@code local}: forget the
+     * peer's channel here too, and tell the handler. On this shard's loop.
+     */
+    void onUnreachable(final InetSocketAddress local, final InetSocketAddress peer)
+    {
+        final Endpoint endpoint = byLocal.get(local);
+        if (null != peers && null != endpoint)
+        {
+            peers.forget(endpoint, peer);
+        }
+        try
+        {
+            handler.onUnreachable(this, local, peer);
+        }
+        catch (final RuntimeException e)
+        {
+            increment(ShardCounters.ERRORS);
+            errors.record("udp shard " + index + " unreachable report", e);
+        }
+        flush();
+    }
+
+    /** True for the error a connected UDP socket reports after an ICMP port unreachable (RFC 3261 §18.4). */
+    static boolean isRefused(final Throwable cause)
+    {
+        return cause instanceof PortUnreachableException
+            || cause instanceof Errors.NativeIoException e && e.expectedErr() == Errors.ERROR_ECONNREFUSED_NEGATIVE;
+    }
+
+    void countPeerOpened()
+    {
+        increment(ShardCounters.PEERS_OPENED);
+    }
+
+    void countPeerClosed()
+    {
+        increment(ShardCounters.PEERS_CLOSED);
+    }
+
+    void countPeerOpenFailure(final Throwable cause)
+    {
+        increment(ShardCounters.PEER_OPEN_FAILURES);
+        errors.record("udp shard " + index + " connecting a peer channel", cause);
+    }
+
     /** Single writer (this shard's thread): a plain read of its own last store, then an opaque store. */
     private void increment(final int slot)
     {
         final int i = PAD + slot;
         COUNTS.setOpaque(counts, i, counts[i] + 1);
+    }
+
+    /**
+     * The handler of every connected peer channel of this shard: reads go through the same path as the listening
+     * socket's (the peer's listening {@link Endpoint} is the current one), the release rule is the same, and errors
+     * never close a listening socket. Owned by this shard's loop.
+     */
+    @ChannelHandler.Sharable
+    private final class PeerHandler extends ChannelInboundHandlerAdapter
+    {
+        @Override
+        public void channelActive(final ChannelHandlerContext ctx)
+        {
+            final UdpPeers.Peer peer = ctx.channel().attr(UdpPeers.PEER).get();
+            if (null != peer && peer.channel == ctx.channel())
+            {
+                peer.ctx = ctx;
+            }
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(final ChannelHandlerContext ctx)
+        {
+            final UdpPeers.Peer peer = ctx.channel().attr(UdpPeers.PEER).get();
+            if (null != peer)
+            {
+                peers.onClosed(peer, ctx.channel());
+            }
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+        {
+            try
+            {
+                final UdpPeers.Peer peer = ctx.channel().attr(UdpPeers.PEER).get();
+                if (msg instanceof DatagramPacket packet && null != peer)
+                {
+                    peers.touch(peer, System.nanoTime());
+                    increment(ShardCounters.PEER_DATAGRAMS_IN);
+                    onDatagram(peer.endpoint, packet);
+                }
+                else
+                {
+                    increment(ShardCounters.DROPPED);
+                }
+            }
+            finally
+            {
+                // Release rule (class javadoc): as on a listening socket, once, here.
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void channelReadComplete(final ChannelHandlerContext ctx)
+        {
+            UdpShard.this.channelReadComplete(ctx); // the same flush of everything the batch wrote
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+        {
+            final UdpPeers.Peer peer = ctx.channel().attr(UdpPeers.PEER).get();
+            if (!isRefused(cause) || null == peer)
+            {
+                increment(ShardCounters.ERRORS);
+                errors.record("udp shard " + index + " peer channel", cause);
+                return;
+            }
+            // ICMP port unreachable (RFC 3261 §18.4): the peer is gone from that port. This channel closes (the
+            // listening socket is untouched); every shard forgets the peer and fails its transactions with it.
+            increment(ShardCounters.PEERS_UNREACHABLE);
+            final InetSocketAddress local = peer.endpoint.local;
+            final InetSocketAddress address = peer.address;
+            for (final UdpShard shard : all)
+            {
+                if (shard == UdpShard.this)
+                {
+                    onUnreachable(local, address);
+                }
+                else
+                {
+                    final EventLoop other = shard.loop;
+                    if (null != other)
+                    {
+                        other.execute(() -> shard.onUnreachable(local, address)); // rare: one task per shard
+                    }
+                }
+            }
+        }
     }
 }

@@ -76,6 +76,8 @@ public final class UdpTransport implements AutoCloseable
     private final List<InetSocketAddress> endpoints = new ArrayList<>();
     private final DistinctErrors errors = new DistinctErrors();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private int steeredGroups;
+    private int steeringFailures;
 
     private UdpTransport(final UdpTransportConfig config, final boolean epoll, final SipMessageHandler.Factory handlers)
     {
@@ -87,9 +89,15 @@ public final class UdpTransport implements AutoCloseable
         loops = new EventLoopGroup[n];
         shards = new UdpShard[n];
         // Handlers first: a factory that throws leaves no thread behind.
+        // Connected peer channels need SO_REUSEPORT (epoll): NIO has one socket per address:port.
+        final UdpPeerConfig peers = epoll ? config.peers() : UdpPeerConfig.OFF;
         for (int k = 0; k < n; k++)
         {
-            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors);
+            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors, peers);
+        }
+        for (final UdpShard shard : shards)
+        {
+            shard.shards(shards);
         }
         for (int k = 0; k < n; k++)
         {
@@ -155,6 +163,10 @@ public final class UdpTransport implements AutoCloseable
                     {
                         bind(k, shared);
                     }
+                    if (config.steerByCpu())
+                    {
+                        steerByCpu(first, shared);
+                    }
                     endpoints.add(shared);
                 }
                 else
@@ -163,6 +175,27 @@ public final class UdpTransport implements AutoCloseable
                     endpoints.add(new InetSocketAddress(address, ((InetSocketAddress)only.localAddress()).getPort()));
                 }
                 endpoint++;
+            }
+        }
+    }
+
+    /**
+     * Attaches the CPU steering program to one address:port's group ({@link SocketFilters#steerByCpu}). A kernel that
+     * refuses it leaves the group on its hash: one log line says why, and {@link #steersByCpu()} says false.
+     */
+    private void steerByCpu(final Channel first, final InetSocketAddress endpoint)
+    {
+        try
+        {
+            SocketFilters.steerByCpu(first, shards.length);
+            steeredGroups++;
+        }
+        catch (final RuntimeException e)
+        {
+            if (0 == steeringFailures++)
+            {
+                LOG.log(Level.WARNING, "udp: cannot steer " + describe(endpoint) + " by CPU (SO_ATTACH_REUSEPORT_CBPF: "
+                    + e.getMessage() + "); datagrams are spread by the kernel's hash of the sender instead");
             }
         }
     }
@@ -256,6 +289,15 @@ public final class UdpTransport implements AutoCloseable
         return epoll ? "epoll" : "nio";
     }
 
+    /**
+     * True when every address:port's reuseport group picks shards by the receiving CPU ({@link
+     * UdpTransportConfig#steerByCpu()} asked for it and the kernel took every program).
+     */
+    public boolean steersByCpu()
+    {
+        return steeredGroups > 0 && 0 == steeringFailures;
+    }
+
     /** True when every address:port is bound once per shard (epoll with SO_REUSEPORT). */
     public boolean sharesPorts()
     {
@@ -311,6 +353,20 @@ public final class UdpTransport implements AutoCloseable
         synchronized (channels)
         {
             open = new ArrayList<>(channels);
+        }
+        // Connected peer channels first, each on its shard's loop (they are not in the channel list).
+        final List<Future<?>> peersClosing = new ArrayList<>(shards.length);
+        for (int k = 0; k < shards.length; k++)
+        {
+            final UdpShard shard = shards[k];
+            if (null != loops[k] && !loops[k].isShuttingDown())
+            {
+                peersClosing.add(loops[k].submit(shard::closePeers));
+            }
+        }
+        for (final Future<?> future : peersClosing)
+        {
+            future.awaitUninterruptibly(remainingMillis(deadline));
         }
         final List<ChannelFuture> closing = new ArrayList<>(open.size());
         for (final Channel channel : open)

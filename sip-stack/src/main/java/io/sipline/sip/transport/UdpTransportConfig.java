@@ -15,8 +15,14 @@ import io.sipline.sip.shard.ShardIds;
  * @param shards          the number of event-loop shards, 1 to {@value #MAX_SHARDS}.
  * @param nativeTransport true to use native epoll when available (the default); false forces NIO (for tests of the
  *                        fallback).
+ * @param peers           when shards connect channels to active peers (epoll only; {@link UdpPeerConfig#OFF} for
+ *                        none).
+ * @param steerByCpu      true to pick the shard of each datagram by the CPU that received it (a classic BPF program
+ *                        on each port's {@code SO_REUSEPORT} group, see {@link SocketFilters#steerByCpu}) instead of
+ *                        the kernel's hash of the sender's address and port; epoll only, off by default.
  */
-public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int shards, boolean nativeTransport)
+public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int shards, boolean nativeTransport,
+    UdpPeerConfig peers, boolean steerByCpu)
 {
     /** Ids the stack makes carry the shard index in two hex digits ({@link ShardIds}). */
     public static final int MAX_SHARDS = ShardIds.MAX_SHARDS;
@@ -25,6 +31,7 @@ public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int s
     {
         addresses = List.copyOf(addresses);
         ports = ports.clone();
+        java.util.Objects.requireNonNull(peers, "peers");
         if (addresses.isEmpty())
         {
             throw new IllegalArgumentException("no address to listen on");
@@ -44,6 +51,13 @@ public record UdpTransportConfig(List<InetAddress> addresses, int[] ports, int s
         {
             throw new IllegalArgumentException("shards " + shards + " is out of range 1-" + MAX_SHARDS);
         }
+    }
+
+    /** With connected peer channels as {@link UdpPeerConfig#DEFAULT} says, and the kernel's hash across shards. */
+    public UdpTransportConfig(final List<InetAddress> addresses, final int[] ports, final int shards,
+        final boolean nativeTransport)
+    {
+        this(addresses, ports, shards, nativeTransport, UdpPeerConfig.DEFAULT, false);
     }
 
     /** The ports, a copy. */

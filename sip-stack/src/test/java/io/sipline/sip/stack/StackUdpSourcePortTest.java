@@ -218,7 +218,7 @@ class StackUdpSourcePortTest
             + header(response, "Call-ID") + "\r\nCSeq: 1 ACK\r\nContent-Length: 0\r\n\r\n";
     }
 
-    private static String firstLine(final DatagramPacket p)
+    static String firstLine(final DatagramPacket p)
     {
         final String t = text(p);
         return t.substring(0, t.indexOf('\r'));

@@ -78,6 +78,32 @@ class UdpTransportTest
     }
 
     @Test
+    void shouldServeEveryPeerWhenSteeringByCpu() throws Exception
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Epoll.isAvailable(), "SO_REUSEPORT groups need native epoll");
+        try (UdpTransport transport = UdpTransport.start(new UdpTransportConfig(List.of(LOOPBACK), new int[] {0, 0},
+            2, true, UdpPeerConfig.OFF, true), StatelessResponder.factory()))
+        {
+            assertTrue(transport.steersByCpu(), "the kernel took the SO_ATTACH_REUSEPORT_CBPF program");
+            // The program returns cpu % 2, a listening socket of the group: every datagram reaches a shard.
+            int sent = 0;
+            for (final InetSocketAddress endpoint : transport.localAddresses())
+            {
+                for (int i = 0; i < 12; i++)
+                {
+                    try (Client client = new Client(LOOPBACK))
+                    {
+                        assertEquals("SIP/2.0 200 OK", client.replyTo(client.send(endpoint, "OPTIONS", "")).statusLine);
+                        sent++;
+                    }
+                }
+            }
+            final int requests = sent;
+            assertEquals(requests, awaitTotals(transport, t -> t.responsesSent() == requests).datagramsIn());
+        }
+    }
+
+    @Test
     void shouldAnswerRequestsAndDropWhatCannotBeAnswered() throws Exception
     {
         try (UdpTransport transport = start(List.of(LOOPBACK), new int[] {0}, 2, true);
@@ -149,15 +175,7 @@ class UdpTransportTest
     @Test
     void shouldListenOnIpv6() throws Exception
     {
-        final InetAddress v6 = InetAddress.ofLiteral("::1");
-        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(v6, 0)))
-        {
-            probe.getLocalPort();
-        }
-        catch (final IOException noIpv6)
-        {
-            org.junit.jupiter.api.Assumptions.abort("no IPv6 loopback here: " + noIpv6);
-        }
+        final InetAddress v6 = io.sipline.sip.test.Loopback6.orAbort();
         try (UdpTransport transport = start(List.of(LOOPBACK, v6), new int[] {0}, 2, true);
             Client client = new Client(v6))
         {

@@ -1,0 +1,337 @@
+package io.sipline.sip.transport;
+
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.util.AttributeKey;
+
+/**
+ * One shard's connected UDP channels, one per active peer and local address:port (DESIGN.md, Memory: Netty's epoll
+ * datagram path allocates a {@code DatagramPacket}, an {@code InetSocketAddress}, an {@code InetAddress} and its
+ * {@code byte[]} for every datagram read, and an address array or two per datagram sent to an address).
+ *
+ * <p>Every datagram a shard reads from a peer, or sends to it, on one of its listening sockets counts for that
+ * (local address:port, peer) pair. At {@link UdpPeerConfig#connectAfter()} the shard opens a channel bound to the
+ * same local address:port with {@code SO_REUSEPORT} and connected to the peer. From then on:
+ * <ul>
+ *   <li>the kernel delivers the peer's datagrams to the connected socket rather than to the reuseport group: a UDP
+ *       socket lookup scores a connected socket above any unconnected one for its own 4-tuple (Linux
+ *       {@code udp4_lib_lookup2}/{@code udp6_lib_lookup2}, {@code compute_score}); when several shards have one
+ *       for the same peer, one of them (the first in the hash chain) gets every datagram. Netty reads it with
+ *       {@code recv} (its {@code connectedRead}): no source address is decoded, the sender is the channel's cached
+ *       remote address;</li>
+ *   <li>this shard's datagrams to the peer are written on it as plain buffers: no envelope, no address array. They
+ *       still leave from the address:port the request arrived on (RFC 3261 §18.2.2, RFC 3581 §4);</li>
+ *   <li>the hand-over by Call-ID is unchanged: whichever shard reads a datagram hands it to the call's owner, which
+ *       answers on its own connected channel to the peer (or opens one once it has sent enough).</li>
+ * </ul>
+ * Between its bind and its connect a new socket is an unconnected member of the reuseport group and could be picked
+ * for another peer's datagram; {@link SocketFilters#acceptOnlyFrom} drops those in the kernel, so a connected channel
+ * never holds a datagram of someone else.
+ *
+ * <p>Bounds: at most {@link UdpPeerConfig#maxConnected()} connected channels per shard, and four times as many
+ * peers counted; the least recently used peer makes room (its channel closed). A peer idle for
+ * {@link UdpPeerConfig#idleMillis()} is forgotten. An ICMP port unreachable reported on a connected socket
+ * ({@code ECONNREFUSED}, RFC 3261 §18.4) closes that channel only, never a listening socket; see
+ * {@link UdpShard}.
+ *
+ * <p>Allocation: a {@link Peer} and a map entry per new peer, a channel per connection; nothing per datagram.
+ *
+ * <p>Not thread-safe; owned by one shard's event loop.
+ */
+final class UdpPeers
+{
+    /** The peer a connected channel serves. */
+    static final AttributeKey<Peer> PEER = AttributeKey.valueOf(UdpPeers.class, "peer");
+    /** Receive and send buffer asked for a connected socket: one peer's burst, not a whole port's. */
+    static final int PEER_SOCKET_BUFFER_BYTES = 1024 * 1024;
+
+    private final UdpPeerConfig config;
+    private final long idleNs;
+    private final int maxTracked;
+    private final ChannelHandler handler;
+    private final ChannelFutureListener onConnect = this::onConnect;
+    private final UdpShard shard;
+
+    /** Most recently used first; every tracked peer is on it. */
+    private Peer head;
+    private Peer tail;
+    private int tracked;
+    private int connected;
+
+    UdpPeers(final UdpPeerConfig config, final ChannelHandler handler, final UdpShard shard)
+    {
+        this.config = config;
+        this.idleNs = TimeUnit.MILLISECONDS.toNanos(config.idleMillis());
+        this.maxTracked = Math.max(64, 4 * config.maxConnected());
+        this.handler = handler;
+        this.shard = shard;
+    }
+
+    /** How many connected channels are open (or opening). */
+    int connected()
+    {
+        return connected;
+    }
+
+    /** How many peers are counted, connected or not. */
+    int tracked()
+    {
+        return tracked;
+    }
+
+    /**
+     * One datagram read from or sent to {@code address} through {@code endpoint}: counts it, makes the pair the most
+     * recently used, and connects a channel when the count reaches the threshold.
+     *
+     * @return the peer; its {@link Peer#ctx} is non-null once its connected channel is active.
+     */
+    Peer note(final UdpShard.Endpoint endpoint, final InetSocketAddress address, final long nowNs)
+    {
+        Peer peer = endpoint.peers.get(address);
+        if (null == peer)
+        {
+            if (null == address.getAddress() || null == endpoint.local || null == endpoint.loop)
+            {
+                return null; // unresolved, or a channel that is no socket (tests): nothing to connect
+            }
+            if (tracked >= maxTracked)
+            {
+                forget(tail);
+            }
+            peer = new Peer(endpoint, address);
+            endpoint.peers.put(address, peer);
+            tracked++;
+            linkFirst(peer);
+        }
+        else if (head != peer)
+        {
+            unlink(peer);
+            linkFirst(peer);
+        }
+        peer.lastNs = nowNs;
+        if (null == peer.channel && ++peer.count >= config.connectAfter())
+        {
+            open(peer);
+        }
+        return peer;
+    }
+
+    /** A datagram read on a peer's connected channel: the peer is in use. */
+    void touch(final Peer peer, final long nowNs)
+    {
+        peer.lastNs = nowNs;
+        if (head != peer && peer.tracked)
+        {
+            unlink(peer);
+            linkFirst(peer);
+        }
+    }
+
+    /** Forgets every peer not used for the idle time, least recently used first. */
+    int sweep(final long nowNs)
+    {
+        int n = 0;
+        while (null != tail && nowNs - tail.lastNs > idleNs)
+        {
+            forget(tail);
+            n++;
+        }
+        return n;
+    }
+
+    /** Forgets the peer {@code address} of {@code endpoint} (closing its channel). */
+    boolean forget(final UdpShard.Endpoint endpoint, final InetSocketAddress address)
+    {
+        final Peer peer = endpoint.peers.get(address);
+        if (null == peer)
+        {
+            return false;
+        }
+        forget(peer);
+        return true;
+    }
+
+    /** Forgets every peer (closing their channels); at close. */
+    void forgetAll()
+    {
+        while (null != tail)
+        {
+            forget(tail);
+        }
+    }
+
+    /** A connected channel closed (idle, evicted, unreachable, or the loop going down): the peer counts anew. */
+    void onClosed(final Peer peer, final Channel channel)
+    {
+        if (peer.channel == channel)
+        {
+            peer.channel = null;
+            peer.ctx = null;
+            peer.count = 0;
+            connected--;
+        }
+    }
+
+    private void forget(final Peer peer)
+    {
+        unlink(peer);
+        peer.tracked = false;
+        tracked--;
+        peer.endpoint.peers.remove(peer.address, peer);
+        close(peer);
+    }
+
+    private void close(final Peer peer)
+    {
+        final Channel channel = peer.channel;
+        if (null != channel)
+        {
+            if (null != peer.ctx)
+            {
+                peer.ctx.flush(); // what this read batch wrote to the peer still goes
+            }
+            onClosed(peer, channel);
+            channel.close();
+            shard.countPeerClosed();
+        }
+    }
+
+    private void open(final Peer peer)
+    {
+        if (connected >= config.maxConnected())
+        {
+            // Room for the new one: the least recently used connected peer loses its channel (it keeps its count).
+            for (Peer p = tail; null != p; p = p.prev)
+            {
+                if (null != p.channel && p != peer)
+                {
+                    close(p);
+                    break;
+                }
+            }
+            if (connected >= config.maxConnected())
+            {
+                return;
+            }
+        }
+        final UdpShard.Endpoint endpoint = peer.endpoint;
+        final EpollDatagramChannel channel = new EpollDatagramChannel(
+            peer.address.getAddress() instanceof Inet6Address ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET);
+        peer.channel = channel;
+        connected++;
+        try
+        {
+            channel.config().setOption(EpollChannelOption.SO_REUSEPORT, true);
+            channel.config().setOption(ChannelOption.SO_RCVBUF, PEER_SOCKET_BUFFER_BYTES);
+            channel.config().setOption(ChannelOption.SO_SNDBUF, PEER_SOCKET_BUFFER_BYTES);
+            channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
+            channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(UdpTransport.RECEIVE_BUFFER_BYTES));
+            SocketFilters.acceptOnlyFrom(channel, peer.address);
+        }
+        catch (final RuntimeException e)
+        {
+            channel.close();
+            onClosed(peer, channel);
+            peer.count = -8 * config.connectAfter(); // retry much later, not on every datagram
+            shard.countPeerOpenFailure(e);
+            return;
+        }
+        channel.attr(PEER).set(peer);
+        channel.pipeline().addLast(handler);
+        // On this loop both complete at once: register inline, then bind to the listening address:port and connect.
+        endpoint.loop.register(channel);
+        channel.connect(peer.address, endpoint.local).addListener(onConnect);
+    }
+
+    private void onConnect(final ChannelFuture future)
+    {
+        if (future.isSuccess())
+        {
+            shard.countPeerOpened();
+            return;
+        }
+        final Channel channel = future.channel();
+        final Peer peer = channel.attr(PEER).get();
+        if (null != peer)
+        {
+            onClosed(peer, channel);
+            peer.count = -8 * config.connectAfter();
+        }
+        channel.close();
+        shard.countPeerOpenFailure(future.cause());
+    }
+
+    private void linkFirst(final Peer peer)
+    {
+        peer.prev = null;
+        peer.next = head;
+        if (null != head)
+        {
+            head.prev = peer;
+        }
+        head = peer;
+        if (null == tail)
+        {
+            tail = peer;
+        }
+    }
+
+    private void unlink(final Peer peer)
+    {
+        if (null != peer.prev)
+        {
+            peer.prev.next = peer.next;
+        }
+        else
+        {
+            head = peer.next;
+        }
+        if (null != peer.next)
+        {
+            peer.next.prev = peer.prev;
+        }
+        else
+        {
+            tail = peer.prev;
+        }
+        peer.prev = null;
+        peer.next = null;
+    }
+
+    /**
+     * One (local address:port, peer) pair of a shard: its count, its place in the LRU list, and its connected channel
+     * once opened. Owned by the shard's loop.
+     */
+    static final class Peer extends UdpShard.Sink
+    {
+        final UdpShard.Endpoint endpoint;
+        final InetSocketAddress address;
+        /** Datagrams counted towards the connect; negative after a failed connect (a back-off). */
+        int count;
+        long lastNs;
+        boolean tracked = true;
+        /** The connected channel, from the moment it is opened; {@link #ctx} is set once it is active. */
+        Channel channel;
+        Peer prev;
+        Peer next;
+
+        Peer(final UdpShard.Endpoint endpoint, final InetSocketAddress address)
+        {
+            this.endpoint = endpoint;
+            this.address = address;
+        }
+    }
+}
