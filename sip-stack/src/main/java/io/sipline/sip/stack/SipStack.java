@@ -92,6 +92,7 @@ public final class SipStack implements AutoCloseable
         throws UdpBindException
     {
         config.validate();
+        LazyClasses.load(); // before any shard runs: no shard waits on a class loader's lock later
         final SslContext serverTls = config.tls() ?
             TlsContexts.server(config.tlsCertificate(), config.tlsPrivateKey()) : null;
         final SslContext clientTls = TlsContexts.client(config.tlsTrustedCertificates());

@@ -1,0 +1,51 @@
+package io.sipline.sip.stack;
+
+/**
+ * Classes that libraries load only when a rare path first runs, loaded here once when the stack starts. A class is
+ * loaded under its class loader's lock for that name: two shards that reach such a path together (both pooled
+ * allocators freeing a chunk at the same moment, for instance) would otherwise wait for each other on a shard thread,
+ * which DESIGN.md forbids. Measured: a JFR recording of {@code jdk.JavaMonitorEnter} during 20 s at 4,000 calls/s
+ * showed shard 1 blocked 8.6 ms on the loader's lock held by shard 0, loading Netty's {@code FreeChunkEvent} from
+ * {@code PooledByteBufAllocator.onDeallocateChunk}.
+ * <p>
+ * Stateless; called from {@link SipStack#start} on the starting thread, before any shard runs.
+ */
+final class LazyClasses
+{
+    /**
+     * Netty 4.2's JFR events of the pooled allocator, loaded (and initialised) on a chunk's or buffer's first
+     * allocate, free or return when JFR is available ({@code io.netty.jfr.enabled}, default true).
+     */
+    private static final String[] NETTY = {
+        "io.netty.buffer.AllocateChunkEvent",
+        "io.netty.buffer.FreeChunkEvent",
+        "io.netty.buffer.ReturnChunkEvent",
+        "io.netty.buffer.AllocateBufferEvent",
+        "io.netty.buffer.FreeBufferEvent",
+        "io.netty.buffer.ReallocateBufferEvent",
+    };
+
+    private LazyClasses()
+    {
+    }
+
+    /** Loads and initialises every class named here that exists (a Netty without them skips them); returns how many. */
+    static int load()
+    {
+        int loaded = 0;
+        final ClassLoader loader = io.netty.buffer.ByteBuf.class.getClassLoader();
+        for (final String name : NETTY)
+        {
+            try
+            {
+                Class.forName(name, true, loader);
+                loaded++;
+            }
+            catch (final ClassNotFoundException | LinkageError e)
+            {
+                // not in this Netty version (or JFR absent): its path cannot load it either
+            }
+        }
+        return loaded;
+    }
+}
