@@ -131,6 +131,10 @@ public final class StackBench
                 rate *= 1.5;
             }
             System.out.printf("%-9s best sustained: %.0f tx/s (ports=%d shards=%d)%n", mode, best, ports, shards);
+            if (best > 0)
+            {
+                steady(mode, best / 2, stepSeconds, dir, scenario, inf, fields[0], out, cmd, server.pid());
+            }
             cmd.println("quit");
             server.waitFor(10, TimeUnit.SECONDS);
         }
@@ -138,6 +142,32 @@ public final class StackBench
         {
             server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * The bytes per transaction of a run at one rate once the pools are at that rate's size. While the rate climbs,
+     * every step also pays for the transaction and buffer pools growing to it (a UDP server transaction lives 64*T1 =
+     * 32 s after its final response, RFC 3261 §17.2.2 Timer J), which is capacity, not garbage per transaction. So
+     * the stack first runs 40 s at half the best rate, then one measured step at the same rate.
+     */
+    private static void steady(final String mode, final double rate, final int stepSeconds, final Path dir,
+        final Path scenario, final Path inf, final String firstPort, final BufferedReader out, final PrintStream cmd,
+        final long pid) throws Exception
+    {
+        final int settleSeconds = 40;
+        runSipp(dir, scenario, inf, firstPort, rate, (int)(rate * settleSeconds), settleSeconds);
+        final long[] before = stats(out, cmd);
+        final long cpuBefore = cpuTicks(pid);
+        final long t0 = System.nanoTime();
+        final int calls = (int)(rate * stepSeconds);
+        final long[] sipp = runSipp(dir, scenario, inf, firstPort, rate, calls, stepSeconds);
+        final long wallNs = System.nanoTime() - t0;
+        final long[] after = stats(out, cmd);
+        final long tx = after[0] - before[0];
+        final double cpuPer1k = tx == 0 ? 0 : (cpuTicks(pid) - cpuBefore) / (double)CLK_TCK * 1000.0 / tx;
+        System.out.printf("%-9s %9.0f %9.0f %9d %11d %9.4f %9.1f %s%n", mode, rate, tx * 1e9 / wallNs, sipp[1],
+            sipp[2], cpuPer1k, tx == 0 ? 0 : (after[1] - before[1]) / (double)tx,
+            "<- steady: after " + settleSeconds + " s at this rate (pools at its size)");
     }
 
     /** Returns {successful, failed, retransmissions} from sipp's -trace_stat file. */
