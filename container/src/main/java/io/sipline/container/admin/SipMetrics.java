@@ -139,13 +139,22 @@ public final class SipMetrics
                     cb.call(c.dropped(), shard, "declined");
                 }
             }).register(registry);
-        CounterWithCallback.builder().name("sipline_udp_datagrams_received").help("UDP datagrams read")
-            .labelNames("shard")
-            .callback(cb -> forEachUdp((k, c) -> cb.call(c.datagramsIn(), k))).register(registry);
-        CounterWithCallback.builder().name("sipline_udp_send_failures")
-            .help("Datagrams that could not be handed to the socket (not writable, too large, no destination)")
-            .labelNames("shard")
-            .callback(cb -> forEachUdp((k, c) -> cb.call(c.sendFailures(), k))).register(registry);
+        udpCounter("sipline_udp_datagrams_received", "UDP datagrams read", ShardCounters::datagramsIn);
+        udpCounter("sipline_udp_send_failures",
+            "Datagrams that could not be handed to the socket (not writable, too large, no destination)",
+            ShardCounters::sendFailures);
+        udpCounter("sipline_udp_peer_channels_opened", "Connected UDP channels opened to busy peers",
+            ShardCounters::peersOpened);
+        udpCounter("sipline_udp_peer_channels_closed", "Connected UDP channels closed (idle, evicted, unreachable)",
+            ShardCounters::peersClosed);
+        udpCounter("sipline_udp_peer_channel_open_failures", "Connected UDP channels that could not be opened",
+            ShardCounters::peerOpenFailures);
+        udpCounter("sipline_udp_peers_unreachable", "ICMP port unreachable reports on connected channels "
+            + "(RFC 3261 §18.4)", ShardCounters::peersUnreachable);
+        udpCounter("sipline_udp_peer_datagrams_received", "Datagrams read on connected UDP channels (part of "
+            + "sipline_udp_datagrams_received)", ShardCounters::peerDatagramsIn);
+        udpCounter("sipline_udp_peer_datagrams_sent", "Datagrams written on connected UDP channels",
+            ShardCounters::peerDatagramsOut);
         counter("sipline_shard_handoffs", "Messages read on this shard for a call of another one and handed over",
             (cb, k, t) -> cb.call(t.mirrored(MessageCounters.HANDOFFS_OUT), k));
         counter("sipline_shard_listener_errors", "Exceptions thrown by the shard's listener, caught",
@@ -288,6 +297,14 @@ public final class SipMetrics
         all[0] = "shard";
         System.arraycopy(extra, 0, all, 1, extra.length);
         return all;
+    }
+
+    /** A counter per shard read from the UDP transport's counters of that shard. */
+    private void udpCounter(final String name, final String help,
+        final java.util.function.ToLongFunction<ShardCounters> read)
+    {
+        CounterWithCallback.builder().name(name).help(help).labelNames("shard")
+            .callback(cb -> forEachUdp((k, c) -> cb.call(read.applyAsLong(c), k))).register(registry);
     }
 
     private void forEachUdp(final java.util.function.BiConsumer<String, ShardCounters> each)

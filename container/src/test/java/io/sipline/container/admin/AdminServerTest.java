@@ -92,6 +92,11 @@ class AdminServerTest
             }, 5_000), "counters never reached the datagrams sent");
             final Map<String, Double> a = after[0];
             assertEquals(5, delta(before, a, "sipline_udp_datagrams_received_total"));
+            assertTrue(a.keySet().stream().anyMatch(k -> k.startsWith("sipline_udp_peer_channels_opened_total")),
+                "the connected-channel counters are exported");
+            assertEquals(0, sumWhere(a, "sipline_udp_peer_channels_opened_total", "")
+                - sumWhere(before, "sipline_udp_peer_channels_opened_total", ""),
+                "5 datagrams from one peer open no connected channel (the stack waits for 32)");
             assertEquals(2, delta(before, a, "sipline_sip_requests_received_total{method=\"OPTIONS\"}"));
             assertEquals(1, delta(before, a, "sipline_sip_requests_received_total{method=\"INVITE\"}"));
             assertEquals(1, delta(before, a, "sipline_sip_requests_received_total{method=\"ACK\"}"));
