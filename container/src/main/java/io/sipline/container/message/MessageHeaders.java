@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.netty.buffer.ByteBuf;
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 
@@ -167,6 +168,50 @@ public final class MessageHeaders
     public int find(final String name, final int from)
     {
         return find(HeaderName.lookup(name), name, from);
+    }
+
+    /**
+     * True when a token-list header (Require, Supported, ...) lists {@code token} in any of its lines, ignoring case:
+     * received lines are scanned in place ({@link Ascii#listContains}), edited ones as text; no allocation.
+     */
+    public boolean containsToken(final HeaderName k, final String token)
+    {
+        for (int i = find(k, 0); i >= 0; i = find(k, i + 1))
+        {
+            final int s = i * SPAN;
+            if (span[s + 2] >= 0 ? Ascii.listContains(bytes, span[s + 2], span[s + 3], token, true)
+                : textListContains(values[i], token))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean textListContains(final String list, final String token)
+    {
+        int p = 0;
+        while (p <= list.length())
+        {
+            int q = list.indexOf(',', p);
+            q = q < 0 ? list.length() : q;
+            int ts = p;
+            int te = q;
+            while (ts < te && Character.isWhitespace(list.charAt(ts)))
+            {
+                ts++;
+            }
+            while (te > ts && Character.isWhitespace(list.charAt(te - 1)))
+            {
+                te--;
+            }
+            if (te - ts == token.length() && list.regionMatches(true, ts, token, 0, token.length()))
+            {
+                return true;
+            }
+            p = q + 1;
+        }
+        return false;
     }
 
     /** Index of the first entry of a known header at or after {@code from}, or -1. */

@@ -162,17 +162,7 @@ public final class ReliableProvisionals
     /** Whether one of the headers named {@code name} lists the 100rel option tag (comma-separated, any case). */
     public static boolean listsOptionTag(final MessageHeaders headers, final HeaderName name)
     {
-        for (int i = headers.find(name, 0); i >= 0; i = headers.find(name, i + 1))
-        {
-            for (final String tag : headers.value(i).split(","))
-            {
-                if (OPTION_TAG.equalsIgnoreCase(tag.strip()))
-                {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return headers.containsToken(name, OPTION_TAG);
     }
 
     /** The RAck value of a PRACK for {@code response} (§7.2): its RSeq, its request's CSeq number and method. */

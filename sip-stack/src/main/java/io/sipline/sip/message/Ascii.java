@@ -127,6 +127,32 @@ public final class Ascii
         return -1;
     }
 
+    /**
+     * True when the comma-separated token list in {@code buf[start, end)} (a line of Require, Supported, Allow, ...)
+     * has {@code token} as one of its items, linear white space around items ignored; no allocation.
+     */
+    public static boolean listContains(final byte[] buf, final int start, final int end, final CharSequence token,
+        final boolean ignoreCase)
+    {
+        int p = start;
+        while (p < end)
+        {
+            int q = p;
+            while (q < end && buf[q] != ',')
+            {
+                q++;
+            }
+            final int ts = skipLws(buf, p, q);
+            final int te = trimEnd(buf, ts, q);
+            if (ignoreCase ? equalsIgnoreCase(buf, ts, te, token) : equals(buf, ts, te, token))
+            {
+                return true;
+            }
+            p = q + 1;
+        }
+        return false;
+    }
+
     /** First index in {@code [start, end)} that is not linear white space (SP, HTAB, CR, LF); {@code end} if none. */
     public static int skipLws(final byte[] buf, final int start, final int end)
     {

@@ -606,22 +606,9 @@ public final class SipMessage
     {
         for (int i = firstHeader(list); i >= 0; i = nextHeader(list, i))
         {
-            final int e = headerValueEnd(i);
-            int p = headerValueStart(i);
-            while (p < e)
+            if (Ascii.listContains(buf, headerValueStart(i), headerValueEnd(i), token, ignoreCase))
             {
-                int q = p;
-                while (q < e && buf[q] != ',')
-                {
-                    q++;
-                }
-                final int ts = Ascii.skipLws(buf, p, q);
-                final int te = Ascii.trimEnd(buf, ts, q);
-                if (ignoreCase ? Ascii.equalsIgnoreCase(buf, ts, te, token) : Ascii.equals(buf, ts, te, token))
-                {
-                    return true;
-                }
-                p = q + 1;
+                return true;
             }
         }
         return false;
