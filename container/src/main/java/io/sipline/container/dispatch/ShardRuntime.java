@@ -542,6 +542,7 @@ public final class ShardRuntime implements SipListener, ShardHost
                 forwardStateless(response);
             }
             session.onResponseSent(response);
+            releaseIfDone(request, status);
             afterSend(session);
             return;
         }
@@ -567,7 +568,39 @@ public final class ShardRuntime implements SipListener, ShardHost
             new OkRetransmission(tx, keep, request, response).start();
         }
         session.onResponseSent(response);
+        releaseIfDone(request, status);
         afterSend(session);
+    }
+
+    /**
+     * A non-INVITE transaction needs nothing of the container after its final response: a retransmitted request gets
+     * the response again from the stack, a retransmitted response is absorbed (RFC 3261 §17.1.2.2, §17.2.2), so it
+     * lets go of the request at once rather than holding it, its responses and its session for Timer J or K.
+     */
+    private void releaseIfDone(final SipServletRequestImpl request, final int status)
+    {
+        if (status >= 200 && !"INVITE".equals(request.getMethod()))
+        {
+            release(request);
+        }
+    }
+
+    @Override
+    public void release(final SipServletRequestImpl request)
+    {
+        final Transaction tx = request.transaction();
+        if (null == tx || tx.attachment() != request)
+        {
+            return;
+        }
+        final SipServletResponseImpl answer = request.finalResponse();
+        tx.attachment(tx instanceof ServerTransaction && SipMethod.INVITE == tx.method() && null != answer
+            ? new AnsweredInvite(answer.toTag()) : null);
+    }
+
+    /** What an INVITE server transaction keeps once its request was released: the To tag a late CANCEL's 200 has. */
+    private record AnsweredInvite(String toTag)
+    {
     }
 
     /**
@@ -1047,6 +1080,15 @@ public final class ShardRuntime implements SipListener, ShardHost
     private void onCancel(final ServerTransaction tx, final SipMessage message)
     {
         final ServerTransaction inviteTx = tx.cancelledInvite();
+        if (null != inviteTx && inviteTx.attachment() instanceof AnsweredInvite answered)
+        {
+            // §9.2: the INVITE has its final response and its call is over; the CANCEL has no effect but a 200,
+            // with the To tag of that final response
+            final ByteBuf out = shard.allocate(256 + message.length());
+            shard.builder().startResponse(out, message, 200, "OK", answered.toTag).end(null, 0, 0);
+            shard.respond(tx, out, 200);
+            return;
+        }
         final SipServletRequestImpl invite = null == inviteTx ? null
             : inviteTx.attachment() instanceof SipServletRequestImpl r && r.transaction() == inviteTx ? r : null;
         if (null == invite)
@@ -1206,6 +1248,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         session.onResponseReceived(response);
         invoke(session, null, response);
         sendPendingCancel(request);
+        releaseIfDone(request, status);
     }
 
     /**

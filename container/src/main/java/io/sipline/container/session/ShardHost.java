@@ -93,6 +93,14 @@ public interface ShardHost
     void send(SipServletResponseImpl response);
 
     /**
+     * The container needs nothing more from {@code request}'s transaction (its final response went or came, and its
+     * session is over or the request is not an INVITE): the transaction lets go of the request, so that the request,
+     * its responses and its session are garbage while the transaction waits out its RFC 3261 timers (up to 64*T1).
+     * No-op when the transaction already ended or carries another request. Shard only.
+     */
+    void release(SipServletRequestImpl request);
+
+    /**
      * Calls the session's handler servlet with a request or a response, as the container does for what it receives
      * (a supervised proxy's responses, JSR 289 §10.2.4; a subsequent request through a record-routing proxy), then
      * runs {@code afterwards} on the shard once the servlet returned (at once for applications on the shard; after

@@ -791,7 +791,32 @@ public final class SipSessionImpl implements SipSession
             linked.linked = null;
         }
         linked = null;
+        releaseOriginal();
         app.remove(this);
+    }
+
+    /**
+     * The session is over: its initial INVITE's transaction, still waiting out Timer L or M (64*T1 after the 2xx,
+     * RFC 6026), lets go of the request, so that the call's messages and sessions do not stay reachable for 32 s after
+     * the BYE. A late CANCEL still gets its 200 (RFC 3261 §9.2); a 2xx retransmitted after the dialog's BYE completed
+     * finds no ACK to resend (the UAS gives up at 64*T1, §13.3.1.4). Requests of other methods let go of their
+     * transaction at their final response already.
+     */
+    private void releaseOriginal()
+    {
+        final SipServletRequestImpl request = original;
+        if (null == request || null == request.finalResponse() || !"INVITE".equals(request.getMethod()))
+        {
+            return;
+        }
+        if (app.host().onShardThread())
+        {
+            app.host().release(request);
+        }
+        else
+        {
+            app.host().execute(() -> app.host().release(request));
+        }
     }
 
     /** Removes this session's entry under (Call-ID, {@code key}) from its shard's table, on the shard. */

@@ -12,6 +12,8 @@ import io.sipline.container.message.SipServletResponseImpl;
  */
 public final class FakeHost implements ShardHost
 {
+    /** Requests whose transaction the sessions let go of, in order. */
+    public final List<SipServletRequestImpl> released = new ArrayList<>();
     public final SessionTable table = new SessionTable();
     public final List<SipServletRequestImpl> requests = new ArrayList<>();
     public final List<SipServletResponseImpl> responses = new ArrayList<>();
@@ -133,6 +135,12 @@ public final class FakeHost implements ShardHost
     {
         responses.add(response);
         response.sessionImpl().onResponseSent(response);
+    }
+
+    @Override
+    public void release(final SipServletRequestImpl request)
+    {
+        released.add(request);
     }
 
     @Override

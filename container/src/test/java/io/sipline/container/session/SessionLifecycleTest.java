@@ -159,6 +159,25 @@ class SessionLifecycleTest
     }
 
     @Test
+    void shouldReleaseTheAnsweredInitialInviteWhenTheSessionIsInvalidated() throws Exception
+    {
+        final SipServletRequestImpl invite = invite(app);
+        invite.createResponse(486).send();
+        assertTrue(host.released.isEmpty(), "an INVITE's transaction keeps its request while its session lives");
+        invite.sessionImpl().appSession().checkReady();
+        assertFalse(invite.getSession().isValid());
+        assertEquals(List.of(invite), host.released, "invalidated: its transaction may let go of the INVITE");
+    }
+
+    @Test
+    void shouldNotReleaseAnUnansweredInviteWhenTheApplicationInvalidates() throws Exception
+    {
+        final SipServletRequestImpl invite = invite(app);
+        invite.getApplicationSession().invalidate();
+        assertTrue(host.released.isEmpty(), "its transaction still has to end without a final response");
+    }
+
+    @Test
     void shouldKeepASessionThatDoesNotWantToBeInvalidated() throws Exception
     {
         final SipServletRequestImpl invite = invite(app);
