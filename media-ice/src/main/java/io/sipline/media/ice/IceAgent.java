@@ -34,13 +34,19 @@ import java.nio.charset.StandardCharsets;
  *   <li>Answers (§7.3): integrity with our password, role conflicts by {@link IceRoleConflict} (487 or switch),
  *       peer-reflexive remote candidates learnt from the source (§7.3.1.3), triggered checks (§7.3.1.4; an
  *       In-Progress pair's transaction is cancelled — no more retransmissions, a late answer still counts).</li>
- *   <li>Responses (§7.2.5): symmetric addresses required, peer-reflexive local candidates learnt from
- *       XOR-MAPPED-ADDRESS, pairs of the same foundation unfrozen, 487 switches role and retries.</li>
- *   <li>Nomination (§8.1): the controlling agent nominates, with USE-CANDIDATE, the best valid pair of each
- *       component once every component has one and no better pair is still being checked (or after
+ *   <li>Responses (§7.2.5): symmetric addresses required; a success adds a valid pair to the valid list
+ *       ({@link IceValidList}, apart from the check list, §7.2.5.3.2): its local candidate is the one equal to
+ *       XOR-MAPPED-ADDRESS (a server-reflexive one behind a NAT, or a peer-reflexive one learnt then, §7.2.5.3.1),
+ *       its remote candidate the one checked; pairs of the same foundation unfrozen, 487 switches role and
+ *       retries.</li>
+ *   <li>Nomination (§8.1): the controlling agent nominates the best valid pair (§6.1.2.3 priority of its own
+ *       candidates) of each component, by repeating with USE-CANDIDATE the check of the check-list pair that
+ *       generated it, once every component has one and no better pair is still being checked (or after
  *       {@link #nominationWaitMs(long)}); with aggressive nomination every check carries USE-CANDIDATE (RFC 5245
  *       style). The controlled agent selects what is nominated (§7.3.1.5); a lite agent selects the pair an
- *       incoming nominating check arrived on.</li>
+ *       incoming nominating check arrived on. The nominated flag is set on the valid pair and on its generating
+ *       pair (§7.2.5.3.4); the selected pair is the valid pair, whose data and consent checks leave from its base
+ *       (the generating pair's local candidate).</li>
  *   <li>Consent freshness (RFC 7675): a full agent sends a check on each selected pair every 5 s ± 20 % and stops
  *       (state {@link #STATE_FAILED}, {@link Listener#onConsentLost}) when none was answered for 30 s.</li>
  *   <li>ICE restart (§9): {@link #restart} changes our ufrag and password and forgets the remote side; new remote
@@ -74,7 +80,8 @@ public final class IceAgent
     public static final long CONSENT_TIMEOUT_MS = 30_000;
 
     private static final byte FLAG_VALID = 1;
-    private static final byte FLAG_NOMINATED = 2;
+    /** A check-list pair's nominated flag (§7.2.5.3.4); package-private for tests. */
+    static final byte FLAG_NOMINATED = 2;
     private static final byte FLAG_TRIGGERED = 4;
     private static final byte FLAG_NOMINATE_ON_SUCCESS = 8;
     private static final byte FLAG_USE_CANDIDATE = 16;
@@ -201,6 +208,7 @@ public final class IceAgent
     private final InetSocketAddress[] remoteAddress;
     private int remoteCount;
     private final IceCheckList list;
+    private final IceValidList valid;
     private final IceFoundations foundations;
 
     private StunRequestSlots requests;
@@ -212,6 +220,9 @@ public final class IceAgent
     private boolean gatheringStarted;
     private boolean gatheringComplete;
 
+    /** Per component: the selected pair's base (the generating pair's local candidate), which sends its data. */
+    private final int[] selectedBase;
+    /** Per component: the selected (valid) pair's local candidate, as reported (§7.2.5.3.2). */
     private final int[] selectedLocal;
     private final InetSocketAddress[] selectedRemote;
     private final int[] selectedTurnSlot;
@@ -255,14 +266,18 @@ public final class IceAgent
         remoteAddress = new InetSocketAddress[limits.maxRemoteCandidates()];
         list = new IceCheckList(limits);
         list.reset(locals, remotes);
+        valid = new IceValidList(limits);
+        valid.reset(locals, remotes);
         foundations = new IceFoundations(limits.maxLocalCandidates());
         requests = newRequests();
+        selectedBase = new int[components + 1];
         selectedLocal = new int[components + 1];
         selectedRemote = new InetSocketAddress[components + 1];
         selectedTurnSlot = new int[components + 1];
         selectedPriority = new long[components + 1];
         consentLastMs = new long[components + 1];
         consentNextMs = new long[components + 1];
+        java.util.Arrays.fill(selectedBase, -1);
         java.util.Arrays.fill(selectedLocal, -1);
         newLocalCredentials();
     }
@@ -565,11 +580,11 @@ public final class IceAgent
      */
     public boolean send(final int component, final byte[] buf, final int offset, final int length)
     {
-        if (component < 1 || component > components || -1 == selectedLocal[component] || STATE_FAILED == state)
+        if (component < 1 || component > components || -1 == selectedBase[component] || STATE_FAILED == state)
         {
             return false;
         }
-        return sendFrom(selectedLocal[component], selectedRemote[component], selectedTurnSlot[component], buf,
+        return sendFrom(selectedBase[component], selectedRemote[component], selectedTurnSlot[component], buf,
             offset, length);
     }
 
@@ -727,6 +742,12 @@ public final class IceAgent
         return list;
     }
 
+    /** @return the valid list (read it; do not change it). */
+    public IceValidList validList()
+    {
+        return valid;
+    }
+
     /** @return whether gathering has finished. */
     public boolean gatheringComplete()
     {
@@ -739,7 +760,16 @@ public final class IceAgent
      */
     public IceCandidate selectedLocal(final int component)
     {
-        return -1 == selectedLocal[component] ? null : locals[selectedLocal[component]];
+        return -1 == selectedBase[component] ? null : locals[selectedLocal[component]];
+    }
+
+    /**
+     * @param component the component id.
+     * @return the priority of the selected pair (RFC 8445 §6.1.2.3, from the valid pair's candidates), or 0.
+     */
+    public long selectedPriority(final int component)
+    {
+        return -1 == selectedBase[component] ? 0 : selectedPriority[component];
     }
 
     /**
@@ -886,7 +916,7 @@ public final class IceAgent
         remotePassword = password;
         remoteKey = StunCredential.shortTerm(password);
         checkUsername = (ufrag + ":" + localUfrag).getBytes(StandardCharsets.UTF_8);
-        if (STATE_FAILED != state && -1 == selectedLocal[1])
+        if (STATE_FAILED != state && -1 == selectedBase[1])
         {
             setState(STATE_RUNNING);
         }
@@ -909,6 +939,7 @@ public final class IceAgent
         remoteCount = 0;
         remoteEndOfCandidates = false;
         list.reset(locals, remotes);
+        valid.reset(locals, remotes); // §9: the valid pairs go with the check list; the selected ones stay in use
         allValidSinceMs = Long.MAX_VALUE;
         if (STATE_FAILED != state)
         {
@@ -1199,7 +1230,10 @@ public final class IceAgent
         return -1;
     }
 
-    /** §8.1.1: nominate the best valid pair of each component once each has one and nothing better is pending. */
+    /**
+     * §8.1.1: once each component has a valid pair and nothing better is pending, nominate the best valid pair of
+     * each component by repeating, with USE-CANDIDATE, the check of the check-list pair that generated it.
+     */
     private void nominate()
     {
         if (STATE_COMPLETED == state)
@@ -1216,7 +1250,9 @@ public final class IceAgent
                 allValid = false;
                 continue;
             }
-            for (int p = 0; p < best; p++)
+            // A check-list pair still to be checked that ranks above the best valid pair could do better.
+            final long bestPriority = valid.priority(best, controlling);
+            for (int p = 0; p < list.size() && list.priority(p) > bestPriority; p++)
             {
                 final byte s = list.state(p);
                 if (list.local(p).componentId() == c
@@ -1241,42 +1277,69 @@ public final class IceAgent
         for (int c = 1; c <= components; c++)
         {
             final int best = bestValid(c);
-            final byte flags = list.flags(best);
+            final int generating = list.find(valid.generatingLocal(best), valid.remoteIndex(best));
+            final byte flags = list.flags(generating);
             if (0 == (flags & (FLAG_USE_CANDIDATE | FLAG_NOMINATED)))
             {
-                list.flags(best, (byte) (flags | FLAG_USE_CANDIDATE | FLAG_TRIGGERED));
+                list.flags(generating, (byte) (flags | FLAG_USE_CANDIDATE | FLAG_TRIGGERED));
             }
         }
     }
 
+    /**
+     * The valid pair of a component with the highest priority (§6.1.2.3, from its own candidates) whose generating
+     * pair is still in the check list (the pair the nominating check is sent on), or -1.
+     */
     private int bestValid(final int component)
     {
-        for (int p = 0; p < list.size(); p++)
+        int best = -1;
+        long bestPriority = 0;
+        for (int v = 0; v < valid.size(); v++)
         {
-            if (0 != (list.flags(p) & FLAG_VALID) && list.local(p).componentId() == component)
+            if (valid.local(v).componentId() != component
+                || -1 == list.find(valid.generatingLocal(v), valid.remoteIndex(v)))
             {
-                return p; // the list is ordered by priority
+                continue;
+            }
+            final long priority = valid.priority(v, controlling);
+            if (-1 == best || priority > bestPriority)
+            {
+                best = v;
+                bestPriority = priority;
             }
         }
-        return -1;
+        return best;
     }
 
-    private void select(final int pair)
+    /**
+     * §7.2.5.3.4, §7.3.1.5: a valid pair is nominated — its nominated flag and its generating pair's are set — and it
+     * becomes the component's selected pair unless a higher-priority one already is (§8.1.1 lets the controlling
+     * agent nominate one pair per component; with aggressive nomination several are, and the best one is used).
+     *
+     * @param generating the check-list pair that generated {@code entry}.
+     * @param entry      the valid pair.
+     */
+    private void nominated(final int generating, final int entry)
     {
-        final int local = list.localIndex(pair);
-        final int remote = list.remoteIndex(pair);
+        list.flags(generating, (byte) (list.flags(generating) | FLAG_NOMINATED));
+        valid.nominate(entry);
+        final int local = valid.localIndex(entry);
+        final int base = valid.generatingLocal(entry);
+        final int remote = valid.remoteIndex(entry);
         final int component = locals[local].componentId();
-        final long priority = list.priority(pair);
-        list.flags(pair, (byte) (list.flags(pair) | FLAG_NOMINATED));
-        if (-1 != selectedLocal[component] && selectedPriority[component] >= priority)
+        final long priority = valid.priority(entry, controlling);
+        if (-1 != selectedBase[component] && selectedPriority[component] >= priority)
         {
             return;
         }
+        // The valid pair names the candidate the peer sees (server- or peer-reflexive when there is a NAT); data and
+        // consent checks leave from its base, as the checks did (same socket, or the relay of a relayed base).
+        selectedBase[component] = base;
         selectedLocal[component] = local;
         selectedRemote[component] = remoteAddress[remote];
         selectedPriority[component] = priority;
         selectedTurnSlot[component] = -1;
-        if (IceCandidateType.RELAYED == locals[local].type())
+        if (IceCandidateType.RELAYED == locals[base].type())
         {
             context.address.set(remoteAddress[remote]);
             selectedTurnSlot[component] = turn[component].peerSlot(context.address);
@@ -1304,14 +1367,14 @@ public final class IceAgent
     {
         for (int c = 1; c <= components; c++)
         {
-            final int local = selectedLocal[c];
+            final int local = selectedBase[c];
             if (-1 == local)
             {
                 continue;
             }
             if (now - consentLastMs[c] >= CONSENT_TIMEOUT_MS)
             {
-                selectedLocal[c] = -1;
+                selectedBase[c] = -1;
                 setState(STATE_FAILED);
                 listener.onConsentLost(this, c);
                 return;
@@ -1355,7 +1418,7 @@ public final class IceAgent
         }
         for (int c = 1; c <= components; c++)
         {
-            if (-1 != selectedLocal[c])
+            if (-1 != selectedBase[c])
             {
                 return; // a restart failed but the old pair still works
             }
@@ -1455,22 +1518,26 @@ public final class IceAgent
         }
         if (lite)
         {
-            // A lite agent does no checks: a check that arrives makes its pair valid; USE-CANDIDATE selects it.
+            // A lite agent does no checks (§2.5: host candidates only): a check that arrives makes its pair valid,
+            // as its own valid pair; USE-CANDIDATE selects it.
             list.state(pair, IcePairState.SUCCEEDED);
             list.flags(pair, (byte) (list.flags(pair) | FLAG_VALID));
-            if (useCandidate)
+            final int entry = valid.add(local, remote, local);
+            if (useCandidate && -1 != entry)
             {
-                select(pair);
+                nominated(pair, entry);
             }
             return;
         }
         triggered(pair);
         if (useCandidate && !controlling)
         {
-            // §7.3.1.5: nominated now if the pair is valid, else when its triggered check succeeds.
-            if (0 != (list.flags(pair) & FLAG_VALID))
+            // §7.3.1.5: if the pair succeeded, the valid pair it generated is nominated now; else the valid pair its
+            // triggered check generates is, when it succeeds.
+            final int entry = valid.findGenerated(local, remote);
+            if (-1 != entry)
             {
-                select(pair);
+                nominated(pair, entry);
             }
             else
             {
@@ -1614,31 +1681,37 @@ public final class IceAgent
             list.state(pair, IcePairState.FAILED);
             return;
         }
-        learnLocalPeerReflexive(requestLocalIndex);
-        onCheckSucceeded(pair, useCandidate);
+        onCheckSucceeded(pair, valid.add(validLocal(requestLocalIndex), remote, requestLocalIndex), useCandidate);
     }
 
-    /** §7.2.5.3.1: a mapped address matching no local candidate is a peer-reflexive local candidate. */
-    private void learnLocalPeerReflexive(final int base)
+    /**
+     * §7.2.5.3.2: the local candidate of the valid pair a successful check from {@code base} produces — the local
+     * candidate of the component whose transport address equals the response's mapped address (the base itself, a
+     * server-reflexive or relayed candidate, a peer-reflexive one learnt earlier); §7.2.5.3.1: if there is none, a
+     * peer-reflexive local candidate with that address is learnt. Falls back to the base when the response has no
+     * mapped address or the local limit is reached.
+     */
+    private int validLocal(final int base)
     {
         final StunMessageFlyweight response = context.message;
         final int index = response.findAttribute(StunAttributeType.XOR_MAPPED_ADDRESS);
         if (-1 == index || StunResult.OK != response.readAddress(index, context.address))
         {
-            return;
+            return base;
         }
+        final IceCandidate baseCandidate = locals[base];
         for (int l = 0; l < localCount; l++)
         {
-            if (IceAddresses.same(context.address, locals[l]))
+            if (locals[l].componentId() == baseCandidate.componentId() && IceAddresses.same(context.address, locals[l]))
             {
-                return;
+                return l;
             }
         }
         if (localCount == locals.length)
         {
-            return;
+            return base;
         }
-        final IceCandidate baseCandidate = locals[base];
+        // §7.2.5.3.1: priority as the PRIORITY attribute of the check carried (§7.2.2), base the check's base.
         final int localPreference = (baseCandidate.priority() >>> 8) & 0xFFFF;
         final IceCandidate candidate = new IceCandidate();
         IceAddresses.setAddress(candidate, context.address);
@@ -1649,14 +1722,17 @@ public final class IceAgent
             null);
         candidate.set(IceCandidateType.PEER_REFLEXIVE, baseCandidate.componentId(), candidate.priority(),
             foundations.foundationOf(candidate, IceCandidate.FAMILY_NONE, 0, 0));
-        addLocal(candidate, localSocket[base]);
+        return null == addLocal(candidate, localSocket[base]) ? base : localCount - 1;
     }
 
-    private void onCheckSucceeded(final int pair, final boolean useCandidate)
+    /**
+     * The check of {@code pair} succeeded and produced valid pair {@code entry} (-1 if the valid list is full).
+     */
+    private void onCheckSucceeded(final int pair, final int entry, final boolean useCandidate)
     {
         list.state(pair, IcePairState.SUCCEEDED);
         final byte flags = list.flags(pair);
-        list.flags(pair, (byte) (flags | FLAG_VALID));
+        list.flags(pair, (byte) (flags | FLAG_VALID)); // it generated a valid pair
         // §7.2.5.3.3: unfreeze the pairs of the same foundation.
         for (int p = 0; p < list.size(); p++)
         {
@@ -1665,9 +1741,12 @@ public final class IceAgent
                 list.state(p, IcePairState.WAITING);
             }
         }
-        if (controlling && useCandidate || !controlling && 0 != (flags & FLAG_NOMINATE_ON_SUCCESS))
+        // §7.2.5.3.4 (our USE-CANDIDATE check succeeded), §7.3.1.5 (the peer nominated this pair while it was
+        // being checked).
+        if (-1 != entry
+            && (controlling && useCandidate || !controlling && 0 != (flags & FLAG_NOMINATE_ON_SUCCESS)))
         {
-            select(pair);
+            nominated(pair, entry);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.sipline.media.ice;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Foundations (RFC 8445 §5.1.1.3) and check-list formation (§6.1.2): pairing by component and family, pair
  * priorities, srflx replaced by its base and pruned, ordering, the pair limit, and initial states. The setup is
- * PJNATH's: 2 components with host, srflx and relay each, against 2 remote host candidates.
+ * PJNATH's: 2 components with host, srflx and relay each, against 2 remote host candidates. Also the valid list
+ * (§7.2.5.3.2), which holds the pairs checks produce apart from the check list.
  */
 class IceCheckListTest
 {
@@ -108,6 +110,69 @@ class IceCheckListTest
         assertEquals((16_777_215L << 32) + 2L * 2_130_706_431 + 1, list.priority(0));
         list.recomputePriorities(true);
         assertEquals((16_777_215L << 32) + 2L * 2_130_706_431, list.priority(0));
+    }
+
+    /**
+     * RFC 8445 §7.2.5.3.2: the (srflx, remote) pair that §6.1.2.4 pruned from the check list is the valid pair a
+     * check of (host, remote) produces when the response maps to the srflx address; it lives in the valid list, keeps
+     * its generating pair, is ranked with its own candidates' priority (§6.1.2.3), and is added once.
+     */
+    @Test
+    void shouldHoldAValidPairThatThePrunedCheckListCannot()
+    {
+        final IceCandidate[] locals = {host(1, 8998), srflx(1, 8998, STUN_SERVER)};
+        final IceCandidate[] remotes = {remoteHost(1, 7000)};
+        final IceCheckList list = new IceCheckList(IceLimits.PJNATH_TUNED);
+        assertEquals(1, list.form(true, locals, 2, remotes, 1, true));
+        assertEquals(-1, list.find(1, 0), "the srflx pair is pruned: its base is the host");
+        final IceValidList valid = new IceValidList(IceLimits.PJNATH_TUNED);
+        valid.reset(locals, remotes);
+        assertEquals(16, valid.capacity());
+
+        final int entry = valid.add(1, 0, 0);
+        assertEquals(0, entry);
+        assertEquals(entry, valid.add(1, 0, 0), "a valid pair is added once");
+        assertEquals(1, valid.size());
+        assertSame(locals[1], valid.local(entry));
+        assertSame(remotes[0], valid.remote(entry));
+        assertEquals(0, valid.generatingLocal(entry));
+        assertEquals(entry, valid.findGenerated(0, 0));
+        assertEquals(-1, valid.findGenerated(1, 0));
+        assertEquals(entry, valid.find(1, 0));
+        assertEquals(-1, valid.find(0, 0));
+        final long srflxPriority = IcePriority.pair(true, locals[1].priority(), remotes[0].priority());
+        assertEquals(srflxPriority, valid.priority(entry, true));
+        assertTrue(srflxPriority < list.priority(0), "ranked below the host pair that generated it");
+        assertEquals(IcePriority.pair(false, locals[1].priority(), remotes[0].priority()), valid.priority(entry, false));
+
+        assertFalse(valid.nominated(entry));
+        valid.nominate(entry);
+        assertTrue(valid.nominated(entry));
+        assertEquals(1, valid.localIndex(entry), "the flag leaves the indices alone");
+        assertEquals(0, valid.remoteIndex(entry));
+        assertEquals(0, valid.generatingLocal(entry));
+
+        valid.reset(locals, remotes);
+        assertEquals(0, valid.size());
+        assertEquals(-1, valid.find(1, 0));
+    }
+
+    @Test
+    void shouldFillTheValidListUpToItsCapacity()
+    {
+        final IceCandidate[] locals = {host(1, 8998)};
+        final IceCandidate[] remotes = new IceCandidate[255];
+        for (int r = 0; r < remotes.length; r++)
+        {
+            remotes[r] = remoteHost(1, 7000 + r);
+        }
+        final IceValidList valid = new IceValidList(new IceLimits(1, 255, 2, 1));
+        valid.reset(locals, remotes);
+        assertEquals(0, valid.add(0, 0, 0));
+        assertEquals(1, valid.add(0, 254, 0));
+        assertEquals(-1, valid.add(0, 7, 0), "full");
+        assertEquals(254, valid.remoteIndex(1), "indices up to 255 are kept whole");
+        assertEquals(1, valid.findGenerated(0, 254));
     }
 
     @Test

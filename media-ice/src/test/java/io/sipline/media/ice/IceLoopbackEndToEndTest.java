@@ -129,6 +129,22 @@ class IceLoopbackEndToEndTest
         });
     }
 
+    /** The remote candidate of a component known at an address (the remote end of a selected pair). */
+    private static IceCandidate remoteCandidateAt(final IceAgent agent, final int component,
+        final InetSocketAddress address)
+    {
+        for (int r = 0; r < agent.remoteCandidateCount(); r++)
+        {
+            final IceCandidate candidate = agent.remoteCandidate(r);
+            if (candidate.componentId() == component && candidate.port() == address.getPort()
+                && IceAddresses.toInet(candidate).equals(address))
+            {
+                return candidate;
+            }
+        }
+        throw new AssertionError("no remote candidate at " + address);
+    }
+
     private static boolean completed(final Side side)
     {
         return IceAgent.STATE_COMPLETED == side.agent.state();
@@ -246,13 +262,22 @@ class IceLoopbackEndToEndTest
         pump(() -> completed(a) && completed(b));
         for (int c = 1; c <= 2; c++)
         {
-            // B reaches A only at A's server-reflexive address (the NAT's public port), from B's host candidate. A
-            // names its end of the pair by the base the check left from (its host candidate): this agent keeps the
-            // checked pair as the valid pair, where RFC 8445 §7.2.5.3.2 would name the server-reflexive candidate
-            // that equals the mapped address (same socket, same path; media-ice/README.md, ICE, left).
-            assertEquals(a.endpoints.get(c - 1).localAddress(), b.agent.selectedRemote(c), "component " + c);
+            // B reaches A only at A's server-reflexive address (the NAT's public port), from B's host candidate. A's
+            // checks leave from its host base, and B maps them to that public port: RFC 8445 §7.2.5.3.2
+            // makes A's valid, selected pair the server-reflexive candidate equal to the mapped address, ranked with
+            // its own priority (§6.1.2.3), while data still leaves A's host socket (through the NAT).
+            final InetSocketAddress publicPort = a.endpoints.get(c - 1).localAddress();
+            assertEquals(publicPort, b.agent.selectedRemote(c), "component " + c);
             assertEquals(IceCandidateType.HOST, b.agent.selectedLocal(c).type(), "component " + c);
             assertEquals(b.endpoints.get(c - 1).localAddress(), a.agent.selectedRemote(c), "component " + c);
+            final IceCandidate local = a.agent.selectedLocal(c);
+            assertEquals(IceCandidateType.SERVER_REFLEXIVE, local.type(), "component " + c);
+            assertEquals(publicPort.getPort(), local.port(), "component " + c);
+            assertEquals(c, local.componentId());
+            final IceCandidate remote = remoteCandidateAt(a.agent, c, a.agent.selectedRemote(c));
+            assertEquals(IceCandidateType.HOST, remote.type(), "component " + c);
+            assertEquals(IcePriority.pair(true, local.priority(), remote.priority()), a.agent.selectedPriority(c),
+                "component " + c);
         }
         assertDataFlows(a, b, 2);
         a.agent.close(System.currentTimeMillis());
