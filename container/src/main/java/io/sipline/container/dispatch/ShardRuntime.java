@@ -23,6 +23,7 @@ import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
+import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.MessageWriter;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
@@ -594,8 +595,15 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipServletResponseImpl answer = request.finalResponse();
-        tx.attachment(tx instanceof ServerTransaction && SipMethod.INVITE == tx.method() && null != answer
-            ? new AnsweredInvite(answer.toTag()) : null);
+        if (!(tx instanceof ServerTransaction) || SipMethod.INVITE != tx.method() || null == answer)
+        {
+            tx.attachment(null);
+            return;
+        }
+        final SipSessionImpl session = request.sessionImpl();
+        // our own UAS answered with the session's local tag (a String it has); a proxy relayed the callee's
+        tx.attachment(new AnsweredInvite(null != session && null == session.proxy() && null != session.localTag()
+            ? session.localTag() : answer.toTag()));
     }
 
     /** What an INVITE server transaction keeps once its request was released: the To tag a late CANCEL's 200 has. */
@@ -816,6 +824,10 @@ public final class ShardRuntime implements SipListener, ShardHost
     private boolean authorized(final RunningApplication app, final String servlet, final ServerTransaction tx,
         final SipMessage message, final SipServletRequestImpl request)
     {
+        if (!app.security().guards(servlet, request.getMethod()))
+        {
+            return true; // no constraint: anonymous, and nothing of the request is read
+        }
         final ApplicationSecurity.Verdict verdict = app.security().check(servlet, request.getMethod(),
             request.requestUriText(), name -> request.headers().getAll(name));
         if (verdict.proceed())
@@ -871,8 +883,8 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     private void onSubsequent(final ServerTransaction tx, final SipMessage message)
     {
-        final String proxyKey = proxyKey(message);
-        if (null != proxyKey && proxySubsequent(tx, message, proxyKey))
+        final long proxyKey = proxyKeySpan(message);
+        if (proxyKey >= 0 && proxySubsequent(tx, message, proxyKey))
         {
             return;
         }
@@ -915,23 +927,37 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     /**
-     * The key of a record-routing proxy session of ours that a subsequent request names: in its top Route, or in
-     * its Request-URI when a strict router before us put our Record-Route there (RFC 3261 §16.4). No String is made
-     * for requests that carry neither.
+     * Where the key of a record-routing proxy session of ours is in a subsequent request: the value of the
+     * {@value ProxyRoutes#ROUTE_PARAMETER} URI parameter in its top Route, or in its Request-URI when a strict router
+     * before us put our Record-Route there (RFC 3261 §16.4). Read in place, so no String is made for any request.
+     *
+     * @return the key's start and end in the message's buffer, packed as {@code start << 32 | end}, or -1.
      */
-    private static String proxyKey(final SipMessage message)
+    private static long proxyKeySpan(final SipMessage message)
     {
         final int route = message.firstHeader(HeaderName.ROUTE);
-        if (route >= 0)
+        final long inRoute = route < 0 ? -1
+            : paramSpan(message.buffer(), message.headerValueStart(route), message.headerValueEnd(route));
+        return inRoute >= 0 ? inRoute
+            : paramSpan(message.buffer(), message.requestUriStart(), message.requestUriEnd());
+    }
+
+    /** The value of {@code ;sipline-px=} within {@code [start, end)}, packed as in {@link #proxyKeySpan}, or -1. */
+    private static long paramSpan(final byte[] b, final int start, final int end)
+    {
+        final int at = indexOf(b, start, end, PROXY_PARAMETER);
+        if (at <= start || b[at - 1] != ';' || at + PROXY_PARAMETER.length >= end
+            || b[at + PROXY_PARAMETER.length] != '=')
         {
-            final String key = ProxyRoutes.key(message.headerValue(route));
-            if (null != key)
-            {
-                return key;
-            }
+            return -1;
         }
-        return contains(message.buffer(), message.requestUriStart(), message.requestUriEnd(), PROXY_PARAMETER)
-            ? ProxyRoutes.key(message.requestUri()) : null;
+        final int from = at + PROXY_PARAMETER.length + 1;
+        int to = from;
+        while (to < end && b[to] != ';' && b[to] != '>' && b[to] != '?' && b[to] != ',' && b[to] > ' ')
+        {
+            to++;
+        }
+        return to == from ? -1 : (long)from << 32 | to;
     }
 
     /** Whether a Via of the borrowed request names our host:port (the cheap test before loop detection). */
@@ -951,6 +977,11 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     private static boolean contains(final byte[] b, final int start, final int end, final byte[] what)
     {
+        return indexOf(b, start, end, what) >= 0;
+    }
+
+    private static int indexOf(final byte[] b, final int start, final int end, final byte[] what)
+    {
         outer:
         for (int i = start; i <= end - what.length; i++)
         {
@@ -961,9 +992,9 @@ public final class ShardRuntime implements SipListener, ShardHost
                     continue outer;
                 }
             }
-            return true;
+            return i;
         }
-        return false;
+        return -1;
     }
 
     /**
@@ -973,7 +1004,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      *
      * @return false when the key names no live session of ours (the request is then handled as any other).
      */
-    private boolean proxySubsequent(final ServerTransaction tx, final SipMessage message, final String key)
+    private boolean proxySubsequent(final ServerTransaction tx, final SipMessage message, final long key)
     {
         final SipServletRequestImpl request = inProxiedDialog(message, key, tx, tx.peer());
         if (null == request)
@@ -991,10 +1022,10 @@ public final class ShardRuntime implements SipListener, ShardHost
      * Request-URI a strict router replaced restored and our Route popped (RFC 3261 §16.4); null when the key names no
      * live proxy session of ours.
      */
-    private SipServletRequestImpl inProxiedDialog(final SipMessage message, final String key,
+    private SipServletRequestImpl inProxiedDialog(final SipMessage message, final long key,
         final ServerTransaction tx, final InetSocketAddress remote)
     {
-        final SipSessionImpl session = sessions.dialog(message.callId(), key);
+        final SipSessionImpl session = sessions.dialog(message, (int)(key >>> 32), (int)key);
         if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
         {
             return null;
@@ -1051,7 +1082,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     /** The ACK of a 2xx in a dialog this container record-routed as a proxy: to the servlet, then on statelessly. */
-    private boolean proxyAck(final SipMessage message, final String key, final InetSocketAddress source)
+    private boolean proxyAck(final SipMessage message, final long key, final InetSocketAddress source)
     {
         final SipServletRequestImpl ack = inProxiedDialog(message, key, null, source);
         if (null == ack)
@@ -1062,12 +1093,16 @@ public final class ShardRuntime implements SipListener, ShardHost
         ack.principal(session.initialPrincipal()); // the ACK has its INVITE's user (never challenged)
         invoke(session, ack, null, () ->
         {
-            if (0 != ack.getMaxForwards())
+            final int maxForwards = ack.getMaxForwards();
+            if (0 != maxForwards)
             {
-                final SipServletRequestImpl out = SipServletRequestImpl.forwardOf(ack, ack.requestUriText());
-                ProxyRoutes.forStrictNextHop(out);
-                out.markCommitted();
-                send(out); // RFC 3261 §16.11: the ACK of a 2xx goes on without a transaction
+                // RFC 3261 §16.11: the ACK of a 2xx goes on without a transaction, and nothing else is done with
+                // it, so the received request itself is forwarded (with what the servlet changed), not a copy:
+                // Max-Forwards decremented (§16.6 step 3), our Route already popped, our Via added when written
+                ack.headers().set("Max-Forwards", HeaderText.decimal(maxForwards < 0 ? 70 : maxForwards - 1));
+                ProxyRoutes.forStrictNextHop(ack);
+                ack.markCommitted();
+                send(ack);
             }
         });
         return true;
@@ -1148,8 +1183,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final String proxyKey = proxyKey(request);
-        if (null != proxyKey && proxyAck(request, proxyKey, source))
+        final long proxyKey = proxyKeySpan(request);
+        if (proxyKey >= 0 && proxyAck(request, proxyKey, source))
         {
             return;
         }

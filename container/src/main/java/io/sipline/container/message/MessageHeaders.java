@@ -21,7 +21,8 @@ import io.sipline.sip.message.SipMessage;
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)
  *   entry i: kinds[i]  HeaderName ordinal (UNKNOWN for extension headers, whose name is in names[i] or the span)
- *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes (value start -1: value is text)
+ *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes, as chars (16 bits: half the
+ *                              index of ints; value start TEXT: the value is text; an entry past 64 KiB is kept as text)
  *            values[i]  the value as text: cached from the span, or set by an edit
  * </pre>
  *
@@ -34,6 +35,10 @@ import io.sipline.sip.message.SipMessage;
 public final class MessageHeaders
 {
     private static final int SPAN = 4;
+    /** The span mark of a text entry (its value, and for an extension header its name, are Strings). */
+    private static final char TEXT = '\uFFFF';
+    /** The last byte position a span can hold. */
+    private static final int MAX_POSITION = TEXT - 1;
     private static final HeaderName[] NAMES = HeaderName.values();
     private static final byte[][] CANONICAL = canonicalNames();
     /** ": " and CR LF as big-endian shorts (one buffer operation each). */
@@ -44,7 +49,7 @@ public final class MessageHeaders
     private int count;
     /** HeaderName ordinal per entry (one byte: fewer than 128 known names). */
     private byte[] kinds;
-    private int[] span;
+    private char[] span;
     private String[] values;
     /** Names of extension headers added by edits (lazily made); base extension names are read from their spans. */
     private String[] names;
@@ -53,7 +58,7 @@ public final class MessageHeaders
     {
         this.bytes = bytes;
         this.kinds = new byte[capacity];
-        this.span = new int[capacity * SPAN];
+        this.span = new char[capacity * SPAN];
         this.values = new String[capacity];
     }
 
@@ -84,10 +89,29 @@ public final class MessageHeaders
         {
             h.kinds[i] = (byte)message.headerName(i).ordinal();
             final int s = i * SPAN;
-            h.span[s] = message.headerNameStart(i) - shift;
-            h.span[s + 1] = message.headerNameEnd(i) - shift;
-            h.span[s + 2] = message.headerValueStart(i) - shift;
-            h.span[s + 3] = message.headerValueEnd(i) - shift;
+            final int nameStart = message.headerNameStart(i) - shift;
+            final int nameEnd = message.headerNameEnd(i) - shift;
+            final int valueStart = message.headerValueStart(i) - shift;
+            final int valueEnd = message.headerValueEnd(i) - shift;
+            if (valueEnd <= MAX_POSITION)
+            {
+                h.span[s] = (char)nameStart;
+                h.span[s + 1] = (char)nameEnd;
+                h.span[s + 2] = (char)valueStart;
+                h.span[s + 3] = (char)valueEnd;
+                continue;
+            }
+            // beyond what a char holds (a header section over 64 KiB, which only TCP can carry): kept as text
+            h.span[s] = h.span[s + 1] = h.span[s + 2] = h.span[s + 3] = TEXT;
+            h.values[i] = unfold(bytes, valueStart, valueEnd);
+            if (HeaderName.UNKNOWN.ordinal() == h.kinds[i])
+            {
+                if (null == h.names)
+                {
+                    h.names = new String[n];
+                }
+                h.names[i] = new String(bytes, nameStart, nameEnd - nameStart, StandardCharsets.US_ASCII);
+            }
         }
         h.count = n;
         return h;
@@ -179,7 +203,7 @@ public final class MessageHeaders
         for (int i = find(k, 0); i >= 0; i = find(k, i + 1))
         {
             final int s = i * SPAN;
-            if (span[s + 2] >= 0 ? Ascii.listContains(bytes, span[s + 2], span[s + 3], token, true)
+            if (span[s + 2] != TEXT ? Ascii.listContains(bytes, span[s + 2], span[s + 3], token, true)
                 : textListContains(values[i], token))
             {
                 return true;
@@ -246,7 +270,7 @@ public final class MessageHeaders
     public long leadingNumber(final int i)
     {
         final int s = i * SPAN;
-        return span[s + 2] < 0 ? leadingNumber(null, values[i], 0, values[i].length())
+        return span[s + 2] == TEXT ? leadingNumber(null, values[i], 0, values[i].length())
             : leadingNumber(bytes, null, span[s + 2], span[s + 3]);
     }
 
@@ -279,7 +303,7 @@ public final class MessageHeaders
     {
         int x = seed;
         final int s = i * SPAN;
-        if (span[s + 2] >= 0)
+        if (span[s + 2] != TEXT)
         {
             for (int p = span[s + 2]; p < span[s + 3]; p++)
             {
@@ -389,7 +413,7 @@ public final class MessageHeaders
     public void setValue(final int i, final String value)
     {
         values[i] = value;
-        span[i * SPAN + 2] = -1;
+        span[i * SPAN + 2] = TEXT;
     }
 
     /** Appends a value after the last value of that header (else at the end). */
@@ -427,7 +451,7 @@ public final class MessageHeaders
         }
         values[i] = value;
         final int s = i * SPAN;
-        span[s] = span[s + 1] = span[s + 2] = span[s + 3] = -1;
+        span[s] = span[s + 1] = span[s + 2] = span[s + 3] = TEXT;
     }
 
     /**
@@ -457,7 +481,7 @@ public final class MessageHeaders
             }
             names[j] = from.names[i];
         }
-        if (from.bytes != bytes && span[j * SPAN + 2] >= 0)
+        if (from.bytes != bytes && span[j * SPAN + 2] != TEXT)
         {
             setValue(j, from.value(i)); // a different base: keep the text
         }
@@ -514,7 +538,7 @@ public final class MessageHeaders
                 out.writeBytes(bytes, span[s], span[s + 1] - span[s]);
             }
             out.writeShort(COLON_SPACE);
-            if (span[s + 2] >= 0)
+            if (span[s + 2] != TEXT)
             {
                 out.writeBytes(bytes, span[s + 2], span[s + 3] - span[s + 2]);
             }

@@ -201,6 +201,30 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         destination = value;
     }
 
+    /** Whether the Request-URI contains the ASCII text {@code what}; as received, it is read in place. */
+    public boolean requestUriContains(final String what)
+    {
+        if (null != requestUri || null != requestUriText || uriStart < 0)
+        {
+            final String text = requestUriText();
+            return null != text && text.contains(what);
+        }
+        final byte[] b = headers.bytes();
+        outer:
+        for (int i = uriStart; i <= uriEnd - what.length(); i++)
+        {
+            for (int j = 0; j < what.length(); j++)
+            {
+                if (b[i + j] != what.charAt(j))
+                {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
     public String requestUriText()
     {
         if (null != requestUri)

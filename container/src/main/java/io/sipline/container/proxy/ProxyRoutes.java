@@ -88,7 +88,7 @@ public final class ProxyRoutes
      */
     public static boolean restoreRequestUri(final SipServletRequestImpl request)
     {
-        if (null == key(request.requestUriText()))
+        if (!request.requestUriContains(ROUTE_PARAMETER) || null == key(request.requestUriText()))
         {
             return false;
         }

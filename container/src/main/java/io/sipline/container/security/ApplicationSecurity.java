@@ -93,6 +93,12 @@ public final class ApplicationSecurity
      * @param headerValues every value of a header by name (an empty list when absent); called at most once.
      * @return what to do; never throws for any request content.
      */
+    /** Whether any constraint covers {@code method} on {@code servletName} (else {@link #check} is anonymous). */
+    public boolean guards(final String servletName, final String method)
+    {
+        return null != policy.requirement(servletName, method);
+    }
+
     public Verdict check(
         final String servletName,
         final String method,

@@ -104,8 +104,16 @@ public final class SessionTable
      */
     public SipSessionImpl dialog(final SipMessage m, final boolean byFromTag)
     {
-        final SipSessionImpl s = byFromTag ? get(key(m.buffer(), m.fromTagStart(), m.fromTagEnd()))
-            : get(key(m.buffer(), m.toTagStart(), m.toTagEnd()));
+        return byFromTag ? dialog(m, m.fromTagStart(), m.fromTagEnd()) : dialog(m, m.toTagStart(), m.toTagEnd());
+    }
+
+    /**
+     * The SIP session registered under the local tag (or proxy route key) at {@code [keyStart, keyEnd)} of a borrowed
+     * message's buffer, in the message's Call-ID, compared in place: no String is made. Shard only.
+     */
+    public SipSessionImpl dialog(final SipMessage m, final int keyStart, final int keyEnd)
+    {
+        final SipSessionImpl s = get(key(m.buffer(), keyStart, keyEnd));
         if (null == s || null == s.callId())
         {
             return null;

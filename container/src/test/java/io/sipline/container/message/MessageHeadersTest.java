@@ -39,6 +39,35 @@ class MessageHeadersTest
     }
 
     @Test
+    void shouldKeepHeadersBeyond64KiBAsTextAndWriteThemUnchanged()
+    {
+        // a header section over 64 KiB (TCP carries up to 64 KiB + 4 KiB): spans are 16-bit, later entries are text
+        final String big = "x".repeat(65_600);
+        final String text = TestMessages.INVITE.replace("Subject:", "X-Big: " + big + "\r\nX-Late: late value\r\n"
+            + "Subject:");
+        final SipMessage m = TestMessages.parse(text);
+        final byte[] copy = new byte[m.length()];
+        System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
+        final MessageHeaders h = MessageHeaders.of(m, copy);
+        assertEquals("late value", h.get("x-late"));
+        assertEquals("lunch and more", h.get("Subject"));
+        assertEquals(big, h.get("X-Big"));
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", h.get("From"), "before 64 KiB: a span");
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            final String written = out.toString(StandardCharsets.UTF_8);
+            assertTrue(written.contains("X-Late: late value\r\n") && written.contains("X-Big: " + big + "\r\n"),
+                written.substring(0, 200));
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
+    @Test
     void shouldEditThroughAnOverlayAndWriteTheResult()
     {
         final MessageHeaders h = received();
