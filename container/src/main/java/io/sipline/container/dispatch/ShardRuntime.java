@@ -1032,8 +1032,17 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, remote, local());
         request.session(session);
-        ProxyRoutes.restoreRequestUri(request);
-        ProxyRoutes.popOwnRoute(request, host, port);
+        final boolean restored = ProxyRoutes.restoreRequestUri(request);
+        final int route = message.firstHeader(HeaderName.ROUTE);
+        if (!restored && route >= 0 && (int)(key >>> 32) >= message.headerValueStart(route)
+            && (int)key <= message.headerValueEnd(route))
+        {
+            ProxyRoutes.popKeyedRoute(request); // the key was in the top Route: it is ours, nothing to parse
+        }
+        else
+        {
+            ProxyRoutes.popOwnRoute(request, host, port);
+        }
         return request;
     }
 

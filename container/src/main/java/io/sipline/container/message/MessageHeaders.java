@@ -117,6 +117,16 @@ public final class MessageHeaders
         return h;
     }
 
+    /**
+     * Where the value of entry {@code i} is in {@link #bytes()}, packed as {@code start << 32 | end}, or -1 when the
+     * value is text (edited, or beyond 64 KiB).
+     */
+    public long valueSpan(final int i)
+    {
+        final int s = i * SPAN;
+        return span[s + 2] == TEXT ? -1 : (long)span[s + 2] << 32 | span[s + 3];
+    }
+
     /** The base bytes the spans index (may be null). */
     public byte[] bytes()
     {

@@ -94,6 +94,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private Address poppedRoute;
     /** The popped Route's text until {@link #getPoppedRoute()} parses it (most applications never ask). */
     private String poppedRouteText;
+    /** Or where that text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when asked. */
+    private long poppedRouteSpan = -1;
 
     /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
     private Proxy proxy;
@@ -361,6 +363,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         poppedRoute = route;
         poppedRouteText = null;
+        poppedRouteSpan = -1;
     }
 
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
@@ -368,6 +371,18 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         poppedRoute = null;
         poppedRouteText = routeValue;
+        poppedRouteSpan = -1;
+    }
+
+    /**
+     * The Route value the container popped, still in this request's received bytes at {@code span} (see
+     * {@link MessageHeaders#valueSpan}): no String is made unless the application asks for it.
+     */
+    public void poppedRouteSpan(final long span)
+    {
+        poppedRoute = null;
+        poppedRouteText = null;
+        poppedRouteSpan = span;
     }
 
     public boolean isB2bua()
@@ -661,6 +676,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public Address getPoppedRoute()
     {
+        if (null == poppedRoute && null == poppedRouteText && poppedRouteSpan >= 0)
+        {
+            final int start = (int)(poppedRouteSpan >>> 32);
+            poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start, StandardCharsets.UTF_8);
+            poppedRouteSpan = -1;
+        }
         if (null == poppedRoute && null != poppedRouteText)
         {
             try

@@ -132,6 +132,30 @@ public final class ProxyRoutes
     }
 
     /**
+     * §16.4: the top Route, which carried the key of one of our proxy sessions and so is ours, is removed and kept as
+     * the request's popped Route, read from the received bytes only if the application asks for it.
+     */
+    public static void popKeyedRoute(final SipServletRequestImpl request)
+    {
+        final MessageHeaders h = request.headers();
+        final int top = h.find(HeaderName.ROUTE, 0);
+        if (top < 0)
+        {
+            return;
+        }
+        final long span = h.valueSpan(top);
+        if (span < 0)
+        {
+            request.poppedRoute(h.value(top));
+        }
+        else
+        {
+            request.poppedRouteSpan(span);
+        }
+        h.removeAt(top);
+    }
+
+    /**
      * §16.6 step 6: when the next hop (the top Route) is a strict router (no {@code lr}), the Request-URI goes to the
      * end of the Route set and the top Route's URI becomes the Request-URI; the request is still sent to that
      * router.

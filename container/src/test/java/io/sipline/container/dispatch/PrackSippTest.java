@@ -142,6 +142,8 @@ class PrackSippTest
         private static final long serialVersionUID = 1L;
 
         final transient AtomicInteger pracks = new AtomicInteger();
+        /** Subsequent requests whose popped Route (JSR 289 §15.5) is not the Record-Route this proxy wrote. */
+        final transient AtomicInteger wrongPoppedRoutes = new AtomicInteger();
 
         @Override
         protected void doRequest(final SipServletRequest req) throws ServletException, IOException
@@ -149,6 +151,11 @@ class PrackSippTest
             if ("PRACK".equals(req.getMethod()) && !req.isInitial())
             {
                 pracks.incrementAndGet();
+            }
+            if (!req.isInitial() && (null == req.getPoppedRoute()
+                || null == ((javax.servlet.sip.SipURI)req.getPoppedRoute().getURI()).getParameter("sipline-px")))
+            {
+                wrongPoppedRoutes.incrementAndGet();
             }
             if (req.isInitial())
             {
@@ -174,5 +181,6 @@ class PrackSippTest
         final RoutingProxy proxy = new RoutingProxy();
         DispatchSippTest.relay("prack-proxy", proxy, "prack-caller.xml", "prack-routed-callee.xml", CALLS);
         assertEquals(CALLS, proxy.pracks.get(), "every PRACK went through the proxied dialog");
+        assertEquals(0, proxy.wrongPoppedRoutes.get(), "each subsequent request shows our Route as popped");
     }
 }
