@@ -107,7 +107,26 @@ class DispatchSippTest
         {
             final B2buaHelper helper = resp.getRequest().getB2buaHelper();
             final SipServletRequest other = helper.getLinkedSipServletRequest(resp.getRequest());
-            if (null == other || other.isCommitted())
+            if (null == other)
+            {
+                return;
+            }
+            final boolean forked = "INVITE".equals(resp.getMethod()) && resp.getStatus() > 100
+                && resp.getStatus() < 300 && resp.getSession() != helper.getLinkedSession(other.getSession());
+            if (forked)
+            {
+                // JSR 289 §6.2.3.2: another dialog of the forked INVITE, in a derived session; relayed to the
+                // caller as a dialog of its own (B2buaHelper.createResponseToOriginalRequest on that session)
+                final SipServletResponse relayed = helper.createResponseToOriginalRequest(resp.getSession(),
+                    resp.getStatus(), resp.getReasonPhrase());
+                if (resp.getContentLength() > 0)
+                {
+                    relayed.setContent(resp.getRawContent(), resp.getContentType());
+                }
+                relayed.send();
+                return;
+            }
+            if (other.isCommitted())
             {
                 return; // e.g. the 487 after a CANCEL: the container already answered the caller
             }
