@@ -61,7 +61,8 @@ import io.sipline.sip.transport.dns.SipTarget;
  *   onRequest  CANCEL            → 200, 487 to the INVITE, then doCancel (§11.2.3)
  *              To tag            → the session of (Call-ID, To tag) → servlet (481 when none)
  *              no To tag         → application router (§15.4) → application → servlet selection → new sessions
- *   onResponse                   → the request's session (via the client transaction's attachment) → servlet
+ *   onResponse                   → the request's session (via the client transaction's attachment) → servlet;
+ *                                  another To tag of a forked INVITE → a derived session (JSR 289 §6.2.3.2)
  *   onAck / stateless ACK        → the session → doAck; stops the 2xx retransmissions (RFC 3261 §13.3.1.4)
  *   onTimeout (B, F)             → a 408 from the container to the servlet (§11.1.4)
  *   onTimer                      → servlet timers, session expiry, 2xx retransmissions
@@ -1316,9 +1317,10 @@ public final class ShardRuntime implements SipListener, ShardHost
      * §6.2.3.2 gives the 2xx to the application in its derived session and leaves the ACK to it, as for any 2xx. If
      * the servlet call returned (for an application on virtual threads: its call ended) and the application neither
      * created the ACK ({@code createAck}) nor relayed the 2xx upstream ({@code createResponseToOriginalRequest} on the
-     * derived session, where the ACK follows the caller's), nothing ever would: the container ACKs the 2xx, so the
-     * far end stops retransmitting it, and ends the dialog with a BYE, whose response stays with the container.
-     * Logged once per application.
+     * derived session, where the ACK follows the caller's), the container takes that as the application not wanting
+     * the dialog (JSR 289 names no later moment, and the far end retransmits the 2xx meanwhile, RFC 3261
+     * §13.3.1.4): it ACKs the 2xx and ends the dialog with a BYE, whose response stays with the container. An
+     * application that wants to decide later ACKs first. Logged once per application.
      */
     private void endUnwantedDialog(final SipSessionImpl session, final SipServletResponseImpl ok)
     {

@@ -40,7 +40,10 @@ import io.sipline.sip.message.HeaderName;
  * which it makes subsequent requests ({@link #createRequest}, {@link #createAck}).
  * <p>
  * Lives in its shard's {@link SessionTable} under (Call-ID, local tag) once it has a local tag, so that responses and
- * in-dialog requests find it. Ready to invalidate (§6.2.4.1.2) when TERMINATED, or INITIAL with every transaction it
+ * in-dialog requests find it. A UAC session whose INVITE was forked downstream has derived sessions for its other
+ * dialogs (JSR 289 §6.2.3.2, {@link #derive}), which share its local tag and are found through its entry by their
+ * remote tag; the UAS side of such a dialog, made when a B2BUA relays it ({@link #deriveUas}), has a local tag and an
+ * entry of its own. Ready to invalidate (§6.2.4.1.2) when TERMINATED, or INITIAL with every transaction it
  * took part in finished; then invalidated by the container when {@link #getInvalidateWhenReady()} (the default).
  * <p>
  * Threading: used on its shard by the container; an application may call it from another thread, but not

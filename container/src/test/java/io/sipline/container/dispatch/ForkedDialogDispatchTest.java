@@ -124,13 +124,26 @@ class ForkedDialogDispatchTest
     @Test
     void shouldAckAndByeASecondDialogTheApplicationLeftAlone() throws Exception
     {
+        ackAndByeASecondDialogTheApplicationLeftAlone(Map.of());
+    }
+
+    /** The same when the application runs on virtual threads: the container decides once the servlet's call ended. */
+    @Test
+    void shouldAckAndByeASecondDialogAVirtualThreadApplicationLeftAlone() throws Exception
+    {
+        ackAndByeASecondDialogTheApplicationLeftAlone(Map.of(RunningApplication.THREADING_PARAMETER, "virtual"));
+    }
+
+    private static void ackAndByeASecondDialogTheApplicationLeftAlone(final Map<String, String> params)
+        throws Exception
+    {
         final Uac uac = new Uac();
         uac.ackForks = false;
         try (ContainerServer server = server();
             SipPeer fork = new SipPeer(DispatchSippTest.address(server));
             SipPeer second = new SipPeer(DispatchSippTest.address(server)))
         {
-            server.registry().onDeployed(TestApps.application("uac", uac, Map.of()));
+            server.registry().onDeployed(TestApps.application("uac", uac, params));
             final String invite = sendInvite(server, uac, fork);
             fork.send(answer(invite, "callee1", fork.port()));
             final String ack1 = fork.await(m -> m.startsWith("ACK "), "the ACK of the first 2xx");
