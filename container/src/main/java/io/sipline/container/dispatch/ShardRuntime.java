@@ -1473,13 +1473,39 @@ public final class ShardRuntime implements SipListener, ShardHost
         else if (tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && SipMethod.INVITE == tx.method() && null != request.sessionImpl())
         {
-            if (!request.isIncoming() && request.sessionImpl().endEarlyForks(null))
+            if (!request.isIncoming())
             {
-                request.sessionImpl().appSession().checkReady(); // RFC 3261 §13.2.2.4: 64*T1 after the first 2xx
+                endEarlyDialogs(request.sessionImpl());
             }
             request.sessionImpl().settle(request);
         }
         tx.attachment(null);
+    }
+
+    /**
+     * RFC 3261 §13.2.2.4: the INVITE client transaction of a UAC session ended (64*T1 after its first 2xx); "all the
+     * early dialogs that have not transitioned to established dialogs are terminated": the derived sessions still
+     * EARLY end, and so does the session that took over the table's entry from the INVITE's session (which ended
+     * first) if it is still EARLY.
+     */
+    private void endEarlyDialogs(final SipSessionImpl session)
+    {
+        final SipSessionImpl head = session.isValid() ? session : sessions.dialog(session.callId(),
+            session.localTag());
+        if (null == head || !head.isValid())
+        {
+            return;
+        }
+        boolean ended = head.endEarlyForks(null);
+        if (head != session && SipSession.State.EARLY == head.getState())
+        {
+            head.terminate();
+            ended = true;
+        }
+        if (ended)
+        {
+            head.appSession().checkReady();
+        }
     }
 
     @Override

@@ -200,8 +200,7 @@ public final class SipSessionImpl implements SipSession
         d.region = region;
         d.subscriber = subscriber;
         d.stateInfo = stateInfo;
-        d.b2bua = b2bua;
-        d.linked = linked; // one way until the application relays it (createResponseToOriginalRequest)
+        d.b2bua = b2bua; // linked to nothing until it is relayed (createResponseToOriginalRequest) or linked
         d.invalidateWhenReady = invalidateWhenReady;
         if (null != attributes)
         {
@@ -329,6 +328,12 @@ public final class SipSessionImpl implements SipSession
     public boolean isDerived()
     {
         return null != parent();
+    }
+
+    /** The session this one was derived from, or this session when it was not derived. */
+    public SipSessionImpl head()
+    {
+        return null == parent() ? this : parent();
     }
 
     private SipSessionImpl parent()
@@ -1048,6 +1053,10 @@ public final class SipSessionImpl implements SipSession
             }
         }
         valid = false;
+        // the sessions of a forked INVITE's other dialogs keep using its transaction; a derived UAS session's request
+        // is its head's
+        final boolean keepsOriginal = null != fork && (null != fork.parent || null != fork.derived
+            || fork.sharesOriginal);
         if (null != fork && (null != fork.parent || null != fork.derived))
         {
             onShard(this::leaveForkedDialogs);
@@ -1067,9 +1076,9 @@ public final class SipSessionImpl implements SipSession
             linked.linked = null;
         }
         linked = null;
-        if (null == fork || (null == fork.parent && null == fork.derived && !fork.sharesOriginal))
+        if (!keepsOriginal)
         {
-            releaseOriginal(); // the derived sessions of a forked INVITE keep using its transaction
+            releaseOriginal();
         }
         app.remove(this);
     }
@@ -1084,9 +1093,9 @@ public final class SipSessionImpl implements SipSession
         final SipSessionImpl head = fork.parent;
         if (null != head)
         {
-            if (null != head.fork.derived)
+            if (null != head.fork.derived && head.fork.derived.remove(this) && head.fork.derived.isEmpty())
             {
-                head.fork.derived.remove(this);
+                head.fork.derived = null; // the head alone again: it lets go of the INVITE as any session
             }
             fork.parent = null;
             return;

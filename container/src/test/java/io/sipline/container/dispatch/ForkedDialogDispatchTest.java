@@ -12,6 +12,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import javax.servlet.ServletException;
+import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipFactory;
 import javax.servlet.sip.SipServlet;
@@ -59,6 +60,14 @@ class ForkedDialogDispatchTest
             {
                 resp.createAck().send();
             }
+        }
+
+        @Override
+        protected void doProvisionalResponse(final SipServletResponse resp)
+        {
+            final SipSession session = resp.getSession();
+            seen.add(resp.getStatus() + " " + session.getRemoteParty().getParameter("tag") + " "
+                + (session == first ? "first" : "other") + " " + session.getState());
         }
 
         @Override
@@ -171,15 +180,78 @@ class ForkedDialogDispatchTest
         }
     }
 
+    /**
+     * Two early dialogs (tagged 180s), the first one answered: the second early dialog's 180 is in a derived session,
+     * which ends when the INVITE transaction does (RFC 3261 §13.2.2.4: 64*T1 after the 2xx, early dialogs that were
+     * not confirmed are terminated), so the call's sessions end with the BYE of the answered dialog.
+     */
+    @Test
+    void shouldGiveAnotherEarlyDialogItsOwnSessionAndEndItWhenTheInviteTransactionEnds() throws Exception
+    {
+        final Uac uac = new Uac();
+        try (ContainerServer server = server(); SipPeer fork = new SipPeer(DispatchSippTest.address(server)))
+        {
+            server.registry().onDeployed(TestApps.application("uac", uac, Map.of()));
+            final String invite = sendInvite(server, uac, fork);
+            fork.send(ringing(invite, "callee1", fork.port()));
+            assertTrue(TestApps.await(() -> 1 == uac.seen.size()), uac.seen.toString());
+            fork.send(ringing(invite, "callee2", fork.port()));
+            assertTrue(TestApps.await(() -> 2 == uac.seen.size()), uac.seen.toString());
+            fork.send(answer(invite, "callee1", fork.port()));
+            final String ack = fork.await(m -> m.startsWith("ACK "), "the ACK of the 2xx");
+            fork.send(bye(ack, "callee1", 1));
+            fork.await(SipPeer.response(200, "BYE"), "200 to the BYE");
+            assertTrue(TestApps.await(() -> 0 == server.applicationSessions()), "the call's sessions end: "
+                + server.applicationSessions());
+            assertEquals(List.of("180 callee1 first EARLY", "180 callee2 other EARLY",
+                "200 INVITE callee1 first CONFIRMED", "BYE callee1 first"), List.copyOf(uac.seen));
+            assertEquals(0, server.counters().servletErrors.get());
+        }
+    }
+
+    /**
+     * A B2BUA that relays the forked 2xx with the caller's original session and links the UAS session it gets with
+     * the derived one itself (as some applications do).
+     */
+    public static final class OriginalSessionB2bua extends DispatchSippTest.B2bua
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected SipServletResponse forkedResponse(final B2buaHelper helper, final SipServletResponse resp,
+            final SipServletRequest other)
+        {
+            final SipServletResponse relayed = helper.createResponseToOriginalRequest(other.getSession(),
+                resp.getStatus(), resp.getReasonPhrase());
+            if (relayed.getSession() == other.getSession() || null != helper.getLinkedSession(relayed.getSession()))
+            {
+                throw new IllegalStateException("expected a new, unlinked UAS session");
+            }
+            helper.linkSipSessions(relayed.getSession(), resp.getSession());
+            return relayed;
+        }
+    }
+
     @Test
     void shouldRelayASecondDialogThroughAB2buaToTheCallerAsItsOwnDialog() throws Exception
+    {
+        relayASecondDialogThroughAB2bua(new DispatchSippTest.B2bua());
+    }
+
+    @Test
+    void shouldRelayASecondDialogGivenTheOriginalSessionInADerivedUasSessionTheApplicationLinks() throws Exception
+    {
+        relayASecondDialogThroughAB2bua(new OriginalSessionB2bua());
+    }
+
+    private static void relayASecondDialogThroughAB2bua(final SipServlet b2bua) throws Exception
     {
         try (ContainerServer server = server();
             SipPeer caller = new SipPeer(DispatchSippTest.address(server));
             SipPeer fork = new SipPeer(DispatchSippTest.address(server));
             SipPeer second = new SipPeer(DispatchSippTest.address(server)))
         {
-            server.registry().onDeployed(TestApps.application("b2bua", new DispatchSippTest.B2bua(),
+            server.registry().onDeployed(TestApps.application("b2bua", b2bua,
                 Map.of("target", "sip:callee@127.0.0.1:" + fork.port())));
             caller.send(TestApps.request("INVITE", "forked-b2bua"));
             final String invite = fork.await(m -> m.startsWith("INVITE "), "the INVITE on the callee's leg");
@@ -263,6 +335,12 @@ class ForkedDialogDispatchTest
         b.append("To: ").append(SipPeer.header(invite, "To")).append(";tag=").append(tag).append("\r\n");
         b.append("Contact: <sip:").append(tag).append("@127.0.0.1:").append(port).append(">\r\n");
         return b.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
+    /** A 180 to the container's INVITE with To tag {@code tag}. */
+    private static String ringing(final String invite, final String tag, final int port)
+    {
+        return answer(invite, tag, port).replace("SIP/2.0 200 OK", "SIP/2.0 180 Ringing");
     }
 
     /** A BYE of a callee in the dialog an ACK of the container names (its From is our party, its To the callee). */

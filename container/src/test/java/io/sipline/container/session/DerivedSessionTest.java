@@ -113,18 +113,22 @@ class DerivedSessionTest
     void shouldHandTheTableEntryToADerivedSessionWhenTheFirstDialogEndsFirst()
     {
         session.register();
-        session.onResponseReceived(response(200, "t1"));
+        final SipServletResponseImpl ok1 = response(200, "t1");
+        session.onResponseReceived(ok1);
+        invite.finalResponse(ok1);
         final SipServletResponseImpl ok2 = response(200, "t2");
         final SipSessionImpl derived = session.derive(ok2);
         derived.onResponseReceived(ok2);
 
         session.invalidate();
+        assertTrue(host.released.isEmpty(), "the INVITE's transaction still serves the other dialog");
         assertSame(derived, host.table.dialog(session.callId(), session.localTag()));
         assertSame(derived, host.table.dialog(byeFrom("t2"), false));
         assertFalse(derived.isDerived(), "it is the head now");
         derived.invalidate();
         assertNull(host.table.dialog(session.callId(), session.localTag()));
         assertEquals(0, host.table.dialogCount());
+        assertEquals(java.util.List.of(invite), host.released, "the last session of the call lets go of it");
     }
 
     @Test
@@ -136,6 +140,7 @@ class DerivedSessionTest
         final SipSessionImpl derived = session.derive(ok2);
         derived.onResponseReceived(ok2);
         derived.invalidate();
+        assertFalse(session.hasForks());
         assertNull(session.dialogFor("t2"));
         assertSame(session, host.table.dialog(byeFrom("t2"), false));
         assertEquals(1, host.table.dialogCount());
