@@ -179,7 +179,7 @@ public final class SipSessionImpl implements SipSession
      * another dialog than the session's (a forking proxy downstream; RFC 3261 §12.1.2, §13.2.2.4: each tag is a
      * dialog of its own) is given to the application in a session derived from this one, made once per tag: same
      * application session, Call-ID, local tag and party, handler, routing info and local CSeq, a copy of the
-     * attributes (the "same application data" of the B2buaHelper Javadoc), and its own remote tag, remote target and
+     * attributes (the application's data of the call), and its own remote tag, remote target and
      * route set from {@code response}. Requests of that dialog find it through this session's entry in the shard's
      * table ({@link #dialogFor}). Shard only.
      */
@@ -223,9 +223,9 @@ public final class SipSessionImpl implements SipSession
     }
 
     /**
-     * The UAS side of a forked dialog (JSR 289 §6.2.3.2; the B2buaHelper Javadoc of
-     * {@code createResponseToOriginalRequest}: a second 2xx to the original request "must have a different To tag ...
-     * and must result in a different SipSession", a clone of the original one): same application session, Call-ID,
+     * The UAS side of a forked dialog (JSR 289 §6.2.3.2; B2buaHelper {@code createResponseToOriginalRequest}: a
+     * second 2xx to the original request cannot share the first one's To tag, so it is a dialog, and a session, of
+     * its own, a clone of the original one): same application session, Call-ID,
      * remote party, tag and target, route set, initial request, handler and a copy of the attributes, and a local tag
      * of its own (made for its first response, which registers it in the shard's table under it). Any thread.
      *

@@ -237,9 +237,9 @@ public abstract class ForwardingServlet extends SipServlet
 
     /**
      * A 2xx of another dialog of the forked INVITE after the caller got the first one (a forking proxy beyond the
-     * callee leg): the container gives it to this servlet in a derived session (JSR 289 §6.2.3.2), and, as the
-     * {@link B2buaHelper#createResponseToOriginalRequest} Javadoc says for "more than one success responses ... to
-     * be forwarded upstream", it goes to the caller as a dialog of its own, whose ACK, BYE and other requests are
+     * callee leg): the container gives it to this servlet in a derived session (JSR 289 §6.2.3.2), and
+     * {@link B2buaHelper#createResponseToOriginalRequest} on that session answers the caller's INVITE again, in a
+     * dialog of its own (a new To tag, a new session linked to the derived one), whose ACK, BYE and other requests are
      * relayed to that callee dialog like the first one's (RFC 3261 §13.2.2.4: the caller acknowledges each 2xx and
      * hangs up the dialogs it does not want).
      *
