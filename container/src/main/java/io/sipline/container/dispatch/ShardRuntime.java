@@ -1,5 +1,6 @@
 package io.sipline.container.dispatch;
 
+import java.io.IOException;
 import java.io.Serializable;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -15,6 +16,7 @@ import javax.servlet.sip.SipErrorEvent;
 import javax.servlet.sip.SipErrorListener;
 import javax.servlet.sip.Proxy;
 import javax.servlet.sip.SipServlet;
+import javax.servlet.sip.SipSession;
 import javax.servlet.sip.TooManyHopsException;
 import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRouterInfo;
@@ -60,7 +62,8 @@ import io.sipline.sip.transport.dns.SipTarget;
  *   onRequest  CANCEL            → 200, 487 to the INVITE, then doCancel (§11.2.3)
  *              To tag            → the session of (Call-ID, To tag) → servlet (481 when none)
  *              no To tag         → application router (§15.4) → application → servlet selection → new sessions
- *   onResponse                   → the request's session (via the client transaction's attachment) → servlet
+ *   onResponse                   → the request's session (via the client transaction's attachment) → servlet;
+ *                                  another To tag of a forked INVITE → a derived session (JSR 289 §6.2.3.2)
  *   onAck / stateless ACK        → the session → doAck; stops the 2xx retransmissions (RFC 3261 §13.3.1.4)
  *   onTimeout (B, F)             → a 408 from the container to the servlet (§11.1.4)
  *   onTimer                      → servlet timers, session expiry, 2xx retransmissions
@@ -1181,7 +1184,9 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         if (tx.attachment() instanceof SipServletRequestImpl invite && invite.transaction() == tx)
         {
-            deliverAck(invite.sessionImpl(), ack, tx);
+            // the ACK of a 2xx sent in a forked dialog's UAS session (its own To tag) goes to that session
+            final SipSessionImpl byTag = sessions.dialog(ack, false);
+            deliverAck(null != byTag && byTag.isValid() ? byTag : invite.sessionImpl(), ack, tx);
         }
     }
 
@@ -1238,9 +1243,8 @@ public final class ShardRuntime implements SipListener, ShardHost
             return; // the 200 to a CANCEL stays with the container (JSR 289 §11.1.5)
         }
         if (SipMethod.INVITE == tx.method() && status >= 200 && status < 300 && null != request.last2xx()
-            && null == request.proxyBranch())
+            && null == request.proxyBranch() && isRetransmitted2xx(request, response))
         {
-            resendAck(request, response);
             return;
         }
         if (100 == status)
@@ -1270,29 +1274,120 @@ public final class ShardRuntime implements SipListener, ShardHost
             sendPendingCancel(request);
             return;
         }
-        final SipSessionImpl session = request.sessionImpl();
+        final SipSessionImpl session = dialogOf(request, response, status);
+        if (session != request.sessionImpl())
+        {
+            response.session(session); // JSR 289 §6.2.3.2: resp.getSession() is the derived session
+        }
+        if (request == session.containerBye())
+        {
+            session.onResponseReceived(response); // the container's own BYE: its response is not the servlet's
+            releaseIfDone(request, status);
+            afterSend(session);
+            return;
+        }
         if (status < 200 && !acceptReliable(session, response))
         {
             request.provisionalReceived(true);
             sendPendingCancel(request);
             return; // RFC 3262 §4: a retransmitted or out-of-order reliable provisional response is not delivered
         }
+        final boolean forked = session != request.sessionImpl();
         if (status < 200)
         {
             request.provisionalReceived(true);
         }
-        else
+        else if (!forked) // a derived dialog's 2xx: the INVITE's final response and ACK stay the first dialog's
         {
             request.finalResponse(response);
             if (status < 300 && "INVITE".equals(request.getMethod()))
             {
                 request.last2xx(response);
             }
+            else if (status >= 300 && "INVITE".equals(request.getMethod()))
+            {
+                session.endEarlyForks(null); // RFC 3261 §13.2.2.3
+            }
         }
         session.onResponseReceived(response);
-        invoke(session, null, response);
+        if (forked && status >= 200)
+        {
+            invoke(session, null, response, () -> endUnwantedDialog(session, response));
+        }
+        else
+        {
+            invoke(session, null, response);
+        }
         sendPendingCancel(request);
         releaseIfDone(request, status);
+    }
+
+    /**
+     * The session of a response's dialog. A tagged 1xx or a 2xx to a UAC session's initial INVITE whose To tag is not
+     * the session's dialog (a proxy downstream forked it: RFC 3261 §12.1.2, §13.2.2.4) goes to the session derived
+     * for that tag (JSR 289 §6.2.3.2), made on its first response; while the session has no confirmed dialog yet, a
+     * 2xx confirms the session's own (its early dialog, if it had another tag, is dropped), so an application that
+     * linked the session sees the answered call in it. Any other response goes to its request's session.
+     */
+    private static SipSessionImpl dialogOf(final SipServletRequestImpl request, final SipServletResponseImpl response,
+        final int status)
+    {
+        final SipSessionImpl session = request.sessionImpl();
+        if (status <= 100 || status >= 300 || request != session.original() || request.isIncoming()
+            || null == session.remoteTag() || !session.isValid() || !"INVITE".equals(request.getMethod()))
+        {
+            return session;
+        }
+        if (status >= 200 && SipSession.State.CONFIRMED != session.getState())
+        {
+            if (session.hasForks())
+            {
+                session.endEarlyForks(response.toTag()); // that early dialog is confirmed as the session's own
+            }
+            return session;
+        }
+        final String tag = response.toTag();
+        if (null == tag || tag.equals(session.remoteTag()))
+        {
+            return session;
+        }
+        final SipSessionImpl known = session.dialogFor(tag);
+        return null != known ? known : session.derive(response);
+    }
+
+    /**
+     * The safety net for a forked 2xx (RFC 3261 §13.2.2.4: "The UAC core MUST generate an ACK request for each 2xx
+     * received from the transaction layer"; a UAC that does not want the dialog sends BYE after the ACK): JSR 289
+     * §6.2.3.2 gives the 2xx to the application in its derived session and leaves the ACK to it, as for any 2xx. If
+     * the servlet call returned (for an application on virtual threads: its call ended) and the application neither
+     * created the ACK ({@code createAck}) nor relayed the 2xx upstream ({@code createResponseToOriginalRequest} on the
+     * derived session, where the ACK follows the caller's), the container takes that as the application not wanting
+     * the dialog (JSR 289 names no later moment, and the far end retransmits the 2xx meanwhile, RFC 3261
+     * §13.3.1.4): it ACKs the 2xx and ends the dialog with a BYE, whose response stays with the container. An
+     * application that wants to decide later ACKs first. Logged once per application.
+     */
+    private void endUnwantedDialog(final SipSessionImpl session, final SipServletResponseImpl ok)
+    {
+        if (ok.getStatus() >= 300 || !"INVITE".equals(ok.getMethod()) || ok.isCommitted() || session.isRelayed()
+            || !session.isValid() || SipSession.State.CONFIRMED != session.getState())
+        {
+            return;
+        }
+        logOnce("forked-2xx:" + session.appSession().getApplicationName(), "application "
+            + session.appSession().getApplicationName() + " neither acknowledged nor relayed the 2xx of a forked "
+            + "dialog (To tag " + session.remoteTag() + "); the container sends its ACK and a BYE (RFC 3261 "
+            + "§13.2.2.4)", null);
+        try
+        {
+            ok.createAck().send();
+            final SipServletRequestImpl bye = (SipServletRequestImpl)session.createRequest("BYE");
+            session.containerBye(bye);
+            bye.send();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            logOnce("forked-2xx-bye", "ending a forked dialog failed", e);
+        }
     }
 
     /**
@@ -1330,12 +1425,33 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
     }
 
-    /** A retransmitted 2xx (RFC 3261 §13.2.2.4): the ACK goes again when the application sent one. */
-    private void resendAck(final SipServletRequestImpl invite, final SipMessage response)
+    /**
+     * Whether a 2xx to an INVITE that already had one is a retransmission of a dialog's 2xx (RFC 3261 §13.2.2.4):
+     * of the first dialog, or of a derived one (JSR 289 §6.2.3.2) that already had its 2xx; the ACK goes again when
+     * one was sent. False for the first 2xx of another dialog, which is delivered.
+     */
+    private boolean isRetransmitted2xx(final SipServletRequestImpl invite, final SipMessage response)
     {
-        final SipServletRequestImpl ack = invite.ack();
         final String tag = response.toTag();
-        if (null == ack || null == ack.destination() || null == tag || !tag.equals(invite.last2xx().toTag()))
+        if (null == tag || tag.equals(invite.last2xx().toTag()))
+        {
+            resendAck(invite.ack());
+            return true;
+        }
+        final SipSessionImpl head = sessions.dialog(invite.sessionImpl().callId(), invite.sessionImpl().localTag());
+        final SipSessionImpl dialog = null == head ? null : head.dialogFor(tag);
+        if (null != dialog && null != dialog.derived2xx())
+        {
+            resendAck(dialog.derivedAck());
+            return true;
+        }
+        return null == head; // the call is over: nothing takes a new dialog
+    }
+
+    /** Sends again the ACK of a 2xx that came again, when one was sent (RFC 3261 §13.2.2.4). */
+    private void resendAck(final SipServletRequestImpl ack)
+    {
+        if (null == ack || null == ack.destination())
         {
             return;
         }
@@ -1353,9 +1469,18 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         final SipSessionImpl session = sessions.dialog(response, true);
         final SipServletRequestImpl invite = null == session ? null : session.original();
-        if (null != invite && !invite.isIncoming() && null != invite.last2xx())
+        if (null == invite || invite.isIncoming() || null == invite.last2xx())
         {
-            resendAck(invite, response);
+            return;
+        }
+        final String tag = response.toTag();
+        if (null == tag || tag.equals(invite.last2xx().toTag()))
+        {
+            resendAck(invite.ack());
+        }
+        else if (tag.equals(session.remoteTag()) && null != session.derived2xx())
+        {
+            resendAck(session.derivedAck());
         }
     }
 
@@ -1392,9 +1517,39 @@ public final class ShardRuntime implements SipListener, ShardHost
         else if (tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && SipMethod.INVITE == tx.method() && null != request.sessionImpl())
         {
+            if (!request.isIncoming())
+            {
+                endEarlyDialogs(request.sessionImpl());
+            }
             request.sessionImpl().settle(request);
         }
         tx.attachment(null);
+    }
+
+    /**
+     * RFC 3261 §13.2.2.4: the INVITE client transaction of a UAC session ended (64*T1 after its first 2xx); "all the
+     * early dialogs that have not transitioned to established dialogs are terminated": the derived sessions still
+     * EARLY end, and so does the session that took over the table's entry from the INVITE's session (which ended
+     * first) if it is still EARLY.
+     */
+    private void endEarlyDialogs(final SipSessionImpl session)
+    {
+        final SipSessionImpl head = session.isValid() ? session : sessions.dialog(session.callId(),
+            session.localTag());
+        if (null == head || !head.isValid())
+        {
+            return;
+        }
+        boolean ended = head.endEarlyForks(null);
+        if (head != session && SipSession.State.EARLY == head.getState())
+        {
+            head.terminate();
+            ended = true;
+        }
+        if (ended)
+        {
+            head.appSession().checkReady();
+        }
     }
 
     @Override
@@ -1759,7 +1914,7 @@ public final class ShardRuntime implements SipListener, ShardHost
 
         void start()
         {
-            final SipSessionImpl session = request.sessionImpl();
+            final SipSessionImpl session = response.sessionImpl(); // a forked dialog's UAS session has its own
             if (session.awaitingAck() instanceof OkRetransmission previous)
             {
                 previous.stop();
@@ -1778,7 +1933,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         void giveUp(final boolean timedOut)
         {
             stop();
-            final SipSessionImpl session = request.sessionImpl();
+            final SipSessionImpl session = response.sessionImpl();
             if (session.awaitingAck() == this)
             {
                 session.awaitingAck(null);

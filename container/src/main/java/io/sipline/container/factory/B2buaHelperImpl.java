@@ -128,18 +128,80 @@ public final class B2buaHelperImpl implements B2buaHelper
         };
     }
 
-    /** JSR 289 §12.3: a response to the request that created {@code session} (its UAS side). */
+    /**
+     * JSR 289 §12.3: a response to the request that created {@code session} (its UAS side).
+     * <p>
+     * With a UAC session derived for a forked dialog (JSR 289 §6.2.3.2: a 1xx or 2xx of another To tag came back on
+     * the other leg), the response answers the initial request of the UAS session linked to that leg, in a dialog of
+     * its own (a 2xx after the first cannot share its To tag): a UAS session derived from the linked one, made once
+     * and linked both ways with the derived UAC session ({@link #getLinkedSession} then gives each the other), so
+     * that the caller's ACK, BYE and other requests of that dialog go to the matching callee dialog. A 2xx so relayed
+     * is ACKed by the application when the caller's ACK comes, as the first one. Given the original UAS session
+     * itself after its INVITE was answered 2xx, another 2xx also gets a derived UAS session of its own, unlinked
+     * (the application links it with {@link #linkSipSessions}).
+     *
+     * @throws IllegalStateException when the response is inconsistent with one already sent (a 2xx after an error
+     *                               response), or the session was not created by a received request and is not a
+     *                               derived UAC session.
+     */
     @Override
     public SipServletResponse createResponseToOriginalRequest(final SipSession session, final int status,
         final String reasonPhrase)
     {
         final SipSessionImpl s = check(session);
+        if (s.isDerived() && s.isUac() && status < 300)
+        {
+            return forkedResponse(s, status, reasonPhrase);
+        }
         final SipServletRequestImpl original = s.original();
         if (null == original || !original.isIncoming())
         {
             throw new IllegalStateException("the session was not created by a received request");
         }
+        final SipServletResponseImpl first = original.finalResponse();
+        if (null != first && first.getStatus() < 300 && status >= 200 && status < 300
+            && "INVITE".equals(original.getMethod()))
+        {
+            // another success response to an answered INVITE (a downstream fork relayed with the original session, as
+            // some applications do): a dialog of its own in a derived UAS session, which the application may link
+            return SipServletResponseImpl.toRequest(original, s.deriveUas(), status, reasonPhrase);
+        }
         return original.createResponse(status, reasonPhrase);
+    }
+
+    /**
+     * The response to the upstream initial request in the UAS session paired with the derived UAC session: the one
+     * linked to it already (an earlier relayed response of its dialog), else a new one derived from the UAS session
+     * linked to the session it was derived from.
+     */
+    private static SipServletResponse forkedResponse(final SipSessionImpl uac, final int status, final String reason)
+    {
+        SipSessionImpl uas = uac.linked();
+        if (null == uas)
+        {
+            final SipSessionImpl upstream = uac.head().linked();
+            if (null == upstream || upstream.isUac() || !upstream.isValid())
+            {
+                throw new IllegalStateException("the forked session's leg is linked to no UAS session to answer");
+            }
+            uas = upstream.deriveUas();
+            link(uac, uas);
+        }
+        final SipServletRequestImpl original = uas.original();
+        if (null == original || !original.isIncoming())
+        {
+            throw new IllegalStateException("the linked session has no received initial request");
+        }
+        final SipServletResponseImpl first = original.finalResponse();
+        if (null != first && first.getStatus() >= 300)
+        {
+            throw new IllegalStateException("the original request was answered " + first.getStatus());
+        }
+        if (status >= 200)
+        {
+            uac.relayed();
+        }
+        return SipServletResponseImpl.toRequest(original, uas, status, reason);
     }
 
     @Override
@@ -182,7 +244,8 @@ public final class B2buaHelperImpl implements B2buaHelper
         }
         if (UAMode.UAC == mode && null != s.original() && !s.original().isIncoming())
         {
-            final SipServletResponseImpl ok = s.original().last2xx();
+            // a derived session (JSR 289 §6.2.3.2) has its own dialog's 2xx; the request's is the first dialog's
+            final SipServletResponseImpl ok = s.isDerived() ? s.derived2xx() : s.original().last2xx();
             if (null != ok && !ok.isCommitted())
             {
                 out.add(ok);

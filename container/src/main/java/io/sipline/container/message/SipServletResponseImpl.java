@@ -148,6 +148,18 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     static SipServletResponseImpl toRequest(final SipServletRequestImpl request, final int status,
         final String reason)
     {
+        return toRequest(request, request.sessionImpl(), status, reason);
+    }
+
+    /**
+     * A response to {@code request} in {@code session}'s dialog: for a session derived for another dialog of the
+     * request (JSR 289 §6.2.3.2; B2buaHelper.createResponseToOriginalRequest relaying a forked 2xx upstream), To has
+     * that session's own local tag, and it may be sent after the request's first 2xx (RFC 6026 §8.6: the INVITE server
+     * transaction passes further 2xx on while Accepted).
+     */
+    public static SipServletResponseImpl toRequest(final SipServletRequestImpl request, final SipSessionImpl session,
+        final int status, final String reason)
+    {
         final MessageHeaders rh = request.headers();
         final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
         final boolean dialogCreating = status > 100 && status < 300 && isDialogCreating(request.getMethod())
@@ -162,7 +174,7 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         h.copyFrom(rh, HeaderName.CALL_ID);
         h.copyFrom(rh, HeaderName.CSEQ);
         final SipServletResponseImpl r = new SipServletResponseImpl(request, h, status, reason);
-        final SipSessionImpl session = request.sessionImpl();
+        r.session = session;
         final int to = h.find(HeaderName.TO, 0);
         if (status > 100 && to >= 0 && null != session && null == HeaderText.param(h.value(to), "tag"))
         {
@@ -376,7 +388,8 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
             throw new IllegalStateException("a received response cannot be sent");
         }
         checkWritable();
-        if (null != request.finalResponse())
+        final boolean forkedAnswer = session != request.sessionImpl() && status < 300;
+        if (null != request.finalResponse() && !(forkedAnswer && request.finalResponse().status < 300))
         {
             throw new IllegalStateException("a final response (" + request.finalResponse().getStatus()
                 + ") was already sent");
@@ -385,7 +398,7 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         {
             checkNoUnacknowledgedOffer();
         }
-        if (status >= 200)
+        if (status >= 200 && null == request.finalResponse())
         {
             request.finalResponse(this);
         }

@@ -91,7 +91,10 @@ public final class SessionTable
         return null;
     }
 
-    /** The SIP session of a dialog, or null. Shard only. */
+    /**
+     * The SIP session registered under (Call-ID, local tag), or null; the head of a forked request's sessions when
+     * it has derived ones (see {@link SipSessionImpl#dialogFor(String)}). Shard only.
+     */
     public SipSessionImpl dialog(final String callId, final String localTag)
     {
         final SipSessionImpl s = null == callId ? null : get(key(localTag));
@@ -132,7 +135,10 @@ public final class SessionTable
                 return null;
             }
         }
-        return s;
+        // the sessions derived for a forked request's other dialogs share the local tag (JSR 289 §6.2.3.2): the
+        // remote tag (From of a request to us, To of a response) picks one
+        return byFromTag ? s.dialogFor(b, m.toTagStart(), m.toTagEnd()) : s.dialogFor(b, m.fromTagStart(),
+            m.fromTagEnd());
     }
 
     void putDialog(final String callId, final String localTag, final SipSessionImpl session)

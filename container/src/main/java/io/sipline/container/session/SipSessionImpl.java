@@ -40,7 +40,10 @@ import io.sipline.sip.message.HeaderName;
  * which it makes subsequent requests ({@link #createRequest}, {@link #createAck}).
  * <p>
  * Lives in its shard's {@link SessionTable} under (Call-ID, local tag) once it has a local tag, so that responses and
- * in-dialog requests find it. Ready to invalidate (§6.2.4.1.2) when TERMINATED, or INITIAL with every transaction it
+ * in-dialog requests find it. A UAC session whose INVITE was forked downstream has derived sessions for its other
+ * dialogs (JSR 289 §6.2.3.2, {@link #derive}), which share its local tag and are found through its entry by their
+ * remote tag; the UAS side of such a dialog, made when a B2BUA relays it ({@link #deriveUas}), has a local tag and an
+ * entry of its own. Ready to invalidate (§6.2.4.1.2) when TERMINATED, or INITIAL with every transaction it
  * took part in finished; then invalidated by the container when {@link #getInvalidateWhenReady()} (the default).
  * <p>
  * Threading: used on its shard by the container; an application may call it from another thread, but not
@@ -95,6 +98,30 @@ public final class SipSessionImpl implements SipSession
     private String proxyRouteKey;
     /** RFC 3262 state (RSeq numbers, the reliable provisional awaiting its PRACK), made on first use, or null. */
     private ReliableProvisionals reliableProvisionals;
+    /**
+     * What a forked initial request adds (JSR 289 §6.2.3.2 derived sessions), or null: made on the first other dialog,
+     * so a call that never forks carries one null reference and allocates nothing for it.
+     */
+    private Fork fork;
+
+    /** A session's part in a forked request's dialogs. Shard only, but {@link #relayed}. */
+    private static final class Fork
+    {
+        /** On the head (the session registered in the shard's table): the sessions derived from it, or null. */
+        List<SipSessionImpl> derived;
+        /** On a derived session: its head, or null once it became the head itself. */
+        SipSessionImpl parent;
+        /** On a derived session: its dialog's 2xx to the initial INVITE, or null. */
+        SipServletResponseImpl ok;
+        /** The ACK sent for {@link #ok} (resent when the 2xx is retransmitted), or null. */
+        SipServletRequestImpl ack;
+        /** The application relayed {@link #ok} upstream (createResponseToOriginalRequest): ACKed when the caller ACKs. */
+        boolean relayed;
+        /** The BYE the container sent to end this dialog itself (its response is not the application's), or null. */
+        SipServletRequestImpl containerBye;
+        /** A derived UAS session: the initial request is its head's, which lets go of it (releaseOriginal). */
+        boolean sharesOriginal;
+    }
 
     private SipSessionImpl(final SipApplicationSessionImpl app, final boolean uac)
     {
@@ -145,6 +172,239 @@ public final class SipSessionImpl implements SipSession
         s.remoteTarget = requestUri;
         s.fireCreated();
         return s;
+    }
+
+    /**
+     * JSR 289 §6.2.3.2 (derived SipSessions): a response to this UAC session's initial request with a To tag of
+     * another dialog than the session's (a forking proxy downstream; RFC 3261 §12.1.2, §13.2.2.4: each tag is a
+     * dialog of its own) is given to the application in a session derived from this one, made once per tag: same
+     * application session, Call-ID, local tag and party, handler, routing info and local CSeq, a copy of the
+     * attributes (the application's data of the call), and its own remote tag, remote target and
+     * route set from {@code response}. Requests of that dialog find it through this session's entry in the shard's
+     * table ({@link #dialogFor}). Shard only.
+     */
+    public SipSessionImpl derive(final SipServletResponseImpl response)
+    {
+        final SipSessionImpl head = null == parent() ? this : parent();
+        final SipSessionImpl d = new SipSessionImpl(app, true);
+        d.fork = new Fork();
+        d.fork.parent = head;
+        d.handler = handler;
+        d.callId = callId;
+        d.localTag = localTag;
+        d.localParty = localParty();
+        d.remoteParty = remoteParty();
+        localCseqBase();
+        d.localCseq = localCseq;
+        d.original = original;
+        d.region = region;
+        d.subscriber = subscriber;
+        d.stateInfo = stateInfo;
+        d.b2bua = b2bua; // linked to nothing until it is relayed (createResponseToOriginalRequest) or linked
+        d.invalidateWhenReady = invalidateWhenReady;
+        if (null != attributes)
+        {
+            d.attributes = new HashMap<>(attributes);
+        }
+        d.hadTransaction = true;
+        d.registered = true; // through head's entry
+        if (null == head.fork)
+        {
+            head.fork = new Fork();
+        }
+        if (null == head.fork.derived)
+        {
+            head.fork.derived = new ArrayList<>(2);
+        }
+        head.fork.derived.add(d);
+        d.fireCreated();
+        d.adoptDialog(response);
+        return d;
+    }
+
+    /**
+     * The UAS side of a forked dialog (JSR 289 §6.2.3.2; B2buaHelper {@code createResponseToOriginalRequest}: a
+     * second 2xx to the original request cannot share the first one's To tag, so it is a dialog, and a session, of
+     * its own, a clone of the original one): same application session, Call-ID,
+     * remote party, tag and target, route set, initial request, handler and a copy of the attributes, and a local tag
+     * of its own (made for its first response, which registers it in the shard's table under it). Any thread.
+     *
+     * @throws IllegalStateException when this session has no received initial request any more.
+     */
+    public SipSessionImpl deriveUas()
+    {
+        if (uac || null == original || !original.isIncoming())
+        {
+            throw new IllegalStateException("the session has no received initial request to answer again");
+        }
+        final SipSessionImpl d = new SipSessionImpl(app, false);
+        d.fork = new Fork();
+        d.fork.sharesOriginal = true;
+        d.handler = handler;
+        d.callId = callId;
+        d.localParty = localParty();
+        d.remoteParty = remoteParty();
+        d.remoteTag = remoteTag;
+        d.remoteTarget = remoteTarget;
+        d.routeSet = routeSet;
+        d.remoteCseq = remoteCseq;
+        d.original = original;
+        d.region = region;
+        d.subscriber = subscriber;
+        d.stateInfo = stateInfo;
+        d.b2bua = b2bua;
+        d.invalidateWhenReady = invalidateWhenReady;
+        if (null != attributes)
+        {
+            d.attributes = new HashMap<>(attributes);
+        }
+        d.fireCreated();
+        return d;
+    }
+
+    /**
+     * The session of the dialog whose remote tag is {@code tag} among this session and the ones derived from it, or
+     * null when none has it yet.
+     */
+    public SipSessionImpl dialogFor(final String tag)
+    {
+        if (null == tag || tag.equals(remoteTag))
+        {
+            return this;
+        }
+        final List<SipSessionImpl> derived = null == fork ? null : fork.derived;
+        if (null != derived)
+        {
+            for (int i = 0; i < derived.size(); i++)
+            {
+                if (tag.equals(derived.get(i).remoteTag))
+                {
+                    return derived.get(i);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** As {@link #dialogFor(String)} over a borrowed message's bytes; this session when none matches. Shard only. */
+    SipSessionImpl dialogFor(final byte[] b, final int start, final int end)
+    {
+        final List<SipSessionImpl> derived = null == fork ? null : fork.derived;
+        if (null == derived || start < 0
+            || (null != remoteTag && remoteTag.length() == end - start && matches(remoteTag, b, start)))
+        {
+            return this;
+        }
+        for (int i = 0; i < derived.size(); i++)
+        {
+            final String tag = derived.get(i).remoteTag;
+            if (null != tag && tag.length() == end - start && matches(tag, b, start))
+            {
+                return derived.get(i);
+            }
+        }
+        return this;
+    }
+
+    private static boolean matches(final String tag, final byte[] b, final int start)
+    {
+        for (int i = 0; i < tag.length(); i++)
+        {
+            if (b[start + i] != tag.charAt(i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether sessions were derived from this one for other dialogs of its initial request. */
+    public boolean hasForks()
+    {
+        return null != fork && null != fork.derived;
+    }
+
+    /** Whether this session was derived from another for a forked dialog (JSR 289 §6.2.3.2). */
+    public boolean isDerived()
+    {
+        return null != parent();
+    }
+
+    /** The session this one was derived from, or this session when it was not derived. */
+    public SipSessionImpl head()
+    {
+        return null == parent() ? this : parent();
+    }
+
+    private SipSessionImpl parent()
+    {
+        return null == fork ? null : fork.parent;
+    }
+
+    /** A derived session's 2xx to the initial INVITE, or null. */
+    public SipServletResponseImpl derived2xx()
+    {
+        return null == fork ? null : fork.ok;
+    }
+
+    /** The ACK sent for {@link #derived2xx()}, or null. */
+    public SipServletRequestImpl derivedAck()
+    {
+        return null == fork ? null : fork.ack;
+    }
+
+    /** Marks a derived UAC session whose 2xx the application relayed upstream (it ACKs when the caller does). */
+    public void relayed()
+    {
+        if (null != fork)
+        {
+            fork.relayed = true;
+        }
+    }
+
+    public boolean isRelayed()
+    {
+        return null != fork && fork.relayed;
+    }
+
+    /**
+     * The early dialogs of this head's derived sessions end (they become TERMINATED, so they are invalidated when
+     * ready): RFC 3261 §13.2.2.3 (a non-2xx final response ends every early
+     * dialog) and §13.2.2.4 (64*T1 after the first 2xx, "all the early dialogs that have not transitioned to
+     * established dialogs are terminated"). With {@code onlyTag}, only the derived session of that tag ends (its
+     * dialog became this session's: the 2xx that confirmed this session's dialog had its tag). Shard only.
+     *
+     * @return whether a session ended.
+     */
+    public boolean endEarlyForks(final String onlyTag)
+    {
+        final List<SipSessionImpl> derived = null == fork ? null : fork.derived;
+        if (null == derived)
+        {
+            return false;
+        }
+        boolean ended = false;
+        for (int i = 0; i < derived.size(); i++)
+        {
+            final SipSessionImpl d = derived.get(i);
+            if (State.EARLY == d.state && (null == onlyTag || onlyTag.equals(d.remoteTag)))
+            {
+                d.state = State.TERMINATED;
+                ended = true;
+            }
+        }
+        return ended;
+    }
+
+    /** The BYE the container sent on this derived dialog itself, or null. */
+    public SipServletRequestImpl containerBye()
+    {
+        return null == fork ? null : fork.containerBye;
+    }
+
+    public void containerBye(final SipServletRequestImpl bye)
+    {
+        fork.containerBye = bye;
     }
 
     // ================================================================================================================
@@ -476,23 +736,11 @@ public final class SipSessionImpl implements SipSession
             final String tag = response.toTag();
             if (status < 300 && null != tag && (null == remoteTag || State.CONFIRMED != state))
             {
-                remoteTag = tag;
-                final MessageHeaders h = response.headers();
-                final String contact = h.get(HeaderName.CONTACT);
-                if (null != contact)
-                {
-                    remoteTarget = HeaderText.uri(contact);
-                }
-                if (h.find(HeaderName.RECORD_ROUTE, 0) >= 0)
-                {
-                    final List<String> rr = h.getAll("Record-Route");
-                    Collections.reverse(rr);
-                    routeSet = List.copyOf(rr);
-                }
-                else
-                {
-                    routeSet = List.of();
-                }
+                adoptDialog(response);
+            }
+            if (null != parent() && status >= 200 && status < 300 && "INVITE".equals(method))
+            {
+                fork.ok = response;
             }
             if (status < 200 && null != tag && State.INITIAL == state)
             {
@@ -518,6 +766,28 @@ public final class SipSessionImpl implements SipSession
             {
                 remoteTarget = HeaderText.uri(contact);
             }
+        }
+    }
+
+    /** The dialog of a received tagged 1xx or 2xx (§12.1.2): remote tag, target, route set (Record-Route reversed). */
+    private void adoptDialog(final SipServletResponseImpl response)
+    {
+        remoteTag = response.toTag();
+        final MessageHeaders h = response.headers();
+        final String contact = h.get(HeaderName.CONTACT);
+        if (null != contact)
+        {
+            remoteTarget = HeaderText.uri(contact);
+        }
+        if (h.find(HeaderName.RECORD_ROUTE, 0) >= 0)
+        {
+            final List<String> rr = h.getAll("Record-Route");
+            Collections.reverse(rr);
+            routeSet = List.copyOf(rr);
+        }
+        else
+        {
+            routeSet = List.of();
         }
     }
 
@@ -652,7 +922,14 @@ public final class SipSessionImpl implements SipSession
     public SipServletRequestImpl createAck(final SipServletResponseImpl response)
     {
         final SipServletRequestImpl ack = inDialog("ACK", response.cseqNumber());
-        response.requestImpl().ack(ack);
+        if (null != parent() && response == fork.ok)
+        {
+            fork.ack = ack; // the INVITE's own ACK stays the main dialog's
+        }
+        else
+        {
+            response.requestImpl().ack(ack);
+        }
         return ack;
     }
 
@@ -776,11 +1053,19 @@ public final class SipSessionImpl implements SipSession
             }
         }
         valid = false;
-        if (registered)
+        // the sessions of a forked INVITE's other dialogs keep using its transaction; a derived UAS session's request
+        // is its head's
+        final boolean keepsOriginal = null != fork && (null != fork.parent || null != fork.derived
+            || fork.sharesOriginal);
+        if (null != fork && (null != fork.parent || null != fork.derived))
+        {
+            onShard(this::leaveForkedDialogs);
+        }
+        else if (registered)
         {
             unregister(localTag);
-            registered = false;
         }
+        registered = false;
         if (null != proxyRouteKey)
         {
             unregister(proxyRouteKey);
@@ -791,8 +1076,57 @@ public final class SipSessionImpl implements SipSession
             linked.linked = null;
         }
         linked = null;
-        releaseOriginal();
+        if (!keepsOriginal)
+        {
+            releaseOriginal();
+        }
         app.remove(this);
+    }
+
+    /**
+     * An invalidated session of a forked request leaves its siblings (on the shard): a derived one is dropped from
+     * its head's list; a head with live derived sessions hands the shard table's entry, and the list, to the first
+     * of them, so that the other dialogs' requests still find their sessions.
+     */
+    private void leaveForkedDialogs()
+    {
+        final SipSessionImpl head = fork.parent;
+        if (null != head)
+        {
+            if (null != head.fork.derived && head.fork.derived.remove(this) && head.fork.derived.isEmpty())
+            {
+                head.fork.derived = null; // the head alone again: it lets go of the INVITE as any session
+            }
+            fork.parent = null;
+            return;
+        }
+        final List<SipSessionImpl> rest = fork.derived;
+        fork.derived = null;
+        if (rest.isEmpty())
+        {
+            app.host().sessions().removeDialog(callId, localTag, this); // no-op unless the entry is still ours
+            return;
+        }
+        final SipSessionImpl heir = rest.remove(0);
+        heir.fork.parent = null;
+        heir.fork.derived = rest.isEmpty() ? null : rest;
+        for (final SipSessionImpl d : rest)
+        {
+            d.fork.parent = heir;
+        }
+        app.host().sessions().putDialog(callId, localTag, heir);
+    }
+
+    private void onShard(final Runnable task)
+    {
+        if (app.host().onShardThread())
+        {
+            task.run();
+        }
+        else
+        {
+            app.host().execute(task);
+        }
     }
 
     /**

@@ -85,7 +85,7 @@ class DispatchSippTest
     }
 
     /** A B2BUA to the target in the context parameter {@code target}, with the JSR 289 B2buaHelper only. */
-    public static final class B2bua extends SipServlet
+    public static class B2bua extends SipServlet
     {
         private static final long serialVersionUID = 1L;
 
@@ -107,7 +107,25 @@ class DispatchSippTest
         {
             final B2buaHelper helper = resp.getRequest().getB2buaHelper();
             final SipServletRequest other = helper.getLinkedSipServletRequest(resp.getRequest());
-            if (null == other || other.isCommitted())
+            if (null == other)
+            {
+                return;
+            }
+            final boolean forked = "INVITE".equals(resp.getMethod()) && resp.getStatus() > 100
+                && resp.getStatus() < 300 && resp.getSession() != helper.getLinkedSession(other.getSession());
+            if (forked)
+            {
+                // JSR 289 §6.2.3.2: another dialog of the forked INVITE, in a derived session; relayed to the
+                // caller as a dialog of its own (B2buaHelper.createResponseToOriginalRequest on that session)
+                final SipServletResponse relayed = forkedResponse(helper, resp, other);
+                if (resp.getContentLength() > 0)
+                {
+                    relayed.setContent(resp.getRawContent(), resp.getContentType());
+                }
+                relayed.send();
+                return;
+            }
+            if (other.isCommitted())
             {
                 return; // e.g. the 487 after a CANCEL: the container already answered the caller
             }
@@ -117,6 +135,13 @@ class DispatchSippTest
                 relayed.setContent(resp.getRawContent(), resp.getContentType());
             }
             relayed.send();
+        }
+
+        /** The response that relays a forked dialog's {@code resp} to the caller (whose INVITE is {@code other}). */
+        protected SipServletResponse forkedResponse(final B2buaHelper helper, final SipServletResponse resp,
+            final SipServletRequest other)
+        {
+            return helper.createResponseToOriginalRequest(resp.getSession(), resp.getStatus(), resp.getReasonPhrase());
         }
 
         @Override

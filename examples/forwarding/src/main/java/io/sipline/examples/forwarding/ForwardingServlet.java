@@ -30,6 +30,10 @@ import javax.servlet.sip.URI;
  * INVITE is already answered). A 2xx that crosses the CANCEL is acknowledged and hung up with a BYE;</li>
  * <li>any other request inside the dialog (re-INVITE, UPDATE, INFO, PRACK, ...) is relayed to the other leg, and
  * its responses back, through linked requests;</li>
+ * <li>a 2xx (or tagged 1xx) of another dialog of the INVITE (a proxy beyond the callee leg forked it; JSR 289
+ * §6.2.3.2 derived sessions) is relayed to the caller as a dialog of its own with
+ * {@link B2buaHelper#createResponseToOriginalRequest} on the response's session, and that dialog's requests go
+ * through like the first one's;</li>
  * <li>a reliable provisional response (RFC 3262: it carries RSeq) is relayed with
  * {@link SipServletResponse#sendReliably()} when the caller supports 100rel, so that the caller's PRACK is relayed
  * to the callee as above; else it is relayed as an ordinary one and acknowledged here with
@@ -202,11 +206,16 @@ public abstract class ForwardingServlet extends SipServlet
         {
             return;
         }
+        // another dialog of the forked INVITE, in a session the container derived for it (JSR 289 §6.2.3.2)
+        final boolean forked = "INVITE".equals(method) && upstream.isInitial() && response.getStatus() < 300
+            && response.getSession() != helper.getLinkedSession(upstream.getSession());
         if (upstream.isCommitted())
         {
-            // the caller's request is answered already (its CANCEL won the race): end a crossing 2xx on this leg
-            if ("INVITE".equals(method) && response.getStatus() / 100 == 2)
+            if ("INVITE".equals(method) && response.getStatus() / 100 == 2 && !(forked && relayForked(helper,
+                response)))
             {
+                // the caller's request is answered with an error already (its CANCEL won the race): end a crossing
+                // 2xx on this leg
                 response.getSession().removeAttribute(ANSWER);
                 response.createAck().send();
                 response.getSession().createRequest("BYE").send();
@@ -214,8 +223,8 @@ public abstract class ForwardingServlet extends SipServlet
             return;
         }
         final SipServletResponse back = "INVITE".equals(method) && upstream.isInitial() ?
-            helper.createResponseToOriginalRequest(upstream.getSession(), response.getStatus(),
-                response.getReasonPhrase()) :
+            helper.createResponseToOriginalRequest(forked ? response.getSession() : upstream.getSession(),
+                response.getStatus(), response.getReasonPhrase()) :
             upstream.createResponse(response.getStatus(), response.getReasonPhrase());
         copyBody(response, back);
         if (response.getStatus() < 200 && null != response.getHeader("RSeq"))
@@ -224,6 +233,35 @@ public abstract class ForwardingServlet extends SipServlet
             return;
         }
         back.send();
+    }
+
+    /**
+     * A 2xx of another dialog of the forked INVITE after the caller got the first one (a forking proxy beyond the
+     * callee leg): the container gives it to this servlet in a derived session (JSR 289 §6.2.3.2), and
+     * {@link B2buaHelper#createResponseToOriginalRequest} on that session answers the caller's INVITE again, in a
+     * dialog of its own (a new To tag, a new session linked to the derived one), whose ACK, BYE and other requests are
+     * relayed to that callee dialog like the first one's (RFC 3261 §13.2.2.4: the caller acknowledges each 2xx and
+     * hangs up the dialogs it does not want).
+     *
+     * @return false when the caller's INVITE cannot take it (it was answered with an error, e.g. 487 after its
+     *         CANCEL): the 2xx is then acknowledged and hung up here.
+     */
+    private static boolean relayForked(final B2buaHelper helper, final SipServletResponse response)
+        throws IOException
+    {
+        final SipServletResponse back;
+        try
+        {
+            back = helper.createResponseToOriginalRequest(response.getSession(), response.getStatus(),
+                response.getReasonPhrase());
+        }
+        catch (final IllegalStateException e)
+        {
+            return false;
+        }
+        copyBody(response, back);
+        back.send();
+        return true;
     }
 
     /**
