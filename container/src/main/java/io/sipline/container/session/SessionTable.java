@@ -107,7 +107,17 @@ public final class SessionTable
      */
     public SipSessionImpl dialog(final SipMessage m, final boolean byFromTag)
     {
-        return byFromTag ? dialog(m, m.fromTagStart(), m.fromTagEnd()) : dialog(m, m.toTagStart(), m.toTagEnd());
+        final SipSessionImpl s = byFromTag ? dialog(m, m.fromTagStart(), m.fromTagEnd())
+            : dialog(m, m.toTagStart(), m.toTagEnd());
+        if (null == s)
+        {
+            return null;
+        }
+        // the sessions derived for a forked request's other dialogs share the local tag (JSR 289 §6.2.3.2): the
+        // remote tag (From of a request to us, To of a response) picks one
+        final byte[] b = m.buffer();
+        return byFromTag ? s.dialogFor(b, m.toTagStart(), m.toTagEnd()) : s.dialogFor(b, m.fromTagStart(),
+            m.fromTagEnd());
     }
 
     /**
@@ -135,10 +145,7 @@ public final class SessionTable
                 return null;
             }
         }
-        // the sessions derived for a forked request's other dialogs share the local tag (JSR 289 §6.2.3.2): the
-        // remote tag (From of a request to us, To of a response) picks one
-        return byFromTag ? s.dialogFor(b, m.toTagStart(), m.toTagEnd()) : s.dialogFor(b, m.fromTagStart(),
-            m.fromTagEnd());
+        return s;
     }
 
     void putDialog(final String callId, final String localTag, final SipSessionImpl session)
