@@ -153,7 +153,7 @@ class StackUdpPeerTest
     void shouldKeepAtMostTheConfiguredChannelsPerShard() throws Exception
     {
         assumeTrue(Epoll.isAvailable(), "connected peer channels need native epoll");
-        try (SipStack stack = start(LOOPBACK, new UdpPeerConfig(1, 1, 60_000), new Listener()))
+        try (SipStack stack = start(LOOPBACK, new UdpPeerConfig(1, 1, 60_000, 0), new Listener()))
         {
             final InetSocketAddress server = stack.localAddresses().get(0);
             final DatagramSocket[] peers = new DatagramSocket[4];
