@@ -11,19 +11,30 @@ package io.sipline.sip.transport;
  * @param maxConnected most connected channels one shard keeps open; the least recently used one is closed to make
  *                     room. At least 1 when {@code connectAfter} is not 0.
  * @param idleMillis   a peer not heard from nor written to for this long loses its channel (and its count).
+ * @param quietMillis  when a shard has {@code maxConnected} channels, the least recently used one is closed for a new
+ *                     busy peer only if its own peer has been quiet this long; 0 closes it at once. With more busy
+ *                     peers than channels, closing at once makes every channel close and reopen in turn (and each
+ *                     close loses the datagrams queued on that socket); waiting keeps the channels where they are
+ *                     and the other peers on the listening sockets.
  */
-public record UdpPeerConfig(int connectAfter, int maxConnected, long idleMillis)
+public record UdpPeerConfig(int connectAfter, int maxConnected, long idleMillis, long quietMillis)
 {
     /** Datagrams before a peer is connected, by default: a busy peer (a proxy, a trunk), not every phone. */
     public static final int CONNECT_AFTER_DEFAULT = 32;
     /**
-     * Connected channels per shard, at most, by default. Kept small on purpose: connected sockets share the kernel's
-     * per-address:port lookup chain with the listening ones, so each one lengthens the walk for datagrams of the
-     * peers that have none.
+     * Connected channels per shard, at most, by default. Each costs a file descriptor, a kernel socket (its buffers
+     * are only charged for queued datagrams) and a Netty channel on the heap, and it shares the kernel's
+     * per-address:port lookup chain with the listening sockets, lengthening the walk for datagrams of peers on that
+     * address:port that have none (Linux 6.13+ finds connected sockets by a 4-tuple hash first). 64 left a shard
+     * with 100 busy peers on the listening sockets for most of them (118.8 B per stateful transaction with 200 peers on
+     * one port against 26.7 B with 256; 49.6 against 34.7 B for one peer on 100 ports: {@code
+     * StackManyPeersAllocationTest}).
      */
-    public static final int MAX_CONNECTED_DEFAULT = 64;
+    public static final int MAX_CONNECTED_DEFAULT = 256;
     /** Idle time after which a peer's channel is closed, by default: Timer B/F (64*T1) with the default T1, twice. */
     public static final long IDLE_MILLIS_DEFAULT = 64_000;
+    /** Quiet time before a channel gives its place to another peer, by default. */
+    public static final long QUIET_MILLIS_DEFAULT = 1_000;
 
     /** The defaults: on. */
     public static final UdpPeerConfig DEFAULT =
@@ -33,11 +44,19 @@ public record UdpPeerConfig(int connectAfter, int maxConnected, long idleMillis)
 
     public UdpPeerConfig
     {
-        if (connectAfter < 0 || maxConnected < 0 || (connectAfter > 0 && maxConnected < 1) || idleMillis <= 0)
+        if (connectAfter < 0 || maxConnected < 0 || (connectAfter > 0 && maxConnected < 1) || idleMillis <= 0
+            || quietMillis < 0)
         {
             throw new IllegalArgumentException("invalid connected UDP peer settings: after " + connectAfter
-                + " datagrams, at most " + maxConnected + " per shard, idle " + idleMillis + " ms");
+                + " datagrams, at most " + maxConnected + " per shard, idle " + idleMillis + " ms, quiet "
+                + quietMillis + " ms");
         }
+    }
+
+    /** With the default quiet time ({@value #QUIET_MILLIS_DEFAULT} ms). */
+    public UdpPeerConfig(final int connectAfter, final int maxConnected, final long idleMillis)
+    {
+        this(connectAfter, maxConnected, idleMillis, QUIET_MILLIS_DEFAULT);
     }
 
     /** True when shards connect channels to their active peers. */

@@ -42,12 +42,15 @@ import io.netty.util.AttributeKey;
  * never holds a datagram of someone else.
  *
  * <p>Bounds: at most {@link UdpPeerConfig#maxConnected()} connected channels per shard, and four times as many
- * peers counted; the least recently used peer makes room (its channel closed). A peer idle for
+ * peers counted. When the peer table is full, one new peer in {@link #ADMIT_ONE_IN} is counted and the least recently
+ * used peer makes room (its channel closed); when the channels are all taken, the least recently used one makes room
+ * for a new busy peer only once it has been quiet for {@link UdpPeerConfig#quietMillis()}. A peer idle for
  * {@link UdpPeerConfig#idleMillis()} is forgotten. An ICMP port unreachable reported on a connected socket
  * ({@code ECONNREFUSED}, RFC 3261 §18.4) closes that channel only, never a listening socket; see
  * {@link UdpShard}.
  *
- * <p>Allocation: a {@link Peer} and a map entry per new peer, a channel per connection; nothing per datagram.
+ * <p>Allocation: a {@link Peer} and a map entry per new peer counted, a channel per connection; nothing per datagram
+ * of a peer counted.
  *
  * <p>Not thread-safe; owned by one shard's event loop.
  */
@@ -57,9 +60,26 @@ final class UdpPeers
     static final AttributeKey<Peer> PEER = AttributeKey.valueOf(UdpPeers.class, "peer");
     /** Receive and send buffer asked for a connected socket: one peer's burst, not a whole port's. */
     static final int PEER_SOCKET_BUFFER_BYTES = 1024 * 1024;
+    /**
+     * When every slot of the peer table is taken, one new peer in this many is counted (the least recently used one
+     * making room). Admitting every one made a {@link Peer} and a map entry per datagram once a shard had more peers
+     * than slots ({@code bench stack} with 1,000 ports: 132 of 309 B per transaction, measured with
+     * {@code StackManyPeersAllocationTest}), and no peer ever reached the connect count; a peer that stays busy is
+     * still admitted after a few of its datagrams.
+     */
+    static final int ADMIT_ONE_IN = 16;
+    /** How many of the least recently used peers {@link #roomFor} looks at. */
+    private static final int ADMIT_SCAN = 16;
 
     private final UdpPeerConfig config;
     private final long idleNs;
+    /**
+     * A connected channel is closed to make room for another peer only when its own peer has been quiet this long
+     * ({@link UdpPeerConfig#quietMillis()}). Closing the least recently used one at once made shards with more busy
+     * peers than channels close and reopen a channel every few transactions (696 per 20,000 transactions with 200
+     * peers, {@code StackManyPeersAllocationTest}), losing the datagrams queued on each closed socket.
+     */
+    private final long quietNs;
     private final int maxTracked;
     private final ChannelHandler handler;
     private final ChannelFutureListener onConnect = this::onConnect;
@@ -70,11 +90,14 @@ final class UdpPeers
     private Peer tail;
     private int tracked;
     private int connected;
+    /** New peers seen while the table was full, for {@link #ADMIT_ONE_IN}. */
+    private int turnedAway;
 
     UdpPeers(final UdpPeerConfig config, final ChannelHandler handler, final UdpShard shard)
     {
         this.config = config;
         this.idleNs = TimeUnit.MILLISECONDS.toNanos(config.idleMillis());
+        this.quietNs = TimeUnit.MILLISECONDS.toNanos(config.quietMillis());
         this.maxTracked = Math.max(64, 4 * config.maxConnected());
         this.handler = handler;
         this.shard = shard;
@@ -109,7 +132,12 @@ final class UdpPeers
             }
             if (tracked >= maxTracked)
             {
-                forget(tail);
+                final Peer room = ++turnedAway % ADMIT_ONE_IN == 0 ? roomFor(nowNs) : null;
+                if (null == room)
+                {
+                    return null; // not counted: its datagrams go through the listening socket as before
+                }
+                forget(room);
             }
             peer = new Peer(endpoint, address);
             endpoint.peers.put(address, peer);
@@ -124,9 +152,27 @@ final class UdpPeers
         peer.lastNs = nowNs;
         if (null == peer.channel && ++peer.count >= config.connectAfter())
         {
-            open(peer);
+            open(peer, nowNs);
         }
         return peer;
+    }
+
+    /**
+     * The peer to forget for a new one when the table is full: the least recently used one without a channel, or with
+     * a channel quiet for {@link #quietNs}, among the {@link #ADMIT_SCAN} least recently used; null when there is none
+     * (a busy channel is not closed for a peer that has sent one datagram).
+     */
+    private Peer roomFor(final long nowNs)
+    {
+        int n = 0;
+        for (Peer p = tail; null != p && n < ADMIT_SCAN; p = p.prev, n++)
+        {
+            if (null == p.channel || nowNs - p.lastNs >= quietNs)
+            {
+                return p;
+            }
+        }
+        return null;
     }
 
     /** A datagram read on a peer's connected channel: the peer is in use. */
@@ -209,21 +255,26 @@ final class UdpPeers
         }
     }
 
-    private void open(final Peer peer)
+    private void open(final Peer peer, final long nowNs)
     {
         if (connected >= config.maxConnected())
         {
-            // Room for the new one: the least recently used connected peer loses its channel (it keeps its count).
+            // Room for the new one: the least recently used connected peer loses its channel (it keeps its count),
+            // but only when it has been quiet for a while (quietNs); else the new peer waits.
             for (Peer p = tail; null != p; p = p.prev)
             {
                 if (null != p.channel && p != peer)
                 {
-                    close(p);
+                    if (nowNs - p.lastNs >= quietNs)
+                    {
+                        close(p);
+                    }
                     break;
                 }
             }
             if (connected >= config.maxConnected())
             {
+                peer.count = -config.connectAfter(); // ask again after twice the connect count, not every datagram
                 return;
             }
         }
