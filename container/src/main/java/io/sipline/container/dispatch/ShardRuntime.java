@@ -39,6 +39,7 @@ import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
@@ -948,13 +949,13 @@ public final class ShardRuntime implements SipListener, ShardHost
     /** The value of {@code ;sipline-px=} within {@code [start, end)}, packed as in {@link #proxyKeySpan}, or -1. */
     private static long paramSpan(final byte[] b, final int start, final int end)
     {
-        final int at = indexOf(b, start, end, PROXY_PARAMETER);
-        if (at <= start || b[at - 1] != ';' || at + PROXY_PARAMETER.length >= end
-            || b[at + PROXY_PARAMETER.length] != '=')
+        final int at = Ascii.indexOf(b, start, end, ProxyRoutes.ROUTE_PARAMETER_BYTES);
+        if (at <= start || b[at - 1] != ';' || at + ProxyRoutes.ROUTE_PARAMETER_BYTES.length >= end
+            || b[at + ProxyRoutes.ROUTE_PARAMETER_BYTES.length] != '=')
         {
             return -1;
         }
-        final int from = at + PROXY_PARAMETER.length + 1;
+        final int from = at + ProxyRoutes.ROUTE_PARAMETER_BYTES.length + 1;
         int to = from;
         while (to < end && b[to] != ';' && b[to] != '>' && b[to] != '?' && b[to] != ',' && b[to] > ' ')
         {
@@ -976,28 +977,9 @@ public final class ShardRuntime implements SipListener, ShardHost
         return false;
     }
 
-    private static final byte[] PROXY_PARAMETER = ProxyRoutes.ROUTE_PARAMETER.getBytes(StandardCharsets.US_ASCII);
-
     private static boolean contains(final byte[] b, final int start, final int end, final byte[] what)
     {
-        return indexOf(b, start, end, what) >= 0;
-    }
-
-    private static int indexOf(final byte[] b, final int start, final int end, final byte[] what)
-    {
-        outer:
-        for (int i = start; i <= end - what.length; i++)
-        {
-            for (int j = 0; j < what.length; j++)
-            {
-                if (b[i + j] != what[j])
-                {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
+        return Ascii.indexOf(b, start, end, what) >= 0;
     }
 
     /**

@@ -45,6 +45,7 @@ import io.sipline.container.security.CredentialSource;
 import io.sipline.container.security.DigestClient;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.transaction.Transaction;
@@ -203,28 +204,15 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         destination = value;
     }
 
-    /** Whether the Request-URI contains the ASCII text {@code what}; as received, it is read in place. */
-    public boolean requestUriContains(final String what)
+    /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */
+    public boolean requestUriContains(final byte[] what)
     {
         if (null != requestUri || null != requestUriText || uriStart < 0)
         {
             final String text = requestUriText();
-            return null != text && text.contains(what);
+            return null != text && text.contains(new String(what, StandardCharsets.US_ASCII));
         }
-        final byte[] b = headers.bytes();
-        outer:
-        for (int i = uriStart; i <= uriEnd - what.length(); i++)
-        {
-            for (int j = 0; j < what.length(); j++)
-            {
-                if (b[i + j] != what.charAt(j))
-                {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
+        return Ascii.indexOf(headers.bytes(), uriStart, uriEnd, what) >= 0;
     }
 
     public String requestUriText()

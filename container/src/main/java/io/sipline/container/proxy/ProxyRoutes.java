@@ -1,5 +1,7 @@
 package io.sipline.container.proxy;
 
+import java.nio.charset.StandardCharsets;
+
 import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
@@ -16,6 +18,8 @@ public final class ProxyRoutes
 {
     /** The URI parameter of our Record-Route that names the proxy session (a shard-encoded tag). */
     public static final String ROUTE_PARAMETER = "sipline-px";
+    /** {@link #ROUTE_PARAMETER} as bytes, to look for it in a received message without making a String. */
+    public static final byte[] ROUTE_PARAMETER_BYTES = ROUTE_PARAMETER.getBytes(StandardCharsets.US_ASCII);
 
     private ProxyRoutes()
     {
@@ -88,7 +92,7 @@ public final class ProxyRoutes
      */
     public static boolean restoreRequestUri(final SipServletRequestImpl request)
     {
-        if (!request.requestUriContains(ROUTE_PARAMETER) || null == key(request.requestUriText()))
+        if (!request.requestUriContains(ROUTE_PARAMETER_BYTES) || null == key(request.requestUriText()))
         {
             return false;
         }

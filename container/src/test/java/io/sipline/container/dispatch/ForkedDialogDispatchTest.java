@@ -166,7 +166,7 @@ class ForkedDialogDispatchTest
             assertTrue(SipPeer.header(bye, "To").endsWith(";tag=callee2"), bye);
             assertEquals("2 BYE", SipPeer.header(bye, "CSeq"), bye);
             assertEquals(SipPeer.header(ack1, "From"), SipPeer.header(bye, "From"));
-            second.send(okTo(bye));
+            second.send(SipPeer.okTo(bye));
 
             fork.send(bye(ack1, "callee1", 1));
             fork.await(SipPeer.response(200, "BYE"), "200 to the first callee's BYE");
@@ -278,12 +278,12 @@ class ForkedDialogDispatchTest
             caller.send(inDialog("BYE", to2, 2, "-bye2"));
             final String bye2 = second.await(m -> m.startsWith("BYE "), "the BYE of the second dialog");
             assertTrue(SipPeer.header(bye2, "To").endsWith(";tag=callee2"), bye2);
-            second.send(okTo(bye2));
+            second.send(SipPeer.okTo(bye2));
             caller.await(m -> SipPeer.response(200, "BYE").test(m) && to2.equals(SipPeer.header(m, "To")),
                 "200 to the BYE of the second dialog");
             caller.send(inDialog("BYE", to1, 2, "-bye1"));
             final String bye1 = fork.await(m -> m.startsWith("BYE "), "the BYE of the first dialog");
-            fork.send(okTo(bye1));
+            fork.send(SipPeer.okTo(bye1));
             caller.await(m -> SipPeer.response(200, "BYE").test(m) && to1.equals(SipPeer.header(m, "To")),
                 "200 to the BYE of the first dialog");
             assertTrue(TestApps.await(() -> 0 == server.applicationSessions()), "the call's sessions end: "
@@ -331,7 +331,7 @@ class ForkedDialogDispatchTest
     private static String answer(final String invite, final String tag, final int port)
     {
         final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
-        copy(invite, b, "Via", "From", "Call-ID", "CSeq");
+        SipPeer.copyHeaders(invite, b, "Via", "From", "Call-ID", "CSeq");
         b.append("To: ").append(SipPeer.header(invite, "To")).append(";tag=").append(tag).append("\r\n");
         b.append("Contact: <sip:").append(tag).append("@127.0.0.1:").append(port).append(">\r\n");
         return b.append("Content-Length: 0\r\n\r\n").toString();
@@ -359,29 +359,6 @@ class ForkedDialogDispatchTest
     /** A request of the caller (From tag a1) in the dialog of {@code to}, on its own branch. */
     private static String inDialog(final String method, final String to, final int cseq, final String branch)
     {
-        return method + " sip:service@127.0.0.1 SIP/2.0\r\n"
-            + "Via: SIP/2.0/UDP 127.0.0.1:PORT;branch=z9hG4bK-forked-b2bua" + branch + "\r\n"
-            + "Max-Forwards: 70\r\n"
-            + "From: <sip:alice@127.0.0.1>;tag=a1\r\n"
-            + "To: " + to + "\r\n"
-            + "Call-ID: forked-b2bua\r\n"
-            + "CSeq: " + cseq + " " + method + "\r\n"
-            + "Content-Length: 0\r\n\r\n";
-    }
-
-    /** A 200 to a request of the container, with its To as received. */
-    private static String okTo(final String request)
-    {
-        final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
-        copy(request, b, "Via", "From", "To", "Call-ID", "CSeq");
-        return b.append("Content-Length: 0\r\n\r\n").toString();
-    }
-
-    private static void copy(final String from, final StringBuilder to, final String... names)
-    {
-        for (final String name : names)
-        {
-            to.append(name).append(": ").append(SipPeer.header(from, name)).append("\r\n");
-        }
+        return SipPeer.inDialog(method, "forked-b2bua", to, cseq, "forked-b2bua" + branch, "");
     }
 }

@@ -323,7 +323,7 @@ class PrackDispatchTest
             assertTrue(SipPeer.header(prack, "To").endsWith(";tag=callee"), "in the early dialog: " + prack);
             assertTrue(prack.startsWith("PRACK sip:callee@127.0.0.1:" + peer.port() + " SIP/2.0"),
                 "to the remote target (the 183's Contact): " + prack);
-            peer.send(okTo(prack));
+            peer.send(SipPeer.okTo(prack));
             assertTrue(TestApps.await(() -> uac.seen.contains("200 PRACK")), uac.seen.toString());
 
             peer.send(answer(received, 183, "5")); // a retransmission: absorbed
@@ -331,7 +331,7 @@ class PrackDispatchTest
             peer.send(answer(received, 183, "6"));
             final String second = peer.await(m -> m.startsWith("PRACK ") && m.contains("RAck: 6 1 INVITE"),
                 "the PRACK of RSeq 6");
-            peer.send(okTo(second));
+            peer.send(SipPeer.okTo(second));
             peer.send(answer(received, 200, null));
             peer.await(m -> m.startsWith("ACK "), "the ACK of the 200");
 
@@ -366,15 +366,7 @@ class PrackDispatchTest
     private static String inDialog(final String method, final String callId, final String to, final int cseq,
         final String extra)
     {
-        return method + " sip:service@127.0.0.1 SIP/2.0\r\n"
-            + "Via: SIP/2.0/UDP 127.0.0.1:PORT;branch=z9hG4bK-" + callId + "-" + method + cseq + "\r\n"
-            + "Max-Forwards: 70\r\n"
-            + "From: <sip:alice@127.0.0.1>;tag=a1\r\n"
-            + "To: " + to + "\r\n"
-            + "Call-ID: " + callId + "\r\n"
-            + "CSeq: " + cseq + " " + method + "\r\n"
-            + extra
-            + "Content-Length: 0\r\n\r\n";
+        return SipPeer.inDialog(method, callId, to, cseq, callId + "-" + method + cseq, extra);
     }
 
     private static String prack(final String callId, final String to, final int cseq, final String rack)
@@ -401,7 +393,7 @@ class PrackDispatchTest
                 case 183 -> " Session Progress\r\n";
                 default -> " OK\r\n";
             });
-        copy(invite, b, "Via", "From", "Call-ID", "CSeq");
+        SipPeer.copyHeaders(invite, b, "Via", "From", "Call-ID", "CSeq");
         b.append("To: ").append(SipPeer.header(invite, "To")).append(";tag=callee\r\n");
         b.append("Contact: <sip:callee@127.0.0.1:PORT>\r\n");
         if (null != rseq)
@@ -409,21 +401,5 @@ class PrackDispatchTest
             b.append("Require: 100rel\r\nRSeq: ").append(rseq).append("\r\n");
         }
         return b.append("Content-Length: 0\r\n\r\n").toString();
-    }
-
-    /** A 200 to a request of the container, with its To as received (tagged when in a dialog). */
-    private static String okTo(final String request)
-    {
-        final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
-        copy(request, b, "Via", "From", "To", "Call-ID", "CSeq");
-        return b.append("Content-Length: 0\r\n\r\n").toString();
-    }
-
-    private static void copy(final String from, final StringBuilder to, final String... names)
-    {
-        for (final String name : names)
-        {
-            to.append(name).append(": ").append(SipPeer.header(from, name)).append("\r\n");
-        }
     }
 }

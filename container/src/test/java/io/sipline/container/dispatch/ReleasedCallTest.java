@@ -79,7 +79,7 @@ class ReleasedCallTest
 
             caller.send(inDialog("BYE", "released-1", callerTo, 2, "-bye"));
             final String bye = callee.await(m -> m.startsWith("BYE "), "the BYE on the callee's leg");
-            callee.send(okTo(bye));
+            callee.send(SipPeer.okTo(bye));
             caller.await(SipPeer.response(200, "BYE"), "the 200 to the caller's BYE");
 
             assertTrue(Sipp.await(() -> 0 == server.applicationSessions(), 5_000), "the call's sessions end");
@@ -105,17 +105,9 @@ class ReleasedCallTest
     private static String answer(final String invite, final String tag)
     {
         final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
-        copy(invite, b, "Via", "From", "Call-ID", "CSeq");
+        SipPeer.copyHeaders(invite, b, "Via", "From", "Call-ID", "CSeq");
         b.append("To: ").append(SipPeer.header(invite, "To")).append(";tag=").append(tag).append("\r\n");
         b.append("Contact: <sip:callee@127.0.0.1:PORT>\r\n");
-        return b.append("Content-Length: 0\r\n\r\n").toString();
-    }
-
-    /** A 200 to a request of the container, with its To as received. */
-    private static String okTo(final String request)
-    {
-        final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
-        copy(request, b, "Via", "From", "To", "Call-ID", "CSeq");
         return b.append("Content-Length: 0\r\n\r\n").toString();
     }
 
@@ -123,14 +115,7 @@ class ReleasedCallTest
     private static String inDialog(final String method, final String callId, final String to, final int cseq,
         final String branch)
     {
-        return method + " sip:service@127.0.0.1 SIP/2.0\r\n"
-            + "Via: SIP/2.0/UDP 127.0.0.1:PORT;branch=z9hG4bK-" + callId + branch + "\r\n"
-            + "Max-Forwards: 70\r\n"
-            + "From: <sip:alice@127.0.0.1>;tag=a1\r\n"
-            + "To: " + to + "\r\n"
-            + "Call-ID: " + callId + "\r\n"
-            + "CSeq: " + cseq + " " + method + "\r\n"
-            + "Content-Length: 0\r\n\r\n";
+        return SipPeer.inDialog(method, callId, to, cseq, callId + branch, "");
     }
 
     /** The CANCEL of an INVITE (RFC 3261 §9.1): its Request-URI, Via, From, To, Call-ID and CSeq number. */
@@ -138,16 +123,8 @@ class ReleasedCallTest
     {
         final StringBuilder b = new StringBuilder(invite.substring(0, invite.indexOf(' ')).replace("INVITE", "CANCEL"))
             .append(invite, invite.indexOf(' '), invite.indexOf("\r\n") + 2);
-        copy(invite, b, "Via", "Max-Forwards", "From", "To", "Call-ID");
+        SipPeer.copyHeaders(invite, b, "Via", "Max-Forwards", "From", "To", "Call-ID");
         b.append("CSeq: 1 CANCEL\r\n");
         return b.append("Content-Length: 0\r\n\r\n").toString();
-    }
-
-    private static void copy(final String from, final StringBuilder to, final String... names)
-    {
-        for (final String name : names)
-        {
-            to.append(name).append(": ").append(SipPeer.header(from, name)).append("\r\n");
-        }
     }
 }

@@ -107,6 +107,41 @@ final class SipPeer implements AutoCloseable
             && header(m, "CSeq").endsWith(" " + method);
     }
 
+    /**
+     * A request of the peer (From tag a1, Call-ID {@code callId}) in the dialog {@code to} names, on Via branch
+     * {@code z9hG4bK-branch}, with {@code extra} header lines before Content-Length.
+     */
+    static String inDialog(final String method, final String callId, final String to, final int cseq,
+        final String branch, final String extra)
+    {
+        return method + " sip:service@127.0.0.1 SIP/2.0\r\n"
+            + "Via: SIP/2.0/UDP 127.0.0.1:PORT;branch=z9hG4bK-" + branch + "\r\n"
+            + "Max-Forwards: 70\r\n"
+            + "From: <sip:alice@127.0.0.1>;tag=a1\r\n"
+            + "To: " + to + "\r\n"
+            + "Call-ID: " + callId + "\r\n"
+            + "CSeq: " + cseq + " " + method + "\r\n"
+            + extra
+            + "Content-Length: 0\r\n\r\n";
+    }
+
+    /** A 200 to a request of the container, with its Via, From, To (tagged when in a dialog), Call-ID and CSeq. */
+    static String okTo(final String request)
+    {
+        final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
+        copyHeaders(request, b, "Via", "From", "To", "Call-ID", "CSeq");
+        return b.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
+    /** Appends the first value of each named header of {@code from} as a header line. */
+    static void copyHeaders(final String from, final StringBuilder to, final String... names)
+    {
+        for (final String name : names)
+        {
+            to.append(name).append(": ").append(header(from, name)).append("\r\n");
+        }
+    }
+
     @Override
     public void close()
     {

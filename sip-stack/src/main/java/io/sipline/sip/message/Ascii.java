@@ -188,6 +188,24 @@ public final class Ascii
         return -1;
     }
 
+    /** First index in {@code [start, end)} where the bytes {@code literal} start (exact case), or -1. */
+    public static int indexOf(final byte[] buf, final int start, final int end, final byte[] literal)
+    {
+        outer:
+        for (int i = start; i <= end - literal.length; i++)
+        {
+            for (int j = 0; j < literal.length; j++)
+            {
+                if (buf[i + j] != literal[j])
+                {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
     /**
      * Compares a span with an ASCII literal ignoring case.
      *
