@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -302,27 +303,29 @@ public final class CallsBench implements Callable<Integer>
             {
                 stopServer();
             }
+            // Issue 4 §6: Sipline's step at 80% (or its one --rate step) is checked against a JFR recording of
+            // contended monitor enters; the shard threads must have none.
+            final boolean lockCheck = SystemUnderTest.SIPLINE == system && (!findMax || "at80".equals(label));
             if (null == server)
             {
                 System.out.printf("bench calls: %s: starting%n", name);
                 server = system.start(layout, dir, app, system.jvm() ? profile : "-",
                     freePortOtherThan(driver.uasPort()), driver.uasPort(), List.of());
+                if (SystemUnderTest.SIPLINE == system)
+                {
+                    server.startLocks();
+                }
                 steps.add(print(name, driver.run(server, name + "-warmup" + started++, "warmup", startRate,
                     startRate * warmup, hold)));
                 settle(server);
             }
-            // Issue 4 §6: Sipline's step at 80% (or its one --rate step) runs under a JFR recording of contended
-            // monitor enters; the shard threads must have none.
-            final boolean lockCheck = SystemUnderTest.SIPLINE == system && (!findMax || "at80".equals(label));
-            final Path recording = dir.resolve(name + "-" + label + "-locks.jfr");
-            if (lockCheck)
-            {
-                server.startLocks(recording);
-            }
+            final Instant from = Instant.now();
             final Step step = print(name, driver.run(server, name + "-" + label, label, r, r * duration, hold));
+            final Instant to = Instant.now();
             if (lockCheck)
             {
-                final LockCheck locks = server.stopLocks(recording, system.label() + "/" + profile, label);
+                final LockCheck locks = server.locks(dir.resolve(name + "-" + label + "-locks.jfr"),
+                    system.label() + "/" + profile, label, from, to);
                 System.out.printf("bench calls: %s %s: contended monitor enters: %d on shard threads, %d on others%n",
                     name, label, locks.shardThreads(), locks.otherThreads());
                 lockChecks.add(locks);

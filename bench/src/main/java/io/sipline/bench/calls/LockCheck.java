@@ -2,6 +2,7 @@ package io.sipline.bench.calls;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
@@ -25,8 +26,18 @@ public record LockCheck(String series, String step, long shardThreads, long othe
     static final String RECORDING = "settings=none +jdk.JavaMonitorEnter#enabled=true "
         + "+jdk.JavaMonitorEnter#threshold=0ms +jdk.JavaMonitorEnter#stackTrace=true";
 
-    /** Counts the events of a recording made with {@link #RECORDING}. */
+    /** Counts every event of a recording made with {@link #RECORDING}. */
     public static LockCheck read(final Path recording, final String series, final String step) throws IOException
+    {
+        return read(recording, series, step, Instant.MIN, Instant.MAX);
+    }
+
+    /**
+     * Counts the events of a recording made with {@link #RECORDING} that started within {@code [from, to]}: the
+     * recording runs from the server's start (see {@code ServerProcess.startLocks}), the step is a window of it.
+     */
+    public static LockCheck read(final Path recording, final String series, final String step, final Instant from,
+        final Instant to) throws IOException
     {
         long shard = 0;
         long other = 0;
@@ -35,7 +46,8 @@ public record LockCheck(String series, String step, long shardThreads, long othe
             while (file.hasMoreEvents())
             {
                 final RecordedEvent e = file.readEvent();
-                if (!"jdk.JavaMonitorEnter".equals(e.getEventType().getName()))
+                if (!"jdk.JavaMonitorEnter".equals(e.getEventType().getName()) || e.getStartTime().isBefore(from)
+                    || e.getStartTime().isAfter(to))
                 {
                     continue;
                 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -145,18 +146,25 @@ public final class ServerProcess implements AutoCloseable, CallPath
         return HeapInfo.liveBytes(histogram);
     }
 
-    /** Starts the JFR recording of {@link LockCheck#RECORDING} into {@code file} (ends with {@link #stopLocks}). */
-    public void startLocks(final Path file) throws IOException, InterruptedException
+    /**
+     * Starts the JFR recording of {@link LockCheck#RECORDING} (read with {@link #locks}). The harness starts it with
+     * the server, before the warm-up: starting JFR attaches to the JVM, loads and initializes the recorder and reaches
+     * a safepoint, which took the first second of a step when it ran just before the step.
+     */
+    public void startLocks() throws IOException, InterruptedException
     {
-        jcmd("JFR.start name=sipline-locks " + LockCheck.RECORDING + " filename=" + file);
+        jcmd("JFR.start name=sipline-locks " + LockCheck.RECORDING);
     }
 
-    /** Stops the recording {@link #startLocks} began and counts its events. */
-    public LockCheck stopLocks(final Path file, final String series, final String step)
-        throws IOException, InterruptedException
+    /**
+     * Writes what the recording {@link #startLocks} began holds so far to {@code file} (the recording goes on) and
+     * counts its events that started within {@code [from, to]}, the step.
+     */
+    public LockCheck locks(final Path file, final String series, final String step, final Instant from,
+        final Instant to) throws IOException, InterruptedException
     {
-        jcmd("JFR.stop name=sipline-locks");
-        return LockCheck.read(file, series, step);
+        jcmd("JFR.dump name=sipline-locks filename=" + file);
+        return LockCheck.read(file, series, step, from, to);
     }
 
     private String jcmd(final String command) throws IOException, InterruptedException

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 
 import jdk.jfr.Recording;
 
@@ -34,6 +35,31 @@ class LockCheckTest
         // at least ours: the JVM's own threads (JFR's among them) may wait for a monitor during the recording too
         assertTrue(c.otherThreads() >= 1, "other threads: " + c.otherThreads());
         assertEquals("at80", c.step());
+    }
+
+    @Test
+    void shouldCountOnlyTheEntersWithinTheStepsWindow(@TempDir final Path dir) throws Exception
+    {
+        final Path file = dir.resolve("locks.jfr");
+        final Instant from;
+        final Instant to;
+        try (Recording r = new Recording())
+        {
+            r.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ZERO);
+            r.start();
+            contend("sipline-shard-0");
+            from = Instant.now();
+            contend("sipline-shard-1");
+            contend("sipline-shard-1");
+            to = Instant.now();
+            contend("sipline-shard-0");
+            r.stop();
+            r.dump(file);
+        }
+        assertEquals(4, LockCheck.read(file, "sipline/zgc", "at80").shardThreads());
+        assertEquals(2, LockCheck.read(file, "sipline/zgc", "at80", from, to).shardThreads());
+        assertEquals(0, LockCheck.read(file, "sipline/zgc", "at80", to.plusSeconds(60), to.plusSeconds(61))
+            .shardThreads());
     }
 
     /** A thread named {@code name} waits for the monitor this thread holds, then takes it once released. */
