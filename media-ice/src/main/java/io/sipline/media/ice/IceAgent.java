@@ -46,7 +46,11 @@ import java.nio.charset.StandardCharsets;
  *       style). The controlled agent selects what is nominated (§7.3.1.5); a lite agent selects the pair an
  *       incoming nominating check arrived on. The nominated flag is set on the valid pair and on its generating
  *       pair (§7.2.5.3.4); the selected pair is the valid pair, whose data and consent checks leave from its base
- *       (the generating pair's local candidate).</li>
+ *       (the generating pair's local candidate). A nomination whose check fails (timeout, error response,
+ *       non-symmetric answer) removes its pair from the valid list, fails the pair and fails the check list
+ *       (§7.2.5.3.4), hence the agent; see {@code checkFailed} for the RFC 5245 cases that only fail the pair.</li>
+ *   <li>Check list state (§7.2.5.4): once every pair is Failed or Succeeded and some component has no valid pair
+ *       (with trickle, after both sides finished gathering), the agent fails.</li>
  *   <li>Consent freshness (RFC 7675): a full agent sends a check on each selected pair every 5 s ± 20 % and stops
  *       (state {@link #STATE_FAILED}, {@link Listener#onConsentLost}) when none was answered for 30 s.</li>
  *   <li>ICE restart (§9): {@link #restart} changes our ufrag and password and forgets the remote side; new remote
@@ -1145,9 +1149,9 @@ public final class IceAgent
             if (KIND_CHECK == kindOf(token) && !cancelled)
             {
                 final int pair = list.find(localOf(token), remoteOf(token));
-                if (pair >= 0 && IcePairState.IN_PROGRESS == list.state(pair))
+                if (pair >= 0)
                 {
-                    list.state(pair, IcePairState.FAILED); // §7.2.5.2: a check that times out fails its pair
+                    checkFailed(pair, useCandidateOf(token), false); // §7.2.5.2.3: the transaction timed out
                 }
             }
             else if (KIND_SRFLX == kindOf(token))
@@ -1403,6 +1407,12 @@ public final class IceAgent
         return -1;
     }
 
+    /**
+     * §7.2.5.4: "if all of the candidate pairs are in either Failed or Succeeded state, and if there is not a valid
+     * pair in the valid list for each component of the data stream associated with the checklist, the state of the
+     * checklist is set to Failed" — with trickle ICE only once both sides have gathered everything (RFC 8838 §8:
+     * our gathering complete, the peer's end-of-candidates received), since a late candidate makes new pairs.
+     */
     private void checkFailure()
     {
         if (STATE_RUNNING != state || !remoteEndOfCandidates || !gatheringComplete || 0 == list.size())
@@ -1411,19 +1421,105 @@ public final class IceAgent
         }
         for (int p = 0; p < list.size(); p++)
         {
-            if (IcePairState.FAILED != list.state(p) || 0 != (list.flags(p) & FLAG_VALID))
+            final byte s = list.state(p);
+            if (IcePairState.FAILED != s && IcePairState.SUCCEEDED != s)
             {
                 return;
             }
         }
         for (int c = 1; c <= components; c++)
         {
-            if (-1 != selectedBase[c])
+            if (!hasValidPair(c))
             {
-                return; // a restart failed but the old pair still works
+                failCheckList();
+                return;
             }
         }
-        setState(STATE_FAILED);
+    }
+
+    private boolean hasValidPair(final int component)
+    {
+        for (int v = 0; v < valid.size(); v++)
+        {
+            if (valid.local(v).componentId() == component)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The check list is Failed (§7.2.5.4, §7.2.5.3.4). This agent serves one data stream, so its check list is the
+     * whole check-list set and the ICE session fails with it (§8.1.2: "If the state of each checklist in the checklist
+     * set is Failed, the state of the ICE session is set to Failed"): checks stop and the owner hears
+     * {@link #STATE_FAILED}. The one exception is a failed ICE restart while every component still has the pair
+     * selected before it: data keeps flowing there (§9) and the agent stays where it is.
+     */
+    private void failCheckList()
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 == selectedBase[c])
+            {
+                setState(STATE_FAILED);
+                return;
+            }
+        }
+    }
+
+    /**
+     * §7.2.5.2: the check of {@code pair} failed — it timed out ({@code answered} false), got an unrecoverable error
+     * response, or its response was not symmetric.
+     *
+     * <p>If that check was a nomination, §7.2.5.3.4 applies: "If the controlling agent sends a Binding request with
+     * the USE-CANDIDATE attribute set, and if the ICE agent receives a successful response to the request, the agent
+     * sets the nominated flag of the pair to true. If the request fails (Section 7.2.5.2), the agent MUST remove the
+     * candidate pair from the valid list, set the candidate pair state to Failed, and set the checklist state to
+     * Failed." and, for the controlled agent, "If the controlled agent receives a successful response to a Binding
+     * request sent by the agent, and that Binding request was triggered by a received Binding request with the
+     * USE-CANDIDATE attribute set (Section 7.3.1.4), the agent sets the nominated flag of the pair to true. If the
+     * triggered request fails, the agent MUST remove the candidate pair from the valid list, set the candidate pair
+     * state to Failed, and set the checklist state to Failed." The controlling agent nominates a component once
+     * (§8.1.1: another nomination "requires an ICE restart"), so the check list cannot complete after that.
+     *
+     * <p>What counts as a nomination here: our controlling check that carried USE-CANDIDATE because {@link #nominate}
+     * picked the pair (regular nomination), and, when controlled, a check of a pair the peer nominated before it
+     * succeeded ({@code FLAG_NOMINATE_ON_SUCCESS}, §7.3.1.5). Two cases keep the RFC 5245 behaviour, where a failed
+     * check fails only its pair: aggressive nomination (RFC 5245 §8.1.1.2; every check carries USE-CANDIDATE, so one
+     * unreachable pair would otherwise fail the whole list), and, when controlled, a nomination for a component whose
+     * ICE processing this generation already concluded ("Once the nominated flag is set for a component of a data
+     * stream, it concludes the ICE processing for that component", §7.2.5.3.4) — only a peer nominating several pairs
+     * (aggressive, RFC 5245) sends one then. Either way the pair leaves the valid list and is Failed.
+     *
+     * @param pair         the check-list pair.
+     * @param useCandidate whether the failed request carried USE-CANDIDATE.
+     * @param answered     whether a response arrived (error or non-symmetric) rather than none.
+     */
+    private void checkFailed(final int pair, final boolean useCandidate, final boolean answered)
+    {
+        final byte flags = list.flags(pair);
+        final boolean nomination = useCandidate && 0 != (flags & FLAG_USE_CANDIDATE)
+            || !controlling && 0 != (flags & FLAG_NOMINATE_ON_SUCCESS);
+        if (!nomination)
+        {
+            // A timeout fails only a pair still In-Progress (a Succeeded pair keeps what its first check showed);
+            // an error or non-symmetric response fails the pair it answers.
+            if (answered || IcePairState.IN_PROGRESS == list.state(pair))
+            {
+                list.state(pair, IcePairState.FAILED);
+            }
+            return;
+        }
+        final int component = list.local(pair).componentId();
+        list.state(pair, IcePairState.FAILED);
+        list.flags(pair, (byte) (flags & ~(FLAG_VALID | FLAG_USE_CANDIDATE | FLAG_NOMINATE_ON_SUCCESS
+            | FLAG_TRIGGERED)));
+        valid.removePair(list.localIndex(pair), list.remoteIndex(pair));
+        if (controlling || 0 == selectedPriority[component])
+        {
+            failCheckList();
+        }
     }
 
     // ---- receiving
@@ -1672,13 +1768,13 @@ public final class IceAgent
                 list.flags(again, (byte) (list.flags(again) | FLAG_TRIGGERED));
                 return;
             }
-            list.state(pair, IcePairState.FAILED);
+            checkFailed(pair, useCandidate, true); // §7.2.5.2.4: an unrecoverable error response (e.g. 400)
             return;
         }
         // §7.2.5.2.1: the response must come from where the request went, to the base it left from.
         if (requestLocalIndex != local || !from.equals(remoteAddress[remote]))
         {
-            list.state(pair, IcePairState.FAILED);
+            checkFailed(pair, useCandidate, true);
             return;
         }
         onCheckSucceeded(pair, valid.add(validLocal(requestLocalIndex), remote, requestLocalIndex), useCandidate);

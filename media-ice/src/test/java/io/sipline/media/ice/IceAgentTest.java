@@ -402,6 +402,106 @@ class IceAgentTest
         assertEquals(List.of(IceAgent.STATE_FAILED), a.states);
     }
 
+    /**
+     * RFC 8445 §7.2.5.3.4: A's check succeeds, then the route from A to B breaks before A nominates; A's check with
+     * USE-CANDIDATE (the repeated check of §8.1.1) times out, so A removes the pair from its valid list, sets it
+     * Failed and fails the check list — the agent, as it serves one data stream — instead of waiting for ever with a
+     * nomination it may not repeat (§8.1.1: that "requires an ICE restart").
+     */
+    @Test
+    void shouldFailTheCheckListWhenTheControllingAgentsNominationFails() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.rto(50);
+        exchange(a, b, 0);
+        net.runUntil(() -> 1 == a.agent.validList().size(), 1_000);
+        final IceCheckList list = a.agent.checkList();
+        final int pair = list.find(0, 0);
+        assertEquals(IcePairState.SUCCEEDED, list.state(pair));
+        assertEquals(0, list.flags(pair) & IceAgent.FLAG_NOMINATED, "not nominated yet: that comes at the next Ta");
+        net.block(new InetSocketAddress("192.0.2.1", 1000), new InetSocketAddress("192.0.2.2", 2000));
+        final long sent = a.agent.checksSent();
+
+        net.runUntil(() -> IceAgent.STATE_FAILED == a.agent.state(), 10_000);
+        assertEquals(sent + 1, a.agent.checksSent(), "one nominating check (retransmitted until it timed out)");
+        assertEquals(0, a.agent.validList().size(), "removed from the valid list");
+        assertEquals(IcePairState.FAILED, list.state(pair));
+        assertEquals(0, list.flags(pair) & IceAgent.FLAG_NOMINATED);
+        assertEquals(List.of(IceAgent.STATE_FAILED), a.states);
+        assertEquals(null, a.agent.selectedLocal(1));
+        assertFalse(a.agent.send(1, new byte[1], 0, 1));
+        assertFalse(a.agent.gatheringComplete(), "not §7.2.5.4: without gathering that rule cannot fail the agent");
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "B never saw the nomination");
+    }
+
+    /**
+     * RFC 8445 §7.2.5.3.4, controlled side: A (aggressive, so its first checks carry USE-CANDIDATE) reaches B, but
+     * nothing from B reaches A. B's check triggered by the nominating request (§7.3.1.4) times out, so B fails the
+     * pair and the check list. A, aggressive, fails its pair only (RFC 5245 behaviour: one unreachable pair among
+     * several nominated ones must not end the session).
+     */
+    @Test
+    void shouldFailTheCheckListWhenTheControlledAgentsTriggeredCheckOfANominationFails() throws IceParseException
+    {
+        final Side b = nominationFromAUnanswered(true);
+        assertEquals(List.of(IceAgent.STATE_FAILED), b.states);
+    }
+
+    /** The same run with A nominating regularly (its first checks carry no USE-CANDIDATE): B fails its pair only. */
+    @Test
+    void shouldFailOnlyThePairWhenATriggeredCheckWithoutNominationFails() throws IceParseException
+    {
+        final Side b = nominationFromAUnanswered(false);
+        assertEquals(List.of(), b.states);
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state());
+    }
+
+    private Side nominationFromAUnanswered(final boolean aggressive) throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.aggressiveNomination(aggressive).rto(50);
+        b.agent.rto(50);
+        net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
+        exchange(a, b, 0);
+        net.run(20_000);
+        final IceCheckList list = b.agent.checkList();
+        assertEquals(1, list.size());
+        assertEquals(IcePairState.FAILED, list.state(0));
+        assertEquals(0, b.agent.validList().size());
+        assertTrue(b.agent.checksAnswered() > 0, "A's checks reached B");
+        assertFalse(b.agent.gatheringComplete(), "not §7.2.5.4: without gathering that rule cannot fail B");
+        assertEquals(IceAgent.STATE_RUNNING, a.agent.state(), "A's own failed checks fail only their pairs");
+        assertEquals(IcePairState.FAILED, a.agent.checkList().state(0));
+        return b;
+    }
+
+    /**
+     * RFC 8445 §7.2.5.4: once every pair is Failed or Succeeded and a component has no valid pair, the check list
+     * fails, even though the other component has one (before, the agent waited until every pair had Failed).
+     */
+    @Test
+    void shouldFailWhenOneComponentHasNoValidPair() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001");
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        a.agent.rto(50);
+        b.agent.rto(50);
+        a.agent.gather(null, null, null, null, 0);
+        b.agent.gather(null, null, null, null, 0);
+        net.block(new InetSocketAddress("192.0.2.1", 1001), new InetSocketAddress("192.0.2.2", 2001));
+        net.block(new InetSocketAddress("192.0.2.2", 2001), new InetSocketAddress("192.0.2.1", 1001));
+        exchange(a, b, 0);
+        net.runUntil(() -> IceAgent.STATE_FAILED == a.agent.state(), 10_000);
+        assertEquals(List.of(IceAgent.STATE_FAILED), a.states);
+        assertEquals(1, a.agent.validList().size(), "RTP has its valid pair");
+        assertEquals(1, a.agent.validList().local(0).componentId());
+        final IceCheckList list = a.agent.checkList();
+        assertEquals(IcePairState.SUCCEEDED, list.state(list.find(0, 0)));
+        assertEquals(IcePairState.FAILED, list.state(list.find(1, 1)));
+    }
+
     @Test
     void shouldKeepConsentAndLoseItAfterThirtySecondsOfSilence() throws IceParseException
     {
