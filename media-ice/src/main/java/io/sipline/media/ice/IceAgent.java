@@ -185,7 +185,7 @@ public final class IceAgent
     private final Listener listener;
     private final int components;
     private final boolean lite;
-    private final long tieBreaker;
+    private long tieBreaker;
 
     private boolean controlling;
     private boolean aggressive;
@@ -349,6 +349,19 @@ public final class IceAgent
         return this;
     }
 
+    /** Sets the tie-breaker (RFC 8445 §7.1.3) instead of a random one; tests only. */
+    IceAgent tieBreaker(final long value)
+    {
+        tieBreaker = value;
+        return this;
+    }
+
+    /** @return the current tie-breaker; tests only. */
+    long tieBreaker()
+    {
+        return tieBreaker;
+    }
+
     // ------------------------------------------------------------------------------------------------ gathering
 
     /**
@@ -442,7 +455,9 @@ public final class IceAgent
             final IceSessionAttributes attributes = new IceSessionAttributes();
             attributes.ufrag(localUfrag);
             attributes.password(localPassword);
-            attributes.options(IceSdp.OPTION_TRICKLE);
+            // RFC 8445 §10: "An agent compliant to this specification MUST inform the peer about the compliance using
+            // the 'ice2' option" (which also tells an RFC 5245 peer not to nominate aggressively); trickle: RFC 8838.
+            attributes.options(IceSdp.OPTION_TRICKLE | IceSdp.OPTION_ICE2);
             attributes.lite(lite);
             attributes.append(out);
         }
@@ -1038,9 +1053,21 @@ public final class IceAgent
         return -1;
     }
 
-    private static long token(final byte kind, final int local, final int remote, final boolean useCandidate)
+    private static long token(final byte kind, final int local, final int remote, final boolean useCandidate,
+        final boolean asControlling)
     {
-        return kind | (local & 0xFF) << 8 | (remote & 0xFF) << 16 | (useCandidate ? 1 << 24 : 0);
+        return kind | (local & 0xFF) << 8 | (remote & 0xFF) << 16 | (useCandidate ? 1 << 24 : 0)
+            | (asControlling ? 1 << 25 : 0);
+    }
+
+    /**
+     * @return whether the request of this transaction carries ICE-CONTROLLING (else ICE-CONTROLLED): the role when it
+     *         started, kept for its retransmissions (RFC 8489 §6.2.1 retransmits the same request), so that a 487 to it
+     *         is read against what it said (RFC 8445 §7.2.5.1).
+     */
+    private static boolean asControllingOf(final long token)
+    {
+        return 0 != (token & 1 << 25);
     }
 
     private static byte kindOf(final long token)
@@ -1065,7 +1092,7 @@ public final class IceAgent
 
     private int startRequest(final byte kind, final int local, final int remote, final boolean useCandidate)
     {
-        final int slot = requests.start(token(kind, local, remote, useCandidate));
+        final int slot = requests.start(token(kind, local, remote, useCandidate, controlling));
         if (-1 == slot)
         {
             return -1;
@@ -1117,7 +1144,7 @@ public final class IceAgent
             writer.addBytes(StunAttributeType.USERNAME, checkUsername, 0, checkUsername.length)
                 .addU32(StunAttributeType.PRIORITY, IcePriority.candidate(IceCandidateType.PEER_REFLEXIVE,
                     localPreference, candidate.componentId()))
-                .addU64(controlling ? StunAttributeType.ICE_CONTROLLING : StunAttributeType.ICE_CONTROLLED,
+                .addU64(asControllingOf(token) ? StunAttributeType.ICE_CONTROLLING : StunAttributeType.ICE_CONTROLLED,
                     tieBreaker);
             if (useCandidateOf(token))
             {
@@ -1172,16 +1199,18 @@ public final class IceAgent
         }
         // §6.1.4.2: a triggered pair first, then the highest Waiting one, then a Frozen one unfrozen. A pair that
         // cannot start now (no free slot, or a relayed pair waiting for its TURN channel) yields to the next.
+        // §8.1.2: the pairs of a component whose ICE processing concluded are out of the check list and the
+        // triggered-check queue (skipped here; see concluded).
         for (int p = 0; p < list.size(); p++)
         {
-            if (0 != (list.flags(p) & FLAG_TRIGGERED) && startCheck(p))
+            if (0 != (list.flags(p) & FLAG_TRIGGERED) && !concluded(list.local(p).componentId()) && startCheck(p))
             {
                 return;
             }
         }
         for (int p = 0; p < list.size(); p++)
         {
-            if (IcePairState.WAITING == list.state(p) && startCheck(p))
+            if (IcePairState.WAITING == list.state(p) && !concluded(list.local(p).componentId()) && startCheck(p))
             {
                 return;
             }
@@ -1214,7 +1243,7 @@ public final class IceAgent
     {
         for (int p = 0; p < list.size(); p++)
         {
-            if (IcePairState.FROZEN != list.state(p))
+            if (IcePairState.FROZEN != list.state(p) || concluded(list.local(p).componentId()))
             {
                 continue;
             }
@@ -1350,6 +1379,7 @@ public final class IceAgent
         }
         consentLastMs[component] = now;
         consentNextMs[component] = now + consentInterval();
+        cancelChecks(component);
         listener.onSelected(this, component);
         for (int c = 1; c <= components; c++)
         {
@@ -1359,6 +1389,37 @@ public final class IceAgent
             }
         }
         setState(STATE_COMPLETED);
+    }
+
+    /**
+     * Whether a component's ICE processing concluded in this ICE generation: a nominated pair is selected
+     * (§7.2.5.3.4: "Once the nominated flag is set for a component of a data stream, it concludes the ICE processing
+     * for that component"). Its other pairs then count as removed (§8.1.2: "the ICE agent MUST remove all candidate
+     * pairs for the same component from the checklist and from the triggered-check queue"): they get no more
+     * checks, ordinary or triggered, and do not hold up §7.2.5.4. They stay in the arrays, so a Binding request that
+     * still arrives on one is answered (§8.1.2: "an agent MUST continue to respond to any Binding request") without
+     * re-adding it. An ICE restart clears {@code selectedPriority}, and with it this.
+     */
+    private boolean concluded(final int component)
+    {
+        return 0 != selectedPriority[component];
+    }
+
+    /**
+     * §8.1.2: "If the state of a pair is In-Progress, the agent cancels the In-Progress transaction" — no more
+     * retransmissions, no failure when it times out, a late answer still counts.
+     */
+    private void cancelChecks(final int component)
+    {
+        for (int slot = 0; slot < requests.capacity(); slot++)
+        {
+            final long token = requests.token(slot);
+            if (requests.busy(slot) && KIND_CHECK == kindOf(token)
+                && locals[localOf(token)].componentId() == component && !requests.cancelled(slot))
+            {
+                requests.cancel(slot, now);
+            }
+        }
     }
 
     private long consentInterval()
@@ -1422,7 +1483,7 @@ public final class IceAgent
         for (int p = 0; p < list.size(); p++)
         {
             final byte s = list.state(p);
-            if (IcePairState.FAILED != s && IcePairState.SUCCEEDED != s)
+            if (IcePairState.FAILED != s && IcePairState.SUCCEEDED != s && !concluded(list.local(p).componentId()))
             {
                 return;
             }
@@ -1516,7 +1577,7 @@ public final class IceAgent
         list.flags(pair, (byte) (flags & ~(FLAG_VALID | FLAG_USE_CANDIDATE | FLAG_NOMINATE_ON_SUCCESS
             | FLAG_TRIGGERED)));
         valid.removePair(list.localIndex(pair), list.remoteIndex(pair));
-        if (controlling || 0 == selectedPriority[component])
+        if (controlling || !concluded(component))
         {
             failCheckList();
         }
@@ -1646,9 +1707,10 @@ public final class IceAgent
     private void triggered(final int pair)
     {
         final byte state = list.state(pair);
-        if (IcePairState.SUCCEEDED == state || STATE_COMPLETED == this.state)
+        if (IcePairState.SUCCEEDED == state || STATE_COMPLETED == this.state
+            || concluded(list.local(pair).componentId()))
         {
-            return;
+            return; // §8.1.2: nothing more is checked for a concluded component
         }
         if (IcePairState.IN_PROGRESS == state)
         {
@@ -1761,8 +1823,12 @@ public final class IceAgent
             final int errorIndex = response.findAttribute(StunAttributeType.ERROR_CODE);
             if (-1 != errorIndex && 487 == response.errorCode(errorIndex))
             {
-                // §7.2.5.1: switch role and check the pair again.
-                setRole(!controlling);
+                // §7.2.5.1: "If the agent included an ICE-CONTROLLING attribute in the request, the agent MUST switch
+                // to the controlled role" (and the reverse) — not a toggle: a request of ours may have switched us
+                // already while this answer was on its way. Then the pair is checked again, and "The agent MUST
+                // change the tiebreaker value."
+                setRole(!asControllingOf(token));
+                tieBreaker = context.secureRandom.nextLong();
                 final int again = list.find(requestLocalIndex, remote);
                 list.state(again, IcePairState.WAITING);
                 list.flags(again, (byte) (list.flags(again) | FLAG_TRIGGERED));

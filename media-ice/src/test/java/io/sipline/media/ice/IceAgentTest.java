@@ -221,6 +221,41 @@ class IceAgentTest
         assertConnected(a, b, 1);
     }
 
+    /**
+     * RFC 8445 §7.2.5.1, both agents controlling, A with the larger tie-breaker. At the same moment B receives A's
+     * check (B's tie-breaker is smaller: B switches to controlled, §7.3.1.1) and A receives B's (A answers 487). The
+     * 487 then reaches B, already controlled: "If the agent included an ICE-CONTROLLING attribute in the request, the
+     * agent MUST switch to the controlled role" — B stays controlled (a toggle put it back to controlling, and its
+     * retried check claimed ICE-CONTROLLING again) — and "The agent MUST change the tiebreaker value".
+     */
+    @Test
+    void shouldReadA487AgainstTheRoleTheRequestClaimed() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, true, 1, "192.0.2.2:2000");
+        a.agent.tieBreaker(2);
+        b.agent.tieBreaker(1);
+        final int[] controllingRequestsFromB = new int[1];
+        final io.sipline.media.stun.StunMessageFlyweight message = new io.sipline.media.stun.StunMessageFlyweight();
+        net.recordInto((socket, from, bytes) ->
+        {
+            if (from.equals(new InetSocketAddress("192.0.2.2", 2000)) && message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_REQUEST == message.messageType()
+                && -1 != message.findAttribute(io.sipline.media.stun.StunAttributeType.ICE_CONTROLLING))
+            {
+                controllingRequestsFromB[0]++;
+            }
+        });
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertTrue(a.agent.controlling());
+        assertFalse(b.agent.controlling());
+        assertEquals(1, controllingRequestsFromB[0], "only B's first check claimed the controlling role");
+        assertEquals(2, a.agent.tieBreaker(), "A got no 487");
+        assertNotEquals(1, b.agent.tieBreaker(), "B's tie-breaker changed with its 487");
+        assertConnected(a, b, 1);
+    }
+
     @Test
     void shouldUseServerReflexiveAndPeerReflexiveCandidatesThroughANat() throws IceParseException
     {
@@ -502,6 +537,45 @@ class IceAgentTest
         assertEquals(IcePairState.FAILED, list.state(list.find(1, 1)));
     }
 
+    /**
+     * RFC 8445 §8.1.2: once a component is nominated its other pairs leave the check list and the triggered-check
+     * queue. B's RTP component is nominated by A's first (aggressive) check while its RTCP component is cut off, so
+     * B keeps checking RTCP; its second RTP pair (to A's other host) must get no check, ordinary or triggered by
+     * A's checks on it, and B's checks on RTP stop at the one that concluded it.
+     */
+    @Test
+    void shouldStopCheckingAComponentOnceItIsNominated() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001", "192.0.2.3:1000", "192.0.2.3:1001");
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        a.agent.aggressiveNomination(true);
+        final InetSocketAddress bRtp = new InetSocketAddress("192.0.2.2", 2000);
+        final InetSocketAddress bRtcp = new InetSocketAddress("192.0.2.2", 2001);
+        net.blockAllFrom(bRtcp);
+        net.block(new InetSocketAddress("192.0.2.1", 1001), bRtcp);
+        net.block(new InetSocketAddress("192.0.2.3", 1001), bRtcp);
+        final int[] rtpChecksFromB = new int[2];
+        final io.sipline.media.stun.StunMessageFlyweight message = new io.sipline.media.stun.StunMessageFlyweight();
+        net.recordInto((socket, from, bytes) ->
+        {
+            if (from.equals(bRtp) && message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_REQUEST == message.messageType())
+            {
+                rtpChecksFromB[0 == socket ? 0 : 1]++;
+            }
+        });
+        exchange(a, b, 0);
+        net.runUntil(() -> null != b.agent.selectedLocal(1), 1_000);
+        final long concludedAt = net.now();
+        net.run(3_000);
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "RTCP is still being checked");
+        assertTrue(b.agent.checksSent() > 2, "RTCP checks went on: " + b.agent.checksSent());
+        assertEquals(1, rtpChecksFromB[0], "one RTP check to A's first host, the one that concluded RTP at "
+            + concludedAt + " ms");
+        assertEquals(0, rtpChecksFromB[1], "none to A's second host on RTP");
+        assertTrue(a.agent.checksAnswered() >= 1);
+    }
+
     @Test
     void shouldKeepConsentAndLoseItAfterThirtySecondsOfSilence() throws IceParseException
     {
@@ -553,7 +627,7 @@ class IceAgentTest
         String sdp = a.agent.localDescription();
         assertTrue(sdp.contains("a=ice-ufrag:ufrag1\r\n"), sdp);
         assertTrue(sdp.contains("a=ice-pwd:passwordpasswordpassword\r\n"));
-        assertTrue(sdp.contains("a=ice-options:trickle\r\n"));
+        assertTrue(sdp.contains("a=ice-options:trickle ice2\r\n"), "RFC 8445 §10: ice2");
         assertTrue(sdp.contains(" 1 UDP 2130706431 192.0.2.1 1000 typ host"), sdp);
         assertTrue(sdp.contains(" 2 UDP 2130706430 192.0.2.1 1001 typ host"), sdp);
         assertFalse(sdp.contains("end-of-candidates"));
