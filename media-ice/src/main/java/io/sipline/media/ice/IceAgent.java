@@ -52,7 +52,9 @@ import java.nio.charset.StandardCharsets;
  *   <li>Check list state (§7.2.5.4): once every pair is Failed or Succeeded and some component has no valid pair
  *       (with trickle, after both sides finished gathering), the agent fails.</li>
  *   <li>Consent freshness (RFC 7675): a full agent sends a check on each selected pair every 5 s ± 20 % and stops
- *       (state {@link #STATE_FAILED}, {@link Listener#onConsentLost}) when none was answered for 30 s.</li>
+ *       (state {@link #STATE_FAILED}, {@link Listener#onConsentLost}) when none was answered for 30 s. A lite agent,
+ *       which sends no checks, keeps its selected pairs alive with a Binding Indication when nothing was sent on
+ *       one for Tr = 15 s (RFC 8445 §11).</li>
  *   <li>ICE restart (§9): {@link #restart} changes our ufrag and password and forgets the remote side; new remote
  *       credentials on a running agent restart it too. Data keeps flowing on the old selected pair until a new
  *       one is selected.</li>
@@ -82,6 +84,11 @@ public final class IceAgent
     public static final long CONSENT_INTERVAL_MS = 5_000;
     /** RFC 7675 §5.1: consent expires 30 s after the last answer. */
     public static final long CONSENT_TIMEOUT_MS = 30_000;
+    /**
+     * RFC 8445 §11: Tr, "Agents SHOULD use a Tr value of 15 seconds": a lite agent sends a keepalive on a selected
+     * pair that carried nothing for this long (a full agent's consent checks, every 4-6 s, already do).
+     */
+    public static final long KEEPALIVE_TR_MS = 15_000;
 
     private static final byte FLAG_VALID = 1;
     /** A check-list pair's nominated flag (§7.2.5.3.4); package-private for tests. */
@@ -232,6 +239,10 @@ public final class IceAgent
     private final int[] selectedTurnSlot;
     private final long[] selectedPriority;
     private final long[] consentLastMs;
+    /**
+     * Per component: when the next consent check is due (full agent), or when a keepalive is due if nothing is sent
+     * before (lite agent, §11).
+     */
     private final long[] consentNextMs;
     private int state = STATE_RUNNING;
     private long nextCheckMs;
@@ -603,6 +614,10 @@ public final class IceAgent
         {
             return false;
         }
+        if (lite)
+        {
+            consentNextMs[component] = now + KEEPALIVE_TR_MS; // §11: data on the pair keeps the bindings alive
+        }
         return sendFrom(selectedBase[component], selectedRemote[component], selectedTurnSlot[component], buf,
             offset, length);
     }
@@ -635,9 +650,16 @@ public final class IceAgent
             }
             paceOneCheck();
         }
-        if (!lite && STATE_COMPLETED == state)
+        if (STATE_COMPLETED == state)
         {
-            consent();
+            if (lite)
+            {
+                keepalive();
+            }
+            else
+            {
+                consent();
+            }
         }
         checkFailure();
     }
@@ -652,11 +674,14 @@ public final class IceAgent
         {
             next = Math.min(next, nextCheckMs);
         }
-        if (!lite && STATE_COMPLETED == state)
+        if (STATE_COMPLETED == state)
         {
             for (int c = 1; c <= components; c++)
             {
-                next = Math.min(next, consentNextMs[c]);
+                if (-1 != selectedBase[c])
+                {
+                    next = Math.min(next, consentNextMs[c]);
+                }
             }
         }
         if (null != turn)
@@ -1378,7 +1403,7 @@ public final class IceAgent
             selectedTurnSlot[component] = turn[component].peerSlot(context.address);
         }
         consentLastMs[component] = now;
-        consentNextMs[component] = now + consentInterval();
+        consentNextMs[component] = now + (lite ? KEEPALIVE_TR_MS : consentInterval());
         cancelChecks(component);
         listener.onSelected(this, component);
         for (int c = 1; c <= components; c++)
@@ -1452,6 +1477,33 @@ public final class IceAgent
                 {
                     startRequest(KIND_CONSENT, local, remote, false);
                 }
+            }
+        }
+    }
+
+    /**
+     * RFC 8445 §11 for a lite agent, which sends no consent checks: "An agent MUST send a keepalive on each candidate
+     * pair that is used for sending data if no packet has been sent on that pair in the last Tr seconds"; "a STUN
+     * Binding Indication is used ... The Indication MUST NOT utilize any authentication mechanism. It SHOULD contain
+     * the FINGERPRINT attribute to aid in demultiplexing, but it SHOULD NOT contain any other attributes." It leaves
+     * from the selected pair's base to its remote candidate, like the data.
+     */
+    private void keepalive()
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 == selectedBase[c] || now - consentNextMs[c] < 0)
+            {
+                continue;
+            }
+            consentNextMs[c] = now + KEEPALIVE_TR_MS;
+            final int length = context.writer.wrap(context.scratch, 0, context.scratch.length)
+                .header(StunMessageType.BINDING_INDICATION, context.random.nextInt(), context.random.nextLong())
+                .addFingerprint(context.integrity)
+                .length();
+            if (length > 0)
+            {
+                sendFrom(selectedBase[c], selectedRemote[c], selectedTurnSlot[c], context.scratch, 0, length);
             }
         }
     }

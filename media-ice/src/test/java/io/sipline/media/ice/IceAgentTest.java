@@ -198,6 +198,42 @@ class IceAgentTest
         assertConnected(a, lite, 2);
     }
 
+    /**
+     * RFC 8445 §11: a lite agent (no consent checks of its own) sends a Binding Indication with only FINGERPRINT on a
+     * selected pair that carried nothing for Tr = 15 s, and none while it sends data; the full peer ignores it.
+     */
+    @Test
+    void shouldKeepALiteAgentsPairAliveWithBindingIndications() throws IceParseException
+    {
+        final Side a = new Side(false, false, 1, "192.0.2.1:1000");
+        final Side lite = new Side(true, false, 1, "192.0.2.2:2000");
+        exchange(a, lite, 0);
+        net.runUntil(() -> completed(a) && completed(lite), 5_000);
+        final int[] indications = new int[1];
+        final io.sipline.media.stun.StunMessageFlyweight message = new io.sipline.media.stun.StunMessageFlyweight();
+        net.recordInto((socket, from, bytes) ->
+        {
+            if (from.equals(new InetSocketAddress("192.0.2.2", 2000)) && message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_INDICATION == message.messageType())
+            {
+                assertEquals(1, message.attributeCount(), "FINGERPRINT only");
+                assertEquals(io.sipline.media.stun.StunResult.VERIFIED,
+                    message.verifyFingerprint(new io.sipline.media.stun.StunIntegrity()));
+                indications[0]++;
+            }
+        });
+        net.run(31_000, 10);
+        assertEquals(2, indications[0], "at 15 s and 30 s of silence");
+        for (int i = 0; i < 8; i++)
+        {
+            sendData(lite, 1, "rtp" + i);
+            net.run(5_000, 10);
+        }
+        assertEquals(2, indications[0], "none while data flows every 5 s");
+        assertEquals(8, a.data.size(), "the indications are not data: " + a.data);
+        assertTrue(completed(a));
+    }
+
     @Test
     void shouldNominateAggressively() throws IceParseException
     {
