@@ -28,7 +28,8 @@ import java.nio.charset.StandardCharsets;
  *       component over the component's first host socket. Redundant candidates are dropped (§5.1.3); every new one
  *       is reported at once (trickle, RFC 8838), and the end of gathering is reported once nothing is pending.</li>
  *   <li>Checks (§6.1.4, §7.2): one check list ({@link IceCheckList}) for the stream, one check per Ta (50 ms by
- *       default): a triggered pair first, else the highest Waiting pair, else a Frozen pair unfrozen (§6.1.4.2).
+ *       default): a triggered pair first, else the highest Waiting pair, else a Frozen pair unfrozen (§6.1.4.2);
+ *       the agents of one {@link IceContext} (one media thread) together send at most one check per 5 ms (§14.2).
  *       Requests are not copied for retransmission: their state (transaction id, schedule) is kept per slot and the
  *       message is written again for each retransmission (RFC 8489 §6.2.1 schedule, RTO 500 ms).</li>
  *   <li>Answers (§7.3): integrity with our password, role conflicts by {@link IceRoleConflict} (487 or switch),
@@ -643,12 +644,23 @@ public final class IceAgent
         }
         if (!lite && null != remoteKey && STATE_FAILED != state && nowMs - nextCheckMs >= 0)
         {
-            nextCheckMs = nowMs + taMs;
-            if (controlling && !aggressive)
+            if (context.paced && nowMs - context.nextPacedMs < 0)
             {
-                nominate();
+                nextCheckMs = context.nextPacedMs; // §14.2: another agent of this thread sent a check under 5 ms ago
             }
-            paceOneCheck();
+            else
+            {
+                nextCheckMs = nowMs + taMs;
+                if (controlling && !aggressive)
+                {
+                    nominate();
+                }
+                if (paceOneCheck())
+                {
+                    context.nextPacedMs = nowMs + context.pacingMs;
+                    context.paced = true;
+                }
+            }
         }
         if (STATE_COMPLETED == state)
         {
@@ -1216,11 +1228,12 @@ public final class IceAgent
 
     // ---- pacing and nomination
 
-    private void paceOneCheck()
+    /** @return whether a check left. */
+    private boolean paceOneCheck()
     {
         if (STATE_COMPLETED == state)
         {
-            return; // §8.1.2: checks stop once every component is selected (consent takes over)
+            return false; // §8.1.2: checks stop once every component is selected (consent takes over)
         }
         // §6.1.4.2: a triggered pair first, then the highest Waiting one, then a Frozen one unfrozen. A pair that
         // cannot start now (no free slot, or a relayed pair waiting for its TURN channel) yields to the next.
@@ -1230,21 +1243,18 @@ public final class IceAgent
         {
             if (0 != (list.flags(p) & FLAG_TRIGGERED) && !concluded(list.local(p).componentId()) && startCheck(p))
             {
-                return;
+                return true;
             }
         }
         for (int p = 0; p < list.size(); p++)
         {
             if (IcePairState.WAITING == list.state(p) && !concluded(list.local(p).componentId()) && startCheck(p))
             {
-                return;
+                return true;
             }
         }
         final int unfrozen = unfreezeOne();
-        if (-1 != unfrozen)
-        {
-            startCheck(unfrozen);
-        }
+        return -1 != unfrozen && startCheck(unfrozen);
     }
 
     private boolean startCheck(final int pair)

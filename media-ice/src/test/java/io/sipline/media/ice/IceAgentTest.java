@@ -24,7 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class IceAgentTest
 {
     private final SimulatedNetwork net = new SimulatedNetwork();
-    private final IceContext context = new IceContext();
 
     /** One agent with its sockets and what its listener heard. */
     private final class Side implements IceAgent.Listener
@@ -39,7 +38,14 @@ class IceAgentTest
 
         Side(final boolean lite, final boolean controlling, final int components, final String... hosts)
         {
-            agent = new IceAgent(context, IceLimits.PJNATH, components, lite, controlling,
+            this(new IceContext(), lite, controlling, components, hosts);
+        }
+
+        /** @param shared the media thread's context: Sides given the same one run on one thread of one host. */
+        Side(final IceContext shared, final boolean lite, final boolean controlling, final int components,
+            final String... hosts)
+        {
+            agent = new IceAgent(shared, IceLimits.PJNATH, components, lite, controlling,
                 net.transport(sockets), this);
             for (int i = 0; i < hosts.length; i++)
             {
@@ -159,6 +165,54 @@ class IceAgentTest
         assertEquals(2, a.agent.checksSent(), "the second after Ta = 50 ms");
         net.run(250);
         assertEquals(6, a.agent.checksSent(), "one per Ta until every pair has been tried");
+    }
+
+    /**
+     * RFC 8445 §14.2: "the combination of all transactions from all agents ... MUST NOT be sent more often than once
+     * every 5 ms". Three calls on one media thread (one {@link IceContext}), each caller with three pairs to check
+     * and nothing answering: their first checks leave 5 ms apart, not together, and each caller still keeps its own
+     * Ta. A fourth caller on another thread (its own context) is not held back.
+     */
+    @Test
+    void shouldPaceTheChecksOfAllAgentsOfAThreadFiveMillisecondsApart() throws IceParseException
+    {
+        final IceContext thread = new IceContext();
+        final List<Side> callers = new ArrayList<>();
+        for (int i = 0; i < 3; i++)
+        {
+            // Distinct addresses, so distinct foundations: no pair waits frozen behind another of its foundation.
+            final Side caller = new Side(thread, false, true, 1, "10." + i + ".0.1:1000", "10." + i + ".0.2:1000",
+                "10." + i + ".0.3:1000");
+            final Side callee = new Side(false, false, 1, "198.51.100." + (10 + i) + ":2000");
+            callee.agent.ta(1_000_000);
+            net.blockAllFrom(new InetSocketAddress("198.51.100." + (10 + i), 2000));
+            exchange(caller, callee, 0);
+            callers.add(caller);
+        }
+        final Side other = new Side(false, true, 1, "10.9.0.1:1000", "10.9.0.2:1000", "10.9.0.3:1000");
+        final Side otherCallee = new Side(false, false, 1, "198.51.100.20:2000");
+        otherCallee.agent.ta(1_000_000);
+        net.blockAllFrom(new InetSocketAddress("198.51.100.20", 2000));
+        exchange(other, otherCallee, 0);
+
+        final long[] sent = new long[3];
+        final StringBuilder times = new StringBuilder();
+        for (int ms = 1; ms <= 120; ms++)
+        {
+            net.run(1);
+            for (int i = 0; i < 3; i++)
+            {
+                final long now = callers.get(i).agent.checksSent();
+                if (now != sent[i])
+                {
+                    times.append(net.now()).append(':').append(i).append(' ');
+                    sent[i] = now;
+                }
+            }
+        }
+        assertEquals("1:0 6:1 11:2 51:0 56:1 61:2 101:0 106:1 111:2 ", times.toString(),
+            "first checks 5 ms apart, then each caller every Ta = 50 ms");
+        assertEquals(3, other.agent.checksSent(), "the other thread's caller at 1, 51 and 101 ms, unaffected");
     }
 
     @Test
