@@ -197,7 +197,12 @@ public final class IceAgent
 
     private boolean controlling;
     private boolean aggressive;
+    /** Ta in use: the larger of ours and the peer's (RFC 8445 §14.2, RFC 8839 §5.5). */
     private long taMs = TA_DEFAULT_MS;
+    /** Our proposed Ta. */
+    private long localTaMs = TA_DEFAULT_MS;
+    /** The peer's proposed Ta (its {@code ice-pacing}, 50 ms when it sent none). */
+    private long remoteTaMs = TA_DEFAULT_MS;
     private long rtoMs = StunClientTransactions.RTO_DEFAULT_MS;
     private long nominationWaitMs = 1_000;
 
@@ -311,12 +316,19 @@ public final class IceAgent
     }
 
     /**
-     * @param value Ta, the pacing interval (RFC 8445 §14.2), at least 5 ms.
+     * Proposes Ta, the pacing interval (RFC 8445 §14.2: "If an agent wants to use a Ta value other than the default
+     * value, the agent MUST indicate the proposed value to its peer during the establishment of the ICE session. Both
+     * agents MUST use the higher value of the proposed values"): written as {@code a=ice-pacing} in
+     * {@link #localDescription()} when not 50 ms; the Ta used is the larger of this and the peer's (50 ms if it
+     * proposes none), so a value under 50 ms takes effect only if the peer proposes one too.
+     *
+     * @param value milliseconds, at least 5.
      * @return this.
      */
     public IceAgent ta(final long value)
     {
-        taMs = Math.max(5, value);
+        localTaMs = Math.max(5, value);
+        taMs = Math.max(localTaMs, remoteTaMs);
         return this;
     }
 
@@ -471,6 +483,10 @@ public final class IceAgent
             // the 'ice2' option" (which also tells an RFC 5245 peer not to nominate aggressively); trickle: RFC 8838.
             attributes.options(IceSdp.OPTION_TRICKLE | IceSdp.OPTION_ICE2);
             attributes.lite(lite);
+            if (TA_DEFAULT_MS != localTaMs)
+            {
+                attributes.pacingMs(localTaMs);
+            }
             attributes.append(out);
         }
         catch (final IceParseException ex)
@@ -522,6 +538,8 @@ public final class IceAgent
             throw new IceParseException(IceParseException.MALFORMED, "remote description without ice-ufrag and ice-pwd");
         }
         remoteLite = attributes.lite();
+        remoteTaMs = 0 == attributes.pacingMs() ? TA_DEFAULT_MS : attributes.pacingMs();
+        taMs = Math.max(localTaMs, remoteTaMs);
         if (remoteLite && !lite)
         {
             setRole(true); // §6.1.1: with a lite peer the full agent controls

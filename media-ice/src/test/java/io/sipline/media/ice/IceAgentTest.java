@@ -149,7 +149,6 @@ class IceAgentTest
         // Distinct addresses, so distinct foundations: no pair waits frozen behind another of its foundation.
         final Side a = new Side(false, true, 1, "192.0.2.1:1000", "192.0.2.3:1000", "192.0.2.5:1000");
         final Side b = new Side(false, false, 1, "192.0.2.2:2000", "192.0.2.4:2000");
-        b.agent.ta(1_000_000); // b sends no ordinary checks in this test
         a.agent.localCredentials("aaaa", "aaaaaaaaaaaaaaaaaaaaaa");
         // Block everything so that no check succeeds: only pacing is seen.
         net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
@@ -184,14 +183,12 @@ class IceAgentTest
             final Side caller = new Side(thread, false, true, 1, "10." + i + ".0.1:1000", "10." + i + ".0.2:1000",
                 "10." + i + ".0.3:1000");
             final Side callee = new Side(false, false, 1, "198.51.100." + (10 + i) + ":2000");
-            callee.agent.ta(1_000_000);
             net.blockAllFrom(new InetSocketAddress("198.51.100." + (10 + i), 2000));
             exchange(caller, callee, 0);
             callers.add(caller);
         }
         final Side other = new Side(false, true, 1, "10.9.0.1:1000", "10.9.0.2:1000", "10.9.0.3:1000");
         final Side otherCallee = new Side(false, false, 1, "198.51.100.20:2000");
-        otherCallee.agent.ta(1_000_000);
         net.blockAllFrom(new InetSocketAddress("198.51.100.20", 2000));
         exchange(other, otherCallee, 0);
 
@@ -213,6 +210,40 @@ class IceAgentTest
         assertEquals("1:0 6:1 11:2 51:0 56:1 61:2 101:0 106:1 111:2 ", times.toString(),
             "first checks 5 ms apart, then each caller every Ta = 50 ms");
         assertEquals(3, other.agent.checksSent(), "the other thread's caller at 1, 51 and 101 ms, unaffected");
+    }
+
+    /**
+     * RFC 8445 §14.2 / RFC 8839 §5.5: a Ta other than 50 ms is proposed as {@code a=ice-pacing}, and both agents use
+     * the larger of the two proposals (50 ms for a side that proposes none).
+     */
+    @Test
+    void shouldProposeTaAndUseTheLargerOfBoth() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000", "10.0.0.2:1000", "10.0.0.3:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.ta(20);
+        b.agent.ta(100);
+        assertTrue(a.agent.localDescription().contains("a=ice-pacing:20\r\n"), a.agent.localDescription());
+        assertTrue(b.agent.localDescription().contains("a=ice-pacing:100\r\n"));
+        assertFalse(new Side(false, false, 1, "192.0.2.9:2000").agent.localDescription().contains("ice-pacing"),
+            "50 ms, the default, is not written");
+        net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
+        exchange(a, b, 0);
+        net.run(1);
+        assertEquals(1, a.agent.checksSent());
+        net.run(99);
+        assertEquals(1, a.agent.checksSent(), "not at 20 ms: B asked for 100");
+        net.run(1);
+        assertEquals(2, a.agent.checksSent(), "at 100 ms");
+
+        final Side c = new Side(false, true, 1, "10.0.1.1:1000", "10.0.1.2:1000");
+        final Side d = new Side(false, false, 1, "192.0.2.3:2000");
+        c.agent.ta(20);
+        net.blockAllFrom(new InetSocketAddress("192.0.2.3", 2000));
+        exchange(c, d, net.now());
+        final long start = net.now();
+        net.runUntil(() -> 2 == c.agent.checksSent(), 200);
+        assertEquals(51, net.now() - start, "D proposed nothing: 50 ms, not C's 20");
     }
 
     @Test
