@@ -29,7 +29,8 @@ import java.nio.charset.StandardCharsets;
  *       is reported at once (trickle, RFC 8838), and the end of gathering is reported once nothing is pending.</li>
  *   <li>Checks (§6.1.4, §7.2): one check list ({@link IceCheckList}) for the stream, one check per Ta (50 ms by
  *       default): a triggered pair first, else the highest Waiting pair, else a Frozen pair unfrozen (§6.1.4.2);
- *       the agents of one {@link IceContext} (one media thread) together send at most one check per 5 ms (§14.2).
+ *       the agents of one {@link IceContext} (one media thread) together start at most one transaction per 5 ms —
+ *       check, consent check, or gathering request (§14.2).
  *       Requests are not copied for retransmission: their state (transaction id, schedule) is kept per slot and the
  *       message is written again for each retransmission (RFC 8489 §6.2.1 schedule, RTO 500 ms).</li>
  *   <li>Answers (§7.3): integrity with our password, role conflicts by {@link IceRoleConflict} (487 or switch),
@@ -235,6 +236,10 @@ public final class IceAgent
     private InetSocketAddress[] turnPeers;
     private int pendingGathers;
     private boolean gatheringStarted;
+    /** Gathering transactions to start (§14.2: paced like checks): host indices below this get a STUN Binding. */
+    private int gatherHosts;
+    /** The next gathering transaction: a host index below {@link #gatherHosts}, then one TURN Allocate per component. */
+    private int gatherCursor;
     private boolean gatheringComplete;
 
     /** Per component: the selected pair's base (the generating pair's local candidate), which sends its data. */
@@ -429,14 +434,17 @@ public final class IceAgent
     {
         now = nowMs;
         gatheringStarted = true;
+        gatherHosts = 0;
+        gatherCursor = 0;
         if (!lite && null != stun)
         {
             stunServer = stun;
+            gatherHosts = localCount;
             for (int l = 0; l < localCount; l++)
             {
-                if (IceCandidateType.HOST == locals[l].type() && startRequest(KIND_SRFLX, l, 0, false) >= 0)
+                if (IceCandidateType.HOST == locals[l].type())
                 {
-                    pendingGathers++;
+                    pendingGathers++; // started by startGathering, one per pacing turn
                 }
             }
         }
@@ -454,13 +462,58 @@ public final class IceAgent
                 final int socket = localSocket[host];
                 turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
                     turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS);
-                if (TurnResult.OK == turn[c].allocate(0, nowMs))
-                {
-                    pendingGathers++;
-                }
+                pendingGathers++; // allocated by startGathering
             }
         }
+        startGathering();
         maybeGatheringComplete();
+    }
+
+    /**
+     * Starts the gathering transactions that are due, one per pacing turn of the thread (RFC 8445 §14.1: "During the
+     * ICE gathering phase ... these transactions are paced at a rate indicated by Ta"; §14.2: all transactions of
+     * all agents "MUST NOT be sent more often than once every 5 ms"): a STUN Binding per host candidate, then a TURN
+     * Allocate per component. With pacing off ({@link IceContext#pacingMs(long)} 0) they all leave at once.
+     */
+    private void startGathering()
+    {
+        final int items = gatherHosts + (null == turn ? 0 : components);
+        while (gatherCursor < items)
+        {
+            final int item = gatherCursor;
+            final boolean srflx = item < gatherHosts;
+            if (srflx ? IceCandidateType.HOST != locals[item].type() : null == turn[item - gatherHosts + 1])
+            {
+                gatherCursor++;
+                continue;
+            }
+            if (!pacingTurnFree())
+            {
+                return;
+            }
+            gatherCursor++;
+            takePacingTurn();
+            final boolean started = srflx ? startRequest(KIND_SRFLX, item, 0, false) >= 0
+                : TurnResult.OK == turn[item - gatherHosts + 1].allocate(0, now);
+            if (!started)
+            {
+                pendingGathers--;
+                maybeGatheringComplete();
+            }
+        }
+    }
+
+    /** §14.2: whether this thread's agents may start a transaction now (the last one left at least 5 ms ago). */
+    private boolean pacingTurnFree()
+    {
+        return !context.paced || now - context.nextPacedMs >= 0;
+    }
+
+    /** §14.2: a transaction of this thread leaves now; the next one waits {@link IceContext#pacingMs}. */
+    private void takePacingTurn()
+    {
+        context.nextPacedMs = now + context.pacingMs;
+        context.paced = true;
     }
 
     // ------------------------------------------------------------------------------------------------ SDP
@@ -660,11 +713,12 @@ public final class IceAgent
                 }
             }
         }
+        startGathering();
         if (!lite && null != remoteKey && STATE_FAILED != state && nowMs - nextCheckMs >= 0)
         {
-            if (context.paced && nowMs - context.nextPacedMs < 0)
+            if (!pacingTurnFree())
             {
-                nextCheckMs = context.nextPacedMs; // §14.2: another agent of this thread sent a check under 5 ms ago
+                nextCheckMs = context.nextPacedMs; // §14.2: another transaction of this thread left under 5 ms ago
             }
             else
             {
@@ -675,8 +729,7 @@ public final class IceAgent
                 }
                 if (paceOneCheck())
                 {
-                    context.nextPacedMs = nowMs + context.pacingMs;
-                    context.paced = true;
+                    takePacingTurn();
                 }
             }
         }
@@ -700,6 +753,10 @@ public final class IceAgent
     public long nextDeadlineMs()
     {
         long next = requests.nextDeadlineMs();
+        if (gatherCursor < gatherHosts + (null == turn ? 0 : components))
+        {
+            next = Math.min(next, context.paced ? context.nextPacedMs : now); // gathering transactions still to start
+        }
         if (!lite && null != remoteKey && STATE_FAILED != state)
         {
             next = Math.min(next, nextCheckMs);
@@ -1499,11 +1556,16 @@ public final class IceAgent
             }
             if (now - consentNextMs[c] >= 0)
             {
+                if (!pacingTurnFree())
+                {
+                    consentNextMs[c] = context.nextPacedMs; // §14.2: a consent check is a transaction too
+                    continue;
+                }
                 consentNextMs[c] = now + consentInterval();
                 final int remote = remoteIndexOf(selectedRemote[c]);
-                if (remote >= 0)
+                if (remote >= 0 && startRequest(KIND_CONSENT, local, remote, false) >= 0)
                 {
-                    startRequest(KIND_CONSENT, local, remote, false);
+                    takePacingTurn();
                 }
             }
         }

@@ -36,9 +36,12 @@ public final class IceContext
     /**
      * RFC 8445 §14.2: "Regardless of the Ta value chosen for each agent, the combination of all transactions from all
      * agents (if a given implementation runs several concurrent agents) MUST NOT be sent more often than once every
-     * 5 ms". The agents of one media thread share this context, so they take turns here: a paced connectivity check
-     * leaves only when {@link #nextPacedMs} is reached, and sets it {@link #pacingMs} later. Threads do not coordinate
-     * (shared nothing): a host running k media threads with ICE sends at most k checks per 5 ms.
+     * 5 ms". The agents of one media thread share this context, so they take turns here: a connectivity check, a
+     * consent check or a gathering request (STUN Binding, TURN Allocate) starts only when {@link #nextPacedMs} is
+     * reached, and sets it {@link #pacingMs} later. Not under it: retransmissions (part of a transaction already
+     * started) and the TURN client's own requests after its Allocate (Refresh, CreatePermission, ChannelBind, the
+     * Allocate retried with credentials). Threads do not coordinate (shared nothing): a host running k media threads
+     * with ICE starts at most k transactions per 5 ms.
      */
     public static final long PACING_DEFAULT_MS = 5;
 

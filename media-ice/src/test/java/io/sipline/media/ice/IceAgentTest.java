@@ -216,6 +216,86 @@ class IceAgentTest
      * RFC 8445 §14.2 / RFC 8839 §5.5: a Ta other than 50 ms is proposed as {@code a=ice-pacing}, and both agents use
      * the larger of the two proposals (50 ms for a side that proposes none).
      */
+    /**
+     * RFC 8445 §14.2 with RFC 7675: consent checks are transactions too. Forty connected calls on one media thread
+     * send theirs every 4-6 s each, at random; for 30 s no two of them leave within 5 ms of each other (at about 8
+     * per second, unpaced ones would collide some 20 times).
+     */
+    @Test
+    void shouldPaceTheConsentChecksOfAThread() throws IceParseException
+    {
+        final IceContext thread = new IceContext();
+        final List<Side> callers = new ArrayList<>();
+        final List<Side> callees = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+        {
+            final Side caller = new Side(thread, false, true, 1, "10.1." + i + ".1:1000");
+            final Side callee = new Side(false, false, 1, "198.51.100." + (i + 1) + ":2000");
+            exchange(caller, callee, 0);
+            callers.add(caller);
+            callees.add(callee);
+        }
+        net.runUntil(() -> callers.stream().allMatch(IceAgentTest::completed)
+            && callees.stream().allMatch(IceAgentTest::completed), 5_000);
+        final long[] sent = new long[callers.size()];
+        for (int i = 0; i < sent.length; i++)
+        {
+            sent[i] = callers.get(i).agent.checksSent();
+        }
+        long last = Long.MIN_VALUE / 2;
+        long shortest = Long.MAX_VALUE;
+        int checks = 0;
+        for (int ms = 0; ms < 30_000; ms++)
+        {
+            net.run(1);
+            for (int i = 0; i < sent.length; i++)
+            {
+                final long now = callers.get(i).agent.checksSent();
+                if (now != sent[i])
+                {
+                    checks += (int) (now - sent[i]);
+                    shortest = Math.min(shortest, net.now() - last);
+                    last = net.now();
+                    sent[i] = now;
+                }
+            }
+        }
+        assertTrue(checks >= 40 * 5, "every call kept its consent: " + checks);
+        assertTrue(shortest >= 5, "two consent checks of the thread " + shortest + " ms apart");
+        assertTrue(callers.stream().allMatch(IceAgentTest::completed));
+    }
+
+    /**
+     * RFC 8445 §14.1/§14.2: gathering requests are transactions too, paced with the thread's checks: three hosts
+     * behind NATs get their server-reflexive candidates from requests sent 0, 5 and 10 ms after gathering starts
+     * (answers 10 ms later), not all at once.
+     */
+    @Test
+    void shouldPaceGatheringRequestsFiveMillisecondsApart()
+    {
+        final InetSocketAddress stun = new InetSocketAddress("198.51.100.100", 3478);
+        net.stunServer(stun);
+        for (int i = 0; i < 3; i++)
+        {
+            net.nat(new InetSocketAddress("10.0.0." + (i + 1), 1000), new InetSocketAddress("203.0.113.1", 61000 + i));
+        }
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000", "10.0.0.2:1000", "10.0.0.3:1000");
+        a.agent.gather(stun, null, null, null, 0);
+        assertEquals(3, a.trickled.size(), "the hosts");
+        final StringBuilder times = new StringBuilder();
+        for (int ms = 1; ms <= 40; ms++)
+        {
+            final int before = a.trickled.size();
+            net.run(1);
+            if (a.trickled.size() != before)
+            {
+                times.append(net.now()).append(':').append(a.trickled.get(a.trickled.size() - 1).port()).append(' ');
+            }
+        }
+        assertEquals("10:61000 15:61001 20:61002 ", times.toString());
+        assertTrue(a.gathered);
+    }
+
     @Test
     void shouldProposeTaAndUseTheLargerOfBoth() throws IceParseException
     {
