@@ -714,6 +714,135 @@ class IceAgentTest
     }
 
     /**
+     * A full ICE peer scripted by the test (controlling, at fixed addresses): it sends the requests the test asks for,
+     * records B's checks, and answers one when told.
+     */
+    private final class ScriptedPeer implements SimulatedNetwork.Node
+    {
+        private record Check(InetSocketAddress from, InetSocketAddress to, byte[] bytes)
+        {
+        }
+
+        final String ufrag = "peer";
+        final String password = "peerpasswordpeerpassword";
+        final List<Check> checks = new ArrayList<>();
+        private final io.sipline.media.stun.StunIntegrity integrity = new io.sipline.media.stun.StunIntegrity();
+        private final io.sipline.media.stun.StunMessageWriter writer = new io.sipline.media.stun.StunMessageWriter();
+        private final io.sipline.media.stun.StunMessageFlyweight message =
+            new io.sipline.media.stun.StunMessageFlyweight();
+        private final byte[] buf = new byte[1500];
+        private int transactions;
+
+        ScriptedPeer(final InetSocketAddress... addresses)
+        {
+            for (final InetSocketAddress address : addresses)
+            {
+                net.place(address, this);
+            }
+        }
+
+        @Override
+        public void onDatagram(final InetSocketAddress from, final InetSocketAddress to, final byte[] bytes)
+        {
+            if (message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_REQUEST == message.messageType())
+            {
+                checks.add(new Check(from, to, bytes));
+            }
+        }
+
+        /** Sends a check (ICE-CONTROLLING, optionally USE-CANDIDATE) from one of its addresses to an agent's. */
+        void check(final InetSocketAddress from, final InetSocketAddress to, final IceAgent agent,
+            final boolean useCandidate)
+        {
+            final byte[] username = (agent.localUfrag() + ":" + ufrag).getBytes(StandardCharsets.UTF_8);
+            writer.wrap(buf, 0, buf.length)
+                .header(io.sipline.media.stun.StunMessageType.BINDING_REQUEST, 0x5EED, ++transactions)
+                .addBytes(io.sipline.media.stun.StunAttributeType.USERNAME, username, 0, username.length)
+                .addU32(io.sipline.media.stun.StunAttributeType.PRIORITY, 1_845_501_695)
+                .addU64(io.sipline.media.stun.StunAttributeType.ICE_CONTROLLING, Long.MAX_VALUE);
+            if (useCandidate)
+            {
+                writer.addEmpty(io.sipline.media.stun.StunAttributeType.USE_CANDIDATE);
+            }
+            final int length = writer.addMessageIntegrity(integrity,
+                io.sipline.media.stun.StunCredential.shortTerm(agent.localPassword()))
+                .addFingerprint(integrity).length();
+            net.send(from, to, java.util.Arrays.copyOf(buf, length));
+        }
+
+        /** Answers the latest check the agent sent to {@code to}: success (errorCode 0) or that error. */
+        void answerLatest(final InetSocketAddress to, final int errorCode)
+        {
+            Check latest = null;
+            for (final Check c : checks)
+            {
+                latest = c.to().equals(to) ? c : latest;
+            }
+            assertNotNull(latest, "a check to " + to);
+            message.wrap(latest.bytes(), 0, latest.bytes().length);
+            writer.wrap(buf, 0, buf.length).header(0 == errorCode
+                ? io.sipline.media.stun.StunMessageType.BINDING_SUCCESS_RESPONSE
+                : io.sipline.media.stun.StunMessageType.BINDING_ERROR_RESPONSE, message);
+            if (0 == errorCode)
+            {
+                writer.addAddress(io.sipline.media.stun.StunAttributeType.XOR_MAPPED_ADDRESS,
+                    new io.sipline.media.stun.StunAddress().set(latest.from()));
+            }
+            else
+            {
+                writer.addErrorCode(errorCode, "Bad Request");
+            }
+            final int length = writer.addMessageIntegrity(integrity,
+                io.sipline.media.stun.StunCredential.shortTerm(password)).addFingerprint(integrity).length();
+            net.send(latest.to(), latest.from(), java.util.Arrays.copyOf(buf, length));
+        }
+    }
+
+    /**
+     * The exemption of §7.2.5.3.4's failure rule: B (controlled, two components) is nominated on RTP twice by the
+     * peer. Its triggered check for the first nomination (to P2) is still unanswered when the second one (to P1)
+     * succeeds and concludes RTP (§8.1.2 cancels the first); then P2 answers that check with 400. Its pair fails, but
+     * B's check list does not: RTP's ICE processing had concluded (only an RFC 5245 peer nominates twice), and RTCP is
+     * still being checked.
+     */
+    @Test
+    void shouldNotFailTheCheckListForAFailedSecondNominationOfAConcludedComponent() throws IceParseException
+    {
+        final InetSocketAddress p1 = new InetSocketAddress("192.0.2.50", 5000);
+        final InetSocketAddress p2 = new InetSocketAddress("192.0.2.51", 5000);
+        final InetSocketAddress p1Rtcp = new InetSocketAddress("192.0.2.50", 5001);
+        final ScriptedPeer peer = new ScriptedPeer(p1, p2, p1Rtcp);
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        final InetSocketAddress bRtp = new InetSocketAddress("192.0.2.2", 2000);
+        b.agent.applyRemoteDescription("a=ice-ufrag:" + peer.ufrag + "\r\na=ice-pwd:" + peer.password + "\r\n"
+            + "a=candidate:1 1 UDP 2130706431 192.0.2.50 5000 typ host\r\n"
+            + "a=candidate:2 1 UDP 2130706175 192.0.2.51 5000 typ host\r\n"
+            + "a=candidate:1 2 UDP 2130706430 192.0.2.50 5001 typ host\r\n", 0);
+        net.run(200);
+        final IceCheckList list = b.agent.checkList();
+        final int toP2 = list.find(0, 1);
+
+        peer.check(p2, bRtp, b.agent, true); // first nomination: B's triggered check to P2 stays unanswered
+        net.run(100);
+        assertEquals(IcePairState.IN_PROGRESS, list.state(toP2));
+        peer.check(p1, bRtp, b.agent, true); // second nomination, answered
+        net.run(100);
+        peer.answerLatest(p1, 0);
+        net.run(20);
+        assertEquals(p1, b.agent.selectedRemote(1), "RTP concluded on P1");
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "RTCP not yet");
+
+        peer.answerLatest(p2, 400);
+        net.run(20);
+        assertEquals(IcePairState.FAILED, list.state(toP2), "the failed nomination fails its pair");
+        assertEquals(-1, b.agent.validList().find(0, 1));
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "but not the check list: RTP had concluded");
+        assertEquals(List.of(), b.states);
+        assertEquals(p1, b.agent.selectedRemote(1));
+    }
+
+    /**
      * RFC 8445 §7.2.5.4: once every pair is Failed or Succeeded and a component has no valid pair, the check list
      * fails, even though the other component has one (before, the agent waited until every pair had Failed).
      */
