@@ -28,7 +28,9 @@ import java.nio.charset.StandardCharsets;
  *       component over the component's first host socket. Redundant candidates are dropped (§5.1.3); every new one
  *       is reported at once (trickle, RFC 8838), and the end of gathering is reported once nothing is pending.</li>
  *   <li>Checks (§6.1.4, §7.2): one check list ({@link IceCheckList}) for the stream, one check per Ta (50 ms by
- *       default): a triggered pair first, else the highest Waiting pair, else a Frozen pair unfrozen (§6.1.4.2).
+ *       default): a triggered pair first, else the highest Waiting pair, else a Frozen pair unfrozen (§6.1.4.2);
+ *       the agents of one {@link IceContext} (one media thread) together start at most one transaction per 5 ms —
+ *       check, consent check, or gathering request (§14.2).
  *       Requests are not copied for retransmission: their state (transaction id, schedule) is kept per slot and the
  *       message is written again for each retransmission (RFC 8489 §6.2.1 schedule, RTO 500 ms).</li>
  *   <li>Answers (§7.3): integrity with our password, role conflicts by {@link IceRoleConflict} (487 or switch),
@@ -46,9 +48,15 @@ import java.nio.charset.StandardCharsets;
  *       style). The controlled agent selects what is nominated (§7.3.1.5); a lite agent selects the pair an
  *       incoming nominating check arrived on. The nominated flag is set on the valid pair and on its generating
  *       pair (§7.2.5.3.4); the selected pair is the valid pair, whose data and consent checks leave from its base
- *       (the generating pair's local candidate).</li>
+ *       (the generating pair's local candidate). A nomination whose check fails (timeout, error response,
+ *       non-symmetric answer) removes its pair from the valid list, fails the pair and fails the check list
+ *       (§7.2.5.3.4), hence the agent; see {@code checkFailed} for the RFC 5245 cases that only fail the pair.</li>
+ *   <li>Check list state (§7.2.5.4): once every pair is Failed or Succeeded and some component has no valid pair
+ *       (with trickle, after both sides finished gathering), the agent fails.</li>
  *   <li>Consent freshness (RFC 7675): a full agent sends a check on each selected pair every 5 s ± 20 % and stops
- *       (state {@link #STATE_FAILED}, {@link Listener#onConsentLost}) when none was answered for 30 s.</li>
+ *       (state {@link #STATE_FAILED}, {@link Listener#onConsentLost}) when none was answered for 30 s. A lite agent,
+ *       which sends no checks, keeps its selected pairs alive with a Binding Indication when nothing was sent on
+ *       one for Tr = 15 s (RFC 8445 §11).</li>
  *   <li>ICE restart (§9): {@link #restart} changes our ufrag and password and forgets the remote side; new remote
  *       credentials on a running agent restart it too. Data keeps flowing on the old selected pair until a new
  *       one is selected.</li>
@@ -78,6 +86,11 @@ public final class IceAgent
     public static final long CONSENT_INTERVAL_MS = 5_000;
     /** RFC 7675 §5.1: consent expires 30 s after the last answer. */
     public static final long CONSENT_TIMEOUT_MS = 30_000;
+    /**
+     * RFC 8445 §11: Tr, "Agents SHOULD use a Tr value of 15 seconds": a lite agent sends a keepalive on a selected
+     * pair that carried nothing for this long (a full agent's consent checks, every 4-6 s, already do).
+     */
+    public static final long KEEPALIVE_TR_MS = 15_000;
 
     private static final byte FLAG_VALID = 1;
     /** A check-list pair's nominated flag (§7.2.5.3.4); package-private for tests. */
@@ -181,11 +194,16 @@ public final class IceAgent
     private final Listener listener;
     private final int components;
     private final boolean lite;
-    private final long tieBreaker;
+    private long tieBreaker;
 
     private boolean controlling;
     private boolean aggressive;
+    /** Ta in use: the larger of ours and the peer's (RFC 8445 §14.2, RFC 8839 §5.5). */
     private long taMs = TA_DEFAULT_MS;
+    /** Our proposed Ta. */
+    private long localTaMs = TA_DEFAULT_MS;
+    /** The peer's proposed Ta (its {@code ice-pacing}, 50 ms when it sent none). */
+    private long remoteTaMs = TA_DEFAULT_MS;
     private long rtoMs = StunClientTransactions.RTO_DEFAULT_MS;
     private long nominationWaitMs = 1_000;
 
@@ -218,6 +236,10 @@ public final class IceAgent
     private InetSocketAddress[] turnPeers;
     private int pendingGathers;
     private boolean gatheringStarted;
+    /** Gathering transactions to start (§14.2: paced like checks): host indices below this get a STUN Binding. */
+    private int gatherHosts;
+    /** The next gathering transaction: a host index below {@link #gatherHosts}, then one TURN Allocate per component. */
+    private int gatherCursor;
     private boolean gatheringComplete;
 
     /** Per component: the selected pair's base (the generating pair's local candidate), which sends its data. */
@@ -228,6 +250,10 @@ public final class IceAgent
     private final int[] selectedTurnSlot;
     private final long[] selectedPriority;
     private final long[] consentLastMs;
+    /**
+     * Per component: when the next consent check is due (full agent), or when a keepalive is due if nothing is sent
+     * before (lite agent, §11).
+     */
     private final long[] consentNextMs;
     private int state = STATE_RUNNING;
     private long nextCheckMs;
@@ -295,12 +321,19 @@ public final class IceAgent
     }
 
     /**
-     * @param value Ta, the pacing interval (RFC 8445 §14.2), at least 5 ms.
+     * Proposes Ta, the pacing interval (RFC 8445 §14.2: "If an agent wants to use a Ta value other than the default
+     * value, the agent MUST indicate the proposed value to its peer during the establishment of the ICE session. Both
+     * agents MUST use the higher value of the proposed values"): written as {@code a=ice-pacing} in
+     * {@link #localDescription()} when not 50 ms; the Ta used is the larger of this and the peer's (50 ms if it
+     * proposes none), so a value under 50 ms takes effect only if the peer proposes one too.
+     *
+     * @param value milliseconds, at least 5.
      * @return this.
      */
     public IceAgent ta(final long value)
     {
-        taMs = Math.max(5, value);
+        localTaMs = Math.max(5, value);
+        taMs = Math.max(localTaMs, remoteTaMs);
         return this;
     }
 
@@ -343,6 +376,19 @@ public final class IceAgent
     {
         setLocalCredentials(ufrag, password);
         return this;
+    }
+
+    /** Sets the tie-breaker (RFC 8445 §7.1.3) instead of a random one; tests only. */
+    IceAgent tieBreaker(final long value)
+    {
+        tieBreaker = value;
+        return this;
+    }
+
+    /** @return the current tie-breaker; tests only. */
+    long tieBreaker()
+    {
+        return tieBreaker;
     }
 
     // ------------------------------------------------------------------------------------------------ gathering
@@ -388,14 +434,17 @@ public final class IceAgent
     {
         now = nowMs;
         gatheringStarted = true;
+        gatherHosts = 0;
+        gatherCursor = 0;
         if (!lite && null != stun)
         {
             stunServer = stun;
+            gatherHosts = localCount;
             for (int l = 0; l < localCount; l++)
             {
-                if (IceCandidateType.HOST == locals[l].type() && startRequest(KIND_SRFLX, l, 0, false) >= 0)
+                if (IceCandidateType.HOST == locals[l].type())
                 {
-                    pendingGathers++;
+                    pendingGathers++; // started by startGathering, one per pacing turn
                 }
             }
         }
@@ -413,13 +462,58 @@ public final class IceAgent
                 final int socket = localSocket[host];
                 turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
                     turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS);
-                if (TurnResult.OK == turn[c].allocate(0, nowMs))
-                {
-                    pendingGathers++;
-                }
+                pendingGathers++; // allocated by startGathering
             }
         }
+        startGathering();
         maybeGatheringComplete();
+    }
+
+    /**
+     * Starts the gathering transactions that are due, one per pacing turn of the thread (RFC 8445 §14.1: "During the
+     * ICE gathering phase ... these transactions are paced at a rate indicated by Ta"; §14.2: all transactions of
+     * all agents "MUST NOT be sent more often than once every 5 ms"): a STUN Binding per host candidate, then a TURN
+     * Allocate per component. With pacing off ({@link IceContext#pacingMs(long)} 0) they all leave at once.
+     */
+    private void startGathering()
+    {
+        final int items = gatherHosts + (null == turn ? 0 : components);
+        while (gatherCursor < items)
+        {
+            final int item = gatherCursor;
+            final boolean srflx = item < gatherHosts;
+            if (srflx ? IceCandidateType.HOST != locals[item].type() : null == turn[item - gatherHosts + 1])
+            {
+                gatherCursor++;
+                continue;
+            }
+            if (!pacingTurnFree())
+            {
+                return;
+            }
+            gatherCursor++;
+            takePacingTurn();
+            final boolean started = srflx ? startRequest(KIND_SRFLX, item, 0, false) >= 0
+                : TurnResult.OK == turn[item - gatherHosts + 1].allocate(0, now);
+            if (!started)
+            {
+                pendingGathers--;
+                maybeGatheringComplete();
+            }
+        }
+    }
+
+    /** §14.2: whether this thread's agents may start a transaction now (the last one left at least 5 ms ago). */
+    private boolean pacingTurnFree()
+    {
+        return !context.paced || now - context.nextPacedMs >= 0;
+    }
+
+    /** §14.2: a transaction of this thread leaves now; the next one waits {@link IceContext#pacingMs}. */
+    private void takePacingTurn()
+    {
+        context.nextPacedMs = now + context.pacingMs;
+        context.paced = true;
     }
 
     // ------------------------------------------------------------------------------------------------ SDP
@@ -438,8 +532,14 @@ public final class IceAgent
             final IceSessionAttributes attributes = new IceSessionAttributes();
             attributes.ufrag(localUfrag);
             attributes.password(localPassword);
-            attributes.options(IceSdp.OPTION_TRICKLE);
+            // RFC 8445 §10: "An agent compliant to this specification MUST inform the peer about the compliance using
+            // the 'ice2' option" (which also tells an RFC 5245 peer not to nominate aggressively); trickle: RFC 8838.
+            attributes.options(IceSdp.OPTION_TRICKLE | IceSdp.OPTION_ICE2);
             attributes.lite(lite);
+            if (TA_DEFAULT_MS != localTaMs)
+            {
+                attributes.pacingMs(localTaMs);
+            }
             attributes.append(out);
         }
         catch (final IceParseException ex)
@@ -491,6 +591,8 @@ public final class IceAgent
             throw new IceParseException(IceParseException.MALFORMED, "remote description without ice-ufrag and ice-pwd");
         }
         remoteLite = attributes.lite();
+        remoteTaMs = 0 == attributes.pacingMs() ? TA_DEFAULT_MS : attributes.pacingMs();
+        taMs = Math.max(localTaMs, remoteTaMs);
         if (remoteLite && !lite)
         {
             setRole(true); // §6.1.1: with a lite peer the full agent controls
@@ -584,6 +686,10 @@ public final class IceAgent
         {
             return false;
         }
+        if (lite)
+        {
+            consentNextMs[component] = now + KEEPALIVE_TR_MS; // §11: data on the pair keeps the bindings alive
+        }
         return sendFrom(selectedBase[component], selectedRemote[component], selectedTurnSlot[component], buf,
             offset, length);
     }
@@ -607,18 +713,36 @@ public final class IceAgent
                 }
             }
         }
+        startGathering();
         if (!lite && null != remoteKey && STATE_FAILED != state && nowMs - nextCheckMs >= 0)
         {
-            nextCheckMs = nowMs + taMs;
-            if (controlling && !aggressive)
+            if (!pacingTurnFree())
             {
-                nominate();
+                nextCheckMs = context.nextPacedMs; // §14.2: another transaction of this thread left under 5 ms ago
             }
-            paceOneCheck();
+            else
+            {
+                nextCheckMs = nowMs + taMs;
+                if (controlling && !aggressive)
+                {
+                    nominate();
+                }
+                if (paceOneCheck())
+                {
+                    takePacingTurn();
+                }
+            }
         }
-        if (!lite && STATE_COMPLETED == state)
+        if (STATE_COMPLETED == state)
         {
-            consent();
+            if (lite)
+            {
+                keepalive();
+            }
+            else
+            {
+                consent();
+            }
         }
         checkFailure();
     }
@@ -629,15 +753,22 @@ public final class IceAgent
     public long nextDeadlineMs()
     {
         long next = requests.nextDeadlineMs();
+        if (gatherCursor < gatherHosts + (null == turn ? 0 : components))
+        {
+            next = Math.min(next, context.paced ? context.nextPacedMs : now); // gathering transactions still to start
+        }
         if (!lite && null != remoteKey && STATE_FAILED != state)
         {
             next = Math.min(next, nextCheckMs);
         }
-        if (!lite && STATE_COMPLETED == state)
+        if (STATE_COMPLETED == state)
         {
             for (int c = 1; c <= components; c++)
             {
-                next = Math.min(next, consentNextMs[c]);
+                if (-1 != selectedBase[c])
+                {
+                    next = Math.min(next, consentNextMs[c]);
+                }
             }
         }
         if (null != turn)
@@ -1034,9 +1165,21 @@ public final class IceAgent
         return -1;
     }
 
-    private static long token(final byte kind, final int local, final int remote, final boolean useCandidate)
+    private static long token(final byte kind, final int local, final int remote, final boolean useCandidate,
+        final boolean asControlling)
     {
-        return kind | (local & 0xFF) << 8 | (remote & 0xFF) << 16 | (useCandidate ? 1 << 24 : 0);
+        return kind | (local & 0xFF) << 8 | (remote & 0xFF) << 16 | (useCandidate ? 1 << 24 : 0)
+            | (asControlling ? 1 << 25 : 0);
+    }
+
+    /**
+     * @return whether the request of this transaction carries ICE-CONTROLLING (else ICE-CONTROLLED): the role when it
+     *         started, kept for its retransmissions (RFC 8489 §6.2.1 retransmits the same request), so that a 487 to it
+     *         is read against what it said (RFC 8445 §7.2.5.1).
+     */
+    private static boolean asControllingOf(final long token)
+    {
+        return 0 != (token & 1 << 25);
     }
 
     private static byte kindOf(final long token)
@@ -1061,7 +1204,7 @@ public final class IceAgent
 
     private int startRequest(final byte kind, final int local, final int remote, final boolean useCandidate)
     {
-        final int slot = requests.start(token(kind, local, remote, useCandidate));
+        final int slot = requests.start(token(kind, local, remote, useCandidate, controlling));
         if (-1 == slot)
         {
             return -1;
@@ -1113,7 +1256,7 @@ public final class IceAgent
             writer.addBytes(StunAttributeType.USERNAME, checkUsername, 0, checkUsername.length)
                 .addU32(StunAttributeType.PRIORITY, IcePriority.candidate(IceCandidateType.PEER_REFLEXIVE,
                     localPreference, candidate.componentId()))
-                .addU64(controlling ? StunAttributeType.ICE_CONTROLLING : StunAttributeType.ICE_CONTROLLED,
+                .addU64(asControllingOf(token) ? StunAttributeType.ICE_CONTROLLING : StunAttributeType.ICE_CONTROLLED,
                     tieBreaker);
             if (useCandidateOf(token))
             {
@@ -1145,9 +1288,9 @@ public final class IceAgent
             if (KIND_CHECK == kindOf(token) && !cancelled)
             {
                 final int pair = list.find(localOf(token), remoteOf(token));
-                if (pair >= 0 && IcePairState.IN_PROGRESS == list.state(pair))
+                if (pair >= 0)
                 {
-                    list.state(pair, IcePairState.FAILED); // §7.2.5.2: a check that times out fails its pair
+                    checkFailed(pair, useCandidateOf(token), false); // §7.2.5.2.3: the transaction timed out
                 }
             }
             else if (KIND_SRFLX == kindOf(token))
@@ -1160,33 +1303,33 @@ public final class IceAgent
 
     // ---- pacing and nomination
 
-    private void paceOneCheck()
+    /** @return whether a check left. */
+    private boolean paceOneCheck()
     {
         if (STATE_COMPLETED == state)
         {
-            return; // §8.1.2: checks stop once every component is selected (consent takes over)
+            return false; // §8.1.2: checks stop once every component is selected (consent takes over)
         }
         // §6.1.4.2: a triggered pair first, then the highest Waiting one, then a Frozen one unfrozen. A pair that
         // cannot start now (no free slot, or a relayed pair waiting for its TURN channel) yields to the next.
+        // §8.1.2: the pairs of a component whose ICE processing concluded are out of the check list and the
+        // triggered-check queue (skipped here; see concluded).
         for (int p = 0; p < list.size(); p++)
         {
-            if (0 != (list.flags(p) & FLAG_TRIGGERED) && startCheck(p))
+            if (0 != (list.flags(p) & FLAG_TRIGGERED) && !concluded(list.local(p).componentId()) && startCheck(p))
             {
-                return;
+                return true;
             }
         }
         for (int p = 0; p < list.size(); p++)
         {
-            if (IcePairState.WAITING == list.state(p) && startCheck(p))
+            if (IcePairState.WAITING == list.state(p) && !concluded(list.local(p).componentId()) && startCheck(p))
             {
-                return;
+                return true;
             }
         }
         final int unfrozen = unfreezeOne();
-        if (-1 != unfrozen)
-        {
-            startCheck(unfrozen);
-        }
+        return -1 != unfrozen && startCheck(unfrozen);
     }
 
     private boolean startCheck(final int pair)
@@ -1210,7 +1353,7 @@ public final class IceAgent
     {
         for (int p = 0; p < list.size(); p++)
         {
-            if (IcePairState.FROZEN != list.state(p))
+            if (IcePairState.FROZEN != list.state(p) || concluded(list.local(p).componentId()))
             {
                 continue;
             }
@@ -1345,7 +1488,8 @@ public final class IceAgent
             selectedTurnSlot[component] = turn[component].peerSlot(context.address);
         }
         consentLastMs[component] = now;
-        consentNextMs[component] = now + consentInterval();
+        consentNextMs[component] = now + (lite ? KEEPALIVE_TR_MS : consentInterval());
+        cancelChecks(component);
         listener.onSelected(this, component);
         for (int c = 1; c <= components; c++)
         {
@@ -1355,6 +1499,37 @@ public final class IceAgent
             }
         }
         setState(STATE_COMPLETED);
+    }
+
+    /**
+     * Whether a component's ICE processing concluded in this ICE generation: a nominated pair is selected
+     * (§7.2.5.3.4: "Once the nominated flag is set for a component of a data stream, it concludes the ICE processing
+     * for that component"). Its other pairs then count as removed (§8.1.2: "the ICE agent MUST remove all candidate
+     * pairs for the same component from the checklist and from the triggered-check queue"): they get no more
+     * checks, ordinary or triggered, and do not hold up §7.2.5.4. They stay in the arrays, so a Binding request that
+     * still arrives on one is answered (§8.1.2: "an agent MUST continue to respond to any Binding request") without
+     * re-adding it. An ICE restart clears {@code selectedPriority}, and with it this.
+     */
+    private boolean concluded(final int component)
+    {
+        return 0 != selectedPriority[component];
+    }
+
+    /**
+     * §8.1.2: "If the state of a pair is In-Progress, the agent cancels the In-Progress transaction" — no more
+     * retransmissions, no failure when it times out, a late answer still counts.
+     */
+    private void cancelChecks(final int component)
+    {
+        for (int slot = 0; slot < requests.capacity(); slot++)
+        {
+            final long token = requests.token(slot);
+            if (requests.busy(slot) && KIND_CHECK == kindOf(token)
+                && locals[localOf(token)].componentId() == component && !requests.cancelled(slot))
+            {
+                requests.cancel(slot, now);
+            }
+        }
     }
 
     private long consentInterval()
@@ -1381,12 +1556,44 @@ public final class IceAgent
             }
             if (now - consentNextMs[c] >= 0)
             {
+                if (!pacingTurnFree())
+                {
+                    consentNextMs[c] = context.nextPacedMs; // §14.2: a consent check is a transaction too
+                    continue;
+                }
                 consentNextMs[c] = now + consentInterval();
                 final int remote = remoteIndexOf(selectedRemote[c]);
-                if (remote >= 0)
+                if (remote >= 0 && startRequest(KIND_CONSENT, local, remote, false) >= 0)
                 {
-                    startRequest(KIND_CONSENT, local, remote, false);
+                    takePacingTurn();
                 }
+            }
+        }
+    }
+
+    /**
+     * RFC 8445 §11 for a lite agent, which sends no consent checks: "An agent MUST send a keepalive on each candidate
+     * pair that is used for sending data if no packet has been sent on that pair in the last Tr seconds"; "a STUN
+     * Binding Indication is used ... The Indication MUST NOT utilize any authentication mechanism. It SHOULD contain
+     * the FINGERPRINT attribute to aid in demultiplexing, but it SHOULD NOT contain any other attributes." It leaves
+     * from the selected pair's base to its remote candidate, like the data.
+     */
+    private void keepalive()
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 == selectedBase[c] || now - consentNextMs[c] < 0)
+            {
+                continue;
+            }
+            consentNextMs[c] = now + KEEPALIVE_TR_MS;
+            final int length = context.writer.wrap(context.scratch, 0, context.scratch.length)
+                .header(StunMessageType.BINDING_INDICATION, context.random.nextInt(), context.random.nextLong())
+                .addFingerprint(context.integrity)
+                .length();
+            if (length > 0)
+            {
+                sendFrom(selectedBase[c], selectedRemote[c], selectedTurnSlot[c], context.scratch, 0, length);
             }
         }
     }
@@ -1403,6 +1610,12 @@ public final class IceAgent
         return -1;
     }
 
+    /**
+     * §7.2.5.4: "if all of the candidate pairs are in either Failed or Succeeded state, and if there is not a valid
+     * pair in the valid list for each component of the data stream associated with the checklist, the state of the
+     * checklist is set to Failed" — with trickle ICE only once both sides have gathered everything (RFC 8838 §8:
+     * our gathering complete, the peer's end-of-candidates received), since a late candidate makes new pairs.
+     */
     private void checkFailure()
     {
         if (STATE_RUNNING != state || !remoteEndOfCandidates || !gatheringComplete || 0 == list.size())
@@ -1411,19 +1624,105 @@ public final class IceAgent
         }
         for (int p = 0; p < list.size(); p++)
         {
-            if (IcePairState.FAILED != list.state(p) || 0 != (list.flags(p) & FLAG_VALID))
+            final byte s = list.state(p);
+            if (IcePairState.FAILED != s && IcePairState.SUCCEEDED != s && !concluded(list.local(p).componentId()))
             {
                 return;
             }
         }
         for (int c = 1; c <= components; c++)
         {
-            if (-1 != selectedBase[c])
+            if (!hasValidPair(c))
             {
-                return; // a restart failed but the old pair still works
+                failCheckList();
+                return;
             }
         }
-        setState(STATE_FAILED);
+    }
+
+    private boolean hasValidPair(final int component)
+    {
+        for (int v = 0; v < valid.size(); v++)
+        {
+            if (valid.local(v).componentId() == component)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The check list is Failed (§7.2.5.4, §7.2.5.3.4). This agent serves one data stream, so its check list is the
+     * whole check-list set and the ICE session fails with it (§8.1.2: "If the state of each checklist in the checklist
+     * set is Failed, the state of the ICE session is set to Failed"): checks stop and the owner hears
+     * {@link #STATE_FAILED}. The one exception is a failed ICE restart while every component still has the pair
+     * selected before it: data keeps flowing there (§9) and the agent stays where it is.
+     */
+    private void failCheckList()
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 == selectedBase[c])
+            {
+                setState(STATE_FAILED);
+                return;
+            }
+        }
+    }
+
+    /**
+     * §7.2.5.2: the check of {@code pair} failed — it timed out ({@code answered} false), got an unrecoverable error
+     * response, or its response was not symmetric.
+     *
+     * <p>If that check was a nomination, §7.2.5.3.4 applies: "If the controlling agent sends a Binding request with
+     * the USE-CANDIDATE attribute set, and if the ICE agent receives a successful response to the request, the agent
+     * sets the nominated flag of the pair to true. If the request fails (Section 7.2.5.2), the agent MUST remove the
+     * candidate pair from the valid list, set the candidate pair state to Failed, and set the checklist state to
+     * Failed." and, for the controlled agent, "If the controlled agent receives a successful response to a Binding
+     * request sent by the agent, and that Binding request was triggered by a received Binding request with the
+     * USE-CANDIDATE attribute set (Section 7.3.1.4), the agent sets the nominated flag of the pair to true. If the
+     * triggered request fails, the agent MUST remove the candidate pair from the valid list, set the candidate pair
+     * state to Failed, and set the checklist state to Failed." The controlling agent nominates a component once
+     * (§8.1.1: another nomination "requires an ICE restart"), so the check list cannot complete after that.
+     *
+     * <p>What counts as a nomination here: our controlling check that carried USE-CANDIDATE because {@link #nominate}
+     * picked the pair (regular nomination), and, when controlled, a check of a pair the peer nominated before it
+     * succeeded ({@code FLAG_NOMINATE_ON_SUCCESS}, §7.3.1.5). Two cases keep the RFC 5245 behaviour, where a failed
+     * check fails only its pair: aggressive nomination (RFC 5245 §8.1.1.2; every check carries USE-CANDIDATE, so one
+     * unreachable pair would otherwise fail the whole list), and, when controlled, a nomination for a component whose
+     * ICE processing this generation already concluded ("Once the nominated flag is set for a component of a data
+     * stream, it concludes the ICE processing for that component", §7.2.5.3.4) — only a peer nominating several pairs
+     * (aggressive, RFC 5245) sends one then. Either way the pair leaves the valid list and is Failed.
+     *
+     * @param pair         the check-list pair.
+     * @param useCandidate whether the failed request carried USE-CANDIDATE.
+     * @param answered     whether a response arrived (error or non-symmetric) rather than none.
+     */
+    private void checkFailed(final int pair, final boolean useCandidate, final boolean answered)
+    {
+        final byte flags = list.flags(pair);
+        final boolean nomination = useCandidate && 0 != (flags & FLAG_USE_CANDIDATE)
+            || !controlling && 0 != (flags & FLAG_NOMINATE_ON_SUCCESS);
+        if (!nomination)
+        {
+            // A timeout fails only a pair still In-Progress (a Succeeded pair keeps what its first check showed);
+            // an error or non-symmetric response fails the pair it answers.
+            if (answered || IcePairState.IN_PROGRESS == list.state(pair))
+            {
+                list.state(pair, IcePairState.FAILED);
+            }
+            return;
+        }
+        final int component = list.local(pair).componentId();
+        list.state(pair, IcePairState.FAILED);
+        list.flags(pair, (byte) (flags & ~(FLAG_VALID | FLAG_USE_CANDIDATE | FLAG_NOMINATE_ON_SUCCESS
+            | FLAG_TRIGGERED)));
+        valid.removePair(list.localIndex(pair), list.remoteIndex(pair));
+        if (controlling || !concluded(component))
+        {
+            failCheckList();
+        }
     }
 
     // ---- receiving
@@ -1550,9 +1849,10 @@ public final class IceAgent
     private void triggered(final int pair)
     {
         final byte state = list.state(pair);
-        if (IcePairState.SUCCEEDED == state || STATE_COMPLETED == this.state)
+        if (IcePairState.SUCCEEDED == state || STATE_COMPLETED == this.state
+            || concluded(list.local(pair).componentId()))
         {
-            return;
+            return; // §8.1.2: nothing more is checked for a concluded component
         }
         if (IcePairState.IN_PROGRESS == state)
         {
@@ -1665,20 +1965,24 @@ public final class IceAgent
             final int errorIndex = response.findAttribute(StunAttributeType.ERROR_CODE);
             if (-1 != errorIndex && 487 == response.errorCode(errorIndex))
             {
-                // §7.2.5.1: switch role and check the pair again.
-                setRole(!controlling);
+                // §7.2.5.1: "If the agent included an ICE-CONTROLLING attribute in the request, the agent MUST switch
+                // to the controlled role" (and the reverse) — not a toggle: a request of ours may have switched us
+                // already while this answer was on its way. Then the pair is checked again, and "The agent MUST
+                // change the tiebreaker value."
+                setRole(!asControllingOf(token));
+                tieBreaker = context.secureRandom.nextLong();
                 final int again = list.find(requestLocalIndex, remote);
                 list.state(again, IcePairState.WAITING);
                 list.flags(again, (byte) (list.flags(again) | FLAG_TRIGGERED));
                 return;
             }
-            list.state(pair, IcePairState.FAILED);
+            checkFailed(pair, useCandidate, true); // §7.2.5.2.4: an unrecoverable error response (e.g. 400)
             return;
         }
         // §7.2.5.2.1: the response must come from where the request went, to the base it left from.
         if (requestLocalIndex != local || !from.equals(remoteAddress[remote]))
         {
-            list.state(pair, IcePairState.FAILED);
+            checkFailed(pair, useCandidate, true);
             return;
         }
         onCheckSucceeded(pair, valid.add(validLocal(requestLocalIndex), remote, requestLocalIndex), useCandidate);

@@ -34,6 +34,37 @@ public final class IceContext
     final SplittableRandom random = new SplittableRandom(secureRandom.nextLong());
 
     /**
+     * RFC 8445 §14.2: "Regardless of the Ta value chosen for each agent, the combination of all transactions from all
+     * agents (if a given implementation runs several concurrent agents) MUST NOT be sent more often than once every
+     * 5 ms". The agents of one media thread share this context, so they take turns here: a connectivity check, a
+     * consent check or a gathering request (STUN Binding, TURN Allocate) starts only when {@link #nextPacedMs} is
+     * reached, and sets it {@link #pacingMs} later. Not under it: retransmissions (part of a transaction already
+     * started) and the TURN client's own requests after its Allocate (Refresh, CreatePermission, ChannelBind, the
+     * Allocate retried with credentials). Threads do not coordinate (shared nothing): a host running k media threads
+     * with ICE starts at most k transactions per 5 ms.
+     */
+    public static final long PACING_DEFAULT_MS = 5;
+
+    long pacingMs = PACING_DEFAULT_MS;
+    /** When the thread's next paced check may leave, on the owners' clock; meaningful once {@link #paced} is set. */
+    long nextPacedMs;
+    boolean paced;
+
+    /**
+     * Sets the shortest interval between two paced checks of all the agents of this context (RFC 8445 §14.2: 5 ms,
+     * the default). 0 turns the shared pacing off, leaving each agent to its own Ta: only for test harnesses that
+     * start a thousand calls at the same simulated instant and measure something other than time.
+     *
+     * @param value milliseconds, at least 0.
+     * @return this.
+     */
+    public IceContext pacingMs(final long value)
+    {
+        pacingMs = Math.max(0, value);
+        return this;
+    }
+
+    /**
      * @return the thread's integrity engine (also for TURN clients created beside the agents).
      */
     public StunIntegrity integrity()

@@ -2,7 +2,7 @@ package io.sipline.media.ice;
 
 /**
  * The non-candidate ICE attributes of one SDP description (RFC 8839 §5.2-§5.6): {@code ice-ufrag}, {@code ice-pwd},
- * {@code ice-options}, {@code ice-lite} and {@code end-of-candidates}. Feed each {@code a=} line to {@link #accept};
+ * {@code ice-pacing}, {@code ice-options}, {@code ice-lite} and {@code end-of-candidates}. Feed each {@code a=} line to {@link #accept};
  * session-level values apply to every media section that does not override them (the caller keeps one instance per
  * level).
  *
@@ -13,6 +13,7 @@ public final class IceSessionAttributes
     private String ufrag;
     private String password;
     private int options;
+    private long pacingMs;
     private boolean lite;
     private boolean endOfCandidates;
 
@@ -40,6 +41,17 @@ public final class IceSessionAttributes
         if (line.startsWith("ice-pwd:", start))
         {
             password = IceSdp.checkPassword(line.substring(start + "ice-pwd:".length(), end));
+            return true;
+        }
+        if (line.startsWith("ice-pacing:", start))
+        {
+            // RFC 8839 §5.5: ice-pacing-att = "ice-pacing:" pacing-value; pacing-value = 1*10DIGIT (milliseconds)
+            final long value = IceText.parseDigits(line, start + "ice-pacing:".length(), end, 10);
+            if (value < 0)
+            {
+                throw new IceParseException(IceParseException.MALFORMED, "ice-pacing is not 1 to 10 digits");
+            }
+            pacingMs = value;
             return true;
         }
         if (line.startsWith("ice-options:", start))
@@ -78,6 +90,10 @@ public final class IceSessionAttributes
         if (password != null)
         {
             out.append("a=ice-pwd:").append(password).append("\r\n");
+        }
+        if (pacingMs > 0)
+        {
+            out.append("a=ice-pacing:").append(pacingMs).append("\r\n");
         }
         if ((options & (IceSdp.OPTION_TRICKLE | IceSdp.OPTION_ICE2)) != 0)
         {
@@ -121,6 +137,21 @@ public final class IceSessionAttributes
     public void options(final int mask)
     {
         options = mask;
+    }
+
+    /**
+     * @return the {@code ice-pacing} value in milliseconds, or 0 when absent (RFC 8839 §5.5: the default, 50 ms, then
+     *         stands for it).
+     */
+    public long pacingMs()
+    {
+        return pacingMs;
+    }
+
+    /** @param value the {@code ice-pacing} to write, in milliseconds; 0 writes none. */
+    public void pacingMs(final long value)
+    {
+        pacingMs = Math.max(0, value);
     }
 
     public boolean lite()

@@ -13,7 +13,9 @@ package io.sipline.media.ice;
  * USE-CANDIDATE, and §7.3.1.5 finds the valid pair a nominated check-list pair generated.
  *
  * <p>One {@code int} per entry — local, remote, generating local (a byte each) and the nominated bit — allocated once
- * at {@link IceLimits#maxPairs()} entries (each check-list pair generates at most one valid pair). Entries are never reordered or removed until {@link #clear}, so an index stays valid until then. Pair
+ * at {@link IceLimits#maxPairs()} entries (each check-list pair generates at most one valid pair). Entries are never
+ * reordered; only a failed nomination removes one ({@link #removePair}, RFC 8445 §7.2.5.3.4), which moves the later
+ * ones down, so an entry index is good until the next such removal or {@link #reset}, never across calls. Pair
  * priorities are not stored: {@link #priority} computes them from the candidates (§6.1.2.3), so a role change needs
  * no recomputation.
  *
@@ -107,6 +109,33 @@ public final class IceValidList
             }
         }
         return -1;
+    }
+
+    /**
+     * RFC 8445 §7.2.5.3.4: "If the request fails (Section 7.2.5.2), the agent MUST remove the candidate pair from the
+     * valid list". The check of a nomination is sent on a check-list pair, so what leaves the list is the valid pair
+     * that check-list pair generated (the (srflx, R) pair behind a NAT) and the check-list pair itself if it is in the
+     * list as a valid pair. Later entries move down by one; the order of the others is kept.
+     *
+     * @param local  local candidate index of the check-list pair whose nominating check failed.
+     * @param remote remote candidate index of that pair.
+     * @return how many entries were removed.
+     */
+    public int removePair(final int local, final int remote)
+    {
+        int kept = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final boolean generatedBy = generatingLocal(i) == local && remoteIndex(i) == remote;
+            final boolean same = localIndex(i) == local && remoteIndex(i) == remote;
+            if (!generatedBy && !same)
+            {
+                entries[kept++] = entries[i];
+            }
+        }
+        final int removed = count - kept;
+        count = kept;
+        return removed;
     }
 
     public int size()

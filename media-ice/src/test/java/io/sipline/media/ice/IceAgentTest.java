@@ -24,7 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class IceAgentTest
 {
     private final SimulatedNetwork net = new SimulatedNetwork();
-    private final IceContext context = new IceContext();
 
     /** One agent with its sockets and what its listener heard. */
     private final class Side implements IceAgent.Listener
@@ -39,7 +38,14 @@ class IceAgentTest
 
         Side(final boolean lite, final boolean controlling, final int components, final String... hosts)
         {
-            agent = new IceAgent(context, IceLimits.PJNATH, components, lite, controlling,
+            this(new IceContext(), lite, controlling, components, hosts);
+        }
+
+        /** @param shared the media thread's context: Sides given the same one run on one thread of one host. */
+        Side(final IceContext shared, final boolean lite, final boolean controlling, final int components,
+            final String... hosts)
+        {
+            agent = new IceAgent(shared, IceLimits.PJNATH, components, lite, controlling,
                 net.transport(sockets), this);
             for (int i = 0; i < hosts.length; i++)
             {
@@ -143,7 +149,6 @@ class IceAgentTest
         // Distinct addresses, so distinct foundations: no pair waits frozen behind another of its foundation.
         final Side a = new Side(false, true, 1, "192.0.2.1:1000", "192.0.2.3:1000", "192.0.2.5:1000");
         final Side b = new Side(false, false, 1, "192.0.2.2:2000", "192.0.2.4:2000");
-        b.agent.ta(1_000_000); // b sends no ordinary checks in this test
         a.agent.localCredentials("aaaa", "aaaaaaaaaaaaaaaaaaaaaa");
         // Block everything so that no check succeeds: only pacing is seen.
         net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
@@ -159,6 +164,166 @@ class IceAgentTest
         assertEquals(2, a.agent.checksSent(), "the second after Ta = 50 ms");
         net.run(250);
         assertEquals(6, a.agent.checksSent(), "one per Ta until every pair has been tried");
+    }
+
+    /**
+     * RFC 8445 §14.2: "the combination of all transactions from all agents ... MUST NOT be sent more often than once
+     * every 5 ms". Three calls on one media thread (one {@link IceContext}), each caller with three pairs to check
+     * and nothing answering: their first checks leave 5 ms apart, not together, and each caller still keeps its own
+     * Ta. A fourth caller on another thread (its own context) is not held back.
+     */
+    @Test
+    void shouldPaceTheChecksOfAllAgentsOfAThreadFiveMillisecondsApart() throws IceParseException
+    {
+        final IceContext thread = new IceContext();
+        final List<Side> callers = new ArrayList<>();
+        for (int i = 0; i < 3; i++)
+        {
+            // Distinct addresses, so distinct foundations: no pair waits frozen behind another of its foundation.
+            final Side caller = new Side(thread, false, true, 1, "10." + i + ".0.1:1000", "10." + i + ".0.2:1000",
+                "10." + i + ".0.3:1000");
+            final Side callee = new Side(false, false, 1, "198.51.100." + (10 + i) + ":2000");
+            net.blockAllFrom(new InetSocketAddress("198.51.100." + (10 + i), 2000));
+            exchange(caller, callee, 0);
+            callers.add(caller);
+        }
+        final Side other = new Side(false, true, 1, "10.9.0.1:1000", "10.9.0.2:1000", "10.9.0.3:1000");
+        final Side otherCallee = new Side(false, false, 1, "198.51.100.20:2000");
+        net.blockAllFrom(new InetSocketAddress("198.51.100.20", 2000));
+        exchange(other, otherCallee, 0);
+
+        final long[] sent = new long[3];
+        final StringBuilder times = new StringBuilder();
+        for (int ms = 1; ms <= 120; ms++)
+        {
+            net.run(1);
+            for (int i = 0; i < 3; i++)
+            {
+                final long now = callers.get(i).agent.checksSent();
+                if (now != sent[i])
+                {
+                    times.append(net.now()).append(':').append(i).append(' ');
+                    sent[i] = now;
+                }
+            }
+        }
+        assertEquals("1:0 6:1 11:2 51:0 56:1 61:2 101:0 106:1 111:2 ", times.toString(),
+            "first checks 5 ms apart, then each caller every Ta = 50 ms");
+        assertEquals(3, other.agent.checksSent(), "the other thread's caller at 1, 51 and 101 ms, unaffected");
+    }
+
+    /**
+     * RFC 8445 §14.2 / RFC 8839 §5.5: a Ta other than 50 ms is proposed as {@code a=ice-pacing}, and both agents use
+     * the larger of the two proposals (50 ms for a side that proposes none).
+     */
+    /**
+     * RFC 8445 §14.2 with RFC 7675: consent checks are transactions too. Forty connected calls on one media thread
+     * send theirs every 4-6 s each, at random; for 30 s no two of them leave within 5 ms of each other (at about 8
+     * per second, unpaced ones would collide some 20 times).
+     */
+    @Test
+    void shouldPaceTheConsentChecksOfAThread() throws IceParseException
+    {
+        final IceContext thread = new IceContext();
+        final List<Side> callers = new ArrayList<>();
+        final List<Side> callees = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+        {
+            final Side caller = new Side(thread, false, true, 1, "10.1." + i + ".1:1000");
+            final Side callee = new Side(false, false, 1, "198.51.100." + (i + 1) + ":2000");
+            exchange(caller, callee, 0);
+            callers.add(caller);
+            callees.add(callee);
+        }
+        net.runUntil(() -> callers.stream().allMatch(IceAgentTest::completed)
+            && callees.stream().allMatch(IceAgentTest::completed), 5_000);
+        final long[] sent = new long[callers.size()];
+        for (int i = 0; i < sent.length; i++)
+        {
+            sent[i] = callers.get(i).agent.checksSent();
+        }
+        long last = Long.MIN_VALUE / 2;
+        long shortest = Long.MAX_VALUE;
+        int checks = 0;
+        for (int ms = 0; ms < 30_000; ms++)
+        {
+            net.run(1);
+            for (int i = 0; i < sent.length; i++)
+            {
+                final long now = callers.get(i).agent.checksSent();
+                if (now != sent[i])
+                {
+                    checks += (int) (now - sent[i]);
+                    shortest = Math.min(shortest, net.now() - last);
+                    last = net.now();
+                    sent[i] = now;
+                }
+            }
+        }
+        assertTrue(checks >= 40 * 5, "every call kept its consent: " + checks);
+        assertTrue(shortest >= 5, "two consent checks of the thread " + shortest + " ms apart");
+        assertTrue(callers.stream().allMatch(IceAgentTest::completed));
+    }
+
+    /**
+     * RFC 8445 §14.1/§14.2: gathering requests are transactions too, paced with the thread's checks: three hosts
+     * behind NATs get their server-reflexive candidates from requests sent 0, 5 and 10 ms after gathering starts
+     * (answers 10 ms later), not all at once.
+     */
+    @Test
+    void shouldPaceGatheringRequestsFiveMillisecondsApart()
+    {
+        final InetSocketAddress stun = new InetSocketAddress("198.51.100.100", 3478);
+        net.stunServer(stun);
+        for (int i = 0; i < 3; i++)
+        {
+            net.nat(new InetSocketAddress("10.0.0." + (i + 1), 1000), new InetSocketAddress("203.0.113.1", 61000 + i));
+        }
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000", "10.0.0.2:1000", "10.0.0.3:1000");
+        a.agent.gather(stun, null, null, null, 0);
+        assertEquals(3, a.trickled.size(), "the hosts");
+        final StringBuilder times = new StringBuilder();
+        for (int ms = 1; ms <= 40; ms++)
+        {
+            final int before = a.trickled.size();
+            net.run(1);
+            if (a.trickled.size() != before)
+            {
+                times.append(net.now()).append(':').append(a.trickled.get(a.trickled.size() - 1).port()).append(' ');
+            }
+        }
+        assertEquals("10:61000 15:61001 20:61002 ", times.toString());
+        assertTrue(a.gathered);
+    }
+
+    @Test
+    void shouldProposeTaAndUseTheLargerOfBoth() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000", "10.0.0.2:1000", "10.0.0.3:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.ta(20);
+        b.agent.ta(100);
+        assertTrue(a.agent.localDescription().contains("a=ice-pacing:20\r\n"), a.agent.localDescription());
+        assertTrue(b.agent.localDescription().contains("a=ice-pacing:100\r\n"));
+        assertFalse(new Side(false, false, 1, "192.0.2.9:2000").agent.localDescription().contains("ice-pacing"),
+            "50 ms, the default, is not written");
+        net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
+        exchange(a, b, 0);
+        net.run(1);
+        assertEquals(1, a.agent.checksSent());
+        net.run(99);
+        assertEquals(1, a.agent.checksSent(), "not at 20 ms: B asked for 100");
+        net.run(1);
+        assertEquals(2, a.agent.checksSent(), "at 100 ms");
+
+        final Side c = new Side(false, true, 1, "10.0.1.1:1000", "10.0.1.2:1000");
+        final Side d = new Side(false, false, 1, "192.0.2.3:2000");
+        c.agent.ta(20);
+        net.blockAllFrom(new InetSocketAddress("192.0.2.3", 2000));
+        exchange(c, d, net.now());
+        final long start = net.now();
+        net.runUntil(() -> 2 == c.agent.checksSent(), 200);
+        assertEquals(51, net.now() - start, "D proposed nothing: 50 ms, not C's 20");
     }
 
     @Test
@@ -198,6 +363,42 @@ class IceAgentTest
         assertConnected(a, lite, 2);
     }
 
+    /**
+     * RFC 8445 §11: a lite agent (no consent checks of its own) sends a Binding Indication with only FINGERPRINT on a
+     * selected pair that carried nothing for Tr = 15 s, and none while it sends data; the full peer ignores it.
+     */
+    @Test
+    void shouldKeepALiteAgentsPairAliveWithBindingIndications() throws IceParseException
+    {
+        final Side a = new Side(false, false, 1, "192.0.2.1:1000");
+        final Side lite = new Side(true, false, 1, "192.0.2.2:2000");
+        exchange(a, lite, 0);
+        net.runUntil(() -> completed(a) && completed(lite), 5_000);
+        final int[] indications = new int[1];
+        final io.sipline.media.stun.StunMessageFlyweight message = new io.sipline.media.stun.StunMessageFlyweight();
+        net.recordInto((socket, from, bytes) ->
+        {
+            if (from.equals(new InetSocketAddress("192.0.2.2", 2000)) && message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_INDICATION == message.messageType())
+            {
+                assertEquals(1, message.attributeCount(), "FINGERPRINT only");
+                assertEquals(io.sipline.media.stun.StunResult.VERIFIED,
+                    message.verifyFingerprint(new io.sipline.media.stun.StunIntegrity()));
+                indications[0]++;
+            }
+        });
+        net.run(31_000, 10);
+        assertEquals(2, indications[0], "at 15 s and 30 s of silence");
+        for (int i = 0; i < 8; i++)
+        {
+            sendData(lite, 1, "rtp" + i);
+            net.run(5_000, 10);
+        }
+        assertEquals(2, indications[0], "none while data flows every 5 s");
+        assertEquals(8, a.data.size(), "the indications are not data: " + a.data);
+        assertTrue(completed(a));
+    }
+
     @Test
     void shouldNominateAggressively() throws IceParseException
     {
@@ -218,6 +419,41 @@ class IceAgentTest
         exchange(a, b, 0);
         net.runUntil(() -> completed(a) && completed(b), 10_000);
         assertNotEquals(a.agent.controlling(), b.agent.controlling(), "exactly one stays controlling");
+        assertConnected(a, b, 1);
+    }
+
+    /**
+     * RFC 8445 §7.2.5.1, both agents controlling, A with the larger tie-breaker. At the same moment B receives A's
+     * check (B's tie-breaker is smaller: B switches to controlled, §7.3.1.1) and A receives B's (A answers 487). The
+     * 487 then reaches B, already controlled: "If the agent included an ICE-CONTROLLING attribute in the request, the
+     * agent MUST switch to the controlled role" — B stays controlled (a toggle put it back to controlling, and its
+     * retried check claimed ICE-CONTROLLING again) — and "The agent MUST change the tiebreaker value".
+     */
+    @Test
+    void shouldReadA487AgainstTheRoleTheRequestClaimed() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, true, 1, "192.0.2.2:2000");
+        a.agent.tieBreaker(2);
+        b.agent.tieBreaker(1);
+        final int[] controllingRequestsFromB = new int[1];
+        final io.sipline.media.stun.StunMessageFlyweight message = new io.sipline.media.stun.StunMessageFlyweight();
+        net.recordInto((socket, from, bytes) ->
+        {
+            if (from.equals(new InetSocketAddress("192.0.2.2", 2000)) && message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_REQUEST == message.messageType()
+                && -1 != message.findAttribute(io.sipline.media.stun.StunAttributeType.ICE_CONTROLLING))
+            {
+                controllingRequestsFromB[0]++;
+            }
+        });
+        exchange(a, b, 0);
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        assertTrue(a.agent.controlling());
+        assertFalse(b.agent.controlling());
+        assertEquals(1, controllingRequestsFromB[0], "only B's first check claimed the controlling role");
+        assertEquals(2, a.agent.tieBreaker(), "A got no 487");
+        assertNotEquals(1, b.agent.tieBreaker(), "B's tie-breaker changed with its 487");
         assertConnected(a, b, 1);
     }
 
@@ -402,6 +638,274 @@ class IceAgentTest
         assertEquals(List.of(IceAgent.STATE_FAILED), a.states);
     }
 
+    /**
+     * RFC 8445 §7.2.5.3.4: A's check succeeds, then the route from A to B breaks before A nominates; A's check with
+     * USE-CANDIDATE (the repeated check of §8.1.1) times out, so A removes the pair from its valid list, sets it
+     * Failed and fails the check list — the agent, as it serves one data stream — instead of waiting for ever with a
+     * nomination it may not repeat (§8.1.1: that "requires an ICE restart").
+     */
+    @Test
+    void shouldFailTheCheckListWhenTheControllingAgentsNominationFails() throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.rto(50);
+        exchange(a, b, 0);
+        net.runUntil(() -> 1 == a.agent.validList().size(), 1_000);
+        final IceCheckList list = a.agent.checkList();
+        final int pair = list.find(0, 0);
+        assertEquals(IcePairState.SUCCEEDED, list.state(pair));
+        assertEquals(0, list.flags(pair) & IceAgent.FLAG_NOMINATED, "not nominated yet: that comes at the next Ta");
+        net.block(new InetSocketAddress("192.0.2.1", 1000), new InetSocketAddress("192.0.2.2", 2000));
+        final long sent = a.agent.checksSent();
+
+        net.runUntil(() -> IceAgent.STATE_FAILED == a.agent.state(), 10_000);
+        assertEquals(sent + 1, a.agent.checksSent(), "one nominating check (retransmitted until it timed out)");
+        assertEquals(0, a.agent.validList().size(), "removed from the valid list");
+        assertEquals(IcePairState.FAILED, list.state(pair));
+        assertEquals(0, list.flags(pair) & IceAgent.FLAG_NOMINATED);
+        assertEquals(List.of(IceAgent.STATE_FAILED), a.states);
+        assertEquals(null, a.agent.selectedLocal(1));
+        assertFalse(a.agent.send(1, new byte[1], 0, 1));
+        assertFalse(a.agent.gatheringComplete(), "not §7.2.5.4: without gathering that rule cannot fail the agent");
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "B never saw the nomination");
+    }
+
+    /**
+     * RFC 8445 §7.2.5.3.4, controlled side: A (aggressive, so its first checks carry USE-CANDIDATE) reaches B, but
+     * nothing from B reaches A. B's check triggered by the nominating request (§7.3.1.4) times out, so B fails the
+     * pair and the check list. A, aggressive, fails its pair only (RFC 5245 behaviour: one unreachable pair among
+     * several nominated ones must not end the session).
+     */
+    @Test
+    void shouldFailTheCheckListWhenTheControlledAgentsTriggeredCheckOfANominationFails() throws IceParseException
+    {
+        final Side b = nominationFromAUnanswered(true);
+        assertEquals(List.of(IceAgent.STATE_FAILED), b.states);
+    }
+
+    /** The same run with A nominating regularly (its first checks carry no USE-CANDIDATE): B fails its pair only. */
+    @Test
+    void shouldFailOnlyThePairWhenATriggeredCheckWithoutNominationFails() throws IceParseException
+    {
+        final Side b = nominationFromAUnanswered(false);
+        assertEquals(List.of(), b.states);
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state());
+    }
+
+    private Side nominationFromAUnanswered(final boolean aggressive) throws IceParseException
+    {
+        final Side a = new Side(false, true, 1, "192.0.2.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.aggressiveNomination(aggressive).rto(50);
+        b.agent.rto(50);
+        net.blockAllFrom(new InetSocketAddress("192.0.2.2", 2000));
+        exchange(a, b, 0);
+        net.run(20_000);
+        final IceCheckList list = b.agent.checkList();
+        assertEquals(1, list.size());
+        assertEquals(IcePairState.FAILED, list.state(0));
+        assertEquals(0, b.agent.validList().size());
+        assertTrue(b.agent.checksAnswered() > 0, "A's checks reached B");
+        assertFalse(b.agent.gatheringComplete(), "not §7.2.5.4: without gathering that rule cannot fail B");
+        assertEquals(IceAgent.STATE_RUNNING, a.agent.state(), "A's own failed checks fail only their pairs");
+        assertEquals(IcePairState.FAILED, a.agent.checkList().state(0));
+        return b;
+    }
+
+    /**
+     * A full ICE peer scripted by the test (controlling, at fixed addresses): it sends the requests the test asks for,
+     * records B's checks, and answers one when told.
+     */
+    private final class ScriptedPeer implements SimulatedNetwork.Node
+    {
+        private record Check(InetSocketAddress from, InetSocketAddress to, byte[] bytes)
+        {
+        }
+
+        final String ufrag = "peer";
+        final String password = "peerpasswordpeerpassword";
+        final List<Check> checks = new ArrayList<>();
+        private final io.sipline.media.stun.StunIntegrity integrity = new io.sipline.media.stun.StunIntegrity();
+        private final io.sipline.media.stun.StunMessageWriter writer = new io.sipline.media.stun.StunMessageWriter();
+        private final io.sipline.media.stun.StunMessageFlyweight message =
+            new io.sipline.media.stun.StunMessageFlyweight();
+        private final byte[] buf = new byte[1500];
+        private int transactions;
+
+        ScriptedPeer(final InetSocketAddress... addresses)
+        {
+            for (final InetSocketAddress address : addresses)
+            {
+                net.place(address, this);
+            }
+        }
+
+        @Override
+        public void onDatagram(final InetSocketAddress from, final InetSocketAddress to, final byte[] bytes)
+        {
+            if (message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_REQUEST == message.messageType())
+            {
+                checks.add(new Check(from, to, bytes));
+            }
+        }
+
+        /** Sends a check (ICE-CONTROLLING, optionally USE-CANDIDATE) from one of its addresses to an agent's. */
+        void check(final InetSocketAddress from, final InetSocketAddress to, final IceAgent agent,
+            final boolean useCandidate)
+        {
+            final byte[] username = (agent.localUfrag() + ":" + ufrag).getBytes(StandardCharsets.UTF_8);
+            writer.wrap(buf, 0, buf.length)
+                .header(io.sipline.media.stun.StunMessageType.BINDING_REQUEST, 0x5EED, ++transactions)
+                .addBytes(io.sipline.media.stun.StunAttributeType.USERNAME, username, 0, username.length)
+                .addU32(io.sipline.media.stun.StunAttributeType.PRIORITY, 1_845_501_695)
+                .addU64(io.sipline.media.stun.StunAttributeType.ICE_CONTROLLING, Long.MAX_VALUE);
+            if (useCandidate)
+            {
+                writer.addEmpty(io.sipline.media.stun.StunAttributeType.USE_CANDIDATE);
+            }
+            final int length = writer.addMessageIntegrity(integrity,
+                io.sipline.media.stun.StunCredential.shortTerm(agent.localPassword()))
+                .addFingerprint(integrity).length();
+            net.send(from, to, java.util.Arrays.copyOf(buf, length));
+        }
+
+        /** Answers the latest check the agent sent to {@code to}: success (errorCode 0) or that error. */
+        void answerLatest(final InetSocketAddress to, final int errorCode)
+        {
+            Check latest = null;
+            for (final Check c : checks)
+            {
+                latest = c.to().equals(to) ? c : latest;
+            }
+            assertNotNull(latest, "a check to " + to);
+            message.wrap(latest.bytes(), 0, latest.bytes().length);
+            writer.wrap(buf, 0, buf.length).header(0 == errorCode
+                ? io.sipline.media.stun.StunMessageType.BINDING_SUCCESS_RESPONSE
+                : io.sipline.media.stun.StunMessageType.BINDING_ERROR_RESPONSE, message);
+            if (0 == errorCode)
+            {
+                writer.addAddress(io.sipline.media.stun.StunAttributeType.XOR_MAPPED_ADDRESS,
+                    new io.sipline.media.stun.StunAddress().set(latest.from()));
+            }
+            else
+            {
+                writer.addErrorCode(errorCode, "Bad Request");
+            }
+            final int length = writer.addMessageIntegrity(integrity,
+                io.sipline.media.stun.StunCredential.shortTerm(password)).addFingerprint(integrity).length();
+            net.send(latest.to(), latest.from(), java.util.Arrays.copyOf(buf, length));
+        }
+    }
+
+    /**
+     * The exemption of §7.2.5.3.4's failure rule: B (controlled, two components) is nominated on RTP twice by the
+     * peer. Its triggered check for the first nomination (to P2) is still unanswered when the second one (to P1)
+     * succeeds and concludes RTP (§8.1.2 cancels the first); then P2 answers that check with 400. Its pair fails, but
+     * B's check list does not: RTP's ICE processing had concluded (only an RFC 5245 peer nominates twice), and RTCP is
+     * still being checked.
+     */
+    @Test
+    void shouldNotFailTheCheckListForAFailedSecondNominationOfAConcludedComponent() throws IceParseException
+    {
+        final InetSocketAddress p1 = new InetSocketAddress("192.0.2.50", 5000);
+        final InetSocketAddress p2 = new InetSocketAddress("192.0.2.51", 5000);
+        final InetSocketAddress p1Rtcp = new InetSocketAddress("192.0.2.50", 5001);
+        final ScriptedPeer peer = new ScriptedPeer(p1, p2, p1Rtcp);
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        final InetSocketAddress bRtp = new InetSocketAddress("192.0.2.2", 2000);
+        b.agent.applyRemoteDescription("a=ice-ufrag:" + peer.ufrag + "\r\na=ice-pwd:" + peer.password + "\r\n"
+            + "a=candidate:1 1 UDP 2130706431 192.0.2.50 5000 typ host\r\n"
+            + "a=candidate:2 1 UDP 2130706175 192.0.2.51 5000 typ host\r\n"
+            + "a=candidate:1 2 UDP 2130706430 192.0.2.50 5001 typ host\r\n", 0);
+        net.run(200);
+        final IceCheckList list = b.agent.checkList();
+        final int toP2 = list.find(0, 1);
+
+        peer.check(p2, bRtp, b.agent, true); // first nomination: B's triggered check to P2 stays unanswered
+        net.run(100);
+        assertEquals(IcePairState.IN_PROGRESS, list.state(toP2));
+        peer.check(p1, bRtp, b.agent, true); // second nomination, answered
+        net.run(100);
+        peer.answerLatest(p1, 0);
+        net.run(20);
+        assertEquals(p1, b.agent.selectedRemote(1), "RTP concluded on P1");
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "RTCP not yet");
+
+        peer.answerLatest(p2, 400);
+        net.run(20);
+        assertEquals(IcePairState.FAILED, list.state(toP2), "the failed nomination fails its pair");
+        assertEquals(-1, b.agent.validList().find(0, 1));
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "but not the check list: RTP had concluded");
+        assertEquals(List.of(), b.states);
+        assertEquals(p1, b.agent.selectedRemote(1));
+    }
+
+    /**
+     * RFC 8445 §7.2.5.4: once every pair is Failed or Succeeded and a component has no valid pair, the check list
+     * fails, even though the other component has one (before, the agent waited until every pair had Failed).
+     */
+    @Test
+    void shouldFailWhenOneComponentHasNoValidPair() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001");
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        a.agent.rto(50);
+        b.agent.rto(50);
+        a.agent.gather(null, null, null, null, 0);
+        b.agent.gather(null, null, null, null, 0);
+        net.block(new InetSocketAddress("192.0.2.1", 1001), new InetSocketAddress("192.0.2.2", 2001));
+        net.block(new InetSocketAddress("192.0.2.2", 2001), new InetSocketAddress("192.0.2.1", 1001));
+        exchange(a, b, 0);
+        net.runUntil(() -> IceAgent.STATE_FAILED == a.agent.state(), 10_000);
+        assertEquals(List.of(IceAgent.STATE_FAILED), a.states);
+        assertEquals(1, a.agent.validList().size(), "RTP has its valid pair");
+        assertEquals(1, a.agent.validList().local(0).componentId());
+        final IceCheckList list = a.agent.checkList();
+        assertEquals(IcePairState.SUCCEEDED, list.state(list.find(0, 0)));
+        assertEquals(IcePairState.FAILED, list.state(list.find(1, 1)));
+    }
+
+    /**
+     * RFC 8445 §8.1.2: once a component is nominated its other pairs leave the check list and the triggered-check
+     * queue. B's RTP component is nominated by A's first (aggressive) check while its RTCP component is cut off, so
+     * B keeps checking RTCP; its second RTP pair (to A's other host) must get no check, ordinary or triggered by
+     * A's checks on it, and B's checks on RTP stop at the one that concluded it.
+     */
+    @Test
+    void shouldStopCheckingAComponentOnceItIsNominated() throws IceParseException
+    {
+        final Side a = new Side(false, true, 2, "192.0.2.1:1000", "192.0.2.1:1001", "192.0.2.3:1000", "192.0.2.3:1001");
+        final Side b = new Side(false, false, 2, "192.0.2.2:2000", "192.0.2.2:2001");
+        a.agent.aggressiveNomination(true);
+        final InetSocketAddress bRtp = new InetSocketAddress("192.0.2.2", 2000);
+        final InetSocketAddress bRtcp = new InetSocketAddress("192.0.2.2", 2001);
+        net.blockAllFrom(bRtcp);
+        net.block(new InetSocketAddress("192.0.2.1", 1001), bRtcp);
+        net.block(new InetSocketAddress("192.0.2.3", 1001), bRtcp);
+        final int[] rtpChecksFromB = new int[2];
+        final io.sipline.media.stun.StunMessageFlyweight message = new io.sipline.media.stun.StunMessageFlyweight();
+        net.recordInto((socket, from, bytes) ->
+        {
+            if (from.equals(bRtp) && message.wrap(bytes, 0, bytes.length) >= 0
+                && io.sipline.media.stun.StunMessageType.BINDING_REQUEST == message.messageType())
+            {
+                rtpChecksFromB[0 == socket ? 0 : 1]++;
+            }
+        });
+        exchange(a, b, 0);
+        net.runUntil(() -> null != b.agent.selectedLocal(1), 1_000);
+        final long concludedAt = net.now();
+        net.run(3_000);
+        assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "RTCP is still being checked");
+        assertTrue(b.agent.checksSent() > 2, "RTCP checks went on: " + b.agent.checksSent());
+        assertEquals(1, rtpChecksFromB[0], "one RTP check to A's first host, the one that concluded RTP at "
+            + concludedAt + " ms");
+        assertEquals(0, rtpChecksFromB[1], "none to A's second host on RTP");
+        assertTrue(a.agent.checksAnswered() >= 1);
+    }
+
     @Test
     void shouldKeepConsentAndLoseItAfterThirtySecondsOfSilence() throws IceParseException
     {
@@ -453,7 +957,7 @@ class IceAgentTest
         String sdp = a.agent.localDescription();
         assertTrue(sdp.contains("a=ice-ufrag:ufrag1\r\n"), sdp);
         assertTrue(sdp.contains("a=ice-pwd:passwordpasswordpassword\r\n"));
-        assertTrue(sdp.contains("a=ice-options:trickle\r\n"));
+        assertTrue(sdp.contains("a=ice-options:trickle ice2\r\n"), "RFC 8445 §10: ice2");
         assertTrue(sdp.contains(" 1 UDP 2130706431 192.0.2.1 1000 typ host"), sdp);
         assertTrue(sdp.contains(" 2 UDP 2130706430 192.0.2.1 1001 typ host"), sdp);
         assertFalse(sdp.contains("end-of-candidates"));

@@ -175,4 +175,23 @@ class IceSdpTest
         assertThrows(IceParseException.class, () -> attributes.accept("a=ice-options:tr-ickle"));
         assertEquals(IceSdp.OPTION_TRICKLE, IceSdp.parseOptions("trickle"));
     }
+
+    /** RFC 8839 §5.5: {@code ice-pacing-att = "ice-pacing:" pacing-value}, {@code pacing-value = 1*10DIGIT}. */
+    @Test
+    void shouldReadAndWriteIcePacing() throws IceParseException
+    {
+        final IceSessionAttributes attributes = new IceSessionAttributes();
+        assertEquals(0, attributes.pacingMs(), "absent");
+        assertTrue(attributes.accept("a=ice-pacing:80\r\n"));
+        assertEquals(80, attributes.pacingMs());
+        assertEquals("a=ice-pacing:80\r\n", attributes.append(new StringBuilder()).toString());
+        assertTrue(attributes.accept("a=ice-pacing:9999999999"));
+        assertEquals(9_999_999_999L, attributes.pacingMs(), "ten digits");
+        assertThrows(IceParseException.class, () -> attributes.accept("a=ice-pacing:10000000000"));
+        assertThrows(IceParseException.class, () -> attributes.accept("a=ice-pacing:"));
+        assertThrows(IceParseException.class, () -> attributes.accept("a=ice-pacing:-5"));
+        assertThrows(IceParseException.class, () -> attributes.accept("a=ice-pacing:5ms"));
+        attributes.pacingMs(0);
+        assertEquals("", attributes.append(new StringBuilder()).toString(), "0 writes nothing");
+    }
 }
