@@ -22,6 +22,7 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRouterInfo;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
+import javax.servlet.sip.ar.SipRouteModifier;
 
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
@@ -133,6 +134,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         public final AtomicLong servletErrors = new AtomicLong();
         public final AtomicLong slowCalls = new AtomicLong();
         public final AtomicLong noApplication = new AtomicLong();
+        /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
+        public final AtomicLong routedOut = new AtomicLong();
     }
 
     ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters)
@@ -458,7 +461,17 @@ public final class ShardRuntime implements SipListener, ShardHost
             logOnce("router-out:" + e.getClass().getName(), "the application router failed on an outgoing request", e);
             return;
         }
-        if (null == info || null == registry.application(info.getNextApplicationName()))
+        if (null == info)
+        {
+            return;
+        }
+        final String[] external = externalRoutes(info);
+        if (null != external)
+        {
+            pushRoutes(request, info, external);
+            return;
+        }
+        if (null == registry.application(info.getNextApplicationName()))
         {
             return;
         }
@@ -473,6 +486,117 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     /** The Route parameter of a composition hop back into this container. */
     static final String COMPOSITION_PARAMETER = "sipline-ar";
+
+    /**
+     * JSR 289 §15.4.1, route modifiers {@code ROUTE} and {@code ROUTE_BACK} (the DAR's {@code ROUTE_FINAL} reaches
+     * the container as {@code ROUTE}): the router's routes, when the first names another host (an external route:
+     * the request leaves the container, and the application name is ignored); null for {@code NO_ROUTE}, no routes,
+     * or a first route that names this container (an internal route: see {@link #routedOut}).
+     */
+    private String[] externalRoutes(final SipApplicationRouterInfo info)
+    {
+        final SipRouteModifier modifier = info.getRouteModifier();
+        final String[] routes = info.getRoutes();
+        if ((SipRouteModifier.ROUTE != modifier && SipRouteModifier.ROUTE_BACK != modifier) || null == routes
+            || 0 == routes.length || null == routes[0] || ProxyRoutes.isOurs(HeaderText.uri(routes[0]), host, port))
+        {
+            return null;
+        }
+        return routes;
+    }
+
+    /**
+     * Pushes the router's external routes on a request, the first on top. For {@code ROUTE_BACK}, first a route back
+     * to this container (SipRouteModifier: "push a route back to itself before pushing the external routes"), whose
+     * {@link #COMPOSITION_PARAMETER} names the router's decision, so the request comes back as an initial request
+     * that continues application selection from the router's state info and region.
+     */
+    private void pushRoutes(final SipServletRequestImpl request, final SipApplicationRouterInfo info,
+        final String[] routes)
+    {
+        if (SipRouteModifier.ROUTE_BACK == info.getRouteModifier() && composed.size() < 100_000)
+        {
+            final String token = newTag();
+            composed.put(token, info);
+            request.headers().addFirst("Route", "<sip:" + host + ":" + port + ";lr;" + COMPOSITION_PARAMETER + "="
+                + token + ">");
+        }
+        for (int i = routes.length - 1; i >= 0; i--)
+        {
+            final String route = routes[i].strip();
+            request.headers().addFirst("Route", route.startsWith("<") ? route : "<" + route + ">");
+        }
+        ProxyRoutes.forStrictNextHop(request);
+    }
+
+    /**
+     * JSR 289 §15.4.1 for a received initial request: with {@code ROUTE}/{@code ROUTE_BACK} and an external first
+     * route, the container pushes the routes and sends the request out, invoking no application ({@link RoutedOut});
+     * with an internal first route, that route becomes the request's popped route ({@code getPoppedRoute}) and the
+     * named application is invoked.
+     *
+     * @return whether the request was taken care of here (sent out, or answered).
+     */
+    private boolean routedOut(final ServerTransaction tx, final SipMessage message,
+        final SipServletRequestImpl request, final SipApplicationRouterInfo info)
+    {
+        final String[] routes = externalRoutes(info);
+        if (null == routes)
+        {
+            final String[] all = info.getRoutes();
+            if (SipRouteModifier.ROUTE == info.getRouteModifier() && null != all && all.length > 0 && null != all[0])
+            {
+                final String route = all[0].strip(); // a bare URI: its parameters are the URI's (lr, ...)
+                request.poppedRoute(route.startsWith("<") ? route : "<" + route + ">");
+            }
+            return false;
+        }
+        if (0 == request.getMaxForwards())
+        {
+            answer(tx, message, 483, "Too Many Hops"); // RFC 3261 §16.3 step 3
+            return true;
+        }
+        final SipServletRequestImpl out = SipServletRequestImpl.forwardOf(request, request.requestUriText());
+        pushRoutes(out, info, routes);
+        final RoutedOut relay = new RoutedOut(request, out, tx);
+        counters.routedOut.incrementAndGet();
+        final NextHop.Hop hop = nextHop.of(NextHop.uriOf(out));
+        if (null == hop)
+        {
+            relay.fail(shard, 503, "Service Unavailable (no route to " + NextHop.uriOf(out) + ")", newTagOnShard());
+            return true;
+        }
+        if (null != hop.numeric())
+        {
+            sendRoutedOut(relay, hop.numeric());
+            return true;
+        }
+        final String transport = null != hop.transport() && "udp".equalsIgnoreCase(hop.transport()) ? "udp" : null;
+        shard.locator().locate(hop.host(), hop.port(), transport, hop.sips(), targets ->
+        {
+            for (int i = 0; i < targets.size(); i++)
+            {
+                if ("UDP".equals(targets.get(i).transport()))
+                {
+                    sendRoutedOut(relay, targets.get(i).address());
+                    return;
+                }
+            }
+            relay.fail(shard, 503, "Service Unavailable (RFC 3263: no UDP target for " + hop.host() + ")",
+                newTagOnShard());
+        });
+        return true;
+    }
+
+    private void sendRoutedOut(final RoutedOut relay, final InetSocketAddress to)
+    {
+        final String branch = newBranch();
+        if (!relay.send(shard, to, branch, via(branch)))
+        {
+            relay.fail(shard, 503, "Service Unavailable (the request was refused by the transaction layer)",
+                newTagOnShard());
+        }
+    }
 
     /** The container's Via with {@code branch}; valid until the next call (shard thread only). */
     private CharSequence via(final String branch)
@@ -762,6 +886,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         request.initial(true);
         SipApplicationRouterInfo info = composedDecision(request);
+        final SipApplicationRouterInfo back = null != info && SipRouteModifier.ROUTE_BACK == info.getRouteModifier()
+            ? info : null;
         if (null == info)
         {
             if (carriesOurVia(message) && LoopDetection.looped(request, host, port))
@@ -773,7 +899,14 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         try
         {
-            if (null == info)
+            if (null != back)
+            {
+                // JSR 289 §15.4.1, ROUTE_BACK: the request came back through the route to us pushed under the
+                // external routes; application selection goes on from the router's state info
+                info = registry.router().getNextApplication(request, back.getRoutingRegion(),
+                    SipApplicationRoutingDirective.CONTINUE, null, back.getStateInfo());
+            }
+            else if (null == info)
             {
                 info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW, null,
                     null);
@@ -783,6 +916,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             logOnce("router:" + e.getClass().getName(), "the application router failed", e);
             answer(tx, message, 500, "Server Internal Error (" + e.getClass().getName() + " in the router)");
+            return;
+        }
+        if (null != info && routedOut(tx, message, request, info))
+        {
             return;
         }
         final RunningApplication app = null == info ? null : registry.application(info.getNextApplicationName());
@@ -1118,6 +1255,12 @@ public final class ShardRuntime implements SipListener, ShardHost
             shard.respond(tx, out, 200);
             return;
         }
+        if (null != inviteTx && inviteTx.attachment() instanceof RoutedOut relay)
+        {
+            answer(tx, message, 200, "OK"); // RFC 3261 §16.10
+            relay.cancel(shard, via(null == relay.branch() ? "" : relay.branch()), newTagOnShard());
+            return;
+        }
         final SipServletRequestImpl invite = null == inviteTx ? null
             : inviteTx.attachment() instanceof SipServletRequestImpl r && r.transaction() == inviteTx ? r : null;
         if (null == invite)
@@ -1215,6 +1358,11 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onResponse(final SipShard s, final ClientTransaction tx, final SipMessage response)
     {
+        if (tx.attachment() instanceof RoutedOut relay)
+        {
+            relay.onResponse(shard, response, tx.peer(), local(), via(relay.branch()));
+            return;
+        }
         if (!(tx.attachment() instanceof SipServletRequestImpl request) || request.transaction() != tx)
         {
             return;
@@ -1470,6 +1618,11 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onTimeout(final SipShard s, final Transaction tx, final char timer)
     {
+        if (tx.isClient() && tx.attachment() instanceof RoutedOut relay)
+        {
+            relay.fail(shard, 408, "Request Timeout", newTagOnShard()); // RFC 3261 §16.8
+            return;
+        }
         if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && null == request.finalResponse() && !"CANCEL".equals(request.getMethod()))
         {
@@ -1480,6 +1633,11 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onTransportError(final SipShard s, final Transaction tx)
     {
+        if (tx.isClient() && tx.attachment() instanceof RoutedOut relay)
+        {
+            relay.fail(shard, 500, "Server Internal Error (transport error towards the next hop)", newTagOnShard());
+            return; // RFC 3261 §16.9: a 503 of the branch, which §16.7 step 6 sends on as 500
+        }
         if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && null == request.finalResponse() && !"CANCEL".equals(request.getMethod()))
         {
