@@ -23,6 +23,8 @@ import javax.servlet.sip.ar.SipApplicationRouterInfo;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 import javax.servlet.sip.ar.SipRouteModifier;
+import javax.servlet.sip.ar.SipTargetedRequestInfo;
+import javax.servlet.sip.ar.SipTargetedRequestType;
 
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
@@ -897,6 +899,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             }
             ProxyRoutes.popOwnRoute(request, host, port); // §16.4
         }
+        SipApplicationSessionImpl targeted = null;
         try
         {
             if (null != back)
@@ -908,8 +911,15 @@ public final class ShardRuntime implements SipListener, ShardHost
             }
             else if (null == info)
             {
-                info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW, null,
-                    null);
+                final SipApplicationSessionImpl target = targetOf(message, request);
+                final SipTargetedRequestInfo targetInfo = null == target ? null
+                    : new SipTargetedRequestInfo(targeting, target.getApplicationName());
+                info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW,
+                    targetInfo, null);
+                // JSR 289 §15.11.3: the request joins the targeted application session when the router gives it to
+                // that application
+                targeted = null != target && null != info
+                    && target.getApplicationName().equals(info.getNextApplicationName()) ? target : null;
             }
         }
         catch (final RuntimeException e)
@@ -938,8 +948,9 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final String key = app.applicationKey(request);
-        SipApplicationSessionImpl appSession = null == key ? null : sessions.applicationByKey(app.name(), key);
+        final String key = null != targeted && targeted.isValid() ? null : app.applicationKey(request);
+        SipApplicationSessionImpl appSession = null != targeted && targeted.isValid() ? targeted
+            : null == key ? null : sessions.applicationByKey(app.name(), key);
         if (null == appSession || !appSession.isValid())
         {
             appSession = new SipApplicationSessionImpl(app, this, key);
@@ -986,6 +997,92 @@ public final class ShardRuntime implements SipListener, ShardHost
         builder.end(null, 0, 0);
         shard.respond(tx, out, verdict.status());
         return false;
+    }
+
+    /** The kind of the last targeting {@link #targetOf} found (shard thread; read right after it returns). */
+    private SipTargetedRequestType targeting;
+
+    private static final byte[] ENCODED_URI_BYTES = (";" + SessionTable.ENCODED_URI_PARAMETER + "=")
+        .getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] JOIN_BYTES = "join".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * Session targeting (JSR 289 §15.11.3) of an initial request: the application session its Request-URI names (an
+     * encoded URI, §15.11.1, {@code SipApplicationSession.encodeURI}), else the one that owns the dialog its Join
+     * (RFC 3911) or Replaces (RFC 3891) header names: Call-ID, {@code to-tag} our local tag, {@code from-tag} the
+     * remote one (RFC 3891 §3). The stack hands such a request to the shard that holds the dialog or application
+     * session (its ids name it, {@code SipShard.targetedShard}), so they are looked up on this shard. The kind of
+     * targeting is kept on the request ({@link SipServletRequestImpl#targeting()}). Null when the request targets
+     * nothing of ours that is still valid: it is then routed as any initial request. A request without those headers
+     * or parameter is checked in place (no String is made).
+     */
+    private SipApplicationSessionImpl targetOf(final SipMessage message, final SipServletRequestImpl request)
+    {
+        final byte[] b = message.buffer();
+        if (message.requestUriStart() >= 0
+            && Ascii.indexOf(b, message.requestUriStart(), message.requestUriEnd(), ENCODED_URI_BYTES) >= 0)
+        {
+            final String uri = request.requestUriText();
+            final int at = uri.indexOf(";" + SessionTable.ENCODED_URI_PARAMETER + "=");
+            final int from = at + SessionTable.ENCODED_URI_PARAMETER.length() + 2;
+            final String id = at < 0 ? null : uri.substring(from, HeaderText.firstOf(uri, from, ";?>"));
+            final SipApplicationSessionImpl app = null == id ? null : sessions.application(id);
+            if (null != app && app.isValid())
+            {
+                targeting = SipTargetedRequestType.ENCODED_URI;
+                return app;
+            }
+        }
+        int header = message.firstHeader(HeaderName.REPLACES);
+        SipTargetedRequestType type = SipTargetedRequestType.REPLACES;
+        if (header < 0)
+        {
+            for (int i = 0; i < message.headerCount(); i++)
+            {
+                if (Ascii.equalsIgnoreCase(b, message.headerNameStart(i), message.headerNameEnd(i), JOIN_BYTES))
+                {
+                    header = i;
+                    type = SipTargetedRequestType.JOIN;
+                    break;
+                }
+            }
+        }
+        if (header < 0)
+        {
+            return null;
+        }
+        final SipSessionImpl dialog = dialogNamedBy(request.getHeader(SipTargetedRequestType.JOIN == type ? "Join"
+            : "Replaces"));
+        if (null == dialog)
+        {
+            return null;
+        }
+        targeting = type;
+        return dialog.appSession();
+    }
+
+    /** The valid session of the dialog a Join/Replaces value ({@code callid;to-tag=..;from-tag=..}) names, or null. */
+    private SipSessionImpl dialogNamedBy(final String value)
+    {
+        if (null == value)
+        {
+            return null;
+        }
+        final int semicolon = value.indexOf(';');
+        if (semicolon < 0)
+        {
+            return null;
+        }
+        final String callId = value.substring(0, semicolon).strip();
+        final String params = "<x:x>" + value.substring(semicolon);
+        final String toTag = HeaderText.param(params, "to-tag");
+        final String fromTag = HeaderText.param(params, "from-tag");
+        SipSessionImpl dialog = null == toTag ? null : sessions.dialog(callId, toTag);
+        if (null != dialog && null != fromTag && !fromTag.equals(dialog.remoteTag()))
+        {
+            dialog = dialog.dialogFor(fromTag); // a derived session of a forked INVITE (JSR 289 §6.2.3.2)
+        }
+        return null != dialog && dialog.isValid() && dialog.appSession().isValid() ? dialog : null;
     }
 
     /** The router decision a composition Route of ours carries; the Route is popped (JSR 289 §15.5). */
