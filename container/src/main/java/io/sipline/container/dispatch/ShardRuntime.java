@@ -91,6 +91,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     private final SipShard shard;
     private final SessionTable sessions = new SessionTable();
     private final NextHop nextHop = new NextHop();
+    private final StrayTwoHundreds strays;
     private final StringBuilder ids = new StringBuilder(64);
     /**
      * Router decisions for initial requests an application sent that the router gave to another application here
@@ -136,6 +137,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         public final AtomicLong servletErrors = new AtomicLong();
         public final AtomicLong slowCalls = new AtomicLong();
         public final AtomicLong noApplication = new AtomicLong();
+        /** 2xx to our INVITEs that came when no session of their call was left: ACKed and ended with BYE. */
+        public final AtomicLong stray2xx = new AtomicLong();
         /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
         public final AtomicLong routedOut = new AtomicLong();
     }
@@ -145,6 +148,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         this.registry = registry;
         this.shard = shard;
         this.counters = counters;
+        this.strays = new StrayTwoHundreds(this, shard, nextHop);
         this.offShardIds = new ShardIds(shard.index(), System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));
     }
 
@@ -598,6 +602,12 @@ public final class ShardRuntime implements SipListener, ShardHost
             relay.fail(shard, 503, "Service Unavailable (the request was refused by the transaction layer)",
                 newTagOnShard());
         }
+    }
+
+    /** As {@link #via}, for the dispatch helpers of this package. */
+    CharSequence viaFor(final String branch)
+    {
+        return via(branch);
     }
 
     /** The container's Via with {@code branch}; valid until the next call (shard thread only). */
@@ -1462,6 +1472,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         if (!(tx.attachment() instanceof SipServletRequestImpl request) || request.transaction() != tx)
         {
+            if (null == tx.attachment() && StrayTwoHundreds.isOurInvite2xx(response))
+            {
+                stray2xx(response); // the INVITE was released: every session of its call ended
+            }
             return;
         }
         final int status = response.statusCode();
@@ -1672,7 +1686,22 @@ public final class ShardRuntime implements SipListener, ShardHost
             resendAck(dialog.derivedAck());
             return true;
         }
-        return null == head; // the call is over: nothing takes a new dialog
+        if (null == head && StrayTwoHundreds.isOurInvite2xx(response))
+        {
+            stray2xx(response); // the call is over: nothing takes a new dialog
+        }
+        return null == head;
+    }
+
+    /** A 2xx of our INVITE with no session left for it: ACKed, its dialog ended with BYE ({@link StrayTwoHundreds}). */
+    private void stray2xx(final SipMessage response)
+    {
+        if (strays.end(response))
+        {
+            counters.stray2xx.incrementAndGet();
+            logOnce("stray-2xx", "a 2xx to an INVITE arrived after every session of its call had ended; the container "
+                + "ACKs it and ends its dialog with a BYE (RFC 3261 §13.2.2.4); counted in stray2xx", null);
+        }
     }
 
     /** Sends again the ACK of a 2xx that came again, when one was sent (RFC 3261 §13.2.2.4). */
@@ -1695,6 +1724,11 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipSessionImpl session = sessions.dialog(response, true);
+        if (null == session && StrayTwoHundreds.isOurInvite2xx(response))
+        {
+            stray2xx(response); // after Timer M, with no session of the call left
+            return;
+        }
         final SipServletRequestImpl invite = null == session ? null : session.original();
         if (null == invite || invite.isIncoming() || null == invite.last2xx())
         {
