@@ -1942,6 +1942,80 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
     }
 
+    /**
+     * Tells the application's {@link SipErrorListener}s that a 2xx got no ACK ({@code noAck}) or a reliable
+     * provisional response no PRACK (JSR 289 §6.4.2, §5.7.1), like any other callback of the application: on this
+     * shard, or, for an application on virtual threads, on its application session's virtual lane, serialized with
+     * its servlet calls. {@code afterwards} (may be null) then runs on this shard, and the sessions' readiness is
+     * checked. Nothing is told once the session is invalid. A listener's exception is counted and logged once per
+     * kind, with the application's class loader as context class loader during the calls.
+     */
+    private void tellErrorListeners(final SipSessionImpl session, final SipErrorEvent event, final boolean noAck,
+        final Runnable afterwards)
+    {
+        if (!session.isValid())
+        {
+            runAfterwards(afterwards);
+            return;
+        }
+        final SipApplicationSessionImpl appSession = session.appSession();
+        final RunningApplication app = (RunningApplication)appSession.application();
+        final List<SipErrorListener> listeners = app.listeners(SipErrorListener.class);
+        if (listeners.isEmpty())
+        {
+            runAfterwards(afterwards);
+            return;
+        }
+        final Runnable calls = () ->
+        {
+            final Thread t = Thread.currentThread();
+            final ClassLoader previous = t.getContextClassLoader();
+            t.setContextClassLoader(app.classLoader());
+            try
+            {
+                for (final SipErrorListener l : listeners)
+                {
+                    try
+                    {
+                        if (noAck)
+                        {
+                            l.noAckReceived(event);
+                        }
+                        else
+                        {
+                            l.noPrackReceived(event);
+                        }
+                    }
+                    catch (final RuntimeException e)
+                    {
+                        counters.servletErrors.incrementAndGet();
+                        logOnce("error-listener:" + app.name() + ":" + e.getClass().getName(), "a SipErrorListener of "
+                            + app.name() + " threw", e);
+                    }
+                }
+            }
+            finally
+            {
+                t.setContextClassLoader(previous);
+            }
+        };
+        if (app.virtualThreads())
+        {
+            lane(appSession).submit(() ->
+            {
+                calls.run();
+                execute(() ->
+                {
+                    runAfterwards(afterwards);
+                    appSession.checkReady();
+                });
+            });
+            return;
+        }
+        calls.run();
+        runAfterwards(afterwards);
+    }
+
     /** What the container does once a servlet call returned (a proxy's forwarding); a failure is logged once. */
     private void runAfterwards(final Runnable afterwards)
     {
@@ -2141,13 +2215,6 @@ public final class ShardRuntime implements SipListener, ShardHost
         /** Retransmitting ends unacknowledged: {@code timedOut} after 64*T1, else because the transaction ended. */
         abstract void giveUp(boolean timedOut);
 
-        /** The listeners of the session's application, or none once the session is invalid. */
-        final List<SipErrorListener> errorListeners(final SipSessionImpl session)
-        {
-            return session.isValid() ? ((RunningApplication)session.appSession().application())
-                .listeners(SipErrorListener.class) : List.of();
-        }
-
         final void stop()
         {
             if (timer >= 0)
@@ -2209,10 +2276,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             {
                 session.awaitingAck(null);
             }
-            for (final SipErrorListener l : errorListeners(session))
-            {
-                l.noAckReceived(new SipErrorEvent(request, response));
-            }
+            tellErrorListeners(session, new SipErrorEvent(request, response), true, null);
         }
     }
 
@@ -2253,17 +2317,17 @@ public final class ShardRuntime implements SipListener, ShardHost
             {
                 return;
             }
-            for (final SipErrorListener l : errorListeners(session))
+            // the listener may answer the INVITE itself; what it left unanswered is rejected after it returned
+            tellErrorListeners(session, new SipErrorEvent(request, response), false, () ->
             {
-                l.noPrackReceived(new SipErrorEvent(request, response));
-            }
-            if (session.isValid() && null == request.finalResponse()
-                && request.transaction() instanceof ServerTransaction)
-            {
-                sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
-                    + response.getStatus() + ", RFC 3262 §3)");
-            }
-            session.appSession().checkReady(); // a timer's sends do not check readiness themselves
+                if (session.isValid() && null == request.finalResponse()
+                    && request.transaction() instanceof ServerTransaction)
+                {
+                    sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
+                        + response.getStatus() + ", RFC 3262 §3)");
+                }
+                session.appSession().checkReady(); // a timer's sends do not check readiness themselves
+            });
         }
     }
 }
