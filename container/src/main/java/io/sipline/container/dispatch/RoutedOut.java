@@ -136,7 +136,7 @@ final class RoutedOut
             return;
         }
         finished = true;
-        final ByteBuf out = shard.allocate(256 + received.headers().bytes().length);
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(received));
         final var b = shard.builder().startResponse(out, status, reason);
         for (int i = received.headers().find(HeaderName.VIA, 0); i >= 0;
             i = received.headers().find(HeaderName.VIA, i + 1))
@@ -189,7 +189,7 @@ final class RoutedOut
         }
         // RFC 3261 §9.1: the Request-URI, Call-ID, To, From, the CSeq number and the Route of the request cancelled,
         // one Via with its branch
-        final ByteBuf out = shard.allocate(512 + forwarded.headers().bytes().length);
+        final ByteBuf out = shard.allocate(256 + MessageWriter.estimate(forwarded));
         final var b = shard.builder().startRequest(out, "CANCEL", forwarded.requestUriText())
             .header(HeaderName.VIA, via).header(HeaderName.MAX_FORWARDS, 70);
         for (int i = forwarded.headers().find(HeaderName.ROUTE, 0); i >= 0;

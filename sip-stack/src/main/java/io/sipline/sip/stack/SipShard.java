@@ -669,7 +669,7 @@ public final class SipShard
     /**
      * Session targeting (JSR 289 §15.11.3) for a request outside a dialog: the shard that owns the dialog its
      * Replaces (RFC 3891) or Join (RFC 3911) header names, whose {@code to-tag} is that dialog's local tag here (RFC
-     * 3891 §3: "the to-tag ... is compared to the local tag"), or the shard of the application session its
+     * 3891 §3 matches the to-tag against the local tag of the receiving UA's dialog), or the shard of the application session its
      * Request-URI's {@link #TARGET_URI_PARAMETER} names; -1 when neither is an id of this stack. Read in place.
      */
     static int targetedShard(final SipMessage m)
