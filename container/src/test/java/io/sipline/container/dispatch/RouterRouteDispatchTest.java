@@ -186,6 +186,34 @@ class RouterRouteDispatchTest
     }
 
     /**
+     * JSR 289 §15.4.1 for a request an application sends: the router's external route is pushed on it, so it leaves
+     * towards that route (and its Request-URI is kept).
+     */
+    @Test
+    void shouldPushAnExternalRouteOnARequestAnApplicationSends() throws Exception
+    {
+        try (SipPeer next = new SipPeer(null))
+        {
+            final String route = "sip:127.0.0.1:" + next.port() + ";lr";
+            try (ContainerServer server = server("MESSAGE", "(\"gateway\", \"DAR:From\", \"ORIGINATING\", \""
+                + route + "\", \"ROUTE\", \"0\")"))
+            {
+                next.target(DispatchSippTest.address(server));
+                server.registry().onDeployed(TestApps.application("app", new Busy(), Map.of()));
+                final javax.servlet.sip.SipFactory factory = TestApps.factory(server, "app");
+                final SipServletRequest message = factory.createRequest(factory.createApplicationSession(),
+                    "MESSAGE", "<sip:app@127.0.0.1>", "<sip:bob@192.0.2.7>");
+                message.send();
+                final String out = next.await(m -> m.startsWith("MESSAGE "), "the MESSAGE at the router's route");
+                assertTrue(out.startsWith("MESSAGE sip:bob@192.0.2.7 SIP/2.0\r\n"), out);
+                assertEquals(List.of("<" + route + ">"), routes(out));
+                next.send(SipPeer.okTo(out).replace("To: <sip:bob@192.0.2.7>", "To: <sip:bob@192.0.2.7>;tag=b1"));
+                assertEquals(0, server.counters().routedOut.get(), "the application's own request, not a relay");
+            }
+        }
+    }
+
+    /**
      * A router that names this container in its route (an internal route; the port is known only once the server
      * is up): the application is invoked with that route as its popped route.
      */
