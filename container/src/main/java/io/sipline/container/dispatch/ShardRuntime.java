@@ -22,6 +22,9 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRouterInfo;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
+import javax.servlet.sip.ar.SipRouteModifier;
+import javax.servlet.sip.ar.SipTargetedRequestInfo;
+import javax.servlet.sip.ar.SipTargetedRequestType;
 
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
@@ -88,6 +91,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     private final SipShard shard;
     private final SessionTable sessions = new SessionTable();
     private final NextHop nextHop = new NextHop();
+    private final StrayTwoHundreds strays;
     private final StringBuilder ids = new StringBuilder(64);
     /**
      * Router decisions for initial requests an application sent that the router gave to another application here
@@ -133,6 +137,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         public final AtomicLong servletErrors = new AtomicLong();
         public final AtomicLong slowCalls = new AtomicLong();
         public final AtomicLong noApplication = new AtomicLong();
+        /** 2xx to our INVITEs that came when no session of their call was left: ACKed and ended with BYE. */
+        public final AtomicLong stray2xx = new AtomicLong();
+        /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
+        public final AtomicLong routedOut = new AtomicLong();
     }
 
     ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters)
@@ -140,6 +148,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         this.registry = registry;
         this.shard = shard;
         this.counters = counters;
+        this.strays = new StrayTwoHundreds(this, shard, nextHop);
         this.offShardIds = new ShardIds(shard.index(), System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));
     }
 
@@ -458,7 +467,17 @@ public final class ShardRuntime implements SipListener, ShardHost
             logOnce("router-out:" + e.getClass().getName(), "the application router failed on an outgoing request", e);
             return;
         }
-        if (null == info || null == registry.application(info.getNextApplicationName()))
+        if (null == info)
+        {
+            return;
+        }
+        final String[] external = externalRoutes(info);
+        if (null != external)
+        {
+            pushRoutes(request, info, external);
+            return;
+        }
+        if (null == registry.application(info.getNextApplicationName()))
         {
             return;
         }
@@ -473,6 +492,123 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     /** The Route parameter of a composition hop back into this container. */
     static final String COMPOSITION_PARAMETER = "sipline-ar";
+
+    /**
+     * JSR 289 §15.4.1, route modifiers {@code ROUTE} and {@code ROUTE_BACK} (the DAR's {@code ROUTE_FINAL} reaches
+     * the container as {@code ROUTE}): the router's routes, when the first names another host (an external route:
+     * the request leaves the container, and the application name is ignored); null for {@code NO_ROUTE}, no routes,
+     * or a first route that names this container (an internal route: see {@link #routedOut}).
+     */
+    private String[] externalRoutes(final SipApplicationRouterInfo info)
+    {
+        final SipRouteModifier modifier = info.getRouteModifier();
+        final String[] routes = info.getRoutes();
+        if ((SipRouteModifier.ROUTE != modifier && SipRouteModifier.ROUTE_BACK != modifier) || null == routes
+            || 0 == routes.length || null == routes[0] || ProxyRoutes.isOurs(HeaderText.uri(routes[0]), host, port))
+        {
+            return null;
+        }
+        return routes;
+    }
+
+    /**
+     * Pushes the router's external routes on a request, the first on top. For {@code ROUTE_BACK}, first a route back
+     * to this container (SipRouteModifier: "push a route back to itself before pushing the external routes"), whose
+     * {@link #COMPOSITION_PARAMETER} names the router's decision, so the request comes back as an initial request
+     * that continues application selection from the router's state info and region.
+     */
+    private void pushRoutes(final SipServletRequestImpl request, final SipApplicationRouterInfo info,
+        final String[] routes)
+    {
+        if (SipRouteModifier.ROUTE_BACK == info.getRouteModifier() && composed.size() < 100_000)
+        {
+            final String token = newTag();
+            composed.put(token, info);
+            request.headers().addFirst("Route", "<sip:" + host + ":" + port + ";lr;" + COMPOSITION_PARAMETER + "="
+                + token + ">");
+        }
+        for (int i = routes.length - 1; i >= 0; i--)
+        {
+            final String route = routes[i].strip();
+            request.headers().addFirst("Route", route.startsWith("<") ? route : "<" + route + ">");
+        }
+        ProxyRoutes.forStrictNextHop(request);
+    }
+
+    /**
+     * JSR 289 §15.4.1 for a received initial request: with {@code ROUTE}/{@code ROUTE_BACK} and an external first
+     * route, the container pushes the routes and sends the request out, invoking no application ({@link RoutedOut});
+     * with an internal first route, that route becomes the request's popped route ({@code getPoppedRoute}) and the
+     * named application is invoked.
+     *
+     * @return whether the request was taken care of here (sent out, or answered).
+     */
+    private boolean routedOut(final ServerTransaction tx, final SipMessage message,
+        final SipServletRequestImpl request, final SipApplicationRouterInfo info)
+    {
+        final String[] routes = externalRoutes(info);
+        if (null == routes)
+        {
+            final String[] all = info.getRoutes();
+            if (SipRouteModifier.ROUTE == info.getRouteModifier() && null != all && all.length > 0 && null != all[0])
+            {
+                final String route = all[0].strip(); // a bare URI: its parameters are the URI's (lr, ...)
+                request.poppedRoute(route.startsWith("<") ? route : "<" + route + ">");
+            }
+            return false;
+        }
+        if (0 == request.getMaxForwards())
+        {
+            answer(tx, message, 483, "Too Many Hops"); // RFC 3261 §16.3 step 3
+            return true;
+        }
+        final SipServletRequestImpl out = SipServletRequestImpl.forwardOf(request, request.requestUriText());
+        pushRoutes(out, info, routes);
+        final RoutedOut relay = new RoutedOut(request, out, tx);
+        counters.routedOut.incrementAndGet();
+        final NextHop.Hop hop = nextHop.of(NextHop.uriOf(out));
+        if (null == hop)
+        {
+            relay.fail(shard, 503, "Service Unavailable (no route to " + NextHop.uriOf(out) + ")", newTagOnShard());
+            return true;
+        }
+        if (null != hop.numeric())
+        {
+            sendRoutedOut(relay, hop.numeric());
+            return true;
+        }
+        final String transport = null != hop.transport() && "udp".equalsIgnoreCase(hop.transport()) ? "udp" : null;
+        shard.locator().locate(hop.host(), hop.port(), transport, hop.sips(), targets ->
+        {
+            for (int i = 0; i < targets.size(); i++)
+            {
+                if ("UDP".equals(targets.get(i).transport()))
+                {
+                    sendRoutedOut(relay, targets.get(i).address());
+                    return;
+                }
+            }
+            relay.fail(shard, 503, "Service Unavailable (RFC 3263: no UDP target for " + hop.host() + ")",
+                newTagOnShard());
+        });
+        return true;
+    }
+
+    private void sendRoutedOut(final RoutedOut relay, final InetSocketAddress to)
+    {
+        final String branch = newBranch();
+        if (!relay.send(shard, to, branch, via(branch)))
+        {
+            relay.fail(shard, 503, "Service Unavailable (the request was refused by the transaction layer)",
+                newTagOnShard());
+        }
+    }
+
+    /** As {@link #via}, for the dispatch helpers of this package. */
+    CharSequence viaFor(final String branch)
+    {
+        return via(branch);
+    }
 
     /** The container's Via with {@code branch}; valid until the next call (shard thread only). */
     private CharSequence via(final String branch)
@@ -762,6 +898,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         request.initial(true);
         SipApplicationRouterInfo info = composedDecision(request);
+        final SipApplicationRouterInfo back = null != info && SipRouteModifier.ROUTE_BACK == info.getRouteModifier()
+            ? info : null;
         if (null == info)
         {
             if (carriesOurVia(message) && LoopDetection.looped(request, host, port))
@@ -771,18 +909,37 @@ public final class ShardRuntime implements SipListener, ShardHost
             }
             ProxyRoutes.popOwnRoute(request, host, port); // §16.4
         }
+        SipApplicationSessionImpl targeted = null;
         try
         {
-            if (null == info)
+            if (null != back)
             {
-                info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW, null,
-                    null);
+                // JSR 289 §15.4.1, ROUTE_BACK: the request came back through the route to us pushed under the
+                // external routes; application selection goes on from the router's state info
+                info = registry.router().getNextApplication(request, back.getRoutingRegion(),
+                    SipApplicationRoutingDirective.CONTINUE, null, back.getStateInfo());
+            }
+            else if (null == info)
+            {
+                final SipApplicationSessionImpl target = targetOf(message, request);
+                final SipTargetedRequestInfo targetInfo = null == target ? null
+                    : new SipTargetedRequestInfo(targeting, target.getApplicationName());
+                info = registry.router().getNextApplication(request, null, SipApplicationRoutingDirective.NEW,
+                    targetInfo, null);
+                // JSR 289 §15.11.3: the request joins the targeted application session when the router gives it to
+                // that application
+                targeted = null != target && null != info
+                    && target.getApplicationName().equals(info.getNextApplicationName()) ? target : null;
             }
         }
         catch (final RuntimeException e)
         {
             logOnce("router:" + e.getClass().getName(), "the application router failed", e);
             answer(tx, message, 500, "Server Internal Error (" + e.getClass().getName() + " in the router)");
+            return;
+        }
+        if (null != info && routedOut(tx, message, request, info))
+        {
             return;
         }
         final RunningApplication app = null == info ? null : registry.application(info.getNextApplicationName());
@@ -801,8 +958,9 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final String key = app.applicationKey(request);
-        SipApplicationSessionImpl appSession = null == key ? null : sessions.applicationByKey(app.name(), key);
+        final String key = null != targeted && targeted.isValid() ? null : app.applicationKey(request);
+        SipApplicationSessionImpl appSession = null != targeted && targeted.isValid() ? targeted
+            : null == key ? null : sessions.applicationByKey(app.name(), key);
         if (null == appSession || !appSession.isValid())
         {
             appSession = new SipApplicationSessionImpl(app, this, key);
@@ -849,6 +1007,92 @@ public final class ShardRuntime implements SipListener, ShardHost
         builder.end(null, 0, 0);
         shard.respond(tx, out, verdict.status());
         return false;
+    }
+
+    /** The kind of the last targeting {@link #targetOf} found (shard thread; read right after it returns). */
+    private SipTargetedRequestType targeting;
+
+    private static final byte[] ENCODED_URI_BYTES = (";" + SessionTable.ENCODED_URI_PARAMETER + "=")
+        .getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] JOIN_BYTES = "join".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * Session targeting (JSR 289 §15.11.3) of an initial request: the application session its Request-URI names (an
+     * encoded URI, §15.11.1, {@code SipApplicationSession.encodeURI}), else the one that owns the dialog its Join
+     * (RFC 3911) or Replaces (RFC 3891) header names: Call-ID, {@code to-tag} our local tag, {@code from-tag} the
+     * remote one (RFC 3891 §3). The stack hands such a request to the shard that holds the dialog or application
+     * session (its ids name it, {@code SipShard.targetedShard}), so they are looked up on this shard. The kind of
+     * targeting is kept on the request ({@link SipServletRequestImpl#targeting()}). Null when the request targets
+     * nothing of ours that is still valid: it is then routed as any initial request. A request without those headers
+     * or parameter is checked in place (no String is made).
+     */
+    private SipApplicationSessionImpl targetOf(final SipMessage message, final SipServletRequestImpl request)
+    {
+        final byte[] b = message.buffer();
+        if (message.requestUriStart() >= 0
+            && Ascii.indexOf(b, message.requestUriStart(), message.requestUriEnd(), ENCODED_URI_BYTES) >= 0)
+        {
+            final String uri = request.requestUriText();
+            final int at = uri.indexOf(";" + SessionTable.ENCODED_URI_PARAMETER + "=");
+            final int from = at + SessionTable.ENCODED_URI_PARAMETER.length() + 2;
+            final String id = at < 0 ? null : uri.substring(from, HeaderText.firstOf(uri, from, ";?>"));
+            final SipApplicationSessionImpl app = null == id ? null : sessions.application(id);
+            if (null != app && app.isValid())
+            {
+                targeting = SipTargetedRequestType.ENCODED_URI;
+                return app;
+            }
+        }
+        int header = message.firstHeader(HeaderName.REPLACES);
+        SipTargetedRequestType type = SipTargetedRequestType.REPLACES;
+        if (header < 0)
+        {
+            for (int i = 0; i < message.headerCount(); i++)
+            {
+                if (Ascii.equalsIgnoreCase(b, message.headerNameStart(i), message.headerNameEnd(i), JOIN_BYTES))
+                {
+                    header = i;
+                    type = SipTargetedRequestType.JOIN;
+                    break;
+                }
+            }
+        }
+        if (header < 0)
+        {
+            return null;
+        }
+        final SipSessionImpl dialog = dialogNamedBy(request.getHeader(SipTargetedRequestType.JOIN == type ? "Join"
+            : "Replaces"));
+        if (null == dialog)
+        {
+            return null;
+        }
+        targeting = type;
+        return dialog.appSession();
+    }
+
+    /** The valid session of the dialog a Join/Replaces value ({@code callid;to-tag=..;from-tag=..}) names, or null. */
+    private SipSessionImpl dialogNamedBy(final String value)
+    {
+        if (null == value)
+        {
+            return null;
+        }
+        final int semicolon = value.indexOf(';');
+        if (semicolon < 0)
+        {
+            return null;
+        }
+        final String callId = value.substring(0, semicolon).strip();
+        final String params = "<x:x>" + value.substring(semicolon);
+        final String toTag = HeaderText.param(params, "to-tag");
+        final String fromTag = HeaderText.param(params, "from-tag");
+        SipSessionImpl dialog = null == toTag ? null : sessions.dialog(callId, toTag);
+        if (null != dialog && null != fromTag && !fromTag.equals(dialog.remoteTag()))
+        {
+            dialog = dialog.dialogFor(fromTag); // a derived session of a forked INVITE (JSR 289 §6.2.3.2)
+        }
+        return null != dialog && dialog.isValid() && dialog.appSession().isValid() ? dialog : null;
     }
 
     /** The router decision a composition Route of ours carries; the Route is popped (JSR 289 §15.5). */
@@ -1118,6 +1362,12 @@ public final class ShardRuntime implements SipListener, ShardHost
             shard.respond(tx, out, 200);
             return;
         }
+        if (null != inviteTx && inviteTx.attachment() instanceof RoutedOut relay)
+        {
+            answer(tx, message, 200, "OK"); // RFC 3261 §16.10
+            relay.cancel(shard, via(null == relay.branch() ? "" : relay.branch()), newTagOnShard());
+            return;
+        }
         final SipServletRequestImpl invite = null == inviteTx ? null
             : inviteTx.attachment() instanceof SipServletRequestImpl r && r.transaction() == inviteTx ? r : null;
         if (null == invite)
@@ -1215,8 +1465,17 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onResponse(final SipShard s, final ClientTransaction tx, final SipMessage response)
     {
+        if (tx.attachment() instanceof RoutedOut relay)
+        {
+            relay.onResponse(shard, response, tx.peer(), local(), via(relay.branch()));
+            return;
+        }
         if (!(tx.attachment() instanceof SipServletRequestImpl request) || request.transaction() != tx)
         {
+            if (null == tx.attachment() && StrayTwoHundreds.isOurInvite2xx(response))
+            {
+                stray2xx(response); // the INVITE was released: every session of its call ended
+            }
             return;
         }
         final int status = response.statusCode();
@@ -1427,7 +1686,22 @@ public final class ShardRuntime implements SipListener, ShardHost
             resendAck(dialog.derivedAck());
             return true;
         }
-        return null == head; // the call is over: nothing takes a new dialog
+        if (null == head && StrayTwoHundreds.isOurInvite2xx(response))
+        {
+            stray2xx(response); // the call is over: nothing takes a new dialog
+        }
+        return null == head;
+    }
+
+    /** A 2xx of our INVITE with no session left for it: ACKed, its dialog ended with BYE ({@link StrayTwoHundreds}). */
+    private void stray2xx(final SipMessage response)
+    {
+        if (strays.end(response))
+        {
+            counters.stray2xx.incrementAndGet();
+            logOnce("stray-2xx", "a 2xx to an INVITE arrived after every session of its call had ended; the container "
+                + "ACKs it and ends its dialog with a BYE (RFC 3261 §13.2.2.4); counted in stray2xx", null);
+        }
     }
 
     /** Sends again the ACK of a 2xx that came again, when one was sent (RFC 3261 §13.2.2.4). */
@@ -1450,6 +1724,11 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipSessionImpl session = sessions.dialog(response, true);
+        if (null == session && StrayTwoHundreds.isOurInvite2xx(response))
+        {
+            stray2xx(response); // after Timer M, with no session of the call left
+            return;
+        }
         final SipServletRequestImpl invite = null == session ? null : session.original();
         if (null == invite || invite.isIncoming() || null == invite.last2xx())
         {
@@ -1470,6 +1749,11 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onTimeout(final SipShard s, final Transaction tx, final char timer)
     {
+        if (tx.isClient() && tx.attachment() instanceof RoutedOut relay)
+        {
+            relay.fail(shard, 408, "Request Timeout", newTagOnShard()); // RFC 3261 §16.8
+            return;
+        }
         if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && null == request.finalResponse() && !"CANCEL".equals(request.getMethod()))
         {
@@ -1480,6 +1764,11 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onTransportError(final SipShard s, final Transaction tx)
     {
+        if (tx.isClient() && tx.attachment() instanceof RoutedOut relay)
+        {
+            relay.fail(shard, 500, "Server Internal Error (transport error towards the next hop)", newTagOnShard());
+            return; // RFC 3261 §16.9: a 503 of the branch, which §16.7 step 6 sends on as 500
+        }
         if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && null == request.finalResponse() && !"CANCEL".equals(request.getMethod()))
         {
@@ -1651,6 +1940,80 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             appSession.checkReady();
         }
+    }
+
+    /**
+     * Tells the application's {@link SipErrorListener}s that a 2xx got no ACK ({@code noAck}) or a reliable
+     * provisional response no PRACK (JSR 289 §6.4.2, §5.7.1), like any other callback of the application: on this
+     * shard, or, for an application on virtual threads, on its application session's virtual lane, serialized with
+     * its servlet calls. {@code afterwards} (may be null) then runs on this shard, and the sessions' readiness is
+     * checked. Nothing is told once the session is invalid. A listener's exception is counted and logged once per
+     * kind, with the application's class loader as context class loader during the calls.
+     */
+    private void tellErrorListeners(final SipSessionImpl session, final SipErrorEvent event, final boolean noAck,
+        final Runnable afterwards)
+    {
+        if (!session.isValid())
+        {
+            runAfterwards(afterwards);
+            return;
+        }
+        final SipApplicationSessionImpl appSession = session.appSession();
+        final RunningApplication app = (RunningApplication)appSession.application();
+        final List<SipErrorListener> listeners = app.listeners(SipErrorListener.class);
+        if (listeners.isEmpty())
+        {
+            runAfterwards(afterwards);
+            return;
+        }
+        final Runnable calls = () ->
+        {
+            final Thread t = Thread.currentThread();
+            final ClassLoader previous = t.getContextClassLoader();
+            t.setContextClassLoader(app.classLoader());
+            try
+            {
+                for (final SipErrorListener l : listeners)
+                {
+                    try
+                    {
+                        if (noAck)
+                        {
+                            l.noAckReceived(event);
+                        }
+                        else
+                        {
+                            l.noPrackReceived(event);
+                        }
+                    }
+                    catch (final RuntimeException e)
+                    {
+                        counters.servletErrors.incrementAndGet();
+                        logOnce("error-listener:" + app.name() + ":" + e.getClass().getName(), "a SipErrorListener of "
+                            + app.name() + " threw", e);
+                    }
+                }
+            }
+            finally
+            {
+                t.setContextClassLoader(previous);
+            }
+        };
+        if (app.virtualThreads())
+        {
+            lane(appSession).submit(() ->
+            {
+                calls.run();
+                execute(() ->
+                {
+                    runAfterwards(afterwards);
+                    appSession.checkReady();
+                });
+            });
+            return;
+        }
+        calls.run();
+        runAfterwards(afterwards);
     }
 
     /** What the container does once a servlet call returned (a proxy's forwarding); a failure is logged once. */
@@ -1852,13 +2215,6 @@ public final class ShardRuntime implements SipListener, ShardHost
         /** Retransmitting ends unacknowledged: {@code timedOut} after 64*T1, else because the transaction ended. */
         abstract void giveUp(boolean timedOut);
 
-        /** The listeners of the session's application, or none once the session is invalid. */
-        final List<SipErrorListener> errorListeners(final SipSessionImpl session)
-        {
-            return session.isValid() ? ((RunningApplication)session.appSession().application())
-                .listeners(SipErrorListener.class) : List.of();
-        }
-
         final void stop()
         {
             if (timer >= 0)
@@ -1920,10 +2276,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             {
                 session.awaitingAck(null);
             }
-            for (final SipErrorListener l : errorListeners(session))
-            {
-                l.noAckReceived(new SipErrorEvent(request, response));
-            }
+            tellErrorListeners(session, new SipErrorEvent(request, response), true, null);
         }
     }
 
@@ -1964,17 +2317,17 @@ public final class ShardRuntime implements SipListener, ShardHost
             {
                 return;
             }
-            for (final SipErrorListener l : errorListeners(session))
+            // the listener may answer the INVITE itself; what it left unanswered is rejected after it returned
+            tellErrorListeners(session, new SipErrorEvent(request, response), false, () ->
             {
-                l.noPrackReceived(new SipErrorEvent(request, response));
-            }
-            if (session.isValid() && null == request.finalResponse()
-                && request.transaction() instanceof ServerTransaction)
-            {
-                sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
-                    + response.getStatus() + ", RFC 3262 §3)");
-            }
-            session.appSession().checkReady(); // a timer's sends do not check readiness themselves
+                if (session.isValid() && null == request.finalResponse()
+                    && request.transaction() instanceof ServerTransaction)
+                {
+                    sendQuietly(request, 500, "Server Internal Error (no PRACK for the reliable provisional response "
+                        + response.getStatus() + ", RFC 3262 §3)");
+                }
+                session.appSession().checkReady(); // a timer's sends do not check readiness themselves
+            });
         }
     }
 }

@@ -30,8 +30,9 @@ import javax.servlet.sip.ar.SipTargetedRequestInfo;
  *       position. With the {@code NEW} directive, or state info that is not ours, the walk starts at the first
  *       tuple. The state info column of the file is kept in {@link DarTuple} but not trusted for the position.</li>
  *   <li>Tuples naming an application that is not deployed ({@link #applicationDeployed}/{@link
- *       #applicationUndeployed}) are skipped, except {@code ROUTE}/{@code ROUTE_FINAL} tuples, whose route decides
- *       where the request goes.</li>
+ *       #applicationUndeployed}) are skipped, except {@code ROUTE}/{@code ROUTE_FINAL} tuples and {@code ROUTE_BACK}
+ *       tuples with a route, whose route decides where the request goes (JSR 289 §15.4.1: for an external route the
+ *       container ignores the application name).</li>
  *   <li>The subscriber URI is the URI of the named header ({@code DAR:From}), or the literal URI of the tuple.</li>
  *   <li>When the walk is exhausted the router returns {@code null}: the container then routes the request by its
  *       Request-URI, or answers 404 if no application was ever selected (JSR 289 §15.4.1).</li>
@@ -206,7 +207,8 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
         for (int i = previous + 1; i < tuples.size(); i++)
         {
             final DarTuple tuple = tuples.get(i);
-            if (tuple.modifier().needsRoute() || applications.contains(tuple.applicationName()))
+            if (tuple.modifier().needsRoute() || applications.contains(tuple.applicationName())
+                || (DarRouteModifier.ROUTE_BACK == tuple.modifier() && !tuple.route().isEmpty()))
             {
                 return info(initialRequest, tuple, Integer.toString(i));
             }

@@ -18,7 +18,7 @@ import io.sipline.sip.message.SipMessage;
 public final class SessionTable
 {
     /** The URI parameter that carries an encoded application session id (JSR 289 §15.11.1). */
-    public static final String ENCODED_URI_PARAMETER = "sipline-appsession";
+    public static final String ENCODED_URI_PARAMETER = io.sipline.sip.stack.SipShard.TARGET_URI_PARAMETER;
 
     /** SIP sessions by local tag: open addressing over the tag's 60 id bits, linear probing, no tombstones. */
     private long[] keys = new long[2048];

@@ -181,6 +181,54 @@ class ForkedDialogDispatchTest
     }
 
     /**
+     * RFC 3261 §13.2.2.4: a forked 2xx that arrives after the call's only dialog ended (the callee hung up, so no
+     * session of the call is left) is ACKed and its dialog ended with a BYE by the container, once: a retransmission
+     * of it gets the ACK again and no second BYE. The application sees none of it; it is counted.
+     */
+    @Test
+    void shouldAckAndByeASecondDialogsTwoHundredThatArrivesAfterTheCallEnded() throws Exception
+    {
+        final Uac uac = new Uac();
+        try (ContainerServer server = server();
+            SipPeer fork = new SipPeer(DispatchSippTest.address(server));
+            SipPeer second = new SipPeer(DispatchSippTest.address(server)))
+        {
+            server.registry().onDeployed(TestApps.application("uac", uac, Map.of()));
+            final String invite = sendInvite(server, uac, fork);
+            fork.send(answer(invite, "callee1", fork.port()));
+            final String ack1 = fork.await(m -> m.startsWith("ACK "), "the ACK of the first 2xx");
+            fork.send(bye(ack1, "callee1", 1));
+            fork.await(SipPeer.response(200, "BYE"), "200 to the callee's BYE");
+            assertTrue(TestApps.await(() -> 0 == server.applicationSessions()), "the call's sessions end: "
+                + server.applicationSessions());
+
+            fork.send(answer(invite, "callee2", second.port()).replace("Contact:",
+                "Record-Route: <sip:192.0.2.9;lr;rr=far>, <sip:127.0.0.1:" + second.port() + ";lr;rr=near>\r\nContact:"));
+            final String ack2 = second.await(m -> m.startsWith("ACK "), "the container's ACK of the late 2xx");
+            assertTrue(ack2.startsWith("ACK sip:callee2@127.0.0.1:" + second.port() + " SIP/2.0"), ack2);
+            assertTrue(SipPeer.header(ack2, "To").endsWith(";tag=callee2"), ack2);
+            assertEquals(SipPeer.header(invite, "From"), SipPeer.header(ack2, "From"));
+            assertEquals(SipPeer.header(invite, "Call-ID"), SipPeer.header(ack2, "Call-ID"));
+            assertEquals("1 ACK", SipPeer.header(ack2, "CSeq"), "RFC 3261 §13.2.2.4: the INVITE's CSeq number");
+            assertEquals("<sip:127.0.0.1:" + second.port() + ";lr;rr=near>", SipPeer.header(ack2, "Route"),
+                "RFC 3261 §12.1.2: the Record-Route reversed, the proxy nearest to us first");
+            final String bye = second.await(m -> m.startsWith("BYE "), "the container's BYE of the late dialog");
+            assertTrue(bye.startsWith("BYE sip:callee2@127.0.0.1:" + second.port() + " SIP/2.0"), bye);
+            assertTrue(SipPeer.header(bye, "To").endsWith(";tag=callee2"), bye);
+            assertEquals("2 BYE", SipPeer.header(bye, "CSeq"), bye);
+            second.send(SipPeer.okTo(bye));
+
+            fork.send(answer(invite, "callee2", second.port()));
+            second.await(m -> m.startsWith("ACK "), "the ACK again, for the retransmitted 2xx");
+            assertEquals(2, second.received().stream().filter(m -> m.startsWith("ACK ")).count());
+            assertEquals(1, second.received().stream().filter(m -> m.startsWith("BYE ")).count());
+            assertEquals(1, server.counters().stray2xx.get());
+            assertEquals(List.of("200 INVITE callee1 first CONFIRMED", "BYE callee1 first"), List.copyOf(uac.seen));
+            assertEquals(0, server.counters().servletErrors.get());
+        }
+    }
+
+    /**
      * Two early dialogs (tagged 180s), the first one answered: the second early dialog's 180 is in a derived session,
      * which ends when the INVITE transaction does (RFC 3261 §13.2.2.4: 64*T1 after the 2xx, early dialogs that were
      * not confirmed are terminated), so the call's sessions end with the BYE of the answered dialog.

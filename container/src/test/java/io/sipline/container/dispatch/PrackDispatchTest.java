@@ -75,6 +75,10 @@ class PrackDispatchTest
             {
                 req.createResponse(183).sendReliably();
             }
+            else if (id.startsWith("noack-"))
+            {
+                req.createResponse(200).send();
+            }
             else if (id.startsWith("final-"))
             {
                 req.createResponse(183).sendReliably();
@@ -130,21 +134,94 @@ class PrackDispatchTest
         }
     }
 
-    /** Records the container's noPrackReceived events. */
+    /**
+     * Records the container's noAckReceived and noPrackReceived events and whether each came on a virtual thread; with
+     * {@code answer}, noPrackReceived answers the INVITE 480 itself.
+     */
     public static final class Errors implements SipErrorListener
     {
         final Queue<String> seen = new ConcurrentLinkedQueue<>();
+        final Queue<Boolean> virtual = new ConcurrentLinkedQueue<>();
+        volatile boolean answer;
 
         @Override
         public void noAckReceived(final SipErrorEvent ee)
         {
-            seen.add("noAck");
+            virtual.add(Thread.currentThread().isVirtual());
+            seen.add("noAck " + ee.getResponse().getStatus() + " " + ee.getRequest().getMethod());
         }
 
         @Override
         public void noPrackReceived(final SipErrorEvent ee)
         {
+            virtual.add(Thread.currentThread().isVirtual());
             seen.add("noPrack " + ee.getResponse().getStatus() + " " + ee.getRequest().getMethod());
+            if (answer)
+            {
+                try
+                {
+                    ee.getRequest().createResponse(480).send();
+                }
+                catch (final IOException e)
+                {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        }
+    }
+
+    /** JSR 289 §6.4.2: a 2xx never ACKed within 64*T1 is reported to noAckReceived, on the shard. */
+    @Test
+    void shouldTellTheApplicationOfAMissingAckOnTheShard() throws Exception
+    {
+        missingAck(Map.of(), false);
+    }
+
+    /** The same for an application on virtual threads: the listener runs on its virtual thread, like its servlets. */
+    @Test
+    void shouldTellAVirtualThreadApplicationOfAMissingAckOnAVirtualThread() throws Exception
+    {
+        missingAck(Map.of(RunningApplication.THREADING_PARAMETER, "virtual"), true);
+    }
+
+    private static void missingAck(final Map<String, String> params, final boolean virtual) throws Exception
+    {
+        final Uas uas = new Uas();
+        final Errors errors = new Errors();
+        try (ContainerServer server = server(); SipPeer peer = new SipPeer(DispatchSippTest.address(server)))
+        {
+            server.registry().onDeployed(TestApps.application("uas", uas, params, errors));
+            peer.send(invite("noack-1", false));
+            peer.await(SipPeer.response(200, "INVITE"), "the 2xx");
+            assertTrue(TestApps.await(() -> !errors.seen.isEmpty()), "noAckReceived after 64*T1");
+            assertEquals(List.of("noAck 200 INVITE"), List.copyOf(errors.seen));
+            assertEquals(List.of(virtual), List.copyOf(errors.virtual));
+        }
+    }
+
+    /**
+     * For an application on virtual threads, noPrackReceived runs on its virtual thread, and the container's 500
+     * comes only after it returned: here the listener answers the INVITE 480 itself, so no 500 follows.
+     */
+    @Test
+    void shouldTellAVirtualThreadApplicationOfAMissingPrackOnAVirtualThreadBeforeRejectingTheInvite()
+        throws Exception
+    {
+        final Uas uas = new Uas();
+        final Errors errors = new Errors();
+        errors.answer = true;
+        try (ContainerServer server = server(); SipPeer peer = new SipPeer(DispatchSippTest.address(server)))
+        {
+            server.registry().onDeployed(TestApps.application("uas", uas,
+                Map.of(RunningApplication.THREADING_PARAMETER, "virtual"), errors));
+            peer.send(invite("timeout-2", true));
+            final String rejected = peer.await(SipPeer.response(480, "INVITE"), "the listener's 480 after 64*T1");
+            peer.send(ack("timeout-2", SipPeer.header(rejected, "To"), ""));
+            assertTrue(TestApps.await(() -> 0 == server.applicationSessions()), "the call's sessions end");
+            assertEquals(List.of("noPrack 183 INVITE"), List.copyOf(errors.seen));
+            assertEquals(List.of(true), List.copyOf(errors.virtual));
+            assertEquals(0, peer.received().stream().filter(SipPeer.response(500, "INVITE")).count(),
+                peer.firstLines().toString());
         }
     }
 

@@ -25,13 +25,19 @@ final class SipPeer implements AutoCloseable
     private final byte[] buffer = new byte[8192];
     /** Every message read, in order of arrival. */
     private final List<String> received = new ArrayList<>();
-    private final InetSocketAddress target;
+    private InetSocketAddress target;
 
     SipPeer(final InetSocketAddress target) throws IOException
     {
         this.socket = new DatagramSocket(new InetSocketAddress(TestApps.LOOPBACK, 0));
         this.socket.setSoTimeout(100);
         this.target = target;
+    }
+
+    /** Sends to {@code where} from now on (a peer made before the server it talks to, whose port it needs). */
+    void target(final InetSocketAddress where)
+    {
+        this.target = where;
     }
 
     int port()

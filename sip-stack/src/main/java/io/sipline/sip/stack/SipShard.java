@@ -14,6 +14,7 @@ import io.sipline.sip.dialog.DialogLayer;
 import io.sipline.sip.dialog.DialogListener;
 import io.sipline.sip.dialog.DialogPool;
 import io.sipline.sip.dialog.DialogTable;
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.ParseResult;
@@ -59,9 +60,12 @@ import org.jctools.queues.MpscArrayQueue;
  * </pre>
  *
  * <p><b>Routing</b> ({@link #ownerOf}): a response goes to the shard encoded in its top Via branch, an in-dialog
- * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made;
- * everything else to the shard encoded in the Call-ID (a leg this stack created) or {@code hash(Call-ID) mod N}. All
- * of these agree for every message of a call, because the ids are generated on the shard the Call-ID rule picks.
+ * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made; a
+ * request outside a dialog that targets a dialog or application session of ours ({@link #targetedShard}: Replaces,
+ * Join, an encoded Request-URI) to the shard that holds it; everything else to the shard encoded in the Call-ID (a
+ * leg this stack created) or {@code hash(Call-ID) mod N}. All of these agree for every message of a call, because the
+ * ids are generated on the shard the Call-ID rule picks. (The one exception: a CANCEL of a Replaces or Join INVITE
+ * carries neither header, so it follows its Call-ID and finds the INVITE only when both rules pick the same shard.)
  *
  * <p><b>TLS identity.</b> A TLS connection this shard opens must prove, with its server certificate, the SIP domain
  * of the request that opens it (RFC 5922 §7.3: the host of its top Route, else of its Request-URI); a connection is
@@ -635,6 +639,10 @@ public final class SipShard
         {
             s = ShardIds.shardOf(b, m.toTagStart(), m.toTagEnd());
         }
+        else
+        {
+            s = targetedShard(m);
+        }
         if (s >= 0 && s < shards)
         {
             return s;
@@ -645,6 +653,67 @@ public final class SipShard
             return s;
         }
         return ShardIds.shardForCallId(b, m.callIdStart(), m.callIdEnd(), shards);
+    }
+
+    /**
+     * The Request-URI parameter that names an application session of this stack's user (the container's encoded
+     * URI, JSR 289 §15.11.1); its value is an id a {@link ShardIds} generator made, so it names its shard.
+     */
+    public static final String TARGET_URI_PARAMETER = "sipline-appsession";
+
+    private static final byte[] TARGET_URI_PARAMETER_BYTES = (";" + TARGET_URI_PARAMETER + "=")
+        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] TO_TAG_BYTES = "to-tag=".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] JOIN = "join".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * Session targeting (JSR 289 §15.11.3) for a request outside a dialog: the shard that owns the dialog its
+     * Replaces (RFC 3891) or Join (RFC 3911) header names, whose {@code to-tag} is that dialog's local tag here (RFC
+     * 3891 §3 matches the to-tag against the local tag of the receiving UA's dialog), or the shard of the application session its
+     * Request-URI's {@link #TARGET_URI_PARAMETER} names; -1 when neither is an id of this stack. Read in place.
+     */
+    static int targetedShard(final SipMessage m)
+    {
+        final byte[] b = m.buffer();
+        int header = m.firstHeader(HeaderName.REPLACES);
+        if (header < 0)
+        {
+            for (int i = 0; i < m.headerCount(); i++)
+            {
+                if (Ascii.equalsIgnoreCase(b, m.headerNameStart(i), m.headerNameEnd(i), JOIN))
+                {
+                    header = i;
+                    break;
+                }
+            }
+        }
+        if (header >= 0)
+        {
+            final int s = shardOfParameter(b, m.headerValueStart(header), m.headerValueEnd(header), TO_TAG_BYTES);
+            if (s >= 0)
+            {
+                return s;
+            }
+        }
+        return m.requestUriStart() < 0 ? -1
+            : shardOfParameter(b, m.requestUriStart(), m.requestUriEnd(), TARGET_URI_PARAMETER_BYTES);
+    }
+
+    /** The shard of the id that follows {@code name} in {@code [start, end)} (up to ';', '?', '>' or a blank). */
+    private static int shardOfParameter(final byte[] b, final int start, final int end, final byte[] name)
+    {
+        final int at = Ascii.indexOf(b, start, end, name);
+        if (at < 0)
+        {
+            return -1;
+        }
+        final int from = at + name.length;
+        int to = from;
+        while (to < end && b[to] != ';' && b[to] != '?' && b[to] != '>' && b[to] != ' ' && b[to] != ',')
+        {
+            to++;
+        }
+        return ShardIds.shardOf(b, from, to);
     }
 
     /** Reading shard: copy the datagram and offer it to the owner's inbox. */
