@@ -461,7 +461,7 @@ public final class IceAgent
                 }
                 final int socket = localSocket[host];
                 turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
-                    turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS);
+                    turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS).pacer(context);
                 pendingGathers++; // allocated by startGathering
             }
         }
@@ -492,7 +492,11 @@ public final class IceAgent
                 return;
             }
             gatherCursor++;
-            takePacingTurn();
+            if (srflx)
+            {
+                takePacingTurn();
+            }
+            // the TURN client takes the (free) turn for its Allocate itself: it paces all its transactions
             final boolean started = srflx ? startRequest(KIND_SRFLX, item, 0, false) >= 0
                 : TurnResult.OK == turn[item - gatherHosts + 1].allocate(0, now);
             if (!started)
@@ -506,14 +510,13 @@ public final class IceAgent
     /** §14.2: whether this thread's agents may start a transaction now (the last one left at least 5 ms ago). */
     private boolean pacingTurnFree()
     {
-        return !context.paced || now - context.nextPacedMs >= 0;
+        return context.nextTurnMs(now) - now <= 0;
     }
 
     /** §14.2: a transaction of this thread leaves now; the next one waits {@link IceContext#pacingMs}. */
     private void takePacingTurn()
     {
-        context.nextPacedMs = now + context.pacingMs;
-        context.paced = true;
+        context.takeTurn(now);
     }
 
     // ------------------------------------------------------------------------------------------------ SDP
