@@ -104,6 +104,13 @@ public final class IceAgent
     private static final byte KIND_SRFLX = 3;
 
     private static final int TURN_PEERS = 4;
+    /**
+     * RFC 8445 §8.3.1: "Once ICE processing has reached the Completed state for all peers for media streams using
+     * those candidates, the agent SHOULD wait an additional three seconds, and then it MAY cease responding to checks
+     * or generating triggered checks on that candidate. It MAY free the candidate at that time." The three seconds
+     * let a peer that nominates aggressively change its selected pair just after completion.
+     */
+    static final long FREE_DELAY_MS = 3_000;
     private static final int RC = 7;
     private static final int RM = 16;
     private static final char[] ICE_CHARS =
@@ -258,6 +265,10 @@ public final class IceAgent
     private int state = STATE_RUNNING;
     private long nextCheckMs;
     private long allValidSinceMs = Long.MAX_VALUE;
+    /** §8.3.1: when the candidates of no selected pair are freed (3 s after completion), or never. */
+    private long freeAtMs = Long.MAX_VALUE;
+    /** §8.3.1: the candidates of no selected pair are freed; only the selected pairs are answered. */
+    private boolean freed;
     private long now;
     private long checksSent;
     private long checksAnswered;
@@ -746,6 +757,14 @@ public final class IceAgent
             {
                 consent();
             }
+            if (!freed && nowMs - freeAtMs >= 0 && gatheringComplete)
+            {
+                freeUnselected();
+            }
+        }
+        if (freed)
+        {
+            dropClosedRelays();
         }
         checkFailure();
     }
@@ -772,6 +791,10 @@ public final class IceAgent
                 {
                     next = Math.min(next, consentNextMs[c]);
                 }
+            }
+            if (!freed && gatheringComplete)
+            {
+                next = Math.min(next, freeAtMs);
             }
         }
         if (null != turn)
@@ -1075,6 +1098,8 @@ public final class IceAgent
         list.reset(locals, remotes);
         valid.reset(locals, remotes); // §9: the valid pairs go with the check list; the selected ones stay in use
         allValidSinceMs = Long.MAX_VALUE;
+        freeAtMs = Long.MAX_VALUE;
+        freed = false; // §9: the restart checks every pair of what is left (the hosts and the selected candidates)
         if (STATE_FAILED != state)
         {
             state = STATE_RUNNING; // keep sending on the old selected pairs until new ones are selected
@@ -1122,6 +1147,10 @@ public final class IceAgent
     {
         if (state != value)
         {
+            if (STATE_COMPLETED == value && !freed)
+            {
+                freeAtMs = now + FREE_DELAY_MS; // §8.3.1
+            }
             state = value;
             listener.onStateChanged(this, value);
         }
@@ -1535,6 +1564,149 @@ public final class IceAgent
         }
     }
 
+    /**
+     * RFC 8445 §8.3.1, three seconds after completion: frees every candidate that no selected pair uses, ours and the
+     * peer's (the host candidates stay: they are the owner's sockets and receive everything), empties the check and
+     * valid lists (the selected pairs stay in the {@code selected*} arrays), and deletes the TURN allocations of the
+     * components whose selected pair is not relayed: "Freeing of server-reflexive candidates is never explicit; it
+     * happens by lack of a keepalive", while a relayed candidate is freed by a Refresh with LIFETIME 0 (RFC 8656
+     * §7, §8). Before, unused allocations were refreshed, permitted and bound until {@link #close}. Candidates are
+     * renumbered: every index the agent keeps (selected pairs, transaction tokens, relayed candidates) follows.
+     * Signalling-rate work: it allocates one small index map.
+     */
+    private void freeUnselected()
+    {
+        freed = true;
+        freeAtMs = Long.MAX_VALUE;
+        final int[] localMap = new int[localCount];
+        int kept = 0;
+        for (int l = 0; l < localCount; l++)
+        {
+            localMap[l] = -1;
+            if (IceCandidateType.HOST == locals[l].type() || selectedUses(l))
+            {
+                localMap[l] = kept;
+                locals[kept] = locals[l];
+                localSocket[kept] = localSocket[l];
+                kept++;
+            }
+        }
+        for (int l = kept; l < localCount; l++)
+        {
+            locals[l] = null;
+        }
+        localCount = kept;
+        final int[] remoteMap = new int[remoteCount];
+        kept = 0;
+        for (int r = 0; r < remoteCount; r++)
+        {
+            remoteMap[r] = -1;
+            for (int c = 1; c <= components; c++)
+            {
+                if (-1 != selectedBase[c] && remoteAddress[r].equals(selectedRemote[c]) && -1 == remoteMap[r])
+                {
+                    remoteMap[r] = kept;
+                    remotes[kept] = remotes[r];
+                    remoteAddress[kept] = remoteAddress[r];
+                    kept++;
+                }
+            }
+        }
+        for (int r = kept; r < remoteCount; r++)
+        {
+            remotes[r] = null;
+            remoteAddress[r] = null;
+        }
+        remoteCount = kept;
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 != selectedBase[c])
+            {
+                selectedBase[c] = localMap[selectedBase[c]];
+                selectedLocal[c] = localMap[selectedLocal[c]];
+            }
+        }
+        for (int slot = 0; slot < requests.capacity(); slot++)
+        {
+            if (!requests.busy(slot))
+            {
+                continue;
+            }
+            final long token = requests.token(slot);
+            final int local = localMap[localOf(token)];
+            final int remote = KIND_SRFLX == kindOf(token) ? 0 : remoteMap[remoteOf(token)];
+            if (KIND_CHECK == kindOf(token) || -1 == local || -1 == remote)
+            {
+                requests.free(slot); // checks were cancelled at nomination (§8.1.2); their pairs are gone
+                continue;
+            }
+            requests.retoken(slot, token & ~0xFF_FF00L | (local & 0xFF) << 8 | (remote & 0xFF) << 16);
+        }
+        list.reset(locals, remotes);
+        valid.reset(locals, remotes);
+        if (null != turn)
+        {
+            for (int c = 1; c <= components; c++)
+            {
+                if (null == turn[c])
+                {
+                    continue;
+                }
+                final Relay relay = (Relay) turn[c].listener();
+                relay.relayedLocal = -1 == relay.relayedLocal ? -1 : localMap[relay.relayedLocal];
+                if (-1 == relay.relayedLocal && TurnClient.STATE_ALLOCATED == turn[c].state())
+                {
+                    turn[c].deallocate(now); // RFC 8656 §7: "a Refresh transaction with a zero lifetime"
+                }
+            }
+        }
+        dropClosedRelays();
+    }
+
+    /** §8.3.1: whether a selected pair of some component uses local candidate {@code l} (as base or as its local). */
+    private boolean selectedUses(final int l)
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 != selectedBase[c] && (selectedBase[c] == l || selectedLocal[c] == l))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a request received on local candidate {@code local} from {@code from} is on a selected pair. */
+    private boolean selectedPair(final int local, final InetSocketAddress from)
+    {
+        final int component = locals[local].componentId();
+        return selectedBase[component] == local && from.equals(selectedRemote[component]);
+    }
+
+    /** Forgets the TURN clients that are closed and serve no selected pair (their allocation is deleted). */
+    private void dropClosedRelays()
+    {
+        if (null == turn)
+        {
+            return;
+        }
+        boolean any = false;
+        for (int c = 1; c <= components; c++)
+        {
+            if (null != turn[c] && TurnClient.STATE_CLOSED == turn[c].state()
+                && -1 == ((Relay) turn[c].listener()).relayedLocal)
+            {
+                turn[c] = null;
+            }
+            any |= null != turn[c];
+        }
+        if (!any)
+        {
+            turn = null;
+            turnPeers = null;
+        }
+    }
+
     private long consentInterval()
     {
         // RFC 7675 §5.1: uniformly random between 0.8 and 1.2 times the 5 s interval.
@@ -1762,6 +1934,10 @@ public final class IceAgent
         {
             return; // §7.3: ICE requests carry FINGERPRINT; anything else is not for us
         }
+        if (freed && !selectedPair(local, from))
+        {
+            return; // §8.3.1: "cease responding to checks ... on that candidate" once freed
+        }
         final int username = request.findAttribute(StunAttributeType.USERNAME);
         if (StunResult.UNKNOWN_COMPREHENSION_REQUIRED == wrap)
         {
@@ -1795,6 +1971,10 @@ public final class IceAgent
         final boolean useCandidate = request.useCandidate();
         respondSuccess(local, from, turnSlot);
         checksAnswered++;
+        if (freed)
+        {
+            return; // §8.3.1: a check on a selected pair (the peer's consent) is answered; nothing is triggered
+        }
         if (null == remoteKey && !lite)
         {
             return; // no remote credentials yet: the pair is learnt when the description arrives (§7.3.1.4 note)

@@ -253,6 +253,17 @@ public final class StunRequestSlots
         return tokens[slot];
     }
 
+    /**
+     * Replaces a busy slot's token (the owner renumbered what the token names; the transaction goes on).
+     *
+     * @param slot  a busy slot.
+     * @param token the new token.
+     */
+    public void retoken(final int slot, final long token)
+    {
+        tokens[slot] = token;
+    }
+
     /** @return the first 4 bytes of the slot's transaction id. */
     public int tidHigh(final int slot)
     {

@@ -661,6 +661,14 @@ public final class TurnClient
     }
 
     /**
+     * @return who hears this client's outcomes.
+     */
+    public Listener listener()
+    {
+        return listener;
+    }
+
+    /**
      * @return relayed datagrams received.
      */
     public long dataReceived()

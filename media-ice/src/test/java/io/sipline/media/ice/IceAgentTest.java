@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -576,6 +577,57 @@ class IceAgentTest
         assertConnected(a, b, 2);
         a.agent.close(net.now());
         net.runUntil(() -> a.agent.turnClient(1).state() == io.sipline.media.turn.TurnClient.STATE_CLOSED, 1_000);
+    }
+
+    /**
+     * RFC 8445 §8.3.1: three seconds after completion the candidates of no selected pair are freed, and the TURN
+     * allocation the selected pair does not use is deleted (RFC 8656 §7: Refresh with LIFETIME 0). A, behind a NAT
+     * with a STUN and a TURN server, selects (srflx, B host): its relayed candidate goes, its allocation is deleted
+     * and its TURN client dropped; its host (its socket) and srflx (the selected pair's local) stay, and data and
+     * consent go on. Before, the allocation was refreshed until close and all three candidates were kept.
+     */
+    @Test
+    void shouldFreeTheCandidatesOfNoSelectedPairThreeSecondsAfterCompletion() throws IceParseException
+    {
+        final InetSocketAddress stun = new InetSocketAddress("198.51.100.100", 3478);
+        final InetSocketAddress turnAddress = new InetSocketAddress("198.51.100.200", 3478);
+        net.stunServer(stun);
+        final SimulatedTurnServer turn = new SimulatedTurnServer(net, turnAddress, "user", "pass");
+        net.nat(new InetSocketAddress("10.0.0.1", 1000), new InetSocketAddress("203.0.113.1", 61000));
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.gather(stun, turnAddress, "user", "pass", 0);
+        net.runUntil(() -> a.gathered, 1_000);
+        b.agent.gather(null, null, null, null, 0);
+        exchange(a, b, net.now());
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        final long completedAt = net.now();
+        assertEquals(3, a.agent.localCandidateCount(), "host, srflx, relayed");
+        assertEquals(3, b.agent.remoteCandidateCount());
+        assertEquals(1, turn.liveAllocations());
+        final IceCandidate srflx = a.agent.selectedLocal(1);
+        assertEquals(IceCandidateType.SERVER_REFLEXIVE, srflx.type());
+
+        net.run(completedAt + IceAgent.FREE_DELAY_MS - 100 - net.now());
+        assertEquals(3, a.agent.localCandidateCount(), "kept for the RFC's three seconds");
+        assertEquals(1, turn.liveAllocations());
+
+        net.run(200);
+        assertEquals(2, a.agent.localCandidateCount(), "host and srflx");
+        assertEquals(IceCandidateType.HOST, a.agent.localCandidate(0).type());
+        assertSame(srflx, a.agent.localCandidate(1));
+        assertSame(srflx, a.agent.selectedLocal(1));
+        assertEquals(0, turn.liveAllocations(), "the unused allocation is deleted");
+        assertNull(a.agent.turnClient(1), "and its client dropped");
+        assertEquals(0, a.agent.checkList().size());
+        assertFalse(a.agent.localDescription().contains("typ relay"), a.agent.localDescription());
+        assertEquals(1, b.agent.remoteCandidateCount(), "B keeps A's srflx, the selected remote");
+        assertEquals(new InetSocketAddress("203.0.113.1", 61000), b.agent.selectedRemote(1));
+
+        net.run(40_000); // consent, RFC 7675: lost after 30 s without an answer
+        assertTrue(completed(a) && completed(b));
+        assertEquals(0, a.consentLost + b.consentLost);
+        assertConnected(a, b, 1);
     }
 
     @Test
