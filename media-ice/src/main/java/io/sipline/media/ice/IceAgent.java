@@ -1338,20 +1338,25 @@ public final class IceAgent
     /** @return whether a check left. */
     private boolean paceOneCheck()
     {
-        if (STATE_COMPLETED == state)
-        {
-            return false; // §8.1.2: checks stop once every component is selected (consent takes over)
-        }
         // §6.1.4.2: a triggered pair first, then the highest Waiting one, then a Frozen one unfrozen. A pair that
         // cannot start now (no free slot, or a relayed pair waiting for its TURN channel) yields to the next.
         // §8.1.2: the pairs of a component whose ICE processing concluded are out of the check list and the
-        // triggered-check queue (skipped here; see concluded).
+        // triggered-check queue (skipped here; see concluded), except the check of a later nomination by an
+        // aggressive peer (see triggered).
         for (int p = 0; p < list.size(); p++)
         {
-            if (0 != (list.flags(p) & FLAG_TRIGGERED) && !concluded(list.local(p).componentId()) && startCheck(p))
+            final byte flags = list.flags(p);
+            if (0 != (flags & FLAG_TRIGGERED)
+                && (!concluded(list.local(p).componentId())
+                    || 0 != (flags & FLAG_NOMINATE_ON_SUCCESS) && IcePairState.SUCCEEDED != list.state(p))
+                && startCheck(p))
             {
                 return true;
             }
+        }
+        if (STATE_COMPLETED == state)
+        {
+            return false; // §8.1.2: checks stop once every component is selected (consent takes over)
         }
         for (int p = 0; p < list.size(); p++)
         {
@@ -1521,6 +1526,10 @@ public final class IceAgent
         }
         consentLastMs[component] = now;
         consentNextMs[component] = now + (lite ? KEEPALIVE_TR_MS : consentInterval());
+        if (STATE_COMPLETED == state && !freed)
+        {
+            freeAtMs = now + FREE_DELAY_MS; // §8.3.1: an aggressive peer changed the selection; 3 s more
+        }
         cancelChecks(component);
         listener.onSelected(this, component);
         for (int c = 1; c <= components; c++)
@@ -2011,7 +2020,7 @@ public final class IceAgent
             }
             return;
         }
-        triggered(pair);
+        triggered(pair, useCandidate && !controlling);
         if (useCandidate && !controlling)
         {
             // §7.3.1.5: if the pair succeeded, the valid pair it generated is nominated now; else the valid pair its
@@ -2028,12 +2037,27 @@ public final class IceAgent
         }
     }
 
-    /** §7.3.1.4: schedule a triggered check, unless the pair already succeeded. */
-    private void triggered(final int pair)
+    /**
+     * §7.3.1.4: schedule a triggered check, unless the pair already succeeded. §8.1.2: nothing more is checked for a
+     * concluded component, with one exception, for a controlled agent and a peer that nominates aggressively (RFC
+     * 5245; an RFC 8445 controlling agent nominates one pair per component, §8.1.1): a nomination of another pair of a
+     * concluded component still gets its triggered check, and the valid pair it generates is nominated (§7.3.1.5:
+     * "once the check is sent and if it generates a successful response, and generates a valid pair, the agent sets
+     * the nominated flag of the pair to true"), and selected if its priority is higher (RFC 5245 §8.1.2: the
+     * highest-priority nominated pair is used). §8.1.2 removes the component's pairs from our own search; §8.3.1's
+     * three seconds before candidates are freed exist because "the selected pairs can quickly change after ICE has
+     * completed" with aggressive nomination. So the agent follows such nominations until it frees the candidates
+     * (then it answers only its selected pairs). The check's failure fails only its pair (the exemption of
+     * §7.2.5.3.4, see checkFailed).
+     *
+     * @param pair       the pair.
+     * @param nomination whether the request that triggers it nominates (USE-CANDIDATE, and we are controlled).
+     */
+    private void triggered(final int pair, final boolean nomination)
     {
         final byte state = list.state(pair);
-        if (IcePairState.SUCCEEDED == state || STATE_COMPLETED == this.state
-            || concluded(list.local(pair).componentId()))
+        if (IcePairState.SUCCEEDED == state
+            || !nomination && (STATE_COMPLETED == this.state || concluded(list.local(pair).componentId())))
         {
             return; // §8.1.2: nothing more is checked for a concluded component
         }

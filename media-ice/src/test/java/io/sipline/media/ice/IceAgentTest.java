@@ -895,6 +895,52 @@ class IceAgentTest
     }
 
     /**
+     * A peer that nominates aggressively (RFC 5245) nominates P2, then P1, of higher priority, after B (controlled, one
+     * component) has completed on P2. B answers, runs the triggered check for P1 although the component has
+     * concluded, and on its success selects P1 (RFC 8445 §7.3.1.5; RFC 5245 §8.1.2: the highest-priority nominated
+     * pair), within §8.3.1's three seconds. Before, §8.1.2 stopped every check of a concluded component: B sent no
+     * check for P1 and stayed on P2. A later nomination of P2, of lower priority, is checked but does not switch back.
+     */
+    @Test
+    void shouldFollowALaterNominationOfAnAggressivePeerAfterCompleting() throws IceParseException
+    {
+        final InetSocketAddress p1 = new InetSocketAddress("192.0.2.50", 5000);
+        final InetSocketAddress p2 = new InetSocketAddress("192.0.2.51", 5000);
+        final ScriptedPeer peer = new ScriptedPeer(p1, p2);
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        final InetSocketAddress bRtp = new InetSocketAddress("192.0.2.2", 2000);
+        b.agent.applyRemoteDescription("a=ice-ufrag:" + peer.ufrag + "\r\na=ice-pwd:" + peer.password + "\r\n"
+            + "a=candidate:1 1 UDP 2130706431 192.0.2.50 5000 typ host\r\n"
+            + "a=candidate:2 1 UDP 2130706175 192.0.2.51 5000 typ host\r\n", 0);
+        net.run(200);
+
+        peer.check(p2, bRtp, b.agent, true); // first nomination, answered: B completes on P2
+        net.run(100);
+        peer.answerLatest(p2, 0);
+        net.run(20);
+        assertTrue(completed(b));
+        assertEquals(p2, b.agent.selectedRemote(1));
+        final long answered = b.agent.checksAnswered();
+        final long checksToP1 = peer.checks.stream().filter(c -> c.to().equals(p1)).count();
+
+        peer.check(p1, bRtp, b.agent, true); // a later nomination of a pair of higher priority
+        net.run(100);
+        assertEquals(answered + 1, b.agent.checksAnswered(), "answered");
+        assertEquals(checksToP1 + 1, peer.checks.stream().filter(c -> c.to().equals(p1)).count(),
+            "a triggered check for the nominated pair although the component has concluded");
+        assertEquals(p2, b.agent.selectedRemote(1), "not before that check succeeds");
+        peer.answerLatest(p1, 0);
+        net.run(20);
+        assertEquals(p1, b.agent.selectedRemote(1), "the higher-priority nominated pair is selected");
+        assertTrue(completed(b));
+
+        peer.check(p2, bRtp, b.agent, true); // P2 again: succeeded already, lower priority
+        net.run(100);
+        assertEquals(p1, b.agent.selectedRemote(1), "a lower-priority nomination does not switch back");
+        assertEquals(List.of(IceAgent.STATE_COMPLETED), b.states);
+    }
+
+    /**
      * RFC 8445 §7.2.5.4: once every pair is Failed or Succeeded and a component has no valid pair, the check list
      * fails, even though the other component has one (before, the agent waited until every pair had Failed).
      */
