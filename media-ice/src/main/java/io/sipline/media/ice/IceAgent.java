@@ -104,6 +104,13 @@ public final class IceAgent
     private static final byte KIND_SRFLX = 3;
 
     private static final int TURN_PEERS = 4;
+    /**
+     * RFC 8445 §8.3.1: "Once ICE processing has reached the Completed state for all peers for media streams using
+     * those candidates, the agent SHOULD wait an additional three seconds, and then it MAY cease responding to checks
+     * or generating triggered checks on that candidate. It MAY free the candidate at that time." The three seconds
+     * let a peer that nominates aggressively change its selected pair just after completion.
+     */
+    static final long FREE_DELAY_MS = 3_000;
     private static final int RC = 7;
     private static final int RM = 16;
     private static final char[] ICE_CHARS =
@@ -258,6 +265,10 @@ public final class IceAgent
     private int state = STATE_RUNNING;
     private long nextCheckMs;
     private long allValidSinceMs = Long.MAX_VALUE;
+    /** §8.3.1: when the candidates of no selected pair are freed (3 s after completion), or never. */
+    private long freeAtMs = Long.MAX_VALUE;
+    /** §8.3.1: the candidates of no selected pair are freed; only the selected pairs are answered. */
+    private boolean freed;
     private long now;
     private long checksSent;
     private long checksAnswered;
@@ -461,7 +472,7 @@ public final class IceAgent
                 }
                 final int socket = localSocket[host];
                 turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
-                    turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS);
+                    turnServer, turnUser, turnPassword, new Relay(c), context.turn, TURN_PEERS).pacer(context);
                 pendingGathers++; // allocated by startGathering
             }
         }
@@ -492,7 +503,11 @@ public final class IceAgent
                 return;
             }
             gatherCursor++;
-            takePacingTurn();
+            if (srflx)
+            {
+                takePacingTurn();
+            }
+            // the TURN client takes the (free) turn for its Allocate itself: it paces all its transactions
             final boolean started = srflx ? startRequest(KIND_SRFLX, item, 0, false) >= 0
                 : TurnResult.OK == turn[item - gatherHosts + 1].allocate(0, now);
             if (!started)
@@ -506,14 +521,13 @@ public final class IceAgent
     /** §14.2: whether this thread's agents may start a transaction now (the last one left at least 5 ms ago). */
     private boolean pacingTurnFree()
     {
-        return !context.paced || now - context.nextPacedMs >= 0;
+        return context.nextTurnMs(now) - now <= 0;
     }
 
     /** §14.2: a transaction of this thread leaves now; the next one waits {@link IceContext#pacingMs}. */
     private void takePacingTurn()
     {
-        context.nextPacedMs = now + context.pacingMs;
-        context.paced = true;
+        context.takeTurn(now);
     }
 
     // ------------------------------------------------------------------------------------------------ SDP
@@ -743,6 +757,14 @@ public final class IceAgent
             {
                 consent();
             }
+            if (!freed && nowMs - freeAtMs >= 0 && gatheringComplete)
+            {
+                freeUnselected();
+            }
+        }
+        if (freed)
+        {
+            dropClosedRelays();
         }
         checkFailure();
     }
@@ -769,6 +791,10 @@ public final class IceAgent
                 {
                     next = Math.min(next, consentNextMs[c]);
                 }
+            }
+            if (!freed && gatheringComplete)
+            {
+                next = Math.min(next, freeAtMs);
             }
         }
         if (null != turn)
@@ -1072,6 +1098,8 @@ public final class IceAgent
         list.reset(locals, remotes);
         valid.reset(locals, remotes); // §9: the valid pairs go with the check list; the selected ones stay in use
         allValidSinceMs = Long.MAX_VALUE;
+        freeAtMs = Long.MAX_VALUE;
+        freed = false; // §9: the restart checks every pair of what is left (the hosts and the selected candidates)
         if (STATE_FAILED != state)
         {
             state = STATE_RUNNING; // keep sending on the old selected pairs until new ones are selected
@@ -1119,6 +1147,10 @@ public final class IceAgent
     {
         if (state != value)
         {
+            if (STATE_COMPLETED == value && !freed)
+            {
+                freeAtMs = now + FREE_DELAY_MS; // §8.3.1
+            }
             state = value;
             listener.onStateChanged(this, value);
         }
@@ -1306,20 +1338,25 @@ public final class IceAgent
     /** @return whether a check left. */
     private boolean paceOneCheck()
     {
-        if (STATE_COMPLETED == state)
-        {
-            return false; // §8.1.2: checks stop once every component is selected (consent takes over)
-        }
         // §6.1.4.2: a triggered pair first, then the highest Waiting one, then a Frozen one unfrozen. A pair that
         // cannot start now (no free slot, or a relayed pair waiting for its TURN channel) yields to the next.
         // §8.1.2: the pairs of a component whose ICE processing concluded are out of the check list and the
-        // triggered-check queue (skipped here; see concluded).
+        // triggered-check queue (skipped here; see concluded), except the check of a later nomination by an
+        // aggressive peer (see triggered).
         for (int p = 0; p < list.size(); p++)
         {
-            if (0 != (list.flags(p) & FLAG_TRIGGERED) && !concluded(list.local(p).componentId()) && startCheck(p))
+            final byte flags = list.flags(p);
+            if (0 != (flags & FLAG_TRIGGERED)
+                && (!concluded(list.local(p).componentId())
+                    || 0 != (flags & FLAG_NOMINATE_ON_SUCCESS) && IcePairState.SUCCEEDED != list.state(p))
+                && startCheck(p))
             {
                 return true;
             }
+        }
+        if (STATE_COMPLETED == state)
+        {
+            return false; // §8.1.2: checks stop once every component is selected (consent takes over)
         }
         for (int p = 0; p < list.size(); p++)
         {
@@ -1489,6 +1526,10 @@ public final class IceAgent
         }
         consentLastMs[component] = now;
         consentNextMs[component] = now + (lite ? KEEPALIVE_TR_MS : consentInterval());
+        if (STATE_COMPLETED == state && !freed)
+        {
+            freeAtMs = now + FREE_DELAY_MS; // §8.3.1: an aggressive peer changed the selection; 3 s more
+        }
         cancelChecks(component);
         listener.onSelected(this, component);
         for (int c = 1; c <= components; c++)
@@ -1529,6 +1570,149 @@ public final class IceAgent
             {
                 requests.cancel(slot, now);
             }
+        }
+    }
+
+    /**
+     * RFC 8445 §8.3.1, three seconds after completion: frees every candidate that no selected pair uses, ours and the
+     * peer's (the host candidates stay: they are the owner's sockets and receive everything), empties the check and
+     * valid lists (the selected pairs stay in the {@code selected*} arrays), and deletes the TURN allocations of the
+     * components whose selected pair is not relayed: "Freeing of server-reflexive candidates is never explicit; it
+     * happens by lack of a keepalive", while a relayed candidate is freed by a Refresh with LIFETIME 0 (RFC 8656
+     * §7, §8). Before, unused allocations were refreshed, permitted and bound until {@link #close}. Candidates are
+     * renumbered: every index the agent keeps (selected pairs, transaction tokens, relayed candidates) follows.
+     * Signalling-rate work: it allocates one small index map.
+     */
+    private void freeUnselected()
+    {
+        freed = true;
+        freeAtMs = Long.MAX_VALUE;
+        final int[] localMap = new int[localCount];
+        int kept = 0;
+        for (int l = 0; l < localCount; l++)
+        {
+            localMap[l] = -1;
+            if (IceCandidateType.HOST == locals[l].type() || selectedUses(l))
+            {
+                localMap[l] = kept;
+                locals[kept] = locals[l];
+                localSocket[kept] = localSocket[l];
+                kept++;
+            }
+        }
+        for (int l = kept; l < localCount; l++)
+        {
+            locals[l] = null;
+        }
+        localCount = kept;
+        final int[] remoteMap = new int[remoteCount];
+        kept = 0;
+        for (int r = 0; r < remoteCount; r++)
+        {
+            remoteMap[r] = -1;
+            for (int c = 1; c <= components; c++)
+            {
+                if (-1 != selectedBase[c] && remoteAddress[r].equals(selectedRemote[c]) && -1 == remoteMap[r])
+                {
+                    remoteMap[r] = kept;
+                    remotes[kept] = remotes[r];
+                    remoteAddress[kept] = remoteAddress[r];
+                    kept++;
+                }
+            }
+        }
+        for (int r = kept; r < remoteCount; r++)
+        {
+            remotes[r] = null;
+            remoteAddress[r] = null;
+        }
+        remoteCount = kept;
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 != selectedBase[c])
+            {
+                selectedBase[c] = localMap[selectedBase[c]];
+                selectedLocal[c] = localMap[selectedLocal[c]];
+            }
+        }
+        for (int slot = 0; slot < requests.capacity(); slot++)
+        {
+            if (!requests.busy(slot))
+            {
+                continue;
+            }
+            final long token = requests.token(slot);
+            final int local = localMap[localOf(token)];
+            final int remote = KIND_SRFLX == kindOf(token) ? 0 : remoteMap[remoteOf(token)];
+            if (KIND_CHECK == kindOf(token) || -1 == local || -1 == remote)
+            {
+                requests.free(slot); // checks were cancelled at nomination (§8.1.2); their pairs are gone
+                continue;
+            }
+            requests.retoken(slot, token & ~0xFF_FF00L | (local & 0xFF) << 8 | (remote & 0xFF) << 16);
+        }
+        list.reset(locals, remotes);
+        valid.reset(locals, remotes);
+        if (null != turn)
+        {
+            for (int c = 1; c <= components; c++)
+            {
+                if (null == turn[c])
+                {
+                    continue;
+                }
+                final Relay relay = (Relay) turn[c].listener();
+                relay.relayedLocal = -1 == relay.relayedLocal ? -1 : localMap[relay.relayedLocal];
+                if (-1 == relay.relayedLocal && TurnClient.STATE_ALLOCATED == turn[c].state())
+                {
+                    turn[c].deallocate(now); // RFC 8656 §7: "a Refresh transaction with a zero lifetime"
+                }
+            }
+        }
+        dropClosedRelays();
+    }
+
+    /** §8.3.1: whether a selected pair of some component uses local candidate {@code l} (as base or as its local). */
+    private boolean selectedUses(final int l)
+    {
+        for (int c = 1; c <= components; c++)
+        {
+            if (-1 != selectedBase[c] && (selectedBase[c] == l || selectedLocal[c] == l))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a request received on local candidate {@code local} from {@code from} is on a selected pair. */
+    private boolean selectedPair(final int local, final InetSocketAddress from)
+    {
+        final int component = locals[local].componentId();
+        return selectedBase[component] == local && from.equals(selectedRemote[component]);
+    }
+
+    /** Forgets the TURN clients that are closed and serve no selected pair (their allocation is deleted). */
+    private void dropClosedRelays()
+    {
+        if (null == turn)
+        {
+            return;
+        }
+        boolean any = false;
+        for (int c = 1; c <= components; c++)
+        {
+            if (null != turn[c] && TurnClient.STATE_CLOSED == turn[c].state()
+                && -1 == ((Relay) turn[c].listener()).relayedLocal)
+            {
+                turn[c] = null;
+            }
+            any |= null != turn[c];
+        }
+        if (!any)
+        {
+            turn = null;
+            turnPeers = null;
         }
     }
 
@@ -1759,6 +1943,10 @@ public final class IceAgent
         {
             return; // §7.3: ICE requests carry FINGERPRINT; anything else is not for us
         }
+        if (freed && !selectedPair(local, from))
+        {
+            return; // §8.3.1: "cease responding to checks ... on that candidate" once freed
+        }
         final int username = request.findAttribute(StunAttributeType.USERNAME);
         if (StunResult.UNKNOWN_COMPREHENSION_REQUIRED == wrap)
         {
@@ -1792,6 +1980,10 @@ public final class IceAgent
         final boolean useCandidate = request.useCandidate();
         respondSuccess(local, from, turnSlot);
         checksAnswered++;
+        if (freed)
+        {
+            return; // §8.3.1: a check on a selected pair (the peer's consent) is answered; nothing is triggered
+        }
         if (null == remoteKey && !lite)
         {
             return; // no remote credentials yet: the pair is learnt when the description arrives (§7.3.1.4 note)
@@ -1828,7 +2020,7 @@ public final class IceAgent
             }
             return;
         }
-        triggered(pair);
+        triggered(pair, useCandidate && !controlling);
         if (useCandidate && !controlling)
         {
             // §7.3.1.5: if the pair succeeded, the valid pair it generated is nominated now; else the valid pair its
@@ -1845,12 +2037,27 @@ public final class IceAgent
         }
     }
 
-    /** §7.3.1.4: schedule a triggered check, unless the pair already succeeded. */
-    private void triggered(final int pair)
+    /**
+     * §7.3.1.4: schedule a triggered check, unless the pair already succeeded. §8.1.2: nothing more is checked for a
+     * concluded component, with one exception, for a controlled agent and a peer that nominates aggressively (RFC
+     * 5245; an RFC 8445 controlling agent nominates one pair per component, §8.1.1): a nomination of another pair of a
+     * concluded component still gets its triggered check, and the valid pair it generates is nominated (§7.3.1.5:
+     * "once the check is sent and if it generates a successful response, and generates a valid pair, the agent sets
+     * the nominated flag of the pair to true"), and selected if its priority is higher (RFC 5245 §8.1.2: the
+     * highest-priority nominated pair is used). §8.1.2 removes the component's pairs from our own search; §8.3.1's
+     * three seconds before candidates are freed exist because "the selected pairs can quickly change after ICE has
+     * completed" with aggressive nomination. So the agent follows such nominations until it frees the candidates
+     * (then it answers only its selected pairs). The check's failure fails only its pair (the exemption of
+     * §7.2.5.3.4, see checkFailed).
+     *
+     * @param pair       the pair.
+     * @param nomination whether the request that triggers it nominates (USE-CANDIDATE, and we are controlled).
+     */
+    private void triggered(final int pair, final boolean nomination)
     {
         final byte state = list.state(pair);
-        if (IcePairState.SUCCEEDED == state || STATE_COMPLETED == this.state
-            || concluded(list.local(pair).componentId()))
+        if (IcePairState.SUCCEEDED == state
+            || !nomination && (STATE_COMPLETED == this.state || concluded(list.local(pair).componentId())))
         {
             return; // §8.1.2: nothing more is checked for a concluded component
         }

@@ -5,6 +5,7 @@ import io.sipline.media.stun.StunAttributeType;
 import io.sipline.media.stun.StunIntegrity;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageWriter;
+import io.sipline.media.stun.StunPacer;
 import io.sipline.media.turn.TurnClient;
 
 import java.security.SecureRandom;
@@ -19,7 +20,7 @@ import java.util.SplittableRandom;
  *
  * <p>Not thread-safe; owned by one media thread and used only by the agents running on it.
  */
-public final class IceContext
+public final class IceContext implements StunPacer
 {
     /** Bytes of the scratch buffer (an ICE check with the longest ufrags RFC 8839 allows fits). */
     public static final int SCRATCH = 1280;
@@ -38,10 +39,11 @@ public final class IceContext
      * agents (if a given implementation runs several concurrent agents) MUST NOT be sent more often than once every
      * 5 ms". The agents of one media thread share this context, so they take turns here: a connectivity check, a
      * consent check or a gathering request (STUN Binding, TURN Allocate) starts only when {@link #nextPacedMs} is
-     * reached, and sets it {@link #pacingMs} later. Not under it: retransmissions (part of a transaction already
-     * started) and the TURN client's own requests after its Allocate (Refresh, CreatePermission, ChannelBind, the
-     * Allocate retried with credentials). Threads do not coordinate (shared nothing): a host running k media threads
-     * with ICE starts at most k transactions per 5 ms.
+     * reached, and sets it {@link #pacingMs} later. The agents' TURN clients take their turns here too, for every
+     * new transaction (the Allocate, the Allocate retried with credentials, Refresh, CreatePermission,
+     * ChannelBind): the context is their {@link StunPacer}. Not under it: retransmissions (part of a transaction
+     * already started). Threads do not coordinate (shared nothing): a host running k media threads with ICE starts
+     * at most k transactions per 5 ms.
      */
     public static final long PACING_DEFAULT_MS = 5;
 
@@ -62,6 +64,34 @@ public final class IceContext
     {
         pacingMs = Math.max(0, value);
         return this;
+    }
+
+    /**
+     * RFC 8445 §14.2: takes the thread's turn to start a transaction if the last one left {@link #pacingMs} ago.
+     *
+     * @param nowMs the owners' clock.
+     * @return whether a transaction may start now (the turn is then taken).
+     */
+    @Override
+    public boolean takeTurn(final long nowMs)
+    {
+        if (paced && nowMs - nextPacedMs < 0)
+        {
+            return false;
+        }
+        nextPacedMs = nowMs + pacingMs;
+        paced = true;
+        return true;
+    }
+
+    /**
+     * @param nowMs the owners' clock.
+     * @return when the thread's next transaction may start.
+     */
+    @Override
+    public long nextTurnMs(final long nowMs)
+    {
+        return paced && nextPacedMs - nowMs > 0 ? nextPacedMs : nowMs;
     }
 
     /**

@@ -108,6 +108,18 @@ public final class StunRequestSlots
     }
 
     /**
+     * Holds a started slot's first transmission until {@code atMs}: {@link #due} returns it then with no send
+     * recorded ({@link #sends} 0), and the owner writes it for the first time (a paced start, RFC 8445 §14.2).
+     *
+     * @param slot a slot started and not yet sent.
+     * @param atMs when its first transmission is due.
+     */
+    public void defer(final int slot, final long atMs)
+    {
+        deadlineMs[slot] = atMs;
+    }
+
+    /**
      * Stops retransmitting a slot but keeps matching its responses until Rm × RTO from now.
      *
      * @param slot  the slot.
@@ -239,6 +251,17 @@ public final class StunRequestSlots
     public long token(final int slot)
     {
         return tokens[slot];
+    }
+
+    /**
+     * Replaces a busy slot's token (the owner renumbered what the token names; the transaction goes on).
+     *
+     * @param slot  a busy slot.
+     * @param token the new token.
+     */
+    public void retoken(final int slot, final long token)
+    {
+        tokens[slot] = token;
     }
 
     /** @return the first 4 bytes of the slot's transaction id. */

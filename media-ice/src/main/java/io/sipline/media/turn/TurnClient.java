@@ -9,6 +9,7 @@ import io.sipline.media.stun.StunIntegrity;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageType;
 import io.sipline.media.stun.StunMessageWriter;
+import io.sipline.media.stun.StunPacer;
 import io.sipline.media.stun.StunResult;
 import io.sipline.media.stun.StunTransport;
 
@@ -35,6 +36,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       indication (§10.1); received ChannelData and Data indications (§10.4) reach {@link Listener#onData}.</li>
  *   <li>Errors come back as codes ({@link TurnResult}): the server's error code (486 Allocation Quota Reached,
  *       508 Insufficient Capacity, ...) or a local code (timeout, integrity mismatch).</li>
+ *   <li>Pacing ({@link #pacer}): every new transaction (the first Allocate, the Allocate sent again with
+ *       credentials or a new nonce, Refresh, CreatePermission, ChannelBind) waits for a turn of the thread's
+ *       {@link StunPacer}; an ICE agent gives it its context, so these requests take turns with the agents'
+ *       checks (RFC 8445 §14.1, §14.2). Retransmissions are not new transactions and leave on their schedule.</li>
  * </ul>
  *
  * <p>Memory: requests are not copied for retransmission but written again each time ({@link StunRequestSlots}), the
@@ -181,6 +186,7 @@ public final class TurnClient
     private final Listener listener;
     private final Shared shared;
     private final StunIntegrity integrity;
+    private StunPacer pacer = StunPacer.UNPACED;
     private final StunRequestSlots requests = new StunRequestSlots(TRANSACTION_SLOTS,
         StunClientTransactions.RTO_DEFAULT_MS, StunClientTransactions.RC_DEFAULT, StunClientTransactions.RM_DEFAULT);
     private final StunAddress relayed = new StunAddress();
@@ -246,6 +252,22 @@ public final class TurnClient
         this.channels = new char[maxPeers];
         this.channelState = new byte[maxPeers];
         this.channelRefreshAtMs = new long[maxPeers];
+    }
+
+    /**
+     * Makes every new transaction of this client wait for a turn of {@code value}. RFC 8445 §14.1: "the
+     * transactions ... are paced at a rate indicated by Ta"; §14.2: "the combination of all transactions from all
+     * agents (if a given implementation runs several concurrent agents) MUST NOT be sent more often than once every
+     * 5 ms". A request that finds the turn taken keeps its transaction slot and leaves from {@link #poll} at
+     * {@link StunPacer#nextTurnMs}; retransmissions are not paced (part of a transaction already started).
+     *
+     * @param value the pacer, {@link StunPacer#UNPACED} (the default) for none.
+     * @return this.
+     */
+    public TurnClient pacer(final StunPacer value)
+    {
+        pacer = null == value ? StunPacer.UNPACED : value;
+        return this;
     }
 
     /**
@@ -481,9 +503,13 @@ public final class TurnClient
         for (int slot = requests.due(0, nowMs); slot >= 0; slot = requests.due(slot + 1, nowMs))
         {
             work++;
-            if (requests.shouldRetransmit(slot))
+            if (0 == requests.sends(slot))
             {
-                transmit(slot);
+                sendFirst(slot); // a paced start whose turn may have come (RFC 8445 §14.2)
+            }
+            else if (requests.shouldRetransmit(slot))
+            {
+                transmit(slot); // a retransmission: the transaction has started, no turn needed
             }
             else
             {
@@ -635,6 +661,14 @@ public final class TurnClient
     }
 
     /**
+     * @return who hears this client's outcomes.
+     */
+    public Listener listener()
+    {
+        return listener;
+    }
+
+    /**
      * @return relayed datagrams received.
      */
     public long dataReceived()
@@ -678,12 +712,33 @@ public final class TurnClient
             return TurnResult.BUSY;
         }
         now = nowMs;
+        if (!pacer.takeTurn(nowMs))
+        {
+            requests.defer(request, pacer.nextTurnMs(nowMs)); // §14.2: leaves from poll on the thread's next turn
+            return TurnResult.OK;
+        }
         if (!transmit(request))
         {
             requests.free(request);
             return TurnResult.REQUEST_TOO_LARGE;
         }
         return TurnResult.OK;
+    }
+
+    /** The first transmission of a request deferred by the pacer: now if the turn is free, else later again. */
+    private void sendFirst(final int request)
+    {
+        if (!pacer.takeTurn(now))
+        {
+            requests.defer(request, pacer.nextTurnMs(now));
+            return;
+        }
+        if (!transmit(request))
+        {
+            final long token = requests.token(request);
+            requests.free(request);
+            fail((int) (token >>> 32), (int) token, TurnResult.REQUEST_TOO_LARGE);
+        }
     }
 
     /** Writes a slot's request (again, with its transaction id) and sends it. */

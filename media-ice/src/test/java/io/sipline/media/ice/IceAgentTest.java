@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -578,6 +579,57 @@ class IceAgentTest
         net.runUntil(() -> a.agent.turnClient(1).state() == io.sipline.media.turn.TurnClient.STATE_CLOSED, 1_000);
     }
 
+    /**
+     * RFC 8445 §8.3.1: three seconds after completion the candidates of no selected pair are freed, and the TURN
+     * allocation the selected pair does not use is deleted (RFC 8656 §7: Refresh with LIFETIME 0). A, behind a NAT
+     * with a STUN and a TURN server, selects (srflx, B host): its relayed candidate goes, its allocation is deleted
+     * and its TURN client dropped; its host (its socket) and srflx (the selected pair's local) stay, and data and
+     * consent go on. Before, the allocation was refreshed until close and all three candidates were kept.
+     */
+    @Test
+    void shouldFreeTheCandidatesOfNoSelectedPairThreeSecondsAfterCompletion() throws IceParseException
+    {
+        final InetSocketAddress stun = new InetSocketAddress("198.51.100.100", 3478);
+        final InetSocketAddress turnAddress = new InetSocketAddress("198.51.100.200", 3478);
+        net.stunServer(stun);
+        final SimulatedTurnServer turn = new SimulatedTurnServer(net, turnAddress, "user", "pass");
+        net.nat(new InetSocketAddress("10.0.0.1", 1000), new InetSocketAddress("203.0.113.1", 61000));
+        final Side a = new Side(false, true, 1, "10.0.0.1:1000");
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        a.agent.gather(stun, turnAddress, "user", "pass", 0);
+        net.runUntil(() -> a.gathered, 1_000);
+        b.agent.gather(null, null, null, null, 0);
+        exchange(a, b, net.now());
+        net.runUntil(() -> completed(a) && completed(b), 5_000);
+        final long completedAt = net.now();
+        assertEquals(3, a.agent.localCandidateCount(), "host, srflx, relayed");
+        assertEquals(3, b.agent.remoteCandidateCount());
+        assertEquals(1, turn.liveAllocations());
+        final IceCandidate srflx = a.agent.selectedLocal(1);
+        assertEquals(IceCandidateType.SERVER_REFLEXIVE, srflx.type());
+
+        net.run(completedAt + IceAgent.FREE_DELAY_MS - 100 - net.now());
+        assertEquals(3, a.agent.localCandidateCount(), "kept for the RFC's three seconds");
+        assertEquals(1, turn.liveAllocations());
+
+        net.run(200);
+        assertEquals(2, a.agent.localCandidateCount(), "host and srflx");
+        assertEquals(IceCandidateType.HOST, a.agent.localCandidate(0).type());
+        assertSame(srflx, a.agent.localCandidate(1));
+        assertSame(srflx, a.agent.selectedLocal(1));
+        assertEquals(0, turn.liveAllocations(), "the unused allocation is deleted");
+        assertNull(a.agent.turnClient(1), "and its client dropped");
+        assertEquals(0, a.agent.checkList().size());
+        assertFalse(a.agent.localDescription().contains("typ relay"), a.agent.localDescription());
+        assertEquals(1, b.agent.remoteCandidateCount(), "B keeps A's srflx, the selected remote");
+        assertEquals(new InetSocketAddress("203.0.113.1", 61000), b.agent.selectedRemote(1));
+
+        net.run(40_000); // consent, RFC 7675: lost after 30 s without an answer
+        assertTrue(completed(a) && completed(b));
+        assertEquals(0, a.consentLost + b.consentLost);
+        assertConnected(a, b, 1);
+    }
+
     @Test
     void shouldLearnAPeerReflexiveRemoteCandidate() throws IceParseException
     {
@@ -840,6 +892,52 @@ class IceAgentTest
         assertEquals(IceAgent.STATE_RUNNING, b.agent.state(), "but not the check list: RTP had concluded");
         assertEquals(List.of(), b.states);
         assertEquals(p1, b.agent.selectedRemote(1));
+    }
+
+    /**
+     * A peer that nominates aggressively (RFC 5245) nominates P2, then P1, of higher priority, after B (controlled, one
+     * component) has completed on P2. B answers, runs the triggered check for P1 although the component has
+     * concluded, and on its success selects P1 (RFC 8445 §7.3.1.5; RFC 5245 §8.1.2: the highest-priority nominated
+     * pair), within §8.3.1's three seconds. Before, §8.1.2 stopped every check of a concluded component: B sent no
+     * check for P1 and stayed on P2. A later nomination of P2, of lower priority, is checked but does not switch back.
+     */
+    @Test
+    void shouldFollowALaterNominationOfAnAggressivePeerAfterCompleting() throws IceParseException
+    {
+        final InetSocketAddress p1 = new InetSocketAddress("192.0.2.50", 5000);
+        final InetSocketAddress p2 = new InetSocketAddress("192.0.2.51", 5000);
+        final ScriptedPeer peer = new ScriptedPeer(p1, p2);
+        final Side b = new Side(false, false, 1, "192.0.2.2:2000");
+        final InetSocketAddress bRtp = new InetSocketAddress("192.0.2.2", 2000);
+        b.agent.applyRemoteDescription("a=ice-ufrag:" + peer.ufrag + "\r\na=ice-pwd:" + peer.password + "\r\n"
+            + "a=candidate:1 1 UDP 2130706431 192.0.2.50 5000 typ host\r\n"
+            + "a=candidate:2 1 UDP 2130706175 192.0.2.51 5000 typ host\r\n", 0);
+        net.run(200);
+
+        peer.check(p2, bRtp, b.agent, true); // first nomination, answered: B completes on P2
+        net.run(100);
+        peer.answerLatest(p2, 0);
+        net.run(20);
+        assertTrue(completed(b));
+        assertEquals(p2, b.agent.selectedRemote(1));
+        final long answered = b.agent.checksAnswered();
+        final long checksToP1 = peer.checks.stream().filter(c -> c.to().equals(p1)).count();
+
+        peer.check(p1, bRtp, b.agent, true); // a later nomination of a pair of higher priority
+        net.run(100);
+        assertEquals(answered + 1, b.agent.checksAnswered(), "answered");
+        assertEquals(checksToP1 + 1, peer.checks.stream().filter(c -> c.to().equals(p1)).count(),
+            "a triggered check for the nominated pair although the component has concluded");
+        assertEquals(p2, b.agent.selectedRemote(1), "not before that check succeeds");
+        peer.answerLatest(p1, 0);
+        net.run(20);
+        assertEquals(p1, b.agent.selectedRemote(1), "the higher-priority nominated pair is selected");
+        assertTrue(completed(b));
+
+        peer.check(p2, bRtp, b.agent, true); // P2 again: succeeded already, lower priority
+        net.run(100);
+        assertEquals(p1, b.agent.selectedRemote(1), "a lower-priority nomination does not switch back");
+        assertEquals(List.of(IceAgent.STATE_COMPLETED), b.states);
     }
 
     /**

@@ -83,6 +83,12 @@ final class SimulatedTurnServer implements SimulatedNetwork.Node
         return allocations;
     }
 
+    /** @return allocations not deleted (a Refresh with LIFETIME 0 deletes one). */
+    int liveAllocations()
+    {
+        return byClient.size();
+    }
+
     @Override
     public void onDatagram(final InetSocketAddress from, final InetSocketAddress to, final byte[] bytes)
     {

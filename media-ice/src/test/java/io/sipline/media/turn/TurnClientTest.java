@@ -299,6 +299,65 @@ class TurnClientTest
         assertEquals("data 0 /203.0.113.9:7000 abc", events.get(events.size() - 1));
     }
 
+    /**
+     * RFC 8445 §14.2: every new transaction of the TURN client (the Allocate retried with credentials, CreatePermission,
+     * ChannelBind, Refresh) takes a turn of the thread's pacer, 5 ms apart from any other transaction of the thread;
+     * retransmissions do not wait. Before, each left the moment it was asked for.
+     */
+    @Test
+    void shouldPaceItsNewTransactionsButNotItsRetransmissions()
+    {
+        final io.sipline.media.ice.IceContext thread = new io.sipline.media.ice.IceContext();
+        client.pacer(thread);
+        assertEquals(TurnResult.OK, client.allocate(0, 0));
+        assertEquals(1, sent.size(), "the first Allocate takes the free turn");
+        answerError(1, 401, "nonce-1");
+        assertEquals(1, sent.size(), "the Allocate with credentials waits for the turn");
+        assertEquals(5, client.nextDeadlineMs(), "due at the thread's next turn");
+        client.poll(4);
+        assertEquals(1, sent.size());
+        client.poll(5);
+        assertEquals(2, sent.size(), "sent on the turn at 5 ms");
+        answerSuccess(6, 600, true);
+        assertEquals(TurnClient.STATE_ALLOCATED, client.state());
+
+        // Two peer requests asked for at once leave one turn apart.
+        final StunAddress a = new StunAddress().set(new InetSocketAddress("203.0.113.9", 7000));
+        final StunAddress b = new StunAddress().set(new InetSocketAddress("203.0.113.10", 7000));
+        assertEquals(0, client.createPermission(a, 10));
+        assertEquals(1, client.bindChannel(b, 10));
+        assertEquals(3, sent.size(), "CreatePermission at 10 ms");
+        assertEquals(StunMessageType.type(StunMessageType.METHOD_CREATE_PERMISSION, StunMessageType.CLASS_REQUEST),
+            lastRequest().messageType());
+        client.poll(14);
+        assertEquals(3, sent.size(), "ChannelBind held back under 5 ms");
+        client.poll(15);
+        assertEquals(4, sent.size(), "ChannelBind at 15 ms");
+        assertEquals(StunMessageType.type(StunMessageType.METHOD_CHANNEL_BIND, StunMessageType.CLASS_REQUEST),
+            lastRequest().messageType());
+        answerSuccess(16, -1, false);
+        assertEquals("channel 1 4000", events.get(events.size() - 1));
+
+        // The CreatePermission is unanswered: its retransmission at 10 + RTO leaves even though another
+        // transaction of the thread (an ICE check, say) has just taken the turn.
+        assertTrue(thread.takeTurn(509));
+        client.poll(510);
+        assertEquals(5, sent.size(), "a retransmission is not paced");
+        assertEquals(StunMessageType.type(StunMessageType.METHOD_CREATE_PERMISSION, StunMessageType.CLASS_REQUEST),
+            lastRequest().messageType());
+        answerSuccess(511, -1, false);
+
+        // The Refresh due at 6 + 540 s waits for a turn another transaction took 1 ms before.
+        assertTrue(thread.takeTurn(540_005));
+        client.poll(540_006);
+        assertEquals(5, sent.size(), "the Refresh waits for the turn");
+        assertEquals(540_010, client.nextDeadlineMs());
+        client.poll(540_010);
+        assertEquals(6, sent.size());
+        assertEquals(StunMessageType.type(StunMessageType.METHOD_REFRESH, StunMessageType.CLASS_REQUEST),
+            lastRequest().messageType());
+    }
+
     @Test
     void shouldEncodeChannelDataWithinLimits()
     {
