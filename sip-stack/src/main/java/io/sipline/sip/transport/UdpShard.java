@@ -14,6 +14,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.channel.unix.Errors;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.util.AttributeKey;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
@@ -46,10 +48,23 @@ import io.sipline.sip.message.SipMessageParser;
  *       STUN, parse error, handler exception. Nothing downstream sees the buffer: its bytes are copied once into the
  *       reused message's own array and parsed there, so the message outlives the release, until the next
  *       datagram reuses it.</li>
- *   <li>Outbound: {@link #send} takes ownership of the buffer it is given. It either passes it to Netty inside a
- *       {@code DatagramPacket} (Netty releases it once written or failed) or releases it itself when it cannot send.
- *       The caller never releases a buffer it has passed to {@code send}.</li>
+ *   <li>Outbound: {@link #send} takes ownership of the buffer it is given. It either passes it to Netty (inside a
+ *       {@code DatagramPacket}, or as is on a connected channel; Netty releases it once written or failed), or sends
+ *       it itself with {@code sendto} ({@link UdpSendTo}, which only borrows it) and releases it right after the
+ *       call, or releases it when it cannot send. The caller never releases a buffer it has passed to
+ *       {@code send}.</li>
  * </ul>
+ *
+ * <p><b>Sends on a listening socket</b> (a peer without a connected channel). RFC 3261 §18.2.2 (with RFC 3581 §4)
+ * sends a response from the address:port its request arrived on, so with more peers than connected channels most
+ * responses leave through the listening sockets, each to its own address. With epoll on Linux the shard writes them
+ * itself with {@code sendto(2)} through FFM ({@link UdpSendTo}: one reused native {@code sockaddr}, the payload read
+ * in place), on the listening channel's descriptor and on its event loop, at once rather than at the end of the
+ * read batch: Netty's write of a {@code DatagramPacket} allocates about 80 B per datagram (the envelope, the address
+ * cloned and mapped to IPv6). It falls back to Netty's write, counted ({@link ShardCounters#nativeSendFallbacks()}),
+ * when {@code sendto} fails ({@code EAGAIN}: the socket's send buffer is full; any other error, which Netty's write
+ * then reports as usual), and uses it without trying while Netty still has datagrams queued on that socket (so that
+ * they keep their order). With NIO, or where FFM cannot call libc, every send is Netty's.
  *
  * <p><b>Errors.</b> An exception from the parser or the handler reaches {@link #exceptionCaught}, which counts it and
  * logs each distinct error once; the channel stays open and the shard keeps serving. Nothing is logged per packet.
@@ -85,6 +100,8 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private final long[] counts = new long[PAD + ShardCounters.SLOTS + PAD];
     /** Connected peer channels; null when off. */
     private final UdpPeers peers;
+    /** This shard's sendto on its listening sockets; null when Netty writes everything (NIO, not Linux, off). */
+    private final UdpSendTo sendTo;
     private final long peerSweepNs;
     /** Every shard of the transport (for reports that concern them all); set once before the first bind. */
     private UdpShard[] all = {this};
@@ -106,12 +123,17 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors)
     {
-        this(index, handler, allocator, errors, UdpPeerConfig.OFF);
+        this(index, handler, allocator, errors, UdpPeerConfig.OFF, null);
     }
 
+    /**
+     * @param sendTo the shard's own sendto on listening sockets (used only on epoll channels), or null for Netty's
+     *               write of every datagram.
+     */
     UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
-        final DistinctErrors errors, final UdpPeerConfig peerConfig)
+        final DistinctErrors errors, final UdpPeerConfig peerConfig, final UdpSendTo sendTo)
     {
+        this.sendTo = sendTo;
         this.index = index;
         this.handler = handler;
         this.allocator = allocator;
@@ -202,6 +224,11 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
         else if (endpoint.ctx.channel().isWritable())
         {
+            if (endpoint.fd >= 0 && sendDirect(endpoint, datagram, recipient))
+            {
+                increment(ShardCounters.RESPONSES_SENT);
+                return true; // sent, and released there
+            }
             sink = endpoint;
             msg = new DatagramPacket(datagram, recipient);
         }
@@ -224,6 +251,46 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
         increment(ShardCounters.RESPONSES_SENT);
         return true;
+    }
+
+    /**
+     * Sends {@code datagram} with {@code sendto} on the listening socket of {@code endpoint} (class javadoc, "Sends on
+     * a listening socket"). Shard thread only: the endpoint's channel is on this loop, so its descriptor is open.
+     *
+     * @param datagram ownership passes here only when this returns true: it was sent and released here (release
+     *                 rule: {@link UdpSendTo#send} only borrowed it). On false it is untouched and still the
+     *                 caller's, for Netty's write.
+     * @return true when sent.
+     */
+    private boolean sendDirect(final Endpoint endpoint, final ByteBuf datagram, final InetSocketAddress recipient)
+    {
+        final ChannelOutboundBuffer queued = endpoint.ctx.channel().unsafe().outboundBuffer();
+        if (null == queued || 0 != queued.totalPendingWriteBytes())
+        {
+            return false; // Netty still holds datagrams for this socket: ours goes after them, through Netty
+        }
+        final int result;
+        try
+        {
+            result = sendTo.send(endpoint.fd, endpoint.ipv6Socket, datagram, recipient);
+        }
+        catch (final RuntimeException e)
+        {
+            increment(ShardCounters.NATIVE_SEND_FALLBACKS);
+            errors.record("udp shard " + index + " sendto", e);
+            return false;
+        }
+        if (0 == result)
+        {
+            datagram.release(); // release rule: sent; the reference we were given
+            increment(ShardCounters.NATIVE_SENDS);
+            return true;
+        }
+        if (UdpSendTo.DECLINED != result)
+        {
+            increment(ShardCounters.NATIVE_SEND_FALLBACKS); // EAGAIN or an error: Netty's write queues or reports it
+        }
+        return false;
     }
 
     /**
@@ -306,6 +373,12 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         final InetSocketAddress local = ctx.channel().localAddress() instanceof InetSocketAddress address ?
             address : null; // not a socket (an EmbeddedChannel in tests): answers only, nothing to index
         final Endpoint endpoint = new Endpoint(ctx, local, null == local ? null : ctx.channel().eventLoop());
+        if (null != sendTo && null != local && ctx.channel() instanceof EpollDatagramChannel epoll)
+        {
+            // The transport makes each listening socket of its address's family (UdpTransport.bind).
+            endpoint.fd = epoll.fd().intValue();
+            endpoint.ipv6Socket = local.getAddress() instanceof Inet6Address;
+        }
         ctx.channel().attr(ENDPOINT).set(endpoint);
         if (null != local)
         {
@@ -344,6 +417,10 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     public void channelInactive(final ChannelHandlerContext ctx)
     {
         final Endpoint endpoint = ctx.channel().attr(ENDPOINT).get();
+        if (null != endpoint)
+        {
+            endpoint.fd = -1; // closed: its number may be reused by any new descriptor
+        }
         if (null != endpoint && null != endpoint.local)
         {
             byLocal.remove(endpoint.local, endpoint);
@@ -374,6 +451,10 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         final InetSocketAddress local;
         final EventLoop loop;
         final HashMap<InetSocketAddress, UdpPeers.Peer> peers = new HashMap<>();
+        /** The socket's descriptor for {@link UdpSendTo}, from its activation to its close; -1 for Netty's write. */
+        int fd = -1;
+        /** True for an IPv6 socket (it takes a {@code sockaddr_in6}, IPv4 peers mapped). */
+        boolean ipv6Socket;
 
         Endpoint(final ChannelHandlerContext ctx, final InetSocketAddress local, final EventLoop loop)
         {

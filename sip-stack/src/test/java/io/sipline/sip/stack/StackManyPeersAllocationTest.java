@@ -38,9 +38,11 @@ import org.junit.jupiter.api.Test;
  * full): 200 senders × 1 port 201.6 → 26.9-29.4; 1,000 × 1 320.2 → 112.5-135.3; 1 × 100 89.1 → 11.3; 1 × 1,000 →
  * 106.3-136.3; 100 × 10 → 115.3-117.3; 1 × 1 33.3 → 25.0-28.3. With 1,000 peers what is left is Netty's per-datagram
  * objects on the listening sockets: per datagram read there, a {@code DatagramPacket} (24 B) and the sender's
- * {@code InetSocketAddress}, its holder, {@code Inet4Address} and its holder (16 + 24 + 24 + 32 B); per datagram sent
- * there, our {@code DatagramPacket} (24 B) and, in Netty's {@code Socket.sendToAddress}, the address bytes cloned
- * and mapped to IPv6 (24 + 32 B). A datagram read on a connected channel costs its {@code DatagramPacket} (24 B).
+ * {@code InetSocketAddress}, its holder, {@code Inet4Address} and its holder (16 + 24 + 24 + 32 B). A datagram sent
+ * there cost our {@code DatagramPacket} (24 B) and, in Netty's {@code Socket.sendToAddress}, the address bytes cloned
+ * and mapped to IPv6 (24 + 32 B) until the shard sent them itself with {@code sendto} through FFM
+ * ({@code UdpSendTo}, nothing allocated): 1,000 × 1 109.6 → 71.7, 1 × 1,000 121.7 → 105.7 (one round each, same
+ * busy machine). A datagram read on a connected channel costs its {@code DatagramPacket} (24 B).
  *
  * <p>{@code main} runs the measurement outside surefire for the per-class breakdown, e.g. with
  * {@code -XX:-UseTLAB} and a JFR recording of {@code jdk.ObjectAllocationOutsideTLAB}: with no TLAB every allocation
