@@ -44,7 +44,9 @@ public final class ShardCounters
     /** Datagrams sent with the shard's own sendto on a listening socket, and those it left to Netty's write. */
     static final int NATIVE_SENDS = PEERS_OPENED + 6;
     static final int NATIVE_SEND_FALLBACKS = PEERS_OPENED + 7;
-    static final int SLOTS = NATIVE_SEND_FALLBACKS + 1;
+    /** Datagrams the shard read itself with recvfrom on a listening socket. */
+    static final int NATIVE_DATAGRAMS_IN = PEERS_OPENED + 8;
+    static final int SLOTS = NATIVE_DATAGRAMS_IN + 1;
 
     private static final ParseResult[] RESULTS = ParseResult.values();
 
@@ -189,6 +191,15 @@ public final class ShardCounters
         return values[NATIVE_SEND_FALLBACKS];
     }
 
+    /**
+     * Datagrams the shard read itself with {@code recvfrom} on a listening socket (part of {@link #datagramsIn()};
+     * see {@link UdpShard}, "Reads on a listening socket").
+     */
+    public long nativeDatagramsIn()
+    {
+        return values[NATIVE_DATAGRAMS_IN];
+    }
+
     /** One line, for logs and the shutdown summary; allocates. */
     @Override
     public String toString()
@@ -217,6 +228,10 @@ public final class ShardCounters
         if (nativeSends() > 0 || nativeSendFallbacks() > 0)
         {
             sb.append(", sendto ").append(nativeSends()).append(" fallbacks ").append(nativeSendFallbacks());
+        }
+        if (nativeDatagramsIn() > 0)
+        {
+            sb.append(", recvfrom ").append(nativeDatagramsIn());
         }
         if (parseErrorsTotal() > 0)
         {

@@ -38,7 +38,8 @@ import io.sipline.sip.test.Loopback6;
 /**
  * The shard's own {@code sendto} on listening sockets ({@link UdpSendTo}, {@link UdpShard}): answers leave from the
  * port the request arrived on (RFC 3261 §18.2.2) over IPv4 and IPv6, a failed call (injected: a function of the
- * downcall's type that sets {@code errno} as the linker does) falls back to Netty's write and is counted, and every
+ * downcall's type that returns -1 as a failed sendto does; and a real one, to port 0) falls back to Netty's write
+ * and is counted, and every
  * buffer is released once, whichever way it went. Real epoll sockets on loopback; skipped where epoll or the FFM
  * downcall is unavailable. Replies are awaited with a deadline; nothing sleeps.
  */
@@ -46,8 +47,6 @@ class UdpSendToTest
 {
     private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
     private static final int TIMEOUT_MILLIS = 10_000;
-    /** Linux {@code EPERM}: what a netfilter rule that drops outgoing datagrams makes sendto return. */
-    private static final int EPERM = 1;
 
     private static final AtomicInteger CALLS = new AtomicInteger();
 
@@ -66,17 +65,17 @@ class UdpSendToTest
     }
 
     @Test
-    void shouldFallBackToNettysWriteWhenTheSocketIsFull() throws Exception
+    void shouldFallBackToNettysWriteWhenSendtoFails() throws Exception
     {
         assumeNative();
-        fallBack(UdpSendTo.EAGAIN, LOOPBACK);
+        fallBack(LOOPBACK);
     }
 
     @Test
-    void shouldFallBackToNettysWriteOnAnyOtherErrorOverIpv6() throws Exception
+    void shouldFallBackToNettysWriteWhenSendtoFailsOverIpv6() throws Exception
     {
         assumeNative();
-        fallBack(EPERM, Loopback6.orAbort());
+        fallBack(Loopback6.orAbort());
     }
 
     @Test
@@ -84,7 +83,7 @@ class UdpSendToTest
     {
         assumeNative();
         try (Shard ok = new Shard(LOOPBACK, new UdpSendTo());
-            Shard failing = new Shard(LOOPBACK, new UdpSendTo(failing(UdpSendTo.EAGAIN)));
+            Shard failing = new Shard(LOOPBACK, new UdpSendTo(failing()));
             DatagramSocket peer = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
         {
             peer.setSoTimeout(TIMEOUT_MILLIS);
@@ -118,10 +117,21 @@ class UdpSendToTest
             assertEquals("three", receive(peer));
             await(() -> 0 == heap.refCnt(), "released by Netty once written");
 
+            // The kernel refuses port 0 (EINVAL): Netty's write fails the same way, counts it, and releases.
+            final ByteBuf refused = direct("four");
+            assertTrue(ok.onLoop(() ->
+            {
+                final boolean accepted = ok.shard.sendFrom(null, refused, new InetSocketAddress(LOOPBACK, 0));
+                ok.shard.flush();
+                return accepted;
+            }));
+            await(() -> 0 == refused.refCnt(), "released by Netty once its write failed");
+            await(() -> 1 == ok.shard.snapshot().errors(), "the failed write counted");
+
             final ShardCounters okCounts = ok.shard.snapshot();
             assertEquals(1, okCounts.nativeSends());
-            assertEquals(0, okCounts.nativeSendFallbacks());
-            assertEquals(2, okCounts.responsesSent());
+            assertEquals(1, okCounts.nativeSendFallbacks());
+            assertEquals(3, okCounts.responsesSent());
             final ShardCounters failingCounts = failing.shard.snapshot();
             assertEquals(0, failingCounts.nativeSends());
             assertEquals(1, failingCounts.nativeSendFallbacks());
@@ -172,13 +182,28 @@ class UdpSendToTest
             assertEquals(0, totals.nativeSendFallbacks(), totals.toString());
             assertEquals(8, totals.responsesSent(), totals.toString());
             assertEquals(0, totals.errors(), totals.toString());
+            if (UdpRecvFrom.AVAILABLE)
+            {
+                // Read by the shards' recvfrom too (UdpRecvFromTest), one reader per listening socket.
+                assertEquals(8, totals.nativeDatagramsIn(), totals.toString());
+                for (int k = 0; k < 2; k++)
+                {
+                    final UdpShard shard = transport.shard(k);
+                    assertEquals(1, (int)transport.eventLoop(k).submit(shard::nativeReaders).get());
+                }
+            }
+            transport.close();
+            for (int k = 0; k < 2; k++)
+            {
+                assertEquals(0, transport.shard(k).nativeReaders(), "readers stopped, buffer released, at close");
+            }
         }
     }
 
-    /** A shard whose every sendto fails with {@code errno}: each answer still arrives, through Netty's write. */
-    private static void fallBack(final int errno, final InetAddress address) throws Exception
+    /** A shard whose every sendto fails: each answer still arrives, through Netty's write. */
+    private static void fallBack(final InetAddress address) throws Exception
     {
-        try (Shard shard = new Shard(address, new UdpSendTo(failing(errno)));
+        try (Shard shard = new Shard(address, new UdpSendTo(failing()));
             DatagramSocket client = new DatagramSocket(new InetSocketAddress(address, 0)))
         {
             client.setSoTimeout(TIMEOUT_MILLIS);
@@ -254,23 +279,21 @@ class UdpSendToTest
         assumeTrue(UdpSendTo.AVAILABLE, "sendto through FFM is not available here");
     }
 
-    /** A function of the downcall's type that fails every call with {@code errno}, written as the linker does. */
-    private static MethodHandle failing(final int errno) throws ReflectiveOperationException
+    /** A function of the downcall's type that fails every call as sendto does: -1 (EAGAIN, EPERM, ...). */
+    private static MethodHandle failing() throws ReflectiveOperationException
     {
         final MethodHandle fail = MethodHandles.lookup().findStatic(UdpSendToTest.class, "fail",
-            MethodType.methodType(long.class, int.class, MemorySegment.class, int.class, long.class, long.class,
-                int.class, MemorySegment.class, int.class));
-        final MethodHandle bound = MethodHandles.insertArguments(fail, 0, errno);
-        assertEquals(UdpSendTo.type(), bound.type());
-        return bound;
+            MethodType.methodType(long.class, int.class, long.class, long.class, int.class, MemorySegment.class,
+                int.class));
+        assertEquals(UdpSendTo.type(), fail.type());
+        return fail;
     }
 
     @SuppressWarnings("unused") // through failing()
-    private static long fail(final int errno, final MemorySegment callState, final int fd, final long buffer,
-        final long length, final int flags, final MemorySegment to, final int toLength)
+    private static long fail(final int fd, final long buffer, final long length, final int flags,
+        final MemorySegment to, final int toLength)
     {
         CALLS.incrementAndGet();
-        UdpSendTo.errno(callState, errno);
         return -1;
     }
 
@@ -288,7 +311,7 @@ class UdpSendToTest
         Shard(final InetAddress address, final UdpSendTo sendTo) throws Exception
         {
             shard = new UdpShard(0, StatelessResponder.factory().create(0), PooledByteBufAllocator.DEFAULT,
-                new DistinctErrors(), UdpPeerConfig.OFF, sendTo);
+                new DistinctErrors(), UdpPeerConfig.OFF, sendTo, null);
             final SocketProtocolFamily family = address instanceof java.net.Inet6Address ?
                 SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
             channel = new Bootstrap().group(group).channelFactory(() -> new EpollDatagramChannel(family))
