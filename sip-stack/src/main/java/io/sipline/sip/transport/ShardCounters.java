@@ -41,7 +41,12 @@ public final class ShardCounters
     /** Datagrams read on, and written to, connected peer channels (also counted in the totals above). */
     static final int PEER_DATAGRAMS_IN = PEERS_OPENED + 4;
     static final int PEER_DATAGRAMS_OUT = PEERS_OPENED + 5;
-    static final int SLOTS = PEER_DATAGRAMS_OUT + 1;
+    /** Datagrams sent with the shard's own sendto on a listening socket, and those it left to Netty's write. */
+    static final int NATIVE_SENDS = PEERS_OPENED + 6;
+    static final int NATIVE_SEND_FALLBACKS = PEERS_OPENED + 7;
+    /** Datagrams the shard read itself with recvfrom on a listening socket. */
+    static final int NATIVE_DATAGRAMS_IN = PEERS_OPENED + 8;
+    static final int SLOTS = NATIVE_DATAGRAMS_IN + 1;
 
     private static final ParseResult[] RESULTS = ParseResult.values();
 
@@ -169,6 +174,32 @@ public final class ShardCounters
         return values[PEER_DATAGRAMS_OUT];
     }
 
+    /**
+     * Datagrams the shard sent itself with {@code sendto} on a listening socket (part of {@link #responsesSent()};
+     * see {@link UdpShard}, "Sends on a listening socket").
+     */
+    public long nativeSends()
+    {
+        return values[NATIVE_SENDS];
+    }
+
+    /**
+     * Datagrams whose {@code sendto} failed ({@code EAGAIN} or an error) and which went on to Netty's write instead.
+     */
+    public long nativeSendFallbacks()
+    {
+        return values[NATIVE_SEND_FALLBACKS];
+    }
+
+    /**
+     * Datagrams the shard read itself with {@code recvfrom} on a listening socket (part of {@link #datagramsIn()};
+     * see {@link UdpShard}, "Reads on a listening socket").
+     */
+    public long nativeDatagramsIn()
+    {
+        return values[NATIVE_DATAGRAMS_IN];
+    }
+
     /** One line, for logs and the shutdown summary; allocates. */
     @Override
     public String toString()
@@ -193,6 +224,14 @@ public final class ShardCounters
                 .append(" unreachable ").append(peersUnreachable())
                 .append(", peer datagrams in ").append(peerDatagramsIn())
                 .append(" out ").append(peerDatagramsOut());
+        }
+        if (nativeSends() > 0 || nativeSendFallbacks() > 0)
+        {
+            sb.append(", sendto ").append(nativeSends()).append(" fallbacks ").append(nativeSendFallbacks());
+        }
+        if (nativeDatagramsIn() > 0)
+        {
+            sb.append(", recvfrom ").append(nativeDatagramsIn());
         }
         if (parseErrorsTotal() > 0)
         {

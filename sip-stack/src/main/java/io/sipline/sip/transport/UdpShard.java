@@ -14,6 +14,14 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.channel.unix.Errors;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.AttributeKey;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
@@ -46,10 +54,36 @@ import io.sipline.sip.message.SipMessageParser;
  *       STUN, parse error, handler exception. Nothing downstream sees the buffer: its bytes are copied once into the
  *       reused message's own array and parsed there, so the message outlives the release, until the next
  *       datagram reuses it.</li>
- *   <li>Outbound: {@link #send} takes ownership of the buffer it is given. It either passes it to Netty inside a
- *       {@code DatagramPacket} (Netty releases it once written or failed) or releases it itself when it cannot send.
- *       The caller never releases a buffer it has passed to {@code send}.</li>
+ *   <li>Outbound: {@link #send} takes ownership of the buffer it is given. It either passes it to Netty (inside a
+ *       {@code DatagramPacket}, or as is on a connected channel; Netty releases it once written or failed), or sends
+ *       it itself with {@code sendto} ({@link UdpSendTo}, which only borrows it) and releases it right after the
+ *       call, or releases it when it cannot send. The caller never releases a buffer it has passed to
+ *       {@code send}.</li>
  * </ul>
+ *
+ * <p><b>Sends on a listening socket</b> (a peer without a connected channel). RFC 3261 §18.2.2 (with RFC 3581 §4)
+ * sends a response from the address:port its request arrived on, so with more peers than connected channels most
+ * responses leave through the listening sockets, each to its own address. With epoll on Linux the shard writes them
+ * itself with {@code sendto(2)} through FFM ({@link UdpSendTo}: one reused native {@code sockaddr}, the payload read
+ * in place), on the listening channel's descriptor and on its event loop, at once rather than at the end of the
+ * read batch: Netty's write of a {@code DatagramPacket} allocates about 80 B per datagram (the envelope, the address
+ * cloned and mapped to IPv6). It falls back to Netty's write, counted ({@link ShardCounters#nativeSendFallbacks()}),
+ * when {@code sendto} fails ({@code EAGAIN}: the socket's send buffer is full; any other error, which Netty's write
+ * then reports as usual), and uses it without trying while Netty still has datagrams queued on that socket (so that
+ * they keep their order). With NIO, or where FFM cannot call libc, every send is Netty's.
+ *
+ * <p><b>Reads on a listening socket</b> (likewise epoll on Linux, {@link UdpRecvFrom}). Netty's read of an
+ * unconnected socket makes a {@code DatagramPacket} and four address objects per datagram (about 120 B). Instead,
+ * once a listening channel is active the shard turns its auto-read off (Netty stops reading it, and keeps it for
+ * everything else: the bind, the {@code SO_REUSEPORT} group, writes that fall back, the close), and registers a
+ * duplicate of its descriptor on the same event loop as an {@link EpollIoHandle} ({@link ListeningReader}). When the
+ * socket is readable the shard reads up to {@link #READS_PER_WAKEUP} datagrams with {@code recvfrom} into one pooled
+ * direct buffer of its own, takes each sender from {@link UdpRecvFrom#sender()} (the same object for a sender seen
+ * before), handles each exactly as {@link #channelRead} would, and flushes once at the end, as
+ * {@link #channelReadComplete} does. The registration is level-triggered: what is left after a batch is read at the
+ * loop's next turn. A failed {@code dup} or registration leaves Netty reading that socket (counted as an error).
+ * Release rule: the shard's receive buffer is never handed on (its bytes are copied into the reused message, as from
+ * Netty's), and is released when the shard's last listening channel closes.
  *
  * <p><b>Errors.</b> An exception from the parser or the handler reaches {@link #exceptionCaught}, which counts it and
  * logs each distinct error once; the channel stays open and the shard keeps serving. Nothing is logged per packet.
@@ -73,6 +107,8 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     public static final int MAX_UDP_PAYLOAD = 65_507;
 
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Datagrams read per wake-up of a listening socket read with recvfrom (Netty's default per read, too). */
+    static final int READS_PER_WAKEUP = 16;
     /** Eight longs: one cache line on each side of the counters. */
     private static final int PAD = 8;
     private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
@@ -85,6 +121,21 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private final long[] counts = new long[PAD + ShardCounters.SLOTS + PAD];
     /** Connected peer channels; null when off. */
     private final UdpPeers peers;
+    /** This shard's sendto on its listening sockets; null when Netty writes everything (NIO, not Linux, off). */
+    private final UdpSendTo sendTo;
+    /** This shard's recvfrom on its listening sockets; null when Netty reads everything (NIO, not Linux, off). */
+    private final UdpRecvFrom recvFrom;
+    /** The buffer {@link #recvFrom} reads into, while at least one listening socket is read that way. */
+    private ByteBuf receiveBuffer;
+    /**
+     * What is read and handed on of {@link #receiveBuffer}: the buffer under the leak detector's wrapper when it has
+     * one. Made while the detector runs at {@code ADVANCED} or {@code PARANOID} (tests start so), the wrapper would
+     * record a stack trace on every access for the shard's whole life (14,036 B per transaction measured in
+     * {@code StackManyPeersAllocationTest}); the wrapper itself is kept for the release, so a missing release is
+     * still reported.
+     */
+    private ByteBuf receiveView;
+    private int nativeReaders;
     private final long peerSweepNs;
     /** Every shard of the transport (for reports that concern them all); set once before the first bind. */
     private UdpShard[] all = {this};
@@ -106,12 +157,20 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors)
     {
-        this(index, handler, allocator, errors, UdpPeerConfig.OFF);
+        this(index, handler, allocator, errors, UdpPeerConfig.OFF, null, null);
     }
 
+    /**
+     * @param sendTo   the shard's own sendto on listening sockets (used only on epoll channels), or null for Netty's
+     *                 write of every datagram.
+     * @param recvFrom the shard's own recvfrom on listening sockets (epoll channels only), or null for Netty's reads.
+     */
     UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
-        final DistinctErrors errors, final UdpPeerConfig peerConfig)
+        final DistinctErrors errors, final UdpPeerConfig peerConfig, final UdpSendTo sendTo,
+        final UdpRecvFrom recvFrom)
     {
+        this.sendTo = sendTo;
+        this.recvFrom = recvFrom;
         this.index = index;
         this.handler = handler;
         this.allocator = allocator;
@@ -202,6 +261,11 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
         else if (endpoint.ctx.channel().isWritable())
         {
+            if (null != sendTo && endpoint.fd >= 0 && sendDirect(endpoint, datagram, recipient))
+            {
+                increment(ShardCounters.RESPONSES_SENT);
+                return true; // sent, and released there
+            }
             sink = endpoint;
             msg = new DatagramPacket(datagram, recipient);
         }
@@ -224,6 +288,46 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
         increment(ShardCounters.RESPONSES_SENT);
         return true;
+    }
+
+    /**
+     * Sends {@code datagram} with {@code sendto} on the listening socket of {@code endpoint} (class javadoc, "Sends on
+     * a listening socket"). Shard thread only: the endpoint's channel is on this loop, so its descriptor is open.
+     *
+     * @param datagram ownership passes here only when this returns true: it was sent and released here (release
+     *                 rule: {@link UdpSendTo#send} only borrowed it). On false it is untouched and still the
+     *                 caller's, for Netty's write.
+     * @return true when sent.
+     */
+    private boolean sendDirect(final Endpoint endpoint, final ByteBuf datagram, final InetSocketAddress recipient)
+    {
+        final ChannelOutboundBuffer queued = endpoint.ctx.channel().unsafe().outboundBuffer();
+        if (null == queued || 0 != queued.totalPendingWriteBytes())
+        {
+            return false; // Netty still holds datagrams for this socket: ours goes after them, through Netty
+        }
+        final int result;
+        try
+        {
+            result = sendTo.send(endpoint.fd, endpoint.ipv6Socket, datagram, recipient);
+        }
+        catch (final RuntimeException e)
+        {
+            increment(ShardCounters.NATIVE_SEND_FALLBACKS);
+            errors.record("udp shard " + index + " sendto", e);
+            return false;
+        }
+        if (0 == result)
+        {
+            datagram.release(); // release rule: sent; the reference we were given
+            increment(ShardCounters.NATIVE_SENDS);
+            return true;
+        }
+        if (UdpSendTo.DECLINED != result)
+        {
+            increment(ShardCounters.NATIVE_SEND_FALLBACKS); // EAGAIN or an error: Netty's write queues or reports it
+        }
+        return false;
     }
 
     /**
@@ -284,6 +388,14 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         return byLocal.size();
     }
 
+    /**
+     * The number of listening sockets this shard reads with recvfrom; shard thread only (or after its loop ended).
+     */
+    int nativeReaders()
+    {
+        return nativeReaders;
+    }
+
     /** The number of connected peer channels open or opening; shard thread only. */
     public int connectedPeers()
     {
@@ -306,7 +418,18 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         final InetSocketAddress local = ctx.channel().localAddress() instanceof InetSocketAddress address ?
             address : null; // not a socket (an EmbeddedChannel in tests): answers only, nothing to index
         final Endpoint endpoint = new Endpoint(ctx, local, null == local ? null : ctx.channel().eventLoop());
+        if ((null != sendTo || null != recvFrom) && null != local
+            && ctx.channel() instanceof EpollDatagramChannel epoll)
+        {
+            // The transport makes each listening socket of its address's family (UdpTransport.bind).
+            endpoint.fd = epoll.fd().intValue();
+            endpoint.ipv6Socket = local.getAddress() instanceof Inet6Address;
+        }
         ctx.channel().attr(ENDPOINT).set(endpoint);
+        if (null != recvFrom && endpoint.fd >= 0)
+        {
+            startReading(ctx, endpoint);
+        }
         if (null != local)
         {
             byLocal.put(local, endpoint);
@@ -344,6 +467,11 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     public void channelInactive(final ChannelHandlerContext ctx)
     {
         final Endpoint endpoint = ctx.channel().attr(ENDPOINT).get();
+        if (null != endpoint)
+        {
+            endpoint.fd = -1; // closed: its number may be reused by any new descriptor
+            stopReading(endpoint);
+        }
         if (null != endpoint && null != endpoint.local)
         {
             byLocal.remove(endpoint.local, endpoint);
@@ -374,6 +502,12 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         final InetSocketAddress local;
         final EventLoop loop;
         final HashMap<InetSocketAddress, UdpPeers.Peer> peers = new HashMap<>();
+        /** The socket's descriptor for {@link UdpSendTo}, from its activation to its close; -1 for Netty's write. */
+        int fd = -1;
+        /** True for an IPv6 socket (it takes a {@code sockaddr_in6}, IPv4 peers mapped). */
+        boolean ipv6Socket;
+        /** The recvfrom reader of this socket, from its registration to the channel's close; null for Netty's. */
+        ListeningReader reader;
 
         Endpoint(final ChannelHandlerContext ctx, final InetSocketAddress local, final EventLoop loop)
         {
@@ -406,7 +540,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                 {
                     peers.note(endpoint, packet.sender(), System.nanoTime());
                 }
-                onDatagram(endpoint, packet);
+                onDatagram(endpoint, packet.content(), packet.sender());
             }
             else
             {
@@ -420,10 +554,14 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void onDatagram(final Endpoint endpoint, final DatagramPacket packet)
+    /**
+     * One datagram read on a listening socket or a peer's channel.
+     *
+     * @param content borrowed: read here, never released or kept (its bytes are copied into the reused message).
+     */
+    private void onDatagram(final Endpoint endpoint, final ByteBuf content, final InetSocketAddress sender)
     {
         increment(ShardCounters.DATAGRAMS_IN);
-        final ByteBuf content = packet.content();
         final int kind = DatagramKind.classify(content);
         if (DatagramKind.KEEP_ALIVE == kind)
         {
@@ -437,7 +575,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             if (DatagramKind.STUN == kind)
             {
                 increment(ShardCounters.STUN);
-                answerStun(packet);
+                answerStun(content, sender);
                 return;
             }
 
@@ -452,7 +590,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                 increment(ShardCounters.PARSE_ERRORS);
                 increment(ShardCounters.BY_PARSE_RESULT + result.ordinal());
             }
-            if (!handler.onMessage(this, message, packet.sender()))
+            if (!handler.onMessage(this, message, sender))
             {
                 increment(ShardCounters.DROPPED);
             }
@@ -467,18 +605,17 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      * RFC 5626 §4.4.2, §8.4: a STUN Binding request on a SIP port is a keep-alive that wants the sender's reflexive
      * address back ({@link StunKeepAlive}); any other STUN message is dropped and counted.
      */
-    private void answerStun(final DatagramPacket packet)
+    private void answerStun(final ByteBuf content, final InetSocketAddress sender)
     {
-        final ByteBuf content = packet.content();
         final int at = content.readerIndex();
         final ByteBuf answer = StunKeepAlive.answer(allocator, content.getUnsignedShort(at), content.getInt(at + 8),
-            content.getInt(at + 12), content.getInt(at + 16), packet.sender());
+            content.getInt(at + 12), content.getInt(at + 16), sender);
         if (null == answer)
         {
             increment(ShardCounters.DROPPED);
             return;
         }
-        send(answer, packet.sender()); // ownership passes to send
+        send(answer, sender); // ownership passes to send
     }
 
     @Override
@@ -498,6 +635,205 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         // Never close the channel and never rethrow: one bad datagram must not take the shard's socket down.
         increment(ShardCounters.ERRORS);
         errors.record("udp shard " + index, cause);
+    }
+
+    /**
+     * Reads {@code endpoint}'s socket with recvfrom from now on (class javadoc, "Reads on a listening socket"): Netty's
+     * auto-read off, a duplicate descriptor registered on this loop for reads. On any failure Netty keeps reading.
+     * On this shard's loop, from {@link #channelActive}.
+     */
+    private void startReading(final ChannelHandlerContext ctx, final Endpoint endpoint)
+    {
+        if (!(ctx.channel().eventLoop() instanceof IoEventLoop loop) || !loop.isCompatible(ListeningReader.class))
+        {
+            return;
+        }
+        if (null == receiveBuffer)
+        {
+            final ByteBuf buffer = allocator.directBuffer(UdpTransport.RECEIVE_BUFFER_BYTES,
+                UdpTransport.RECEIVE_BUFFER_BYTES);
+            if (!buffer.hasMemoryAddress())
+            {
+                buffer.release(); // the allocator's buffers cannot be read into in place: Netty keeps reading
+                return;
+            }
+            receiveBuffer = buffer;
+            final ByteBuf unwrapped = buffer.unwrap();
+            receiveView = null == unwrapped ? buffer : unwrapped;
+        }
+        final int copy = recvFrom.dup(endpoint.fd);
+        if (copy < 0)
+        {
+            readerFailed(new java.io.IOException("dup of a listening socket failed, errno " + -copy));
+            return;
+        }
+        final ListeningReader reader = new ListeningReader(endpoint, copy);
+        endpoint.reader = reader;
+        nativeReaders++;
+        ctx.channel().config().setAutoRead(false); // Netty stops reading this socket; the reader does
+        loop.register(reader).addListener(registered ->
+        {
+            if (registered.isSuccess() && endpoint.reader == reader)
+            {
+                reader.registration = (IoRegistration)registered.getNow();
+                reader.registration.submit(EpollIoOps.EPOLLIN); // level-triggered: a batch left over comes again
+            }
+            else
+            {
+                if (endpoint.reader == reader && null != endpoint.ctx && endpoint.fd >= 0)
+                {
+                    endpoint.ctx.channel().config().setAutoRead(true); // Netty reads it again
+                }
+                stopReading(endpoint);
+                reader.closeDescriptor();
+                if (!registered.isSuccess())
+                {
+                    readerFailed(registered.cause());
+                }
+            }
+        });
+    }
+
+    /** Stops {@code endpoint}'s recvfrom reader, if it has one; on this shard's loop. */
+    private void stopReading(final Endpoint endpoint)
+    {
+        final ListeningReader reader = endpoint.reader;
+        if (null == reader)
+        {
+            return;
+        }
+        endpoint.reader = null;
+        if (null != reader.registration)
+        {
+            reader.registration.cancel(); // on this loop: removed from epoll at once
+        }
+        reader.closeDescriptor();
+        if (0 == --nativeReaders && null != receiveBuffer)
+        {
+            receiveBuffer.release(); // release rule (class javadoc): the last reader is gone
+            receiveBuffer = null;
+            receiveView = null;
+        }
+    }
+
+    private void readerFailed(final Throwable cause)
+    {
+        increment(ShardCounters.ERRORS);
+        errors.record("udp shard " + index + " recvfrom reader", cause);
+    }
+
+    /** The socket of {@code reader} is readable: reads a batch (class javadoc, "Reads on a listening socket"). */
+    private void onReadable(final ListeningReader reader)
+    {
+        final Endpoint endpoint = reader.endpoint;
+        final ByteBuf buffer = receiveView;
+        if (endpoint.reader != reader || null == buffer)
+        {
+            return; // stopped meanwhile
+        }
+        for (int i = 0; i < READS_PER_WAKEUP; i++)
+        {
+            int n;
+            try
+            {
+                n = recvFrom.receive(reader.fd.intValue(), buffer);
+                if (n < 0 && 0 == i)
+                {
+                    // Readable, yet the first read failed: ask again, for the reason. A failure that ends a batch is
+                    // taken for EAGAIN (nothing left); were it an error, the socket stays readable and the next
+                    // wake-up's first read reports it here.
+                    n = recvFrom.receiveOrErrno(reader.fd.intValue(), buffer);
+                    if (n < 0 && -n != UdpRecvFrom.EAGAIN)
+                    {
+                        readerFailed(new java.io.IOException("recvfrom on a listening socket failed, errno " + -n));
+                    }
+                }
+            }
+            catch (final RuntimeException e)
+            {
+                readerFailed(e);
+                break;
+            }
+            if (n < 0)
+            {
+                break;
+            }
+            increment(ShardCounters.NATIVE_DATAGRAMS_IN);
+            try
+            {
+                final InetSocketAddress sender = recvFrom.sender();
+                if (null == sender)
+                {
+                    increment(ShardCounters.DROPPED); // neither IPv4 nor IPv6: nothing to answer
+                    continue;
+                }
+                if (null != peers)
+                {
+                    peers.note(endpoint, sender, System.nanoTime());
+                }
+                onDatagram(endpoint, buffer, sender);
+            }
+            catch (final RuntimeException e)
+            {
+                // As exceptionCaught does for Netty's reads: counted, logged once, the shard keeps serving.
+                increment(ShardCounters.ERRORS);
+                errors.record("udp shard " + index, e);
+            }
+        }
+        if (dirtyCount > 0)
+        {
+            flush(); // one flush per batch, as channelReadComplete does
+        }
+    }
+
+    /**
+     * The epoll handle of one listening socket read with recvfrom: a duplicate of the channel's descriptor, registered
+     * on the shard's loop (Netty keys registrations by descriptor number, so it does not clash with the channel's).
+     * Owned by the shard's loop.
+     */
+    private final class ListeningReader implements EpollIoHandle
+    {
+        final Endpoint endpoint;
+        final FileDescriptor fd;
+        IoRegistration registration;
+
+        ListeningReader(final Endpoint endpoint, final int fd)
+        {
+            this.endpoint = endpoint;
+            this.fd = new FileDescriptor(fd);
+        }
+
+        @Override
+        public FileDescriptor fd()
+        {
+            return fd;
+        }
+
+        @Override
+        public void handle(final IoRegistration registration, final IoEvent event)
+        {
+            onReadable(this);
+        }
+
+        /** Closes the duplicate descriptor (the socket stays open through the channel's); idempotent. */
+        void closeDescriptor()
+        {
+            try
+            {
+                fd.close();
+            }
+            catch (final java.io.IOException e)
+            {
+                readerFailed(e);
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            // The loop shuts down with the registration still there: let go of the duplicate.
+            closeDescriptor();
+        }
     }
 
     /**
@@ -593,7 +929,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                 {
                     peers.touch(peer, System.nanoTime());
                     increment(ShardCounters.PEER_DATAGRAMS_IN);
-                    onDatagram(peer.endpoint, packet);
+                    onDatagram(peer.endpoint, packet.content(), packet.sender());
                 }
                 else
                 {

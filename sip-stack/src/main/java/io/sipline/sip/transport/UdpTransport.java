@@ -65,6 +65,20 @@ public final class UdpTransport implements AutoCloseable
     public static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     /** How long {@link #close()} waits for the loops to stop. */
     public static final long DEFAULT_CLOSE_MILLIS = 5_000;
+    /**
+     * System property: {@code false} makes every datagram on a listening socket go through Netty's write instead of
+     * the shard's own {@code sendto} ({@link UdpSendTo}; see {@link UdpShard}, "Sends on a listening socket").
+     */
+    public static final String SENDTO_PROP_NAME = "sipline.udp.sendto";
+    /** {@link #SENDTO_PROP_NAME}'s default: on wherever it can be (epoll on Linux, FFM able to call libc). */
+    public static final boolean SENDTO_DEFAULT = true;
+    /**
+     * System property: {@code false} leaves the listening sockets to Netty's reads instead of the shard's own
+     * {@code recvfrom} ({@link UdpRecvFrom}; see {@link UdpShard}, "Reads on a listening socket").
+     */
+    public static final String RECVFROM_PROP_NAME = "sipline.udp.recvfrom";
+    /** {@link #RECVFROM_PROP_NAME}'s default: on wherever it can be. */
+    public static final boolean RECVFROM_DEFAULT = true;
 
     private static final Logger LOG = System.getLogger("io.sipline.sip.transport");
 
@@ -91,9 +105,14 @@ public final class UdpTransport implements AutoCloseable
         // Handlers first: a factory that throws leaves no thread behind.
         // Connected peer channels need SO_REUSEPORT (epoll): NIO has one socket per address:port.
         final UdpPeerConfig peers = epoll ? config.peers() : UdpPeerConfig.OFF;
+        final boolean sendTo = epoll && UdpSendTo.AVAILABLE
+            && Boolean.parseBoolean(System.getProperty(SENDTO_PROP_NAME, Boolean.toString(SENDTO_DEFAULT)));
+        final boolean recvFrom = epoll && UdpRecvFrom.AVAILABLE
+            && Boolean.parseBoolean(System.getProperty(RECVFROM_PROP_NAME, Boolean.toString(RECVFROM_DEFAULT)));
         for (int k = 0; k < n; k++)
         {
-            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors, peers);
+            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors, peers, sendTo ? new UdpSendTo() : null,
+                recvFrom ? new UdpRecvFrom() : null);
         }
         for (final UdpShard shard : shards)
         {

@@ -38,9 +38,14 @@ import org.junit.jupiter.api.Test;
  * full): 200 senders × 1 port 201.6 → 26.9-29.4; 1,000 × 1 320.2 → 112.5-135.3; 1 × 100 89.1 → 11.3; 1 × 1,000 →
  * 106.3-136.3; 100 × 10 → 115.3-117.3; 1 × 1 33.3 → 25.0-28.3. With 1,000 peers what is left is Netty's per-datagram
  * objects on the listening sockets: per datagram read there, a {@code DatagramPacket} (24 B) and the sender's
- * {@code InetSocketAddress}, its holder, {@code Inet4Address} and its holder (16 + 24 + 24 + 32 B); per datagram sent
- * there, our {@code DatagramPacket} (24 B) and, in Netty's {@code Socket.sendToAddress}, the address bytes cloned
- * and mapped to IPv6 (24 + 32 B). A datagram read on a connected channel costs its {@code DatagramPacket} (24 B).
+ * {@code InetSocketAddress}, its holder, {@code Inet4Address} and its holder (16 + 24 + 24 + 32 B). A datagram sent
+ * there cost our {@code DatagramPacket} (24 B) and, in Netty's {@code Socket.sendToAddress}, the address bytes cloned
+ * and mapped to IPv6 (24 + 32 B) until the shard sent them itself with {@code sendto} through FFM
+ * ({@code UdpSendTo}, nothing allocated): 1,000 × 1 109.6 → 71.7, 1 × 1,000 121.7 → 105.7 (one round each, same
+ * busy machine); and the datagrams read there cost nothing once the shard read them itself with {@code recvfrom}
+ * ({@code UdpRecvFrom}, senders cached): 1,000 × 1 → 12.4, 1 × 1,000 → 20.6, 100 × 10 → 22.5, 200 × 1 → 13.2, 1 × 100
+ * → 31.0, 1 × 1 → 37.2. A datagram read on a connected channel still costs Netty's {@code DatagramPacket} (24 B): with
+ * connected channels off, 200 × 1 gives 6.6 and 1 × 1 10.7.
  *
  * <p>{@code main} runs the measurement outside surefire for the per-class breakdown, e.g. with
  * {@code -XX:-UseTLAB} and a JFR recording of {@code jdk.ObjectAllocationOutsideTLAB}: with no TLAB every allocation
@@ -58,7 +63,10 @@ class StackManyPeersAllocationTest
     private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(200);
     /** Issue 3 §7's target; the measured values are in the class javadoc. */
     private static final double MAX_BYTES_PER_TRANSACTION = 64;
-    /** 1,000 peers: 115-117 B measured (class javadoc), 320 B before the peer table stopped churning. */
+    /**
+     * 1,000 peers when Netty reads the listening sockets (no recvfrom through FFM here): 115-117 B measured (class
+     * javadoc), 320 B before the peer table stopped churning. With the shard's own recvfrom the target holds.
+     */
     private static final double MAX_BYTES_PER_TRANSACTION_OVER_CAP = 180;
 
     /** 200 peers on one port: fewer than a shard's channels, so every one gets its own (issue 3 §7's 64 B). */
@@ -71,16 +79,18 @@ class StackManyPeersAllocationTest
     }
 
     /**
-     * 1,000 peers (100 senders on 10 ports): more than a shard's channels. Half the datagrams still come through the
-     * listening sockets with Netty's envelope and address (class javadoc), so this bounds what is left rather than
-     * meeting the target; and a shard keeps its busy channels instead of closing and reopening them in turn.
+     * 1,000 peers (100 senders on 10 ports): more than a shard's channels, so half the datagrams come through the
+     * listening sockets. Read and answered there with the shard's own recvfrom and sendto, they meet issue 3 §7's
+     * 64 B; where Netty reads them (class javadoc) this bounds what is left instead. A shard keeps its busy channels
+     * instead of closing and reopening them in turn.
      */
     @Test
     void shouldKeepItsChannelsAndBoundAllocationWith1000Peers() throws Exception
     {
         final Result r = measure(100, 10, WARM_UP, MEASURED, UdpPeerConfig.DEFAULT);
         System.out.println(r);
-        assertTrue(r.perTx() <= MAX_BYTES_PER_TRANSACTION_OVER_CAP, "bytes per stateful transaction: " + r);
+        assertTrue(r.perTx() <= (r.nativeDatagramsIn() > 0 ? MAX_BYTES_PER_TRANSACTION
+            : MAX_BYTES_PER_TRANSACTION_OVER_CAP), "bytes per stateful transaction: " + r);
         assertEquals(0, r.peersClosed(), "channels closed for other busy peers: " + r);
     }
 
@@ -115,8 +125,8 @@ class StackManyPeersAllocationTest
 
     /** One measurement: bytes per transaction and what the transport did meanwhile. */
     record Result(int senders, int ports, boolean peerChannels, long transactions, long bytes, long datagramsIn,
-        long peerDatagramsIn, long peersOpened, long peersClosed, long handoffs, long retransmitted, java.time.Instant from,
-        java.time.Instant to)
+        long peerDatagramsIn, long nativeDatagramsIn, long peersOpened, long peersClosed, long handoffs,
+        long retransmitted, java.time.Instant from, java.time.Instant to)
     {
         double perTx()
         {
@@ -127,9 +137,10 @@ class StackManyPeersAllocationTest
         public String toString()
         {
             return String.format("stateful OPTIONS, 2 shards, %d senders x %d ports, peer channels %s: %d transactions,"
-                + " %d bytes, %.1f B/tx, datagrams in %d (%d on connected peer channels), peer channels opened %d "
-                + "closed %d, hand-overs %d, requests sent again %d; measured from %s to %s", senders, ports,
-                peerChannels ? "on" : "off", transactions, bytes, perTx(), datagramsIn, peerDatagramsIn, peersOpened,
+                + " %d bytes, %.1f B/tx, datagrams in %d (%d on connected peer channels, %d read with recvfrom), peer"
+                + " channels opened %d closed %d, hand-overs %d, requests sent again %d; measured from %s to %s",
+                senders, ports, peerChannels ? "on" : "off", transactions, bytes, perTx(), datagramsIn, peerDatagramsIn,
+                nativeDatagramsIn, peersOpened,
                 peersClosed, handoffs, retransmitted, from, to);
         }
     }
@@ -179,7 +190,8 @@ class StackManyPeersAllocationTest
             assertTrue(stats.others.get() >= 2L * warmUp + measured, "transactions: " + stats.others.get());
             return new Result(senders, ports, peers.enabled(), measured, bytes,
                 udp.datagramsIn() - udpBefore.datagramsIn(), udp.peerDatagramsIn() - udpBefore.peerDatagramsIn(),
-                udp.peersOpened() - udpBefore.peersOpened(), udp.peersClosed() - udpBefore.peersClosed(),
+                udp.nativeDatagramsIn() - udpBefore.nativeDatagramsIn(), udp.peersOpened() - udpBefore.peersOpened(),
+                udp.peersClosed() - udpBefore.peersClosed(),
                 stack.handoffs() - handoffsBefore,
                 load.retransmitted - retransmittedBefore, from, to);
         }
