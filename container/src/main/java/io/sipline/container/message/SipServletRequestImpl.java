@@ -106,6 +106,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private String branchSuffix;
     /** Where to send when not where the top Route or Request-URI says (a strict router, RFC 3261 §16.6 step 6). */
     private String nextHopUri;
+    /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
+    private boolean relayed;
 
     private SipServletRequestImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
         final InetSocketAddress local)
@@ -418,6 +420,21 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         nextHopUri = uri;
     }
 
+    /**
+     * Whether this received request is being forwarded as it is by the container (a subsequent request of a
+     * record-routed dialog whose servlet did not ask for its proxy): it is on a client transaction of its own, and the
+     * responses to it go back on its server transaction.
+     */
+    public boolean isRelayed()
+    {
+        return relayed;
+    }
+
+    public void relayed(final boolean value)
+    {
+        relayed = value;
+    }
+
     public String branchSuffix()
     {
         return branchSuffix;
@@ -577,6 +594,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         if (null != proxy)
         {
+            return proxy;
+        }
+        if (relayed)
+        {
+            // the container already forwards this subsequent request: its proxy, as started, made on first use
+            proxy = session.host().proxyFor(this);
             return proxy;
         }
         if (!incoming)

@@ -61,6 +61,32 @@ public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
         request.branchSuffix("." + proxy.loopHash());
     }
 
+    /**
+     * The one branch of a relayed subsequent request's proxy ({@link ProxyImpl#relayed}): the received request
+     * itself, already sent by {@link ProxyRelay}.
+     */
+    ProxyBranchImpl(final ProxyImpl proxy, final SipServletRequestImpl relayed)
+    {
+        this.proxy = proxy;
+        this.target = relayed.getRequestURI();
+        this.parent = null;
+        this.request = relayed;
+        this.started = true;
+        final SipServletResponseImpl answered = relayed.finalResponse();
+        this.response = answered;
+        this.done = null != answered;
+    }
+
+    /** A response to the relayed request of this branch (the relay forwards it; the branch only records it). */
+    void onRelayed(final SipServletResponseImpl r)
+    {
+        if (!done)
+        {
+            response = r;
+            done = r.getStatus() >= 200;
+        }
+    }
+
     URI target()
     {
         return target;

@@ -81,6 +81,8 @@ public final class ProxyImpl implements Proxy
     private boolean forwarded2xx;
     /** The best response is with the servlet (doResponse). */
     private boolean deciding;
+    /** The request is forwarded as it is by {@link ProxyRelay}; this proxy only describes it. */
+    private boolean relay;
 
     /**
      * @param subsequent a request in a dialog this container record-routed as a proxy.
@@ -102,9 +104,37 @@ public final class ProxyImpl implements Proxy
         }
     }
 
+    /**
+     * The proxy of a subsequent request the container already forwards as it is ({@link ProxyRelay}), made when the
+     * application asks for it: started, with one branch that is the request itself; no other branch can be added.
+     */
+    public static ProxyImpl relayed(final SipServletRequestImpl request, final ShardHost host)
+    {
+        final ProxyImpl p = new ProxyImpl(request, host, true);
+        p.relay = true;
+        p.started = true;
+        final ProxyBranchImpl branch = new ProxyBranchImpl(p, request);
+        p.branches.add(branch);
+        p.all.add(branch);
+        p.finished = null != request.finalResponse();
+        return p;
+    }
+
     // ================================================================================================================
     // Container view
     // ================================================================================================================
+
+    /** A response the relay of this proxy's request forwards: recorded on its branch, marked as proxied. */
+    void onRelayed(final SipServletResponseImpl response)
+    {
+        final ProxyBranchImpl branch = all.get(0);
+        branch.onRelayed(response);
+        response.proxied(this, branch, false);
+        if (response.getStatus() >= 200)
+        {
+            finished = true;
+        }
+    }
 
     SipSessionImpl session()
     {
@@ -474,6 +504,10 @@ public final class ProxyImpl implements Proxy
 
     private void checkCanBranch()
     {
+        if (relay)
+        {
+            throw new IllegalStateException("the container already proxies this subsequent request on its route");
+        }
         if (cancelled)
         {
             throw new IllegalStateException("the proxy was cancelled");
