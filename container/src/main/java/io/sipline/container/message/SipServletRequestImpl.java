@@ -217,6 +217,36 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         return Ascii.indexOf(headers.bytes(), uriStart, uriEnd, what) >= 0;
     }
 
+    /**
+     * {@code seed} mixed (FNV-1a steps) with each character of the Request-URI, as loop detection hashes it; as
+     * received and ASCII, read in place, so that no String is made.
+     */
+    public int mixRequestUri(final int seed)
+    {
+        int x = seed;
+        if (null == requestUri && null == requestUriText && uriStart >= 0)
+        {
+            final byte[] b = headers.bytes();
+            int i = uriStart;
+            while (i < uriEnd && b[i] >= 0)
+            {
+                x = (x ^ b[i]) * 0x01000193;
+                i++;
+            }
+            if (i == uriEnd)
+            {
+                return x;
+            }
+            x = seed; // not ASCII: the characters of the decoded text, as for a URI given as text
+        }
+        final String text = requestUriText();
+        for (int i = 0; i < text.length(); i++)
+        {
+            x = (x ^ text.charAt(i)) * 0x01000193;
+        }
+        return x;
+    }
+
     public String requestUriText()
     {
         if (null != requestUri)

@@ -58,7 +58,7 @@ public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
         this.timeoutSeconds = null == from ? 0 : from.timeoutSeconds;
         this.request = SipServletRequestImpl.forwardOf(proxy.original(), target.toString());
         request.proxyBranch(this);
-        request.branchSuffix("." + proxy.loopHash());
+        request.branchSuffix(proxy.branchSuffix());
     }
 
     /**

@@ -52,13 +52,16 @@ public final class ProxyImpl implements Proxy
     private final SipSessionImpl session;
     private final ShardHost host;
     private final boolean subsequent;
-    /** The suffix of our Via branches (RFC 3261 §16.6 step 8) for the request as received. */
-    private final String loopHash;
+    /** The suffix of our Via branches (RFC 3261 §16.6 step 8) for the request as received: a dot and its hash. */
+    private final String branchSuffix;
     private final List<ProxyBranchImpl> branches = new ArrayList<>(2);
-    /** Every branch ever made, recursed ones too (in-flight checks and duplicate targets). */
-    private final List<ProxyBranchImpl> all = new ArrayList<>(2);
-    /** A sequential search's branches not started yet. */
-    private final ArrayDeque<ProxyBranchImpl> waiting = new ArrayDeque<>(2);
+    /**
+     * Every branch ever made, recursed ones too (in-flight checks and duplicate targets); null while that is
+     * {@link #branches} (no 3xx was recursed on).
+     */
+    private List<ProxyBranchImpl> all;
+    /** A sequential search's branches not started yet; made on first use (a parallel proxy has none). */
+    private ArrayDeque<ProxyBranchImpl> waiting;
     private final ResponseContext context = new ResponseContext();
 
     private boolean parallel = true;
@@ -93,7 +96,7 @@ public final class ProxyImpl implements Proxy
         this.session = original.sessionImpl();
         this.host = host;
         this.subsequent = subsequent;
-        this.loopHash = LoopDetection.hash(original);
+        this.branchSuffix = LoopDetection.branchSuffix(original);
         if (!subsequent)
         {
             session.proxy(this);
@@ -115,7 +118,6 @@ public final class ProxyImpl implements Proxy
         p.started = true;
         final ProxyBranchImpl branch = new ProxyBranchImpl(p, request);
         p.branches.add(branch);
-        p.all.add(branch);
         p.finished = null != request.finalResponse();
         return p;
     }
@@ -127,7 +129,7 @@ public final class ProxyImpl implements Proxy
     /** A response the relay of this proxy's request forwards: recorded on its branch, marked as proxied. */
     void onRelayed(final SipServletResponseImpl response)
     {
-        final ProxyBranchImpl branch = all.get(0);
+        final ProxyBranchImpl branch = branches.get(0);
         branch.onRelayed(response);
         response.proxied(this, branch, false);
         if (response.getStatus() >= 200)
@@ -146,9 +148,38 @@ public final class ProxyImpl implements Proxy
         return host;
     }
 
-    String loopHash()
+    /** What our Via branches end with: a dot and the loop-detection hash of the request as received. */
+    String branchSuffix()
     {
-        return loopHash;
+        return branchSuffix;
+    }
+
+    /** Every branch ever made, recursed ones too. */
+    private List<ProxyBranchImpl> all()
+    {
+        return null == all ? branches : all;
+    }
+
+    private boolean hasWaiting()
+    {
+        return null != waiting && !waiting.isEmpty();
+    }
+
+    private void clearWaiting()
+    {
+        if (null != waiting)
+        {
+            waiting.clear();
+        }
+    }
+
+    private ArrayDeque<ProxyBranchImpl> waiting()
+    {
+        if (null == waiting)
+        {
+            waiting = new ArrayDeque<>(4);
+        }
+        return waiting;
     }
 
     SipServletRequestImpl original()
@@ -214,7 +245,7 @@ public final class ProxyImpl implements Proxy
             return;
         }
         cancelled = true;
-        waiting.clear();
+        clearWaiting();
         cancelPending(null, null);
         checkDone();
     }
@@ -261,7 +292,7 @@ public final class ProxyImpl implements Proxy
             response.proxied(this, branch, false);
             if (!forwarded2xx && !noCancel)
             {
-                waiting.clear();
+                clearWaiting();
                 cancelPending(branch, "SIP;cause=200;text=\"Call completed elsewhere\"");
             }
             forwarded2xx = true;
@@ -292,13 +323,13 @@ public final class ProxyImpl implements Proxy
         if (status >= 600)
         {
             global = true;
-            waiting.clear();
+            clearWaiting();
             if (!noCancel)
             {
                 cancelPending(branch, null);
             }
         }
-        if (supervised && keep && (inFlight(false) || !waiting.isEmpty()))
+        if (supervised && keep && (inFlight(false) || hasWaiting()))
         {
             response.proxied(this, branch, true); // doBranchResponse: an intermediate final response
             host.deliver(session, null, response, this::advance);
@@ -354,6 +385,10 @@ public final class ProxyImpl implements Proxy
             if (null == branchFor(uri))
             {
                 final ProxyBranchImpl child = new ProxyBranchImpl(this, uri, branch);
+                if (null == all)
+                {
+                    all = new ArrayList<>(branches);
+                }
                 all.add(child);
                 made.add(child);
             }
@@ -374,7 +409,7 @@ public final class ProxyImpl implements Proxy
         {
             for (int i = made.size() - 1; i >= 0; i--)
             {
-                waiting.addFirst(made.get(i));
+                waiting().addFirst(made.get(i));
             }
         }
         return usable == contacts.size();
@@ -392,7 +427,7 @@ public final class ProxyImpl implements Proxy
 
     private void startNextIfIdle()
     {
-        while (!waiting.isEmpty() && !inFlight(true) && !cancelled && !global && !isFinished())
+        while (hasWaiting() && !inFlight(true) && !cancelled && !global && !isFinished())
         {
             waiting.poll().start();
         }
@@ -404,8 +439,10 @@ public final class ProxyImpl implements Proxy
      */
     private boolean inFlight(final boolean forSearch)
     {
-        for (final ProxyBranchImpl b : all)
+        final List<ProxyBranchImpl> every = all();
+        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
         {
+            final ProxyBranchImpl b = every.get(i);
             if (b.isStarted() && !b.isDone() && !(forSearch && b.isTimedOut()))
             {
                 return true;
@@ -417,7 +454,7 @@ public final class ProxyImpl implements Proxy
     /** §16.7 step 6, when every branch completed: the best response upstream (supervised: doResponse first). */
     private void checkDone()
     {
-        if (isFinished() || deciding || inFlight(false) || !waiting.isEmpty())
+        if (isFinished() || deciding || inFlight(false) || hasWaiting())
         {
             return;
         }
@@ -440,7 +477,7 @@ public final class ProxyImpl implements Proxy
         host.deliver(session, null, best, () ->
         {
             deciding = false;
-            if (isFinished() || inFlight(false) || !waiting.isEmpty())
+            if (isFinished() || inFlight(false) || hasWaiting())
             {
                 return; // the application proxied again in doResponse, or a 2xx came meanwhile
             }
@@ -481,8 +518,10 @@ public final class ProxyImpl implements Proxy
     /** CANCELs every branch still going but {@code except} (RFC 3261 §16.7 step 10, §16.10). */
     private void cancelPending(final ProxyBranchImpl except, final String reason)
     {
-        for (final ProxyBranchImpl b : all)
+        final List<ProxyBranchImpl> every = all();
+        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
         {
+            final ProxyBranchImpl b = every.get(i);
             if (b != except && b.isStarted() && !b.isDone())
             {
                 b.cancelBranch(reason);
@@ -492,8 +531,10 @@ public final class ProxyImpl implements Proxy
 
     ProxyBranchImpl branchFor(final URI uri)
     {
-        for (final ProxyBranchImpl b : all)
+        final List<ProxyBranchImpl> every = all();
+        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
         {
+            final ProxyBranchImpl b = every.get(i);
             if (b.target().equals(uri))
             {
                 return b;
@@ -548,7 +589,10 @@ public final class ProxyImpl implements Proxy
             }
             final ProxyBranchImpl b = new ProxyBranchImpl(this, uri, null);
             branches.add(b);
-            all.add(b);
+            if (null != all)
+            {
+                all.add(b);
+            }
             made.add(b);
         }
         return made;
@@ -573,7 +617,7 @@ public final class ProxyImpl implements Proxy
             {
                 if (!b.isStarted())
                 {
-                    waiting.add(b);
+                    waiting().add(b);
                 }
             }
             startNextIfIdle();
@@ -616,7 +660,7 @@ public final class ProxyImpl implements Proxy
         onShard(() ->
         {
             cancelled = true;
-            waiting.clear();
+            clearWaiting();
             cancelPending(null, reason);
             checkDone();
         });
@@ -870,6 +914,6 @@ public final class ProxyImpl implements Proxy
     @Override
     public String toString()
     {
-        return "Proxy[" + original + ", " + all.size() + " branches" + (isFinished() ? ", finished" : "") + "]";
+        return "Proxy[" + original + ", " + all().size() + " branches" + (isFinished() ? ", finished" : "") + "]";
     }
 }
