@@ -81,8 +81,6 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     private SipServletResponseImpl finalResponse;
     private boolean provisionalReceived;
-    private SipServletRequestImpl pendingCancel;
-    private SipServletRequestImpl cancelled;
     private SipServletRequestImpl linked;
     private SipServletResponseImpl last2xx;
     private SipServletRequestImpl ack;
@@ -92,10 +90,10 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private URI subscriberUri;
     private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
     private Serializable stateInfo;
-    private Address poppedRoute;
-    /** The popped Route's text until {@link #getPoppedRoute()} parses it (most applications never ask). */
-    private String poppedRouteText;
-    /** Or where that text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when asked. */
+    /**
+     * Where the popped Route's text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when
+     * asked; or -1. As text or as an Address (JSR 289 §15.5), the popped Route is in the extras.
+     */
     private long poppedRouteSpan = -1;
 
     /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
@@ -104,8 +102,6 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private ProxyBranch proxyBranch;
     /** Appended to the branch of our Via (a proxy's loop-detection hash, RFC 3261 §16.6 item 8), or null. */
     private String branchSuffix;
-    /** Where to send when not where the top Route or Request-URI says (a strict router, RFC 3261 §16.6 step 6). */
-    private String nextHopUri;
     /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
     private boolean relayed;
 
@@ -293,18 +289,23 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
     public SipServletRequestImpl pendingCancel()
     {
-        return pendingCancel;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.pendingCancel;
     }
 
     public void pendingCancel(final SipServletRequestImpl cancel)
     {
-        pendingCancel = cancel;
+        if (null != cancel || null != extrasIfAny())
+        {
+            extras().pendingCancel = cancel;
+        }
     }
 
     /** For a CANCEL: the INVITE it cancels. */
     public SipServletRequestImpl cancelled()
     {
-        return cancelled;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.cancelled;
     }
 
     public SipServletRequestImpl linked()
@@ -381,16 +382,18 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     public void poppedRoute(final Address route)
     {
-        poppedRoute = route;
-        poppedRouteText = null;
+        final Extras x = extras();
+        x.poppedRoute = route;
+        x.poppedRouteText = null;
         poppedRouteSpan = -1;
     }
 
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
     public void poppedRoute(final String routeValue)
     {
-        poppedRoute = null;
-        poppedRouteText = routeValue;
+        final Extras x = extras();
+        x.poppedRoute = null;
+        x.poppedRouteText = routeValue;
         poppedRouteSpan = -1;
     }
 
@@ -400,8 +403,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
      */
     public void poppedRouteSpan(final long span)
     {
-        poppedRoute = null;
-        poppedRouteText = null;
+        final Extras x = extrasIfAny();
+        if (null != x)
+        {
+            x.poppedRoute = null;
+            x.poppedRouteText = null;
+        }
         poppedRouteSpan = span;
     }
 
@@ -442,12 +449,16 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     public String nextHopUri()
     {
-        return nextHopUri;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.nextHopUri;
     }
 
     public void nextHopUri(final String uri)
     {
-        nextHopUri = uri;
+        if (null != uri || null != extrasIfAny())
+        {
+            extras().nextHopUri = uri;
+        }
     }
 
     /**
@@ -588,7 +599,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         h.insert(h.size(), "CSeq", cseqNumber() + " CANCEL");
         final SipServletRequestImpl cancel = outgoing("CANCEL", requestUriText(), h);
         cancel.session = session;
-        cancel.cancelled = this;
+        cancel.extras().cancelled = this;
         return cancel;
     }
 
@@ -717,25 +728,32 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public Address getPoppedRoute()
     {
-        if (null == poppedRoute && null == poppedRouteText && poppedRouteSpan >= 0)
+        Extras x = extrasIfAny();
+        if ((null == x || null == x.poppedRoute && null == x.poppedRouteText) && poppedRouteSpan >= 0)
         {
             final int start = (int)(poppedRouteSpan >>> 32);
-            poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start, StandardCharsets.UTF_8);
+            x = extras();
+            x.poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start,
+                StandardCharsets.UTF_8);
             poppedRouteSpan = -1;
         }
-        if (null == poppedRoute && null != poppedRouteText)
+        if (null == x)
+        {
+            return null;
+        }
+        if (null == x.poppedRoute && null != x.poppedRouteText)
         {
             try
             {
-                poppedRoute = AddressCodec.address(poppedRouteText);
+                x.poppedRoute = AddressCodec.address(x.poppedRouteText);
             }
             catch (final ServletParseException e)
             {
-                poppedRoute = null;
+                x.poppedRoute = null;
             }
-            poppedRouteText = null;
+            x.poppedRouteText = null;
         }
-        return poppedRoute;
+        return x.poppedRoute;
     }
 
     @Override
