@@ -567,22 +567,30 @@ public final class ProxyImpl implements Proxy
         }
     }
 
-    private List<ProxyBranchImpl> make(final List<? extends URI> targets)
+    /**
+     * Adds a branch for each target not tried yet (indexed loops: no iterator, no list of its own).
+     *
+     * @return where the new branches begin in {@link #branches}.
+     */
+    private int make(final List<? extends URI> targets)
     {
         if (null == targets)
         {
             throw new NullPointerException("targets");
         }
-        final List<ProxyBranchImpl> made = new ArrayList<>(targets.size());
-        for (final URI uri : targets)
+        final int n = targets.size();
+        for (int i = 0; i < n; i++)
         {
+            final URI uri = targets.get(i);
             if (null == uri || !uri.isSipURI())
             {
                 throw new IllegalArgumentException("a proxy target must be a sip or sips URI: " + uri);
             }
         }
-        for (final URI uri : targets)
+        final int from = branches.size();
+        for (int i = 0; i < n; i++)
         {
+            final URI uri = targets.get(i);
             if (null != branchFor(uri))
             {
                 continue; // a target is tried once (RFC 3261 §16.5)
@@ -593,18 +601,20 @@ public final class ProxyImpl implements Proxy
             {
                 all.add(b);
             }
-            made.add(b);
         }
-        return made;
+        return from;
     }
 
-    private void start(final List<ProxyBranchImpl> toStart)
+    /** Starts the branches from index {@code from} of {@link #branches} that are not started yet. */
+    private void start(final int from)
     {
         started = true;
+        final int n = branches.size();
         if (parallel)
         {
-            for (final ProxyBranchImpl b : toStart)
+            for (int i = from; i < n; i++)
             {
+                final ProxyBranchImpl b = branches.get(i);
                 if (!b.isStarted())
                 {
                     b.start();
@@ -613,8 +623,9 @@ public final class ProxyImpl implements Proxy
         }
         else
         {
-            for (final ProxyBranchImpl b : toStart)
+            for (int i = from; i < n; i++)
             {
+                final ProxyBranchImpl b = branches.get(i);
                 if (!b.isStarted())
                 {
                     waiting().add(b);
@@ -672,7 +683,8 @@ public final class ProxyImpl implements Proxy
         return host.callAndWait(() ->
         {
             checkCanBranch();
-            return Collections.unmodifiableList(new ArrayList<>(make(targets)));
+            final int from = make(targets);
+            return Collections.unmodifiableList(new ArrayList<>(branches.subList(from, branches.size())));
         });
     }
 
@@ -682,12 +694,11 @@ public final class ProxyImpl implements Proxy
         host.callAndWait(() ->
         {
             checkCanBranch();
-            final List<ProxyBranchImpl> toStart = new ArrayList<>(branches);
-            if (toStart.stream().allMatch(ProxyBranchImpl::isStarted))
+            if (branches.stream().allMatch(ProxyBranchImpl::isStarted))
             {
                 throw new IllegalStateException("no branch to start: createProxyBranches first");
             }
-            start(toStart);
+            start(0);
             return null;
         });
     }
