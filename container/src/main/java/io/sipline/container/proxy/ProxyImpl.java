@@ -706,6 +706,12 @@ public final class ProxyImpl implements Proxy
     @Override
     public void proxyTo(final List<? extends URI> targets)
     {
+        if (host.onShardThread())
+        {
+            checkCanBranch(); // the usual case, a servlet on its shard: no task to hand over
+            start(make(targets));
+            return;
+        }
         host.callAndWait(() ->
         {
             checkCanBranch();
