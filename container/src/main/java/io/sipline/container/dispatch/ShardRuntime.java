@@ -35,6 +35,7 @@ import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.proxy.LoopDetection;
 import io.sipline.container.proxy.ProxyBranchImpl;
 import io.sipline.container.proxy.ProxyImpl;
+import io.sipline.container.proxy.ProxyRelay;
 import io.sipline.container.proxy.ProxyRoutes;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.session.ReliableProvisionals;
@@ -411,7 +412,10 @@ public final class ShardRuntime implements SipListener, ShardHost
             logOnce("ack-no-route", "an ACK has no route (" + why + "); dropped", null);
             return;
         }
-        request.sessionImpl().begin(request);
+        if (!request.isRelayed()) // a relayed request is already the session's (its server transaction)
+        {
+            request.sessionImpl().begin(request);
+        }
         failRequest(request, 503, "Service Unavailable (" + why + ")");
     }
 
@@ -425,6 +429,11 @@ public final class ShardRuntime implements SipListener, ShardHost
         request.branch(branch);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
         MessageWriter.writeRequest(out, request, via(branch));
+        if (request.isRelayed())
+        {
+            sendRelayed(request, out, destination);
+            return;
+        }
         request.addresses(destination, null);
         if ("ACK".equals(method))
         {
@@ -442,6 +451,22 @@ public final class ShardRuntime implements SipListener, ShardHost
         tx.attachment(request);
         request.transaction(tx);
         afterSend(session);
+    }
+
+    /**
+     * A received request a proxy forwards as it is ({@link ProxyRelay}): on a client transaction that carries the
+     * relay, while the request keeps its server transaction and its addresses for the responses going back.
+     */
+    private void sendRelayed(final SipServletRequestImpl request, final ByteBuf out,
+        final InetSocketAddress destination)
+    {
+        final ClientTransaction tx = shard.sendRequest(out, destination);
+        if (null == tx)
+        {
+            failRequest(request, 503, "Service Unavailable (the request was refused by the transaction layer)");
+            return;
+        }
+        tx.attachment(new ProxyRelay(request, tx));
     }
 
     /**
@@ -1287,6 +1312,11 @@ public final class ShardRuntime implements SipListener, ShardHost
             sendQuietly(request, 483, "Too Many Hops");
             return;
         }
+        if (ProxyRelay.applies(request))
+        {
+            ProxyRelay.start(this, request); // the received request itself, no proxy object (JSR 289 allows it)
+            return;
+        }
         ProxyImpl proxy = request.proxy() instanceof ProxyImpl p ? p : null;
         if (null == proxy)
         {
@@ -1465,9 +1495,19 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onResponse(final SipShard s, final ClientTransaction tx, final SipMessage response)
     {
-        if (tx.attachment() instanceof RoutedOut relay)
+        if (tx.attachment() instanceof RoutedOut routed)
         {
-            relay.onResponse(shard, response, tx.peer(), local(), via(relay.branch()));
+            routed.onResponse(shard, response, tx.peer(), local(), via(routed.branch()));
+            return;
+        }
+        if (tx.attachment() instanceof ProxyRelay relay)
+        {
+            if (relay.isOf(tx) && 100 != response.statusCode()) // 100 Trying is hop by hop
+            {
+                final SipServletRequestImpl request = relay.request();
+                ProxyRelay.onResponse(this, request, SipServletResponseImpl.received(response, request, tx.peer(),
+                    local()));
+            }
             return;
         }
         if (!(tx.attachment() instanceof SipServletRequestImpl request) || request.transaction() != tx)
@@ -1500,6 +1540,11 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     private void deliverResponse(final SipServletRequestImpl request, final SipServletResponseImpl response)
     {
+        if (request.isRelayed())
+        {
+            ProxyRelay.onResponse(this, request, response); // the container's own 408 or 503 to a relayed request
+            return;
+        }
         final int status = response.getStatus();
         if (request.proxyBranch() instanceof ProxyBranchImpl branch)
         {
@@ -1749,9 +1794,14 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onTimeout(final SipShard s, final Transaction tx, final char timer)
     {
-        if (tx.isClient() && tx.attachment() instanceof RoutedOut relay)
+        if (tx.isClient() && tx.attachment() instanceof RoutedOut routed)
         {
-            relay.fail(shard, 408, "Request Timeout", newTagOnShard()); // RFC 3261 §16.8
+            routed.fail(shard, 408, "Request Timeout", newTagOnShard()); // RFC 3261 §16.8
+            return;
+        }
+        if (tx.attachment() instanceof ProxyRelay relay && relay.isOf(tx))
+        {
+            failRequest(relay.request(), 408, "Request Timeout");
             return;
         }
         if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
@@ -1764,10 +1814,15 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public void onTransportError(final SipShard s, final Transaction tx)
     {
-        if (tx.isClient() && tx.attachment() instanceof RoutedOut relay)
+        if (tx.isClient() && tx.attachment() instanceof RoutedOut routed)
         {
-            relay.fail(shard, 500, "Server Internal Error (transport error towards the next hop)", newTagOnShard());
+            routed.fail(shard, 500, "Server Internal Error (transport error towards the next hop)", newTagOnShard());
             return; // RFC 3261 §16.9: a 503 of the branch, which §16.7 step 6 sends on as 500
+        }
+        if (tx.attachment() instanceof ProxyRelay relay && relay.isOf(tx))
+        {
+            failRequest(relay.request(), 503, "Service Unavailable (transport error)");
+            return;
         }
         if (tx.isClient() && tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && null == request.finalResponse() && !"CANCEL".equals(request.getMethod()))
@@ -1887,7 +1942,8 @@ public final class ShardRuntime implements SipListener, ShardHost
     @Override
     public Proxy proxyFor(final SipServletRequestImpl request)
     {
-        return new ProxyImpl(request, this, !request.isInitial());
+        return request.isRelayed() ? ProxyImpl.relayed(request, this)
+            : new ProxyImpl(request, this, !request.isInitial());
     }
 
     /**

@@ -50,6 +50,7 @@ public final class MessageHeaders
     /** HeaderName ordinal per entry (one byte: fewer than 128 known names). */
     private byte[] kinds;
     private char[] span;
+    /** The value texts (see above); made on first use: a message that is only relayed never needs it. */
     private String[] values;
     /** Names of extension headers added by edits (lazily made); base extension names are read from their spans. */
     private String[] names;
@@ -59,7 +60,6 @@ public final class MessageHeaders
         this.bytes = bytes;
         this.kinds = new byte[capacity];
         this.span = new char[capacity * SPAN];
-        this.values = new String[capacity];
     }
 
     /** An empty header section (a request made by the container), over no base bytes. */
@@ -103,7 +103,7 @@ public final class MessageHeaders
             }
             // beyond what a char holds (a header section over 64 KiB, which only TCP can carry): kept as text
             h.span[s] = h.span[s + 1] = h.span[s + 2] = h.span[s + 3] = TEXT;
-            h.values[i] = unfold(bytes, valueStart, valueEnd);
+            h.values()[i] = unfold(bytes, valueStart, valueEnd);
             if (HeaderName.UNKNOWN.ordinal() == h.kinds[i])
             {
                 if (null == h.names)
@@ -157,12 +157,12 @@ public final class MessageHeaders
     /** The value of entry {@code i} (folding replaced by one space, RFC 3261 §7.3.1); cached. */
     public String value(final int i)
     {
-        String v = values[i];
+        String v = null == values ? null : values[i];
         if (null == v)
         {
             final int s = i * SPAN;
             v = unfold(bytes, span[s + 2], span[s + 3]);
-            values[i] = v;
+            values()[i] = v;
         }
         return v;
     }
@@ -422,7 +422,7 @@ public final class MessageHeaders
     /** Replaces the value of entry {@code i}. */
     public void setValue(final int i, final String value)
     {
-        values[i] = value;
+        values()[i] = value;
         span[i * SPAN + 2] = TEXT;
     }
 
@@ -459,7 +459,7 @@ public final class MessageHeaders
             }
             names[i] = name;
         }
-        values[i] = value;
+        values()[i] = value;
         final int s = i * SPAN;
         span[s] = span[s + 1] = span[s + 2] = span[s + 3] = TEXT;
     }
@@ -482,7 +482,10 @@ public final class MessageHeaders
         final int j = open(count);
         kinds[j] = from.kinds[i];
         System.arraycopy(from.span, i * SPAN, span, j * SPAN, SPAN);
-        values[j] = from.values[i];
+        if (null != from.values && null != from.values[i])
+        {
+            values()[j] = from.values[i];
+        }
         if (null != from.names && null != from.names[i])
         {
             if (null == names)
@@ -566,6 +569,15 @@ public final class MessageHeaders
         out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
+    private String[] values()
+    {
+        if (null == values)
+        {
+            values = new String[kinds.length];
+        }
+        return values;
+    }
+
     private int open(final int at)
     {
         if (count == kinds.length)
@@ -573,7 +585,10 @@ public final class MessageHeaders
             final int n = Math.max(4, count * 2);
             kinds = Arrays.copyOf(kinds, n);
             span = Arrays.copyOf(span, n * SPAN);
-            values = Arrays.copyOf(values, n);
+            if (null != values)
+            {
+                values = Arrays.copyOf(values, n);
+            }
             if (null != names)
             {
                 names = Arrays.copyOf(names, n);
@@ -595,7 +610,10 @@ public final class MessageHeaders
         }
         kinds[to] = kinds[from];
         System.arraycopy(span, from * SPAN, span, to * SPAN, SPAN);
-        values[to] = values[from];
+        if (null != values)
+        {
+            values[to] = values[from];
+        }
         if (null != names)
         {
             names[to] = names[from];
@@ -607,7 +625,10 @@ public final class MessageHeaders
         for (int i = newCount; i < count; i++)
         {
             kinds[i] = 0;
-            values[i] = null;
+            if (null != values)
+            {
+                values[i] = null;
+            }
             if (null != names)
             {
                 names[i] = null;

@@ -59,12 +59,45 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     protected boolean committed;
     protected InetSocketAddress remote;
     protected InetSocketAddress local;
-    private Map<String, Object> attributes;
-    private String characterEncoding;
-    private HeaderForm headerForm = HeaderForm.DEFAULT;
-    private Address fromAddress;
-    private Address toAddress;
+    /** What few messages use, or null until one of its fields is set. */
+    private Extras extras;
     private SipPrincipal principal;
+
+    /**
+     * The state few messages need, made on first use, so that every message holds one reference instead of one per
+     * field (DESIGN.md memory rules: a proxied call makes nine messages): JSR 289 attributes, a character encoding, a
+     * header form, the From/To {@code Address} objects; for a request, its CANCEL links, the popped Route as text or
+     * Address, and a strict router's next hop.
+     */
+    static final class Extras
+    {
+        Map<String, Object> attributes;
+        String characterEncoding;
+        HeaderForm headerForm = HeaderForm.DEFAULT;
+        Address fromAddress;
+        Address toAddress;
+        SipServletRequestImpl pendingCancel;
+        SipServletRequestImpl cancelled;
+        Address poppedRoute;
+        String poppedRouteText;
+        String nextHopUri;
+    }
+
+    /** The extras, made now if the message had none. */
+    final Extras extras()
+    {
+        if (null == extras)
+        {
+            extras = new Extras();
+        }
+        return extras;
+    }
+
+    /** The extras, or null when none was ever needed. */
+    final Extras extrasIfAny()
+    {
+        return extras;
+    }
 
     /** A received message: headers and body over one exact copy of its bytes. */
     protected SipServletMessageImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
@@ -379,21 +412,23 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public Address getFrom()
     {
-        if (null == fromAddress)
+        final Extras x = extras();
+        if (null == x.fromAddress)
         {
-            fromAddress = partyAddress(HeaderName.FROM);
+            x.fromAddress = partyAddress(HeaderName.FROM);
         }
-        return fromAddress;
+        return x.fromAddress;
     }
 
     @Override
     public Address getTo()
     {
-        if (null == toAddress)
+        final Extras x = extras();
+        if (null == x.toAddress)
         {
-            toAddress = partyAddress(HeaderName.TO);
+            x.toAddress = partyAddress(HeaderName.TO);
         }
-        return toAddress;
+        return x.toAddress;
     }
 
     private Address partyAddress(final HeaderName k)
@@ -424,16 +459,21 @@ public abstract class SipServletMessageImpl implements SipServletMessage
      */
     public void syncParties()
     {
-        if (null != fromAddress && !incoming)
+        final Extras x = extras;
+        if (null == x)
         {
-            headers.setValue(headers.find(HeaderName.FROM, 0), fromAddress.toString());
+            return;
         }
-        if (null != toAddress && !incoming)
+        if (null != x.fromAddress && !incoming)
         {
-            headers.setValue(headers.find(HeaderName.TO, 0), toAddress.toString());
+            headers.setValue(headers.find(HeaderName.FROM, 0), x.fromAddress.toString());
         }
-        fromAddress = null;
-        toAddress = null;
+        if (null != x.toAddress && !incoming)
+        {
+            headers.setValue(headers.find(HeaderName.TO, 0), x.toAddress.toString());
+        }
+        x.fromAddress = null;
+        x.toAddress = null;
     }
 
     @Override
@@ -492,13 +532,16 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public HeaderForm getHeaderForm()
     {
-        return headerForm;
+        return null == extras ? HeaderForm.DEFAULT : extras.headerForm;
     }
 
     @Override
     public void setHeaderForm(final HeaderForm form)
     {
-        headerForm = null == form ? HeaderForm.DEFAULT : form;
+        if (null != form && HeaderForm.DEFAULT != form || null != extras)
+        {
+            extras().headerForm = null == form ? HeaderForm.DEFAULT : form;
+        }
     }
 
     // ================================================================================================================
@@ -611,7 +654,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         String name = null == contentType ? null : HeaderText.param(contentType, "charset");
         if (null == name)
         {
-            name = characterEncoding;
+            name = null == extras ? null : extras.characterEncoding;
         }
         if (null == name || name.isEmpty())
         {
@@ -632,7 +675,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         final String type = getContentType();
         final String fromType = null == type ? null : HeaderText.param(type, "charset");
-        return null != fromType ? fromType : characterEncoding;
+        return null != fromType ? fromType : null == extras ? null : extras.characterEncoding;
     }
 
     /** Sets the encoding of text content without a charset parameter; false when the JDK does not know it. */
@@ -642,7 +685,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             return false;
         }
-        characterEncoding = enc;
+        if (null != enc || null != extras)
+        {
+            extras().characterEncoding = enc;
+        }
         return true;
     }
 
@@ -711,14 +757,14 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             throw new NullPointerException("name");
         }
-        return null == attributes ? null : attributes.get(name);
+        return null == extras || null == extras.attributes ? null : extras.attributes.get(name);
     }
 
     @Override
     public Enumeration<String> getAttributeNames()
     {
-        return null == attributes ? Collections.emptyEnumeration()
-            : Collections.enumeration(new ArrayList<>(attributes.keySet()));
+        return null == extras || null == extras.attributes ? Collections.emptyEnumeration()
+            : Collections.enumeration(new ArrayList<>(extras.attributes.keySet()));
     }
 
     @Override
@@ -728,19 +774,20 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             throw new NullPointerException(null == name ? "name" : "value");
         }
-        if (null == attributes)
+        final Extras x = extras();
+        if (null == x.attributes)
         {
-            attributes = new HashMap<>(4);
+            x.attributes = new HashMap<>(4);
         }
-        attributes.put(name, o);
+        x.attributes.put(name, o);
     }
 
     @Override
     public void removeAttribute(final String name)
     {
-        if (null != attributes)
+        if (null != extras && null != extras.attributes)
         {
-            attributes.remove(name);
+            extras.attributes.remove(name);
         }
     }
 

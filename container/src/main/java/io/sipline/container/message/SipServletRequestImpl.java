@@ -81,8 +81,6 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     private SipServletResponseImpl finalResponse;
     private boolean provisionalReceived;
-    private SipServletRequestImpl pendingCancel;
-    private SipServletRequestImpl cancelled;
     private SipServletRequestImpl linked;
     private SipServletResponseImpl last2xx;
     private SipServletRequestImpl ack;
@@ -92,10 +90,10 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private URI subscriberUri;
     private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
     private Serializable stateInfo;
-    private Address poppedRoute;
-    /** The popped Route's text until {@link #getPoppedRoute()} parses it (most applications never ask). */
-    private String poppedRouteText;
-    /** Or where that text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when asked. */
+    /**
+     * Where the popped Route's text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when
+     * asked; or -1. As text or as an Address (JSR 289 §15.5), the popped Route is in the extras.
+     */
     private long poppedRouteSpan = -1;
 
     /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
@@ -104,8 +102,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private ProxyBranch proxyBranch;
     /** Appended to the branch of our Via (a proxy's loop-detection hash, RFC 3261 §16.6 item 8), or null. */
     private String branchSuffix;
-    /** Where to send when not where the top Route or Request-URI says (a strict router, RFC 3261 §16.6 step 6). */
-    private String nextHopUri;
+    /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
+    private boolean relayed;
 
     private SipServletRequestImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
         final InetSocketAddress local)
@@ -215,6 +213,36 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         return Ascii.indexOf(headers.bytes(), uriStart, uriEnd, what) >= 0;
     }
 
+    /**
+     * {@code seed} mixed (FNV-1a steps) with each character of the Request-URI, as loop detection hashes it; as
+     * received and ASCII, read in place, so that no String is made.
+     */
+    public int mixRequestUri(final int seed)
+    {
+        int x = seed;
+        if (null == requestUri && null == requestUriText && uriStart >= 0)
+        {
+            final byte[] b = headers.bytes();
+            int i = uriStart;
+            while (i < uriEnd && b[i] >= 0)
+            {
+                x = (x ^ b[i]) * 0x01000193;
+                i++;
+            }
+            if (i == uriEnd)
+            {
+                return x;
+            }
+            x = seed; // not ASCII: the characters of the decoded text, as for a URI given as text
+        }
+        final String text = requestUriText();
+        for (int i = 0; i < text.length(); i++)
+        {
+            x = (x ^ text.charAt(i)) * 0x01000193;
+        }
+        return x;
+    }
+
     public String requestUriText()
     {
         if (null != requestUri)
@@ -261,18 +289,23 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
     public SipServletRequestImpl pendingCancel()
     {
-        return pendingCancel;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.pendingCancel;
     }
 
     public void pendingCancel(final SipServletRequestImpl cancel)
     {
-        pendingCancel = cancel;
+        if (null != cancel || null != extrasIfAny())
+        {
+            extras().pendingCancel = cancel;
+        }
     }
 
     /** For a CANCEL: the INVITE it cancels. */
     public SipServletRequestImpl cancelled()
     {
-        return cancelled;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.cancelled;
     }
 
     public SipServletRequestImpl linked()
@@ -349,16 +382,18 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     public void poppedRoute(final Address route)
     {
-        poppedRoute = route;
-        poppedRouteText = null;
+        final Extras x = extras();
+        x.poppedRoute = route;
+        x.poppedRouteText = null;
         poppedRouteSpan = -1;
     }
 
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
     public void poppedRoute(final String routeValue)
     {
-        poppedRoute = null;
-        poppedRouteText = routeValue;
+        final Extras x = extras();
+        x.poppedRoute = null;
+        x.poppedRouteText = routeValue;
         poppedRouteSpan = -1;
     }
 
@@ -368,8 +403,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
      */
     public void poppedRouteSpan(final long span)
     {
-        poppedRoute = null;
-        poppedRouteText = null;
+        final Extras x = extrasIfAny();
+        if (null != x)
+        {
+            x.poppedRoute = null;
+            x.poppedRouteText = null;
+        }
         poppedRouteSpan = span;
     }
 
@@ -410,12 +449,31 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     public String nextHopUri()
     {
-        return nextHopUri;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.nextHopUri;
     }
 
     public void nextHopUri(final String uri)
     {
-        nextHopUri = uri;
+        if (null != uri || null != extrasIfAny())
+        {
+            extras().nextHopUri = uri;
+        }
+    }
+
+    /**
+     * Whether this received request is being forwarded as it is by the container (a subsequent request of a
+     * record-routed dialog whose servlet did not ask for its proxy): it is on a client transaction of its own, and the
+     * responses to it go back on its server transaction.
+     */
+    public boolean isRelayed()
+    {
+        return relayed;
+    }
+
+    public void relayed(final boolean value)
+    {
+        relayed = value;
     }
 
     public String branchSuffix()
@@ -541,7 +599,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         h.insert(h.size(), "CSeq", cseqNumber() + " CANCEL");
         final SipServletRequestImpl cancel = outgoing("CANCEL", requestUriText(), h);
         cancel.session = session;
-        cancel.cancelled = this;
+        cancel.extras().cancelled = this;
         return cancel;
     }
 
@@ -577,6 +635,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         if (null != proxy)
         {
+            return proxy;
+        }
+        if (relayed)
+        {
+            // the container already forwards this subsequent request: its proxy, as started, made on first use
+            proxy = session.host().proxyFor(this);
             return proxy;
         }
         if (!incoming)
@@ -664,25 +728,32 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public Address getPoppedRoute()
     {
-        if (null == poppedRoute && null == poppedRouteText && poppedRouteSpan >= 0)
+        Extras x = extrasIfAny();
+        if ((null == x || null == x.poppedRoute && null == x.poppedRouteText) && poppedRouteSpan >= 0)
         {
             final int start = (int)(poppedRouteSpan >>> 32);
-            poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start, StandardCharsets.UTF_8);
+            x = extras();
+            x.poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start,
+                StandardCharsets.UTF_8);
             poppedRouteSpan = -1;
         }
-        if (null == poppedRoute && null != poppedRouteText)
+        if (null == x)
+        {
+            return null;
+        }
+        if (null == x.poppedRoute && null != x.poppedRouteText)
         {
             try
             {
-                poppedRoute = AddressCodec.address(poppedRouteText);
+                x.poppedRoute = AddressCodec.address(x.poppedRouteText);
             }
             catch (final ServletParseException e)
             {
-                poppedRoute = null;
+                x.poppedRoute = null;
             }
-            poppedRouteText = null;
+            x.poppedRouteText = null;
         }
-        return poppedRoute;
+        return x.poppedRoute;
     }
 
     @Override

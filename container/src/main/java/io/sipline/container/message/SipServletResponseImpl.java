@@ -14,6 +14,7 @@ import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.Rel100Exception;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
+import javax.servlet.sip.TooManyHopsException;
 
 import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.ShardHost;
@@ -136,6 +137,17 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         r.proxy = received.proxy;
         r.proxyBranch = received.proxyBranch;
         return r;
+    }
+
+    /**
+     * Makes this received response the one a proxy sends upstream itself (a relayed subsequent request's, RFC 3261
+     * §16.7 step 9): written without the top Via (ours), on its request's server transaction, not retransmitted by
+     * us. Nothing is copied.
+     */
+    public void relayUpstream()
+    {
+        forwarded = true;
+        skippedHeader = headers.find(HeaderName.VIA, 0);
     }
 
     /** The header entry the writer leaves out (our Via in a relayed response), or -1. */
@@ -503,13 +515,37 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     @Override
     public Proxy getProxy()
     {
+        relayedProxy();
         return proxy;
     }
 
     @Override
     public ProxyBranch getProxyBranch()
     {
+        relayedProxy();
         return proxyBranch;
+    }
+
+    /**
+     * A response to a subsequent request the container relayed without a proxy object: the request's proxy and its
+     * one branch are made now that the application asks (JSR 289 §10.2.4: a proxied response has both).
+     */
+    private void relayedProxy()
+    {
+        if (null != proxy || !request.isRelayed())
+        {
+            return;
+        }
+        try
+        {
+            proxy = request.getProxy();
+        }
+        catch (final TooManyHopsException e)
+        {
+            return; // not for a relayed request: its Max-Forwards was above 0
+        }
+        final List<ProxyBranch> branches = proxy.getProxyBranches();
+        proxyBranch = branches.isEmpty() ? null : branches.get(0);
     }
 
     @Override

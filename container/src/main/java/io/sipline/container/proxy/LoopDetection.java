@@ -1,5 +1,7 @@
 package io.sipline.container.proxy;
 
+import java.nio.charset.StandardCharsets;
+
 import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
@@ -26,38 +28,51 @@ public final class LoopDetection
      */
     public static String hash(final SipServletRequestImpl request)
     {
+        return hex(mixAll(request), false);
+    }
+
+    /**
+     * What a proxy's Via branches for {@code request} end with (RFC 3261 §16.6 step 8): a dot and {@link #hash}, as
+     * one String.
+     */
+    public static String branchSuffix(final SipServletRequestImpl request)
+    {
+        return hex(mixAll(request), true);
+    }
+
+    private static int mixAll(final SipServletRequestImpl request)
+    {
         final MessageHeaders h = request.headers();
-        int x = mix(0x2545F491, request.requestUriText());
+        int x = (request.mixRequestUri(0x2545F491) ^ 0xFF) * 0x01000193;
         x = mixHeader(x, h, h.find(HeaderName.FROM, 0));
         x = mixHeader(x, h, h.find(HeaderName.TO, 0));
         x = mixHeader(x, h, h.find(HeaderName.CALL_ID, 0));
         x = (x ^ (int)request.cseqNumber()) * 0x01000193;
         x = mixHeader(x, h, h.find("Proxy-Require", 0));
         x = mixHeader(x, h, h.find("Proxy-Authorization", 0));
-        final char[] hex = new char[8];
-        for (int i = 7; i >= 0; i--)
-        {
-            hex[i] = HEX[x & 0xF];
-            x >>>= 4;
-        }
-        return new String(hex);
+        return x;
     }
 
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    /** The eight hex digits of {@code x}, after a dot when {@code dotted}. */
+    private static String hex(final int x, final boolean dotted)
+    {
+        final int at = dotted ? 1 : 0;
+        final byte[] hex = new byte[8 + at];
+        hex[0] = '.';
+        int v = x;
+        for (int i = 7; i >= 0; i--)
+        {
+            hex[at + i] = HEX[v & 0xF];
+            v >>>= 4;
+        }
+        return new String(hex, StandardCharsets.US_ASCII);
+    }
+
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private static int mixHeader(final int seed, final MessageHeaders h, final int i)
     {
         return ((i < 0 ? seed : h.mixValue(i, seed)) ^ 0xFF) * 0x01000193; // a separator between the parts
-    }
-
-    private static int mix(final int seed, final String s)
-    {
-        int x = seed;
-        for (int i = 0; i < s.length(); i++)
-        {
-            x = (x ^ s.charAt(i)) * 0x01000193;
-        }
-        return (x ^ 0xFF) * 0x01000193;
     }
 
     /**

@@ -58,7 +58,33 @@ public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
         this.timeoutSeconds = null == from ? 0 : from.timeoutSeconds;
         this.request = SipServletRequestImpl.forwardOf(proxy.original(), target.toString());
         request.proxyBranch(this);
-        request.branchSuffix("." + proxy.loopHash());
+        request.branchSuffix(proxy.branchSuffix());
+    }
+
+    /**
+     * The one branch of a relayed subsequent request's proxy ({@link ProxyImpl#relayed}): the received request
+     * itself, already sent by {@link ProxyRelay}.
+     */
+    ProxyBranchImpl(final ProxyImpl proxy, final SipServletRequestImpl relayed)
+    {
+        this.proxy = proxy;
+        this.target = relayed.getRequestURI();
+        this.parent = null;
+        this.request = relayed;
+        this.started = true;
+        final SipServletResponseImpl answered = relayed.finalResponse();
+        this.response = answered;
+        this.done = null != answered;
+    }
+
+    /** A response to the relayed request of this branch (the relay forwards it; the branch only records it). */
+    void onRelayed(final SipServletResponseImpl r)
+    {
+        if (!done)
+        {
+            response = r;
+            done = r.getStatus() >= 200;
+        }
     }
 
     URI target()

@@ -52,13 +52,16 @@ public final class ProxyImpl implements Proxy
     private final SipSessionImpl session;
     private final ShardHost host;
     private final boolean subsequent;
-    /** The suffix of our Via branches (RFC 3261 §16.6 step 8) for the request as received. */
-    private final String loopHash;
+    /** The suffix of our Via branches (RFC 3261 §16.6 step 8) for the request as received: a dot and its hash. */
+    private final String branchSuffix;
     private final List<ProxyBranchImpl> branches = new ArrayList<>(2);
-    /** Every branch ever made, recursed ones too (in-flight checks and duplicate targets). */
-    private final List<ProxyBranchImpl> all = new ArrayList<>(2);
-    /** A sequential search's branches not started yet. */
-    private final ArrayDeque<ProxyBranchImpl> waiting = new ArrayDeque<>(2);
+    /**
+     * Every branch ever made, recursed ones too (in-flight checks and duplicate targets); null while that is
+     * {@link #branches} (no 3xx was recursed on).
+     */
+    private List<ProxyBranchImpl> all;
+    /** A sequential search's branches not started yet; made on first use (a parallel proxy has none). */
+    private ArrayDeque<ProxyBranchImpl> waiting;
     private final ResponseContext context = new ResponseContext();
 
     private boolean parallel = true;
@@ -81,6 +84,8 @@ public final class ProxyImpl implements Proxy
     private boolean forwarded2xx;
     /** The best response is with the servlet (doResponse). */
     private boolean deciding;
+    /** The request is forwarded as it is by {@link ProxyRelay}; this proxy only describes it. */
+    private boolean relay;
 
     /**
      * @param subsequent a request in a dialog this container record-routed as a proxy.
@@ -91,7 +96,7 @@ public final class ProxyImpl implements Proxy
         this.session = original.sessionImpl();
         this.host = host;
         this.subsequent = subsequent;
-        this.loopHash = LoopDetection.hash(original);
+        this.branchSuffix = LoopDetection.branchSuffix(original);
         if (!subsequent)
         {
             session.proxy(this);
@@ -102,9 +107,36 @@ public final class ProxyImpl implements Proxy
         }
     }
 
+    /**
+     * The proxy of a subsequent request the container already forwards as it is ({@link ProxyRelay}), made when the
+     * application asks for it: started, with one branch that is the request itself; no other branch can be added.
+     */
+    public static ProxyImpl relayed(final SipServletRequestImpl request, final ShardHost host)
+    {
+        final ProxyImpl p = new ProxyImpl(request, host, true);
+        p.relay = true;
+        p.started = true;
+        final ProxyBranchImpl branch = new ProxyBranchImpl(p, request);
+        p.branches.add(branch);
+        p.finished = null != request.finalResponse();
+        return p;
+    }
+
     // ================================================================================================================
     // Container view
     // ================================================================================================================
+
+    /** A response the relay of this proxy's request forwards: recorded on its branch, marked as proxied. */
+    void onRelayed(final SipServletResponseImpl response)
+    {
+        final ProxyBranchImpl branch = branches.get(0);
+        branch.onRelayed(response);
+        response.proxied(this, branch, false);
+        if (response.getStatus() >= 200)
+        {
+            finished = true;
+        }
+    }
 
     SipSessionImpl session()
     {
@@ -116,9 +148,38 @@ public final class ProxyImpl implements Proxy
         return host;
     }
 
-    String loopHash()
+    /** What our Via branches end with: a dot and the loop-detection hash of the request as received. */
+    String branchSuffix()
     {
-        return loopHash;
+        return branchSuffix;
+    }
+
+    /** Every branch ever made, recursed ones too. */
+    private List<ProxyBranchImpl> all()
+    {
+        return null == all ? branches : all;
+    }
+
+    private boolean hasWaiting()
+    {
+        return null != waiting && !waiting.isEmpty();
+    }
+
+    private void clearWaiting()
+    {
+        if (null != waiting)
+        {
+            waiting.clear();
+        }
+    }
+
+    private ArrayDeque<ProxyBranchImpl> waiting()
+    {
+        if (null == waiting)
+        {
+            waiting = new ArrayDeque<>(4);
+        }
+        return waiting;
     }
 
     SipServletRequestImpl original()
@@ -184,7 +245,7 @@ public final class ProxyImpl implements Proxy
             return;
         }
         cancelled = true;
-        waiting.clear();
+        clearWaiting();
         cancelPending(null, null);
         checkDone();
     }
@@ -231,7 +292,7 @@ public final class ProxyImpl implements Proxy
             response.proxied(this, branch, false);
             if (!forwarded2xx && !noCancel)
             {
-                waiting.clear();
+                clearWaiting();
                 cancelPending(branch, "SIP;cause=200;text=\"Call completed elsewhere\"");
             }
             forwarded2xx = true;
@@ -262,13 +323,13 @@ public final class ProxyImpl implements Proxy
         if (status >= 600)
         {
             global = true;
-            waiting.clear();
+            clearWaiting();
             if (!noCancel)
             {
                 cancelPending(branch, null);
             }
         }
-        if (supervised && keep && (inFlight(false) || !waiting.isEmpty()))
+        if (supervised && keep && (inFlight(false) || hasWaiting()))
         {
             response.proxied(this, branch, true); // doBranchResponse: an intermediate final response
             host.deliver(session, null, response, this::advance);
@@ -324,6 +385,10 @@ public final class ProxyImpl implements Proxy
             if (null == branchFor(uri))
             {
                 final ProxyBranchImpl child = new ProxyBranchImpl(this, uri, branch);
+                if (null == all)
+                {
+                    all = new ArrayList<>(branches);
+                }
                 all.add(child);
                 made.add(child);
             }
@@ -344,7 +409,7 @@ public final class ProxyImpl implements Proxy
         {
             for (int i = made.size() - 1; i >= 0; i--)
             {
-                waiting.addFirst(made.get(i));
+                waiting().addFirst(made.get(i));
             }
         }
         return usable == contacts.size();
@@ -362,7 +427,7 @@ public final class ProxyImpl implements Proxy
 
     private void startNextIfIdle()
     {
-        while (!waiting.isEmpty() && !inFlight(true) && !cancelled && !global && !isFinished())
+        while (hasWaiting() && !inFlight(true) && !cancelled && !global && !isFinished())
         {
             waiting.poll().start();
         }
@@ -374,8 +439,10 @@ public final class ProxyImpl implements Proxy
      */
     private boolean inFlight(final boolean forSearch)
     {
-        for (final ProxyBranchImpl b : all)
+        final List<ProxyBranchImpl> every = all();
+        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
         {
+            final ProxyBranchImpl b = every.get(i);
             if (b.isStarted() && !b.isDone() && !(forSearch && b.isTimedOut()))
             {
                 return true;
@@ -387,7 +454,7 @@ public final class ProxyImpl implements Proxy
     /** §16.7 step 6, when every branch completed: the best response upstream (supervised: doResponse first). */
     private void checkDone()
     {
-        if (isFinished() || deciding || inFlight(false) || !waiting.isEmpty())
+        if (isFinished() || deciding || inFlight(false) || hasWaiting())
         {
             return;
         }
@@ -410,7 +477,7 @@ public final class ProxyImpl implements Proxy
         host.deliver(session, null, best, () ->
         {
             deciding = false;
-            if (isFinished() || inFlight(false) || !waiting.isEmpty())
+            if (isFinished() || inFlight(false) || hasWaiting())
             {
                 return; // the application proxied again in doResponse, or a 2xx came meanwhile
             }
@@ -451,8 +518,10 @@ public final class ProxyImpl implements Proxy
     /** CANCELs every branch still going but {@code except} (RFC 3261 §16.7 step 10, §16.10). */
     private void cancelPending(final ProxyBranchImpl except, final String reason)
     {
-        for (final ProxyBranchImpl b : all)
+        final List<ProxyBranchImpl> every = all();
+        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
         {
+            final ProxyBranchImpl b = every.get(i);
             if (b != except && b.isStarted() && !b.isDone())
             {
                 b.cancelBranch(reason);
@@ -462,8 +531,10 @@ public final class ProxyImpl implements Proxy
 
     ProxyBranchImpl branchFor(final URI uri)
     {
-        for (final ProxyBranchImpl b : all)
+        final List<ProxyBranchImpl> every = all();
+        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
         {
+            final ProxyBranchImpl b = every.get(i);
             if (b.target().equals(uri))
             {
                 return b;
@@ -474,6 +545,10 @@ public final class ProxyImpl implements Proxy
 
     private void checkCanBranch()
     {
+        if (relay)
+        {
+            throw new IllegalStateException("the container already proxies this subsequent request on its route");
+        }
         if (cancelled)
         {
             throw new IllegalStateException("the proxy was cancelled");
@@ -492,41 +567,54 @@ public final class ProxyImpl implements Proxy
         }
     }
 
-    private List<ProxyBranchImpl> make(final List<? extends URI> targets)
+    /**
+     * Adds a branch for each target not tried yet (indexed loops: no iterator, no list of its own).
+     *
+     * @return where the new branches begin in {@link #branches}.
+     */
+    private int make(final List<? extends URI> targets)
     {
         if (null == targets)
         {
             throw new NullPointerException("targets");
         }
-        final List<ProxyBranchImpl> made = new ArrayList<>(targets.size());
-        for (final URI uri : targets)
+        final int n = targets.size();
+        for (int i = 0; i < n; i++)
         {
+            final URI uri = targets.get(i);
             if (null == uri || !uri.isSipURI())
             {
                 throw new IllegalArgumentException("a proxy target must be a sip or sips URI: " + uri);
             }
         }
-        for (final URI uri : targets)
+        final int from = branches.size();
+        for (int i = 0; i < n; i++)
         {
+            final URI uri = targets.get(i);
             if (null != branchFor(uri))
             {
                 continue; // a target is tried once (RFC 3261 §16.5)
             }
             final ProxyBranchImpl b = new ProxyBranchImpl(this, uri, null);
             branches.add(b);
-            all.add(b);
-            made.add(b);
+            if (null != all)
+            {
+                all.add(b);
+            }
         }
-        return made;
+        return from;
     }
 
-    private void start(final List<ProxyBranchImpl> toStart)
+    /** Starts the branches from index {@code from} of {@link #branches} that are not started yet. */
+    private void start(final int from)
     {
         started = true;
+        final int n = branches.size();
         if (parallel)
         {
-            for (final ProxyBranchImpl b : toStart)
+            for (int i = from; i < n; i++)
             {
+                final ProxyBranchImpl b = branches.get(i);
                 if (!b.isStarted())
                 {
                     b.start();
@@ -535,11 +623,12 @@ public final class ProxyImpl implements Proxy
         }
         else
         {
-            for (final ProxyBranchImpl b : toStart)
+            for (int i = from; i < n; i++)
             {
+                final ProxyBranchImpl b = branches.get(i);
                 if (!b.isStarted())
                 {
-                    waiting.add(b);
+                    waiting().add(b);
                 }
             }
             startNextIfIdle();
@@ -582,7 +671,7 @@ public final class ProxyImpl implements Proxy
         onShard(() ->
         {
             cancelled = true;
-            waiting.clear();
+            clearWaiting();
             cancelPending(null, reason);
             checkDone();
         });
@@ -594,7 +683,8 @@ public final class ProxyImpl implements Proxy
         return host.callAndWait(() ->
         {
             checkCanBranch();
-            return Collections.unmodifiableList(new ArrayList<>(make(targets)));
+            final int from = make(targets);
+            return Collections.unmodifiableList(new ArrayList<>(branches.subList(from, branches.size())));
         });
     }
 
@@ -604,12 +694,11 @@ public final class ProxyImpl implements Proxy
         host.callAndWait(() ->
         {
             checkCanBranch();
-            final List<ProxyBranchImpl> toStart = new ArrayList<>(branches);
-            if (toStart.stream().allMatch(ProxyBranchImpl::isStarted))
+            if (branches.stream().allMatch(ProxyBranchImpl::isStarted))
             {
                 throw new IllegalStateException("no branch to start: createProxyBranches first");
             }
-            start(toStart);
+            start(0);
             return null;
         });
     }
@@ -617,6 +706,12 @@ public final class ProxyImpl implements Proxy
     @Override
     public void proxyTo(final List<? extends URI> targets)
     {
+        if (host.onShardThread())
+        {
+            checkCanBranch(); // the usual case, a servlet on its shard: no task to hand over
+            start(make(targets));
+            return;
+        }
         host.callAndWait(() ->
         {
             checkCanBranch();
@@ -836,6 +931,6 @@ public final class ProxyImpl implements Proxy
     @Override
     public String toString()
     {
-        return "Proxy[" + original + ", " + all.size() + " branches" + (isFinished() ? ", finished" : "") + "]";
+        return "Proxy[" + original + ", " + all().size() + " branches" + (isFinished() ? ", finished" : "") + "]";
     }
 }

@@ -18,11 +18,16 @@ import io.sipline.container.message.SipServletResponseImpl;
  */
 public final class ResponseContext
 {
-    private final List<SipServletResponseImpl> responses = new ArrayList<>(2);
+    /** The final responses kept; an immutable empty list until the first (a 2xx-only search keeps none). */
+    private List<SipServletResponseImpl> responses = List.of();
 
     /** Adds a final response (300-699) a branch received. */
     public void add(final SipServletResponseImpl response)
     {
+        if (responses.isEmpty())
+        {
+            responses = new ArrayList<>(2);
+        }
         responses.add(response);
     }
 
@@ -41,8 +46,9 @@ public final class ResponseContext
     public SipServletResponseImpl best()
     {
         SipServletResponseImpl best = null;
-        for (final SipServletResponseImpl r : responses)
+        for (int i = 0; i < responses.size(); i++)
         {
+            final SipServletResponseImpl r = responses.get(i);
             if (null == best || better(r.getStatus(), best.getStatus()))
             {
                 best = r;

@@ -2,6 +2,7 @@ package io.sipline.container.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -54,6 +55,21 @@ class ProxyRulesTest
         assertFalse(LoopDetection.looped(TestMessages.received(host, spiral), "192.0.2.1", 5060),
             "a changed Request-URI spirals");
         assertFalse(LoopDetection.looped(first, "192.0.2.1", 5060));
+    }
+
+    @Test
+    void shouldHashTheRequestUriTheSameFromTheReceivedBytesAndAsText()
+    {
+        final FakeHost host = new FakeHost();
+        final SipServletRequestImpl inPlace = TestMessages.received(host, REQUEST);
+        final String hash = LoopDetection.hash(inPlace); // read from the received bytes: no Request-URI String
+        assertEquals("." + hash, LoopDetection.branchSuffix(inPlace));
+        final SipServletRequestImpl asText = TestMessages.received(host, REQUEST);
+        asText.replaceRequestUri(asText.requestUriText());
+        assertEquals(hash, LoopDetection.hash(asText), "the same characters hash the same, bytes or text");
+        final SipServletRequestImpl other = TestMessages.received(host, REQUEST);
+        other.replaceRequestUri("sip:bob@192.0.2.44");
+        assertNotEquals(hash, LoopDetection.hash(other));
     }
 
     @Test
