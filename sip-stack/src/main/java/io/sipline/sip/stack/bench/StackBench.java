@@ -23,21 +23,6 @@ import java.util.concurrent.TimeUnit;
 public final class StackBench
 {
     private static final long CLK_TCK = 100; // USER_HZ on Linux
-    /**
-     * The server JVM gives every buffer object Netty's pooled allocator makes a place in its per-thread object pool
-     * ({@code io.netty.recycler.ratio}, default 8: only one new object in 8 gets a recycler handle, the others are
-     * garbage once released). A UDP server transaction keeps its response buffer until Timer J, 64*T1 = 32 s after
-     * the response (RFC 3261 §17.2.2), so at N transactions/s some 32*N buffers are held at once, far more than the
-     * shard's {@code OutboundBuffers} keeps (4,096): nearly every response takes a buffer object from Netty, and with
-     * the default ratio the object pool refills by only 1/8 of the misses per 32 s. Measured with JFR
-     * ({@code -XX:-UseTLAB}, {@code AllocationBreakdown}), one port, 7,000 tx/s, 45 s after start: 90.8 of 144.6 B
-     * per transaction were new {@code PooledDirectByteBuf} objects and their handles; how many depends on how long
-     * and how fast the server ran before, which is why the one-port figure moved between runs (93.9, 109.6 B/tx) with
-     * no change in the code that allocates (with the ratio at 1, the sources of f47cf89 gave 42.6 B/tx, those of
-     * a982080 39.5 and 47.5). With every object handled, the buffers held for 32 s come back to Netty's pool and the
-     * next responses reuse them: the steady step went from 108.6 to 33.7 B/tx (one port, busy machine).
-     */
-    static final String RECYCLER_RATIO = "-Dio.netty.recycler.ratio=1";
 
     private StackBench()
     {
@@ -92,10 +77,10 @@ public final class StackBench
         final int stepSeconds, final Path dir) throws Exception
     {
         final String java = ProcessHandle.current().info().command().orElse("java");
-        // io.netty.recycler.ratio=1 (RECYCLER_RATIO): see its javadoc; without it the steady step measured 109-135 B
-        // per stateful transaction with one port instead of 39-48, depending on the run's history.
+        // No io.netty.recycler.ratio here: the server runs with what SipStack sets for every user (see
+        // SipStack.RECYCLER_RATIO_PROPERTY), so the figure is the product's.
         final Process server = new ProcessBuilder(java, "-XX:+UseParallelGC", "-Xms512m", "-Xmx512m",
-            "-Dio.netty.leakDetection.level=disabled", RECYCLER_RATIO, "--enable-native-access=ALL-UNNAMED",
+            "-Dio.netty.leakDetection.level=disabled", "--enable-native-access=ALL-UNNAMED",
             "-cp", System.getProperty("java.class.path"), BenchServer.class.getName(), mode,
             Integer.toString(ports), Integer.toString(shards))
             .redirectError(dir.resolve("server-" + mode + ".err").toFile()).start();
