@@ -10,7 +10,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A raw SIP peer over TCP for the dispatch tests: a listening socket on loopback (port 0) that accepts the container's
+ * A raw SIP peer over TCP (or TLS) for the dispatch tests: a listening socket on loopback (port 0) that accepts the container's
  * connections and reads whole messages from them, framed by Content-Length (RFC 3261 §18.3). It counts the
  * connections it accepted, so a test can check that later requests came on the same one.
  * <p>
@@ -27,7 +27,13 @@ final class TcpPeer implements AutoCloseable
 
     TcpPeer() throws IOException
     {
-        listener = new ServerSocket();
+        this(new ServerSocket());
+    }
+
+    /** A peer on an unbound server socket of the caller's (a TLS one: {@code SSLServerSocket}). */
+    TcpPeer(final ServerSocket unbound) throws IOException
+    {
+        listener = unbound;
         listener.bind(new InetSocketAddress(TestApps.LOOPBACK, 0));
         listener.setSoTimeout((int)WAIT_MS);
     }

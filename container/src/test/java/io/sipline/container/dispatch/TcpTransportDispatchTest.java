@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -20,13 +21,14 @@ import javax.servlet.sip.SipServletResponse;
 import io.sipline.container.router.DefaultApplicationRouter;
 import io.sipline.sip.stack.SipStackConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The transport of the requests the container sends (RFC 3261 §18.1.1, RFC 3263 §4.1): a next hop with
  * {@code transport=tcp} is reached over TCP with a TCP Via on the container's TCP port and a {@code transport=tcp}
  * Contact, the ACK and BYE follow on the same connection; a request larger than 1300 bytes goes over TCP; a CANCEL
- * goes the way its INVITE went (§9.1); without a TCP listener the application gets a 503. The peer is a raw TCP
- * socket in the test.
+ * goes the way its INVITE went (§9.1); a {@code sips:} target is reached over TLS; without a TCP listener the
+ * application gets a 503. The peer is a raw TCP (or TLS) socket in the test.
  */
 class TcpTransportDispatchTest
 {
@@ -155,6 +157,41 @@ class TcpTransportDispatchTest
             final String options = TestApps.exchange(server.localAddresses().getFirst(),
                 TestApps.request("OPTIONS", "tcp-503-after"));
             assertTrue(options.startsWith("SIP/2.0 "), options);
+        }
+    }
+
+    @Test
+    void shouldSendToASipsTargetOverTlsWithATlsViaAndASipsContact(@TempDir final Path dir) throws Exception
+    {
+        EVENTS.clear();
+        final TestCertificate pair = TestCertificate.generate(dir);
+        final DefaultApplicationRouter router = new DefaultApplicationRouter();
+        router.init();
+        try (ContainerServer server = ContainerServer.start(new SipStackConfig().addresses(List.of(TestApps.LOOPBACK))
+            .ports(0).shards(2).tlsCertificate(pair.certificate).tlsPrivateKey(pair.privateKey).tlsPorts(0)
+            .tlsTrustedCertificates(pair.certificate), router);
+             TcpPeer peer = new TcpPeer(pair.serverContext().getServerSocketFactory().createServerSocket()))
+        {
+            final int tlsPort = server.stack().tlsAddresses().getFirst().getPort();
+            invite(server, "sips:bob@127.0.0.1:" + peer.port(), "");
+
+            final String invite = peer.read();
+            assertTrue(invite.startsWith("INVITE sips:bob@127.0.0.1:" + peer.port() + " SIP/2.0\r\n"), invite);
+            assertTrue(SipPeer.header(invite, "Via").startsWith("SIP/2.0/TLS 127.0.0.1:" + tlsPort + ";branch="),
+                invite);
+            assertEquals("<sips:127.0.0.1:" + tlsPort + ">", SipPeer.header(invite, "Contact"), invite);
+            peer.send(answer(invite, 200, "<sips:bob@127.0.0.1:" + peer.port() + ">"));
+
+            final String ack = peer.read();
+            assertTrue(ack.startsWith("ACK sips:bob@127.0.0.1:" + peer.port() + " SIP/2.0\r\n"), ack);
+            assertTrue(SipPeer.header(ack, "Via").startsWith("SIP/2.0/TLS 127.0.0.1:" + tlsPort + ";"), ack);
+            final String bye = peer.read();
+            assertTrue(bye.startsWith("BYE sips:bob@127.0.0.1:" + peer.port() + " SIP/2.0\r\n"), bye);
+            peer.send(answer(bye, 200, null));
+
+            assertEquals("200 INVITE TLS", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals("200 BYE TLS", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals(1, peer.accepted(), "the INVITE, ACK and BYE share one TLS connection");
         }
     }
 
