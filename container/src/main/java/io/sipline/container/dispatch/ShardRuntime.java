@@ -30,6 +30,7 @@ import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.MessageWriter;
+import io.sipline.container.message.SipServletMessageImpl;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.proxy.LoopDetection;
@@ -57,6 +58,7 @@ import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.dns.SipTarget;
+import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
  * The container on one shard (JSR 289 §15 dispatch): the {@link SipListener} the stack calls for every event of the
@@ -727,18 +729,18 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     /**
-     * A request's Contact, when it is the one the container wrote for another transport, becomes this transport's
+     * A message's Contact, when it is the one the container wrote for another transport, becomes this transport's
      * (RFC 3261 §8.1.1.8: a {@code transport=tcp} or {@code sips:} URI on our listener, so that the peer's requests
      * in the dialog come back the same way). A Contact the application set is left alone. For UDP nothing is read
      * (the container's requests are made with its UDP Contact; no String on that path).
      */
-    private void ownContact(final SipServletRequestImpl request, final int transport)
+    private void ownContact(final SipServletMessageImpl message, final int transport)
     {
-        if (UDP == transport)
+        if (UDP == transport || null == contacts[transport])
         {
             return;
         }
-        final var headers = request.headers();
+        final var headers = message.headers();
         final int i = headers.find(HeaderName.CONTACT, 0);
         if (i < 0)
         {
@@ -828,6 +830,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         if (status >= 200 && !response.isForwarded())
         {
             endReliable(session, request, null); // RFC 3262 §3: a final response ends the retransmissions
+        }
+        if (tx.peer() instanceof TcpFlow flow && !response.isForwarded())
+        {
+            ownContact(response, flow.isTls() ? TLS : TCP); // §12.1.1: the caller's requests come back the same way
         }
         final ByteBuf out = shard.allocate(MessageWriter.estimate(response));
         MessageWriter.writeResponse(out, response);

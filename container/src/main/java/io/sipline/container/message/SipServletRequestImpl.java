@@ -217,11 +217,19 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         sentTransport = value;
     }
 
-    /** JSR 289: for a request the container sent, the transport it went on (UDP, TCP, TLS). */
+    /**
+     * JSR 289: for a request the container sent, the transport it went on; for one received on a TCP or TLS
+     * connection, that connection's (UDP, TCP, TLS).
+     */
     @Override
     public String getTransport()
     {
-        return null != sentTransport && !isIncoming() ? sentTransport : super.getTransport();
+        if (isIncoming())
+        {
+            return remoteAddress() instanceof io.sipline.sip.transport.tcp.TcpFlow flow ? flow.transport()
+                : super.getTransport();
+        }
+        return null != sentTransport ? sentTransport : super.getTransport();
     }
 
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */

@@ -43,6 +43,14 @@ final class TcpPeer implements AutoCloseable
         return listener.getLocalPort();
     }
 
+    /** Opens a connection to {@code server} as the current connection (the peer as a client). */
+    void connect(final InetSocketAddress server) throws IOException
+    {
+        connection = new Socket(server.getAddress(), server.getPort());
+        connection.setSoTimeout((int)WAIT_MS);
+        in = connection.getInputStream();
+    }
+
     /** Connections accepted so far. */
     int accepted()
     {

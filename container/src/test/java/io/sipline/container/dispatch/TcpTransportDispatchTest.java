@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -192,6 +193,41 @@ class TcpTransportDispatchTest
             assertEquals("200 INVITE TLS", EVENTS.poll(10, TimeUnit.SECONDS));
             assertEquals("200 BYE TLS", EVENTS.poll(10, TimeUnit.SECONDS));
             assertEquals(1, peer.accepted(), "the INVITE, ACK and BYE share one TLS connection");
+        }
+    }
+
+    /** A UAS: answers an INVITE 200 with the transport it came on in a header. */
+    public static final class Callee extends SipServlet
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doInvite(final SipServletRequest req) throws IOException
+        {
+            final SipServletResponse ok = req.createResponse(200);
+            ok.setHeader("X-Transport", req.getTransport());
+            ok.send();
+        }
+    }
+
+    @Test
+    void shouldAnswerAnInviteReceivedOverTcpWithATcpContact() throws Exception
+    {
+        try (ContainerServer server = TestApps.server(); TcpPeer peer = new TcpPeer())
+        {
+            server.registry().onDeployed(TestApps.application("callee", new Callee(), Map.of()));
+            final InetSocketAddress tcp = server.stack().tcpAddresses().getFirst();
+            peer.connect(tcp);
+            peer.send(TestApps.request("INVITE", "tcp-uas-1").replace("SIP/2.0/UDP", "SIP/2.0/TCP")
+                .replace("PORT", "5060"));
+            String ok = peer.read();
+            while (ok.startsWith("SIP/2.0 100 "))
+            {
+                ok = peer.read();
+            }
+            assertTrue(ok.startsWith("SIP/2.0 200 "), ok);
+            assertEquals("TCP", SipPeer.header(ok, "X-Transport"), ok);
+            assertEquals("<sip:127.0.0.1:" + tcp.getPort() + ";transport=tcp>", SipPeer.header(ok, "Contact"), ok);
         }
     }
 
