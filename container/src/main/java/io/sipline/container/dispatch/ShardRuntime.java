@@ -29,6 +29,7 @@ import javax.servlet.sip.ar.SipTargetedRequestType;
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.HeaderText;
+import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.MessageWriter;
 import io.sipline.container.message.SipServletMessageImpl;
 import io.sipline.container.message.SipServletRequestImpl;
@@ -740,7 +741,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final var headers = message.headers();
+        final MessageHeaders headers = message.headers();
         final int i = headers.find(HeaderName.CONTACT, 0);
         if (i < 0)
         {
