@@ -29,7 +29,9 @@ import javax.servlet.sip.ar.SipTargetedRequestType;
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.HeaderText;
+import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.MessageWriter;
+import io.sipline.container.message.SipServletMessageImpl;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.proxy.LoopDetection;
@@ -58,6 +60,7 @@ import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.dns.SipTarget;
+import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
  * The container on one shard (JSR 289 §15 dispatch): the {@link SipListener} the stack calls for every event of the
@@ -110,7 +113,17 @@ public final class ShardRuntime implements SipListener, ShardHost
     private String host;
     private int port;
     private String contact;
-    private String viaPrefix;
+    /**
+     * The container's Via up to the branch value per transport ({@link #UDP}, {@link #TCP}, {@link #TLS}):
+     * {@code SIP/2.0/TCP host:port;branch=} with that transport's listening port (RFC 3261 §18.1.1: the sent-by is
+     * where responses come back); null for a transport this container does not listen on.
+     */
+    private final String[] viaPrefixes = new String[3];
+    /**
+     * The container's Contact per transport: the UDP one ({@link #contact}), {@code ;transport=tcp} on the TCP port,
+     * {@code sips:} on the TLS port (RFC 3261 §8.1.1.8, §19.1.4: the remote target must reach us the same way).
+     */
+    private final String[] contacts = new String[3];
     /** The stack's first listening address (what received messages report as local), once known. */
     private InetSocketAddress localAddress;
     /** {@code host:port} as our Via's sent-by, in bytes. */
@@ -161,8 +174,34 @@ public final class ShardRuntime implements SipListener, ShardHost
         host = h.indexOf(':') >= 0 ? "[" + h + "]" : h;
         port = local.getPort();
         contact = "<sip:" + host + ":" + port + ">";
-        viaPrefix = "SIP/2.0/UDP " + host + ":" + port + ";branch=";
+        viaPrefixes[UDP] = "SIP/2.0/UDP " + host + ":" + port + ";branch=";
+        contacts[UDP] = contact;
+        final int tcpPort = portOf(shard.stack().tcpAddresses(), local);
+        if (tcpPort > 0)
+        {
+            viaPrefixes[TCP] = "SIP/2.0/TCP " + host + ":" + tcpPort + ";branch=";
+            contacts[TCP] = "<sip:" + host + ":" + tcpPort + ";transport=tcp>";
+        }
+        final int tlsPort = portOf(shard.stack().tlsAddresses(), local);
+        if (tlsPort > 0)
+        {
+            viaPrefixes[TLS] = "SIP/2.0/TLS " + host + ":" + tlsPort + ";branch=";
+            contacts[TLS] = "<sips:" + host + ":" + tlsPort + ">";
+        }
         ourSentBy = (host + ":" + port).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The port of the endpoint on {@code local}'s address, else of the first endpoint; -1 when there is none. */
+    private static int portOf(final List<InetSocketAddress> endpoints, final InetSocketAddress local)
+    {
+        for (final InetSocketAddress e : endpoints)
+        {
+            if (e.getAddress().equals(local.getAddress()))
+            {
+                return e.getPort();
+            }
+        }
+        return endpoints.isEmpty() ? -1 : endpoints.getFirst().getPort();
     }
 
     SipShard shard()
@@ -367,18 +406,25 @@ public final class ShardRuntime implements SipListener, ShardHost
             noRoute(request, "no route to " + request.requestUriText());
             return;
         }
+        final int asked = askedTransport(hop);
+        if (UNSUPPORTED == asked)
+        {
+            noRoute(request, "transport " + hop.transport() + " is not supported");
+            return;
+        }
         if (null != hop.numeric())
         {
-            sendTo(request, hop.numeric());
+            // RFC 3263 §4.1: a numeric host without a transport parameter: UDP for sip, TLS (over TCP) for sips
+            sendTo(request, hop.numeric(), NONE == asked ? UDP : asked, NONE != asked);
             return;
         }
         // RFC 3263 §4: a host name is located by the shard's SipLocator (NAPTR, SRV, A/AAAA, TTL-cached) on this
-        // loop; the request leaves once it answers. The container's Via is UDP: the first UDP target is used.
-        final String transport = null != hop.transport() && "udp".equalsIgnoreCase(hop.transport()) ? "udp" : null;
+        // loop; the request leaves once it answers, to the first target on a transport this container listens on.
+        final String transport = NONE == asked || null == hop.transport() ? null : hop.transport();
         try
         {
             shard.locator().locate(hop.host(), hop.port(), transport, hop.sips(), targets -> located(request, hop,
-                targets));
+                targets, NONE != asked));
         }
         catch (final RuntimeException e)
         {
@@ -387,21 +433,76 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
     }
 
-    /** The SipLocator's answer for a request's next hop (on this shard's loop): sent to the first UDP target. */
-    private void located(final SipServletRequestImpl request, final NextHop.Hop hop, final List<SipTarget> targets)
+    /**
+     * The SipLocator's answer for a request's next hop (on this shard's loop): sent to the first target whose
+     * transport this container listens on (RFC 3263 §4.1: NAPTR/SRV order, or the URI's transport).
+     *
+     * @param explicit the URI asked for the transport (no switch to TCP for size then).
+     */
+    private void located(final SipServletRequestImpl request, final NextHop.Hop hop, final List<SipTarget> targets,
+        final boolean explicit)
     {
         for (int i = 0; i < targets.size(); i++)
         {
             final SipTarget t = targets.get(i);
-            if ("UDP".equals(t.transport()))
+            final int transport = transportIndex(t.transport());
+            if (transport >= 0 && null != viaPrefixes[transport])
             {
-                sendTo(request, t.address());
+                sendTo(request, t.address(), transport, explicit);
                 return;
             }
         }
         // RFC 3263 §4.3 and RFC 3261 §8.1.3.1: no server could be located; the request fails as on a transport error
-        noRoute(request, (targets.isEmpty() ? "RFC 3263: no DNS record locates " : "RFC 3263: no UDP target for ")
-            + hop.host());
+        noRoute(request, targets.isEmpty() ? "RFC 3263: no DNS record locates " + hop.host()
+            : "RFC 3263: " + hop.host() + " is reached only over " + targets.getFirst().transport()
+                + ", on which this container does not listen");
+    }
+
+    /** Transport indexes ({@link #viaPrefixes}, {@link #contacts}, {@link #TRANSPORTS}). */
+    static final int UDP = 0;
+    static final int TCP = 1;
+    static final int TLS = 2;
+    /** No transport asked for by the next-hop URI. */
+    private static final int NONE = -1;
+    /** A transport parameter this container cannot send on (SCTP, WS, ...). */
+    private static final int UNSUPPORTED = -2;
+    /** Transport names as in a Via (RFC 3261 §20.42), by index. */
+    static final String[] TRANSPORTS = {"UDP", "TCP", "TLS"};
+    /**
+     * RFC 3261 §18.1.1: with no known path MTU, a request larger than 1300 bytes MUST go on a congestion-controlled
+     * transport (TCP), unless the next-hop URI named its transport.
+     */
+    static final int UDP_SIZE_LIMIT = 1300;
+
+    /**
+     * The transport the next-hop URI asks for (RFC 3261 §19.1.4, RFC 3263 §4.1): its {@code transport} parameter,
+     * TLS for a SIPS URI (over TCP: {@code sips:...;transport=tcp} is TLS too), else {@link #NONE}.
+     */
+    private static int askedTransport(final NextHop.Hop hop)
+    {
+        if (null == hop.transport())
+        {
+            return hop.sips() ? TLS : NONE;
+        }
+        final int named = transportIndex(hop.transport());
+        if (named < 0)
+        {
+            return UNSUPPORTED;
+        }
+        return hop.sips() ? TLS : named;
+    }
+
+    /** {@code udp}, {@code tcp}, {@code tls} (any case) as an index; -1 for anything else. */
+    private static int transportIndex(final String name)
+    {
+        for (int i = 0; i < TRANSPORTS.length; i++)
+        {
+            if (TRANSPORTS[i].equalsIgnoreCase(name))
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** A request with nowhere to go: an ACK is dropped (logged once), any other request gets a 503 (§11.1.4). */
@@ -419,21 +520,45 @@ public final class ShardRuntime implements SipListener, ShardHost
         failRequest(request, 503, "Service Unavailable (" + why + ")");
     }
 
-    /** Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK). */
-    private void sendTo(final SipServletRequestImpl request, final InetSocketAddress destination)
+    /**
+     * Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK) on
+     * {@code transport}: its Via names it, and the stack sends on it (SipShard: a TCP/TLS Via goes on the shard's
+     * connection to the destination, reused or opened). RFC 3261 §18.1.1: a UDP request larger than
+     * {@link #UDP_SIZE_LIMIT} goes over TCP instead, unless the URI named UDP ({@code explicit}) or there is no TCP.
+     * A transport this container does not listen on fails the request with a 503 (JSR 289: a request that cannot
+     * be sent), the shard serving on.
+     */
+    private void sendTo(final SipServletRequestImpl request, final InetSocketAddress destination, final int asked,
+        final boolean explicit)
     {
+        if (null == viaPrefixes[asked])
+        {
+            noRoute(request, TRANSPORTS[asked] + " is needed to reach " + request.requestUriText()
+                + " but this container does not listen on " + TRANSPORTS[asked]);
+            return;
+        }
         final SipSessionImpl session = request.sessionImpl();
         final String method = request.getMethod();
         request.destination(destination);
         final String branch = null == request.branchSuffix() ? newBranch() : newBranch(request.branchSuffix());
         request.branch(branch);
+        int transport = asked;
+        ownContact(request, transport);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
-        MessageWriter.writeRequest(out, request, via(branch));
+        MessageWriter.writeRequest(out, request, via(transport, branch));
+        if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
+        {
+            transport = TCP; // RFC 3261 §18.1.1: the top Via changes with the transport
+            ownContact(request, transport);
+            out.clear();
+            MessageWriter.writeRequest(out, request, via(transport, branch));
+        }
         if (request.isRelayed())
         {
-            sendRelayed(request, out, destination);
+            sendRelayed(request, out, destination); // a received request: getTransport() stays the one it came on
             return;
         }
+        request.sentTransport(TRANSPORTS[transport]);
         request.addresses(destination, null);
         if ("ACK".equals(method))
         {
@@ -629,17 +754,50 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
     }
 
+    /**
+     * A message's Contact, when it is the one the container wrote for another transport, becomes this transport's
+     * (RFC 3261 §8.1.1.8: a {@code transport=tcp} or {@code sips:} URI on our listener, so that the peer's requests
+     * in the dialog come back the same way). A Contact the application set is left alone. For UDP nothing is read
+     * (the container's requests are made with its UDP Contact; no String on that path).
+     */
+    private void ownContact(final SipServletMessageImpl message, final int transport)
+    {
+        if (UDP == transport || null == contacts[transport])
+        {
+            return;
+        }
+        final MessageHeaders headers = message.headers();
+        final int i = headers.find(HeaderName.CONTACT, 0);
+        if (i < 0)
+        {
+            return;
+        }
+        final String value = headers.value(i);
+        final String wanted = contacts[transport];
+        if (!value.equals(wanted) && (value.equals(contacts[UDP]) || value.equals(contacts[TCP])
+            || value.equals(contacts[TLS])))
+        {
+            headers.setValue(i, wanted);
+        }
+    }
+
     /** As {@link #via}, for the dispatch helpers of this package. */
     CharSequence viaFor(final String branch)
     {
         return via(branch);
     }
 
-    /** The container's Via with {@code branch}; valid until the next call (shard thread only). */
+    /** The container's UDP Via with {@code branch}; valid until the next call (shard thread only). */
     private CharSequence via(final String branch)
     {
+        return via(UDP, branch);
+    }
+
+    /** The container's Via on {@code transport} with {@code branch}; valid until the next call (shard thread only). */
+    private CharSequence via(final int transport, final String branch)
+    {
         viaValue.setLength(0);
-        return viaValue.append(viaPrefix).append(branch).append(";rport");
+        return viaValue.append(viaPrefixes[transport]).append(branch).append(";rport");
     }
 
     /** RFC 3261 §9.1: a CANCEL goes after a provisional response, with the INVITE's branch, to its destination. */
@@ -655,8 +813,11 @@ public final class ShardRuntime implements SipListener, ShardHost
             invite.pendingCancel(cancel);
             return;
         }
+        // RFC 3261 §9.1: the CANCEL's Via is the INVITE's top Via, transport included, and it goes where it went
+        final int transport = Math.max(UDP, transportIndex(invite.sentTransport()));
         final ByteBuf out = shard.allocate(MessageWriter.estimate(cancel));
-        MessageWriter.writeRequest(out, cancel, via(invite.branch()));
+        MessageWriter.writeRequest(out, cancel, via(transport, invite.branch()));
+        cancel.sentTransport(TRANSPORTS[transport]);
         cancel.addresses(invite.destination(), null);
         final ClientTransaction tx = shard.sendRequest(out, invite.destination());
         if (null != tx)
@@ -695,6 +856,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         if (status >= 200 && !response.isForwarded())
         {
             endReliable(session, request, null); // RFC 3262 §3: a final response ends the retransmissions
+        }
+        if (tx.peer() instanceof TcpFlow flow && !response.isForwarded())
+        {
+            ownContact(response, flow.isTls() ? TLS : TCP); // §12.1.1: the caller's requests come back the same way
         }
         final ByteBuf out = shard.allocate(MessageWriter.estimate(response));
         MessageWriter.writeResponse(out, response);

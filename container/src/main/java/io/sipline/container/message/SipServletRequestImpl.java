@@ -78,6 +78,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     /** The branch of our Via once sent (a CANCEL reuses it, RFC 3261 §9.1). */
     private String branch;
     private InetSocketAddress destination;
+    /** The transport this request was sent on ("UDP", "TCP", "TLS"; RFC 3261 §18.1.1), null before it was sent. */
+    private String sentTransport;
 
     private SipServletResponseImpl finalResponse;
     private boolean provisionalReceived;
@@ -200,6 +202,32 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     public void destination(final InetSocketAddress value)
     {
         destination = value;
+    }
+
+    /** The transport this request was sent on (its top Via's), null before it was sent or when it was received. */
+    public String sentTransport()
+    {
+        return sentTransport;
+    }
+
+    public void sentTransport(final String value)
+    {
+        sentTransport = value;
+    }
+
+    /**
+     * JSR 289: for a request the container sent, the transport it went on; for one received on a TCP or TLS
+     * connection, that connection's (UDP, TCP, TLS).
+     */
+    @Override
+    public String getTransport()
+    {
+        if (isIncoming())
+        {
+            return remoteAddress() instanceof io.sipline.sip.transport.tcp.TcpFlow flow ? flow.transport()
+                : super.getTransport();
+        }
+        return null != sentTransport ? sentTransport : super.getTransport();
     }
 
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */
