@@ -1204,7 +1204,6 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     private static final byte[] ENCODED_URI_BYTES = (";" + SessionTable.ENCODED_URI_PARAMETER + "=")
         .getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] JOIN_BYTES = "join".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Session targeting (JSR 289 §15.11.3) of an initial request: the application session its Request-URI names (an
@@ -1237,15 +1236,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         SipTargetedRequestType type = SipTargetedRequestType.REPLACES;
         if (header < 0)
         {
-            for (int i = 0; i < message.headerCount(); i++)
-            {
-                if (Ascii.equalsIgnoreCase(b, message.headerNameStart(i), message.headerNameEnd(i), JOIN_BYTES))
-                {
-                    header = i;
-                    type = SipTargetedRequestType.JOIN;
-                    break;
-                }
-            }
+            header = message.firstHeader(HeaderName.JOIN);
+            type = SipTargetedRequestType.JOIN;
         }
         if (header < 0)
         {

@@ -73,6 +73,8 @@ public enum HeaderName
     REFERRED_BY("Referred-By", 'b', false),
     /** RFC 3891. */
     REPLACES("Replaces", (char)0, false),
+    /** RFC 3911. */
+    JOIN("Join", (char)0, false),
     /** RFC 4028. */
     SESSION_EXPIRES("Session-Expires", 'x', false),
     /** RFC 4028. */

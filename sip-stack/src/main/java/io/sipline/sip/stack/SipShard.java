@@ -664,7 +664,6 @@ public final class SipShard
     private static final byte[] TARGET_URI_PARAMETER_BYTES = (";" + TARGET_URI_PARAMETER + "=")
         .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] TO_TAG_BYTES = "to-tag=".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] JOIN = "join".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /**
      * Session targeting (JSR 289 §15.11.3) for a request outside a dialog: the shard that owns the dialog its
@@ -678,14 +677,7 @@ public final class SipShard
         int header = m.firstHeader(HeaderName.REPLACES);
         if (header < 0)
         {
-            for (int i = 0; i < m.headerCount(); i++)
-            {
-                if (Ascii.equalsIgnoreCase(b, m.headerNameStart(i), m.headerNameEnd(i), JOIN))
-                {
-                    header = i;
-                    break;
-                }
-            }
+            header = m.firstHeader(HeaderName.JOIN);
         }
         if (header >= 0)
         {
