@@ -107,6 +107,10 @@ public final class SipMessage
     private String methodString;
     private String reasonString;
 
+    // --- when it arrived ----------------------------------------------------------------------------------------
+    /** See {@link #receivedAtNanos()}; not touched by parsing, so the reader may set it before or after. */
+    private long receivedAtNanos;
+
     void reset(final byte[] bytes, final int off, final int len)
     {
         buf = bytes;
@@ -817,7 +821,27 @@ public final class SipMessage
         final byte[] bytes = Arrays.copyOfRange(buf, offset, offset + len);
         m.ownBuffer = bytes;
         SipMessageParser.parseDatagram(bytes, 0, len, m);
+        m.receivedAtNanos = receivedAtNanos;
         return m;
+    }
+
+    /**
+     * When this message arrived: wall-clock nanoseconds since the epoch ({@code CLOCK_REALTIME}, the time base of
+     * {@link io.sipline.sip.transport.RealtimeClock#nanos()}), taken by the kernel when it queued the datagram on the
+     * socket ({@code SO_TIMESTAMPNS}) where the transport reads it so, else when the transport read it. Parsing does
+     * not change it; the transport that reads a message sets it, and {@link #copy()} keeps it.
+     *
+     * @return the arrival time, or 0 when unknown (a message built or parsed locally).
+     */
+    public long receivedAtNanos()
+    {
+        return receivedAtNanos;
+    }
+
+    /** Sets {@link #receivedAtNanos()}; called by the transport that read this message (0: unknown). */
+    public void receivedAtNanos(final long epochNanos)
+    {
+        receivedAtNanos = epochNanos;
     }
 
     @Override
