@@ -857,16 +857,27 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         return incoming ? getRemotePort() : -1;
     }
 
+    /**
+     * JSR 289: the transport this message was received on, or will be / was sent on: {@code TCP} or {@code TLS} when
+     * its peer is a stream connection ({@link io.sipline.sip.transport.tcp.TcpFlow}), else {@code UDP}; null while it
+     * has no peer yet. {@link SipServletRequestImpl} and {@link SipServletResponseImpl} refine it for what they send.
+     */
     @Override
     public String getTransport()
     {
-        return null == remote ? null : "UDP";
+        return null == remote ? null : transportOf(remote);
     }
 
     @Override
     public String getInitialTransport()
     {
-        return incoming ? "UDP" : null;
+        return incoming ? transportOf(remote) : null;
+    }
+
+    /** The transport name of a peer address: a stream connection's own, else UDP. */
+    static String transportOf(final InetSocketAddress peer)
+    {
+        return peer instanceof io.sipline.sip.transport.tcp.TcpFlow flow ? flow.transport() : "UDP";
     }
 
     @Override

@@ -224,8 +224,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     {
         if (isIncoming())
         {
-            return remoteAddress() instanceof io.sipline.sip.transport.tcp.TcpFlow flow ? flow.transport()
-                : super.getTransport();
+            return super.getTransport();
         }
         return null != sentTransport ? sentTransport : super.getTransport();
     }

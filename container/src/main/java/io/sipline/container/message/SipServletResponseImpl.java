@@ -269,6 +269,16 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
         return request;
     }
 
+    /**
+     * JSR 289: the transport a received response came on (its connection's, see the superclass); a response we send
+     * goes back the way its request came (RFC 3261 §18.2.2), so it is the request's.
+     */
+    @Override
+    public String getTransport()
+    {
+        return incoming || null == request ? super.getTransport() : request.getTransport();
+    }
+
     @Override
     public int getStatus()
     {

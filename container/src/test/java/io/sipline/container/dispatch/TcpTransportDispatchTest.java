@@ -53,7 +53,8 @@ class TcpTransportDispatchTest
             {
                 return;
             }
-            EVENTS.add(status + " " + resp.getMethod() + " " + resp.getRequest().getTransport());
+            // the request went, and its response came, over the same transport (JSR 289 getTransport)
+            EVENTS.add(status + " " + resp.getMethod() + " " + resp.getRequest().getTransport() + "/" + resp.getTransport());
             if (status < 300 && "INVITE".equals(resp.getMethod()))
             {
                 resp.createAck().send();
@@ -87,8 +88,8 @@ class TcpTransportDispatchTest
             assertTrue(SipPeer.header(bye, "Via").startsWith("SIP/2.0/TCP 127.0.0.1:" + tcpPort + ";"), bye);
             peer.send(answer(bye, 200, null));
 
-            assertEquals("200 INVITE TCP", EVENTS.poll(10, TimeUnit.SECONDS));
-            assertEquals("200 BYE TCP", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals("200 INVITE TCP/TCP", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals("200 BYE TCP/TCP", EVENTS.poll(10, TimeUnit.SECONDS));
             assertEquals(1, peer.accepted(), "the INVITE, ACK and BYE share one connection");
         }
     }
@@ -112,7 +113,7 @@ class TcpTransportDispatchTest
             final String ack = peer.read(); // RFC 3261 §17.1.1.3: the transaction's ACK, on its connection
             assertTrue(ack.startsWith("ACK "), ack);
             assertEquals(SipPeer.header(invite, "Via"), SipPeer.header(ack, "Via"), ack);
-            assertEquals("486 INVITE TCP", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals("486 INVITE TCP/TCP", EVENTS.poll(10, TimeUnit.SECONDS));
             assertEquals(1, peer.accepted());
         }
     }
@@ -135,7 +136,7 @@ class TcpTransportDispatchTest
             peer.send(answer(invite, 487, null));
             final String ack = peer.read();
             assertTrue(ack.startsWith("ACK "), ack);
-            assertEquals("487 INVITE TCP", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals("487 INVITE TCP/TCP", EVENTS.poll(10, TimeUnit.SECONDS));
             assertEquals(1, peer.accepted());
         }
     }
@@ -190,8 +191,8 @@ class TcpTransportDispatchTest
             assertTrue(bye.startsWith("BYE sips:bob@127.0.0.1:" + peer.port() + " SIP/2.0\r\n"), bye);
             peer.send(answer(bye, 200, null));
 
-            assertEquals("200 INVITE TLS", EVENTS.poll(10, TimeUnit.SECONDS));
-            assertEquals("200 BYE TLS", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals("200 INVITE TLS/TLS", EVENTS.poll(10, TimeUnit.SECONDS));
+            assertEquals("200 BYE TLS/TLS", EVENTS.poll(10, TimeUnit.SECONDS));
             assertEquals(1, peer.accepted(), "the INVITE, ACK and BYE share one TLS connection");
         }
     }
@@ -206,6 +207,7 @@ class TcpTransportDispatchTest
         {
             final SipServletResponse ok = req.createResponse(200);
             ok.setHeader("X-Transport", req.getTransport());
+            ok.setHeader("X-Response-Transport", ok.getTransport());
             ok.send();
         }
     }
@@ -227,6 +229,7 @@ class TcpTransportDispatchTest
             }
             assertTrue(ok.startsWith("SIP/2.0 200 "), ok);
             assertEquals("TCP", SipPeer.header(ok, "X-Transport"), ok);
+            assertEquals("TCP", SipPeer.header(ok, "X-Response-Transport"), ok);
             assertEquals("<sip:127.0.0.1:" + tcp.getPort() + ";transport=tcp>", SipPeer.header(ok, "Contact"), ok);
         }
     }
