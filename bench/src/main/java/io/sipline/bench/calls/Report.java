@@ -368,10 +368,11 @@ public final class Report
         };
     }
 
-    /** The server's p99 alone, for the console: "<= x", "n/a", "-" or "none timed". */
+    /** The server's p99 alone, for the console: "<= x ms", "n/a", "-" or "none timed". */
     static String serverP99(final ServerLatency l)
     {
-        return ServerLatency.State.MEASURED == l.state() && l.count() > 0 ? atMost(l.p99()) : serverLatency(l);
+        return ServerLatency.State.MEASURED == l.state() && l.count() > 0 ? atMost(l.p99()) + " ms" :
+            serverLatency(l);
     }
 
     private static String atMost(final double ms)
