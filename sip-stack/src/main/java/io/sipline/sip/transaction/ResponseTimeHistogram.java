@@ -100,8 +100,9 @@ public final class ResponseTimeHistogram
     public void record(final long ns)
     {
         increment(PAD + bucketOf(ns));
+        // opaque: atomic and eventually visible to a scrape; no order with the bucket is needed (see the class)
         SLOTS.setOpaque(slots, SUM, slots[SUM] + ns);
-        if (ns > slots[MAX])
+        if (ns > slots[MAX]) // plain read: only this thread writes the slot
         {
             SLOTS.setOpaque(slots, MAX, ns);
         }
@@ -115,6 +116,7 @@ public final class ResponseTimeHistogram
 
     private void increment(final int i)
     {
+        // single writer: a plain read of its own last store, then an opaque store a reader sees untorn
         SLOTS.setOpaque(slots, i, slots[i] + 1);
     }
 
