@@ -1,5 +1,6 @@
 package io.sipline.bench.calls;
 
+import java.io.IOException;
 import java.nio.file.Path;
 
 /**
@@ -20,6 +21,17 @@ public interface CallPath
 
     /** Its GC log, or null. */
     Path gcLog();
+
+    /**
+     * The server's own INVITE response-time histograms now, from its {@code /metrics} ({@link ServerLatency}); null
+     * when it has none (no admin port: the baselines, sipp alone).
+     *
+     * @throws IOException when the scrape fails (the step then says "n/a").
+     */
+    default ServerLatency.Scrape scrapeServerTimes() throws IOException
+    {
+        return null;
+    }
 
     /**
      * Nothing between sipp's caller and its far end: the caller sends straight to the far end's port. A step on it

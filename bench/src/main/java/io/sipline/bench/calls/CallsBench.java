@@ -310,7 +310,7 @@ public final class CallsBench implements Callable<Integer>
             {
                 System.out.printf("bench calls: %s: starting%n", name);
                 server = system.start(layout, dir, app, system.jvm() ? profile : "-",
-                    freePortOtherThan(driver.uasPort()), driver.uasPort(), List.of());
+                    freePortOtherThan(driver.uasPort()), driver.uasPort(), List.of(), true);
                 if (SystemUnderTest.SIPLINE == system)
                 {
                     server.startLocks();
@@ -370,7 +370,7 @@ public final class CallsBench implements Callable<Integer>
         final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
         System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
         try (ServerProcess server = s.start(layout, dir, app, "epsilon", freePortOtherThan(uasPort), uasPort,
-            List.of("-XX:-UseTLAB")))
+            List.of("-XX:-UseTLAB"), false))
         {
             // The warm-up lasts a transaction's longest life (64*T1 = 32 s) and 5 s more, so that as many calls are
             // in their transactions when the run starts as during it: pooled transactions and buffers are then at the
@@ -405,7 +405,7 @@ public final class CallsBench implements Callable<Integer>
         final long holdMs = (setupSeconds + transactionsEnd + 60) * 1000;
         System.out.printf("bench calls: %s: %d calls held%n", name, retainedCalls);
         try (ServerProcess server = s.start(layout, dir, app, "parallel", freePortOtherThan(uasPort), uasPort,
-            List.of()))
+            List.of(), false))
         {
             print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0));
             // The warm-up's transactions end too before the first measurement, so neither side holds any.
@@ -471,8 +471,9 @@ public final class CallsBench implements Callable<Integer>
     private static Step print(final String name, final Step s)
     {
         System.out.printf("bench calls: %-18s %-8s offered %6d/s completed %8.1f/s failed %d retrans %d drops %d "
-                + "p99(200) %.2f ms gc %d max %.3f ms cpu %.3f s/1k cores %.2f/%.2f %s%n", name, s.label(), s.offered(),
-            s.completedRate(), s.failed(), s.retransmissions(), s.drops(), s.answered().p99(), s.gc().count(),
+                + "p99(200) %.2f ms server p99(2xx) %s gc %d max %.3f ms cpu %.3f s/1k cores %.2f/%.2f %s%n", name,
+            s.label(), s.offered(), s.completedRate(), s.failed(), s.retransmissions(), s.drops(), s.answered().p99(),
+            Report.serverP99(s.serverAnswered()), s.gc().count(),
             s.gc().maxMillis(), s.cpuPer1000(), s.serverCores(), s.machineCores(),
             s.sustained() ? "sustained" : "NOT sustained");
         return s;

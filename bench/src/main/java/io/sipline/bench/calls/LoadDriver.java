@@ -17,7 +17,9 @@ import io.sipline.test.Sipp;
  * calls ({@code -m}), in time
  * ({@code -timeout}, {@code -recv_timeout}) and concurrency ({@code -l}); reads both sipp statistics, the server's
  * CPU and socket drops before and after, and copies sipp's files into the run directory. sipp is run and read through
- * {@link Sipp} (test-support), the same code the end-to-end tests use. Every sipp process is stopped by its handle.
+ * {@link Sipp} (test-support), the same code the end-to-end tests use. A server with an admin port is scraped right
+ * before the caller starts and right after it ends, for its own INVITE response times ({@link ServerLatency}).
+ * Every sipp process is stopped by its handle.
  * The harness's main thread.
  */
 public final class LoadDriver
@@ -69,6 +71,9 @@ public final class LoadDriver
         {
             uas = Sipp.start(uasName, uasArgs("-m", Integer.toString(calls)), uasPort);
             awaitBound(uas, uasPort);
+            // The server's own response-time histograms, read right before the caller starts and right after it
+            // ends (outside the step's CPU and GC windows: a scrape is the server's work, not the calls').
+            final ServerLatency.Scrape times0 = scrape(server);
             final long cpu0 = server.cpuTicks();
             final long busy0 = ProcFs.machineBusyTicks();
             final long drops0 = server.socketDrops() + ProcFs.udpSockets(uasPort)[1];
@@ -91,6 +96,7 @@ public final class LoadDriver
             final Instant to = Instant.now();
             final long cpu = server.cpuTicks() - cpu0;
             final long busy = ProcFs.machineBusyTicks() - busy0;
+            final ServerLatency.Scrape times1 = scrape(server);
             // The far end ends by itself after its last BYE; one that misses calls is stopped.
             uas.waitFor(5, TimeUnit.SECONDS);
             final long drops = server.socketDrops() + ProcFs.udpSockets(uasPort)[1] - drops0;
@@ -110,7 +116,9 @@ public final class LoadDriver
             final double tick = ProcFs.CLOCK_TICKS_PER_SECOND;
             return new Step(label, rate, calls, successful, failed, retrans, drops, unexpected, seconds,
                 successful / seconds,
-                latency[0], latency[1], gc, cpuPer1000, cpu / tick / seconds, busy / tick / seconds, from, to);
+                latency[0], latency[1], ServerLatency.between(times0, times1, "180"),
+                ServerLatency.between(times0, times1, "2xx"), gc, cpuPer1000, cpu / tick / seconds,
+                busy / tick / seconds, from, to);
         }
         finally
         {
@@ -142,6 +150,23 @@ public final class LoadDriver
         {
             Sipp.stop(uas);
             throw ex;
+        }
+    }
+
+    /**
+     * The server's histograms now: null when it has none, {@link ServerLatency.Scrape#FAILED} (said on the console)
+     * when the scrape fails, so that the step reports "n/a" and goes on.
+     */
+    private static ServerLatency.Scrape scrape(final CallPath server)
+    {
+        try
+        {
+            return server.scrapeServerTimes();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            System.out.println("bench calls: scraping the server's /metrics failed: " + ex);
+            return ServerLatency.Scrape.FAILED;
         }
     }
 

@@ -135,6 +135,21 @@ public final class Report
             the calls held, 36 s after the last set-up so that every set-up transaction has ended, minus the same \
             before the calls (also 36 s after the warm-up), divided by the calls sipp counts as established.
             """).append('\n');
+        md.append("""
+            Server response times (columns "server INVITE→180" and "server INVITE→2xx", after sipp's): Sipline's own \
+            figure, beside sipp's and not instead of it. For each INVITE server transaction the server times, once, \
+            from the kernel's receive timestamp of the INVITE on its socket to the moment its socket took its first \
+            180 (its first 2xx); it keeps them in fixed buckets (50 µs steps to 2 ms, 250 µs steps to 10 ms, then \
+            20, 50, 100, 200, 500 ms, 1, 2, 5, 10 s) served on its admin port \
+            (`sipline_sip_invite_response_seconds`). The harness reads `/metrics` right before sipp's caller starts \
+            and right after it ends, takes the bucket deltas summed over the shards, and gives each percentile \
+            (nearest rank) and the max as the upper bound of the bucket it falls in: "<= x ms" means at most x ms. \
+            What it leaves out: sipp's own send and receive delays on the caller side, i.e. the time from sipp \
+            reading its clock to its INVITE reaching the server's socket, and from the response leaving the server's \
+            socket to sipp reading it and its clock (on this machine sipp stalls and is descheduled, so its own \
+            figure mixes those delays with ours). "n/a": a scrape failed; "-": no server figure (a baseline, sipp \
+            alone); "none timed": the server timed no response in the step (its transport gave no arrival times).
+            """).append('\n');
         md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
             .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5% (a sustained step "
                 + "keeps its server, a failed one is followed by a fresh server), then confirmation: a rate is the "
@@ -150,9 +165,11 @@ public final class Report
             md.append("\n### ").append(s.name()).append(" (").append(s.scenario()).append(")\n\n");
             md.append("| step | offered/s | completed/s | failed | retrans | drops | late msgs | ")
                 .append("p50/p90/p99/max INVITE→180 ms | ")
-                .append("p50/p90/p99/max INVITE→200 ms | GC pauses n/total/max ms | CPU s/1k calls | ")
-                .append("cores busy: server / machine | sustained |\n");
-            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                .append("p50/p90/p99/max INVITE→200 ms | ")
+                .append("server INVITE→180 p50/p90/p99/max ms (bucket bounds) | ")
+                .append("server INVITE→2xx p50/p90/p99/max ms (bucket bounds) | GC pauses n/total/max ms | ")
+                .append("CPU s/1k calls | cores busy: server / machine | sustained |\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (final Step st : s.steps())
             {
                 md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
@@ -160,6 +177,8 @@ public final class Report
                     .append(st.retransmissions()).append(" | ").append(st.drops()).append(" | ")
                     .append(st.unexpected()).append(" | ")
                     .append(latency(st.ringing())).append(" | ").append(latency(st.answered())).append(" | ")
+                    .append(serverLatency(st.serverRinging())).append(" | ")
+                    .append(serverLatency(st.serverAnswered())).append(" | ")
                     .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
                     .append(f2(st.serverCores())).append(" / ").append(f2(st.machineCores())).append(" | ")
                     .append("warmup".equals(st.label()) ? "(warm-up)" : CallsBench.FLOOR_STEP.equals(st.label())
@@ -196,9 +215,11 @@ public final class Report
         md.append("| system | ").append(findMax ? "max sustained calls/s (held twice)" : "sustained calls/s")
             .append(" | held by steps | machine cores busy at max | ")
             .append("p50/p90/p99/max INVITE→180 ms at 80% | ")
-            .append("p50/p90/p99/max INVITE→200 ms at 80% | p99 INVITE→200 at max | GC pauses at max n/total/max ms | ")
+            .append("p50/p90/p99/max INVITE→200 ms at 80% | server INVITE→180 ms at 80% (bucket bounds) | ")
+            .append("server INVITE→2xx ms at 80% (bucket bounds) | ")
+            .append("p99 INVITE→200 at max | GC pauses at max n/total/max ms | ")
             .append("CPU s/1k calls at max | allocated B/call | retained B/call |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final Series s : series)
         {
             final Step at = null != s.at80() ? s.at80() : s.best();
@@ -210,6 +231,8 @@ public final class Report
                 .append(f2(s.machineCoresAtMax())).append(" of ").append(cores()).append(" | ")
                 .append(null == at ? "-" : latency(at.ringing())).append(" | ")
                 .append(null == at ? "-" : latency(at.answered())).append(" | ")
+                .append(null == at ? "-" : serverLatency(at.serverRinging())).append(" | ")
+                .append(null == at ? "-" : serverLatency(at.serverAnswered())).append(" | ")
                 .append(null == s.best() ? "-" : f2(s.best().answered().p99())).append(" | ")
                 .append(null == s.best() ? "-" : gc(s, s.best())).append(" | ")
                 .append(null == s.best() ? "-" : f3(s.best().cpuPer1000())).append(" | ")
@@ -330,6 +353,33 @@ public final class Report
             + f2(st.gc().maxMillis()) : "n/a";
     }
 
+    /**
+     * The server's own figures of a step: "-" when there are none (not Sipline), "n/a" when a scrape failed, "none
+     * timed" when it timed nothing, else each as "<= x" (the upper bound of the bucket the figure falls in).
+     */
+    static String serverLatency(final ServerLatency l)
+    {
+        return switch (l.state())
+        {
+            case NOT_MEASURED -> "-";
+            case SCRAPE_FAILED -> "n/a";
+            case MEASURED -> 0 == l.count() ? "none timed" : atMost(l.p50()) + " / " + atMost(l.p90()) + " / "
+                + atMost(l.p99()) + " / " + atMost(l.max());
+        };
+    }
+
+    /** The server's p99 alone, for the console: "<= x ms", "n/a", "-" or "none timed". */
+    static String serverP99(final ServerLatency l)
+    {
+        return ServerLatency.State.MEASURED == l.state() && l.count() > 0 ? atMost(l.p99()) + " ms" :
+            serverLatency(l);
+    }
+
+    private static String atMost(final double ms)
+    {
+        return Double.isInfinite(ms) ? "> 10000" : "<= " + f2(ms);
+    }
+
     private static String latency(final Latency l)
     {
         return 0 == l.count() ? "-" : f2(l.p50()) + " / " + f2(l.p90()) + " / " + f2(l.p99()) + " / " + f2(l.max());
@@ -395,6 +445,8 @@ public final class Report
                     .append(", \"completedCallsPerSecond\": ").append(n(st.completedRate()))
                     .append(", \"invite180Ms\": ").append(latencyJson(st.ringing()))
                     .append(", \"invite200Ms\": ").append(latencyJson(st.answered()))
+                    .append(", \"serverInvite180Ms\": ").append(serverLatencyJson(st.serverRinging()))
+                    .append(", \"serverInvite2xxMs\": ").append(serverLatencyJson(st.serverAnswered()))
                     .append(", \"gcPauses\": {\"count\": ").append(st.gc().count()).append(", \"totalMs\": ")
                     .append(n(st.gc().totalMillis())).append(", \"maxMs\": ").append(n(st.gc().maxMillis()))
                     .append("}, \"cpuSecondsPer1000Calls\": ").append(n(st.cpuPer1000()))
@@ -428,6 +480,22 @@ public final class Report
     {
         return "{\"count\": " + l.count() + ", \"p50\": " + n(l.p50()) + ", \"p90\": " + n(l.p90()) + ", \"p99\": "
             + n(l.p99()) + ", \"max\": " + n(l.max()) + "}";
+    }
+
+    /**
+     * null when the step has no server figure; {@code {"scrape": "failed"}} when a scrape failed (never a 0);
+     * else the count and each figure as a bucket upper bound ({@code "bucketUpperBounds": true}; null for +Inf).
+     */
+    static String serverLatencyJson(final ServerLatency l)
+    {
+        return switch (l.state())
+        {
+            case NOT_MEASURED -> "null";
+            case SCRAPE_FAILED -> "{\"scrape\": \"failed\"}";
+            case MEASURED -> "{\"scrape\": \"ok\", \"bucketUpperBounds\": true, \"count\": " + l.count()
+                + ", \"p50\": " + n(l.p50()) + ", \"p90\": " + n(l.p90()) + ", \"p99\": " + n(l.p99())
+                + ", \"max\": " + n(l.max()) + "}";
+        };
     }
 
     private static String n(final double v)

@@ -22,16 +22,19 @@ public final class ServerProcess implements AutoCloseable, CallPath
     private final String profile;
     private final Process process;
     private final int port;
+    /** The admin HTTP port on 127.0.0.1 serving {@code /metrics}, or 0 when the system has none. */
+    private final int adminPort;
     private final Path output;
     private Path gcLog;
 
     ServerProcess(final SystemUnderTest system, final String profile, final Process process, final int port,
-        final Path output, final Path gcLog)
+        final int adminPort, final Path output, final Path gcLog)
     {
         this.system = system;
         this.profile = profile;
         this.process = process;
         this.port = port;
+        this.adminPort = adminPort;
         this.output = output;
         this.gcLog = gcLog;
     }
@@ -56,6 +59,19 @@ public final class ServerProcess implements AutoCloseable, CallPath
     public long pid()
     {
         return process.pid();
+    }
+
+    /** The admin port serving {@code /metrics} on 127.0.0.1, or 0 (the baselines). */
+    public int adminPort()
+    {
+        return adminPort;
+    }
+
+    /** Scrapes {@code /metrics} on the admin port; null when there is none. */
+    @Override
+    public ServerLatency.Scrape scrapeServerTimes() throws IOException
+    {
+        return 0 == adminPort ? null : ServerLatency.Scrape.fetch(adminPort);
     }
 
     /** The GC log, or null (Kamailio). */

@@ -5,11 +5,14 @@ import java.time.Instant;
 /**
  * The outcome of one load step: {@code planned} calls offered at {@code offered} calls/s by sipp's uac through the
  * server to sipp's uas, with what both sipp ends counted, the server's kernel socket drops, its CPU time and GC
- * pauses over the step, and the response times the timed scenario logged. Immutable.
+ * pauses over the step, the response times the timed scenario logged (sipp's, caller side) and the server's own
+ * (its {@code /metrics} histograms, {@link ServerLatency}). Immutable.
  *
  * @param label          e.g. {@code r0400}, {@code warmup}, {@code at80}
  * @param completedRate  successful calls / wall seconds of the uac run
  * @param retransmissions sipp's {@code Retransmissions(C)}, uac plus uas
+ * @param serverRinging  the server's own INVITE→180 (first 180) over the step, bucket upper bounds
+ * @param serverAnswered the server's own INVITE→2xx (first 2xx) over the step, bucket upper bounds
  * @param drops          datagrams the kernel dropped on the server's and the uas's sockets during the step
  * @param unexpected     messages the caller took without aborting the call (only with
  *                       {@link Scenarios#KAMAILIO_UAC_OPTIONS}: late 180s)
@@ -19,7 +22,8 @@ import java.time.Instant;
  *                       sipp processes and anything else running (other builds on a shared box show up here)
  */
 public record Step(String label, int offered, int planned, long successful, long failed, long retransmissions,
-    long drops, long unexpected, double seconds, double completedRate, Latency ringing, Latency answered, GcLog.Summary gc,
+    long drops, long unexpected, double seconds, double completedRate, Latency ringing, Latency answered,
+    ServerLatency serverRinging, ServerLatency serverAnswered, GcLog.Summary gc,
     double cpuPer1000, double serverCores, double machineCores, Instant from, Instant to)
 {
     /**

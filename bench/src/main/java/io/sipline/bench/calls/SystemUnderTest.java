@@ -2,6 +2,8 @@ package io.sipline.bench.calls;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +27,8 @@ import io.sipline.bench.baseline.jainsip.JainSipB2bua;
  * <li>{@link #SIPLINE}: {@code bin/sipline run --bind 127.0.0.1 --port P --profile X --deploy DIR} with an example
  * WAR exploded into the run directory and pointed at the far end: {@code b2bua} (context parameter {@code target})
  * or {@code proxy} (init parameters {@code targets}, {@code record-route=true}, {@code parallel=true});
- * {@code SIPLINE_LOG_DIR} points its GC log into the run directory.</li>
+ * {@code SIPLINE_LOG_DIR} points its GC log into the run directory; for the load steps {@code --admin-port} on a free
+ * TCP port of 127.0.0.1, so that each step can read the server's own INVITE response times from {@code /metrics}.</li>
  * <li>{@link #JAINSIP}: {@link JainSipB2bua} in a child JVM started with the same profile's options (a B2BUA
  * only).</li>
  * <li>{@link #KAMAILIO}: Kamailio as a record-routing stateful proxy with {@code bench/kamailio/kamailio.cfg},
@@ -98,9 +101,13 @@ public enum SystemUnderTest
      * @param app       {@code b2bua} or {@code proxy} (only Sipline deploys it; Kamailio proxies for both)
      * @param profile   a {@code jvm-profiles/} name (ignored by Kamailio).
      * @param extraJvm  JVM options after the profile's (e.g. {@code -XX:-UseTLAB} for the allocation run).
+     * @param metrics   whether Sipline serves {@code /metrics} on an admin port (the load steps read its own response
+     *                  times there); false for the memory runs, whose heap figures a scrape would disturb. The
+     *                  baselines have none either way.
      */
     public ServerProcess start(final Layout layout, final Path dir, final String app, final String profile,
-        final int port, final int uasPort, final List<String> extraJvm) throws IOException, InterruptedException
+        final int port, final int uasPort, final List<String> extraJvm, final boolean metrics)
+        throws IOException, InterruptedException
     {
         if (!plays(app))
         {
@@ -114,6 +121,7 @@ public enum SystemUnderTest
             .redirectOutput(output.toFile());
         Path gcLog = null;
         String marker = null;
+        int adminPort = 0;
         switch (this)
         {
             case SIPLINE ->
@@ -123,6 +131,11 @@ public enum SystemUnderTest
                     Map.of("target", far) : Map.of("targets", far, "record-route", "true", "parallel", "true"));
                 cmd.addAll(List.of(layout.root().resolve("bin/sipline").toString(), "run", "--bind", "127.0.0.1",
                     "--port", Integer.toString(port), "--profile", profile, "--deploy", war.toString()));
+                if (metrics)
+                {
+                    adminPort = freeTcpPort();
+                    cmd.addAll(List.of("--admin-port", Integer.toString(adminPort)));
+                }
                 pb.environment().put("SIPLINE_LOG_DIR", dir.toString());
                 pb.environment().put("JAVA_HOME", Path.of(layout.java()).getParent().getParent().toString());
                 if (!extraJvm.isEmpty())
@@ -149,7 +162,8 @@ public enum SystemUnderTest
                     "-P", dir.resolve("kamailio-" + port + ".pid").toString(), "-m", "256", "-M", "16"));
             }
         }
-        final ServerProcess server = new ServerProcess(this, jvm ? profile : "-", pb.start(), port, output, gcLog);
+        final ServerProcess server = new ServerProcess(this, jvm ? profile : "-", pb.start(), port, adminPort, output,
+            gcLog);
         try
         {
             server.awaitReady(marker, READY_SECONDS);
@@ -163,6 +177,15 @@ public enum SystemUnderTest
         {
             server.close();
             throw ex;
+        }
+    }
+
+    /** A TCP port of 127.0.0.1 free now (bound and released: the server binds it a moment later). */
+    static int freeTcpPort() throws IOException
+    {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.ofLiteral("127.0.0.1")))
+        {
+            return probe.getLocalPort();
         }
     }
 

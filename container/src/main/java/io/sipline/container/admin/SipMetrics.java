@@ -6,6 +6,7 @@ import java.lang.management.MemoryMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntSupplier;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -20,6 +21,8 @@ import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.SipShard;
 import io.sipline.sip.stack.SipStack;
+import io.sipline.sip.transaction.InviteResponse;
+import io.sipline.sip.transaction.ResponseTimeHistogram;
 import io.sipline.sip.transport.MessageCounters;
 import io.sipline.sip.transport.ShardCounters;
 
@@ -37,6 +40,8 @@ public final class SipMetrics
     private static final String[] CLASSES = {"1xx", "2xx", "3xx", "4xx", "5xx", "6xx"};
     private static final SipMethod[] METHODS = SipMethod.values();
     private static final ParseResult[] PARSE_RESULTS = ParseResult.values();
+    private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
+    private static final double NANOS_PER_SECOND = 1e9;
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final SipStack stack;
@@ -112,6 +117,53 @@ public final class SipMetrics
             (cb, k, t) -> cb.call(t.mirrored(MessageCounters.TRANSACTIONS_ACTIVE), k));
         gauge("sipline_sip_dialogs_active", "Dialogs in the shard's table (as of the shard's last 1 ms tick)",
             (cb, k, t) -> cb.call(t.mirrored(MessageCounters.DIALOGS_ACTIVE), k));
+        registerInviteResponseTimes(registry, stack::shardCount,
+            (k, kind) -> stack.shard(k).transactions().inviteResponseTimes(kind));
+    }
+
+    /** Where the INVITE response-time histograms are: shard index and kind to that shard's histogram. */
+    @FunctionalInterface
+    interface ResponseTimes
+    {
+        ResponseTimeHistogram of(int shard, InviteResponse kind);
+    }
+
+    /**
+     * {@code sipline_sip_invite_response_seconds{shard,response}} (histogram), its {@code _max_seconds} gauge and the
+     * {@code sipline_sip_invite_responses_untimed_total} counter, read at scrape time from the transaction layers'
+     * histograms ({@link io.sipline.sip.transaction.TransactionLayer#inviteResponseTimes}).
+     */
+    static void registerInviteResponseTimes(final PrometheusRegistry registry, final IntSupplier shards,
+        final ResponseTimes times)
+    {
+        registry.register(new InviteResponseCollector(shards, times));
+        GaugeWithCallback.builder().name("sipline_sip_invite_response_max_seconds")
+            .help("Largest server INVITE response time seen since start (see sipline_sip_invite_response_seconds)")
+            .labelNames("shard", "response")
+            .callback(cb ->
+            {
+                for (int k = 0; k < shards.getAsInt(); k++)
+                {
+                    for (final InviteResponse kind : INVITE_RESPONSES)
+                    {
+                        cb.call(times.of(k, kind).maxNs() / NANOS_PER_SECOND, Integer.toString(k), kind.label());
+                    }
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("sipline_sip_invite_responses_untimed")
+            .help("First 180s and final responses to INVITE that could not be timed: the INVITE's arrival time was "
+                + "unknown, or the wall clock was stepped back")
+            .labelNames("shard", "response")
+            .callback(cb ->
+            {
+                for (int k = 0; k < shards.getAsInt(); k++)
+                {
+                    for (final InviteResponse kind : INVITE_RESPONSES)
+                    {
+                        cb.call(times.of(k, kind).untimed(), Integer.toString(k), kind.label());
+                    }
+                }
+            }).register(registry);
     }
 
     private void registerShards()
@@ -348,6 +400,55 @@ public final class SipMetrics
         public String getPrometheusName()
         {
             return "sipline_servlet_time_seconds";
+        }
+    }
+
+    /**
+     * {@code sipline_sip_invite_response_seconds}: per shard and response kind, the server's own time from the
+     * kernel's receive timestamp of an INVITE to the hand-over of its first 180 / first final response to the socket,
+     * built at scrape time from the shards' bucket counters (opaque loads; the count is the sum of the buckets read,
+     * so each point is self-consistent).
+     */
+    private static final class InviteResponseCollector implements Collector
+    {
+        private static final String NAME = "sipline_sip_invite_response_seconds";
+        private static final MetricMetadata METADATA = new MetricMetadata(NAME,
+            "Server INVITE response time: from the kernel's receive timestamp of the INVITE to the hand-over of its "
+                + "first 180 (response=180) or its first final response (2xx, 3xx-6xx) to the socket, once per INVITE "
+                + "server transaction (stateless proxying not covered)");
+        private static final double[] UPPER_BOUNDS = ResponseTimeHistogram.upperBoundsSeconds();
+
+        private final IntSupplier shards;
+        private final ResponseTimes times;
+
+        InviteResponseCollector(final IntSupplier shards, final ResponseTimes times)
+        {
+            this.shards = shards;
+            this.times = times;
+        }
+
+        @Override
+        public MetricSnapshot collect()
+        {
+            final List<HistogramSnapshot.HistogramDataPointSnapshot> points = new ArrayList<>();
+            for (int k = 0; k < shards.getAsInt(); k++)
+            {
+                for (final InviteResponse kind : INVITE_RESPONSES)
+                {
+                    final ResponseTimeHistogram h = times.of(k, kind);
+                    final long[] counts = h.bucketCounts();
+                    points.add(new HistogramSnapshot.HistogramDataPointSnapshot(
+                        ClassicHistogramBuckets.of(UPPER_BOUNDS, counts), h.sumNs() / NANOS_PER_SECOND,
+                        Labels.of("shard", Integer.toString(k), "response", kind.label()), null, 0L));
+                }
+            }
+            return new HistogramSnapshot(METADATA, points);
+        }
+
+        @Override
+        public String getPrometheusName()
+        {
+            return NAME;
         }
     }
 }

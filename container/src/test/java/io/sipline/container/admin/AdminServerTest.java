@@ -115,6 +115,13 @@ class AdminServerTest
             assertEquals(1, sumWhere(a, "sipline_sip_messages_dropped_total", "reason=\"parse_")
                 - sumWhere(before, "sipline_sip_messages_dropped_total", "reason=\"parse_"));
             assertEquals(0, delta(before, a, "sipline_sip_messages_dropped_total{reason=\"handoff_queue_full\"}"));
+            // The 404 is the INVITE's first final response: timed once by its server transaction (or counted as
+            // untimed when the transport gave the INVITE no arrival time); the OPTIONS' 200s are not INVITE responses.
+            assertEquals(1, delta(before, a, "sipline_sip_invite_response_seconds_count{response=\"3xx-6xx\"}")
+                + delta(before, a, "sipline_sip_invite_responses_untimed_total{response=\"3xx-6xx\"}"));
+            assertEquals(0, delta(before, a, "sipline_sip_invite_response_seconds_count{response=\"2xx\"}")
+                + delta(before, a, "sipline_sip_invite_responses_untimed_total{response=\"2xx\"}")
+                + delta(before, a, "sipline_sip_invite_response_seconds_count{response=\"180\"}"));
             assertEquals(2, sumWhere(a, "sipline_shard_up", ""));
             assertTrue(a.containsKey("sipline_sip_transactions_active"), a.keySet().toString());
             assertTrue(a.containsKey("sipline_sip_dialogs_active"));

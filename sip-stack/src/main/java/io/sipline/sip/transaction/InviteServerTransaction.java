@@ -56,12 +56,20 @@ import io.sipline.sip.message.SipMessage;
  *
  * <p>100 Trying: see {@link TransactionConfig#trying100DelayNs(long)} for why it goes at once by default.
  *
+ * <p>Response times: the INVITE's arrival time ({@link SipMessage#receivedAtNanos()}) is kept, and the first 180 and
+ * the first final response the transport takes are timed against it, once each
+ * ({@link TransactionLayer#inviteResponseTimes(InviteResponse)}); re-sent responses are not.
+ *
  * <p>Not thread-safe; owned by one shard.
  */
 public final class InviteServerTransaction extends ServerTransaction
 {
     /** A built 100 waiting for the delayed-Trying timer; our reference, released when sent or no longer needed. */
     private ByteBuf pendingTrying;
+    /** The INVITE's wall-clock arrival, ns since the epoch; 0 when unknown. */
+    private long arrivalNs;
+    /** True once the first 180 was timed. */
+    private boolean ringingTimed;
 
     InviteServerTransaction(final TransactionLayer layer, final int index)
     {
@@ -78,6 +86,7 @@ public final class InviteServerTransaction extends ServerTransaction
     void start(final SipMessage request)
     {
         state = TransactionState.PROCEEDING;
+        arrivalNs = request.receivedAtNanos();
         final long delayNs = layer.config().trying100DelayNs();
         if (delayNs == 0)
         {
@@ -129,6 +138,7 @@ public final class InviteServerTransaction extends ServerTransaction
             lastStatus = status;
             replaceOutbound(response);
             sendOutbound();
+            timeResponse(status);
             if (status >= 200 && status < 300)
             {
                 state = TransactionState.ACCEPTED; // RFC 6026 §8.6
@@ -200,6 +210,31 @@ public final class InviteServerTransaction extends ServerTransaction
         }
     }
 
+    /**
+     * Times a response sent in Proceeding: the first 180, and the final response (sent once in Proceeding, since
+     * the state leaves Proceeding with it). Only when the transport took it: a failed send is a transport error, and
+     * a destination still being located sends later.
+     */
+    private void timeResponse(final int status)
+    {
+        if (transportFailed || resolving)
+        {
+            return;
+        }
+        if (180 == status)
+        {
+            if (!ringingTimed)
+            {
+                ringingTimed = true;
+                layer.recordInviteResponse(InviteResponse.RINGING, arrivalNs);
+            }
+        }
+        else if (status >= 200)
+        {
+            layer.recordInviteResponse(status < 300 ? InviteResponse.SUCCESS : InviteResponse.FAILURE, arrivalNs);
+        }
+    }
+
     private void dropPendingTrying()
     {
         if (null != pendingTrying)
@@ -208,6 +243,14 @@ public final class InviteServerTransaction extends ServerTransaction
             pendingTrying.release(); // never sent: the TU answered first
             pendingTrying = null;
         }
+    }
+
+    @Override
+    void reset()
+    {
+        super.reset();
+        arrivalNs = 0;
+        ringingTimed = false;
     }
 
     @Override

@@ -1,7 +1,10 @@
 package io.sipline.sip.transaction;
 
+import java.util.function.LongSupplier;
+
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sipline.sip.transport.RealtimeClock;
 
 /**
  * Settings of one shard's {@link TransactionLayer}: the RFC 3261 timer bases and the sizes of its pools and table.
@@ -41,6 +44,7 @@ public final class TransactionConfig
     private int initialTableCapacity = 1024;
     private int timerPollLimit = 1024;
     private ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
+    private LongSupplier realtimeClock = RealtimeClock::nanos;
 
     public long t1Ns()
     {
@@ -145,6 +149,27 @@ public final class TransactionConfig
     public TransactionConfig allocator(final ByteBufAllocator value)
     {
         allocator = value;
+        return this;
+    }
+
+    public LongSupplier realtimeClock()
+    {
+        return realtimeClock;
+    }
+
+    /**
+     * The wall clock, nanoseconds since the epoch, that the layer reads when an INVITE server transaction hands a
+     * response to the transport, to time it against the INVITE's {@code SipMessage.receivedAtNanos()} (same time
+     * base; see {@link InviteResponse}). Default {@link RealtimeClock#nanos()}; tests give a value they set. Read on
+     * the owning shard only; never used for timers (those run on the layer's {@link NanoClock}).
+     */
+    public TransactionConfig realtimeClock(final LongSupplier value)
+    {
+        if (null == value)
+        {
+            throw new IllegalArgumentException("realtimeClock must not be null");
+        }
+        realtimeClock = value;
         return this;
     }
 

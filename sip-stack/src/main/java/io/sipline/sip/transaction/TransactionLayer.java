@@ -3,6 +3,7 @@ package io.sipline.sip.transaction;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.LongSupplier;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -62,6 +63,7 @@ public final class TransactionLayer
     static final int KIND_INVITE_SERVER = 2;
     static final int KIND_NON_INVITE_SERVER = 3;
     private static final int KINDS = 4;
+    private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
 
     private static final long FNV_OFFSET = Ascii.FNV64_OFFSET;
     private static final long FNV_PRIME = Ascii.FNV64_PRIME;
@@ -89,6 +91,10 @@ public final class TransactionLayer
     private final TransactionTable clientTable;
     private final TransactionTable serverTable;
     private final TimerHandler timerHandler = new LayerTimerHandler();
+    /** The wall clock INVITE response times are read on ({@link TransactionConfig#realtimeClock()}). */
+    private final LongSupplier realtimeClock;
+    /** One histogram per {@link InviteResponse}, by ordinal; written here, read by metrics on any thread. */
+    private final ResponseTimeHistogram[] inviteResponseTimes = new ResponseTimeHistogram[INVITE_RESPONSES.length];
 
     private Transaction[] registry;
     private int registryCount;
@@ -130,6 +136,11 @@ public final class TransactionLayer
         this.clock = clock;
         this.wheel = wheel;
         this.allocator = config.allocator();
+        this.realtimeClock = config.realtimeClock();
+        for (int i = 0; i < inviteResponseTimes.length; i++)
+        {
+            inviteResponseTimes[i] = new ResponseTimeHistogram();
+        }
         this.clientTable = new TransactionTable(config.initialTableCapacity());
         this.serverTable = new TransactionTable(config.initialTableCapacity());
         final int perKind = config.initialPoolSize();
@@ -469,9 +480,48 @@ public final class TransactionLayer
         return timeouts;
     }
 
+    /**
+     * This shard's server-side INVITE response times of one kind: for each INVITE server transaction, once, the time
+     * from the INVITE's arrival ({@code SipMessage.receivedAtNanos()}, the kernel's receive timestamp where the
+     * transport reads one) to the moment the transaction handed its first 180 (or its first final response) to the
+     * transport and the transport took it, on {@link TransactionConfig#realtimeClock()}. A response given by an
+     * application on a virtual thread counts when the transaction sends it, on the shard. Not recorded: 100 Trying,
+     * other 1xx, a retransmission of a response (timer G, a retransmitted INVITE), a 2xx re-sent or forked in
+     * Accepted, a response whose send failed or whose destination is a Via {@code maddr} host name still being
+     * located; counted as untimed when the INVITE's arrival time is unknown (0). Requests relayed without a server
+     * transaction (a stateless proxy) are not covered.
+     *
+     * <p>Any thread (the histogram is read with opaque loads; the array of histograms is final).
+     */
+    public ResponseTimeHistogram inviteResponseTimes(final InviteResponse kind)
+    {
+        return inviteResponseTimes[kind.ordinal()];
+    }
+
     // ============================================================================================================
     // For the machines
     // ============================================================================================================
+
+    /**
+     * An INVITE server transaction handed the first response of {@code kind} to the transport: records the time since
+     * {@code arrivalNs} (the INVITE's wall-clock arrival; 0 when unknown, then counted as untimed, the clock not read).
+     */
+    void recordInviteResponse(final InviteResponse kind, final long arrivalNs)
+    {
+        final ResponseTimeHistogram h = inviteResponseTimes[kind.ordinal()];
+        if (0 == arrivalNs)
+        {
+            h.recordUntimed();
+            return;
+        }
+        final long elapsedNs = realtimeClock.getAsLong() - arrivalNs;
+        if (elapsedNs < 0)
+        {
+            h.recordUntimed(); // the wall clock was stepped back since the INVITE arrived: no honest figure
+            return;
+        }
+        h.record(elapsedNs);
+    }
 
     long scheduleTimer(final Transaction tx, final char timer, final long delayNs)
     {

@@ -237,6 +237,14 @@ final class TransactionHarness implements TransactionTransport, TransactionUser,
         return layer.onIncoming(parse(text), PEER, false);
     }
 
+    /** Receives a request as the transport would, with its arrival time ({@code SipMessage.receivedAtNanos}). */
+    boolean receiveAt(final String text, final long receivedAtNanos)
+    {
+        final SipMessage m = parse(text);
+        m.receivedAtNanos(receivedAtNanos);
+        return layer.onIncoming(m, PEER, false);
+    }
+
     boolean receive(final String text, final boolean reliable)
     {
         return layer.onIncoming(parse(text), PEER, reliable);
