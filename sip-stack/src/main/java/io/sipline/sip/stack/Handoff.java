@@ -21,6 +21,11 @@ final class Handoff
     ByteBuf datagram;
     InetSocketAddress source;
     InetSocketAddress local;
+    /**
+     * When the datagram arrived ({@link io.sipline.sip.message.SipMessage#receivedAtNanos()}): the owner re-parses
+     * the copied bytes into a message of its own, which gets this time rather than the time of the hand-over.
+     */
+    long receivedAtNanos;
     int origin;
 
     void clear()
@@ -28,5 +33,6 @@ final class Handoff
         datagram = null;
         source = null;
         local = null;
+        receivedAtNanos = 0;
     }
 }

@@ -720,6 +720,7 @@ public final class SipShard
         h.datagram = copy;
         h.source = source;
         h.local = local;
+        h.receivedAtNanos = m.receivedAtNanos();
         if (!target.inbox.offer(h))
         {
             // Queue full: the copy is still ours; release it and drop the datagram (the peer retransmits).
@@ -778,6 +779,7 @@ public final class SipShard
             pollTimersIfDue(System.nanoTime());
             if (SipMessageParser.parseDatagram(datagram, handedOver) == ParseResult.OK)
             {
+                handedOver.receivedAtNanos(h.receivedAtNanos); // when the reading shard got it, not now
                 dispatch(handedOver, h.source, h.local);
             }
             else

@@ -44,9 +44,13 @@ public final class ShardCounters
     /** Datagrams sent with the shard's own sendto on a listening socket, and those it left to Netty's write. */
     static final int NATIVE_SENDS = PEERS_OPENED + 6;
     static final int NATIVE_SEND_FALLBACKS = PEERS_OPENED + 7;
-    /** Datagrams the shard read itself with recvfrom on a listening socket. */
+    /** Datagrams the shard read itself with recvmsg on a listening socket. */
     static final int NATIVE_DATAGRAMS_IN = PEERS_OPENED + 8;
-    static final int SLOTS = NATIVE_DATAGRAMS_IN + 1;
+    /** Datagrams the shard read itself with recvmsg on a connected peer channel. */
+    static final int NATIVE_PEER_DATAGRAMS_IN = PEERS_OPENED + 9;
+    /** Datagrams whose arrival time is the kernel's ({@code SO_TIMESTAMPNS}) rather than the shard's clock. */
+    static final int KERNEL_TIMESTAMPS = PEERS_OPENED + 10;
+    static final int SLOTS = KERNEL_TIMESTAMPS + 1;
 
     private static final ParseResult[] RESULTS = ParseResult.values();
 
@@ -192,12 +196,30 @@ public final class ShardCounters
     }
 
     /**
-     * Datagrams the shard read itself with {@code recvfrom} on a listening socket (part of {@link #datagramsIn()};
+     * Datagrams the shard read itself with {@code recvmsg} on a listening socket (part of {@link #datagramsIn()};
      * see {@link UdpShard}, "Reads on a listening socket").
      */
     public long nativeDatagramsIn()
     {
         return values[NATIVE_DATAGRAMS_IN];
+    }
+
+    /**
+     * Datagrams the shard read itself with {@code recvmsg} on a connected peer channel (part of
+     * {@link #peerDatagramsIn()}; the rest of those Netty read, see {@link UdpShard}, "Connected peers").
+     */
+    public long nativePeerDatagramsIn()
+    {
+        return values[NATIVE_PEER_DATAGRAMS_IN];
+    }
+
+    /**
+     * Datagrams whose {@link io.sipline.sip.message.SipMessage#receivedAtNanos()} is the kernel's receive timestamp
+     * ({@code SO_TIMESTAMPNS}); every other datagram read got the shard's {@link RealtimeClock} when it was read.
+     */
+    public long kernelTimestamps()
+    {
+        return values[KERNEL_TIMESTAMPS];
     }
 
     /** One line, for logs and the shutdown summary; allocates. */
@@ -229,9 +251,10 @@ public final class ShardCounters
         {
             sb.append(", sendto ").append(nativeSends()).append(" fallbacks ").append(nativeSendFallbacks());
         }
-        if (nativeDatagramsIn() > 0)
+        if (nativeDatagramsIn() > 0 || nativePeerDatagramsIn() > 0)
         {
-            sb.append(", recvfrom ").append(nativeDatagramsIn());
+            sb.append(", recvmsg ").append(nativeDatagramsIn()).append(" peer ").append(nativePeerDatagramsIn())
+                .append(", kernel timestamps ").append(kernelTimestamps());
         }
         if (parseErrorsTotal() > 0)
         {

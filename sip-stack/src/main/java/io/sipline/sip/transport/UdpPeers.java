@@ -22,11 +22,12 @@ import io.netty.util.AttributeKey;
  * datagram path allocates a {@code DatagramPacket}, an {@code InetSocketAddress}, an {@code InetAddress} and its
  * {@code byte[]} for every datagram read, and an address array or two per datagram sent to an address).
  *
- * <p>Since the shards read and write their listening sockets themselves ({@link UdpRecvFrom}, {@link UdpSendTo}: no
- * object per datagram), a connected channel no longer saves allocation: Netty's read on it still makes a
- * {@code DatagramPacket} (24 B) per datagram ({@code StackManyPeersAllocationTest}: 200 peers on one port, 13.2 B per
- * stateful transaction with connected channels, 6.6 B without). What it still gives: the kernel finds a connected
- * socket by its 4-tuple, and an ICMP port unreachable is reported on it (RFC 3261 §18.4).
+ * <p>The shards read and write their listening sockets themselves ({@link UdpRecvFrom}, {@link UdpSendTo}: no object
+ * per datagram), and read their connected channels the same way ({@code recvmsg} on a duplicate descriptor, with the
+ * kernel's receive timestamp; see {@link UdpShard}, "Connected peers"), so a datagram read on a connected channel
+ * costs nothing either; only where those reads are off (or NIO) does Netty read it, with a {@code DatagramPacket}
+ * (24 B) per datagram. What a connected channel gives: the kernel finds a connected socket by its 4-tuple, datagrams
+ * to the peer are written without an address, and an ICMP port unreachable is reported on it (RFC 3261 §18.4).
  *
  * <p>Every datagram a shard reads from a peer, or sends to it, on one of its listening sockets counts for that
  * (local address:port, peer) pair. At {@link UdpPeerConfig#connectAfter()} the shard opens a channel bound to the
@@ -35,13 +36,14 @@ import io.netty.util.AttributeKey;
  *   <li>the kernel delivers the peer's datagrams to the connected socket rather than to the reuseport group: a UDP
  *       socket lookup scores a connected socket above any unconnected one for its own 4-tuple (Linux
  *       {@code udp4_lib_lookup2}/{@code udp6_lib_lookup2}, {@code compute_score}); when several shards have one
- *       for the same peer, one of them (the first in the hash chain) gets every datagram. Netty reads it with
- *       {@code recv} (its {@code connectedRead}): no source address is decoded, the sender is the channel's cached
- *       remote address;</li>
+ *       for the same peer, one of them (the first in the hash chain) gets every datagram. The shard reads it with
+ *       {@code recvmsg} (or Netty with {@code recv}, its {@code connectedRead}): no source address is decoded, the
+ *       sender is the peer's address;</li>
  *   <li>this shard's datagrams to the peer are written on it as plain buffers: no envelope, no address array. They
  *       still leave from the address:port the request arrived on (RFC 3261 §18.2.2, RFC 3581 §4);</li>
- *   <li>the hand-over by Call-ID is unchanged: whichever shard reads a datagram hands it to the call's owner, which
- *       answers on its own connected channel to the peer (or opens one once it has sent enough).</li>
+ *   <li>the hand-over by Call-ID is unchanged: whichever shard reads a datagram hands it to the call's owner (with
+ *       its arrival time), which answers on its own connected channel to the peer (or opens one once it has sent
+ *       enough).</li>
  * </ul>
  * Between its bind and its connect a new socket is an unconnected member of the reuseport group and could be picked
  * for another peer's datagram; {@link SocketFilters#acceptOnlyFrom} drops those in the kernel, so a connected channel
@@ -53,7 +55,8 @@ import io.netty.util.AttributeKey;
  * for a new busy peer only once it has been quiet for {@link UdpPeerConfig#quietMillis()}. A peer idle for
  * {@link UdpPeerConfig#idleMillis()} is forgotten. An ICMP port unreachable reported on a connected socket
  * ({@code ECONNREFUSED}, RFC 3261 §18.4) closes that channel only, never a listening socket; see
- * {@link UdpShard}.
+ * {@link UdpShard}. Every close made here first stops the shard's reader of that channel
+ * ({@link UdpShard#stopReading(Channel)}), whose duplicate descriptor would otherwise keep the socket open.
  *
  * <p>Allocation: a {@link Peer} and a map entry per new peer counted, a channel per connection; nothing per datagram
  * of a peer counted.
@@ -255,6 +258,7 @@ final class UdpPeers
             {
                 peer.ctx.flush(); // what this read batch wrote to the peer still goes
             }
+            shard.stopReading(channel); // the shard's reader lets go of its duplicate first: nothing read after this
             onClosed(peer, channel);
             channel.close();
             shard.countPeerClosed();

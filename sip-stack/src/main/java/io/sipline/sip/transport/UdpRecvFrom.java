@@ -20,24 +20,47 @@ import java.util.Locale;
 import io.netty.buffer.ByteBuf;
 
 /**
- * One shard's {@code recvfrom(2)} on its listening sockets, called through the FFM API (a {@link Linker} downcall to
- * libc), with the senders' addresses kept for reuse.
+ * One shard's reads of its UDP sockets with {@code recvmsg(2)}, called through the FFM API (a {@link Linker} downcall
+ * to libc), with the kernel's receive timestamp of each datagram and the senders' addresses kept for reuse. The name
+ * stays from its first version, which called {@code recvfrom(2)}.
  *
  * <p><b>Why.</b> Netty's epoll read of an unconnected datagram socket makes, per datagram, a {@code DatagramPacket}
  * and the sender's {@code InetSocketAddress}, its holder, an {@code InetAddress} and its holder (24 + 16 + 24 + 24 +
- * 32 B): with more peers than connected channels ({@link UdpPeers}) that was most of what the stack allocated per
- * transaction. Here a datagram is read into one pooled direct buffer of the shard (its memory address passed as a
- * {@code long}, as {@link UdpSendTo} does), its source into one reused native {@code sockaddr}, and the sender is
- * looked up in a direct-mapped cache ({@link #sender()}): a sender seen before costs nothing.
+ * 32 B), and its read of a connected one a {@code DatagramPacket} (24 B). Here a datagram is read into one pooled
+ * direct buffer of the shard (its memory address stored in a reused {@code iovec}, as {@link UdpSendTo} passes it),
+ * its source into one reused native {@code sockaddr}, and the sender is looked up in a direct-mapped cache
+ * ({@link #sender()}): a sender seen before costs nothing. On a connected socket no source is asked for: the sender
+ * is the channel's peer.
  *
- * <p>How the shard reads with it ({@link UdpShard}, "Reads on a listening socket"): the listening channel stays
- * Netty's (bind, {@code SO_REUSEPORT} group, writes that fall back, close) with its auto-read off, and a duplicate of
+ * <p><b>Receive time</b> (issue 6). With {@code SO_TIMESTAMPNS} set on the socket ({@link #enableTimestamps}, socket(7))
+ * the kernel records when it queued each datagram ({@code CLOCK_REALTIME}, the time base of {@link RealtimeClock}) and
+ * {@code recvmsg} returns it as a control message, so the time a datagram waited for the shard to wake up counts in
+ * the server's own response times. {@link #receivedAtNanos()} gives it, or 0 when there is none (the option could not
+ * be set, or {@code MSG_CTRUNC}: the control buffer was too small); the shard then reads {@link RealtimeClock}.
+ *
+ * <pre>
+ * struct msghdr (56 bytes, LP64)            struct iovec (16 bytes)      struct cmsghdr + timespec (32 bytes)
+ *   void  *msg_name        @0                 void  *iov_base  @0          size_t cmsg_len   = 32        @0
+ *   u32    msg_namelen     @8                 size_t iov_len   @8          int    cmsg_level = SOL_SOCKET @8
+ *   struct iovec *msg_iov  @16                                             int    cmsg_type  = SCM_TIMESTAMPNS @12
+ *   size_t msg_iovlen = 1  @24                                             long   tv_sec             @16
+ *   void  *msg_control     @32                                             long   tv_nsec            @24
+ *   size_t msg_controllen  @40 (in: room; out: bytes written)
+ *   int    msg_flags       @48 (out: MSG_TRUNC, MSG_CTRUNC)
+ * </pre>
+ * The control messages are walked in place (each at an 8-byte aligned offset, {@code CMSG_NXTHDR}); nothing is
+ * allocated per datagram. The sockaddr layouts are those drawn in {@link UdpSendTo}. An IPv4-mapped IPv6 source (an
+ * IPv4 peer of a dual-stack socket, RFC 4291 §2.5.5.2) is returned as an IPv4 address, as Netty returns it.
+ *
+ * <p>How the shard reads with it ({@link UdpShard}, "Reads on a listening socket" and "Connected peers"): the channel
+ * stays Netty's (bind, connect, {@code SO_REUSEPORT} group, writes, close) with its auto-read off, and a duplicate of
  * its descriptor ({@link #dup}) is registered on the same event loop as an {@code EpollIoHandle} that is called when
  * the socket is readable. Netty's epoll handler keys its registrations by descriptor number, so the duplicate is a
  * registration of its own on the same socket.
  *
- * <p>The sockaddr layouts are those drawn in {@link UdpSendTo}. An IPv4-mapped IPv6 source (an IPv4 peer of a
- * dual-stack socket, RFC 4291 §2.5.5.2) is returned as an IPv4 address, as Netty returns it.
+ * <p>{@code recvmmsg(2)} would read a batch in one call, but each datagram of it needs its own buffer of the largest
+ * datagram (64 KiB each) or a truncation rule; one {@code recvmsg} per datagram into the shard's one buffer keeps the
+ * memory and the semantics of the {@code recvfrom} it replaced.
  *
  * <p>Available on Linux x86-64 and AArch64 ({@link #AVAILABLE}). Not thread-safe: one per shard, on its loop only.
  */
@@ -45,23 +68,52 @@ final class UdpRecvFrom
 {
     /** Linux {@code EAGAIN} (= {@code EWOULDBLOCK}): nothing left to read on a non-blocking socket. */
     static final int EAGAIN = 11;
+    /** Linux {@code ECONNREFUSED}: on a connected UDP socket, an ICMP port unreachable came back (RFC 3261 §18.4). */
+    static final int ECONNREFUSED = 111;
     /** Linux {@code MSG_DONTWAIT}: never block, even if the socket were blocking. */
     static final int MSG_DONTWAIT = 0x40;
+    /** Linux {@code MSG_CTRUNC} (in {@code msg_flags}): some control data was lost for lack of room. */
+    static final int MSG_CTRUNC = 0x08;
+    /** Linux {@code MSG_TRUNC} (in {@code msg_flags}): the datagram was longer than the buffer. */
+    static final int MSG_TRUNC = 0x20;
+    /** {@code SOL_SOCKET} (x86-64 and AArch64). */
+    static final int SOL_SOCKET = 1;
+    /**
+     * {@code SO_TIMESTAMPNS} (= {@code SO_TIMESTAMPNS_OLD}, whose {@code timespec} has 64-bit fields on LP64), and the
+     * type of its control message {@code SCM_TIMESTAMPNS} (x86-64 and AArch64: asm-generic/socket.h).
+     */
+    static final int SO_TIMESTAMPNS = 35;
+    /** Room for control messages: {@code CMSG_SPACE(sizeof(struct timespec))} = 32, and as much again to spare. */
+    static final int CONTROL_BYTES = 64;
     /** Senders kept per family; a power of two. */
     static final int SENDER_SLOTS = 4096;
+
+    private static final int MSGHDR_BYTES = 56;
+    private static final long MSG_NAME = 0;
+    private static final long MSG_NAMELEN = 8;
+    private static final long MSG_IOV = 16;
+    private static final long MSG_IOVLEN = 24;
+    private static final long MSG_CONTROL = 32;
+    private static final long MSG_CONTROLLEN = 40;
+    private static final long MSG_FLAGS = 48;
+    private static final int CMSGHDR_BYTES = 16;
+    private static final int CMSG_TIMESPEC_BYTES = CMSGHDR_BYTES + 16;
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
     /** True where the downcalls can be made: Linux on x86-64 or AArch64, with the functions found in libc. */
     static final boolean AVAILABLE;
     /**
-     * {@code ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)}.
-     * Without the call state: capturing it costs a 40-byte segment per call until the JIT's escape analysis removes
-     * it (measured with C1 only), and every batch of reads ends with a call that fails ({@code EAGAIN}).
+     * {@code ssize_t recvmsg(int fd, struct msghdr *msg, int flags)}. Without the call state: capturing it costs a
+     * 40-byte segment per call until the JIT's escape analysis removes it (measured with C1 only), and every batch of
+     * reads on a listening socket ends with a call that fails ({@code EAGAIN}).
      */
-    private static final MethodHandle RECVFROM;
+    private static final MethodHandle RECVMSG;
     /** The same, with {@code errno} captured into a segment passed first: to tell why a call failed. */
-    private static final MethodHandle RECVFROM_ERRNO;
+    private static final MethodHandle RECVMSG_ERRNO;
     /** {@code int dup(int fd)}, errno captured. */
     private static final MethodHandle DUP;
+    /** {@code int setsockopt(int fd, int level, int name, const void *value, socklen_t length)}, errno captured. */
+    private static final MethodHandle SETSOCKOPT;
     private static final StructLayout CALL_STATE;
     private static final VarHandle ERRNO;
 
@@ -69,9 +121,10 @@ final class UdpRecvFrom
     {
         final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         final String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        MethodHandle recvfrom = null;
-        MethodHandle recvfromErrno = null;
+        MethodHandle recvmsg = null;
+        MethodHandle recvmsgErrno = null;
         MethodHandle dup = null;
+        MethodHandle setsockopt = null;
         StructLayout state = null;
         VarHandle errno = null;
         if (os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64")))
@@ -82,37 +135,45 @@ final class UdpRecvFrom
                 final SymbolLookup libc = linker.defaultLookup();
                 final Linker.Option capture = Linker.Option.captureCallState("errno");
                 final FunctionDescriptor type = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                    ValueLayout.ADDRESS);
-                recvfrom = libc.find("recvfrom").map(symbol -> linker.downcallHandle(symbol, type)).orElse(null);
-                recvfromErrno = libc.find("recvfrom").map(symbol -> linker.downcallHandle(symbol, type, capture))
+                    ValueLayout.ADDRESS, ValueLayout.JAVA_INT);
+                recvmsg = libc.find("recvmsg").map(symbol -> linker.downcallHandle(symbol, type)).orElse(null);
+                recvmsgErrno = libc.find("recvmsg").map(symbol -> linker.downcallHandle(symbol, type, capture))
                     .orElse(null);
                 dup = libc.find("dup").map(symbol -> linker.downcallHandle(symbol,
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT), capture)).orElse(null);
+                setsockopt = libc.find("setsockopt").map(symbol -> linker.downcallHandle(symbol,
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                        ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT), capture)).orElse(null);
                 state = Linker.Option.captureStateLayout();
                 errno = state.varHandle(MemoryLayout.PathElement.groupElement("errno"));
             }
             catch (final RuntimeException | LinkageError e)
             {
-                recvfrom = null; // no native access: Netty keeps reading
+                recvmsg = null; // no native access: Netty keeps reading
             }
         }
-        RECVFROM = recvfrom;
-        RECVFROM_ERRNO = recvfromErrno;
+        RECVMSG = recvmsg;
+        RECVMSG_ERRNO = recvmsgErrno;
         DUP = dup;
+        SETSOCKOPT = setsockopt;
         CALL_STATE = state;
         ERRNO = errno;
-        AVAILABLE = null != recvfrom && null != recvfromErrno && null != dup;
+        AVAILABLE = null != recvmsg && null != recvmsgErrno && null != dup && null != setsockopt;
     }
 
     private final MemorySegment callState;
     private final MemorySegment from;
-    private final MemorySegment fromLength;
+    private final MemorySegment header;
+    private final MemorySegment iov;
+    private final MemorySegment control;
+    private final MemorySegment one;
+    private final long controlBytes;
     private final ValueLayout.OfShort familyLayout = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.nativeOrder());
     private final ValueLayout.OfShort portLayout = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN);
     private final ValueLayout.OfInt addressLayout = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
     private final ValueLayout.OfLong address6Layout = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN);
     private final ValueLayout.OfInt hostIntLayout = ValueLayout.JAVA_INT.withOrder(ByteOrder.nativeOrder());
+    private final ValueLayout.OfLong hostLongLayout = ValueLayout.JAVA_LONG.withOrder(ByteOrder.nativeOrder());
 
     /** IPv4 senders: key {@code 1 << 48 | address << 16 | port} (0 = empty), and the address made for it. */
     private final long[] keys4 = new long[SENDER_SLOTS];
@@ -123,17 +184,34 @@ final class UdpRecvFrom
     private final long[] portScope6 = new long[SENDER_SLOTS];
     private final InetSocketAddress[] senders6 = new InetSocketAddress[SENDER_SLOTS];
     private long senderMisses;
+    /** The kernel's receive time of the last datagram read, or 0 (see {@link #receivedAtNanos()}). */
+    private long receivedAtNanos;
+    /** {@code msg_flags} of the last datagram read. */
+    private int flags;
 
     UdpRecvFrom()
     {
+        this(CONTROL_BYTES);
+    }
+
+    /** @param controlBytes room offered for control messages; tests pass less to see {@code MSG_CTRUNC}. */
+    UdpRecvFrom(final int controlBytes)
+    {
         if (!AVAILABLE)
         {
-            throw new IllegalStateException("recvfrom through FFM is not available here");
+            throw new IllegalStateException("recvmsg through FFM is not available here");
         }
         final Arena arena = Arena.ofAuto(); // freed by the GC after this object; any thread
         callState = arena.allocate(CALL_STATE);
         from = arena.allocate(UdpSendTo.SOCKADDR_IN6_BYTES, 8);
-        fromLength = arena.allocate(ValueLayout.JAVA_INT);
+        header = arena.allocate(MSGHDR_BYTES, 8);
+        iov = arena.allocate(16, 8);
+        control = arena.allocate(Math.max(8, controlBytes), 8);
+        one = arena.allocate(ValueLayout.JAVA_INT);
+        one.set(ValueLayout.JAVA_INT, 0, 1);
+        this.controlBytes = controlBytes;
+        header.set(hostLongLayout, MSG_IOV, iov.address());
+        header.set(hostLongLayout, MSG_IOVLEN, 1L);
     }
 
     /** A new descriptor for the socket of {@code fd} ({@code dup(2)}), or minus the errno. */
@@ -156,8 +234,34 @@ final class UdpRecvFrom
     }
 
     /**
-     * Reads one datagram of socket {@code fd} into {@code into} (its whole capacity, from index 0; the indexes are
-     * set to the datagram's bytes) and its source into this object ({@link #sender()}), without blocking.
+     * Turns {@code SO_TIMESTAMPNS} on for the socket of {@code fd} (any descriptor of it: the option belongs to the
+     * socket), so that every datagram read from then on carries its kernel receive time.
+     *
+     * @return 0, or minus the errno.
+     */
+    int enableTimestamps(final int fd)
+    {
+        final int result;
+        try
+        {
+            result = (int)SETSOCKOPT.invokeExact(callState, fd, SOL_SOCKET, SO_TIMESTAMPNS, one,
+                (int)ValueLayout.JAVA_INT.byteSize());
+        }
+        catch (final RuntimeException | Error e)
+        {
+            throw e;
+        }
+        catch (final Throwable e)
+        {
+            throw new IllegalStateException(e);
+        }
+        return 0 == result ? 0 : -Math.max(1, (int)ERRNO.get(callState, 0L));
+    }
+
+    /**
+     * Reads one datagram of the unconnected socket {@code fd} into {@code into} (its whole capacity, from index 0;
+     * the indexes are set to the datagram's bytes), its source into this object ({@link #sender()}) and its receive
+     * time ({@link #receivedAtNanos()}), without blocking.
      *
      * @param into borrowed: a direct buffer with a memory address, of at least the largest UDP payload.
      * @return the datagram's length, or -1 when the call failed (most often {@code EAGAIN}: nothing left to read;
@@ -165,12 +269,11 @@ final class UdpRecvFrom
      */
     int receive(final int fd, final ByteBuf into)
     {
-        fromLength.set(ValueLayout.JAVA_INT, 0, UdpSendTo.SOCKADDR_IN6_BYTES);
+        prepare(into, true);
         final long n;
         try
         {
-            n = (long)RECVFROM.invokeExact(fd, into.memoryAddress(), (long)into.capacity(), MSG_DONTWAIT, from,
-                fromLength);
+            n = (long)RECVMSG.invokeExact(fd, header, MSG_DONTWAIT);
         }
         catch (final RuntimeException | Error e)
         {
@@ -184,8 +287,7 @@ final class UdpRecvFrom
         {
             return -1;
         }
-        into.setIndex(0, (int)n);
-        return (int)n;
+        return received(into, n);
     }
 
     /**
@@ -195,12 +297,29 @@ final class UdpRecvFrom
      */
     int receiveOrErrno(final int fd, final ByteBuf into)
     {
-        fromLength.set(ValueLayout.JAVA_INT, 0, UdpSendTo.SOCKADDR_IN6_BYTES);
+        return receiveOrErrno(fd, into, true);
+    }
+
+    /**
+     * Reads one datagram of the connected socket {@code fd}, as {@link #receiveOrErrno} but without its source (the
+     * socket's peer; {@link #sender()} is not to be called after it). Always with the reason of a failure: a pending
+     * socket error ({@code ECONNREFUSED} after an ICMP port unreachable) is reported, and cleared, by the first read
+     * that finds it, whichever read of a batch that is.
+     *
+     * @return the datagram's length, or minus the errno ({@code -EAGAIN}: nothing left to read).
+     */
+    int receiveConnected(final int fd, final ByteBuf into)
+    {
+        return receiveOrErrno(fd, into, false);
+    }
+
+    private int receiveOrErrno(final int fd, final ByteBuf into, final boolean withSource)
+    {
+        prepare(into, withSource);
         final long n;
         try
         {
-            n = (long)RECVFROM_ERRNO.invokeExact(callState, fd, into.memoryAddress(), (long)into.capacity(),
-                MSG_DONTWAIT, from, fromLength);
+            n = (long)RECVMSG_ERRNO.invokeExact(callState, fd, header, MSG_DONTWAIT);
         }
         catch (final RuntimeException | Error e)
         {
@@ -214,13 +333,81 @@ final class UdpRecvFrom
         {
             return -Math.max(1, (int)ERRNO.get(callState, 0L));
         }
+        return received(into, n);
+    }
+
+    /** Points the reused {@code msghdr} at {@code into}, the sockaddr (or none) and the control buffer. */
+    private void prepare(final ByteBuf into, final boolean withSource)
+    {
+        iov.set(hostLongLayout, 0, into.memoryAddress());
+        iov.set(hostLongLayout, 8, into.capacity());
+        header.set(hostLongLayout, MSG_NAME, withSource ? from.address() : 0L);
+        header.set(hostIntLayout, MSG_NAMELEN, withSource ? UdpSendTo.SOCKADDR_IN6_BYTES : 0);
+        header.set(hostLongLayout, MSG_CONTROL, control.address());
+        header.set(hostLongLayout, MSG_CONTROLLEN, controlBytes);
+        header.set(hostIntLayout, MSG_FLAGS, 0);
+        receivedAtNanos = 0;
+        flags = 0;
+    }
+
+    /** After a successful call: the buffer's indexes, the flags, the timestamp (walking the control messages). */
+    private int received(final ByteBuf into, final long n)
+    {
         into.setIndex(0, (int)n);
+        flags = header.get(hostIntLayout, MSG_FLAGS);
+        if (0 == (flags & MSG_CTRUNC))
+        {
+            final long written = Math.min(controlBytes, header.get(hostLongLayout, MSG_CONTROLLEN));
+            long at = 0;
+            while (at + CMSGHDR_BYTES <= written)
+            {
+                final long length = control.get(hostLongLayout, at);
+                if (length < CMSGHDR_BYTES || at + length > written)
+                {
+                    break; // malformed: nothing further can be trusted
+                }
+                if (SOL_SOCKET == control.get(hostIntLayout, at + 8)
+                    && SO_TIMESTAMPNS == control.get(hostIntLayout, at + 12) && length >= CMSG_TIMESPEC_BYTES)
+                {
+                    final long seconds = control.get(hostLongLayout, at + CMSGHDR_BYTES);
+                    final long nanos = control.get(hostLongLayout, at + CMSGHDR_BYTES + 8);
+                    if (seconds > 0 && nanos >= 0 && nanos < NANOS_PER_SECOND)
+                    {
+                        receivedAtNanos = seconds * NANOS_PER_SECOND + nanos;
+                    }
+                    break;
+                }
+                at += length + 7 & ~7L; // CMSG_ALIGN
+            }
+        }
         return (int)n;
     }
 
     /**
-     * The source of the last datagram {@link #receive} read: the same object as for every earlier datagram from that
-     * address and port while it stays in the cache, a new one otherwise; null for a family other than IPv4 and IPv6.
+     * The kernel's receive time of the last datagram read ({@code SCM_TIMESTAMPNS}): nanoseconds since the epoch,
+     * {@code CLOCK_REALTIME}; 0 when it came without one (timestamps not enabled, or {@code MSG_CTRUNC}).
+     */
+    long receivedAtNanos()
+    {
+        return receivedAtNanos;
+    }
+
+    /** True when the last datagram read was longer than the buffer ({@code MSG_TRUNC}): its tail is lost. */
+    boolean truncated()
+    {
+        return 0 != (flags & MSG_TRUNC);
+    }
+
+    /** True when the last datagram read lost control data ({@code MSG_CTRUNC}): it has no receive time. */
+    boolean controlTruncated()
+    {
+        return 0 != (flags & MSG_CTRUNC);
+    }
+
+    /**
+     * The source of the last datagram {@link #receive} or {@link #receiveOrErrno} read: the same object as for every
+     * earlier datagram from that address and port while it stays in the cache, a new one otherwise; null for a family
+     * other than IPv4 and IPv6.
      */
     InetSocketAddress sender()
     {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
@@ -35,17 +36,28 @@ import io.sipline.sip.message.SipMessageParser;
  * shard's reused {@link SipMessage}, its {@link SipMessageHandler} and its counters.
  *
  * <p>Per datagram: count it, demultiplex on the first bytes ({@link DatagramKind}: keep-alive, STUN, SIP), parse SIP
- * into the reused message (one copy out of the receive buffer into the message's own array), hand the message to
- * the handler, and let the handler answer through {@link #send}.
+ * into the reused message (one copy out of the receive buffer into the message's own array), stamp its arrival time
+ * ({@link SipMessage#receivedAtNanos()}: the kernel's receive timestamp where the shard reads the socket itself, else
+ * {@link RealtimeClock} when Netty's read hands the datagram over), hand the message to the handler, and let the
+ * handler answer through {@link #send}.
  *
  * <p><b>Connected peers</b> ({@link UdpPeers}, when {@link UdpPeerConfig#enabled()}): a peer this shard has
  * exchanged enough datagrams with on a listening address:port gets a channel bound to that address:port and
- * connected to it. Its datagrams are then read there (without a source address made per datagram), and this shard's
- * datagrams to it are written there as plain buffers (no {@code DatagramPacket}, no address arrays). They are handled
- * exactly as if the listening socket had read them: the handler sees the listening socket's local address. An ICMP
- * port unreachable reported on such a channel ({@code ECONNREFUSED}, RFC 3261 §18.4) is counted, closes that channel
+ * connected to it. Its datagrams are then read there (without a source address: the sender is the peer), and this
+ * shard's datagrams to it are written there as plain buffers (no {@code DatagramPacket}, no address arrays). They are
+ * handled exactly as if the listening socket had read them: the handler sees the listening socket's local address.
+ * Where the shard reads its listening sockets itself (next paragraph) it reads its peer channels the same way, with the
+ * same receive buffer: auto-read off once the channel is active, a duplicate of its descriptor registered on the loop
+ * ({@link PeerReader}), {@code recvmsg} without a source, the kernel's receive timestamp; Netty's read (a
+ * {@code DatagramPacket} per datagram) remains where that is off or fails. An ICMP port unreachable reported on such a
+ * channel ({@code ECONNREFUSED}, RFC 3261 §18.4), whether by the shard's {@code recvmsg} or by Netty's read or write
+ * (epoll reports the pending error on both descriptors; the first read takes it), is counted, closes that channel
  * only, and is reported to the handler of every shard ({@link SipMessageHandler#onUnreachable}) so that transactions
- * with that peer end with a transport error (§17.1.4, §17.2.4).
+ * with that peer end with a transport error (§17.1.4, §17.2.4). When a peer channel closes, its reader is taken off
+ * epoll and its duplicate closed first ({@link #stopReading(Channel)}, called by {@link UdpPeers} before the close and
+ * again when the channel goes inactive): a duplicate left open would keep the connected socket, and the peer's
+ * datagrams, alive; and a stopped reader never reads again, so a descriptor number the kernel gives to a new socket is
+ * never read through it.
  *
  * <p><b>Buffer ownership rules</b> (STYLE.md; DESIGN.md, Memory rule 4):
  * <ul>
@@ -76,14 +88,20 @@ import io.sipline.sip.message.SipMessageParser;
  * unconnected socket makes a {@code DatagramPacket} and four address objects per datagram (about 120 B). Instead,
  * once a listening channel is active the shard turns its auto-read off (Netty stops reading it, and keeps it for
  * everything else: the bind, the {@code SO_REUSEPORT} group, writes that fall back, the close), and registers a
- * duplicate of its descriptor on the same event loop as an {@link EpollIoHandle} ({@link ListeningReader}). When the
- * socket is readable the shard reads up to {@link #READS_PER_WAKEUP} datagrams with {@code recvfrom} into one pooled
- * direct buffer of its own, takes each sender from {@link UdpRecvFrom#sender()} (the same object for a sender seen
- * before), handles each exactly as {@link #channelRead} would, and flushes once at the end, as
- * {@link #channelReadComplete} does. The registration is level-triggered: what is left after a batch is read at the
- * loop's next turn. A failed {@code dup} or registration leaves Netty reading that socket (counted as an error).
- * Release rule: the shard's receive buffer is never handed on (its bytes are copied into the reused message, as from
- * Netty's), and is released when the shard's last listening channel closes.
+ * duplicate of its descriptor on the same event loop as an {@link EpollIoHandle} ({@link ListeningReader}), with
+ * {@code SO_TIMESTAMPNS} set on the socket. When the socket is readable the shard reads up to
+ * {@link #READS_PER_WAKEUP} datagrams with {@code recvmsg} into one pooled direct buffer of its own, takes each
+ * sender from {@link UdpRecvFrom#sender()} (the same object for a sender seen before) and each arrival time from the
+ * kernel's timestamp ({@link UdpRecvFrom#receivedAtNanos()}; the clock when a datagram has none, counted apart in
+ * {@link ShardCounters#kernelTimestamps()}), handles each exactly as {@link #channelRead} would, and flushes once at
+ * the end, as {@link #channelReadComplete} does. So the time a datagram waited in the socket for the shard to wake up
+ * counts in the server's own response times (issue 6). The registration is level-triggered: what is left after a
+ * batch is read at the loop's next turn. A failed {@code dup} or registration leaves Netty reading that socket
+ * (counted as an error); a failed {@code setsockopt} leaves the clock timing its datagrams (counted as an error). A
+ * datagram longer than the buffer ({@code MSG_TRUNC}; none can be, the buffer holds the largest UDP payload) is
+ * dropped and counted. Release rule: the shard's receive buffer is never handed on (its bytes are copied into the
+ * reused message, as from Netty's), and is released when the shard's last reader (listening socket or peer channel)
+ * stops.
  *
  * <p><b>Errors.</b> An exception from the parser or the handler reaches {@link #exceptionCaught}, which counts it and
  * logs each distinct error once; the channel stays open and the shard keeps serving. Nothing is logged per packet.
@@ -107,11 +125,13 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     public static final int MAX_UDP_PAYLOAD = 65_507;
 
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
-    /** Datagrams read per wake-up of a listening socket read with recvfrom (Netty's default per read, too). */
+    /** Datagrams read per wake-up of a socket read with recvmsg (Netty's default per read, too). */
     static final int READS_PER_WAKEUP = 16;
     /** Eight longs: one cache line on each side of the counters. */
     private static final int PAD = 8;
     private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
+    /** The recvmsg reader of a connected peer channel, while it has one. */
+    private static final AttributeKey<PeerReader> READER = AttributeKey.valueOf(UdpShard.class, "reader");
 
     private final int index;
     private final SipMessageHandler handler;
@@ -123,9 +143,9 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private final UdpPeers peers;
     /** This shard's sendto on its listening sockets; null when Netty writes everything (NIO, not Linux, off). */
     private final UdpSendTo sendTo;
-    /** This shard's recvfrom on its listening sockets; null when Netty reads everything (NIO, not Linux, off). */
+    /** This shard's recvmsg on its sockets; null when Netty reads everything (NIO, not Linux, off). */
     private final UdpRecvFrom recvFrom;
-    /** The buffer {@link #recvFrom} reads into, while at least one listening socket is read that way. */
+    /** The buffer {@link #recvFrom} reads into, while at least one socket (listening or peer) is read that way. */
     private ByteBuf receiveBuffer;
     /**
      * What is read and handed on of {@link #receiveBuffer}: the buffer under the leak detector's wrapper when it has
@@ -136,6 +156,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      */
     private ByteBuf receiveView;
     private int nativeReaders;
+    private int peerReaders;
     private final long peerSweepNs;
     /** Every shard of the transport (for reports that concern them all); set once before the first bind. */
     private UdpShard[] all = {this};
@@ -163,7 +184,8 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     /**
      * @param sendTo   the shard's own sendto on listening sockets (used only on epoll channels), or null for Netty's
      *                 write of every datagram.
-     * @param recvFrom the shard's own recvfrom on listening sockets (epoll channels only), or null for Netty's reads.
+     * @param recvFrom the shard's own recvmsg on listening sockets and peer channels (epoll channels only), or null
+     *                 for Netty's reads.
      */
     UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors, final UdpPeerConfig peerConfig, final UdpSendTo sendTo,
@@ -389,7 +411,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * The number of listening sockets this shard reads with recvfrom; shard thread only (or after its loop ended).
+     * The number of listening sockets this shard reads with recvmsg; shard thread only (or after its loop ended).
      */
     int nativeReaders()
     {
@@ -506,7 +528,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         int fd = -1;
         /** True for an IPv6 socket (it takes a {@code sockaddr_in6}, IPv4 peers mapped). */
         boolean ipv6Socket;
-        /** The recvfrom reader of this socket, from its registration to the channel's close; null for Netty's. */
+        /** The recvmsg reader of this socket, from its registration to the channel's close; null for Netty's. */
         ListeningReader reader;
 
         Endpoint(final ChannelHandlerContext ctx, final InetSocketAddress local, final EventLoop loop)
@@ -540,7 +562,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                 {
                     peers.note(endpoint, packet.sender(), System.nanoTime());
                 }
-                onDatagram(endpoint, packet.content(), packet.sender());
+                onDatagram(endpoint, packet.content(), packet.sender(), 0L); // arrival: now
             }
             else
             {
@@ -557,9 +579,13 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     /**
      * One datagram read on a listening socket or a peer's channel.
      *
-     * @param content borrowed: read here, never released or kept (its bytes are copied into the reused message).
+     * @param content        borrowed: read here, never released or kept (its bytes are copied into the reused
+     *                       message).
+     * @param receivedAtNanos the kernel's receive time of the datagram ({@link RealtimeClock} time base), or 0 for
+     *                       "read just now" (Netty's reads): the clock is then read here, once the datagram is SIP.
      */
-    private void onDatagram(final Endpoint endpoint, final ByteBuf content, final InetSocketAddress sender)
+    private void onDatagram(final Endpoint endpoint, final ByteBuf content, final InetSocketAddress sender,
+        final long receivedAtNanos)
     {
         increment(ShardCounters.DATAGRAMS_IN);
         final int kind = DatagramKind.classify(content);
@@ -581,6 +607,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
 
             // One copy into the message's own array (ByteBufCopy: no ByteBuffer view made, JDK 25), parsed there.
             final ParseResult result = SipMessageParser.parseDatagram(content, message);
+            message.receivedAtNanos(0L != receivedAtNanos ? receivedAtNanos : RealtimeClock.nanos());
             if (ParseResult.OK == result)
             {
                 increment(message.isRequest() ? ShardCounters.REQUESTS_IN : ShardCounters.RESPONSES_IN);
@@ -638,15 +665,55 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Reads {@code endpoint}'s socket with recvfrom from now on (class javadoc, "Reads on a listening socket"): Netty's
+     * Reads {@code endpoint}'s socket with recvmsg from now on (class javadoc, "Reads on a listening socket"): Netty's
      * auto-read off, a duplicate descriptor registered on this loop for reads. On any failure Netty keeps reading.
      * On this shard's loop, from {@link #channelActive}.
      */
     private void startReading(final ChannelHandlerContext ctx, final Endpoint endpoint)
     {
-        if (!(ctx.channel().eventLoop() instanceof IoEventLoop loop) || !loop.isCompatible(ListeningReader.class))
+        final int copy = duplicate(ctx, endpoint.fd, "a listening socket");
+        if (copy >= 0)
+        {
+            final ListeningReader reader = new ListeningReader(endpoint, copy);
+            endpoint.reader = reader;
+            nativeReaders++;
+            register(ctx, reader);
+        }
+    }
+
+    /**
+     * Reads {@code peer}'s connected channel with recvmsg from now on (class javadoc, "Connected peers"), as
+     * {@link #startReading} does a listening socket's. On this shard's loop, from the peer channel's activation.
+     */
+    private void startReading(final ChannelHandlerContext ctx, final UdpPeers.Peer peer)
+    {
+        if (!(ctx.channel() instanceof EpollDatagramChannel epoll) || !epoll.isOpen())
         {
             return;
+        }
+        final int copy = duplicate(ctx, epoll.fd().intValue(), "a peer channel");
+        if (copy >= 0)
+        {
+            final PeerReader reader = new PeerReader(peer, ctx.channel(), copy);
+            ctx.channel().attr(READER).set(reader);
+            peerReaders++;
+            register(ctx, reader);
+        }
+    }
+
+    /**
+     * The common part of both {@code startReading}: the loop can take the handle, the shard's receive buffer exists,
+     * the descriptor is duplicated and its socket timestamps datagrams. A failed {@code setsockopt} only costs the
+     * kernel's timestamps (the clock is read instead; counted as an error).
+     *
+     * @return the duplicate descriptor, for the caller's reader; -1 when Netty keeps reading.
+     */
+    private int duplicate(final ChannelHandlerContext ctx, final int fd, final String what)
+    {
+        if (null == recvFrom || !(ctx.channel().eventLoop() instanceof IoEventLoop loop)
+            || !loop.isCompatible(NativeReader.class))
+        {
+            return -1;
         }
         if (null == receiveBuffer)
         {
@@ -655,60 +722,96 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             if (!buffer.hasMemoryAddress())
             {
                 buffer.release(); // the allocator's buffers cannot be read into in place: Netty keeps reading
-                return;
+                return -1;
             }
             receiveBuffer = buffer;
             final ByteBuf unwrapped = buffer.unwrap();
             receiveView = null == unwrapped ? buffer : unwrapped;
         }
-        final int copy = recvFrom.dup(endpoint.fd);
+        final int copy = recvFrom.dup(fd);
         if (copy < 0)
         {
-            readerFailed(new java.io.IOException("dup of a listening socket failed, errno " + -copy));
-            return;
+            releaseReceiveBufferIfUnused();
+            readerFailed(new java.io.IOException("dup of " + what + " failed, errno " + -copy));
+            return -1;
         }
-        final ListeningReader reader = new ListeningReader(endpoint, copy);
-        endpoint.reader = reader;
-        nativeReaders++;
+        final int timestamps = recvFrom.enableTimestamps(copy);
+        if (timestamps < 0)
+        {
+            readerFailed(new java.io.IOException("SO_TIMESTAMPNS on " + what + " failed, errno " + -timestamps
+                + ": its datagrams are timed by the shard's clock"));
+        }
+        return copy;
+    }
+
+    /**
+     * Netty stops reading the channel of {@code ctx} and {@code reader} is registered on its loop for reads; if the
+     * registration fails, Netty reads the channel again and the reader is stopped.
+     */
+    private void register(final ChannelHandlerContext ctx, final NativeReader reader)
+    {
+        final IoEventLoop loop = (IoEventLoop)ctx.channel().eventLoop();
         ctx.channel().config().setAutoRead(false); // Netty stops reading this socket; the reader does
+        reader.pending = true;
         loop.register(reader).addListener(registered ->
         {
-            if (registered.isSuccess() && endpoint.reader == reader)
+            reader.pending = false;
+            if (registered.isSuccess())
             {
                 reader.registration = (IoRegistration)registered.getNow();
-                reader.registration.submit(EpollIoOps.EPOLLIN); // level-triggered: a batch left over comes again
             }
-            else
+            if (registered.isSuccess() && !reader.stopped)
             {
-                if (endpoint.reader == reader && null != endpoint.ctx && endpoint.fd >= 0)
+                reader.registration.submit(EpollIoOps.EPOLLIN); // level-triggered: a batch left over comes again
+                return;
+            }
+            if (!reader.stopped)
+            {
+                if (ctx.channel().isOpen())
                 {
-                    endpoint.ctx.channel().config().setAutoRead(true); // Netty reads it again
+                    ctx.channel().config().setAutoRead(true); // Netty reads it again
                 }
-                stopReading(endpoint);
-                reader.closeDescriptor();
-                if (!registered.isSuccess())
-                {
-                    readerFailed(registered.cause());
-                }
+                reader.stopped = true;
+                reader.stopped();
+            }
+            reader.release(); // stopped while the registration was under way: off epoll now, then closed
+            if (!registered.isSuccess())
+            {
+                readerFailed(registered.cause());
             }
         });
     }
 
-    /** Stops {@code endpoint}'s recvfrom reader, if it has one; on this shard's loop. */
+    /** Stops {@code endpoint}'s recvmsg reader, if it has one; on this shard's loop. */
     private void stopReading(final Endpoint endpoint)
     {
         final ListeningReader reader = endpoint.reader;
-        if (null == reader)
+        if (null != reader)
         {
-            return;
+            endpoint.reader = null;
+            reader.stop();
         }
-        endpoint.reader = null;
-        if (null != reader.registration)
+    }
+
+    /**
+     * Stops the recvmsg reader of the peer channel {@code channel}, if it has one: off epoll, its duplicate descriptor
+     * closed (else the duplicate would keep the connected socket, and the peer's datagrams with it, alive after the
+     * channel's close). Idempotent; on this shard's loop. Called by {@link UdpPeers} before it closes a channel (so
+     * that nothing is read from it once the shard has let it go), and when a peer channel goes inactive (any other
+     * close).
+     */
+    void stopReading(final Channel channel)
+    {
+        final PeerReader reader = channel.attr(READER).getAndSet(null);
+        if (null != reader)
         {
-            reader.registration.cancel(); // on this loop: removed from epoll at once
+            reader.stop();
         }
-        reader.closeDescriptor();
-        if (0 == --nativeReaders && null != receiveBuffer)
+    }
+
+    private void releaseReceiveBufferIfUnused()
+    {
+        if (0 == nativeReaders && 0 == peerReaders && null != receiveBuffer)
         {
             receiveBuffer.release(); // release rule (class javadoc): the last reader is gone
             receiveBuffer = null;
@@ -719,7 +822,22 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private void readerFailed(final Throwable cause)
     {
         increment(ShardCounters.ERRORS);
-        errors.record("udp shard " + index + " recvfrom reader", cause);
+        errors.record("udp shard " + index + " recvmsg reader", cause);
+    }
+
+    /**
+     * The arrival time of the datagram {@link #recvFrom} just read: the kernel's ({@code SO_TIMESTAMPNS}) when it
+     * came with one, else now.
+     */
+    private long arrivalOfLastRead()
+    {
+        final long kernel = recvFrom.receivedAtNanos();
+        if (0 != kernel)
+        {
+            increment(ShardCounters.KERNEL_TIMESTAMPS);
+            return kernel;
+        }
+        return RealtimeClock.nanos();
     }
 
     /** The socket of {@code reader} is readable: reads a batch (class javadoc, "Reads on a listening socket"). */
@@ -727,11 +845,11 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     {
         final Endpoint endpoint = reader.endpoint;
         final ByteBuf buffer = receiveView;
-        if (endpoint.reader != reader || null == buffer)
+        if (reader.stopped || endpoint.reader != reader || null == buffer)
         {
             return; // stopped meanwhile
         }
-        for (int i = 0; i < READS_PER_WAKEUP; i++)
+        for (int i = 0; i < READS_PER_WAKEUP && !reader.stopped; i++)
         {
             int n;
             try
@@ -745,7 +863,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                     n = recvFrom.receiveOrErrno(reader.fd.intValue(), buffer);
                     if (n < 0 && -n != UdpRecvFrom.EAGAIN)
                     {
-                        readerFailed(new java.io.IOException("recvfrom on a listening socket failed, errno " + -n));
+                        readerFailed(new java.io.IOException("recvmsg on a listening socket failed, errno " + -n));
                     }
                 }
             }
@@ -761,6 +879,13 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             increment(ShardCounters.NATIVE_DATAGRAMS_IN);
             try
             {
+                if (recvFrom.truncated())
+                {
+                    increment(ShardCounters.DATAGRAMS_IN);
+                    increment(ShardCounters.DROPPED); // longer than any UDP payload we read: its tail is lost
+                    continue;
+                }
+                final long arrival = arrivalOfLastRead();
                 final InetSocketAddress sender = recvFrom.sender();
                 if (null == sender)
                 {
@@ -771,7 +896,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                 {
                     peers.note(endpoint, sender, System.nanoTime());
                 }
-                onDatagram(endpoint, buffer, sender);
+                onDatagram(endpoint, buffer, sender, arrival);
             }
             catch (final RuntimeException e)
             {
@@ -787,36 +912,127 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * The epoll handle of one listening socket read with recvfrom: a duplicate of the channel's descriptor, registered
-     * on the shard's loop (Netty keys registrations by descriptor number, so it does not clash with the channel's).
-     * Owned by the shard's loop.
+     * The connected socket of {@code reader} is readable, or has an error pending (class javadoc, "Connected peers"):
+     * reads a batch. Every read reports its errno: {@code ECONNREFUSED} (an ICMP port unreachable, RFC 3261 §18.4)
+     * is taken where Netty's read reported it ({@link PeerHandler#exceptionCaught}), and the batch stops as soon as
+     * the reader is stopped (the handler may close this very channel), so that its descriptor is never read again.
      */
-    private final class ListeningReader implements EpollIoHandle
+    private void onReadable(final PeerReader reader)
     {
-        final Endpoint endpoint;
+        final ByteBuf buffer = receiveView;
+        final UdpPeers.Peer peer = reader.peer;
+        for (int i = 0; i < READS_PER_WAKEUP && !reader.stopped && null != buffer; i++)
+        {
+            final int n;
+            try
+            {
+                n = recvFrom.receiveConnected(reader.fd.intValue(), buffer);
+            }
+            catch (final RuntimeException e)
+            {
+                readerFailed(e);
+                break;
+            }
+            if (n < 0)
+            {
+                if (-n == UdpRecvFrom.ECONNREFUSED)
+                {
+                    onPeerRefused(peer);
+                }
+                else if (-n != UdpRecvFrom.EAGAIN)
+                {
+                    increment(ShardCounters.ERRORS);
+                    errors.record("udp shard " + index + " peer channel",
+                        new java.io.IOException("recvmsg on a peer channel failed, errno " + -n));
+                }
+                break;
+            }
+            increment(ShardCounters.NATIVE_PEER_DATAGRAMS_IN);
+            increment(ShardCounters.PEER_DATAGRAMS_IN);
+            try
+            {
+                if (recvFrom.truncated())
+                {
+                    increment(ShardCounters.DATAGRAMS_IN);
+                    increment(ShardCounters.DROPPED); // longer than any UDP payload we read: its tail is lost
+                    continue;
+                }
+                final long arrival = arrivalOfLastRead();
+                peers.touch(peer, System.nanoTime());
+                onDatagram(peer.endpoint, buffer, peer.address, arrival);
+            }
+            catch (final RuntimeException e)
+            {
+                increment(ShardCounters.ERRORS);
+                errors.record("udp shard " + index, e);
+            }
+        }
+        if (dirtyCount > 0)
+        {
+            flush(); // one flush per batch, as channelReadComplete does
+        }
+    }
+
+    /**
+     * The epoll handle of one socket read with recvmsg: a duplicate of its channel's descriptor, registered on the
+     * shard's loop (Netty keys registrations by descriptor number, so it does not clash with the channel's). Owned by
+     * the shard's loop. {@link #stop()} takes it off epoll and then closes the duplicate, once; a stopped reader never
+     * reads again, so a descriptor number the kernel gives to a new socket is never read through it.
+     */
+    private abstract class NativeReader implements EpollIoHandle
+    {
         final FileDescriptor fd;
         IoRegistration registration;
+        /** True from {@link #stop()} on: never read again. */
+        boolean stopped;
+        /** True while the registration is under way: {@link #stop()} leaves the release to its listener. */
+        boolean pending;
 
-        ListeningReader(final Endpoint endpoint, final int fd)
+        NativeReader(final int fd)
         {
-            this.endpoint = endpoint;
             this.fd = new FileDescriptor(fd);
         }
 
         @Override
-        public FileDescriptor fd()
+        public final FileDescriptor fd()
         {
             return fd;
         }
 
-        @Override
-        public void handle(final IoRegistration registration, final IoEvent event)
+        /** Never read again; off epoll and the duplicate closed (at once, or when the registration completes). */
+        final void stop()
         {
-            onReadable(this);
+            if (stopped)
+            {
+                return;
+            }
+            stopped = true;
+            if (!pending)
+            {
+                release();
+            }
+            stopped();
         }
 
+        /**
+         * Off epoll, then the duplicate closed: in this order, because epoll keeps an interest in a descriptor that
+         * is closed while another descriptor of the same socket (the channel's) is open, and would keep reporting it.
+         */
+        final void release()
+        {
+            if (null != registration)
+            {
+                registration.cancel(); // on this loop: removed from epoll at once
+                registration = null;
+            }
+            closeDescriptor();
+        }
+
+        /** After {@link #stop()}: the shard's own bookkeeping. */
+        abstract void stopped();
+
         /** Closes the duplicate descriptor (the socket stays open through the channel's); idempotent. */
-        void closeDescriptor()
+        final void closeDescriptor()
         {
             try
             {
@@ -829,10 +1045,77 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         }
 
         @Override
-        public void close()
+        public final void close()
         {
-            // The loop shuts down with the registration still there: let go of the duplicate.
-            closeDescriptor();
+            // The loop shuts down with the registration still there (it is being closed): let go of the duplicate,
+            // and of the shard's count of readers, so that its receive buffer is released with the last one.
+            registration = null;
+            pending = false;
+            if (stopped)
+            {
+                closeDescriptor();
+            }
+            else
+            {
+                stop();
+            }
+        }
+    }
+
+    /** The reader of one listening socket. */
+    private final class ListeningReader extends NativeReader
+    {
+        final Endpoint endpoint;
+
+        ListeningReader(final Endpoint endpoint, final int fd)
+        {
+            super(fd);
+            this.endpoint = endpoint;
+        }
+
+        @Override
+        public void handle(final IoRegistration registration, final IoEvent event)
+        {
+            onReadable(this);
+        }
+
+        @Override
+        void stopped()
+        {
+            if (endpoint.reader == this)
+            {
+                endpoint.reader = null;
+            }
+            nativeReaders--;
+            releaseReceiveBufferIfUnused();
+        }
+    }
+
+    /** The reader of one connected peer channel. */
+    private final class PeerReader extends NativeReader
+    {
+        final UdpPeers.Peer peer;
+        final Channel channel;
+
+        PeerReader(final UdpPeers.Peer peer, final Channel channel, final int fd)
+        {
+            super(fd);
+            this.peer = peer;
+            this.channel = channel;
+        }
+
+        @Override
+        public void handle(final IoRegistration registration, final IoEvent event)
+        {
+            onReadable(this);
+        }
+
+        @Override
+        void stopped()
+        {
+            channel.attr(READER).compareAndSet(this, null);
+            peerReaders--;
+            releaseReceiveBufferIfUnused();
         }
     }
 
@@ -857,6 +1140,33 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             errors.record("udp shard " + index + " unreachable report", e);
         }
         flush();
+    }
+
+    /**
+     * A connected peer channel reported an ICMP port unreachable ({@code ECONNREFUSED}, RFC 3261 §18.4), through
+     * Netty's read or write or through the shard's own recvmsg: the peer is gone from that port. Its channel closes
+     * (the listening socket is untouched); every shard forgets the peer and fails its transactions with it.
+     */
+    private void onPeerRefused(final UdpPeers.Peer peer)
+    {
+        increment(ShardCounters.PEERS_UNREACHABLE);
+        final InetSocketAddress local = peer.endpoint.local;
+        final InetSocketAddress address = peer.address;
+        for (final UdpShard shard : all)
+        {
+            if (shard == UdpShard.this)
+            {
+                onUnreachable(local, address);
+            }
+            else
+            {
+                final EventLoop other = shard.loop;
+                if (null != other)
+                {
+                    other.execute(() -> shard.onUnreachable(local, address)); // rare: one task per shard
+                }
+            }
+        }
     }
 
     /** True for the error a connected UDP socket reports after an ICMP port unreachable (RFC 3261 §18.4). */
@@ -904,6 +1214,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             if (null != peer && peer.channel == ctx.channel())
             {
                 peer.ctx = ctx;
+                startReading(ctx, peer);
             }
             ctx.fireChannelActive();
         }
@@ -911,6 +1222,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         @Override
         public void channelInactive(final ChannelHandlerContext ctx)
         {
+            stopReading(ctx.channel()); // closed by anything but UdpPeers (which stops it first): the duplicate too
             final UdpPeers.Peer peer = ctx.channel().attr(UdpPeers.PEER).get();
             if (null != peer)
             {
@@ -929,7 +1241,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                 {
                     peers.touch(peer, System.nanoTime());
                     increment(ShardCounters.PEER_DATAGRAMS_IN);
-                    onDatagram(peer.endpoint, packet.content(), packet.sender());
+                    onDatagram(peer.endpoint, packet.content(), packet.sender(), 0L); // arrival: now
                 }
                 else
                 {
@@ -959,26 +1271,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                 errors.record("udp shard " + index + " peer channel", cause);
                 return;
             }
-            // ICMP port unreachable (RFC 3261 §18.4): the peer is gone from that port. This channel closes (the
-            // listening socket is untouched); every shard forgets the peer and fails its transactions with it.
-            increment(ShardCounters.PEERS_UNREACHABLE);
-            final InetSocketAddress local = peer.endpoint.local;
-            final InetSocketAddress address = peer.address;
-            for (final UdpShard shard : all)
-            {
-                if (shard == UdpShard.this)
-                {
-                    onUnreachable(local, address);
-                }
-                else
-                {
-                    final EventLoop other = shard.loop;
-                    if (null != other)
-                    {
-                        other.execute(() -> shard.onUnreachable(local, address)); // rare: one task per shard
-                    }
-                }
-            }
+            onPeerRefused(peer);
         }
     }
 }

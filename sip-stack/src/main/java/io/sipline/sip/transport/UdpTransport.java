@@ -73,8 +73,10 @@ public final class UdpTransport implements AutoCloseable
     /** {@link #SENDTO_PROP_NAME}'s default: on wherever it can be (epoll on Linux, FFM able to call libc). */
     public static final boolean SENDTO_DEFAULT = true;
     /**
-     * System property: {@code false} leaves the listening sockets to Netty's reads instead of the shard's own
-     * {@code recvfrom} ({@link UdpRecvFrom}; see {@link UdpShard}, "Reads on a listening socket").
+     * System property: {@code false} leaves the listening sockets and the connected peer channels to Netty's reads
+     * instead of the shard's own {@code recvmsg} ({@link UdpRecvFrom}; see {@link UdpShard}, "Reads on a listening
+     * socket" and "Connected peers"); their datagrams are then timed by {@link RealtimeClock} when read, not by the
+     * kernel.
      */
     public static final String RECVFROM_PROP_NAME = "sipline.udp.recvfrom";
     /** {@link #RECVFROM_PROP_NAME}'s default: on wherever it can be. */

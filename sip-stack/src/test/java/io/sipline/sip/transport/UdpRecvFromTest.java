@@ -1,6 +1,7 @@
 package io.sipline.sip.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,13 +35,16 @@ import io.sipline.sip.test.Loopback6;
 /**
  * {@link UdpRecvFrom} on a real epoll socket (its auto-read off, so that only the test reads it): datagrams and their
  * senders over IPv4 and IPv6, one sender object per sender, {@code EAGAIN} when nothing is queued, reads through a
- * {@code dup} of the descriptor; and the transport with its recvfrom readers turned off by the system property.
- * Reads poll with a deadline; nothing sleeps.
+ * {@code dup} of the descriptor; the kernel's receive time once {@code SO_TIMESTAMPNS} is on (between a clock read
+ * before the send and one after the read: an ordering, not a duration), none before it is on or when the control
+ * buffer is too small ({@code MSG_CTRUNC}); {@code ECONNREFUSED} on a connected socket whose peer is gone; and the
+ * transport with its recvmsg readers turned off by the system property. Reads poll with a deadline; nothing sleeps.
  */
 class UdpRecvFromTest
 {
     private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final long RESEND_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     @Test
     void shouldReadDatagramsAndReuseTheSenderOverIpv4() throws Exception
@@ -54,6 +58,69 @@ class UdpRecvFromTest
     {
         assumeNative();
         readAndReuseSenders(Loopback6.orAbort());
+    }
+
+    @Test
+    void shouldReadTheKernelReceiveTimeOverIpv4() throws Exception
+    {
+        assumeNative();
+        receiveTimes(LOOPBACK);
+    }
+
+    @Test
+    void shouldReadTheKernelReceiveTimeOverIpv6() throws Exception
+    {
+        assumeNative();
+        receiveTimes(Loopback6.orAbort());
+    }
+
+    @Test
+    void shouldReportARefusedPeerOnAConnectedSocket() throws Exception
+    {
+        assumeNative();
+        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        final ByteBuf buffer = PooledByteBufAllocator.DEFAULT.directBuffer(UdpTransport.RECEIVE_BUFFER_BYTES,
+            UdpTransport.RECEIVE_BUFFER_BYTES);
+        try
+        {
+            assumeTrue(buffer.hasMemoryAddress(), "pooled direct buffers have no memory address here");
+            final InetSocketAddress gone;
+            try (DatagramSocket closed = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
+            {
+                gone = (InetSocketAddress)closed.getLocalSocketAddress();
+            }
+            final Channel channel = new Bootstrap().group(group)
+                .channelFactory(() -> new EpollDatagramChannel(SocketProtocolFamily.INET))
+                .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
+                .connect(gone, new InetSocketAddress(LOOPBACK, 0)).sync().channel();
+            final UdpRecvFrom recv = new UdpRecvFrom();
+            final int fd = ((EpollDatagramChannel)channel).fd().intValue();
+            assertEquals(-UdpRecvFrom.EAGAIN, recv.receiveConnected(fd, buffer), "nothing yet");
+            final long deadline = System.nanoTime() + TIMEOUT_NS;
+            long sentAt = System.nanoTime() - RESEND_NS;
+            int n;
+            while ((n = recv.receiveConnected(fd, buffer)) == -UdpRecvFrom.EAGAIN)
+            {
+                assertTrue(System.nanoTime() - deadline < 0, "no ICMP port unreachable within the deadline");
+                if (System.nanoTime() - sentAt >= RESEND_NS)
+                {
+                    // Again until it comes: the kernel may drop an ICMP error under its global rate limit
+                    // (icmp_msgs_per_sec), which other tests on the machine share.
+                    sentAt = System.nanoTime();
+                    channel.writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer("anyone?", StandardCharsets.US_ASCII))
+                        .sync();
+                }
+                Thread.onSpinWait();
+            }
+            assertEquals(-UdpRecvFrom.ECONNREFUSED, n, "RFC 3261 §18.4: the peer's port is closed");
+            assertEquals(-UdpRecvFrom.EAGAIN, recv.receiveConnected(fd, buffer), "reported once");
+            channel.close().sync();
+        }
+        finally
+        {
+            buffer.release();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(TIMEOUT_NS, TimeUnit.NANOSECONDS);
+        }
     }
 
     @Test
@@ -135,6 +202,68 @@ class UdpRecvFromTest
             assertEquals("second from a", read(recv, dup, buffer));
             assertSame(senderA, recv.sender(), "a sender seen before is the same object");
             assertEquals(2, recv.senderMisses());
+            channel.close().sync();
+        }
+        finally
+        {
+            if (null != copy)
+            {
+                copy.close();
+            }
+            buffer.release();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(TIMEOUT_NS, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * No receive time before {@code SO_TIMESTAMPNS} is on; the kernel's after, through a duplicate descriptor too; none
+     * with a control buffer too small for it ({@code MSG_CTRUNC}).
+     */
+    private static void receiveTimes(final InetAddress address) throws Exception
+    {
+        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        final ByteBuf buffer = PooledByteBufAllocator.DEFAULT.directBuffer(UdpTransport.RECEIVE_BUFFER_BYTES,
+            UdpTransport.RECEIVE_BUFFER_BYTES);
+        FileDescriptor copy = null;
+        try (DatagramSocket a = new DatagramSocket(new InetSocketAddress(address, 0)))
+        {
+            assumeTrue(buffer.hasMemoryAddress(), "pooled direct buffers have no memory address here");
+            final SocketProtocolFamily family = address instanceof java.net.Inet6Address ?
+                SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
+            final Channel channel = new Bootstrap().group(group).channelFactory(() -> new EpollDatagramChannel(family))
+                .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
+                .bind(new InetSocketAddress(address, 0)).sync().channel();
+            final InetSocketAddress server = (InetSocketAddress)channel.localAddress();
+            final UdpRecvFrom recv = new UdpRecvFrom();
+            final int fd = ((EpollDatagramChannel)channel).fd().intValue();
+
+            send(a, server, "untimed");
+            assertEquals("untimed", read(recv, fd, buffer));
+            assertEquals(0, recv.receivedAtNanos(), "SO_TIMESTAMPNS is not on yet");
+            assertFalse(recv.controlTruncated());
+
+            final int dup = recv.dup(fd);
+            assertTrue(dup >= 0, "dup: " + dup);
+            copy = new FileDescriptor(dup);
+            assertEquals(0, recv.enableTimestamps(dup), "set through the duplicate: the option is the socket's");
+            for (int i = 0; i < 3; i++)
+            {
+                final long before = RealtimeClock.nanos();
+                send(a, server, "timed " + i);
+                assertEquals("timed " + i, 0 == i % 2 ? read(recv, fd, buffer) : readOrErrno(recv, dup, buffer));
+                final long after = RealtimeClock.nanos();
+                final long at = recv.receivedAtNanos();
+                assertTrue(before <= at && at <= after, before + " <= " + at + " <= " + after);
+                assertEquals(a.getLocalSocketAddress(), recv.sender());
+                assertFalse(recv.truncated());
+            }
+
+            final UdpRecvFrom small = new UdpRecvFrom(24); // room for a cmsghdr, not for its timespec
+            send(a, server, "no room");
+            assertEquals("no room", read(small, fd, buffer));
+            assertTrue(small.controlTruncated(), "MSG_CTRUNC");
+            assertEquals(0, small.receivedAtNanos(), "a truncated control message gives no time");
+            assertEquals(a.getLocalSocketAddress(), small.sender());
             channel.close().sync();
         }
         finally

@@ -18,6 +18,7 @@ import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.transport.DatagramKind;
+import io.sipline.sip.transport.RealtimeClock;
 import io.sipline.sip.transport.StunKeepAlive;
 
 /**
@@ -103,6 +104,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private volatile Channel channel;
     private boolean inRead;
+    /** When the bytes being framed were read ({@link RealtimeClock}): the arrival time of the messages they end. */
+    private long readAtNanos;
     private boolean flushPending;
     private boolean closing;
 
@@ -379,6 +382,9 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void onBytes(final ChannelHandlerContext ctx, final ByteBuf in)
     {
+        // One clock read per read: every message this read completes arrived now (a message begun by an earlier read
+        // could not be handled before its last byte came).
+        readAtNanos = RealtimeClock.nanos();
         int index = in.readerIndex();
         int remaining = in.readableBytes();
         while (remaining > 0 && !closing)
@@ -479,6 +485,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             {
                 counters.increment(TcpCounters.PARSE_ERRORS);
             }
+            message.receivedAtNanos(readAtNanos);
             if (!handler.onMessage(this, message))
             {
                 counters.increment(TcpCounters.DROPPED);
