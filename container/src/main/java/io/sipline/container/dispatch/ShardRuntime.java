@@ -132,8 +132,11 @@ public final class ShardRuntime implements SipListener, ShardHost
     private final int[] ownPorts = {-1, -1, -1};
     /** The stack's first listening address (what received messages report as local), once known. */
     private InetSocketAddress localAddress;
-    /** {@code host:port} as our Via's sent-by, in bytes. */
-    private byte[] ourSentBy = new byte[0];
+    /**
+     * {@code host:port} as our Via's sent-by, in bytes, per transport ({@link #UDP}, {@link #TCP}, {@link #TLS}; null
+     * where we do not listen): a request we proxied over TCP that comes back carries our TCP sent-by.
+     */
+    private final byte[][] ourSentBys = new byte[3][];
 
     // timers: handle = slot | generation << 32; the wheel's payload is the slot
     private ShardHost.TimerTarget[] timerTargets = new ShardHost.TimerTarget[256];
@@ -197,7 +200,10 @@ public final class ShardRuntime implements SipListener, ShardHost
             viaPrefixes[TLS] = "SIP/2.0/TLS " + host + ":" + tlsPort + ";branch=";
             contacts[TLS] = "<sips:" + host + ":" + tlsPort + ">";
         }
-        ourSentBy = (host + ":" + port).getBytes(StandardCharsets.US_ASCII);
+        for (int t = UDP; t <= TLS; t++)
+        {
+            ourSentBys[t] = ownPorts[t] > 0 ? (host + ":" + ownPorts[t]).getBytes(StandardCharsets.US_ASCII) : null;
+        }
     }
 
     /** The port of the endpoint on {@code local}'s address, else of the first endpoint; -1 when there is none. */
@@ -1180,7 +1186,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             ? info : null;
         if (null == info)
         {
-            if (carriesOurVia(message) && LoopDetection.looped(request, host, port))
+            if (carriesOurVia(message) && LoopDetection.looped(request, host, ownPorts))
             {
                 answer(tx, message, 482, "Loop Detected"); // RFC 3261 §16.3 step 4
                 return;
@@ -1465,9 +1471,13 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         for (int i = m.firstHeader(HeaderName.VIA); i >= 0; i = m.nextHeader(HeaderName.VIA, i))
         {
-            if (contains(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i), ourSentBy))
+            for (int t = UDP; t <= TLS; t++)
             {
-                return true;
+                if (null != ourSentBys[t] && contains(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i),
+                    ourSentBys[t]))
+                {
+                    return true;
+                }
             }
         }
         return false;

@@ -156,6 +156,35 @@ class TcpRoutingDispatchTest
         }
     }
 
+    /**
+     * RFC 3261 §16.3 step 4 over TLS (whose port is not the UDP one): a request the proxy sends to itself over TLS
+     * with the same Request-URI comes back with our TLS Via (our TLS port as sent-by) and the same hash: a loop,
+     * answered 482, not proxied round again until Max-Forwards runs out (483).
+     */
+    @Test
+    void shouldDetectALoopThroughOurOwnTlsPort(@TempDir final Path dir) throws Exception
+    {
+        final TestCertificate pair = TestCertificate.generate(dir);
+        final DefaultApplicationRouter router = new DefaultApplicationRouter();
+        router.init();
+        try (ContainerServer server = ContainerServer.start(new SipStackConfig().addresses(List.of(TestApps.LOOPBACK))
+            .ports(0).shards(2).tlsCertificate(pair.certificate).tlsPrivateKey(pair.privateKey).tlsPorts(0)
+            .tlsTrustedCertificates(pair.certificate), router);
+             SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
+        {
+            final int tlsPort = server.stack().tlsAddresses().getFirst().getPort();
+            assertTrue(tlsPort != DispatchSippTest.address(server).getPort(), "the TLS port is its own");
+            final String self = "sips:service@127.0.0.1:" + tlsPort;
+            server.registry().onDeployed(TestApps.application("rr-proxy", new ProxyRelayDispatchTest.RecordingProxy(),
+                Map.of("target", self)));
+            caller.send(TestApps.request("INVITE", "tls-loop").replace("INVITE sip:service@127.0.0.1 ",
+                "INVITE " + self + " "));
+            final String answer = caller.await(m -> m.startsWith("SIP/2.0 4"), "the final response");
+            assertTrue(answer.startsWith("SIP/2.0 482 "), answer);
+            assertEquals(0, server.counters().servletErrors.get());
+        }
+    }
+
     @Test
     void shouldDoubleRecordRouteWithASipsEntryForATlsCallee(@TempDir final Path dir) throws Exception
     {
