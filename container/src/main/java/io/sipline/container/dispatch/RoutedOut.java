@@ -31,6 +31,11 @@ import io.sipline.sip.transaction.ServerTransaction;
  * The ACK of a non-2xx stays with the transactions (hop by hop, §17.1.1.3); the ACK of a 2xx goes end to end past
  * us, since nothing here record-routes.
  * <p>
+ * The forwarded request goes on the transport its top Route asks for, as a request of the container does (RFC 3261
+ * §18.1.1, §19.1.4, RFC 3263 §4.1: {@code transport=}, {@code sips:}, over 1300 bytes TCP), with our Via for that
+ * transport; its CANCEL repeats that Via. Responses go upstream on the flow the request came on (the server
+ * transaction's).
+ * <p>
  * Threading: owned by the shard that received the request; every method on its event loop. It is the attachment of
  * both its server and its client transaction.
  */
@@ -42,6 +47,8 @@ final class RoutedOut
     private ClientTransaction clientTx;
     private String branch;
     private InetSocketAddress destination;
+    /** The transport index the forwarded request went on (its Via's; the CANCEL's too). */
+    private int transport = ShardRuntime.UDP;
     private boolean provisional;
     private boolean finished;
     private boolean cancelPending;
@@ -66,22 +73,41 @@ final class RoutedOut
         return forwarded;
     }
 
+    /** Whether a final response went upstream (a CANCEL, a timeout or the next hop's answer). */
+    boolean isFinished()
+    {
+        return finished;
+    }
+
     /**
-     * Sends the forwarded request to {@code to} on a new client transaction.
+     * The transport index the forwarded request went on ({@code ShardRuntime.UDP}, {@code TCP}, {@code TLS}), which
+     * its CANCEL's Via repeats (RFC 3261 §9.1); UDP before it was sent.
+     */
+    int transport()
+    {
+        return transport;
+    }
+
+    /**
+     * Sends the forwarded request, written with our Via for {@code transport}, to {@code to} on a new client
+     * transaction (the stack sends it on the transport the Via names: a connection for TCP/TLS, reused or opened).
      *
+     * @param out ownership taken.
      * @return false when the transaction layer refused it (the caller answers upstream).
      */
-    boolean send(final SipShard shard, final InetSocketAddress to, final String branch, final CharSequence via)
+    boolean send(final SipShard shard, final InetSocketAddress to, final String branch, final int transport,
+        final ByteBuf out)
     {
         if (finished)
         {
+            out.release();
             return true; // cancelled (and answered 487) while the next hop was being located
         }
         this.branch = branch;
+        this.transport = transport;
         this.destination = to;
-        final ByteBuf out = shard.allocate(MessageWriter.estimate(forwarded));
-        MessageWriter.writeRequest(out, forwarded, via);
         forwarded.addresses(to, null);
+        forwarded.sentTransport(ShardRuntime.TRANSPORTS[transport]);
         final ClientTransaction tx = shard.sendRequest(out, to);
         if (null == tx)
         {

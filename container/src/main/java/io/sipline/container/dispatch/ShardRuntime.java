@@ -124,10 +124,19 @@ public final class ShardRuntime implements SipListener, ShardHost
      * {@code sips:} on the TLS port (RFC 3261 §8.1.1.8, §19.1.4: the remote target must reach us the same way).
      */
     private final String[] contacts = new String[3];
+    /**
+     * The container's listening port per transport ({@link #UDP}, {@link #TCP}, {@link #TLS}; -1 where it does not
+     * listen): a Route naming our host on any of them is ours (RFC 3261 §16.4), and each side of a proxy's
+     * Record-Route names the port of its transport (RFC 5658).
+     */
+    private final int[] ownPorts = {-1, -1, -1};
     /** The stack's first listening address (what received messages report as local), once known. */
     private InetSocketAddress localAddress;
-    /** {@code host:port} as our Via's sent-by, in bytes. */
-    private byte[] ourSentBy = new byte[0];
+    /**
+     * {@code host:port} as our Via's sent-by, in bytes, per transport ({@link #UDP}, {@link #TCP}, {@link #TLS}; null
+     * where we do not listen): a request we proxied over TCP that comes back carries our TCP sent-by.
+     */
+    private final byte[][] ourSentBys = new byte[3][];
 
     // timers: handle = slot | generation << 32; the wheel's payload is the slot
     private ShardHost.TimerTarget[] timerTargets = new ShardHost.TimerTarget[256];
@@ -176,19 +185,25 @@ public final class ShardRuntime implements SipListener, ShardHost
         contact = "<sip:" + host + ":" + port + ">";
         viaPrefixes[UDP] = "SIP/2.0/UDP " + host + ":" + port + ";branch=";
         contacts[UDP] = contact;
+        ownPorts[UDP] = port;
         final int tcpPort = portOf(shard.stack().tcpAddresses(), local);
         if (tcpPort > 0)
         {
+            ownPorts[TCP] = tcpPort;
             viaPrefixes[TCP] = "SIP/2.0/TCP " + host + ":" + tcpPort + ";branch=";
             contacts[TCP] = "<sip:" + host + ":" + tcpPort + ";transport=tcp>";
         }
         final int tlsPort = portOf(shard.stack().tlsAddresses(), local);
         if (tlsPort > 0)
         {
+            ownPorts[TLS] = tlsPort;
             viaPrefixes[TLS] = "SIP/2.0/TLS " + host + ":" + tlsPort + ";branch=";
             contacts[TLS] = "<sips:" + host + ":" + tlsPort + ">";
         }
-        ourSentBy = (host + ":" + port).getBytes(StandardCharsets.US_ASCII);
+        for (int t = UDP; t <= TLS; t++)
+        {
+            ourSentBys[t] = ownPorts[t] > 0 ? (host + ":" + ownPorts[t]).getBytes(StandardCharsets.US_ASCII) : null;
+        }
     }
 
     /** The port of the endpoint on {@code local}'s address, else of the first endpoint; -1 when there is none. */
@@ -463,9 +478,9 @@ public final class ShardRuntime implements SipListener, ShardHost
     static final int TCP = 1;
     static final int TLS = 2;
     /** No transport asked for by the next-hop URI. */
-    private static final int NONE = -1;
+    static final int NONE = -1;
     /** A transport parameter this container cannot send on (SCTP, WS, ...). */
-    private static final int UNSUPPORTED = -2;
+    static final int UNSUPPORTED = -2;
     /** Transport names as in a Via (RFC 3261 §20.42), by index. */
     static final String[] TRANSPORTS = {"UDP", "TCP", "TLS"};
     /**
@@ -478,7 +493,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      * The transport the next-hop URI asks for (RFC 3261 §19.1.4, RFC 3263 §4.1): its {@code transport} parameter,
      * TLS for a SIPS URI (over TCP: {@code sips:...;transport=tcp} is TLS too), else {@link #NONE}.
      */
-    private static int askedTransport(final NextHop.Hop hop)
+    static int askedTransport(final NextHop.Hop hop)
     {
         if (null == hop.transport())
         {
@@ -544,12 +559,14 @@ public final class ShardRuntime implements SipListener, ShardHost
         request.branch(branch);
         int transport = asked;
         ownContact(request, transport);
+        fitRecordRoute(request, transport);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
         MessageWriter.writeRequest(out, request, via(transport, branch));
         if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
         {
             transport = TCP; // RFC 3261 §18.1.1: the top Via changes with the transport
             ownContact(request, transport);
+            fitRecordRoute(request, transport);
             out.clear();
             MessageWriter.writeRequest(out, request, via(transport, branch));
         }
@@ -576,6 +593,32 @@ public final class ShardRuntime implements SipListener, ShardHost
         tx.attachment(request);
         request.transaction(tx);
         afterSend(session);
+    }
+
+    /**
+     * A proxy branch's request with our Record-Route (RFC 3261 §16.6 step 4): its entries are fitted to the transport
+     * the proxied request came on and the one this request leaves on (RFC 5658 §4: two entries when they differ, the
+     * outgoing side's on top; one with that transport's URI when they are the same), each with our listening port
+     * for its transport. UDP on both sides changes nothing.
+     */
+    private void fitRecordRoute(final SipServletRequestImpl request, final int out)
+    {
+        if (request.proxyBranch() instanceof ProxyBranchImpl branch)
+        {
+            final int in = transportOf(branch.upstream());
+            branch.fitRecordRoute(TRANSPORTS[in], ownPorts[in], TRANSPORTS[out], ownPorts[out]);
+        }
+    }
+
+    /** The transport a message came on or goes to: {@link #TCP} or {@link #TLS} for a connection's flow, else UDP. */
+    private int transportOf(final InetSocketAddress peer)
+    {
+        if (peer instanceof TcpFlow flow)
+        {
+            final int t = flow.isTls() ? TLS : TCP;
+            return ownPorts[t] > 0 ? t : UDP; // a connection we opened without listening there: UDP's entry still works
+        }
+        return UDP;
     }
 
     /**
@@ -654,7 +697,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipRouteModifier modifier = info.getRouteModifier();
         final String[] routes = info.getRoutes();
         if ((SipRouteModifier.ROUTE != modifier && SipRouteModifier.ROUTE_BACK != modifier) || null == routes
-            || 0 == routes.length || null == routes[0] || ProxyRoutes.isOurs(HeaderText.uri(routes[0]), host, port))
+            || 0 == routes.length || null == routes[0]
+            || ProxyRoutes.isOurs(HeaderText.uri(routes[0]), host, ownPorts))
         {
             return null;
         }
@@ -722,32 +766,70 @@ public final class ShardRuntime implements SipListener, ShardHost
             relay.fail(shard, 503, "Service Unavailable (no route to " + NextHop.uriOf(out) + ")", newTagOnShard());
             return true;
         }
-        if (null != hop.numeric())
+        final int asked = askedTransport(hop);
+        if (UNSUPPORTED == asked)
         {
-            sendRoutedOut(relay, hop.numeric());
+            relay.fail(shard, 503, "Service Unavailable (transport " + hop.transport() + " is not supported)",
+                newTagOnShard());
             return true;
         }
-        final String transport = null != hop.transport() && "udp".equalsIgnoreCase(hop.transport()) ? "udp" : null;
+        if (null != hop.numeric())
+        {
+            // RFC 3263 §4.1: a numeric host without a transport parameter: UDP for sip, TLS for sips
+            sendRoutedOut(relay, hop.numeric(), NONE == asked ? UDP : asked, NONE != asked);
+            return true;
+        }
+        final String transport = NONE == asked || null == hop.transport() ? null : hop.transport();
         shard.locator().locate(hop.host(), hop.port(), transport, hop.sips(), targets ->
         {
             for (int i = 0; i < targets.size(); i++)
             {
-                if ("UDP".equals(targets.get(i).transport()))
+                final int t = transportIndex(targets.get(i).transport());
+                if (t >= 0 && null != viaPrefixes[t])
                 {
-                    sendRoutedOut(relay, targets.get(i).address());
+                    sendRoutedOut(relay, targets.get(i).address(), t, NONE != asked);
                     return;
                 }
             }
-            relay.fail(shard, 503, "Service Unavailable (RFC 3263: no UDP target for " + hop.host() + ")",
-                newTagOnShard());
+            relay.fail(shard, 503, "Service Unavailable (RFC 3263: " + (targets.isEmpty() ? "no DNS record locates "
+                + hop.host() : hop.host() + " is reached only over " + targets.getFirst().transport()
+                + ", on which this container does not listen") + ")", newTagOnShard());
         });
         return true;
     }
 
-    private void sendRoutedOut(final RoutedOut relay, final InetSocketAddress to)
+    /**
+     * Sends the router's relay to {@code to} on the transport its top Route asked for, as {@link #sendTo} does for a
+     * request of the container (RFC 3261 §18.1.1: the Via names the transport, and a UDP request over
+     * {@link #UDP_SIZE_LIMIT} bytes goes over TCP unless the URI named UDP); a transport this container does not
+     * listen on gets the request a 503.
+     */
+    private void sendRoutedOut(final RoutedOut relay, final InetSocketAddress to, final int asked,
+        final boolean explicit)
     {
+        if (null == viaPrefixes[asked])
+        {
+            relay.fail(shard, 503, "Service Unavailable (" + TRANSPORTS[asked] + " is needed to reach "
+                + NextHop.uriOf(relay.forwarded()) + " but this container does not listen on " + TRANSPORTS[asked]
+                + ")", newTagOnShard());
+            return;
+        }
+        if (relay.isFinished())
+        {
+            return; // cancelled (and answered 487) while the next hop was being located
+        }
         final String branch = newBranch();
-        if (!relay.send(shard, to, branch, via(branch)))
+        final SipServletRequestImpl forwarded = relay.forwarded();
+        int transport = asked;
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(forwarded));
+        MessageWriter.writeRequest(out, forwarded, via(transport, branch));
+        if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
+        {
+            transport = TCP; // RFC 3261 §18.1.1: the top Via changes with the transport
+            out.clear();
+            MessageWriter.writeRequest(out, forwarded, via(transport, branch));
+        }
+        if (!relay.send(shard, to, branch, transport, out))
         {
             relay.fail(shard, 503, "Service Unavailable (the request was refused by the transaction layer)",
                 newTagOnShard());
@@ -785,6 +867,18 @@ public final class ShardRuntime implements SipListener, ShardHost
     CharSequence viaFor(final String branch)
     {
         return via(branch);
+    }
+
+    /** Our Via on {@code transport} ({@link #UDP}, {@link #TCP}, {@link #TLS}), for the dispatch helpers. */
+    CharSequence viaFor(final int transport, final String branch)
+    {
+        return via(transport, branch);
+    }
+
+    /** Whether this container listens on (and so can write a Via for) {@code transport}. */
+    boolean listensOn(final int transport)
+    {
+        return transport >= 0 && null != viaPrefixes[transport];
     }
 
     /** The container's UDP Via with {@code branch}; valid until the next call (shard thread only). */
@@ -1092,12 +1186,12 @@ public final class ShardRuntime implements SipListener, ShardHost
             ? info : null;
         if (null == info)
         {
-            if (carriesOurVia(message) && LoopDetection.looped(request, host, port))
+            if (carriesOurVia(message) && LoopDetection.looped(request, host, ownPorts))
             {
                 answer(tx, message, 482, "Loop Detected"); // RFC 3261 §16.3 step 4
                 return;
             }
-            ProxyRoutes.popOwnRoute(request, host, port); // §16.4
+            ProxyRoutes.popOwnRoute(request, host, ownPorts); // §16.4
         }
         SipApplicationSessionImpl targeted = null;
         try
@@ -1367,27 +1461,9 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         final int route = message.firstHeader(HeaderName.ROUTE);
         final long inRoute = route < 0 ? -1
-            : paramSpan(message.buffer(), message.headerValueStart(route), message.headerValueEnd(route));
+            : ProxyRoutes.keySpan(message.buffer(), message.headerValueStart(route), message.headerValueEnd(route));
         return inRoute >= 0 ? inRoute
-            : paramSpan(message.buffer(), message.requestUriStart(), message.requestUriEnd());
-    }
-
-    /** The value of {@code ;sipline-px=} within {@code [start, end)}, packed as in {@link #proxyKeySpan}, or -1. */
-    private static long paramSpan(final byte[] b, final int start, final int end)
-    {
-        final int at = Ascii.indexOf(b, start, end, ProxyRoutes.ROUTE_PARAMETER_BYTES);
-        if (at <= start || b[at - 1] != ';' || at + ProxyRoutes.ROUTE_PARAMETER_BYTES.length >= end
-            || b[at + ProxyRoutes.ROUTE_PARAMETER_BYTES.length] != '=')
-        {
-            return -1;
-        }
-        final int from = at + ProxyRoutes.ROUTE_PARAMETER_BYTES.length + 1;
-        int to = from;
-        while (to < end && b[to] != ';' && b[to] != '>' && b[to] != '?' && b[to] != ',' && b[to] > ' ')
-        {
-            to++;
-        }
-        return to == from ? -1 : (long)from << 32 | to;
+            : ProxyRoutes.keySpan(message.buffer(), message.requestUriStart(), message.requestUriEnd());
     }
 
     /** Whether a Via of the borrowed request names our host:port (the cheap test before loop detection). */
@@ -1395,9 +1471,13 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         for (int i = m.firstHeader(HeaderName.VIA); i >= 0; i = m.nextHeader(HeaderName.VIA, i))
         {
-            if (contains(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i), ourSentBy))
+            for (int t = UDP; t <= TLS; t++)
             {
-                return true;
+                if (null != ourSentBys[t] && contains(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i),
+                    ourSentBys[t]))
+                {
+                    return true;
+                }
             }
         }
         return false;
@@ -1452,7 +1532,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         else
         {
-            ProxyRoutes.popOwnRoute(request, host, port);
+            ProxyRoutes.popOwnRoute(request, host, ownPorts);
         }
         return request;
     }
@@ -1552,7 +1632,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         if (null != inviteTx && inviteTx.attachment() instanceof RoutedOut relay)
         {
             answer(tx, message, 200, "OK"); // RFC 3261 §16.10
-            relay.cancel(shard, via(null == relay.branch() ? "" : relay.branch()), newTagOnShard());
+            relay.cancel(shard, via(relay.transport(), null == relay.branch() ? "" : relay.branch()),
+                newTagOnShard());
             return;
         }
         final SipServletRequestImpl invite = null == inviteTx ? null
@@ -1654,7 +1735,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         if (tx.attachment() instanceof RoutedOut routed)
         {
-            routed.onResponse(shard, response, tx.peer(), local(), via(routed.branch()));
+            routed.onResponse(shard, response, tx.peer(), local(), via(routed.transport(), routed.branch()));
             return;
         }
         if (tx.attachment() instanceof ProxyRelay relay)
@@ -1671,7 +1752,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             if (null == tx.attachment() && StrayTwoHundreds.isOurInvite2xx(response))
             {
-                stray2xx(response); // the INVITE was released: every session of its call ended
+                stray2xx(response, tx.peer()); // the INVITE was released: every session of its call ended
             }
             return;
         }
@@ -1681,7 +1762,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             return; // the 200 to a CANCEL stays with the container (JSR 289 §11.1.5)
         }
         if (SipMethod.INVITE == tx.method() && status >= 200 && status < 300 && null != request.last2xx()
-            && null == request.proxyBranch() && isRetransmitted2xx(request, response))
+            && null == request.proxyBranch() && isRetransmitted2xx(request, response, tx.peer()))
         {
             return;
         }
@@ -1873,7 +1954,8 @@ public final class ShardRuntime implements SipListener, ShardHost
      * of the first dialog, or of a derived one (JSR 289 §6.2.3.2) that already had its 2xx; the ACK goes again when
      * one was sent. False for the first 2xx of another dialog, which is delivered.
      */
-    private boolean isRetransmitted2xx(final SipServletRequestImpl invite, final SipMessage response)
+    private boolean isRetransmitted2xx(final SipServletRequestImpl invite, final SipMessage response,
+        final InetSocketAddress source)
     {
         final String tag = response.toTag();
         if (null == tag || tag.equals(invite.last2xx().toTag()))
@@ -1890,15 +1972,19 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         if (null == head && StrayTwoHundreds.isOurInvite2xx(response))
         {
-            stray2xx(response); // the call is over: nothing takes a new dialog
+            stray2xx(response, source); // the call is over: nothing takes a new dialog
         }
         return null == head;
     }
 
-    /** A 2xx of our INVITE with no session left for it: ACKed, its dialog ended with BYE ({@link StrayTwoHundreds}). */
-    private void stray2xx(final SipMessage response)
+    /**
+     * A 2xx of our INVITE with no session left for it: ACKed, its dialog ended with BYE ({@link StrayTwoHundreds}).
+     *
+     * @param source where it came from (a {@link TcpFlow} over a connection).
+     */
+    private void stray2xx(final SipMessage response, final InetSocketAddress source)
     {
-        if (strays.end(response))
+        if (strays.end(response, source))
         {
             counters.stray2xx.incrementAndGet();
             logOnce("stray-2xx", "a 2xx to an INVITE arrived after every session of its call had ended; the container "
@@ -1914,7 +2000,8 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final ByteBuf out = shard.allocate(MessageWriter.estimate(ack));
-        MessageWriter.writeRequest(out, ack, via(ack.branch()));
+        // the ACK again as it went: its Via names the transport it was sent on (RFC 3261 §18.1.1)
+        MessageWriter.writeRequest(out, ack, via(Math.max(UDP, transportIndex(ack.sentTransport())), ack.branch()));
         shard.sendStateless(out, ack.destination());
     }
 
@@ -1928,7 +2015,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipSessionImpl session = sessions.dialog(response, true);
         if (null == session && StrayTwoHundreds.isOurInvite2xx(response))
         {
-            stray2xx(response); // after Timer M, with no session of the call left
+            stray2xx(response, source); // after Timer M, with no session of the call left
             return;
         }
         final SipServletRequestImpl invite = null == session ? null : session.original();

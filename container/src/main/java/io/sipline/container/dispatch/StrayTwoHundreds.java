@@ -14,6 +14,7 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
  * A 2xx to an INVITE this container sent as a UAC that arrives when no session of its call is left (a downstream
@@ -80,12 +81,18 @@ final class StrayTwoHundreds
     }
 
     /**
-     * ACKs a stray 2xx and, the first time its dialog is seen, ends that dialog with a BYE.
+     * ACKs a stray 2xx and, the first time its dialog is seen, ends that dialog with a BYE. Both go where the 2xx's
+     * Contact and route set send them, over the transport they ask for (RFC 3261 §18.1.1, §19.1.4, RFC 3263 §4.1:
+     * {@code transport=}, {@code sips:}; UDP for a numeric {@code sip:} host without one), or on the connection the
+     * 2xx came on when it came over TCP or TLS and the next-hop URI asks for no other transport or names that
+     * connection's peer (the peer that answered over a connection is reached on it; a TCP-only UAS whose Contact
+     * names no transport would not hear a UDP ACK).
      *
-     * @param m borrowed.
+     * @param m      borrowed.
+     * @param source where the 2xx came from: a {@link TcpFlow} for a connection, else its UDP source.
      * @return true when this 2xx opened a dialog not seen before (the caller counts and logs it).
      */
-    boolean end(final SipMessage m)
+    boolean end(final SipMessage m, final InetSocketAddress source)
     {
         final String callId = text(m, m.callIdStart(), m.callIdEnd());
         final String toTag = text(m, m.toTagStart(), m.toTagEnd());
@@ -99,25 +106,43 @@ final class StrayTwoHundreds
         final List<String> routes = routeSet(m);
         final String hopUri = routes.isEmpty() ? target : HeaderText.uri(routes.getFirst());
         final NextHop.Hop hop = nextHop.of(hopUri);
-        if (null == hop || null == hop.numeric())
+        final int asked = null == hop ? ShardRuntime.UNSUPPORTED : ShardRuntime.askedTransport(hop);
+        final InetSocketAddress to;
+        final int transport;
+        if (source instanceof TcpFlow flow && runtime.listensOn(flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP)
+            && null != hop && (ShardRuntime.NONE == asked
+                || ((flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP) == asked && flow.equals(hop.numeric()))))
         {
-            return first; // only a numeric next hop: a name would need the locator for a dialog nobody wants
+            to = flow; // the connection the 2xx came on (the stack writes on it as it is)
+            transport = flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP;
         }
-        send(m, "ACK", m.cseqNumber(), target, routes, hop.numeric());
+        else if (null != hop && null != hop.numeric() && ShardRuntime.UNSUPPORTED != asked
+            && runtime.listensOn(ShardRuntime.NONE == asked ? ShardRuntime.UDP : asked))
+        {
+            to = hop.numeric();
+            transport = ShardRuntime.NONE == asked ? ShardRuntime.UDP : asked;
+        }
+        else
+        {
+            // only a numeric next hop: a name would need the locator for a dialog nobody wants; nor a transport this
+            // container does not send on
+            return first;
+        }
+        send(m, "ACK", m.cseqNumber(), target, routes, to, transport);
         if (first)
         {
-            send(m, "BYE", m.cseqNumber() + 1, target, routes, hop.numeric());
+            send(m, "BYE", m.cseqNumber() + 1, target, routes, to, transport);
         }
         return first;
     }
 
     private void send(final SipMessage m, final String method, final long cseq, final String target,
-        final List<String> routes, final InetSocketAddress to)
+        final List<String> routes, final InetSocketAddress to, final int transport)
     {
         final String branch = runtime.newBranch();
         final ByteBuf out = shard.allocate(512 + m.length());
         final SipMessageBuilder b = shard.builder().startRequest(out, method, target)
-            .header(HeaderName.VIA, runtime.viaFor(branch))
+            .header(HeaderName.VIA, runtime.viaFor(transport, branch))
             .header(HeaderName.MAX_FORWARDS, 70);
         for (int i = 0; i < routes.size(); i++)
         {

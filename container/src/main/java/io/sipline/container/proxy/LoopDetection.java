@@ -81,12 +81,22 @@ public final class LoopDetection
      */
     public static boolean looped(final SipServletRequestImpl request, final String host, final int port)
     {
+        return looped(request, host, new int[] {port});
+    }
+
+    /**
+     * §16.3 step 4: whether the request carries a Via of ours ({@code host} on one of our listening {@code ports},
+     * UDP, TCP, TLS, -1 where we do not listen: a branch we sent over TCP names our TCP port) whose branch ends with
+     * the hash of the request as it is now.
+     */
+    public static boolean looped(final SipServletRequestImpl request, final String host, final int[] ports)
+    {
         final MessageHeaders h = request.headers();
         String hash = null;
         for (int i = h.find(HeaderName.VIA, 0); i >= 0; i = h.find(HeaderName.VIA, i + 1))
         {
             final String via = h.value(i);
-            if (!sentBy(via, host, port))
+            if (!sentByAny(via, host, ports))
             {
                 continue;
             }
@@ -101,6 +111,18 @@ public final class LoopDetection
                 hash = hash(request);
             }
             if (branch.regionMatches(true, dot + 1, hash, 0, hash.length()) && branch.length() - dot - 1 == 8)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean sentByAny(final String via, final String host, final int[] ports)
+    {
+        for (int i = 0; i < ports.length; i++)
+        {
+            if (ports[i] > 0 && sentBy(via, host, ports[i]))
             {
                 return true;
             }

@@ -13,9 +13,11 @@ import javax.servlet.sip.SipServletResponse;
 import javax.servlet.sip.SipURI;
 import javax.servlet.sip.URI;
 
+import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.session.ShardHost;
+import io.sipline.sip.message.HeaderName;
 
 /**
  * One branch of a {@link ProxyImpl} (JSR 289 §10.2.1): one target, the request sent to it (made when the branch is
@@ -36,6 +38,10 @@ public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
     private final SipServletRequestImpl request;
     private List<ProxyBranchImpl> recursed = List.of();
     private boolean recordRoute;
+    /** Our Record-Route was put on the request (start); the dispatch layer fits it to the transports. */
+    private boolean recordRouted;
+    /** Our Record-Route is two entries, the outgoing side's and the incoming side's (RFC 5658 §4). */
+    private boolean doubleRecordRoute;
     private boolean recurse;
     private boolean addToPath;
     private int timeoutSeconds;
@@ -121,6 +127,7 @@ public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
         if (recordRoute && !proxy.isSubsequent())
         {
             request.headers().addFirst("Record-Route", proxy.recordRouteValue()); // §16.6 step 4
+            recordRouted = true; // UDP's; host.send fits it to the transports once it chose the outgoing one
         }
         if (addToPath && "REGISTER".equals(request.getMethod()))
         {
@@ -131,6 +138,51 @@ public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
         final int seconds = timeoutSeconds > 0 ? timeoutSeconds : proxy.branchTimeout();
         timer = host.schedule(seconds * 1000L, this);
         host.send(request); // may answer at once (no route: 503) through onResponse
+    }
+
+    /**
+     * Fits our Record-Route to the transports of the two sides, once the dispatch layer chose the outgoing one (and
+     * again when it changes it, RFC 3261 §18.1.1: a request over 1300 bytes goes over TCP): RFC 3261 §16.6 step 4
+     * wants a URI that reaches this proxy from each side, and RFC 5658 §4 has a proxy that receives on one transport
+     * and sends on another write two entries, the topmost for the outgoing side (the UAS's route set starts with it)
+     * and the second for the incoming side (the UAC's, reversed, starts with that one). With the same transport on
+     * both sides there is one entry, with that transport's URI. UDP in and UDP out leaves the entry
+     * {@link #start} wrote as it is (nothing is made).
+     *
+     * @param in      the transport the proxied request came on ("UDP", "TCP", "TLS").
+     * @param inPort  our listening port for {@code in}.
+     * @param out     the transport the branch's request goes on.
+     * @param outPort our listening port for {@code out}.
+     */
+    public void fitRecordRoute(final String in, final int inPort, final String out, final int outPort)
+    {
+        if (!recordRouted || (!doubleRecordRoute && "UDP".equals(in) && "UDP".equals(out)))
+        {
+            return;
+        }
+        final MessageHeaders h = request.headers();
+        final int top = h.find(HeaderName.RECORD_ROUTE, 0);
+        if (top < 0)
+        {
+            return;
+        }
+        if (doubleRecordRoute)
+        {
+            h.removeAt(top + 1); // the incoming side's entry of an earlier fit, right under ours
+            doubleRecordRoute = false;
+        }
+        h.setValue(top, proxy.recordRouteValue(out, outPort));
+        if (!in.equals(out))
+        {
+            h.insert(top + 1, "Record-Route", proxy.recordRouteValue(in, inPort));
+            doubleRecordRoute = true;
+        }
+    }
+
+    /** Where the proxied request came from: a {@code TcpFlow} when over TCP or TLS, else the UDP source. */
+    public InetSocketAddress upstream()
+    {
+        return proxy.original().remoteAddress();
     }
 
     /** A response on this branch (the dispatch layer did the transaction bookkeeping; 100 never comes here). */

@@ -207,20 +207,48 @@ public final class ProxyImpl implements Proxy
     /** The Record-Route value this proxy writes: our URI with the application's parameters and the session key. */
     String recordRouteValue()
     {
+        return recordRouteValue("UDP", host.localPort());
+    }
+
+    /**
+     * Our Record-Route value for one side of the proxy, reachable on {@code transport} ("UDP", "TCP" or "TLS") at
+     * our {@code port} for it (RFC 3261 §16.6 step 4: the URI must reach this proxy the way the peer on that side
+     * sends; RFC 5658 §4 when the two sides differ): {@code sip:host:port} for UDP, {@code ;transport=tcp} for TCP,
+     * {@code sips:} for TLS (as our Contact per transport), then {@code lr}, the application's parameters and the
+     * session key.
+     */
+    String recordRouteValue(final String transport, final int port)
+    {
         String key = session.proxyRouteKey();
         if (null == key)
         {
             key = host.newTag();
             session.registerProxyRoute(key);
         }
+        final boolean tls = "TLS".equals(transport);
+        final boolean tcp = "TCP".equals(transport);
         if (null == recordRouteUri)
         {
             // the application never touched the URI: no parameters of its own, so no URI object is made
-            return new StringBuilder(48 + key.length()).append("<sip:").append(host.localHost()).append(':')
-                .append(host.localPort()).append(";lr;").append(ProxyRoutes.ROUTE_PARAMETER).append('=').append(key)
-                .append('>').toString();
+            final StringBuilder b = new StringBuilder(64 + key.length()).append(tls ? "<sips:" : "<sip:")
+                .append(host.localHost()).append(':').append(port);
+            if (tcp)
+            {
+                b.append(";transport=tcp");
+            }
+            return b.append(";lr;").append(ProxyRoutes.ROUTE_PARAMETER).append('=').append(key).append('>')
+                .toString();
         }
         final SipURI uri = (SipURI)recordRouteUri.clone();
+        uri.setPort(port);
+        if (tls)
+        {
+            uri.setSecure(true);
+        }
+        if (tcp)
+        {
+            uri.setTransportParam("tcp");
+        }
         uri.setParameter(ProxyRoutes.ROUTE_PARAMETER, key);
         return "<" + uri + ">";
     }

@@ -3,6 +3,7 @@ package io.sipline.container.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -107,6 +108,95 @@ class ProxyRulesTest
         assertEquals("<sip:next.example;lr>", r.headers().get("Route"));
         assertEquals("1", r.getPoppedRoute().getURI().getParameter("x"));
         assertNull(ProxyRoutes.popOwnRoute(r, "192.0.2.1", 5060), "the next Route is not ours");
+    }
+
+    @Test
+    void shouldPopBothEntriesOfADoubleRecordRouteAndNoOtherRoute()
+    {
+        final FakeHost host = new FakeHost();
+        final String routes = "Route: <sip:192.0.2.1:5070;transport=tcp;lr;sipline-px=s01abc>\r\n"
+            + "Route: <sip:192.0.2.1:5060;lr;sipline-px=s01abc>\r\n"
+            + "Route: <sip:192.0.2.1:5060;lr;sipline-px=s01zzz>\r\n";
+        final SipServletRequestImpl r = TestMessages.received(host, REQUEST.replace("Max-Forwards: 70\r\n",
+            "Max-Forwards: 70\r\n" + routes));
+
+        ProxyRoutes.popKeyedRoute(r); // RFC 5658: both entries carry our key; the third is another session's
+
+        assertEquals(java.util.List.of("<sip:192.0.2.1:5060;lr;sipline-px=s01zzz>"), r.headers().getAll("Route"));
+        assertEquals("tcp", ((javax.servlet.sip.SipURI)r.getPoppedRoute().getURI()).getTransportParam(),
+            "the popped Route stays the first");
+
+        final SipServletRequestImpl one = TestMessages.received(host, REQUEST.replace("Max-Forwards: 70\r\n",
+            "Max-Forwards: 70\r\nRoute: <sip:192.0.2.1:5060;lr;sipline-px=s01abc>, <sip:next.example;lr>\r\n"));
+        ProxyRoutes.popKeyedRoute(one);
+        assertEquals(java.util.List.of("<sip:next.example;lr>"), one.headers().getAll("Route"), "one entry: one pop");
+    }
+
+    @Test
+    void shouldPopOurRouteOnAnyOfOurPortsWithItsDoubleRecordRouteEntry()
+    {
+        final FakeHost host = new FakeHost();
+        final int[] ports = {5060, 5070, 5071};
+        final SipServletRequestImpl r = TestMessages.received(host, REQUEST.replace("Max-Forwards: 70\r\n",
+            "Max-Forwards: 70\r\nRoute: <sips:192.0.2.1:5071;lr;sipline-px=k1>, <sip:192.0.2.1;lr;sipline-px=k1>, "
+                + "<sip:192.0.2.1:5070;transport=tcp;lr>\r\n"));
+
+        assertNotNull(ProxyRoutes.popOwnRoute(r, "192.0.2.1", ports));
+
+        assertEquals(java.util.List.of("<sip:192.0.2.1:5070;transport=tcp;lr>"), r.headers().getAll("Route"),
+            "the two entries with one key went; a route without it is popped only on its own");
+        assertTrue(ProxyRoutes.isOurs("sip:192.0.2.1:5070;transport=tcp;lr", "192.0.2.1", ports));
+        assertTrue(ProxyRoutes.isOurs("sips:192.0.2.1;lr", "192.0.2.1", new int[] {5060, -1, 5061}),
+            "RFC 3263 §4.2: 5061 is the default port of sips");
+        assertFalse(ProxyRoutes.isOurs("sip:192.0.2.1:5072;lr", "192.0.2.1", ports));
+    }
+
+    @Test
+    void shouldWriteTheRecordRouteOfEachTransportWithTheApplicationsParameters() throws Exception
+    {
+        final FakeHost host = new FakeHost();
+        final ProxyImpl proxy = (ProxyImpl)TestMessages.received(host, REQUEST).getProxy();
+        final String udp = proxy.recordRouteValue();
+        final String key = ProxyRoutes.key(udp);
+        assertNotNull(key);
+        assertEquals("<sip:192.0.2.1:5060;lr;sipline-px=" + key + ">", udp);
+        assertEquals("<sip:192.0.2.1:5070;transport=tcp;lr;sipline-px=" + key + ">",
+            proxy.recordRouteValue("TCP", 5070));
+        assertEquals("<sips:192.0.2.1:5071;lr;sipline-px=" + key + ">", proxy.recordRouteValue("TLS", 5071));
+
+        proxy.setRecordRoute(true);
+        proxy.getRecordRouteURI().setParameter("app", "x");
+        final String tcp = proxy.recordRouteValue("TCP", 5070);
+        assertTrue(tcp.startsWith("<sip:192.0.2.1:5070;"), tcp);
+        assertTrue(tcp.contains(";transport=tcp") && tcp.contains(";app=x") && tcp.contains(";lr"), tcp);
+        assertEquals(key, ProxyRoutes.key(tcp));
+        final String tls = proxy.recordRouteValue("TLS", 5071);
+        assertTrue(tls.startsWith("<sips:192.0.2.1:5071;"), tls);
+        assertTrue(tls.contains(";app=x"), tls);
+    }
+
+    @Test
+    void shouldFitTheBranchRecordRouteToTheTransportsAgainWhenTheOutgoingOneChanges() throws Exception
+    {
+        final FakeHost host = new FakeHost();
+        final ProxyImpl proxy = (ProxyImpl)TestMessages.received(host, REQUEST).getProxy();
+        proxy.setRecordRoute(true);
+        proxy.proxyTo(io.sipline.container.address.SipAddresses.parseUri("sip:bob@192.0.2.44"));
+        final ProxyBranchImpl branch = (ProxyBranchImpl)proxy.getProxyBranches().get(0);
+        final SipServletRequestImpl out = (SipServletRequestImpl)branch.getRequest();
+        final String udp = proxy.recordRouteValue();
+        assertEquals(java.util.List.of(udp), out.headers().getAll("Record-Route"), "as start() wrote it");
+
+        branch.fitRecordRoute("UDP", 5060, "UDP", 5060);
+        assertEquals(java.util.List.of(udp), out.headers().getAll("Record-Route"), "UDP on both sides: unchanged");
+
+        branch.fitRecordRoute("TCP", 5070, "UDP", 5060); // came over TCP, leaves over UDP
+        final String tcp = proxy.recordRouteValue("TCP", 5070);
+        assertEquals(java.util.List.of(udp, tcp), out.headers().getAll("Record-Route"),
+            "RFC 5658: the outgoing side's entry on top, the incoming side's under it");
+
+        branch.fitRecordRoute("TCP", 5070, "TCP", 5070); // RFC 3261 §18.1.1: too large for UDP, it goes over TCP
+        assertEquals(java.util.List.of(tcp), out.headers().getAll("Record-Route"), "one transport: one entry");
     }
 
     @Test
