@@ -5,14 +5,31 @@ import java.time.Instant;
 /**
  * The wall clock in nanoseconds since the epoch ({@code CLOCK_REALTIME}): the time base of the kernel's receive
  * timestamps ({@code SO_TIMESTAMPNS}, socket(7)), so that a time read here can be subtracted from a datagram's
- * {@link io.sipline.sip.message.SipMessage#receivedAtNanos()}. Not monotonic (the wall clock can be stepped): use it
- * only for such differences, never to schedule timers (those run on {@link System#nanoTime()}).
+ * {@link io.sipline.sip.message.SipMessage#receivedAtNanos()}. Not for scheduling: timers run on
+ * {@link System#nanoTime()}.
  *
- * <p>Thread-safe; allocates nothing once C2 has compiled the caller (the {@link Instant} does not escape).
+ * <p>How: {@link System#nanoTime()} ({@code CLOCK_MONOTONIC}) plus an offset to the wall clock, taken from
+ * {@link Instant#now()} and taken again once it is {@link #RECALIBRATE_NS} old. NTP's frequency corrections slew both
+ * clocks alike, so the offset holds between calibrations; only a step of the wall clock (settimeofday, an NTP step)
+ * moves it, and then a time read here is off by that step for at most one second. Reading {@code Instant.now()} on
+ * every call was exact but made an {@code Instant} whenever the caller was not yet compiled by C2 (24 B a call, seen
+ * as a flaky allocation test); this makes one a second at most, on whichever thread finds the offset old.
+ *
+ * <p>Thread-safe without locks: the offset and the time it was taken are one immutable pair published through a
+ * volatile field; threads that recalibrate at the same moment each publish a correct pair.
  */
 public final class RealtimeClock
 {
+    /** How old an offset may get before the next read takes a new one. */
+    static final long RECALIBRATE_NS = 1_000_000_000L;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    /** The wall clock minus the monotonic clock, and the monotonic time it was taken at. */
+    private record Offset(long wallMinusMonotonic, long takenAtNs)
+    {
+    }
+
+    private static volatile Offset offset = calibrate();
 
     private RealtimeClock()
     {
@@ -21,7 +38,21 @@ public final class RealtimeClock
     /** @return now, nanoseconds since 1970-01-01T00:00:00Z. */
     public static long nanos()
     {
-        final Instant now = Instant.now();
-        return now.getEpochSecond() * NANOS_PER_SECOND + now.getNano();
+        final long now = System.nanoTime();
+        Offset o = offset;
+        if (now - o.takenAtNs > RECALIBRATE_NS)
+        {
+            o = calibrate();
+            offset = o;
+            return o.takenAtNs + o.wallMinusMonotonic;
+        }
+        return now + o.wallMinusMonotonic;
+    }
+
+    private static Offset calibrate()
+    {
+        final Instant wall = Instant.now();
+        final long monotonic = System.nanoTime();
+        return new Offset(wall.getEpochSecond() * NANOS_PER_SECOND + wall.getNano() - monotonic, monotonic);
     }
 }
