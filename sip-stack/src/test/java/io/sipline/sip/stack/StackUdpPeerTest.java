@@ -138,7 +138,8 @@ class StackUdpPeerTest
             assertEquals("SIP/2.0 200", firstLine(receiveCall(control, callId)).substring(0, 11));
             awaitCondition(() -> listener.clientTransportErrors.get() >= 1, () -> "no transport error for the request");
             assertEquals(0, listener.timeouts.get(), "not a timeout");
-            final ShardCounters after = awaitTotals(stack, t -> t.peersUnreachable() >= 1);
+            // The error is counted when it is read; the channel's close completes on the loop a moment later.
+            final ShardCounters after = awaitTotals(stack, t -> t.peersUnreachable() >= 1 && t.peersClosed() >= 1);
             assertTrue(after.peersClosed() >= 1, after.toString());
             // Each shard hears of the peer on its own loop (the other shards by a task posted to them): wait for it.
             awaitCondition(() -> listener.serverTransportErrors.get() >= 1,
