@@ -59,12 +59,33 @@ public final class Coturn implements AutoCloseable
     }
 
     /**
-     * Starts a server and waits (at most 10 s) until it answers STUN.
+     * Starts a server and waits (at most 10 s) until it answers STUN; once more on other ports if it does not (the
+     * ports are probed free, then bound by turnserver: another process may take one in between).
      *
      * @return the running server.
-     * @throws IOException when it cannot be started or does not answer.
+     * @throws IOException when it cannot be started or does not answer, with each attempt's log.
      */
     public static Coturn start() throws IOException
+    {
+        try
+        {
+            return startOnce();
+        }
+        catch (final IOException first)
+        {
+            try
+            {
+                return startOnce();
+            }
+            catch (final IOException second)
+            {
+                second.addSuppressed(first);
+                throw second;
+            }
+        }
+    }
+
+    private static Coturn startOnce() throws IOException
     {
         final Path directory = Files.createTempDirectory("sipline-coturn");
         final int port = freeUdpPort();
@@ -86,8 +107,9 @@ public final class Coturn implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
+            final String output = coturn.log(); // before close, which deletes the directory with the log
             coturn.close();
-            throw new IOException("turnserver did not answer; log: " + coturn.log(), ex);
+            throw new IOException("turnserver on 127.0.0.1:" + port + " did not answer; log: " + output, ex);
         }
         return coturn;
     }
