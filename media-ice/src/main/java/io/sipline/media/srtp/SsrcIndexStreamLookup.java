@@ -90,7 +90,7 @@ public final class SsrcIndexStreamLookup implements SrtpStreamLookup
             return single;
         }
         // With one stream, any other SSRC is a miss: no need to ask the index.
-        return null == single ? index.get(ssrc) : null;
+        return null == single ? index.getBeyondOne(ssrc) : null;
     }
 
     @Override

@@ -384,6 +384,19 @@ public final class SsrcIndex<S>
     }
 
     /**
+     * {@link #get(int)} for a caller that keeps its own single-entry path and asks the index only when that does not
+     * apply (SRTP's {@code SsrcIndexStreamLookup}): the same answer at every size, without the single-entry test that
+     * such a caller has already made. Allocates nothing.
+     *
+     * @param ssrc any 32-bit SSRC.
+     * @return its stream, or null if it has none (the template is not consulted).
+     */
+    public S getBeyondOne(final int ssrc)
+    {
+        return findBeyondOne(ssrc & UNSIGNED, ssrc, null);
+    }
+
+    /**
      * @param ssrc any 32-bit SSRC.
      * @return true if it has a concrete stream.
      */
@@ -516,6 +529,13 @@ public final class SsrcIndex<S>
         {
             return miss;
         }
+        return findBeyondOne(u, ssrc, miss);
+    }
+
+    /** {@link #find} past the single-entry test: right at every size (at one entry, a scalar compare). */
+    @SuppressWarnings("unchecked")
+    private S findBeyondOne(final long u, final int ssrc, final S miss)
+    {
         final long second = pairKey1;
         if (second >= 0)
         {
