@@ -5,6 +5,12 @@ import java.util.HashSet;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import io.sipline.media.srtp.SrtpContext;
+import io.sipline.media.srtp.SrtpCryptoSuite;
+import io.sipline.media.srtp.SrtpPolicy;
+import io.sipline.media.srtp.SrtpStream;
+import io.sipline.media.srtp.SrtpStreamLookup;
+import io.sipline.media.srtp.SsrcIndexStreamLookup;
 import io.sipline.media.ssrc.SsrcIndex;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,8 +27,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * Nanoseconds per SSRC lookup, hit and miss, in one SRTP session of {@code n} streams (issue 7, part 4): the
- * {@link SsrcIndex} with each strategy, against libsrtp 2.x's singly linked list of stream contexts,
- * {@code HashMap<Integer, …>} and a primitive open-addressing int map, all in the same run.
+ * lookup SRTP uses ({@link SsrcIndexStreamLookup}, {@code srtp*}: its own single-stream fields, then the index), the
+ * generic {@link SsrcIndex} with each strategy ({@code index*}), against libsrtp 2.x's singly linked list of stream
+ * contexts, {@code HashMap<Integer, …>} and a primitive open-addressing int map, all in the same run.
  *
  * <p>Each invocation looks up one SSRC, the next of {@value #QUERIES} precomputed ones, and returns the result (one
  * lookup per invocation, so that the JIT cannot hoist the structure's loads out of a loop of lookups, which made a
@@ -34,12 +41,19 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *
  * <p>The stream objects are {@link StreamContext}s of about the size of libsrtp 2.x's {@code srtp_stream_ctx_t}
  * (about 120 bytes, the SSRC at the front and {@code next} at the back), which the list walks through and the other
- * structures only point at; they are allocated back to back, the list's best case. The {@code HashMap} gets its
- * keys boxed in advance, its best case.
+ * structures only point at; they are allocated back to back, the list's best case. The list is intrusive as in
+ * libsrtp: its nodes are the streams, so a hit in a list of one is the head's load, the compare of the SSRC field
+ * in it and the return of the head. The {@code HashMap} gets its keys boxed in advance, its best case. The
+ * {@code srtp*} benchmarks look up real {@link SrtpStream}s, added through an {@link SrtpContext} as on the packet
+ * path, with the same SSRCs in the same order.
  *
  * <pre>
  * java -jar jmh/target/benchmarks.jar SsrcLookupBenchmark -f 1 -wi 3 -w 500ms -i 5 -r 500ms -prof gc
  * </pre>
+ *
+ * <p>At N = 1 the figures differ by fractions of a nanosecond, where the JIT's compile of the measured loop matters
+ * as much as the structure (media-ice/README.md, issue 7, seventh session): run N = 1 with several forks, and
+ * {@link #skew} moves the structures in memory to tell placement from code.
  *
  * <p>Not threadsafe; each fork's single benchmark thread owns the state, as a media shard owns its sessions.
  */
@@ -57,8 +71,22 @@ public class SsrcLookupBenchmark
     @Param({"1", "2", "3", "5", "10", "20", "30", "50", "100", "200", "1000"})
     int n;
 
+    /**
+     * Octets allocated (one {@code byte[]}) just before the streams and structures, to move all of them relative to
+     * cache lines and 4 KiB pages. 0 by default; a few values show how much of a difference at N = 1 is placement.
+     */
+    @Param({"0"})
+    int skew;
+
+    /** Keeps the skew array reachable, so that the objects after it stay where they were allocated. */
+    private byte[] skewArray;
+
     /** The index under test in this fork, built with the strategy the benchmark's name says. */
     private SsrcIndex<StreamContext> index;
+    /** The production lookup, typed as itself (a final class: a direct call), for the {@code srtp*} benchmarks. */
+    private SsrcIndexStreamLookup srtp;
+    /** The same lookup typed as the seam {@link SrtpContext} calls it through, for {@link #srtpSeamHit}. */
+    private SrtpStreamLookup srtpSeam;
     private StreamContext list;
     private HashMap<Integer, StreamContext> hashMap;
     private IntObjectMap<StreamContext> intMap;
@@ -70,7 +98,10 @@ public class SsrcLookupBenchmark
     private Integer[] boxedMisses;
 
     /**
-     * libsrtp 2.x's stream context, reduced to its size: the list is threaded through the streams themselves.
+     * libsrtp 2.x's stream context ({@code srtp_stream_ctx_t}: {@code ssrc} first, {@code next} last), reduced to its
+     * size: the list is threaded through the streams themselves, so a hit in a list of one reads the SSRC from the
+     * object it returns. On JDK 25 with compressed oops (read with {@code Unsafe.objectFieldOffset}) the SSRC sits at
+     * offset 12, in the cache line of the object header, the longs at 16 to 111 and {@code next} at 112: 120 bytes.
      */
     static final class StreamContext
     {
@@ -169,6 +200,7 @@ public class SsrcLookupBenchmark
     {
         final String benchmark = params.getBenchmark();
         final Random random = new Random(0x5EED_0000L + n);
+        skewArray = 0 == skew ? null : new byte[skew];
         index = null;
         if (benchmark.contains("indexAuto"))
         {
@@ -185,6 +217,19 @@ public class SsrcLookupBenchmark
         else if (benchmark.contains("indexTable"))
         {
             index = new SsrcIndex<>(n, SsrcIndex.Strategy.TABLE);
+        }
+        srtp = null;
+        srtpSeam = null;
+        SrtpContext context = null;
+        if (benchmark.contains("srtp"))
+        {
+            final SrtpCryptoSuite suite = SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80;
+            final byte[] keyAndSalt = new byte[suite.masterKeySaltLength()];
+            random.nextBytes(keyAndSalt);
+            final SrtpPolicy policy = SrtpPolicy.builder(suite).masterKey(keyAndSalt).maxStreams(n).build();
+            srtp = new SsrcIndexStreamLookup(n);
+            srtpSeam = srtp;
+            context = new SrtpContext(policy, SrtpContext.Direction.INBOUND, srtp);
         }
         list = null;
         hashMap = new HashMap<>();
@@ -215,6 +260,10 @@ public class SsrcLookupBenchmark
             if (null != index)
             {
                 index.add(ssrc, stream);
+            }
+            if (null != context && !context.addStream(ssrc))
+            {
+                throw new IllegalStateException("SRTP stream " + ssrc + " refused");
             }
             // libsrtp 2.x srtp_add_stream: the new stream becomes the head.
             stream.next = list;
@@ -257,13 +306,15 @@ public class SsrcLookupBenchmark
         {
             final StreamContext expected = listFind(list, hits[i]);
             if (null == expected || expected.ssrc != hits[i] || (null != index && expected != index.get(hits[i])) ||
-                expected != hashMap.get(boxedHits[i]) || expected != intMap.get(hits[i]))
+                expected != hashMap.get(boxedHits[i]) || expected != intMap.get(hits[i]) ||
+                (null != srtp && (null == srtp.find(hits[i]) || hits[i] != srtp.find(hits[i]).ssrc())))
             {
                 throw new IllegalStateException("hit " + hits[i] + " disagrees");
             }
             final int miss = misses[i];
             if (null != listFind(list, miss) || (null != index && null != index.get(miss)) ||
-                null != hashMap.get(boxedMisses[i]) || null != intMap.get(miss))
+                null != hashMap.get(boxedMisses[i]) || null != intMap.get(miss) ||
+                (null != srtp && null != srtp.find(miss)))
             {
                 throw new IllegalStateException("miss " + miss + " disagrees");
             }
@@ -297,6 +348,54 @@ public class SsrcLookupBenchmark
     public int floor()
     {
         return hits[next()];
+    }
+
+    /**
+     * The lookup of the SRTP packet path ({@link SsrcIndexStreamLookup#find}), a hit: at N = 1 one compare with
+     * the single stream's SSRC and that stream returned from a field of the same object, with no cast; otherwise
+     * the {@link SsrcIndex} of {@link #indexAutoHit}.
+     *
+     * @return the stream.
+     */
+    @Benchmark
+    public SrtpStream srtpHit()
+    {
+        return srtp.find(hits[next()]);
+    }
+
+    /**
+     * {@link #srtpHit} with SSRCs that have no stream.
+     *
+     * @return null.
+     */
+    @Benchmark
+    public SrtpStream srtpMiss()
+    {
+        return srtp.find(misses[next()]);
+    }
+
+    /**
+     * {@link #srtpHit}, then a read of the found stream's SSRC field: lookup and first use (see
+     * {@link #indexAutoHitUse}).
+     *
+     * @return the found stream's SSRC.
+     */
+    @Benchmark
+    public int srtpHitUse()
+    {
+        return srtp.find(hits[next()]).ssrc();
+    }
+
+    /**
+     * {@link #srtpHit} called through the {@link SrtpStreamLookup} interface, as {@link SrtpContext} calls it: the
+     * same lookup behind the receiver type check that C2 puts before an inlined interface call (diagnostic).
+     *
+     * @return the stream.
+     */
+    @Benchmark
+    public SrtpStream srtpSeamHit()
+    {
+        return srtpSeam.find(hits[next()]);
     }
 
     @Benchmark

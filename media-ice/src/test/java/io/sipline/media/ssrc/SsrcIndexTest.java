@@ -69,15 +69,20 @@ class SsrcIndexTest
             for (int i = 0; i < n; i++)
             {
                 assertSame(oracle.get(members[i]), index.get(members[i]), () -> strategy + " hit at N=" + index.size());
+                // The entry point of a caller with its own single-entry path answers the same at every N.
+                assertSame(oracle.get(members[i]), index.getBeyondOne(members[i]),
+                    () -> strategy + " hit beyond one at N=" + index.size());
             }
             for (int i = 0; i < 32; i++)
             {
                 final int miss = freshSsrc(random, oracle);
                 assertNull(index.get(miss), strategy + " miss at N=" + n);
+                assertNull(index.getBeyondOne(miss), strategy + " miss beyond one at N=" + n);
             }
             for (final int special : SPECIAL)
             {
                 assertSame(oracle.get(special), index.get(special));
+                assertSame(oracle.get(special), index.getBeyondOne(special));
             }
         }
     }
