@@ -66,6 +66,11 @@ class SessionTargetingTest
                     corresponding.add(header + " " + (null == dialog ? "null" : dialog.getId()));
                 }
             }
+            if (null != req.getHeader("X-Ring-Only"))
+            {
+                req.createResponse(180).send(); // left ringing, for the caller to cancel
+                return;
+            }
             req.createResponse(200).send();
         }
     }
@@ -108,6 +113,35 @@ class SessionTargetingTest
             assertNotEquals(first.getSession().getId(), second.getSession().getId(), "a new SIP session");
             assertEquals(List.of(header + " " + first.getSession().getId()), List.copyOf(uas.corresponding));
             assertEquals(1, server.applicationSessions());
+            assertEquals(0, server.counters().servletErrors.get());
+        }
+    }
+
+    @Test
+    void shouldCancelAReplacesInviteThatWentToAnotherShardThanItsCallIds() throws Exception
+    {
+        // RFC 3261 §9.1/§9.2: the CANCEL carries no Replaces; it must still reach the shard the INVITE went to, or it
+        // gets 481 and the INVITE rings on.
+        final Uas uas = new Uas();
+        try (ContainerServer server = server(); SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
+        {
+            server.registry().onDeployed(TestApps.application("uas", uas, Map.of()));
+            caller.send(TestApps.request("INVITE", "cancel-target"));
+            final String ok = caller.await(SipPeer.response(200, "INVITE"), "the 200 of the first call");
+            final String to = SipPeer.header(ok, "To");
+            final String localTag = to.substring(to.indexOf(";tag=") + 5);
+            caller.send(SipPeer.inDialog("ACK", "cancel-target", to, 1, "cancel-target-ack", ""));
+
+            final String callId = callIdOnAnotherShard(localTag, "cancelled-replacer");
+            caller.send(TestApps.request("INVITE", callId).replace("Content-Length:", "Replaces: cancel-target;to-tag="
+                + localTag + ";from-tag=a1\r\nX-Ring-Only: yes\r\nContent-Length:"));
+            caller.await(m -> SipPeer.response(180, "INVITE").test(m) && callId.equals(SipPeer.header(m, "Call-ID")),
+                "the 180 of the INVITE with Replaces");
+            caller.send(TestApps.request("CANCEL", callId));
+            caller.await(m -> SipPeer.response(200, "CANCEL").test(m) && callId.equals(SipPeer.header(m, "Call-ID")),
+                "the 200 of the CANCEL (481 when it followed its Call-ID to another shard)");
+            caller.await(m -> SipPeer.response(487, "INVITE").test(m) && callId.equals(SipPeer.header(m, "Call-ID")),
+                "the 487 of the cancelled INVITE");
             assertEquals(0, server.counters().servletErrors.get());
         }
     }

@@ -19,6 +19,7 @@ import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.message.SipUriFlyweight;
@@ -65,7 +66,7 @@ import org.jctools.queues.MpscArrayQueue;
  * Join, an encoded Request-URI) to the shard that holds it; everything else to the shard encoded in the Call-ID (a
  * leg this stack created) or {@code hash(Call-ID) mod N}. All of these agree for every message of a call, because the
  * ids are generated on the shard the Call-ID rule picks. (The one exception: a CANCEL of a Replaces or Join INVITE
- * carries neither header, so it follows its Call-ID and finds the INVITE only when both rules pick the same shard.)
+ * carries neither header; {@link #route} sends it where its INVITE went, remembered in {@link MovedInvites}.)
  *
  * <p><b>TLS identity.</b> A TLS connection this shard opens must prove, with its server certificate, the SIP domain
  * of the request that opens it (RFC 5922 §7.3: the host of its top Route, else of its Request-URI); a connection is
@@ -647,7 +648,44 @@ public final class SipShard
         {
             return s;
         }
-        s = ShardIds.shardOf(b, m.callIdStart(), m.callIdEnd());
+        return callIdShard(m, shards);
+    }
+
+    /**
+     * {@link #ownerOf}, plus what a CANCEL needs (RFC 3261 §9.2): an INVITE outside a dialog that goes to another
+     * shard than its Call-ID's (session targeting) is remembered in the stack's {@link MovedInvites}, and a CANCEL
+     * outside a dialog goes where its INVITE went. Called by the reading shard, before any hand-over.
+     */
+    int route(final SipMessage m)
+    {
+        final int owner = ownerOf(m, all.length);
+        if (all.length > 1 && m.isRequest() && m.toTagStart() < 0)
+        {
+            final SipMethod method = m.method();
+            if (SipMethod.INVITE == method)
+            {
+                if (owner != callIdShard(m, all.length))
+                {
+                    stack.movedInvites.moved(m, owner, System.nanoTime());
+                }
+            }
+            else if (SipMethod.CANCEL == method)
+            {
+                final int s = stack.movedInvites.shardOf(m, System.nanoTime());
+                if (s >= 0 && s < all.length)
+                {
+                    return s;
+                }
+            }
+        }
+        return owner;
+    }
+
+    /** The shard the Call-ID names: the one encoded in it (a leg this stack created), else its hash mod shards. */
+    static int callIdShard(final SipMessage m, final int shards)
+    {
+        final byte[] b = m.buffer();
+        final int s = ShardIds.shardOf(b, m.callIdStart(), m.callIdEnd());
         if (s >= 0 && s < shards)
         {
             return s;
@@ -977,7 +1015,7 @@ public final class SipShard
                 return null != answer && connection.send(answer);
             }
             traffic.inbound(message);
-            final int owner = ownerOf(message, all.length);
+            final int owner = route(message);
             if (owner != index)
             {
                 return handOver(all[owner], message, flow, connection.localAddress());
@@ -1019,7 +1057,7 @@ public final class SipShard
                 return answered;
             }
             traffic.inbound(message);
-            final int owner = ownerOf(message, all.length);
+            final int owner = route(message);
             if (owner != index)
             {
                 return handOver(all[owner], message, source, shard.currentLocal());

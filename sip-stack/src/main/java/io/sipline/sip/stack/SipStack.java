@@ -84,12 +84,16 @@ public final class SipStack implements AutoCloseable
     private final List<InetSocketAddress> tcpEndpoints = new ArrayList<>();
     private final List<InetSocketAddress> tlsEndpoints = new ArrayList<>();
 
+    /** INVITEs moved to another shard than their Call-ID's, for their CANCEL ({@link SipShard#route}). */
+    final MovedInvites movedInvites;
+
     private SipStack(final SipStackConfig config, final SipListener.Factory listeners)
     {
         this.config = config;
         final int n = config.shards();
         shards = new SipShard[n];
         threadIds = new long[n];
+        movedInvites = new MovedInvites(System.nanoTime());
         final long seed = System.nanoTime() ^ ProcessHandle.current().pid() << 32;
         for (int k = 0; k < n; k++)
         {
