@@ -47,6 +47,21 @@ public final class ContainerServerStatus implements ContainerStatus
         return list;
     }
 
+    /**
+     * The container-wide counters of {@link io.sipline.container.dispatch.ShardRuntime.Counters}: servlet calls that
+     * threw, calls slower than the watchdog's limit, initial requests no application took, late 2xx ACKed and ended
+     * with BYE (RFC 3261 §13.2.2.4), and initial requests the application router sent to an external route
+     * (JSR 289 §15.4.1).
+     */
+    @Override
+    public List<Event> events()
+    {
+        final io.sipline.container.dispatch.ShardRuntime.Counters c = server.counters();
+        return List.of(new Event("servlet_error", c.servletErrors.get()), new Event("slow_call", c.slowCalls.get()),
+            new Event("no_application", c.noApplication.get()), new Event("stray_2xx", c.stray2xx.get()),
+            new Event("routed_out", c.routedOut.get()));
+    }
+
     @Override
     public long sessionsActiveTotal()
     {

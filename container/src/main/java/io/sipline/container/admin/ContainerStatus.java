@@ -31,6 +31,22 @@ public interface ContainerStatus
         return List.of();
     }
 
+    /** The container's own event counters (any order); empty when the container does not count them. */
+    default List<Event> events()
+    {
+        return List.of();
+    }
+
+    /**
+     * One container event counter, served as {@code sipline_container_events_total{event}}.
+     *
+     * @param event its label value (snake case).
+     * @param count how many times it happened since start.
+     */
+    record Event(String event, long count)
+    {
+    }
+
     /**
      * One deployed application.
      *

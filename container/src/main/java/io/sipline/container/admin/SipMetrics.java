@@ -266,6 +266,17 @@ public final class SipMetrics
                 }
             }).register(registry);
         registry.register(new ServletTimeCollector(container));
+        CounterWithCallback.builder().name("sipline_container_events")
+            .help("Container events: servlet_error, slow_call, no_application, stray_2xx (a late 2xx ACKed and ended "
+                + "with BYE), routed_out (an initial request the application router sent to an external route)")
+            .labelNames("event")
+            .callback(cb ->
+            {
+                for (final ContainerStatus.Event e : container.events())
+                {
+                    cb.call(e.count(), e.event());
+                }
+            }).register(registry);
     }
 
     private void registerJvm()

@@ -122,6 +122,13 @@ class AdminServerTest
             assertEquals(0, delta(before, a, "sipline_sip_invite_response_seconds_count{response=\"2xx\"}")
                 + delta(before, a, "sipline_sip_invite_responses_untimed_total{response=\"2xx\"}")
                 + delta(before, a, "sipline_sip_invite_response_seconds_count{response=\"180\"}"));
+            // No application took the OPTIONS (the container answered its 200; the retransmission got the same 200
+            // from the transaction) nor the INVITE (the 404): two container events; nothing else happened.
+            assertEquals(2, delta(before, a, "sipline_container_events_total{event=\"no_application\"}"));
+            for (final String event : new String[] {"servlet_error", "slow_call", "stray_2xx", "routed_out"})
+            {
+                assertEquals(0, delta(before, a, "sipline_container_events_total{event=\"" + event + "\"}"), event);
+            }
             assertEquals(2, sumWhere(a, "sipline_shard_up", ""));
             assertTrue(a.containsKey("sipline_sip_transactions_active"), a.keySet().toString());
             assertTrue(a.containsKey("sipline_sip_dialogs_active"));
