@@ -133,10 +133,10 @@ public final class ShardRuntime implements SipListener, ShardHost
     /** The stack's first listening address (what received messages report as local), once known. */
     private InetSocketAddress localAddress;
     /**
-     * {@code host:port} as our Via's sent-by, in bytes, per transport ({@link #UDP}, {@link #TCP}, {@link #TLS}; null
-     * where we do not listen): a request we proxied over TCP that comes back carries our TCP sent-by.
+     * {@code host:port} as our Via's sent-by, in bytes, once per distinct port we listen on (UDP, TCP, TLS; TCP
+     * usually shares UDP's port): a request we proxied over TLS that comes back carries our TLS sent-by.
      */
-    private final byte[][] ourSentBys = new byte[3][];
+    private byte[][] ourSentBys = new byte[0][];
 
     // timers: handle = slot | generation << 32; the wheel's payload is the slot
     private ShardHost.TimerTarget[] timerTargets = new ShardHost.TimerTarget[256];
@@ -200,10 +200,8 @@ public final class ShardRuntime implements SipListener, ShardHost
             viaPrefixes[TLS] = "SIP/2.0/TLS " + host + ":" + tlsPort + ";branch=";
             contacts[TLS] = "<sips:" + host + ":" + tlsPort + ">";
         }
-        for (int t = UDP; t <= TLS; t++)
-        {
-            ourSentBys[t] = ownPorts[t] > 0 ? (host + ":" + ownPorts[t]).getBytes(StandardCharsets.US_ASCII) : null;
-        }
+        ourSentBys = java.util.Arrays.stream(ownPorts).filter(p -> p > 0).distinct()
+            .mapToObj(p -> (host + ":" + p).getBytes(StandardCharsets.US_ASCII)).toArray(byte[][]::new);
     }
 
     /** The port of the endpoint on {@code local}'s address, else of the first endpoint; -1 when there is none. */
@@ -1471,10 +1469,9 @@ public final class ShardRuntime implements SipListener, ShardHost
     {
         for (int i = m.firstHeader(HeaderName.VIA); i >= 0; i = m.nextHeader(HeaderName.VIA, i))
         {
-            for (int t = UDP; t <= TLS; t++)
+            for (final byte[] sentBy : ourSentBys)
             {
-                if (null != ourSentBys[t] && contains(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i),
-                    ourSentBys[t]))
+                if (contains(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i), sentBy))
                 {
                     return true;
                 }

@@ -658,27 +658,34 @@ public final class SipShard
      */
     int route(final SipMessage m)
     {
-        final int owner = ownerOf(m, all.length);
-        if (all.length > 1 && m.isRequest() && m.toTagStart() < 0)
+        final int shards = all.length;
+        if (shards > 1 && m.isRequest() && m.toTagStart() < 0)
         {
             final SipMethod method = m.method();
             if (SipMethod.INVITE == method)
             {
-                if (owner != callIdShard(m, all.length))
+                // ownerOf's rule for a request outside a dialog, each shard worked out once
+                final int targeted = targetedShard(m);
+                if (targeted < 0 || targeted >= shards)
                 {
-                    stack.movedInvites.moved(m, owner, System.nanoTime());
+                    return callIdShard(m, shards);
                 }
+                if (targeted != callIdShard(m, shards))
+                {
+                    stack.movedInvites.moved(m, targeted, System.nanoTime());
+                }
+                return targeted;
             }
-            else if (SipMethod.CANCEL == method)
+            if (SipMethod.CANCEL == method)
             {
                 final int s = stack.movedInvites.shardOf(m, System.nanoTime());
-                if (s >= 0 && s < all.length)
+                if (s >= 0 && s < shards)
                 {
                     return s;
                 }
             }
         }
-        return owner;
+        return ownerOf(m, shards);
     }
 
     /** The shard the Call-ID names: the one encoded in it (a leg this stack created), else its hash mod shards. */

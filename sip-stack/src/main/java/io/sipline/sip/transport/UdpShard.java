@@ -825,6 +825,18 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         errors.record("udp shard " + index + " recvmsg reader", cause);
     }
 
+    /** True, counted as read and dropped, when the datagram just read was longer than the buffer (its tail is lost). */
+    private boolean droppedTruncated()
+    {
+        if (!recvFrom.truncated())
+        {
+            return false;
+        }
+        increment(ShardCounters.DATAGRAMS_IN);
+        increment(ShardCounters.DROPPED);
+        return true;
+    }
+
     /**
      * The arrival time of the datagram {@link #recvFrom} just read: the kernel's ({@code SO_TIMESTAMPNS}) when it
      * came with one, else now.
@@ -879,10 +891,8 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             increment(ShardCounters.NATIVE_DATAGRAMS_IN);
             try
             {
-                if (recvFrom.truncated())
+                if (droppedTruncated())
                 {
-                    increment(ShardCounters.DATAGRAMS_IN);
-                    increment(ShardCounters.DROPPED); // longer than any UDP payload we read: its tail is lost
                     continue;
                 }
                 final long arrival = arrivalOfLastRead();
@@ -951,10 +961,8 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             increment(ShardCounters.PEER_DATAGRAMS_IN);
             try
             {
-                if (recvFrom.truncated())
+                if (droppedTruncated())
                 {
-                    increment(ShardCounters.DATAGRAMS_IN);
-                    increment(ShardCounters.DROPPED); // longer than any UDP payload we read: its tail is lost
                     continue;
                 }
                 final long arrival = arrivalOfLastRead();
