@@ -54,6 +54,12 @@ import io.sipline.sip.message.SipMessage;
  * to the TU ({@link TransactionUser#onAck}). The transaction never retransmits a 2xx on its own: the TU does
  * (§13.3.1.4), through {@link TransactionLayer#respond}, which the Accepted state passes to the transport.
  *
+ * <p>So a 2xx is let go of as soon as the transport took it ({@link #letGoOfSent2xx()}): nothing in Accepted sends
+ * it again, and holding it for timer L kept one pooled buffer per answered call for 64*T1 = 32 s (about 143,000
+ * buffers at 5,280 calls/s, with their {@code PooledDirectByteBuf}, NIO view and recycler handle on the heap). A 2xx
+ * whose destination is still being located (a {@code maddr} host name) is kept until it is sent
+ * ({@link #onDeferredSend()}).
+ *
  * <p>100 Trying: see {@link TransactionConfig#trying100DelayNs(long)} for why it goes at once by default.
  *
  * <p>Response times: the INVITE's arrival time ({@link SipMessage#receivedAtNanos()}) is kept, and the first 180 and
@@ -143,6 +149,7 @@ public final class InviteServerTransaction extends ServerTransaction
             {
                 state = TransactionState.ACCEPTED; // RFC 6026 §8.6
                 startTimeoutTimer(TIMER_L, layer.config().timer64T1Ns());
+                letGoOfSent2xx();
             }
             else if (status >= 300)
             {
@@ -165,6 +172,7 @@ public final class InviteServerTransaction extends ServerTransaction
             lastStatus = status;
             replaceOutbound(response); // the TU's 2xx retransmission (§13.3.1.4), or a forked 2xx
             sendOutbound();
+            letGoOfSent2xx();
             return true;
         }
         response.release(); // refused: ownership was ours
@@ -207,6 +215,29 @@ public final class InviteServerTransaction extends ServerTransaction
             default ->
             {
             }
+        }
+    }
+
+    /**
+     * In Accepted the transaction sends nothing on its own (RFC 6026 §8.7: a retransmitted INVITE is absorbed; the
+     * TU retransmits the 2xx, §13.3.1.4, with a buffer of its own each time), so the 2xx just handed to the
+     * transport (which copies or retains what it needs: {@link TransactionTransport#send} borrows) is released now
+     * rather than at timer L. Kept while its destination is being located: {@link #onDeferredSend()} sends it then.
+     */
+    private void letGoOfSent2xx()
+    {
+        if (!resolving)
+        {
+            replaceOutbound(null);
+        }
+    }
+
+    @Override
+    void onDeferredSend()
+    {
+        if (state == TransactionState.ACCEPTED)
+        {
+            letGoOfSent2xx();
         }
     }
 

@@ -27,7 +27,9 @@ import io.sipline.sip.timer.TimerWheel;
  *
  * <p><b>The outbound buffer.</b> {@code outbound} holds the one reference this transaction owns on the last message
  * it sent (request, response or ACK), for retransmission. It is released when replaced and when the transaction
- * terminates ({@link #releaseBuffers()}), never elsewhere (STYLE.md, Buffer ownership rule 4).
+ * terminates ({@link #releaseBuffers()}), never elsewhere (STYLE.md, Buffer ownership rule 4); replacing it with
+ * null is how a machine lets go of a message it will not send again (an INVITE client transaction at its 2xx, an
+ * INVITE server transaction once its 2xx went out).
  *
  * <p><b>Threading.</b> Not thread-safe; owned by one shard.
  */
@@ -276,6 +278,15 @@ public abstract class Transaction
     void releaseBuffers()
     {
         replaceOutbound(null);
+    }
+
+    /**
+     * The message current when the destination's host name was located has just been sent
+     * ({@link TransactionLayer#resolved}). A machine that keeps nothing once sent lets go of it here; the others keep
+     * it for their retransmissions.
+     */
+    void onDeferredSend()
+    {
     }
 
     /** Clears the per-use state before the object goes back to the pool; arrays are kept. */

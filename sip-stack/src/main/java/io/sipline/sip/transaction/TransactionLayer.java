@@ -556,6 +556,7 @@ public final class TransactionLayer
         }
         tx.responseTo = address;
         tx.sendOutbound();
+        tx.onDeferredSend();
     }
 
     /** Sends a transaction's retained message; the buffer is borrowed by the transport. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -198,6 +199,63 @@ class InviteServerTransactionTest
         assertEquals(TransactionState.TERMINATED, tx.state());
         h.receive(ACK); // now an ACK without a transaction: to the dialog layer statelessly
         assertEquals("stateless-request ACK", h.events.get(h.events.size() - 1));
+        h.assertNoLeaks();
+    }
+
+    /**
+     * RFC 6026 §8.7: in Accepted the transaction sends nothing on its own, so the 2xx it sent is not kept for timer L
+     * (one pooled buffer per answered call for 32 s); retransmitted INVITEs are still absorbed and the TU's own 2xx
+     * retransmissions still go out.
+     */
+    @Test
+    void shouldLetGoOfTheSent2xxInAcceptedAndStillAbsorbInviteAndPassTheTusRetransmission()
+    {
+        final TransactionHarness h = new TransactionHarness();
+        h.receive(INVITE);
+        final ServerTransaction tx = h.lastServer;
+        h.respond(tx, 200);
+        assertEquals(TransactionState.ACCEPTED, tx.state());
+        assertEquals(2, h.sent.size());
+        assertTrue(h.lastSent().startsWith("SIP/2.0 200 "));
+        assertEquals(0, h.liveReferences(), "the 100 and the 2xx are both let go of once sent");
+        h.receive(INVITE); // absorbed: nothing to re-send and nothing is
+        assertEquals(2, h.sent.size());
+        assertEquals(1, h.layer.absorbedRequests());
+        assertTrue(h.respond(tx, 200)); // the TU's retransmission (§13.3.1.4)
+        assertEquals(3, h.sent.size());
+        assertEquals(h.sent.get(1), h.sent.get(2));
+        assertEquals(0, h.liveReferences());
+        h.receive(ACK);
+        assertEquals(List.of("request INVITE", "ack"), h.events);
+        h.advanceMs(32_000); // timer L
+        assertEquals(TransactionState.TERMINATED, tx.state());
+        h.assertNoLeaks();
+    }
+
+    /** A 2xx for a Via {@code maddr} host name still being located is kept until it goes, then let go of. */
+    @Test
+    void shouldKeepA2xxWhoseDestinationIsBeingLocatedUntilItIsSent()
+    {
+        final TransactionHarness h = new TransactionHarness();
+        h.deferLocating = true;
+        h.receive(INVITE.replace(";branch=" + BRANCH, ";maddr=proxy.atlanta.example.com;branch=" + BRANCH));
+        final ServerTransaction tx = h.lastServer;
+        assertTrue(h.sent.isEmpty(), "the 100 waits for the maddr host too");
+        assertTrue(h.respond(tx, 200));
+        assertEquals(TransactionState.ACCEPTED, tx.state());
+        assertTrue(h.sent.isEmpty());
+        assertEquals(1, h.liveReferences(), "the 2xx (the current message) is held while its host is located");
+        final InetSocketAddress located = new InetSocketAddress("192.0.2.77", 5060);
+        h.located(located);
+        assertEquals(1, h.sent.size());
+        assertTrue(h.lastSent().startsWith("SIP/2.0 200 "));
+        assertEquals(located, h.sentTo.get(0));
+        assertEquals(0, h.liveReferences(), "sent, then let go of");
+        assertTrue(h.respond(tx, 200)); // later 2xx go straight to the located address and are let go of too
+        assertEquals(located, h.sentTo.get(1));
+        assertEquals(0, h.liveReferences());
+        h.advanceMs(32_000);
+        assertEquals(TransactionState.TERMINATED, tx.state());
         h.assertNoLeaks();
     }
 

@@ -116,6 +116,42 @@ final class TransactionHarness implements TransactionTransport, TransactionUser,
         return true;
     }
 
+    /** Set: host names to locate are held in {@link #locating} until {@link #located} answers them. */
+    boolean deferLocating;
+    /** The transaction, its id and the host name of the last {@link #resolve} held back, or null. */
+    Object[] locating;
+
+    @Override
+    public void resolve(final TransactionLayer l, final Transaction tx, final long id,
+        final InetSocketAddress unresolved)
+    {
+        if (!deferLocating)
+        {
+            TransactionTransport.super.resolve(l, tx, id, unresolved);
+            return;
+        }
+        locating = new Object[] {tx, id, unresolved};
+    }
+
+    /** Answers the held {@link #resolve} with {@code address}. */
+    void located(final InetSocketAddress address)
+    {
+        final Object[] held = locating;
+        locating = null;
+        layer.resolved((Transaction)held[0], (Long)held[1], address);
+    }
+
+    /** References still held on buffers the allocator made, summed. */
+    int liveReferences()
+    {
+        int n = 0;
+        for (final ByteBuf b : allocator.made)
+        {
+            n += b.refCnt();
+        }
+        return n;
+    }
+
     // --- TransactionUser ---------------------------------------------------------------------------------------
 
     @Override
