@@ -558,6 +558,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         int transport = asked;
         ownContact(request, transport);
         fitRecordRoute(request, transport);
+        fitRouteBack(request, transport);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
         MessageWriter.writeRequest(out, request, via(transport, branch));
         if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
@@ -565,6 +566,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             transport = TCP; // RFC 3261 §18.1.1: the top Via changes with the transport
             ownContact(request, transport);
             fitRecordRoute(request, transport);
+            fitRouteBack(request, transport);
             out.clear();
             MessageWriter.writeRequest(out, request, via(transport, branch));
         }
@@ -676,8 +678,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         if (composed.size() < 100_000)
         {
             composed.put(token, info);
-            request.headers().addFirst("Route", "<sip:" + host + ":" + port + ";lr;" + COMPOSITION_PARAMETER + "="
-                + token + ">");
+            request.headers().addFirst("Route", routeBack(UDP, token)); // to ourselves: UDP, or TCP if too large
         }
     }
 
@@ -716,8 +717,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             final String token = newTag();
             composed.put(token, info);
-            request.headers().addFirst("Route", "<sip:" + host + ":" + port + ";lr;" + COMPOSITION_PARAMETER + "="
-                + token + ">");
+            request.headers().addFirst("Route", routeBack(UDP, token));
+            request.routeBackToken(token); // fitted to the transport the request leaves on (fitRouteBack)
         }
         for (int i = routes.length - 1; i >= 0; i--)
         {
@@ -725,6 +726,41 @@ public final class ShardRuntime implements SipListener, ShardHost
             request.headers().addFirst("Route", route.startsWith("<") ? route : "<" + route + ">");
         }
         ProxyRoutes.forStrictNextHop(request);
+    }
+
+    /**
+     * Our route back for {@code ROUTE_BACK}, reachable on {@code transport} at our port for it (as our Contact and
+     * Record-Route per transport, RFC 3261 §16.6 step 4 and RFC 5658 §4): {@code sip:host:port} for UDP,
+     * {@code ;transport=tcp} for TCP, {@code sips:} for TLS, then {@code lr} and the decision's token.
+     */
+    private String routeBack(final int transport, final String token)
+    {
+        return (TLS == transport ? "<sips:" : "<sip:") + host + ":" + ownPorts[transport]
+            + (TCP == transport ? ";transport=tcp" : "") + ";lr;" + COMPOSITION_PARAMETER + "=" + token + ">";
+    }
+
+    /**
+     * A request with our {@code ROUTE_BACK} route leaves on {@code transport}: the route names that transport, so
+     * that the external hop (one that sends the request back the way it came, the usual case) returns it over a
+     * transport we listen on for it; a TCP or TLS request's return is not forced onto UDP, where a large request
+     * would not fit (RFC 3261 §18.1.1). Every other request: one field read.
+     */
+    private void fitRouteBack(final SipServletRequestImpl request, final int transport)
+    {
+        final String token = request.routeBackToken();
+        if (null == token)
+        {
+            return;
+        }
+        final MessageHeaders headers = request.headers();
+        for (int i = headers.find(HeaderName.ROUTE, 0); i >= 0; i = headers.find(HeaderName.ROUTE, i + 1))
+        {
+            if (token.equals(HeaderText.routeUriParam(headers.value(i), COMPOSITION_PARAMETER)))
+            {
+                headers.setValue(i, routeBack(transport, token));
+                return;
+            }
+        }
     }
 
     /**
@@ -819,11 +855,13 @@ public final class ShardRuntime implements SipListener, ShardHost
         final String branch = newBranch();
         final SipServletRequestImpl forwarded = relay.forwarded();
         int transport = asked;
+        fitRouteBack(forwarded, transport);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(forwarded));
         MessageWriter.writeRequest(out, forwarded, via(transport, branch));
         if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
         {
             transport = TCP; // RFC 3261 §18.1.1: the top Via changes with the transport
+            fitRouteBack(forwarded, transport);
             out.clear();
             MessageWriter.writeRequest(out, forwarded, via(transport, branch));
         }

@@ -81,6 +81,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         Address poppedRoute;
         String poppedRouteText;
         String nextHopUri;
+        /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
+        String routeBackToken;
     }
 
     /** The extras, made now if the message had none. */

@@ -415,6 +415,22 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         poppedRouteSpan = -1;
     }
 
+    /**
+     * The container pushed a route back to itself on this request ({@code ROUTE_BACK}, JSR 289 §15.4.1), whose URI
+     * carries {@code token}; the URI is fitted to the transport the request leaves on when it is sent.
+     */
+    public void routeBackToken(final String token)
+    {
+        extras().routeBackToken = token;
+    }
+
+    /** The token of the container's route back on this request, or null (no extras are made to answer). */
+    public String routeBackToken()
+    {
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.routeBackToken;
+    }
+
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
     public void poppedRoute(final String routeValue)
     {

@@ -259,6 +259,75 @@ class TcpRoutingDispatchTest
         }
     }
 
+    /**
+     * JSR 289 §15.4.1 {@code ROUTE_BACK} to an external {@code ;transport=tcp} route: the route back to us names TCP
+     * and our TCP port (the hop returns the request the way it came), and the request that comes back over TCP
+     * continues application selection.
+     */
+    @Test
+    void shouldRouteBackOverTcpWhenTheExternalRouteIsReachedOverTcp() throws Exception
+    {
+        try (TcpPeer hop = new TcpPeer())
+        {
+            final String route = "sip:127.0.0.1:" + hop.port() + ";transport=tcp;lr";
+            final java.util.Properties dar = new java.util.Properties();
+            dar.setProperty("INVITE", "(\"screening\", \"DAR:From\", \"ORIGINATING\", \"" + route
+                + "\", \"ROUTE_BACK\", \"0\"), (\"app\", \"DAR:To\", \"TERMINATING\", \"\", \"NO_ROUTE\", \"1\")");
+            final DefaultApplicationRouter router = new DefaultApplicationRouter(DarConfiguration.fromProperties(dar,
+                "test"));
+            router.init();
+            try (ContainerServer server = ContainerServer.start(new SipStackConfig()
+                .addresses(List.of(TestApps.LOOPBACK)).ports(0).shards(2), router);
+                 SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
+            {
+                final java.net.InetSocketAddress tcp = server.stack().tcpAddresses().getFirst();
+                final RouterRouteDispatchTest.Busy app = new RouterRouteDispatchTest.Busy();
+                server.registry().onDeployed(TestApps.application("app", app, Map.of()));
+                caller.send(TestApps.request("INVITE", "routed-back-tcp"));
+                final String invite = hop.read();
+                final List<String> routes = values(invite, "Route");
+                assertEquals(2, routes.size(), invite);
+                assertEquals("<" + route + ">", routes.get(0), "the external route on top");
+                final String back = routes.get(1);
+                assertTrue(back.startsWith("<sip:127.0.0.1:" + tcp.getPort() + ";transport=tcp;lr;"
+                    + ShardRuntime.COMPOSITION_PARAMETER + "="), "the route back names TCP and our TCP port: " + back);
+                assertTrue(values(invite, "Via").get(0).startsWith("SIP/2.0/TCP "), invite);
+
+                // the hop proxies it on along the Route set, over TCP to the route back
+                final StringBuilder proxied = new StringBuilder();
+                boolean popped = false;
+                for (final String line : invite.substring(0, invite.indexOf("\r\n\r\n")).split("\r\n"))
+                {
+                    if (!popped && line.startsWith("Route:") && line.contains(";transport=tcp;lr>"))
+                    {
+                        popped = true; // its own entry (the container writes one Route line per value)
+                        continue;
+                    }
+                    if (line.startsWith("INVITE "))
+                    {
+                        proxied.append(line).append("\r\n")
+                            .append("Via: SIP/2.0/TCP 127.0.0.1:").append(hop.port())
+                            .append(";branch=z9hG4bK-external-hop-tcp\r\n");
+                        continue;
+                    }
+                    proxied.append(line).append("\r\n");
+                }
+                hop.connect(tcp);
+                hop.send(proxied.append("\r\n").toString());
+                String busy = hop.read();
+                while (busy.startsWith("SIP/2.0 100 "))
+                {
+                    busy = hop.read(); // our 100 Trying first (RFC 3261 §17.2.1)
+                }
+                assertTrue(busy.startsWith("SIP/2.0 486 "), busy);
+                assertEquals(3, values(busy, "Via").size(), "the hop's, ours, the caller's: " + busy);
+                final String uri = back.substring(1, back.length() - 1);
+                assertEquals(List.of("INVITE TERMINATING sip:service@127.0.0.1 popped=" + uri), List.copyOf(app.seen),
+                    "selection continued after the ROUTE_BACK tuple, from our TCP route");
+            }
+        }
+    }
+
     @Test
     void shouldAckAndByeALateTwoHundredOnTheTcpConnectionItCameOn() throws Exception
     {
