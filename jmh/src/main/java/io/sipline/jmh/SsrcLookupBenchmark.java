@@ -27,9 +27,23 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * Nanoseconds per SSRC lookup, hit and miss, in one SRTP session of {@code n} streams (issue 7, part 4): the
- * lookup SRTP uses ({@link SsrcIndexStreamLookup}, {@code srtp*}: its own single-stream fields, then the index), the
- * generic {@link SsrcIndex} with each strategy ({@code index*}), against libsrtp 2.x's singly linked list of stream
- * contexts, {@code HashMap<Integer, …>} and a primitive open-addressing int map, all in the same run.
+ * lookup of SRTP's packet path ({@link SrtpContext#stream(int)}, {@code context*}: the context's own single-stream
+ * fields, then its {@link SsrcIndexStreamLookup}), that lookup object alone ({@code srtp*}), the generic
+ * {@link SsrcIndex} with each strategy ({@code index*}), against libsrtp 2.x's singly linked list of stream
+ * contexts (walked from its session, {@code sessionList*}, or from a head in this state, {@code linkedList*}),
+ * {@code HashMap<Integer, …>} and a primitive open-addressing int map, all in the same run.
+ *
+ * <h2>The like-for-like pair: {@code contextHit} against {@code sessionListHit}</h2>
+ * Both callers hold a session and load a field of it, as the packet path of each does. libsrtp's
+ * {@code srtp_unprotect} holds an {@code srtp_t} and {@code srtp_get_stream} loads {@code srtp->stream_list}, then
+ * walks the nodes; {@link Session} is that {@code srtp_ctx_t} (its {@code stream_list}, {@code stream_template} and
+ * {@code user_data}), held in this state as an application holds its {@code srtp_t}, walked by the same
+ * {@link #listFind}. Sipline's unprotect holds an {@link SrtpContext} and calls {@link SrtpContext#stream(int)},
+ * which at one stream compares a field of the context and returns another; the context is held in this state the
+ * same way. The older pairs each leave out one of these loads: {@code linkedList*} keeps the head in a field of this
+ * state (the state plays the session, one load fewer than libsrtp), and {@code srtp*} calls the lookup object that
+ * the context holds (the context's own load left out, and, before the eighth session, a single-stream test that now
+ * lives in the context). They stay so that the tables of earlier sessions remain comparable.
  *
  * <p>Each invocation looks up one SSRC, the next of {@value #QUERIES} precomputed ones, and returns the result (one
  * lookup per invocation, so that the JIT cannot hoist the structure's loads out of a loop of lookups, which made a
@@ -87,6 +101,10 @@ public class SsrcLookupBenchmark
     private SsrcIndexStreamLookup srtp;
     /** The same lookup typed as the seam {@link SrtpContext} calls it through, for {@link #srtpSeamHit}. */
     private SrtpStreamLookup srtpSeam;
+    /** A real context, default lookup, filled through {@link SrtpContext#addStream}, for the {@code context*} ones. */
+    private SrtpContext context;
+    /** libsrtp's session, whose {@code stream_list} is {@link #list}, for the {@code sessionList*} benchmarks. */
+    private Session session;
     private StreamContext list;
     private HashMap<Integer, StreamContext> hashMap;
     private IntObjectMap<StreamContext> intMap;
@@ -127,6 +145,17 @@ public class SsrcLookupBenchmark
             this.ssrc = ssrc;
             this.rtpIndex = ssrc & 0xFFFF;
         }
+    }
+
+    /**
+     * libsrtp 2.x's session, {@code srtp_ctx_t}: the head of the stream list, the template stream and the user's
+     * pointer, in that order. {@code srtp_get_stream} loads {@code stream_list} from it and walks the list.
+     */
+    static final class Session
+    {
+        StreamContext streamList;
+        StreamContext streamTemplate;
+        Object userData;
     }
 
     /**
@@ -220,16 +249,26 @@ public class SsrcLookupBenchmark
         }
         srtp = null;
         srtpSeam = null;
-        SrtpContext context = null;
-        if (benchmark.contains("srtp"))
+        context = null;
+        SrtpContext filled = null;
+        if (benchmark.contains("srtp") || benchmark.contains("context"))
         {
             final SrtpCryptoSuite suite = SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80;
             final byte[] keyAndSalt = new byte[suite.masterKeySaltLength()];
             random.nextBytes(keyAndSalt);
             final SrtpPolicy policy = SrtpPolicy.builder(suite).masterKey(keyAndSalt).maxStreams(n).build();
-            srtp = new SsrcIndexStreamLookup(n);
-            srtpSeam = srtp;
-            context = new SrtpContext(policy, SrtpContext.Direction.INBOUND, srtp);
+            if (benchmark.contains("srtp"))
+            {
+                srtp = new SsrcIndexStreamLookup(n);
+                srtpSeam = srtp;
+                filled = new SrtpContext(policy, SrtpContext.Direction.INBOUND, srtp);
+            }
+            else
+            {
+                // What SrtpSession and every other user builds: the default lookup of maxStreams entries.
+                context = SrtpContext.inbound(policy);
+                filled = context;
+            }
         }
         list = null;
         hashMap = new HashMap<>();
@@ -261,7 +300,7 @@ public class SsrcLookupBenchmark
             {
                 index.add(ssrc, stream);
             }
-            if (null != context && !context.addStream(ssrc))
+            if (null != filled && !filled.addStream(ssrc))
             {
                 throw new IllegalStateException("SRTP stream " + ssrc + " refused");
             }
@@ -271,6 +310,8 @@ public class SsrcLookupBenchmark
             hashMap.put(ssrc, stream);
             intMap.put(ssrc, stream);
         }
+        session = new Session();
+        session.streamList = list;
 
         hits = new int[QUERIES];
         misses = new int[QUERIES];
@@ -307,14 +348,17 @@ public class SsrcLookupBenchmark
             final StreamContext expected = listFind(list, hits[i]);
             if (null == expected || expected.ssrc != hits[i] || (null != index && expected != index.get(hits[i])) ||
                 expected != hashMap.get(boxedHits[i]) || expected != intMap.get(hits[i]) ||
-                (null != srtp && (null == srtp.find(hits[i]) || hits[i] != srtp.find(hits[i]).ssrc())))
+                expected != listFind(session.streamList, hits[i]) ||
+                (null != srtp && (null == srtp.find(hits[i]) || hits[i] != srtp.find(hits[i]).ssrc())) ||
+                (null != context && (null == context.stream(hits[i]) || hits[i] != context.stream(hits[i]).ssrc())))
             {
                 throw new IllegalStateException("hit " + hits[i] + " disagrees");
             }
             final int miss = misses[i];
             if (null != listFind(list, miss) || (null != index && null != index.get(miss)) ||
                 null != hashMap.get(boxedMisses[i]) || null != intMap.get(miss) ||
-                (null != srtp && null != srtp.find(miss)))
+                null != listFind(session.streamList, miss) ||
+                (null != srtp && null != srtp.find(miss)) || (null != context && null != context.stream(miss)))
             {
                 throw new IllegalStateException("miss " + miss + " disagrees");
             }
@@ -351,9 +395,60 @@ public class SsrcLookupBenchmark
     }
 
     /**
-     * The lookup of the SRTP packet path ({@link SsrcIndexStreamLookup#find}), a hit: at N = 1 one compare with
-     * the single stream's SSRC and that stream returned from a field of the same object, with no cast; otherwise
-     * the {@link SsrcIndex} of {@link #indexAutoHit}.
+     * The lookup of the SRTP packet path, a hit: {@link SrtpContext#stream(int)} on a context held in this state,
+     * the very method protect and unprotect call first. At N = 1 one compare with a field of the context and the
+     * stream returned from another, with no cast and no load of the lookup object; otherwise the context's
+     * {@link SsrcIndexStreamLookup} (the index past its single-entry test). Compare with {@link #sessionListHit}
+     * (see the class javadoc).
+     *
+     * @return the stream.
+     */
+    @Benchmark
+    public SrtpStream contextHit()
+    {
+        return context.stream(hits[next()]);
+    }
+
+    /**
+     * {@link #contextHit} with SSRCs that have no stream.
+     *
+     * @return null.
+     */
+    @Benchmark
+    public SrtpStream contextMiss()
+    {
+        return context.stream(misses[next()]);
+    }
+
+    /**
+     * libsrtp 2.x's {@code srtp_get_stream}, a hit: the list head loaded from the session held in this state, then
+     * walked by {@link #listFind}, as {@code srtp_unprotect} does with its {@code srtp_t}. The baseline of
+     * {@link #contextHit}.
+     *
+     * @return the stream.
+     */
+    @Benchmark
+    public StreamContext sessionListHit()
+    {
+        return listFind(session.streamList, hits[next()]);
+    }
+
+    /**
+     * {@link #sessionListHit} with SSRCs that have no stream.
+     *
+     * @return null.
+     */
+    @Benchmark
+    public StreamContext sessionListMiss()
+    {
+        return listFind(session.streamList, misses[next()]);
+    }
+
+    /**
+     * The lookup object an {@link SrtpContext} holds ({@link SsrcIndexStreamLookup#find}), a hit, called directly.
+     * Until the seventh session this was the whole lookup of the packet path, with its own N = 1 fields; since the
+     * eighth the context makes the N = 1 test ({@link #contextHit}) and this is the index past its single-entry test
+     * at every N, N = 1 included (a scalar compare of entry 0 there, which the packet path never runs).
      *
      * @return the stream.
      */

@@ -2,6 +2,8 @@ package io.sipline.media.srtp;
 
 import java.nio.ByteBuffer;
 
+import io.sipline.media.ssrc.SsrcIndex;
+
 /**
  * One direction of an SRTP session (RFC 3711 §3.2): the master key of an {@link SrtpPolicy}, the streams of the SSRCs
  * seen so far, and in-place {@code protect}/{@code unprotect} of RTP and RTCP packets. Make one context per direction:
@@ -72,6 +74,36 @@ import java.nio.ByteBuffer;
  * <p><b>Results.</b> The return value is the new length, or a negative {@link SrtpResult} code (counted, see
  * {@link #count(int)}); no exception is thrown for any packet. A failed unprotect leaves the packet as it was.
  *
+ * <p><b>Finding the stream of a packet.</b> Every packet starts with {@link #stream(int)}. Most contexts have one
+ * stream (one SSRC per direction of a call), and the context keeps that one in two fields of its own, so that a packet
+ * finds it as libsrtp 2.x's {@code srtp_get_stream} finds the head of a list of one in its session:
+ * <pre>
+ *   libsrtp:   srtp_t session --stream_list--&gt; node: compare node-&gt;ssrc, return node
+ *   here:      SrtpContext    --oneSsrc (int), one (SrtpStream)--&gt; compare oneSsrc, return one
+ *     N == 1:  oneSsrc = the stream's SSRC            one = the stream
+ *     N != 1:  oneSsrc = an SSRC that has no stream   one = null     then the {@link SrtpStreamLookup}
+ * </pre>
+ * A lookup compares the SSRC with {@code oneSsrc} and, when equal, returns {@code one}: two loads from this object
+ * that do not depend on each other, no cast (the field has the concrete type), no test of the size, and no load of
+ * the lookup object. Whatever N is, {@code one} is the right answer whenever {@code oneSsrc} matches: at N = 1 it is
+ * the stream; at N = 0 and N &gt;= 2 {@code oneSsrc} is kept on an SSRC that has no stream, so null is the right
+ * answer for it too. That is why a plain {@code int} suffices (no SSRC value is free to mean "none", so the field
+ * holds a non-member instead, chosen again whenever the streams change). When the SSRC does not match and
+ * {@code one} is not null (N = 1), the answer is a miss without asking the lookup; only with {@code one} null
+ * (N != 1) does the context call {@link SrtpStreamLookup#find} (or, when the lookup is the default
+ * {@link SsrcIndexStreamLookup}, the {@link SsrcIndex} under it directly, without the receiver check of an interface
+ * call and the load of the lookup object). Every add and
+ * remove of the context refreshes both fields ({@link SrtpStreamLookup#onlyStream()} says which stream is the only
+ * one), allocating nothing.
+ *
+ * <p>The miss test matters for more than misses: it keeps the call into the lookup off the path that a context with
+ * one stream ever runs, so C2 can leave it as an uncommon trap. With the lookup called from the N = 1 miss path
+ * instead, C2 compiled that call as a real, not inlined call ("low call site frequency") when only hits were seen,
+ * and a hit cost 1.5 to 1.6 ns instead of 1.1 in three forks of four, because every value live across the call was
+ * kept on the stack (media-ice/README.md, issue 7, seventh session). The fields moved here from
+ * {@link SsrcIndexStreamLookup} in the eighth session: there, the caller loaded the lookup object before its fields,
+ * one dependent load more than libsrtp, whose session holds the list head itself.
+ *
  * <p><b>Allocation.</b> None of our own per packet. With AES-CM, none at all in steady state ({@link JcaSrtpBackend}).
  * With GCM, {@code javax.crypto} allocates about 1 KB per packet inside {@code Cipher.init}. A new SSRC allocates its
  * stream once; a non-zero key derivation rate allocates inside the crypto library at each re-keying.
@@ -101,6 +133,13 @@ public final class SrtpContext implements AutoCloseable
     private final SrtpKeyDerivation kdf;
     private final SrtpTransform shared;
     private final SrtpStreamLookup streams;
+    /**
+     * The {@link SsrcIndex} under {@link #streams} when that is the default {@link SsrcIndexStreamLookup}, else null:
+     * a packet at N != 1 asks it directly ({@link SsrcIndex#getBeyondOne}, which is all that lookup's
+     * {@code find} does), without the interface call's check of the receiver's class and the load of the lookup
+     * object. Only read; adds and removes still go through {@link #streams}.
+     */
+    private final SsrcIndex<SrtpStream> streamIndex;
     private final byte[] mki;
     private final int mkiLength;
     private final int srtpTag;
@@ -113,6 +152,13 @@ public final class SrtpContext implements AutoCloseable
     private long rtcpPackets;
     private byte[] stage;
     private SrtpStream probe;
+    /**
+     * The SSRC of {@link #one} while there is exactly one stream; otherwise an SSRC that has no stream, so that a
+     * match returns {@link #one}, null, which is then the right answer (see the class javadoc).
+     */
+    private int oneSsrc;
+    /** The only stream while there is exactly one, else null. */
+    private SrtpStream one;
     /** Why the last {@link #outboundStream}/{@link #inboundStream} returned null: a negative {@link SrtpResult}. */
     private int refused;
     private boolean closed;
@@ -133,7 +179,8 @@ public final class SrtpContext implements AutoCloseable
      *
      * @param policy    keys and parameters.
      * @param direction protect or unprotect.
-     * @param streams   an empty lookup, owned by this context from now on.
+     * @param streams   an empty lookup, owned by this context from now on: only the context adds to it and removes
+     *                  from it (the context's single-stream fields follow those changes, not the lookup's).
      */
     public SrtpContext(final SrtpPolicy policy, final Direction direction, final SrtpStreamLookup streams)
     {
@@ -142,6 +189,7 @@ public final class SrtpContext implements AutoCloseable
         this.direction = direction;
         this.aead = suite.isAead();
         this.streams = streams;
+        this.streamIndex = streams instanceof SsrcIndexStreamLookup typed ? typed.index() : null;
         this.mki = policy.mkiShared();
         this.mkiLength = policy.mkiLength();
         this.srtpTag = suite.srtpTagLength();
@@ -160,6 +208,7 @@ public final class SrtpContext implements AutoCloseable
         {
             shared = null;
         }
+        updateOne();
     }
 
     /**
@@ -232,14 +281,30 @@ public final class SrtpContext implements AutoCloseable
     }
 
     /**
-     * The stream of an SSRC, for diagnostics (ROC, indices).
+     * The stream of an SSRC: the lookup that protect and unprotect make first for every packet, public for
+     * diagnostics (ROC, indices) and so that {@code SsrcLookupBenchmark} measures the very code of the packet path.
+     * With one stream, one compare with a field of this context and one field read; otherwise the
+     * {@link SrtpStreamLookup} (see the class javadoc), for the default one its {@link SsrcIndex} directly, so that the
+     * call needs no check of the receiver's class nor a load of the lookup object (3.53 -> 3.28 ns at N = 3 and
+     * 4.57 -> 4.11 at 200 in short runs, media-ice/README.md, eighth session). Allocates nothing.
      *
      * @param ssrc a 32-bit SSRC.
-     * @return the stream, or null.
+     * @return the stream, or null (never the provisional stream of an inbound SSRC not yet authenticated).
      */
     public SrtpStream stream(final int ssrc)
     {
-        return streams.find(ssrc);
+        final SrtpStream single = one;
+        if (ssrc == oneSsrc)
+        {
+            return single;
+        }
+        // With one stream, any other SSRC is a miss: no need to ask the lookup (and no call on the N = 1 path).
+        if (null != single)
+        {
+            return null;
+        }
+        final SsrcIndex<SrtpStream> direct = streamIndex;
+        return null != direct ? direct.getBeyondOne(ssrc) : streams.find(ssrc);
     }
 
     /**
@@ -261,11 +326,12 @@ public final class SrtpContext implements AutoCloseable
      */
     public boolean addStream(final int ssrc)
     {
+        // streams.find, not stream(): set-up calls stay out of the branch profile of the packet path's lookup.
         if (null != streams.find(ssrc))
         {
             return true;
         }
-        return streams.add(newStream(ssrc));
+        return add(newStream(ssrc));
     }
 
     /**
@@ -276,7 +342,12 @@ public final class SrtpContext implements AutoCloseable
      */
     public boolean removeStream(final int ssrc)
     {
-        return null != streams.remove(ssrc);
+        if (null == streams.remove(ssrc))
+        {
+            return false;
+        }
+        updateOne();
+        return true;
     }
 
     /**
@@ -821,7 +892,7 @@ public final class SrtpContext implements AutoCloseable
      */
     private SrtpStream outboundStream(final int ssrc)
     {
-        SrtpStream stream = streams.find(ssrc);
+        SrtpStream stream = stream(ssrc);
         if (null != stream)
         {
             return stream;
@@ -832,7 +903,7 @@ public final class SrtpContext implements AutoCloseable
             return null;
         }
         stream = newStream(ssrc);
-        streams.add(stream);
+        add(stream);
         return stream;
     }
 
@@ -844,7 +915,7 @@ public final class SrtpContext implements AutoCloseable
      */
     private SrtpStream inboundStream(final int ssrc)
     {
-        final SrtpStream stream = streams.find(ssrc);
+        final SrtpStream stream = stream(ssrc);
         if (null != stream)
         {
             return stream;
@@ -866,9 +937,47 @@ public final class SrtpContext implements AutoCloseable
     {
         if (stream == probe)
         {
-            streams.add(stream);
+            add(stream);
             probe = null;
         }
+    }
+
+    /**
+     * Adds a stream to the lookup and refreshes the single-stream fields.
+     *
+     * @return false when the lookup refused it (full).
+     */
+    private boolean add(final SrtpStream stream)
+    {
+        if (!streams.add(stream))
+        {
+            return false;
+        }
+        updateOne();
+        return true;
+    }
+
+    /**
+     * Sets {@link #one} and {@link #oneSsrc} after the streams changed: the stream and its SSRC at one stream, else
+     * null and an SSRC without a stream. The search for one tries {@code oneSsrc}, then the SSRCs after it: at most
+     * {@code streamCount() + 1} lookups, run when a stream starts or ends, never per packet; no allocation.
+     */
+    private void updateOne()
+    {
+        final SrtpStream only = streams.onlyStream();
+        if (null != only)
+        {
+            one = only;
+            oneSsrc = only.ssrc();
+            return;
+        }
+        one = null;
+        int candidate = oneSsrc;
+        while (null != streams.find(candidate))
+        {
+            candidate++;
+        }
+        oneSsrc = candidate;
     }
 
     // ---------------------------------------------------------------------------------------------------------------

@@ -7,6 +7,10 @@ package io.sipline.media.srtp;
  *
  * <p>{@link #find} is on the per-packet path and must not allocate; {@link #add} and {@link #remove} run when a stream
  * starts or ends. Implementations are not thread-safe and are owned by the context's media thread.
+ *
+ * <p>A context with exactly one stream answers its packets itself, from two fields of its own, and does not call
+ * {@link #find} then (see {@link SrtpContext#stream(int)}): a lookup is asked only at 0 and at 2 or more streams, and
+ * tells the context which stream is its only one through {@link #onlyStream()} after every add and remove.
  */
 public interface SrtpStreamLookup
 {
@@ -40,6 +44,14 @@ public interface SrtpStreamLookup
      * @return the count.
      */
     int size();
+
+    /**
+     * The only stream, for the context's single-stream path: read after each {@link #add} and {@link #remove}, never
+     * per packet. Must not allocate.
+     *
+     * @return the stream when {@link #size()} is 1, else null.
+     */
+    SrtpStream onlyStream();
 
     /**
      * Whether {@link #add} would fail.

@@ -5,39 +5,17 @@ import io.sipline.media.ssrc.SsrcIndex;
 /**
  * The {@link SrtpStreamLookup} of every {@link SrtpContext} unless the caller brings its own: the streams kept in an
  * {@link SsrcIndex} ({@code io.sipline.media.ssrc}, issue 7 part 1), so that a packet finds its stream by one
- * compare with one SSRC, one {@code IntVector} step up to 16, and a SIMD-probed table above that.
+ * {@code IntVector} step up to 16 streams and a SIMD-probed table above that.
  *
- * <h2>One stream: a typed path beside the index</h2>
- * Most SRTP contexts have one stream (one SSRC per direction of a call), and libsrtp 2.x finds it with a list of
- * one: load the head from the session, compare the SSRC field of that node, return the node. A generic index does a
- * little more even at one entry: a load of the index from here, its {@code long} key and its {@code Object} stream,
- * and the caller's {@code checkcast} of the erased type (a load of the stream's class word), about two loads more
- * than the list on a loop that is limited by loads (media-ice/README.md, issue 7, sixth session). So this class
- * keeps the single stream itself, in two fields of this object:
- * <pre>
- *   this (32 bytes with compressed oops): header | oneSsrc: int | one: SrtpStream | index | limit
- *     N == 1:  oneSsrc = the stream's SSRC            one = the stream
- *     N != 1:  oneSsrc = an SSRC that has no stream   one = null      (0 at first; see below)
- * </pre>
- * A lookup compares the SSRC with {@code oneSsrc} and, when equal, returns {@code one}: two loads from the same
- * object that do not depend on each other, no cast (the field has the concrete type), no test of the size. Whatever
- * N is, {@code one} is the right answer whenever {@code oneSsrc} matches: at N = 1 it is the stream; at N = 0 and
- * N &gt;= 2 {@code oneSsrc} is kept on an SSRC that has no stream, so null is the right answer for it too. That is
- * why a plain {@code int} suffices (no SSRC value is free to mean "none", so the field holds a non-member instead,
- * chosen again by {@link #add} when an added SSRC takes it). When the SSRC does not match and {@code one} is not
- * null (N = 1), the answer is a miss without asking the index; only with {@code one} null (N != 1) does the lookup
- * go on to the index, whose answers are the same (its miss is null: the template role stays in the context,
- * below). {@link #add} and {@link #remove} keep both fields right and allocate nothing.
- *
- * <p>What this buys, measured with {@code SsrcLookupBenchmark} (media-ice/README.md, issue 7, seventh session):
- * at N = 1 a hit went from 1.25 ns through the generic index to 1.12 ns, against 1.05 ns for libsrtp's list of
- * one; a miss is 1.16 ns against the list's 1.33. The list still does one load less: its session holds the node,
- * which is the stream, so a hit loads the head and its SSRC; here the context holds this lookup, so a hit loads the
- * lookup, then its SSRC and its stream. The miss test above matters for more than misses: it keeps the call into
- * the index off the path that a context with one stream ever runs, so C2 can leave it as an uncommon trap. With the
- * index called from the N = 1 miss path instead, C2 compiled that call as a real, not inlined call ("low call site
- * frequency") whenever the context saw only hits, and a hit then cost 1.52 to 1.64 ns in three forks of four,
- * because every value live across the call was kept on the stack.
+ * <h2>One stream: answered by the context, not here</h2>
+ * Most SRTP contexts have one stream (one SSRC per direction of a call). The context answers those packets from two
+ * fields of its own ({@link SrtpContext#stream(int)}: the single stream and its SSRC), as libsrtp's session holds
+ * the head of its list, and calls {@link #find} only when it has no stream or more than one. So {@link #find} goes
+ * straight to {@link SsrcIndex#getBeyondOne(int)}, past the index's own single-entry test, which would only repeat
+ * the context's: one compare and one test per lookup fewer at N &gt;= 2 than a lookup with single-stream fields of
+ * its own (which this class had in the seventh session of issue 7, before they moved to the context; see
+ * media-ice/README.md, "Eighth session"). {@link #find} still answers right at one stream, by a scalar compare
+ * of the index's only entry, for a caller that uses this lookup on its own.
  *
  * <p>The limit on the number of streams is enforced here rather than by the index (which would grow): the index is
  * built with {@code limit} entries of capacity, so no add within the limit allocates, and {@link #isFull()} turns
@@ -52,13 +30,6 @@ import io.sipline.media.ssrc.SsrcIndex;
  */
 public final class SsrcIndexStreamLookup implements SrtpStreamLookup
 {
-    /**
-     * The SSRC of {@link #one} while there is exactly one stream; otherwise an SSRC that has no stream, so that a
-     * match returns {@link #one}, null, which is then the right answer.
-     */
-    private int oneSsrc;
-    /** The only stream while there is exactly one, else null. */
-    private SrtpStream one;
     private final SsrcIndex<SrtpStream> index;
     private final int limit;
 
@@ -78,41 +49,36 @@ public final class SsrcIndexStreamLookup implements SrtpStreamLookup
     /**
      * {@inheritDoc}
      *
-     * <p>One compare with the single stream's SSRC; the index only when there is not exactly one stream (see the
-     * class javadoc). Allocates nothing.
+     * <p>The index past its single-entry test, which the context has already made with its own fields (see the
+     * class javadoc): one vector step up to 16 streams, a table probe above. Allocates nothing.
      */
     @Override
     public SrtpStream find(final int ssrc)
     {
-        final SrtpStream single = one;
-        if (ssrc == oneSsrc)
-        {
-            return single;
-        }
-        // With one stream, any other SSRC is a miss: no need to ask the index.
-        return null == single ? index.getBeyondOne(ssrc) : null;
+        return index.getBeyondOne(ssrc);
     }
 
     @Override
     public boolean add(final SrtpStream stream)
     {
-        if (index.size() >= limit || !index.add(stream.ssrc(), stream))
-        {
-            return false;
-        }
-        updateOne();
-        return true;
+        return index.size() < limit && index.add(stream.ssrc(), stream);
     }
 
     @Override
     public SrtpStream remove(final int ssrc)
     {
-        final SrtpStream removed = index.remove(ssrc);
-        if (null != removed)
-        {
-            updateOne();
-        }
-        return removed;
+        return index.remove(ssrc);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The index's entry 0 when it holds one entry.
+     */
+    @Override
+    public SrtpStream onlyStream()
+    {
+        return 1 == index.size() ? index.streamAt(0) : null;
     }
 
     @Override
@@ -145,27 +111,5 @@ public final class SsrcIndexStreamLookup implements SrtpStreamLookup
     SsrcIndex<SrtpStream> index()
     {
         return index;
-    }
-
-    /**
-     * Sets {@link #one} and {@link #oneSsrc} after the index changed: the stream and its SSRC at one entry, else null
-     * and an SSRC without a stream. The search for one tries {@code oneSsrc}, then the SSRCs after it: at most
-     * {@code size() + 1} lookups (size() &lt;= limit), run when a stream starts or ends, never per packet.
-     */
-    private void updateOne()
-    {
-        if (1 == index.size())
-        {
-            one = index.streamAt(0);
-            oneSsrc = index.ssrcAt(0);
-            return;
-        }
-        one = null;
-        int candidate = oneSsrc;
-        while (null != index.get(candidate))
-        {
-            candidate++;
-        }
-        oneSsrc = candidate;
     }
 }

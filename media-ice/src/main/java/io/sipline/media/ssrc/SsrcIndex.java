@@ -66,8 +66,9 @@ import java.util.Objects;
  *   in two fields, about 0.4 ns above the harness floor (0.2 ns more than the list: the caller's {@code checkcast}
  *   of a generic return and the load of the stream field), against 1.9 ns for a vector step and 2.6 ns for a table
  *   probe. A caller that knows its stream type can do better than any generic index here: SRTP's
- *   {@code io.sipline.media.srtp.SsrcIndexStreamLookup} keeps its single stream in a typed field beside its SSRC
- *   (no cast, no load of the index) and asks the index only when it has no stream or more than one.</li>
+ *   {@code io.sipline.media.srtp.SrtpContext} keeps its single stream in a typed field beside its SSRC, in the
+ *   context itself (no cast, no load of the index or of the lookup object), and asks the index, through
+ *   {@link #getBeyondOne(int)}, only when it has no stream or more than one.</li>
  *   <li>From 2 to 16 entries one vector step has nothing to mispredict: about 2.8 ns a hit and 2.2 ns a miss at
  *   every N, against 3.4 and 2.8 ns for the SIMD-probed table.</li>
  *   <li>From 17 entries a hit needs a second vector step: 5.6 to 5.7 ns at 20 and 30 even with the step masks
@@ -385,8 +386,8 @@ public final class SsrcIndex<S>
 
     /**
      * {@link #get(int)} for a caller that keeps its own single-entry path and asks the index only when that does not
-     * apply (SRTP's {@code SsrcIndexStreamLookup}): the same answer at every size, without the single-entry test that
-     * such a caller has already made. Allocates nothing.
+     * apply (SRTP's {@code SrtpContext}, through its {@code SsrcIndexStreamLookup}): the same answer at every size,
+     * without the single-entry test that such a caller has already made. Allocates nothing.
      *
      * @param ssrc any 32-bit SSRC.
      * @return its stream, or null if it has none (the template is not consulted).
