@@ -219,14 +219,8 @@ class TcpRoutingDispatchTest
         try (TcpPeer hop = new TcpPeer())
         {
             final String route = "sip:127.0.0.1:" + hop.port() + ";transport=tcp;lr";
-            final java.util.Properties dar = new java.util.Properties();
-            dar.setProperty("INVITE", "(\"absent\", \"DAR:From\", \"ORIGINATING\", \"" + route
+            try (ContainerServer server = routedServer("(\"absent\", \"DAR:From\", \"ORIGINATING\", \"" + route
                 + "\", \"ROUTE\", \"0\")");
-            final DefaultApplicationRouter router = new DefaultApplicationRouter(DarConfiguration.fromProperties(dar,
-                "test"));
-            router.init();
-            try (ContainerServer server = ContainerServer.start(new SipStackConfig()
-                .addresses(List.of(TestApps.LOOPBACK)).ports(0).shards(2), router);
                  SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
             {
                 final int tcpPort = server.stack().tcpAddresses().getFirst().getPort();
@@ -270,14 +264,8 @@ class TcpRoutingDispatchTest
         try (TcpPeer hop = new TcpPeer())
         {
             final String route = "sip:127.0.0.1:" + hop.port() + ";transport=tcp;lr";
-            final java.util.Properties dar = new java.util.Properties();
-            dar.setProperty("INVITE", "(\"screening\", \"DAR:From\", \"ORIGINATING\", \"" + route
+            try (ContainerServer server = routedServer("(\"screening\", \"DAR:From\", \"ORIGINATING\", \"" + route
                 + "\", \"ROUTE_BACK\", \"0\"), (\"app\", \"DAR:To\", \"TERMINATING\", \"\", \"NO_ROUTE\", \"1\")");
-            final DefaultApplicationRouter router = new DefaultApplicationRouter(DarConfiguration.fromProperties(dar,
-                "test"));
-            router.init();
-            try (ContainerServer server = ContainerServer.start(new SipStackConfig()
-                .addresses(List.of(TestApps.LOOPBACK)).ports(0).shards(2), router);
                  SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
             {
                 final java.net.InetSocketAddress tcp = server.stack().tcpAddresses().getFirst();
@@ -421,6 +409,18 @@ class TcpRoutingDispatchTest
     }
 
     /** A response {@code statusLine} to a request: every Via, From, To (tagged b1 when it has none), Call-ID, CSeq. */
+    /** A server (two shards, loopback, port 0) whose default application router has these DAR tuples for INVITE. */
+    private static ContainerServer routedServer(final String inviteTuples) throws Exception
+    {
+        final java.util.Properties dar = new java.util.Properties();
+        dar.setProperty("INVITE", inviteTuples);
+        final DefaultApplicationRouter router = new DefaultApplicationRouter(DarConfiguration.fromProperties(dar,
+            "test"));
+        router.init();
+        return ContainerServer.start(new SipStackConfig().addresses(List.of(TestApps.LOOPBACK)).ports(0).shards(2),
+            router);
+    }
+
     private static String answer(final String request, final String statusLine)
     {
         final StringBuilder b = withVias(statusLine, request);
