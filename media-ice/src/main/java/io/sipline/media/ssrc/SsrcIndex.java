@@ -34,7 +34,8 @@ import java.util.Objects;
  *   over both entries do not mispredict (whatever the layout: it also covers the table of the no-SIMD path).</li>
  *   <li>{@code 2 < N <= }{@link #TABLE_UP_VECTOR}: the {@code IntVector} scan of {@code ssrcs}
  *   ({@link SsrcVectorScan}): with 16 lanes that is one load, one compare and {@code firstTrue()}, with no branch
- *   that depends on where the SSRC is ({@link Layout#ARRAY}).</li>
+ *   that depends on where the SSRC is ({@link Layout#ARRAY}); up to 4 entries the vector is 128 bits wide and up to
+ *   8 it is 256 bits, when the preferred one is wider (cheaper where 512-bit operations are split in two).</li>
  *   <li>Above that ({@link #TABLE_UP_SCALAR} without SIMD): an open-addressing table beside the dense arrays
  *   ({@link Layout#TABLE}), which the lookup probes instead of scanning:
  * <pre>
@@ -174,6 +175,10 @@ public final class SsrcIndex<S>
     private static final int MODE_TABLE = 3;
     /** One vector step over the dense array: at most {@link SsrcVectorScan#LANES} entries. */
     private static final int MODE_STEP = 4;
+    /** One 128-bit step: at most 4 entries, where the preferred species is wider ({@link SsrcVectorScan#firstLaneOf4}). */
+    private static final int MODE_STEP_4 = 5;
+    /** One 256-bit step: 5 to 8 entries, where the preferred species is wider than 8 lanes. */
+    private static final int MODE_STEP_8 = 6;
 
     /** {@link #oneKey} when the single-entry path does not apply. */
     private static final long NOT_ONE = -1L;
@@ -554,6 +559,17 @@ public final class SsrcIndex<S>
             return miss;
         }
         final int m = mode;
+        if (MODE_STEP_4 == m)
+        {
+            // One 128-bit step (at most 4 entries): as the full-width step below, on a narrower vector.
+            final int lane = SsrcVectorScan.firstLaneOf4(ssrcs, ssrc);
+            return lane < size ? (S)streams[lane] : miss;
+        }
+        if (MODE_STEP_8 == m)
+        {
+            final int lane = SsrcVectorScan.firstLaneOf8(ssrcs, ssrc);
+            return lane < size ? (S)streams[lane] : miss;
+        }
         if (MODE_STEP == m)
         {
             // One vector step, 2 to LANES entries (the mode says so: no test of the size against the lanes here).
@@ -740,7 +756,7 @@ public final class SsrcIndex<S>
         }
         else
         {
-            mode = MODE_VECTOR == scanMode && size <= SsrcVectorScan.LANES ? MODE_STEP : scanMode;
+            mode = MODE_VECTOR == scanMode && size <= SsrcVectorScan.LANES ? stepMode(size) : scanMode;
         }
         if (MODE_ONE == mode)
         {
@@ -771,6 +787,21 @@ public final class SsrcIndex<S>
     private static int roundUpToPad(final int n)
     {
         return (n + PAD - 1) / PAD * PAD;
+    }
+
+    /**
+     * The one-step mode for {@code size} entries (at most {@link SsrcVectorScan#LANES}): the narrowest vector that
+     * holds them, 4 or 8 lanes, when it is narrower than the preferred one; else the preferred one. Vector machines
+     * only.
+     */
+    private static int stepMode(final int size)
+    {
+        final int lanes = SsrcVectorScan.LANES;
+        if (size <= 4 && lanes > 4)
+        {
+            return MODE_STEP_4;
+        }
+        return size <= 8 && lanes > 8 ? MODE_STEP_8 : MODE_STEP;
     }
 
     private static boolean vectorSupported()

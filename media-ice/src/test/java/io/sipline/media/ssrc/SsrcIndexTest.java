@@ -279,6 +279,41 @@ class SsrcIndexTest
         assertThrows(NullPointerException.class, () -> index.add(12345, null));
     }
 
+    /**
+     * The one-step paths of 4 and 8 lanes (a 128- and a 256-bit vector where the preferred one is wider) and the full
+     * one, across their edges: shrinking one entry at a time from the end leaves every removed SSRC behind as a stale
+     * lane, inside the narrower vector's width, which must never be reported; every remaining entry is found.
+     */
+    @Test
+    void shouldFindEveryEntryAndNoStaleLaneAcrossTheStepWidths()
+    {
+        final int n = Math.min(SsrcIndex.TABLE_UP_VECTOR, 17);
+        final SsrcIndex<Stream> index = new SsrcIndex<>(n);
+        for (int i = 0; i < n; i++)
+        {
+            index.add(-1 - i, new Stream(-1 - i)); // negative SSRCs: the top bit set, as in half of real traffic
+        }
+        for (int size = n; size > 0; size--)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                final Stream s = index.get(-1 - i);
+                if (i < size)
+                {
+                    assertEquals(-1 - i, s.ssrc(), "size " + size + ", entry " + i);
+                }
+                else
+                {
+                    assertNull(s, "size " + size + ": a stale lane " + i + " was reported");
+                }
+            }
+            assertNull(index.get(0));
+            assertNull(index.get(-1 - n));
+            assertEquals(-size, index.remove(-size).ssrc());
+        }
+        assertTrue(index.isEmpty());
+    }
+
     @ParameterizedTest
     @EnumSource(SsrcIndex.Strategy.class)
     void shouldMissAfterRemoveAndKeepTheArraysDense(final SsrcIndex.Strategy strategy)
