@@ -754,6 +754,13 @@ public final class SsrcIndex<S>
         {
             mode = MODE_ONE;
         }
+        else if (Strategy.AUTO == strategy && 0 == size)
+        {
+            // Empty: the scalar loop runs no iteration, so an add's duplicate check (the only lookup an empty index
+            // usually gets) touches no vector; a vector step here was the one use of the 4-lane path in the
+            // remove/add churn of a single-stream index, whose allocation test saw it uncompiled once in CI.
+            mode = MODE_SCALAR;
+        }
         else
         {
             mode = MODE_VECTOR == scanMode && size <= SsrcVectorScan.LANES ? stepMode(size) : scanMode;
