@@ -555,21 +555,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         request.destination(destination);
         final String branch = null == request.branchSuffix() ? newBranch() : newBranch(request.branchSuffix());
         request.branch(branch);
-        int transport = asked;
-        ownContact(request, transport);
-        fitRecordRoute(request, transport);
-        fitRouteBack(request, transport);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
-        MessageWriter.writeRequest(out, request, via(transport, branch));
-        if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
-        {
-            transport = TCP; // RFC 3261 §18.1.1: the top Via changes with the transport
-            ownContact(request, transport);
-            fitRecordRoute(request, transport);
-            fitRouteBack(request, transport);
-            out.clear();
-            MessageWriter.writeRequest(out, request, via(transport, branch));
-        }
+        final int transport = write(out, request, asked, branch, explicit, true);
         if (request.isRelayed())
         {
             sendRelayed(request, out, destination); // a received request: getTransport() stays the one it came on
@@ -854,22 +841,48 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         final String branch = newBranch();
         final SipServletRequestImpl forwarded = relay.forwarded();
-        int transport = asked;
-        fitRouteBack(forwarded, transport);
         final ByteBuf out = shard.allocate(MessageWriter.estimate(forwarded));
-        MessageWriter.writeRequest(out, forwarded, via(transport, branch));
-        if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
-        {
-            transport = TCP; // RFC 3261 §18.1.1: the top Via changes with the transport
-            fitRouteBack(forwarded, transport);
-            out.clear();
-            MessageWriter.writeRequest(out, forwarded, via(transport, branch));
-        }
+        final int transport = write(out, forwarded, asked, branch, explicit, false);
         if (!relay.send(shard, to, branch, transport, out))
         {
             relay.fail(shard, 503, "Service Unavailable (the request was refused by the transaction layer)",
                 newTagOnShard());
         }
+    }
+
+    /**
+     * Writes a request for {@code asked} with our Via, its entries of ours fitted to that transport first (the
+     * {@code ROUTE_BACK} route always; with {@code ownEntries}, a request the container sends as a UA or proxy
+     * branch, also its Contact and Record-Route); a UDP request over {@link #UDP_SIZE_LIMIT} goes over TCP instead,
+     * unless the URI named UDP ({@code explicit}) or there is no TCP (RFC 3261 §18.1.1: the top Via and our entries
+     * change with the transport).
+     *
+     * @return the transport written for.
+     */
+    private int write(final ByteBuf out, final SipServletRequestImpl request, final int asked, final String branch,
+        final boolean explicit, final boolean ownEntries)
+    {
+        int transport = asked;
+        fitTo(request, transport, ownEntries);
+        MessageWriter.writeRequest(out, request, via(transport, branch));
+        if (UDP == transport && !explicit && out.readableBytes() > UDP_SIZE_LIMIT && null != viaPrefixes[TCP])
+        {
+            transport = TCP;
+            fitTo(request, transport, ownEntries);
+            out.clear();
+            MessageWriter.writeRequest(out, request, via(transport, branch));
+        }
+        return transport;
+    }
+
+    private void fitTo(final SipServletRequestImpl request, final int transport, final boolean ownEntries)
+    {
+        if (ownEntries)
+        {
+            ownContact(request, transport);
+            fitRecordRoute(request, transport);
+        }
+        fitRouteBack(request, transport);
     }
 
     /**

@@ -10,7 +10,8 @@ import io.sipline.media.ssrc.SsrcIndex;
  * <h2>One stream: answered by the context, not here</h2>
  * Most SRTP contexts have one stream (one SSRC per direction of a call). The context answers those packets from two
  * fields of its own ({@link SrtpContext#stream(int)}: the single stream and its SSRC), as libsrtp's session holds
- * the head of its list, and calls {@link #find} only when it has no stream or more than one. So {@link #find} goes
+ * the head of its list, and asks the lookup only when it has no stream or more than one (this class's index
+ * directly, through {@link #index()}, with no call of {@link #find} between). So {@link #find}, like the context, goes
  * straight to {@link SsrcIndex#getBeyondOne(int)}, past the index's own single-entry test, which would only repeat
  * the context's: one compare and one test per lookup fewer at N &gt;= 2 than a lookup with single-stream fields of
  * its own (which this class had in the seventh session of issue 7, before they moved to the context; see
@@ -104,7 +105,8 @@ public final class SsrcIndexStreamLookup implements SrtpStreamLookup
     }
 
     /**
-     * The index underneath, for diagnostics (layout, capacity); do not add to it or remove from it directly.
+     * The index underneath, which {@link SrtpContext} reads its packets' streams from at N != 1, and for diagnostics
+     * (layout, capacity); do not add to it or remove from it directly.
      *
      * @return the index.
      */
