@@ -138,12 +138,14 @@ public final class SipStack implements AutoCloseable
             {
                 throw new UdpBindException("udp", new InetSocketAddress(config.addresses().get(0), 0), e);
             }
-            stack.transport = UdpTransport.start(
-                new UdpTransportConfig(config.addresses(), ports, config.shards(), config.nativeTransport(),
-                    config.udpPeers(), config.udpSteerByCpu()),
-                k -> shards[k].handler());
             try
             {
+                // A port FreePorts found free can be taken by another process before it is bound, by the UDP
+                // sockets as well as by the TCP/TLS listeners: either way, with port 0 asked for, pick again.
+                stack.transport = UdpTransport.start(
+                    new UdpTransportConfig(config.addresses(), ports, config.shards(), config.nativeTransport(),
+                        config.udpPeers(), config.udpSteerByCpu()),
+                    k -> shards[k].handler());
                 stack.listenOnStreams(serverTls, clientTls);
                 break;
             }
@@ -153,7 +155,11 @@ public final class SipStack implements AutoCloseable
                 {
                     stack.streams.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
                 }
-                stack.transport.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
+                if (null != stack.transport)
+                {
+                    stack.transport.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
+                }
+                stack.transport = null;
                 stack.streams = null;
                 stack.tcpEndpoints.clear();
                 stack.tlsEndpoints.clear();
