@@ -17,6 +17,7 @@ import io.sipline.container.cli.RunOptions;
 import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeploymentWatcher;
 import io.sipline.container.dispatch.ContainerServer;
+import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.ApplicationRouters;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
@@ -75,6 +76,15 @@ public final class Main
     /** Starts the container and deploys the applications; prints where it listens and "ready". */
     static int serve(final RunOptions options, final PrintWriter out, final PrintWriter err)
     {
+        try
+        {
+            GcThreadScheduling.start(options.gcThreads(), out, err);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            err.println("sipline: " + e.getMessage());
+            return 2;
+        }
         final SipApplicationRouter router;
         try
         {

@@ -124,7 +124,10 @@ public final class Report
             steps count these (column "late msgs"). A rate is sustained when every call succeeds, sipp counts 0 \
             retransmissions on the uac and the uas, the kernel drops no datagram on the server's or the uas's \
             sockets, and the completed rate is at least 95% of the offered one. Percentiles are nearest-rank over \
-            every call of the step. GC pauses are read from the server's GC log over the step. CPU is utime+stime \
+            every call of the step. GC pauses are read from the server's GC log over the step. Sipline runs as \
+            `bin/sipline run` starts it: under the `zgc` profile its ZGC concurrent threads run under Linux's \
+            `SCHED_IDLE` policy (`--gc-threads idle`, README.md); the JAIN-SIP RI B2BUA gets the same profile's JVM \
+            flags and its GC threads stay as the JVM made them. CPU is utime+stime \
             of the server process and its children. Allocated bytes per call: heap growth over a fixed count of \
             calls under `jvm-profiles/epsilon.args` plus `-XX:-UseTLAB` (every byte accounted, none reclaimed), \
             after a warm-up at the same rate that lasts at least 37 s (64*T1 = 32 s, the longest life of a SIP \

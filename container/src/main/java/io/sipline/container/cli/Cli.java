@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
 import io.sipline.container.security.UserRealm;
@@ -170,6 +171,12 @@ public final class Cli
             description = "PEM PKCS#8 private key of --tls-cert (with --tls-cert).")
         String tlsKey;
 
+        @Option(names = "--gc-threads", paramLabel = "MODE",
+            description = "idle: ZGC's concurrent threads run under SCHED_IDLE, so the shards never wait for a core "
+                + "behind a GC cycle; normal: as the JVM made them. Default: the profile's -Dsipline.gc.threads "
+                + "(zgc: idle), else normal.")
+        String gcThreads;
+
         Run(final Server server)
         {
             this.server = server;
@@ -231,9 +238,19 @@ public final class Cli
                 err.println("sipline: " + e.getMessage());
                 return USAGE;
             }
+            final GcThreadScheduling.Mode gcMode;
+            try
+            {
+                gcMode = null == gcThreads ? null : GcThreadScheduling.parse(gcThreads);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                err.println("sipline: --gc-threads: expected idle or normal, not '" + gcThreads + "'");
+                return USAGE;
+            }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls), spec.commandLine().getOut(), err);
+                darFile, adminPort, usersFile, tls, gcMode), spec.commandLine().getOut(), err);
         }
 
         /**

@@ -4,6 +4,8 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.sipline.container.os.GcThreadScheduling;
+
 /**
  * The validated options of {@code sipline run}.
  *
@@ -19,10 +21,12 @@ import java.util.List;
  * @param users    the {@code --users} file (checked readable and well-formed), or {@code null} for none.
  * @param tls      the TLS listeners ({@code --tls-port}, {@code --tls-cert}, {@code --tls-key}), or {@code null}
  *                 when TLS is off.
+ * @param gcThreads the {@code --gc-threads} scheduling of ZGC's concurrent threads, or {@code null} for the
+ *                 profile's {@code -Dsipline.gc.threads}.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
-    List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls)
+    List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads)
 {
     /**
      * The TLS listeners: every {@code --bind} address on {@code port}, with a PEM certificate chain and its PEM
@@ -54,7 +58,7 @@ public record RunOptions(
         final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
         final List<Path> deploy, final Path dar, final Integer adminPort)
     {
-        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, null, null);
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, null, null, null);
     }
 
     /** {@link #port()} first, then the extra UDP ports. */

@@ -17,6 +17,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sipline.container.os.GcThreadScheduling;
+
 /** The command line: what it accepts, what it refuses, and how it says so (one line, exit code 2). */
 class CliTest
 {
@@ -162,6 +164,25 @@ class CliTest
         assertEquals(Cli.SERVING, run("run", "--admin-port", "8080"));
         assertEquals(8080, started.adminPort());
         assertEquals(2, run("run", "--admin-port", "70000"));
+    }
+
+    @Test
+    void shouldTakeTheGcThreadsModeOrLeaveItToTheProfile()
+    {
+        assertEquals(Cli.SERVING, run("run"));
+        assertNull(started.gcThreads(), "the profile's -Dsipline.gc.threads decides");
+        assertEquals(Cli.SERVING, run("run", "--gc-threads", "normal"));
+        assertEquals(GcThreadScheduling.Mode.NORMAL, started.gcThreads());
+        assertEquals(Cli.SERVING, run("run", "--gc-threads", "IDLE"));
+        assertEquals(GcThreadScheduling.Mode.IDLE, started.gcThreads());
+    }
+
+    @Test
+    void shouldRejectAnUnknownGcThreadsMode()
+    {
+        assertEquals(2, run("run", "--gc-threads", "realtime"));
+        assertEquals("sipline: --gc-threads: expected idle or normal, not 'realtime'", errorLine());
+        assertNull(started);
     }
 
     @Test

@@ -1,7 +1,15 @@
 package io.sipline.container.launch;
 
+import java.io.IOException;
+import java.io.PrintWriter;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.sipline.container.os.GcThreadScheduling;
 
 /**
  * The tiny main that {@link JvmProfilesTest} runs in a child JVM started with one of the {@code jvm-profiles}: it
@@ -15,6 +23,8 @@ final class GcProbe
 {
     /** Start of the line printed when the probe has finished; the test looks for it in the child's output. */
     static final String DONE = "GcProbe done";
+    /** Start of the line printed for each ZGC concurrent thread, with its scheduling policy. */
+    static final String THREAD_LINE = "GcProbe gc thread";
 
     private static final int CHUNK_BYTES = 1024;
     private static final int CHUNK_COUNT = 64 * 1024;
@@ -42,7 +52,12 @@ final class GcProbe
             allocatedBytes += chunk.length;
         }
 
+        // What bin/sipline's server does first: the scheduling of the GC threads that the profile asks for
+        final PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        GcThreadScheduling.start(null, out, new PrintWriter(System.err, true, StandardCharsets.UTF_8));
+
         System.gc();
+        printZgcThreadPolicies(out);
 
         final StringBuilder collectors = new StringBuilder();
         for (final GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans())
@@ -61,5 +76,36 @@ final class GcProbe
         }
         System.out.println(DONE + ": allocated " + allocatedBytes + " B, kept " + keptBytes + " B, collectors ["
             + collectors + "]");
+    }
+
+    /**
+     * One line per ZGC concurrent thread of this process with its scheduling policy, read from the kernel's
+     * {@code /proc/self/task/<tid>/stat} (field 41, {@code policy}; 0 = SCHED_OTHER, 5 = SCHED_IDLE): "{@value
+     * #THREAD_LINE} NAME policy N".
+     */
+    private static void printZgcThreadPolicies(final PrintWriter out)
+    {
+        final Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks))
+        {
+            return;
+        }
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(tasks))
+        {
+            for (final Path task : dir)
+            {
+                final String name = Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip();
+                if (name.startsWith("ZWorker") || name.startsWith("ZDriver") || "ZDirector".equals(name))
+                {
+                    final String stat = Files.readString(task.resolve("stat"), StandardCharsets.UTF_8);
+                    final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    out.println(THREAD_LINE + " " + name + " policy " + fields[41 - 3]);
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            out.println(THREAD_LINE + " unreadable: " + e);
+        }
     }
 }

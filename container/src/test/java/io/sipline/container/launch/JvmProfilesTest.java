@@ -1,5 +1,6 @@
 package io.sipline.container.launch;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+
+import io.sipline.container.os.GcThreadScheduling;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -130,8 +133,9 @@ class JvmProfilesTest
         final Path output = workDir.resolve("child-output.txt");
         final ProcessBuilder builder = new ProcessBuilder(
             javaExecutable(),
+            "--enable-native-access=ALL-UNNAMED", // as bin/sipline: the profile's GC thread scheduling calls libc
             "@" + profileFile(profile).toAbsolutePath(),
-            "-cp", testClassesDir().toString(),
+            "-cp", testClassesDir() + File.pathSeparator + mainClassesDir(),
             GcProbe.class.getName())
             .directory(workDir.toFile())
             .redirectErrorStream(true)
@@ -171,6 +175,23 @@ class JvmProfilesTest
             assertTrue(logText.contains(text), profile + ": GC log lacks \"" + text + "\"");
         }
         assertTrue(logText.contains("System.gc()"), profile + ": GC log does not mention the probe's System.gc()");
+
+        // zgc sets -Dsipline.gc.threads=idle: every ZGC concurrent thread runs under SCHED_IDLE (policy 5)
+        final List<String> threadLines = childOutput.lines().filter(line -> line.startsWith(GcProbe.THREAD_LINE))
+            .toList();
+        if ("zgc".equals(profile))
+        {
+            assertTrue(childOutput.contains("run under SCHED_IDLE"), "zgc: no SCHED_IDLE line; output:\n" + childOutput);
+            assertFalse(threadLines.isEmpty(), "zgc: no ZGC thread found; output:\n" + childOutput);
+            for (final String line : threadLines)
+            {
+                assertTrue(line.endsWith(" policy 5"), "zgc: " + line);
+            }
+        }
+        else
+        {
+            assertFalse(childOutput.contains("SCHED_IDLE"), profile + ": " + childOutput);
+        }
     }
 
     /**
@@ -236,6 +257,12 @@ class JvmProfilesTest
     private static Path testClassesDir() throws URISyntaxException
     {
         return Path.of(GcProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    /** The class path root holding the container's classes: {@code target/classes} under Maven. */
+    private static Path mainClassesDir() throws URISyntaxException
+    {
+        return Path.of(GcThreadScheduling.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
     private static boolean isComment(final String line)
