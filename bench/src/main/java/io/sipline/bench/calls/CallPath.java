@@ -16,8 +16,8 @@ public interface CallPath
     /** CPU used so far by what stands between caller and far end, in clock ticks (0 when nothing does). */
     long cpuTicks();
 
-    /** Datagrams the kernel dropped so far on its sockets (the far end's own are counted by the driver). */
-    long socketDrops();
+    /** The UDP ports of its sockets, whose kernel drops count (the far end's own are counted by the driver). */
+    int[] socketPorts();
 
     /** Its GC log, or null. */
     Path gcLog();
@@ -47,9 +47,9 @@ public interface CallPath
         }
 
         @Override
-        public long socketDrops()
+        public int[] socketPorts()
         {
-            return 0;
+            return new int[0];
         }
 
         @Override

@@ -7,7 +7,9 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import io.sipline.test.Sipp;
 
@@ -76,7 +78,9 @@ public final class LoadDriver
             final ServerLatency.Scrape times0 = scrape(server);
             final long cpu0 = server.cpuTicks();
             final long busy0 = ProcFs.machineBusyTicks();
-            final long drops0 = server.socketDrops() + ProcFs.udpSockets(uasPort)[1];
+            final int[] dropPorts = IntStream.concat(IntStream.of(server.socketPorts()), IntStream.of(uasPort))
+                .toArray();
+            final Map<Long, Long> drops0 = ProcFs.udpDrops(dropPorts);
             final Instant from = Instant.now();
             final long t0 = System.nanoTime();
             final double expectedSeconds = calls / (double)rate + holdMs / 1000.0;
@@ -99,7 +103,7 @@ public final class LoadDriver
             final ServerLatency.Scrape times1 = scrape(server);
             // The far end ends by itself after its last BYE; one that misses calls is stopped.
             uas.waitFor(5, TimeUnit.SECONDS);
-            final long drops = server.socketDrops() + ProcFs.udpSockets(uasPort)[1] - drops0;
+            final long drops = ProcFs.dropsBetween(drops0, ProcFs.udpDrops(dropPorts));
             Sipp.stop(uas);
             final long[] done = Sipp.successAndFailed(uacName);
             final long successful = Math.max(0, done[0]);

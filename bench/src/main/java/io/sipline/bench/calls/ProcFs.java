@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the harness reads from Linux's {@code /proc}: CPU time of a process tree ({@code /proc/PID/stat} utime +
@@ -76,8 +78,22 @@ public final class ProcFs
      */
     public static long[] udpSockets(final int port)
     {
-        long sockets = 0;
-        long drops = 0;
+        final Map<Long, Long> drops = udpDrops(port);
+        long sum = 0;
+        for (final long d : drops.values())
+        {
+            sum += d;
+        }
+        return new long[] {drops.size(), sum};
+    }
+
+    /**
+     * The drop count of every UDP socket bound to one of {@code ports} (any address), by the socket's inode: the
+     * listening sockets and the connected ones a server opens on the same port for busy peers.
+     */
+    public static Map<Long, Long> udpDrops(final int... ports)
+    {
+        final Map<Long, Long> drops = new HashMap<>();
         for (final String table : new String[] {"/proc/net/udp", "/proc/net/udp6"})
         {
             final List<String> lines;
@@ -93,14 +109,41 @@ public final class ProcFs
             {
                 final String[] f = lines.get(i).trim().split("\\s+");
                 final String local = f[1];
-                if (f.length < 13 || Integer.parseInt(local.substring(local.indexOf(':') + 1), 16) != port)
+                if (f.length < 13 || !contains(ports, Integer.parseInt(local.substring(local.indexOf(':') + 1), 16)))
                 {
                     continue;
                 }
-                sockets++;
-                drops += Long.parseLong(f[f.length - 1]);
+                drops.put(Long.parseLong(f[9]), Long.parseLong(f[f.length - 1]));
             }
         }
-        return new long[] {sockets, drops};
+        return drops;
+    }
+
+    /**
+     * Datagrams dropped between two {@link #udpDrops} snapshots: the growth of each socket seen in both, and every
+     * drop of a socket opened since. A socket closed in between is not in {@code after}, so its drops of the interval
+     * are not counted; its earlier ones never lower the sum (a plain difference of totals went below zero when a
+     * server closed a connected socket that had dropped datagrams before the interval).
+     */
+    public static long dropsBetween(final Map<Long, Long> before, final Map<Long, Long> after)
+    {
+        long sum = 0;
+        for (final Map.Entry<Long, Long> e : after.entrySet())
+        {
+            sum += Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0L));
+        }
+        return sum;
+    }
+
+    private static boolean contains(final int[] ports, final int port)
+    {
+        for (final int p : ports)
+        {
+            if (p == port)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -99,11 +99,11 @@ public final class ServerProcess implements AutoCloseable, CallPath
         return ProcFs.cpuTicks(process.toHandle());
     }
 
-    /** Datagrams the kernel dropped on the server's sockets so far. */
+    /** The server's UDP port: its listening sockets and the connected ones it opens there for busy peers. */
     @Override
-    public long socketDrops()
+    public int[] socketPorts()
     {
-        return ProcFs.udpSockets(port)[1];
+        return new int[] {port};
     }
 
     /**
