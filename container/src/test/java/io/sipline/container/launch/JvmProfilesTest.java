@@ -181,7 +181,8 @@ class JvmProfilesTest
             .toList();
         if ("zgc".equals(profile))
         {
-            assertTrue(childOutput.contains("run under SCHED_IDLE"), "zgc: no SCHED_IDLE line; output:\n" + childOutput);
+            assertTrue(childOutput.contains("run under SCHED_IDLE"),
+                "zgc: no SCHED_IDLE line; output:\n" + childOutput);
             assertFalse(threadLines.isEmpty(), "zgc: no ZGC thread found; output:\n" + childOutput);
             for (final String line : threadLines)
             {
