@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +26,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class GcThreadSchedulingTest
 {
-    private static final String NAME = "gcsched-probe";
+    /** Each test's probe has a name of its own: a thread joined by the last test may still be in /proc a moment. */
+    private static final AtomicInteger PROBES = new AtomicInteger();
+
+    private final String name = "gcsched-p" + PROBES.incrementAndGet();
 
     private final CountDownLatch done = new CountDownLatch(1);
     private Thread probe;
@@ -34,7 +38,7 @@ class GcThreadSchedulingTest
     void startProbe() throws InterruptedException
     {
         final CountDownLatch started = new CountDownLatch(1);
-        probe = Thread.ofPlatform().name(NAME).start(() ->
+        probe = Thread.ofPlatform().name(name).start(() ->
         {
             started.countDown();
             try
@@ -75,10 +79,10 @@ class GcThreadSchedulingTest
     {
         assumeTrue(GcThreadScheduling.available());
 
-        final List<GcThreadScheduling.Task> tasks = GcThreadScheduling.tasks(NAME::equals);
+        final List<GcThreadScheduling.Task> tasks = GcThreadScheduling.tasks(name::equals);
 
         assertEquals(1, tasks.size(), tasks.toString());
-        assertEquals(NAME, tasks.getFirst().name());
+        assertEquals(name, tasks.getFirst().name());
         assertEquals(GcThreadScheduling.SCHED_OTHER, GcThreadScheduling.policy(tasks.getFirst().tid()));
     }
 
@@ -87,15 +91,15 @@ class GcThreadSchedulingTest
     {
         assumeTrue(GcThreadScheduling.available());
         final StringWriter err = new StringWriter();
-        final GcThreadScheduling scheduling = new GcThreadScheduling(NAME::equals, new PrintWriter(err, true));
-        final int tid = GcThreadScheduling.tasks(NAME::equals).getFirst().tid();
+        final GcThreadScheduling scheduling = new GcThreadScheduling(name::equals, new PrintWriter(err, true));
+        final int tid = GcThreadScheduling.tasks(name::equals).getFirst().tid();
 
         final GcThreadScheduling.Result first = scheduling.apply();
         final GcThreadScheduling.Result again = scheduling.apply();
         scheduling.onCycle("Allocation Rate");
         scheduling.onCycle("Proactive");
 
-        assertEquals(List.of(NAME), first.changed());
+        assertEquals(List.of(name), first.changed());
         assertEquals(List.of(), first.failed());
         assertEquals(List.of(), again.changed(), "a thread already under SCHED_IDLE is left alone");
         assertEquals(GcThreadScheduling.SCHED_IDLE, GcThreadScheduling.policy(tid));
@@ -109,8 +113,8 @@ class GcThreadSchedulingTest
         assumeTrue(GcThreadScheduling.available());
         assumeTrue(canLeaveSchedIdle());
         final GcThreadScheduling scheduling =
-            new GcThreadScheduling(NAME::equals, new PrintWriter(new StringWriter(), true));
-        final int tid = GcThreadScheduling.tasks(NAME::equals).getFirst().tid();
+            new GcThreadScheduling(name::equals, new PrintWriter(new StringWriter(), true));
+        final int tid = GcThreadScheduling.tasks(name::equals).getFirst().tid();
         scheduling.apply();
         assertEquals(0, GcThreadScheduling.setPolicy(tid, GcThreadScheduling.SCHED_OTHER));
 
@@ -124,8 +128,8 @@ class GcThreadSchedulingTest
     {
         assumeTrue(GcThreadScheduling.available());
         final StringWriter err = new StringWriter();
-        final GcThreadScheduling scheduling = new GcThreadScheduling(NAME::equals, new PrintWriter(err, true));
-        final int tid = GcThreadScheduling.tasks(NAME::equals).getFirst().tid();
+        final GcThreadScheduling scheduling = new GcThreadScheduling(name::equals, new PrintWriter(err, true));
+        final int tid = GcThreadScheduling.tasks(name::equals).getFirst().tid();
         scheduling.apply();
 
         scheduling.onCycle(GcThreadScheduling.ALLOCATION_STALL);
@@ -139,13 +143,13 @@ class GcThreadSchedulingTest
             assertEquals(GcThreadScheduling.SCHED_OTHER, GcThreadScheduling.policy(tid),
                 "back under SCHED_OTHER and not put under SCHED_IDLE again by the next cycle");
             assertEquals("sipline: an allocation stall started a GC cycle: the GC threads go back to the normal "
-                + "scheduling policy ([" + NAME + "])\n", said);
+                + "scheduling policy ([" + name + "])\n", said);
         }
         else
         {
             // unprivileged, RLIMIT_NICE below 20: the kernel refuses to leave SCHED_IDLE, and the message says how
             assertEquals(GcThreadScheduling.SCHED_IDLE, GcThreadScheduling.policy(tid));
-            assertTrue(said.contains("the kernel refused it for [" + NAME + " (errno 1, EPERM)]: it needs "
+            assertTrue(said.contains("the kernel refused it for [" + name + " (errno 1, EPERM)]: it needs "
                 + "CAP_SYS_NICE or an RLIMIT_NICE of 20 (ulimit -e 20)"), said);
         }
     }
@@ -154,9 +158,10 @@ class GcThreadSchedulingTest
     private static boolean canLeaveSchedIdle()
     {
         final int[] result = new int[1];
-        final Thread t = Thread.ofPlatform().name("gcsched-check").start(() ->
+        final String check = "gcsched-c" + PROBES.incrementAndGet();
+        final Thread t = Thread.ofPlatform().name(check).start(() ->
         {
-            final int tid = GcThreadScheduling.tasks("gcsched-check"::equals).getFirst().tid();
+            final int tid = GcThreadScheduling.tasks(check::equals).getFirst().tid();
             GcThreadScheduling.setPolicy(tid, GcThreadScheduling.SCHED_IDLE);
             result[0] = GcThreadScheduling.setPolicy(tid, GcThreadScheduling.SCHED_OTHER);
         });
