@@ -122,10 +122,28 @@ public final class GcThreadScheduling
             return null;
         }
         final GcThreadScheduling scheduling = new GcThreadScheduling(ZGC_CONCURRENT_THREAD, err);
-        final Result result = scheduling.apply();
+        final Result result;
+        try
+        {
+            result = scheduling.apply();
+        }
+        catch (final IllegalStateException e)
+        {
+            err.println("sipline: -D" + PROPERTY + "=idle: " + e.getMessage()
+                + ": the GC threads are left as they are");
+            return null;
+        }
         if (!result.failed().isEmpty())
         {
             err.println("sipline: -D" + PROPERTY + "=idle: SCHED_IDLE refused for " + result.failed());
+        }
+        if (result.changed().isEmpty())
+        {
+            if (result.failed().isEmpty())
+            {
+                err.println("sipline: -D" + PROPERTY + "=idle: no ZGC thread in /proc/self/task: nothing changed");
+            }
+            return null;
         }
         out.println("sipline: GC threads " + result.changed() + " run under SCHED_IDLE (-D" + PROPERTY + "=idle)");
         scheduling.watchCycles();
@@ -220,6 +238,18 @@ public final class GcThreadScheduling
 
     /** One GC cycle ended, started for {@code cause}. */
     void onCycle(final String cause)
+    {
+        try
+        {
+            afterCycle(cause);
+        }
+        catch (final RuntimeException e) // never out of the JVM's notification thread
+        {
+            err.println("sipline: GC thread scheduling after a cycle (" + cause + "): " + e);
+        }
+    }
+
+    private void afterCycle(final String cause)
     {
         if (ALLOCATION_STALL.equals(cause))
         {

@@ -154,6 +154,22 @@ class GcThreadSchedulingTest
         }
     }
 
+    @Test
+    void shouldSayWhatWentWrongAfterACycleInsteadOfThrowingIntoTheNotificationThread()
+    {
+        assumeTrue(GcThreadScheduling.available());
+        final StringWriter err = new StringWriter();
+        final GcThreadScheduling scheduling = new GcThreadScheduling(n ->
+        {
+            throw new IllegalStateException("cannot read a thread name");
+        }, new PrintWriter(err, true));
+
+        scheduling.onCycle("Allocation Rate");
+
+        assertEquals("sipline: GC thread scheduling after a cycle (Allocation Rate): java.lang.IllegalStateException: "
+            + "cannot read a thread name\n", err.toString());
+    }
+
     /** Whether this process may leave SCHED_IDLE (root or CAP_SYS_NICE, or RLIMIT_NICE 20): tried on a thread. */
     private static boolean canLeaveSchedIdle()
     {
