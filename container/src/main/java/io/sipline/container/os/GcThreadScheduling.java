@@ -74,10 +74,6 @@ public final class GcThreadScheduling
         NORMAL, IDLE
     }
 
-    /** ZGC's concurrent threads, by the name the JVM gives them (15 characters at most in {@code comm}). */
-    private static final Predicate<String> ZGC_CONCURRENT_THREAD = name -> name.startsWith("ZWorker")
-        || name.startsWith("ZDriver") || "ZDirector".equals(name);
-
     private static final Native NATIVE = Native.load();
 
     private final Predicate<String> threads;
@@ -121,7 +117,7 @@ public final class GcThreadScheduling
                 + "the GC threads are left as they are");
             return null;
         }
-        final GcThreadScheduling scheduling = new GcThreadScheduling(ZGC_CONCURRENT_THREAD, err);
+        final GcThreadScheduling scheduling = new GcThreadScheduling(GcThreadScheduling::isZgcConcurrentThread, err);
         final Result result;
         try
         {
@@ -148,6 +144,12 @@ public final class GcThreadScheduling
         out.println("sipline: GC threads " + result.changed() + " run under SCHED_IDLE (-D" + PROPERTY + "=idle)");
         scheduling.watchCycles();
         return scheduling;
+    }
+
+    /** Whether {@code name} (a thread's {@code comm}, 15 characters at most) is one of ZGC's concurrent threads. */
+    public static boolean isZgcConcurrentThread(final String name)
+    {
+        return name.startsWith("ZWorker") || name.startsWith("ZDriver") || "ZDirector".equals(name);
     }
 
     /** {@code idle} or {@code normal} (any case, surrounding blanks ignored); null or empty is {@code normal}. */

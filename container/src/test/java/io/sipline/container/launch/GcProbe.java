@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.sipline.container.os.GcThreadScheduling;
+import io.sipline.container.os.ProcTaskPolicy;
 
 /**
  * The tiny main that {@link JvmProfilesTest} runs in a child JVM started with one of the {@code jvm-profiles}: it
@@ -95,11 +96,9 @@ final class GcProbe
             for (final Path task : dir)
             {
                 final String name = Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip();
-                if (name.startsWith("ZWorker") || name.startsWith("ZDriver") || "ZDirector".equals(name))
+                if (GcThreadScheduling.isZgcConcurrentThread(name))
                 {
-                    final String stat = Files.readString(task.resolve("stat"), StandardCharsets.UTF_8);
-                    final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    out.println(THREAD_LINE + " " + name + " policy " + fields[41 - 3]);
+                    out.println(THREAD_LINE + " " + name + " policy " + ProcTaskPolicy.of(task));
                 }
             }
         }

@@ -3,7 +3,6 @@ package io.sipline.container.os;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -87,7 +86,7 @@ class GcThreadSchedulingTest
     }
 
     @Test
-    void shouldPutTheThreadsUnderSchedIdleOnceAndKeepThemThereAcrossCycles()
+    void shouldPutTheThreadsUnderSchedIdleOnceAndKeepThemThereAcrossCycles() throws IOException
     {
         assumeTrue(GcThreadScheduling.available());
         final StringWriter err = new StringWriter();
@@ -104,7 +103,7 @@ class GcThreadSchedulingTest
         assertEquals(List.of(), again.changed(), "a thread already under SCHED_IDLE is left alone");
         assertEquals(GcThreadScheduling.SCHED_IDLE, GcThreadScheduling.policy(tid));
         assertEquals("", err.toString());
-        assertEquals("5", ProcStat.policy(tid), "/proc/self/task/<tid>/stat field 41");
+        assertEquals("5", ProcTaskPolicy.of(Path.of("/proc/self/task/" + tid)), "/proc/self/task/<tid>/stat field 41");
     }
 
     @Test
@@ -190,22 +189,5 @@ class GcThreadSchedulingTest
             Thread.currentThread().interrupt();
         }
         return 0 == result[0];
-    }
-
-    /** The kernel's own account of a thread's policy. */
-    private static final class ProcStat
-    {
-        static String policy(final int tid)
-        {
-            try
-            {
-                final String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));
-                return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[41 - 3];
-            }
-            catch (final IOException e)
-            {
-                throw new IllegalStateException(e);
-            }
-        }
     }
 }
