@@ -67,8 +67,15 @@ final class UdpPeers
 {
     /** The peer a connected channel serves. */
     static final AttributeKey<Peer> PEER = AttributeKey.valueOf(UdpPeers.class, "peer");
-    /** Receive and send buffer asked for a connected socket: one peer's burst, not a whole port's. */
-    static final int PEER_SOCKET_BUFFER_BYTES = 1024 * 1024;
+    /**
+     * Receive and send buffer asked for a connected socket: the same as a listening socket's
+     * ({@link UdpTransport#SOCKET_BUFFER_BYTES}). A busy peer (a proxy, a trunk, a load generator) sends a whole
+     * port's traffic, and once its channel is connected all of it queues there. It was 1 MiB, "one peer's burst":
+     * a B2BUA started cold under 3,000 calls/s fell a few hundred ms behind, and the kernel dropped 500 to 2,300 of
+     * the far end's and the caller's datagrams on their connected sockets (none on the listening ones), so calls
+     * failed on the retransmissions that followed. The kernel charges only what is queued, not the limit.
+     */
+    static final int PEER_SOCKET_BUFFER_BYTES = UdpTransport.SOCKET_BUFFER_BYTES;
     /**
      * When every slot of the peer table is taken, one new peer in this many is counted (the least recently used one
      * making room). Admitting every one made a {@link Peer} and a map entry per datagram once a shard had more peers
