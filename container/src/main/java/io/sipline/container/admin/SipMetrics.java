@@ -113,6 +113,9 @@ public final class SipMetrics
             }, "class");
         counter("sipline_sip_retransmissions_sent", "Messages re-sent by transactions on their own (timers A, E, G; "
             + "the last response again for a retransmitted request)", (cb, k, t) -> cb.call(t.retransmissions(), k));
+        counter("sipline_sip_retransmissions_deferred", "Retransmissions put off because the stack's input lagged "
+            + "behind their due time, so that a reply already received is read first (each time one was set again)",
+            (cb, k, t) -> cb.call(t.mirrored(MessageCounters.RETRANSMISSIONS_DEFERRED), k));
         gauge("sipline_sip_transactions_active", "Transactions in use (as of the shard's last 1 ms tick)",
             (cb, k, t) -> cb.call(t.mirrored(MessageCounters.TRANSACTIONS_ACTIVE), k));
         gauge("sipline_sip_dialogs_active", "Dialogs in the shard's table (as of the shard's last 1 ms tick)",

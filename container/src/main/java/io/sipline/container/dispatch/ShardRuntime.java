@@ -2514,6 +2514,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         private ByteBuf bytes;
         long intervalMs;
         long elapsedMs;
+        /** When the pending retransmission was due as first scheduled (the shard's clock). */
+        private long dueNs;
         private long timer = -1;
 
         Retransmission(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
@@ -2531,6 +2533,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         final void firstTimer()
         {
             intervalMs = t1Ms;
+            dueNs = shard.nowNs() + intervalMs * 1_000_000L;
             timer = schedule(intervalMs, this);
         }
 
@@ -2542,6 +2545,10 @@ public final class ShardRuntime implements SipListener, ShardHost
                 return;
             }
             timer = -1;
+            if (elapsedMs + intervalMs < 64 * t1Ms && putOff())
+            {
+                return;
+            }
             elapsedMs += intervalMs;
             if (elapsedMs >= 64 * t1Ms)
             {
@@ -2554,7 +2561,27 @@ public final class ShardRuntime implements SipListener, ShardHost
                 return;
             }
             intervalMs = nextIntervalMs();
+            dueNs = shard.nowNs() + intervalMs * 1_000_000L;
             timer = schedule(intervalMs, this);
+        }
+
+        /**
+         * As the transaction layer does for its timers A, E and G: while the stack's input lags behind this
+         * retransmission's due time ({@link io.sipline.sip.stack.SipShard#inputLagNs}), the ACK or PRACK that ends it
+         * may have arrived and still be unread, so the timer is set again for {@code due + lag} and nothing is sent.
+         * The give-up at 64*T1 is never put off.
+         */
+        private boolean putOff()
+        {
+            final long now = shard.nowNs();
+            final long lag = shard.inputLagNs(now);
+            if (lag <= now - dueNs)
+            {
+                return false;
+            }
+            shard.countDeferredRetransmission();
+            timer = schedule((dueNs + lag - now + 999_999L) / 1_000_000L, this);
+            return true;
         }
 
         /** The wait before the next retransmission (after {@link #intervalMs} and {@link #elapsedMs}). */

@@ -35,6 +35,7 @@ import io.sipline.sip.transaction.TransactionLayer;
 import io.sipline.sip.transaction.TransactionTransport;
 import io.sipline.sip.transaction.TransactionUser;
 import io.sipline.sip.transport.MessageCounters;
+import io.sipline.sip.transport.RealtimeClock;
 import io.sipline.sip.transport.ResponseAddress;
 import io.sipline.sip.transport.SipMessageHandler;
 import io.sipline.sip.transport.StatelessResponder;
@@ -59,6 +60,12 @@ import org.jctools.queues.MpscArrayQueue;
  *   every tick (1 ms, scheduleAtFixedRate once at start) and before each datagram when a tick has passed:
  *       timers first (RFC 3261 timers A-M, then application timers), then the inbox, then SipListener.onTick
  * </pre>
+ *
+ * <p><b>Input lag.</b> Each shard notes how long each message it handles waited since it arrived, keeping the
+ * longest of the last 25-50 ms ({@link InputLag}); {@link #inputLagNs} is the largest over the shards. A
+ * retransmission due within that window waits ({@code TransactionLayer}): the reply it would retransmit for may have
+ * arrived and still be unread, as in a JIT-cold start at full rate, where a retransmitted INVITE reached a far end
+ * that had answered long before.
  *
  * <p><b>Routing</b> ({@link #ownerOf}): a response goes to the shard encoded in its top Via branch, an in-dialog
  * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made; a
@@ -112,6 +119,8 @@ public final class SipShard
     private static final Logger LOG = System.getLogger("io.sipline.sip.stack");
     /** Distinct error kinds already logged, stack-wide (any thread; grows only with new kinds). */
     private static final ConcurrentHashMap<String, Boolean> LOGGED = new ConcurrentHashMap<>();
+    /** A loop that polled no timer for this many ticks was stalled; see {@link TickTask}. */
+    static final int STALL_TICKS = 10;
 
     private final int index;
     private final SipStack stack;
@@ -154,7 +163,11 @@ public final class SipShard
     /** The local address of the message being dispatched (responses leave from it, RFC 3581 §4), or null. */
     private InetSocketAddress currentLocal;
     private long lastPollNs;
+    /** True for the one tick whose timers waited for the loop's I/O after a stall (see {@link TickTask}). */
+    private boolean timersHeldForInput;
     private boolean stopping;
+    /** How long the messages this shard handles waited since they arrived (retransmissions wait for the backlog). */
+    private final InputLag inputLag;
 
     // counters: plain longs written by this shard only, read racily for metrics
     private long handoffsOut;
@@ -164,6 +177,7 @@ public final class SipShard
     private long unreachableReports;
     private long malformed;
     private long listenerErrors;
+    private long listenerRetransmissionsDeferred;
     private long ticks;
     /** Messages in and out by method and status class, retransmissions, mirrored gauges (opaque, for metrics). */
     private final MessageCounters traffic = new MessageCounters();
@@ -185,6 +199,7 @@ public final class SipShard
         this.appWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
             TimerWheel.DEFAULT_SPOKE_CAPACITY);
         this.lastPollNs = now;
+        this.inputLag = new InputLag(now);
         this.transactions = new TransactionLayer(config.transactionConfig(), events, events, NanoClock.SYSTEM,
             transactionWheel);
         this.dialogs = new DialogLayer(new DialogPool(config.initialDialogs(), config.initialDialogs()),
@@ -223,6 +238,36 @@ public final class SipShard
     public long nowNs()
     {
         return System.nanoTime();
+    }
+
+    /**
+     * How far behind its input the stack is at {@code nowNs} ({@link #nowNs()}'s clock): the largest {@link InputLag}
+     * of its shards, since a reply may reach any of them ({@code SO_REUSEPORT}, connected peers, hand-overs).
+     * Everything that arrived before {@code nowNs} minus this has been handled; a retransmission due after that point
+     * may be answered by what is still unread, and waits (the transaction layer's timers A, E, G; the container's 2xx
+     * and reliable provisional retransmissions). 0 while every shard keeps up. Any thread.
+     */
+    public long inputLagNs(final long nowNs)
+    {
+        long max = 0;
+        for (final SipShard s : all)
+        {
+            if (null != s)
+            {
+                max = Math.max(max, s.inputLag.lagNs(nowNs));
+            }
+        }
+        return max;
+    }
+
+    /**
+     * The listener put off a retransmission of its own (a 2xx to INVITE, a reliable provisional response) because of
+     * {@link #inputLagNs}: counted with the transaction layer's in {@code sipline_sip_retransmissions_deferred_total}.
+     * This shard's thread.
+     */
+    public void countDeferredRetransmission()
+    {
+        listenerRetransmissionsDeferred++;
     }
 
     /**
@@ -821,7 +866,9 @@ public final class SipShard
         try
         {
             handoffsIn++;
-            pollTimersIfDue(System.nanoTime());
+            final long now = System.nanoTime();
+            noteInputLag(now, h.receivedAtNanos); // before the timers: they read it
+            pollTimersIfDue(now);
             if (SipMessageParser.parseDatagram(datagram, handedOver) == ParseResult.OK)
             {
                 handedOver.receivedAtNanos(h.receivedAtNanos); // when the reading shard got it, not now
@@ -883,12 +930,32 @@ public final class SipShard
     // Timers and the tick
     // ================================================================================================================
 
-    /** Timers first (reSIProcate): before a datagram is handled, fire what is due if a tick has passed. */
+    /**
+     * Timers first (reSIProcate): before a datagram is handled, fire what is due if a tick has passed. The caller has
+     * noted the datagram's wait ({@link #noteInputLag}) just before, so that a retransmission due while it waited is
+     * put off until the backlog it belongs to is read. Not after a stall of the loop ({@link #STALL_TICKS} ticks
+     * without a poll): this datagram's socket is not the only one, and another may hold older datagrams, among them
+     * the replies to what the timers would retransmit; the tick task decides once the loop has read all of them
+     * ({@link TickTask}).
+     */
     private void pollTimersIfDue(final long nowNs)
     {
-        if (nowNs - lastPollNs >= config.tickNs())
+        final long since = nowNs - lastPollNs;
+        if (since >= config.tickNs() && since <= STALL_TICKS * config.tickNs())
         {
             pollTimers(nowNs);
+        }
+    }
+
+    /**
+     * Per message handled: how long it waited since it arrived ({@link InputLag}; a message with no arrival time,
+     * built locally, is not counted). The wall clock comes from the monotonic reading the caller already has.
+     */
+    private void noteInputLag(final long nowNs, final long receivedAtNanos)
+    {
+        if (0 != receivedAtNanos)
+        {
+            inputLag.note(nowNs, RealtimeClock.fromMonotonic(nowNs) - receivedAtNanos);
         }
     }
 
@@ -1008,7 +1075,9 @@ public final class SipShard
         @Override
         public boolean onMessage(final TcpConnection connection, final SipMessage message)
         {
-            pollTimersIfDue(System.nanoTime());
+            final long now = System.nanoTime();
+            noteInputLag(now, message.receivedAtNanos()); // before the timers: they read it
+            pollTimersIfDue(now);
             final TcpFlow flow = connection.flow();
             if (message.result() != ParseResult.OK)
             {
@@ -1047,7 +1116,9 @@ public final class SipShard
             {
                 udp = shard;
             }
-            pollTimersIfDue(System.nanoTime());
+            final long now = System.nanoTime();
+            noteInputLag(now, message.receivedAtNanos()); // before the timers: they read it
+            pollTimersIfDue(now);
             if (message.result() != ParseResult.OK)
             {
                 // Counted here, and by the transport per ParseResult. Answered statelessly on the reading shard
@@ -1099,6 +1170,12 @@ public final class SipShard
             {
                 onHandoff(h);
             }
+        }
+
+        @Override
+        public long inputLagNs(final long nowNs)
+        {
+            return SipShard.this.inputLagNs(nowNs);
         }
 
         @Override
@@ -1331,6 +1408,8 @@ public final class SipShard
         traffic.mirror(MessageCounters.MALFORMED, malformed);
         traffic.mirror(MessageCounters.LISTENER_ERRORS, listenerErrors);
         traffic.mirror(MessageCounters.HANDOFFS_OUT, handoffsOut);
+        traffic.mirror(MessageCounters.RETRANSMISSIONS_DEFERRED,
+            transactions.deferredRetransmissions() + listenerRetransmissionsDeferred);
     }
 
     /** Scheduled once when the inbox goes non-empty (see {@link #wake()}); no task object per message. */
@@ -1354,7 +1433,13 @@ public final class SipShard
         }
     }
 
-    /** Every tick: timers first, then hand-overs, then the listener's tick; one flush at the end. */
+    /**
+     * Every tick: timers first, then hand-overs, then the listener's tick; one flush at the end. After a stall of the
+     * loop (no timer poll for {@link #STALL_TICKS} ticks: a long call while the JIT is cold, a listener that blocks,
+     * the machine's other work) the timers wait: this tick drains the hand-overs, and the loop's next turn reads a
+     * batch from every readable socket, each noting how long its datagrams waited ({@link InputLag}), before the next
+     * tick decides on any retransmission; that tick polls them whatever happened.
+     */
     private final class TickTask implements Runnable
     {
         @Override
@@ -1362,7 +1447,16 @@ public final class SipShard
         {
             final long now = System.nanoTime();
             ticks++;
-            pollTimers(now);
+            inputLag.alive(now);
+            if (now - lastPollNs > STALL_TICKS * config.tickNs() && !timersHeldForInput)
+            {
+                timersHeldForInput = true;
+            }
+            else
+            {
+                timersHeldForInput = false;
+                pollTimers(now);
+            }
             drainInbox();
             mirrorCounters();
             try

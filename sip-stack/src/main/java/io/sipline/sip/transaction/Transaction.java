@@ -90,6 +90,11 @@ public abstract class Transaction
     long retransmitTimerId = TimerWheel.NULL_TIMER_ID;
     long timeoutTimerId = TimerWheel.NULL_TIMER_ID;
     long retransmitIntervalNs;
+    /**
+     * When the pending retransmission timer (A, E, G) was due as first scheduled; a retransmission put off because
+     * the stack's input lags ({@link TransactionTransport#inputLagNs}) is measured from it, not from the put-off.
+     */
+    long retransmitDueNs;
     int lastStatus;
     boolean transportFailed;
     boolean inTable;
@@ -222,7 +227,8 @@ public abstract class Transaction
             return; // only the pending transport error report may run now
         }
         layer.cancelTimer(retransmitTimerId);
-        retransmitTimerId = layer.scheduleTimer(this, timer, delayNs);
+        retransmitDueNs = layer.nowNs() + delayNs;
+        retransmitTimerId = layer.scheduleTimerAt(this, timer, retransmitDueNs);
     }
 
     final void startTimeoutTimer(final char timer, final long delayNs)
@@ -303,6 +309,7 @@ public abstract class Transaction
         retransmitTimerId = TimerWheel.NULL_TIMER_ID;
         timeoutTimerId = TimerWheel.NULL_TIMER_ID;
         retransmitIntervalNs = 0;
+        retransmitDueNs = 0;
         lastStatus = 0;
         transportFailed = false;
         inTable = false;

@@ -114,6 +114,7 @@ public final class TransactionLayer
     private long rejectedRequests;
     private long transportErrors;
     private long timeouts;
+    private long deferredRetransmissions;
 
     /**
      * @param config    read once.
@@ -481,6 +482,15 @@ public final class TransactionLayer
     }
 
     /**
+     * Retransmissions (timers A, E, G) put off because the stack's input lagged behind their due time (see
+     * {@code putOff}): each time one was set again rather than sent. Shard thread; racy reads for metrics.
+     */
+    public long deferredRetransmissions()
+    {
+        return deferredRetransmissions;
+    }
+
+    /**
      * This shard's server-side INVITE response times of one kind: for each INVITE server transaction, once, the time
      * from the INVITE's arrival ({@code SipMessage.receivedAtNanos()}, the kernel's receive timestamp where the
      * transport reads one) to the moment the transaction handed its first 180 (or its first final response) to the
@@ -525,7 +535,18 @@ public final class TransactionLayer
 
     long scheduleTimer(final Transaction tx, final char timer, final long delayNs)
     {
-        return wheel.schedule(clock.nowNs() + delayNs, ((long)tx.index << 8) | timer);
+        return scheduleTimerAt(tx, timer, clock.nowNs() + delayNs);
+    }
+
+    long scheduleTimerAt(final Transaction tx, final char timer, final long deadlineNs)
+    {
+        return wheel.schedule(deadlineNs, ((long)tx.index << 8) | timer);
+    }
+
+    /** The layer's clock (the time base of its timers). */
+    long nowNs()
+    {
+        return clock.nowNs();
     }
 
     void cancelTimer(final long timerId)
@@ -897,6 +918,34 @@ public final class TransactionLayer
         out.writeByte((int)('0' + value % 10));
     }
 
+    /**
+     * A retransmission (timer A, E or G) is put off while the stack's unread input may hold the reply it would be
+     * retransmitting for: RFC 3261 retransmits a request (§17.1.1.2, §17.1.2.2) or a final response (§17.2.1) when
+     * no reply came within the interval, and a reply that arrived but still waits in our own socket or hand-over queue
+     * did come. The transport says how old the input it is reading now is ({@link TransactionTransport#inputLagNs}):
+     * everything that arrived before {@code now - lag} has been read, so the interval is known to have passed without
+     * a reply only once {@code now - lag} reaches the retransmission's due time. Until then the timer is set again for
+     * {@code due + lag}: with a steady lag of a few milliseconds a retransmission goes out that much later, once; while
+     * a backlog grows (a JIT-cold start at full rate, a stall) it waits until the shard has read up to its due time,
+     * and the reply, if it is there, cancels it. Timeouts (B, F, H) are never put off, so a transaction still ends at
+     * 64*T1. Counted in {@link #deferredRetransmissions()}.
+     */
+    private boolean putOff(final Transaction tx, final char timer, final long nowNs)
+    {
+        if (timer != Transaction.TIMER_A && timer != Transaction.TIMER_E && timer != Transaction.TIMER_G)
+        {
+            return false;
+        }
+        final long lag = transport.inputLagNs(nowNs);
+        if (lag <= nowNs - tx.retransmitDueNs)
+        {
+            return false;
+        }
+        deferredRetransmissions++;
+        tx.retransmitTimerId = scheduleTimerAt(tx, timer, tx.retransmitDueNs + lag);
+        return true;
+    }
+
     /** Routes wheel timers to their transactions; one instance, so polling allocates nothing. */
     private final class LayerTimerHandler implements TimerHandler
     {
@@ -909,6 +958,10 @@ public final class TransactionLayer
             if (tx.retransmitTimerId == timerId)
             {
                 tx.retransmitTimerId = TimerWheel.NULL_TIMER_ID;
+                if (putOff(tx, timer, nowNs))
+                {
+                    return true;
+                }
             }
             else if (tx.timeoutTimerId == timerId)
             {

@@ -58,4 +58,17 @@ public interface TransactionTransport
     {
         layer.resolved(tx, id, null);
     }
+
+    /**
+     * How long the input the stack is reading now waited before it was read, in the layer's nanoseconds: everything
+     * that arrived before {@code nowNs} minus this has been read (and dispatched), anything newer may still wait in a
+     * socket or a hand-over queue. The layer puts a retransmission off while its due time is within that window,
+     * because the reply it would retransmit for may be among what is still unread (see
+     * {@link TransactionLayer#deferredRetransmissions()}). 0, this default, when the transport keeps up or cannot
+     * tell; an idle transport has nothing unread and answers 0.
+     */
+    default long inputLagNs(final long nowNs)
+    {
+        return 0;
+    }
 }

@@ -43,7 +43,12 @@ public final class MessageCounters
     public static final int LISTENER_ERRORS = 4;
     /** Count: datagrams read here for a call of another shard and handed over. */
     public static final int HANDOFFS_OUT = 5;
-    private static final int MIRRORED = 6;
+    /**
+     * Count: retransmissions put off because the stack's input lagged behind their due time (the transaction layer's
+     * timers A, E, G and the listener's own, e.g. a 2xx to INVITE), each time one was set again.
+     */
+    public static final int RETRANSMISSIONS_DEFERRED = 6;
+    private static final int MIRRORED = 7;
 
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(long[].class);
     /** Eight longs: one cache line on each side. */

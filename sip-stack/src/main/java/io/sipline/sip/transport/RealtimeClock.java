@@ -49,6 +49,21 @@ public final class RealtimeClock
         return now + o.wallMinusMonotonic;
     }
 
+    /**
+     * The wall-clock time of a {@link System#nanoTime()} reading the caller already has (so that timing a message
+     * costs no second clock read): {@code nanoTimeNs} plus the current offset, recalibrated as {@link #nanos()} does.
+     */
+    public static long fromMonotonic(final long nanoTimeNs)
+    {
+        Offset o = offset;
+        if (nanoTimeNs - o.takenAtNs > RECALIBRATE_NS)
+        {
+            o = calibrate();
+            offset = o;
+        }
+        return nanoTimeNs + o.wallMinusMonotonic;
+    }
+
     private static Offset calibrate()
     {
         final Instant wall = Instant.now();

@@ -70,6 +70,8 @@ final class TransactionHarness implements TransactionTransport, TransactionUser,
     final List<String> events = new ArrayList<>();
     final SipMessageBuilder builder = new SipMessageBuilder();
     long now = START;
+    /** What {@link #inputLagNs} answers: how long the input "being read now" waited (0: the transport keeps up). */
+    long inputLagNs;
     boolean failSends;
     ServerTransaction lastServer;
     ClientTransaction lastClient;
@@ -114,6 +116,12 @@ final class TransactionHarness implements TransactionTransport, TransactionUser,
         sent.add(data.toString(StandardCharsets.UTF_8));
         sentTo.add(destination);
         return true;
+    }
+
+    @Override
+    public long inputLagNs(final long nowNs)
+    {
+        return inputLagNs;
     }
 
     /** Set: host names to locate are held in {@link #locating} until {@link #located} answers them. */

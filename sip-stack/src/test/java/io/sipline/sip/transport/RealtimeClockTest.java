@@ -26,6 +26,22 @@ class RealtimeClockTest
     }
 
     @Test
+    void shouldGiveTheWallClockOfAMonotonicReading()
+    {
+        for (int i = 0; i < 1_000; i++)
+        {
+            final long before = nanos(Instant.now());
+            final long t = RealtimeClock.fromMonotonic(System.nanoTime());
+            final long after = nanos(Instant.now());
+            assertTrue(before - SLACK_NS <= t && t <= after + SLACK_NS, before + " <= " + t + " <= " + after);
+        }
+        final long now = System.nanoTime();
+        final long difference = RealtimeClock.fromMonotonic(now) - RealtimeClock.fromMonotonic(now - 5_000_000L);
+        assertTrue(Math.abs(difference - 5_000_000L) <= SLACK_NS, // exact unless a recalibration fell between
+            "a reading 5 ms earlier is 5 ms earlier on the wall clock too: " + difference);
+    }
+
+    @Test
     void shouldNeverGoBackBetweenCalibrations()
     {
         long last = RealtimeClock.nanos();
