@@ -24,6 +24,7 @@ import io.sipline.container.router.DarConfigurationException;
 import io.sipline.container.router.DefaultApplicationRouter;
 import io.sipline.container.security.UserRealm;
 import io.sipline.container.security.UsersFileException;
+import io.sipline.container.warmup.Warmup;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.transport.ShardCounters;
 import io.sipline.sip.transport.UdpBindException;
@@ -112,6 +113,10 @@ public final class Main
             config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
                 .tlsPorts(options.tls().port());
         }
+        if (options.warmupCalls() > 0)
+        {
+            warmUp(options.warmupCalls(), options.shards(), out, err);
+        }
         final ContainerServer server;
         try
         {
@@ -177,6 +182,31 @@ public final class Main
         }
         out.println("sipline: ready");
         return Cli.SERVING;
+    }
+
+    /**
+     * The {@code --warmup}: calls through a container of its own on loopback, before the server binds its ports
+     * ({@link Warmup}). A warm-up that cannot run is said in one line and the server starts all the same.
+     */
+    private static void warmUp(final int calls, final int shards, final PrintWriter out, final PrintWriter err)
+    {
+        out.println("sipline: warming up: " + calls + " calls at " + Warmup.RATE + "/s through a B2BUA of its own "
+            + "on loopback (not the deployed applications) ...");
+        try
+        {
+            final Warmup.Result r = Warmup.run(calls, shards);
+            out.printf("sipline: warmed up in %.1f s: %d calls completed, %d failed%s%n", r.millis() / 1000.0,
+                r.completed(), r.failed(), r.jitMillis() < 0 ? "" : ", JIT compile time " + r.jitMillis() + " ms");
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            err.println("sipline: the warm-up did not run, starting without it: " + e);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            err.println("sipline: the warm-up was interrupted, starting without it");
+        }
     }
 
     /**

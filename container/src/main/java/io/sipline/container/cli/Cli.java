@@ -43,6 +43,8 @@ public final class Cli
     public static final int USAGE = 2;
     /** Upper bound of {@code --shards}: ids the stack makes carry the shard in two hex digits. */
     public static final int MAX_SHARDS = UdpTransportConfig.MAX_SHARDS;
+    /** The most {@code --warmup} calls: a minute at the warm-up's rate. */
+    public static final int MAX_WARMUP_CALLS = 120_000;
 
     /** Starts the server with valid options. */
     @FunctionalInterface
@@ -177,6 +179,13 @@ public final class Cli
                 + "(zgc: idle), else normal.")
         String gcThreads;
 
+        @Option(names = "--warmup", paramLabel = "CALLS", converter = WarmupConverter.class, defaultValue = "0",
+            description = "Before binding its ports, place CALLS calls through a B2BUA of the server's own on "
+                + "loopback (never the deployed applications), so that the JIT has compiled the container before "
+                + "the first real call: a server started under full load then keeps up from its first second "
+                + "(about 5 s for 10000; default ${DEFAULT-VALUE}, none).")
+        int warmup;
+
         Run(final Server server)
         {
             this.server = server;
@@ -250,7 +259,7 @@ public final class Cli
             }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode), spec.commandLine().getOut(), err);
+                darFile, adminPort, usersFile, tls, gcMode, warmup), spec.commandLine().getOut(), err);
         }
 
         /**
@@ -457,6 +466,30 @@ public final class Cli
             if (n < 1 || n > MAX_SHARDS)
             {
                 throw new TypeConversionException(n + " is not a number of shards (1-" + MAX_SHARDS + ")");
+            }
+            return n;
+        }
+    }
+
+    /** The {@code --warmup} call count: 0 (none) to {@link #MAX_WARMUP_CALLS}. */
+    static final class WarmupConverter implements ITypeConverter<Integer>
+    {
+        @Override
+        public Integer convert(final String value)
+        {
+            final String v = value.strip();
+            final int n;
+            try
+            {
+                n = Integer.parseInt(v);
+            }
+            catch (final NumberFormatException e)
+            {
+                throw new TypeConversionException("'" + v + "' is not a number of calls (0-" + MAX_WARMUP_CALLS + ")");
+            }
+            if (n < 0 || n > MAX_WARMUP_CALLS)
+            {
+                throw new TypeConversionException(n + " is not a number of calls (0-" + MAX_WARMUP_CALLS + ")");
             }
             return n;
         }

@@ -23,10 +23,13 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 when TLS is off.
  * @param gcThreads the {@code --gc-threads} scheduling of ZGC's concurrent threads, or {@code null} for the
  *                 profile's {@code -Dsipline.gc.threads}.
+ * @param warmupCalls the {@code --warmup} calls placed through a warm-up container before the server binds its
+ *                 ports ({@code io.sipline.container.warmup.Warmup}); 0 for none.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
-    List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads)
+    List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
+    int warmupCalls)
 {
     /**
      * The TLS listeners: every {@code --bind} address on {@code port}, with a PEM certificate chain and its PEM
@@ -44,6 +47,19 @@ public record RunOptions(
     {
         bind = List.copyOf(bind);
         deploy = List.copyOf(deploy);
+        if (warmupCalls < 0)
+        {
+            throw new IllegalArgumentException("warm-up calls must not be negative: " + warmupCalls);
+        }
+    }
+
+    /** Options without a warm-up. */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
+        final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
+        final GcThreadScheduling.Mode gcThreads)
+    {
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, 0);
     }
 
     /** Options without applications, router file or admin port (the transport alone; tests). */

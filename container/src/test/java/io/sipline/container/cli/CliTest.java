@@ -186,6 +186,27 @@ class CliTest
     }
 
     @Test
+    void shouldTakeAWarmupCallCountAndNoneByDefault()
+    {
+        assertEquals(Cli.SERVING, run("run"));
+        assertEquals(0, started.warmupCalls());
+        assertEquals(Cli.SERVING, run("run", "--warmup", "10000"));
+        assertEquals(10_000, started.warmupCalls());
+    }
+
+    @Test
+    void shouldRejectAWarmupThatIsNotACallCount()
+    {
+        assertEquals(2, run("run", "--warmup", "-5"));
+        assertTrue(errorLine().contains("-5 is not a number of calls (0-" + Cli.MAX_WARMUP_CALLS + ")"), err.toString());
+        assertNull(started);
+        err.getBuffer().setLength(0);
+        assertEquals(2, run("run", "--warmup", "lots"));
+        assertTrue(errorLine().contains("'lots' is not a number of calls"), err.toString());
+        assertNull(started);
+    }
+
+    @Test
     void shouldRejectAPortOutOfRange()
     {
         assertEquals(2, run("run", "--port", "70000"));

@@ -1,0 +1,201 @@
+package io.sipline.container.warmup;
+
+import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import javax.servlet.sip.SipServlet;
+
+import io.netty.util.NetUtil;
+
+import io.sipline.container.deploy.ApplicationArchive;
+import io.sipline.container.deploy.ApplicationClassLoader;
+import io.sipline.container.deploy.DeployedApplication;
+import io.sipline.container.deploy.DeploymentException;
+import io.sipline.container.deploy.DescriptorOrigin;
+import io.sipline.container.deploy.ServletDefinition;
+import io.sipline.container.deploy.SipApplicationDescriptor;
+import io.sipline.container.dispatch.ContainerServer;
+import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.sip.stack.SipStack;
+import io.sipline.sip.stack.SipStackConfig;
+import io.sipline.sip.stack.demo.DemoUac;
+import io.sipline.sip.stack.demo.DemoUas;
+
+/**
+ * Warms the JIT up before the server takes traffic ({@code bin/sipline run --warmup CALLS}). A JVM starts by
+ * interpreting, and a server started straight under full load fell far behind its input in its first seconds: at
+ * 3,000 calls/s of sipp's uac through the b2bua example, hundreds of milliseconds, enough for both ends to retransmit
+ * and for sipp to fail calls.
+ *
+ * <p>How: a container of its own on loopback ports the system picks, with one application, {@link WarmupB2bua}, and
+ * never the deployed ones (their servlets may have effects outside the server); a stack-level UAS as the far end
+ * ({@link DemoUas}: 180, 200, the 200 until the ACK, 200 to BYE) and a stack-level UAC as the callers ({@link DemoUac}:
+ * INVITE, ACK, BYE) place {@code calls} calls through it at {@link #RATE} calls/s. All three are closed afterwards,
+ * and the method returns once the JIT's compile queue is quiet ({@link CompilationMXBean}). The container, stack and
+ * transport code that carries a relayed call is then compiled in this JVM; the deployed applications' own code is not.
+ *
+ * <p>Threading: the caller's thread waits; the three stacks run on their own shard threads.
+ */
+public final class Warmup
+{
+    /** Calls per second of the warm-up. */
+    public static final int RATE = 2_000;
+    /** The application's name (never one a WAR can have: it starts with the server's own prefix). */
+    public static final String APPLICATION = "sipline-warmup";
+    /** How long the calls may take at most, whatever their count. */
+    static final long CALLS_LIMIT_NS = TimeUnit.SECONDS.toNanos(120);
+    /** How long to wait at most for the compile queue to go quiet. */
+    static final long JIT_LIMIT_NS = TimeUnit.SECONDS.toNanos(10);
+    /** The compile queue is quiet when the JIT's total time did not move over this much. */
+    static final long JIT_QUIET_NS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /**
+     * What the warm-up did.
+     *
+     * @param calls     calls asked for.
+     * @param completed calls that ended with the 200 to their BYE.
+     * @param failed    calls that failed (the warm-up goes on: it only has to run the code).
+     * @param millis    how long it took, with the wait for the JIT.
+     * @param jitMillis the JIT's compile time during it (-1 where the JVM does not measure it).
+     */
+    public record Result(int calls, long completed, long failed, long millis, long jitMillis)
+    {
+    }
+
+    private Warmup()
+    {
+    }
+
+    /**
+     * Places {@code calls} calls through a warm-up container of {@code shards} shards, then waits for the JIT.
+     *
+     * @throws IOException when a loopback socket cannot be bound or the warm-up application cannot be made.
+     */
+    public static Result run(final int calls, final int shards) throws IOException, InterruptedException
+    {
+        final long start = System.nanoTime();
+        final long jitBefore = jitMillis();
+        final InetAddress loopback = InetAddress.getLoopbackAddress();
+        final DemoUas.Stats farEnd = new DemoUas.Stats();
+        final DemoUac.Stats callers = new DemoUac.Stats();
+        final Path dir = Files.createTempDirectory(APPLICATION);
+        try (SipStack uas = SipStack.start(config(loopback, shards), DemoUas.factory(farEnd)))
+        {
+            final DefaultApplicationRouter router = new DefaultApplicationRouter();
+            router.init();
+            try (ContainerServer server = ContainerServer.start(config(loopback, shards), router))
+            {
+                final DeployedApplication application = application(dir, uas.localAddresses().getFirst());
+                try
+                {
+                    server.registry().onDeployed(application);
+                }
+                catch (final DeploymentException e)
+                {
+                    application.close();
+                    throw new IOException("the warm-up application did not start: " + e.getMessage(), e);
+                }
+                try (SipStack uac = SipStack.start(config(loopback, shards),
+                    DemoUac.factory(callers, server.localAddresses().getFirst(), calls, RATE)))
+                {
+                    final long deadline = System.nanoTime() + CALLS_LIMIT_NS;
+                    while (callers.completed.get() + callers.failed.get() < calls && System.nanoTime() < deadline)
+                    {
+                        TimeUnit.MILLISECONDS.sleep(10); // the caller's thread only waits; the shards work
+                    }
+                }
+                finally
+                {
+                    server.registry().onUndeployed(application);
+                }
+            }
+        }
+        finally
+        {
+            delete(dir);
+        }
+        awaitQuietJit();
+        final long jitAfter = jitMillis();
+        return new Result(calls, callers.completed.get(), callers.failed.get(),
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), jitBefore < 0 ? -1 : jitAfter - jitBefore);
+    }
+
+    private static SipStackConfig config(final InetAddress loopback, final int shards)
+    {
+        return new SipStackConfig().addresses(List.of(loopback)).ports(0).shards(shards).tcp(false);
+    }
+
+    /** The warm-up application, its class loader over an empty folder (its one servlet is the server's own class). */
+    private static DeployedApplication application(final Path dir, final InetSocketAddress farEnd) throws IOException
+    {
+        Files.createDirectories(dir.resolve("WEB-INF"));
+        final ApplicationClassLoader loader;
+        try (ApplicationArchive archive = ApplicationArchive.open(dir))
+        {
+            loader = ApplicationClassLoader.create(archive, APPLICATION, Warmup.class.getClassLoader());
+        }
+        catch (final DeploymentException e)
+        {
+            throw new IOException("the warm-up application cannot be made: " + e.getMessage(), e);
+        }
+        final SipApplicationDescriptor.Builder b = SipApplicationDescriptor.builder().appName(APPLICATION)
+            .source("sipline warm-up");
+        b.putContextParam(WarmupB2bua.TARGET, "sip:warmup@" + NetUtil.toSocketAddressString(farEnd));
+        b.putServlet(new ServletDefinition("b2bua", WarmupB2bua.class.getName(), null, null, Map.of(), 1,
+            DescriptorOrigin.ANNOTATION, "sipline warm-up", -1));
+        b.mainServlet("b2bua", -1);
+        final SipApplicationDescriptor descriptor = b.build();
+        return new DeployedApplication(APPLICATION, descriptor, loader, Map.<String, SipServlet>of("b2bua",
+            new WarmupB2bua()), List.of(), dir);
+    }
+
+    /** Waits until the JIT's total compile time stops moving (at most {@link #JIT_LIMIT_NS}). */
+    private static void awaitQuietJit() throws InterruptedException
+    {
+        if (jitMillis() < 0)
+        {
+            return;
+        }
+        final long deadline = System.nanoTime() + JIT_LIMIT_NS;
+        long last = jitMillis();
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() - quietSince < JIT_QUIET_NS && System.nanoTime() < deadline)
+        {
+            TimeUnit.MILLISECONDS.sleep(20);
+            final long now = jitMillis();
+            if (now != last)
+            {
+                last = now;
+                quietSince = System.nanoTime();
+            }
+        }
+    }
+
+    /** The JIT's total compile time so far, or -1 where the JVM does not measure it. */
+    private static long jitMillis()
+    {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return null == jit || !jit.isCompilationTimeMonitoringSupported() ? -1 : jit.getTotalCompilationTime();
+    }
+
+    private static void delete(final Path dir) throws IOException
+    {
+        try (Stream<Path> paths = Files.walk(dir))
+        {
+            for (final Path p : paths.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
