@@ -453,21 +453,7 @@ public final class Cli
         @Override
         public Integer convert(final String value)
         {
-            final String v = value.strip();
-            final int n;
-            try
-            {
-                n = Integer.parseInt(v);
-            }
-            catch (final NumberFormatException e)
-            {
-                throw new TypeConversionException("'" + v + "' is not a number of shards (1-" + MAX_SHARDS + ")");
-            }
-            if (n < 1 || n > MAX_SHARDS)
-            {
-                throw new TypeConversionException(n + " is not a number of shards (1-" + MAX_SHARDS + ")");
-            }
-            return n;
+            return count(value, 1, MAX_SHARDS, "shards");
         }
     }
 
@@ -477,22 +463,28 @@ public final class Cli
         @Override
         public Integer convert(final String value)
         {
-            final String v = value.strip();
-            final int n;
-            try
-            {
-                n = Integer.parseInt(v);
-            }
-            catch (final NumberFormatException e)
-            {
-                throw new TypeConversionException("'" + v + "' is not a number of calls (0-" + MAX_WARMUP_CALLS + ")");
-            }
-            if (n < 0 || n > MAX_WARMUP_CALLS)
-            {
-                throw new TypeConversionException(n + " is not a number of calls (0-" + MAX_WARMUP_CALLS + ")");
-            }
-            return n;
+            return count(value, 0, MAX_WARMUP_CALLS, "calls");
         }
+    }
+
+    /** A whole number from {@code min} to {@code max}, else the refusal "... is not a number of {@code what}". */
+    private static int count(final String value, final int min, final int max, final String what)
+    {
+        final String v = value.strip();
+        final int n;
+        try
+        {
+            n = Integer.parseInt(v);
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new TypeConversionException("'" + v + "' is not a number of " + what + " (" + min + "-" + max + ")");
+        }
+        if (n < min || n > max)
+        {
+            throw new TypeConversionException(n + " is not a number of " + what + " (" + min + "-" + max + ")");
+        }
+        return n;
     }
 
     /** An IP address literal, IPv4 or IPv6 (brackets allowed); no name lookup. */

@@ -2,7 +2,7 @@ package io.sipline.sip.stack;
 
 import static io.sipline.sip.stack.Datagrams.send;
 import static io.sipline.sip.stack.Datagrams.text;
-import static io.sipline.sip.stack.StackTcpTest.header;
+import static io.sipline.sip.stack.StackUdpSourcePortTest.answer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -172,15 +172,6 @@ class StackInputLagTest
                 unsent.release();
             }
         }
-    }
-
-    private static void answer(final DatagramSocket upstream, final DatagramPacket request) throws Exception
-    {
-        final String r = text(request);
-        final String ok = "SIP/2.0 200 OK\r\nVia: " + header(r, "Via") + "\r\nFrom: " + header(r, "From")
-            + "\r\nTo: " + header(r, "To") + ";tag=up\r\nCall-ID: " + header(r, "Call-ID") + "\r\nCSeq: "
-            + header(r, "CSeq") + "\r\nContent-Length: 0\r\n\r\n";
-        send(upstream, (InetSocketAddress)request.getSocketAddress(), ok);
     }
 
     private static String request(final String callId, final int localPort)

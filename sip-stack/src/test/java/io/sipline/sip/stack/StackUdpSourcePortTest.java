@@ -175,7 +175,7 @@ class StackUdpSourcePortTest
     }
 
     /** The upstream peer's 200 to a forwarded request. */
-    private static void answer(final DatagramSocket upstream, final DatagramPacket request) throws Exception
+    static void answer(final DatagramSocket upstream, final DatagramPacket request) throws Exception
     {
         final String r = text(request);
         final String ok = "SIP/2.0 200 OK\r\nVia: " + header(r, "Via") + "\r\nFrom: " + header(r, "From")
