@@ -58,6 +58,7 @@ import io.sipline.sip.stack.SipShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transaction.TransactionLayer;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.dns.SipTarget;
 import io.sipline.sip.transport.tcp.TcpFlow;
@@ -2575,7 +2576,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             final long now = shard.nowNs();
             final long lag = shard.inputLagNs(now);
-            if (lag <= now - dueNs)
+            if (!TransactionLayer.retransmissionWaits(dueNs, now, lag))
             {
                 return false;
             }

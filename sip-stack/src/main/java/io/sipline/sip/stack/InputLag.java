@@ -54,9 +54,17 @@ final class InputLag
     /** Published: the monotonic time ({@link System#nanoTime()} in the shard) of the last note. */
     @SuppressWarnings("unused") // through NOTED_AT
     private long notedAtNs;
-    /** Published: the monotonic time the shard last ran (a note or a tick). */
+    /** Published: the monotonic time of the shard's last tick (with {@link #notedAtNs}, when it last ran). */
     @SuppressWarnings("unused") // through ALIVE_AT
     private long aliveAtNs;
+
+    // the owner's own state
+    private boolean started;
+    private long windowStartNs;
+    private long windowMaxNs;
+    private long previousMaxNs;
+    /** What {@link #lagNs} holds, so that a message whose wait changes nothing stores only its time. */
+    private long publishedLagNs;
 
     /** A shard's lag, made when the shard is, at {@code nowNs}: it has read nothing and runs from now on. */
     InputLag(final long nowNs)
@@ -64,12 +72,6 @@ final class InputLag
         NOTED_AT.setOpaque(this, nowNs - 2 * STALE_NS);
         ALIVE_AT.setOpaque(this, nowNs);
     }
-
-    // the owner's own state
-    private boolean started;
-    private long windowStartNs;
-    private long windowMaxNs;
-    private long previousMaxNs;
 
     /**
      * Owning shard, per message: the message being handled at {@code nowNs} (monotonic) waited {@code waitNs} since
@@ -89,9 +91,13 @@ final class InputLag
         {
             windowMaxNs = waitNs;
         }
-        LAG.setOpaque(this, Math.max(windowMaxNs, previousMaxNs));
+        final long lag = Math.max(windowMaxNs, previousMaxNs);
+        if (lag != publishedLagNs)
+        {
+            publishedLagNs = lag;
+            LAG.setOpaque(this, lag);
+        }
         NOTED_AT.setOpaque(this, nowNs);
-        ALIVE_AT.setOpaque(this, nowNs);
     }
 
     /** Owning shard, every tick: the shard runs (so one that notes nothing is idle, not stuck). */
@@ -111,7 +117,7 @@ final class InputLag
         {
             return (long)LAG.getOpaque(this);
         }
-        final long sinceAlive = nowNs - (long)ALIVE_AT.getOpaque(this);
-        return sinceAlive <= STALE_NS ? 0 : (long)LAG.getOpaque(this) + sinceAlive;
+        final long sinceRan = Math.min(nowNs - (long)NOTED_AT.getOpaque(this), nowNs - (long)ALIVE_AT.getOpaque(this));
+        return sinceRan <= STALE_NS ? 0 : (long)LAG.getOpaque(this) + sinceRan;
     }
 }

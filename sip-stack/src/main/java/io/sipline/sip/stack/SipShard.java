@@ -940,11 +940,16 @@ public final class SipShard
      */
     private void pollTimersIfDue(final long nowNs)
     {
-        final long since = nowNs - lastPollNs;
-        if (since >= config.tickNs() && since <= STALL_TICKS * config.tickNs())
+        if (nowNs - lastPollNs >= config.tickNs() && !stalled(nowNs))
         {
             pollTimers(nowNs);
         }
+    }
+
+    /** Whether the loop polled no timer for {@link #STALL_TICKS} ticks before {@code nowNs}. */
+    private boolean stalled(final long nowNs)
+    {
+        return nowNs - lastPollNs > STALL_TICKS * config.tickNs();
     }
 
     /**
@@ -1448,7 +1453,7 @@ public final class SipShard
             final long now = System.nanoTime();
             ticks++;
             inputLag.alive(now);
-            if (now - lastPollNs > STALL_TICKS * config.tickNs() && !timersHeldForInput)
+            if (stalled(now) && !timersHeldForInput)
             {
                 timersHeldForInput = true;
             }

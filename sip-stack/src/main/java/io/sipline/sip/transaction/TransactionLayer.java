@@ -937,13 +937,23 @@ public final class TransactionLayer
             return false;
         }
         final long lag = transport.inputLagNs(nowNs);
-        if (lag <= nowNs - tx.retransmitDueNs)
+        if (!retransmissionWaits(tx.retransmitDueNs, nowNs, lag))
         {
             return false;
         }
         deferredRetransmissions++;
         tx.retransmitTimerId = scheduleTimerAt(tx, timer, tx.retransmitDueNs + lag);
         return true;
+    }
+
+    /**
+     * The rule of {@code putOff}, for every retransmission of the stack and of its users (the container's 2xx):
+     * whether one due at {@code dueNs} must wait at {@code nowNs} while the input read lags {@code lagNs} behind (the
+     * reply may be unread); if so it is set again for {@code dueNs + lagNs}. All times on the shard's clock.
+     */
+    public static boolean retransmissionWaits(final long dueNs, final long nowNs, final long lagNs)
+    {
+        return lagNs > nowNs - dueNs;
     }
 
     /** Routes wheel timers to their transactions; one instance, so polling allocates nothing. */
