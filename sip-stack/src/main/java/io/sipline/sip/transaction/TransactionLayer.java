@@ -754,18 +754,15 @@ public final class TransactionLayer
     private ClientTransaction findClient(final long hash, final SipMessage response)
     {
         final TransactionTable table = clientTable;
-        for (int i = table.first(hash); ; i = table.next(i))
+        for (int i = table.first(hash); i >= 0; i = table.next(i, hash))
         {
-            final Transaction t = table.entry(i);
-            if (null == t)
+            final ClientTransaction t = (ClientTransaction)table.entry(i);
+            if (t.matchesResponse(response))
             {
-                return null;
-            }
-            if (table.hash(i) == hash && ((ClientTransaction)t).matchesResponse(response))
-            {
-                return (ClientTransaction)t;
+                return t;
             }
         }
+        return null;
     }
 
     private ServerTransaction findServer(
@@ -773,19 +770,15 @@ public final class TransactionLayer
         final int hostStart, final int hostEnd, final int port)
     {
         final TransactionTable table = serverTable;
-        for (int i = table.first(hash); ; i = table.next(i))
+        for (int i = table.first(hash); i >= 0; i = table.next(i, hash))
         {
-            final Transaction t = table.entry(i);
-            if (null == t)
+            final ServerTransaction t = (ServerTransaction)table.entry(i);
+            if (t.matchesRequest(request, methodClass, cookie, hostStart, hostEnd, port))
             {
-                return null;
-            }
-            if (table.hash(i) == hash
-                && ((ServerTransaction)t).matchesRequest(request, methodClass, cookie, hostStart, hostEnd, port))
-            {
-                return (ServerTransaction)t;
+                return t;
             }
         }
+        return null;
     }
 
     private static void fillServerKey(
