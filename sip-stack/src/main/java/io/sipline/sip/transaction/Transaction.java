@@ -107,6 +107,8 @@ public abstract class Transaction
     final int[] seg = new int[2 * SEGMENTS];
     int keyLength;
     Object attachment;
+    /** The next transaction of its layer's free list while this one is free (TransactionLayer's pool). */
+    Transaction nextFree;
 
     Transaction(final TransactionLayer layer, final int index, final int kind)
     {

@@ -63,6 +63,9 @@ public final class TransactionLayer
     static final int KIND_INVITE_SERVER = 2;
     static final int KIND_NON_INVITE_SERVER = 3;
     private static final int KINDS = 4;
+    /** Transactions per chunk of the registry (a power of two). */
+    private static final int REGISTRY_CHUNK_BITS = 10;
+    private static final int REGISTRY_CHUNK = 1 << REGISTRY_CHUNK_BITS;
     private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
 
     private static final long FNV_OFFSET = Ascii.FNV64_OFFSET;
@@ -96,9 +99,15 @@ public final class TransactionLayer
     /** One histogram per {@link InviteResponse}, by ordinal; written here, read by metrics on any thread. */
     private final ResponseTimeHistogram[] inviteResponseTimes = new ResponseTimeHistogram[INVITE_RESPONSES.length];
 
-    private Transaction[] registry;
+    /**
+     * Every transaction made, by index ({@link Transaction#index}: timers carry it), in chunks of
+     * {@link #REGISTRY_CHUNK}: growing adds a chunk and, rarely, copies the small outer array, never every transaction
+     * (one copy of a 400,000-entry array held a shard for milliseconds, ZGC's barriers included).
+     */
+    private Transaction[][] registry;
     private int registryCount;
-    private final Transaction[][] free = new Transaction[KINDS][];
+    /** Free list of each kind, linked through {@link Transaction#nextFree}: no array to grow. */
+    private final Transaction[] free = new Transaction[KINDS];
     private final int[] freeCount = new int[KINDS];
     private long nextId = 1;
 
@@ -145,13 +154,12 @@ public final class TransactionLayer
         this.clientTable = new TransactionTable(config.initialTableCapacity());
         this.serverTable = new TransactionTable(config.initialTableCapacity());
         final int perKind = config.initialPoolSize();
-        registry = new Transaction[perKind * KINDS];
+        registry = new Transaction[Math.max(1, (perKind * KINDS + REGISTRY_CHUNK - 1) / REGISTRY_CHUNK)][];
         for (int kind = 0; kind < KINDS; kind++)
         {
-            free[kind] = new Transaction[perKind];
             for (int i = 0; i < perKind; i++)
             {
-                free[kind][freeCount[kind]++] = newTransaction(kind);
+                push(newTransaction(kind));
             }
         }
     }
@@ -646,7 +654,7 @@ public final class TransactionLayer
         int failed = 0;
         for (int i = 0; i < registryCount; i++)
         {
-            final Transaction tx = registry[i];
+            final Transaction tx = registered(i);
             if (null == tx || 0 == tx.id || tx.transportFailed || tx.state == TransactionState.TERMINATED)
             {
                 continue;
@@ -845,11 +853,12 @@ public final class TransactionLayer
     {
         poolAcquires++;
         final Transaction tx;
-        if (freeCount[kind] > 0)
+        if (null != free[kind])
         {
-            final int i = --freeCount[kind];
-            tx = free[kind][i];
-            free[kind][i] = null;
+            tx = free[kind];
+            free[kind] = tx.nextFree;
+            tx.nextFree = null;
+            freeCount[kind]--;
         }
         else
         {
@@ -863,21 +872,34 @@ public final class TransactionLayer
     private void release(final Transaction tx)
     {
         poolReleases++;
+        push(tx);
+    }
+
+    private void push(final Transaction tx)
+    {
         final int kind = tx.kind;
-        if (freeCount[kind] == free[kind].length)
-        {
-            free[kind] = Arrays.copyOf(free[kind], free[kind].length * 2);
-        }
-        free[kind][freeCount[kind]++] = tx;
+        tx.nextFree = free[kind];
+        free[kind] = tx;
+        freeCount[kind]++;
+    }
+
+    private Transaction registered(final int index)
+    {
+        return registry[index >>> REGISTRY_CHUNK_BITS][index & (REGISTRY_CHUNK - 1)];
     }
 
     private Transaction newTransaction(final int kind)
     {
-        if (registryCount == registry.length)
-        {
-            registry = Arrays.copyOf(registry, registry.length * 2);
-        }
         final int index = registryCount++;
+        final int chunk = index >>> REGISTRY_CHUNK_BITS;
+        if (chunk == registry.length)
+        {
+            registry = Arrays.copyOf(registry, registry.length * 2); // the outer array: one slot per chunk
+        }
+        if (null == registry[chunk])
+        {
+            registry[chunk] = new Transaction[REGISTRY_CHUNK];
+        }
         final Transaction tx = switch (kind)
         {
             case KIND_INVITE_CLIENT -> new InviteClientTransaction(this, index);
@@ -886,7 +908,7 @@ public final class TransactionLayer
             default -> new NonInviteServerTransaction(this, index);
         };
         tx.reset();
-        registry[index] = tx;
+        registry[chunk][index & (REGISTRY_CHUNK - 1)] = tx;
         return tx;
     }
 
@@ -956,7 +978,7 @@ public final class TransactionLayer
         public boolean onTimer(final long timerId, final long nowNs)
         {
             final long payload = wheel.payload(timerId);
-            final Transaction tx = registry[(int)(payload >>> 8)];
+            final Transaction tx = registered((int)(payload >>> 8));
             final char timer = (char)(payload & 0xFF);
             if (tx.retransmitTimerId == timerId)
             {

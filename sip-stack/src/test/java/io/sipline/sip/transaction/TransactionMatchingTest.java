@@ -165,6 +165,46 @@ class TransactionMatchingTest
     }
 
     @Test
+    void shouldTimeAndPoolThousandsOfTransactionsAcrossRegistryChunks()
+    {
+        // 3,000 live at once: the registry (by index, for the timers) spans several chunks and both tables grow.
+        final TransactionHarness h = new TransactionHarness();
+        final int created = h.layer.createdTransactions();
+        for (int i = 0; i < 3_000; i++)
+        {
+            h.receive(request("OPTIONS", "z9hG4bKmany" + i));
+            h.respond(h.lastServer, 200);
+        }
+        assertEquals(3_000, h.layer.activeTransactions());
+        final long misses = h.layer.poolMisses();
+        assertEquals(created + misses, h.layer.createdTransactions());
+        h.receive(request("OPTIONS", "z9hG4bKmany2999")); // a retransmission: the last one answers it again
+        assertEquals("SIP/2.0 200", h.sent.getLast().substring(0, 11));
+        expireAll(h); // Timer J of every one, each found through its index
+        assertEquals(0, h.layer.activeTransactions());
+        assertEquals(created + misses, h.layer.freeTransactions());
+        for (int i = 0; i < 3_000; i++)
+        {
+            h.receive(request("OPTIONS", "z9hG4bKagain" + i));
+            h.respond(h.lastServer, 200);
+        }
+        assertEquals(misses, h.layer.poolMisses(), "the second 3,000 reuse the first ones' objects");
+        expireAll(h);
+        assertEquals(0, h.layer.activeTransactions());
+        h.assertNoLeaks();
+    }
+
+    /** 32 s on, then polls until the timers are done (each poll fires at most the layer's poll limit). */
+    private static void expireAll(final TransactionHarness h)
+    {
+        h.advanceMs(32_000);
+        for (int polls = 0; polls < 100 && h.advanceMs(0) > 0; polls++)
+        {
+            // each poll fires the next batch of due timers
+        }
+    }
+
+    @Test
     void shouldCountMalformedMessages()
     {
         final TransactionHarness h = new TransactionHarness();
