@@ -63,6 +63,10 @@ public final class TransactionLayer
     static final int KIND_INVITE_SERVER = 2;
     static final int KIND_NON_INVITE_SERVER = 3;
     private static final int KINDS = 4;
+    /** Registry entries a peer failure looks at per {@link #doWork} ({@link #failPeer}). */
+    static final int PEER_SCAN_PER_POLL = 8192;
+    /** Peer failures that may wait for their scan at once. */
+    static final int PEER_SCANS = 8;
     /** Transactions per chunk of the registry (a power of two). */
     private static final int REGISTRY_CHUNK_BITS = 10;
     private static final int REGISTRY_CHUNK = 1 << REGISTRY_CHUNK_BITS;
@@ -106,6 +110,10 @@ public final class TransactionLayer
      */
     private Transaction[][] registry;
     private int registryCount;
+    private final PeerScan[] peerScans = {new PeerScan(), new PeerScan(), new PeerScan(), new PeerScan(),
+        new PeerScan(), new PeerScan(), new PeerScan(), new PeerScan()};
+    private int peerScanFirst;
+    private int peerScanCount;
     /** Free list of each kind, linked through {@link Transaction#nextFree}: no array to grow. */
     private final Transaction[] free = new Transaction[KINDS];
     private final int[] freeCount = new int[KINDS];
@@ -384,13 +392,15 @@ public final class TransactionLayer
     }
 
     /**
-     * The shard's duty cycle for the layer: fires due timers (retransmissions, timeouts, terminations).
+     * The shard's duty cycle for the layer: fires due timers (retransmissions, timeouts, terminations) and goes on
+     * with the peer failures still being applied ({@link #failPeer}).
      *
-     * @return the number of timers fired (0 means idle).
+     * @return the number of timers fired and transactions failed (0 means idle).
      */
     public int doWork(final long nowNs)
     {
-        return wheel.poll(nowNs, timerHandler, config.timerPollLimit());
+        final int fired = wheel.poll(nowNs, timerHandler, config.timerPollLimit());
+        return 0 == peerScanCount ? fired : fired + scanPeers(PEER_SCAN_PER_POLL, peerScanCount);
     }
 
     // ============================================================================================================
@@ -620,12 +630,12 @@ public final class TransactionLayer
     /**
      * The transport lost a peer after the send was accepted: a connection closed, or its connect failed (RFC 3261
      * §17.1.4, §18.4). Every client transaction still waiting for its final response whose peer is that very object
-     * (a connection's flow) gets a transport error and terminates, as for a failed send, on the next {@link #doWork}.
-     * Server transactions find out when they next send. O(transactions ever pooled): once per closed connection, not
-     * per message.
+     * (a connection's flow) gets a transport error and terminates, as for a failed send, from {@link #doWork}.
+     * Server transactions find out when they next send. The transactions are looked at {@link #PEER_SCAN_PER_POLL}
+     * at a time, the first slice now and the others in the next {@link #doWork}s ({@link #failPeer}).
      *
      * @param peer compared by identity: the flow object the transactions were given as peer.
-     * @return how many transactions were failed.
+     * @return how many transactions were failed by the first slice.
      */
     public int failTransport(final InetSocketAddress peer)
     {
@@ -634,43 +644,109 @@ public final class TransactionLayer
 
     /**
      * An ICMP port unreachable came back from a UDP peer (RFC 3261 §18.4): every transaction with that peer that is
-     * still going ends with a transport error on the next {@link #doWork} (§17.1.4 for a client transaction waiting
-     * for its final response; §17.2.4 for a server transaction, whose responses could not reach it). Peers compare
-     * by address and port. O(transactions ever pooled): once per report, not per message.
+     * still going ends with a transport error from {@link #doWork} (§17.1.4 for a client transaction waiting for its
+     * final response; §17.2.4 for a server transaction, whose responses could not reach it). Peers compare by address
+     * and port. The transactions are looked at {@link #PEER_SCAN_PER_POLL} at a time, as in {@link #failTransport}.
      *
-     * @return how many transactions were failed.
+     * @return how many transactions were failed by the first slice.
      */
     public int failDatagramPeer(final InetSocketAddress peer)
     {
         return failPeer(peer, true);
     }
 
+    /**
+     * Starts a scan of every transaction for {@code peer} and runs its first {@link #PEER_SCAN_PER_POLL} entries now;
+     * {@link #doWork} runs the rest as many at a time. One scan of 400,000 transactions at once held a shard 13 ms
+     * (perf, b2bua at 6,000 calls/s). Only transactions that exist now are looked at: one started after the report
+     * (its id is higher) is left alone, whatever the scan finds later. At most {@link #PEER_SCANS} scans wait at
+     * once; one more finishes the oldest first.
+     *
+     * @return the transactions failed so far.
+     */
     private int failPeer(final InetSocketAddress peer, final boolean datagram)
     {
         if (null == peer)
         {
             return 0;
         }
-        int failed = 0;
-        for (int i = 0; i < registryCount; i++)
+        if (peerScanCount == peerScans.length)
         {
-            final Transaction tx = registered(i);
-            if (null == tx || 0 == tx.id || tx.transportFailed || tx.state == TransactionState.TERMINATED)
+            scanPeers(Integer.MAX_VALUE, 1); // the oldest, to its end
+        }
+        final PeerScan scan = peerScans[(peerScanFirst + peerScanCount++) % peerScans.length];
+        scan.peer = peer;
+        scan.datagram = datagram;
+        scan.idLimit = nextId;
+        scan.cursor = 0;
+        return scanPeers(PEER_SCAN_PER_POLL, peerScanCount);
+    }
+
+    /**
+     * Advances the waiting peer scans, oldest first, by up to {@code budget} registry entries in all, looking at the
+     * first {@code scans} of them at most; a scan that reaches the end of the registry is done.
+     *
+     * @return the transactions failed.
+     */
+    private int scanPeers(final int budget, final int scans)
+    {
+        int failed = 0;
+        int left = budget;
+        for (int n = 0; n < scans && peerScanCount > 0 && left > 0; n++)
+        {
+            final PeerScan scan = peerScans[peerScanFirst];
+            final int end = (int)Math.min(registryCount, (long)scan.cursor + left);
+            for (int i = scan.cursor; i < end; i++)
             {
-                continue;
+                final Transaction tx = registered(i);
+                if (matchesFailedPeer(tx, scan))
+                {
+                    failTransport(tx);
+                    failed++;
+                }
             }
-            final boolean waiting = tx.state == TransactionState.CALLING || tx.state == TransactionState.TRYING
-                || tx.state == TransactionState.PROCEEDING;
-            final boolean match = datagram ?
-                !tx.reliable && peer.equals(tx.responseDestination()) && (!tx.isClient() || waiting) :
-                tx.peer == peer && tx.isClient() && waiting;
-            if (match)
+            left -= end - scan.cursor;
+            scan.cursor = end;
+            if (end < registryCount)
             {
-                failTransport(tx);
-                failed++;
+                break; // out of budget
             }
+            scan.peer = null;
+            peerScanFirst = (peerScanFirst + 1) % peerScans.length;
+            peerScanCount--;
         }
         return failed;
+    }
+
+    private static boolean matchesFailedPeer(final Transaction tx, final PeerScan scan)
+    {
+        if (null == tx || 0 == tx.id || tx.id >= scan.idLimit || tx.transportFailed
+            || tx.state == TransactionState.TERMINATED)
+        {
+            return false;
+        }
+        final boolean waiting = tx.state == TransactionState.CALLING || tx.state == TransactionState.TRYING
+            || tx.state == TransactionState.PROCEEDING;
+        return scan.datagram ?
+            !tx.reliable && scan.peer.equals(tx.responseDestination()) && (!tx.isClient() || waiting) :
+            tx.peer == scan.peer && tx.isClient() && waiting;
+    }
+
+    /** Peer scans waiting to go on ({@link #failPeer}). */
+    int peerScansWaiting()
+    {
+        return peerScanCount;
+    }
+
+    /** A transport failure of one peer being applied to the transactions, a slice of the registry per poll. */
+    private static final class PeerScan
+    {
+        InetSocketAddress peer;
+        boolean datagram;
+        /** Transactions with this id or higher started after the report. */
+        long idLimit;
+        /** Registry index where the scan goes on. */
+        int cursor;
     }
 
     void countAbsorbedRequest()

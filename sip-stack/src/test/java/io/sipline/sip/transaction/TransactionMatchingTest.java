@@ -4,11 +4,13 @@ import static io.sipline.sip.transaction.TransactionHarness.outgoing;
 import static io.sipline.sip.transaction.TransactionHarness.request;
 import static io.sipline.sip.transaction.TransactionHarness.response;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -192,6 +194,54 @@ class TransactionMatchingTest
         expireAll(h);
         assertEquals(0, h.layer.activeTransactions());
         h.assertNoLeaks();
+    }
+
+    @Test
+    void shouldFailAnUnreachablePeersTransactionsASliceAtATimeAndNoneStartedAfter()
+    {
+        // RFC 3261 §18.4: an ICMP port unreachable from a UDP peer fails its transactions. More of them than one
+        // slice of the scan, so that the rest are failed by the next polls.
+        final TransactionHarness h = new TransactionHarness();
+        final InetSocketAddress gone = new InetSocketAddress("192.0.2.20", 5060);
+        final InetSocketAddress other = new InetSocketAddress("192.0.2.21", 5060);
+        final int toGone = TransactionLayer.PEER_SCAN_PER_POLL + 2_000;
+        final List<ClientTransaction> goneTx = new java.util.ArrayList<>();
+        for (int i = 0; i < toGone; i++)
+        {
+            goneTx.add(h.layer.sendRequest(h.buffer(outgoing("OPTIONS", "z9hG4bKgone" + i)), gone, false));
+        }
+        final List<ClientTransaction> otherTx = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++)
+        {
+            otherTx.add(h.layer.sendRequest(h.buffer(outgoing("OPTIONS", "z9hG4bKother" + i)), other, false));
+        }
+
+        final int firstSlice = h.layer.failDatagramPeer(gone);
+        assertTrue(firstSlice > 0 && firstSlice < toGone, "the first slice only: " + firstSlice);
+        assertEquals(1, h.layer.peerScansWaiting());
+        final ClientTransaction later = h.layer.sendRequest(h.buffer(outgoing("OPTIONS", "z9hG4bKlater")), gone,
+            false);
+        for (int polls = 0; polls < 10 && h.layer.peerScansWaiting() > 0; polls++)
+        {
+            h.advanceMs(0);
+        }
+        assertEquals(0, h.layer.peerScansWaiting());
+        for (int polls = 0; polls < 100 && h.advanceMs(0) > 0; polls++)
+        {
+            // the transport errors the slices scheduled, a poll limit's worth at a time
+        }
+
+        assertEquals(toGone, h.events.stream().filter("transport-error"::equals).count());
+        assertEquals(toGone, h.layer.transportErrors());
+        for (final ClientTransaction tx : goneTx)
+        {
+            assertEquals(0, tx.id(), "ended and back in the pool");
+        }
+        for (final ClientTransaction tx : otherTx)
+        {
+            assertNotEquals(0, tx.id(), "another peer's transaction goes on");
+        }
+        assertNotEquals(0, later.id(), "one started after the report is not failed by it");
     }
 
     /** 32 s on, then polls until the timers are done (each poll fires at most the layer's poll limit). */
