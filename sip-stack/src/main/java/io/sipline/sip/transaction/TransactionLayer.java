@@ -110,8 +110,7 @@ public final class TransactionLayer
      */
     private Transaction[][] registry;
     private int registryCount;
-    private final PeerScan[] peerScans = {new PeerScan(), new PeerScan(), new PeerScan(), new PeerScan(),
-        new PeerScan(), new PeerScan(), new PeerScan(), new PeerScan()};
+    private final PeerScan[] peerScans = new PeerScan[PEER_SCANS];
     private int peerScanFirst;
     private int peerScanCount;
     /** Free list of each kind, linked through {@link Transaction#nextFree}: no array to grow. */
@@ -161,6 +160,10 @@ public final class TransactionLayer
         }
         this.clientTable = new TransactionTable(config.initialTableCapacity());
         this.serverTable = new TransactionTable(config.initialTableCapacity());
+        for (int i = 0; i < PEER_SCANS; i++)
+        {
+            peerScans[i] = new PeerScan();
+        }
         final int perKind = config.initialPoolSize();
         registry = new Transaction[Math.max(1, (perKind * KINDS + REGISTRY_CHUNK - 1) / REGISTRY_CHUNK)][];
         for (int kind = 0; kind < KINDS; kind++)
@@ -656,13 +659,13 @@ public final class TransactionLayer
     }
 
     /**
-     * Starts a scan of every transaction for {@code peer} and runs its first {@link #PEER_SCAN_PER_POLL} entries now;
-     * {@link #doWork} runs the rest as many at a time. One scan of 400,000 transactions at once held a shard 13 ms
-     * (perf, b2bua at 6,000 calls/s). Only transactions that exist now are looked at: one started after the report
-     * (its id is higher) is left alone, whatever the scan finds later. At most {@link #PEER_SCANS} scans wait at
-     * once; one more finishes the oldest first.
+     * Starts a scan of every transaction for {@code peer} and spends one slice of {@link #PEER_SCAN_PER_POLL} entries
+     * now (on the oldest scan waiting, this one when it is alone); {@link #doWork} spends one more each time. One
+     * scan of 400,000 transactions at once held a shard 13 ms (perf, b2bua at 6,000 calls/s). Only transactions that
+     * exist now are looked at: one started after the report (its id is higher) is left alone, whatever the scan
+     * finds later. At most {@link #PEER_SCANS} scans wait at once; one more finishes the oldest first.
      *
-     * @return the transactions failed so far.
+     * @return the transactions failed by this slice.
      */
     private int failPeer(final InetSocketAddress peer, final boolean datagram)
     {
