@@ -104,7 +104,8 @@ public final class Report
             .append("), JDK ").append(Runtime.version()).append(". sipp's uac and uas run on the same cores as the ")
             .append("server: every figure is for the three sharing this machine. The steps' last column says how ")
             .append("busy the machine was: server / whole machine in cores (2.00 = saturated); whatever exceeds ")
-            .append("server + sipp was other work on the box.\n\n");
+            .append("server + sipp was other work on the box. Where the whole machine comes out below the server ")
+            .append("alone, /proc/stat does not count what runs here, and the summary gives no machine figure.\n\n");
         md.append("Application: `").append(app).append("`").append("proxy".equals(app) ? " (Sipline runs "
             + "`examples/proxy` with targets=sip:service@<the far end>, record-route=true, parallel=true; Kamailio is "
             + "its baseline: the same kind of stateful record-routing proxy). The caller follows the route set: "
@@ -231,7 +232,8 @@ public final class Report
             md.append("| ").append(s.name()).append(" | ").append(s.maxSustained()).append(" | ")
                 .append(s.confirming().isEmpty() ? "-" : String.join(", ", s.confirming().stream().map(Step::label)
                     .toList())).append(" | ")
-                .append(f2(s.machineCoresAtMax())).append(" of ").append(cores()).append(" | ")
+                .append(s.machineCountBelowServer() ? "n/a" : f2(s.machineCoresAtMax()) + " of " + cores())
+                .append(" | ")
                 .append(null == at ? "-" : latency(at.ringing())).append(" | ")
                 .append(null == at ? "-" : latency(at.answered())).append(" | ")
                 .append(null == at ? "-" : serverLatency(at.serverRinging())).append(" | ")
@@ -261,7 +263,13 @@ public final class Report
                 md.append(".\n");
                 continue;
             }
-            if (s.saturatedAtMax(cores()))
+            if (s.machineCountBelowServer())
+            {
+                md.append("whether the machine was saturated at the max is not known: its busy time (/proc/stat) "
+                    + "came out below the server's own CPU time in a confirming step, so this machine does not count "
+                    + "what runs on it.");
+            }
+            else if (s.saturatedAtMax(cores()))
             {
                 md.append("the machine was saturated at the max (").append(f2(s.machineCoresAtMax())).append(" of ")
                     .append(cores()).append(" cores busy): ").append(s.maxSustained()).append(" calls/s is a limit of ")
@@ -428,6 +436,7 @@ public final class Report
                 .append(", \"confirmingSteps\": [").append(String.join(", ", s.confirming().stream()
                     .map(st -> q(st.label())).toList())).append(']')
                 .append(", \"machineBusyCoresAtMax\": ").append(n(s.machineCoresAtMax()))
+                .append(", \"machineCountBelowServer\": ").append(s.machineCountBelowServer())
                 .append(", \"machineSaturatedAtMax\": ").append(s.saturatedAtMax(cores()))
                 .append(", \"bestStep\": ").append(null == s.best() ? "null" : q(s.best().label()))
                 .append(", \"at80Step\": ").append(null == s.at80() ? "null" : q(s.at80().label()))

@@ -94,6 +94,24 @@ class ReportTest
     }
 
     @Test
+    void shouldNotJudgeSaturationWhenTheMachineCountsLessThanTheServerAlone(@TempDir final Path dir)
+    {
+        // step() gives the server 0.9 cores; the machine's /proc/stat says 0.03 (seen on a Firecracker VM).
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final Step search = step("r1800", 1800, true, 0.03);
+        final Step confirm = step("confirm-r1800", 1800, true, 0.96 * cores);
+        final Series s = new Series(SystemUnderTest.KAMAILIO, "zgc", "uac-timed.xml", List.of(search, confirm), 1800,
+            1800, List.of(search, confirm), null, "");
+        assertTrue(s.machineCountBelowServer());
+        assertFalse(s.saturatedAtMax(cores), "no verdict from a count that is not believed");
+
+        final String md = report(dir, s).markdown();
+        assertTrue(md.contains("| kamailio | 1800 | r1800, confirm-r1800 | n/a | "), md);
+        assertTrue(md.contains("- kamailio: whether the machine was saturated at the max is not known"), md);
+        assertTrue(report(dir, s).json().contains("\"machineCountBelowServer\": true"));
+    }
+
+    @Test
     void shouldSayWhenNoRateHeldTwice(@TempDir final Path dir)
     {
         final Step once = step("r400", 400, true, 0.5);
