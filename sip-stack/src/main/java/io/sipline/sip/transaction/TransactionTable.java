@@ -126,18 +126,20 @@ final class TransactionTable
         {
             return;
         }
-        int i = slot(tx.keyHash, mask);
-        while (null != entries[i] && entries[i] != tx)
-        {
-            i = (i + 1) & mask;
-        }
-        if (null != entries[i])
+        final int i = indexOf(entries, mask, tx);
+        if (i >= 0)
         {
             removeAt(i);
         }
-        else if (!removeFromPrevious(tx))
+        else
         {
-            return;
+            // In the previous table: marked moved, so that the run through its slot stays whole.
+            final int j = null == previousEntries ? -1 : indexOf(previousEntries, previousMask, tx);
+            if (j < 0)
+            {
+                return;
+            }
+            previousEntries[j] = MOVED;
         }
         tx.inTable = false;
         size--;
@@ -164,22 +166,17 @@ final class TransactionTable
         hashes[hole] = 0;
     }
 
-    /** Marks {@code tx} moved in the previous table (its run stays whole); false when it is not there. */
-    private boolean removeFromPrevious(final Transaction tx)
+    /** The slot of {@code tx} along its run in {@code entries}, or -1. */
+    private static int indexOf(final Transaction[] entries, final int mask, final Transaction tx)
     {
-        if (null == previousEntries)
+        for (int i = slot(tx.keyHash, mask); null != entries[i]; i = (i + 1) & mask)
         {
-            return false;
-        }
-        for (int i = slot(tx.keyHash, previousMask); null != previousEntries[i]; i = (i + 1) & previousMask)
-        {
-            if (previousEntries[i] == tx)
+            if (entries[i] == tx)
             {
-                previousEntries[i] = MOVED;
-                return true;
+                return i;
             }
         }
-        return false;
+        return -1;
     }
 
     private int firstInPrevious(final long hash)
