@@ -75,7 +75,7 @@ public final class CallsBench implements Callable<Integer>
     @Option(names = "--hold", description = "call duration after the ACK, ms (default 0)", defaultValue = "0")
     long hold;
 
-    @Option(names = "--warmup", description = "warm-up seconds at the start rate, not judged (default 10)",
+    @Option(names = "--warmup", description = "warm-up seconds at the start rate, not judged (default 10; 0: none)",
         defaultValue = "10")
     int warmup;
 
@@ -139,10 +139,10 @@ public final class CallsBench implements Callable<Integer>
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "give either --rate R (with --duration S) or --find-max");
         }
-        if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0)
+        if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0 || warmup < 0)
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
-                "--rate, --duration, --start-rate, --max-steps must be positive and --hold not negative");
+                "--rate, --duration, --start-rate, --max-steps must be positive and --hold, --warmup not negative");
         }
         final Set<SystemUnderTest> systems = new LinkedHashSet<>();
         systems.add(SystemUnderTest.of(system));
@@ -315,9 +315,12 @@ public final class CallsBench implements Callable<Integer>
                 {
                     server.startLocks();
                 }
-                steps.add(print(name, driver.run(server, name + "-warmup" + started++, "warmup", startRate,
-                    startRate * warmup, hold)));
-                settle(server);
+                if (warmup > 0)
+                {
+                    steps.add(print(name, driver.run(server, name + "-warmup" + started++, "warmup", startRate,
+                        startRate * warmup, hold)));
+                    settle(server);
+                }
             }
             final Instant from = Instant.now();
             final Step step = print(name, driver.run(server, name + "-" + label, label, r, r * duration, hold));
