@@ -409,6 +409,10 @@ public final class ShardRuntime implements SipListener, ShardHost
             sendCancel(request);
             return;
         }
+        if ("BYE".equals(method))
+        {
+            ackBeforeBye(request.sessionImpl());
+        }
         if (request.isInitial() && !"ACK".equals(method))
         {
             composeIfRouted(request);
@@ -444,6 +448,32 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             logOnce("locate:" + e.getClass().getName(), "locating " + hop.host() + " failed", e);
             noRoute(request, "locating " + hop.host() + " failed: " + e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * RFC 3261 §13.2.2.4: "The UAC core MUST generate an ACK request for each 2xx received from the transaction
+     * layer." An application that ends with BYE a dialog whose 2xx it has not acknowledged gets the ACK sent first:
+     * typically a B2BUA that relays a caller's BYE which overtook the caller's ACK (a caller sends the two back to
+     * back, and UDP keeps no order between datagrams), so that its own ACK, relayed from the caller's, never comes.
+     * Without it the callee retransmits its 2xx until 64*T1 (§13.3.1.4) and sees a BYE in a dialog it was never
+     * told is confirmed. The ACK carries no body: a 2xx with an offer gets no answer, and the BYE ends that session
+     * anyway.
+     */
+    private void ackBeforeBye(final SipSessionImpl session)
+    {
+        final SipServletResponseImpl ok = null == session ? null : session.unacknowledged2xx();
+        if (null == ok)
+        {
+            return;
+        }
+        try
+        {
+            ok.createAck().send();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            logOnce("ack-before-bye", "acknowledging a 2xx before the application's BYE failed", e);
         }
     }
 
@@ -1467,6 +1497,15 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             answer(tx, message, 481, "Call/Transaction Does Not Exist");
             return;
+        }
+        if (SipMethod.BYE == message.method() && session.awaitingAck() instanceof OkRetransmission pending)
+        {
+            // RFC 3261 §15.1.2: the BYE ends the dialog our 2xx confirmed, and the caller's ACK may come after it
+            // (it sends the two back to back; UDP keeps no order) or never. Retransmitting the 2xx of an ended
+            // dialog until 64*T1 (§13.3.1.4) would only draw ACKs for nothing: it stops here, and a late ACK finds
+            // no dialog and is discarded.
+            pending.stop();
+            session.awaitingAck(null);
         }
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         if (SipMethod.PRACK == message.method() && !acknowledgesPending(session, request))

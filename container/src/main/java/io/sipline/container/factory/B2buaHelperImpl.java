@@ -242,14 +242,10 @@ public final class B2buaHelperImpl implements B2buaHelper
                 out.add(r);
             }
         }
-        if (UAMode.UAC == mode && null != s.original() && !s.original().isIncoming())
+        final SipServletResponseImpl ok = UAMode.UAC == mode ? s.unacknowledged2xx() : null;
+        if (null != ok)
         {
-            // a derived session (JSR 289 §6.2.3.2) has its own dialog's 2xx; the request's is the first dialog's
-            final SipServletResponseImpl ok = s.isDerived() ? s.derived2xx() : s.original().last2xx();
-            if (null != ok && !ok.isCommitted())
-            {
-                out.add(ok);
-            }
+            out.add(ok);
         }
         return out;
     }

@@ -347,6 +347,21 @@ public final class SipSessionImpl implements SipSession
         return null == fork ? null : fork.ok;
     }
 
+    /**
+     * The received 2xx to this UAC session's initial INVITE whose ACK the application has not created yet (a derived
+     * session's own 2xx, JSR 289 §6.2.3.2), or null: what {@code B2buaHelper.getPendingMessages(UAC)} lists beside the
+     * requests in progress, and what the container ACKs itself before a BYE ({@code ShardRuntime}).
+     */
+    public SipServletResponseImpl unacknowledged2xx()
+    {
+        if (null == original || original.isIncoming())
+        {
+            return null;
+        }
+        final SipServletResponseImpl ok = isDerived() ? derived2xx() : original.last2xx();
+        return null != ok && !ok.isCommitted() ? ok : null;
+    }
+
     /** The ACK sent for {@link #derived2xx()}, or null. */
     public SipServletRequestImpl derivedAck()
     {

@@ -22,8 +22,6 @@ import javax.servlet.sip.SipSession;
 
 import org.junit.jupiter.api.Test;
 
-import io.sipline.container.router.DefaultApplicationRouter;
-import io.sipline.sip.stack.SipStackConfig;
 
 /**
  * Derived sessions (JSR 289 §6.2.3.2) for a forked INVITE: the container's INVITE is answered by two 2xx of different
@@ -83,17 +81,17 @@ class ForkedDialogDispatchTest
     void shouldDeliverASecondDialogsTwoHundredInADerivedSessionThatAcksAndEndsItsOwnDialog() throws Exception
     {
         final Uac uac = new Uac();
-        try (ContainerServer server = server();
+        try (ContainerServer server = TestApps.server(T1_NS);
             SipPeer fork = new SipPeer(DispatchSippTest.address(server));
             SipPeer second = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().onDeployed(TestApps.application("uac", uac, Map.of()));
             final String invite = sendInvite(server, uac, fork);
 
-            fork.send(answer(invite, "callee1", fork.port()));
+            fork.send(SipPeer.answer(invite, "callee1", fork.port()));
             final String ack1 = fork.await(m -> m.startsWith("ACK "), "the ACK of the first 2xx");
             assertTrue(SipPeer.header(ack1, "To").endsWith(";tag=callee1"), ack1);
-            fork.send(answer(invite, "callee2", second.port()));
+            fork.send(SipPeer.answer(invite, "callee2", second.port()));
             final String ack2 = second.await(m -> m.startsWith("ACK "), "the ACK of the second 2xx, at its Contact");
             assertTrue(ack2.startsWith("ACK sip:callee2@127.0.0.1:" + second.port() + " SIP/2.0"), ack2);
             assertTrue(SipPeer.header(ack2, "To").endsWith(";tag=callee2"), ack2);
@@ -101,10 +99,10 @@ class ForkedDialogDispatchTest
             assertEquals("1 ACK", SipPeer.header(ack2, "CSeq"), "RFC 3261 §13.2.2.4: the INVITE's CSeq number");
 
             // RFC 3261 §13.2.2.4: a retransmitted 2xx of the derived dialog gets its ACK again
-            fork.send(answer(invite, "callee2", second.port()));
+            fork.send(SipPeer.answer(invite, "callee2", second.port()));
             final String again = second.await(m -> m.startsWith("ACK "), "the ACK again");
             assertEquals(SipPeer.header(ack2, "Via"), SipPeer.header(again, "Via"), "the same ACK");
-            fork.send(answer(invite, "callee1", fork.port()));
+            fork.send(SipPeer.answer(invite, "callee1", fork.port()));
             fork.await(m -> m.startsWith("ACK "), "the first dialog's ACK again");
 
             assertEquals(List.of("200 INVITE callee1 first CONFIRMED", "200 INVITE callee2 other CONFIRMED"),
@@ -148,15 +146,15 @@ class ForkedDialogDispatchTest
     {
         final Uac uac = new Uac();
         uac.ackForks = false;
-        try (ContainerServer server = server();
+        try (ContainerServer server = TestApps.server(T1_NS);
             SipPeer fork = new SipPeer(DispatchSippTest.address(server));
             SipPeer second = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().onDeployed(TestApps.application("uac", uac, params));
             final String invite = sendInvite(server, uac, fork);
-            fork.send(answer(invite, "callee1", fork.port()));
+            fork.send(SipPeer.answer(invite, "callee1", fork.port()));
             final String ack1 = fork.await(m -> m.startsWith("ACK "), "the ACK of the first 2xx");
-            fork.send(answer(invite, "callee2", second.port()));
+            fork.send(SipPeer.answer(invite, "callee2", second.port()));
 
             // RFC 3261 §13.2.2.4: the container ACKs the 2xx the application did not, then hangs the dialog up
             final String ack2 = second.await(m -> m.startsWith("ACK "), "the container's ACK of the second 2xx");
@@ -189,20 +187,20 @@ class ForkedDialogDispatchTest
     void shouldAckAndByeASecondDialogsTwoHundredThatArrivesAfterTheCallEnded() throws Exception
     {
         final Uac uac = new Uac();
-        try (ContainerServer server = server();
+        try (ContainerServer server = TestApps.server(T1_NS);
             SipPeer fork = new SipPeer(DispatchSippTest.address(server));
             SipPeer second = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().onDeployed(TestApps.application("uac", uac, Map.of()));
             final String invite = sendInvite(server, uac, fork);
-            fork.send(answer(invite, "callee1", fork.port()));
+            fork.send(SipPeer.answer(invite, "callee1", fork.port()));
             final String ack1 = fork.await(m -> m.startsWith("ACK "), "the ACK of the first 2xx");
             fork.send(bye(ack1, "callee1", 1));
             fork.await(SipPeer.response(200, "BYE"), "200 to the callee's BYE");
             assertTrue(TestApps.await(() -> 0 == server.applicationSessions()), "the call's sessions end: "
                 + server.applicationSessions());
 
-            fork.send(answer(invite, "callee2", second.port()).replace("Contact:",
+            fork.send(SipPeer.answer(invite, "callee2", second.port()).replace("Contact:",
                 "Record-Route: <sip:192.0.2.9;lr;rr=far>, <sip:127.0.0.1:" + second.port() + ";lr;rr=near>\r\nContact:"));
             final String ack2 = second.await(m -> m.startsWith("ACK "), "the container's ACK of the late 2xx");
             assertTrue(ack2.startsWith("ACK sip:callee2@127.0.0.1:" + second.port() + " SIP/2.0"), ack2);
@@ -218,7 +216,7 @@ class ForkedDialogDispatchTest
             assertEquals("2 BYE", SipPeer.header(bye, "CSeq"), bye);
             second.send(SipPeer.okTo(bye));
 
-            fork.send(answer(invite, "callee2", second.port()));
+            fork.send(SipPeer.answer(invite, "callee2", second.port()));
             second.await(m -> m.startsWith("ACK "), "the ACK again, for the retransmitted 2xx");
             assertEquals(2, second.received().stream().filter(m -> m.startsWith("ACK ")).count());
             assertEquals(1, second.received().stream().filter(m -> m.startsWith("BYE ")).count());
@@ -237,7 +235,8 @@ class ForkedDialogDispatchTest
     void shouldGiveAnotherEarlyDialogItsOwnSessionAndEndItWhenTheInviteTransactionEnds() throws Exception
     {
         final Uac uac = new Uac();
-        try (ContainerServer server = server(); SipPeer fork = new SipPeer(DispatchSippTest.address(server)))
+        try (ContainerServer server = TestApps.server(T1_NS);
+            SipPeer fork = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().onDeployed(TestApps.application("uac", uac, Map.of()));
             final String invite = sendInvite(server, uac, fork);
@@ -245,7 +244,7 @@ class ForkedDialogDispatchTest
             assertTrue(TestApps.await(() -> 1 == uac.seen.size()), uac.seen.toString());
             fork.send(ringing(invite, "callee2", fork.port()));
             assertTrue(TestApps.await(() -> 2 == uac.seen.size()), uac.seen.toString());
-            fork.send(answer(invite, "callee1", fork.port()));
+            fork.send(SipPeer.answer(invite, "callee1", fork.port()));
             final String ack = fork.await(m -> m.startsWith("ACK "), "the ACK of the 2xx");
             fork.send(bye(ack, "callee1", 1));
             fork.await(SipPeer.response(200, "BYE"), "200 to the BYE");
@@ -294,7 +293,7 @@ class ForkedDialogDispatchTest
 
     private static void relayASecondDialogThroughAB2bua(final SipServlet b2bua) throws Exception
     {
-        try (ContainerServer server = server();
+        try (ContainerServer server = TestApps.server(T1_NS);
             SipPeer caller = new SipPeer(DispatchSippTest.address(server));
             SipPeer fork = new SipPeer(DispatchSippTest.address(server));
             SipPeer second = new SipPeer(DispatchSippTest.address(server)))
@@ -304,9 +303,9 @@ class ForkedDialogDispatchTest
             caller.send(TestApps.request("INVITE", "forked-b2bua"));
             final String invite = fork.await(m -> m.startsWith("INVITE "), "the INVITE on the callee's leg");
 
-            fork.send(answer(invite, "callee1", fork.port()));
+            fork.send(SipPeer.answer(invite, "callee1", fork.port()));
             final String ok1 = caller.await(SipPeer.response(200, "INVITE"), "the first 2xx relayed");
-            fork.send(answer(invite, "callee2", second.port()));
+            fork.send(SipPeer.answer(invite, "callee2", second.port()));
             final String ok2 = caller.await(SipPeer.response(200, "INVITE"), "the second 2xx relayed");
             final String to1 = SipPeer.header(ok1, "To");
             final String to2 = SipPeer.header(ok2, "To");
@@ -319,7 +318,7 @@ class ForkedDialogDispatchTest
             caller.send(inDialog("ACK", to2, 1, "-ack2"));
             final String ack2 = second.await(m -> m.startsWith("ACK "), "the ACK of the second dialog");
             assertTrue(SipPeer.header(ack2, "To").endsWith(";tag=callee2"), ack2);
-            fork.send(answer(invite, "callee2", second.port()));
+            fork.send(SipPeer.answer(invite, "callee2", second.port()));
             second.await(m -> m.startsWith("ACK "), "the second dialog's ACK again for its retransmitted 2xx");
 
             // the caller hangs up both dialogs
@@ -344,13 +343,6 @@ class ForkedDialogDispatchTest
     // Messages
     // ================================================================================================================
 
-    private static ContainerServer server() throws Exception
-    {
-        final DefaultApplicationRouter router = new DefaultApplicationRouter();
-        router.init();
-        return ContainerServer.start(new SipStackConfig().addresses(List.of(TestApps.LOOPBACK)).ports(0).shards(2)
-            .t1Ns(T1_NS), router);
-    }
 
     /** The application sends an INVITE to {@code peer}; returns it as the peer read it. */
     private static String sendInvite(final ContainerServer server, final Uac uac, final SipPeer peer)
@@ -375,20 +367,10 @@ class ForkedDialogDispatchTest
         return n;
     }
 
-    /** A 2xx to the container's INVITE with To tag {@code tag} and the Contact of the peer on {@code port}. */
-    private static String answer(final String invite, final String tag, final int port)
-    {
-        final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
-        SipPeer.copyHeaders(invite, b, "Via", "From", "Call-ID", "CSeq");
-        b.append("To: ").append(SipPeer.header(invite, "To")).append(";tag=").append(tag).append("\r\n");
-        b.append("Contact: <sip:").append(tag).append("@127.0.0.1:").append(port).append(">\r\n");
-        return b.append("Content-Length: 0\r\n\r\n").toString();
-    }
-
     /** A 180 to the container's INVITE with To tag {@code tag}. */
     private static String ringing(final String invite, final String tag, final int port)
     {
-        return answer(invite, tag, port).replace("SIP/2.0 200 OK", "SIP/2.0 180 Ringing");
+        return SipPeer.answer(invite, tag, port).replace("SIP/2.0 200 OK", "SIP/2.0 180 Ringing");
     }
 
     /** A BYE of a callee in the dialog an ACK of the container names (its From is our party, its To the callee). */

@@ -54,7 +54,21 @@ final class SipPeer implements AutoCloseable
     /** The first message read from now on that matches; fails (AssertionError) after the deadline. */
     String await(final Predicate<String> wanted, final String what) throws IOException
     {
-        final long deadline = System.nanoTime() + WAIT_MS * 1_000_000L;
+        final String found = within(wanted, WAIT_MS);
+        if (null == found)
+        {
+            throw new AssertionError("no " + what + " within " + WAIT_MS + " ms; read: " + firstLines());
+        }
+        return found;
+    }
+
+    /**
+     * The first message read from now on, for up to {@code millis}, that matches, or null: for a message that must
+     * not come, the wait is the time in which it would have (a retransmission timer's).
+     */
+    String within(final Predicate<String> wanted, final long millis) throws IOException
+    {
+        final long deadline = System.nanoTime() + millis * 1_000_000L;
         while (System.nanoTime() - deadline < 0)
         {
             final DatagramPacket p = new DatagramPacket(buffer, buffer.length);
@@ -73,7 +87,7 @@ final class SipPeer implements AutoCloseable
                 return text;
             }
         }
-        throw new AssertionError("no " + what + " within " + WAIT_MS + " ms; read: " + firstLines());
+        return null;
     }
 
     /** The first line of every message read so far. */
@@ -136,6 +150,16 @@ final class SipPeer implements AutoCloseable
     {
         final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
         copyHeaders(request, b, "Via", "From", "To", "Call-ID", "CSeq");
+        return b.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
+    /** A 2xx to the container's INVITE with To tag {@code tag} and the Contact of the peer on {@code port}. */
+    static String answer(final String invite, final String tag, final int port)
+    {
+        final StringBuilder b = new StringBuilder("SIP/2.0 200 OK\r\n");
+        copyHeaders(invite, b, "Via", "From", "Call-ID", "CSeq");
+        b.append("To: ").append(header(invite, "To")).append(";tag=").append(tag).append("\r\n");
+        b.append("Contact: <sip:").append(tag).append("@127.0.0.1:").append(port).append(">\r\n");
         return b.append("Content-Length: 0\r\n\r\n").toString();
     }
 

@@ -38,9 +38,16 @@ final class TestApps
     /** A container with two shards on 127.0.0.1, port 0, and the default router (no DAR: one application). */
     static ContainerServer server() throws Exception
     {
+        return server(new SipStackConfig().t1Ns());
+    }
+
+    /** A container of two shards on a free loopback port, with the default router, its T1 {@code t1Ns}. */
+    static ContainerServer server(final long t1Ns) throws Exception
+    {
         final DefaultApplicationRouter router = new DefaultApplicationRouter();
         router.init();
-        return ContainerServer.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2), router);
+        return ContainerServer.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2).t1Ns(t1Ns),
+            router);
     }
 
     /** An application named {@code name} whose main servlet is {@code servlet}. */
