@@ -255,15 +255,20 @@ public final class GcThreadScheduling
     {
         if (ALLOCATION_STALL.equals(cause))
         {
-            if (restored)
+            // Under the monitor until the line is out: isRestored() turns true only once it has been said (a
+            // process that ends as soon as it sees the restore would otherwise lose the line).
+            synchronized (this)
             {
-                return;
+                if (restored)
+                {
+                    return;
+                }
+                final Result result = restore();
+                err.println("sipline: an allocation stall started a GC cycle: the GC threads go back to the normal "
+                    + "scheduling policy" + (result.failed().isEmpty() ? " (" + result.changed() + ")"
+                    : "; the kernel refused it for " + result.failed() + ": it needs CAP_SYS_NICE or an "
+                        + "RLIMIT_NICE of 20 (ulimit -e 20); or start with -D" + PROPERTY + "=normal"));
             }
-            final Result result = restore();
-            err.println("sipline: an allocation stall started a GC cycle: the GC threads go back to the normal "
-                + "scheduling policy" + (result.failed().isEmpty() ? " (" + result.changed() + ")"
-                : "; the kernel refused it for " + result.failed() + ": it needs CAP_SYS_NICE or an RLIMIT_NICE "
-                    + "of 20 (ulimit -e 20); or start with -D" + PROPERTY + "=normal"));
             return;
         }
         final Result result = apply();
