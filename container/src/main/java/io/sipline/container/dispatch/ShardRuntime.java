@@ -1504,8 +1504,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             // (it sends the two back to back; UDP keeps no order) or never. Retransmitting the 2xx of an ended
             // dialog until 64*T1 (§13.3.1.4) would only draw ACKs for nothing: it stops here, and a late ACK finds
             // no dialog and is discarded.
-            pending.stop();
-            session.awaitingAck(null);
+            pending.end(session);
         }
         final SipServletRequestImpl request = SipServletRequestImpl.received(message, tx, tx.peer(), local());
         if (SipMethod.PRACK == message.method() && !acknowledgesPending(session, request))
@@ -1805,8 +1804,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return; // a retransmitted ACK, or one for no 2xx of ours
         }
-        pending.stop();
-        session.awaitingAck(null);
+        pending.end(session);
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, local());
         request.session(session);
         request.principal(pending.request.principal()); // the ACK is never challenged: it has its INVITE's user
@@ -2674,6 +2672,13 @@ public final class ShardRuntime implements SipListener, ShardHost
             }
             session.awaitingAck(this);
             firstTimer();
+        }
+
+        /** Ends the retransmissions of {@code session}'s 2xx for good: its ACK came, or a BYE ended the dialog first. */
+        void end(final SipSessionImpl session)
+        {
+            stop();
+            session.awaitingAck(null);
         }
 
         @Override
