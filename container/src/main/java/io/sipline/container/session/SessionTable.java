@@ -3,6 +3,7 @@ package io.sipline.container.session;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.sipline.sip.collection.LongHashIndex;
 import io.sipline.sip.message.SipMessage;
 
 /**
@@ -10,7 +11,8 @@ import io.sipline.sip.message.SipMessage;
  * response's From tag name), application sessions by id and by key (JSR 289 §15.11.2 {@code @SipApplicationKey},
  * {@code createApplicationSessionByKey}).
  * <p>
- * Threading: the dialog table is touched only on its shard (plain arrays). Application sessions may be created and
+ * Threading: the dialog table is touched only on its shard (a {@link LongHashIndex}: plain arrays that grow a few slots
+ * per put, so that many held calls never stop the shard for a rehash). Application sessions may be created and
  * looked up from any thread (an application creates one from its own thread; {@code SipSessionsUtil} looks one up
  * by id), so those two maps are concurrent; their writers are the shard or the creating thread, never both at
  * once for one session.
@@ -20,10 +22,8 @@ public final class SessionTable
     /** The URI parameter that carries an encoded application session id (JSR 289 §15.11.1). */
     public static final String ENCODED_URI_PARAMETER = io.sipline.sip.stack.SipShard.TARGET_URI_PARAMETER;
 
-    /** SIP sessions by local tag: open addressing over the tag's 60 id bits, linear probing, no tombstones. */
-    private long[] keys = new long[2048];
-    private SipSessionImpl[] values = new SipSessionImpl[2048];
-    private int size;
+    /** SIP sessions by local tag, keyed by the tag's 60 id bits; one session per key; grows a few slots per put. */
+    private final LongHashIndex<SipSessionImpl> dialogs = new LongHashIndex<>(2048);
     private final ConcurrentHashMap<String, SipApplicationSessionImpl> applications = new ConcurrentHashMap<>(1024);
     private final ConcurrentHashMap<String, SipApplicationSessionImpl> byKey = new ConcurrentHashMap<>();
 
@@ -69,26 +69,10 @@ public final class SessionTable
         return k;
     }
 
-    private int slot(final long k)
-    {
-        final long h = k * 0x9E3779B97F4A7C15L;
-        return (int)(h ^ (h >>> 32)) & (keys.length - 1);
-    }
-
     private SipSessionImpl get(final long k)
     {
-        if (k < 0)
-        {
-            return null;
-        }
-        for (int i = slot(k); null != values[i]; i = (i + 1) & (keys.length - 1))
-        {
-            if (keys[i] == k)
-            {
-                return values[i];
-            }
-        }
-        return null;
+        final int c = k < 0 ? -1 : dialogs.first(k);
+        return c < 0 ? null : dialogs.valueAt(c);
     }
 
     /**
@@ -155,82 +139,30 @@ public final class SessionTable
         {
             throw new IllegalArgumentException("not a local tag of this stack: " + localTag);
         }
-        if (2 * (size + 1) > keys.length)
+        final int c = dialogs.first(k);
+        if (c >= 0)
         {
-            grow();
+            dialogs.setAt(c, session);
         }
-        int i = slot(k);
-        while (null != values[i] && keys[i] != k)
+        else
         {
-            i = (i + 1) & (keys.length - 1);
+            dialogs.put(k, session);
         }
-        if (null == values[i])
-        {
-            size++;
-        }
-        keys[i] = k;
-        values[i] = session;
     }
 
     void removeDialog(final String callId, final String localTag, final SipSessionImpl session)
     {
         final long k = key(localTag);
-        if (k < 0)
+        if (k >= 0)
         {
-            return;
-        }
-        final int mask = keys.length - 1;
-        int i = slot(k);
-        while (null != values[i] && keys[i] != k)
-        {
-            i = (i + 1) & mask;
-        }
-        if (null == values[i] || values[i] != session)
-        {
-            return;
-        }
-        // backward-shift deletion: move later entries of the run into the hole when their home allows it
-        int hole = i;
-        values[hole] = null;
-        size--;
-        for (int j = (hole + 1) & mask; null != values[j]; j = (j + 1) & mask)
-        {
-            final int home = slot(keys[j]);
-            if (((j - home) & mask) >= ((j - hole) & mask))
-            {
-                keys[hole] = keys[j];
-                values[hole] = values[j];
-                values[j] = null;
-                hole = j;
-            }
-        }
-    }
-
-    private void grow()
-    {
-        final long[] oldKeys = keys;
-        final SipSessionImpl[] oldValues = values;
-        keys = new long[oldKeys.length * 2];
-        values = new SipSessionImpl[oldKeys.length * 2];
-        for (int i = 0; i < oldKeys.length; i++)
-        {
-            if (null != oldValues[i])
-            {
-                int j = slot(oldKeys[i]);
-                while (null != values[j])
-                {
-                    j = (j + 1) & (keys.length - 1);
-                }
-                keys[j] = oldKeys[i];
-                values[j] = oldValues[i];
-            }
+            dialogs.remove(k, session);
         }
     }
 
     /** Number of SIP sessions registered by dialog (shard only; tests and metrics). */
     public int dialogCount()
     {
-        return size;
+        return dialogs.size();
     }
 
     /** An application session by id, or null (any thread). */

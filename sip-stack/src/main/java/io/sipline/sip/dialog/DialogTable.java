@@ -1,14 +1,15 @@
 package io.sipline.sip.dialog;
 
+import io.sipline.sip.collection.LongHashIndex;
 import io.sipline.sip.message.Ascii;
-
 import io.sipline.sip.message.SipMessage;
 
 /**
  * The shard's dialogs, found by dialog id (RFC 3261 §12: Call-ID, local tag, remote tag) without a {@code String}:
  * the id's bytes are hashed where they lie in the message into a 64-bit key of a primitive open-addressing map, and
  * a hit is confirmed by comparing the bytes with the dialog's copies (STYLE.md §3: no String keys, compare raw bytes
- * on a hit).
+ * on a hit). The map ({@link LongHashIndex}) grows a few slots per add, so that held calls never stop the shard for a
+ * rehash.
  *
  * <pre>
  *   incoming request   local tag = To tag,   remote tag = From tag   ({@link #findForRequest})
@@ -20,7 +21,7 @@ import io.sipline.sip.message.SipMessage;
  * response arrives (§12.3). The members of a set are chained through the dialogs themselves.
  *
  * <p>Call-IDs and tags compare byte for byte (§19.3, §20.8: they are opaque tokens). An absent tag (an RFC 2543
- * peer) is an empty one. Lookups allocate nothing; adding allocates only when the table grows past half full.
+ * peer) is an empty one. Lookups allocate nothing; adding allocates only when the table grows past half full (the new arrays).
  *
  * <p>Not thread-safe; owned by one shard.
  */
@@ -29,14 +30,14 @@ public final class DialogTable
     private static final long FNV_OFFSET = Ascii.FNV64_OFFSET;
     private static final long FNV_PRIME = Ascii.FNV64_PRIME;
 
-    private final DialogIndex byId;
-    private final DialogIndex bySet;
+    private final LongHashIndex<Dialog> byId;
+    private final LongHashIndex<Dialog> bySet;
 
     /** @param expected dialogs the shard expects to hold at once; the table grows beyond it when needed. */
     public DialogTable(final int expected)
     {
-        byId = new DialogIndex(expected);
-        bySet = new DialogIndex(expected);
+        byId = new LongHashIndex<>(2 * expected);
+        bySet = new LongHashIndex<>(2 * expected);
     }
 
     /** Dialogs in the table. */
@@ -91,7 +92,7 @@ public final class DialogTable
         }
         final long key = idHash(callIdBuf, callIdStart, callIdEnd, localTagBuf, localTagStart, localTagEnd,
             remoteTagBuf, remoteTagStart, remoteTagEnd);
-        for (int s = byId.first(key); s >= 0; s = byId.next(key, s))
+        for (int s = byId.first(key); s >= 0; s = byId.next(s, key))
         {
             final Dialog d = byId.valueAt(s);
             if (d.callId.contentEquals(callIdBuf, callIdStart, callIdEnd) &&
@@ -117,7 +118,7 @@ public final class DialogTable
             return null;
         }
         final long key = setHash(callIdBuf, callIdStart, callIdEnd, localTagBuf, localTagStart, localTagEnd);
-        for (int s = bySet.first(key); s >= 0; s = bySet.next(key, s))
+        for (int s = bySet.first(key); s >= 0; s = bySet.next(s, key))
         {
             final Dialog d = bySet.valueAt(s);
             if (d.callId.contentEquals(callIdBuf, callIdStart, callIdEnd) &&

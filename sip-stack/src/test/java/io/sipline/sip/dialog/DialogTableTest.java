@@ -82,28 +82,6 @@ class DialogTableTest
     }
 
     @Test
-    void shouldKeepEntriesThatShareAKey()
-    {
-        final DialogIndex index = new DialogIndex(4);
-        final Dialog a = new Dialog();
-        final Dialog b = new Dialog();
-        final Dialog c = new Dialog();
-        index.put(42, a);
-        index.put(42, b);
-        index.put(42 + 16, c); // same home slot, other key
-        assertSame(a, index.valueAt(index.first(42)));
-        assertSame(b, index.valueAt(index.next(42, index.first(42))));
-        assertTrue(index.remove(42, a));
-        assertSame(b, index.valueAt(index.first(42)));
-        assertSame(c, index.valueAt(index.first(42 + 16)));
-        assertTrue(index.replace(42, b, a));
-        assertSame(a, index.valueAt(index.first(42)));
-        assertTrue(index.remove(42, a));
-        assertEquals(-1, index.first(42));
-        assertEquals(1, index.size());
-    }
-
-    @Test
     void shouldLookUpInDialogRequestsWithoutAllocating()
     {
         final Dialog[] dialogs = new Dialog[1000];

@@ -12,7 +12,10 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
-/** The transaction table's lookups, removal and growth, the growth moving a few slots per put (no rehash at once). */
+/**
+ * The transaction table over {@link io.sipline.sip.collection.LongHashIndex}: walks over a hash shared across a growth,
+ * removal (twice is harmless) and random use through several growths ({@code LongHashIndexTest} has the growth itself).
+ */
 class TransactionTableTest
 {
     private int made;
@@ -35,36 +38,6 @@ class TransactionTableTest
             assertTrue(found.add(t), "a walk yields each transaction once");
         }
         return found;
-    }
-
-    @Test
-    void growthMovesTheOldSlotsAFewPerPutAndEndsBeforeTheNextGrowth()
-    {
-        final TransactionTable table = new TransactionTable(1024);
-        for (int i = 0; i < 512; i++)
-        {
-            table.put(tx(i * 7919L));
-        }
-        assertEquals(1024, table.capacity());
-        assertFalse(table.migrating());
-
-        table.put(tx(-1)); // the 513th: past half load, the table doubles
-        assertEquals(2048, table.capacity());
-        assertEquals(1, table.growths());
-        assertTrue(table.migrating(), "the old entries stay where they are, to be moved over the next puts");
-        final int putsToMove = 1024 / TransactionTable.MIGRATE_PER_PUT;
-        for (int i = 1; i < putsToMove; i++)
-        {
-            table.put(tx(-1 - i));
-        }
-        assertTrue(table.migrating());
-        table.put(tx(-1 - putsToMove));
-        assertFalse(table.migrating(), "1,024 old slots, 8 a put: done after 128 puts, long before 1,024 entries");
-        assertEquals(513 + putsToMove, table.size());
-        for (int i = 0; i < 512; i++)
-        {
-            assertEquals(1, walk(table, i * 7919L).size());
-        }
     }
 
     @Test
