@@ -309,8 +309,8 @@ public final class CallsBench implements Callable<Integer>
             if (null == server)
             {
                 System.out.printf("bench calls: %s: starting%n", name);
-                server = system.start(layout, dir, app, system.jvm() ? profile : "-",
-                    freePortOtherThan(driver.uasPort()), driver.uasPort(), List.of(), true);
+                server = system.startOnFreePort(layout, dir, app, system.jvm() ? profile : "-", driver.uasPort(),
+                    List.of(), true);
                 if (SystemUnderTest.SIPLINE == system)
                 {
                     server.startLocks();
@@ -372,8 +372,8 @@ public final class CallsBench implements Callable<Integer>
         final int uasPort = Sipp.freeUdpPort();
         final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
         System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
-        try (ServerProcess server = s.start(layout, dir, app, "epsilon", freePortOtherThan(uasPort), uasPort,
-            List.of("-XX:-UseTLAB"), false))
+        try (ServerProcess server = s.startOnFreePort(layout, dir, app, "epsilon", uasPort, List.of("-XX:-UseTLAB"),
+            false))
         {
             // The warm-up lasts a transaction's longest life (64*T1 = 32 s) and 5 s more, so that as many calls are
             // in their transactions when the run starts as during it: pooled transactions and buffers are then at the
@@ -407,8 +407,7 @@ public final class CallsBench implements Callable<Integer>
         final long transactionsEnd = 36;
         final long holdMs = (setupSeconds + transactionsEnd + 60) * 1000;
         System.out.printf("bench calls: %s: %d calls held%n", name, retainedCalls);
-        try (ServerProcess server = s.start(layout, dir, app, "parallel", freePortOtherThan(uasPort), uasPort,
-            List.of(), false))
+        try (ServerProcess server = s.startOnFreePort(layout, dir, app, "parallel", uasPort, List.of(), false))
         {
             print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0));
             // The warm-up's transactions end too before the first measurement, so neither side holds any.
@@ -439,19 +438,6 @@ public final class CallsBench implements Callable<Integer>
                 Sipp.stop(sipp[1]);
             }
         }
-    }
-
-    private static int freePortOtherThan(final int port) throws IOException
-    {
-        for (int i = 0; i < 10; i++)
-        {
-            final int p = Sipp.freeUdpPort();
-            if (p != port)
-            {
-                return p;
-            }
-        }
-        throw new IOException("no free UDP port on 127.0.0.1");
     }
 
     /** Waits (at most 15 s) until the server uses less than a fifth of a core, so one step's tail is not the next's. */

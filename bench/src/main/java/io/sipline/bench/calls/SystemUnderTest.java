@@ -19,6 +19,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
 import io.sipline.bench.baseline.jainsip.JainSipB2bua;
+import io.sipline.test.Sipp;
 
 /**
  * The systems the harness can put between sipp's callers and sipp's far end, each relaying to the far end at
@@ -178,6 +179,85 @@ public enum SystemUnderTest
             server.close();
             throw ex;
         }
+    }
+
+    /** Starts a system may make, each on new ports, when another process took a probed port before the bind. */
+    static final int START_ATTEMPTS = 3;
+
+    /** A source of ports to listen on (the harness's probe of a free one; a test's own sequence). */
+    @FunctionalInterface
+    interface PortSource
+    {
+        int next() throws IOException;
+    }
+
+    /**
+     * {@link #start} on a port of 127.0.0.1 free for UDP and TCP now (Sipline binds both on its port), other than the far
+     * end's. A port probed free may be taken by another process before the server binds it (a Maven build's
+     * connection took one in the twelfth session's search, which then stopped on "cannot listen on tcp ...: Address
+     * already in use"): a start that fails so is made again on new ports, up to {@link #START_ATTEMPTS} in all. Any
+     * other failure is reported at once.
+     */
+    public ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
+        final int uasPort, final List<String> extraJvm, final boolean metrics) throws IOException, InterruptedException
+    {
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, metrics, () -> freeServerPort(uasPort));
+    }
+
+    ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
+        final int uasPort, final List<String> extraJvm, final boolean metrics, final PortSource ports)
+        throws IOException, InterruptedException
+    {
+        IOException taken = null;
+        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++)
+        {
+            final int port = ports.next();
+            try
+            {
+                return start(layout, dir, app, profile, port, uasPort, extraJvm, metrics);
+            }
+            catch (final IOException e)
+            {
+                if (!portTaken(e))
+                {
+                    throw e;
+                }
+                taken = e;
+                System.out.printf("bench calls: %s: port %d (or its admin port) was taken before the server bound it; "
+                    + "%s%n", label, port, attempt < START_ATTEMPTS ? "starting again on new ports" : "giving up");
+            }
+        }
+        throw new IOException(label + " found its ports taken in " + START_ATTEMPTS + " starts; the last: "
+            + taken.getMessage(), taken);
+    }
+
+    /** Whether a start failed because a port it was to listen on was in use (the server's output says so). */
+    static boolean portTaken(final IOException startFailure)
+    {
+        final String m = startFailure.getMessage();
+        return null != m && m.contains("Address already in use");
+    }
+
+    /** A port of 127.0.0.1 free for both UDP and TCP now, other than {@code avoid}. */
+    static int freeServerPort(final int avoid) throws IOException
+    {
+        for (int i = 0; i < 20; i++)
+        {
+            final int p = Sipp.freeUdpPort();
+            if (p == avoid)
+            {
+                continue;
+            }
+            try (ServerSocket tcp = new ServerSocket(p, 1, InetAddress.ofLiteral("127.0.0.1")))
+            {
+                return tcp.getLocalPort();
+            }
+            catch (final java.net.BindException inUse)
+            {
+                // this port is taken for TCP: another
+            }
+        }
+        throw new IOException("no port of 127.0.0.1 free for both UDP and TCP in 20 probes");
     }
 
     /** A TCP port of 127.0.0.1 free now (bound and released: the server binds it a moment later). */

@@ -369,7 +369,7 @@ public final class JainSipB2bua implements SipListener, AutoCloseable
 
     /**
      * {@code java ... JainSipB2bua BIND PORT TARGET_HOST TARGET_PORT}: runs until the process is stopped; prints
-     * {@code jainsip-b2bua: ready} once listening, and its counters when stopped.
+     * {@code jainsip-b2bua: ready} once listening, and its counters when stopped; exits with 1 when it cannot start.
      */
     public static void main(final String[] args) throws Exception
     {
@@ -378,8 +378,20 @@ public final class JainSipB2bua implements SipListener, AutoCloseable
             System.err.println("usage: JainSipB2bua BIND PORT TARGET_HOST TARGET_PORT");
             System.exit(2);
         }
-        final JainSipB2bua b2bua = new JainSipB2bua(args[0], Integer.parseInt(args[1]), args[2],
-            Integer.parseInt(args[3]));
+        final JainSipB2bua b2bua;
+        try
+        {
+            b2bua = new JainSipB2bua(args[0], Integer.parseInt(args[1]), args[2], Integer.parseInt(args[3]));
+        }
+        catch (final Exception e)
+        {
+            // The RI has started non-daemon threads by the time its listening point fails (a port in use): without
+            // an exit the process would stay up, never ready, until the harness's wait for it ends.
+            System.err.println("jainsip-b2bua: cannot start on " + args[0] + ":" + args[1] + ": " + e.getMessage());
+            e.printStackTrace();
+            System.exit(1);
+            return;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("jainsip-b2bua: stopped (calls=" + b2bua.calls() + ", errors=" + b2bua.errors() + ")");
             b2bua.close();
