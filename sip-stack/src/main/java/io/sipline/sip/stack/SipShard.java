@@ -183,6 +183,12 @@ public final class SipShard
     private final MessageCounters traffic = new MessageCounters();
     /** True while the listener's own send ({@link #sendRequest}, {@link #respond}) runs: not a retransmission. */
     private boolean tuSending;
+    /** True while a drain of the inbox or a tick runs: its sends are flushed once, when it ends (shard thread). */
+    private boolean batching;
+    /** Hand-overs handled in the current batch since its last flush. */
+    private int handoffsSinceFlush;
+    /** Hand-overs handled between two flushes of a batch: as many as the transport reads between two of its own. */
+    static final int HANDOFFS_PER_FLUSH = 16;
 
     SipShard(final SipStack stack, final int index, final SipStackConfig config, final SipShard[] all,
         final SipListener.Factory listeners, final long seed)
@@ -885,6 +891,11 @@ public final class SipShard
         }
         finally
         {
+            if (batching && ++handoffsSinceFlush >= HANDOFFS_PER_FLUSH && null != udp)
+            {
+                handoffsSinceFlush = 0;
+                udp.flush(); // a long drain sends its answers every 16 messages, not only at its end
+            }
             datagram.release(); // release rule (Handoff): the owning shard releases the copy once, here
             final SipShard origin = all[h.origin];
             h.clear();
@@ -971,9 +982,14 @@ public final class SipShard
         appWheel.poll(nowNs, events.appTimers, Integer.MAX_VALUE);
     }
 
+    /**
+     * Flushes what was just written unless a batch is under way that flushes once at its end: a read batch of the
+     * transport ({@code currentLocal} set), or a drain of the hand-over inbox or a tick ({@link #batching}), so that
+     * the answers to a drained batch leave in one write of each connected socket rather than one per message.
+     */
     private void flushIfOutsideRead()
     {
-        if (null != udp && null == udp.currentLocal())
+        if (null != udp && null == udp.currentLocal() && !batching)
         {
             udp.flush();
         }
@@ -1426,10 +1442,19 @@ public final class SipShard
             // Clear the flag before draining: an offer after our last poll sees it clear and schedules another run,
             // so no datagram is left waiting; at worst one run finds the queue empty.
             drainScheduled.set(false);
-            drainInbox();
-            if (null != udp)
+            batching = true;
+            try
             {
-                udp.flush();
+                drainInbox();
+            }
+            finally
+            {
+                batching = false;
+                handoffsSinceFlush = 0;
+                if (null != udp)
+                {
+                    udp.flush(); // one flush for the drain (every 16 hand-overs within it: onHandoff)
+                }
             }
             if (!inbox.isEmpty())
             {
@@ -1439,7 +1464,8 @@ public final class SipShard
     }
 
     /**
-     * Every tick: timers first, then hand-overs, then the listener's tick; one flush at the end. After a stall of the
+     * Every tick: timers first, then hand-overs, then the listener's tick; one flush at the end (what they send is
+     * written meanwhile and flushed then, {@link #batching}). After a stall of the
      * loop (no timer poll for {@link #STALL_TICKS} ticks: a long call while the JIT is cold, a listener that blocks,
      * the machine's other work) the timers wait: this tick drains the hand-overs, and the loop's next turn reads a
      * batch from every readable socket, each noting how long its datagrams waited ({@link InputLag}), before the next
@@ -1453,28 +1479,37 @@ public final class SipShard
             final long now = System.nanoTime();
             ticks++;
             inputLag.alive(now);
-            if (stalled(now) && !timersHeldForInput)
-            {
-                timersHeldForInput = true;
-            }
-            else
-            {
-                timersHeldForInput = false;
-                pollTimers(now);
-            }
-            drainInbox();
-            mirrorCounters();
+            batching = true;
             try
             {
-                listener.onTick(SipShard.this, now);
+                if (stalled(now) && !timersHeldForInput)
+                {
+                    timersHeldForInput = true;
+                }
+                else
+                {
+                    timersHeldForInput = false;
+                    pollTimers(now);
+                }
+                drainInbox();
+                mirrorCounters();
+                try
+                {
+                    listener.onTick(SipShard.this, now);
+                }
+                catch (final RuntimeException e)
+                {
+                    onListenerError(e);
+                }
             }
-            catch (final RuntimeException e)
+            finally
             {
-                onListenerError(e);
-            }
-            if (null != udp)
-            {
-                udp.flush();
+                batching = false;
+                handoffsSinceFlush = 0;
+                if (null != udp)
+                {
+                    udp.flush(); // one flush for the tick's retransmissions, hand-overs and listener sends
+                }
             }
         }
     }
