@@ -107,7 +107,7 @@ public final class Main
             return 1;
         }
         final SipStackConfig config = new SipStackConfig().addresses(options.bind()).ports(options.allUdpPorts())
-            .shards(options.shards());
+            .shards(options.shards()).overloadWaitNs(options.overloadWaitMillis() * 1_000_000L);
         if (null != options.tls())
         {
             config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())

@@ -93,6 +93,10 @@ public final class CallsBench implements Callable<Integer>
         + "(default 2000)", defaultValue = "2000")
     int retainedCalls;
 
+    @Option(names = "--overload-wait", description = "Sipline's overload control: bin/sipline run --overload-wait MS "
+        + "(new requests that waited longer are refused with 503; default: not given, off)")
+    Integer overloadWait;
+
     @Option(names = "--out", description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
     Path out;
 
@@ -138,6 +142,11 @@ public final class CallsBench implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "give either --rate R (with --duration S) or --find-max");
+        }
+        if (null != overloadWait && (overloadWait < 0 || overloadWait > 10_000))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--overload-wait: " + overloadWait + " is not a number of milliseconds (0-10000)");
         }
         if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0 || warmup < 0)
         {
@@ -310,7 +319,7 @@ public final class CallsBench implements Callable<Integer>
             {
                 System.out.printf("bench calls: %s: starting%n", name);
                 server = system.startOnFreePort(layout, dir, app, system.jvm() ? profile : "-", driver.uasPort(),
-                    List.of(), true);
+                    List.of(), serverArgs(system), true);
                 if (SystemUnderTest.SIPLINE == system)
                 {
                     server.startLocks();
@@ -373,7 +382,7 @@ public final class CallsBench implements Callable<Integer>
         final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
         System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
         try (ServerProcess server = s.startOnFreePort(layout, dir, app, "epsilon", uasPort, List.of("-XX:-UseTLAB"),
-            false))
+            serverArgs(s), false))
         {
             // The warm-up lasts a transaction's longest life (64*T1 = 32 s) and 5 s more, so that as many calls are
             // in their transactions when the run starts as during it: pooled transactions and buffers are then at the
@@ -407,7 +416,8 @@ public final class CallsBench implements Callable<Integer>
         final long transactionsEnd = 36;
         final long holdMs = (setupSeconds + transactionsEnd + 60) * 1000;
         System.out.printf("bench calls: %s: %d calls held%n", name, retainedCalls);
-        try (ServerProcess server = s.startOnFreePort(layout, dir, app, "parallel", uasPort, List.of(), false))
+        try (ServerProcess server = s.startOnFreePort(layout, dir, app, "parallel", uasPort, List.of(), serverArgs(s),
+            false))
         {
             print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0));
             // The warm-up's transactions end too before the first measurement, so neither side holds any.
@@ -438,6 +448,13 @@ public final class CallsBench implements Callable<Integer>
                 Sipp.stop(sipp[1]);
             }
         }
+    }
+
+    /** The options of {@code bin/sipline run} this run adds for Sipline ({@code --overload-wait}); none for others. */
+    private List<String> serverArgs(final SystemUnderTest s)
+    {
+        return SystemUnderTest.SIPLINE == s && null != overloadWait ?
+            List.of("--overload-wait", Integer.toString(overloadWait)) : List.of();
     }
 
     /** Waits (at most 15 s) until the server uses less than a fifth of a core, so one step's tail is not the next's. */

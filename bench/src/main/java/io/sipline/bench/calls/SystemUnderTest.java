@@ -102,17 +102,23 @@ public enum SystemUnderTest
      * @param app       {@code b2bua} or {@code proxy} (only Sipline deploys it; Kamailio proxies for both)
      * @param profile   a {@code jvm-profiles/} name (ignored by Kamailio).
      * @param extraJvm  JVM options after the profile's (e.g. {@code -XX:-UseTLAB} for the allocation run).
+     * @param serverArgs options of {@code bin/sipline run} after the harness's own (e.g. {@code --overload-wait 100});
+     *                  Sipline only, none for the baselines.
      * @param metrics   whether Sipline serves {@code /metrics} on an admin port (the load steps read its own response
      *                  times there); false for the memory runs, whose heap figures a scrape would disturb. The
      *                  baselines have none either way.
      */
     public ServerProcess start(final Layout layout, final Path dir, final String app, final String profile,
-        final int port, final int uasPort, final List<String> extraJvm, final boolean metrics)
-        throws IOException, InterruptedException
+        final int port, final int uasPort, final List<String> extraJvm, final List<String> serverArgs,
+        final boolean metrics) throws IOException, InterruptedException
     {
         if (!plays(app))
         {
             throw new IllegalArgumentException(label + " cannot run the application '" + app + "'");
+        }
+        if (SIPLINE != this && !serverArgs.isEmpty())
+        {
+            throw new IllegalArgumentException(label + " takes no Sipline options: " + serverArgs);
         }
         Files.createDirectories(dir);
         final Path output = dir.resolve(label + "-" + profile + "-" + port + ".out");
@@ -132,6 +138,7 @@ public enum SystemUnderTest
                     Map.of("target", far) : Map.of("targets", far, "record-route", "true", "parallel", "true"));
                 cmd.addAll(List.of(layout.root().resolve("bin/sipline").toString(), "run", "--bind", "127.0.0.1",
                     "--port", Integer.toString(port), "--profile", profile, "--deploy", war.toString()));
+                cmd.addAll(serverArgs);
                 if (metrics)
                 {
                     adminPort = freeTcpPort();
@@ -199,14 +206,16 @@ public enum SystemUnderTest
      * other failure is reported at once.
      */
     public ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
-        final int uasPort, final List<String> extraJvm, final boolean metrics) throws IOException, InterruptedException
+        final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics)
+        throws IOException, InterruptedException
     {
-        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, metrics, () -> freeServerPort(uasPort));
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics,
+            () -> freeServerPort(uasPort));
     }
 
     ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
-        final int uasPort, final List<String> extraJvm, final boolean metrics, final PortSource ports)
-        throws IOException, InterruptedException
+        final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics,
+        final PortSource ports) throws IOException, InterruptedException
     {
         IOException taken = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++)
@@ -214,7 +223,7 @@ public enum SystemUnderTest
             final int port = ports.next();
             try
             {
-                return start(layout, dir, app, profile, port, uasPort, extraJvm, metrics);
+                return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics);
             }
             catch (final IOException e)
             {

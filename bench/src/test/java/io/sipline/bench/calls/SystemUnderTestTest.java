@@ -44,7 +44,7 @@ class SystemUnderTestTest
             final List<Integer> offered = new ArrayList<>(List.of(taken, free));
             final List<Integer> tried = new ArrayList<>();
             try (ServerProcess server = SystemUnderTest.JAINSIP.startOnFreePort(layout(), dir, "b2bua", "g1-lowpause",
-                uasPort, List.of(), false, () ->
+                uasPort, List.of(), List.of(), false, () ->
                 {
                     tried.add(offered.getFirst());
                     return offered.removeFirst();
@@ -65,7 +65,7 @@ class SystemUnderTestTest
             final int taken = squatter.getLocalPort();
             final int[] starts = {0};
             final IOException e = assertThrows(IOException.class, () -> SystemUnderTest.JAINSIP.startOnFreePort(
-                layout(), dir, "b2bua", "g1-lowpause", uasPort, List.of(), false, () ->
+                layout(), dir, "b2bua", "g1-lowpause", uasPort, List.of(), List.of(), false, () ->
                 {
                     starts[0]++;
                     return taken;
@@ -78,7 +78,7 @@ class SystemUnderTestTest
         final int[] starts = {0};
         final IllegalArgumentException wrongApp = assertThrows(IllegalArgumentException.class,
             () -> SystemUnderTest.JAINSIP.startOnFreePort(layout(), dir, "proxy", "g1-lowpause", uasPort, List.of(),
-                false, () -> ++starts[0]));
+                List.of(), false, () -> ++starts[0]));
         assertEquals("jainsip cannot run the application 'proxy'", wrongApp.getMessage());
         assertEquals(1, starts[0], "a failure that is not a taken port is not retried");
         assertFalse(SystemUnderTest.portTaken(new IOException("sipline exited with 1 before it was ready")));

@@ -59,7 +59,7 @@ public final class ContainerServerStatus implements ContainerStatus
         final io.sipline.container.dispatch.ShardRuntime.Counters c = server.counters();
         return List.of(new Event("servlet_error", c.servletErrors.get()), new Event("slow_call", c.slowCalls.get()),
             new Event("no_application", c.noApplication.get()), new Event("stray_2xx", c.stray2xx.get()),
-            new Event("routed_out", c.routedOut.get()));
+            new Event("routed_out", c.routedOut.get()), new Event("overloaded", c.overloaded.get()));
     }
 
     @Override

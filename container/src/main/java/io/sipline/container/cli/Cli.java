@@ -186,6 +186,15 @@ public final class Cli
                 + "(about 5 s for 10000; default ${DEFAULT-VALUE}, none).")
         int warmup;
 
+        @Option(names = "--overload-wait", paramLabel = "MS", converter = OverloadWaitConverter.class,
+            defaultValue = "0",
+            description = "Overload control: a new request outside a dialog that waited longer than MS milliseconds "
+                + "since the kernel received it (the shard is that far behind its input) is refused with 503 "
+                + "Service Unavailable and Retry-After: 1, so that the calls already up finish and the server does "
+                + "not collapse under retransmissions; requests in dialogs and responses are always served. "
+                + "1-10000, or 0 for off (default ${DEFAULT-VALUE}).")
+        int overloadWait;
+
         Run(final Server server)
         {
             this.server = server;
@@ -259,7 +268,7 @@ public final class Cli
             }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup), spec.commandLine().getOut(), err);
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait), spec.commandLine().getOut(), err);
         }
 
         /**
@@ -466,6 +475,19 @@ public final class Cli
             return count(value, 0, MAX_WARMUP_CALLS, "calls");
         }
     }
+
+    /** The {@code --overload-wait} in milliseconds: 0 (off) to {@link #MAX_OVERLOAD_WAIT_MILLIS}. */
+    static final class OverloadWaitConverter implements ITypeConverter<Integer>
+    {
+        @Override
+        public Integer convert(final String value)
+        {
+            return count(value, 0, MAX_OVERLOAD_WAIT_MILLIS, "milliseconds");
+        }
+    }
+
+    /** The longest {@code --overload-wait}: 10 s, far beyond any SIP timer that would matter (64*T1 = 32 s aside). */
+    static final int MAX_OVERLOAD_WAIT_MILLIS = 10_000;
 
     /** A whole number from {@code min} to {@code max}, else the refusal "... is not a number of {@code what}". */
     private static int count(final String value, final int min, final int max, final String what)

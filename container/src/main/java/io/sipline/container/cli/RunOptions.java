@@ -25,11 +25,13 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 profile's {@code -Dsipline.gc.threads}.
  * @param warmupCalls the {@code --warmup} calls placed through a warm-up container before the server binds its
  *                 ports ({@code io.sipline.container.warmup.Warmup}); 0 for none.
+ * @param overloadWaitMillis the {@code --overload-wait}: a new request that waited longer than this many
+ *                 milliseconds since it arrived is refused with 503 (overload control); 0 for off.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
-    int warmupCalls)
+    int warmupCalls, int overloadWaitMillis)
 {
     /**
      * The TLS listeners: every {@code --bind} address on {@code port}, with a PEM certificate chain and its PEM
@@ -51,15 +53,19 @@ public record RunOptions(
         {
             throw new IllegalArgumentException("warm-up calls must not be negative: " + warmupCalls);
         }
+        if (overloadWaitMillis < 0)
+        {
+            throw new IllegalArgumentException("the overload wait must not be negative: " + overloadWaitMillis);
+        }
     }
 
-    /** Options without a warm-up. */
+    /** Options without a warm-up and without overload control. */
     public RunOptions(
         final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
         final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
         final GcThreadScheduling.Mode gcThreads)
     {
-        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, 0);
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, 0, 0);
     }
 
     /** Options without applications, router file or admin port (the transport alone; tests). */

@@ -73,7 +73,7 @@ public final class ContainerServer implements AutoCloseable
         final ShardRuntime[] runtimes = new ShardRuntime[config.shards()];
         final SipStack stack = SipStack.start(config, shard ->
         {
-            final ShardRuntime runtime = new ShardRuntime(registry, shard, counters);
+            final ShardRuntime runtime = new ShardRuntime(registry, shard, counters, config.overloadWaitNs());
             runtimes[shard.index()] = runtime;
             return runtime;
         });

@@ -59,6 +59,7 @@ import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transaction.TransactionLayer;
+import io.sipline.sip.transport.RealtimeClock;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.dns.SipTarget;
 import io.sipline.sip.transport.tcp.TcpFlow;
@@ -109,6 +110,8 @@ public final class ShardRuntime implements SipListener, ShardHost
     /** Ids made off the shard (an application thread); guarded by its own monitor, never used on the shard. */
     private final ShardIds offShardIds;
     private final Counters counters;
+    /** New requests that waited longer than this are refused with 503 ({@link #overloaded}); 0: never. */
+    private final long overloadWaitNs;
     private volatile long threadId = -1;
     private volatile Thread thread;
     private String host;
@@ -165,13 +168,17 @@ public final class ShardRuntime implements SipListener, ShardHost
         public final AtomicLong stray2xx = new AtomicLong();
         /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
         public final AtomicLong routedOut = new AtomicLong();
+        /** New requests refused with 503 because they waited longer than the overload limit (see {@link #shed}). */
+        public final AtomicLong overloaded = new AtomicLong();
     }
 
-    ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters)
+    ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters,
+        final long overloadWaitNs)
     {
         this.registry = registry;
         this.shard = shard;
         this.counters = counters;
+        this.overloadWaitNs = overloadWaitNs;
         this.strays = new StrayTwoHundreds(this, shard, nextHop);
         this.offShardIds = new ShardIds(shard.index(), System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));
     }
@@ -1207,6 +1214,10 @@ public final class ShardRuntime implements SipListener, ShardHost
             {
                 onSubsequent(tx, request);
             }
+            else if (overloaded(request))
+            {
+                shed(tx, request);
+            }
             else
             {
                 onInitial(tx, request);
@@ -1218,6 +1229,41 @@ public final class ShardRuntime implements SipListener, ShardHost
             answer(tx, request, 500, "Server Internal Error (" + e.getClass().getName() + ")");
         }
     }
+
+    /**
+     * Overload control ({@code SipStackConfig#overloadWaitNs}): whether this new request waited longer than the limit
+     * since the kernel received it. A shard that far behind its input would only add to its backlog by routing it:
+     * its retransmissions and those of the calls already up would come next, and the socket buffers would overflow.
+     */
+    private boolean overloaded(final SipMessage request)
+    {
+        if (0 == overloadWaitNs)
+        {
+            return false;
+        }
+        final long received = request.receivedAtNanos();
+        return 0 != received && RealtimeClock.nanos() - received > overloadWaitNs;
+    }
+
+    /**
+     * Refuses a new request of an overloaded shard: {@code 503 Service Unavailable} with {@code Retry-After}
+     * (RFC 3261 §21.5.4), on its server transaction, which absorbs the request's retransmissions and, for an INVITE,
+     * retransmits the 503 until the ACK (§17.2.1). No application sees it.
+     */
+    private void shed(final ServerTransaction tx, final SipMessage request)
+    {
+        counters.overloaded.incrementAndGet();
+        final ByteBuf out = shard.allocate(256 + request.length());
+        shard.builder().startResponse(out, request, 503, OVERLOADED, newTagOnShard())
+            .header(HeaderName.RETRY_AFTER, RETRY_AFTER_SECONDS)
+            .end(null, 0, 0);
+        shard.respond(tx, out, 503);
+    }
+
+    /** The reason phrase of an overload 503. */
+    static final String OVERLOADED = "Service Unavailable (overloaded)";
+    /** Retry-After of an overload 503, seconds: the least the header can say. */
+    static final String RETRY_AFTER_SECONDS = "1";
 
     /** Without applications: what the server answered before the container (StatelessResponder's rules). */
     private void noApplication(final ServerTransaction tx, final SipMessage request)

@@ -207,6 +207,24 @@ class CliTest
     }
 
     @Test
+    void shouldTakeAnOverloadWaitInMillisecondsAndNoneByDefault()
+    {
+        assertEquals(Cli.SERVING, run("run"));
+        assertEquals(0, started.overloadWaitMillis());
+        assertEquals(Cli.SERVING, run("run", "--overload-wait", "100"));
+        assertEquals(100, started.overloadWaitMillis());
+        started = null;
+        assertEquals(2, run("run", "--overload-wait", "10001"));
+        assertTrue(errorLine().contains("10001 is not a number of milliseconds (0-" + Cli.MAX_OVERLOAD_WAIT_MILLIS
+            + ")"), err.toString());
+        assertNull(started);
+        err.getBuffer().setLength(0);
+        assertEquals(2, run("run", "--overload-wait", "soon"));
+        assertTrue(errorLine().contains("'soon' is not a number of milliseconds"), err.toString());
+        assertNull(started);
+    }
+
+    @Test
     void shouldRejectAPortOutOfRange()
     {
         assertEquals(2, run("run", "--port", "70000"));

@@ -4,18 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-
-import javax.servlet.ServletException;
-import javax.servlet.sip.SipServlet;
-import javax.servlet.sip.SipServletRequest;
 
 import org.junit.jupiter.api.Test;
-
 
 /**
  * A caller's BYE that overtakes its own ACK. A caller sends the ACK of the 2xx and, ending the call at once, the BYE
@@ -31,38 +23,10 @@ class ByeBeforeAckDispatchTest
     private static final long T1_NS = 20_000_000L;
     private static final long EIGHT_T1_MS = 8 * T1_NS / 1_000_000L;
 
-    /** Answers INVITE and BYE 200; records the requests it gets. */
-    public static final class Uas extends SipServlet
-    {
-        private static final long serialVersionUID = 1L;
-
-        final transient Queue<String> seen = new ConcurrentLinkedQueue<>();
-
-        @Override
-        protected void doInvite(final SipServletRequest req) throws ServletException, IOException
-        {
-            seen.add("INVITE");
-            req.createResponse(200).send();
-        }
-
-        @Override
-        protected void doAck(final SipServletRequest req)
-        {
-            seen.add("ACK");
-        }
-
-        @Override
-        protected void doBye(final SipServletRequest req) throws ServletException, IOException
-        {
-            seen.add("BYE");
-            req.createResponse(200).send();
-        }
-    }
-
     @Test
     void shouldStopRetransmittingThe2xxOnceTheByeEndedItsDialog() throws Exception
     {
-        final Uas uas = new Uas();
+        final RecordingUas uas = new RecordingUas();
         try (ContainerServer server = TestApps.server(T1_NS);
             SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
         {

@@ -44,10 +44,21 @@ final class TestApps
     /** A container of two shards on a free loopback port, with the default router, its T1 {@code t1Ns}. */
     static ContainerServer server(final long t1Ns) throws Exception
     {
+        return server(config().t1Ns(t1Ns));
+    }
+
+    /** The settings of {@link #server()}: two shards on a free loopback port; change what a test needs. */
+    static SipStackConfig config()
+    {
+        return new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2);
+    }
+
+    /** A container with {@code config} and the default router. */
+    static ContainerServer server(final SipStackConfig config) throws Exception
+    {
         final DefaultApplicationRouter router = new DefaultApplicationRouter();
         router.init();
-        return ContainerServer.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2).t1Ns(t1Ns),
-            router);
+        return ContainerServer.start(config, router);
     }
 
     /** An application named {@code name} whose main servlet is {@code servlet}. */

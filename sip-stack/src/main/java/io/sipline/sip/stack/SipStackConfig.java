@@ -65,6 +65,29 @@ public final class SipStackConfig
     private int[] tlsPorts = {TLS_PORT_DEFAULT};
     private List<InetSocketAddress> dnsServers = List.of();
     private long dnsTimeoutMillis = DNS_TIMEOUT_MILLIS_DEFAULT;
+    private long overloadWaitNs;
+
+    /**
+     * Overload control: a new request outside a dialog that waited longer than this since the kernel received it
+     * (its {@code SipMessage#receivedAtNanos()}: socket buffer, hand-over queue and the shard's backlog) is refused
+     * by the container with {@code 503 Service Unavailable} and {@code Retry-After} (RFC 3261 §21.5.4) instead of
+     * being routed to an application; requests within dialogs, CANCELs and responses are always served, so that
+     * the calls already up finish. 0 (the default): off.
+     */
+    public long overloadWaitNs()
+    {
+        return overloadWaitNs;
+    }
+
+    public SipStackConfig overloadWaitNs(final long value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException("overload wait must not be negative: " + value);
+        }
+        overloadWaitNs = value;
+        return this;
+    }
 
     public List<InetAddress> addresses()
     {

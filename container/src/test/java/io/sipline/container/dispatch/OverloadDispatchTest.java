@@ -1,0 +1,70 @@
+package io.sipline.container.dispatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Overload control ({@code --overload-wait}, {@code SipStackConfig#overloadWaitNs}): a new request that waited longer
+ * than the limit since the kernel received it is refused with 503 and Retry-After (RFC 3261 §21.5.4) on its server
+ * transaction, and no application sees it; requests within a dialog are served whatever the wait. The waits are made
+ * certain by the limits: 1 ns (every request has waited longer by the time it is dispatched) and 10 s (none has).
+ */
+class OverloadDispatchTest
+{
+    @Test
+    void shouldRefuseNewRequestsThatWaitedTooLongWith503AndServeDialogs() throws Exception
+    {
+        final RecordingUas uas = new RecordingUas();
+        try (ContainerServer server = TestApps.server(TestApps.config().overloadWaitNs(1));
+            SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
+        {
+            server.registry().onDeployed(TestApps.application("uas", uas, Map.of()));
+            final String invite = TestApps.request("INVITE", "overload-invite");
+            caller.send(invite);
+            final String refused = caller.await(SipPeer.response(503, "INVITE"), "503 to the INVITE");
+            assertTrue(refused.startsWith("SIP/2.0 503 Service Unavailable (overloaded)\r\n"), refused);
+            assertEquals("1", SipPeer.header(refused, "Retry-After"));
+            assertTrue(SipPeer.header(refused, "To").contains(";tag="), "a final response has a To tag: " + refused);
+
+            // The INVITE's retransmission is absorbed by its transaction, which sends the 503 again (RFC 3261 §17.2.1)
+            caller.send(invite);
+            assertNotNull(caller.await(SipPeer.response(503, "INVITE"), "the 503 again"));
+            caller.send(SipPeer.inDialog("ACK", "overload-invite", SipPeer.header(refused, "To"), 1, "overload-invite",
+                ""));
+
+            caller.send(TestApps.request("OPTIONS", "overload-options"));
+            caller.await(SipPeer.response(503, "OPTIONS"), "503 to a new OPTIONS");
+
+            // Within a dialog: served, however long it waited (a dialog this container does not know: 481, §12.2.2)
+            caller.send(SipPeer.inDialog("BYE", "overload-bye", "<sip:service@127.0.0.1>;tag=s0123456789abcde", 2,
+                "overload-bye", ""));
+            caller.await(SipPeer.response(481, "BYE"), "481 to a BYE in an unknown dialog, not 503");
+
+            assertEquals(List.of(), List.copyOf(uas.seen), "no application sees a refused request");
+            assertEquals(2, server.counters().overloaded.get(), "the INVITE once and the OPTIONS");
+            assertNull(caller.within(SipPeer.response(200, "INVITE"), 100));
+        }
+    }
+
+    @Test
+    void shouldRouteNewRequestsThatWaitedLessThanTheLimit() throws Exception
+    {
+        final RecordingUas uas = new RecordingUas();
+        try (ContainerServer server = TestApps.server(TestApps.config().overloadWaitNs(10_000_000_000L));
+            SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
+        {
+            server.registry().onDeployed(TestApps.application("uas", uas, Map.of()));
+            caller.send(TestApps.request("OPTIONS", "in-time-options"));
+            caller.await(SipPeer.response(200, "OPTIONS"), "200 to the OPTIONS");
+            assertEquals(List.of("OPTIONS"), List.copyOf(uas.seen));
+            assertEquals(0, server.counters().overloaded.get());
+        }
+    }
+}
