@@ -97,6 +97,11 @@ public final class CallsBench implements Callable<Integer>
         + "(new requests that waited longer are refused with 503; default: not given, off)")
     Integer overloadWait;
 
+    @Option(names = "--server-warmup", description = "Sipline's own warm-up: bin/sipline run --warmup CALLS (calls "
+        + "through a B2BUA of its own before it binds its ports, so that the JIT has compiled it; default: not given, "
+        + "none). The baselines have nothing like it; the harness's --warmup step runs for every system either way")
+    Integer serverWarmup;
+
     @Option(names = "--out", description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
     Path out;
 
@@ -142,6 +147,11 @@ public final class CallsBench implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "give either --rate R (with --duration S) or --find-max");
+        }
+        if (null != serverWarmup && (serverWarmup < 0 || serverWarmup > 120_000)) // what bin/sipline run takes
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--server-warmup: " + serverWarmup + " is not a number of calls (0-120000)");
         }
         if (null != overloadWait && (overloadWait < 0 || overloadWait > 10_000))
         {
@@ -450,11 +460,22 @@ public final class CallsBench implements Callable<Integer>
         }
     }
 
-    /** The options of {@code bin/sipline run} this run adds for Sipline ({@code --overload-wait}); none for others. */
+    /**
+     * The options of {@code bin/sipline run} this run adds for Sipline ({@code --overload-wait}, {@code --warmup} from
+     * {@code --server-warmup}); none for the others.
+     */
     private List<String> serverArgs(final SystemUnderTest s)
     {
-        return SystemUnderTest.SIPLINE == s && null != overloadWait ?
-            List.of("--overload-wait", Integer.toString(overloadWait)) : List.of();
+        final List<String> args = new ArrayList<>();
+        if (SystemUnderTest.SIPLINE == s && null != overloadWait)
+        {
+            args.addAll(List.of("--overload-wait", Integer.toString(overloadWait)));
+        }
+        if (SystemUnderTest.SIPLINE == s && null != serverWarmup)
+        {
+            args.addAll(List.of("--warmup", Integer.toString(serverWarmup)));
+        }
+        return args;
     }
 
     /** Waits (at most 15 s) until the server uses less than a fifth of a core, so one step's tail is not the next's. */

@@ -42,6 +42,21 @@ class CallsBenchTest
     }
 
     @Test
+    void shouldRefuseSiplineOptionsOutOfRange(@TempDir final Path out)
+    {
+        final StringWriter err = new StringWriter();
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(err))
+            .execute("--rate", "10", "--overload-wait", "10001", "--out", out.toString()));
+        assertTrue(err.toString().contains("--overload-wait: 10001 is not a number of milliseconds (0-10000)"),
+            err.toString());
+        final StringWriter warm = new StringWriter();
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(warm))
+            .execute("--rate", "10", "--server-warmup", "-1", "--out", out.toString()));
+        assertTrue(warm.toString().contains("--server-warmup: -1 is not a number of calls (0-120000)"),
+            warm.toString());
+    }
+
+    @Test
     void shouldMeasureARateThroughTheJainSipBaselineAndWriteTheResults(@TempDir final Path out) throws Exception
     {
         Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
