@@ -21,7 +21,8 @@ import io.sipline.sip.message.SipMessage;
  * response arrives (§12.3). The members of a set are chained through the dialogs themselves.
  *
  * <p>Call-IDs and tags compare byte for byte (§19.3, §20.8: they are opaque tokens). An absent tag (an RFC 2543
- * peer) is an empty one. Lookups allocate nothing; adding allocates only when the table grows past half full (the new arrays).
+ * peer) is an empty one. Lookups allocate nothing; adding allocates only when the table grows past half full (the
+ * new arrays).
  *
  * <p>Not thread-safe; owned by one shard.
  */

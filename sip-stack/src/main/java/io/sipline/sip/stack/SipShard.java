@@ -987,6 +987,17 @@ public final class SipShard
      * transport ({@code currentLocal} set), or a drain of the hand-over inbox or a tick ({@link #batching}), so that
      * the answers to a drained batch leave in one write of each connected socket rather than one per message.
      */
+    /** Ends a drain's or a tick's batch ({@link #batching}): what it wrote leaves now. */
+    private void endBatch()
+    {
+        batching = false;
+        handoffsSinceFlush = 0;
+        if (null != udp)
+        {
+            udp.flush();
+        }
+    }
+
     private void flushIfOutsideRead()
     {
         if (null != udp && null == udp.currentLocal() && !batching)
@@ -1449,12 +1460,7 @@ public final class SipShard
             }
             finally
             {
-                batching = false;
-                handoffsSinceFlush = 0;
-                if (null != udp)
-                {
-                    udp.flush(); // one flush for the drain (every 16 hand-overs within it: onHandoff)
-                }
+                endBatch(); // one flush for the drain (every 16 hand-overs within it: onHandoff)
             }
             if (!inbox.isEmpty())
             {
@@ -1504,12 +1510,7 @@ public final class SipShard
             }
             finally
             {
-                batching = false;
-                handoffsSinceFlush = 0;
-                if (null != udp)
-                {
-                    udp.flush(); // one flush for the tick's retransmissions, hand-overs and listener sends
-                }
+                endBatch(); // one flush for the tick's retransmissions, hand-overs and listener sends
             }
         }
     }
