@@ -2,12 +2,14 @@ package io.sipline.container.dispatch;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import javax.servlet.sip.ar.SipApplicationRouter;
 
 import io.sipline.container.security.UserRealm;
 import io.sipline.sip.stack.SipStack;
 import io.sipline.sip.stack.SipStackConfig;
+import io.sipline.sip.transport.RealtimeClock;
 import io.sipline.sip.transport.UdpBindException;
 
 /**
@@ -68,12 +70,23 @@ public final class ContainerServer implements AutoCloseable
     public static ContainerServer start(final SipStackConfig config, final SipApplicationRouter router,
         final UserRealm users) throws UdpBindException
     {
+        return start(config, router, users, RealtimeClock::nanos);
+    }
+
+    /**
+     * Starts the stack with the container on every shard, the overload check ({@link SipStackConfig#overloadWaitNs()})
+     * reading {@code wallClock} (nanoseconds since the epoch, the time base of a message's arrival time): tests give
+     * one that makes a wait certain.
+     */
+    static ContainerServer start(final SipStackConfig config, final SipApplicationRouter router,
+        final UserRealm users, final LongSupplier wallClock) throws UdpBindException
+    {
         final ApplicationRegistry registry = new ApplicationRegistry(router, users);
         final ShardRuntime.Counters counters = new ShardRuntime.Counters();
         final ShardRuntime[] runtimes = new ShardRuntime[config.shards()];
         final SipStack stack = SipStack.start(config, shard ->
         {
-            final ShardRuntime runtime = new ShardRuntime(registry, shard, counters, config.overloadWaitNs());
+            final ShardRuntime runtime = new ShardRuntime(registry, shard, counters, config.overloadWaitNs(), wallClock);
             runtimes[shard.index()] = runtime;
             return runtime;
         });

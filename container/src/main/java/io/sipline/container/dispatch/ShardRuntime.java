@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipErrorEvent;
@@ -112,6 +113,8 @@ public final class ShardRuntime implements SipListener, ShardHost
     private final Counters counters;
     /** New requests that waited longer than this are refused with 503 ({@link #overloaded}); 0: never. */
     private final long overloadWaitNs;
+    /** The wall clock the overload check reads ({@link RealtimeClock#nanos()}; a test's own clock in tests). */
+    private final LongSupplier wallClock;
     private volatile long threadId = -1;
     private volatile Thread thread;
     private String host;
@@ -173,12 +176,13 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters,
-        final long overloadWaitNs)
+        final long overloadWaitNs, final LongSupplier wallClock)
     {
         this.registry = registry;
         this.shard = shard;
         this.counters = counters;
         this.overloadWaitNs = overloadWaitNs;
+        this.wallClock = wallClock;
         this.strays = new StrayTwoHundreds(this, shard, nextHop);
         this.offShardIds = new ShardIds(shard.index(), System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));
     }
@@ -1242,7 +1246,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             return false;
         }
         final long received = request.receivedAtNanos();
-        return 0 != received && RealtimeClock.nanos() - received > overloadWaitNs;
+        return 0 != received && wallClock.getAsLong() - received > overloadWaitNs;
     }
 
     /**

@@ -7,14 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.Test;
+
+import io.sipline.sip.transport.RealtimeClock;
 
 /**
  * Overload control ({@code --overload-wait}, {@code SipStackConfig#overloadWaitNs}): a new request that waited longer
  * than the limit since the kernel received it is refused with 503 and Retry-After (RFC 3261 §21.5.4) on its server
  * transaction, and no application sees it; requests within a dialog are served whatever the wait. The waits are made
- * certain by the limits: 1 ns (every request has waited longer by the time it is dispatched) and 10 s (none has).
+ * certain by the clock the container reads: an hour ahead of the kernel's receive times (every request has waited an
+ * hour against a limit of 100 ms), or the real one against a limit of 10 s (none has).
  */
 class OverloadDispatchTest
 {
@@ -22,7 +27,8 @@ class OverloadDispatchTest
     void shouldRefuseNewRequestsThatWaitedTooLongWith503AndServeDialogs() throws Exception
     {
         final RecordingUas uas = new RecordingUas();
-        try (ContainerServer server = TestApps.server(TestApps.config().overloadWaitNs(1));
+        final LongSupplier anHourLater = () -> RealtimeClock.nanos() + TimeUnit.HOURS.toNanos(1);
+        try (ContainerServer server = TestApps.server(TestApps.config().overloadWaitNs(100_000_000L), anHourLater);
             SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().onDeployed(TestApps.application("uas", uas, Map.of()));

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.EventListener;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 import javax.servlet.sip.SipServlet;
 
@@ -20,7 +21,9 @@ import io.sipline.container.deploy.DescriptorOrigin;
 import io.sipline.container.deploy.ServletDefinition;
 import io.sipline.container.deploy.SipApplicationDescriptor;
 import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.container.security.UserRealm;
 import io.sipline.sip.stack.SipStackConfig;
+import io.sipline.sip.transport.RealtimeClock;
 
 /**
  * Builds applications for the dispatch tests out of servlet and listener instances from the test class path (an
@@ -56,9 +59,15 @@ final class TestApps
     /** A container with {@code config} and the default router. */
     static ContainerServer server(final SipStackConfig config) throws Exception
     {
+        return server(config, RealtimeClock::nanos);
+    }
+
+    /** A container with {@code config} and the default router, its overload check reading {@code wallClock}. */
+    static ContainerServer server(final SipStackConfig config, final LongSupplier wallClock) throws Exception
+    {
         final DefaultApplicationRouter router = new DefaultApplicationRouter();
         router.init();
-        return ContainerServer.start(config, router);
+        return ContainerServer.start(config, router, UserRealm.empty(), wallClock);
     }
 
     /** An application named {@code name} whose main servlet is {@code servlet}. */
