@@ -102,6 +102,11 @@ public final class CallsBench implements Callable<Integer>
         + "none). The baselines have nothing like it; the harness's --warmup step runs for every system either way")
     Integer serverWarmup;
 
+    @Option(names = "--server-shards", description = "Sipline's shards: bin/sipline run --shards N (default: not "
+        + "given, one per core). On a machine shared with sipp's two processes, fewer shards than cores is a setting "
+        + "worth measuring: every runnable thread beyond the cores waits for one")
+    Integer serverShards;
+
     @Option(names = "--out", description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
     Path out;
 
@@ -152,6 +157,11 @@ public final class CallsBench implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--server-warmup: " + serverWarmup + " is not a number of calls (0-120000)");
+        }
+        if (null != serverShards && (serverShards < 1 || serverShards > 256)) // what bin/sipline run takes
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--server-shards: " + serverShards + " is not a number of shards (1-256)");
         }
         if (null != overloadWait && (overloadWait < 0 || overloadWait > 10_000))
         {
@@ -462,7 +472,7 @@ public final class CallsBench implements Callable<Integer>
 
     /**
      * The options of {@code bin/sipline run} this run adds for Sipline ({@code --overload-wait}, {@code --warmup} from
-     * {@code --server-warmup}); none for the others.
+     * {@code --server-warmup}, {@code --shards} from {@code --server-shards}); none for the others.
      */
     private List<String> serverArgs(final SystemUnderTest s)
     {
@@ -474,6 +484,10 @@ public final class CallsBench implements Callable<Integer>
         if (SystemUnderTest.SIPLINE == s && null != serverWarmup)
         {
             args.addAll(List.of("--warmup", Integer.toString(serverWarmup)));
+        }
+        if (SystemUnderTest.SIPLINE == s && null != serverShards)
+        {
+            args.addAll(List.of("--shards", Integer.toString(serverShards)));
         }
         return args;
     }

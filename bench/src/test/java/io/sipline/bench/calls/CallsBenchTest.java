@@ -54,6 +54,11 @@ class CallsBenchTest
             .execute("--rate", "10", "--server-warmup", "-1", "--out", out.toString()));
         assertTrue(warm.toString().contains("--server-warmup: -1 is not a number of calls (0-120000)"),
             warm.toString());
+        final StringWriter shards = new StringWriter();
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(shards))
+            .execute("--rate", "10", "--server-shards", "0", "--out", out.toString()));
+        assertTrue(shards.toString().contains("--server-shards: 0 is not a number of shards (1-256)"),
+            shards.toString());
     }
 
     @Test
