@@ -512,9 +512,10 @@ public final class CallsBench implements Callable<Integer>
     private static Step print(final String name, final Step s)
     {
         System.out.printf("bench calls: %-18s %-8s offered %6d/s completed %8.1f/s failed %d retrans %d drops %d "
-                + "p99(200) %.2f ms server p99(2xx) %s gc %d max %.3f ms cpu %.3f s/1k cores %.2f/%.2f %s%n", name,
+                + "p99(200) %.2f ms server p99(2xx) %s far end p99(180) %s gc %d max %.3f ms cpu %.3f s/1k "
+                + "cores %.2f/%.2f %s%n", name,
             s.label(), s.offered(), s.completedRate(), s.failed(), s.retransmissions(), s.drops(), s.answered().p99(),
-            Report.serverP99(s.serverAnswered()), s.gc().count(),
+            Report.serverP99(s.serverAnswered()), Report.serverP99(s.farEndRinging()), s.gc().count(),
             s.gc().maxMillis(), s.cpuPer1000(), s.serverCores(), s.machineCores(),
             s.sustained() ? "sustained" : "NOT sustained");
         return s;

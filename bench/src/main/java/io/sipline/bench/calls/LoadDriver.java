@@ -121,7 +121,8 @@ public final class LoadDriver
             return new Step(label, rate, calls, successful, failed, retrans, drops, unexpected, seconds,
                 successful / seconds,
                 latency[0], latency[1], ServerLatency.between(times0, times1, "180"),
-                ServerLatency.between(times0, times1, "2xx"), gc, cpuPer1000, cpu / tick / seconds,
+                ServerLatency.between(times0, times1, "2xx"),
+                ServerLatency.between(times0, times1, ServerLatency.CLIENT_METRIC, "180"), gc, cpuPer1000, cpu / tick / seconds,
                 busy / tick / seconds, from, to);
         }
         finally

@@ -154,6 +154,14 @@ public final class Report
             figure mixes those delays with ours). "n/a": a scrape failed; "-": no server figure (a baseline, sipp \
             alone); "none timed": the server timed no response in the step (its transport gave no arrival times).
             """).append('\n');
+        md.append("""
+            The far end's part (column "far end INVITE→180 as the server saw it"): the same kind of figure from the \
+            other side of the server, its INVITE client transactions (`sipline_sip_invite_client_response_seconds`): \
+            from the moment the server's socket took its INVITE to the far end (sipp's uas) to the kernel's receive \
+            timestamp of the 180 that came back. A B2BUA's INVITE→180 is its own two hops (the INVITE in and out, \
+            the 180 in and out) plus this, so the difference between the two columns is the server's part; both are \
+            percentiles of bucket bounds, so the difference of two percentiles is an estimate, not a per-call figure.
+            """).append('\n');
         md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
             .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5% (a sustained step "
                 + "keeps its server, a failed one is followed by a fresh server), then confirmation: a rate is the "
@@ -171,9 +179,11 @@ public final class Report
                 .append("p50/p90/p99/max INVITE→180 ms | ")
                 .append("p50/p90/p99/max INVITE→200 ms | ")
                 .append("server INVITE→180 p50/p90/p99/max ms (bucket bounds) | ")
-                .append("server INVITE→2xx p50/p90/p99/max ms (bucket bounds) | GC pauses n/total/max ms | ")
+                .append("server INVITE→2xx p50/p90/p99/max ms (bucket bounds) | ")
+                .append("far end INVITE→180 as the server saw it p50/p90/p99/max ms (bucket bounds) | ")
+                .append("GC pauses n/total/max ms | ")
                 .append("CPU s/1k calls | cores busy: server / machine | sustained |\n");
-            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (final Step st : s.steps())
             {
                 md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
@@ -183,6 +193,7 @@ public final class Report
                     .append(latency(st.ringing())).append(" | ").append(latency(st.answered())).append(" | ")
                     .append(serverLatency(st.serverRinging())).append(" | ")
                     .append(serverLatency(st.serverAnswered())).append(" | ")
+                    .append(serverLatency(st.farEndRinging())).append(" | ")
                     .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
                     .append(f2(st.serverCores())).append(" / ").append(f2(st.machineCores())).append(" | ")
                     .append("warmup".equals(st.label()) ? "(warm-up)" : CallsBench.FLOOR_STEP.equals(st.label())
@@ -221,9 +232,10 @@ public final class Report
             .append("p50/p90/p99/max INVITE→180 ms at 80% | ")
             .append("p50/p90/p99/max INVITE→200 ms at 80% | server INVITE→180 ms at 80% (bucket bounds) | ")
             .append("server INVITE→2xx ms at 80% (bucket bounds) | ")
+            .append("far end INVITE→180 as the server saw it, ms at 80% (bucket bounds) | ")
             .append("p99 INVITE→200 at max | GC pauses at max n/total/max ms | ")
             .append("CPU s/1k calls at max | allocated B/call | retained B/call |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final Series s : series)
         {
             final Step at = null != s.at80() ? s.at80() : s.best();
@@ -238,6 +250,7 @@ public final class Report
                 .append(null == at ? "-" : latency(at.answered())).append(" | ")
                 .append(null == at ? "-" : serverLatency(at.serverRinging())).append(" | ")
                 .append(null == at ? "-" : serverLatency(at.serverAnswered())).append(" | ")
+                .append(null == at ? "-" : serverLatency(at.farEndRinging())).append(" | ")
                 .append(null == s.best() ? "-" : f2(s.best().answered().p99())).append(" | ")
                 .append(null == s.best() ? "-" : gc(s, s.best())).append(" | ")
                 .append(null == s.best() ? "-" : f3(s.best().cpuPer1000())).append(" | ")
@@ -459,6 +472,7 @@ public final class Report
                     .append(", \"invite200Ms\": ").append(latencyJson(st.answered()))
                     .append(", \"serverInvite180Ms\": ").append(serverLatencyJson(st.serverRinging()))
                     .append(", \"serverInvite2xxMs\": ").append(serverLatencyJson(st.serverAnswered()))
+                    .append(", \"farEndInvite180Ms\": ").append(serverLatencyJson(st.farEndRinging()))
                     .append(", \"gcPauses\": {\"count\": ").append(st.gc().count()).append(", \"totalMs\": ")
                     .append(n(st.gc().totalMillis())).append(", \"maxMs\": ").append(n(st.gc().maxMillis()))
                     .append("}, \"cpuSecondsPer1000Calls\": ").append(n(st.cpuPer1000()))

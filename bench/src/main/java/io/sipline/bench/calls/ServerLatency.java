@@ -6,6 +6,7 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -44,13 +45,19 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
 
     /** The histogram's name on {@code /metrics}. */
     static final String METRIC = "sipline_sip_invite_response_seconds";
-    private static final String BUCKET = METRIC + "_bucket";
+    /**
+     * The client side's histogram: the next hop (sipp's uas) answering the server's INVITEs, as the server saw it,
+     * from the moment its socket took the INVITE to the kernel's receive timestamp of the response.
+     */
+    static final String CLIENT_METRIC = "sipline_sip_invite_client_response_seconds";
+    private static final List<String> BUCKETS = List.of(METRIC + "_bucket", CLIENT_METRIC + "_bucket");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:\\\\.|[^\"\\\\])*)\"");
     private static final int TIMEOUT_MS = 5_000;
 
     /**
-     * One scrape of the histogram: per {@code response} label, the cumulative count of each {@code le} bound
-     * (seconds, {@code +Inf} as infinity) summed over the shards. {@link #FAILED} stands for a scrape that failed.
+     * One scrape of the histograms ({@link #METRIC}, {@link #CLIENT_METRIC}): per histogram and {@code response}
+     * label, the cumulative count of each {@code le} bound (seconds, {@code +Inf} as infinity) summed over the shards.
+     * {@link #FAILED} stands for a scrape that failed.
      */
     public static final class Scrape
     {
@@ -65,7 +72,7 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
         }
 
         /**
-         * Reads the {@code sipline_sip_invite_response_seconds_bucket} lines of a Prometheus text exposition.
+         * Reads the {@code _bucket} lines of both histograms of a Prometheus text exposition.
          *
          * @throws IOException when a bucket line does not parse.
          */
@@ -74,7 +81,8 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
             final Map<String, NavigableMap<Double, Long>> sums = new HashMap<>();
             for (final String line : text.split("\n"))
             {
-                if (!line.startsWith(BUCKET + "{"))
+                final String bucket = BUCKETS.stream().filter(b -> line.startsWith(b + "{")).findFirst().orElse(null);
+                if (null == bucket)
                 {
                     continue;
                 }
@@ -85,7 +93,7 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
                 }
                 String response = null;
                 String le = null;
-                final Matcher m = LABEL.matcher(line.substring(BUCKET.length() + 1, close));
+                final Matcher m = LABEL.matcher(line.substring(bucket.length() + 1, close));
                 while (m.find())
                 {
                     switch (m.group(1))
@@ -112,7 +120,9 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
                 {
                     throw new IOException("not a bucket line: " + line, ex);
                 }
-                sums.computeIfAbsent(response, r -> new TreeMap<>()).merge(bound, Math.round(value), Long::sum);
+                final String histogram = bucket.substring(0, bucket.length() - "_bucket".length());
+                sums.computeIfAbsent(key(histogram, response), r -> new TreeMap<>())
+                    .merge(bound, Math.round(value), Long::sum);
             }
             return new Scrape(sums);
         }
@@ -141,20 +151,35 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
             }
         }
 
-        /** The cumulative counts of one response kind, by bound; null when the scrape has none. */
-        NavigableMap<Double, Long> of(final String response)
+        /** The cumulative counts of one histogram's response kind, by bound; null when the scrape has none. */
+        NavigableMap<Double, Long> of(final String histogram, final String response)
         {
-            return cumulative.get(response);
+            return cumulative.get(key(histogram, response));
+        }
+
+        private static String key(final String histogram, final String response)
+        {
+            return histogram + " " + response;
         }
     }
 
     /**
-     * The figures of the responses of one kind timed between two scrapes.
+     * The server side's figures ({@link #METRIC}) of the responses of one kind timed between two scrapes.
      *
      * @param before   null when the path has no such figures ({@link #NOT_MEASURED}).
      * @param response {@code 180} or {@code 2xx}.
      */
     public static ServerLatency between(final Scrape before, final Scrape after, final String response)
+    {
+        return between(before, after, METRIC, response);
+    }
+
+    /**
+     * The figures of one histogram ({@link #METRIC} or {@link #CLIENT_METRIC}) for the responses of one kind timed
+     * between two scrapes.
+     */
+    public static ServerLatency between(final Scrape before, final Scrape after, final String histogram,
+        final String response)
     {
         if (null == before || null == after)
         {
@@ -164,8 +189,8 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
         {
             return FAILED;
         }
-        final NavigableMap<Double, Long> b = before.of(response);
-        final NavigableMap<Double, Long> a = after.of(response);
+        final NavigableMap<Double, Long> b = before.of(histogram, response);
+        final NavigableMap<Double, Long> a = after.of(histogram, response);
         if (null == b || null == a || !a.keySet().equals(b.keySet()) || !a.containsKey(Double.POSITIVE_INFINITY))
         {
             return FAILED; // not the same histogram twice (no server figures, or another server)

@@ -13,6 +13,9 @@ import java.time.Instant;
  * @param retransmissions sipp's {@code Retransmissions(C)}, uac plus uas
  * @param serverRinging  the server's own INVITE→180 (first 180) over the step, bucket upper bounds
  * @param serverAnswered the server's own INVITE→2xx (first 2xx) over the step, bucket upper bounds
+ * @param farEndRinging  the far end's INVITE→180 as the server saw it (its INVITE client transactions, from the
+ *                       socket taking the INVITE to the 180's arrival), bucket upper bounds: the part of
+ *                       {@code serverRinging} that is not the server's
  * @param drops          datagrams the kernel dropped on the server's and the uas's sockets during the step
  * @param unexpected     messages the caller took without aborting the call (only with
  *                       {@link Scenarios#KAMAILIO_UAC_OPTIONS}: late 180s)
@@ -23,7 +26,7 @@ import java.time.Instant;
  */
 public record Step(String label, int offered, int planned, long successful, long failed, long retransmissions,
     long drops, long unexpected, double seconds, double completedRate, Latency ringing, Latency answered,
-    ServerLatency serverRinging, ServerLatency serverAnswered, GcLog.Summary gc,
+    ServerLatency serverRinging, ServerLatency serverAnswered, ServerLatency farEndRinging, GcLog.Summary gc,
     double cpuPer1000, double serverCores, double machineCores, Instant from, Instant to)
 {
     /**

@@ -87,6 +87,30 @@ class ServerLatencyTest
     }
 
     @Test
+    void shouldReadTheClientSidesHistogramApartFromTheServerSides() throws IOException
+    {
+        // The server side: every 180 within 0.05 ms; the client side (the far end answering the server's INVITEs,
+        // the same shape under its own name): 99 in 1.2 ms, 1 in 50 ms. Neither may leak into the other.
+        final String server = exposition(new long[][] {{100, 0, 0, 0, 0, 0}}, new long[][] {{0, 0, 0, 0, 0, 0}});
+        final String client = exposition(new long[][] {{0, 0, 99, 0, 1, 0}}, new long[][] {{0, 0, 0, 0, 0, 0}})
+            .replace(ServerLatency.METRIC, ServerLatency.CLIENT_METRIC);
+        final String zero = exposition(new long[][] {new long[LE.length]}, new long[][] {new long[LE.length]});
+        final ServerLatency.Scrape before = ServerLatency.Scrape.parse(zero + zero.replace(ServerLatency.METRIC,
+            ServerLatency.CLIENT_METRIC));
+        final ServerLatency.Scrape after = ServerLatency.Scrape.parse(server + client);
+
+        final ServerLatency farEnd = ServerLatency.between(before, after, ServerLatency.CLIENT_METRIC, "180");
+        assertEquals(100, farEnd.count());
+        assertEquals("<= 1.20 / <= 1.20 / <= 1.20 / <= 50.00", Report.serverLatency(farEnd));
+        assertEquals("<= 0.05 / <= 0.05 / <= 0.05 / <= 0.05",
+            Report.serverLatency(ServerLatency.between(before, after, "180")));
+        // A server without the client side's histogram (an older one): "n/a" for it, the server side still read.
+        final ServerLatency.Scrape old = ServerLatency.Scrape.parse(server);
+        assertSame(ServerLatency.FAILED, ServerLatency.between(old, old, ServerLatency.CLIENT_METRIC, "180"));
+        assertEquals(0, ServerLatency.between(old, old, "180").count());
+    }
+
+    @Test
     void shouldSayNaNeverZeroWhenAScrapeFailedOrDoesNotFit() throws IOException
     {
         final ServerLatency.Scrape ok = ServerLatency.Scrape.parse(exposition(

@@ -121,7 +121,37 @@ public final class SipMetrics
         gauge("sipline_sip_dialogs_active", "Dialogs in the shard's table (as of the shard's last 1 ms tick)",
             (cb, k, t) -> cb.call(t.mirrored(MessageCounters.DIALOGS_ACTIVE), k));
         registerInviteResponseTimes(registry, stack::shardCount,
-            (k, kind) -> stack.shard(k).transactions().inviteResponseTimes(kind));
+            (k, kind) -> stack.shard(k).transactions().inviteResponseTimes(kind), ResponseTimeNames.SERVER);
+        registerInviteResponseTimes(registry, stack::shardCount,
+            (k, kind) -> stack.shard(k).transactions().inviteClientResponseTimes(kind), ResponseTimeNames.CLIENT);
+    }
+
+    /**
+     * The names and help texts of one side's INVITE response times: the server side (this server answering an
+     * INVITE) or the client side (the next hop answering this server's INVITE).
+     */
+    record ResponseTimeNames(String histogram, String histogramHelp, String max, String maxHelp, String untimed,
+        String untimedHelp)
+    {
+        static final ResponseTimeNames SERVER = new ResponseTimeNames("sipline_sip_invite_response_seconds",
+            "Server INVITE response time: from the kernel's receive timestamp of the INVITE to the hand-over of its "
+                + "first 180 (response=180) or its first final response (2xx, 3xx-6xx) to the socket, once per INVITE "
+                + "server transaction (stateless proxying not covered)",
+            "sipline_sip_invite_response_max_seconds",
+            "Largest server INVITE response time seen since start (see sipline_sip_invite_response_seconds)",
+            "sipline_sip_invite_responses_untimed",
+            "First 180s and final responses to INVITE that could not be timed: the INVITE's arrival time was "
+                + "unknown, or the wall clock was stepped back");
+        static final ResponseTimeNames CLIENT = new ResponseTimeNames("sipline_sip_invite_client_response_seconds",
+            "Next hop's INVITE response time as this server saw it: from the hand-over of an INVITE client "
+                + "transaction's INVITE to the socket to the kernel's receive timestamp of its first 180 "
+                + "(response=180) or its first final response (2xx, 3xx-6xx), once per INVITE client transaction",
+            "sipline_sip_invite_client_response_max_seconds",
+            "Largest next-hop INVITE response time seen since start (see "
+                + "sipline_sip_invite_client_response_seconds)",
+            "sipline_sip_invite_client_responses_untimed",
+            "First 180s and final responses to this server's INVITEs that could not be timed: a send or arrival time "
+                + "was unknown, or the wall clock was stepped back");
     }
 
     /** Where the INVITE response-time histograms are: shard index and kind to that shard's histogram. */
@@ -133,15 +163,17 @@ public final class SipMetrics
 
     /**
      * {@code sipline_sip_invite_response_seconds{shard,response}} (histogram), its {@code _max_seconds} gauge and the
-     * {@code sipline_sip_invite_responses_untimed_total} counter, read at scrape time from the transaction layers'
-     * histograms ({@link io.sipline.sip.transaction.TransactionLayer#inviteResponseTimes}).
+     * {@code sipline_sip_invite_responses_untimed_total} counter (or the client side's, after {@code names}), read at
+     * scrape time from the transaction layers' histograms
+     * ({@link io.sipline.sip.transaction.TransactionLayer#inviteResponseTimes},
+     * {@link io.sipline.sip.transaction.TransactionLayer#inviteClientResponseTimes}).
      */
     static void registerInviteResponseTimes(final PrometheusRegistry registry, final IntSupplier shards,
-        final ResponseTimes times)
+        final ResponseTimes times, final ResponseTimeNames names)
     {
-        registry.register(new InviteResponseCollector(shards, times));
-        GaugeWithCallback.builder().name("sipline_sip_invite_response_max_seconds")
-            .help("Largest server INVITE response time seen since start (see sipline_sip_invite_response_seconds)")
+        registry.register(new InviteResponseCollector(shards, times, names));
+        GaugeWithCallback.builder().name(names.max())
+            .help(names.maxHelp())
             .labelNames("shard", "response")
             .callback(cb ->
             {
@@ -153,9 +185,8 @@ public final class SipMetrics
                     }
                 }
             }).register(registry);
-        CounterWithCallback.builder().name("sipline_sip_invite_responses_untimed")
-            .help("First 180s and final responses to INVITE that could not be timed: the INVITE's arrival time was "
-                + "unknown, or the wall clock was stepped back")
+        CounterWithCallback.builder().name(names.untimed())
+            .help(names.untimedHelp())
             .labelNames("shard", "response")
             .callback(cb ->
             {
@@ -420,26 +451,23 @@ public final class SipMetrics
 
     /**
      * {@code sipline_sip_invite_response_seconds}: per shard and response kind, the server's own time from the
-     * kernel's receive timestamp of an INVITE to the hand-over of its first 180 / first final response to the socket,
-     * built at scrape time from the shards' bucket counters (opaque loads; the count is the sum of the buckets read,
-     * so each point is self-consistent).
+     * kernel's receive timestamp of an INVITE to the hand-over of its first 180 / first final response to the socket
+     * (or the client side's histogram, after its {@link ResponseTimeNames}), built at scrape time from the shards'
+     * bucket counters (opaque loads; the count is the sum of the buckets read, so each point is self-consistent).
      */
     private static final class InviteResponseCollector implements Collector
     {
-        private static final String NAME = "sipline_sip_invite_response_seconds";
-        private static final MetricMetadata METADATA = new MetricMetadata(NAME,
-            "Server INVITE response time: from the kernel's receive timestamp of the INVITE to the hand-over of its "
-                + "first 180 (response=180) or its first final response (2xx, 3xx-6xx) to the socket, once per INVITE "
-                + "server transaction (stateless proxying not covered)");
         private static final double[] UPPER_BOUNDS = ResponseTimeHistogram.upperBoundsSeconds();
 
         private final IntSupplier shards;
         private final ResponseTimes times;
+        private final MetricMetadata metadata;
 
-        InviteResponseCollector(final IntSupplier shards, final ResponseTimes times)
+        InviteResponseCollector(final IntSupplier shards, final ResponseTimes times, final ResponseTimeNames names)
         {
             this.shards = shards;
             this.times = times;
+            this.metadata = new MetricMetadata(names.histogram(), names.histogramHelp());
         }
 
         @Override
@@ -457,13 +485,13 @@ public final class SipMetrics
                         Labels.of("shard", Integer.toString(k), "response", kind.label()), null, 0L));
                 }
             }
-            return new HistogramSnapshot(METADATA, points);
+            return new HistogramSnapshot(metadata, points);
         }
 
         @Override
         public String getPrometheusName()
         {
-            return NAME;
+            return metadata.getName();
         }
     }
 }

@@ -122,6 +122,12 @@ class AdminServerTest
             assertEquals(0, delta(before, a, "sipline_sip_invite_response_seconds_count{response=\"2xx\"}")
                 + delta(before, a, "sipline_sip_invite_responses_untimed_total{response=\"2xx\"}")
                 + delta(before, a, "sipline_sip_invite_response_seconds_count{response=\"180\"}"));
+            // The client side's times are exported beside them; this server sent no INVITE, so none is timed.
+            assertTrue(a.keySet().stream()
+                .anyMatch(k -> k.startsWith("sipline_sip_invite_client_response_seconds_count")),
+                "the client-side INVITE response times are exported");
+            assertEquals(0, sumWhere(a, "sipline_sip_invite_client_response_seconds_count", "")
+                - sumWhere(before, "sipline_sip_invite_client_response_seconds_count", ""));
             // No application took the OPTIONS (the container answered its 200; the retransmission got the same 200
             // from the transaction) nor the INVITE (the 404): two container events; nothing else happened.
             assertEquals(2, delta(before, a, "sipline_container_events_total{event=\"no_application\"}"));

@@ -48,7 +48,8 @@ class InviteResponseMetricsTest
         h[1][InviteResponse.SUCCESS.ordinal()].recordUntimed();
 
         final PrometheusRegistry registry = new PrometheusRegistry();
-        SipMetrics.registerInviteResponseTimes(registry, () -> 2, (k, kind) -> h[k][kind.ordinal()]);
+        SipMetrics.registerInviteResponseTimes(registry, () -> 2, (k, kind) -> h[k][kind.ordinal()],
+            SipMetrics.ResponseTimeNames.SERVER);
         final String text = scrape(registry);
 
         final String ringing = "sipline_sip_invite_response_seconds_bucket{response=\"180\",shard=\"0\",le=\"";
@@ -76,5 +77,19 @@ class InviteResponseMetricsTest
             .count();
         assertEquals(2L * 3 * ResponseTimeHistogram.BUCKETS, buckets);
         assertEquals(List.of(), text.lines().filter(l -> l.contains("_bucket{") && l.endsWith(" -1")).toList());
+
+        // The client side (the next hop answering this server's INVITEs): the same shape under its own names.
+        final PrometheusRegistry client = new PrometheusRegistry();
+        SipMetrics.registerInviteResponseTimes(client, () -> 2, (k, kind) -> h[k][kind.ordinal()],
+            SipMetrics.ResponseTimeNames.CLIENT);
+        final String clientText = scrape(client);
+        assertTrue(clientText.contains("# TYPE sipline_sip_invite_client_response_seconds histogram\n"), clientText);
+        assertTrue(clientText.contains("sipline_sip_invite_client_response_seconds_count{response=\"180\",shard=\"0\"}"
+            + " 4\n"), clientText);
+        assertTrue(clientText.contains("sipline_sip_invite_client_response_max_seconds{response=\"180\",shard=\"0\"}"
+            + " 0.03\n"), clientText);
+        assertTrue(clientText.contains(
+            "sipline_sip_invite_client_responses_untimed_total{response=\"2xx\",shard=\"1\"} 1.0\n"), clientText);
+        assertEquals(0, clientText.lines().filter(l -> l.startsWith("sipline_sip_invite_response_")).count());
     }
 }

@@ -49,10 +49,18 @@ import io.sipline.sip.message.SipMessage;
  * reliable transport; timer M is 64*T1. The ACK for a 300-699 is built here from the original request
  * (§17.1.1.3) and replaces it as the retained outbound message; the ACK for a 2xx is the TU's (§13.2.2.4).
  *
+ * <p>Response times: the moment the transport took the INVITE is kept, and the arrival of the first 180 and of the
+ * first final response are timed against it, once each ({@link TransactionLayer#inviteClientResponseTimes}).
+ *
  * <p>Not thread-safe; owned by one shard.
  */
 public final class InviteClientTransaction extends ClientTransaction
 {
+    /** When the transport took the INVITE, wall clock ns since the epoch; 0 when unknown (not sent at the start). */
+    private long sentNs;
+    /** True once the first 180 was timed. */
+    private boolean ringingTimed;
+
     InviteClientTransaction(final TransactionLayer layer, final int index)
     {
         super(layer, index, TransactionLayer.KIND_INVITE_CLIENT);
@@ -69,6 +77,7 @@ public final class InviteClientTransaction extends ClientTransaction
     {
         state = TransactionState.CALLING;
         sendOutbound();
+        sentNs = transportFailed || resolving ? 0 : layer.realtimeNanos();
         if (!reliable)
         {
             retransmitIntervalNs = layer.config().t1Ns();
@@ -86,6 +95,7 @@ public final class InviteClientTransaction extends ClientTransaction
             case CALLING, PROCEEDING ->
             {
                 lastStatus = status;
+                timeResponse(status, response.receivedAtNanos());
                 if (status < 200)
                 {
                     // §17.1.1.2: stop retransmitting; timer B only applies in Calling.
@@ -135,6 +145,32 @@ public final class InviteClientTransaction extends ClientTransaction
             }
             default -> layer.countAbsorbedResponse();
         }
+    }
+
+    /** Times the first 180 and the final response (which ends Calling and Proceeding, so it comes here once). */
+    private void timeResponse(final int status, final long receivedNs)
+    {
+        if (180 == status)
+        {
+            if (!ringingTimed)
+            {
+                ringingTimed = true;
+                layer.recordInviteClientResponse(InviteResponse.RINGING, sentNs, receivedNs);
+            }
+        }
+        else if (status >= 200)
+        {
+            layer.recordInviteClientResponse(status < 300 ? InviteResponse.SUCCESS : InviteResponse.FAILURE, sentNs,
+                receivedNs);
+        }
+    }
+
+    @Override
+    void reset()
+    {
+        super.reset();
+        sentNs = 0;
+        ringingTimed = false;
     }
 
     @Override

@@ -102,6 +102,8 @@ public final class TransactionLayer
     private final LongSupplier realtimeClock;
     /** One histogram per {@link InviteResponse}, by ordinal; written here, read by metrics on any thread. */
     private final ResponseTimeHistogram[] inviteResponseTimes = new ResponseTimeHistogram[INVITE_RESPONSES.length];
+    private final ResponseTimeHistogram[] inviteClientResponseTimes =
+        new ResponseTimeHistogram[INVITE_RESPONSES.length];
 
     /**
      * Every transaction made, by index ({@link Transaction#index}: timers carry it), in chunks of
@@ -157,6 +159,7 @@ public final class TransactionLayer
         for (int i = 0; i < inviteResponseTimes.length; i++)
         {
             inviteResponseTimes[i] = new ResponseTimeHistogram();
+            inviteClientResponseTimes[i] = new ResponseTimeHistogram();
         }
         this.clientTable = new TransactionTable(config.initialTableCapacity());
         this.serverTable = new TransactionTable(config.initialTableCapacity());
@@ -529,6 +532,28 @@ public final class TransactionLayer
         return inviteResponseTimes[kind.ordinal()];
     }
 
+    /**
+     * This shard's client-side INVITE response times of one kind: how long the next hop took to answer, as this
+     * server saw it. For each INVITE client transaction, once, the time from the moment the transport took its INVITE
+     * (first send, on {@link TransactionConfig#realtimeClock()}) to the arrival of its first 180 (or its first final
+     * response: {@code SipMessage.receivedAtNanos()}, the kernel's receive timestamp where the transport reads one).
+     * Beside {@link #inviteResponseTimes} it tells a B2BUA's or a proxy's own part from the far end's: a call's
+     * server-side INVITE→180 is the server's two hops plus this. Counted as untimed when either time is unknown (an
+     * INVITE sent later to a located Via {@code maddr}, a transport without receive times).
+     *
+     * <p>Any thread (the histogram is read with opaque loads; the array of histograms is final).
+     */
+    public ResponseTimeHistogram inviteClientResponseTimes(final InviteResponse kind)
+    {
+        return inviteClientResponseTimes[kind.ordinal()];
+    }
+
+    /** The wall clock now ({@link TransactionConfig#realtimeClock()}): when an INVITE client transaction sent. */
+    long realtimeNanos()
+    {
+        return realtimeClock.getAsLong();
+    }
+
     // ============================================================================================================
     // For the machines
     // ============================================================================================================
@@ -552,6 +577,22 @@ public final class TransactionLayer
             return;
         }
         h.record(elapsedNs);
+    }
+
+    /**
+     * An INVITE client transaction received the first response of {@code kind}: records the time from
+     * {@code sentNs} (its INVITE taken by the transport) to {@code receivedNs} (the response's arrival), both on the
+     * wall clock; untimed when either is unknown (0) or the wall clock was stepped back between them.
+     */
+    void recordInviteClientResponse(final InviteResponse kind, final long sentNs, final long receivedNs)
+    {
+        final ResponseTimeHistogram h = inviteClientResponseTimes[kind.ordinal()];
+        if (0 == sentNs || 0 == receivedNs || receivedNs < sentNs)
+        {
+            h.recordUntimed();
+            return;
+        }
+        h.record(receivedNs - sentNs);
     }
 
     long scheduleTimer(final Transaction tx, final char timer, final long delayNs)

@@ -1,6 +1,8 @@
 package io.sipline.sip.transaction;
 
+import static io.sipline.sip.transaction.TransactionHarness.outgoing;
 import static io.sipline.sip.transaction.TransactionHarness.request;
+import static io.sipline.sip.transaction.TransactionHarness.response;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +15,9 @@ import io.sipline.test.AllocationMeter;
 /**
  * The INVITE server transaction times its first 180 and its first final response against the INVITE's arrival, once
  * each, into the layer's histograms, on an injected wall clock: the right bucket gets one count, a retransmission gets
- * none, and an unknown arrival time (0) is counted as untimed, never as a time.
+ * none, and an unknown arrival time (0) is counted as untimed, never as a time. The INVITE client transaction times
+ * the arrival of its first 180 and of its final response against the moment the transport took its INVITE (the far
+ * end's part, as the server sees it), the same way.
  */
 class InviteResponseTimesTest
 {
@@ -155,6 +159,55 @@ class InviteResponseTimesTest
         h.respond(h.lastServer, 200);
         assertEquals(0, times(h, InviteResponse.SUCCESS).count());
         assertEquals(1, times(h, InviteResponse.SUCCESS).untimed());
+        h.advanceMs(40_000);
+        h.assertNoLeaks();
+    }
+
+    @Test
+    void shouldTimeTheFarEndsFirst180AndFinalResponseOnAClientTransaction()
+    {
+        final TransactionHarness h = harness();
+        final String branch = "z9hG4bKclient1";
+        h.send(outgoing("INVITE", branch), false); // the transport takes it at ARRIVAL
+        assertEquals(1, wallReads, "one clock read when the INVITE is sent");
+        wall[0] = ARRIVAL + 50_000 * US; // never read again: the responses carry their own arrival times
+        h.receiveAt(response(100, branch, "INVITE"), ARRIVAL + 300 * US);
+        h.receiveAt(response(180, branch, "INVITE"), ARRIVAL + 1_180 * US);
+        h.receiveAt(response(180, branch, "INVITE"), ARRIVAL + 2_000 * US); // a second 180: not timed again
+        h.receiveAt(response(200, branch, "INVITE"), ARRIVAL + 4_300 * US);
+        h.receiveAt(response(200, branch, "INVITE"), ARRIVAL + 9_000 * US); // a 2xx retransmission in Accepted
+        assertEquals(1, wallReads);
+
+        final ResponseTimeHistogram ringing = h.layer.inviteClientResponseTimes(InviteResponse.RINGING);
+        assertArrayEquals(oneAt(1_180 * US), ringing.bucketCounts());
+        assertEquals(1_180 * US, ringing.sumNs());
+        final ResponseTimeHistogram answered = h.layer.inviteClientResponseTimes(InviteResponse.SUCCESS);
+        assertArrayEquals(oneAt(4_300 * US), answered.bucketCounts());
+        assertEquals(0, h.layer.inviteClientResponseTimes(InviteResponse.FAILURE).count());
+        assertEquals(0, times(h, InviteResponse.RINGING).count(), "the server side's histograms are apart");
+
+        final String second = "z9hG4bKclient2";
+        wall[0] = ARRIVAL + 10_000 * US;
+        h.send(outgoing("INVITE", second), false);
+        h.advanceMs(500); // timer A: the INVITE again; the time still runs from the first send
+        h.receiveAt(response(486, second, "INVITE"), ARRIVAL + 35_000 * US);
+        assertArrayEquals(oneAt(25_000 * US), h.layer.inviteClientResponseTimes(InviteResponse.FAILURE)
+            .bucketCounts());
+        h.advanceMs(40_000);
+        h.assertNoLeaks();
+    }
+
+    @Test
+    void shouldCountAClientResponseWithoutAnArrivalTimeOrBeforeTheSendAsUntimed()
+    {
+        final TransactionHarness h = harness();
+        h.send(outgoing("INVITE", "z9hG4bKclient3"), false);
+        h.receiveAt(response(180, "z9hG4bKclient3", "INVITE"), 0); // a transport without receive times
+        h.receiveAt(response(200, "z9hG4bKclient3", "INVITE"), ARRIVAL - 1_000 * US); // the wall clock stepped back
+        assertEquals(0, h.layer.inviteClientResponseTimes(InviteResponse.RINGING).count());
+        assertEquals(1, h.layer.inviteClientResponseTimes(InviteResponse.RINGING).untimed());
+        assertEquals(0, h.layer.inviteClientResponseTimes(InviteResponse.SUCCESS).count());
+        assertEquals(1, h.layer.inviteClientResponseTimes(InviteResponse.SUCCESS).untimed());
         h.advanceMs(40_000);
         h.assertNoLeaks();
     }
