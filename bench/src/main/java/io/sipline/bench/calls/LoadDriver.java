@@ -122,7 +122,10 @@ public final class LoadDriver
                 successful / seconds,
                 latency[0], latency[1], ServerLatency.between(times0, times1, "180"),
                 ServerLatency.between(times0, times1, "2xx"),
-                ServerLatency.between(times0, times1, ServerLatency.CLIENT_METRIC, "180"), gc, cpuPer1000, cpu / tick / seconds,
+                ServerLatency.between(times0, times1, ServerLatency.CLIENT_METRIC, "180"),
+                ServerLatency.between(times0, times1, ServerLatency.INPUT_LAG_METRIC, "read"),
+                ServerLatency.between(times0, times1, ServerLatency.INPUT_LAG_METRIC, "handover"), gc, cpuPer1000,
+                cpu / tick / seconds,
                 busy / tick / seconds, from, to);
         }
         finally

@@ -160,7 +160,11 @@ public final class Report
             from the moment the server's socket took its INVITE to the far end (sipp's uas) to the kernel's receive \
             timestamp of the 180 that came back. A B2BUA's INVITE→180 is its own two hops (the INVITE in and out, \
             the 180 in and out) plus this, so the difference between the two columns is the server's part; both are \
-            percentiles of bucket bounds, so the difference of two percentiles is an estimate, not a per-call figure.
+            percentiles of bucket bounds, so the difference of two percentiles is an estimate, not a per-call figure. \
+            The server's input lag (columns "server input lag", per message, `sipline_sip_input_lag_seconds`) is how \
+            long a message waited between the kernel's receive timestamp and the moment its shard began to handle \
+            it: "read" for messages a shard read from its own socket, "handed over" for those one shard read and \
+            passed to the shard that owns the call (the reading shard's wait, the copy and the inbox together).
             """).append('\n');
         md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
             .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5% (a sustained step "
@@ -181,9 +185,11 @@ public final class Report
                 .append("server INVITE→180 p50/p90/p99/max ms (bucket bounds) | ")
                 .append("server INVITE→2xx p50/p90/p99/max ms (bucket bounds) | ")
                 .append("far end INVITE→180 as the server saw it p50/p90/p99/max ms (bucket bounds) | ")
+                .append("server input lag, read p50/p90/p99/max ms | ")
+                .append("server input lag, handed over p50/p90/p99/max ms | ")
                 .append("GC pauses n/total/max ms | ")
                 .append("CPU s/1k calls | cores busy: server / machine | sustained |\n");
-            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (final Step st : s.steps())
             {
                 md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
@@ -194,6 +200,8 @@ public final class Report
                     .append(serverLatency(st.serverRinging())).append(" | ")
                     .append(serverLatency(st.serverAnswered())).append(" | ")
                     .append(serverLatency(st.farEndRinging())).append(" | ")
+                    .append(serverLatency(st.readLag())).append(" | ")
+                    .append(serverLatency(st.handoverLag())).append(" | ")
                     .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
                     .append(f2(st.serverCores())).append(" / ").append(f2(st.machineCores())).append(" | ")
                     .append("warmup".equals(st.label()) ? "(warm-up)" : CallsBench.FLOOR_STEP.equals(st.label())
@@ -473,6 +481,8 @@ public final class Report
                     .append(", \"serverInvite180Ms\": ").append(serverLatencyJson(st.serverRinging()))
                     .append(", \"serverInvite2xxMs\": ").append(serverLatencyJson(st.serverAnswered()))
                     .append(", \"farEndInvite180Ms\": ").append(serverLatencyJson(st.farEndRinging()))
+                    .append(", \"inputLagReadMs\": ").append(serverLatencyJson(st.readLag()))
+                    .append(", \"inputLagHandoverMs\": ").append(serverLatencyJson(st.handoverLag()))
                     .append(", \"gcPauses\": {\"count\": ").append(st.gc().count()).append(", \"totalMs\": ")
                     .append(n(st.gc().totalMillis())).append(", \"maxMs\": ").append(n(st.gc().maxMillis()))
                     .append("}, \"cpuSecondsPer1000Calls\": ").append(n(st.cpuPer1000()))

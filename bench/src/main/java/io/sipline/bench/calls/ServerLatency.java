@@ -50,13 +50,20 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
      * from the moment its socket took the INVITE to the kernel's receive timestamp of the response.
      */
     static final String CLIENT_METRIC = "sipline_sip_invite_client_response_seconds";
-    private static final List<String> BUCKETS = List.of(METRIC + "_bucket", CLIENT_METRIC + "_bucket");
+    /**
+     * Per message, from its arrival (the kernel's receive timestamp) to the moment its shard began to handle it, by
+     * {@code path}: {@code read} (from the shard's own socket) or {@code handover} (read by another shard).
+     */
+    static final String INPUT_LAG_METRIC = "sipline_sip_input_lag_seconds";
+    private static final List<String> BUCKETS = List.of(METRIC + "_bucket", CLIENT_METRIC + "_bucket",
+        INPUT_LAG_METRIC + "_bucket");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:\\\\.|[^\"\\\\])*)\"");
     private static final int TIMEOUT_MS = 5_000;
 
     /**
-     * One scrape of the histograms ({@link #METRIC}, {@link #CLIENT_METRIC}): per histogram and {@code response}
-     * label, the cumulative count of each {@code le} bound (seconds, {@code +Inf} as infinity) summed over the shards.
+     * One scrape of the histograms ({@link #METRIC}, {@link #CLIENT_METRIC}, {@link #INPUT_LAG_METRIC}): per histogram
+     * and {@code response} (or {@code path}) label, the cumulative count of each {@code le} bound (seconds,
+     * {@code +Inf} as infinity) summed over the shards.
      * {@link #FAILED} stands for a scrape that failed.
      */
     public static final class Scrape
@@ -98,7 +105,7 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
                 {
                     switch (m.group(1))
                     {
-                        case "response" -> response = m.group(2);
+                        case "response", "path" -> response = m.group(2); // the histogram's one kind label
                         case "le" -> le = m.group(2);
                         default ->
                         {
@@ -107,7 +114,7 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
                 }
                 if (null == response || null == le)
                 {
-                    throw new IOException("a bucket without response or le: " + line);
+                    throw new IOException("a bucket without response (or path) or le: " + line);
                 }
                 final double bound;
                 final double value;

@@ -16,6 +16,9 @@ import java.time.Instant;
  * @param farEndRinging  the far end's INVITE→180 as the server saw it (its INVITE client transactions, from the
  *                       socket taking the INVITE to the 180's arrival), bucket upper bounds: the part of
  *                       {@code serverRinging} that is not the server's
+ * @param readLag        the server's input lag over the step of the messages its shards read from their own sockets
+ *                       (arrival to handling), bucket upper bounds
+ * @param handoverLag    the same for the messages one shard read and handed over to the call's shard
  * @param drops          datagrams the kernel dropped on the server's and the uas's sockets during the step
  * @param unexpected     messages the caller took without aborting the call (only with
  *                       {@link Scenarios#KAMAILIO_UAC_OPTIONS}: late 180s)
@@ -26,7 +29,8 @@ import java.time.Instant;
  */
 public record Step(String label, int offered, int planned, long successful, long failed, long retransmissions,
     long drops, long unexpected, double seconds, double completedRate, Latency ringing, Latency answered,
-    ServerLatency serverRinging, ServerLatency serverAnswered, ServerLatency farEndRinging, GcLog.Summary gc,
+    ServerLatency serverRinging, ServerLatency serverAnswered, ServerLatency farEndRinging, ServerLatency readLag,
+    ServerLatency handoverLag, GcLog.Summary gc,
     double cpuPer1000, double serverCores, double machineCores, Instant from, Instant to)
 {
     /**

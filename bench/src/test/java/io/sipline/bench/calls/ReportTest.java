@@ -19,7 +19,8 @@ class ReportTest
         final int planned = rate * 10;
         return new Step(label, rate, planned, held ? planned : planned - 1, held ? 0 : 1, 0, 0, 0, 10.0, rate,
             Latency.NONE, Latency.NONE, ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED,
-            ServerLatency.NOT_MEASURED, new GcLog.Summary(0, 0, 0), 0.2, 0.9, machineCores, Instant.EPOCH, Instant.EPOCH);
+            ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED,
+            new GcLog.Summary(0, 0, 0), 0.2, 0.9, machineCores, Instant.EPOCH, Instant.EPOCH);
     }
 
     private static Report report(final Path dir, final Series s)
@@ -75,7 +76,8 @@ class ReportTest
         final Step at80 = step("at80", 4000, true, 0.6 * cores);
         final Step floor = new Step(CallsBench.FLOOR_STEP, 4000, 40000, 40000, 0, 0, 0, 0, 10.0, 4000,
             new Latency(40000, 2.17, 2.56, 4.76, 506.96), Latency.NONE, ServerLatency.NOT_MEASURED,
-            ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED, new GcLog.Summary(0, 0, 0), Double.NaN, 0, 0.5 * cores, Instant.EPOCH,
+            ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED,
+            ServerLatency.NOT_MEASURED, new GcLog.Summary(0, 0, 0), Double.NaN, 0, 0.5 * cores, Instant.EPOCH,
             Instant.EPOCH);
         final Series s = new Series(SystemUnderTest.SIPLINE, "zgc", "uac-timed.xml", List.of(confirm, at80, floor),
             5000, 5000, List.of(confirm), at80, "");
@@ -128,16 +130,18 @@ class ReportTest
         final Latency sipp = new Latency(8000, 1.50, 2.50, 6.30, 40.10);
         final ServerLatency ringing = new ServerLatency(ServerLatency.State.MEASURED, 8000, 0.15, 0.3, 1.25, 20.0);
         final ServerLatency answered = new ServerLatency(ServerLatency.State.MEASURED, 8000, 0.2, 0.35, 2.25, 50.0);
+        final ServerLatency lag = new ServerLatency(ServerLatency.State.MEASURED, 50000, 0.05, 0.1, 0.5, 2.0);
         final ServerLatency farEnd = new ServerLatency(ServerLatency.State.MEASURED, 8000, 0.1, 0.25, 0.75, 10.0);
         final Step at80 = new Step("at80", 800, 8000, 8000, 0, 0, 0, 0, 10.0, 800, sipp, sipp, ringing, answered,
-            farEnd, new GcLog.Summary(0, 0, 0), 0.2, 0.9, 1.5, Instant.EPOCH, Instant.EPOCH);
+            farEnd, lag, lag, new GcLog.Summary(0, 0, 0), 0.2, 0.9, 1.5, Instant.EPOCH, Instant.EPOCH);
         final Step failed = new Step("r1000", 1000, 10000, 10000, 0, 0, 0, 0, 10.0, 1000, sipp, sipp,
-            ServerLatency.FAILED, ServerLatency.FAILED, ServerLatency.FAILED, new GcLog.Summary(0, 0, 0), 0.2, 0.9, 1.5, Instant.EPOCH,
+            ServerLatency.FAILED, ServerLatency.FAILED, ServerLatency.FAILED, ServerLatency.FAILED,
+            ServerLatency.FAILED, new GcLog.Summary(0, 0, 0), 0.2, 0.9, 1.5, Instant.EPOCH,
             Instant.EPOCH);
         final Step untimed = new Step("r0100", 100, 1000, 1000, 0, 0, 0, 0, 10.0, 100, sipp, sipp,
             new ServerLatency(ServerLatency.State.MEASURED, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN),
-            ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED, new GcLog.Summary(0, 0, 0), 0.2, 0.9, 1.5,
-            Instant.EPOCH, Instant.EPOCH);
+            ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED, ServerLatency.NOT_MEASURED,
+            ServerLatency.NOT_MEASURED, new GcLog.Summary(0, 0, 0), 0.2, 0.9, 1.5, Instant.EPOCH, Instant.EPOCH);
         final Series s = new Series(SystemUnderTest.SIPLINE, "zgc", "uac-timed.xml", List.of(untimed, failed, at80),
             1000, 1000, List.of(failed), at80, "");
         final Report report = report(dir, s);
@@ -146,13 +150,14 @@ class ReportTest
         final String figures = "1.50 / 2.50 / 6.30 / 40.10 | 1.50 / 2.50 / 6.30 / 40.10 | "
             + "<= 0.15 / <= 0.30 / <= 1.25 / <= 20.00 | <= 0.20 / <= 0.35 / <= 2.25 / <= 50.00 | "
             + "<= 0.10 / <= 0.25 / <= 0.75 / <= 10.00 | ";
-        assertTrue(md.contains("| at80 | 800 | 800.0 | 0 | 0 | 0 | 0 | " + figures), md);
+        assertTrue(md.contains("| at80 | 800 | 800.0 | 0 | 0 | 0 | 0 | " + figures
+            + "<= 0.05 / <= 0.10 / <= 0.50 / <= 2.00 | <= 0.05 / <= 0.10 / <= 0.50 / <= 2.00 | "), md);
         assertTrue(md.contains("| sipline/zgc | 1000 | r1000 | "), md);
         assertTrue(md.contains(" | " + figures + "6.30 | "), "summary at 80%, then sipp's p99 at max: " + md);
         assertTrue(md.contains("| r1000 | 1000 | 1000.0 | 0 | 0 | 0 | 0 | 1.50 / 2.50 / 6.30 / 40.10 | "
-            + "1.50 / 2.50 / 6.30 / 40.10 | n/a | n/a | n/a | "), md);
+            + "1.50 / 2.50 / 6.30 / 40.10 | n/a | n/a | n/a | n/a | n/a | "), md);
         assertTrue(md.contains("| r0100 | 100 | 100.0 | 0 | 0 | 0 | 0 | 1.50 / 2.50 / 6.30 / 40.10 | "
-            + "1.50 / 2.50 / 6.30 / 40.10 | none timed | - | - | "), md);
+            + "1.50 / 2.50 / 6.30 / 40.10 | none timed | - | - | - | - | "), md);
         assertTrue(md.contains("server INVITE→180 p50/p90/p99/max ms (bucket bounds) | "), md);
         assertTrue(md.contains("What it leaves out: sipp's own send and receive delays on the caller side"), md);
         assertTrue(md.contains("far end INVITE→180 as the server saw it p50/p90/p99/max ms (bucket bounds) | "), md);
@@ -163,6 +168,8 @@ class ReportTest
         assertTrue(json.contains("\"serverInvite2xxMs\": {\"scrape\": \"failed\"}"), json);
         assertTrue(json.contains("\"farEndInvite180Ms\": {\"scrape\": \"ok\", \"bucketUpperBounds\": true, "
             + "\"count\": 8000, \"p50\": 0.1000, \"p90\": 0.2500, \"p99\": 0.7500, \"max\": 10.0000}"), json);
+        assertTrue(json.contains("\"inputLagHandoverMs\": {\"scrape\": \"ok\", \"bucketUpperBounds\": true, "
+            + "\"count\": 50000, \"p50\": 0.0500, \"p90\": 0.1000, \"p99\": 0.5000, \"max\": 2.0000}"), json);
         assertTrue(json.contains("\"serverInvite2xxMs\": null"), json);
     }
 }

@@ -111,6 +111,26 @@ class ServerLatencyTest
     }
 
     @Test
+    void shouldReadTheInputLagByPath() throws IOException
+    {
+        final String lag = """
+            sipline_sip_input_lag_seconds_bucket{path="read",shard="0",le="5.0E-5"} 3
+            sipline_sip_input_lag_seconds_bucket{path="read",shard="0",le="+Inf"} 4
+            sipline_sip_input_lag_seconds_bucket{path="handover",shard="0",le="5.0E-5"} 0
+            sipline_sip_input_lag_seconds_bucket{path="handover",shard="0",le="+Inf"} 2
+            sipline_sip_input_lag_seconds_bucket{path="read",shard="1",le="5.0E-5"} 1
+            sipline_sip_input_lag_seconds_bucket{path="read",shard="1",le="+Inf"} 1
+            """;
+        final ServerLatency.Scrape before = ServerLatency.Scrape.parse(lag.replaceAll("} \\d+", "} 0"));
+        final ServerLatency.Scrape after = ServerLatency.Scrape.parse(lag);
+        final ServerLatency read = ServerLatency.between(before, after, ServerLatency.INPUT_LAG_METRIC, "read");
+        assertEquals(5, read.count(), "both shards");
+        assertEquals(0.05, read.p50(), 1e-9);
+        assertEquals(Double.POSITIVE_INFINITY, read.max());
+        assertEquals(2, ServerLatency.between(before, after, ServerLatency.INPUT_LAG_METRIC, "handover").count());
+    }
+
+    @Test
     void shouldSayNaNeverZeroWhenAScrapeFailedOrDoesNotFit() throws IOException
     {
         final ServerLatency.Scrape ok = ServerLatency.Scrape.parse(exposition(

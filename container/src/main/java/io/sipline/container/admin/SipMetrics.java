@@ -4,6 +4,7 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.IntSupplier;
@@ -124,6 +125,21 @@ public final class SipMetrics
             (k, kind) -> stack.shard(k).transactions().inviteResponseTimes(kind), ResponseTimeNames.SERVER);
         registerInviteResponseTimes(registry, stack::shardCount,
             (k, kind) -> stack.shard(k).transactions().inviteClientResponseTimes(kind), ResponseTimeNames.CLIENT);
+        registerInputLag(registry, stack::shardCount, (k, v) -> stack.shard(k).inputLagTimes(1 == v));
+    }
+
+    /**
+     * {@code sipline_sip_input_lag_seconds{shard,path}}: per message, from its arrival (the kernel's receive
+     * timestamp) to the moment its shard began to handle it; {@code path="read"} for a message the shard read from its
+     * own socket, {@code "handover"} for one another shard read and handed over ({@code value} 0 and 1).
+     */
+    static void registerInputLag(final PrometheusRegistry registry, final IntSupplier shards,
+        final ShardHistograms lag)
+    {
+        registry.register(new ShardHistogramCollector("sipline_sip_input_lag_seconds", "Time from a message's "
+            + "arrival (the kernel's receive timestamp) to the moment its shard began to handle it: path=read for one "
+            + "the shard read from its own socket, path=handover for one another shard read and handed over to it "
+            + "(the call's shard)", shards, "path", List.of("read", "handover"), lag));
     }
 
     /**
@@ -171,7 +187,9 @@ public final class SipMetrics
     static void registerInviteResponseTimes(final PrometheusRegistry registry, final IntSupplier shards,
         final ResponseTimes times, final ResponseTimeNames names)
     {
-        registry.register(new InviteResponseCollector(shards, times, names));
+        registry.register(new ShardHistogramCollector(names.histogram(), names.histogramHelp(), shards, "response",
+            Arrays.stream(INVITE_RESPONSES).map(InviteResponse::label).toList(),
+            (k, v) -> times.of(k, INVITE_RESPONSES[v])));
         GaugeWithCallback.builder().name(names.max())
             .help(names.maxHelp())
             .labelNames("shard", "response")
@@ -449,25 +467,37 @@ public final class SipMetrics
         }
     }
 
+    /** Where one of a shard's histograms is: shard index and the index of a label value to the histogram. */
+    @FunctionalInterface
+    interface ShardHistograms
+    {
+        ResponseTimeHistogram of(int shard, int value);
+    }
+
     /**
-     * {@code sipline_sip_invite_response_seconds}: per shard and response kind, the server's own time from the
-     * kernel's receive timestamp of an INVITE to the hand-over of its first 180 / first final response to the socket
-     * (or the client side's histogram, after its {@link ResponseTimeNames}), built at scrape time from the shards'
-     * bucket counters (opaque loads; the count is the sum of the buckets read, so each point is self-consistent).
+     * A histogram of the shards' {@link ResponseTimeHistogram}s, one point per shard and value of one label (the
+     * INVITE response times by {@code response}, the input lag by {@code path}), built at scrape time from the
+     * shards' bucket counters (opaque loads; the count is the sum of the buckets read, so each point is
+     * self-consistent).
      */
-    private static final class InviteResponseCollector implements Collector
+    private static final class ShardHistogramCollector implements Collector
     {
         private static final double[] UPPER_BOUNDS = ResponseTimeHistogram.upperBoundsSeconds();
 
-        private final IntSupplier shards;
-        private final ResponseTimes times;
         private final MetricMetadata metadata;
+        private final IntSupplier shards;
+        private final String label;
+        private final List<String> values;
+        private final ShardHistograms histograms;
 
-        InviteResponseCollector(final IntSupplier shards, final ResponseTimes times, final ResponseTimeNames names)
+        ShardHistogramCollector(final String name, final String help, final IntSupplier shards, final String label,
+            final List<String> values, final ShardHistograms histograms)
         {
+            this.metadata = new MetricMetadata(name, help);
             this.shards = shards;
-            this.times = times;
-            this.metadata = new MetricMetadata(names.histogram(), names.histogramHelp());
+            this.label = label;
+            this.values = values;
+            this.histograms = histograms;
         }
 
         @Override
@@ -476,13 +506,13 @@ public final class SipMetrics
             final List<HistogramSnapshot.HistogramDataPointSnapshot> points = new ArrayList<>();
             for (int k = 0; k < shards.getAsInt(); k++)
             {
-                for (final InviteResponse kind : INVITE_RESPONSES)
+                for (int v = 0; v < values.size(); v++)
                 {
-                    final ResponseTimeHistogram h = times.of(k, kind);
+                    final ResponseTimeHistogram h = histograms.of(k, v);
                     final long[] counts = h.bucketCounts();
                     points.add(new HistogramSnapshot.HistogramDataPointSnapshot(
                         ClassicHistogramBuckets.of(UPPER_BOUNDS, counts), h.sumNs() / NANOS_PER_SECOND,
-                        Labels.of("shard", Integer.toString(k), "response", kind.label()), null, 0L));
+                        Labels.of("shard", Integer.toString(k), label, values.get(v)), null, 0L));
                 }
             }
             return new HistogramSnapshot(metadata, points);

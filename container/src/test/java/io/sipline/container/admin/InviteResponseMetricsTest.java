@@ -92,4 +92,22 @@ class InviteResponseMetricsTest
             "sipline_sip_invite_client_responses_untimed_total{response=\"2xx\",shard=\"1\"} 1.0\n"), clientText);
         assertEquals(0, clientText.lines().filter(l -> l.startsWith("sipline_sip_invite_response_")).count());
     }
+
+    @Test
+    void shouldExportTheInputLagByPath() throws Exception
+    {
+        final ResponseTimeHistogram read = new ResponseTimeHistogram();
+        final ResponseTimeHistogram handover = new ResponseTimeHistogram();
+        read.record(30_000L); // le 5.0E-5
+        handover.record(1_180_000L); // le 0.0012
+        handover.record(1_180_000L);
+        final PrometheusRegistry registry = new PrometheusRegistry();
+        SipMetrics.registerInputLag(registry, () -> 1, (k, v) -> 0 == v ? read : handover);
+        final String text = scrape(registry);
+        assertTrue(text.contains("# TYPE sipline_sip_input_lag_seconds histogram\n"), text);
+        assertTrue(text.contains("sipline_sip_input_lag_seconds_count{path=\"read\",shard=\"0\"} 1\n"), text);
+        assertTrue(text.contains("sipline_sip_input_lag_seconds_count{path=\"handover\",shard=\"0\"} 2\n"), text);
+        assertTrue(text.contains(
+            "sipline_sip_input_lag_seconds_bucket{path=\"handover\",shard=\"0\",le=\"0.0012\"} 2\n"), text);
+    }
 }

@@ -29,6 +29,7 @@ import io.sipline.sip.timer.TimerHandler;
 import io.sipline.sip.timer.TimerWheel;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.NanoClock;
+import io.sipline.sip.transaction.ResponseTimeHistogram;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transaction.TransactionLayer;
@@ -168,6 +169,13 @@ public final class SipShard
     private boolean stopping;
     /** How long the messages this shard handles waited since they arrived (retransmissions wait for the backlog). */
     private final InputLag inputLag;
+    /**
+     * Per message, how long it waited between its arrival (the kernel's receive timestamp) and its handling: read
+     * from its socket by this shard ({@link #readLag}), or taken from this shard's hand-over inbox after another shard
+     * read it ({@link #handoverLag}: the reading shard's wait, the copy and the inbox together).
+     */
+    private final ResponseTimeHistogram readLag = new ResponseTimeHistogram();
+    private final ResponseTimeHistogram handoverLag = new ResponseTimeHistogram();
 
     // counters: plain longs written by this shard only, read racily for metrics
     private long handoffsOut;
@@ -873,7 +881,7 @@ public final class SipShard
         {
             handoffsIn++;
             final long now = System.nanoTime();
-            noteInputLag(now, h.receivedAtNanos); // before the timers: they read it
+            noteInputLag(now, h.receivedAtNanos, handoverLag); // before the timers: they read it
             pollTimersIfDue(now);
             if (SipMessageParser.parseDatagram(datagram, handedOver) == ParseResult.OK)
             {
@@ -964,15 +972,30 @@ public final class SipShard
     }
 
     /**
-     * Per message handled: how long it waited since it arrived ({@link InputLag}; a message with no arrival time,
-     * built locally, is not counted). The wall clock comes from the monotonic reading the caller already has.
+     * Per message handled: how long it waited since it arrived ({@link InputLag}, and {@code histogram}: read or
+     * handed over; a message with no arrival time, built locally, is not counted). The wall clock comes from the
+     * monotonic reading the caller already has.
      */
-    private void noteInputLag(final long nowNs, final long receivedAtNanos)
+    private void noteInputLag(final long nowNs, final long receivedAtNanos, final ResponseTimeHistogram histogram)
     {
         if (0 != receivedAtNanos)
         {
-            inputLag.note(nowNs, RealtimeClock.fromMonotonic(nowNs) - receivedAtNanos);
+            final long lagNs = RealtimeClock.fromMonotonic(nowNs) - receivedAtNanos;
+            inputLag.note(nowNs, lagNs);
+            if (lagNs >= 0)
+            {
+                histogram.record(lagNs);
+            }
         }
+    }
+
+    /**
+     * This shard's input lag histogram (see {@link #noteInputLag}): {@code handedOver} false for the messages it read
+     * from its own sockets, true for those another shard read and handed over. Any thread (opaque reads).
+     */
+    public ResponseTimeHistogram inputLagTimes(final boolean handedOver)
+    {
+        return handedOver ? handoverLag : readLag;
     }
 
     private void pollTimers(final long nowNs)
@@ -1108,7 +1131,7 @@ public final class SipShard
         public boolean onMessage(final TcpConnection connection, final SipMessage message)
         {
             final long now = System.nanoTime();
-            noteInputLag(now, message.receivedAtNanos()); // before the timers: they read it
+            noteInputLag(now, message.receivedAtNanos(), readLag); // before the timers: they read it
             pollTimersIfDue(now);
             final TcpFlow flow = connection.flow();
             if (message.result() != ParseResult.OK)
@@ -1149,7 +1172,7 @@ public final class SipShard
                 udp = shard;
             }
             final long now = System.nanoTime();
-            noteInputLag(now, message.receivedAtNanos()); // before the timers: they read it
+            noteInputLag(now, message.receivedAtNanos(), readLag); // before the timers: they read it
             pollTimersIfDue(now);
             if (message.result() != ParseResult.OK)
             {
