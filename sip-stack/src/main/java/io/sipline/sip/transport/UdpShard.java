@@ -171,6 +171,8 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     /** Sockets written since their last flush (each at most once: {@link Sink#dirty}). */
     private Sink[] dirty = new Sink[8];
     private int dirtyCount;
+    /** True while {@link #flush} runs (it may be re-entered from a failed write's exceptionCaught). */
+    private boolean flushing;
     private boolean sweepScheduled;
     /** This shard's loop, from its first active listening channel on; read by other shards to post reports. */
     private volatile EventLoop loop;
@@ -378,21 +380,52 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         return null != recipient && recipient.getAddress() instanceof Inet6Address ? defaultV6 : defaultV4;
     }
 
-    /** Flushes every socket written by {@link #sendFrom} or {@link #send} since the last flush. Shard thread only. */
+    /**
+     * Flushes every socket written by {@link #sendFrom} or {@link #send} since the last flush. Shard thread only.
+     *
+     * <p>Re-entrant: a flush that fails on a peer's connected channel with {@code ECONNREFUSED} reaches
+     * {@code exceptionCaught} at once, inside this loop, and the report of the unreachable peer flushes again (its
+     * transactions fail and their users may answer). That inner call returns at once: the loop running reads
+     * {@link #dirtyCount} afresh each turn, so what the report wrote (sockets made dirty again, or new ones) is flushed
+     * by it. Before, the inner call walked the list from its start, found the slot this loop had already cleared, and
+     * threw (a NullPointerException per refused flush under overload, seen in a load run).
+     */
     public void flush()
     {
-        for (int i = 0; i < dirtyCount; i++)
+        if (flushing)
         {
-            final Sink sink = dirty[i];
-            dirty[i] = null;
-            sink.dirty = false;
-            final ChannelHandlerContext ctx = sink.ctx;
-            if (null != ctx)
+            return;
+        }
+        flushing = true;
+        try
+        {
+            for (int i = 0; i < dirtyCount; i++)
             {
-                ctx.flush();
+                final Sink sink = dirty[i];
+                dirty[i] = null;
+                sink.dirty = false;
+                final ChannelHandlerContext ctx = sink.ctx;
+                if (null != ctx)
+                {
+                    ctx.flush();
+                }
             }
         }
-        dirtyCount = 0;
+        finally
+        {
+            // Also after a throw: the sockets not reached lose their mark with their slot, so that their next write
+            // lists them again (still marked, in no list, they would never be flushed again).
+            for (int i = 0; i < dirtyCount; i++)
+            {
+                if (null != dirty[i])
+                {
+                    dirty[i].dirty = false;
+                    dirty[i] = null;
+                }
+            }
+            dirtyCount = 0;
+            flushing = false;
+        }
     }
 
     /**
