@@ -67,6 +67,17 @@ class B2buaE2eTest
     }
 
     @Test
+    void shouldEndTheCalleesLegWhenIts2xxCrossesTheCallersCancel() throws Exception
+    {
+        // The caller's leg is over (487 and its ACK) when the callee's 200 comes: the B2BUA ACKs it and sends BYE.
+        // Before, the forwarder asked for the linked session of the caller's ended session and threw (seen under load
+        // as "not a valid session of this container"), leaving the callee's 200 unacknowledged.
+        SippRun.callThrough("b2bua-crossing", server, calleePort, 5, 5, 3_000,
+            List.of("-sf", Examples.scenario("callee-crossing-2xx.xml", Map.of())),
+            List.of("-sf", Examples.scenario("caller-cancel.xml", Map.of()), "-s", "service"));
+    }
+
+    @Test
     void shouldRelayTheCalleesBusyHere() throws Exception
     {
         SippRun.callThrough("b2bua-486", server, calleePort, 20, 10, 2_000,

@@ -206,10 +206,14 @@ public abstract class ForwardingServlet extends SipServlet
         {
             return;
         }
+        // The caller's leg may be over already (its CANCEL answered with 487 and ACKed, or its transaction timed out):
+        // its session is then invalid, and no session may be linked to it (JSR 289 B2buaHelper.getLinkedSession
+        // throws); the response is handled as one to a request already answered.
+        final boolean upstreamOver = !upstream.getSession().isValid();
         // another dialog of the forked INVITE, in a session the container derived for it (JSR 289 §6.2.3.2)
-        final boolean forked = "INVITE".equals(method) && upstream.isInitial() && response.getStatus() < 300
-            && response.getSession() != helper.getLinkedSession(upstream.getSession());
-        if (upstream.isCommitted())
+        final boolean forked = !upstreamOver && "INVITE".equals(method) && upstream.isInitial()
+            && response.getStatus() < 300 && response.getSession() != helper.getLinkedSession(upstream.getSession());
+        if (upstreamOver || upstream.isCommitted())
         {
             if ("INVITE".equals(method) && response.getStatus() / 100 == 2 && !(forked && relayForked(helper,
                 response)))
