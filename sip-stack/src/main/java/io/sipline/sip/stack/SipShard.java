@@ -1005,11 +1005,6 @@ public final class SipShard
         appWheel.poll(nowNs, events.appTimers, Integer.MAX_VALUE);
     }
 
-    /**
-     * Flushes what was just written unless a batch is under way that flushes once at its end: a read batch of the
-     * transport ({@code currentLocal} set), or a drain of the hand-over inbox or a tick ({@link #batching}), so that
-     * the answers to a drained batch leave in one write of each connected socket rather than one per message.
-     */
     /** Ends a drain's or a tick's batch ({@link #batching}): what it wrote leaves now. */
     private void endBatch()
     {
@@ -1021,6 +1016,11 @@ public final class SipShard
         }
     }
 
+    /**
+     * Flushes what was just written unless a batch is under way that flushes once at its end: a read batch of the
+     * transport ({@code currentLocal} set), or a drain of the hand-over inbox or a tick ({@link #batching}), so that
+     * the answers to a drained batch leave in one write of each connected socket rather than one per message.
+     */
     private void flushIfOutsideRead()
     {
         if (null != udp && null == udp.currentLocal() && !batching)
