@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -188,10 +189,16 @@ class CliTest
     @Test
     void shouldTakeAWarmupCallCountAndNoneByDefault()
     {
+        assertNumericOption("--warmup", 10_000, RunOptions::warmupCalls);
+    }
+
+    /** A numeric option of {@code run}: 0 when not given, {@code value} when given. */
+    private void assertNumericOption(final String option, final int value, final ToIntFunction<RunOptions> read)
+    {
         assertEquals(Cli.SERVING, run("run"));
-        assertEquals(0, started.warmupCalls());
-        assertEquals(Cli.SERVING, run("run", "--warmup", "10000"));
-        assertEquals(10_000, started.warmupCalls());
+        assertEquals(0, read.applyAsInt(started));
+        assertEquals(Cli.SERVING, run("run", option, Integer.toString(value)));
+        assertEquals(value, read.applyAsInt(started));
     }
 
     @Test
@@ -209,10 +216,7 @@ class CliTest
     @Test
     void shouldTakeAnOverloadWaitInMillisecondsAndNoneByDefault()
     {
-        assertEquals(Cli.SERVING, run("run"));
-        assertEquals(0, started.overloadWaitMillis());
-        assertEquals(Cli.SERVING, run("run", "--overload-wait", "100"));
-        assertEquals(100, started.overloadWaitMillis());
+        assertNumericOption("--overload-wait", 100, RunOptions::overloadWaitMillis);
         started = null;
         assertEquals(2, run("run", "--overload-wait", "10001"));
         assertTrue(errorLine().contains("10001 is not a number of milliseconds (0-" + Cli.MAX_OVERLOAD_WAIT_MILLIS

@@ -564,19 +564,7 @@ public final class TransactionLayer
      */
     void recordInviteResponse(final InviteResponse kind, final long arrivalNs)
     {
-        final ResponseTimeHistogram h = inviteResponseTimes[kind.ordinal()];
-        if (0 == arrivalNs)
-        {
-            h.recordUntimed();
-            return;
-        }
-        final long elapsedNs = realtimeClock.getAsLong() - arrivalNs;
-        if (elapsedNs < 0)
-        {
-            h.recordUntimed(); // the wall clock was stepped back since the INVITE arrived: no honest figure
-            return;
-        }
-        h.record(elapsedNs);
+        recordBetween(inviteResponseTimes[kind.ordinal()], arrivalNs, 0 == arrivalNs ? 0 : realtimeClock.getAsLong());
     }
 
     /**
@@ -586,13 +574,21 @@ public final class TransactionLayer
      */
     void recordInviteClientResponse(final InviteResponse kind, final long sentNs, final long receivedNs)
     {
-        final ResponseTimeHistogram h = inviteClientResponseTimes[kind.ordinal()];
-        if (0 == sentNs || 0 == receivedNs || receivedNs < sentNs)
+        recordBetween(inviteClientResponseTimes[kind.ordinal()], sentNs, receivedNs);
+    }
+
+    /**
+     * Records {@code toNs - fromNs} (wall clock); untimed when either is unknown (0) or the wall clock was stepped back
+     * between them (no honest figure).
+     */
+    private static void recordBetween(final ResponseTimeHistogram h, final long fromNs, final long toNs)
+    {
+        if (0 == fromNs || 0 == toNs || toNs < fromNs)
         {
             h.recordUntimed();
             return;
         }
-        h.record(receivedNs - sentNs);
+        h.record(toNs - fromNs);
     }
 
     long scheduleTimer(final Transaction tx, final char timer, final long delayNs)
