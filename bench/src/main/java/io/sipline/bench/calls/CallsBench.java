@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import io.sipline.bench.machine.MachinePauses;
 import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -107,6 +108,11 @@ public final class CallsBench implements Callable<Integer>
         + "worth measuring: every runnable thread beyond the cores waits for one")
     Integer serverShards;
 
+    @Option(names = "--machine-pauses", description = "seconds of the machine-pause probe before the steps, every "
+        + "core spinning on the clock (bin/sipline bench pauses): how long the machine stops every core at once on its "
+        + "own, the floor under the latency figures; 0 = none (default 10)", defaultValue = "10")
+    int machinePauses;
+
     @Option(names = "--out", description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
     Path out;
 
@@ -168,6 +174,11 @@ public final class CallsBench implements Callable<Integer>
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--overload-wait: " + overloadWait + " is not a number of milliseconds (0-10000)");
         }
+        if (machinePauses < 0 || machinePauses > 600)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--machine-pauses: " + machinePauses + " is not a number of seconds (0-600)");
+        }
         if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0 || warmup < 0)
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
@@ -212,6 +223,15 @@ public final class CallsBench implements Callable<Integer>
         Files.createDirectories(dir);
         final Scenarios.Flow flow = "proxy".equals(app) ? Scenarios.proxied(dir) : Scenarios.b2bua(dir);
         report = new Report(dir, String.join(" ", commandLine()), app, findMax, duration, hold);
+        if (machinePauses > 0)
+        {
+            // Before any process of the run starts: the machine as the steps will find it, less their load.
+            final MachinePauses.Result pauses = MachinePauses.measure(Runtime.getRuntime().availableProcessors(),
+                TimeUnit.SECONDS.toNanos(machinePauses));
+            log.println("bench calls: machine pauses: " + pauses.describe());
+            report.machinePauses(pauses);
+            report.write();
+        }
         for (final SystemUnderTest s : systems)
         {
             for (final String p : s.jvm() ? profileNames : List.of("-"))

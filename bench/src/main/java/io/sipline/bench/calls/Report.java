@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import io.sipline.bench.machine.MachinePauses;
+
 /**
  * The results of one {@code bench calls} run and the files written from them into the run directory:
  * {@code report.md} (method, summary table, ratios of the measured system to each baseline, every step),
@@ -30,6 +32,8 @@ public final class Report
     private final List<Series> series = new ArrayList<>();
     private final List<Footprint> footprints = new ArrayList<>();
     private final List<LockCheck> lockChecks = new ArrayList<>();
+    /** The machine-pause probe run before the steps, or null (none run). */
+    private MachinePauses.Result machinePauses;
 
     Report(final Path dir, final String command, final String app, final boolean findMax, final int duration,
         final long hold)
@@ -65,6 +69,11 @@ public final class Report
     void add(final Footprint f)
     {
         footprints.add(f);
+    }
+
+    void machinePauses(final MachinePauses.Result result)
+    {
+        machinePauses = result;
     }
 
     void add(final LockCheck c)
@@ -106,6 +115,13 @@ public final class Report
             .append("busy the machine was: server / whole machine in cores (2.00 = saturated); whatever exceeds ")
             .append("server + sipp was other work on the box. Where the whole machine comes out below the server ")
             .append("alone, /proc/stat does not count what runs here, and the summary gives no machine figure.\n\n");
+        if (null != machinePauses)
+        {
+            md.append("Machine pauses, measured before the steps with nothing else running (`bin/sipline bench ")
+                .append("pauses`): ").append(machinePauses.describe()).append(". Every call in flight while every ")
+                .append("core is stopped waits that long and then for the backlog it leaves, whatever the system; ")
+                .append("read the p99 and max columns against it.\n\n");
+        }
         md.append("Application: `").append(app).append("`").append("proxy".equals(app) ? " (Sipline runs "
             + "`examples/proxy` with targets=sip:service@<the far end>, record-route=true, parallel=true; Kamailio is "
             + "its baseline: the same kind of stateful record-routing proxy). The caller follows the route set: "
@@ -438,6 +454,20 @@ public final class Report
 
     // --- results.json ---------------------------------------------------------------------------------------------
 
+    private String machinePausesJson()
+    {
+        if (null == machinePauses)
+        {
+            return "null";
+        }
+        final MachinePauses.Result p = machinePauses;
+        return "{\"threads\": " + p.threads() + ", \"seconds\": " + n(p.nanos() / 1e9) + ", \"gapMs\": "
+            + n(MachinePauses.GAP_NS / 1e6) + ", \"everyCoreAtOnce\": " + p.together() + ", \"everyCoreAtOnceTotalMs\": "
+            + n(p.togetherNs() / 1e6) + ", \"everyCoreAtOnceLongestMs\": " + n(p.longestTogetherNs() / 1e6)
+            + ", \"anyCore\": " + p.gaps() + ", \"anyCoreLongestMs\": " + n(p.longestGapNs() / 1e6)
+            + ", \"harnessGcs\": " + p.gcs() + ", \"overflowed\": " + p.overflowed() + "}";
+    }
+
     String json()
     {
         final StringBuilder j = new StringBuilder(8192);
@@ -446,7 +476,8 @@ public final class Report
             .append(",\n  \"cores\": ").append(Runtime.getRuntime().availableProcessors())
             .append(",\n  \"cpu\": ").append(q(cpuModel())).append(",\n  \"jdk\": ").append(q(Runtime.version()
                 .toString())).append(",\n  \"stepSeconds\": ").append(duration).append(",\n  \"holdMs\": ")
-            .append(hold).append(",\n  \"series\": [");
+            .append(hold).append(",\n  \"machinePauses\": ").append(machinePausesJson())
+            .append(",\n  \"series\": [");
         for (int i = 0; i < series.size(); i++)
         {
             final Series s = series.get(i);

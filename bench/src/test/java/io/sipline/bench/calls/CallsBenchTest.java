@@ -59,6 +59,11 @@ class CallsBenchTest
             .execute("--rate", "10", "--server-shards", "0", "--out", out.toString()));
         assertTrue(shards.toString().contains("--server-shards: 0 is not a number of shards (1-256)"),
             shards.toString());
+        final StringWriter pauses = new StringWriter();
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(pauses))
+            .execute("--rate", "10", "--machine-pauses", "601", "--out", out.toString()));
+        assertTrue(pauses.toString().contains("--machine-pauses: 601 is not a number of seconds (0-600)"),
+            pauses.toString());
     }
 
     @Test
@@ -68,7 +73,7 @@ class CallsBenchTest
         final CallsBench bench = new CallsBench();
         final int exit = new CommandLine(bench).execute("--system", "jainsip", "--profile", "g1-lowpause", "--rate",
             "50", "--duration", "3", "--warmup", "2", "--start-rate", "25", "--alloc-calls", "0",
-            "--retained-calls", "0", "--out", out.toString());
+            "--retained-calls", "0", "--machine-pauses", "1", "--out", out.toString());
         assertEquals(0, exit);
         final Report report = bench.report();
         assertEquals(1, report.series().size());
@@ -92,6 +97,8 @@ class CallsBenchTest
 
         final String json = Files.readString(out.resolve("results.json"));
         assertTrue(json.contains("\"system\": \"jainsip\", \"profile\": \"g1-lowpause\""), json);
+        assertTrue(json.contains("\"machinePauses\": {\"threads\": " + Runtime.getRuntime().availableProcessors()
+            + ", \"seconds\": 1.0"), json);
         assertTrue(json.contains("\"plannedCalls\": 150, \"successfulCalls\": " + step.successful()), json);
         assertTrue(json.contains("\"invite200Ms\": {\"count\": " + l.count()), json);
         assertTrue(Files.readString(out.resolve("report.md")).contains("| jainsip/g1-lowpause | "));

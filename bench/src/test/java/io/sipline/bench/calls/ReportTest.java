@@ -11,6 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sipline.bench.machine.MachinePauses;
+
 /** What report.md and results.json say about a confirmed maximum and about a saturated machine. */
 class ReportTest
 {
@@ -171,5 +173,28 @@ class ReportTest
         assertTrue(json.contains("\"inputLagHandoverMs\": {\"scrape\": \"ok\", \"bucketUpperBounds\": true, "
             + "\"count\": 50000, \"p50\": 0.0500, \"p90\": 0.1000, \"p99\": 0.5000, \"max\": 2.0000}"), json);
         assertTrue(json.contains("\"serverInvite2xxMs\": null"), json);
+    }
+
+    @Test
+    void shouldPutTheMachinePausesBesideTheMethodWhenTheyWereMeasured(@TempDir final Path dir)
+    {
+        final Step one = step("r400", 400, true, 0.5);
+        final Series s = new Series(SystemUnderTest.SIPLINE, "zgc", "uac-timed.xml", List.of(one), 400, 400,
+            List.of(one), null, "");
+        final Report without = report(dir, s);
+        assertFalse(without.markdown().contains("Machine pauses"));
+        assertTrue(without.json().contains("\"machinePauses\": null,"), without.json());
+
+        final Report with = report(dir, s);
+        with.machinePauses(new MachinePauses.Result(2, 10_000_000_000L, 9, 30_470_000, 6, 75_000_000, 29_880_000, 0,
+            false));
+        final String md = with.markdown();
+        assertTrue(md.contains("Machine pauses, measured before the steps with nothing else running (`bin/sipline "
+            + "bench pauses`): 2 threads spinning on the clock for 10.0 s: every core stopped at once 6 times for >= 1 "
+            + "ms (75.0 ms in all, the longest 29.88 ms); one core or more 9 times (the longest 30.47 ms)."), md);
+        assertTrue(with.json().contains("\"machinePauses\": {\"threads\": 2, \"seconds\": 10.0000, \"gapMs\": 1.0000, "
+            + "\"everyCoreAtOnce\": 6, \"everyCoreAtOnceTotalMs\": 75.0000, \"everyCoreAtOnceLongestMs\": 29.8800, "
+            + "\"anyCore\": 9, \"anyCoreLongestMs\": 30.4700, \"harnessGcs\": 0, \"overflowed\": false}"),
+            with.json());
     }
 }
