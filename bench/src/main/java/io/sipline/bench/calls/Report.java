@@ -32,6 +32,8 @@ public final class Report
     private final List<Series> series = new ArrayList<>();
     private final List<Footprint> footprints = new ArrayList<>();
     private final List<LockCheck> lockChecks = new ArrayList<>();
+    /** What was changed in the far end's scenario and why, or null (sipp's built-in uas, or the proxy's copy). */
+    private String farEnd;
     /** The machine-pause probe run before the steps, or null (none run). */
     private MachinePauses.Result machinePauses;
 
@@ -69,6 +71,11 @@ public final class Report
     void add(final Footprint f)
     {
         footprints.add(f);
+    }
+
+    void farEnd(final String what)
+    {
+        farEnd = what;
     }
 
     void machinePauses(final MachinePauses.Result result)
@@ -155,6 +162,10 @@ public final class Report
             the calls held, 36 s after the last set-up so that every set-up transaction has ended, minus the same \
             before the calls (also 36 s after the warm-up), divided by the calls sipp counts as established.
             """).append('\n');
+        if (null != farEnd)
+        {
+            md.append("The far end: ").append(farEnd).append(".\n\n");
+        }
         md.append("""
             Server response times (columns "server INVITE→180" and "server INVITE→2xx", after sipp's): Sipline's own \
             figure, beside sipp's and not instead of it. For each INVITE server transaction the server times, once, \

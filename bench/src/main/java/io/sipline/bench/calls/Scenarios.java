@@ -38,6 +38,8 @@ public final class Scenarios
     /** The Via line of a response of the built-in uas. */
     private static final Pattern LAST_VIA = Pattern.compile("(\\r?\\n)([ \\t]*)\\[last_Via:]");
     private static final String FIRST_ACK = "<recv request=\"ACK\"";
+    /** The built-in uas's last step: it keeps each ended call for 4 s, to answer a retransmitted BYE again. */
+    private static final Pattern TIMEWAIT = Pattern.compile("<timewait milliseconds=\"\\d+\"/>");
 
     /**
      * sipp options of the caller for the Kamailio baseline: a message the scenario does not expect is logged and the
@@ -80,20 +82,44 @@ public final class Scenarios
         return write(dir.resolve("uac-timed.xml"), derive(builtIn("uac")));
     }
 
-    /** The B2BUA's calls: the timed built-in uac against the built-in uas. */
-    public static Flow b2bua(final Path dir) throws IOException, InterruptedException
+    /**
+     * The B2BUA's calls: the timed built-in uac against the built-in uas, or with {@code farEndTimewaitMs} not null
+     * against the built-in uas keeping its ended calls that long ({@code uas-timewait<ms>.xml}, see
+     * {@link #timewait}).
+     */
+    public static Flow b2bua(final Path dir, final Integer farEndTimewaitMs) throws IOException, InterruptedException
     {
-        return new Flow(timed(dir), null);
+        return new Flow(timed(dir), null == farEndTimewaitMs ? null : write(dir.resolve("uas-timewait"
+            + farEndTimewaitMs + ".xml"), timewait(builtIn("uas"), farEndTimewaitMs)));
     }
 
     /**
      * The proxy's calls: the timed uac following the route set ({@code uac-timed-routed.xml}) against the uas that
-     * copies Record-Route ({@code uas-record-route.xml}), both written into {@code dir}.
+     * copies Record-Route ({@code uas-record-route.xml}; with {@code farEndTimewaitMs} not null, also keeping its
+     * ended calls that long), both written into {@code dir}.
      */
-    public static Flow proxied(final Path dir) throws IOException, InterruptedException
+    public static Flow proxied(final Path dir, final Integer farEndTimewaitMs) throws IOException, InterruptedException
     {
+        final String uas = copyRecordRoute(builtIn("uas"));
         return new Flow(write(dir.resolve("uac-timed-routed.xml"), followRoutes(derive(builtIn("uac")))),
-            write(dir.resolve("uas-record-route.xml"), copyRecordRoute(builtIn("uas"))));
+            null == farEndTimewaitMs ? write(dir.resolve("uas-record-route.xml"), uas)
+                : write(dir.resolve("uas-record-route-timewait" + farEndTimewaitMs + ".xml"),
+                    timewait(uas, farEndTimewaitMs)));
+    }
+
+    /**
+     * The uas scenario {@code uas} with its closing {@code <timewait>} (4,000 ms in the built-in one) set to
+     * {@code ms}; nothing on the wire changes. Why a run may want it: sipp keeps each ended call in its timer wheel
+     * for the timewait, and every 4.1 s its far end spends 35-50 ms in one go on them at 8,640 calls/s (15-25 ms at
+     * 4,320/s), during which no message is answered: sipp alone (caller straight to far end, no server) then shows
+     * a p99 INVITE→180 of 12-33 ms in the seconds with such a spell and about 5 ms in the others; with 1,000 ms, no
+     * such second. The cost: a BYE retransmitted later than {@code ms} after the far end's 200 finds no call (only
+     * after a lost 200, which a sustained step does not have).
+     */
+    static String timewait(final String uas, final int ms)
+    {
+        return replaceExactly(uas, TIMEWAIT, "<timewait milliseconds=\"" + ms + "\"/>", 1,
+            "this sipp's uas does not end its calls with one <timewait>: cannot set how long it keeps them");
     }
 
     /** The built-in scenario as {@code sipp -sd NAME} dumps it. */

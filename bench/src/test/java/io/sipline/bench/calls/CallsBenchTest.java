@@ -59,6 +59,11 @@ class CallsBenchTest
             .execute("--rate", "10", "--server-shards", "0", "--out", out.toString()));
         assertTrue(shards.toString().contains("--server-shards: 0 is not a number of shards (1-256)"),
             shards.toString());
+        final StringWriter timewait = new StringWriter();
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(timewait))
+            .execute("--rate", "10", "--far-end-timewait", "-1", "--out", out.toString()));
+        assertTrue(timewait.toString().contains("--far-end-timewait: -1 is not a number of milliseconds (0-32000)"),
+            timewait.toString());
         final StringWriter pauses = new StringWriter();
         assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(pauses))
             .execute("--rate", "10", "--machine-pauses", "601", "--out", out.toString()));

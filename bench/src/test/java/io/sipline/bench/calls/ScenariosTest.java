@@ -83,4 +83,28 @@ class ScenariosTest
     {
         return s.split(Pattern.quote(what), -1).length - 1;
     }
+
+    @Test
+    void shouldChangeOnlyHowLongTheFarEndKeepsAnEndedCall(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
+        throws Exception
+    {
+        Assumptions.assumeTrue(Sipp.available(), "sipp is not installed");
+        final String uas = Scenarios.builtIn("uas");
+        assertEquals(1, count(uas, "<timewait milliseconds=\"4000\"/>"), "sipp 3.6's uas keeps a call 4 s");
+        final String shorter = Scenarios.timewait(uas, 1000);
+        assertEquals(uas.replace("<timewait milliseconds=\"4000\"/>", "<timewait milliseconds=\"1000\"/>"), shorter);
+        assertEquals(shorter, Scenarios.timewait(shorter, 1000), "a second change finds the first");
+        final IllegalStateException none = assertThrows(IllegalStateException.class,
+            () -> Scenarios.timewait(uas.replace("<timewait milliseconds=\"4000\"/>", ""), 1000));
+        assertTrue(none.getMessage().contains("does not end its calls with one <timewait>"), none.getMessage());
+
+        assertEquals(null, Scenarios.b2bua(dir, null).uas(), "unchanged: sipp's built-in uas by name");
+        final Scenarios.Flow b2bua = Scenarios.b2bua(dir, 1000);
+        assertEquals("uas-timewait1000.xml", b2bua.uas().getFileName().toString());
+        assertEquals(shorter, java.nio.file.Files.readString(b2bua.uas(), java.nio.charset.StandardCharsets.ISO_8859_1));
+        final Scenarios.Flow proxy = Scenarios.proxied(dir, 1000);
+        final String routed = java.nio.file.Files.readString(proxy.uas(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertEquals(1, count(routed, "<timewait milliseconds=\"1000\"/>"));
+        assertEquals(2, count(routed, "[last_Record-Route:]"), "still copies Record-Route into its 180 and 200");
+    }
 }
