@@ -42,33 +42,24 @@ class CallsBenchTest
     }
 
     @Test
-    void shouldRefuseSiplineOptionsOutOfRange(@TempDir final Path out)
+    void shouldRefuseOptionsOutOfRange(@TempDir final Path out)
+    {
+        assertRefused(out, "--overload-wait: 10001 is not a number of milliseconds (0-10000)", "--overload-wait",
+            "10001");
+        assertRefused(out, "--server-warmup: -1 is not a number of calls (0-120000)", "--server-warmup", "-1");
+        assertRefused(out, "--server-shards: 0 is not a number of shards (1-256)", "--server-shards", "0");
+        assertRefused(out, "--far-end-timewait: -1 is not a number of milliseconds (0-32000)", "--far-end-timewait",
+            "-1");
+        assertRefused(out, "--machine-pauses: 601 is not a number of seconds (0-600)", "--machine-pauses", "601");
+    }
+
+    /** A one-rate run with {@code option value} exits with 2 and says {@code message}, before anything starts. */
+    private static void assertRefused(final Path out, final String message, final String option, final String value)
     {
         final StringWriter err = new StringWriter();
         assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(err))
-            .execute("--rate", "10", "--overload-wait", "10001", "--out", out.toString()));
-        assertTrue(err.toString().contains("--overload-wait: 10001 is not a number of milliseconds (0-10000)"),
-            err.toString());
-        final StringWriter warm = new StringWriter();
-        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(warm))
-            .execute("--rate", "10", "--server-warmup", "-1", "--out", out.toString()));
-        assertTrue(warm.toString().contains("--server-warmup: -1 is not a number of calls (0-120000)"),
-            warm.toString());
-        final StringWriter shards = new StringWriter();
-        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(shards))
-            .execute("--rate", "10", "--server-shards", "0", "--out", out.toString()));
-        assertTrue(shards.toString().contains("--server-shards: 0 is not a number of shards (1-256)"),
-            shards.toString());
-        final StringWriter timewait = new StringWriter();
-        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(timewait))
-            .execute("--rate", "10", "--far-end-timewait", "-1", "--out", out.toString()));
-        assertTrue(timewait.toString().contains("--far-end-timewait: -1 is not a number of milliseconds (0-32000)"),
-            timewait.toString());
-        final StringWriter pauses = new StringWriter();
-        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(pauses))
-            .execute("--rate", "10", "--machine-pauses", "601", "--out", out.toString()));
-        assertTrue(pauses.toString().contains("--machine-pauses: 601 is not a number of seconds (0-600)"),
-            pauses.toString());
+            .execute("--rate", "10", option, value, "--out", out.toString()));
+        assertTrue(err.toString().contains(message), err.toString());
     }
 
     @Test
