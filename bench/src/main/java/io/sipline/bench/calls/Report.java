@@ -171,7 +171,7 @@ public final class Report
             figure, beside sipp's and not instead of it. For each INVITE server transaction the server times, once, \
             from the kernel's receive timestamp of the INVITE on its socket to the moment its socket took its first \
             180 (its first 2xx); it keeps them in fixed buckets (50 µs steps to 2 ms, 250 µs steps to 10 ms, then \
-            20, 50, 100, 200, 500 ms, 1, 2, 5, 10 s) served on its admin port \
+            12.5, 15, 17.5, 20, 25, 30, 40, 50, 100, 200, 500 ms, 1, 2, 5, 10 s) served on its admin port \
             (`sipline_sip_invite_response_seconds`). The harness reads `/metrics` right before sipp's caller starts \
             and right after it ends, takes the bucket deltas summed over the shards, and gives each percentile \
             (nearest rank) and the max as the upper bound of the bucket it falls in: "<= x ms" means at most x ms. \

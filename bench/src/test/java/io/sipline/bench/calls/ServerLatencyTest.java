@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class ServerLatencyTest
 {
-    /** The bounds of a small histogram (the server's has 82; the computation does not depend on how many). */
+    /** The bounds of a small histogram (the server's has 88; the computation does not depend on how many). */
     private static final String[] LE = {"5.0E-5", "1.0E-4", "0.0012", "0.00225", "0.05", "+Inf"};
 
     /**

@@ -72,7 +72,7 @@ class InviteResponseMetricsTest
             text);
         assertTrue(text.contains("sipline_sip_invite_response_max_seconds{response=\"180\",shard=\"0\"} 0.03\n"), text);
         assertTrue(text.contains("sipline_sip_invite_responses_untimed_total{response=\"2xx\",shard=\"1\"} 1.0\n"), text);
-        // 82 buckets for each of 2 shards x 3 kinds
+        // 88 buckets for each of 2 shards x 3 kinds
         final long buckets = text.lines().filter(l -> l.startsWith("sipline_sip_invite_response_seconds_bucket{"))
             .count();
         assertEquals(2L * 3 * ResponseTimeHistogram.BUCKETS, buckets);

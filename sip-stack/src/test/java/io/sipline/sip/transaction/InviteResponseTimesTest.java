@@ -113,7 +113,7 @@ class InviteResponseTimesTest
 
         final ResponseTimeHistogram failed = times(h, InviteResponse.FAILURE);
         assertArrayEquals(oneAt(25_000 * US), failed.bucketCounts());
-        assertEquals(50_000 * US, ResponseTimeHistogram.upperBoundNs(ResponseTimeHistogram.bucketOf(25_000 * US)));
+        assertEquals(25_000 * US, ResponseTimeHistogram.upperBoundNs(ResponseTimeHistogram.bucketOf(25_000 * US)));
         assertEquals(0, times(h, InviteResponse.SUCCESS).count());
         assertEquals(0, times(h, InviteResponse.RINGING).count());
         h.advanceMs(40_000);
@@ -222,8 +222,10 @@ class InviteResponseTimesTest
         assertEquals(0.002, le[39], 1e-12);
         assertEquals(0.00225, le[40], 1e-12);
         assertEquals(0.010, le[71], 1e-12);
-        assertEquals(0.020, le[72], 1e-12);
-        assertEquals(10.0, le[80], 1e-12);
+        assertEquals(0.0125, le[72], 1e-12);
+        assertEquals(0.020, le[75], 1e-12);
+        assertEquals(0.050, le[79], 1e-12);
+        assertEquals(10.0, le[86], 1e-12);
         for (int i = 0; i < ResponseTimeHistogram.BUCKETS - 1; i++)
         {
             final long bound = ResponseTimeHistogram.upperBoundNs(i);
