@@ -113,7 +113,7 @@ public final class LoadDriver
             keep(uacName);
             keep(uasName);
             final long unexpected = count(dir.resolve(uacName + "-errors.log"), "Continuing call on unexpected message");
-            final Latency[] latency = Latency.read(callLog);
+            final Latency[] latency = Latency.read(callLog, rate);
             final GcLog.Summary gc = GcLog.read(server.gcLog()).between(from, to);
             final double cpuPer1000 = 0 == successful ? Double.NaN :
                 cpu / (double)ProcFs.CLOCK_TICKS_PER_SECOND * 1000.0 / successful;

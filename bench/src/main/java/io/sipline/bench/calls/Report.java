@@ -148,7 +148,10 @@ public final class Report
             steps count these (column "late msgs"). A rate is sustained when every call succeeds, sipp counts 0 \
             retransmissions on the uac and the uas, the kernel drops no datagram on the server's or the uas's \
             sockets, and the completed rate is at least 95% of the offered one. Percentiles are nearest-rank over \
-            every call of the step. GC pauses are read from the server's GC log over the step. Sipline runs as \
+            every call of the step; the column "INVITE→180 p99 per second" takes the p99 of each run of as many \
+            successive 180s as the rate (about one second each, in the order sipp logged them) and gives the \
+            median of those and the worst with its second (0 = the first), so that a few bad seconds show apart \
+            from a steady figure. GC pauses are read from the server's GC log over the step. Sipline runs as \
             `bin/sipline run` starts it: under the `zgc` profile its ZGC concurrent threads run under Linux's \
             `SCHED_IDLE` policy (`--gc-threads idle`, README.md); the JAIN-SIP RI B2BUA gets the same profile's JVM \
             flags and its GC threads stay as the JVM made them. CPU is utime+stime \
@@ -208,6 +211,7 @@ public final class Report
             md.append("\n### ").append(s.name()).append(" (").append(s.scenario()).append(")\n\n");
             md.append("| step | offered/s | completed/s | failed | retrans | drops | late msgs | ")
                 .append("p50/p90/p99/max INVITE→180 ms | ")
+                .append("INVITE→180 p99 per second: median / worst (its second) ms | ")
                 .append("p50/p90/p99/max INVITE→200 ms | ")
                 .append("server INVITE→180 p50/p90/p99/max ms (bucket bounds) | ")
                 .append("server INVITE→2xx p50/p90/p99/max ms (bucket bounds) | ")
@@ -216,14 +220,15 @@ public final class Report
                 .append("server input lag, handed over p50/p90/p99/max ms | ")
                 .append("GC pauses n/total/max ms | ")
                 .append("CPU s/1k calls | cores busy: server / machine | sustained |\n");
-            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (final Step st : s.steps())
             {
                 md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
                     .append(f1(st.completedRate())).append(" | ").append(st.failed()).append(" | ")
                     .append(st.retransmissions()).append(" | ").append(st.drops()).append(" | ")
                     .append(st.unexpected()).append(" | ")
-                    .append(latency(st.ringing())).append(" | ").append(latency(st.answered())).append(" | ")
+                    .append(latency(st.ringing())).append(" | ").append(perSecond(st.ringing())).append(" | ")
+                    .append(latency(st.answered())).append(" | ")
                     .append(serverLatency(st.serverRinging())).append(" | ")
                     .append(serverLatency(st.serverAnswered())).append(" | ")
                     .append(serverLatency(st.farEndRinging())).append(" | ")
@@ -439,6 +444,13 @@ public final class Report
         return Double.isInfinite(ms) ? "> 10000" : "<= " + f2(ms);
     }
 
+    /** "6.10 / 24.02 (2)": the median and the worst of the step's per-second p99s, with the worst one's second. */
+    static String perSecond(final Latency l)
+    {
+        return 0 == l.p99PerSecond().length ? "-" : f2(l.medianSecondP99()) + " / "
+            + f2(l.p99PerSecond()[l.worstSecond()]) + " (" + l.worstSecond() + ")";
+    }
+
     private static String latency(final Latency l)
     {
         return 0 == l.count() ? "-" : f2(l.p50()) + " / " + f2(l.p90()) + " / " + f2(l.p99()) + " / " + f2(l.max());
@@ -557,7 +569,8 @@ public final class Report
     private static String latencyJson(final Latency l)
     {
         return "{\"count\": " + l.count() + ", \"p50\": " + n(l.p50()) + ", \"p90\": " + n(l.p90()) + ", \"p99\": "
-            + n(l.p99()) + ", \"max\": " + n(l.max()) + "}";
+            + n(l.p99()) + ", \"max\": " + n(l.max()) + ", \"p99PerSecond\": [" + String.join(", ",
+                java.util.Arrays.stream(l.p99PerSecond()).mapToObj(Report::n).toList()) + "]}";
     }
 
     /**
