@@ -109,9 +109,8 @@ public final class CallsBench implements Callable<Integer>
     Integer serverShards;
 
     @Option(names = "--far-end-timewait", description = "how long sipp's far end keeps each ended call, ms (its "
-        + "built-in uas: 4000, unchanged unless given). sipp handles the calls it keeps every 4.1 s in one go, 35-50 ms "
-        + "at 8,640 calls/s, answering nothing meanwhile; 1000 spares every system that spell. Same far end for every "
-        + "system and step of the run; nothing on the wire changes")
+        + "built-in uas: 4000, unchanged unless given): " + Scenarios.TIMEWAIT_WHY + "; 1000 spares every system "
+        + "that spell. Same far end for every system and step of the run; nothing on the wire changes")
     Integer farEndTimewait;
 
     @Option(names = "--machine-pauses", description = "seconds of the machine-pause probe before the steps, every "
@@ -239,9 +238,8 @@ public final class CallsBench implements Callable<Integer>
         {
             report.farEnd(flow.uas().getFileName() + ": sipp's built-in `uas`" + ("proxy".equals(app)
                 ? " (copying Record-Route, above)" : "") + " keeping each ended call " + farEndTimewait
-                + " ms instead of its 4,000 (`--far-end-timewait`): sipp handles the calls it keeps every 4.1 s in one "
-                + "go (35-50 ms at 8,640 calls/s, answering nothing meanwhile), which every system would otherwise "
-                + "see as a p99 spike every 4 s; the messages are unchanged, and a BYE retransmitted after that time "
+                + " ms instead of its 4,000 (`--far-end-timewait`): " + Scenarios.TIMEWAIT_WHY + "; the messages are "
+                + "unchanged, and a BYE retransmitted after that time "
                 + "would find no call (only after a lost 200, which a sustained step does not have)");
         }
         if (machinePauses > 0)

@@ -50,14 +50,26 @@ public final class MachinePauses
         /** One line for a report: "2 threads spinning on the clock for 10.0 s: every core stopped at once ...". */
         public String describe()
         {
-            final String what = 1 == threads ? "1 thread spinning on the clock for %.1f s: its core stopped %d time%s "
-                + "for >= 1 ms (%.1f ms in all, the longest %.2f ms)" : threads + " threads spinning on the clock for "
-                + "%.1f s: every core stopped at once %d time%s for >= 1 ms (%.1f ms in all, the longest %.2f ms); "
-                + "one core or more " + gaps + " time" + (1 == gaps ? "" : "s") + String.format(Locale.ROOT,
-                    " (the longest %.2f ms)", longestGapNs / 1e6);
-            return String.format(Locale.ROOT, what, nanos / 1e9, together, 1 == together ? "" : "s", togetherNs / 1e6,
-                longestTogetherNs / 1e6) + (gcs > 0 ? "; " + gcs + " GC of the harness's JVM meanwhile (its pauses "
-                + "count as the machine's)" : "") + (overflowed ? "; more gaps than the probe could place" : "");
+            final StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d thread%s spinning on the clock for "
+                + "%.1f s: ", threads, 1 == threads ? "" : "s", nanos / 1e9));
+            b.append(1 == threads ? "its core stopped " : "every core stopped at once ").append(times(together))
+                .append(String.format(Locale.ROOT, " for >= 1 ms (%.1f ms in all, the longest %.2f ms)",
+                    togetherNs / 1e6, longestTogetherNs / 1e6));
+            if (threads > 1)
+            {
+                b.append("; one core or more ").append(times(gaps))
+                    .append(String.format(Locale.ROOT, " (the longest %.2f ms)", longestGapNs / 1e6));
+            }
+            if (gcs > 0)
+            {
+                b.append("; ").append(gcs).append(" GC of the harness's JVM meanwhile (its pauses count as the machine's)");
+            }
+            return overflowed ? b.append("; more gaps than the probe could place").toString() : b.toString();
+        }
+
+        private static String times(final long n)
+        {
+            return n + (1 == n ? " time" : " times");
         }
     }
 
