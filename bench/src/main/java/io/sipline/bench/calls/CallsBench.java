@@ -154,61 +154,7 @@ public final class CallsBench implements Callable<Integer>
     public Integer call() throws Exception
     {
         final PrintStream log = System.out;
-        if (!SystemUnderTest.APPS.contains(app))
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--app: '" + app + "' is not one of "
-                + SystemUnderTest.APPS);
-        }
-        if (findMax == (null != rate))
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "give either --rate R (with --duration S) or --find-max");
-        }
-        if (null != serverWarmup && (serverWarmup < 0 || serverWarmup > 120_000)) // what bin/sipline run takes
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--server-warmup: " + serverWarmup + " is not a number of calls (0-120000)");
-        }
-        if (null != serverShards && (serverShards < 1 || serverShards > 256)) // what bin/sipline run takes
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--server-shards: " + serverShards + " is not a number of shards (1-256)");
-        }
-        if (null != overloadWait && (overloadWait < 0 || overloadWait > 10_000))
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--overload-wait: " + overloadWait + " is not a number of milliseconds (0-10000)");
-        }
-        if (null != farEndTimewait && (farEndTimewait < 0 || farEndTimewait > 32_000))
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--far-end-timewait: " + farEndTimewait + " is not a number of milliseconds (0-32000)");
-        }
-        if (machinePauses < 0 || machinePauses > 600)
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--machine-pauses: " + machinePauses + " is not a number of seconds (0-600)");
-        }
-        if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0 || warmup < 0)
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--rate, --duration, --start-rate, --max-steps must be positive and --hold, --warmup not negative");
-        }
-        final Set<SystemUnderTest> systems = new LinkedHashSet<>();
-        systems.add(SystemUnderTest.of(system));
-        for (final String b : baselines)
-        {
-            systems.add(SystemUnderTest.of(b));
-        }
-        for (final SystemUnderTest s : systems)
-        {
-            if (!s.plays(app))
-            {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--app " + app + ": the " + s.label()
-                    + " baseline is a B2BUA and cannot stand for a proxy; the proxy's baseline is Kamailio, a "
-                    + "stateful record-routing proxy (--baseline kamailio)");
-            }
-        }
+        final Set<SystemUnderTest> systems = checkedSystems();
         if (!Sipp.available())
         {
             log.println("sipp is not installed (apt-get install sip-tester)");
@@ -279,6 +225,67 @@ public final class CallsBench implements Callable<Integer>
         log.println(Files.readString(dir.resolve("report.md")));
         log.println("bench calls: results in " + dir);
         return 0;
+    }
+
+    /** The options checked against each other and their ranges; returns the systems to measure, in order. */
+    private Set<SystemUnderTest> checkedSystems()
+    {
+        if (!SystemUnderTest.APPS.contains(app))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--app: '" + app + "' is not one of "
+                + SystemUnderTest.APPS);
+        }
+        if (findMax == (null != rate))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "give either --rate R (with --duration S) or --find-max");
+        }
+        if (null != serverWarmup && (serverWarmup < 0 || serverWarmup > 120_000)) // what bin/sipline run takes
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--server-warmup: " + serverWarmup + " is not a number of calls (0-120000)");
+        }
+        if (null != serverShards && (serverShards < 1 || serverShards > 256)) // what bin/sipline run takes
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--server-shards: " + serverShards + " is not a number of shards (1-256)");
+        }
+        if (null != overloadWait && (overloadWait < 0 || overloadWait > 10_000))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--overload-wait: " + overloadWait + " is not a number of milliseconds (0-10000)");
+        }
+        if (null != farEndTimewait && (farEndTimewait < 0 || farEndTimewait > 32_000))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--far-end-timewait: " + farEndTimewait + " is not a number of milliseconds (0-32000)");
+        }
+        if (machinePauses < 0 || machinePauses > 600)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--machine-pauses: " + machinePauses + " is not a number of seconds (0-600)");
+        }
+        if (null != rate && rate <= 0 || duration <= 0 || startRate <= 0 || maxSteps <= 0 || hold < 0 || warmup < 0)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--rate, --duration, --start-rate, --max-steps must be positive and --hold, --warmup not negative");
+        }
+        final Set<SystemUnderTest> systems = new LinkedHashSet<>();
+        systems.add(SystemUnderTest.of(system));
+        for (final String b : baselines)
+        {
+            systems.add(SystemUnderTest.of(b));
+        }
+        for (final SystemUnderTest s : systems)
+        {
+            if (!s.plays(app))
+            {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--app " + app + ": the " + s.label()
+                    + " baseline is a B2BUA and cannot stand for a proxy; the proxy's baseline is Kamailio, a "
+                    + "stateful record-routing proxy (--baseline kamailio)");
+            }
+        }
+        return systems;
     }
 
     /** The command as it was typed (picocli's original arguments). */

@@ -114,6 +114,31 @@ public final class Report
     String markdown()
     {
         final StringBuilder md = new StringBuilder(8192);
+        context(md);
+        method(md);
+        md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
+            .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5% (a sustained step "
+                + "keeps its server, a failed one is followed by a fresh server), then confirmation: a rate is the "
+                + "maximum only when it was sustained twice and never failed. The best rate of the search is run "
+                + "again on a fresh server (`confirm-r…`); if it fails, 10% lower on a fresh server each time "
+                + "(`down-r…`, then `confirm-r…`) until one rate holds twice. Then one step at 80% of that maximum "
+                + "(`at80`).\n\n" : ".\n\n");
+        summary(md);
+        limits(md);
+        ratios(md);
+        for (final Series s : series)
+        {
+            stepTable(md, s);
+        }
+        memory(md);
+        md.append("\nFiles: sipp statistics (`*-stat.csv`), per-call times (`*-calls.log`), server output and GC logs ")
+            .append("in one directory per system/profile; `results.json`; `p99.svg`.\n");
+        return md.toString();
+    }
+
+    /** The run's command, machine, machine pauses and application. */
+    private void context(final StringBuilder md)
+    {
         md.append("# bench calls ").append(started).append("\n\n");
         md.append("Command: `").append(command).append("`\n\n");
         md.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (").append(cpuModel())
@@ -138,13 +163,18 @@ public final class Report
             + "derived from the installed sipp at run time, messages otherwise unchanged.\n\n" :
             " (a B2BUA: two dialogs per call; Kamailio is measured as a stateful record-routing proxy between the "
             + "same sipp ends).\n\n");
+    }
+
+    /** How the figures are measured: the callers, what sustained means, GC, CPU, memory, server-side timing. */
+    private void method(final StringBuilder md)
+    {
         md.append("""
             Method: sipp's uac calls through the system to sipp's uas on 127.0.0.1 (UDP). The uac scenario is sipp's \
             built-in `uac` (from `sipp -sd uac` at run time, with the changes above for the proxy) with timing \
             actions only (the clock read before the \
             INVITE and at the 180 and the 200, logged in microseconds); the messages are the built-in ones. For \
             Kamailio the caller also runs with `-default_behaviors all,-abortunexp`: a 180 that one of its two \
-            workers forwards after the 200 (issue 6 §4) is logged and the call goes on instead of failing; the \
+            workers forwards after the 200 is logged and the call goes on instead of failing; the \
             steps count these (column "late msgs"). A rate is sustained when every call succeeds, sipp counts 0 \
             retransmissions on the uac and the uas, the kernel drops no datagram on the server's or the uas's \
             sockets, and the completed rate is at least 95% of the offered one. Percentiles are nearest-rank over \
@@ -196,58 +226,55 @@ public final class Report
             it: "read" for messages a shard read from its own socket, "handed over" for those one shard read and \
             passed to the shard that owns the call (the reading shard's wait, the copy and the inbox together).
             """).append('\n');
-        md.append("Steps of ").append(duration).append(" s, calls held ").append(hold).append(" ms")
-            .append(findMax ? "; --find-max: doubling from the start rate, then bisection to 5% (a sustained step "
-                + "keeps its server, a failed one is followed by a fresh server), then confirmation: a rate is the "
-                + "maximum only when it was sustained twice and never failed. The best rate of the search is run "
-                + "again on a fresh server (`confirm-r…`); if it fails, 10% lower on a fresh server each time "
-                + "(`down-r…`, then `confirm-r…`) until one rate holds twice. Then one step at 80% of that maximum "
-                + "(`at80`).\n\n" : ".\n\n");
-        summary(md);
-        limits(md);
-        ratios(md);
-        for (final Series s : series)
+    }
+
+    /** One system's steps, and the server's counters when it stopped. */
+    private void stepTable(final StringBuilder md, final Series s)
+    {
+        md.append("\n### ").append(s.name()).append(" (").append(s.scenario()).append(")\n\n");
+        md.append("| step | offered/s | completed/s | failed | retrans | drops | late msgs | ")
+            .append("p50/p90/p99/max INVITE→180 ms | ")
+            .append("INVITE→180 p99 per second: median / worst (its second) ms | ")
+            .append("p50/p90/p99/max INVITE→200 ms | ")
+            .append("server INVITE→180 p50/p90/p99/max ms (bucket bounds) | ")
+            .append("server INVITE→2xx p50/p90/p99/max ms (bucket bounds) | ")
+            .append("far end INVITE→180 as the server saw it p50/p90/p99/max ms (bucket bounds) | ")
+            .append("server input lag, read p50/p90/p99/max ms | ")
+            .append("server input lag, handed over p50/p90/p99/max ms | ")
+            .append("GC pauses n/total/max ms | ")
+            .append("CPU s/1k calls | cores busy: server / machine | sustained |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (final Step st : s.steps())
         {
-            md.append("\n### ").append(s.name()).append(" (").append(s.scenario()).append(")\n\n");
-            md.append("| step | offered/s | completed/s | failed | retrans | drops | late msgs | ")
-                .append("p50/p90/p99/max INVITE→180 ms | ")
-                .append("INVITE→180 p99 per second: median / worst (its second) ms | ")
-                .append("p50/p90/p99/max INVITE→200 ms | ")
-                .append("server INVITE→180 p50/p90/p99/max ms (bucket bounds) | ")
-                .append("server INVITE→2xx p50/p90/p99/max ms (bucket bounds) | ")
-                .append("far end INVITE→180 as the server saw it p50/p90/p99/max ms (bucket bounds) | ")
-                .append("server input lag, read p50/p90/p99/max ms | ")
-                .append("server input lag, handed over p50/p90/p99/max ms | ")
-                .append("GC pauses n/total/max ms | ")
-                .append("CPU s/1k calls | cores busy: server / machine | sustained |\n");
-            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-            for (final Step st : s.steps())
+            md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
+                .append(f1(st.completedRate())).append(" | ").append(st.failed()).append(" | ")
+                .append(st.retransmissions()).append(" | ").append(st.drops()).append(" | ")
+                .append(st.unexpected()).append(" | ")
+                .append(latency(st.ringing())).append(" | ").append(perSecond(st.ringing())).append(" | ")
+                .append(latency(st.answered())).append(" | ")
+                .append(serverLatency(st.serverRinging())).append(" | ")
+                .append(serverLatency(st.serverAnswered())).append(" | ")
+                .append(serverLatency(st.farEndRinging())).append(" | ")
+                .append(serverLatency(st.readLag())).append(" | ")
+                .append(serverLatency(st.handoverLag())).append(" | ")
+                .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
+                .append(f2(st.serverCores())).append(" / ").append(f2(st.machineCores())).append(" | ")
+                .append("warmup".equals(st.label()) ? "(warm-up)" : CallsBench.FLOOR_STEP.equals(st.label())
+                    ? "(sipp alone, no server)" : st.sustained() ? "yes" : "no").append(" |\n");
+        }
+        if (!s.counters().isEmpty())
+        {
+            md.append("\nThe server's own counters when it stopped (one line per server started):\n\n");
+            for (final String line : s.counters().split("\n"))
             {
-                md.append("| ").append(st.label()).append(" | ").append(st.offered()).append(" | ")
-                    .append(f1(st.completedRate())).append(" | ").append(st.failed()).append(" | ")
-                    .append(st.retransmissions()).append(" | ").append(st.drops()).append(" | ")
-                    .append(st.unexpected()).append(" | ")
-                    .append(latency(st.ringing())).append(" | ").append(perSecond(st.ringing())).append(" | ")
-                    .append(latency(st.answered())).append(" | ")
-                    .append(serverLatency(st.serverRinging())).append(" | ")
-                    .append(serverLatency(st.serverAnswered())).append(" | ")
-                    .append(serverLatency(st.farEndRinging())).append(" | ")
-                    .append(serverLatency(st.readLag())).append(" | ")
-                    .append(serverLatency(st.handoverLag())).append(" | ")
-                    .append(gc(s, st)).append(" | ").append(f3(st.cpuPer1000())).append(" | ")
-                    .append(f2(st.serverCores())).append(" / ").append(f2(st.machineCores())).append(" | ")
-                    .append("warmup".equals(st.label()) ? "(warm-up)" : CallsBench.FLOOR_STEP.equals(st.label())
-                        ? "(sipp alone, no server)" : st.sustained() ? "yes" : "no").append(" |\n");
-            }
-            if (!s.counters().isEmpty())
-            {
-                md.append("\nThe server's own counters when it stopped (one line per server started):\n\n");
-                for (final String line : s.counters().split("\n"))
-                {
-                    md.append("    ").append(line).append('\n');
-                }
+                md.append("    ").append(line).append('\n');
             }
         }
+    }
+
+    /** The memory table: allocated and retained bytes per call. */
+    private void memory(final StringBuilder md)
+    {
         if (!footprints.isEmpty())
         {
             md.append("\n### Memory\n\n| system | figure | profile | calls | bytes | bytes per call |\n")
@@ -259,9 +286,6 @@ public final class Report
                     .append(f0(f.perCall())).append(" |\n");
             }
         }
-        md.append("\nFiles: sipp statistics (`*-stat.csv`), per-call times (`*-calls.log`), server output and GC logs ")
-            .append("in one directory per system/profile; `results.json`; `p99.svg`.\n");
-        return md.toString();
     }
 
     /** The comparison table: one line per system/profile. */
