@@ -435,73 +435,7 @@ public final class StunMessageFlyweight
      */
     public int firstMalformedAttribute()
     {
-        for (int i = 0; i < attributeCount; i++)
-        {
-            final int length = attributeLength(i);
-            final boolean ok;
-            switch (attributeType(i))
-            {
-                case StunAttributeType.MAPPED_ADDRESS:
-                case StunAttributeType.XOR_MAPPED_ADDRESS:
-                case StunAttributeType.XOR_PEER_ADDRESS:
-                case StunAttributeType.XOR_RELAYED_ADDRESS:
-                case StunAttributeType.ALTERNATE_SERVER:
-                {
-                    final int family = length >= 2 ? u8(attributeValueOffset(i) + 1) : 0;
-                    ok = (StunAddress.FAMILY_IPV4 == family && 8 == length)
-                        || (StunAddress.FAMILY_IPV6 == family && 20 == length);
-                    break;
-                }
-                case StunAttributeType.USERNAME:
-                    ok = length <= 513; // §14.3
-                    break;
-                case StunAttributeType.REALM:
-                case StunAttributeType.NONCE:
-                case StunAttributeType.SOFTWARE:
-                    ok = length <= 763; // §14.9, §14.10, §14.14
-                    break;
-                case StunAttributeType.MESSAGE_INTEGRITY:
-                    ok = StunIntegrity.SHA1_LENGTH == length;
-                    break;
-                case StunAttributeType.MESSAGE_INTEGRITY_SHA256:
-                    ok = length >= 16 && length <= 32 && 0 == (length & 3); // §14.6
-                    break;
-                case StunAttributeType.FINGERPRINT:
-                case StunAttributeType.PRIORITY:
-                    ok = 4 == length;
-                    break;
-                case StunAttributeType.USE_CANDIDATE:
-                    ok = 0 == length;
-                    break;
-                case StunAttributeType.ICE_CONTROLLED:
-                case StunAttributeType.ICE_CONTROLLING:
-                    ok = 8 == length;
-                    break;
-                case StunAttributeType.USERHASH:
-                    ok = 32 == length;
-                    break;
-                case StunAttributeType.ERROR_CODE:
-                    ok = length >= 4 && length <= 767 && -1 != errorCode(i);
-                    break;
-                case StunAttributeType.UNKNOWN_ATTRIBUTES:
-                    ok = 0 == (length & 1);
-                    break;
-                case StunAttributeType.PASSWORD_ALGORITHM:
-                    ok = length >= 4 && u16(attributeValueOffset(i) + 2) <= length - 4;
-                    break;
-                case StunAttributeType.PASSWORD_ALGORITHMS:
-                    ok = -1 != passwordAlgorithmsCount(i);
-                    break;
-                default:
-                    ok = true;
-                    break;
-            }
-            if (!ok)
-            {
-                return i;
-            }
-        }
-        return -1;
+        return StunAttributeValidator.firstMalformed(this);
     }
 
     /**
@@ -783,19 +717,7 @@ public final class StunMessageFlyweight
      */
     public int verifyMessageIntegrity(final StunIntegrity integrity, final StunCredential credential)
     {
-        final int index = integrityIndex;
-        if (-1 == index)
-        {
-            return StunResult.ABSENT;
-        }
-        if (StunIntegrity.SHA1_LENGTH != attributeLength(index))
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int covered = attributeOffsets[index] - offset;
-        final int adjusted = covered + ATTRIBUTE_HEADER_LENGTH + StunIntegrity.SHA1_LENGTH - HEADER_LENGTH;
-        integrity.hmac(StunIntegrity.SHA1, credential, array, buffer, offset, covered, adjusted);
-        return macEquals(integrity.outputArray(), attributeValueOffset(index), StunIntegrity.SHA1_LENGTH);
+        return StunMessageVerifier.messageIntegrity(this, integrity, credential);
     }
 
     /**
@@ -808,20 +730,7 @@ public final class StunMessageFlyweight
      */
     public int verifyMessageIntegritySha256(final StunIntegrity integrity, final StunCredential credential)
     {
-        final int index = integritySha256Index;
-        if (-1 == index)
-        {
-            return StunResult.ABSENT;
-        }
-        final int length = attributeLength(index);
-        if (length < 16 || length > StunIntegrity.SHA256_LENGTH || 0 != (length & 3))
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int covered = attributeOffsets[index] - offset;
-        final int adjusted = covered + ATTRIBUTE_HEADER_LENGTH + length - HEADER_LENGTH;
-        integrity.hmac(StunIntegrity.SHA256, credential, array, buffer, offset, covered, adjusted);
-        return macEquals(integrity.outputArray(), attributeValueOffset(index), length);
+        return StunMessageVerifier.messageIntegritySha256(this, integrity, credential);
     }
 
     /**
@@ -846,19 +755,7 @@ public final class StunMessageFlyweight
      */
     public int verifyFingerprint(final StunIntegrity integrity)
     {
-        final int index = fingerprintIndex;
-        if (-1 == index)
-        {
-            return StunResult.ABSENT;
-        }
-        if (4 != attributeLength(index))
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int covered = attributeOffsets[index] - offset;
-        final int adjusted = covered + ATTRIBUTE_HEADER_LENGTH + 4 - HEADER_LENGTH;
-        final int expected = integrity.fingerprint(array, buffer, offset, covered, adjusted);
-        return expected == i32(attributeValueOffset(index)) ? StunResult.VERIFIED : StunResult.MISMATCH;
+        return StunMessageVerifier.fingerprint(this, integrity);
     }
 
     @Override
@@ -995,16 +892,6 @@ public final class StunMessageFlyweight
         frameLength = frame;
         result = code;
         return code;
-    }
-
-    private int macEquals(final byte[] mac, final int at, final int length)
-    {
-        int diff = 0;
-        for (int i = 0; i < length; i++)
-        {
-            diff |= (mac[i] & 0xFF) ^ u8(at + i);
-        }
-        return 0 == diff ? StunResult.VERIFIED : StunResult.MISMATCH;
     }
 
     private boolean regionEquals(final int at, final byte[] expected, final int from, final int length)
