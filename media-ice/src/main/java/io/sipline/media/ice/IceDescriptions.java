@@ -77,7 +77,8 @@ final class IceDescriptions
         }
         if (null == attributes.ufrag() || null == attributes.password())
         {
-            throw new IceParseException(IceParseException.MALFORMED, "remote description without ice-ufrag and ice-pwd");
+            throw new IceParseException(IceParseException.MALFORMED,
+                "remote description without ice-ufrag and ice-pwd");
         }
         return parsed;
     }

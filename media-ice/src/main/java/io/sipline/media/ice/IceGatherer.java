@@ -35,7 +35,7 @@ final class IceGatherer
     private boolean started;
     /** Gathering transactions to start: host indices below this get a STUN Binding. */
     private int gatherHosts;
-    /** The next gathering transaction: a host index below {@link #gatherHosts}, then one TURN Allocate per component. */
+    /** The next gathering transaction: a host index below {@link #gatherHosts}, then a TURN Allocate per component. */
     private int gatherCursor;
     boolean complete;
 

@@ -827,7 +827,7 @@ public final class SrtpContext implements AutoCloseable
 
     boolean tagMatches(final byte[] b, final int at, final int length)
     {
-        // Constant time over the tag length (RFC 3711 §3.3 step 5 does not mandate it; timing leaks are cheap to avoid).
+        // Constant time over the tag length (RFC 3711 §3.3 step 5 does not ask for it; the leak is cheap to avoid).
         int diff = 0;
         for (int i = 0; i < length; i++)
         {
