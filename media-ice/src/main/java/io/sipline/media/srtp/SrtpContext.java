@@ -71,15 +71,11 @@ import static io.sipline.media.srtp.SrtpPackets.rtpHeaderLength;
  * +- encrypted portion (when E = 1)              authenticated portion +
  * </pre>
  *
- * <p><b>Buffers.</b> Every method borrows the buffer for the duration of the call and works in place between
- * {@code offset} and {@code offset + length}; protect also writes up to {@link #maxRtpOverhead()} (or
- * {@link #maxRtcpOverhead()}) octets after the packet, which must fit in the array, or below the {@code limit()} of a
- * {@code ByteBuffer}. A {@code ByteBuffer}'s position and limit are not changed. Direct buffers are staged through a
- * per-context heap array (two bulk copies), because {@code javax.crypto} allocates a temporary array per call for
- * direct buffers.
- *
- * <p><b>Results.</b> The return value is the new length, or a negative {@link SrtpResult} code (counted, see
- * {@link #count(int)}); no exception is thrown for any packet. A failed unprotect leaves the packet as it was.
+ * <p>Every method borrows the buffer for the call and works in place; protect writes up to {@link #maxRtpOverhead()}
+ * ({@link #maxRtcpOverhead()}) octets after the packet, within the array or below a {@code ByteBuffer}'s limit
+ * (position and limit are not changed; direct buffers are staged through a per-context heap array, since
+ * {@code javax.crypto} allocates per call for them). The result is the new length or a negative {@link SrtpResult}
+ * (counted, {@link #count(int)}); nothing is thrown for a packet, and a failed unprotect leaves it as it was.
  *
  * <p><b>Finding the stream of a packet.</b> Every packet starts with {@link #stream(int)}. Most contexts have one
  * stream (one SSRC per direction of a call), and the context keeps that one in two fields of its own, as libsrtp's
@@ -93,9 +89,8 @@ import static io.sipline.media.srtp.SrtpPackets.rtpHeaderLength;
  * uncommon trap instead of a real call that spills the live values). Only at N != 1 is the lookup asked, the
  * default {@link SsrcIndexStreamLookup}'s {@link SsrcIndex} directly. Adds and removes refresh both fields.
  *
- * <p><b>Allocation.</b> None of our own per packet. With AES-CM, none at all in steady state ({@link JcaSrtpBackend}).
- * With GCM, {@code javax.crypto} allocates about 1 KB per packet inside {@code Cipher.init}. A new SSRC allocates its
- * stream once; a non-zero key derivation rate allocates inside the crypto library at each re-keying.
+ * <p>No allocation of our own per packet; none at all with AES-CM. With GCM on the {@code jca} backend,
+ * {@code Cipher.init} allocates about 1 KB per packet. A new SSRC allocates its stream once.
  *
  * <p>Not thread-safe; owned by one media thread.
  */

@@ -459,38 +459,7 @@ public final class StunMessageFlyweight
      */
     public int readAddress(final int index, final StunAddress dst)
     {
-        final int type = attributeType(index);
-        final int length = attributeLength(index);
-        final int value = attributeValueOffset(index);
-        if (length < 4)
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final boolean xor = StunAttributeType.isXorAddress(type);
-        final int family = u8(value + 1);
-        final int addressLength;
-        if (StunAddress.FAMILY_IPV4 == family && 8 == length)
-        {
-            addressLength = 4;
-        }
-        else if (StunAddress.FAMILY_IPV6 == family && 20 == length)
-        {
-            addressLength = 16;
-        }
-        else
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int port = u16(value + 2) ^ (xor ? MAGIC_COOKIE >>> 16 : 0);
-        // The XOR key, cookie || transaction id, is exactly header bytes 4..19.
-        final int key = offset + MAGIC_COOKIE_FIELD_OFFSET;
-        for (int k = 0; k < addressLength; k++)
-        {
-            final int b = u8(value + 4 + k);
-            dst.put(k, xor ? b ^ u8(key + k) : b);
-        }
-        dst.setFamilyAndPort(family, port);
-        return StunResult.OK;
+        return StunAttributeReader.readAddress(this, index, dst);
     }
 
     /**
@@ -543,18 +512,7 @@ public final class StunMessageFlyweight
      */
     public int errorCode(final int index)
     {
-        if (attributeLength(index) < 4)
-        {
-            return -1;
-        }
-        final int value = attributeValueOffset(index);
-        final int errorClass = u8(value + 2) & 0x07;
-        final int number = u8(value + 3);
-        if (errorClass < 3 || errorClass > 6 || number > 99)
-        {
-            return -1;
-        }
-        return errorClass * 100 + number;
+        return StunAttributeReader.errorCode(this, index);
     }
 
     /**
@@ -609,21 +567,7 @@ public final class StunMessageFlyweight
      */
     public int passwordAlgorithmsCount(final int index)
     {
-        final int end = attributeValueOffset(index) + attributeLength(index);
-        int count = 0;
-        for (int pos = attributeValueOffset(index); pos < end; count++)
-        {
-            if (pos + 4 > end)
-            {
-                return -1;
-            }
-            pos += 4 + ((u16(pos + 2) + 3) & ~3);
-            if (pos > end)
-            {
-                return -1;
-            }
-        }
-        return count;
+        return StunAttributeReader.passwordAlgorithmsCount(this, index);
     }
 
     /**
@@ -633,17 +577,7 @@ public final class StunMessageFlyweight
      */
     public int passwordAlgorithmsAt(final int index, final int k)
     {
-        final int end = attributeValueOffset(index) + attributeLength(index);
-        int pos = attributeValueOffset(index);
-        for (int i = 0; pos + 4 <= end; i++)
-        {
-            if (i == k)
-            {
-                return u16(pos);
-            }
-            pos += 4 + ((u16(pos + 2) + 3) & ~3);
-        }
-        return -1;
+        return StunAttributeReader.passwordAlgorithmsAt(this, index, k);
     }
 
     /**
