@@ -14,9 +14,8 @@ import java.util.SplittableRandom;
 /**
  * What every {@link IceAgent} of one media thread shares instead of owning a copy: the integrity engine, the STUN
  * reader and writer, a scratch buffer for outgoing messages, the TURN clients' codec and buffer, and the random
- * sources. Keeping
- * these per thread rather than per session is most of what keeps a session small (PJNATH gives each STUN session
- * its own packet buffer).
+ * sources. Keeping these per thread rather than per session is most of what keeps a session small (PJNATH gives each
+ * STUN session its own packet buffer).
  *
  * <p>Not thread-safe; owned by one media thread and used only by the agents running on it.
  */

@@ -3,7 +3,7 @@ package io.sipline.media.ice;
 /**
  * Size limits of one ICE session, fixed when it is created so that its arrays are allocated once.
  *
- * <p>Reference values from PJNATH ({@code pjnath/config.h}, quoted in the PJNATH memory study, seed 000):
+ * <p>Reference values from PJNATH ({@code pjnath/config.h}):
  * {@code PJ_ICE_ST_MAX_CAND} 8 candidates per component, {@code PJ_ICE_MAX_CAND} 16 per session,
  * {@code PJ_ICE_MAX_CHECKS} 32, {@code PJ_ICE_COMP_BITS} 1 (two components); tuned: 4, 8, 16, one component.
  * RFC 8445 §6.1.2.5 recommends a pair limit of 100.
@@ -16,7 +16,7 @@ public final class IceLimits
     public static final IceLimits DEFAULT = new IceLimits(16, 16, 100, 2);
     /** PJNATH's defaults throughout: 16 candidates, 32 checks, 2 components. */
     public static final IceLimits PJNATH = new IceLimits(16, 16, 32, 2);
-    /** PJNATH's tuned values from the memory study: 8 candidates, 16 checks, 2 components kept. */
+    /** PJNATH's values tuned down for memory: 8 candidates, 16 checks, 2 components kept. */
     public static final IceLimits PJNATH_TUNED = new IceLimits(8, 8, 16, 2);
 
     private final int maxLocalCandidates;

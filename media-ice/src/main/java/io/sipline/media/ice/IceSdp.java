@@ -82,18 +82,7 @@ public final class IceSdp
 
         // foundation
         int stop = field(line, position, end, "foundation");
-        if (stop - position > MAX_FOUNDATION)
-        {
-            throw malformed("candidate: foundation longer than 32 characters");
-        }
-        for (int i = position; i < stop; i++)
-        {
-            if (!IceText.isIceChar(line.charAt(i)))
-            {
-                throw malformed("candidate: foundation has a character that is not an ice-char at " + i);
-            }
-        }
-        final String foundation = line.subSequence(position, stop).toString();
+        final String foundation = foundation(line, position, stop);
 
         // component-id
         position = stop + 1;
@@ -107,13 +96,7 @@ public final class IceSdp
         // transport
         position = stop + 1;
         stop = field(line, position, end, "transport");
-        for (int i = position; i < stop; i++)
-        {
-            if (!IceText.isTokenChar(line.charAt(i)))
-            {
-                throw malformed("candidate: transport is not a token");
-            }
-        }
+        requireToken(line, position, stop, "candidate: transport is not a token");
         final boolean udp = IceText.regionEqualsIgnoreCase(line, position, stop, "UDP");
         final boolean lowerCase = IceText.regionEquals(line, position, stop, "udp");
         final int transportStart = position;
@@ -137,11 +120,7 @@ public final class IceSdp
         // port
         position = stop + 1;
         stop = field(line, position, end, "port");
-        final long port = IceText.parseDigits(line, position, stop, 5);
-        if (port < 0 || port > 65535)
-        {
-            throw malformed("candidate: port is not a number in 0..65535");
-        }
+        final int port = port(line, position, stop, "candidate: port is not a number in 0..65535");
 
         // "typ" SP cand-type
         position = stop + 1;
@@ -152,21 +131,82 @@ public final class IceSdp
         }
         position = stop + 1;
         stop = field(line, position, end, "cand-type");
-        for (int i = position; i < stop; i++)
-        {
-            if (!IceText.isTokenChar(line.charAt(i)))
-            {
-                throw malformed("candidate: cand-type is not a token");
-            }
-        }
+        requireToken(line, position, stop, "candidate: cand-type is not a token");
         final IceCandidateType type = IceCandidateType.fromSdp(line, position, stop);
 
         into.set(type == null ? IceCandidateType.HOST : type, (int) component, (int) priority, foundation);
         into.lowerCaseTransport(lowerCase);
-        setAddress(into, line, addressStart, addressEnd, (int) port, false, "connection-address");
+        setAddress(into, line, addressStart, addressEnd, port, false, "connection-address");
 
         // [raddr] [rport] *(extension)
-        position = stop + 1;
+        position = related(line, stop + 1, end, into);
+        if (position < end)
+        {
+            extensions(line, position, end, into);
+        }
+        if (!udp)
+        {
+            throw new IceParseException(IceParseException.UNSUPPORTED_TRANSPORT,
+                "candidate: transport '" + line.subSequence(transportStart, transportEnd) + "' is not UDP; ignore");
+        }
+        if (type == null)
+        {
+            throw new IceParseException(IceParseException.UNSUPPORTED_TYPE, "candidate: unknown cand-type; ignore");
+        }
+        return into;
+    }
+
+    /** foundation = 1*32ice-char (RFC 8839 §5.1). */
+    private static String foundation(final CharSequence line, final int position, final int stop)
+        throws IceParseException
+    {
+        if (stop - position > MAX_FOUNDATION)
+        {
+            throw malformed("candidate: foundation longer than 32 characters");
+        }
+        for (int i = position; i < stop; i++)
+        {
+            if (!IceText.isIceChar(line.charAt(i)))
+            {
+                throw malformed("candidate: foundation has a character that is not an ice-char at " + i);
+            }
+        }
+        return line.subSequence(position, stop).toString();
+    }
+
+    private static int port(final CharSequence line, final int from, final int to, final String message)
+        throws IceParseException
+    {
+        final long value = IceText.parseDigits(line, from, to, 5);
+        if (value < 0 || value > 65535)
+        {
+            throw malformed(message);
+        }
+        return (int) value;
+    }
+
+    private static void requireToken(final CharSequence line, final int from, final int to, final String message)
+        throws IceParseException
+    {
+        for (int i = from; i < to; i++)
+        {
+            if (!IceText.isTokenChar(line.charAt(i)))
+            {
+                throw malformed(message);
+            }
+        }
+    }
+
+    /**
+     * [SP rel-addr] [SP rel-port] (RFC 8839 §5.1), read into {@code into}.
+     *
+     * @return where the extensions start.
+     */
+    private static int related(final CharSequence line, final int from, final int end, final IceCandidate into)
+        throws IceParseException
+    {
+        int position = from;
+        int stop;
         if (position < end && startsWithField(line, position, end, "raddr"))
         {
             position += "raddr ".length();
@@ -179,12 +219,7 @@ public final class IceSdp
             {
                 position += "rport ".length();
                 stop = field(line, position, end, "rport");
-                final long value = IceText.parseDigits(line, position, stop, 5);
-                if (value < 0 || value > 65535)
-                {
-                    throw malformed("candidate: rport is not a number in 0..65535");
-                }
-                relPort = (int) value;
+                relPort = port(line, position, stop, "candidate: rport is not a number in 0..65535");
                 position = stop + 1;
             }
             setAddress(into, line, relStart, relEnd, relPort, true, "raddr");
@@ -193,47 +228,35 @@ public final class IceSdp
         {
             throw malformed("candidate: rport without raddr");
         }
-        if (position < end)
+        return position;
+    }
+
+    /** *(SP extension-att-name SP extension-att-value) (RFC 8839 §5.1), kept as text in {@code into}. */
+    private static void extensions(final CharSequence line, final int from, final int end, final IceCandidate into)
+        throws IceParseException
+    {
+        int position = from;
+        while (position < end)
         {
-            final int extensionsStart = position;
-            while (position < end)
+            int stop = field(line, position, end, "extension-att-name");
+            requireToken(line, position, stop, "candidate: extension-att-name is not a token");
+            if (stop >= end)
             {
-                stop = field(line, position, end, "extension-att-name");
-                for (int i = position; i < stop; i++)
-                {
-                    if (!IceText.isTokenChar(line.charAt(i)))
-                    {
-                        throw malformed("candidate: extension-att-name is not a token");
-                    }
-                }
-                if (stop >= end)
-                {
-                    throw malformed("candidate: extension attribute without a value");
-                }
-                position = stop + 1;
-                stop = field(line, position, end, "extension-att-value");
-                for (int i = position; i < stop; i++)
-                {
-                    final char c = line.charAt(i);
-                    if (c == 0 || c == '\r' || c == '\n')
-                    {
-                        throw malformed("candidate: extension-att-value holds NUL, CR or LF");
-                    }
-                }
-                position = stop + 1;
+                throw malformed("candidate: extension attribute without a value");
             }
-            into.extensions(line.subSequence(extensionsStart, end).toString());
+            position = stop + 1;
+            stop = field(line, position, end, "extension-att-value");
+            for (int i = position; i < stop; i++)
+            {
+                final char c = line.charAt(i);
+                if (c == 0 || c == '\r' || c == '\n')
+                {
+                    throw malformed("candidate: extension-att-value holds NUL, CR or LF");
+                }
+            }
+            position = stop + 1;
         }
-        if (!udp)
-        {
-            throw new IceParseException(IceParseException.UNSUPPORTED_TRANSPORT,
-                "candidate: transport '" + line.subSequence(transportStart, transportEnd) + "' is not UDP; ignore");
-        }
-        if (type == null)
-        {
-            throw new IceParseException(IceParseException.UNSUPPORTED_TYPE, "candidate: unknown cand-type; ignore");
-        }
-        return into;
+        into.extensions(line.subSequence(from, end).toString());
     }
 
     /**

@@ -2,9 +2,9 @@ package io.sipline.media.ice;
 
 /**
  * The non-candidate ICE attributes of one SDP description (RFC 8839 §5.2-§5.6): {@code ice-ufrag}, {@code ice-pwd},
- * {@code ice-pacing}, {@code ice-options}, {@code ice-lite} and {@code end-of-candidates}. Feed each {@code a=} line to {@link #accept};
- * session-level values apply to every media section that does not override them (the caller keeps one instance per
- * level).
+ * {@code ice-pacing}, {@code ice-options}, {@code ice-lite} and {@code end-of-candidates}. Feed each {@code a=} line
+ * to {@link #accept}; session-level values apply to every media section that does not override them (the caller
+ * keeps one instance per level).
  *
  * <p>Not thread-safe; owned by one media thread.
  */

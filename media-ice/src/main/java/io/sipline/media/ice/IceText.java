@@ -55,7 +55,8 @@ final class IceText
         return true;
     }
 
-    static boolean regionEqualsIgnoreCase(final CharSequence text, final int start, final int end, final String expected)
+    static boolean regionEqualsIgnoreCase(final CharSequence text, final int start, final int end,
+        final String expected)
     {
         if (end - start != expected.length())
         {
@@ -222,6 +223,12 @@ final class IceText
                 return false;
             }
         }
+        return pack(groups, count, gap, out);
+    }
+
+    /** Expands the "::" gap of the parsed groups (RFC 4291 §2.2) and packs the 8 groups into two longs. */
+    private static boolean pack(final int[] groups, final int count, final int gap, final long[] out)
+    {
         if (gap < 0 ? count != 8 : count > 7)
         {
             return false;

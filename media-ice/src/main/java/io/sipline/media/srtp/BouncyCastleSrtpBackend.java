@@ -13,7 +13,7 @@ import org.bouncycastle.crypto.params.KeyParameter;
 /**
  * {@link SrtpBackend} over Bouncy Castle's lightweight API ({@code AESEngine}, {@code HMac}/{@code SHA1Digest},
  * {@code GCMBlockCipher}): pure Java, no intrinsics, so several times slower than {@link JcaSrtpBackend} on this
- * JDK (see {@code media-ice/README.md}); kept as the alternative for a JDK whose providers lack AES or GCM.
+ * JDK (see {@code docs/media.md}); kept as the alternative for a JDK whose providers lack AES or GCM.
  *
  * <p>AES-CM drives {@code AESEngine.processBlock} on our own counter blocks (no {@code SICBlockCipher} re-init, so no
  * {@code ParametersWithIV} per packet). GCM is re-initialised per packet with the key kept ({@code AEADParameters}

@@ -7,30 +7,19 @@ import java.util.Arrays;
 
 /**
  * AES-GCM (NIST SP 800-38D) with a 16-octet tag and a 96-bit IV, for RFC 7714 AEAD SRTP, that allocates nothing per
- * message: GCTR's keystream comes from the AES/ECB {@code Cipher.update} path of {@link JcaSrtpBackend.EcbCtr} (the
- * counter blocks J0, inc32(J0), ... encrypted in one call, the first block masking the tag), and GHASH either by
- * the JDK's own carry-less-multiply stub called directly ({@link JdkGhash}, the default where the JVM opens it) or in
- * Java by table look-ups ({@link Table}, chosen with {@value #TABLE_PROP_NAME}). {@code AES/GCM/NoPadding} in the
- * JDK allocates about 1 KB per packet because it must be re-initialised for every IV (see
- * {@code media-ice/README.md}); its GHASH stub called on its own allocates nothing.
+ * message: GCTR's keystream comes from the AES/ECB {@code Cipher.update} path of {@link JcaSrtpBackend.EcbCtr}, and
+ * GHASH either from the JDK's own carry-less-multiply stub called directly ({@link JdkGhash}, the default where the
+ * JVM opens it) or in Java by table look-ups ({@link Table}, chosen with {@value #TABLE_PROP_NAME}). The JDK's
+ * {@code AES/GCM/NoPadding} allocates about 1 KB per packet, since it must be re-initialised for every IV.
  *
- * <h2>GHASH (SP 800-38D §6.3, §6.4)</h2>
- * A block is the 128-bit polynomial whose coefficient of x^0 is the most significant bit of its first octet; here it is
- * held in two longs read big-endian ({@code high} holds octets 0..7), so x^0 is bit 63 of {@code high} and
- * multiplying by x is a right shift, with x^128 = 1 + x + x^2 + x^7 folded back as {@code 0xE1 << 56} (the JDK's
- * GHASH keeps its state in the same two big-endian longs). Three ways to multiply X by H:
- * <ul>
- *   <li>{@link Table#SHOUP_4}, {@link Table#SHOUP_8} (Shoup's method): for a nibble n = b3 b2 b1 b0 (b3 its high
- *   bit) the table holds {@code M[n] = (b3 + b2 x + b1 x^2 + b0 x^3) H} (likewise for octets); X·H is evaluated by
- *   Horner's rule from the last nibble of X to the first: Z = Z·x^4 + M[nibble], where Z·x^4 shifts Z right by 4 bits
- *   and folds the 4 bits shifted out with {@link #REDUCE_4} ({@link #REDUCE_8} for octets). Every step needs the
- *   previous Z: 32 (16) dependent steps per block.</li>
- *   <li>{@link Table#JDK}: {@link JdkGhash}, the JDK's {@code GHASH.processBlocks} (PCLMULQDQ), whole runs of
- *   blocks per call; its key table (H and the powers of H the stub computes) is 144 octets per key here.</li>
- * </ul>
+ * <p>GHASH (SP 800-38D §6.3, §6.4): a block is held in two longs read big-endian, so x^0 is bit 63 of {@code high},
+ * multiplying by x is a right shift, and x^128 = 1 + x + x^2 + x^7 folds back as {@code 0xE1 << 56}. Shoup's method
+ * ({@link Table#SHOUP_4}, {@link Table#SHOUP_8}) evaluates X·H by Horner's rule over the nibbles (octets) of X with
+ * a table of {@code M[n] = n(x) H}, folding the bits shifted out with {@link #REDUCE_4} ({@link #REDUCE_8});
+ * {@link Table#JDK} runs whole blocks through the JDK's {@code GHASH.processBlocks} (PCLMULQDQ).
  *
- * <p>Constant time with respect to the tag comparison; the Shoup look-ups are indexed by data (as in every table
- * GHASH), which a co-resident cache-timing attacker could observe. The JDK path (CLMUL) has no such tables.
+ * <p>The tag comparison is constant time; the Shoup look-ups are indexed by data (as in every table GHASH), which a
+ * co-resident cache-timing attacker could observe. The JDK path has no such tables.
  *
  * <p>Not thread-safe; owned by one {@link SrtpContext} (one media thread).
  */
@@ -387,7 +376,10 @@ final class JavaGcm implements SrtpBackend.Aead
         yLow = zLow;
     }
 
-    /** {@link Table#SHOUP_8}: {@link #multiplyH4} with octets: 16 look-ups per block, Z·x^8 folded with {@link #REDUCE_8}. */
+    /**
+     * {@link Table#SHOUP_8}: {@link #multiplyH4} with octets: 16 look-ups per block, Z·x^8 folded with
+     * {@link #REDUCE_8}.
+     */
     private void multiplyH8(final long xHigh, final long xLow)
     {
         final long[] mHigh = tableHigh;

@@ -16,7 +16,7 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * {@link SrtpBackend} over {@code javax.crypto} and {@code java.security}, whose AES, SHA-1 and GHASH code the JIT
  * replaces with AES-NI/VAES, SHA-NI and (VP)CLMULQDQ intrinsics. Measured choices (JDK 25, see
- * {@code media-ice/README.md}):
+ * {@code docs/media.md}):
  * <ul>
  *     <li><b>AES-CM</b> builds the counter blocks itself and encrypts them with {@code AES/ECB/NoPadding} into a
  *     scratch array: {@code Cipher.update(byte[], int, int, byte[], int)} allocates nothing. Re-initialising
@@ -43,7 +43,7 @@ public final class JcaSrtpBackend implements SrtpBackend
     /**
      * The same, except AES-GCM through {@link JavaGcm}: GCTR on the ECB path and GHASH by the JDK's stub
      * ({@link JdkGhash}) or a table in Java, 0 B per packet instead of about 1 KB, and faster than {@link #INSTANCE}
-     * with the stub, slower with a table (measured in {@code media-ice/README.md}); named {@value #JAVA_GCM_NAME}.
+     * with the stub, slower with a table (see {@code docs/media.md}); named {@value #JAVA_GCM_NAME}.
      */
     public static final JcaSrtpBackend JAVA_GCM = new JcaSrtpBackend(true);
 
@@ -251,7 +251,7 @@ public final class JcaSrtpBackend implements SrtpBackend
             }
         }
 
-        /** Writes {@code ivHigh} into the high halves of the first {@code blocks} counter blocks unless already there. */
+        /** Writes {@code ivHigh} into the high halves of the first {@code blocks} counter blocks unless there. */
         private void fillHigh(final byte[] ctr, final long ivHigh, final int blocks)
         {
             int from = highBlocks;

@@ -43,7 +43,7 @@ final class JdkGhash
     /** True when the JDK's GHASH can be called and gave the right answer on the check. */
     static final boolean AVAILABLE;
 
-    /** Why the JDK path is not available, for the README and the tests; null when it is. */
+    /** Why the JDK path is not available, for diagnostics and the tests; null when it is. */
     static final String UNAVAILABLE_REASON;
 
     static

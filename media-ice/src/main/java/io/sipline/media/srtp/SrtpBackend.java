@@ -5,9 +5,9 @@ package io.sipline.media.srtp;
  * per key derivation epoch) and then driven per packet with caller-owned buffers.
  *
  * <p>Two implementations ship: {@link JcaSrtpBackend} ({@code javax.crypto}, AES-NI/VAES, SHA-NI and CLMUL
- * intrinsics) and {@link BouncyCastleSrtpBackend} (Bouncy Castle's lightweight API, pure Java). {@link #defaultBackend()}
- * is the faster one as measured by {@code io.sipline.jmh.SrtpBenchmark} (see {@code media-ice/README.md}):
- * {@code jca-java-gcm} when the JDK's GHASH stub is reachable ({@code --add-opens
+ * intrinsics) and {@link BouncyCastleSrtpBackend} (Bouncy Castle's lightweight API, pure Java).
+ * {@link #defaultBackend()} is the faster one as measured by {@code io.sipline.jmh.SrtpBenchmark} (see
+ * {@code docs/media.md}): {@code jca-java-gcm} when the JDK's GHASH stub is reachable ({@code --add-opens
  * java.base/com.sun.crypto.provider=ALL-UNNAMED}; AES-GCM then costs no allocation and less time than the JDK's own
  * {@code AES/GCM}), else {@code jca}; AES-CM is the same in both. The system property {@value #BACKEND_PROP_NAME}
  * overrides it ({@code jca}, {@code jca-java-gcm} or {@code bc}).

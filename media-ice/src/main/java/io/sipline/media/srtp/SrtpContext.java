@@ -4,6 +4,13 @@ import java.nio.ByteBuffer;
 
 import io.sipline.media.ssrc.SsrcIndex;
 
+import static io.sipline.media.srtp.SrtpPackets.GCM_TAG;
+import static io.sipline.media.srtp.SrtpPackets.RTP_HEADER;
+import static io.sipline.media.srtp.SrtpPackets.SRTCP_WORD;
+import static io.sipline.media.srtp.SrtpPackets.readInt;
+import static io.sipline.media.srtp.SrtpPackets.readUnsignedShort;
+import static io.sipline.media.srtp.SrtpPackets.rtpHeaderLength;
+
 /**
  * One direction of an SRTP session (RFC 3711 §3.2): the master key of an {@link SrtpPolicy}, the streams of the SSRCs
  * seen so far, and in-place {@code protect}/{@code unprotect} of RTP and RTCP packets. Make one context per direction:
@@ -64,49 +71,26 @@ import io.sipline.media.ssrc.SsrcIndex;
  * +- encrypted portion (when E = 1)              authenticated portion +
  * </pre>
  *
- * <p><b>Buffers.</b> Every method borrows the buffer for the duration of the call and works in place between
- * {@code offset} and {@code offset + length}; protect also writes up to {@link #maxRtpOverhead()} (or
- * {@link #maxRtcpOverhead()}) octets after the packet, which must fit in the array, or below the {@code limit()} of a
- * {@code ByteBuffer}. A {@code ByteBuffer}'s position and limit are not changed. Direct buffers are staged through a
- * per-context heap array (two bulk copies), because {@code javax.crypto} allocates a temporary array per call for
- * direct buffers.
- *
- * <p><b>Results.</b> The return value is the new length, or a negative {@link SrtpResult} code (counted, see
- * {@link #count(int)}); no exception is thrown for any packet. A failed unprotect leaves the packet as it was.
+ * <p>Every method borrows the buffer for the call and works in place; protect writes up to {@link #maxRtpOverhead()}
+ * ({@link #maxRtcpOverhead()}) octets after the packet, within the array or below a {@code ByteBuffer}'s limit
+ * (position and limit are not changed; direct buffers are staged through a per-context heap array, since
+ * {@code javax.crypto} allocates per call for them). The result is the new length or a negative {@link SrtpResult}
+ * (counted, {@link #count(int)}); nothing is thrown for a packet, and a failed unprotect leaves it as it was.
  *
  * <p><b>Finding the stream of a packet.</b> Every packet starts with {@link #stream(int)}. Most contexts have one
- * stream (one SSRC per direction of a call), and the context keeps that one in two fields of its own, so that a packet
- * finds it as libsrtp 2.x's {@code srtp_get_stream} finds the head of a list of one in its session:
+ * stream (one SSRC per direction of a call), and the context keeps that one in two fields of its own, as libsrtp's
+ * {@code srtp_get_stream} finds the head of a list of one in its session:
  * <pre>
- *   libsrtp:   srtp_t session --stream_list--&gt; node: compare node-&gt;ssrc, return node
- *   here:      SrtpContext    --oneSsrc (int), one (SrtpStream)--&gt; compare oneSsrc, return one
- *     N == 1:  oneSsrc = the stream's SSRC            one = the stream
- *     N != 1:  oneSsrc = an SSRC that has no stream   one = null     then the {@link SrtpStreamLookup}
+ *   N == 1:  oneSsrc = the stream's SSRC            one = the stream
+ *   N != 1:  oneSsrc = an SSRC that has no stream   one = null     then the {@link SrtpStreamLookup}
  * </pre>
- * A lookup compares the SSRC with {@code oneSsrc} and, when equal, returns {@code one}: two loads from this object
- * that do not depend on each other, no cast (the field has the concrete type), no test of the size, and no load of
- * the lookup object. Whatever N is, {@code one} is the right answer whenever {@code oneSsrc} matches: at N = 1 it is
- * the stream; at N = 0 and N &gt;= 2 {@code oneSsrc} is kept on an SSRC that has no stream, so null is the right
- * answer for it too. That is why a plain {@code int} suffices (no SSRC value is free to mean "none", so the field
- * holds a non-member instead, chosen again whenever the streams change). When the SSRC does not match and
- * {@code one} is not null (N = 1), the answer is a miss without asking the lookup; only with {@code one} null
- * (N != 1) does the context call {@link SrtpStreamLookup#find} (or, when the lookup is the default
- * {@link SsrcIndexStreamLookup}, the {@link SsrcIndex} under it directly, without the receiver check of an interface
- * call and the load of the lookup object). Every add and
- * remove of the context refreshes both fields ({@link SrtpStreamLookup#onlyStream()} says which stream is the only
- * one), allocating nothing.
+ * An SSRC equal to {@code oneSsrc} returns {@code one}, right for every N; a miss with {@code one} set (N = 1) is a
+ * miss without asking the lookup, which keeps the lookup call off the one-stream path (C2 then leaves it as an
+ * uncommon trap instead of a real call that spills the live values). Only at N != 1 is the lookup asked, the
+ * default {@link SsrcIndexStreamLookup}'s {@link SsrcIndex} directly. Adds and removes refresh both fields.
  *
- * <p>The miss test matters for more than misses: it keeps the call into the lookup off the path that a context with
- * one stream ever runs, so C2 can leave it as an uncommon trap. With the lookup called from the N = 1 miss path
- * instead, C2 compiled that call as a real, not inlined call ("low call site frequency") when only hits were seen,
- * and a hit cost 1.5 to 1.6 ns instead of 1.1 in three forks of four, because every value live across the call was
- * kept on the stack (media-ice/README.md, issue 7, seventh session). The fields moved here from
- * {@link SsrcIndexStreamLookup} in the eighth session: there, the caller loaded the lookup object before its fields,
- * one dependent load more than libsrtp, whose session holds the list head itself.
- *
- * <p><b>Allocation.</b> None of our own per packet. With AES-CM, none at all in steady state ({@link JcaSrtpBackend}).
- * With GCM, {@code javax.crypto} allocates about 1 KB per packet inside {@code Cipher.init}. A new SSRC allocates its
- * stream once; a non-zero key derivation rate allocates inside the crypto library at each re-keying.
+ * <p>No allocation of our own per packet; none at all with AES-CM. With GCM on the {@code jca} backend,
+ * {@code Cipher.init} allocates about 1 KB per packet. A new SSRC allocates its stream once.
  *
  * <p>Not thread-safe; owned by one media thread.
  */
@@ -121,17 +105,12 @@ public final class SrtpContext implements AutoCloseable
         INBOUND
     }
 
-    private static final int RTP_HEADER = 12;
-    private static final int RTCP_HEADER = 8;
-    private static final int GCM_TAG = 16;
-    private static final int SRTCP_WORD = 4;
-
     private final SrtpPolicy policy;
     private final SrtpCryptoSuite suite;
-    private final Direction direction;
-    private final boolean aead;
+    final Direction direction;
+    final boolean aead;
     private final SrtpKeyDerivation kdf;
-    private final SrtpTransform shared;
+    final SrtpTransform shared;
     private final SrtpStreamLookup streams;
     /**
      * The {@link SsrcIndex} under {@link #streams} when that is the default {@link SsrcIndexStreamLookup}, else null:
@@ -141,15 +120,15 @@ public final class SrtpContext implements AutoCloseable
      */
     private final SsrcIndex<SrtpStream> streamIndex;
     private final byte[] mki;
-    private final int mkiLength;
+    final int mkiLength;
     private final int srtpTag;
-    private final int srtcpTag;
+    final int srtcpTag;
     private final int windowSize;
-    private final long keyLifetime;
-    private final byte[] tag = new byte[20];
+    final long keyLifetime;
+    final byte[] tag = new byte[20];
     private final long[] counts = new long[SrtpResult.COUNT];
     private long rtpPackets;
-    private long rtcpPackets;
+    long rtcpPackets;
     private byte[] stage;
     private SrtpStream probe;
     /**
@@ -160,8 +139,8 @@ public final class SrtpContext implements AutoCloseable
     /** The only stream while there is exactly one, else null. */
     private SrtpStream one;
     /** Why the last {@link #outboundStream}/{@link #inboundStream} returned null: a negative {@link SrtpResult}. */
-    private int refused;
-    private boolean closed;
+    int refused;
+    boolean closed;
 
     /**
      * A context whose streams live in an {@link SsrcIndexStreamLookup} of {@link SrtpPolicy#maxStreams()} entries.
@@ -285,8 +264,7 @@ public final class SrtpContext implements AutoCloseable
      * diagnostics (ROC, indices) and so that {@code SsrcLookupBenchmark} measures the very code of the packet path.
      * With one stream, one compare with a field of this context and one field read; otherwise the
      * {@link SrtpStreamLookup} (see the class javadoc), for the default one its {@link SsrcIndex} directly, so that the
-     * call needs no check of the receiver's class nor a load of the lookup object (3.53 -> 3.28 ns at N = 3 and
-     * 4.57 -> 4.11 at 200 in short runs, media-ice/README.md, eighth session). Allocates nothing.
+     * call needs no check of the receiver's class nor a load of the lookup object. Allocates nothing.
      *
      * @param ssrc a 32-bit SSRC.
      * @return the stream, or null (never the provisional stream of an inbound SSRC not yet authenticated).
@@ -452,7 +430,7 @@ public final class SrtpContext implements AutoCloseable
         {
             return fail(SrtpResult.BAD_ARGUMENT);
         }
-        return protectRtcp(buffer, offset, length, buffer.length);
+        return SrtcpProtection.protect(this, buffer, offset, length, buffer.length);
     }
 
     /**
@@ -469,7 +447,7 @@ public final class SrtpContext implements AutoCloseable
         {
             return fail(SrtpResult.BAD_ARGUMENT);
         }
-        return unprotectRtcpChecked(buffer, offset, length);
+        return SrtcpProtection.unprotect(this, buffer, offset, length);
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -546,9 +524,9 @@ public final class SrtpContext implements AutoCloseable
                 case 1:
                     return unprotectRtpChecked(array, base + offset, length);
                 case 2:
-                    return protectRtcp(array, base + offset, length, base + limit);
+                    return SrtcpProtection.protect(this, array, base + offset, length, base + limit);
                 default:
-                    return unprotectRtcpChecked(array, base + offset, length);
+                    return SrtcpProtection.unprotect(this, array, base + offset, length);
             }
         }
         final int room = Math.min(limit - offset, length + Math.max(maxRtpOverhead(), maxRtcpOverhead()) + GCM_TAG);
@@ -568,10 +546,10 @@ public final class SrtpContext implements AutoCloseable
                 result = unprotectRtpChecked(stage, 0, length);
                 break;
             case 2:
-                result = protectRtcp(stage, 0, length, room);
+                result = SrtcpProtection.protect(this, stage, 0, length, room);
                 break;
             default:
-                result = unprotectRtcpChecked(stage, 0, length);
+                result = SrtcpProtection.unprotect(this, stage, 0, length);
                 break;
         }
         if (result > 0)
@@ -720,149 +698,6 @@ public final class SrtpContext implements AutoCloseable
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // SRTCP (RFC 3711 §3.4, RFC 7714 §9)
-    // ---------------------------------------------------------------------------------------------------------------
-
-    private int protectRtcp(final byte[] b, final int offset, final int length, final int end)
-    {
-        if (Direction.OUTBOUND != direction)
-        {
-            return fail(SrtpResult.WRONG_DIRECTION);
-        }
-        if (closed)
-        {
-            return fail(SrtpResult.NO_CONTEXT);
-        }
-        if (length < RTCP_HEADER)
-        {
-            return fail(SrtpResult.TOO_SHORT);
-        }
-        if (0x80 != (b[offset] & 0xC0))
-        {
-            return fail(SrtpResult.BAD_HEADER);
-        }
-        final int overhead = SRTCP_WORD + mkiLength + srtcpTag;
-        if (end - offset - length < overhead)
-        {
-            return fail(SrtpResult.BUFFER_TOO_SMALL);
-        }
-        final int ssrc = readInt(b, offset + 4);
-        final SrtpStream stream = outboundStream(ssrc);
-        if (null == stream)
-        {
-            return fail(refused);
-        }
-        final long index = stream.nextSrtcpIndex;
-        if (index > SrtpStream.MAX_SRTCP_INDEX || rtcpPackets >= keyLifetime)
-        {
-            return fail(SrtpResult.KEY_EXPIRED);
-        }
-        final SrtpTransform t = null == stream.transform ? shared : stream.transform;
-        t.rtcpKeys(index);
-        final int word = 0x8000_0000 | (int)index;
-        final int out;
-        if (aead)
-        {
-            final int sealed = t.rtcpSeal(ssrc, word, b, offset, length);
-            if (sealed < 0)
-            {
-                return fail(SrtpResult.CRYPTO_ERROR);
-            }
-            final int at = offset + RTCP_HEADER + sealed;
-            SrtpTransform.writeInt(b, at, word);
-            writeMki(b, at + SRTCP_WORD);
-            out = RTCP_HEADER + sealed + SRTCP_WORD + mkiLength;
-        }
-        else
-        {
-            t.rtcpCrypt(ssrc, index, b, offset + RTCP_HEADER, length - RTCP_HEADER);
-            SrtpTransform.writeInt(b, offset + length, word);
-            writeMki(b, offset + length + SRTCP_WORD);
-            t.rtcpTag(b, offset, length + SRTCP_WORD, tag);
-            System.arraycopy(tag, 0, b, offset + length + SRTCP_WORD + mkiLength, srtcpTag);
-            out = length + overhead;
-        }
-        stream.nextSrtcpIndex = index + 1;
-        rtcpPackets++;
-        return out;
-    }
-
-    private int unprotectRtcpChecked(final byte[] b, final int offset, final int length)
-    {
-        if (Direction.INBOUND != direction)
-        {
-            return fail(SrtpResult.WRONG_DIRECTION);
-        }
-        if (closed)
-        {
-            return fail(SrtpResult.NO_CONTEXT);
-        }
-        // AES-CM: header | payload | E+index | MKI | tag.   GCM: header | ciphertext | tag | E+index | MKI.
-        final int trailer = SRTCP_WORD + mkiLength + srtcpTag;
-        if (length < RTCP_HEADER + trailer)
-        {
-            return fail(SrtpResult.TOO_SHORT);
-        }
-        if (0x80 != (b[offset] & 0xC0))
-        {
-            return fail(SrtpResult.BAD_HEADER);
-        }
-        final int ssrc = readInt(b, offset + 4);
-        final SrtpStream stream = inboundStream(ssrc);
-        if (null == stream)
-        {
-            return fail(refused);
-        }
-        final int wordOffset = aead ? offset + length - mkiLength - SRTCP_WORD : offset + length - trailer;
-        final int word = readInt(b, wordOffset);
-        final long index = word & 0x7FFF_FFFFL;
-        if (rtcpPackets >= keyLifetime)
-        {
-            return fail(SrtpResult.KEY_EXPIRED);
-        }
-        final int replay = stream.rtcpWindow.check(index);
-        if (0 != replay)
-        {
-            return fail(replay);
-        }
-        if (!mkiMatches(b, aead ? offset + length - mkiLength : wordOffset + SRTCP_WORD))
-        {
-            return fail(SrtpResult.BAD_MKI);
-        }
-        final SrtpTransform t = null == stream.transform ? shared : stream.transform;
-        t.rtcpKeys(index);
-        final int out;
-        if (aead)
-        {
-            final int cipherLength = wordOffset - offset - RTCP_HEADER;
-            final int opened = t.rtcpOpen(ssrc, word, b, offset, cipherLength);
-            if (opened < 0)
-            {
-                return fail(SrtpResult.AUTH_FAIL);
-            }
-            out = word < 0 ? RTCP_HEADER + opened : RTCP_HEADER + cipherLength - GCM_TAG;
-        }
-        else
-        {
-            final int authenticated = wordOffset + SRTCP_WORD - offset;
-            t.rtcpTag(b, offset, authenticated, tag);
-            if (!tagMatches(b, offset + length - srtcpTag, srtcpTag))
-            {
-                return fail(SrtpResult.AUTH_FAIL);
-            }
-            if (word < 0)
-            {
-                t.rtcpCrypt(ssrc, index, b, offset + RTCP_HEADER, wordOffset - offset - RTCP_HEADER);
-            }
-            out = wordOffset - offset;
-        }
-        commitInbound(stream);
-        stream.rtcpWindow.update(index);
-        rtcpPackets++;
-        return out;
-    }
-
-    // ---------------------------------------------------------------------------------------------------------------
     // Streams
     // ---------------------------------------------------------------------------------------------------------------
 
@@ -890,7 +725,7 @@ public final class SrtpContext implements AutoCloseable
      * The stream of an outbound SSRC, created on its first packet when the policy is a template (libsrtp's
      * {@code ssrc_any_outbound}): the sender trusts its own SSRCs. Null with {@link #refused} set otherwise.
      */
-    private SrtpStream outboundStream(final int ssrc)
+    SrtpStream outboundStream(final int ssrc)
     {
         SrtpStream stream = stream(ssrc);
         if (null != stream)
@@ -913,7 +748,7 @@ public final class SrtpContext implements AutoCloseable
      * a packet authenticates ({@link #commitInbound}), so forged SSRCs cost no allocation and no slot. Null with
      * {@link #refused} set when there is neither.
      */
-    private SrtpStream inboundStream(final int ssrc)
+    SrtpStream inboundStream(final int ssrc)
     {
         final SrtpStream stream = stream(ssrc);
         if (null != stream)
@@ -933,7 +768,7 @@ public final class SrtpContext implements AutoCloseable
         return probe;
     }
 
-    private void commitInbound(final SrtpStream stream)
+    void commitInbound(final SrtpStream stream)
     {
         if (stream == probe)
         {
@@ -984,37 +819,10 @@ public final class SrtpContext implements AutoCloseable
     // Helpers
     // ---------------------------------------------------------------------------------------------------------------
 
-    /**
-     * RTP header length: 12 + 4 * CC, plus the extension (4 + 4 * length) when X is set (RFC 3550 §5.1, §5.3.1).
-     *
-     * @return the length, or {@link SrtpResult#TOO_SHORT} / {@link SrtpResult#BAD_HEADER}.
-     */
-    static int rtpHeaderLength(final byte[] b, final int offset, final int available)
-    {
-        if (available < RTP_HEADER)
-        {
-            return SrtpResult.TOO_SHORT;
-        }
-        final int first = b[offset] & 0xFF;
-        if (0x80 != (first & 0xC0))
-        {
-            return SrtpResult.BAD_HEADER;
-        }
-        int length = RTP_HEADER + 4 * (first & 0x0F);
-        if (0 != (first & 0x10))
-        {
-            if (length + 4 > available)
-            {
-                return SrtpResult.BAD_HEADER;
-            }
-            length += 4 + 4 * readUnsignedShort(b, offset + length + 2);
-        }
-        return length <= available ? length : SrtpResult.BAD_HEADER;
-    }
 
-    private boolean tagMatches(final byte[] b, final int at, final int length)
+    boolean tagMatches(final byte[] b, final int at, final int length)
     {
-        // Constant time over the tag length (RFC 3711 §3.3 step 5 does not mandate it; timing leaks are cheap to avoid).
+        // Constant time over the tag length (RFC 3711 §3.3 step 5 does not ask for it; the leak is cheap to avoid).
         int diff = 0;
         for (int i = 0; i < length; i++)
         {
@@ -1023,7 +831,7 @@ public final class SrtpContext implements AutoCloseable
         return 0 == diff;
     }
 
-    private boolean mkiMatches(final byte[] b, final int at)
+    boolean mkiMatches(final byte[] b, final int at)
     {
         for (int i = 0; i < mkiLength; i++)
         {
@@ -1035,7 +843,7 @@ public final class SrtpContext implements AutoCloseable
         return true;
     }
 
-    private void writeMki(final byte[] b, final int at)
+    void writeMki(final byte[] b, final int at)
     {
         if (0 != mkiLength)
         {
@@ -1043,21 +851,13 @@ public final class SrtpContext implements AutoCloseable
         }
     }
 
-    private int fail(final int result)
+    int fail(final int result)
     {
         counts[-result]++;
         return result;
     }
 
-    private static int readInt(final byte[] b, final int at)
-    {
-        return ((b[at] & 0xFF) << 24) | ((b[at + 1] & 0xFF) << 16) | ((b[at + 2] & 0xFF) << 8) | (b[at + 3] & 0xFF);
-    }
 
-    private static int readUnsignedShort(final byte[] b, final int at)
-    {
-        return ((b[at] & 0xFF) << 8) | (b[at + 1] & 0xFF);
-    }
 
     /** Test hook: the transform shared by all streams (key derivation rate 0), or null. */
     SrtpTransform sharedTransform()

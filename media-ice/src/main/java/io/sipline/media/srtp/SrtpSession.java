@@ -19,17 +19,12 @@ import java.nio.ByteBuffer;
  * RFC 3550 §6.6) or {@link #removeOutboundStream(int)} (ours); removal moves the index's last entry into the hole and
  * allocates nothing.
  *
- * <p><b>Results and counters.</b> Every method returns the new length or a negative {@link SrtpResult}, never throws
- * for a packet, and counts every failure in the direction's context; {@link #unknownSsrcs()},
- * {@link #streamLimitRefusals()}, {@link #authFailures()} and {@link #replays()} add up what operators ask about.
+ * <p>Every method returns the new length or a negative {@link SrtpResult}, never throws for a packet, and counts
+ * every failure ({@link #unknownSsrcs()}, {@link #authFailures()}, {@link #replays()}, ...). Buffers are borrowed
+ * for the call. No allocation per packet once its stream exists (AES-CM; see {@link SrtpContext} for GCM).
  *
- * <p><b>Allocation.</b> None per packet once the packet's stream exists (AES-CM; GCM adds the JDK's own
- * {@code Cipher.init} allocation, see {@link SrtpContext}). A new stream allocates once.
- *
- * <p><b>Threading.</b> Not thread-safe, and deliberately without locks or volatiles: a session is owned by the one
- * media shard thread that owns its sockets (DESIGN.md, "Threading: shard per core, shared nothing"); only that thread
- * may call any method, counters included. To move a session to another shard, hand it over through that shard's
- * queue, whose release/acquire ordering publishes the session's state with it.
+ * <p>Not thread-safe, without locks or volatiles: owned by the media thread that owns its sockets, which makes every
+ * call, counters included. To move a session to another thread, hand it over through that thread's queue.
  */
 public final class SrtpSession implements AutoCloseable
 {

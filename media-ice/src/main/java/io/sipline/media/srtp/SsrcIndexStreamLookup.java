@@ -4,30 +4,21 @@ import io.sipline.media.ssrc.SsrcIndex;
 
 /**
  * The {@link SrtpStreamLookup} of every {@link SrtpContext} unless the caller brings its own: the streams kept in an
- * {@link SsrcIndex} ({@code io.sipline.media.ssrc}, issue 7 part 1), so that a packet finds its stream by one
- * {@code IntVector} step up to 16 streams and a SIMD-probed table above that.
+ * {@link SsrcIndex}, so that a packet finds its stream by one {@code IntVector} step up to 16 streams and a
+ * SIMD-probed table above that.
  *
- * <h2>One stream: answered by the context, not here</h2>
- * Most SRTP contexts have one stream (one SSRC per direction of a call). The context answers those packets from two
- * fields of its own ({@link SrtpContext#stream(int)}: the single stream and its SSRC), as libsrtp's session holds
- * the head of its list, and asks the lookup only when it has no stream or more than one (this class's index
- * directly, through {@link #index()}, with no call of {@link #find} between). So {@link #find}, like the context, goes
+ * <p>A context with one stream answers its packets from two fields of its own ({@link SrtpContext#stream(int)}) and
+ * asks the index directly ({@link #index()}) only when it has no stream or more than one; so {@link #find} goes
  * straight to {@link SsrcIndex#getBeyondOne(int)}, past the index's own single-entry test, which would only repeat
- * the context's: one compare and one test per lookup fewer at N &gt;= 2 than a lookup with single-stream fields of
- * its own (which this class had in the seventh session of issue 7, before they moved to the context; see
- * media-ice/README.md, "Eighth session"). {@link #find} still answers right at one stream, by a scalar compare
- * of the index's only entry, for a caller that uses this lookup on its own.
+ * the context's. {@link #find} still answers right at one stream, for a caller that uses this lookup on its own.
  *
- * <p>The limit on the number of streams is enforced here rather than by the index (which would grow): the index is
- * built with {@code limit} entries of capacity, so no add within the limit allocates, and {@link #isFull()} turns
- * the SSRC that would pass the limit away ({@link SrtpResult#STREAM_LIMIT}).
+ * <p>The stream limit is enforced here rather than by the index (which would grow): the index is built with
+ * {@code limit} entries of capacity, so no add within the limit allocates, and {@link #isFull()} turns the SSRC that
+ * would pass the limit away ({@link SrtpResult#STREAM_LIMIT}). The index's template slot is not used: the context
+ * keeps a provisional stream of its own (it must carry the packet's SSRC and a fresh replay window), so a lookup
+ * returns a stream that was added, or null, exactly as {@link SsrcIndex#get(int)} does.
  *
- * <p>The index's own template slot is not used: the context keeps the template role itself (a provisional stream
- * derived from the policy that joins the index only after a packet authenticates), because the provisional stream
- * must carry the packet's SSRC and a fresh replay window, which a shared template object in the index cannot. A
- * lookup here therefore returns a stream that was added, or null, exactly as {@link SsrcIndex#get(int)} does.
- *
- * <p>Not thread-safe; owned by the context's media thread (see {@link SsrcIndex}, "Threading").
+ * <p>Not thread-safe; owned by the context's media thread.
  */
 public final class SsrcIndexStreamLookup implements SrtpStreamLookup
 {

@@ -13,6 +13,6 @@
  * alternative.
  *
  * <p>Threading: every class here except the immutable ones (policy, attribute, suite, backends' factories) is not
- * thread-safe and is owned by one media thread, as DESIGN.md's shard model has it.
+ * thread-safe and is owned by one media thread.
  */
 package io.sipline.media.srtp;

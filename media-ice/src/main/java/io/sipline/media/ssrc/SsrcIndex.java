@@ -4,12 +4,11 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * The streams of one SRTP session found by their 32-bit SSRC: the per-session index of issue 7, part 1, built
- * after libsrtp pull request #508 (streams in flat arrays scanned with SIMD instead of a linked list), in pure
- * Java with the JDK Vector API.
+ * The streams of one SRTP session found by their 32-bit SSRC: streams in flat arrays scanned with SIMD instead of
+ * libsrtp's linked list, in pure Java with the JDK Vector API and a scalar fallback.
  *
- * <h2>Layouts</h2>
- * The entries always live in two dense parallel arrays, which are the index's own record of its contents:
+ * <p>The entries live in two dense parallel arrays; {@link #add} appends, {@link #remove} moves the last entry into
+ * the hole, and lanes past {@code size} hold stale SSRCs that a scan discards by index:
  * <pre>
  *   index:     0        1        2              size-1    size  ...  capacity-1
  *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
@@ -19,25 +18,12 @@ import java.util.Objects;
  *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
  *            |&lt;-- one vector step (16 lanes with AVX-512) --&gt;|
  * </pre>
- * {@link #add} appends at {@code size}; {@link #remove} moves the last entry into the hole, so {@code [0, size)}
- * stays dense and the order of entries is not stable. Lanes past {@code size} hold stale SSRCs (any int is a
- * valid SSRC, so there is no value to clear them with); a scan discards a match there by its index.
- *
- * <p>How an SSRC is looked up depends on the number of entries {@code N} ({@link Strategy#AUTO}):
- * <ul>
- *   <li>{@code N == 1}, the commonest session: one compare of the zero-extended SSRC with a {@code long} copy of
- *   entry 0's SSRC (-1 when N is not 1, which no SSRC matches), then entry 0's stream from a field; no array read
- *   at all ({@link Layout#ARRAY}).</li>
- *   <li>{@code N == 2}: zero-extended copies of entries 0 and 1 in two more fields, checked only after the
- *   single-entry test failed and before any mode dispatch: the product of the two XORs with the SSRC is zero exactly
- *   on a hit (one predictable branch, hit or miss), and the entry's index is computed by arithmetic, so hits spread
- *   over both entries do not mispredict (whatever the layout: it also covers the table of the no-SIMD path).</li>
- *   <li>{@code 2 < N <= }{@link #TABLE_UP_VECTOR}: the {@code IntVector} scan of {@code ssrcs}
- *   ({@link SsrcVectorScan}): with 16 lanes that is one load, one compare and {@code firstTrue()}, with no branch
- *   that depends on where the SSRC is ({@link Layout#ARRAY}); up to 4 entries the vector is 128 bits wide and up to
- *   8 it is 256 bits, when the preferred one is wider (cheaper where 512-bit operations are split in two).</li>
- *   <li>Above that ({@link #TABLE_UP_SCALAR} without SIMD): an open-addressing table beside the dense arrays
- *   ({@link Layout#TABLE}), which the lookup probes instead of scanning:
+ * A lookup depends on the number of entries {@code N} ({@link Strategy#AUTO}): at N = 1 one compare with a copy
+ * of entry 0's SSRC in a field; at N = 2 a branch-free test of two such copies; up to {@link #TABLE_UP_VECTOR} one
+ * {@code IntVector} step over {@code ssrcs} ({@link SsrcVectorScan}); above it (above {@link #TABLE_UP_SCALAR}
+ * without SIMD) an open-addressing table beside the arrays, probed 16 keys at a time, with hysteresis (back to the
+ * array at half the threshold). The thresholds come from {@code io.sipline.jmh.SsrcLookupBenchmark} (see
+ * {@code docs/media.md}).
  * <pre>
  *   slot:      0        1        2        3              len-1   | len ... len+PAD-1
  *            +--------+--------+--------+--------+ ... +--------+--------+ ... +--------+
@@ -51,57 +37,15 @@ import java.util.Objects;
  *   lookup = one IntVector compare of the 16 keys from the home slot on (the tail lets the window wrap):
  *            a match is the slot; no match but an EMPTY lane is a miss; neither (a run of 16+) probes on scalar
  * </pre>
- *   With SIMD a hit costs the same wherever it sits in its run, so the collisions of an unlucky set of SSRCs do not
- *   become mispredicted probe-loop exits; without SIMD the probe is a scalar loop. The load factor stays at or
- *   below 1/4. The layout switches to the table when {@code N} rises above the threshold and back to the array when
- *   it falls to half of it, so a session hovering at the threshold does not rebuild the table on every add.</li>
- * </ul>
  *
- * <h2>Why these thresholds</h2>
- * Measured with {@code io.sipline.jmh.SsrcLookupBenchmark} on the 2-core AMD EPYC (AVX-512, so 16 int lanes) this
- * project runs on; the full tables are in media-ice/README.md. The queries are a million random members (or
- * non-members), so that the branch predictor cannot learn the answers; with a short repeating query list it does,
- * and a linked list of 3 looks four times faster than it is.
- * <ul>
- *   <li>A linked list of one is a single compare, and coming close to it needs the same: hence the copy of entry 0
- *   in two fields, about 0.4 ns above the harness floor (0.2 ns more than the list: the caller's {@code checkcast}
- *   of a generic return and the load of the stream field), against 1.9 ns for a vector step and 2.6 ns for a table
- *   probe. A caller that knows its stream type can do better than any generic index here: SRTP's
- *   {@code io.sipline.media.srtp.SrtpContext} keeps its single stream in a typed field beside its SSRC, in the
- *   context itself (no cast, no load of the index or of the lookup object), and asks the index, through
- *   {@link #getBeyondOne(int)}, only when it has no stream or more than one.</li>
- *   <li>From 2 to 16 entries one vector step has nothing to mispredict: about 2.8 ns a hit and 2.2 ns a miss at
- *   every N, against 3.4 and 2.8 ns for the SIMD-probed table.</li>
- *   <li>From 17 entries a hit needs a second vector step: 5.6 to 5.7 ns at 20 and 30 even with the step masks
- *   folded into one {@code long} (see {@link SsrcVectorScan}), then linear growth (13 ns at 100, 21 ns at 200),
- *   while the SIMD-probed table stays at 3.4 to 3.5 ns a hit and 2.8 ns a miss from 17 to 200 (4.7 ns a hit at
- *   1,000, where its 32 KB fill L1). Hence the threshold 16: one vector step below, the table above.</li>
- *   <li>Without SIMD, a scalar scan of 3 or 5 entries mispredicts where the hit is (8 to 10 ns a hit); in earlier
- *   runs a four-compare branch-free mask took about 3.9 ns and the table with a scalar probe 2.6 ns. So there the
- *   table is used from 2 entries ({@link #TABLE_UP_SCALAR}), after the single-entry fields.</li>
- * </ul>
+ * <p>Template stream: as in libsrtp, {@link #getOrTemplate(int)} returns the template for an SSRC not seen yet; the
+ * caller adds the concrete stream only once a packet authenticates, so forged SSRCs cannot fill the index.
  *
- * <h2>Template stream</h2>
- * As in libsrtp, a session may have a template (wildcard) stream for SSRCs it has not seen yet.
- * {@link #getOrTemplate(int)} returns the concrete stream of an SSRC, or the template when there is none; the
- * template itself is never stored in the arrays and is never returned by {@link #get(int)}. A caller that receives
- * the template ({@code stream == index.template()}) authenticates the packet with the template's keys, and only if
- * that succeeds creates the concrete stream from the template (its own rollover counter and replay window) and calls
- * {@link #add(int, Object)} with the packet's SSRC; later packets of that SSRC then find the concrete stream. A
- * packet that fails authentication adds nothing, so forged SSRCs cannot fill the index.
+ * <p>Allocation: lookups, {@link #remove}, {@link #clear} and {@link #add} below capacity allocate nothing (layout
+ * switches included); an {@code add} at full capacity doubles the arrays.
  *
- * <h2>Allocation</h2>
- * Lookups, {@link #remove}, {@link #clear} and {@link #add} while {@code size() < capacity()} allocate nothing,
- * including a switch of layout: the table is allocated with the arrays as soon as the capacity exceeds the
- * threshold, and kept (cleared, not freed) when the layout switches back. Only an {@code add} at full capacity
- * allocates, doubling the arrays (and the table).
- *
- * <h2>Threading</h2>
- * Not threadsafe. An index belongs to one SRTP session, which is owned by one media shard thread (DESIGN.md,
- * "Threading: shard per core, shared nothing"); only that thread may call any method, lookups included, because a
- * lookup reads arrays that {@code add} and {@code remove} rewrite in place without any memory ordering. There are
- * no locks, volatiles or atomics here on purpose. To hand a session to another shard, hand it over through the
- * shard's queue, whose release/acquire ordering publishes the index with it.
+ * <p>Not threadsafe; owned by the media thread of its SRTP session, which makes every call, lookups included (no
+ * memory ordering is used). Hand a session to another thread through that thread's queue.
  *
  * @param <S> the stream type; the index never looks inside a stream.
  */
@@ -112,7 +56,7 @@ public final class SsrcIndex<S>
     {
         /** Choose the layout and the scan by the number of entries (the production choice). */
         AUTO,
-        /** Always the dense arrays, always the {@code IntVector} scan, even for one entry (for tests and benchmarks). */
+        /** Always the dense arrays and the {@code IntVector} scan, even for one entry (tests and benchmarks). */
         VECTOR,
         /** Always the dense arrays, always a scalar loop (for tests, benchmarks and machines without SIMD). */
         SCALAR,
@@ -175,7 +119,7 @@ public final class SsrcIndex<S>
     private static final int MODE_TABLE = 3;
     /** One vector step over the dense array: at most {@link SsrcVectorScan#LANES} entries. */
     private static final int MODE_STEP = 4;
-    /** One 128-bit step: at most 4 entries, where the preferred species is wider ({@link SsrcVectorScan#firstLaneOf4}). */
+    /** One 128-bit step: at most 4 entries, when the preferred species is wider (see SsrcVectorScan). */
     private static final int MODE_STEP_4 = 5;
     /** One 256-bit step: 5 to 8 entries, where the preferred species is wider than 8 lanes. */
     private static final int MODE_STEP_8 = 6;

@@ -66,7 +66,8 @@ final class SsrcVectorScan
             long bits = 0;
             for (int i = base; i < end; i += LANES)
             {
-                bits |= IntVector.fromArray(SPECIES, keys, i).compare(VectorOperators.EQ, needle).toLong() << (i - base);
+                bits |= IntVector.fromArray(SPECIES, keys, i).compare(VectorOperators.EQ, needle).toLong()
+                    << (i - base);
             }
             // Lanes past size hold stale SSRCs: keep only the end - base live bits (when base == end, bits is 0).
             bits &= -1L >>> (FOLD - (end - base));
@@ -102,8 +103,7 @@ final class SsrcVectorScan
 
     /**
      * {@link #firstLane} over the first 4 keys, with a 128-bit vector: a few entries need no wider compare, and a
-     * narrower one is cheaper where 512-bit operations are split in two (AMD Zen 4, this project's machine): 2.99
-     * against 3.30 ns a hit at 3 SSRCs through {@code SrtpContext} (media-ice/README.md, issue 7, eighth session).
+     * narrower one is cheaper where 512-bit operations are split in two (AMD Zen 4).
      *
      * @param keys the dense SSRC array, at least {@link #LANES} long (so at least 4).
      * @return a lane in {@code [0, 4]}.

@@ -435,73 +435,7 @@ public final class StunMessageFlyweight
      */
     public int firstMalformedAttribute()
     {
-        for (int i = 0; i < attributeCount; i++)
-        {
-            final int length = attributeLength(i);
-            final boolean ok;
-            switch (attributeType(i))
-            {
-                case StunAttributeType.MAPPED_ADDRESS:
-                case StunAttributeType.XOR_MAPPED_ADDRESS:
-                case StunAttributeType.XOR_PEER_ADDRESS:
-                case StunAttributeType.XOR_RELAYED_ADDRESS:
-                case StunAttributeType.ALTERNATE_SERVER:
-                {
-                    final int family = length >= 2 ? u8(attributeValueOffset(i) + 1) : 0;
-                    ok = (StunAddress.FAMILY_IPV4 == family && 8 == length)
-                        || (StunAddress.FAMILY_IPV6 == family && 20 == length);
-                    break;
-                }
-                case StunAttributeType.USERNAME:
-                    ok = length <= 513; // §14.3
-                    break;
-                case StunAttributeType.REALM:
-                case StunAttributeType.NONCE:
-                case StunAttributeType.SOFTWARE:
-                    ok = length <= 763; // §14.9, §14.10, §14.14
-                    break;
-                case StunAttributeType.MESSAGE_INTEGRITY:
-                    ok = StunIntegrity.SHA1_LENGTH == length;
-                    break;
-                case StunAttributeType.MESSAGE_INTEGRITY_SHA256:
-                    ok = length >= 16 && length <= 32 && 0 == (length & 3); // §14.6
-                    break;
-                case StunAttributeType.FINGERPRINT:
-                case StunAttributeType.PRIORITY:
-                    ok = 4 == length;
-                    break;
-                case StunAttributeType.USE_CANDIDATE:
-                    ok = 0 == length;
-                    break;
-                case StunAttributeType.ICE_CONTROLLED:
-                case StunAttributeType.ICE_CONTROLLING:
-                    ok = 8 == length;
-                    break;
-                case StunAttributeType.USERHASH:
-                    ok = 32 == length;
-                    break;
-                case StunAttributeType.ERROR_CODE:
-                    ok = length >= 4 && length <= 767 && -1 != errorCode(i);
-                    break;
-                case StunAttributeType.UNKNOWN_ATTRIBUTES:
-                    ok = 0 == (length & 1);
-                    break;
-                case StunAttributeType.PASSWORD_ALGORITHM:
-                    ok = length >= 4 && u16(attributeValueOffset(i) + 2) <= length - 4;
-                    break;
-                case StunAttributeType.PASSWORD_ALGORITHMS:
-                    ok = -1 != passwordAlgorithmsCount(i);
-                    break;
-                default:
-                    ok = true;
-                    break;
-            }
-            if (!ok)
-            {
-                return i;
-            }
-        }
-        return -1;
+        return StunAttributeValidator.firstMalformed(this);
     }
 
     /**
@@ -525,38 +459,7 @@ public final class StunMessageFlyweight
      */
     public int readAddress(final int index, final StunAddress dst)
     {
-        final int type = attributeType(index);
-        final int length = attributeLength(index);
-        final int value = attributeValueOffset(index);
-        if (length < 4)
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final boolean xor = StunAttributeType.isXorAddress(type);
-        final int family = u8(value + 1);
-        final int addressLength;
-        if (StunAddress.FAMILY_IPV4 == family && 8 == length)
-        {
-            addressLength = 4;
-        }
-        else if (StunAddress.FAMILY_IPV6 == family && 20 == length)
-        {
-            addressLength = 16;
-        }
-        else
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int port = u16(value + 2) ^ (xor ? MAGIC_COOKIE >>> 16 : 0);
-        // The XOR key, cookie || transaction id, is exactly header bytes 4..19.
-        final int key = offset + MAGIC_COOKIE_FIELD_OFFSET;
-        for (int k = 0; k < addressLength; k++)
-        {
-            final int b = u8(value + 4 + k);
-            dst.put(k, xor ? b ^ u8(key + k) : b);
-        }
-        dst.setFamilyAndPort(family, port);
-        return StunResult.OK;
+        return StunAttributeReader.readAddress(this, index, dst);
     }
 
     /**
@@ -609,18 +512,7 @@ public final class StunMessageFlyweight
      */
     public int errorCode(final int index)
     {
-        if (attributeLength(index) < 4)
-        {
-            return -1;
-        }
-        final int value = attributeValueOffset(index);
-        final int errorClass = u8(value + 2) & 0x07;
-        final int number = u8(value + 3);
-        if (errorClass < 3 || errorClass > 6 || number > 99)
-        {
-            return -1;
-        }
-        return errorClass * 100 + number;
+        return StunAttributeReader.errorCode(this, index);
     }
 
     /**
@@ -675,21 +567,7 @@ public final class StunMessageFlyweight
      */
     public int passwordAlgorithmsCount(final int index)
     {
-        final int end = attributeValueOffset(index) + attributeLength(index);
-        int count = 0;
-        for (int pos = attributeValueOffset(index); pos < end; count++)
-        {
-            if (pos + 4 > end)
-            {
-                return -1;
-            }
-            pos += 4 + ((u16(pos + 2) + 3) & ~3);
-            if (pos > end)
-            {
-                return -1;
-            }
-        }
-        return count;
+        return StunAttributeReader.passwordAlgorithmsCount(this, index);
     }
 
     /**
@@ -699,17 +577,7 @@ public final class StunMessageFlyweight
      */
     public int passwordAlgorithmsAt(final int index, final int k)
     {
-        final int end = attributeValueOffset(index) + attributeLength(index);
-        int pos = attributeValueOffset(index);
-        for (int i = 0; pos + 4 <= end; i++)
-        {
-            if (i == k)
-            {
-                return u16(pos);
-            }
-            pos += 4 + ((u16(pos + 2) + 3) & ~3);
-        }
-        return -1;
+        return StunAttributeReader.passwordAlgorithmsAt(this, index, k);
     }
 
     /**
@@ -783,19 +651,7 @@ public final class StunMessageFlyweight
      */
     public int verifyMessageIntegrity(final StunIntegrity integrity, final StunCredential credential)
     {
-        final int index = integrityIndex;
-        if (-1 == index)
-        {
-            return StunResult.ABSENT;
-        }
-        if (StunIntegrity.SHA1_LENGTH != attributeLength(index))
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int covered = attributeOffsets[index] - offset;
-        final int adjusted = covered + ATTRIBUTE_HEADER_LENGTH + StunIntegrity.SHA1_LENGTH - HEADER_LENGTH;
-        integrity.hmac(StunIntegrity.SHA1, credential, array, buffer, offset, covered, adjusted);
-        return macEquals(integrity.outputArray(), attributeValueOffset(index), StunIntegrity.SHA1_LENGTH);
+        return StunMessageVerifier.messageIntegrity(this, integrity, credential);
     }
 
     /**
@@ -808,20 +664,7 @@ public final class StunMessageFlyweight
      */
     public int verifyMessageIntegritySha256(final StunIntegrity integrity, final StunCredential credential)
     {
-        final int index = integritySha256Index;
-        if (-1 == index)
-        {
-            return StunResult.ABSENT;
-        }
-        final int length = attributeLength(index);
-        if (length < 16 || length > StunIntegrity.SHA256_LENGTH || 0 != (length & 3))
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int covered = attributeOffsets[index] - offset;
-        final int adjusted = covered + ATTRIBUTE_HEADER_LENGTH + length - HEADER_LENGTH;
-        integrity.hmac(StunIntegrity.SHA256, credential, array, buffer, offset, covered, adjusted);
-        return macEquals(integrity.outputArray(), attributeValueOffset(index), length);
+        return StunMessageVerifier.messageIntegritySha256(this, integrity, credential);
     }
 
     /**
@@ -846,19 +689,7 @@ public final class StunMessageFlyweight
      */
     public int verifyFingerprint(final StunIntegrity integrity)
     {
-        final int index = fingerprintIndex;
-        if (-1 == index)
-        {
-            return StunResult.ABSENT;
-        }
-        if (4 != attributeLength(index))
-        {
-            return StunResult.BAD_ATTRIBUTE;
-        }
-        final int covered = attributeOffsets[index] - offset;
-        final int adjusted = covered + ATTRIBUTE_HEADER_LENGTH + 4 - HEADER_LENGTH;
-        final int expected = integrity.fingerprint(array, buffer, offset, covered, adjusted);
-        return expected == i32(attributeValueOffset(index)) ? StunResult.VERIFIED : StunResult.MISMATCH;
+        return StunMessageVerifier.fingerprint(this, integrity);
     }
 
     @Override
@@ -995,16 +826,6 @@ public final class StunMessageFlyweight
         frameLength = frame;
         result = code;
         return code;
-    }
-
-    private int macEquals(final byte[] mac, final int at, final int length)
-    {
-        int diff = 0;
-        for (int i = 0; i < length; i++)
-        {
-            diff |= (mac[i] & 0xFF) ^ u8(at + i);
-        }
-        return 0 == diff ? StunResult.VERIFIED : StunResult.MISMATCH;
     }
 
     private boolean regionEquals(final int at, final byte[] expected, final int from, final int length)

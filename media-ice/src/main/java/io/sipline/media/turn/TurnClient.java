@@ -4,7 +4,6 @@ import io.sipline.media.stun.StunAddress;
 import io.sipline.media.stun.StunAttributeType;
 import io.sipline.media.stun.StunClientTransactions;
 import io.sipline.media.stun.StunRequestSlots;
-import io.sipline.media.stun.StunCredential;
 import io.sipline.media.stun.StunIntegrity;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageType;
@@ -14,40 +13,34 @@ import io.sipline.media.stun.StunResult;
 import io.sipline.media.stun.StunTransport;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+
+import static io.sipline.media.turn.TurnPeerTable.INSTALLED;
+import static io.sipline.media.turn.TurnPeerTable.NONE;
+import static io.sipline.media.turn.TurnPeerTable.PENDING;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A TURN client (RFC 8656) for one allocation over UDP, independent of any socket: it writes datagrams to a
- * {@link StunTransport} (addressed to the TURN server) and is fed the datagrams received from the server through
- * {@link #onDatagram}; time is the owner's millisecond clock passed to every call and to {@link #poll}.
+ * {@link StunTransport} (addressed to the TURN server), is fed the server's datagrams through {@link #onDatagram},
+ * and takes the owner's millisecond clock in every call and in {@link #poll}.
  *
- * <p>What it does:
  * <ul>
- *   <li>Allocate (§7.1) with REQUESTED-TRANSPORT UDP; the first request goes without credentials, the 401 answer's
- *       REALM and NONCE make the long-term key (RFC 8489 §9.2, MD5) and the request is sent again with USERNAME,
- *       REALM, NONCE and MESSAGE-INTEGRITY; a 438 Stale Nonce on any request resends it with the new NONCE
- *       (RFC 8489 §9.2.5). Success responses must carry a MESSAGE-INTEGRITY that verifies with our key.</li>
- *   <li>Refresh (§8): sent by {@link #poll} one minute before the lifetime runs out (half-way for lifetimes under two
- *       minutes); {@link #deallocate} sends LIFETIME 0 (437 to that also means gone, §8.3).</li>
- *   <li>CreatePermission (§9) per peer, refreshed a minute before its 5-minute life ends (§9.2); ChannelBind (§11)
- *       with channel numbers from 0x4000, refreshed a minute before its 10-minute life ends (§12.1).</li>
- *   <li>Data to a peer goes as ChannelData (§12.4, padded to 4 bytes) when the peer has a channel, else as a Send
- *       indication (§10.1); received ChannelData and Data indications (§10.4) reach {@link Listener#onData}.</li>
- *   <li>Errors come back as codes ({@link TurnResult}): the server's error code (486 Allocation Quota Reached,
- *       508 Insufficient Capacity, ...) or a local code (timeout, integrity mismatch).</li>
- *   <li>Pacing ({@link #pacer}): every new transaction (the first Allocate, the Allocate sent again with
- *       credentials or a new nonce, Refresh, CreatePermission, ChannelBind) waits for a turn of the thread's
- *       {@link StunPacer}; an ICE agent gives it its context, so these requests take turns with the agents'
- *       checks (RFC 8445 §14.1, §14.2). Retransmissions are not new transactions and leave on their schedule.</li>
+ *   <li>Allocate (§7.1, REQUESTED-TRANSPORT UDP) with the long-term credential ({@link TurnAuthentication});
+ *       Refresh (§8) a minute before the lifetime ends (half-way under two minutes); {@link #deallocate} sends
+ *       LIFETIME 0 (a 437 to that also means gone, §8.3).</li>
+ *   <li>CreatePermission (§9) and ChannelBind (§11) per peer ({@link TurnPeerTable}), refreshed before they end.</li>
+ *   <li>Data goes as ChannelData (§12.4, padded to 4 bytes) when the peer has a channel, else as a Send indication
+ *       (§10.1); received ChannelData and Data indications (§10.4) reach {@link Listener#onData}.</li>
+ *   <li>Errors come back as {@link TurnResult} codes: the server's error code or a local one (timeout, integrity).</li>
+ *   <li>Every new transaction waits for a turn of the thread's {@link StunPacer} ({@link #pacer}; RFC 8445 §14);
+ *       retransmissions leave on their schedule.</li>
  * </ul>
  *
- * <p>Memory: requests are not copied for retransmission but written again each time ({@link StunRequestSlots}), the
- * codec, scratch address and the buffer every message is written into are shared by the thread's clients
- * ({@link Shared}); what a client owns is its peer table and a few slots of state. Receiving ChannelData or a Data
- * indication allocates nothing.
+ * <p>Requests are written again for each retransmission ({@link StunRequestSlots}); the codec and the buffer are
+ * the thread's ({@link Shared}). Receiving or sending data allocates nothing.
  *
- * <p>Not thread-safe; owned by one media thread, which calls every method.
+ * <p>Not thread-safe; owned by one media thread, which calls every method. Buffers passed in are borrowed for the
+ * call.
  */
 public final class TurnClient
 {
@@ -78,7 +71,6 @@ public final class TurnClient
     /** Refresh this long before expiry (RFC 8656 §8.1, §9.2, §12.1 suggest one minute). */
     public static final long REFRESH_MARGIN_MS = 60_000;
 
-    private static final int MAX_AUTH_RETRIES = 3;
     private static final int TRANSACTION_SLOTS = 3;
     private static final int UDP = 17;
 
@@ -180,10 +172,8 @@ public final class TurnClient
 
     private final StunTransport transport;
     private final InetSocketAddress server;
-    private final byte[] username;
-    private final String usernameText;
-    private final String password;
     private final Listener listener;
+    private final TurnAuthentication authentication;
     private final Shared shared;
     private final StunIntegrity integrity;
     private StunPacer pacer = StunPacer.UNPACED;
@@ -192,31 +182,18 @@ public final class TurnClient
     private final StunAddress relayed = new StunAddress();
     private final StunAddress mapped = new StunAddress();
 
-    private final StunAddress[] peers;
-    private final byte[] permissionState;
-    private final long[] permissionRefreshAtMs;
-    private final char[] channels;
-    private final byte[] channelState;
-    private final long[] channelRefreshAtMs;
+    private final TurnPeerTable table;
 
-    private byte[] realm;
-    private byte[] nonce;
-    private StunCredential credential;
     private int state = STATE_IDLE;
     private int requestedLifetime;
     private int grantedLifetime;
     private int pendingRefreshLifetime = -1;
     private long refreshAtMs = Long.MAX_VALUE;
     private long expiresAtMs = Long.MAX_VALUE;
-    private int authRetries;
-    private int nextChannel = TurnChannelData.MIN_CHANNEL;
     private long dataReceived;
     private long dataSent;
     private long now;
 
-    private static final byte NONE = 0;
-    private static final byte PENDING = 1;
-    private static final byte INSTALLED = 2;
 
     /**
      * @param transport  where datagrams to the server go (for example the host socket of an ICE component).
@@ -236,22 +213,11 @@ public final class TurnClient
         }
         this.transport = transport;
         this.server = server;
-        this.usernameText = StunCredential.opaqueString(username);
-        this.username = usernameText.getBytes(StandardCharsets.UTF_8);
-        this.password = password;
+        this.authentication = new TurnAuthentication(username, password);
         this.listener = listener;
         this.shared = shared;
         this.integrity = shared.integrity;
-        this.peers = new StunAddress[maxPeers];
-        for (int i = 0; i < maxPeers; i++)
-        {
-            peers[i] = new StunAddress();
-        }
-        this.permissionState = new byte[maxPeers];
-        this.permissionRefreshAtMs = new long[maxPeers];
-        this.channels = new char[maxPeers];
-        this.channelState = new byte[maxPeers];
-        this.channelRefreshAtMs = new long[maxPeers];
+        this.table = new TurnPeerTable(maxPeers);
     }
 
     /**
@@ -285,7 +251,7 @@ public final class TurnClient
         }
         requestedLifetime = Math.max(0, lifetimeSeconds);
         state = STATE_ALLOCATING;
-        authRetries = 0;
+        authentication.resetRetries();
         final int result = startRequest(REQUEST_ALLOCATE, -1, nowMs);
         if (TurnResult.OK != result)
         {
@@ -335,7 +301,7 @@ public final class TurnClient
      */
     public int createPermission(final StunAddress peer, final long nowMs)
     {
-        return peerRequest(REQUEST_PERMISSION, peer, permissionState, nowMs);
+        return peerRequest(REQUEST_PERMISSION, peer, table.permissionState, nowMs);
     }
 
     /**
@@ -347,7 +313,7 @@ public final class TurnClient
      */
     public int bindChannel(final StunAddress peer, final long nowMs)
     {
-        return peerRequest(REQUEST_CHANNEL_BIND, peer, channelState, nowMs);
+        return peerRequest(REQUEST_CHANNEL_BIND, peer, table.channelState, nowMs);
     }
 
     /** CreatePermission or ChannelBind for a peer, unless one is already pending; marks it pending. */
@@ -357,18 +323,14 @@ public final class TurnClient
         {
             return TurnResult.NOT_ALLOCATED;
         }
-        final int slot = peerSlotOrAdd(peer);
+        final int slot = table.slotOrAdd(peer);
         if (slot < 0 || PENDING == states[slot])
         {
             return slot;
         }
-        if (REQUEST_CHANNEL_BIND == kind && 0 == channels[slot])
+        if (REQUEST_CHANNEL_BIND == kind && TurnResult.OK != table.assignChannel(slot))
         {
-            if (nextChannel > TurnChannelData.MAX_CHANNEL)
-            {
-                return TurnResult.NO_CHANNEL;
-            }
-            channels[slot] = (char) nextChannel++;
+            return TurnResult.NO_CHANNEL;
         }
         final int result = startRequest(kind, slot, nowMs);
         if (TurnResult.OK != result)
@@ -397,13 +359,14 @@ public final class TurnClient
         {
             return TurnResult.NOT_ALLOCATED;
         }
-        if (peerSlot < 0 || peerSlot >= peers.length || 0 == peers[peerSlot].family())
+        if (peerSlot < 0 || peerSlot >= table.size() || 0 == table.peers[peerSlot].family())
         {
             return TurnResult.NO_PEER_SLOT;
         }
-        if (INSTALLED == channelState[peerSlot])
+        if (INSTALLED == table.channelState[peerSlot])
         {
-            final int frame = TurnChannelData.encode(shared.buffer, 0, channels[peerSlot], buf, offset, length, true);
+            final int frame = TurnChannelData.encode(shared.buffer, 0, table.channels[peerSlot], buf, offset, length,
+                true);
             if (frame < 0)
             {
                 return TurnResult.DATA_TOO_LARGE;
@@ -412,7 +375,7 @@ public final class TurnClient
             dataSent++;
             return TurnResult.OK;
         }
-        if (INSTALLED != permissionState[peerSlot])
+        if (INSTALLED != table.permissionState[peerSlot])
         {
             return TurnResult.NO_PERMISSION;
         }
@@ -421,7 +384,7 @@ public final class TurnClient
         final int frame = shared.writer.wrap(shared.buffer, 0, shared.buffer.length)
             .header(StunMessageType.type(StunMessageType.METHOD_SEND, StunMessageType.CLASS_INDICATION), tidHigh,
                 tidLow)
-            .addAddress(StunAttributeType.XOR_PEER_ADDRESS, peers[peerSlot])
+            .addAddress(StunAttributeType.XOR_PEER_ADDRESS, table.peers[peerSlot])
             .addBytes(StunAttributeType.DATA, buf, offset, length)
             .length();
         if (frame < 0)
@@ -451,17 +414,15 @@ public final class TurnClient
             {
                 return false;
             }
-            for (int slot = 0; slot < peers.length; slot++)
+            final int slot = table.channelSlot(channel);
+            if (-1 == slot)
             {
-                if (channels[slot] == channel && NONE != channelState[slot])
-                {
-                    dataReceived++;
-                    listener.onData(this, slot, peers[slot], buf, offset + TurnChannelData.HEADER_LENGTH,
-                        TurnChannelData.dataLength(buf, offset));
-                    return true;
-                }
+                return false;
             }
-            return false;
+            dataReceived++;
+            listener.onData(this, slot, table.peers[slot], buf, offset + TurnChannelData.HEADER_LENGTH,
+                TurnChannelData.dataLength(buf, offset));
+            return true;
         }
         final StunMessageFlyweight message = shared.message;
         final int wrap = message.wrap(buf, offset, length);
@@ -542,23 +503,7 @@ public final class TurnClient
                 refreshAtMs = nowMs + StunClientTransactions.RTO_DEFAULT_MS; // table busy: try again soon
             }
         }
-        for (int slot = 0; slot < peers.length; slot++)
-        {
-            if (INSTALLED == channelState[slot] && nowMs - channelRefreshAtMs[slot] >= 0)
-            {
-                final boolean started = TurnResult.OK == startRequest(REQUEST_CHANNEL_BIND, slot, nowMs);
-                channelRefreshAtMs[slot] = started ? Long.MAX_VALUE : nowMs + StunClientTransactions.RTO_DEFAULT_MS;
-                work += started ? 1 : 0;
-            }
-            else if (INSTALLED == permissionState[slot] && NONE == channelState[slot]
-                && nowMs - permissionRefreshAtMs[slot] >= 0)
-            {
-                final boolean started = TurnResult.OK == startRequest(REQUEST_PERMISSION, slot, nowMs);
-                permissionRefreshAtMs[slot] = started ? Long.MAX_VALUE : nowMs + StunClientTransactions.RTO_DEFAULT_MS;
-                work += started ? 1 : 0;
-            }
-        }
-        return work;
+        return work + refreshPeers(nowMs);
     }
 
     /**
@@ -569,18 +514,7 @@ public final class TurnClient
         long next = requests.nextDeadlineMs();
         if (STATE_ALLOCATED == state)
         {
-            next = Math.min(next, Math.min(refreshAtMs, expiresAtMs));
-            for (int slot = 0; slot < peers.length; slot++)
-            {
-                if (INSTALLED == channelState[slot])
-                {
-                    next = Math.min(next, channelRefreshAtMs[slot]);
-                }
-                else if (INSTALLED == permissionState[slot])
-                {
-                    next = Math.min(next, permissionRefreshAtMs[slot]);
-                }
-            }
+            next = table.nextDeadlineMs(Math.min(next, Math.min(refreshAtMs, expiresAtMs)));
         }
         return next;
     }
@@ -591,14 +525,7 @@ public final class TurnClient
      */
     public int peerSlot(final StunAddress peer)
     {
-        for (int slot = 0; slot < peers.length; slot++)
-        {
-            if (peers[slot].sameAs(peer))
-            {
-                return slot;
-            }
-        }
-        return -1;
+        return table.slot(peer);
     }
 
     /**
@@ -607,7 +534,7 @@ public final class TurnClient
      */
     public StunAddress peer(final int peerSlot)
     {
-        return peers[peerSlot];
+        return table.peers[peerSlot];
     }
 
     /**
@@ -616,7 +543,7 @@ public final class TurnClient
      */
     public int channel(final int peerSlot)
     {
-        return INSTALLED == channelState[peerSlot] ? channels[peerSlot] : 0;
+        return INSTALLED == table.channelState[peerSlot] ? table.channels[peerSlot] : 0;
     }
 
     /**
@@ -625,7 +552,7 @@ public final class TurnClient
      */
     public boolean hasPermission(final int peerSlot)
     {
-        return INSTALLED == permissionState[peerSlot] || INSTALLED == channelState[peerSlot];
+        return INSTALLED == table.permissionState[peerSlot] || INSTALLED == table.channelState[peerSlot];
     }
 
     /**
@@ -686,22 +613,28 @@ public final class TurnClient
 
     // ------------------------------------------------------------------------------------------------ internals
 
-    private int peerSlotOrAdd(final StunAddress peer)
+    /** §9.2, §12.1: refreshes the channels and permissions due; a busy table tries again an RTO later. */
+    private int refreshPeers(final long nowMs)
     {
-        final int existing = peerSlot(peer);
-        if (existing >= 0)
+        final long retryAtMs = nowMs + StunClientTransactions.RTO_DEFAULT_MS;
+        int work = 0;
+        for (int slot = 0; slot < table.size(); slot++)
         {
-            return existing;
-        }
-        for (int slot = 0; slot < peers.length; slot++)
-        {
-            if (0 == peers[slot].family())
+            if (INSTALLED == table.channelState[slot] && nowMs - table.channelRefreshAtMs[slot] >= 0)
             {
-                peers[slot].copyFrom(peer);
-                return slot;
+                final boolean started = TurnResult.OK == startRequest(REQUEST_CHANNEL_BIND, slot, nowMs);
+                table.channelRefreshAtMs[slot] = started ? Long.MAX_VALUE : retryAtMs;
+                work += started ? 1 : 0;
+            }
+            else if (INSTALLED == table.permissionState[slot] && NONE == table.channelState[slot]
+                && nowMs - table.permissionRefreshAtMs[slot] >= 0)
+            {
+                final boolean started = TurnResult.OK == startRequest(REQUEST_PERMISSION, slot, nowMs);
+                table.permissionRefreshAtMs[slot] = started ? Long.MAX_VALUE : retryAtMs;
+                work += started ? 1 : 0;
             }
         }
-        return TurnResult.NO_PEER_SLOT;
+        return work;
     }
 
     private int startRequest(final int kind, final int slot, final long nowMs)
@@ -768,20 +701,14 @@ public final class TurnClient
                 }
             }
             case REQUEST_REFRESH -> writer.addU32(StunAttributeType.LIFETIME, pendingRefreshLifetime);
-            case REQUEST_PERMISSION -> writer.addAddress(StunAttributeType.XOR_PEER_ADDRESS, peers[slot]);
+            case REQUEST_PERMISSION -> writer.addAddress(StunAttributeType.XOR_PEER_ADDRESS, table.peers[slot]);
             default ->
             {
-                writer.addU32(StunAttributeType.CHANNEL_NUMBER, channels[slot] << 16); // §14.1: number, then RFFU
-                writer.addAddress(StunAttributeType.XOR_PEER_ADDRESS, peers[slot]);
+                writer.addU32(StunAttributeType.CHANNEL_NUMBER, table.channels[slot] << 16); // §14.1: number, then RFFU
+                writer.addAddress(StunAttributeType.XOR_PEER_ADDRESS, table.peers[slot]);
             }
         }
-        if (null != credential)
-        {
-            writer.addBytes(StunAttributeType.USERNAME, username, 0, username.length)
-                .addBytes(StunAttributeType.REALM, realm, 0, realm.length)
-                .addBytes(StunAttributeType.NONCE, nonce, 0, nonce.length)
-                .addMessageIntegrity(integrity, credential);
-        }
+        authentication.write(writer, integrity);
         final int length = writer.addFingerprint(integrity).length();
         if (length < 0)
         {
@@ -801,8 +728,7 @@ public final class TurnClient
             onErrorResponse(kind, slot, response);
             return;
         }
-        if (wrapResult != StunResult.OK || null == credential
-            || StunResult.VERIFIED != response.verifyMessageIntegrity(integrity, credential))
+        if (wrapResult != StunResult.OK || !authentication.verifies(response, integrity))
         {
             // RFC 8489 §9.2.5: a success response that does not verify is discarded; its transaction is gone, so
             // the request fails.
@@ -810,27 +736,21 @@ public final class TurnClient
                 : TurnResult.INTEGRITY_MISMATCH);
             return;
         }
-        authRetries = 0;
+        authentication.resetRetries();
         switch (kind)
         {
             case REQUEST_ALLOCATE -> onAllocateSuccess(response);
             case REQUEST_REFRESH -> onRefreshSuccess(response);
             case REQUEST_PERMISSION ->
             {
-                permissionState[slot] = INSTALLED;
-                permissionRefreshAtMs[slot] = now + PERMISSION_LIFETIME_MS - REFRESH_MARGIN_MS;
+                table.permissionInstalled(slot, now);
                 listener.onPermissionCreated(this, slot);
             }
             default ->
             {
-                final boolean first = INSTALLED != channelState[slot];
-                channelState[slot] = INSTALLED;
-                permissionState[slot] = INSTALLED; // §11: a channel binding installs or refreshes a permission
-                channelRefreshAtMs[slot] = now + CHANNEL_LIFETIME_MS - REFRESH_MARGIN_MS;
-                permissionRefreshAtMs[slot] = now + PERMISSION_LIFETIME_MS - REFRESH_MARGIN_MS;
-                if (first)
+                if (table.channelInstalled(slot, now))
                 {
-                    listener.onChannelBound(this, slot, channels[slot]);
+                    listener.onChannelBound(this, slot, table.channels[slot]);
                 }
             }
         }
@@ -881,28 +801,10 @@ public final class TurnClient
         }
         if (TurnResult.UNAUTHENTICATED == code || TurnResult.STALE_NONCE == code)
         {
-            // RFC 8489 §9.2.5: 401 carries REALM and NONCE for the first authenticated attempt; 438 a new NONCE.
-            final boolean hadCredential = null != credential;
-            final int realmIndex = response.findAttribute(StunAttributeType.REALM);
-            final int nonceIndex = response.findAttribute(StunAttributeType.NONCE);
-            if (-1 == nonceIndex || (-1 == realmIndex && !hadCredential) || authRetries >= MAX_AUTH_RETRIES
-                || (TurnResult.UNAUTHENTICATED == code && hadCredential && -1 == realmIndex))
+            final int challenge = authentication.onChallenge(response, code);
+            if (TurnResult.OK != challenge)
             {
-                fail(kind, slot, TurnResult.UNAUTHENTICATED == code && hadCredential
-                    ? TurnResult.AUTHENTICATION_FAILED : code);
-                return;
-            }
-            authRetries++;
-            nonce = copyOf(response, nonceIndex, nonce);
-            if (-1 != realmIndex && (null == credential || !response.valueEquals(realmIndex, realm, 0, realm.length)))
-            {
-                realm = copyOf(response, realmIndex, realm);
-                credential = StunCredential.longTerm(usernameText, new String(realm, StandardCharsets.UTF_8),
-                    password, StunCredential.ALGORITHM_MD5);
-            }
-            else if (TurnResult.UNAUTHENTICATED == code && hadCredential)
-            {
-                fail(kind, slot, TurnResult.AUTHENTICATION_FAILED); // same realm, our key was refused
+                fail(kind, slot, challenge);
                 return;
             }
             final int result = startRequest(kind, slot, now);
@@ -942,16 +844,16 @@ public final class TurnClient
             }
             case REQUEST_PERMISSION ->
             {
-                if (PENDING == permissionState[slot])
+                if (PENDING == table.permissionState[slot])
                 {
-                    permissionState[slot] = NONE;
+                    table.permissionState[slot] = NONE;
                 }
             }
             default ->
             {
-                if (PENDING == channelState[slot])
+                if (PENDING == table.channelState[slot])
                 {
-                    channelState[slot] = NONE;
+                    table.channelState[slot] = NONE;
                 }
             }
         }
@@ -963,11 +865,7 @@ public final class TurnClient
         state = STATE_CLOSED;
         refreshAtMs = Long.MAX_VALUE;
         expiresAtMs = Long.MAX_VALUE;
-        for (int slot = 0; slot < peers.length; slot++)
-        {
-            permissionState[slot] = NONE;
-            channelState[slot] = NONE;
-        }
+        table.clear();
     }
 
     private void schedule(final int lifetimeSeconds)
@@ -982,14 +880,6 @@ public final class TurnClient
     {
         final int index = response.findAttribute(StunAttributeType.LIFETIME);
         return -1 == index || 4 != response.attributeLength(index) ? 600 : (int) response.u32Value(index);
-    }
-
-    private static byte[] copyOf(final StunMessageFlyweight response, final int index, final byte[] previous)
-    {
-        final int length = response.attributeLength(index);
-        final byte[] into = null != previous && previous.length == length ? previous : new byte[length];
-        response.copyValue(index, into, 0);
-        return into;
     }
 
     private boolean onDataIndication()

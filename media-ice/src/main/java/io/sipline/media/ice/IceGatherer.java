@@ -1,0 +1,372 @@
+package io.sipline.media.ice;
+
+import io.sipline.media.stun.StunAddress;
+import io.sipline.media.stun.StunAttributeType;
+import io.sipline.media.stun.StunMessageFlyweight;
+import io.sipline.media.stun.StunMessageType;
+import io.sipline.media.stun.StunResult;
+import io.sipline.media.turn.TurnClient;
+import io.sipline.media.turn.TurnResult;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Candidate gathering of one {@link IceAgent} (RFC 8445 §5.1.1) and its TURN relays: a STUN Binding to a server
+ * per host candidate for server-reflexive candidates, one {@link TurnClient} per component (RFC 8656) over the
+ * component's first host socket for relayed ones. Gathering transactions are paced with the checks (§14.1, §14.2);
+ * every candidate is reported when found (trickle, RFC 8838) and the end of gathering once nothing is pending.
+ * The relays then carry the checks and data of relayed pairs until the agent closes or frees them (§8.3.1).
+ *
+ * <p>Not thread-safe; owned by the agent's media thread. Allocates its TURN clients when gathering starts and one
+ * JDK address per relayed peer slot; nothing per packet.
+ */
+final class IceGatherer
+{
+    /** Peer slots per TURN client: the remote candidates a relayed candidate can reach at once. */
+    static final int TURN_PEERS = 4;
+
+    private final IceAgent agent;
+    InetSocketAddress stunServer;
+    /** Per component (index 1..components): its TURN client, or null; null when there is none at all. */
+    TurnClient[] turn;
+    /** Per component and peer slot: the peer's JDK address, made once (a slot never changes address). */
+    private InetSocketAddress[] turnPeers;
+    private int pendingGathers;
+    private boolean started;
+    /** Gathering transactions to start: host indices below this get a STUN Binding. */
+    private int gatherHosts;
+    /** The next gathering transaction: a host index below {@link #gatherHosts}, then a TURN Allocate per component. */
+    private int gatherCursor;
+    boolean complete;
+
+    IceGatherer(final IceAgent agent)
+    {
+        this.agent = agent;
+    }
+
+    /** See {@link IceAgent#gather}. */
+    void gather(final InetSocketAddress stun, final InetSocketAddress turnServer, final String turnUser,
+        final String turnPassword)
+    {
+        final IceCandidates candidates = agent.candidates;
+        started = true;
+        gatherHosts = 0;
+        gatherCursor = 0;
+        if (!agent.lite() && null != stun)
+        {
+            stunServer = stun;
+            gatherHosts = candidates.localCount;
+            for (int l = 0; l < candidates.localCount; l++)
+            {
+                if (IceCandidateType.HOST == candidates.locals[l].type())
+                {
+                    pendingGathers++; // started by startDue, one per pacing turn
+                }
+            }
+        }
+        if (!agent.lite() && null != turnServer)
+        {
+            final int components = agent.components();
+            turn = new TurnClient[components + 1];
+            turnPeers = new InetSocketAddress[(components + 1) * TURN_PEERS];
+            for (int c = 1; c <= components; c++)
+            {
+                final int host = candidates.firstHost(c);
+                if (-1 == host)
+                {
+                    continue;
+                }
+                final int socket = candidates.localSocket[host];
+                final IceAgent.Transport transport = agent.transport;
+                turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
+                    turnServer, turnUser, turnPassword, new Relay(c), agent.context.turn, TURN_PEERS)
+                    .pacer(agent.context);
+                pendingGathers++; // allocated by startDue
+            }
+        }
+        startDue();
+        maybeComplete();
+    }
+
+    /**
+     * Starts the gathering transactions that are due, one per pacing turn of the thread (RFC 8445 §14.1: "During the
+     * ICE gathering phase ... these transactions are paced at a rate indicated by Ta"; §14.2: all transactions of
+     * all agents "MUST NOT be sent more often than once every 5 ms"): a STUN Binding per host candidate, then a TURN
+     * Allocate per component. With pacing off ({@link IceContext#pacingMs(long)} 0) they all leave at once.
+     */
+    void startDue()
+    {
+        final int items = items();
+        while (gatherCursor < items)
+        {
+            final int item = gatherCursor;
+            final boolean srflx = item < gatherHosts;
+            if (srflx ? IceCandidateType.HOST != agent.candidates.locals[item].type()
+                : null == turn[item - gatherHosts + 1])
+            {
+                gatherCursor++;
+                continue;
+            }
+            if (!agent.pacingTurnFree())
+            {
+                return;
+            }
+            gatherCursor++;
+            if (srflx)
+            {
+                agent.takePacingTurn();
+            }
+            // the TURN client takes the (free) turn for its Allocate itself: it paces all its transactions
+            final boolean sent = srflx ? agent.requests.start(IceRequests.KIND_SRFLX, item, 0, false) >= 0
+                : TurnResult.OK == turn[item - gatherHosts + 1].allocate(0, agent.now);
+            if (!sent)
+            {
+                pendingGathers--;
+                maybeComplete();
+            }
+        }
+    }
+
+    private int items()
+    {
+        return gatherHosts + (null == turn ? 0 : agent.components());
+    }
+
+    /** @return whether gathering transactions are still to start. */
+    boolean hasDue()
+    {
+        return gatherCursor < items();
+    }
+
+    /** The answer to the STUN Binding from host {@code host} is in the context's message. */
+    void onServerReflexive(final int host)
+    {
+        pendingGathers--;
+        final IceContext context = agent.context;
+        final StunMessageFlyweight response = context.message;
+        final int index = response.findAttribute(StunAttributeType.XOR_MAPPED_ADDRESS);
+        if (StunMessageType.CLASS_SUCCESS_RESPONSE == response.messageClass() && -1 != index
+            && StunResult.OK == response.readAddress(index, context.address))
+        {
+            agent.candidates.addReflexive(host, context.address, stunServer);
+        }
+        maybeComplete();
+    }
+
+    /** A STUN Binding to the server went unanswered. */
+    void onServerReflexiveTimeout()
+    {
+        pendingGathers--;
+        maybeComplete();
+    }
+
+    private void maybeComplete()
+    {
+        if (started && 0 == pendingGathers && !complete)
+        {
+            complete = true;
+            agent.listener.onGatheringComplete(agent);
+        }
+    }
+
+    /** @return whether a datagram from {@code from} on {@code component}'s host socket was TURN traffic, consumed. */
+    boolean onServerDatagram(final int component, final InetSocketAddress from, final byte[] buf, final int offset,
+        final int length)
+    {
+        // Anything else from the server (a Binding response to our STUN gathering) goes on to the agent.
+        return null != turn && null != turn[component] && from.equals(turn[component].server())
+            && turn[component].onDatagram(buf, offset, length, agent.now);
+    }
+
+    /** Refreshes and retransmissions of the TURN clients. */
+    void poll()
+    {
+        if (null != turn)
+        {
+            for (int c = 1; c <= agent.components(); c++)
+            {
+                if (null != turn[c])
+                {
+                    turn[c].poll(agent.now);
+                }
+            }
+        }
+    }
+
+    /** @return the earlier of {@code next} and the TURN clients' next deadline. */
+    long nextDeadlineMs(final long next)
+    {
+        long earliest = next;
+        if (null != turn)
+        {
+            for (int c = 1; c <= agent.components(); c++)
+            {
+                if (null != turn[c])
+                {
+                    earliest = Math.min(earliest, turn[c].nextDeadlineMs());
+                }
+            }
+        }
+        return earliest;
+    }
+
+    /** Deletes every allocation (RFC 8656 §7: a Refresh with a zero lifetime). */
+    void close()
+    {
+        if (null != turn)
+        {
+            for (int c = 1; c <= agent.components(); c++)
+            {
+                if (null != turn[c] && TurnClient.STATE_ALLOCATED == turn[c].state())
+                {
+                    turn[c].deallocate(agent.now);
+                }
+            }
+        }
+    }
+
+    /** @return the TURN client of a component, or null. */
+    TurnClient client(final int component)
+    {
+        return null == turn ? null : turn[component];
+    }
+
+    /**
+     * The TURN peer slot to reach {@code to} from relayed candidate {@code local}, binding a channel first when
+     * there is none (RFC 8656 §11: checks from a relayed candidate need a permission); -1 while that is under way.
+     */
+    int turnSlotFor(final int local, final InetSocketAddress to)
+    {
+        final IceContext context = agent.context;
+        final TurnClient client = turn[agent.candidates.locals[local].componentId()];
+        context.address.set(to);
+        final int slot = client.peerSlot(context.address);
+        if (slot >= 0 && client.hasPermission(slot))
+        {
+            return slot;
+        }
+        client.bindChannel(context.address, agent.now);
+        return -1;
+    }
+
+    /** @return the peer slot of {@code to} on a component's relay, or -1. */
+    int peerSlot(final int component, final InetSocketAddress to)
+    {
+        agent.context.address.set(to);
+        return turn[component].peerSlot(agent.context.address);
+    }
+
+    /**
+     * §8.3.1: follows the renumbering of freed candidates, and deletes the allocations of components whose selected
+     * pair is not relayed: "Freeing of server-reflexive candidates is never explicit; it happens by lack of a
+     * keepalive", while a relayed candidate is freed by a Refresh with LIFETIME 0 (RFC 8656 §7, §8).
+     */
+    void free(final int[] localMap)
+    {
+        if (null != turn)
+        {
+            for (int c = 1; c <= agent.components(); c++)
+            {
+                if (null == turn[c])
+                {
+                    continue;
+                }
+                final Relay relay = (Relay) turn[c].listener();
+                relay.relayedLocal = -1 == relay.relayedLocal ? -1 : localMap[relay.relayedLocal];
+                if (-1 == relay.relayedLocal && TurnClient.STATE_ALLOCATED == turn[c].state())
+                {
+                    turn[c].deallocate(agent.now); // RFC 8656 §7: "a Refresh transaction with a zero lifetime"
+                }
+            }
+        }
+        dropClosedRelays();
+    }
+
+    /** Forgets the TURN clients that are closed and serve no selected pair (their allocation is deleted). */
+    void dropClosedRelays()
+    {
+        if (null == turn)
+        {
+            return;
+        }
+        boolean any = false;
+        for (int c = 1; c <= agent.components(); c++)
+        {
+            if (null != turn[c] && TurnClient.STATE_CLOSED == turn[c].state()
+                && -1 == ((Relay) turn[c].listener()).relayedLocal)
+            {
+                turn[c] = null;
+            }
+            any |= null != turn[c];
+        }
+        if (!any)
+        {
+            turn = null;
+            turnPeers = null;
+        }
+    }
+
+    /** Receives what one component's TURN client reports. */
+    private final class Relay implements TurnClient.Listener
+    {
+        private final int component;
+        private int relayedLocal = -1;
+
+        Relay(final int component)
+        {
+            this.component = component;
+        }
+
+        @Override
+        public void onAllocated(final TurnClient client, final StunAddress relayed, final StunAddress mapped,
+            final int lifetimeSeconds)
+        {
+            pendingGathers--;
+            final IceCandidates candidates = agent.candidates;
+            final int host = candidates.firstHost(component);
+            if (0 != mapped.family())
+            {
+                candidates.addReflexive(host, mapped, client.server());
+            }
+            final int added = candidates.addRelayed(component, host, relayed, mapped, client.server());
+            if (-1 != added)
+            {
+                relayedLocal = added;
+            }
+            maybeComplete();
+        }
+
+        @Override
+        public void onFailure(final TurnClient client, final int request, final int peerSlot, final int result)
+        {
+            if (TurnClient.REQUEST_ALLOCATE == request)
+            {
+                pendingGathers--;
+                maybeComplete();
+            }
+        }
+
+        @Override
+        public void onChannelBound(final TurnClient client, final int peerSlot, final int channel)
+        {
+            agent.scheduler.checkNow(); // a relayed check was waiting for this channel
+        }
+
+        @Override
+        public void onData(final TurnClient client, final int peerSlot, final StunAddress peer, final byte[] buf,
+            final int offset, final int length)
+        {
+            if (-1 == relayedLocal || peerSlot < 0 || peerSlot >= TURN_PEERS)
+            {
+                return;
+            }
+            // A TURN client never reuses a peer slot for another address: one JDK address per slot, made once.
+            final int key = component * TURN_PEERS + peerSlot;
+            if (null == turnPeers[key])
+            {
+                turnPeers[key] = peer.toInetSocketAddress();
+            }
+            agent.onPeerDatagram(relayedLocal, turnPeers[key], peerSlot, buf, offset, length);
+        }
+    }
+}
