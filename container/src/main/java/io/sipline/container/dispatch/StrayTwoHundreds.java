@@ -38,7 +38,7 @@ final class StrayTwoHundreds
 
     private static final int REMEMBERED = 256;
 
-    private final ShardRuntime runtime;
+    private final ContainerShardImpl runtime;
     private final SipShard shard;
     private final NextHop nextHop;
     private final Map<String, Boolean> ended = new LinkedHashMap<>(64, 0.75f, true)
@@ -52,7 +52,7 @@ final class StrayTwoHundreds
         }
     };
 
-    StrayTwoHundreds(final ShardRuntime runtime, final SipShard shard, final NextHop nextHop)
+    StrayTwoHundreds(final ContainerShardImpl runtime, final SipShard shard, final NextHop nextHop)
     {
         this.runtime = runtime;
         this.shard = shard;
@@ -106,21 +106,21 @@ final class StrayTwoHundreds
         final List<String> routes = routeSet(m);
         final String hopUri = routes.isEmpty() ? target : HeaderText.uri(routes.getFirst());
         final NextHop.Hop hop = nextHop.of(hopUri);
-        final int asked = null == hop ? ShardRuntime.UNSUPPORTED : ShardRuntime.askedTransport(hop);
+        final int asked = null == hop ? ContainerShardImpl.UNSUPPORTED : ContainerShardImpl.askedTransport(hop);
         final InetSocketAddress to;
         final int transport;
-        if (source instanceof TcpFlow flow && runtime.listensOn(flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP)
-            && null != hop && (ShardRuntime.NONE == asked
-                || ((flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP) == asked && flow.equals(hop.numeric()))))
+        if (source instanceof TcpFlow flow && runtime.listensOn(flow.isTls() ? ContainerShardImpl.TLS : ContainerShardImpl.TCP)
+            && null != hop && (ContainerShardImpl.NONE == asked
+                || ((flow.isTls() ? ContainerShardImpl.TLS : ContainerShardImpl.TCP) == asked && flow.equals(hop.numeric()))))
         {
             to = flow; // the connection the 2xx came on (the stack writes on it as it is)
-            transport = flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP;
+            transport = flow.isTls() ? ContainerShardImpl.TLS : ContainerShardImpl.TCP;
         }
-        else if (null != hop && null != hop.numeric() && ShardRuntime.UNSUPPORTED != asked
-            && runtime.listensOn(ShardRuntime.NONE == asked ? ShardRuntime.UDP : asked))
+        else if (null != hop && null != hop.numeric() && ContainerShardImpl.UNSUPPORTED != asked
+            && runtime.listensOn(ContainerShardImpl.NONE == asked ? ContainerShardImpl.UDP : asked))
         {
             to = hop.numeric();
-            transport = ShardRuntime.NONE == asked ? ShardRuntime.UDP : asked;
+            transport = ContainerShardImpl.NONE == asked ? ContainerShardImpl.UDP : asked;
         }
         else
         {

@@ -17,7 +17,7 @@ import javax.servlet.sip.URI;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.SipSessionImpl;
 
 /**
@@ -50,7 +50,7 @@ public final class ProxyImpl implements Proxy
 
     private final SipServletRequestImpl original;
     private final SipSessionImpl session;
-    private final ShardHost host;
+    private final ContainerShard host;
     private final boolean subsequent;
     /** The suffix of our Via branches (RFC 3261 §16.6 step 8) for the request as received: a dot and its hash. */
     private final String branchSuffix;
@@ -90,7 +90,7 @@ public final class ProxyImpl implements Proxy
     /**
      * @param subsequent a request in a dialog this container record-routed as a proxy.
      */
-    public ProxyImpl(final SipServletRequestImpl original, final ShardHost host, final boolean subsequent)
+    public ProxyImpl(final SipServletRequestImpl original, final ContainerShard host, final boolean subsequent)
     {
         this.original = original;
         this.session = original.sessionImpl();
@@ -111,7 +111,7 @@ public final class ProxyImpl implements Proxy
      * The proxy of a subsequent request the container already forwards as it is ({@link ProxyRelay}), made when the
      * application asks for it: started, with one branch that is the request itself; no other branch can be added.
      */
-    public static ProxyImpl relayed(final SipServletRequestImpl request, final ShardHost host)
+    public static ProxyImpl relayed(final SipServletRequestImpl request, final ContainerShard host)
     {
         final ProxyImpl p = new ProxyImpl(request, host, true);
         p.relay = true;
@@ -143,7 +143,7 @@ public final class ProxyImpl implements Proxy
         return session;
     }
 
-    ShardHost host()
+    ContainerShard host()
     {
         return host;
     }

@@ -27,8 +27,8 @@ import io.sipline.container.factory.B2buaHelperImpl;
 import io.sipline.container.factory.SipFactoryImpl;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestClient;
-import io.sipline.container.session.AppRuntime;
 import io.sipline.container.session.ReliableProvisionals;
+import io.sipline.container.session.RunningApplication;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.TimerServiceImpl;
 
@@ -39,7 +39,7 @@ import io.sipline.container.session.TimerServiceImpl;
  * <p>
  * Threading: started and stopped on the deploying thread; read by every shard afterwards (immutable then).
  */
-public final class RunningApplication implements AppRuntime
+public final class RunningApplicationImpl implements RunningApplication
 {
     /** Context parameter that runs the application on virtual threads instead of its shard (blocking code). */
     public static final String THREADING_PARAMETER = "io.sipline.threading";
@@ -55,7 +55,7 @@ public final class RunningApplication implements AppRuntime
     private final ApplicationStats stats = new ApplicationStats(Runtime.getRuntime().availableProcessors() * 2);
     private Method keyMethod;
 
-    RunningApplication(final DeployedApplication deployed, final ApplicationRegistry registry,
+    RunningApplicationImpl(final DeployedApplication deployed, final ApplicationRegistry registry,
         final ApplicationSecurity security)
     {
         this.deployed = deployed;
@@ -335,6 +335,6 @@ public final class RunningApplication implements AppRuntime
     @Override
     public String toString()
     {
-        return "RunningApplication[" + name() + "]";
+        return "RunningApplicationImpl[" + name() + "]";
     }
 }

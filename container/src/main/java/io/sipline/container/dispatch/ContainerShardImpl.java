@@ -12,10 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipErrorEvent;
 import javax.servlet.sip.SipErrorListener;
-import javax.servlet.sip.Proxy;
 import javax.servlet.sip.SipServlet;
 import javax.servlet.sip.SipSession;
 import javax.servlet.sip.TooManyHopsException;
@@ -41,9 +41,9 @@ import io.sipline.container.proxy.ProxyImpl;
 import io.sipline.container.proxy.ProxyRelay;
 import io.sipline.container.proxy.ProxyRoutes;
 import io.sipline.container.security.ApplicationSecurity;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.SessionTable;
-import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.Ascii;
@@ -67,7 +67,7 @@ import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
  * The container on one shard (JSR 289 §15 dispatch): the {@link SipListener} the stack calls for every event of the
- * calls this shard owns, and the {@link ShardHost} its sessions and messages use to send and to schedule.
+ * calls this shard owns, and the {@link ContainerShard} its sessions and messages use to send and to schedule.
  *
  * <pre>
  *   onRequest  CANCEL            → 200, 487 to the INVITE, then doCancel (§11.2.3)
@@ -86,9 +86,9 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  * without a container: OPTIONS 200, other requests 404 No Application Deployed.
  * <p>
  * Threading: every method on this shard's event loop, except {@link #execute}, {@link #onShardThread} and the id
- * generators (see {@link ShardHost}).
+ * generators (see {@link ContainerShard}).
  */
-public final class ShardRuntime implements SipListener, ShardHost
+public final class ContainerShardImpl implements SipListener, ContainerShard
 {
     private static final Logger LOG = System.getLogger("io.sipline.container.dispatch");
     /** Distinct problems already logged (one line per kind, process-wide). */
@@ -146,7 +146,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     private byte[][] ourSentBys = new byte[0][];
 
     // timers: handle = slot | generation << 32; the wheel's payload is the slot
-    private ShardHost.TimerTarget[] timerTargets = new ShardHost.TimerTarget[256];
+    private ContainerShard.TimerTarget[] timerTargets = new ContainerShard.TimerTarget[256];
     private long[] timerWheelIds = new long[256];
     private int[] timerGenerations = new int[256];
     private int[] freeSlots = new int[256];
@@ -157,7 +157,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     private int dispatchDepth;
     /** When the current servlet call started (0 when none), for the slow-call watchdog. */
     private volatile long callStartNs;
-    private volatile RunningApplication callApplication;
+    private volatile RunningApplicationImpl callApplication;
     private volatile String callHandler;
     private long reportedCallStartNs;
 
@@ -175,7 +175,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         public final AtomicLong overloaded = new AtomicLong();
     }
 
-    ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters,
+    ContainerShardImpl(final ApplicationRegistry registry, final SipShard shard, final Counters counters,
         final long overloadWaitNs, final LongSupplier wallClock)
     {
         this.registry = registry;
@@ -235,7 +235,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     // ================================================================================================================
-    // ShardHost
+    // ContainerShard
     // ================================================================================================================
 
     @Override
@@ -338,7 +338,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public long schedule(final long delayMillis, final ShardHost.TimerTarget target)
+    public long schedule(final long delayMillis, final ContainerShard.TimerTarget target)
     {
         final int slot;
         if (freeCount > 0)
@@ -408,7 +408,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     // ================================================================================================================
-    // Sending (ShardHost)
+    // Sending (ContainerShard)
     // ================================================================================================================
 
     @Override
@@ -1356,7 +1356,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final RunningApplication app = null == info ? null : registry.application(info.getNextApplicationName());
+        final RunningApplicationImpl app = null == info ? null : registry.application(info.getNextApplicationName());
         if (null == app)
         {
             answer(tx, message, 404, "Not Found (no application for this request)");
@@ -1397,7 +1397,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      *
      * @return whether the servlet may run.
      */
-    private boolean authorized(final RunningApplication app, final String servlet, final ServerTransaction tx,
+    private boolean authorized(final RunningApplicationImpl app, final String servlet, final ServerTransaction tx,
         final SipMessage message, final SipServletRequestImpl request)
     {
         if (!app.security().guards(servlet, request.getMethod()))
@@ -2266,7 +2266,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        final ShardHost.TimerTarget target = timerTargets[slot];
+        final ContainerShard.TimerTarget target = timerTargets[slot];
         final long handle = ((long)(timerGenerations[slot] & 0x7FFFFFFF) << 32) | slot;
         freeSlot(slot);
         dispatchDepth++;
@@ -2334,7 +2334,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         final SipServletResponseImpl response, final Runnable afterwards)
     {
         final SipApplicationSessionImpl appSession = session.appSession();
-        final RunningApplication app = (RunningApplication)appSession.application();
+        final RunningApplicationImpl app = (RunningApplicationImpl)appSession.application();
         final String handler = session.handler();
         if (app.virtualThreads())
         {
@@ -2395,7 +2395,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             return;
         }
         final SipApplicationSessionImpl appSession = session.appSession();
-        final RunningApplication app = (RunningApplication)appSession.application();
+        final RunningApplicationImpl app = (RunningApplicationImpl)appSession.application();
         final List<SipErrorListener> listeners = app.listeners(SipErrorListener.class);
         if (listeners.isEmpty())
         {
@@ -2484,7 +2484,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      * One servlet call with the application's class loader; an exception answers the request with 500 naming its
      * class (when still possible) and is counted and logged once per kind, never rethrown (but a VM error).
      */
-    private void runServlet(final RunningApplication app, final String handler, final SipServletRequestImpl request,
+    private void runServlet(final RunningApplicationImpl app, final String handler, final SipServletRequestImpl request,
         final SipServletResponseImpl response)
     {
         final SipServlet servlet = app.servlet(handler);
@@ -2551,7 +2551,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
         reportedCallStartNs = start;
         counters.slowCalls.incrementAndGet();
-        final RunningApplication app = callApplication;
+        final RunningApplicationImpl app = callApplication;
         final String what = null == app ? null : app.name() + "/" + callHandler;
         final Thread t = thread;
         if (null != what && null == LOGGED.putIfAbsent("slow:" + what, Boolean.TRUE) && null != t)
@@ -2560,7 +2560,7 @@ public final class ShardRuntime implements SipListener, ShardHost
             trace.setStackTrace(t.getStackTrace());
             LOG.log(Level.WARNING, what + " held shard " + shard.index() + " longer than " + limitNs / 1_000_000
                 + " ms (logged once per servlet; counted every time). Blocking code should run on virtual threads: "
-                + "context parameter " + RunningApplication.THREADING_PARAMETER + "=virtual", trace);
+                + "context parameter " + RunningApplicationImpl.THREADING_PARAMETER + "=virtual", trace);
         }
     }
 
@@ -2592,7 +2592,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      * ({@link #nextIntervalMs}), until it is acknowledged ({@link #stop}), its transaction ends, or 64*T1 passed
      * ({@link #giveUp}). Holds one reference to the sent bytes, released once.
      */
-    private abstract class Retransmission implements ShardHost.TimerTarget
+    private abstract class Retransmission implements ContainerShard.TimerTarget
     {
         final ServerTransaction tx;
         final long txId;
