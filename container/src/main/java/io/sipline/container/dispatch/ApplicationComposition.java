@@ -345,10 +345,10 @@ final class ApplicationComposition
     }
 
     /**
-     * Sends the router's relay to {@code to} on the transport its top Route asked for, as {@link OutboundRequests} does for a
-     * request of the container (RFC 3261 §18.1.1: the Via names the transport, and a UDP request over {@link
-     * Transports#UDP_SIZE_LIMIT} bytes goes over TCP unless the URI named UDP); a transport this container does not
-     * listen on gets the request a 503.
+     * Sends the router's relay to {@code to} on the transport its top Route asked for, as {@link OutboundRequests} does
+     * for a request of the container (RFC 3261 §18.1.1: the Via names the transport, and a UDP request over
+     * {@link Transports#UDP_SIZE_LIMIT} bytes goes over TCP unless the URI named UDP); a transport this container does
+     * not listen on gets the request a 503.
      */
     private void sendRoutedOut(final RoutedOut relay, final InetSocketAddress to, final int asked,
         final boolean explicit)
@@ -410,7 +410,7 @@ final class ApplicationComposition
     }
 
     /** The kind of the last targeting {@link #targetOf} found (shard thread; read right after it returns). */
-    SipTargetedRequestType targeting;
+    private SipTargetedRequestType targeting;
 
     private static final byte[] ENCODED_URI_BYTES = (";" + SessionTable.ENCODED_URI_PARAMETER + "=")
         .getBytes(StandardCharsets.US_ASCII);

@@ -22,8 +22,8 @@ import io.sipline.container.session.SipApplicationSessionImpl;
 /**
  * The running applications and the application router, shared by every shard: the deployment side tells it what was
  * deployed ({@link DeploymentListener}); it starts each application (servlets and listeners initialised) and then
- * publishes a new immutable map of running applications in a volatile field, which shards read without a lock
- * (DESIGN.md Threading). Also finds shards for application sessions created off the shards.
+ * publishes a new immutable map of running applications in a volatile field, which shards read without a lock.
+ * Also finds shards for application sessions created off the shards.
  * <p>
  * Threading: {@link #onDeployed}/{@link #onUndeployed} on the deploying thread (serialized by this object's
  * monitor, never taken on a shard); {@link #application}, {@link #isEmpty} and the shard picker from any thread.

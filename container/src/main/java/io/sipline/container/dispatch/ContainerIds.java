@@ -16,9 +16,9 @@ final class ContainerIds
     private final StringBuilder ids = new StringBuilder(64);
     /** Ids made off the shard (an application thread); guarded by its own monitor, never used on the shard. */
     private final ShardIds offShardIds;
-    volatile long threadId = -1;
+    private volatile long threadId = -1;
     /** The host a Call-ID names after its {@code @}. */
-    String host;
+    private String host;
 
     ContainerIds(final SipShard shard)
     {

@@ -169,7 +169,7 @@ final class InboundRequests
     }
 
     /**
-     * Issue 5 §2 (JSR 289, Security; RFC 3261 §22): the application's security for the selected servlet. A request
+     * JSR 289 security (RFC 3261 §22): the application's security for the selected servlet. A request
      * that may not go on is answered here (401/407 with the challenges, 403, 400) without a session and the servlet
      * is skipped; otherwise the authenticated user, if any, is kept on the request.
      *

@@ -304,7 +304,8 @@ final class InboundResponses
         {
             counters.stray2xx.incrementAndGet();
             ShardLog.logOnce("stray-2xx", "a 2xx to an INVITE arrived after every session of its call had ended; "
-                + "the container ACKs it and ends its dialog with a BYE (RFC 3261 §13.2.2.4); counted in stray2xx", null);
+                + "the container ACKs it and ends its dialog with a BYE (RFC 3261 §13.2.2.4); counted in stray2xx",
+                null);
         }
     }
 

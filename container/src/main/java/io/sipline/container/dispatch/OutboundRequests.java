@@ -34,8 +34,8 @@ final class OutboundRequests
     private final ContainerIds ids;
     private final ServletInvoker invoker;
     private final NextHop nextHop;
-    ApplicationComposition composition;
-    InboundResponses responses;
+    private ApplicationComposition composition;
+    private InboundResponses responses;
 
     OutboundRequests(final SipShard shard, final ShardAddresses addresses, final ContainerIds ids,
         final ServletInvoker invoker, final NextHop nextHop)
@@ -171,12 +171,12 @@ final class OutboundRequests
     }
 
     /**
-     * Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK) on {@code
-     * transport}: its Via names it, and the stack sends on it (SipShard: a TCP/TLS Via goes on the shard's connection
-     * to the destination, reused or opened). RFC 3261 §18.1.1: a UDP request larger than {@link
-     * Transports#UDP_SIZE_LIMIT} goes over TCP instead, unless the URI named UDP ({@code explicit}) or there is no TCP.
-     * A transport this container does not listen on fails the request with a 503 (JSR 289: a request that cannot be
-     * sent), the shard serving on.
+     * Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK) on
+     * {@code transport}: its Via names it, and the stack sends on it (SipShard: a TCP/TLS Via goes on the shard's
+     * connection to the destination, reused or opened). RFC 3261 §18.1.1: a UDP request larger than
+     * {@link Transports#UDP_SIZE_LIMIT} goes over TCP instead, unless the URI named UDP ({@code explicit}) or there is
+     * no TCP. A transport this container does not listen on fails the request with a 503 (JSR 289: a request that
+     * cannot be sent), the shard serving on.
      */
     private void sendTo(final SipServletRequestImpl request, final InetSocketAddress destination, final int asked,
         final boolean explicit)
@@ -252,11 +252,11 @@ final class OutboundRequests
     }
 
     /**
-     * Writes a request for {@code asked} with our Via, its entries of ours fitted to that transport first (the {@code
-     * ROUTE_BACK} route always; with {@code ownEntries}, a request the container sends as a UA or proxy branch, also
-     * its Contact and Record-Route); a UDP request over {@link Transports#UDP_SIZE_LIMIT} goes over TCP instead, unless
-     * the URI named UDP ({@code explicit}) or there is no TCP (RFC 3261 §18.1.1: the top Via and our entries change
-     * with the transport).
+     * Writes a request for {@code asked} with our Via, its entries of ours fitted to that transport first (the
+     * {@code ROUTE_BACK} route always; with {@code ownEntries}, a request the container sends as a UA or proxy branch,
+     * also its Contact and Record-Route); a UDP request over {@link Transports#UDP_SIZE_LIMIT} goes over TCP instead,
+     * unless the URI named UDP ({@code explicit}) or there is no TCP (RFC 3261 §18.1.1: the top Via and our entries
+     * change with the transport).
      *
      * @return the transport written for.
      */

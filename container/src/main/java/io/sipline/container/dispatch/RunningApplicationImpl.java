@@ -99,8 +99,8 @@ public final class RunningApplicationImpl implements RunningApplication
                 }
                 catch (final RuntimeException e)
                 {
-                    throw new DeploymentException(source, DeploymentException.NO_LINE, "listener " + l.getClass().getName()
-                        + " failed in contextInitialized: " + e, e);
+                    throw new DeploymentException(source, DeploymentException.NO_LINE, "listener "
+                        + l.getClass().getName() + " failed in contextInitialized: " + e, e);
                 }
             }
             for (final Map.Entry<String, SipServlet> e : deployed.servlets().entrySet())
@@ -178,15 +178,15 @@ public final class RunningApplicationImpl implements RunningApplication
             final Method m = type.getMethod(key.methodName(), SipServletRequest.class);
             if (!Modifier.isStatic(m.getModifiers()) || String.class != m.getReturnType())
             {
-                throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey " + key.className() + "."
-                    + key.methodName() + " must be public static String (SipServletRequest)");
+                throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey "
+                    + key.className() + "." + key.methodName() + " must be public static String (SipServletRequest)");
             }
             keyMethod = m;
         }
         catch (final ReflectiveOperationException | LinkageError e)
         {
-            throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey " + key.className() + "." + key.methodName()
-                + " cannot be loaded: " + e, e);
+            throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey "
+                + key.className() + "." + key.methodName() + " cannot be loaded: " + e, e);
         }
     }
 
@@ -295,7 +295,7 @@ public final class RunningApplicationImpl implements RunningApplication
         return deployed.classLoader();
     }
 
-    /** The application's authentication and authorization (issue 5 §2), checked before each initial request. */
+    /** The application's authentication and authorization, checked before each initial request. */
     /** Live sessions and servlet call times, for {@code /metrics}. */
     public ApplicationStats stats()
     {

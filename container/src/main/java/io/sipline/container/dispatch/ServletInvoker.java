@@ -28,13 +28,13 @@ final class ServletInvoker
     private final SipShard shard;
     private final ContainerShardImpl.Counters counters;
     /** Calls in progress into applications on this shard (re-entrant sends check readiness only at depth 0). */
-    int dispatchDepth;
-    volatile Thread thread;
+    private int dispatchDepth;
+    private volatile Thread thread;
     /** When the current servlet call started (0 when none), for the slow-call watchdog. */
-    volatile long callStartNs;
-    volatile RunningApplicationImpl callApplication;
-    volatile String callHandler;
-    long reportedCallStartNs;
+    private volatile long callStartNs;
+    private volatile RunningApplicationImpl callApplication;
+    private volatile String callHandler;
+    private long reportedCallStartNs;
 
     ServletInvoker(final ContainerShardImpl container, final SipShard shard, final ContainerShardImpl.Counters counters)
     {

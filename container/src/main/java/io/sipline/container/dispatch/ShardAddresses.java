@@ -25,9 +25,9 @@ final class ShardAddresses
     private final SipShard shard;
     /** The Via value being written (reused: no String per request). */
     private final StringBuilder viaValue = new StringBuilder(96);
-    String host;
-    int port;
-    String contact;
+    private String host;
+    private int port;
+    private String contact;
     /**
      * The container's Via up to the branch value per transport ({@link Transports#UDP}, {@link Transports#TCP},
      * {@link Transports#TLS}): {@code SIP/2.0/TCP host:port;branch=} with that transport's listening port; null for a
@@ -43,12 +43,12 @@ final class ShardAddresses
      */
     private final int[] ownPorts = {-1, -1, -1};
     /** The stack's first listening address (what received messages report as local), once known. */
-    InetSocketAddress localAddress;
+    private InetSocketAddress localAddress;
     /**
      * {@code host:port} as our Via's sent-by, in bytes, once per distinct port we listen on (UDP, TCP, TLS; TCP
      * usually shares UDP's port): a request we proxied over TLS that comes back carries our TLS sent-by.
      */
-    byte[][] ourSentBys = new byte[0][];
+    private byte[][] ourSentBys = new byte[0][];
 
     ShardAddresses(final SipShard shard)
     {

@@ -17,12 +17,12 @@ final class TimerSlots
     private final ServletInvoker invoker;
     private final ContainerShardImpl.Counters counters;
 
-    ContainerShard.TimerTarget[] timerTargets = new ContainerShard.TimerTarget[256];
-    long[] timerWheelIds = new long[256];
-    int[] timerGenerations = new int[256];
-    int[] freeSlots = new int[256];
-    int freeCount;
-    int slotCount;
+    private ContainerShard.TimerTarget[] timerTargets = new ContainerShard.TimerTarget[256];
+    private long[] timerWheelIds = new long[256];
+    private int[] timerGenerations = new int[256];
+    private int[] freeSlots = new int[256];
+    private int freeCount;
+    private int slotCount;
 
     TimerSlots(final SipShard shard, final ServletInvoker invoker, final ContainerShardImpl.Counters counters)
     {
