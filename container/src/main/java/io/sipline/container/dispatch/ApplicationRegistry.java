@@ -16,14 +16,14 @@ import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestAuthenticator;
 import io.sipline.container.security.DigestClient;
 import io.sipline.container.security.UserRealm;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.SipApplicationSessionImpl;
 
 /**
  * The running applications and the application router, shared by every shard: the deployment side tells it what was
  * deployed ({@link DeploymentListener}); it starts each application (servlets and listeners initialised) and then
- * publishes a new immutable map of running applications in a volatile field, which shards read without a lock
- * (DESIGN.md Threading). Also finds shards for application sessions created off the shards.
+ * publishes a new immutable map of running applications in a volatile field, which shards read without a lock.
+ * Also finds shards for application sessions created off the shards.
  * <p>
  * Threading: {@link #onDeployed}/{@link #onUndeployed} on the deploying thread (serialized by this object's
  * monitor, never taken on a shard); {@link #application}, {@link #isEmpty} and the shard picker from any thread.
@@ -33,8 +33,8 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     private final SipApplicationRouter router;
     private final UserRealm users;
     private final DigestClient digestClient = new DigestClient();
-    private volatile Map<String, RunningApplication> applications = Map.of();
-    private volatile ShardRuntime[] shards = new ShardRuntime[0];
+    private volatile Map<String, RunningApplicationImpl> applications = Map.of();
+    private volatile ContainerShardImpl[] shards = new ContainerShardImpl[0];
     private final AtomicInteger nextShard = new AtomicInteger();
 
     /** @param router the application router, initialised by the caller; no users (protected requests fail). */
@@ -65,7 +65,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     }
 
     /** The running application of that name, or null (any thread). */
-    public RunningApplication application(final String name)
+    public RunningApplicationImpl application(final String name)
     {
         return null == name ? null : applications.get(name);
     }
@@ -77,7 +77,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     }
 
     /** The running applications, by name (an immutable snapshot). */
-    public Map<String, RunningApplication> applications()
+    public Map<String, RunningApplicationImpl> applications()
     {
         return applications;
     }
@@ -87,11 +87,11 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     {
         final ApplicationSecurity security =
             ApplicationSecurity.create(application.descriptor(), users, DigestAuthenticator.Settings.DEFAULTS);
-        final RunningApplication running = new RunningApplication(application, this, security);
+        final RunningApplicationImpl running = new RunningApplicationImpl(application, this, security);
         running.start();
         synchronized (this)
         {
-            final Map<String, RunningApplication> next = new LinkedHashMap<>(applications);
+            final Map<String, RunningApplicationImpl> next = new LinkedHashMap<>(applications);
             next.put(application.name(), running);
             applications = Map.copyOf(next);
         }
@@ -101,7 +101,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     @Override
     public void onUndeployed(final DeployedApplication application)
     {
-        final RunningApplication running;
+        final RunningApplicationImpl running;
         synchronized (this)
         {
             running = applications.get(application.name());
@@ -109,7 +109,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
             {
                 return;
             }
-            final Map<String, RunningApplication> next = new LinkedHashMap<>(applications);
+            final Map<String, RunningApplicationImpl> next = new LinkedHashMap<>(applications);
             next.remove(application.name());
             applications = Map.copyOf(next);
         }
@@ -118,20 +118,20 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     }
 
     /** The shards' runtimes, published once the stack started. */
-    void shards(final ShardRuntime[] value)
+    void shards(final ContainerShardImpl[] value)
     {
         shards = value.clone();
     }
 
-    ShardRuntime[] shards()
+    ContainerShardImpl[] shards()
     {
         return shards;
     }
 
     @Override
-    public ShardHost current()
+    public ContainerShard current()
     {
-        for (final ShardRuntime s : shards)
+        for (final ContainerShardImpl s : shards)
         {
             if (s.onShardThread())
             {
@@ -142,9 +142,9 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     }
 
     @Override
-    public ShardHost next()
+    public ContainerShard next()
     {
-        final ShardRuntime[] all = shards;
+        final ContainerShardImpl[] all = shards;
         if (0 == all.length)
         {
             throw new IllegalStateException("the server is not running");
@@ -153,9 +153,9 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     }
 
     @Override
-    public ShardHost forKey(final String key)
+    public ContainerShard forKey(final String key)
     {
-        final ShardRuntime[] all = shards;
+        final ContainerShardImpl[] all = shards;
         if (0 == all.length)
         {
             throw new IllegalStateException("the server is not running");
@@ -166,7 +166,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     @Override
     public SipApplicationSessionImpl byKey(final String applicationName, final String key)
     {
-        for (final ShardRuntime s : shards)
+        for (final ContainerShardImpl s : shards)
         {
             final SipApplicationSessionImpl found = s.sessions().applicationByKey(applicationName, key);
             if (null != found)
@@ -180,7 +180,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     /** An application session by id on any shard, or null (any thread). */
     SipApplicationSessionImpl applicationSession(final String id)
     {
-        for (final ShardRuntime s : shards)
+        for (final ContainerShardImpl s : shards)
         {
             final SipApplicationSessionImpl found = s.sessions().application(id);
             if (null != found)

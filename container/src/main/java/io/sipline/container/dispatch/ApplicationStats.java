@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import io.sipline.sip.shard.ShardIds;
 
 /**
- * What {@code /metrics} reports per application (issue 6 §3): its live application sessions and a histogram of its
+ * What {@code /metrics} reports per application: its live application sessions and a histogram of its
  * servlet call times. Each shard writes its own stripe (one cache line apart from the others), so shards never touch
  * the same counter; virtual-thread calls of one shard may overlap, hence atomic adds (uncontended, no allocation).
  * The admin thread sums the stripes at scrape time (a racy but monotone read).
@@ -17,7 +17,8 @@ public final class ApplicationStats
 {
     /** Upper bounds of the servlet time buckets, seconds; the last is +Inf. */
     public static final double[] UPPER_BOUNDS_SECONDS = {
-        0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1, Double.POSITIVE_INFINITY
+        0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1,
+        Double.POSITIVE_INFINITY
     };
     private static final long[] UPPER_BOUNDS_NANOS = new long[UPPER_BOUNDS_SECONDS.length - 1];
 

@@ -13,7 +13,7 @@ import io.sipline.sip.transport.RealtimeClock;
 import io.sipline.sip.transport.UdpBindException;
 
 /**
- * The SIP servlet container on a running {@link SipStack}: one {@link ShardRuntime} per shard, the
+ * The SIP servlet container on a running {@link SipStack}: one {@link ContainerShardImpl} per shard, the
  * {@link ApplicationRegistry} (the {@code DeploymentListener} to give deployed applications to), and the watchdog
  * that reports servlet calls holding a shard longer than {@value #SLOW_CALL_MILLIS} ms.
  *
@@ -33,13 +33,13 @@ public final class ContainerServer implements AutoCloseable
 
     private final SipStack stack;
     private final ApplicationRegistry registry;
-    private final ShardRuntime[] runtimes;
-    private final ShardRuntime.Counters counters;
+    private final ContainerShardImpl[] runtimes;
+    private final ContainerShardImpl.Counters counters;
     private final Thread watchdog;
     private volatile boolean closed;
 
-    private ContainerServer(final SipStack stack, final ApplicationRegistry registry, final ShardRuntime[] runtimes,
-        final ShardRuntime.Counters counters)
+    private ContainerServer(final SipStack stack, final ApplicationRegistry registry,
+        final ContainerShardImpl[] runtimes, final ContainerShardImpl.Counters counters)
     {
         this.stack = stack;
         this.registry = registry;
@@ -82,11 +82,12 @@ public final class ContainerServer implements AutoCloseable
         final UserRealm users, final LongSupplier wallClock) throws UdpBindException
     {
         final ApplicationRegistry registry = new ApplicationRegistry(router, users);
-        final ShardRuntime.Counters counters = new ShardRuntime.Counters();
-        final ShardRuntime[] runtimes = new ShardRuntime[config.shards()];
+        final ContainerShardImpl.Counters counters = new ContainerShardImpl.Counters();
+        final ContainerShardImpl[] runtimes = new ContainerShardImpl[config.shards()];
         final SipStack stack = SipStack.start(config, shard ->
         {
-            final ShardRuntime runtime = new ShardRuntime(registry, shard, counters, config.overloadWaitNs(), wallClock);
+            final ContainerShardImpl runtime = new ContainerShardImpl(registry, shard, counters,
+                config.overloadWaitNs(), wallClock);
             runtimes[shard.index()] = runtime;
             return runtime;
         });
@@ -117,7 +118,7 @@ public final class ContainerServer implements AutoCloseable
         return stack.localAddresses();
     }
 
-    public ShardRuntime.Counters counters()
+    public ContainerShardImpl.Counters counters()
     {
         return counters;
     }
@@ -126,7 +127,7 @@ public final class ContainerServer implements AutoCloseable
     public int applicationSessions()
     {
         int n = 0;
-        for (final ShardRuntime r : runtimes)
+        for (final ContainerShardImpl r : runtimes)
         {
             n += r.sessions().applicationCount();
         }
@@ -139,7 +140,7 @@ public final class ContainerServer implements AutoCloseable
         while (!closed)
         {
             final long now = System.nanoTime();
-            for (final ShardRuntime r : runtimes)
+            for (final ContainerShardImpl r : runtimes)
             {
                 r.checkSlow(now, limit);
             }
@@ -160,7 +161,7 @@ public final class ContainerServer implements AutoCloseable
     {
         closed = true;
         watchdog.interrupt();
-        for (final RunningApplication app : registry.applications().values())
+        for (final RunningApplicationImpl app : registry.applications().values())
         {
             registry.onUndeployed(app.deployed());
         }

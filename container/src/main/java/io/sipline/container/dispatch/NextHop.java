@@ -18,7 +18,7 @@ import io.sipline.sip.transport.dns.SipLocator;
  * Request-URI; its {@code maddr} parameter or host, its port and transport parameter, as a {@link Hop}. A numeric
  * host, or a name the hosts file lists, is the destination at once (5060 for sip, 5061 for sips by default: RFC 3263
  * §4.2, no DNS); any other host name is for the shard's {@link SipLocator} to locate (RFC 3263 NAPTR, SRV, A/AAAA with
- * its TTL cache), which {@link ShardRuntime} asks asynchronously on the shard's loop.
+ * its TTL cache), which {@link ContainerShardImpl} asks asynchronously on the shard's loop.
  * <p>
  * Threading: one instance per shard, used on it only.
  */

@@ -48,7 +48,7 @@ final class RoutedOut
     private String branch;
     private InetSocketAddress destination;
     /** The transport index the forwarded request went on (its Via's; the CANCEL's too). */
-    private int transport = ShardRuntime.UDP;
+    private int transport = Transports.UDP;
     private boolean provisional;
     private boolean finished;
     private boolean cancelPending;
@@ -80,8 +80,8 @@ final class RoutedOut
     }
 
     /**
-     * The transport index the forwarded request went on ({@code ShardRuntime.UDP}, {@code TCP}, {@code TLS}), which
-     * its CANCEL's Via repeats (RFC 3261 §9.1); UDP before it was sent.
+     * The transport index the forwarded request went on ({@link Transports#UDP}, {@code TCP}, {@code TLS}), which its
+     * CANCEL's Via repeats (RFC 3261 §9.1); UDP before it was sent.
      */
     int transport()
     {
@@ -107,7 +107,7 @@ final class RoutedOut
         this.transport = transport;
         this.destination = to;
         forwarded.addresses(to, null);
-        forwarded.sentTransport(ShardRuntime.TRANSPORTS[transport]);
+        forwarded.sentTransport(Transports.NAMES[transport]);
         final ClientTransaction tx = shard.sendRequest(out, to);
         if (null == tx)
         {

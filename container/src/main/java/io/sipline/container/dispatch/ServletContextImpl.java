@@ -41,11 +41,11 @@ final class ServletContextImpl implements ServletContext
 {
     private static final Logger LOG = System.getLogger("io.sipline.container.app");
 
-    private final RunningApplication application;
+    private final RunningApplicationImpl application;
     private final Map<String, String> initParameters = new ConcurrentHashMap<>();
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
 
-    ServletContextImpl(final RunningApplication application, final Map<String, String> contextParams)
+    ServletContextImpl(final RunningApplicationImpl application, final Map<String, String> contextParams)
     {
         this.application = application;
         initParameters.putAll(contextParams);

@@ -51,7 +51,7 @@ final class SipSessionsUtilImpl implements SipSessionsUtil
         {
             return s;
         }
-        final RunningApplication app = registry.application(applicationName);
+        final RunningApplicationImpl app = registry.application(applicationName);
         return null == app ? null : app.factory().createApplicationSessionByKey(applicationSessionKey);
     }
 

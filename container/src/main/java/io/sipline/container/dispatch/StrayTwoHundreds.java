@@ -38,8 +38,9 @@ final class StrayTwoHundreds
 
     private static final int REMEMBERED = 256;
 
-    private final ShardRuntime runtime;
     private final SipShard shard;
+    private final ShardAddresses addresses;
+    private final ContainerIds ids;
     private final NextHop nextHop;
     private final Map<String, Boolean> ended = new LinkedHashMap<>(64, 0.75f, true)
     {
@@ -52,10 +53,12 @@ final class StrayTwoHundreds
         }
     };
 
-    StrayTwoHundreds(final ShardRuntime runtime, final SipShard shard, final NextHop nextHop)
+    StrayTwoHundreds(final SipShard shard, final ShardAddresses addresses, final ContainerIds ids,
+        final NextHop nextHop)
     {
-        this.runtime = runtime;
         this.shard = shard;
+        this.addresses = addresses;
+        this.ids = ids;
         this.nextHop = nextHop;
     }
 
@@ -106,21 +109,21 @@ final class StrayTwoHundreds
         final List<String> routes = routeSet(m);
         final String hopUri = routes.isEmpty() ? target : HeaderText.uri(routes.getFirst());
         final NextHop.Hop hop = nextHop.of(hopUri);
-        final int asked = null == hop ? ShardRuntime.UNSUPPORTED : ShardRuntime.askedTransport(hop);
+        final int asked = null == hop ? Transports.UNSUPPORTED : Transports.asked(hop);
         final InetSocketAddress to;
         final int transport;
-        if (source instanceof TcpFlow flow && runtime.listensOn(flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP)
-            && null != hop && (ShardRuntime.NONE == asked
-                || ((flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP) == asked && flow.equals(hop.numeric()))))
+        if (source instanceof TcpFlow flow && addresses.listensOn(flow.isTls() ? Transports.TLS : Transports.TCP)
+            && null != hop && (Transports.NONE == asked
+                || ((flow.isTls() ? Transports.TLS : Transports.TCP) == asked && flow.equals(hop.numeric()))))
         {
             to = flow; // the connection the 2xx came on (the stack writes on it as it is)
-            transport = flow.isTls() ? ShardRuntime.TLS : ShardRuntime.TCP;
+            transport = flow.isTls() ? Transports.TLS : Transports.TCP;
         }
-        else if (null != hop && null != hop.numeric() && ShardRuntime.UNSUPPORTED != asked
-            && runtime.listensOn(ShardRuntime.NONE == asked ? ShardRuntime.UDP : asked))
+        else if (null != hop && null != hop.numeric() && Transports.UNSUPPORTED != asked
+            && addresses.listensOn(Transports.NONE == asked ? Transports.UDP : asked))
         {
             to = hop.numeric();
-            transport = ShardRuntime.NONE == asked ? ShardRuntime.UDP : asked;
+            transport = Transports.NONE == asked ? Transports.UDP : asked;
         }
         else
         {
@@ -139,10 +142,10 @@ final class StrayTwoHundreds
     private void send(final SipMessage m, final String method, final long cseq, final String target,
         final List<String> routes, final InetSocketAddress to, final int transport)
     {
-        final String branch = runtime.newBranch();
+        final String branch = ids.newBranch();
         final ByteBuf out = shard.allocate(512 + m.length());
         final SipMessageBuilder b = shard.builder().startRequest(out, method, target)
-            .header(HeaderName.VIA, runtime.viaFor(transport, branch))
+            .header(HeaderName.VIA, addresses.via(transport, branch))
             .header(HeaderName.MAX_FORWARDS, 70);
         for (int i = 0; i < routes.size(); i++)
         {

@@ -15,8 +15,8 @@ import javax.servlet.sip.UAMode;
 import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.SipApplicationSessionImpl;
-import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 
@@ -227,7 +227,7 @@ public final class B2buaHelperImpl implements B2buaHelper
     {
         final SipSessionImpl s = check(session);
         // The session's requests in progress change on its shard as messages arrive: read them there.
-        final ShardHost host = s.appSession().host();
+        final ContainerShard host = s.appSession().host();
         return host.onShardThread() ? pending(s, mode) : host.callAndWait(() -> pending(s, mode));
     }
 

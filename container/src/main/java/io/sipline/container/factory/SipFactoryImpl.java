@@ -19,8 +19,8 @@ import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.security.AuthInfoImpl;
-import io.sipline.container.session.AppRuntime;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
+import io.sipline.container.session.RunningApplication;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
@@ -35,26 +35,26 @@ import io.sipline.sip.message.HeaderName;
  */
 public final class SipFactoryImpl implements SipFactory
 {
-    private final AppRuntime application;
+    private final RunningApplication application;
     private final ShardPicker shards;
 
     /** Finds shards for new application sessions. */
     public interface ShardPicker
     {
         /** The shard the calling thread runs, or null off the shards. */
-        ShardHost current();
+        ContainerShard current();
 
         /** A shard for a new application session created off the shards (round robin). */
-        ShardHost next();
+        ContainerShard next();
 
         /** The shard that owns application sessions of this key (a stable hash of it). */
-        ShardHost forKey(String key);
+        ContainerShard forKey(String key);
 
         /** Looks an application session up by application name and key on every shard. */
         SipApplicationSessionImpl byKey(String applicationName, String key);
     }
 
-    public SipFactoryImpl(final AppRuntime application, final ShardPicker shards)
+    public SipFactoryImpl(final RunningApplication application, final ShardPicker shards)
     {
         this.application = application;
         this.shards = shards;
@@ -114,7 +114,7 @@ public final class SipFactoryImpl implements SipFactory
     @Override
     public SipApplicationSession createApplicationSession()
     {
-        final ShardHost current = shards.current();
+        final ContainerShard current = shards.current();
         return new SipApplicationSessionImpl(application, null != current ? current : shards.next(), null);
     }
 

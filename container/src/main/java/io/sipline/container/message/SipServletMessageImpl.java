@@ -26,7 +26,7 @@ import javax.servlet.sip.SipServletMessage;
 import javax.servlet.sip.SipSession;
 
 import io.sipline.container.security.SipPrincipal;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -205,7 +205,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     protected final void sendOnShard()
     {
         committed = true;
-        final ShardHost host = session.host();
+        final ContainerShard host = session.host();
         if (host.onShardThread())
         {
             sendWith(host);
@@ -217,7 +217,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     }
 
     /** {@code host.send(this)} with this message's type. */
-    protected abstract void sendWith(ShardHost host);
+    protected abstract void sendWith(ContainerShard host);
 
     /** Whether a header may be set, added or removed by the application on this message (JSR 289 §5.4.2). */
     protected abstract boolean isSystemHeader(HeaderName known, String name);

@@ -43,7 +43,7 @@ import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 import io.sipline.container.security.AuthInfoImpl;
 import io.sipline.container.security.CredentialSource;
 import io.sipline.container.security.DigestClient;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
@@ -851,7 +851,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     }
 
     @Override
-    protected void sendWith(final ShardHost host)
+    protected void sendWith(final ContainerShard host)
     {
         host.send(this);
     }

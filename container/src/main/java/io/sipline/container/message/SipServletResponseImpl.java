@@ -16,8 +16,8 @@ import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
 import javax.servlet.sip.TooManyHopsException;
 
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.ReliableProvisionals;
-import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -397,7 +397,7 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     }
 
     @Override
-    protected void sendWith(final ShardHost host)
+    protected void sendWith(final ContainerShard host)
     {
         host.send(this);
     }

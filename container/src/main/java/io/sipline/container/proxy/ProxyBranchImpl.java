@@ -16,7 +16,7 @@ import javax.servlet.sip.URI;
 import io.sipline.container.message.MessageHeaders;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.sip.message.HeaderName;
 
 /**
@@ -30,7 +30,7 @@ import io.sipline.sip.message.HeaderName;
  * <p>
  * Threading: the proxy's shard.
  */
-public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
+public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerTarget
 {
     private final ProxyImpl proxy;
     private final URI target;
@@ -123,7 +123,7 @@ public final class ProxyBranchImpl implements ProxyBranch, ShardHost.TimerTarget
             return;
         }
         started = true;
-        final ShardHost host = proxy.host();
+        final ContainerShard host = proxy.host();
         if (recordRoute && !proxy.isSubsequent())
         {
             request.headers().addFirst("Record-Route", proxy.recordRouteValue()); // §16.6 step 4

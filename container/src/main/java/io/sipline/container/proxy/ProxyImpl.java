@@ -2,7 +2,6 @@ package io.sipline.container.proxy;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,7 +16,7 @@ import javax.servlet.sip.URI;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.SipSessionImpl;
 
 /**
@@ -37,11 +36,9 @@ import io.sipline.container.session.SipSessionImpl;
  *                             nothing better comes); a sequential search goes to the next branch at once
  *   CANCEL from upstream      every pending branch cancelled, no new branch; their 487 is what goes upstream
  * </pre>
- * A subsequent request in a dialog this proxy record-routed gets a proxy of its own ({@link #isSubsequent()}): the
- * container sends it to its Request-URI after the servlet has seen it, unless the servlet answered it.
- * <p>
- * Threading: the shard of the request's application session; an application calling it from its own thread is
- * handed over to the shard.
+ * Its branches are kept by {@link ProxyBranches}. A subsequent request in a dialog this proxy record-routed gets a
+ * proxy of its own ({@link #isSubsequent()}), which the container sends on unless the servlet answered it. Threading:
+ * the shard of the request's application session; a call from an application's own thread is handed to the shard.
  */
 public final class ProxyImpl implements Proxy
 {
@@ -50,18 +47,11 @@ public final class ProxyImpl implements Proxy
 
     private final SipServletRequestImpl original;
     private final SipSessionImpl session;
-    private final ShardHost host;
+    private final ContainerShard host;
     private final boolean subsequent;
     /** The suffix of our Via branches (RFC 3261 §16.6 step 8) for the request as received: a dot and its hash. */
     private final String branchSuffix;
-    private final List<ProxyBranchImpl> branches = new ArrayList<>(2);
-    /**
-     * Every branch ever made, recursed ones too (in-flight checks and duplicate targets); null while that is
-     * {@link #branches} (no 3xx was recursed on).
-     */
-    private List<ProxyBranchImpl> all;
-    /** A sequential search's branches not started yet; made on first use (a parallel proxy has none). */
-    private ArrayDeque<ProxyBranchImpl> waiting;
+    private final ProxyBranches branches = new ProxyBranches();
     private final ResponseContext context = new ResponseContext();
 
     private boolean parallel = true;
@@ -90,7 +80,7 @@ public final class ProxyImpl implements Proxy
     /**
      * @param subsequent a request in a dialog this container record-routed as a proxy.
      */
-    public ProxyImpl(final SipServletRequestImpl original, final ShardHost host, final boolean subsequent)
+    public ProxyImpl(final SipServletRequestImpl original, final ContainerShard host, final boolean subsequent)
     {
         this.original = original;
         this.session = original.sessionImpl();
@@ -111,7 +101,7 @@ public final class ProxyImpl implements Proxy
      * The proxy of a subsequent request the container already forwards as it is ({@link ProxyRelay}), made when the
      * application asks for it: started, with one branch that is the request itself; no other branch can be added.
      */
-    public static ProxyImpl relayed(final SipServletRequestImpl request, final ShardHost host)
+    public static ProxyImpl relayed(final SipServletRequestImpl request, final ContainerShard host)
     {
         final ProxyImpl p = new ProxyImpl(request, host, true);
         p.relay = true;
@@ -143,7 +133,7 @@ public final class ProxyImpl implements Proxy
         return session;
     }
 
-    ShardHost host()
+    ContainerShard host()
     {
         return host;
     }
@@ -152,34 +142,6 @@ public final class ProxyImpl implements Proxy
     String branchSuffix()
     {
         return branchSuffix;
-    }
-
-    /** Every branch ever made, recursed ones too. */
-    private List<ProxyBranchImpl> all()
-    {
-        return null == all ? branches : all;
-    }
-
-    private boolean hasWaiting()
-    {
-        return null != waiting && !waiting.isEmpty();
-    }
-
-    private void clearWaiting()
-    {
-        if (null != waiting)
-        {
-            waiting.clear();
-        }
-    }
-
-    private ArrayDeque<ProxyBranchImpl> waiting()
-    {
-        if (null == waiting)
-        {
-            waiting = new ArrayDeque<>(4);
-        }
-        return waiting;
     }
 
     SipServletRequestImpl original()
@@ -273,8 +235,8 @@ public final class ProxyImpl implements Proxy
             return;
         }
         cancelled = true;
-        clearWaiting();
-        cancelPending(null, null);
+        branches.clearWaiting();
+        branches.cancelPending(null, null);
         checkDone();
     }
 
@@ -320,8 +282,8 @@ public final class ProxyImpl implements Proxy
             response.proxied(this, branch, false);
             if (!forwarded2xx && !noCancel)
             {
-                clearWaiting();
-                cancelPending(branch, "SIP;cause=200;text=\"Call completed elsewhere\"");
+                branches.clearWaiting();
+                branches.cancelPending(branch, "SIP;cause=200;text=\"Call completed elsewhere\"");
             }
             forwarded2xx = true;
             final SipServletResponseImpl out = SipServletResponseImpl.forwardOf(original, response, status);
@@ -351,13 +313,13 @@ public final class ProxyImpl implements Proxy
         if (status >= 600)
         {
             global = true;
-            clearWaiting();
+            branches.clearWaiting();
             if (!noCancel)
             {
-                cancelPending(branch, null);
+                branches.cancelPending(branch, null);
             }
         }
-        if (supervised && keep && (inFlight(false) || hasWaiting()))
+        if (supervised && keep && (branches.inFlight(false) || branches.hasWaiting()))
         {
             response.proxied(this, branch, true); // doBranchResponse: an intermediate final response
             host.deliver(session, null, response, this::advance);
@@ -410,14 +372,10 @@ public final class ProxyImpl implements Proxy
                 continue;
             }
             usable++;
-            if (null == branchFor(uri))
+            if (null == branches.branchFor(uri))
             {
                 final ProxyBranchImpl child = new ProxyBranchImpl(this, uri, branch);
-                if (null == all)
-                {
-                    all = new ArrayList<>(branches);
-                }
-                all.add(child);
+                branches.addRecursed(child);
                 made.add(child);
             }
         }
@@ -437,7 +395,7 @@ public final class ProxyImpl implements Proxy
         {
             for (int i = made.size() - 1; i >= 0; i--)
             {
-                waiting().addFirst(made.get(i));
+                branches.queueFirst(made.get(i));
             }
         }
         return usable == contacts.size();
@@ -455,34 +413,16 @@ public final class ProxyImpl implements Proxy
 
     private void startNextIfIdle()
     {
-        while (hasWaiting() && !inFlight(true) && !cancelled && !global && !isFinished())
+        while (branches.hasWaiting() && !branches.inFlight(true) && !cancelled && !global && !isFinished())
         {
-            waiting.poll().start();
+            branches.nextWaiting().start();
         }
-    }
-
-    /**
-     * Whether a branch is still going: sent and without a final response. {@code forSearch}: a branch cancelled by
-     * its timeout no longer holds up a sequential search; it still holds up the end of the search until its 487.
-     */
-    private boolean inFlight(final boolean forSearch)
-    {
-        final List<ProxyBranchImpl> every = all();
-        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
-        {
-            final ProxyBranchImpl b = every.get(i);
-            if (b.isStarted() && !b.isDone() && !(forSearch && b.isTimedOut()))
-            {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** §16.7 step 6, when every branch completed: the best response upstream (supervised: doResponse first). */
     private void checkDone()
     {
-        if (isFinished() || deciding || inFlight(false) || hasWaiting())
+        if (isFinished() || deciding || branches.inFlight(false) || branches.hasWaiting())
         {
             return;
         }
@@ -505,7 +445,7 @@ public final class ProxyImpl implements Proxy
         host.deliver(session, null, best, () ->
         {
             deciding = false;
-            if (isFinished() || inFlight(false) || hasWaiting())
+            if (isFinished() || branches.inFlight(false) || branches.hasWaiting())
             {
                 return; // the application proxied again in doResponse, or a 2xx came meanwhile
             }
@@ -543,34 +483,6 @@ public final class ProxyImpl implements Proxy
         host.send(out);
     }
 
-    /** CANCELs every branch still going but {@code except} (RFC 3261 §16.7 step 10, §16.10). */
-    private void cancelPending(final ProxyBranchImpl except, final String reason)
-    {
-        final List<ProxyBranchImpl> every = all();
-        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
-        {
-            final ProxyBranchImpl b = every.get(i);
-            if (b != except && b.isStarted() && !b.isDone())
-            {
-                b.cancelBranch(reason);
-            }
-        }
-    }
-
-    ProxyBranchImpl branchFor(final URI uri)
-    {
-        final List<ProxyBranchImpl> every = all();
-        for (int i = 0; i < every.size(); i++) // indexed: no iterator per call on the shard
-        {
-            final ProxyBranchImpl b = every.get(i);
-            if (b.target().equals(uri))
-            {
-                return b;
-            }
-        }
-        return null;
-    }
-
     private void checkCanBranch()
     {
         if (relay)
@@ -598,7 +510,7 @@ public final class ProxyImpl implements Proxy
     /**
      * Adds a branch for each target not tried yet (indexed loops: no iterator, no list of its own).
      *
-     * @return where the new branches begin in {@link #branches}.
+     * @return where the new branches begin among the application's branches.
      */
     private int make(final List<? extends URI> targets)
     {
@@ -619,21 +531,16 @@ public final class ProxyImpl implements Proxy
         for (int i = 0; i < n; i++)
         {
             final URI uri = targets.get(i);
-            if (null != branchFor(uri))
+            if (null != branches.branchFor(uri))
             {
                 continue; // a target is tried once (RFC 3261 §16.5)
             }
-            final ProxyBranchImpl b = new ProxyBranchImpl(this, uri, null);
-            branches.add(b);
-            if (null != all)
-            {
-                all.add(b);
-            }
+            branches.add(new ProxyBranchImpl(this, uri, null));
         }
         return from;
     }
 
-    /** Starts the branches from index {@code from} of {@link #branches} that are not started yet. */
+    /** Starts the application's branches from index {@code from} that are not started yet. */
     private void start(final int from)
     {
         started = true;
@@ -656,7 +563,7 @@ public final class ProxyImpl implements Proxy
                 final ProxyBranchImpl b = branches.get(i);
                 if (!b.isStarted())
                 {
-                    waiting().add(b);
+                    branches.queue(b);
                 }
             }
             startNextIfIdle();
@@ -699,8 +606,8 @@ public final class ProxyImpl implements Proxy
         onShard(() ->
         {
             cancelled = true;
-            clearWaiting();
-            cancelPending(null, reason);
+            branches.clearWaiting();
+            branches.cancelPending(null, reason);
             checkDone();
         });
     }
@@ -712,7 +619,7 @@ public final class ProxyImpl implements Proxy
         {
             checkCanBranch();
             final int from = make(targets);
-            return Collections.unmodifiableList(new ArrayList<>(branches.subList(from, branches.size())));
+            return Collections.unmodifiableList(new ArrayList<>(branches.top().subList(from, branches.size())));
         });
     }
 
@@ -722,7 +629,7 @@ public final class ProxyImpl implements Proxy
         host.callAndWait(() ->
         {
             checkCanBranch();
-            if (branches.stream().allMatch(ProxyBranchImpl::isStarted))
+            if (branches.top().stream().allMatch(ProxyBranchImpl::isStarted))
             {
                 throw new IllegalStateException("no branch to start: createProxyBranches first");
             }
@@ -809,13 +716,13 @@ public final class ProxyImpl implements Proxy
     @Override
     public ProxyBranch getProxyBranch(final URI uri)
     {
-        return null == uri ? null : host.callAndWait(() -> branchFor(uri));
+        return null == uri ? null : host.callAndWait(() -> branches.branchFor(uri));
     }
 
     @Override
     public List<ProxyBranch> getProxyBranches()
     {
-        return host.callAndWait(() -> Collections.unmodifiableList(new ArrayList<>(branches)));
+        return host.callAndWait(() -> Collections.unmodifiableList(new ArrayList<>(branches.top())));
     }
 
     @Override
@@ -916,7 +823,8 @@ public final class ProxyImpl implements Proxy
     {
         if (!value)
         {
-            throw new IllegalArgumentException("Sipline proxies statefully only (setStateful is deprecated by JSR 289)");
+            throw new IllegalArgumentException(
+                "Sipline proxies statefully only (setStateful is deprecated by JSR 289)");
         }
     }
 
@@ -959,6 +867,7 @@ public final class ProxyImpl implements Proxy
     @Override
     public String toString()
     {
-        return "Proxy[" + original + ", " + all().size() + " branches" + (isFinished() ? ", finished" : "") + "]";
+        return "Proxy[" + original + ", " + branches.all().size() + " branches" + (isFinished() ? ", finished" : "")
+            + "]";
     }
 }

@@ -3,7 +3,7 @@ package io.sipline.container.proxy;
 import io.sipline.container.message.HeaderText;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ShardHost;
+import io.sipline.container.session.ContainerShard;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.transaction.Transaction;
 
@@ -67,7 +67,7 @@ public final class ProxyRelay
      * 0), the next hop of a strict router handled; the request is committed from here on. {@code host} writes it
      * with our Via and sends it on a client transaction whose attachment is a {@link ProxyRelay}.
      */
-    public static void start(final ShardHost host, final SipServletRequestImpl request)
+    public static void start(final ContainerShard host, final SipServletRequestImpl request)
     {
         final int maxForwards = request.getMaxForwards();
         request.headers().set("Max-Forwards", HeaderText.decimal(maxForwards < 0 ? 70 : maxForwards - 1));
@@ -82,7 +82,7 @@ public final class ProxyRelay
      * servlet first when the dialog's proxy is supervised (JSR 289 §10.2.4), then upstream on the request's server
      * transaction. After a final response went upstream nothing more does (a non-INVITE has one).
      */
-    public static void onResponse(final ShardHost host, final SipServletRequestImpl request,
+    public static void onResponse(final ContainerShard host, final SipServletRequestImpl request,
         final SipServletResponseImpl response)
     {
         if (null != request.finalResponse())
@@ -130,7 +130,7 @@ public final class ProxyRelay
         return received;
     }
 
-    private static void send(final ShardHost host, final SipServletResponseImpl out)
+    private static void send(final ContainerShard host, final SipServletResponseImpl out)
     {
         out.markCommitted();
         host.send(out);

@@ -14,7 +14,7 @@ import javax.servlet.sip.TimerListener;
  * <p>
  * Threading: created and cancelled from any thread (scheduling is handed to the shard); fires on the shard.
  */
-public final class ServletTimerImpl implements ServletTimer, ShardHost.TimerTarget
+public final class ServletTimerImpl implements ServletTimer, ContainerShard.TimerTarget
 {
     private final SipApplicationSessionImpl session;
     private final String id;

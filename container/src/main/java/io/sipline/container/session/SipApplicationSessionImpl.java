@@ -27,20 +27,20 @@ import javax.servlet.sip.URI;
  * its expiry (session-config timeout, {@link #setExpires}) on its shard's timing wheel and the invalidate-when-ready
  * mechanism (§6.1.2.2.2).
  * <p>
- * Lives on one shard (its {@link ShardHost}): its id and every Call-ID, tag and branch of its SIP sessions encode that
- * shard, so every message of every dialog it owns is processed there, one at a time (DESIGN.md Threading; JSR 289
+ * Lives on one shard (its {@link ContainerShard}): its id and every Call-ID, tag and branch of its SIP sessions encode
+ * that shard, so every message of every dialog it owns is processed there, one at a time (DESIGN.md Threading; JSR 289
  * §6.3 serialization without locks). Registered in its shard's {@link SessionTable}.
  * <p>
  * Threading: the container calls it on its shard; an application may call it from its own threads (JSR 289 leaves
  * concurrent use by the application to the application).
  */
-public final class SipApplicationSessionImpl implements SipApplicationSession, ShardHost.TimerTarget
+public final class SipApplicationSessionImpl implements SipApplicationSession, ContainerShard.TimerTarget
 {
     /** JSR 289 §6.1.2.2: the default lifetime of an application session without session-config. */
     public static final int DEFAULT_TIMEOUT_MINUTES = 3;
 
-    private final AppRuntime application;
-    private final ShardHost host;
+    private final RunningApplication application;
+    private final ContainerShard host;
     private final String id;
     private final String key;
     private final long created;
@@ -63,7 +63,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
      *
      * @param key the {@code @SipApplicationKey} or {@code createApplicationSessionByKey} key, or null.
      */
-    public SipApplicationSessionImpl(final AppRuntime application, final ShardHost host, final String key)
+    public SipApplicationSessionImpl(final RunningApplication application, final ContainerShard host, final String key)
     {
         this.application = application;
         this.host = host;
@@ -88,7 +88,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
         }
     }
 
-    public ShardHost host()
+    public ContainerShard host()
     {
         return host;
     }
@@ -103,7 +103,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, S
         lane = value;
     }
 
-    public AppRuntime application()
+    public RunningApplication application()
     {
         return application;
     }

@@ -350,7 +350,7 @@ public final class SipSessionImpl implements SipSession
     /**
      * The received 2xx to this UAC session's initial INVITE whose ACK the application has not created yet (a derived
      * session's own 2xx, JSR 289 §6.2.3.2), or null: what {@code B2buaHelper.getPendingMessages(UAC)} lists beside the
-     * requests in progress, and what the container ACKs itself before a BYE ({@code ShardRuntime}).
+     * requests in progress, and what the container ACKs itself before a BYE ({@code ContainerShardImpl}).
      */
     public SipServletResponseImpl unacknowledged2xx()
     {
@@ -426,7 +426,7 @@ public final class SipSessionImpl implements SipSession
     // Container view
     // ================================================================================================================
 
-    public ShardHost host()
+    public ContainerShard host()
     {
         return app.host();
     }

@@ -203,7 +203,7 @@ class DispatchSippTest
         try (ContainerServer server = TestApps.server())
         {
             server.registry().onDeployed(TestApps.application("blocking", new BlockingUas(),
-                Map.of(RunningApplication.THREADING_PARAMETER, "virtual")));
+                Map.of(RunningApplicationImpl.THREADING_PARAMETER, "virtual")));
             final String name = "container-virtual";
             runUac(name, List.of("127.0.0.1:" + address(server).getPort(), "-sn", "uac", "-m", "50", "-r", "25"));
             final long[] okFailed = Sipp.successAndFailed(name);

@@ -138,7 +138,7 @@ class ForkedDialogDispatchTest
     @Test
     void shouldAckAndByeASecondDialogAVirtualThreadApplicationLeftAlone() throws Exception
     {
-        ackAndByeASecondDialogTheApplicationLeftAlone(Map.of(RunningApplication.THREADING_PARAMETER, "virtual"));
+        ackAndByeASecondDialogTheApplicationLeftAlone(Map.of(RunningApplicationImpl.THREADING_PARAMETER, "virtual"));
     }
 
     private static void ackAndByeASecondDialogTheApplicationLeftAlone(final Map<String, String> params)

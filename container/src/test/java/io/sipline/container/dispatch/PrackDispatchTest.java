@@ -181,7 +181,7 @@ class PrackDispatchTest
     @Test
     void shouldTellAVirtualThreadApplicationOfAMissingAckOnAVirtualThread() throws Exception
     {
-        missingAck(Map.of(RunningApplication.THREADING_PARAMETER, "virtual"), true);
+        missingAck(Map.of(RunningApplicationImpl.THREADING_PARAMETER, "virtual"), true);
     }
 
     private static void missingAck(final Map<String, String> params, final boolean virtual) throws Exception
@@ -213,7 +213,7 @@ class PrackDispatchTest
         try (ContainerServer server = server(); SipPeer peer = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().onDeployed(TestApps.application("uas", uas,
-                Map.of(RunningApplication.THREADING_PARAMETER, "virtual"), errors));
+                Map.of(RunningApplicationImpl.THREADING_PARAMETER, "virtual"), errors));
             peer.send(invite("timeout-2", true));
             final String rejected = peer.await(SipPeer.response(480, "INVITE"), "the listener's 480 after 64*T1");
             peer.send(ack("timeout-2", SipPeer.header(rejected, "To"), ""));

@@ -278,7 +278,8 @@ class TcpRoutingDispatchTest
                 assertEquals("<" + route + ">", routes.get(0), "the external route on top");
                 final String back = routes.get(1);
                 assertTrue(back.startsWith("<sip:127.0.0.1:" + tcp.getPort() + ";transport=tcp;lr;"
-                    + ShardRuntime.COMPOSITION_PARAMETER + "="), "the route back names TCP and our TCP port: " + back);
+                    + ApplicationComposition.COMPOSITION_PARAMETER + "="),
+                    "the route back names TCP and our TCP port: " + back);
                 assertTrue(values(invite, "Via").get(0).startsWith("SIP/2.0/TCP "), invite);
 
                 // the hop proxies it on along the Route set, over TCP to the route back

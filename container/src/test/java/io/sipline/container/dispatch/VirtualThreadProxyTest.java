@@ -28,7 +28,7 @@ class VirtualThreadProxyTest
         try (ContainerServer server = TestApps.server())
         {
             server.registry().onDeployed(TestApps.application("vproxy", new B2buaAllocationTest.RecordRoutingProxy(),
-                Map.of("target", "sip:service@127.0.0.1:" + uasPort, RunningApplication.THREADING_PARAMETER,
+                Map.of("target", "sip:service@127.0.0.1:" + uasPort, RunningApplicationImpl.THREADING_PARAMETER,
                     "virtual")));
             uas = Sipp.start("vproxy-uas", List.of("-sf", DispatchSippTest.scenario("routed-callee.xml").toString(),
                 "-m", "100"), uasPort);

@@ -11,7 +11,7 @@ import javax.servlet.sip.SipServlet;
 import io.sipline.container.security.DigestClient;
 
 /** An application for unit tests: listeners given by the test, no servlets, a session timeout in minutes. */
-public final class FakeApp implements AppRuntime
+public final class FakeApp implements RunningApplication
 {
     public final List<EventListener> listeners = new ArrayList<>();
     public int timeoutMinutes = 3;

@@ -10,7 +10,7 @@ import io.sipline.container.message.SipServletResponseImpl;
  * A shard for unit tests: ids from a counter, a clock the test advances ({@link #advance}), timers fired by the
  * advance in deadline order, and the messages "sent" recorded in lists.
  */
-public final class FakeHost implements ShardHost
+public final class FakeHost implements ContainerShard
 {
     /** Requests whose transaction the sessions let go of, in order. */
     public final List<SipServletRequestImpl> released = new ArrayList<>();

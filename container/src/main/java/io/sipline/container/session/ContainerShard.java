@@ -15,7 +15,7 @@ import io.sipline.container.message.SipServletResponseImpl;
  * application may use its sessions from a thread of its own); everything else only on the shard's thread. Calls
  * from elsewhere are handed to the shard with {@link #execute}.
  */
-public interface ShardHost
+public interface ContainerShard
 {
     /** The shard's index. */
     int index();

@@ -27,8 +27,8 @@ import io.sipline.container.factory.B2buaHelperImpl;
 import io.sipline.container.factory.SipFactoryImpl;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestClient;
-import io.sipline.container.session.AppRuntime;
 import io.sipline.container.session.ReliableProvisionals;
+import io.sipline.container.session.RunningApplication;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.TimerServiceImpl;
 
@@ -39,7 +39,7 @@ import io.sipline.container.session.TimerServiceImpl;
  * <p>
  * Threading: started and stopped on the deploying thread; read by every shard afterwards (immutable then).
  */
-public final class RunningApplication implements AppRuntime
+public final class RunningApplicationImpl implements RunningApplication
 {
     /** Context parameter that runs the application on virtual threads instead of its shard (blocking code). */
     public static final String THREADING_PARAMETER = "io.sipline.threading";
@@ -55,7 +55,7 @@ public final class RunningApplication implements AppRuntime
     private final ApplicationStats stats = new ApplicationStats(Runtime.getRuntime().availableProcessors() * 2);
     private Method keyMethod;
 
-    RunningApplication(final DeployedApplication deployed, final ApplicationRegistry registry,
+    RunningApplicationImpl(final DeployedApplication deployed, final ApplicationRegistry registry,
         final ApplicationSecurity security)
     {
         this.deployed = deployed;
@@ -99,8 +99,8 @@ public final class RunningApplication implements AppRuntime
                 }
                 catch (final RuntimeException e)
                 {
-                    throw new DeploymentException(source, DeploymentException.NO_LINE, "listener " + l.getClass().getName()
-                        + " failed in contextInitialized: " + e, e);
+                    throw new DeploymentException(source, DeploymentException.NO_LINE, "listener "
+                        + l.getClass().getName() + " failed in contextInitialized: " + e, e);
                 }
             }
             for (final Map.Entry<String, SipServlet> e : deployed.servlets().entrySet())
@@ -178,15 +178,15 @@ public final class RunningApplication implements AppRuntime
             final Method m = type.getMethod(key.methodName(), SipServletRequest.class);
             if (!Modifier.isStatic(m.getModifiers()) || String.class != m.getReturnType())
             {
-                throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey " + key.className() + "."
-                    + key.methodName() + " must be public static String (SipServletRequest)");
+                throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey "
+                    + key.className() + "." + key.methodName() + " must be public static String (SipServletRequest)");
             }
             keyMethod = m;
         }
         catch (final ReflectiveOperationException | LinkageError e)
         {
-            throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey " + key.className() + "." + key.methodName()
-                + " cannot be loaded: " + e, e);
+            throw new DeploymentException(source, DeploymentException.NO_LINE, "@SipApplicationKey "
+                + key.className() + "." + key.methodName() + " cannot be loaded: " + e, e);
         }
     }
 
@@ -295,7 +295,7 @@ public final class RunningApplication implements AppRuntime
         return deployed.classLoader();
     }
 
-    /** The application's authentication and authorization (issue 5 §2), checked before each initial request. */
+    /** The application's authentication and authorization, checked before each initial request. */
     /** Live sessions and servlet call times, for {@code /metrics}. */
     public ApplicationStats stats()
     {
@@ -335,6 +335,6 @@ public final class RunningApplication implements AppRuntime
     @Override
     public String toString()
     {
-        return "RunningApplication[" + name() + "]";
+        return "RunningApplicationImpl[" + name() + "]";
     }
 }

@@ -15,7 +15,7 @@ import io.sipline.container.security.DigestClient;
  * <p>
  * Threading: immutable after the application started; read from any shard.
  */
-public interface AppRuntime
+public interface RunningApplication
 {
     /** The application name (JSR 289 §18.2 app-name). */
     String name();

@@ -1,0 +1,64 @@
+package io.sipline.container.dispatch;
+
+import javax.servlet.sip.SipErrorEvent;
+import javax.servlet.sip.SipErrorListener;
+import io.netty.buffer.ByteBuf;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.transaction.ServerTransaction;
+
+/**
+ * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
+ * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told).
+ * <p>
+ * Threading: not threadsafe; on the shard's event loop.
+ */
+final class OkRetransmission extends Retransmission
+{
+    /** The CSeq number of the INVITE whose ACK ends it. */
+    final long cseq;
+
+    OkRetransmission(final UasResponses uas, final ServerTransaction tx, final ByteBuf ok,
+        final SipServletRequestImpl request, final SipServletResponseImpl response)
+    {
+        super(uas, tx, ok, request, response);
+        this.cseq = request.cseqNumber();
+    }
+
+    void start()
+    {
+        final SipSessionImpl session = response.sessionImpl(); // a forked dialog's UAS session has its own
+        if (session.awaitingAck() instanceof OkRetransmission previous)
+        {
+            previous.stop();
+        }
+        session.awaitingAck(this);
+        firstTimer();
+    }
+
+    /** Ends the retransmissions of {@code session}'s 2xx for good: its ACK came, or a BYE ended the dialog first. */
+    void end(final SipSessionImpl session)
+    {
+        stop();
+        session.awaitingAck(null);
+    }
+
+    @Override
+    long nextIntervalMs()
+    {
+        return Math.min(2 * intervalMs, Math.max(1, shard.stack().config().t2Ns() / 1_000_000));
+    }
+
+    @Override
+    void giveUp(final boolean timedOut)
+    {
+        stop();
+        final SipSessionImpl session = response.sessionImpl();
+        if (session.awaitingAck() == this)
+        {
+            session.awaitingAck(null);
+        }
+        invoker.tellErrorListeners(session, new SipErrorEvent(request, response), true, null);
+    }
+}

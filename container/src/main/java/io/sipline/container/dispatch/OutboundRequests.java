@@ -1,0 +1,367 @@
+package io.sipline.container.dispatch;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import io.netty.buffer.ByteBuf;
+import io.sipline.container.message.MessageWriter;
+import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.proxy.ProxyBranchImpl;
+import io.sipline.container.proxy.ProxyRelay;
+import io.sipline.container.session.SipSessionImpl;
+import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMessageParser;
+import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.transaction.ClientTransaction;
+import io.sipline.sip.transport.dns.SipTarget;
+
+/**
+ * The requests the container sends (RFC 3261 §8.1.2, §18.1.1; RFC 3263 §4): the next hop of each, located by the
+ * shard's SipLocator when named by a host name, the transport it leaves on, and our Via, Contact and Record-Route
+ * written for that transport; CANCEL (§9.1) and ACK retransmission; a request that cannot be sent is answered by the
+ * container as if from the network (JSR 289 §11.1.4).
+ * <p>
+ * Threading: not threadsafe; owned by the shard's event loop (one instance per shard, created with it). A request is
+ * borrowed; the buffer it is written into is allocated here and handed to the stack, which takes ownership.
+ */
+final class OutboundRequests
+{
+    private final SipShard shard;
+    private final ShardAddresses addresses;
+    private final ContainerIds ids;
+    private final ServletInvoker invoker;
+    private final NextHop nextHop;
+    private ApplicationComposition composition;
+    private InboundResponses responses;
+
+    OutboundRequests(final SipShard shard, final ShardAddresses addresses, final ContainerIds ids,
+        final ServletInvoker invoker, final NextHop nextHop)
+    {
+        this.shard = shard;
+        this.addresses = addresses;
+        this.ids = ids;
+        this.invoker = invoker;
+        this.nextHop = nextHop;
+    }
+
+    /** Completes the wiring with the stages that call back into this one (once, before the shard starts). */
+    void wire(final ApplicationComposition applicationComposition, final InboundResponses inboundResponses)
+    {
+        this.composition = applicationComposition;
+        this.responses = inboundResponses;
+    }
+
+    void send(final SipServletRequestImpl request)
+    {
+        final String method = request.getMethod();
+        if ("CANCEL".equals(method))
+        {
+            sendCancel(request);
+            return;
+        }
+        if ("BYE".equals(method))
+        {
+            ackBeforeBye(request.sessionImpl());
+        }
+        if (request.isInitial() && !"ACK".equals(method))
+        {
+            composition.composeIfRouted(request);
+        }
+        final NextHop.Hop hop = nextHop.of(null != request.nextHopUri() ? request.nextHopUri()
+            : NextHop.uriOf(request));
+        if (null == hop)
+        {
+            noRoute(request, "no route to " + request.requestUriText());
+            return;
+        }
+        final int asked = Transports.asked(hop);
+        if (Transports.UNSUPPORTED == asked)
+        {
+            noRoute(request, "transport " + hop.transport() + " is not supported");
+            return;
+        }
+        if (null != hop.numeric())
+        {
+            // RFC 3263 §4.1: a numeric host without a transport parameter: UDP for sip, TLS (over TCP) for sips
+            sendTo(request, hop.numeric(), Transports.NONE == asked ? Transports.UDP : asked, Transports.NONE != asked);
+            return;
+        }
+        // RFC 3263 §4: a host name is located by the shard's SipLocator (NAPTR, SRV, A/AAAA, TTL-cached) on this
+        // loop; the request leaves once it answers, to the first target on a transport this container listens on.
+        final String transport = Transports.NONE == asked || null == hop.transport() ? null : hop.transport();
+        try
+        {
+            shard.locator().locate(hop.host(), hop.port(), transport, hop.sips(), targets -> located(request, hop,
+                targets, Transports.NONE != asked));
+        }
+        catch (final RuntimeException e)
+        {
+            ShardLog.logOnce("locate:" + e.getClass().getName(), "locating " + hop.host() + " failed", e);
+            noRoute(request, "locating " + hop.host() + " failed: " + e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * RFC 3261 §13.2.2.4: "The UAC core MUST generate an ACK request for each 2xx received from the transaction
+     * layer." An application that ends with BYE a dialog whose 2xx it has not acknowledged gets the ACK sent first:
+     * typically a B2BUA that relays a caller's BYE which overtook the caller's ACK (a caller sends the two back to
+     * back, and UDP keeps no order between datagrams), so that its own ACK, relayed from the caller's, never comes.
+     * Without it the callee retransmits its 2xx until 64*T1 (§13.3.1.4) and sees a BYE in a dialog it was never
+     * told is confirmed. The ACK carries no body: a 2xx with an offer gets no answer, and the BYE ends that session
+     * anyway.
+     */
+    private void ackBeforeBye(final SipSessionImpl session)
+    {
+        final SipServletResponseImpl ok = null == session ? null : session.unacknowledged2xx();
+        if (null == ok)
+        {
+            return;
+        }
+        try
+        {
+            ok.createAck().send();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            ShardLog.logOnce("ack-before-bye", "acknowledging a 2xx before the application's BYE failed", e);
+        }
+    }
+
+    /**
+     * The SipLocator's answer for a request's next hop (on this shard's loop): sent to the first target whose
+     * transport this container listens on (RFC 3263 §4.1: NAPTR/SRV order, or the URI's transport).
+     *
+     * @param explicit the URI asked for the transport (no switch to TCP for size then).
+     */
+    private void located(final SipServletRequestImpl request, final NextHop.Hop hop, final List<SipTarget> targets,
+        final boolean explicit)
+    {
+        for (int i = 0; i < targets.size(); i++)
+        {
+            final SipTarget t = targets.get(i);
+            final int transport = Transports.index(t.transport());
+            if (transport >= 0 && addresses.listensOn(transport))
+            {
+                sendTo(request, t.address(), transport, explicit);
+                return;
+            }
+        }
+        // RFC 3263 §4.3 and RFC 3261 §8.1.3.1: no server could be located; the request fails as on a transport error
+        noRoute(request, targets.isEmpty() ? "RFC 3263: no DNS record locates " + hop.host()
+            : "RFC 3263: " + hop.host() + " is reached only over " + targets.getFirst().transport()
+                + ", on which this container does not listen");
+    }
+
+    /** A request with nowhere to go: an ACK is dropped (logged once), any other request gets a 503 (§11.1.4). */
+    private void noRoute(final SipServletRequestImpl request, final String why)
+    {
+        if ("ACK".equals(request.getMethod()))
+        {
+            ShardLog.logOnce("ack-no-route", "an ACK has no route (" + why + "); dropped", null);
+            return;
+        }
+        if (!request.isRelayed()) // a relayed request is already the session's (its server transaction)
+        {
+            request.sessionImpl().begin(request);
+        }
+        failRequest(request, 503, "Service Unavailable (" + why + ")");
+    }
+
+    /**
+     * Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK) on
+     * {@code transport}: its Via names it, and the stack sends on it (SipShard: a TCP/TLS Via goes on the shard's
+     * connection to the destination, reused or opened). RFC 3261 §18.1.1: a UDP request larger than
+     * {@link Transports#UDP_SIZE_LIMIT} goes over TCP instead, unless the URI named UDP ({@code explicit}) or there is
+     * no TCP. A transport this container does not listen on fails the request with a 503 (JSR 289: a request that
+     * cannot be sent), the shard serving on.
+     */
+    private void sendTo(final SipServletRequestImpl request, final InetSocketAddress destination, final int asked,
+        final boolean explicit)
+    {
+        if (!addresses.listensOn(asked))
+        {
+            noRoute(request, Transports.NAMES[asked] + " is needed to reach " + request.requestUriText()
+                + " but this container does not listen on " + Transports.NAMES[asked]);
+            return;
+        }
+        final SipSessionImpl session = request.sessionImpl();
+        final String method = request.getMethod();
+        request.destination(destination);
+        final String branch = null == request.branchSuffix() ? ids.newBranch() : ids.newBranch(request.branchSuffix());
+        request.branch(branch);
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
+        final int transport = write(out, request, asked, branch, explicit, true);
+        if (request.isRelayed())
+        {
+            sendRelayed(request, out, destination); // a received request: getTransport() stays the one it came on
+            return;
+        }
+        request.sentTransport(Transports.NAMES[transport]);
+        request.addresses(destination, null);
+        if ("ACK".equals(method))
+        {
+            shard.sendStateless(out, destination);
+            return;
+        }
+        session.register();
+        session.begin(request);
+        final ClientTransaction tx = shard.sendRequest(out, destination);
+        if (null == tx)
+        {
+            failRequest(request, 503, "Service Unavailable (the request was refused by the transaction layer)");
+            return;
+        }
+        tx.attachment(request);
+        request.transaction(tx);
+        invoker.afterSend(session);
+    }
+
+    /**
+     * A proxy branch's request with our Record-Route (RFC 3261 §16.6 step 4): its entries are fitted to the transport
+     * the proxied request came on and the one this request leaves on (RFC 5658 §4: two entries when they differ, the
+     * outgoing side's on top; one with that transport's URI when they are the same), each with our listening port
+     * for its transport. UDP on both sides changes nothing.
+     */
+    private void fitRecordRoute(final SipServletRequestImpl request, final int out)
+    {
+        if (request.proxyBranch() instanceof ProxyBranchImpl branch)
+        {
+            final int in = addresses.transportOf(branch.upstream());
+            final int[] ports = addresses.ownPorts();
+            branch.fitRecordRoute(Transports.NAMES[in], ports[in], Transports.NAMES[out], ports[out]);
+        }
+    }
+
+    /**
+     * A received request a proxy forwards as it is ({@link ProxyRelay}): on a client transaction that carries the
+     * relay, while the request keeps its server transaction and its addresses for the responses going back.
+     */
+    private void sendRelayed(final SipServletRequestImpl request, final ByteBuf out,
+        final InetSocketAddress destination)
+    {
+        final ClientTransaction tx = shard.sendRequest(out, destination);
+        if (null == tx)
+        {
+            failRequest(request, 503, "Service Unavailable (the request was refused by the transaction layer)");
+            return;
+        }
+        tx.attachment(new ProxyRelay(request, tx));
+    }
+
+    /**
+     * Writes a request for {@code asked} with our Via, its entries of ours fitted to that transport first (the
+     * {@code ROUTE_BACK} route always; with {@code ownEntries}, a request the container sends as a UA or proxy branch,
+     * also its Contact and Record-Route); a UDP request over {@link Transports#UDP_SIZE_LIMIT} goes over TCP instead,
+     * unless the URI named UDP ({@code explicit}) or there is no TCP (RFC 3261 §18.1.1: the top Via and our entries
+     * change with the transport).
+     *
+     * @return the transport written for.
+     */
+    int write(final ByteBuf out, final SipServletRequestImpl request, final int asked, final String branch,
+        final boolean explicit, final boolean ownEntries)
+    {
+        int transport = asked;
+        fitTo(request, transport, ownEntries);
+        MessageWriter.writeRequest(out, request, addresses.via(transport, branch));
+        if (Transports.UDP == transport && !explicit && out.readableBytes() > Transports.UDP_SIZE_LIMIT
+            && addresses.listensOn(Transports.TCP))
+        {
+            transport = Transports.TCP;
+            fitTo(request, transport, ownEntries);
+            out.clear();
+            MessageWriter.writeRequest(out, request, addresses.via(transport, branch));
+        }
+        return transport;
+    }
+
+    private void fitTo(final SipServletRequestImpl request, final int transport, final boolean ownEntries)
+    {
+        if (ownEntries)
+        {
+            addresses.ownContact(request, transport);
+            fitRecordRoute(request, transport);
+        }
+        composition.fitRouteBack(request, transport);
+    }
+
+    /** RFC 3261 §9.1: a CANCEL goes after a provisional response, with the INVITE's branch, to its destination. */
+    private void sendCancel(final SipServletRequestImpl cancel)
+    {
+        final SipServletRequestImpl invite = cancel.cancelled();
+        if (null != invite.finalResponse())
+        {
+            return; // too late: the INVITE completed
+        }
+        if (!invite.provisionalReceived())
+        {
+            invite.pendingCancel(cancel);
+            return;
+        }
+        // RFC 3261 §9.1: the CANCEL's Via is the INVITE's top Via, transport included, and it goes where it went
+        final int transport = Math.max(Transports.UDP, Transports.index(invite.sentTransport()));
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(cancel));
+        MessageWriter.writeRequest(out, cancel, addresses.via(transport, invite.branch()));
+        cancel.sentTransport(Transports.NAMES[transport]);
+        cancel.addresses(invite.destination(), null);
+        final ClientTransaction tx = shard.sendRequest(out, invite.destination());
+        if (null != tx)
+        {
+            tx.attachment(cancel);
+            cancel.transaction(tx);
+        }
+    }
+
+    void sendPendingCancel(final SipServletRequestImpl invite)
+    {
+        final SipServletRequestImpl cancel = invite.pendingCancel();
+        if (null != cancel && invite.provisionalReceived())
+        {
+            invite.pendingCancel(null);
+            sendCancel(cancel);
+        }
+    }
+
+    /** Sends again the ACK of a 2xx that came again, when one was sent (RFC 3261 §13.2.2.4). */
+    void resendAck(final SipServletRequestImpl ack)
+    {
+        if (null == ack || null == ack.destination())
+        {
+            return;
+        }
+        final ByteBuf out = shard.allocate(MessageWriter.estimate(ack));
+        // the ACK again as it went: its Via names the transport it was sent on (RFC 3261 §18.1.1)
+        final int transport = Math.max(Transports.UDP, Transports.index(ack.sentTransport()));
+        MessageWriter.writeRequest(out, ack, addresses.via(transport, ack.branch()));
+        shard.sendStateless(out, ack.destination());
+    }
+
+    /** A request that could not be sent gets a response from the container, as if from the network (§11.1.4). */
+    void failRequest(final SipServletRequestImpl request, final int status, final String reason)
+    {
+        final SipMessage m = synthesize(request, status, reason);
+        if (null == m)
+        {
+            return;
+        }
+        responses.deliverResponse(request, SipServletResponseImpl.received(m, request, null, null));
+    }
+
+    private SipMessage synthesize(final SipServletRequestImpl request, final int status, final String reason)
+    {
+        final StringBuilder sb = new StringBuilder(256).append("SIP/2.0 ").append(status).append(' ')
+            .append(reason).append("\r\nVia: ")
+            .append(addresses.via(Transports.UDP, null == request.branch() ? "z9hG4bK0" : request.branch()))
+            .append("\r\n");
+        for (final String name : new String[] {"From", "To", "Call-ID", "CSeq"})
+        {
+            sb.append(name).append(": ").append(request.getHeader(name)).append("\r\n");
+        }
+        sb.append("Content-Length: 0\r\n\r\n");
+        final byte[] bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
+        final SipMessage m = new SipMessage();
+        return SipMessageParser.parseDatagram(bytes, 0, bytes.length, m) == ParseResult.OK ? m : null;
+    }
+}
