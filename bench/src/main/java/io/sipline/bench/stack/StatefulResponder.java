@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.stack.SipListener;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 
@@ -31,7 +31,7 @@ final class StatefulResponder implements SipListener
     }
 
     @Override
-    public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+    public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
     {
         answered.incrementAndGet();
         final ByteBuf out = shard.allocate(256 + request.length());
@@ -40,7 +40,7 @@ final class StatefulResponder implements SipListener
     }
 
     @Override
-    public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+    public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
     {
     }
 }

@@ -55,7 +55,7 @@ import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.stack.SipListener;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
@@ -95,7 +95,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     private static final ConcurrentHashMap<String, Boolean> LOGGED = new ConcurrentHashMap<>();
 
     private final ApplicationRegistry registry;
-    private final SipShard shard;
+    private final StackShard shard;
     private final SessionTable sessions = new SessionTable();
     private final NextHop nextHop = new NextHop();
     private final StrayTwoHundreds strays;
@@ -175,7 +175,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         public final AtomicLong overloaded = new AtomicLong();
     }
 
-    ShardRuntime(final ApplicationRegistry registry, final SipShard shard, final Counters counters,
+    ShardRuntime(final ApplicationRegistry registry, final StackShard shard, final Counters counters,
         final long overloadWaitNs, final LongSupplier wallClock)
     {
         this.registry = registry;
@@ -229,7 +229,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         return endpoints.isEmpty() ? -1 : endpoints.getFirst().getPort();
     }
 
-    SipShard shard()
+    StackShard shard()
     {
         return shard;
     }
@@ -577,7 +577,7 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     /**
      * Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK) on
-     * {@code transport}: its Via names it, and the stack sends on it (SipShard: a TCP/TLS Via goes on the shard's
+     * {@code transport}: its Via names it, and the stack sends on it (StackShard: a TCP/TLS Via goes on the shard's
      * connection to the destination, reused or opened). RFC 3261 §18.1.1: a UDP request larger than
      * {@link #UDP_SIZE_LIMIT} goes over TCP instead, unless the URI named UDP ({@code explicit}) or there is no TCP.
      * A transport this container does not listen on fails the request with a 503 (JSR 289: a request that cannot
@@ -1200,7 +1200,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     // ================================================================================================================
 
     @Override
-    public void onRequest(final SipShard s, final ServerTransaction tx, final SipMessage request)
+    public void onRequest(final StackShard s, final ServerTransaction tx, final SipMessage request)
     {
         if (registry.isEmpty())
         {
@@ -1434,7 +1434,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      * encoded URI, §15.11.1, {@code SipApplicationSession.encodeURI}), else the one that owns the dialog its Join
      * (RFC 3911) or Replaces (RFC 3891) header names: Call-ID, {@code to-tag} our local tag, {@code from-tag} the
      * remote one (RFC 3891 §3). The stack hands such a request to the shard that holds the dialog or application
-     * session (its ids name it, {@code SipShard.targetedShard}), so they are looked up on this shard. The kind of
+     * session (its ids name it, {@code StackShard.targetedShard}), so they are looked up on this shard. The kind of
      * targeting is kept on the request ({@link SipServletRequestImpl#targeting()}). Null when the request targets
      * nothing of ours that is still valid: it is then routed as any initial request. A request without those headers
      * or parameter is checked in place (no String is made).
@@ -1817,7 +1817,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public void onAck(final SipShard s, final ServerTransaction tx, final SipMessage ack)
+    public void onAck(final StackShard s, final ServerTransaction tx, final SipMessage ack)
     {
         if (tx.attachment() instanceof SipServletRequestImpl invite && invite.transaction() == tx)
         {
@@ -1828,7 +1828,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public void onStatelessRequest(final SipShard s, final SipMessage request, final InetSocketAddress source)
+    public void onStatelessRequest(final StackShard s, final SipMessage request, final InetSocketAddress source)
     {
         if (SipMethod.ACK != request.method() || request.toTagStart() < 0)
         {
@@ -1867,7 +1867,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     // ================================================================================================================
 
     @Override
-    public void onResponse(final SipShard s, final ClientTransaction tx, final SipMessage response)
+    public void onResponse(final StackShard s, final ClientTransaction tx, final SipMessage response)
     {
         if (tx.attachment() instanceof RoutedOut routed)
         {
@@ -2142,7 +2142,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public void onStatelessResponse(final SipShard s, final SipMessage response, final InetSocketAddress source)
+    public void onStatelessResponse(final StackShard s, final SipMessage response, final InetSocketAddress source)
     {
         if (SipMethod.INVITE != response.cseqMethod() || response.statusCode() < 200 || response.statusCode() >= 300)
         {
@@ -2172,7 +2172,7 @@ public final class ShardRuntime implements SipListener, ShardHost
 
     /** Timer B or F: the request gets a 408 from the container (JSR 289 §11.1.4). */
     @Override
-    public void onTimeout(final SipShard s, final Transaction tx, final char timer)
+    public void onTimeout(final StackShard s, final Transaction tx, final char timer)
     {
         if (tx.isClient() && tx.attachment() instanceof RoutedOut routed)
         {
@@ -2192,7 +2192,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public void onTransportError(final SipShard s, final Transaction tx)
+    public void onTransportError(final StackShard s, final Transaction tx)
     {
         if (tx.isClient() && tx.attachment() instanceof RoutedOut routed)
         {
@@ -2212,7 +2212,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public void onTerminated(final SipShard s, final Transaction tx)
+    public void onTerminated(final StackShard s, final Transaction tx)
     {
         if (tx.attachment() instanceof SipServletRequestImpl request && request.transaction() == tx
             && request.isIncoming() && null == request.finalResponse() && null != request.sessionImpl())
@@ -2259,7 +2259,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public void onTimer(final SipShard s, final long wheelId, final long payload, final long nowNs)
+    public void onTimer(final StackShard s, final long wheelId, final long payload, final long nowNs)
     {
         final int slot = (int)payload;
         if (slot < 0 || slot >= slotCount || timerWheelIds[slot] != wheelId || null == timerTargets[slot])
@@ -2286,7 +2286,7 @@ public final class ShardRuntime implements SipListener, ShardHost
     }
 
     @Override
-    public void onStop(final SipShard s)
+    public void onStop(final StackShard s)
     {
         for (int i = 0; i < slotCount; i++)
         {
@@ -2655,7 +2655,7 @@ public final class ShardRuntime implements SipListener, ShardHost
 
         /**
          * As the transaction layer does for its timers A, E and G: while the stack's input lags behind this
-         * retransmission's due time ({@link io.sipline.sip.stack.SipShard#inputLagNs}), the ACK or PRACK that ends it
+         * retransmission's due time ({@link io.sipline.sip.stack.StackShard#inputLagNs}), the ACK or PRACK that ends it
          * may have arrived and still be unread, so the timer is set again for {@code due + lag} and nothing is sent.
          * The give-up at 64*T1 is never put off.
          */

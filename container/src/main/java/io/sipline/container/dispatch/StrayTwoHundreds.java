@@ -13,7 +13,7 @@ import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
@@ -39,7 +39,7 @@ final class StrayTwoHundreds
     private static final int REMEMBERED = 256;
 
     private final ShardRuntime runtime;
-    private final SipShard shard;
+    private final StackShard shard;
     private final NextHop nextHop;
     private final Map<String, Boolean> ended = new LinkedHashMap<>(64, 0.75f, true)
     {
@@ -52,7 +52,7 @@ final class StrayTwoHundreds
         }
     };
 
-    StrayTwoHundreds(final ShardRuntime runtime, final SipShard shard, final NextHop nextHop)
+    StrayTwoHundreds(final ShardRuntime runtime, final StackShard shard, final NextHop nextHop)
     {
         this.runtime = runtime;
         this.shard = shard;

@@ -9,7 +9,7 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.SipListener;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
@@ -48,7 +48,7 @@ final class WarmupCaller implements SipListener
     private int sent;
     private long firstTickNs;
 
-    private WarmupCaller(final SipShard shard, final Totals totals, final InetSocketAddress target, final int calls,
+    private WarmupCaller(final StackShard shard, final Totals totals, final InetSocketAddress target, final int calls,
         final double perSecond)
     {
         this.totals = totals;
@@ -66,7 +66,7 @@ final class WarmupCaller implements SipListener
     }
 
     @Override
-    public void onTick(final SipShard shard, final long nowNs)
+    public void onTick(final StackShard shard, final long nowNs)
     {
         if (sent == calls)
         {
@@ -93,7 +93,7 @@ final class WarmupCaller implements SipListener
     }
 
     @Override
-    public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+    public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
     {
         final int status = response.statusCode();
         if (status < 200)
@@ -127,7 +127,7 @@ final class WarmupCaller implements SipListener
      * A request of a call: a new call's INVITE when {@code answer} is null, else a request inside the dialog of that
      * 2xx, with its From, To (the remote tag) and Call-ID (§12.2.1.1; the route set is empty here).
      */
-    private ByteBuf request(final SipShard shard, final String method, final String cseq, final SipMessage answer)
+    private ByteBuf request(final StackShard shard, final String method, final String cseq, final SipMessage answer)
     {
         via.setLength(0);
         shard.ids().appendBranch(via.append(viaStart));
@@ -154,25 +154,25 @@ final class WarmupCaller implements SipListener
     }
 
     @Override
-    public void onTimeout(final SipShard shard, final Transaction tx, final char timer)
+    public void onTimeout(final StackShard shard, final Transaction tx, final char timer)
     {
         totals.failed.incrementAndGet();
     }
 
     @Override
-    public void onTransportError(final SipShard shard, final Transaction tx)
+    public void onTransportError(final StackShard shard, final Transaction tx)
     {
         totals.failed.incrementAndGet();
     }
 
     @Override
-    public void onTerminated(final SipShard shard, final Transaction tx)
+    public void onTerminated(final StackShard shard, final Transaction tx)
     {
         tx.attachment(null);
     }
 
     @Override
-    public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+    public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
     {
         final ByteBuf out = shard.allocate(256 + request.length());
         shard.builder().startResponse(out, request, 200, "OK", null, tx.peer()).end(null, 0, 0);

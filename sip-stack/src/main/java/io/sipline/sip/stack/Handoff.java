@@ -11,7 +11,7 @@ import io.netty.buffer.ByteBuf;
  * shard takes it from its MPSC queue, uses it, clears it and gives it back through the origin's return queue. The
  * {@link #datagram} (a pooled copy of the datagram bytes) is owned by whoever holds the record: the origin until the
  * queue accepts it (it releases the copy itself when the queue is full), the owning shard from the moment it polls
- * the record, which releases the copy exactly once after parsing it ({@link SipShard}).
+ * the record, which releases the copy exactly once after parsing it ({@link StackShard}).
  *
  * <p>Plain fields: the MPSC queue's offer (a release store of the element) and poll (an acquire load) order the
  * writes before the hand-over with the reads after it.

@@ -6,7 +6,7 @@ import io.netty.util.ResourceLeakDetector;
 
 /**
  * One shard's outbound message buffers, kept for reuse (DESIGN.md, Memory rule 1: per-shard pools): the buffers
- * {@link SipShard#allocate} hands to the listener for responses and requests, and the copies a hand-over sends to
+ * {@link StackShard#allocate} hands to the listener for responses and requests, and the copies a hand-over sends to
  * another shard.
  *
  * <p><b>Why the stack keeps them.</b> Netty's pooled allocator recycles the memory of a buffer but, measured with JFR

@@ -420,7 +420,7 @@ public final class SipStackConfig
         return dnsServers;
     }
 
-    /** DNS servers for RFC 3263 location ({@link SipShard#locator()}), in order; empty (default): the system's. */
+    /** DNS servers for RFC 3263 location ({@link StackShard#locator()}), in order; empty (default): the system's. */
     public SipStackConfig dnsServers(final List<InetSocketAddress> value)
     {
         dnsServers = List.copyOf(value);

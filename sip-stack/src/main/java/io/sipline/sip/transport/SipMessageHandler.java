@@ -16,7 +16,7 @@ import io.sipline.sip.message.SipMessage;
  * nothing from it past the return (copy with {@link SipMessage#copy()} if you must). The receive buffer is already
  * gone: the message owns a copy of the bytes.
  *
- * <p><b>Answers.</b> Send from inside the call with {@link UdpShard#send}, which writes on the socket the datagram
+ * <p><b>Answers.</b> Send from inside the call with {@link UdpShardSockets#send}, which writes on the socket the datagram
  * came in on (RFC 3581 §4: a response leaves from the address and port the request arrived on) and flushes when the
  * shard's read batch ends.
  */
@@ -32,16 +32,16 @@ public interface SipMessageHandler
      * @return true when the datagram was handled (answered, or absorbed as an ACK is), false when it was discarded;
      *         the shard counts the latter as dropped.
      */
-    boolean onMessage(UdpShard shard, SipMessage message, InetSocketAddress source);
+    boolean onMessage(UdpShardSockets shard, SipMessage message, InetSocketAddress source);
 
     /**
      * An ICMP port unreachable came back for datagrams from {@code local} to {@code peer} (RFC 3261 §18.4: the
      * transport user is told of the failure). Reported on every shard, on its own loop; the default ignores it.
      *
-     * @param local the listening address:port (an object equal to the one {@link UdpShard#currentLocal()} gives).
+     * @param local the listening address:port (an object equal to the one {@link UdpShardSockets#currentLocal()} gives).
      * @param peer  the refusing address:port.
      */
-    default void onUnreachable(final UdpShard shard, final InetSocketAddress local, final InetSocketAddress peer)
+    default void onUnreachable(final UdpShardSockets shard, final InetSocketAddress local, final InetSocketAddress peer)
     {
     }
 

@@ -52,7 +52,7 @@ import io.netty.buffer.ByteBuf;
  * allocated per datagram. The sockaddr layouts are those drawn in {@link UdpSendTo}. An IPv4-mapped IPv6 source (an
  * IPv4 peer of a dual-stack socket, RFC 4291 §2.5.5.2) is returned as an IPv4 address, as Netty returns it.
  *
- * <p>How the shard reads with it ({@link UdpShard}, "Reads on a listening socket" and "Connected peers"): the channel
+ * <p>How the shard reads with it ({@link UdpShardSockets}, "Reads on a listening socket" and "Connected peers"): the channel
  * stays Netty's (bind, connect, {@code SO_REUSEPORT} group, writes, close) with its auto-read off, and a duplicate of
  * its descriptor ({@link #dup}) is registered on the same event loop as an {@code EpollIoHandle} that is called when
  * the socket is readable. Netty's epoll handler keys its registrations by descriptor number, so the duplicate is a

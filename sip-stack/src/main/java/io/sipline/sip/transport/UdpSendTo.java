@@ -42,7 +42,7 @@ import io.netty.buffer.ByteBuf;
  * </pre>
  *
  * <p><b>Buffer release rule:</b> {@link #send} borrows the buffer: it reads it and never changes its indexes or its
- * reference count. The caller ({@link UdpShard}) releases it once {@code send} says it went, or hands it to Netty's
+ * reference count. The caller ({@link UdpShardSockets}) releases it once {@code send} says it went, or hands it to Netty's
  * write when it did not.
  *
  * <p><b>When it declines</b> ({@link #send} returns a negative value): a buffer without a memory address (heap,

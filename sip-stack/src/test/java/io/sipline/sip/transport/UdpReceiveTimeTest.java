@@ -407,7 +407,7 @@ class UdpReceiveTimeTest
         final AtomicReference<InetSocketAddress> sendTo = new AtomicReference<>();
 
         @Override
-        public boolean onMessage(final UdpShard shard, final SipMessage message, final InetSocketAddress source)
+        public boolean onMessage(final UdpShardSockets shard, final SipMessage message, final InetSocketAddress source)
         {
             final long now = RealtimeClock.nanos();
             final InetSocketAddress to = sendTo.get();

@@ -60,7 +60,7 @@ import io.sipline.sip.transport.StunKeepAlive;
  *       or failed) or released at once when the connection cannot take it.</li>
  * </ul>
  *
- * <p><b>Outbound connections</b> ({@link TcpShard#flowTo}) exist, with their {@link #flow()}, before the TCP (and
+ * <p><b>Outbound connections</b> ({@link TcpShardConnections#flowTo}) exist, with their {@link #flow()}, before the TCP (and
  * TLS) handshake completes: what is sent meanwhile waits in a small queue owned by the connection and is written
  * when the channel becomes active, or released (and counted as send failures) when the connect fails.
  *
@@ -80,7 +80,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private final StreamMessageHandler handler;
     private final TcpCounters counters;
     /** The shard table this connection registers with while open (null for a standalone {@link TcpTransport}). */
-    private final TcpShard owner;
+    private final TcpShardConnections owner;
     private final boolean tls;
     private final boolean outbound;
     /** See {@link #tlsDomain()}; written once before the connect, read by any thread after it. */
@@ -124,7 +124,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
      * @param connectTo the destination of an outbound connection, or null for an accepted one.
      */
     TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
-        final long idleMillis, final TcpShard owner, final boolean tls, final InetSocketAddress connectTo)
+        final long idleMillis, final TcpShardConnections owner, final boolean tls, final InetSocketAddress connectTo)
     {
         this.handler = handler;
         this.counters = counters;

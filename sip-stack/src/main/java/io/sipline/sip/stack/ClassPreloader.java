@@ -10,7 +10,7 @@ package io.sipline.sip.stack;
  * <p>
  * Stateless; called from {@link SipStack#start} on the starting thread, before any shard runs.
  */
-final class LazyClasses
+final class ClassPreloader
 {
     /**
      * Netty 4.2's JFR events of the pooled allocator, loaded (and initialised) on a chunk's or buffer's first
@@ -45,7 +45,7 @@ final class LazyClasses
         "io.netty.channel.AbstractChannel$AbstractUnsafe$9",
     };
 
-    private LazyClasses()
+    private ClassPreloader()
     {
     }
 

@@ -40,12 +40,12 @@ import io.sipline.sip.transport.RealtimeClock;
 import io.sipline.sip.transport.ResponseAddress;
 import io.sipline.sip.transport.SipMessageHandler;
 import io.sipline.sip.transport.StatelessResponder;
-import io.sipline.sip.transport.UdpShard;
+import io.sipline.sip.transport.UdpShardSockets;
 import io.sipline.sip.transport.dns.SipLocator;
 import io.sipline.sip.transport.tcp.StreamMessageHandler;
 import io.sipline.sip.transport.tcp.TcpConnection;
 import io.sipline.sip.transport.tcp.TcpFlow;
-import io.sipline.sip.transport.tcp.TcpShard;
+import io.sipline.sip.transport.tcp.TcpShardConnections;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscArrayQueue;
 
@@ -86,7 +86,7 @@ import org.jctools.queues.MpscArrayQueue;
  * from any thread. If the connection has closed by then, a response goes on a new connection to the source address
  * and the top Via's sent-by port (§18.2.2). Reliable transports start no retransmission timers (§17.1.1.2,
  * §17.1.2.2, §17.2.1). Outbound, the transport of a request (or a stateless message) is its top Via's (§18.1.1): {@code TCP} or
- * {@code TLS} send on this shard's open connection to the destination or open one ({@link TcpShard#flowTo});
+ * {@code TLS} send on this shard's open connection to the destination or open one ({@link TcpShardConnections#flowTo});
  * a destination that is already a flow sends on it. A connection that closes or fails to connect fails the client
  * transactions still waiting on it (transport error, §17.1.4).
  *
@@ -115,7 +115,7 @@ import org.jctools.queues.MpscArrayQueue;
  * here blocks or takes a lock; the only cross-thread state is the MPSC inbox, the MPSC record return queue and an
  * atomic "drain scheduled" flag.
  */
-public final class SipShard
+public final class StackShard
 {
     private static final Logger LOG = System.getLogger("io.sipline.sip.stack");
     /** Distinct error kinds already logged, stack-wide (any thread; grows only with new kinds). */
@@ -126,7 +126,7 @@ public final class SipShard
     private final int index;
     private final SipStack stack;
     private final SipStackConfig config;
-    private final SipShard[] all;
+    private final StackShard[] all;
     private final ByteBufAllocator allocator;
     private final TimerWheel transactionWheel;
     private final TimerWheel appWheel;
@@ -157,8 +157,8 @@ public final class SipShard
     private int freeRecordCount;
     /** Set once at start by the starting thread; volatile because other shards read it to wake this one. */
     private volatile EventLoop loop;
-    private UdpShard udp;
-    private TcpShard tcp;
+    private UdpShardSockets udp;
+    private TcpShardConnections tcp;
     /** RFC 3263 location, made on first use (a DNS socket per shard only when someone locates). */
     private SipLocator locator;
     /** The local address of the message being dispatched (responses leave from it, RFC 3581 §4), or null. */
@@ -198,7 +198,7 @@ public final class SipShard
     /** Hand-overs handled between two flushes of a batch: as many as the transport reads between two of its own. */
     static final int HANDOFFS_PER_FLUSH = 16;
 
-    SipShard(final SipStack stack, final int index, final SipStackConfig config, final SipShard[] all,
+    StackShard(final SipStack stack, final int index, final SipStackConfig config, final StackShard[] all,
         final SipListener.Factory listeners, final long seed)
     {
         this.stack = stack;
@@ -264,7 +264,7 @@ public final class SipShard
     public long inputLagNs(final long nowNs)
     {
         long max = 0;
-        for (final SipShard s : all)
+        for (final StackShard s : all)
         {
             if (null != s)
             {
@@ -813,7 +813,7 @@ public final class SipShard
     }
 
     /** Reading shard: copy the datagram and offer it to the owner's inbox. */
-    private boolean handOver(final SipShard target, final SipMessage m, final InetSocketAddress source,
+    private boolean handOver(final StackShard target, final SipMessage m, final InetSocketAddress source,
         final InetSocketAddress local)
     {
         final Handoff h = acquireRecord();
@@ -905,7 +905,7 @@ public final class SipShard
                 udp.flush(); // a long drain sends its answers every 16 messages, not only at its end
             }
             datagram.release(); // release rule (Handoff): the owning shard releases the copy once, here
-            final SipShard origin = all[h.origin];
+            final StackShard origin = all[h.origin];
             h.clear();
             if (origin != this)
             {
@@ -1049,7 +1049,7 @@ public final class SipShard
     }
 
     /** On this shard's loop, once: attach the transport shard. */
-    void attach(final UdpShard shard)
+    void attach(final UdpShardSockets shard)
     {
         udp = shard;
     }
@@ -1061,7 +1061,7 @@ public final class SipShard
     }
 
     /** On this shard's loop, once: attach the shard's connections. */
-    void attachStreams(final TcpShard shard)
+    void attachStreams(final TcpShardConnections shard)
     {
         tcp = shard;
     }
@@ -1165,7 +1165,7 @@ public final class SipShard
         }
 
         @Override
-        public boolean onMessage(final UdpShard shard, final SipMessage message, final InetSocketAddress source)
+        public boolean onMessage(final UdpShardSockets shard, final SipMessage message, final InetSocketAddress source)
         {
             if (null == udp)
             {
@@ -1179,7 +1179,7 @@ public final class SipShard
                 // Counted here, and by the transport per ParseResult. Answered statelessly on the reading shard
                 // (RFC 3261 §8.2: 400 with the reason, 505 for the version; never an ACK or a response): there is
                 // no transaction to own it, and its Call-ID may be missing. The answer is built in a buffer of the
-                // transport's allocator and passed to UdpShard.send, which sends or releases it. A false return is
+                // transport's allocator and passed to UdpShardSockets.send, which sends or releases it. A false return is
                 // counted by the transport as a drop.
                 malformed++;
                 final boolean answered = malformedAnswers.answerMalformed(shard, message, source);
@@ -1200,7 +1200,7 @@ public final class SipShard
 
         /** RFC 3261 §18.4: a UDP peer refused our datagrams (ICMP); its transactions on this shard fail. */
         @Override
-        public void onUnreachable(final UdpShard shard, final InetSocketAddress local, final InetSocketAddress peer)
+        public void onUnreachable(final UdpShardSockets shard, final InetSocketAddress local, final InetSocketAddress peer)
         {
             if (null == udp)
             {
@@ -1230,7 +1230,7 @@ public final class SipShard
         @Override
         public long inputLagNs(final long nowNs)
         {
-            return SipShard.this.inputLagNs(nowNs);
+            return StackShard.this.inputLagNs(nowNs);
         }
 
         @Override
@@ -1322,7 +1322,7 @@ public final class SipShard
         {
             try
             {
-                listener.onRequest(SipShard.this, tx, request);
+                listener.onRequest(StackShard.this, tx, request);
             }
             catch (final RuntimeException e)
             {
@@ -1335,7 +1335,7 @@ public final class SipShard
         {
             try
             {
-                listener.onAck(SipShard.this, tx, ack);
+                listener.onAck(StackShard.this, tx, ack);
             }
             catch (final RuntimeException e)
             {
@@ -1348,7 +1348,7 @@ public final class SipShard
         {
             try
             {
-                listener.onResponse(SipShard.this, tx, response);
+                listener.onResponse(StackShard.this, tx, response);
             }
             catch (final RuntimeException e)
             {
@@ -1362,7 +1362,7 @@ public final class SipShard
         {
             try
             {
-                listener.onStatelessRequest(SipShard.this, request, source);
+                listener.onStatelessRequest(StackShard.this, request, source);
             }
             catch (final RuntimeException e)
             {
@@ -1375,7 +1375,7 @@ public final class SipShard
         {
             try
             {
-                listener.onStatelessResponse(SipShard.this, response, source);
+                listener.onStatelessResponse(StackShard.this, response, source);
             }
             catch (final RuntimeException e)
             {
@@ -1392,7 +1392,7 @@ public final class SipShard
             }
             try
             {
-                listener.onTimeout(SipShard.this, tx, timer);
+                listener.onTimeout(StackShard.this, tx, timer);
             }
             catch (final RuntimeException e)
             {
@@ -1409,7 +1409,7 @@ public final class SipShard
             }
             try
             {
-                listener.onTransportError(SipShard.this, tx);
+                listener.onTransportError(StackShard.this, tx);
             }
             catch (final RuntimeException e)
             {
@@ -1422,7 +1422,7 @@ public final class SipShard
         {
             try
             {
-                listener.onTerminated(SipShard.this, tx);
+                listener.onTerminated(StackShard.this, tx);
             }
             catch (final RuntimeException e)
             {
@@ -1444,7 +1444,7 @@ public final class SipShard
         {
             try
             {
-                listener.onTimer(SipShard.this, timerId, appWheel.payload(timerId), nowNs);
+                listener.onTimer(StackShard.this, timerId, appWheel.payload(timerId), nowNs);
             }
             catch (final RuntimeException e)
             {
@@ -1524,7 +1524,7 @@ public final class SipShard
                 mirrorCounters();
                 try
                 {
-                    listener.onTick(SipShard.this, now);
+                    listener.onTick(StackShard.this, now);
                 }
                 catch (final RuntimeException e)
                 {

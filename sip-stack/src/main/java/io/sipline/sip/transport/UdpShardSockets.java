@@ -116,7 +116,7 @@ import io.sipline.sip.message.SipMessageParser;
  * threads.
  */
 @ChannelHandler.Sharable
-public final class UdpShard extends ChannelInboundHandlerAdapter
+public final class UdpShardSockets extends ChannelInboundHandlerAdapter
 {
     /**
      * Largest UDP payload an IPv4 datagram can carry: 65,535 minus the 8-byte UDP header minus the 20-byte IP header
@@ -129,9 +129,9 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     static final int READS_PER_WAKEUP = 16;
     /** Eight longs: one cache line on each side of the counters. */
     private static final int PAD = 8;
-    private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
+    private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShardSockets.class, "endpoint");
     /** The recvmsg reader of a connected peer channel, while it has one. */
-    private static final AttributeKey<PeerReader> READER = AttributeKey.valueOf(UdpShard.class, "reader");
+    private static final AttributeKey<PeerReader> READER = AttributeKey.valueOf(UdpShardSockets.class, "reader");
 
     private final int index;
     private final SipMessageHandler handler;
@@ -159,7 +159,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private int peerReaders;
     private final long peerSweepNs;
     /** Every shard of the transport (for reports that concern them all); set once before the first bind. */
-    private UdpShard[] all = {this};
+    private UdpShardSockets[] all = {this};
 
     /** The listening socket of the datagram being handled; set only for the duration of the handler call. */
     private Endpoint currentEndpoint;
@@ -177,7 +177,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     /** This shard's loop, from its first active listening channel on; read by other shards to post reports. */
     private volatile EventLoop loop;
 
-    UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
+    UdpShardSockets(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors)
     {
         this(index, handler, allocator, errors, UdpPeerConfig.OFF, null, null);
@@ -189,7 +189,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      * @param recvFrom the shard's own recvmsg on listening sockets and peer channels (epoll channels only), or null
      *                 for Netty's reads.
      */
-    UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
+    UdpShardSockets(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors, final UdpPeerConfig peerConfig, final UdpSendTo sendTo,
         final UdpRecvFrom recvFrom)
     {
@@ -204,7 +204,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     }
 
     /** Before any bind: every shard of the transport, this one included. */
-    void shards(final UdpShard[] shards)
+    void shards(final UdpShardSockets[] shards)
     {
         all = shards;
     }
@@ -1193,9 +1193,9 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         increment(ShardCounters.PEERS_UNREACHABLE);
         final InetSocketAddress local = peer.endpoint.local;
         final InetSocketAddress address = peer.address;
-        for (final UdpShard shard : all)
+        for (final UdpShardSockets shard : all)
         {
-            if (shard == UdpShard.this)
+            if (shard == UdpShardSockets.this)
             {
                 onUnreachable(local, address);
             }
@@ -1299,7 +1299,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         @Override
         public void channelReadComplete(final ChannelHandlerContext ctx)
         {
-            UdpShard.this.channelReadComplete(ctx); // the same flush of everything the batch wrote
+            UdpShardSockets.this.channelReadComplete(ctx); // the same flush of everything the batch wrote
         }
 
         @Override

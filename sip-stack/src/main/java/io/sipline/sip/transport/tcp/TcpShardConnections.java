@@ -35,7 +35,7 @@ import io.sipline.sip.message.Ascii;
  * <p><b>Threading.</b> Everything runs on the shard's event loop; not thread-safe. Only {@link #index()} and
  * {@link #connectionCount()} (racy) may be read elsewhere.
  */
-public final class TcpShard
+public final class TcpShardConnections
 {
     private final int index;
     private final EventLoop loop;
@@ -48,7 +48,7 @@ public final class TcpShard
     private int live;
     private boolean closing;
 
-    TcpShard(final int index, final EventLoop loop, final StreamMessageHandler handler, final TcpCounters counters,
+    TcpShardConnections(final int index, final EventLoop loop, final StreamMessageHandler handler, final TcpCounters counters,
         final StreamSettings settings)
     {
         this.index = index;
