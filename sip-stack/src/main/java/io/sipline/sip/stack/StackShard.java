@@ -4,116 +4,61 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.sipline.sip.dialog.Dialog;
 import io.sipline.sip.dialog.DialogLayer;
-import io.sipline.sip.dialog.DialogListener;
 import io.sipline.sip.dialog.DialogPool;
 import io.sipline.sip.dialog.DialogTable;
-import io.sipline.sip.message.Ascii;
-import io.sipline.sip.message.HeaderName;
-import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMessageParser;
-import io.sipline.sip.message.SipUriFlyweight;
-import io.sipline.sip.message.ViaFlyweight;
 import io.sipline.sip.shard.ShardIds;
-import io.sipline.sip.timer.TimerHandler;
 import io.sipline.sip.timer.TimerWheel;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.NanoClock;
 import io.sipline.sip.transaction.ResponseTimeHistogram;
 import io.sipline.sip.transaction.ServerTransaction;
-import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transaction.TransactionLayer;
-import io.sipline.sip.transaction.TransactionTransport;
-import io.sipline.sip.transaction.TransactionUser;
 import io.sipline.sip.transport.MessageCounters;
 import io.sipline.sip.transport.RealtimeClock;
-import io.sipline.sip.transport.ResponseAddress;
 import io.sipline.sip.transport.SipMessageHandler;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.UdpShardSockets;
 import io.sipline.sip.transport.dns.SipLocator;
 import io.sipline.sip.transport.tcp.StreamMessageHandler;
-import io.sipline.sip.transport.tcp.TcpConnection;
 import io.sipline.sip.transport.tcp.TcpFlow;
 import io.sipline.sip.transport.tcp.TcpShardConnections;
-import org.jctools.queues.MessagePassingQueue;
-import org.jctools.queues.MpscArrayQueue;
 
 /**
- * One shard of the {@link SipStack}: the state one event-loop thread owns exclusively — its transaction layer, dialog
- * layer, two timer wheels (transaction timers, application timers), id generator, message builder — and the API its
- * {@link SipListener} uses to act: {@link #respond}, {@link #sendRequest}, {@link #sendStateless}, dialogs, timers.
+ * One shard of the {@link SipStack}: the state one event-loop thread owns (transaction and dialog layers, transaction
+ * and application timer wheels, id generator, message builder) and the API its {@link SipListener} acts through:
+ * {@link #respond}, {@link #sendRequest}, {@link #sendStateless}, dialogs, timers.
  *
  * <pre>
- *   datagram on shard k --parse--> owner j = route(msg) --j == k--> TransactionLayer.onIncoming --> SipListener
- *                                        \--j != k--> copy into pooled buffer --MPSC offer--> shard j's inbox
- *   shard j: drain task (scheduled once when the inbox goes non-empty) --drain(limit)--> parse --> onIncoming
- *   every tick (1 ms, scheduleAtFixedRate once at start) and before each datagram when a tick has passed:
- *       timers first (RFC 3261 timers A-M, then application timers), then the inbox, then SipListener.onTick
+ *   message read on shard k --parse--> owner j = route(msg) --j == k--> TransactionLayer.onIncoming --> SipListener
+ *                                           \--j != k--> copy into pooled buffer --MPSC offer--> shard j's inbox
+ *   shard j: one drain task per non-empty inbox --> parse --> onIncoming
+ *   every tick: timers (RFC 3261 timers A-M, then application timers), the inbox, SipListener.onTick
  * </pre>
  *
- * <p><b>Input lag.</b> Each shard notes how long each message it handles waited since it arrived, keeping the
- * longest of the last 25-50 ms ({@link InputLag}); {@link #inputLagNs} is the largest over the shards. A
- * retransmission due within that window waits ({@code TransactionLayer}): the reply it would retransmit for may have
- * arrived and still be unread, as in a JIT-cold start at full rate, where a retransmitted INVITE reached a far end
- * that had answered long before.
+ * <p>Stages: {@link ShardRouting} (which shard owns a call), {@link ShardInbox} (the hand-over between shards),
+ * {@link ShardEvents} (transport, transaction and listener seams), {@link TransportSelection} (the transport of
+ * outbound messages, RFC 3261 §18). A retransmission due within the shards' {@link #inputLagNs input lag} waits: the
+ * reply it is for may have arrived and still be unread. A malformed request that carries Via, From, To, Call-ID and
+ * CSeq is answered statelessly by the reading shard (RFC 3261 §8.2).
  *
- * <p><b>Routing</b> ({@link #ownerOf}): a response goes to the shard encoded in its top Via branch, an in-dialog
- * request to the shard encoded in its To tag, when those are ids a {@link ShardIds} generator of this stack made; a
- * request outside a dialog that targets a dialog or application session of ours ({@link #targetedShard}: Replaces,
- * Join, an encoded Request-URI) to the shard that holds it; everything else to the shard encoded in the Call-ID (a
- * leg this stack created) or {@code hash(Call-ID) mod N}. All of these agree for every message of a call, because the
- * ids are generated on the shard the Call-ID rule picks. (The one exception: a CANCEL of a Replaces or Join INVITE
- * carries neither header; {@link #route} sends it where its INVITE went, remembered in {@link MovedInvites}.)
+ * <p>Buffers: {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of theirs. A hand-over
+ * copy belongs to the reading shard until the target's inbox accepts it (a full inbox drops it: UDP retransmits),
+ * then to the owning shard, which releases it right after parsing. Messages passed to the listener are borrowed.
  *
- * <p><b>TLS identity.</b> A TLS connection this shard opens must prove, with its server certificate, the SIP domain
- * of the request that opens it (RFC 5922 §7.3: the host of its top Route, else of its Request-URI); a connection is
- * reused only for the same domain. A mismatch closes it and fails its transactions with a transport error.
- *
- * <p><b>Connections</b> (TCP, TLS): a message read on a connection has the connection's {@link TcpFlow} as its source;
- * a server transaction keeps it as its peer, so every response goes back on that connection (RFC 3261 §18.2.2),
- * from whichever shard owns the call: the flow travels with a hand-over, and {@link TcpConnection#send} may be called
- * from any thread. If the connection has closed by then, a response goes on a new connection to the source address
- * and the top Via's sent-by port (§18.2.2). Reliable transports start no retransmission timers (§17.1.1.2,
- * §17.1.2.2, §17.2.1). Outbound, the transport of a request (or a stateless message) is its top Via's (§18.1.1): {@code TCP} or
- * {@code TLS} send on this shard's open connection to the destination or open one ({@link TcpShardConnections#flowTo});
- * a destination that is already a flow sends on it. A connection that closes or fails to connect fails the client
- * transactions still waiting on it (transport error, §17.1.4).
- *
- * <p><b>UDP sockets.</b> Every message of a transaction leaves from one local address:port: a server transaction's from
- * the socket its request arrived on (RFC 3261 §18.2.2), also for a response given later or retransmitted by a timer;
- * a client transaction's from the socket of its first send (the one the message being handled arrived on, when it is
- * started while handling one, else the first socket of the destination's family).
- *
- * <p><b>Malformed messages</b> are counted ({@link #malformed()}, and per {@code ParseResult} by the transport) and
- * never reach the listener: a request that got far enough to carry Via, From, To, Call-ID and CSeq is answered
- * statelessly by the reading shard with its parse result's status and reason (RFC 3261 §8.2: {@code 400 <what is
- * wrong>}, {@code 505}), through the same code as the transport's {@code StatelessResponder}; an ACK, a response or
- * anything less is dropped.
- *
- * <p><b>Via maddr.</b> A response whose request's top Via has a {@code maddr} naming a host goes to the address this
- * shard's {@link SipLocator} finds for that name (RFC 3261 §18.2.2, RFC 3263 §4.2); none found is a transport error.
- *
- * <p><b>Buffer ownership.</b> {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of
- * the buffer they are given (sent or released). A hand-over copies the datagram bytes once into a buffer from
- * {@link SipStackConfig#allocator()}; the reading shard owns it until the target's queue accepts it (when the queue is
- * full it releases it at once and counts the drop: UDP retransmits), the owning shard from then on, and releases it
- * right after parsing it (in {@code finally}). Messages passed to the listener are borrowed for the call.
- *
- * <p><b>Threading.</b> Every method runs on this shard's event loop only, except {@link #index()} and the counters
- * (racy reads of plain fields, for metrics), and the package-private hand-over offer made by other shards. Nothing
- * here blocks or takes a lock; the only cross-thread state is the MPSC inbox, the MPSC record return queue and an
- * atomic "drain scheduled" flag.
+ * <p>Not thread-safe; owned by its event loop, except {@link #index()}, the counters (racy reads, for metrics) and
+ * the hand-over offer made by other shards. Nothing blocks or locks; the only cross-thread state is the MPSC inbox,
+ * the MPSC record return queue and an atomic "drain scheduled" flag.
  */
 public final class StackShard
 {
@@ -123,50 +68,41 @@ public final class StackShard
     /** A loop that polled no timer for this many ticks was stalled; see {@link TickTask}. */
     static final int STALL_TICKS = 10;
 
-    private final int index;
+    final int index;
     private final SipStack stack;
     private final SipStackConfig config;
-    private final StackShard[] all;
-    private final ByteBufAllocator allocator;
+    final StackShard[] all;
+    final ByteBufAllocator allocator;
     private final TimerWheel transactionWheel;
-    private final TimerWheel appWheel;
-    private final TransactionLayer transactions;
+    final TimerWheel appWheel;
+    final TransactionLayer transactions;
     private final DialogLayer dialogs;
     private final ShardIds ids;
     /** Answers malformed requests statelessly (RFC 3261 §8.2); shares {@link #ids} for its To tags. */
-    private final StatelessResponder malformedAnswers;
+    final StatelessResponder malformedAnswers;
     private final SipMessageBuilder builder = new SipMessageBuilder();
     /** Buffers of outbound messages and hand-over copies, reused once released (shard thread; see the class). */
     private final OutboundBuffers outboundBuffers;
     private final SipMessage handedOver = new SipMessage();
-    /** Reads back outbound messages (their top Via's transport, a response's sent-by port); never a caller's. */
-    private final SipMessage outbound = new SipMessage();
-    private final ViaFlyweight outboundVia = new ViaFlyweight();
-    /** The Request-URI and top Route of an outbound TLS request: the SIP domain its server must prove. */
-    private final SipUriFlyweight outboundUri = new SipUriFlyweight();
-    private final NameAddrFlyweight outboundRoute = new NameAddrFlyweight();
-    private final Events events = new Events();
-    private final MpscArrayQueue<Handoff> inbox;
-    private final MpscArrayQueue<Handoff> returned;
-    private final AtomicBoolean drainScheduled = new AtomicBoolean();
-    private final Runnable drainTask = new DrainTask();
+    private final ShardEvents events = new ShardEvents(this);
+    /** Picks the transport of each outbound message and sends on connections (RFC 3261 §18.1.1, §18.2.2). */
+    final TransportSelection transports = new TransportSelection();
+    /** The hand-over from and to the other shards. */
+    private final ShardInbox inbox;
     private final Runnable tickTask = new TickTask();
-    private final SipListener listener;
+    final SipListener listener;
 
-    private Handoff[] freeRecords;
-    private int freeRecordCount;
     /** Set once at start by the starting thread; volatile because other shards read it to wake this one. */
     private volatile EventLoop loop;
-    private UdpShardSockets udp;
-    private TcpShardConnections tcp;
+    UdpShardSockets udp;
     /** RFC 3263 location, made on first use (a DNS socket per shard only when someone locates). */
     private SipLocator locator;
     /** The local address of the message being dispatched (responses leave from it, RFC 3581 §4), or null. */
-    private InetSocketAddress currentLocal;
+    InetSocketAddress currentLocal;
     private long lastPollNs;
     /** True for the one tick whose timers waited for the loop's I/O after a stall (see {@link TickTask}). */
     private boolean timersHeldForInput;
-    private boolean stopping;
+    boolean stopping;
     /** How long the messages this shard handles waited since they arrived (retransmissions wait for the backlog). */
     private final InputLag inputLag;
     /**
@@ -174,23 +110,19 @@ public final class StackShard
      * from its socket by this shard ({@link #readLag}), or taken from this shard's hand-over inbox after another shard
      * read it ({@link #handoverLag}: the reading shard's wait, the copy and the inbox together).
      */
-    private final ResponseTimeHistogram readLag = new ResponseTimeHistogram();
+    final ResponseTimeHistogram readLag = new ResponseTimeHistogram();
     private final ResponseTimeHistogram handoverLag = new ResponseTimeHistogram();
 
-    // counters: plain longs written by this shard only, read racily for metrics
-    private long handoffsOut;
     private long handoffsIn;
-    private long handoffDrops;
-    private long handoffRecordMisses;
-    private long unreachableReports;
-    private long malformed;
+    long unreachableReports;
+    long malformed;
     private long listenerErrors;
     private long listenerRetransmissionsDeferred;
     private long ticks;
     /** Messages in and out by method and status class, retransmissions, mirrored gauges (opaque, for metrics). */
-    private final MessageCounters traffic = new MessageCounters();
+    final MessageCounters traffic = new MessageCounters();
     /** True while the listener's own send ({@link #sendRequest}, {@link #respond}) runs: not a retransmission. */
-    private boolean tuSending;
+    boolean tuSending;
     /** True while a drain of the inbox or a tick runs: its sends are flushed once, when it ends (shard thread). */
     private boolean batching;
     /** Hand-overs handled in the current batch since its last flush. */
@@ -220,16 +152,7 @@ public final class StackShard
             new DialogTable(config.initialDialogs()), events);
         this.ids = new ShardIds(index, seed);
         this.malformedAnswers = new StatelessResponder(ids);
-        this.inbox = new MpscArrayQueue<>(config.handoffQueueCapacity());
-        // Every record this shard lends out fits in one return queue: at most one inbox-full per other shard.
-        this.returned = new MpscArrayQueue<>(Math.max(2, config.handoffQueueCapacity() * Math.max(1, all.length)));
-        this.freeRecords = new Handoff[Math.max(16, config.handoffQueueCapacity())];
-        for (int i = 0; i < freeRecords.length; i++)
-        {
-            final Handoff h = new Handoff();
-            h.origin = index;
-            freeRecords[freeRecordCount++] = h;
-        }
+        this.inbox = new ShardInbox(this, all, config, events);
         this.listener = listeners.create(this);
     }
 
@@ -351,7 +274,7 @@ public final class StackShard
         tuSending = true;
         try
         {
-            final InetSocketAddress next = nextHop(request, destination);
+            final InetSocketAddress next = transports.nextHop(request, destination);
             if (null == next)
             {
                 request.release(); // refused: no connection can be made for its transport
@@ -383,14 +306,14 @@ public final class StackShard
      */
     public boolean sendStateless(final ByteBuf message, final InetSocketAddress destination)
     {
-        final InetSocketAddress next = nextHop(message, destination);
+        final InetSocketAddress next = transports.nextHop(message, destination);
         if (null != next)
         {
             traffic.outbound(message); // before the send takes the buffer: counts what is handed to a transport
         }
         if (next instanceof TcpFlow flow)
         {
-            return sendOnFlow(flow, message);
+            return transports.sendOnFlow(flow, message);
         }
         if (null == next)
         {
@@ -454,149 +377,13 @@ public final class StackShard
     }
 
     // ================================================================================================================
-    // Transport selection (RFC 3261 §18.1.1, §18.2.2)
-    // ================================================================================================================
-
-    /**
-     * Where an outbound message goes: a flow as given; otherwise by the transport of its top Via — TCP or TLS through
-     * this shard's connection to the destination (reused or opened), anything else as a datagram.
-     *
-     * @return the destination to use, or null when its transport cannot be served (TLS without a client context).
-     */
-    private InetSocketAddress nextHop(final ByteBuf message, final InetSocketAddress destination)
-    {
-        if (destination instanceof TcpFlow || null == destination || null == tcp)
-        {
-            return destination;
-        }
-        final int transport = topViaTransport(message);
-        if (TRANSPORT_UDP == transport)
-        {
-            return destination;
-        }
-        return TRANSPORT_TLS == transport ? tlsFlow(destination) : tcp.flowTo(destination, false);
-    }
-
-    /**
-     * The TLS flow for the message {@link #topViaTransport} just parsed into {@link #outbound}, for the SIP domain
-     * its server must prove (RFC 5922 §7.3, the host of the URI RFC 3263 located): for a request the host of its top
-     * Route's URI (the next hop, RFC 3261 §8.1.2), else of its Request-URI; for a response the top Via's sent-by host
-     * (RFC 3263 §6). A message without a usable host asks for the destination's address instead. Reusing an open
-     * connection for the same domain allocates nothing.
-     */
-    private TcpFlow tlsFlow(final InetSocketAddress destination)
-    {
-        final SipMessage m = outbound;
-        final byte[] b = m.buffer();
-        if (m.isResponse())
-        {
-            return tcp.flowTo(destination, true, b, outboundVia.hostStart(), outboundVia.hostEnd());
-        }
-        final int route = m.firstHeader(HeaderName.ROUTE);
-        final SipUriFlyweight uri;
-        if (route >= 0)
-        {
-            uri = outboundRoute.wrap(b, m.headerValueStart(route), m.headerValueEnd(route)) ? outboundRoute.uri() :
-                null;
-        }
-        else
-        {
-            uri = outboundUri.wrap(b, m.requestUriStart(), m.requestUriEnd()) ? outboundUri : null;
-        }
-        if (null == uri || uri.hostStart() < 0 || uri.hostEnd() <= uri.hostStart())
-        {
-            return tcp.flowTo(destination, true);
-        }
-        return tcp.flowTo(destination, true, b, uri.hostStart(), uri.hostEnd());
-    }
-
-    private static final int TRANSPORT_UDP = 0;
-    private static final int TRANSPORT_TCP = 1;
-    private static final int TRANSPORT_TLS = 2;
-
-    /** The top Via's transport of an outbound message (UDP when it cannot be read: the datagram path judges it). */
-    private int topViaTransport(final ByteBuf message)
-    {
-        final SipMessage m = outbound;
-        if (SipMessageParser.parseDatagram(message, m) != ParseResult.OK || m.topVia() < 0
-            || !outboundVia.wrap(m.buffer(), m.headerValueStart(m.topVia()), m.headerValueEnd(m.topVia())))
-        {
-            return TRANSPORT_UDP;
-        }
-        final byte[] b = m.buffer();
-        final int start = outboundVia.transportStart();
-        final int length = outboundVia.transportEnd() - start;
-        if (3 == length && (b[start] | 0x20) == 't')
-        {
-            final int second = b[start + 1] | 0x20;
-            final int third = b[start + 2] | 0x20;
-            if (second == 'c' && third == 'p')
-            {
-                return TRANSPORT_TCP;
-            }
-            if (second == 'l' && third == 's')
-            {
-                return TRANSPORT_TLS;
-            }
-        }
-        return TRANSPORT_UDP;
-    }
-
-    /**
-     * Sends on a flow. When its connection has closed: a connection we opened is opened again (or another open one
-     * to the same address is used); for one the peer opened, RFC 3261 §18.2.2 sends a response on a new connection to
-     * the source address and the port of the top Via's sent-by (5060, or 5061 for TLS, when it has none), and
-     * anything else fails.
-     *
-     * @param message ownership taken.
-     */
-    private boolean sendOnFlow(final TcpFlow flow, final ByteBuf message)
-    {
-        final TcpConnection connection = flow.connection();
-        if (connection.isUsable() || null == tcp)
-        {
-            return connection.send(message);
-        }
-        if (connection.isOutbound())
-        {
-            // Reopened for the domain it was opened for (RFC 5922 §7.3: the new server must prove the same one).
-            final String domain = connection.tlsDomain();
-            final byte[] d = null == domain ? null : domain.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            final TcpFlow again = tcp.flowTo(flow, flow.isTls(), d, 0, null == d ? 0 : d.length);
-            if (null == again)
-            {
-                message.release();
-                return false;
-            }
-            return again.connection().send(message);
-        }
-        final SipMessage m = outbound;
-        if (SipMessageParser.parseDatagram(message, m) != ParseResult.OK || !m.isResponse() || m.topVia() < 0
-            || !outboundVia.wrap(m.buffer(), m.headerValueStart(m.topVia()), m.headerValueEnd(m.topVia())))
-        {
-            return connection.send(message); // not a response: fails and is counted by the closed connection
-        }
-        final int port = outboundVia.port() > 0 ? outboundVia.port() :
-            (flow.isTls() ? SipStackConfig.TLS_PORT_DEFAULT : ResponseAddress.DEFAULT_SIP_PORT);
-        // Over TLS the new connection's server must prove the sent-by host (RFC 3263 §6, RFC 5922 §7.3).
-        final TcpFlow fresh = tcp.flowTo(new InetSocketAddress(flow.getAddress(), port), flow.isTls(), m.buffer(),
-            outboundVia.hostStart(), outboundVia.hostEnd());
-        if (null == fresh)
-        {
-            message.release();
-            return false;
-        }
-        return fresh.connection().send(message);
-    }
-
-    // ================================================================================================================
     // Counters (racy reads from any thread, for metrics)
     // ================================================================================================================
 
     /** Datagrams this shard read for a call of another shard and handed over. */
     public long handoffsOut()
     {
-        return handoffsOut;
+        return inbox.handoffsOut;
     }
 
     /** Datagrams other shards handed to this one, processed. */
@@ -608,7 +395,7 @@ public final class StackShard
     /** Hand-overs dropped because the target's queue was full (UDP retransmits). */
     public long handoffDrops()
     {
-        return handoffDrops;
+        return inbox.handoffDrops;
     }
 
     /** ICMP port unreachable reports from UDP peers seen by this shard (RFC 3261 §18.4). */
@@ -620,7 +407,7 @@ public final class StackShard
     /** Hand-over records allocated because the free list was empty (pool growth). */
     public long handoffRecordMisses()
     {
-        return handoffRecordMisses;
+        return inbox.handoffRecordMisses;
     }
 
     /** Messages that did not parse or had no usable top Via (counted here and by the transport). */
@@ -661,7 +448,7 @@ public final class StackShard
     /** Hand-overs waiting in this shard's inbox (JCTools' size: any thread, a consistent estimate). */
     public int handoffQueueDepth()
     {
-        return inbox.size();
+        return inbox.depth();
     }
 
     /** True from start until the shard's event loop begins to shut down. Any thread. */
@@ -671,49 +458,10 @@ public final class StackShard
         return null != l && !l.isShuttingDown();
     }
 
-    // ================================================================================================================
-    // Routing and hand-over
-    // ================================================================================================================
-
     /**
-     * The shard that owns the call of a parsed message (DESIGN.md, Threading): the shard encoded in the top Via
-     * branch of a response or the To tag of a request when it is an id of this stack, else the one encoded in the
-     * Call-ID, else {@code hash(Call-ID) mod shards}.
-     */
-    static int ownerOf(final SipMessage m, final int shards)
-    {
-        if (shards == 1)
-        {
-            return 0;
-        }
-        final byte[] b = m.buffer();
-        int s = -1;
-        if (m.isResponse())
-        {
-            if (m.topViaBranchStart() >= 0)
-            {
-                s = ShardIds.shardOf(b, m.topViaBranchStart(), m.topViaBranchEnd());
-            }
-        }
-        else if (m.toTagStart() >= 0)
-        {
-            s = ShardIds.shardOf(b, m.toTagStart(), m.toTagEnd());
-        }
-        else
-        {
-            s = targetedShard(m);
-        }
-        if (s >= 0 && s < shards)
-        {
-            return s;
-        }
-        return callIdShard(m, shards);
-    }
-
-    /**
-     * {@link #ownerOf}, plus what a CANCEL needs (RFC 3261 §9.2): an INVITE outside a dialog that goes to another
-     * shard than its Call-ID's (session targeting) is remembered in the stack's {@link MovedInvites}, and a CANCEL
-     * outside a dialog goes where its INVITE went. Called by the reading shard, before any hand-over.
+     * {@link ShardRouting#ownerOf}, plus what a CANCEL needs (RFC 3261 §9.2): an INVITE outside a dialog that goes to
+     * another shard than its Call-ID's (session targeting) is remembered in the stack's {@link MovedInvites}, and a
+     * CANCEL outside a dialog goes where its INVITE went. Called by the reading shard, before any hand-over.
      */
     int route(final SipMessage m)
     {
@@ -724,12 +472,12 @@ public final class StackShard
             if (SipMethod.INVITE == method)
             {
                 // ownerOf's rule for a request outside a dialog, each shard worked out once
-                final int targeted = targetedShard(m);
+                final int targeted = ShardRouting.targetedShard(m);
                 if (targeted < 0 || targeted >= shards)
                 {
-                    return callIdShard(m, shards);
+                    return ShardRouting.callIdShard(m, shards);
                 }
-                if (targeted != callIdShard(m, shards))
+                if (targeted != ShardRouting.callIdShard(m, shards))
                 {
                     stack.movedInvites.moved(m, targeted, System.nanoTime());
                 }
@@ -744,19 +492,7 @@ public final class StackShard
                 }
             }
         }
-        return ownerOf(m, shards);
-    }
-
-    /** The shard the Call-ID names: the one encoded in it (a leg this stack created), else its hash mod shards. */
-    static int callIdShard(final SipMessage m, final int shards)
-    {
-        final byte[] b = m.buffer();
-        final int s = ShardIds.shardOf(b, m.callIdStart(), m.callIdEnd());
-        if (s >= 0 && s < shards)
-        {
-            return s;
-        }
-        return ShardIds.shardForCallId(b, m.callIdStart(), m.callIdEnd(), shards);
+        return ShardRouting.ownerOf(m, shards);
     }
 
     /**
@@ -765,116 +501,8 @@ public final class StackShard
      */
     public static final String TARGET_URI_PARAMETER = "sipline-appsession";
 
-    private static final byte[] TARGET_URI_PARAMETER_BYTES = (";" + TARGET_URI_PARAMETER + "=")
-        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] TO_TAG_BYTES = "to-tag=".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-    /**
-     * Session targeting (JSR 289 §15.11.3) for a request outside a dialog: the shard that owns the dialog its
-     * Replaces (RFC 3891) or Join (RFC 3911) header names, whose {@code to-tag} is that dialog's local tag here (RFC
-     * 3891 §3 matches the to-tag against the local tag of the receiving UA's dialog), or the shard of the application session its
-     * Request-URI's {@link #TARGET_URI_PARAMETER} names; -1 when neither is an id of this stack. Read in place.
-     */
-    static int targetedShard(final SipMessage m)
-    {
-        final byte[] b = m.buffer();
-        int header = m.firstHeader(HeaderName.REPLACES);
-        if (header < 0)
-        {
-            header = m.firstHeader(HeaderName.JOIN);
-        }
-        if (header >= 0)
-        {
-            final int s = shardOfParameter(b, m.headerValueStart(header), m.headerValueEnd(header), TO_TAG_BYTES);
-            if (s >= 0)
-            {
-                return s;
-            }
-        }
-        return m.requestUriStart() < 0 ? -1
-            : shardOfParameter(b, m.requestUriStart(), m.requestUriEnd(), TARGET_URI_PARAMETER_BYTES);
-    }
-
-    /** The shard of the id that follows {@code name} in {@code [start, end)} (up to ';', '?', '>' or a blank). */
-    private static int shardOfParameter(final byte[] b, final int start, final int end, final byte[] name)
-    {
-        final int at = Ascii.indexOf(b, start, end, name);
-        if (at < 0)
-        {
-            return -1;
-        }
-        final int from = at + name.length;
-        int to = from;
-        while (to < end && b[to] != ';' && b[to] != '?' && b[to] != '>' && b[to] != ' ' && b[to] != ',')
-        {
-            to++;
-        }
-        return ShardIds.shardOf(b, from, to);
-    }
-
-    /** Reading shard: copy the datagram and offer it to the owner's inbox. */
-    private boolean handOver(final StackShard target, final SipMessage m, final InetSocketAddress source,
-        final InetSocketAddress local)
-    {
-        final Handoff h = acquireRecord();
-        final int length = m.length();
-        final ByteBuf copy = outboundBuffers.acquire(length); // released by the target shard after parsing
-        // Not writeBytes: it would make a ByteBuffer view of the new buffer when Netty runs without Unsafe (JDK 25).
-        io.sipline.sip.message.ByteBufCopy.write(m.buffer(), m.offset(), length, copy);
-        h.datagram = copy;
-        h.source = source;
-        h.local = local;
-        h.receivedAtNanos = m.receivedAtNanos();
-        if (!target.inbox.offer(h))
-        {
-            // Queue full: the copy is still ours; release it and drop the datagram (the peer retransmits).
-            copy.release();
-            h.clear();
-            freeRecords[freeRecordCount++] = h;
-            handoffDrops++;
-            return false;
-        }
-        handoffsOut++; // from here the copy belongs to the target shard
-        target.wake();
-        return true;
-    }
-
-    private Handoff acquireRecord()
-    {
-        if (0 == freeRecordCount)
-        {
-            returned.drain(events, freeRecords.length);
-        }
-        if (0 == freeRecordCount)
-        {
-            handoffRecordMisses++;
-            final Handoff h = new Handoff();
-            h.origin = index;
-            return h;
-        }
-        final Handoff h = freeRecords[--freeRecordCount];
-        freeRecords[freeRecordCount] = null;
-        return h;
-    }
-
-    /** Any thread: make sure a drain of this shard's inbox is scheduled on its loop (one task, not one per message). */
-    private void wake()
-    {
-        final EventLoop l = loop;
-        // Plain read first: most offers find a drain already scheduled and skip the CAS.
-        if (null != l && !drainScheduled.get() && drainScheduled.compareAndSet(false, true))
-        {
-            l.execute(drainTask);
-        }
-    }
-
-    private int drainInbox()
-    {
-        return inbox.drain(events, config.drainLimit());
-    }
-
     /** Owning shard: one handed-over datagram; releases its copy and returns the record to its origin. */
-    private void onHandoff(final Handoff h)
+    void onHandoff(final Handoff h)
     {
         final ByteBuf datagram = h.datagram;
         try
@@ -905,28 +533,11 @@ public final class StackShard
                 udp.flush(); // a long drain sends its answers every 16 messages, not only at its end
             }
             datagram.release(); // release rule (Handoff): the owning shard releases the copy once, here
-            final StackShard origin = all[h.origin];
-            h.clear();
-            if (origin != this)
-            {
-                origin.returned.offer(h); // a full return queue means the record is left to the GC
-            }
-            else
-            {
-                recycleLocal(h);
-            }
+            inbox.returnRecord(h);
         }
     }
 
-    private void recycleLocal(final Handoff h)
-    {
-        if (freeRecordCount < freeRecords.length)
-        {
-            freeRecords[freeRecordCount++] = h;
-        }
-    }
-
-    private boolean dispatch(final SipMessage m, final InetSocketAddress source, final InetSocketAddress local)
+    boolean dispatch(final SipMessage m, final InetSocketAddress source, final InetSocketAddress local)
     {
         currentLocal = local;
         try
@@ -957,7 +568,7 @@ public final class StackShard
      * the replies to what the timers would retransmit; the tick task decides once the loop has read all of them
      * ({@link TickTask}).
      */
-    private void pollTimersIfDue(final long nowNs)
+    void pollTimersIfDue(final long nowNs)
     {
         if (nowNs - lastPollNs >= config.tickNs() && !stalled(nowNs))
         {
@@ -976,7 +587,7 @@ public final class StackShard
      * handed over; a message with no arrival time, built locally, is not counted). The wall clock comes from the
      * monotonic reading the caller already has.
      */
-    private void noteInputLag(final long nowNs, final long receivedAtNanos, final ResponseTimeHistogram histogram)
+    void noteInputLag(final long nowNs, final long receivedAtNanos, final ResponseTimeHistogram histogram)
     {
         if (0 != receivedAtNanos)
         {
@@ -1021,7 +632,7 @@ public final class StackShard
      * transport ({@code currentLocal} set), or a drain of the hand-over inbox or a tick ({@link #batching}), so that
      * the answers to a drained batch leave in one write of each connected socket rather than one per message.
      */
-    private void flushIfOutsideRead()
+    void flushIfOutsideRead()
     {
         if (null != udp && null == udp.currentLocal() && !batching)
         {
@@ -1029,7 +640,7 @@ public final class StackShard
         }
     }
 
-    private void onListenerError(final Throwable e)
+    void onListenerError(final Throwable e)
     {
         listenerErrors++;
         final String kind = e.getClass().getName() + ": " + e.getMessage();
@@ -1063,7 +674,7 @@ public final class StackShard
     /** On this shard's loop, once: attach the shard's connections. */
     void attachStreams(final TcpShardConnections shard)
     {
-        tcp = shard;
+        transports.attach(shard);
     }
 
     /** Starting thread, once: publish the loop (volatile store) so that hand-overs can wake this shard. */
@@ -1109,348 +720,32 @@ public final class StackShard
     /** Releases every datagram still queued (after the loops stopped, or on the loop at stop). */
     void releaseInbox()
     {
-        Handoff h;
-        while (null != (h = inbox.poll()))
-        {
-            h.datagram.release(); // never processed: the owning shard's copy, released here
-            h.clear();
-        }
+        inbox.releaseAll();
     }
 
-    // ================================================================================================================
-    // The seams: transport handler, transaction transport and user, dialog listener, timer handler, drain consumer
-    // ================================================================================================================
-
-    private final class Events implements SipMessageHandler, StreamMessageHandler, TransactionTransport,
-        TransactionUser, DialogListener, MessagePassingQueue.Consumer<Handoff>
+    /** The hand-over from and to the other shards (another shard offers to it and wakes it). */
+    ShardInbox inbox()
     {
-        final TimerHandler appTimers = new AppTimers();
-
-        /** A message framed on a connection of this shard (RFC 3261 §18.3); its source is the connection's flow. */
-        @Override
-        public boolean onMessage(final TcpConnection connection, final SipMessage message)
-        {
-            final long now = System.nanoTime();
-            noteInputLag(now, message.receivedAtNanos(), readLag); // before the timers: they read it
-            pollTimersIfDue(now);
-            final TcpFlow flow = connection.flow();
-            if (message.result() != ParseResult.OK)
-            {
-                // As over UDP (RFC 3261 §8.2), but the answer goes back on the connection (§18.2.2).
-                malformed++;
-                final ByteBuf answer = malformedAnswers.malformedAnswer(allocator, message, flow);
-                if (null != answer)
-                {
-                    traffic.outbound(answer);
-                }
-                return null != answer && connection.send(answer);
-            }
-            traffic.inbound(message);
-            final int owner = route(message);
-            if (owner != index)
-            {
-                return handOver(all[owner], message, flow, connection.localAddress());
-            }
-            return dispatch(message, flow, connection.localAddress());
-        }
-
-        /** One of this shard's connections closed or failed to connect: its waiting client transactions fail. */
-        @Override
-        public void onClosed(final TcpConnection connection)
-        {
-            if (transactions.failTransport(connection.flow()) > 0)
-            {
-                flushIfOutsideRead();
-            }
-        }
-
-        @Override
-        public boolean onMessage(final UdpShardSockets shard, final SipMessage message, final InetSocketAddress source)
-        {
-            if (null == udp)
-            {
-                udp = shard;
-            }
-            final long now = System.nanoTime();
-            noteInputLag(now, message.receivedAtNanos(), readLag); // before the timers: they read it
-            pollTimersIfDue(now);
-            if (message.result() != ParseResult.OK)
-            {
-                // Counted here, and by the transport per ParseResult. Answered statelessly on the reading shard
-                // (RFC 3261 §8.2: 400 with the reason, 505 for the version; never an ACK or a response): there is
-                // no transaction to own it, and its Call-ID may be missing. The answer is built in a buffer of the
-                // transport's allocator and passed to UdpShardSockets.send, which sends or releases it. A false return is
-                // counted by the transport as a drop.
-                malformed++;
-                final boolean answered = malformedAnswers.answerMalformed(shard, message, source);
-                if (answered)
-                {
-                    traffic.responseOut(message.result().statusCode());
-                }
-                return answered;
-            }
-            traffic.inbound(message);
-            final int owner = route(message);
-            if (owner != index)
-            {
-                return handOver(all[owner], message, source, shard.currentLocal());
-            }
-            return dispatch(message, source, shard.currentLocal());
-        }
-
-        /** RFC 3261 §18.4: a UDP peer refused our datagrams (ICMP); its transactions on this shard fail. */
-        @Override
-        public void onUnreachable(final UdpShardSockets shard, final InetSocketAddress local, final InetSocketAddress peer)
-        {
-            if (null == udp)
-            {
-                udp = shard;
-            }
-            unreachableReports++;
-            if (transactions.failDatagramPeer(peer) > 0)
-            {
-                flushIfOutsideRead();
-            }
-        }
-
-        /** Drain consumer: the inbox (records to process) and the return queue (records coming home). */
-        @Override
-        public void accept(final Handoff h)
-        {
-            if (null == h.datagram)
-            {
-                recycleLocal(h); // a record of ours, given back by the shard that processed it
-            }
-            else
-            {
-                onHandoff(h);
-            }
-        }
-
-        @Override
-        public long inputLagNs(final long nowNs)
-        {
-            return StackShard.this.inputLagNs(nowNs);
-        }
-
-        @Override
-        public boolean send(final ByteBuf data, final InetSocketAddress destination, final boolean reliable)
-        {
-            return send(data, destination, null, reliable);
-        }
-
-        /**
-         * A transaction's send: over UDP from the transaction's own socket (the one its request arrived on, or its
-         * first send used; RFC 3261 §18.2.2), else the one the message being dispatched arrived on.
-         */
-        @Override
-        public boolean send(final ByteBuf data, final InetSocketAddress destination, final InetSocketAddress local,
-            final boolean reliable)
-        {
-            final boolean sent;
-            if (destination instanceof TcpFlow flow)
-            {
-                // The transaction keeps its reference; the connection's write takes its own (released by Netty).
-                sent = !stopping && sendOnFlow(flow, data.retainedDuplicate());
-            }
-            else if (stopping || null == udp)
-            {
-                return false;
-            }
-            else
-            {
-                // The transaction keeps its reference for retransmission; the write takes its own (released by Netty).
-                // The buffer itself, not a duplicate: a datagram write moves no index, and the buffer's NIO view,
-                // made when the message was written, is reused by the send (a duplicate would make a new one per
-                // send when Netty runs without sun.misc.Unsafe, JDK 25).
-                sent = udp.sendFrom(null != local ? local : currentLocal, data.retain(), destination);
-            }
-            if (sent)
-            {
-                countTransactionSend(data);
-            }
-            return sent;
-        }
-
-        /**
-         * A server transaction's responses go to a Via {@code maddr} naming a host (RFC 3261 §18.2.2): this shard's
-         * {@link SipLocator} finds its address like any host with a port (A/AAAA, RFC 3263 §4.2, cached for the
-         * records' TTL) and the transaction sends there, to the first address found; none found is a transport
-         * error. The callback runs on this shard's loop (the locator's).
-         */
-        @Override
-        public void resolve(final TransactionLayer layer, final Transaction tx, final long id,
-            final InetSocketAddress unresolved)
-        {
-            if (stopping)
-            {
-                layer.resolved(tx, id, null);
-                return;
-            }
-            locator().locate(unresolved.getHostString(), unresolved.getPort(), "UDP", false, targets ->
-            {
-                layer.resolved(tx, id, targets.isEmpty() ? null : targets.get(0).address());
-                flushIfOutsideRead();
-            });
-        }
-
-        /**
-         * Counts a transaction's send. Sends the transaction makes on its own, not inside the listener's
-         * {@code respond}/{@code sendRequest}, are retransmissions (RFC 3261 §17.1.1.2 timer A, §17.1.2.2 timer E,
-         * §17.2.1 timer G, the last response again for a retransmitted request, §17.2.1/§17.2.2) except a 100 (the
-         * INVITE server transaction's own Trying, §17.2.1) and an ACK (the client transaction's ACK for a 3xx-6xx,
-         * §17.1.1.3, counted as a message out only, also when it is re-passed for a retransmitted final response).
-         */
-        private void countTransactionSend(final ByteBuf data)
-        {
-            final int status = traffic.outbound(data);
-            if (!tuSending && 100 != status && !(0 == status && isAck(data)))
-            {
-                traffic.retransmission();
-            }
-        }
-
-        private boolean isAck(final ByteBuf data)
-        {
-            final int at = data.readerIndex();
-            return data.readableBytes() > 4 && data.getByte(at) == 'A' && data.getByte(at + 1) == 'C'
-                && data.getByte(at + 2) == 'K' && data.getByte(at + 3) == ' ';
-        }
-
-        @Override
-        public void onRequest(final ServerTransaction tx, final SipMessage request)
-        {
-            try
-            {
-                listener.onRequest(StackShard.this, tx, request);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onAck(final ServerTransaction tx, final SipMessage ack)
-        {
-            try
-            {
-                listener.onAck(StackShard.this, tx, ack);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onResponse(final ClientTransaction tx, final SipMessage response)
-        {
-            try
-            {
-                listener.onResponse(StackShard.this, tx, response);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onStatelessRequest(final SipMessage request, final InetSocketAddress source,
-            final boolean reliable)
-        {
-            try
-            {
-                listener.onStatelessRequest(StackShard.this, request, source);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onStatelessResponse(final SipMessage response, final InetSocketAddress source)
-        {
-            try
-            {
-                listener.onStatelessResponse(StackShard.this, response, source);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onTimeout(final Transaction tx, final char timer)
-        {
-            if (stopping)
-            {
-                return;
-            }
-            try
-            {
-                listener.onTimeout(StackShard.this, tx, timer);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onTransportError(final Transaction tx)
-        {
-            if (stopping)
-            {
-                return;
-            }
-            try
-            {
-                listener.onTransportError(StackShard.this, tx);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onTerminated(final Transaction tx)
-        {
-            try
-            {
-                listener.onTerminated(StackShard.this, tx);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-        }
-
-        @Override
-        public void onDialogTerminated(final Dialog dialog, final io.sipline.sip.dialog.DialogEndReason reason)
-        {
-            // Dialog ends are visible through the DialogLayer's return values; nothing to do here yet.
-        }
+        return inbox;
     }
 
-    private final class AppTimers implements TimerHandler
+    /** The loop, once published by the starting thread; null before. Any thread. */
+    EventLoop loop()
     {
-        @Override
-        public boolean onTimer(final long timerId, final long nowNs)
+        return loop;
+    }
+
+    /** On this shard's loop: one drain of the inbox as one batch, flushed once at its end (and every 16 messages). */
+    void drainBatch()
+    {
+        batching = true;
+        try
         {
-            try
-            {
-                listener.onTimer(StackShard.this, timerId, appWheel.payload(timerId), nowNs);
-            }
-            catch (final RuntimeException e)
-            {
-                onListenerError(e);
-            }
-            return true;
+            inbox.drain();
+        }
+        finally
+        {
+            endBatch(); // one flush for the drain (every 16 hand-overs within it: onHandoff)
         }
     }
 
@@ -1459,37 +754,12 @@ public final class StackShard
     {
         traffic.mirror(MessageCounters.TRANSACTIONS_ACTIVE, transactions.activeTransactions());
         traffic.mirror(MessageCounters.DIALOGS_ACTIVE, dialogs.table().size());
-        traffic.mirror(MessageCounters.HANDOFF_DROPS, handoffDrops);
+        traffic.mirror(MessageCounters.HANDOFF_DROPS, inbox.handoffDrops);
         traffic.mirror(MessageCounters.MALFORMED, malformed);
         traffic.mirror(MessageCounters.LISTENER_ERRORS, listenerErrors);
-        traffic.mirror(MessageCounters.HANDOFFS_OUT, handoffsOut);
+        traffic.mirror(MessageCounters.HANDOFFS_OUT, inbox.handoffsOut);
         traffic.mirror(MessageCounters.RETRANSMISSIONS_DEFERRED,
             transactions.deferredRetransmissions() + listenerRetransmissionsDeferred);
-    }
-
-    /** Scheduled once when the inbox goes non-empty (see {@link #wake()}); no task object per message. */
-    private final class DrainTask implements Runnable
-    {
-        @Override
-        public void run()
-        {
-            // Clear the flag before draining: an offer after our last poll sees it clear and schedules another run,
-            // so no datagram is left waiting; at worst one run finds the queue empty.
-            drainScheduled.set(false);
-            batching = true;
-            try
-            {
-                drainInbox();
-            }
-            finally
-            {
-                endBatch(); // one flush for the drain (every 16 hand-overs within it: onHandoff)
-            }
-            if (!inbox.isEmpty())
-            {
-                wake();
-            }
-        }
     }
 
     /**
@@ -1520,7 +790,7 @@ public final class StackShard
                     timersHeldForInput = false;
                     pollTimers(now);
                 }
-                drainInbox();
+                inbox.drain();
                 mirrorCounters();
                 try
                 {
