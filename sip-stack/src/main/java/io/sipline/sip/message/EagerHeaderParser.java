@@ -78,7 +78,7 @@ final class EagerHeaderParser
             case CONTACT:
                 return contactShape(m, last);
             case VIA:
-                // Only the top Via is read on every message (STYLE.md: eager Via, CSeq, Call-ID, tags,
+                // Only the top Via is read on every message (eager Via, CSeq, Call-ID, tags,
                 // Max-Forwards); the others are checked when a proxy or the transport asks for them.
                 return m.topViaChecked ? ParseResult.OK : via(m, m.firstHeader(HeaderName.VIA));
             default:

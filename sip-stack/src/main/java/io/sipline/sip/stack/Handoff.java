@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 import io.netty.buffer.ByteBuf;
 
 /**
- * One datagram handed from the shard that read it to the shard that owns its call (DESIGN.md, Threading).
+ * One datagram handed from the shard that read it to the shard that owns its call.
  *
  * <p><b>Ownership.</b> The record belongs to its {@link #origin} shard's free list: the origin fills it, the owning
  * shard takes it from its MPSC queue, uses it, clears it and gives it back through the origin's return queue. The

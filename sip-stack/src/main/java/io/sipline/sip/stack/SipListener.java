@@ -14,7 +14,7 @@ import io.sipline.sip.transaction.Transaction;
  *
  * <p><b>Threading.</b> {@link Factory#create(StackShard)} makes one listener per shard at start; the shard calls it
  * only on its own event-loop thread, so a listener owns its state and needs no lock. Every call of every message of a
- * call (same Call-ID, or ids this stack generated) arrives on the same shard (DESIGN.md, Threading). A callback must
+ * call (same Call-ID, or ids this stack generated) arrives on the same shard. A callback must
  * not block; it may call back into its {@link StackShard} (respond, send, dialogs, timers) and must not touch another
  * shard's objects.
  *

@@ -23,7 +23,7 @@ import io.sipline.sip.transport.tcp.TcpTransportConfig;
 import io.sipline.sip.transport.tcp.TlsContexts;
 
 /**
- * The SIP stack (issue 3 §5): the sharded UDP transport, TCP on the same address:ports and TLS on its own (sharded
+ * The SIP stack: the sharded UDP transport, TCP on the same address:ports and TLS on its own (sharded
  * the same way, {@link TcpShards}), and per shard one RFC 3261 §17 transaction layer, one §12 dialog layer and two
  * hashed timer wheels, all driven by the shard's event loop, under one {@link SipListener} per shard.
  *
@@ -34,7 +34,7 @@ import io.sipline.sip.transport.tcp.TlsContexts;
  * stack.close();
  * }</pre>
  *
- * <p><b>Threading</b> (DESIGN.md, Threading): N shards, each a single-thread event loop that owns its sockets (one
+ * <p><b>Threading</b>: N shards, each a single-thread event loop that owns its sockets (one
  * {@code SO_REUSEPORT} channel per address:port), its {@link StackShard} state and its listener. A datagram read by a
  * shard that does not own its call is copied and handed to the owner through a bounded MPSC queue (dropped and
  * counted when full). A connection belongs to the shard that accepted (or opened) it; a message read on it for a call
@@ -67,10 +67,9 @@ public final class SipStack implements AutoCloseable
     /**
      * Netty's leak detector is off unless the user set its level ({@code -Dio.netty.leakDetection.level=simple}, or
      * the older {@code io.netty.leakDetectionLevel}): at Netty's default ({@code simple}) one buffer in 128 is tracked,
-     * and each tracked buffer makes a {@code Throwable} with its stack trace when it is taken and when it is released
-     * (async-profiler on the B2BUA at 6,700 calls/s: 1.05% of the shards' CPU samples filling those stack traces;
-     * 10,607 allocated B/call at Netty's default, 10,539 with it off, two alternating runs each). The tests run at
-     * {@code paranoid} (every buffer tracked, a leak fails the test: DESIGN.md, memory rule 4), which is where leaks
+     * and each tracked buffer makes a {@code Throwable} with its stack trace when it is taken and when it is released,
+     * CPU time and garbage on the shards. The tests run at
+     * {@code paranoid} (every buffer tracked, a leak fails the test), which is where leaks
      * are found; a running server pays for none of it. {@code SIPLINE_JAVA_OPTS} gives bin/sipline the property.
      */
     static final String LEAK_DETECTION_PROPERTY = "io.netty.leakDetection.level";

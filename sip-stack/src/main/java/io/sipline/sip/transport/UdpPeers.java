@@ -18,14 +18,14 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.util.AttributeKey;
 
 /**
- * One shard's connected UDP channels, one per active peer and local address:port (DESIGN.md, Memory: Netty's epoll
+ * One shard's connected UDP channels, one per active peer and local address:port (Netty's epoll
  * datagram path allocates a {@code DatagramPacket}, an {@code InetSocketAddress}, an {@code InetAddress} and its
  * {@code byte[]} for every datagram read, and an address array or two per datagram sent to an address).
  *
- * <p>The shards read and write their listening sockets themselves ({@link UdpRecvFrom}, {@link UdpSendTo}: no object
+ * <p>The shards read and write their listening sockets themselves ({@link UdpRecvMsg}, {@link UdpSendTo}: no object
  * per datagram), and read their connected channels the same way ({@code recvmsg} on a duplicate descriptor, with the
- * kernel's receive timestamp; see {@link UdpShardSockets}, "Connected peers"), so a datagram read on a connected channel
- * costs nothing either; only where those reads are off (or NIO) does Netty read it, with a {@code DatagramPacket}
+ * kernel's receive timestamp; see {@link UdpShardSockets}), so a datagram read on a connected channel costs nothing
+ * either; only where those reads are off (or NIO) does Netty read it, with a {@code DatagramPacket}
  * (24 B) per datagram. What a connected channel gives: the kernel finds a connected socket by its 4-tuple, datagrams
  * to the peer are written without an address, and an ICMP port unreachable is reported on it (RFC 3261 §18.4).
  *
@@ -79,8 +79,8 @@ final class UdpPeers
     /**
      * When every slot of the peer table is taken, one new peer in this many is counted (the least recently used one
      * making room). Admitting every one made a {@link Peer} and a map entry per datagram once a shard had more peers
-     * than slots ({@code bench stack} with 1,000 ports: 132 of 309 B per transaction, measured with
-     * {@code StackManyPeersAllocationTest}), and no peer ever reached the connect count; a peer that stays busy is
+     * than slots ({@code bench stack} with 1,000 ports; {@code StackManyPeersAllocationTest}), and no peer ever
+     * reached the connect count; a peer that stays busy is
      * still admitted after a few of its datagrams.
      */
     static final int ADMIT_ONE_IN = 16;

@@ -36,7 +36,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.Future;
 
 /**
- * The sharded UDP transport (DESIGN.md, Threading): N shards, each one single-thread Netty event loop that owns one
+ * The sharded UDP transport: N shards, each one single-thread Netty event loop that owns one
  * datagram channel per listening address:port. With native epoll every address:port is bound once per shard with
  * {@code SO_REUSEPORT}, so the kernel spreads datagrams over the shards by a hash of the sender's address and port (a
  * given peer always lands on the same shard). Without epoll (NIO, off Linux) a port cannot be shared: each
@@ -44,8 +44,8 @@ import io.netty.util.concurrent.Future;
  *
  * <p>Receive buffers are pooled direct buffers ({@link PooledByteBufAllocator}) of 64 KiB, enough for any UDP
  * datagram, so none is ever cut short; the shard copies each datagram into its reused message and releases the buffer
- * at once ({@link UdpShardSockets}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive and send
- * buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about 208 KiB)
+ * at once ({@link UdpShardSockets}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive
+ * and send buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about 208 KiB)
  * holds a few hundred datagrams, and a burst above that is dropped by the kernel before any shard sees it, which the
  * peer then retransmits. The kernel caps the request at {@code net.core.rmem_max}/{@code wmem_max}; when the granted
  * size is smaller, one log line at start says so and names the sysctl that raises it.
@@ -74,8 +74,7 @@ public final class UdpTransport implements AutoCloseable
     public static final boolean SENDTO_DEFAULT = true;
     /**
      * System property: {@code false} leaves the listening sockets and the connected peer channels to Netty's reads
-     * instead of the shard's own {@code recvmsg} ({@link UdpRecvFrom}; see {@link UdpShardSockets}, "Reads on a listening
-     * socket" and "Connected peers"); their datagrams are then timed by {@link RealtimeClock} when read, not by the
+     * instead of the shard's own {@code recvmsg} ({@link UdpRecvMsg}; see {@link UdpShardSockets}); their datagrams are then timed by {@link RealtimeClock} when read, not by the
      * kernel.
      */
     public static final String RECVFROM_PROP_NAME = "sipline.udp.recvfrom";
@@ -109,12 +108,12 @@ public final class UdpTransport implements AutoCloseable
         final UdpPeerConfig peers = epoll ? config.peers() : UdpPeerConfig.OFF;
         final boolean sendTo = epoll && UdpSendTo.AVAILABLE
             && Boolean.parseBoolean(System.getProperty(SENDTO_PROP_NAME, Boolean.toString(SENDTO_DEFAULT)));
-        final boolean recvFrom = epoll && UdpRecvFrom.AVAILABLE
+        final boolean recvFrom = epoll && UdpRecvMsg.AVAILABLE
             && Boolean.parseBoolean(System.getProperty(RECVFROM_PROP_NAME, Boolean.toString(RECVFROM_DEFAULT)));
         for (int k = 0; k < n; k++)
         {
-            shards[k] = new UdpShardSockets(k, handlers.create(k), allocator, errors, peers, sendTo ? new UdpSendTo() : null,
-                recvFrom ? new UdpRecvFrom() : null);
+            shards[k] = new UdpShardSockets(k, handlers.create(k), allocator, errors, peers,
+                sendTo ? new UdpSendTo() : null, recvFrom ? new UdpRecvMsg() : null);
         }
         for (final UdpShardSockets shard : shards)
         {

@@ -36,7 +36,8 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.sipline.sip.test.Loopback6;
 
 /**
- * The shard's own {@code sendto} on listening sockets ({@link UdpSendTo}, {@link UdpShardSockets}): answers leave from the
+ * The shard's own {@code sendto} on listening sockets ({@link UdpSendTo}, {@link UdpShardSockets}): answers leave from
+ * the
  * port the request arrived on (RFC 3261 §18.2.2) over IPv4 and IPv6, a failed call (injected: a function of the
  * downcall's type that returns -1 as a failed sendto does; and a real one, to port 0) falls back to Netty's write
  * and is counted, and every
@@ -182,9 +183,9 @@ class UdpSendToTest
             assertEquals(0, totals.nativeSendFallbacks(), totals.toString());
             assertEquals(8, totals.responsesSent(), totals.toString());
             assertEquals(0, totals.errors(), totals.toString());
-            if (UdpRecvFrom.AVAILABLE)
+            if (UdpRecvMsg.AVAILABLE)
             {
-                // Read by the shards' recvfrom too (UdpRecvFromTest), one reader per listening socket.
+                // Read by the shards' recvfrom too (UdpRecvMsgTest), one reader per listening socket.
                 assertEquals(8, totals.nativeDatagramsIn(), totals.toString());
                 for (int k = 0; k < 2; k++)
                 {
@@ -298,7 +299,8 @@ class UdpSendToTest
     }
 
     /**
-     * One {@link UdpShardSockets} with a {@link StatelessResponder} on one epoll socket bound to {@code address} port 0,
+     * One {@link UdpShardSockets} with a {@link StatelessResponder} on one epoll socket bound to {@code address} port
+     * 0,
      * on its own event loop, without peer channels.
      */
     private static final class Shard implements AutoCloseable

@@ -22,7 +22,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 
 /**
- * The stack's TCP and TLS listeners, sharded like its UDP sockets (DESIGN.md, Threading): with native epoll every
+ * The stack's TCP and TLS listeners, sharded like its UDP sockets: with native epoll every
  * listening address:port is bound once per shard with {@code SO_REUSEPORT}, so the kernel spreads new connections over
  * the shards' accept queues, and each accepted connection lives on the loop of the shard that accepted it for its
  * whole life. Without epoll (NIO) one listener per address:port is bound on shard {@code i mod N} and its connections
