@@ -20,7 +20,7 @@ import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.stack.SipStack;
 import io.sipline.sip.transaction.InviteResponse;
 import io.sipline.sip.transaction.ResponseTimeHistogram;

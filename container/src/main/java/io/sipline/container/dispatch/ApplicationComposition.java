@@ -23,7 +23,7 @@ import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 
 /**
@@ -38,7 +38,7 @@ import io.sipline.sip.transaction.ServerTransaction;
 final class ApplicationComposition
 {
     private final ApplicationRegistry registry;
-    private final SipShard shard;
+    private final StackShard shard;
     private final ShardAddresses addresses;
     private final ContainerIds ids;
     private final SessionTable sessions;
@@ -57,7 +57,7 @@ final class ApplicationComposition
     /** The application session the last {@link #route} joins, or null (shard thread; read right after it). */
     private SipApplicationSessionImpl targeted;
 
-    ApplicationComposition(final ApplicationRegistry registry, final SipShard shard, final ShardAddresses addresses,
+    ApplicationComposition(final ApplicationRegistry registry, final StackShard shard, final ShardAddresses addresses,
         final ContainerIds ids, final SessionTable sessions, final NextHop nextHop,
         final ContainerShardImpl.Counters counters, final OutboundRequests outbound, final DirectAnswers answers)
     {
@@ -420,7 +420,7 @@ final class ApplicationComposition
      * encoded URI, §15.11.1, {@code SipApplicationSession.encodeURI}), else the one that owns the dialog its Join
      * (RFC 3911) or Replaces (RFC 3891) header names: Call-ID, {@code to-tag} our local tag, {@code from-tag} the
      * remote one (RFC 3891 §3). The stack hands such a request to the shard that holds the dialog or application
-     * session (its ids name it, {@code SipShard.targetedShard}), so they are looked up on this shard. The kind of
+     * session (its ids name it, {@code ShardRouting.targetedShard}), so they are looked up on this shard. The kind of
      * targeting is kept on the request ({@link SipServletRequestImpl#targeting()}). Null when the request targets
      * nothing of ours that is still valid: it is then routed as any initial request. A request without those headers
      * or parameter is checked in place (no String is made).

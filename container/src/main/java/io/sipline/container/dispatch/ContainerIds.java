@@ -1,7 +1,7 @@
 package io.sipline.container.dispatch;
 
 import io.sipline.sip.shard.ShardIds;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 
 /**
  * The identifiers of one shard's container: tags, Call-IDs and branches that encode the shard, so that a response or
@@ -12,7 +12,7 @@ import io.sipline.sip.stack.SipShard;
  */
 final class ContainerIds
 {
-    private final SipShard shard;
+    private final StackShard shard;
     private final StringBuilder ids = new StringBuilder(64);
     /** Ids made off the shard (an application thread); guarded by its own monitor, never used on the shard. */
     private final ShardIds offShardIds;
@@ -20,7 +20,7 @@ final class ContainerIds
     /** The host a Call-ID names after its {@code @}. */
     private String host;
 
-    ContainerIds(final SipShard shard)
+    ContainerIds(final StackShard shard)
     {
         this.shard = shard;
         this.offShardIds = new ShardIds(shard.index(), System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));

@@ -13,7 +13,7 @@ import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.stack.SipListener;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
@@ -40,7 +40,7 @@ import io.sipline.sip.transaction.Transaction;
  */
 public final class ContainerShardImpl implements SipListener, ContainerShard
 {
-    private final SipShard shard;
+    private final StackShard shard;
     private final SessionTable sessions = new SessionTable();
     private final ContainerIds ids;
     private final ShardAddresses addresses;
@@ -66,7 +66,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         public final AtomicLong overloaded = new AtomicLong();
     }
 
-    ContainerShardImpl(final ApplicationRegistry registry, final SipShard shard, final Counters counters,
+    ContainerShardImpl(final ApplicationRegistry registry, final StackShard shard, final Counters counters,
         final long overloadWaitNs, final LongSupplier wallClock)
     {
         this.shard = shard;
@@ -95,7 +95,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         ids.started(shardThreadId, addresses.host());
     }
 
-    SipShard shard()
+    StackShard shard()
     {
         return shard;
     }
@@ -246,61 +246,61 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     // ================================================================================================================
 
     @Override
-    public void onRequest(final SipShard s, final ServerTransaction tx, final SipMessage request)
+    public void onRequest(final StackShard s, final ServerTransaction tx, final SipMessage request)
     {
         requests.onRequest(tx, request);
     }
 
     @Override
-    public void onAck(final SipShard s, final ServerTransaction tx, final SipMessage ack)
+    public void onAck(final StackShard s, final ServerTransaction tx, final SipMessage ack)
     {
         requests.onAck(tx, ack);
     }
 
     @Override
-    public void onStatelessRequest(final SipShard s, final SipMessage request, final InetSocketAddress source)
+    public void onStatelessRequest(final StackShard s, final SipMessage request, final InetSocketAddress source)
     {
         requests.onStatelessRequest(request, source);
     }
 
     @Override
-    public void onResponse(final SipShard s, final ClientTransaction tx, final SipMessage response)
+    public void onResponse(final StackShard s, final ClientTransaction tx, final SipMessage response)
     {
         responses.onResponse(tx, response);
     }
 
     @Override
-    public void onStatelessResponse(final SipShard s, final SipMessage response, final InetSocketAddress source)
+    public void onStatelessResponse(final StackShard s, final SipMessage response, final InetSocketAddress source)
     {
         responses.onStatelessResponse(response, source);
     }
 
     @Override
-    public void onTimeout(final SipShard s, final Transaction tx, final char timer)
+    public void onTimeout(final StackShard s, final Transaction tx, final char timer)
     {
         responses.onTimeout(tx);
     }
 
     @Override
-    public void onTransportError(final SipShard s, final Transaction tx)
+    public void onTransportError(final StackShard s, final Transaction tx)
     {
         responses.onTransportError(tx);
     }
 
     @Override
-    public void onTerminated(final SipShard s, final Transaction tx)
+    public void onTerminated(final StackShard s, final Transaction tx)
     {
         responses.onTerminated(tx);
     }
 
     @Override
-    public void onTimer(final SipShard s, final long wheelId, final long payload, final long nowNs)
+    public void onTimer(final StackShard s, final long wheelId, final long payload, final long nowNs)
     {
         timers.onTimer(wheelId, payload);
     }
 
     @Override
-    public void onStop(final SipShard s)
+    public void onStop(final StackShard s)
     {
         timers.releaseRetransmissions();
     }

@@ -5,7 +5,7 @@ import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transport.StatelessResponder;
 
@@ -24,11 +24,11 @@ final class DirectAnswers
     /** Retry-After of an overload 503, seconds: the least the header can say. */
     static final String RETRY_AFTER_SECONDS = "1";
 
-    private final SipShard shard;
+    private final StackShard shard;
     private final ContainerIds ids;
     private final ContainerShardImpl.Counters counters;
 
-    DirectAnswers(final SipShard shard, final ContainerIds ids, final ContainerShardImpl.Counters counters)
+    DirectAnswers(final StackShard shard, final ContainerIds ids, final ContainerShardImpl.Counters counters)
     {
         this.shard = shard;
         this.ids = ids;

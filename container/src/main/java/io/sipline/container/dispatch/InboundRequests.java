@@ -19,7 +19,7 @@ import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.RealtimeClock;
@@ -35,7 +35,7 @@ import io.sipline.sip.transport.RealtimeClock;
 final class InboundRequests
 {
     private final ApplicationRegistry registry;
-    private final SipShard shard;
+    private final StackShard shard;
     private final ShardAddresses addresses;
     private final ContainerIds ids;
     private final SessionTable sessions;

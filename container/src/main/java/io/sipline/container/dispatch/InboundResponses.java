@@ -12,7 +12,7 @@ import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.tcp.TcpFlow;
@@ -29,7 +29,7 @@ import io.sipline.sip.transport.tcp.TcpFlow;
 final class InboundResponses
 {
     private final ContainerShardImpl container;
-    private final SipShard shard;
+    private final StackShard shard;
     private final ShardAddresses addresses;
     private final ContainerIds ids;
     private final SessionTable sessions;

@@ -14,7 +14,7 @@ import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transport.dns.SipTarget;
 
@@ -29,7 +29,7 @@ import io.sipline.sip.transport.dns.SipTarget;
  */
 final class OutboundRequests
 {
-    private final SipShard shard;
+    private final StackShard shard;
     private final ShardAddresses addresses;
     private final ContainerIds ids;
     private final ServletInvoker invoker;
@@ -37,7 +37,7 @@ final class OutboundRequests
     private ApplicationComposition composition;
     private InboundResponses responses;
 
-    OutboundRequests(final SipShard shard, final ShardAddresses addresses, final ContainerIds ids,
+    OutboundRequests(final StackShard shard, final ShardAddresses addresses, final ContainerIds ids,
         final ServletInvoker invoker, final NextHop nextHop)
     {
         this.shard = shard;
@@ -172,7 +172,7 @@ final class OutboundRequests
 
     /**
      * Writes and sends a request to its resolved destination (a client transaction, or statelessly for ACK) on
-     * {@code transport}: its Via names it, and the stack sends on it (SipShard: a TCP/TLS Via goes on the shard's
+     * {@code transport}: its Via names it, and the stack sends on it (StackShard: a TCP/TLS Via goes on the shard's
      * connection to the destination, reused or opened). RFC 3261 §18.1.1: a UDP request larger than
      * {@link Transports#UDP_SIZE_LIMIT} goes over TCP instead, unless the URI named UDP ({@code explicit}) or there is
      * no TCP. A transport this container does not listen on fails the request with a 503 (JSR 289: a request that

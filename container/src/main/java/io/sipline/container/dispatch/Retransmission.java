@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.session.ContainerShard;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.TransactionLayer;
 
@@ -17,7 +17,7 @@ import io.sipline.sip.transaction.TransactionLayer;
  */
 abstract class Retransmission implements ContainerShard.TimerTarget
 {
-    final SipShard shard;
+    final StackShard shard;
     final TimerSlots timers;
     final ServletInvoker invoker;
     final ServerTransaction tx;
@@ -84,7 +84,7 @@ abstract class Retransmission implements ContainerShard.TimerTarget
 
     /**
      * As the transaction layer does for its timers A, E and G: while the stack's input lags behind this
-     * retransmission's due time ({@link io.sipline.sip.stack.SipShard#inputLagNs}), the ACK or PRACK that ends it
+     * retransmission's due time ({@link io.sipline.sip.stack.StackShard#inputLagNs}), the ACK or PRACK that ends it
      * may have arrived and still be unread, so the timer is set again for {@code due + lag} and nothing is sent.
      * The give-up at 64*T1 is never put off.
      */

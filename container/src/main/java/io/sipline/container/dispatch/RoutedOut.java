@@ -9,7 +9,7 @@ import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 
@@ -95,7 +95,7 @@ final class RoutedOut
      * @param out ownership taken.
      * @return false when the transaction layer refused it (the caller answers upstream).
      */
-    boolean send(final SipShard shard, final InetSocketAddress to, final String branch, final int transport,
+    boolean send(final StackShard shard, final InetSocketAddress to, final String branch, final int transport,
         final ByteBuf out)
     {
         if (finished)
@@ -119,7 +119,7 @@ final class RoutedOut
     }
 
     /** A response on the client transaction: relayed upstream (100 is hop by hop, §16.7 step 3 keeps it here). */
-    void onResponse(final SipShard shard, final SipMessage message, final InetSocketAddress from,
+    void onResponse(final StackShard shard, final SipMessage message, final InetSocketAddress from,
         final InetSocketAddress local, final CharSequence cancelVia)
     {
         final int status = message.statusCode();
@@ -155,7 +155,7 @@ final class RoutedOut
     }
 
     /** The client transaction failed (Timer B/F, or the transport): the request is answered upstream. */
-    void fail(final SipShard shard, final int status, final String reason, final CharSequence toTag)
+    void fail(final StackShard shard, final int status, final String reason, final CharSequence toTag)
     {
         if (finished)
         {
@@ -182,7 +182,7 @@ final class RoutedOut
      * A CANCEL of the received INVITE (its 200 already sent): RFC 3261 §16.10 cancels the pending branch, §9.1 only
      * after a provisional response, else when one comes.
      */
-    void cancel(final SipShard shard, final CharSequence via, final CharSequence toTag)
+    void cancel(final StackShard shard, final CharSequence via, final CharSequence toTag)
     {
         if (finished)
         {
@@ -207,7 +207,7 @@ final class RoutedOut
         return branch;
     }
 
-    private void sendCancel(final SipShard shard, final CharSequence via)
+    private void sendCancel(final StackShard shard, final CharSequence via)
     {
         if (finished)
         {

@@ -10,7 +10,7 @@ import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.session.SipApplicationSessionImpl;
 import io.sipline.container.session.SipSessionImpl;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 
 /**
  * Calls into applications (JSR 289 §6.3, §15): a servlet or a {@link SipErrorListener}, with the application's class
@@ -25,7 +25,7 @@ import io.sipline.sip.stack.SipShard;
 final class ServletInvoker
 {
     private final ContainerShardImpl container;
-    private final SipShard shard;
+    private final StackShard shard;
     private final ContainerShardImpl.Counters counters;
     /** Calls in progress into applications on this shard (re-entrant sends check readiness only at depth 0). */
     private int dispatchDepth;
@@ -36,7 +36,7 @@ final class ServletInvoker
     private volatile String callHandler;
     private long reportedCallStartNs;
 
-    ServletInvoker(final ContainerShardImpl container, final SipShard shard, final ContainerShardImpl.Counters counters)
+    ServletInvoker(final ContainerShardImpl container, final StackShard shard, final ContainerShardImpl.Counters counters)
     {
         this.container = container;
         this.shard = shard;

@@ -9,7 +9,7 @@ import io.sipline.container.message.SipServletMessageImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
@@ -22,7 +22,7 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  */
 final class ShardAddresses
 {
-    private final SipShard shard;
+    private final StackShard shard;
     /** The Via value being written (reused: no String per request). */
     private final StringBuilder viaValue = new StringBuilder(96);
     private String host;
@@ -50,7 +50,7 @@ final class ShardAddresses
      */
     private byte[][] ourSentBys = new byte[0][];
 
-    ShardAddresses(final SipShard shard)
+    ShardAddresses(final StackShard shard)
     {
         this.shard = shard;
     }

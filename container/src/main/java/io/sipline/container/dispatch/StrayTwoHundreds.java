@@ -13,7 +13,7 @@ import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
@@ -38,7 +38,7 @@ final class StrayTwoHundreds
 
     private static final int REMEMBERED = 256;
 
-    private final SipShard shard;
+    private final StackShard shard;
     private final ShardAddresses addresses;
     private final ContainerIds ids;
     private final NextHop nextHop;
@@ -53,7 +53,7 @@ final class StrayTwoHundreds
         }
     };
 
-    StrayTwoHundreds(final SipShard shard, final ShardAddresses addresses, final ContainerIds ids,
+    StrayTwoHundreds(final StackShard shard, final ShardAddresses addresses, final ContainerIds ids,
         final NextHop nextHop)
     {
         this.shard = shard;

@@ -2,7 +2,7 @@ package io.sipline.container.dispatch;
 
 import java.util.Arrays;
 import io.sipline.container.session.ContainerShard;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 
 /**
  * The timers of one shard's container on the stack's timing wheel: a slot per pending timer, whose handle is
@@ -13,7 +13,7 @@ import io.sipline.sip.stack.SipShard;
  */
 final class TimerSlots
 {
-    private final SipShard shard;
+    private final StackShard shard;
     private final ServletInvoker invoker;
     private final ContainerShardImpl.Counters counters;
 
@@ -24,7 +24,7 @@ final class TimerSlots
     private int freeCount;
     private int slotCount;
 
-    TimerSlots(final SipShard shard, final ServletInvoker invoker, final ContainerShardImpl.Counters counters)
+    TimerSlots(final StackShard shard, final ServletInvoker invoker, final ContainerShardImpl.Counters counters)
     {
         this.shard = shard;
         this.invoker = invoker;

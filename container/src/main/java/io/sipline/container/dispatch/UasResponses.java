@@ -8,7 +8,7 @@ import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.tcp.TcpFlow;
@@ -24,12 +24,12 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  */
 final class UasResponses
 {
-    private final SipShard shard;
+    private final StackShard shard;
     private final ShardAddresses addresses;
     private final ServletInvoker invoker;
     private final TimerSlots timers;
 
-    UasResponses(final SipShard shard, final ShardAddresses addresses, final ServletInvoker invoker,
+    UasResponses(final StackShard shard, final ShardAddresses addresses, final ServletInvoker invoker,
         final TimerSlots timers)
     {
         this.shard = shard;
@@ -38,7 +38,7 @@ final class UasResponses
         this.timers = timers;
     }
 
-    SipShard shard()
+    StackShard shard()
     {
         return shard;
     }

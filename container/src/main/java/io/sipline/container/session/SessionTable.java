@@ -20,7 +20,7 @@ import io.sipline.sip.message.SipMessage;
 public final class SessionTable
 {
     /** The URI parameter that carries an encoded application session id (JSR 289 §15.11.1). */
-    public static final String ENCODED_URI_PARAMETER = io.sipline.sip.stack.SipShard.TARGET_URI_PARAMETER;
+    public static final String ENCODED_URI_PARAMETER = io.sipline.sip.stack.StackShard.TARGET_URI_PARAMETER;
 
     /** SIP sessions by local tag, keyed by the tag's 60 id bits; one session per key; grows a few slots per put. */
     private final LongHashIndex<SipSessionImpl> dialogs = new LongHashIndex<>(2048);

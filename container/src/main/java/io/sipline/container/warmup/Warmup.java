@@ -28,19 +28,16 @@ import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.router.DefaultApplicationRouter;
 import io.sipline.sip.stack.SipStack;
 import io.sipline.sip.stack.SipStackConfig;
-import io.sipline.sip.stack.demo.DemoUac;
-import io.sipline.sip.stack.demo.DemoUas;
 
 /**
  * Warms the JIT up before the server takes traffic ({@code bin/sipline run --warmup CALLS}). A JVM starts by
- * interpreting, and a server started straight under full load fell far behind its input in its first seconds: at
- * 3,000 calls/s of sipp's uac through the b2bua example, hundreds of milliseconds, enough for both ends to retransmit
- * and for sipp to fail calls.
+ * interpreting, and a server started straight under full load falls behind its input in its first seconds, far enough
+ * for both ends to retransmit and for callers to fail calls.
  *
  * <p>How: a container of its own on loopback ports the system picks, with one application, {@link WarmupB2bua}, and
- * never the deployed ones (their servlets may have effects outside the server); a stack-level UAS as the far end
- * ({@link DemoUas}: 180, 200, the 200 until the ACK, 200 to BYE) and a stack-level UAC as the callers ({@link DemoUac}:
- * INVITE, ACK, BYE) place {@code calls} calls through it at {@link #RATE} calls/s. All three are closed afterwards,
+ * never the deployed ones (their servlets may have effects outside the server); a second container with
+ * {@link WarmupCallee} as the far end (180, 200, 200 to BYE) and a stack-level {@link WarmupCaller} as the callers
+ * (INVITE, ACK, BYE) place {@code calls} calls through it at {@link #RATE} calls/s. All three are closed afterwards,
  * and the method returns once the JIT's compile queue is quiet ({@link CompilationMXBean}). The container, stack and
  * transport code that carries a relayed call is then compiled in this JVM; the deployed applications' own code is not.
  *
@@ -52,6 +49,8 @@ public final class Warmup
     public static final int RATE = 2_000;
     /** The application's name (never one a WAR can have: it starts with the server's own prefix). */
     public static final String APPLICATION = "sipline-warmup";
+    /** The far end's application, in a container of its own. */
+    static final String CALLEE = APPLICATION + "-callee";
     /** How long the calls may take at most, whatever their count. */
     static final long CALLS_LIMIT_NS = TimeUnit.SECONDS.toNanos(120);
     /** How long to wait at most for the compile queue to go quiet. */
@@ -86,38 +85,21 @@ public final class Warmup
         final long start = System.nanoTime();
         final long jitBefore = jitMillis();
         final InetAddress loopback = InetAddress.getLoopbackAddress();
-        final DemoUas.Stats farEnd = new DemoUas.Stats();
-        final DemoUac.Stats callers = new DemoUac.Stats();
+        final WarmupCaller.Totals callers = new WarmupCaller.Totals();
         final Path dir = Files.createTempDirectory(APPLICATION);
-        try (SipStack uas = SipStack.start(config(loopback, shards), DemoUas.factory(farEnd)))
+        try (ContainerServer callee = ContainerServer.start(config(loopback, shards), router());
+            Deployed farEnd = deploy(callee, application(dir.resolve("callee"), CALLEE, new WarmupCallee(), Map.of()));
+            ContainerServer server = ContainerServer.start(config(loopback, shards), router());
+            Deployed b2bua = deploy(server, application(dir.resolve("b2bua"), APPLICATION, new WarmupB2bua(),
+                Map.of(WarmupB2bua.TARGET, "sip:warmup@" + NetUtil.toSocketAddressString(
+                    callee.localAddresses().getFirst()))));
+            SipStack uac = SipStack.start(config(loopback, shards),
+                WarmupCaller.factory(callers, server.localAddresses().getFirst(), calls, RATE)))
         {
-            final DefaultApplicationRouter router = new DefaultApplicationRouter();
-            router.init();
-            try (ContainerServer server = ContainerServer.start(config(loopback, shards), router))
+            final long deadline = System.nanoTime() + CALLS_LIMIT_NS;
+            while (callers.completed.get() + callers.failed.get() < calls && System.nanoTime() < deadline)
             {
-                final DeployedApplication application = application(dir, uas.localAddresses().getFirst());
-                try
-                {
-                    server.registry().onDeployed(application);
-                }
-                catch (final DeploymentException e)
-                {
-                    application.close();
-                    throw new IOException("the warm-up application did not start: " + e.getMessage(), e);
-                }
-                try (SipStack uac = SipStack.start(config(loopback, shards),
-                    DemoUac.factory(callers, server.localAddresses().getFirst(), calls, RATE)))
-                {
-                    final long deadline = System.nanoTime() + CALLS_LIMIT_NS;
-                    while (callers.completed.get() + callers.failed.get() < calls && System.nanoTime() < deadline)
-                    {
-                        TimeUnit.MILLISECONDS.sleep(10); // the caller's thread only waits; the shards work
-                    }
-                }
-                finally
-                {
-                    server.registry().onUndeployed(application);
-                }
+                TimeUnit.MILLISECONDS.sleep(10); // the caller's thread only waits; the shards work
             }
         }
         finally
@@ -135,28 +117,63 @@ public final class Warmup
         return new SipStackConfig().addresses(List.of(loopback)).ports(0).shards(shards).tcp(false);
     }
 
-    /** The warm-up application, its class loader over an empty folder (its one servlet is the server's own class). */
-    private static DeployedApplication application(final Path dir, final InetSocketAddress farEnd) throws IOException
+    private static DefaultApplicationRouter router()
+    {
+        final DefaultApplicationRouter router = new DefaultApplicationRouter();
+        router.init();
+        return router;
+    }
+
+    /** An application deployed on a server, undeployed at close. */
+    private record Deployed(ContainerServer server, DeployedApplication application) implements AutoCloseable
+    {
+        @Override
+        public void close()
+        {
+            server.registry().onUndeployed(application);
+        }
+    }
+
+    private static Deployed deploy(final ContainerServer server, final DeployedApplication application)
+        throws IOException
+    {
+        try
+        {
+            server.registry().onDeployed(application);
+        }
+        catch (final DeploymentException e)
+        {
+            application.close();
+            throw new IOException("the warm-up application " + application.name() + " did not start: "
+                + e.getMessage(), e);
+        }
+        return new Deployed(server, application);
+    }
+
+    /**
+     * A warm-up application of one servlet (one of the server's own classes), its class loader over an empty
+     * folder.
+     */
+    private static DeployedApplication application(final Path dir, final String name, final SipServlet servlet,
+        final Map<String, String> contextParams) throws IOException
     {
         Files.createDirectories(dir.resolve("WEB-INF"));
         final ApplicationClassLoader loader;
         try (ApplicationArchive archive = ApplicationArchive.open(dir))
         {
-            loader = ApplicationClassLoader.create(archive, APPLICATION, Warmup.class.getClassLoader());
+            loader = ApplicationClassLoader.create(archive, name, Warmup.class.getClassLoader());
         }
         catch (final DeploymentException e)
         {
             throw new IOException("the warm-up application cannot be made: " + e.getMessage(), e);
         }
-        final SipApplicationDescriptor.Builder b = SipApplicationDescriptor.builder().appName(APPLICATION)
+        final SipApplicationDescriptor.Builder b = SipApplicationDescriptor.builder().appName(name)
             .source("sipline warm-up");
-        b.putContextParam(WarmupB2bua.TARGET, "sip:warmup@" + NetUtil.toSocketAddressString(farEnd));
-        b.putServlet(new ServletDefinition("b2bua", WarmupB2bua.class.getName(), null, null, Map.of(), 1,
+        contextParams.forEach(b::putContextParam);
+        b.putServlet(new ServletDefinition("main", servlet.getClass().getName(), null, null, Map.of(), 1,
             DescriptorOrigin.ANNOTATION, "sipline warm-up", -1));
-        b.mainServlet("b2bua", -1);
-        final SipApplicationDescriptor descriptor = b.build();
-        return new DeployedApplication(APPLICATION, descriptor, loader, Map.<String, SipServlet>of("b2bua",
-            new WarmupB2bua()), List.of(), dir);
+        b.mainServlet("main", -1);
+        return new DeployedApplication(name, b.build(), loader, Map.of("main", servlet), List.of(), dir);
     }
 
     /** Waits until the JIT's total compile time stops moving (at most {@link #JIT_LIMIT_NS}). */

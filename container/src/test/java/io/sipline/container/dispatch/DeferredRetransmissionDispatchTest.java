@@ -25,7 +25,7 @@ import io.sipline.sip.stack.SipStackConfig;
  * The container's own 2xx retransmission (RFC 3261 §13.3.1.4) waits for an ACK that arrived while the shard was
  * stalled: the servlet answers 200 and then holds the shard past T1 until the peer has sent its ACK; after the stall
  * the ACK is read before the retransmission is decided (the shard's timers wait for its reads after a stall, and a
- * retransmission due within what is being read is put off, {@code SipShard.inputLagNs}), so the 200 goes out once.
+ * retransmission due within what is being read is put off, {@code StackShard.inputLagNs}), so the 200 goes out once.
  * Without the put-off the shard re-sent the 200 to a caller that had already ACKed it.
  *
  * <p>Deterministic: the stall ends only after the ACK was sent and 1.5*T1 passed; an OPTIONS answered after the ACK

@@ -6,7 +6,7 @@ package io.sipline.sip.collection;
  * dialog indexes and the container's sessions by dialog: several values may share a key (a CANCEL and its INVITE under
  * RFC 2543 matching, the dialogs of one dialog set, or a collision), so the caller walks the values under a key with
  * {@link #first} and {@link #next} and compares its own bytes on each; no key object, no boxing, no iterator, no
- * entry object is ever made (STYLE.md, "What to avoid").
+ * entry object is ever made.
  *
  * <pre>
  *   keys[]:   | k0 | 0 | k2 | k3 | 0 | ...      slot = mix(key) &amp; mask; a run ends at the first empty slot
@@ -15,9 +15,9 @@ package io.sipline.sip.collection;
  *
  * <p><b>Growth without a stall.</b> At half load the index doubles, but it does not rehash everything at once: a
  * shard that jumps from a few hundred to several thousand calls per second holds hundreds of thousands of
- * transactions (each lives up to 64*T1 = 32 s, RFC 3261 §17), and rehashing 256 Ki of them in one go held a shard
- * for 10 to 16 ms (perf, 6,000 calls/s right after a warm-up at 800); held calls fill the dialog and session indexes
- * the same way. Instead the old arrays stay beside the new ones as the <i>previous</i> table, and every {@link #put}
+ * transactions (each lives up to 64*T1 = 32 s, RFC 3261 §17), and rehashing all of them in one go would hold the
+ * shard for milliseconds; held calls fill the dialog and session indexes the same way. Instead the old arrays stay
+ * beside the new ones as the <i>previous</i> table, and every {@link #put}
  * moves the values of a few of its slots ({@link #MIGRATE_PER_PUT}) into the new one, leaving a marker behind so
  * that the previous table's probe runs stay whole. Lookups walk the current table, then the previous one; removal
  * takes a value out of whichever holds it. The previous table holds at most a quarter of the new capacity in half

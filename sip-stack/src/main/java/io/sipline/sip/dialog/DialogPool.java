@@ -1,7 +1,7 @@
 package io.sipline.sip.dialog;
 
 /**
- * The shard's free list of {@link Dialog} records (DESIGN.md, Memory rule 1; a per-thread free list, as the 389 DS
+ * The shard's free list of {@link Dialog} records (a per-thread free list, as the 389 DS
  * study found, never a shared pool). Bounded: a dialog released when the list is full is left to the collector and
  * counted as an eviction; an empty list means a new record, counted as a miss. Neither blocks nor fails.
  *

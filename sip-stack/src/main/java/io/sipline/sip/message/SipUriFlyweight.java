@@ -3,10 +3,9 @@ package io.sipline.sip.message;
 import java.util.Arrays;
 
 /**
- * A reusable view of one URI (a Request-URI, or the URI inside a From/To/Contact/Route value), parsed where it lies.
- * {@link #wrap(byte[], int, int)} re-points it at a span of bytes, validates the whole span and records the offsets
- * of each component; nothing is copied and, once the parameter tables have grown to the largest URI seen, nothing is
- * allocated.
+ * A reusable view of one URI (a Request-URI, or the URI inside a From/To/Contact/Route value), parsed where it lies:
+ * {@link #wrap(byte[], int, int)} validates a span of bytes and records the offsets of each component; nothing is
+ * copied and, once the parameter tables have grown to the largest URI seen, nothing is allocated.
  *
  * <pre>
  *   sip:alice:secret@atlanta.com:5060;transport=tcp;lr?subject=project%20x&amp;priority=urgent
@@ -14,39 +13,17 @@ import java.util.Arrays;
  * scheme user password   host     port  uri-parameters              headers
  * </pre>
  *
- * <p>Three families of scheme are understood:
- * <ul>
- *   <li>{@code sip} and {@code sips} (RFC 3261 §19.1, grammar §25.1; IPv6 references per RFC 5118 and the RFC 5954
- *       corrections): user, password, host (hostname, IPv4 address or {@code [IPv6]}), port, uri-parameters with the
- *       well-known {@code transport}, {@code user}, {@code method}, {@code ttl}, {@code maddr} and {@code lr} located
- *       while parsing, and headers.</li>
- *   <li>{@code tel} (RFC 3966 §3): the telephone number is exposed as the user span ({@link #userStart()}), global
- *       numbers start with {@code +}, local numbers must carry {@code phone-context}; parameters ({@code isub},
- *       {@code ext}, {@code phone-context} and others) share the parameter table below.</li>
- *   <li>any other {@code absoluteURI} (RFC 3261 §25.1, RFC 2396): only the scheme and the opaque part are located;
- *       {@link #isSip()} and {@link #isTel()} are false.</li>
- * </ul>
+ * <p>Schemes: {@code sip} and {@code sips} (RFC 3261 §19.1, grammar §25.1; IPv6 references per RFC 5118 and RFC 5954),
+ * with the well-known parameters located while parsing; {@code tel} (RFC 3966 §3: the number is the user span, a local
+ * number must carry {@code phone-context}); any other {@code absoluteURI}, of which only the scheme and the opaque part
+ * are located. Spans are absolute, half-open, raw (escapes kept); an absent component is -1/-1, an empty one
+ * start == end. Parameters and headers are tables of four ints per entry ({@link ParamsComparison}), looked up without
+ * allocating ({@link #paramIndex(byte[])}), bounded by the constructor's limits; a URI over them fails cleanly.
  *
- * <p><b>Spans.</b> All positions are absolute indexes into the wrapped buffer, half-open {@code [start, end)}. An
- * absent component has start and end both -1; an empty but present component (the password of
- * {@code sip:alice:@host}) has start == end. Escapes ({@code %41}) are kept as they are on the wire: spans are raw.
+ * <p>Errors are values: {@code wrap} returns false, {@link #errorReason()} names what is wrong (fit for a 400 reason
+ * phrase) and {@link #errorOffset()} where.
  *
- * <p><b>Parameters and headers</b> are kept in tables owned by this view: four ints per entry, laid out as described
- * in {@link ParamsComparison} (name start, name end, value start, value end; value start and end are -1 for a
- * parameter without {@code =}). Look one up without allocating with {@link #paramIndex(byte[])} (a lower-case ASCII
- * name made once with {@link Ascii#lowerBytes(String)}) or {@link #paramIndex(CharSequence)}, then read the spans of
- * that index; iterate with {@link #paramCount()}. Names match ignoring ASCII case and byte for byte otherwise (an
- * escaped name such as {@code %74ransport} is not recognised as {@code transport}). A name given twice (forbidden by
- * RFC 3261 §19.1.1, accepted here) is found at its first occurrence. Tables start small and double when a URI needs
- * more, up to the limits given to the constructor (default {@value #DEFAULT_MAX_PARAMS} parameters and
- * {@value #DEFAULT_MAX_HEADERS} headers, hard ceiling {@value #MAX_LIMIT}); a URI with more fails cleanly.
- *
- * <p><b>Errors</b> are values, never exceptions: {@code wrap} returns false, {@link #errorReason()} is a constant
- * string naming what is wrong (fit for a 400 reason phrase) and {@link #errorOffset()} is the index where it was
- * found.
- *
- * <p>Not thread-safe; one owner at a time. The wrapped buffer is borrowed, not copied: the caller keeps it unchanged
- * for as long as this view is read.
+ * <p>Not thread-safe; one owner at a time. The wrapped buffer is borrowed: keep it unchanged while this view is read.
  */
 public final class SipUriFlyweight
 {

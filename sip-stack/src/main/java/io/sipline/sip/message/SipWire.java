@@ -65,7 +65,7 @@ final class SipWire
         out.writeByte((int)('0' + value % 10));
     }
 
-    /** Writes a long as 16 lower-case hex digits (ids, branches and tags without a String; STYLE.md §3). */
+    /** Writes a long as 16 lower-case hex digits (ids, branches and tags without a String). */
     static void hex16(final ByteBuf out, final long value)
     {
         for (int shift = 60; shift >= 0; shift -= 4)

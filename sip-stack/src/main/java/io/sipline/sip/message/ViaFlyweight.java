@@ -230,40 +230,13 @@ public final class ViaFlyweight
         p = Ascii.skipLws(buf, p, end);
         if (p < end && buf[p] == '=')
         {
-            p = Ascii.skipLws(buf, p + 1, end);
-            valueStart = p;
-            if (p < end && buf[p] == '"')
+            valueStart = Ascii.skipLws(buf, p + 1, end);
+            valueEnd = scanParamValue(valueStart);
+            if (valueEnd < 0)
             {
-                p = QuotedString.end(buf, p, end);
-                if (p < 0)
-                {
-                    fail("unterminated quoted Via parameter", valueStart);
-                    return -1;
-                }
-            }
-            else if (p < end && buf[p] == '[')
-            {
-                final int close = Ascii.indexOf(buf, p, end, (byte)']');
-                if (close < 0)
-                {
-                    fail("unterminated IPv6 reference in Via parameter", p);
-                    return -1;
-                }
-                p = close + 1;
-            }
-            else
-            {
-                while (p < end && (Ascii.isTokenChar(buf[p]) || buf[p] == ':'))
-                {
-                    p++;
-                }
-            }
-            valueEnd = p;
-            if (valueEnd == valueStart)
-            {
-                fail("empty Via parameter value", p);
                 return -1;
             }
+            p = valueEnd;
         }
         else
         {
@@ -274,12 +247,59 @@ public final class ViaFlyweight
         params[i * 4 + 1] = nameEnd;
         params[i * 4 + 2] = valueStart;
         params[i * 4 + 3] = valueEnd;
+        return knownParam(i, from, nameEnd, valueStart, valueEnd) ? p : -1;
+    }
+
+    /**
+     * The end of a parameter's value that starts at {@code start}: a quoted string, an IPv6 reference or a token
+     * (colons allowed); -1 when it is empty or does not close (failed).
+     */
+    private int scanParamValue(final int start)
+    {
+        int p = start;
+        if (p < end && buf[p] == '"')
+        {
+            p = QuotedString.end(buf, p, end);
+            if (p < 0)
+            {
+                fail("unterminated quoted Via parameter", start);
+                return -1;
+            }
+        }
+        else if (p < end && buf[p] == '[')
+        {
+            final int close = Ascii.indexOf(buf, p, end, (byte)']');
+            if (close < 0)
+            {
+                fail("unterminated IPv6 reference in Via parameter", p);
+                return -1;
+            }
+            p = close + 1;
+        }
+        else
+        {
+            while (p < end && (Ascii.isTokenChar(buf[p]) || buf[p] == ':'))
+            {
+                p++;
+            }
+        }
+        if (p == start)
+        {
+            fail("empty Via parameter value", p);
+            return -1;
+        }
+        return p;
+    }
+
+    /** Notes parameter {@code i} when it is one the Via names (RFC 3261 §20.42, RFC 3581); false when malformed. */
+    private boolean knownParam(final int i, final int from, final int nameEnd, final int valueStart, final int valueEnd)
+    {
         if (Ascii.equalsIgnoreCase(buf, from, nameEnd, BRANCH))
         {
             if (valueStart < 0)
             {
                 fail("branch without value", from);
-                return -1;
+                return false;
             }
             branch = i;
         }
@@ -292,7 +312,7 @@ public final class ViaFlyweight
             if (valueStart >= 0 && Ascii.parseNatural(buf, valueStart, valueEnd) > 65535)
             {
                 fail("bad rport value", valueStart);
-                return -1;
+                return false;
             }
             rport = i;
         }
@@ -306,11 +326,11 @@ public final class ViaFlyweight
             if (t < 0 || t > 255)
             {
                 fail("bad ttl value", from);
-                return -1;
+                return false;
             }
             ttl = i;
         }
-        return p;
+        return true;
     }
 
     private boolean fail(final String reason, final int offset)

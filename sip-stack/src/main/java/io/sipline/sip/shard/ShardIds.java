@@ -5,7 +5,7 @@ import java.util.SplittableRandom;
 /**
  * Identifiers that the stack generates (Via branch, From/To tags, Call-ID of a new leg) and that carry the index of
  * the shard that owns them, so that a response or an in-dialog request finds its shard without a lookup
- * (DESIGN.md, Threading).
+ *.
  *
  * <pre>
  *   branch:   z9hG4bK s SS RRRRRRRRRRRRR        (RFC 3261 §8.1.1.7 magic cookie, then 16 characters)
@@ -121,7 +121,7 @@ public final class ShardIds
     }
 
     /**
-     * The shard that owns a call that arrives from outside: {@code hash(Call-ID) mod shards} (DESIGN.md). Every
+     * The shard that owns a call that arrives from outside: {@code hash(Call-ID) mod shards}. Every
      * datagram of the call hashes the same, whichever socket and shard read it.
      */
     public static int shardForCallId(final byte[] buf, final int start, final int end, final int shards)

@@ -9,7 +9,7 @@ import io.sipline.sip.message.SipMessage;
 
 /**
  * The INVITEs a stack's shards handed to another shard than their Call-ID's, because they target a dialog or an
- * application session that lives there ({@link SipShard#targetedShard}: Replaces, Join, an encoded Request-URI), so
+ * application session that lives there ({@link ShardRouting#targetedShard}: Replaces, Join, an encoded Request-URI), so
  * that their CANCEL finds the same shard. A CANCEL copies the Request-URI, Call-ID, From, To, CSeq number and top Via
  * of its INVITE (RFC 3261 §9.1) but none of the headers that moved it, and RFC 3261 §9.2 matches it to the INVITE's
  * server transaction by the top Via branch: without this it would follow its Call-ID to a shard with no such

@@ -5,20 +5,21 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 
 /**
- * One shard's outbound message buffers, kept for reuse (DESIGN.md, Memory rule 1: per-shard pools): the buffers
- * {@link SipShard#allocate} hands to the listener for responses and requests, and the copies a hand-over sends to
+ * One shard's outbound message buffers, kept for reuse (per-shard pools): the buffers
+ * {@link StackShard#allocate} hands to the listener for responses and requests, and the copies a hand-over sends to
  * another shard.
  *
- * <p><b>Why the stack keeps them.</b> Netty's pooled allocator recycles the memory of a buffer but, measured with JFR
- * on the shard threads ({@code StackAllocationTest}, 20,000 stateful OPTIONS), not the buffer object: every
- * allocation made a new {@code PooledDirectByteBuf}, a {@code PoolThreadCache} entry when it was freed, and, as Netty
- * runs without {@code sun.misc.Unsafe} on JDK 25, a new {@code ByteBuffer} view the first time it was written or sent.
+ * <p><b>Why the stack keeps them.</b> Netty's pooled allocator recycles the memory of a buffer but not the buffer
+ * object: every allocation makes a new {@code PooledDirectByteBuf}, a {@code PoolThreadCache} entry when it is freed,
+ * and, as Netty runs without {@code sun.misc.Unsafe} on JDK 25, a new {@code ByteBuffer} view the first time it is
+ * written or sent ({@code StackAllocationTest} sees them).
  * A buffer kept here keeps its view and is never freed, so reusing it allocates nothing.
  *
  * <p><b>Reference counts.</b> Each kept buffer carries one reference owned by this pool. {@link #acquire} hands a
  * buffer out with one more reference, which passes with the buffer as usual (to a send, a transaction, Netty's write,
  * another shard) and is released by whoever ends its use, on any thread; derived buffers (duplicates, slices) count
- * on the same buffer. A kept buffer whose count is back to 1 is free: the next {@link #acquire} that finds it clears its
+ * on the same buffer. A kept buffer whose count is back to 1 is free: the next {@link #acquire} that finds it clears
+ * its
  * indexes and hands it out again. A buffer that grew above {@link #MAX_KEPT_CAPACITY} is let go when found free, so
  * that one large message does not pin its memory. {@link #close} releases the pool's references.
  *

@@ -12,10 +12,10 @@ import io.sipline.sip.transaction.Transaction;
  * server transactions, responses on client transactions, ACKs for 2xx, stray ACKs and responses, timeouts, transport
  * errors and terminations, plus the shard's tick and its application timers.
  *
- * <p><b>Threading.</b> {@link Factory#create(SipShard)} makes one listener per shard at start; the shard calls it
+ * <p><b>Threading.</b> {@link Factory#create(StackShard)} makes one listener per shard at start; the shard calls it
  * only on its own event-loop thread, so a listener owns its state and needs no lock. Every call of every message of a
- * call (same Call-ID, or ids this stack generated) arrives on the same shard (DESIGN.md, Threading). A callback must
- * not block; it may call back into its {@link SipShard} (respond, send, dialogs, timers) and must not touch another
+ * call (same Call-ID, or ids this stack generated) arrives on the same shard. A callback must
+ * not block; it may call back into its {@link StackShard} (respond, send, dialogs, timers) and must not touch another
  * shard's objects.
  *
  * <p><b>Ownership.</b> Every {@link SipMessage} is <em>borrowed</em> for the duration of the call: it is the shard's
@@ -31,58 +31,58 @@ public interface SipListener
 {
     /**
      * A new request created a server transaction (any method but ACK; RFC 3261 §17.2). Answer with
-     * {@link SipShard#respond}, now or later on this shard; for INVITE the transaction has already sent 100 Trying.
+     * {@link StackShard#respond}, now or later on this shard; for INVITE the transaction has already sent 100 Trying.
      */
-    void onRequest(SipShard shard, ServerTransaction tx, SipMessage request);
+    void onRequest(StackShard shard, ServerTransaction tx, SipMessage request);
 
     /**
      * A response on a client transaction this shard sent (RFC 3261 §17.1): retransmitted provisional and non-2xx
      * responses are absorbed; every 2xx to INVITE is passed (RFC 6026 §8.4) so that each can be ACKed (§13.2.2.4).
      */
-    void onResponse(SipShard shard, ClientTransaction tx, SipMessage response);
+    void onResponse(StackShard shard, ClientTransaction tx, SipMessage response);
 
     /** The ACK for a 2xx matched an INVITE server transaction in the Accepted state (RFC 6026 §8.7). */
-    default void onAck(final SipShard shard, final ServerTransaction tx, final SipMessage ack)
+    default void onAck(final StackShard shard, final ServerTransaction tx, final SipMessage ack)
     {
     }
 
     /** A request that matched no transaction and made none: an ACK for a 2xx after its transaction ended. */
-    default void onStatelessRequest(final SipShard shard, final SipMessage request, final InetSocketAddress source)
+    default void onStatelessRequest(final StackShard shard, final SipMessage request, final InetSocketAddress source)
     {
     }
 
     /** A response that matched no client transaction (RFC 3261 §17.1.3; RFC 6026 §7.1.1: stray 2xx to the core). */
-    default void onStatelessResponse(final SipShard shard, final SipMessage response, final InetSocketAddress source)
+    default void onStatelessResponse(final StackShard shard, final SipMessage response, final InetSocketAddress source)
     {
     }
 
     /** Timer B, F (client: treat as 408) or H (server: no ACK) fired; the transaction then terminates. */
-    default void onTimeout(final SipShard shard, final Transaction tx, final char timer)
+    default void onTimeout(final StackShard shard, final Transaction tx, final char timer)
     {
     }
 
     /** A send failed for this transaction (RFC 3261 §17.1.4, §17.2.4); it then terminates. */
-    default void onTransportError(final SipShard shard, final Transaction tx)
+    default void onTransportError(final StackShard shard, final Transaction tx)
     {
     }
 
     /** The transaction ended; the handle is dead after this call. */
-    default void onTerminated(final SipShard shard, final Transaction tx)
+    default void onTerminated(final StackShard shard, final Transaction tx)
     {
     }
 
-    /** An application timer ({@link SipShard#schedule}) fired. */
-    default void onTimer(final SipShard shard, final long timerId, final long payload, final long nowNs)
+    /** An application timer ({@link StackShard#schedule}) fired. */
+    default void onTimer(final StackShard shard, final long timerId, final long payload, final long nowNs)
     {
     }
 
     /** The shard's periodic tick (every {@link SipStackConfig#tickNs()}), after its timers and hand-overs. */
-    default void onTick(final SipShard shard, final long nowNs)
+    default void onTick(final StackShard shard, final long nowNs)
     {
     }
 
     /** The stack is stopping: release every buffer this listener holds. Called once, on the shard. */
-    default void onStop(final SipShard shard)
+    default void onStop(final StackShard shard)
     {
     }
 
@@ -90,6 +90,6 @@ public interface SipListener
     @FunctionalInterface
     interface Factory
     {
-        SipListener create(SipShard shard);
+        SipListener create(StackShard shard);
     }
 }

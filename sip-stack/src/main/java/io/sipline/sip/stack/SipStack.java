@@ -23,7 +23,7 @@ import io.sipline.sip.transport.tcp.TcpTransportConfig;
 import io.sipline.sip.transport.tcp.TlsContexts;
 
 /**
- * The SIP stack (issue 3 §5): the sharded UDP transport, TCP on the same address:ports and TLS on its own (sharded
+ * The SIP stack: the sharded UDP transport, TCP on the same address:ports and TLS on its own (sharded
  * the same way, {@link TcpShards}), and per shard one RFC 3261 §17 transaction layer, one §12 dialog layer and two
  * hashed timer wheels, all driven by the shard's event loop, under one {@link SipListener} per shard.
  *
@@ -34,8 +34,8 @@ import io.sipline.sip.transport.tcp.TlsContexts;
  * stack.close();
  * }</pre>
  *
- * <p><b>Threading</b> (DESIGN.md, Threading): N shards, each a single-thread event loop that owns its sockets (one
- * {@code SO_REUSEPORT} channel per address:port), its {@link SipShard} state and its listener. A datagram read by a
+ * <p><b>Threading</b>: N shards, each a single-thread event loop that owns its sockets (one
+ * {@code SO_REUSEPORT} channel per address:port), its {@link StackShard} state and its listener. A datagram read by a
  * shard that does not own its call is copied and handed to the owner through a bounded MPSC queue (dropped and
  * counted when full). A connection belongs to the shard that accepted (or opened) it; a message read on it for a call
  * of another shard is handed over the same way, with the connection's flow as its source, and the answer goes back
@@ -45,10 +45,10 @@ import io.sipline.sip.transport.tcp.TlsContexts;
  * scheduled at start, not one per timer) and also polls its wheels before a datagram when a tick has passed.
  *
  * <p><b>Ownership.</b> Messages given to a listener are borrowed for the call; buffers given to a shard's send
- * methods are owned by the shard from then on (see {@link SipShard}).
+ * methods are owned by the shard from then on (see {@link StackShard}).
  *
  * <p>{@link #start} and {@link #close} may be called from any thread but a shard's own; {@link #execute} from any
- * thread; everything else of a {@link SipShard} on its own loop only.
+ * thread; everything else of a {@link StackShard} on its own loop only.
  */
 public final class SipStack implements AutoCloseable
 {
@@ -67,10 +67,9 @@ public final class SipStack implements AutoCloseable
     /**
      * Netty's leak detector is off unless the user set its level ({@code -Dio.netty.leakDetection.level=simple}, or
      * the older {@code io.netty.leakDetectionLevel}): at Netty's default ({@code simple}) one buffer in 128 is tracked,
-     * and each tracked buffer makes a {@code Throwable} with its stack trace when it is taken and when it is released
-     * (async-profiler on the B2BUA at 6,700 calls/s: 1.05% of the shards' CPU samples filling those stack traces;
-     * 10,607 allocated B/call at Netty's default, 10,539 with it off, two alternating runs each). The tests run at
-     * {@code paranoid} (every buffer tracked, a leak fails the test: DESIGN.md, memory rule 4), which is where leaks
+     * and each tracked buffer makes a {@code Throwable} with its stack trace when it is taken and when it is released,
+     * CPU time and garbage on the shards. The tests run at
+     * {@code paranoid} (every buffer tracked, a leak fails the test), which is where leaks
      * are found; a running server pays for none of it. {@code SIPLINE_JAVA_OPTS} gives bin/sipline the property.
      */
     static final String LEAK_DETECTION_PROPERTY = "io.netty.leakDetection.level";
@@ -93,7 +92,7 @@ public final class SipStack implements AutoCloseable
     public static final int FREE_PORT_ATTEMPTS = 5;
 
     private final SipStackConfig config;
-    private final SipShard[] shards;
+    private final StackShard[] shards;
     private final List<ScheduledFuture<?>> ticks = new ArrayList<>();
     private final long[] threadIds;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -102,20 +101,20 @@ public final class SipStack implements AutoCloseable
     private final List<InetSocketAddress> tcpEndpoints = new ArrayList<>();
     private final List<InetSocketAddress> tlsEndpoints = new ArrayList<>();
 
-    /** INVITEs moved to another shard than their Call-ID's, for their CANCEL ({@link SipShard#route}). */
+    /** INVITEs moved to another shard than their Call-ID's, for their CANCEL ({@link StackShard#route}). */
     final MovedInvites movedInvites;
 
     private SipStack(final SipStackConfig config, final SipListener.Factory listeners)
     {
         this.config = config;
         final int n = config.shards();
-        shards = new SipShard[n];
+        shards = new StackShard[n];
         threadIds = new long[n];
         movedInvites = new MovedInvites(System.nanoTime());
         final long seed = System.nanoTime() ^ ProcessHandle.current().pid() << 32;
         for (int k = 0; k < n; k++)
         {
-            shards[k] = new SipShard(this, k, config, shards, listeners, seed);
+            shards[k] = new StackShard(this, k, config, shards, listeners, seed);
         }
     }
 
@@ -134,12 +133,12 @@ public final class SipStack implements AutoCloseable
         throws UdpBindException
     {
         config.validate();
-        LazyClasses.load(); // before any shard runs: no shard waits on a class loader's lock later
+        ClassPreloader.load(); // before any shard runs: no shard waits on a class loader's lock later
         final SslContext serverTls = config.tls() ?
             TlsContexts.server(config.tlsCertificate(), config.tlsPrivateKey()) : null;
         final SslContext clientTls = TlsContexts.client(config.tlsTrustedCertificates());
         final SipStack stack = new SipStack(config, listeners);
-        final SipShard[] shards = stack.shards;
+        final StackShard[] shards = stack.shards;
         boolean freePort = false;
         for (final int port : config.ports())
         {
@@ -190,7 +189,7 @@ public final class SipStack implements AutoCloseable
         final CountDownLatch attached = new CountDownLatch(shards.length);
         for (int k = 0; k < shards.length; k++)
         {
-            final SipShard shard = shards[k];
+            final StackShard shard = shards[k];
             final EventLoop loop = stack.transport.eventLoop(k);
             final int index = k;
             shard.loop(loop);
@@ -292,7 +291,7 @@ public final class SipStack implements AutoCloseable
     }
 
     /** Shard k; use it on its own loop only (from a listener callback of shard k, or through {@link #execute}). */
-    public SipShard shard(final int k)
+    public StackShard shard(final int k)
     {
         return shards[k];
     }
@@ -325,7 +324,7 @@ public final class SipStack implements AutoCloseable
     public long handoffs()
     {
         long n = 0;
-        for (final SipShard s : shards)
+        for (final StackShard s : shards)
         {
             n += s.handoffsOut();
         }
@@ -336,7 +335,7 @@ public final class SipStack implements AutoCloseable
     public long handoffDrops()
     {
         long n = 0;
-        for (final SipShard s : shards)
+        for (final StackShard s : shards)
         {
             n += s.handoffDrops();
         }
@@ -347,7 +346,7 @@ public final class SipStack implements AutoCloseable
     public long malformed()
     {
         long n = 0;
-        for (final SipShard s : shards)
+        for (final StackShard s : shards)
         {
             n += s.malformed();
         }
@@ -358,7 +357,7 @@ public final class SipStack implements AutoCloseable
     public long listenerErrors()
     {
         long n = 0;
-        for (final SipShard s : shards)
+        for (final StackShard s : shards)
         {
             n += s.listenerErrors();
         }
@@ -383,7 +382,7 @@ public final class SipStack implements AutoCloseable
         final CountDownLatch stopped = new CountDownLatch(shards.length);
         for (int k = 0; k < shards.length; k++)
         {
-            final SipShard shard = shards[k];
+            final StackShard shard = shards[k];
             try
             {
                 transport.eventLoop(k).execute(() ->
@@ -413,7 +412,7 @@ public final class SipStack implements AutoCloseable
         }
         streams.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
         transport.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
-        for (final SipShard shard : shards)
+        for (final StackShard shard : shards)
         {
             shard.releaseInbox();
         }

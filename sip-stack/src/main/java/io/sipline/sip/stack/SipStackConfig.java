@@ -294,11 +294,9 @@ public final class SipStackConfig
     /**
      * True to pick the shard of each UDP datagram by the CPU that received it (a classic BPF program on each port's
      * {@code SO_REUSEPORT} group) rather than by the kernel's hash of the sender's address and port. Off by default.
-     * Measured with sipp's one socket ({@code StackSteeringRun}, 5,000 calls at 500/s, two shards, connected peer
-     * channels off): the reads of one busy peer spread over both shards (6,608-9,005 of 15,000 on one shard, against
-     * all 15,000 on one with the hash), but hand-overs stay at one datagram in two, because a call's shard is chosen
-     * by its Call-ID, not by who read it, and the shard threads' CPU time did not change beyond the noise (0.78-0.90 s
-     * against 0.92-0.98 s). A peer with a connected channel ({@link #udpPeers()}) bypasses the group, so steering does
+     * With one busy peer ({@code StackSteeringRun}) its reads spread over the shards, but hand-overs do not drop,
+     * because a call's shard is chosen by its Call-ID, not by who read it. A peer with a connected channel ({@link
+     * #udpPeers()}) bypasses the group, so steering does
      * nothing for it.
      */
     public boolean udpSteerByCpu()
@@ -420,7 +418,7 @@ public final class SipStackConfig
         return dnsServers;
     }
 
-    /** DNS servers for RFC 3263 location ({@link SipShard#locator()}), in order; empty (default): the system's. */
+    /** DNS servers for RFC 3263 location ({@link StackShard#locator()}), in order; empty (default): the system's. */
     public SipStackConfig dnsServers(final List<InetSocketAddress> value)
     {
         dnsServers = List.copyOf(value);

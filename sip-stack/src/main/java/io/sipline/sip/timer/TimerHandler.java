@@ -4,7 +4,7 @@ package io.sipline.sip.timer;
  * Called by {@link TimerWheel#poll(long, TimerHandler, int)} for each due timer, on the wheel's owning thread.
  *
  * <p>Implement it on a long-lived object (the transaction layer does) rather than with a capturing lambda, so that
- * polling allocates nothing (STYLE.md, "What to avoid").
+ * polling allocates nothing.
  */
 @FunctionalInterface
 public interface TimerHandler

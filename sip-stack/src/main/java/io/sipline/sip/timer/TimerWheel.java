@@ -3,7 +3,7 @@ package io.sipline.sip.timer;
 import java.util.Arrays;
 
 /**
- * A hashed timing wheel of deadlines, for RFC 3261 timers A to M and the container's timers (DESIGN.md, Threading).
+ * A hashed timing wheel of deadlines, for RFC 3261 timers A to M and the container's timers.
  * Time is cut into ticks of {@code tickResolutionNs}; a deadline lands on the spoke of its tick modulo the number of
  * spokes. Each spoke is a flat array of deadlines that grows (doubling) only when a tick gets more live timers than it
  * ever had, so once warm, scheduling, cancelling and polling allocate nothing. Agrona's {@code DeadlineTimerWheel} is

@@ -117,7 +117,7 @@ public final class InviteClientTransaction extends ClientTransaction
                     // §17.1.1.2/§17.1.1.3: ACK the 300-699 here, then wait timer D for its retransmissions.
                     state = TransactionState.COMPLETED;
                     cancelTimers();
-                    final ByteBuf ack = layer.buildAck(outbound, response);
+                    final ByteBuf ack = layer.messages.buildAck(outbound, response);
                     replaceOutbound(ack);
                     sendOutbound();
                     startTimeoutTimer(TIMER_D, reliable ? 0 : layer.config().timerDNs());

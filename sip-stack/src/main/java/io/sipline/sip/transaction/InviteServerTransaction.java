@@ -96,13 +96,13 @@ public final class InviteServerTransaction extends ServerTransaction
         final long delayNs = layer.config().trying100DelayNs();
         if (delayNs == 0)
         {
-            replaceOutbound(layer.buildTrying(request, peer));
+            replaceOutbound(layer.messages.buildTrying(request, peer));
             lastStatus = 100;
             sendOutbound();
         }
         else if (delayNs > 0)
         {
-            pendingTrying = layer.buildTrying(request, peer);
+            pendingTrying = layer.messages.buildTrying(request, peer);
             startRetransmitTimer(TIMER_TRYING, delayNs);
         }
     }
@@ -156,7 +156,7 @@ public final class InviteServerTransaction extends ServerTransaction
                 state = TransactionState.COMPLETED;
                 if (legacy)
                 {
-                    layer.recordResponseToTag(this, response); // RFC 2543 ACK matching, §17.2.3
+                    layer.messages.recordResponseToTag(this, response); // RFC 2543 ACK matching, §17.2.3
                 }
                 if (!reliable)
                 {

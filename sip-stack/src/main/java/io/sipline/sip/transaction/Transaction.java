@@ -17,7 +17,8 @@ import io.sipline.sip.timer.TimerWheel;
  * per-transaction byte array, as segments:
  *
  * <pre>
- *   key[]:  | branch | sent-by host | method (extension only) | R-URI | From tag | To tag | Call-ID | top Via | resp. To tag |
+ *   key[]:  | branch | sent-by host | method (extension only) | R-URI | From tag | To tag | Call-ID | top Via | resp.
+ * To tag |
  *   seg[]:  start,end of each segment (2 ints per segment); unused segments are empty
  * </pre>
  *
@@ -27,7 +28,7 @@ import io.sipline.sip.timer.TimerWheel;
  *
  * <p><b>The outbound buffer.</b> {@code outbound} holds the one reference this transaction owns on the last message
  * it sent (request, response or ACK), for retransmission. It is released when replaced and when the transaction
- * terminates ({@link #releaseBuffers()}), never elsewhere (STYLE.md, Buffer ownership rule 4); replacing it with
+ * terminates ({@link #releaseBuffers()}), never elsewhere; replacing it with
  * null is how a machine lets go of a message it will not send again (an INVITE client transaction at its 2xx, an
  * INVITE server transaction once its 2xx went out).
  *

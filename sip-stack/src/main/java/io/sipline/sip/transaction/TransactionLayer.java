@@ -1,14 +1,11 @@
 package io.sipline.sip.transaction;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.sipline.sip.message.Ascii;
-import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
@@ -30,31 +27,17 @@ import io.sipline.sip.transport.ResponseAddress;
  *   shard loop --doWork(nowNs)--> TimerWheel.poll --> timers A..M fire (before the loop reads new datagrams)
  * </pre>
  *
- * <p><b>Memory.</b> Transactions come from four per-shard free lists (one per machine) and go back on termination;
- * a miss allocates one more object (counted) and the pool keeps it, so the pools grow to the shard's high-water mark
- * and never shrink. The two tables (client, server) are primitive open-addressing maps keyed by a 64-bit hash of the
- * branch bytes and method (or of the RFC 2543 fields), with the key bytes compared on a hit. Timers live in the
- * shard's {@link TimerWheel}, their payload naming the transaction and the RFC timer. In steady state the layer
- * allocates nothing; the buffers it builds itself (100 Trying, ACK for non-2xx) come from
- * {@link TransactionConfig#allocator()}.
+ * <p>Stages: {@link TransactionKeys} (match keys), {@link LayerMessages} (the 100 Trying and non-2xx ACKs it writes),
+ * the four transaction machines. Transactions come from per-machine free lists and go back on termination (a miss
+ * allocates one, counted, kept); the client and server {@link TransactionTable}s are primitive maps keyed by a hash;
+ * timers live in the shard's {@link TimerWheel}. In steady state the layer allocates nothing. Responses go where RFC
+ * 3261 §18.2.2 and RFC 3581 §4 say ({@link ResponseAddress}). Errors are events, never exceptions.
  *
- * <p><b>Buffers.</b> {@link #sendRequest} and {@link #respond} take ownership of the buffer they are given: the
- * transaction keeps that one reference for retransmission and releases it when the message is superseded or the
- * transaction terminates (also when the call refuses the buffer: it is released at once). The transport borrows it
- * for each send ({@link TransactionTransport}).
+ * <p>Buffers: {@link #sendRequest} and {@link #respond} take ownership of theirs (kept for retransmission, released
+ * when superseded, at termination, or at once when refused); the transport borrows them for each send.
  *
- * <p><b>Errors</b> are events, never exceptions: a malformed or unmatchable message is counted and reported by the
- * return value; a failed send becomes {@link TransactionUser#onTransportError} on the next {@link #doWork}; timeouts
- * arrive as {@link TransactionUser#onTimeout}.
- *
- * <p><b>Responses go</b> where RFC 3261 §18.2.2 and RFC 3581 §4 say ({@link ResponseAddress}, picked once when the
- * server transaction is made): over UDP the source itself when the top Via has {@code rport}, else the source
- * address with the sent-by port (or {@code maddr}); over a reliable transport the source as given (the transport's
- * connection flow), so that they go back on the connection the request came on.
- *
- * <p><b>Threading.</b> Not thread-safe; owned by one shard. Every method, and every callback it makes, runs on that
- * shard's thread. The shard calls {@link #doWork} before it handles a batch of new datagrams (timers before inbound
- * work).
+ * <p>Not thread-safe; owned by one shard, whose thread runs every method and callback. The shard calls
+ * {@link #doWork} before it handles a batch of new datagrams (timers before inbound work).
  */
 public final class TransactionLayer
 {
@@ -72,28 +55,16 @@ public final class TransactionLayer
     private static final int REGISTRY_CHUNK = 1 << REGISTRY_CHUNK_BITS;
     private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
 
-    private static final long FNV_OFFSET = Ascii.FNV64_OFFSET;
-    private static final long FNV_PRIME = Ascii.FNV64_PRIME;
-    private static final long LEGACY_SALT = 0x2543_2543_2543_2543L;
-    private static final String TRYING = "Trying";
-    private static final byte[] ACK_PREFIX = "ACK ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] SIP_VERSION_CRLF = " SIP/2.0\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] VIA_PREFIX = "Via: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] CSEQ_PREFIX = "CSeq: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] ACK_SUFFIX = " ACK\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] ACK_TAIL =
-        "Max-Forwards: 70\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] CRLF = {'\r', '\n'};
-
     private final TransactionConfig config;
     private final TransactionTransport transport;
     private final TransactionUser user;
     private final NanoClock clock;
     private final TimerWheel wheel;
     private final ByteBufAllocator allocator;
-    private final SipMessageBuilder builder = new SipMessageBuilder();
     /** Parses what the layer reads back from its own buffers (requests to send, ACK sources); never a caller's. */
     private final SipMessage scratch = new SipMessage();
+    /** Writes the Trying and ACKs the layer sends itself. */
+    final LayerMessages messages;
     private final ViaFlyweight via = new ViaFlyweight();
     private final TransactionTable clientTable;
     private final TransactionTable serverTable;
@@ -155,6 +126,7 @@ public final class TransactionLayer
         this.clock = clock;
         this.wheel = wheel;
         this.allocator = config.allocator();
+        this.messages = new LayerMessages(allocator, scratch);
         this.realtimeClock = config.realtimeClock();
         for (int i = 0; i < inviteResponseTimes.length; i++)
         {
@@ -224,8 +196,9 @@ public final class TransactionLayer
             user.onStatelessResponse(response, source);
             return true;
         }
-        final long hash = hashBranch(response.buffer(), response.topViaBranchStart(), response.topViaBranchEnd(),
-            response.cseqMethod(), response.buffer(), response.cseqMethodStart(), response.cseqMethodEnd());
+        final long hash = TransactionKeys.hashBranch(response.buffer(), response.topViaBranchStart(),
+            response.topViaBranchEnd(), response.cseqMethod(), response.buffer(), response.cseqMethodStart(),
+            response.cseqMethodEnd());
         final ClientTransaction tx = findClient(hash, response);
         if (null == tx)
         {
@@ -253,7 +226,8 @@ public final class TransactionLayer
         final boolean cookie = request.topViaHasMagicCookie();
         final SipMethod method = request.method();
         final SipMethod methodClass = method == SipMethod.ACK ? SipMethod.INVITE : method;
-        final long hash = cookie ? hashBranch(request, methodClass) : hashLegacy(request);
+        final long hash = cookie ? TransactionKeys.hashBranch(request, methodClass)
+            : TransactionKeys.hashLegacy(request);
         final ServerTransaction found = findServer(hash, request, methodClass, cookie, hostStart, hostEnd, port);
 
         if (method == SipMethod.ACK)
@@ -290,11 +264,11 @@ public final class TransactionLayer
         tx.legacy = !cookie;
         tx.keyHash = hash;
         tx.maxForwardsExhausted = request.maxForwards() == 0;
-        fillServerKey(tx, request, hostStart, hostEnd, port);
+        TransactionKeys.fillServerKey(tx, request, hostStart, hostEnd, port);
         if (method == SipMethod.CANCEL)
         {
             // §9.2: the INVITE server transaction the CANCEL would match if its method were INVITE.
-            final long inviteHash = cookie ? hashBranch(request, SipMethod.INVITE) : hash;
+            final long inviteHash = cookie ? TransactionKeys.hashBranch(request, SipMethod.INVITE) : hash;
             final ServerTransaction invite =
                 findServer(inviteHash, request, SipMethod.INVITE, cookie, hostStart, hostEnd, port);
             if (null != invite)
@@ -352,8 +326,8 @@ public final class TransactionLayer
             return null;
         }
         final SipMethod method = m.method();
-        final long hash = hashBranch(m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd(), method, m.buffer(),
-            m.methodStart(), m.methodEnd());
+        final long hash = TransactionKeys.hashBranch(m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd(), method,
+            m.buffer(), m.methodStart(), m.methodEnd());
         if (null != findClient(hash, m))
         {
             rejectedRequests++;
@@ -818,59 +792,6 @@ public final class TransactionLayer
         release(tx);
     }
 
-    /**
-     * Builds {@code 100 Trying} for an INVITE (§8.2.6.1, §17.2.1), its top Via stamped for the source (§18.2.1,
-     * RFC 3581 §4); returns an owned buffer.
-     */
-    ByteBuf buildTrying(final SipMessage invite, final InetSocketAddress source)
-    {
-        final ByteBuf out = allocator.buffer(invite.length() / 2 + 64);
-        builder.startResponse(out, invite, 100, TRYING, null, source).end(null, 0, 0);
-        return out;
-    }
-
-    /**
-     * Builds the ACK for a 300-699 response (§17.1.1.3): Request-URI, Call-ID, From, CSeq number and Route of the
-     * original request, only its top Via, the To of the response, CSeq method ACK.
-     *
-     * @param request  borrowed: the original INVITE this transaction retains.
-     * @param response borrowed.
-     * @return an owned buffer.
-     */
-    ByteBuf buildAck(final ByteBuf request, final SipMessage response)
-    {
-        final SipMessage req = scratch;
-        SipMessageParser.parseDatagram(request, req); // our own bytes, parsed OK when sent
-        final byte[] b = req.buffer();
-        final ByteBuf out = allocator.buffer(request.readableBytes());
-        out.writeBytes(ACK_PREFIX);
-        out.writeBytes(b, req.requestUriStart(), req.requestUriEnd() - req.requestUriStart());
-        out.writeBytes(SIP_VERSION_CRLF);
-        final int top = req.topVia();
-        out.writeBytes(VIA_PREFIX);
-        out.writeBytes(b, req.headerValueStart(top), req.headerValueEnd(top) - req.headerValueStart(top));
-        out.writeBytes(CRLF);
-        copyLines(out, req, HeaderName.ROUTE);
-        copyLines(out, req, HeaderName.FROM);
-        copyLines(out, response, HeaderName.TO);
-        copyLines(out, req, HeaderName.CALL_ID);
-        out.writeBytes(CSEQ_PREFIX);
-        writeDecimal(out, req.cseqNumber());
-        out.writeBytes(ACK_SUFFIX);
-        out.writeBytes(ACK_TAIL);
-        return out;
-    }
-
-    /** RFC 2543 ACK matching needs the To tag of the final response sent (§17.2.3). */
-    void recordResponseToTag(final ServerTransaction tx, final ByteBuf response)
-    {
-        final SipMessage m = scratch;
-        if (SipMessageParser.parseDatagram(response, m) == ParseResult.OK)
-        {
-            tx.segSet(Transaction.SEG_RESPONSE_TO_TAG, m.buffer(), m.toTagStart(), m.toTagEnd());
-        }
-    }
-
     // ============================================================================================================
     // Matching
     // ============================================================================================================
@@ -903,62 +824,6 @@ public final class TransactionLayer
             }
         }
         return null;
-    }
-
-    private static void fillServerKey(
-        final ServerTransaction tx, final SipMessage m, final int hostStart, final int hostEnd, final int port)
-    {
-        final byte[] b = m.buffer();
-        if (tx.method == SipMethod.EXTENSION)
-        {
-            tx.segSet(Transaction.SEG_METHOD, b, m.methodStart(), m.methodEnd());
-        }
-        if (!tx.legacy)
-        {
-            tx.segSet(Transaction.SEG_BRANCH, b, m.topViaBranchStart(), m.topViaBranchEnd());
-            tx.segSet(Transaction.SEG_HOST, b, hostStart, hostEnd);
-            tx.sentByPort = port;
-            return;
-        }
-        // RFC 2543 fallback (§17.2.3): Request-URI, To tag, From tag, Call-ID, CSeq, top Via.
-        final int top = m.topVia();
-        tx.cseq = m.cseqNumber();
-        tx.segSet(Transaction.SEG_REQUEST_URI, b, m.requestUriStart(), m.requestUriEnd());
-        tx.segSet(Transaction.SEG_TO_TAG, b, m.toTagStart(), m.toTagEnd());
-        tx.segSet(Transaction.SEG_FROM_TAG, b, m.fromTagStart(), m.fromTagEnd());
-        tx.segSet(Transaction.SEG_CALL_ID, b, m.callIdStart(), m.callIdEnd());
-        tx.segSet(Transaction.SEG_VIA, b, m.headerValueStart(top), m.headerValueEnd(top));
-    }
-
-    private static long hashBranch(final SipMessage request, final SipMethod methodClass)
-    {
-        return hashBranch(request.buffer(), request.topViaBranchStart(), request.topViaBranchEnd(), methodClass,
-            request.buffer(), request.methodStart(), request.methodEnd());
-    }
-
-    /** FNV-1a over the lower-cased branch, then the method (its bytes when it is an extension). */
-    static long hashBranch(
-        final byte[] buf, final int start, final int end, final SipMethod method, final byte[] methodBuf,
-        final int methodStart, final int methodEnd)
-    {
-        long h = Ascii.fnv64IgnoreCase(FNV_OFFSET, buf, start, end);
-        h ^= null == method ? 0xFF : method.ordinal() + 1;
-        h *= FNV_PRIME;
-        if (method == SipMethod.EXTENSION)
-        {
-            h = Ascii.fnv64(h, methodBuf, methodStart, methodEnd);
-        }
-        return h;
-    }
-
-    /** RFC 2543 requests: Call-ID, CSeq number and From tag (the method and the rest are compared on a hit). */
-    static long hashLegacy(final SipMessage m)
-    {
-        final byte[] b = m.buffer();
-        long h = Ascii.fnv64(FNV_OFFSET ^ LEGACY_SALT, b, m.callIdStart(), m.callIdEnd());
-        h ^= m.cseqNumber();
-        h *= FNV_PRIME;
-        return Ascii.fnv64(h, b, m.fromTagStart(), m.fromTagEnd());
     }
 
     // ============================================================================================================
@@ -1026,27 +891,6 @@ public final class TransactionLayer
         tx.reset();
         registry[chunk][index & (REGISTRY_CHUNK - 1)] = tx;
         return tx;
-    }
-
-    private static void copyLines(final ByteBuf out, final SipMessage m, final HeaderName name)
-    {
-        for (int i = m.firstHeader(name); i >= 0; i = m.nextHeader(name, i))
-        {
-            if ((m.headerFlags(i) & SipMessage.FIRST_OF_LINE) != 0)
-            {
-                final int start = m.headerNameStart(i);
-                out.writeBytes(m.buffer(), start, m.headerLineEnd(i) - start);
-            }
-        }
-    }
-
-    private static void writeDecimal(final ByteBuf out, final long value)
-    {
-        if (value >= 10)
-        {
-            writeDecimal(out, value / 10);
-        }
-        out.writeByte((int)('0' + value % 10));
     }
 
     /**

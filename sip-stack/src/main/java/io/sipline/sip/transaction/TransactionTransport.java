@@ -7,7 +7,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * Where transactions hand their bytes: the seam to {@code io.sipline.sip.transport}. One per shard.
  *
- * <p><b>Buffer ownership</b> (STYLE.md, "Buffer ownership rules" 1 and 4). {@link #send} <em>borrows</em> the
+ * <p><b>Buffer ownership.</b> {@link #send} <em>borrows</em> the
  * buffer: the transaction keeps its own reference (it may retransmit the same bytes later) and releases it when it
  * terminates. A transport that writes asynchronously takes its own reference for the write, e.g.
  * {@code channel.write(new DatagramPacket(data.retainedDuplicate(), destination))}, and the write releases it when it

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import io.sipline.sip.message.ParseResult;
 
 /**
- * A snapshot of one shard's counters (or the sum over shards), taken by {@link UdpShard#snapshot()} from any thread.
+ * A snapshot of one shard's counters (or the sum over shards), taken by {@link UdpShardSockets#snapshot()} from any thread.
  * The live counters are plain {@code long} slots that only the owning shard writes; this copy is what metrics read.
  *
  * <p>What counts where, for each datagram read: exactly one of {@link #keepAlives()}, {@link #stun()},
@@ -180,7 +180,7 @@ public final class ShardCounters
 
     /**
      * Datagrams the shard sent itself with {@code sendto} on a listening socket (part of {@link #responsesSent()};
-     * see {@link UdpShard}, "Sends on a listening socket").
+     * see {@link UdpShardSockets}, "Sends on a listening socket").
      */
     public long nativeSends()
     {
@@ -197,7 +197,7 @@ public final class ShardCounters
 
     /**
      * Datagrams the shard read itself with {@code recvmsg} on a listening socket (part of {@link #datagramsIn()};
-     * see {@link UdpShard}, "Reads on a listening socket").
+     * see {@link UdpShardSockets}, "Reads on a listening socket").
      */
     public long nativeDatagramsIn()
     {
@@ -206,7 +206,7 @@ public final class ShardCounters
 
     /**
      * Datagrams the shard read itself with {@code recvmsg} on a connected peer channel (part of
-     * {@link #peerDatagramsIn()}; the rest of those Netty read, see {@link UdpShard}, "Connected peers").
+     * {@link #peerDatagramsIn()}; the rest of those Netty read, see {@link UdpShardSockets}, "Connected peers").
      */
     public long nativePeerDatagramsIn()
     {

@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 import io.sipline.sip.message.SipMessage;
 
 /**
- * What a shard does with each SIP datagram it has parsed: the seed of the stack API (issue 3), kept minimal.
+ * What a shard does with each SIP message it has parsed, and with ICMP reports of its UDP peers; kept minimal.
  *
  * <p><b>Threading.</b> Each shard gets its own handler from {@link Factory#create(int)}, and calls it only on its own
  * event loop thread; a handler is therefore owned by one shard and needs no lock. A handler must not block: a shard
@@ -16,7 +16,8 @@ import io.sipline.sip.message.SipMessage;
  * nothing from it past the return (copy with {@link SipMessage#copy()} if you must). The receive buffer is already
  * gone: the message owns a copy of the bytes.
  *
- * <p><b>Answers.</b> Send from inside the call with {@link UdpShard#send}, which writes on the socket the datagram
+ * <p><b>Answers.</b> Send from inside the call with {@link UdpShardSockets#send}, which writes on the socket the
+ * datagram
  * came in on (RFC 3581 §4: a response leaves from the address and port the request arrived on) and flushes when the
  * shard's read batch ends.
  */
@@ -32,16 +33,17 @@ public interface SipMessageHandler
      * @return true when the datagram was handled (answered, or absorbed as an ACK is), false when it was discarded;
      *         the shard counts the latter as dropped.
      */
-    boolean onMessage(UdpShard shard, SipMessage message, InetSocketAddress source);
+    boolean onMessage(UdpShardSockets shard, SipMessage message, InetSocketAddress source);
 
     /**
      * An ICMP port unreachable came back for datagrams from {@code local} to {@code peer} (RFC 3261 §18.4: the
      * transport user is told of the failure). Reported on every shard, on its own loop; the default ignores it.
      *
-     * @param local the listening address:port (an object equal to the one {@link UdpShard#currentLocal()} gives).
+     * @param local the listening address:port (an object equal to the one {@link UdpShardSockets#currentLocal()}
+     * gives).
      * @param peer  the refusing address:port.
      */
-    default void onUnreachable(final UdpShard shard, final InetSocketAddress local, final InetSocketAddress peer)
+    default void onUnreachable(final UdpShardSockets shard, final InetSocketAddress local, final InetSocketAddress peer)
     {
     }
 

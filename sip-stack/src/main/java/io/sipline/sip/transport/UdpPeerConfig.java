@@ -25,16 +25,11 @@ public record UdpPeerConfig(int connectAfter, int maxConnected, long idleMillis,
      * Connected channels per shard, at most, by default. Each costs a file descriptor, a kernel socket (its buffers
      * are only charged for queued datagrams) and a Netty channel on the heap, and it shares the kernel's
      * per-address:port lookup chain with the listening sockets, lengthening the walk for datagrams of peers on that
-     * address:port that have none (Linux 6.13+ finds connected sockets by a 4-tuple hash first). Measured on Linux
-     * 6.18 (a Python loop sending 400-byte datagrams over loopback, so the sender's time includes the receiving
-     * socket's lookup): to a listening socket sharing its address:port with 0, 256, 1,024, 4,096 and 16,384 connected
-     * sockets, 3.9, 6.1, 12.2, 30.8 and 309 µs per datagram (about 8 ns per connected socket up to 4,096); to one of
-     * the connected sockets, 3.3-4.3 µs whatever their number. A larger cap is cheap when the peers spread over many
-     * ports (bench stack with 1,000 ports: one sipp socket, so at most two connected sockets per port) and costly for
-     * the peers left on one busy port. 64 left a shard
-     * with 100 busy peers on the listening sockets for most of them (118.8 B per stateful transaction with 200 peers on
-     * one port against 26.7 B with 256; 49.6 against 34.7 B for one peer on 100 ports: {@code
-     * StackManyPeersAllocationTest}).
+     * address:port that have none (Linux 6.13+ finds connected sockets by a 4-tuple hash first): about 8 ns per
+     * connected socket sharing the address:port, while a datagram to a connected socket costs the same whatever their
+     * number. A larger cap is cheap when the peers spread over many ports and costly for the peers left on one busy
+     * port; a smaller one leaves a shard with many busy peers answering most of them on the listening sockets, which
+     * costs allocation per transaction ({@code StackManyPeersAllocationTest}).
      */
     public static final int MAX_CONNECTED_DEFAULT = 256;
     /** Idle time after which a peer's channel is closed, by default: Timer B/F (64*T1) with the default T1, twice. */

@@ -18,14 +18,14 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.util.AttributeKey;
 
 /**
- * One shard's connected UDP channels, one per active peer and local address:port (DESIGN.md, Memory: Netty's epoll
+ * One shard's connected UDP channels, one per active peer and local address:port (Netty's epoll
  * datagram path allocates a {@code DatagramPacket}, an {@code InetSocketAddress}, an {@code InetAddress} and its
  * {@code byte[]} for every datagram read, and an address array or two per datagram sent to an address).
  *
- * <p>The shards read and write their listening sockets themselves ({@link UdpRecvFrom}, {@link UdpSendTo}: no object
+ * <p>The shards read and write their listening sockets themselves ({@link UdpRecvMsg}, {@link UdpSendTo}: no object
  * per datagram), and read their connected channels the same way ({@code recvmsg} on a duplicate descriptor, with the
- * kernel's receive timestamp; see {@link UdpShard}, "Connected peers"), so a datagram read on a connected channel
- * costs nothing either; only where those reads are off (or NIO) does Netty read it, with a {@code DatagramPacket}
+ * kernel's receive timestamp; see {@link UdpShardSockets}), so a datagram read on a connected channel costs nothing
+ * either; only where those reads are off (or NIO) does Netty read it, with a {@code DatagramPacket}
  * (24 B) per datagram. What a connected channel gives: the kernel finds a connected socket by its 4-tuple, datagrams
  * to the peer are written without an address, and an ICMP port unreachable is reported on it (RFC 3261 §18.4).
  *
@@ -55,8 +55,8 @@ import io.netty.util.AttributeKey;
  * for a new busy peer only once it has been quiet for {@link UdpPeerConfig#quietMillis()}. A peer idle for
  * {@link UdpPeerConfig#idleMillis()} is forgotten. An ICMP port unreachable reported on a connected socket
  * ({@code ECONNREFUSED}, RFC 3261 §18.4) closes that channel only, never a listening socket; see
- * {@link UdpShard}. Every close made here first stops the shard's reader of that channel
- * ({@link UdpShard#stopReading(Channel)}), whose duplicate descriptor would otherwise keep the socket open.
+ * {@link UdpShardSockets}. Every close made here first stops the shard's reader of that channel
+ * ({@link UdpShardSockets#stopReading(Channel)}), whose duplicate descriptor would otherwise keep the socket open.
  *
  * <p>Allocation: a {@link Peer} and a map entry per new peer counted, a channel per connection; nothing per datagram
  * of a peer counted.
@@ -79,8 +79,8 @@ final class UdpPeers
     /**
      * When every slot of the peer table is taken, one new peer in this many is counted (the least recently used one
      * making room). Admitting every one made a {@link Peer} and a map entry per datagram once a shard had more peers
-     * than slots ({@code bench stack} with 1,000 ports: 132 of 309 B per transaction, measured with
-     * {@code StackManyPeersAllocationTest}), and no peer ever reached the connect count; a peer that stays busy is
+     * than slots ({@code bench stack} with 1,000 ports; {@code StackManyPeersAllocationTest}), and no peer ever
+     * reached the connect count; a peer that stays busy is
      * still admitted after a few of its datagrams.
      */
     static final int ADMIT_ONE_IN = 16;
@@ -99,7 +99,7 @@ final class UdpPeers
     private final int maxTracked;
     private final ChannelHandler handler;
     private final ChannelFutureListener onConnect = this::onConnect;
-    private final UdpShard shard;
+    private final UdpShardSockets shard;
 
     /** Most recently used first; every tracked peer is on it. */
     private Peer head;
@@ -109,7 +109,7 @@ final class UdpPeers
     /** New peers seen while the table was full, for {@link #ADMIT_ONE_IN}. */
     private int turnedAway;
 
-    UdpPeers(final UdpPeerConfig config, final ChannelHandler handler, final UdpShard shard)
+    UdpPeers(final UdpPeerConfig config, final ChannelHandler handler, final UdpShardSockets shard)
     {
         this.config = config;
         this.idleNs = TimeUnit.MILLISECONDS.toNanos(config.idleMillis());
@@ -137,7 +137,7 @@ final class UdpPeers
      *
      * @return the peer; its {@link Peer#ctx} is non-null once its connected channel is active.
      */
-    Peer note(final UdpShard.Endpoint endpoint, final InetSocketAddress address, final long nowNs)
+    Peer note(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address, final long nowNs)
     {
         Peer peer = endpoint.peers.get(address);
         if (null == peer)
@@ -215,7 +215,7 @@ final class UdpPeers
     }
 
     /** Forgets the peer {@code address} of {@code endpoint} (closing its channel). */
-    boolean forget(final UdpShard.Endpoint endpoint, final InetSocketAddress address)
+    boolean forget(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address)
     {
         final Peer peer = endpoint.peers.get(address);
         if (null == peer)
@@ -295,7 +295,7 @@ final class UdpPeers
                 return;
             }
         }
-        final UdpShard.Endpoint endpoint = peer.endpoint;
+        final UdpShardSockets.Endpoint endpoint = peer.endpoint;
         final EpollDatagramChannel channel = new EpollDatagramChannel(
             peer.address.getAddress() instanceof Inet6Address ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET);
         peer.channel = channel;
@@ -383,9 +383,9 @@ final class UdpPeers
      * One (local address:port, peer) pair of a shard: its count, its place in the LRU list, and its connected channel
      * once opened. Owned by the shard's loop.
      */
-    static final class Peer extends UdpShard.Sink
+    static final class Peer extends UdpShardSockets.Sink
     {
-        final UdpShard.Endpoint endpoint;
+        final UdpShardSockets.Endpoint endpoint;
         final InetSocketAddress address;
         /** Datagrams counted towards the connect; negative after a failed connect (a back-off). */
         int count;
@@ -396,7 +396,7 @@ final class UdpPeers
         Peer prev;
         Peer next;
 
-        Peer(final UdpShard.Endpoint endpoint, final InetSocketAddress address)
+        Peer(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address)
         {
             this.endpoint = endpoint;
             this.address = address;

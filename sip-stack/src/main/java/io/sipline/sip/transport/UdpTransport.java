@@ -36,7 +36,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.Future;
 
 /**
- * The sharded UDP transport (DESIGN.md, Threading): N shards, each one single-thread Netty event loop that owns one
+ * The sharded UDP transport: N shards, each one single-thread Netty event loop that owns one
  * datagram channel per listening address:port. With native epoll every address:port is bound once per shard with
  * {@code SO_REUSEPORT}, so the kernel spreads datagrams over the shards by a hash of the sender's address and port (a
  * given peer always lands on the same shard). Without epoll (NIO, off Linux) a port cannot be shared: each
@@ -44,8 +44,8 @@ import io.netty.util.concurrent.Future;
  *
  * <p>Receive buffers are pooled direct buffers ({@link PooledByteBufAllocator}) of 64 KiB, enough for any UDP
  * datagram, so none is ever cut short; the shard copies each datagram into its reused message and releases the buffer
- * at once ({@link UdpShard}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive and send
- * buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about 208 KiB)
+ * at once ({@link UdpShardSockets}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive
+ * and send buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about 208 KiB)
  * holds a few hundred datagrams, and a burst above that is dropped by the kernel before any shard sees it, which the
  * peer then retransmits. The kernel caps the request at {@code net.core.rmem_max}/{@code wmem_max}; when the granted
  * size is smaller, one log line at start says so and names the sysctl that raises it.
@@ -67,15 +67,14 @@ public final class UdpTransport implements AutoCloseable
     public static final long DEFAULT_CLOSE_MILLIS = 5_000;
     /**
      * System property: {@code false} makes every datagram on a listening socket go through Netty's write instead of
-     * the shard's own {@code sendto} ({@link UdpSendTo}; see {@link UdpShard}, "Sends on a listening socket").
+     * the shard's own {@code sendto} ({@link UdpSendTo}; see {@link UdpShardSockets}, "Sends on a listening socket").
      */
     public static final String SENDTO_PROP_NAME = "sipline.udp.sendto";
     /** {@link #SENDTO_PROP_NAME}'s default: on wherever it can be (epoll on Linux, FFM able to call libc). */
     public static final boolean SENDTO_DEFAULT = true;
     /**
      * System property: {@code false} leaves the listening sockets and the connected peer channels to Netty's reads
-     * instead of the shard's own {@code recvmsg} ({@link UdpRecvFrom}; see {@link UdpShard}, "Reads on a listening
-     * socket" and "Connected peers"); their datagrams are then timed by {@link RealtimeClock} when read, not by the
+     * instead of the shard's own {@code recvmsg} ({@link UdpRecvMsg}; see {@link UdpShardSockets}); their datagrams are then timed by {@link RealtimeClock} when read, not by the
      * kernel.
      */
     public static final String RECVFROM_PROP_NAME = "sipline.udp.recvfrom";
@@ -87,7 +86,7 @@ public final class UdpTransport implements AutoCloseable
     private final UdpTransportConfig config;
     private final boolean epoll;
     private final EventLoopGroup[] loops;
-    private final UdpShard[] shards;
+    private final UdpShardSockets[] shards;
     private final List<Channel> channels = new ArrayList<>();
     private final List<InetSocketAddress> endpoints = new ArrayList<>();
     private final DistinctErrors errors = new DistinctErrors();
@@ -103,20 +102,20 @@ public final class UdpTransport implements AutoCloseable
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         final ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
         loops = new EventLoopGroup[n];
-        shards = new UdpShard[n];
+        shards = new UdpShardSockets[n];
         // Handlers first: a factory that throws leaves no thread behind.
         // Connected peer channels need SO_REUSEPORT (epoll): NIO has one socket per address:port.
         final UdpPeerConfig peers = epoll ? config.peers() : UdpPeerConfig.OFF;
         final boolean sendTo = epoll && UdpSendTo.AVAILABLE
             && Boolean.parseBoolean(System.getProperty(SENDTO_PROP_NAME, Boolean.toString(SENDTO_DEFAULT)));
-        final boolean recvFrom = epoll && UdpRecvFrom.AVAILABLE
+        final boolean recvFrom = epoll && UdpRecvMsg.AVAILABLE
             && Boolean.parseBoolean(System.getProperty(RECVFROM_PROP_NAME, Boolean.toString(RECVFROM_DEFAULT)));
         for (int k = 0; k < n; k++)
         {
-            shards[k] = new UdpShard(k, handlers.create(k), allocator, errors, peers, sendTo ? new UdpSendTo() : null,
-                recvFrom ? new UdpRecvFrom() : null);
+            shards[k] = new UdpShardSockets(k, handlers.create(k), allocator, errors, peers,
+                sendTo ? new UdpSendTo() : null, recvFrom ? new UdpRecvMsg() : null);
         }
-        for (final UdpShard shard : shards)
+        for (final UdpShardSockets shard : shards)
         {
             shard.shards(shards);
         }
@@ -286,8 +285,8 @@ public final class UdpTransport implements AutoCloseable
         return List.copyOf(endpoints);
     }
 
-    /** Shard k's handler (its sockets, counters and send methods); use it only on shard k's loop, but see {@link UdpShard}. */
-    public UdpShard shard(final int shard)
+    /** Shard k's handler (its sockets, counters and send methods); use it only on shard k's loop, but see {@link UdpShardSockets}. */
+    public UdpShardSockets shard(final int shard)
     {
         return shards[shard];
     }
@@ -379,7 +378,7 @@ public final class UdpTransport implements AutoCloseable
         final List<Future<?>> peersClosing = new ArrayList<>(shards.length);
         for (int k = 0; k < shards.length; k++)
         {
-            final UdpShard shard = shards[k];
+            final UdpShardSockets shard = shards[k];
             if (null != loops[k] && !loops[k].isShuttingDown())
             {
                 peersClosing.add(loops[k].submit(shard::closePeers));

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * connected peer channels off, 24-27 B with them on ({@code UdpPeers}: the request is read on the peer's connected
  * channel, and what remains per transaction is the {@code DatagramPacket} Netty's {@code connectedRead} makes for it,
  * 24 B; the 200 is written on the connected channel as a plain buffer, allocating nothing). Since the shard reads its
- * connected channels itself ({@code recvmsg} through FFM, {@code UdpShard} "Connected peers") that packet is gone too:
+ * connected channels itself ({@code recvmsg} through FFM, {@code UdpShardSockets} "Connected peers") that packet is gone too:
  * the surefire run of this test printed 26.4 B before, 4.1-5.6 B after (busy 2-core machine).
  *
  * <p>{@code main} runs the same measurement outside surefire, e.g. under JFR allocation sampling.

@@ -97,7 +97,7 @@ class StackInputLagTest
         }
 
         @Override
-        public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+        public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
         {
             if (request.method() != SipMethod.MESSAGE)
             {
@@ -143,7 +143,7 @@ class StackInputLagTest
         }
 
         @Override
-        public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+        public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
         {
             if (response.statusCode() >= 200 && tx.attachment() instanceof ServerTransaction server
                 && server.attachment() instanceof ByteBuf ok)
@@ -154,17 +154,17 @@ class StackInputLagTest
         }
 
         @Override
-        public void onTimeout(final SipShard shard, final Transaction tx, final char timer)
+        public void onTimeout(final StackShard shard, final Transaction tx, final char timer)
         {
         }
 
         @Override
-        public void onTransportError(final SipShard shard, final Transaction tx)
+        public void onTransportError(final StackShard shard, final Transaction tx)
         {
         }
 
         @Override
-        public void onTerminated(final SipShard shard, final Transaction tx)
+        public void onTerminated(final StackShard shard, final Transaction tx)
         {
             if (tx.attachment() instanceof ByteBuf unsent)
             {

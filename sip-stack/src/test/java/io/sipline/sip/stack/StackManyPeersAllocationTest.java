@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
  * and mapped to IPv6 (24 + 32 B) until the shard sent them itself with {@code sendto} through FFM
  * ({@code UdpSendTo}, nothing allocated): 1,000 × 1 109.6 → 71.7, 1 × 1,000 121.7 → 105.7 (one round each, same
  * busy machine); and the datagrams read there cost nothing once the shard read them itself with {@code recvfrom}
- * ({@code UdpRecvFrom}, senders cached): 1,000 × 1 → 12.4, 1 × 1,000 → 20.6, 100 × 10 → 22.5, 200 × 1 → 13.2, 1 × 100
+ * ({@code UdpRecvMsg}, senders cached): 1,000 × 1 → 12.4, 1 × 1,000 → 20.6, 100 × 10 → 22.5, 200 × 1 → 13.2, 1 × 100
  * → 31.0, 1 × 1 → 37.2. A datagram read on a connected channel still cost Netty's {@code DatagramPacket} (24 B): with
  * connected channels off, 200 × 1 gave 6.6 and 1 × 1 10.7; once the shard read its connected channels itself too
  * ({@code recvmsg} on a duplicate descriptor, with the kernel's receive timestamp), 200 × 1 24.6 → 3.9-8.3 and 100 × 10

@@ -112,7 +112,7 @@ class StackReceiveTimeTest
         final Map<String, long[]> seen = new ConcurrentHashMap<>();
 
         @Override
-        public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+        public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
         {
             final long now = RealtimeClock.nanos();
             seen.put(request.callId(), new long[] {request.receivedAtNanos(), now});
@@ -123,17 +123,17 @@ class StackReceiveTimeTest
         }
 
         @Override
-        public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+        public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
         {
         }
 
         @Override
-        public void onTimeout(final SipShard shard, final Transaction tx, final char timer)
+        public void onTimeout(final StackShard shard, final Transaction tx, final char timer)
         {
         }
 
         @Override
-        public void onTransportError(final SipShard shard, final Transaction tx)
+        public void onTransportError(final StackShard shard, final Transaction tx)
         {
         }
     }

@@ -319,7 +319,7 @@ class StackTcpTest
     {
         stack.execute(k, () ->
         {
-            final SipShard shard = stack.shard(k);
+            final StackShard shard = stack.shard(k);
             final String branch = shard.ids().appendBranch(new StringBuilder()).toString();
             final String text = "OPTIONS sip:peer@" + destination.getAddress().getHostAddress() + ":"
                 + destination.getPort() + ";transport=" + transport.toLowerCase(Locale.ROOT)

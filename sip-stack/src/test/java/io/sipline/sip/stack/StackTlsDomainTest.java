@@ -184,7 +184,7 @@ class StackTlsDomainTest
     {
         stack.execute(0, () ->
         {
-            final SipShard shard = stack.shard(0);
+            final StackShard shard = stack.shard(0);
             final String branch = shard.ids().appendBranch(new StringBuilder()).toString();
             final String text = "OPTIONS " + requestUri + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/TLS 127.0.0.1:" + stack.localAddresses().get(0).getPort() + ";branch=" + branch

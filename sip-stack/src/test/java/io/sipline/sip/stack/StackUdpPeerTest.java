@@ -369,7 +369,7 @@ class StackUdpPeerTest
         final AtomicInteger timeouts = new AtomicInteger();
 
         @Override
-        public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+        public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
         {
             final ByteBuf out = shard.allocate(256 + request.length());
             shard.builder().startResponse(out, request, 200, "OK", shard.ids().appendId(new StringBuilder()),
@@ -391,12 +391,12 @@ class StackUdpPeerTest
         }
 
         @Override
-        public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+        public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
         {
         }
 
         @Override
-        public void onTimeout(final SipShard shard, final Transaction tx, final char timer)
+        public void onTimeout(final StackShard shard, final Transaction tx, final char timer)
         {
             if (tx.isClient())
             {
@@ -405,7 +405,7 @@ class StackUdpPeerTest
         }
 
         @Override
-        public void onTransportError(final SipShard shard, final Transaction tx)
+        public void onTransportError(final StackShard shard, final Transaction tx)
         {
             (tx.isClient() ? clientTransportErrors : serverTransportErrors).incrementAndGet();
         }

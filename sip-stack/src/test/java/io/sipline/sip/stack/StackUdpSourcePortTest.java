@@ -100,7 +100,7 @@ class StackUdpSourcePortTest
         }
 
         @Override
-        public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+        public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
         {
             final boolean invite = request.method() == SipMethod.INVITE;
             final ByteBuf out = shard.allocate(256 + request.length());
@@ -135,7 +135,7 @@ class StackUdpSourcePortTest
         }
 
         @Override
-        public void onTick(final SipShard shard, final long nowNs)
+        public void onTick(final StackShard shard, final long nowNs)
         {
             for (int i = 0; i < late.size(); i++)
             {
@@ -146,7 +146,7 @@ class StackUdpSourcePortTest
         }
 
         @Override
-        public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+        public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
         {
             if (response.statusCode() >= 200 && tx.attachment() instanceof ServerTransaction server
                 && server.attachment() instanceof ByteBuf answer)
@@ -157,7 +157,7 @@ class StackUdpSourcePortTest
         }
 
         @Override
-        public void onTerminated(final SipShard shard, final io.sipline.sip.transaction.Transaction tx)
+        public void onTerminated(final StackShard shard, final io.sipline.sip.transaction.Transaction tx)
         {
             if (tx.attachment() instanceof ByteBuf unsent)
             {
@@ -166,7 +166,7 @@ class StackUdpSourcePortTest
         }
 
         @Override
-        public void onStop(final SipShard shard)
+        public void onStop(final StackShard shard)
         {
             lateAnswers.forEach(ByteBuf::release);
             lateAnswers.clear();

@@ -54,7 +54,7 @@ final class StreamTestListener implements SipListener
     }
 
     @Override
-    public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+    public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
     {
         record.requests.add(request.callId());
         record.sources.add(tx.peer());
@@ -76,7 +76,7 @@ final class StreamTestListener implements SipListener
     }
 
     @Override
-    public void onTick(final SipShard shard, final long nowNs)
+    public void onTick(final StackShard shard, final long nowNs)
     {
         for (final Iterator<Deferred> it = deferred.iterator(); it.hasNext(); )
         {
@@ -95,7 +95,7 @@ final class StreamTestListener implements SipListener
     }
 
     @Override
-    public void onStop(final SipShard shard)
+    public void onStop(final StackShard shard)
     {
         for (final Deferred d : deferred)
         {
@@ -105,19 +105,19 @@ final class StreamTestListener implements SipListener
     }
 
     @Override
-    public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+    public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
     {
         record.responses.add(response.statusCode() + " " + response.callId());
     }
 
     @Override
-    public void onTimeout(final SipShard shard, final Transaction tx, final char timer)
+    public void onTimeout(final StackShard shard, final Transaction tx, final char timer)
     {
         record.timeouts.add(timer);
     }
 
     @Override
-    public void onTransportError(final SipShard shard, final Transaction tx)
+    public void onTransportError(final StackShard shard, final Transaction tx)
     {
         record.transportErrors.incrementAndGet();
     }

@@ -34,8 +34,8 @@ class StatelessResponderTest
     private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.ofLiteral("192.0.2.7"), 5062);
     private static final InetSocketAddress NATED = new InetSocketAddress(InetAddress.ofLiteral("192.0.2.7"), 40000);
 
-    private final UdpShard shard =
-        new UdpShard(3, new StatelessResponder(3), PooledByteBufAllocator.DEFAULT, new DistinctErrors());
+    private final UdpShardSockets shard =
+        new UdpShardSockets(3, new StatelessResponder(3), PooledByteBufAllocator.DEFAULT, new DistinctErrors());
     private final EmbeddedChannel channel = new EmbeddedChannel(shard);
 
     @AfterEach
@@ -375,7 +375,7 @@ class StatelessResponderTest
     void shouldSurviveAHandlerThatThrows()
     {
         final boolean[] thrown = {false};
-        final UdpShard fragile = new UdpShard(0, (final UdpShard s, final SipMessage m, final InetSocketAddress from) ->
+        final UdpShardSockets fragile = new UdpShardSockets(0, (final UdpShardSockets s, final SipMessage m, final InetSocketAddress from) ->
         {
             if (!thrown[0])
             {

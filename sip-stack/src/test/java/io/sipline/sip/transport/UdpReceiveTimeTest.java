@@ -31,9 +31,11 @@ import io.sipline.sip.test.Loopback6;
 
 /**
  * The arrival time of every datagram the UDP transport reads ({@link SipMessage#receivedAtNanos()}, issue 6): the
- * kernel's receive timestamp on listening sockets and on connected peer channels read with recvmsg, IPv4 and {@code ::1};
+ * kernel's receive timestamp on listening sockets and on connected peer channels read with recvmsg, IPv4 and {@code
+ * ::1};
  * the shard's clock when Netty reads (recvmsg turned off). Each time is checked as an ordering, never against a
- * duration: it is not before a {@link RealtimeClock} read taken before the send, and not after one the handler took when
+ * duration: it is not before a {@link RealtimeClock} read taken before the send, and not after one the handler took
+ * when
  * it saw the message. Also: an ICMP port unreachable on one peer channel read with recvmsg closes that channel only
  * (RFC 3261 §18.4), and closed peer channels leave no descriptor behind (their duplicates included) and never read a
  * descriptor number the kernel gave to a new socket. Counters are polled with a deadline; nothing sleeps.
@@ -394,7 +396,7 @@ class UdpReceiveTimeTest
     private static void assumeNative()
     {
         assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
-        assumeTrue(UdpRecvFrom.AVAILABLE, "recvmsg through FFM is not available here");
+        assumeTrue(UdpRecvMsg.AVAILABLE, "recvmsg through FFM is not available here");
     }
 
     /**
@@ -407,7 +409,7 @@ class UdpReceiveTimeTest
         final AtomicReference<InetSocketAddress> sendTo = new AtomicReference<>();
 
         @Override
-        public boolean onMessage(final UdpShard shard, final SipMessage message, final InetSocketAddress source)
+        public boolean onMessage(final UdpShardSockets shard, final SipMessage message, final InetSocketAddress source)
         {
             final long now = RealtimeClock.nanos();
             final InetSocketAddress to = sendTo.get();

@@ -36,7 +36,8 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.sipline.sip.test.Loopback6;
 
 /**
- * The shard's own {@code sendto} on listening sockets ({@link UdpSendTo}, {@link UdpShard}): answers leave from the
+ * The shard's own {@code sendto} on listening sockets ({@link UdpSendTo}, {@link UdpShardSockets}): answers leave from
+ * the
  * port the request arrived on (RFC 3261 §18.2.2) over IPv4 and IPv6, a failed call (injected: a function of the
  * downcall's type that returns -1 as a failed sendto does; and a real one, to port 0) falls back to Netty's write
  * and is counted, and every
@@ -182,13 +183,13 @@ class UdpSendToTest
             assertEquals(0, totals.nativeSendFallbacks(), totals.toString());
             assertEquals(8, totals.responsesSent(), totals.toString());
             assertEquals(0, totals.errors(), totals.toString());
-            if (UdpRecvFrom.AVAILABLE)
+            if (UdpRecvMsg.AVAILABLE)
             {
-                // Read by the shards' recvfrom too (UdpRecvFromTest), one reader per listening socket.
+                // Read by the shards' recvfrom too (UdpRecvMsgTest), one reader per listening socket.
                 assertEquals(8, totals.nativeDatagramsIn(), totals.toString());
                 for (int k = 0; k < 2; k++)
                 {
-                    final UdpShard shard = transport.shard(k);
+                    final UdpShardSockets shard = transport.shard(k);
                     assertEquals(1, (int)transport.eventLoop(k).submit(shard::nativeReaders).get());
                 }
             }
@@ -298,19 +299,20 @@ class UdpSendToTest
     }
 
     /**
-     * One {@link UdpShard} with a {@link StatelessResponder} on one epoll socket bound to {@code address} port 0,
+     * One {@link UdpShardSockets} with a {@link StatelessResponder} on one epoll socket bound to {@code address} port
+     * 0,
      * on its own event loop, without peer channels.
      */
     private static final class Shard implements AutoCloseable
     {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-        final UdpShard shard;
+        final UdpShardSockets shard;
         final Channel channel;
         final InetSocketAddress local;
 
         Shard(final InetAddress address, final UdpSendTo sendTo) throws Exception
         {
-            shard = new UdpShard(0, StatelessResponder.factory().create(0), PooledByteBufAllocator.DEFAULT,
+            shard = new UdpShardSockets(0, StatelessResponder.factory().create(0), PooledByteBufAllocator.DEFAULT,
                 new DistinctErrors(), UdpPeerConfig.OFF, sendTo, null);
             final SocketProtocolFamily family = address instanceof java.net.Inet6Address ?
                 SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;

@@ -25,7 +25,7 @@ import io.netty.util.NetUtil;
  * The server identity check of outbound SIP over TLS (RFC 5922 §7.3): a trust manager that first lets the configured
  * PKIX trust manager validate the chain (RFC 5280, RFC 5922 §7.1 first paragraph), then requires the server's
  * certificate to name the SIP domain the connection was opened for. That domain travels as the {@link SSLEngine}'s
- * peer host ({@link TcpShard#flowTo(java.net.InetSocketAddress, boolean, byte[], int, int)} passes it to
+ * peer host ({@link TcpShardConnections#flowTo(java.net.InetSocketAddress, boolean, byte[], int, int)} passes it to
  * {@code SslContext.newHandler}), so one context serves every connection.
  *
  * <p><b>Identities</b> (RFC 5922 §7.1), in this order, the first kind present being the only one used:

@@ -6,7 +6,7 @@ import io.sipline.sip.message.SipMessage;
  * What a TCP listener does with each SIP message it has framed off a connection (RFC 3261 §18.3).
  *
  * <p><b>Why not {@link io.sipline.sip.transport.SipMessageHandler}.</b> That interface hands over the
- * {@link io.sipline.sip.transport.UdpShard} the datagram came in on, whose {@code send} writes datagrams to an address
+ * {@link io.sipline.sip.transport.UdpShardSockets} the datagram came in on, whose {@code send} writes datagrams to an address
  * from the current UDP socket. On a stream the answer goes back on the connection itself (RFC 3261 §18.2.2: a response
  * to a request received over a connection is sent over that connection), so the callback gets the
  * {@link TcpConnection} instead, and no source address: the connection knows its peer.
@@ -34,7 +34,7 @@ public interface StreamMessageHandler
     boolean onMessage(TcpConnection connection, SipMessage message);
 
     /**
-     * A connection of a {@link TcpShard} closed, or its connect failed: whatever waits for an answer on its
+     * A connection of a {@link TcpShardConnections} closed, or its connect failed: whatever waits for an answer on its
      * {@link TcpConnection#flow()} will not get one (RFC 3261 §17.1.4 transport error). On the connection's loop.
      */
     default void onClosed(final TcpConnection connection)

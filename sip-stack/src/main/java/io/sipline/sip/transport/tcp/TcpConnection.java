@@ -22,54 +22,25 @@ import io.sipline.sip.transport.RealtimeClock;
 import io.sipline.sip.transport.StunKeepAlive;
 
 /**
- * One SIP-over-TCP connection: frames the byte stream into messages (RFC 3261 §18.3), answers RFC 5626 §4.4.1
- * keep-alive pings, and sends. A {@code ByteToMessageDecoder}-free handler: inbound bytes are copied into one reusable
- * heap {@code byte[]} per connection, grown on demand up to the maximum message size, and parsed in place with
- * {@link SipMessageParser#parseStream}; no buffer or message object is made per message.
+ * One SIP-over-TCP connection: frames the byte stream into messages (RFC 3261 §18.3), answers keep-alives, and sends.
+ * Inbound bytes are copied into one reusable heap {@code byte[]} per connection, grown up to the maximum message size,
+ * and parsed in place with {@link SipMessageParser#parseStream}; no buffer or message object is made per message.
  *
- * <p><b>Framing.</b> Where a message would start:
- * <ul>
- *   <li>{@code CRLFCRLF} is a keep-alive ping: answered with one {@code CRLF} pong (RFC 5626 §4.4.1, §3.5.1) and
- *       consumed. A shorter run of CR/LF followed by anything else is skipped (RFC 3261 §7.5); a run that might still
- *       become a ping waits for more bytes.</li>
- *   <li>A first byte below 0x40 (not CR/LF) followed by the STUN magic cookie at offset 4 is a STUN message (RFC 8489
- *       §5, §6.2.2: over a stream it is framed by its own length field): a Binding request is answered with the
- *       peer's address ({@link StunKeepAlive}, RFC 5626 §4.4.2 / §8.4), anything else is counted and skipped
- *       ({@link TcpCounters#STUN}).</li>
- *   <li>Otherwise the parser frames by {@code Content-Length}. {@code INCOMPLETE}: wait for more bytes; when the
- *       pending bytes reach the maximum message size, the connection is closed and counted ({@link TcpCounters#OVERSIZE}).</li>
- *   <li>{@code MISSING_CONTENT_LENGTH}: the stream cannot be resynchronised (RFC 3261 §18.3); nothing is answered and
- *       the connection is closed ({@link TcpCounters#FRAMING_ERRORS}).</li>
- *   <li>Any other malformed message is counted and passed to the handler, which decides (a {@code 400} for a request
- *       with the headers needed to answer it, as {@code StatelessResponder} does over UDP). If the parser framed it
- *       ({@link SipMessage#frameLength()} &gt; 0) reading goes on after it; if not (the start line or a header failed
- *       before the end of the headers was known), the connection is closed after the call.</li>
- * </ul>
+ * <p>Framing, where a message would start: {@code CRLFCRLF} is a ping answered with {@code CRLF} (RFC 5626 §4.4.1),
+ * a shorter CR/LF run is skipped (RFC 3261 §7.5); a STUN message (RFC 8489 §6.2.2) is answered when it is a Binding
+ * request ({@link StunKeepAlive}) and skipped otherwise; anything else is framed by {@code Content-Length}. Pending
+ * bytes reaching the maximum size, or a message without Content-Length, close the connection (it cannot be
+ * resynchronised); another malformed message goes to the handler, and reading goes on after it when it was framed.
+ * A connection with neither a read nor a send for the idle time is closed by one self-re-arming task on its loop.
  *
- * <p><b>Idle connections.</b> A connection with neither a read nor a send for the idle time is closed
- * ({@link TcpCounters#IDLE_CLOSED}). One task per connection on its loop re-arms itself for the time left, so an
- * active connection costs one timer entry per idle period, not one per message. (Netty's {@code IdleStateHandler}
- * lives in {@code netty-handler}, which sip-stack does not depend on; this is the same rule, on our own clock.)
+ * <p>Buffers: every {@link ByteBuf} Netty reads is copied into {@link #pending} and released once in the
+ * {@code finally} of {@link #channelRead}; messages point into {@link #pending}. {@link #send} takes ownership of its
+ * buffer: written (Netty releases it) or released at once when the connection cannot take it. An outbound connection
+ * ({@link TcpShardConnections#flowTo}) exists before its handshake completes; what is sent meanwhile waits in a small
+ * queue, written when the channel becomes active or released (counted) when the connect fails.
  *
- * <p><b>Buffer ownership.</b>
- * <ul>
- *   <li>Inbound: every {@link ByteBuf} Netty reads is copied into {@link #pending} and released in the
- *       {@code finally} of {@link #channelRead}, once, whatever happened (release rule, see there). Messages point into
- *       {@link #pending}, never into a Netty buffer.</li>
- *   <li>Outbound: {@link #send} takes ownership of the buffer it is given: it is written (Netty releases it once written
- *       or failed) or released at once when the connection cannot take it.</li>
- * </ul>
- *
- * <p><b>Outbound connections</b> ({@link TcpShard#flowTo}) exist, with their {@link #flow()}, before the TCP (and
- * TLS) handshake completes: what is sent meanwhile waits in a small queue owned by the connection and is written
- * when the channel becomes active, or released (and counted as send failures) when the connect fails.
- *
- * <p><b>Threading.</b> Not thread-safe except {@link #send}, {@link #close}, and the address getters: everything else
- * runs on the connection's event loop. {@link #send} may be called from any thread (Netty hands a write from another
- * thread to the loop); sends made during a read are flushed once when the read batch ends.
- *
- * <p><b>Errors.</b> {@link #exceptionCaught} counts and closes this connection only; nothing is rethrown into the
- * event loop.
+ * <p>Not thread-safe except {@link #send}, {@link #close} and the address getters; everything else runs on the
+ * connection's event loop. {@link #exceptionCaught} counts and closes this connection only.
  */
 public final class TcpConnection extends ChannelInboundHandlerAdapter
 {
@@ -80,7 +51,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private final StreamMessageHandler handler;
     private final TcpCounters counters;
     /** The shard table this connection registers with while open (null for a standalone {@link TcpTransport}). */
-    private final TcpShard owner;
+    private final TcpShardConnections owner;
     private final boolean tls;
     private final boolean outbound;
     /** See {@link #tlsDomain()}; written once before the connect, read by any thread after it. */
@@ -124,7 +95,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
      * @param connectTo the destination of an outbound connection, or null for an accepted one.
      */
     TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
-        final long idleMillis, final TcpShard owner, final boolean tls, final InetSocketAddress connectTo)
+        final long idleMillis, final TcpShardConnections owner, final boolean tls, final InetSocketAddress connectTo)
     {
         this.handler = handler;
         this.counters = counters;

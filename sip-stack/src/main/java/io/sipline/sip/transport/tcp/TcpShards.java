@@ -22,11 +22,11 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 
 /**
- * The stack's TCP and TLS listeners, sharded like its UDP sockets (DESIGN.md, Threading): with native epoll every
+ * The stack's TCP and TLS listeners, sharded like its UDP sockets: with native epoll every
  * listening address:port is bound once per shard with {@code SO_REUSEPORT}, so the kernel spreads new connections over
  * the shards' accept queues, and each accepted connection lives on the loop of the shard that accepted it for its
  * whole life. Without epoll (NIO) one listener per address:port is bound on shard {@code i mod N} and its connections
- * stay on that shard. Each shard's connection table and outbound connects are its {@link TcpShard}.
+ * stay on that shard. Each shard's connection table and outbound connects are its {@link TcpShardConnections}.
  *
  * <p>Pipelines: {@code [SslHandler] -> TcpConnection}: the TLS listeners put Netty's {@code SslHandler} (the JDK
  * {@code SSLEngine}) below the same framing handler as TCP.
@@ -37,7 +37,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 public final class TcpShards
 {
     private final EventLoop[] loops;
-    private final TcpShard[] shards;
+    private final TcpShardConnections[] shards;
     private final StreamSettings settings;
     private final TcpCounters counters = new TcpCounters();
     private final List<Channel> listeners = new ArrayList<>();
@@ -52,15 +52,15 @@ public final class TcpShards
     {
         this.loops = loops.clone();
         this.settings = settings;
-        this.shards = new TcpShard[loops.length];
+        this.shards = new TcpShardConnections[loops.length];
         for (int k = 0; k < loops.length; k++)
         {
-            shards[k] = new TcpShard(k, loops[k], handlers.apply(k), counters, settings);
+            shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings);
         }
     }
 
     /** Shard k's connections; use on shard k's loop only. */
-    public TcpShard shard(final int k)
+    public TcpShardConnections shard(final int k)
     {
         return shards[k];
     }
@@ -145,7 +145,7 @@ public final class TcpShards
     private Channel bindOn(final int k, final InetSocketAddress endpoint, final boolean tls, final List<Channel> bound)
         throws TcpBindException
     {
-        final TcpShard shard = shards[k];
+        final TcpShardConnections shard = shards[k];
         final StreamMessageHandler handler = shard.handler();
         final ServerBootstrap bootstrap = listener(new ServerBootstrap()
             .group(loops[k], loops[k])
@@ -211,7 +211,7 @@ public final class TcpShards
         final CountDownLatch closed = new CountDownLatch(shards.length);
         for (int k = 0; k < shards.length; k++)
         {
-            final TcpShard shard = shards[k];
+            final TcpShardConnections shard = shards[k];
             try
             {
                 loops[k].execute(() ->

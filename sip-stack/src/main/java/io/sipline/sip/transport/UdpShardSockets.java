@@ -31,92 +31,34 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
 
 /**
- * One shard of the UDP transport: the inbound handler of every datagram channel the shard owns (one per listening
- * address:port, each bound with {@code SO_REUSEPORT} so the kernel spreads datagrams over the shards), with the
- * shard's reused {@link SipMessage}, its {@link SipMessageHandler} and its counters.
+ * The UDP sockets of one shard: the inbound handler of every datagram channel the shard owns (one per listening
+ * address:port, each bound with {@code SO_REUSEPORT} so the kernel spreads datagrams over the shards, and the
+ * connected channels of its busy peers, {@link UdpPeers}), with the shard's reused {@link SipMessage}, its
+ * {@link SipMessageHandler} and its counters.
  *
  * <p>Per datagram: count it, demultiplex on the first bytes ({@link DatagramKind}: keep-alive, STUN, SIP), parse SIP
- * into the reused message (one copy out of the receive buffer into the message's own array), stamp its arrival time
- * ({@link SipMessage#receivedAtNanos()}: the kernel's receive timestamp where the shard reads the socket itself, else
- * {@link RealtimeClock} when Netty's read hands the datagram over), hand the message to the handler, and let the
- * handler answer through {@link #send}.
+ * into the reused message (one copy out of the receive buffer), stamp its arrival time (the kernel's receive
+ * timestamp where the shard reads the socket itself, else {@link RealtimeClock}), and hand it to the handler, which
+ * answers through {@link #send}. With epoll the shard reads its sockets itself ({@link UdpRecvMsg}: {@code recvmsg}
+ * into one pooled buffer, up to {@link #READS_PER_WAKEUP} per wake-up) and writes to unconnected peers with
+ * {@code sendto} ({@link UdpSendTo}), falling back to Netty's read and write, counted, where those fail; Netty's
+ * datagram path allocates per datagram. An ICMP port unreachable on a peer channel (RFC 3261 §18.4) closes that
+ * channel and is reported to every shard's handler ({@link SipMessageHandler#onUnreachable}).
  *
- * <p><b>Connected peers</b> ({@link UdpPeers}, when {@link UdpPeerConfig#enabled()}): a peer this shard has
- * exchanged enough datagrams with on a listening address:port gets a channel bound to that address:port and
- * connected to it. Its datagrams are then read there (without a source address: the sender is the peer), and this
- * shard's datagrams to it are written there as plain buffers (no {@code DatagramPacket}, no address arrays). They are
- * handled exactly as if the listening socket had read them: the handler sees the listening socket's local address.
- * Where the shard reads its listening sockets itself (next paragraph) it reads its peer channels the same way, with the
- * same receive buffer: auto-read off once the channel is active, a duplicate of its descriptor registered on the loop
- * ({@link PeerReader}), {@code recvmsg} without a source, the kernel's receive timestamp; Netty's read (a
- * {@code DatagramPacket} per datagram) remains where that is off or fails. An ICMP port unreachable reported on such a
- * channel ({@code ECONNREFUSED}, RFC 3261 §18.4), whether by the shard's {@code recvmsg} or by Netty's read or write
- * (epoll reports the pending error on both descriptors; the first read takes it), is counted, closes that channel
- * only, and is reported to the handler of every shard ({@link SipMessageHandler#onUnreachable}) so that transactions
- * with that peer end with a transport error (§17.1.4, §17.2.4). When a peer channel closes, its reader is taken off
- * epoll and its duplicate closed first ({@link #stopReading(Channel)}, called by {@link UdpPeers} before the close and
- * again when the channel goes inactive): a duplicate left open would keep the connected socket, and the peer's
- * datagrams, alive; and a stopped reader never reads again, so a descriptor number the kernel gives to a new socket is
- * never read through it.
+ * <p>Buffers: a {@link DatagramPacket} Netty passes in is released by {@link #channelRead}, once, whatever happens;
+ * nothing downstream sees it (its bytes are copied into the message). {@link #send} takes ownership of its buffer:
+ * passed to Netty (which releases it once written), or sent with {@code sendto} and released, or released when it
+ * cannot be sent. The shard's receive buffer is never handed on, and is released when its last reader stops.
  *
- * <p><b>Buffer ownership rules</b> (STYLE.md; DESIGN.md, Memory rule 4):
- * <ul>
- *   <li>Inbound: the {@link DatagramPacket} (and its pooled direct content) is owned by {@link #channelRead} from the
- *       moment Netty passes it in, and released there exactly once, in {@code finally}, whatever happens: keep-alive,
- *       STUN, parse error, handler exception. Nothing downstream sees the buffer: its bytes are copied once into the
- *       reused message's own array and parsed there, so the message outlives the release, until the next
- *       datagram reuses it.</li>
- *   <li>Outbound: {@link #send} takes ownership of the buffer it is given. It either passes it to Netty (inside a
- *       {@code DatagramPacket}, or as is on a connected channel; Netty releases it once written or failed), or sends
- *       it itself with {@code sendto} ({@link UdpSendTo}, which only borrows it) and releases it right after the
- *       call, or releases it when it cannot send. The caller never releases a buffer it has passed to
- *       {@code send}.</li>
- * </ul>
+ * <p>Counters: plain {@code long} slots written by this shard with opaque stores, padded against false sharing, so
+ * that {@link #snapshot()} can read them from another thread without a lock. Errors are counted and each distinct
+ * one logged once; nothing is logged per packet.
  *
- * <p><b>Sends on a listening socket</b> (a peer without a connected channel). RFC 3261 §18.2.2 (with RFC 3581 §4)
- * sends a response from the address:port its request arrived on, so with more peers than connected channels most
- * responses leave through the listening sockets, each to its own address. With epoll on Linux the shard writes them
- * itself with {@code sendto(2)} through FFM ({@link UdpSendTo}: one reused native {@code sockaddr}, the payload read
- * in place), on the listening channel's descriptor and on its event loop, at once rather than at the end of the
- * read batch: Netty's write of a {@code DatagramPacket} allocates about 80 B per datagram (the envelope, the address
- * cloned and mapped to IPv6). It falls back to Netty's write, counted ({@link ShardCounters#nativeSendFallbacks()}),
- * when {@code sendto} fails ({@code EAGAIN}: the socket's send buffer is full; any other error, which Netty's write
- * then reports as usual), and uses it without trying while Netty still has datagrams queued on that socket (so that
- * they keep their order). With NIO, or where FFM cannot call libc, every send is Netty's.
- *
- * <p><b>Reads on a listening socket</b> (likewise epoll on Linux, {@link UdpRecvFrom}). Netty's read of an
- * unconnected socket makes a {@code DatagramPacket} and four address objects per datagram (about 120 B). Instead,
- * once a listening channel is active the shard turns its auto-read off (Netty stops reading it, and keeps it for
- * everything else: the bind, the {@code SO_REUSEPORT} group, writes that fall back, the close), and registers a
- * duplicate of its descriptor on the same event loop as an {@link EpollIoHandle} ({@link ListeningReader}), with
- * {@code SO_TIMESTAMPNS} set on the socket. When the socket is readable the shard reads up to
- * {@link #READS_PER_WAKEUP} datagrams with {@code recvmsg} into one pooled direct buffer of its own, takes each
- * sender from {@link UdpRecvFrom#sender()} (the same object for a sender seen before) and each arrival time from the
- * kernel's timestamp ({@link UdpRecvFrom#receivedAtNanos()}; the clock when a datagram has none, counted apart in
- * {@link ShardCounters#kernelTimestamps()}), handles each exactly as {@link #channelRead} would, and flushes once at
- * the end, as {@link #channelReadComplete} does. So the time a datagram waited in the socket for the shard to wake up
- * counts in the server's own response times (issue 6). The registration is level-triggered: what is left after a
- * batch is read at the loop's next turn. A failed {@code dup} or registration leaves Netty reading that socket
- * (counted as an error); a failed {@code setsockopt} leaves the clock timing its datagrams (counted as an error). A
- * datagram longer than the buffer ({@code MSG_TRUNC}; none can be, the buffer holds the largest UDP payload) is
- * dropped and counted. Release rule: the shard's receive buffer is never handed on (its bytes are copied into the
- * reused message, as from Netty's), and is released when the shard's last reader (listening socket or peer channel)
- * stops.
- *
- * <p><b>Errors.</b> An exception from the parser or the handler reaches {@link #exceptionCaught}, which counts it and
- * logs each distinct error once; the channel stays open and the shard keeps serving. Nothing is logged per packet.
- *
- * <p><b>Counters.</b> Plain {@code long} slots written only by this shard's thread, with opaque stores so that
- * {@link #snapshot()} can read them from another thread without a lock: opaque access makes each 64-bit value atomic
- * and eventually visible, and metrics need no ordering between counters. The array is padded at both ends so that
- * another shard's counters never share a cache line with these.
- *
- * <p>Not thread-safe; owned by shard k's event loop (every channel it handles is registered on that loop, which is why
- * one instance may sit in several pipelines). Only {@link #snapshot()} and {@link #index()} may be called from other
- * threads.
+ * <p>Not thread-safe; owned by shard k's event loop (every channel it handles is registered on that loop, which is
+ * why one instance may sit in several pipelines). Only {@link #snapshot()} and {@link #index()} are for other threads.
  */
 @ChannelHandler.Sharable
-public final class UdpShard extends ChannelInboundHandlerAdapter
+public final class UdpShardSockets extends ChannelInboundHandlerAdapter
 {
     /**
      * Largest UDP payload an IPv4 datagram can carry: 65,535 minus the 8-byte UDP header minus the 20-byte IP header
@@ -129,9 +71,9 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     static final int READS_PER_WAKEUP = 16;
     /** Eight longs: one cache line on each side of the counters. */
     private static final int PAD = 8;
-    private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShard.class, "endpoint");
+    private static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf(UdpShardSockets.class, "endpoint");
     /** The recvmsg reader of a connected peer channel, while it has one. */
-    private static final AttributeKey<PeerReader> READER = AttributeKey.valueOf(UdpShard.class, "reader");
+    private static final AttributeKey<PeerReader> READER = AttributeKey.valueOf(UdpShardSockets.class, "reader");
 
     private final int index;
     private final SipMessageHandler handler;
@@ -144,14 +86,14 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     /** This shard's sendto on its listening sockets; null when Netty writes everything (NIO, not Linux, off). */
     private final UdpSendTo sendTo;
     /** This shard's recvmsg on its sockets; null when Netty reads everything (NIO, not Linux, off). */
-    private final UdpRecvFrom recvFrom;
+    private final UdpRecvMsg recvFrom;
     /** The buffer {@link #recvFrom} reads into, while at least one socket (listening or peer) is read that way. */
     private ByteBuf receiveBuffer;
     /**
      * What is read and handed on of {@link #receiveBuffer}: the buffer under the leak detector's wrapper when it has
      * one. Made while the detector runs at {@code ADVANCED} or {@code PARANOID} (tests start so), the wrapper would
-     * record a stack trace on every access for the shard's whole life (14,036 B per transaction measured in
-     * {@code StackManyPeersAllocationTest}); the wrapper itself is kept for the release, so a missing release is
+     * record a stack trace on every access for the shard's whole life (as {@code StackManyPeersAllocationTest} would
+     * see); the wrapper itself is kept for the release, so a missing release is
      * still reported.
      */
     private ByteBuf receiveView;
@@ -159,7 +101,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     private int peerReaders;
     private final long peerSweepNs;
     /** Every shard of the transport (for reports that concern them all); set once before the first bind. */
-    private UdpShard[] all = {this};
+    private UdpShardSockets[] all = {this};
 
     /** The listening socket of the datagram being handled; set only for the duration of the handler call. */
     private Endpoint currentEndpoint;
@@ -177,7 +119,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     /** This shard's loop, from its first active listening channel on; read by other shards to post reports. */
     private volatile EventLoop loop;
 
-    UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
+    UdpShardSockets(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors)
     {
         this(index, handler, allocator, errors, UdpPeerConfig.OFF, null, null);
@@ -189,9 +131,9 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
      * @param recvFrom the shard's own recvmsg on listening sockets and peer channels (epoll channels only), or null
      *                 for Netty's reads.
      */
-    UdpShard(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
+    UdpShardSockets(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
         final DistinctErrors errors, final UdpPeerConfig peerConfig, final UdpSendTo sendTo,
-        final UdpRecvFrom recvFrom)
+        final UdpRecvMsg recvFrom)
     {
         this.sendTo = sendTo;
         this.recvFrom = recvFrom;
@@ -204,7 +146,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
     }
 
     /** Before any bind: every shard of the transport, this one included. */
-    void shards(final UdpShard[] shards)
+    void shards(final UdpShardSockets[] shards)
     {
         all = shards;
     }
@@ -906,7 +848,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
                     // taken for EAGAIN (nothing left); were it an error, the socket stays readable and the next
                     // wake-up's first read reports it here.
                     n = recvFrom.receiveOrErrno(reader.fd.intValue(), buffer);
-                    if (n < 0 && -n != UdpRecvFrom.EAGAIN)
+                    if (n < 0 && -n != UdpRecvMsg.EAGAIN)
                     {
                         readerFailed(new java.io.IOException("recvmsg on a listening socket failed, errno " + -n));
                     }
@@ -978,11 +920,11 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
             }
             if (n < 0)
             {
-                if (-n == UdpRecvFrom.ECONNREFUSED)
+                if (-n == UdpRecvMsg.ECONNREFUSED)
                 {
                     onPeerRefused(peer);
                 }
-                else if (-n != UdpRecvFrom.EAGAIN)
+                else if (-n != UdpRecvMsg.EAGAIN)
                 {
                     increment(ShardCounters.ERRORS);
                     errors.record("udp shard " + index + " peer channel",
@@ -1193,9 +1135,9 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         increment(ShardCounters.PEERS_UNREACHABLE);
         final InetSocketAddress local = peer.endpoint.local;
         final InetSocketAddress address = peer.address;
-        for (final UdpShard shard : all)
+        for (final UdpShardSockets shard : all)
         {
-            if (shard == UdpShard.this)
+            if (shard == UdpShardSockets.this)
             {
                 onUnreachable(local, address);
             }
@@ -1299,7 +1241,7 @@ public final class UdpShard extends ChannelInboundHandlerAdapter
         @Override
         public void channelReadComplete(final ChannelHandlerContext ctx)
         {
-            UdpShard.this.channelReadComplete(ctx); // the same flush of everything the batch wrote
+            UdpShardSockets.this.channelReadComplete(ctx); // the same flush of everything the batch wrote
         }
 
         @Override

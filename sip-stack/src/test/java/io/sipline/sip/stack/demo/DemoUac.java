@@ -8,7 +8,7 @@ import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.SipListener;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
@@ -49,7 +49,7 @@ public final class DemoUac implements SipListener
     private Call[] records = new Call[64];
     private int recordCount;
 
-    private DemoUac(final SipShard shard, final Stats stats, final InetSocketAddress target, final int calls,
+    private DemoUac(final StackShard shard, final Stats stats, final InetSocketAddress target, final int calls,
         final double ratePerSecond)
     {
         this.stats = stats;
@@ -68,7 +68,7 @@ public final class DemoUac implements SipListener
     }
 
     @Override
-    public void onTick(final SipShard shard, final long nowNs)
+    public void onTick(final StackShard shard, final long nowNs)
     {
         if (placed >= calls)
         {
@@ -92,7 +92,7 @@ public final class DemoUac implements SipListener
         }
     }
 
-    private void invite(final SipShard shard)
+    private void invite(final StackShard shard)
     {
         via.setLength(0);
         shard.ids().appendBranch(via.append(viaPrefix));
@@ -124,7 +124,7 @@ public final class DemoUac implements SipListener
     }
 
     @Override
-    public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+    public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
     {
         final int status = response.statusCode();
         if (status < 200)
@@ -161,7 +161,7 @@ public final class DemoUac implements SipListener
     }
 
     /** ACK or BYE from the 2xx's From, To (with the remote tag) and Call-ID (§12.2.1.1, route set empty here). */
-    private void sendInDialog(final SipShard shard, final SipMessage ok, final String method, final String cseq,
+    private void sendInDialog(final StackShard shard, final SipMessage ok, final String method, final String cseq,
         final boolean stateful)
     {
         via.setLength(0);
@@ -189,19 +189,19 @@ public final class DemoUac implements SipListener
     }
 
     @Override
-    public void onTimeout(final SipShard shard, final Transaction tx, final char timer)
+    public void onTimeout(final StackShard shard, final Transaction tx, final char timer)
     {
         stats.failed.incrementAndGet();
     }
 
     @Override
-    public void onTransportError(final SipShard shard, final Transaction tx)
+    public void onTransportError(final StackShard shard, final Transaction tx)
     {
         stats.failed.incrementAndGet();
     }
 
     @Override
-    public void onTerminated(final SipShard shard, final Transaction tx)
+    public void onTerminated(final StackShard shard, final Transaction tx)
     {
         if (tx.attachment() instanceof Call c)
         {
@@ -211,7 +211,7 @@ public final class DemoUac implements SipListener
     }
 
     @Override
-    public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+    public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
     {
         final ByteBuf out = shard.allocate(256 + request.length());
         shard.builder().startResponse(out, request, 200, "OK", null, tx.peer()).end(null, 0, 0);

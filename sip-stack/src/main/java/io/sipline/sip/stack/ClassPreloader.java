@@ -4,13 +4,12 @@ package io.sipline.sip.stack;
  * Classes that libraries load only when a rare path first runs, loaded here once when the stack starts. A class is
  * loaded under its class loader's lock for that name: two shards that reach such a path together (both pooled
  * allocators freeing a chunk at the same moment, for instance) would otherwise wait for each other on a shard thread,
- * which DESIGN.md forbids. Measured: a JFR recording of {@code jdk.JavaMonitorEnter} during 20 s at 4,000 calls/s
- * showed shard 1 blocked 8.6 ms on the loader's lock held by shard 0, loading Netty's {@code FreeChunkEvent} from
- * {@code PooledByteBufAllocator.onDeallocateChunk}.
+ * which a shard must never do (for instance on the loader's lock for Netty's {@code FreeChunkEvent}, loaded from
+ * {@code PooledByteBufAllocator.onDeallocateChunk}).
  * <p>
  * Stateless; called from {@link SipStack#start} on the starting thread, before any shard runs.
  */
-final class LazyClasses
+final class ClassPreloader
 {
     /**
      * Netty 4.2's JFR events of the pooled allocator, loaded (and initialised) on a chunk's or buffer's first
@@ -28,9 +27,8 @@ final class LazyClasses
     /**
      * The tasks Netty's channel close and deregister post to the event loop (anonymous classes of
      * {@code AbstractChannel.AbstractUnsafe}), loaded when a shard first closes a channel: a connected peer channel
-     * ending after its idle time (UdpPeers), a TCP connection closing. Measured: JFR {@code jdk.JavaMonitorEnter}
-     * during 20 s at 4,147 calls/s showed shard 1 blocked 1.9 ms on the application class loader's lock held by shard
-     * 0, loading {@code AbstractChannel$AbstractUnsafe$8} from {@code deregister} as both closed peer channels at once.
+     * ending after its idle time (UdpPeers), a TCP connection closing; two shards closing peer channels at once would
+     * otherwise meet on the application class loader's lock (e.g. for {@code AbstractChannel$AbstractUnsafe$8}).
      */
     private static final String[] CHANNEL_CLOSE = {
         "io.netty.channel.AbstractChannel$AbstractUnsafe$1",
@@ -45,7 +43,7 @@ final class LazyClasses
         "io.netty.channel.AbstractChannel$AbstractUnsafe$9",
     };
 
-    private LazyClasses()
+    private ClassPreloader()
     {
     }
 

@@ -20,7 +20,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
 
 /**
- * {@link UdpShard#flush} called again from inside its own flush, as a connected peer channel's refused write does it
+ * {@link UdpShardSockets#flush} called again from inside its own flush, as a connected peer channel's refused write does it
  * (the write fails with {@code ECONNREFUSED}, {@code exceptionCaught} runs at once, and the report of the unreachable
  * peer flushes the shard): the inner call must neither throw nor keep the outer one from sending. The shard answers an
  * OPTIONS statelessly on an {@link EmbeddedChannel}; a handler between it and the channel's head stands for the
@@ -28,7 +28,7 @@ import io.netty.channel.socket.DatagramPacket;
  * the outer loop had just cleared and threw a NullPointerException (seen in a load run's server output), so the answer
  * never left.
  */
-class UdpShardFlushTest
+class UdpShardSocketsFlushTest
 {
     private static final InetSocketAddress LOCAL = new InetSocketAddress(InetAddress.ofLiteral("192.0.2.1"), 5060);
     private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.ofLiteral("192.0.2.7"), 5062);
@@ -36,8 +36,8 @@ class UdpShardFlushTest
     @Test
     void shouldSurviveAFlushFromInsideItsOwnFlush()
     {
-        final UdpShard shard =
-            new UdpShard(0, new StatelessResponder(0), PooledByteBufAllocator.DEFAULT, new DistinctErrors());
+        final UdpShardSockets shard =
+            new UdpShardSockets(0, new StatelessResponder(0), PooledByteBufAllocator.DEFAULT, new DistinctErrors());
         final int[] reentered = {0};
         final ChannelOutboundHandlerAdapter reentrant = new ChannelOutboundHandlerAdapter()
         {

@@ -1,4 +1,4 @@
-package io.sipline.sip.stack.bench;
+package io.sipline.bench.stack;
 
 import java.io.BufferedReader;
 import java.io.File;

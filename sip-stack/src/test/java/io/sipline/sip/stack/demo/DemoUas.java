@@ -10,7 +10,7 @@ import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.SipListener;
-import io.sipline.sip.stack.SipShard;
+import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
@@ -58,7 +58,7 @@ public final class DemoUas implements SipListener
     }
 
     @Override
-    public void onRequest(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+    public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
     {
         final SipMethod method = request.method();
         if (method == SipMethod.INVITE)
@@ -85,7 +85,7 @@ public final class DemoUas implements SipListener
         }
     }
 
-    private void onInvite(final SipShard shard, final ServerTransaction tx, final SipMessage request)
+    private void onInvite(final StackShard shard, final ServerTransaction tx, final SipMessage request)
     {
         if (0 == contact.length())
         {
@@ -127,7 +127,7 @@ public final class DemoUas implements SipListener
     }
 
     @Override
-    public void onAck(final SipShard shard, final ServerTransaction tx, final SipMessage ack)
+    public void onAck(final StackShard shard, final ServerTransaction tx, final SipMessage ack)
     {
         stats.acks.incrementAndGet();
         if (tx.attachment() instanceof Pending p && p.txId == tx.id())
@@ -137,7 +137,7 @@ public final class DemoUas implements SipListener
     }
 
     @Override
-    public void onStatelessRequest(final SipShard shard, final SipMessage request, final InetSocketAddress source)
+    public void onStatelessRequest(final StackShard shard, final SipMessage request, final InetSocketAddress source)
     {
         if (request.method() == SipMethod.ACK)
         {
@@ -158,7 +158,7 @@ public final class DemoUas implements SipListener
     }
 
     @Override
-    public void onTimer(final SipShard shard, final long timerId, final long payload, final long nowNs)
+    public void onTimer(final StackShard shard, final long timerId, final long payload, final long nowNs)
     {
         final Pending p = pending[(int)payload];
         if (null == p.ok || p.timerId != timerId)
@@ -177,7 +177,7 @@ public final class DemoUas implements SipListener
     }
 
     @Override
-    public void onTerminated(final SipShard shard, final Transaction tx)
+    public void onTerminated(final StackShard shard, final Transaction tx)
     {
         if (tx.attachment() instanceof Pending p && p.txId == tx.id())
         {
@@ -187,12 +187,12 @@ public final class DemoUas implements SipListener
     }
 
     @Override
-    public void onResponse(final SipShard shard, final ClientTransaction tx, final SipMessage response)
+    public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
     {
     }
 
     @Override
-    public void onStop(final SipShard shard)
+    public void onStop(final StackShard shard)
     {
         for (int i = 0; i < pendingCount; i++)
         {
@@ -203,14 +203,14 @@ public final class DemoUas implements SipListener
         }
     }
 
-    private void respond(final SipShard shard, final ServerTransaction tx, final SipMessage request,
+    private void respond(final StackShard shard, final ServerTransaction tx, final SipMessage request,
         final int status, final CharSequence toTag, final boolean withContact)
     {
         shard.respond(tx, build(shard, request, tx.peer(), status, toTag, withContact), status);
     }
 
     /** The response, its top Via stamped for the request's source (RFC 3261 §18.2.1, RFC 3581 §4). */
-    private ByteBuf build(final SipShard shard, final SipMessage request, final InetSocketAddress source,
+    private ByteBuf build(final StackShard shard, final SipMessage request, final InetSocketAddress source,
         final int status, final CharSequence toTag, final boolean withContact)
     {
         final ByteBuf out = shard.allocate(256 + request.length());
@@ -251,7 +251,7 @@ public final class DemoUas implements SipListener
         return p;
     }
 
-    private void finish(final SipShard shard, final Pending p)
+    private void finish(final StackShard shard, final Pending p)
     {
         if (null == p.ok)
         {

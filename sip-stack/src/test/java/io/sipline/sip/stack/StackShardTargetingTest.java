@@ -12,12 +12,12 @@ import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.shard.ShardIds;
 
 /**
- * {@link SipShard#ownerOf} for requests outside a dialog that target a dialog or application session of this stack
+ * {@link ShardRouting#ownerOf} for requests outside a dialog that target a dialog or application session of this stack
  * (JSR 289 §15.11.3): the shard named by the {@code to-tag} of Replaces (RFC 3891) or Join (RFC 3911), or by the
- * {@link SipShard#TARGET_URI_PARAMETER} of the Request-URI, wins over the Call-ID's hash; ids that are not ours, and
+ * {@link StackShard#TARGET_URI_PARAMETER} of the Request-URI, wins over the Call-ID's hash; ids that are not ours, and
  * requests in a dialog, keep the usual rules.
  */
-class SipShardTargetingTest
+class StackShardTargetingTest
 {
     private static final int SHARDS = 8;
 
@@ -25,7 +25,7 @@ class SipShardTargetingTest
     void shouldOwnARequestWithReplacesOnTheShardOfItsToTag()
     {
         final String tag = id(5);
-        assertEquals(5, SipShard.ownerOf(request("sip:bob@example.com", "Replaces: abc@host;to-tag=" + tag
+        assertEquals(5, ShardRouting.ownerOf(request("sip:bob@example.com", "Replaces: abc@host;to-tag=" + tag
             + ";from-tag=x1\r\n", "callid-" + otherThan(5)), SHARDS));
     }
 
@@ -33,7 +33,7 @@ class SipShardTargetingTest
     void shouldOwnARequestWithJoinOnTheShardOfItsToTag()
     {
         final String tag = id(3);
-        assertEquals(3, SipShard.ownerOf(request("sip:bob@example.com", "join: abc@host;from-tag=x1;to-tag=" + tag
+        assertEquals(3, ShardRouting.ownerOf(request("sip:bob@example.com", "join: abc@host;from-tag=x1;to-tag=" + tag
             + "\r\n", "callid-" + otherThan(3)), SHARDS));
     }
 
@@ -41,7 +41,7 @@ class SipShardTargetingTest
     void shouldOwnARequestToAnEncodedUriOnTheShardOfItsApplicationSession()
     {
         final String app = id(6);
-        assertEquals(6, SipShard.ownerOf(request("sip:conf@example.com;" + SipShard.TARGET_URI_PARAMETER + "=" + app
+        assertEquals(6, ShardRouting.ownerOf(request("sip:conf@example.com;" + StackShard.TARGET_URI_PARAMETER + "=" + app
             + ";transport=udp", "", "callid-" + otherThan(6)), SHARDS));
     }
 
@@ -51,7 +51,7 @@ class SipShardTargetingTest
         final String callId = "callid-" + otherThan(1);
         final byte[] b = callId.getBytes(StandardCharsets.US_ASCII);
         final int byHash = ShardIds.shardForCallId(b, 0, b.length, SHARDS);
-        assertEquals(byHash, SipShard.ownerOf(request("sip:conf@example.com;" + SipShard.TARGET_URI_PARAMETER
+        assertEquals(byHash, ShardRouting.ownerOf(request("sip:conf@example.com;" + StackShard.TARGET_URI_PARAMETER
             + "=not-an-id", "Replaces: abc;to-tag=1234;from-tag=x\r\n", callId), SHARDS));
     }
 

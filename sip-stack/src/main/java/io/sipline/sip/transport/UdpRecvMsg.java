@@ -21,8 +21,7 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * One shard's reads of its UDP sockets with {@code recvmsg(2)}, called through the FFM API (a {@link Linker} downcall
- * to libc), with the kernel's receive timestamp of each datagram and the senders' addresses kept for reuse. The name
- * stays from its first version, which called {@code recvfrom(2)}.
+ * to libc), with the kernel's receive timestamp of each datagram and the senders' addresses kept for reuse.
  *
  * <p><b>Why.</b> Netty's epoll read of an unconnected datagram socket makes, per datagram, a {@code DatagramPacket}
  * and the sender's {@code InetSocketAddress}, its holder, an {@code InetAddress} and its holder (24 + 16 + 24 + 24 +
@@ -32,7 +31,7 @@ import io.netty.buffer.ByteBuf;
  * ({@link #sender()}): a sender seen before costs nothing. On a connected socket no source is asked for: the sender
  * is the channel's peer.
  *
- * <p><b>Receive time</b> (issue 6). With {@code SO_TIMESTAMPNS} set on the socket ({@link #enableTimestamps}, socket(7))
+ * <p><b>Receive time</b>. With {@code SO_TIMESTAMPNS} set on the socket ({@link #enableTimestamps}, socket(7))
  * the kernel records when it queued each datagram ({@code CLOCK_REALTIME}, the time base of {@link RealtimeClock}) and
  * {@code recvmsg} returns it as a control message, so the time a datagram waited for the shard to wake up counts in
  * the server's own response times. {@link #receivedAtNanos()} gives it, or 0 when there is none (the option could not
@@ -52,19 +51,19 @@ import io.netty.buffer.ByteBuf;
  * allocated per datagram. The sockaddr layouts are those drawn in {@link UdpSendTo}. An IPv4-mapped IPv6 source (an
  * IPv4 peer of a dual-stack socket, RFC 4291 §2.5.5.2) is returned as an IPv4 address, as Netty returns it.
  *
- * <p>How the shard reads with it ({@link UdpShard}, "Reads on a listening socket" and "Connected peers"): the channel
- * stays Netty's (bind, connect, {@code SO_REUSEPORT} group, writes, close) with its auto-read off, and a duplicate of
+ * <p>How the shard reads with it ({@link UdpShardSockets}): the channel stays Netty's (bind, connect, {@code
+ * SO_REUSEPORT} group, writes, close) with its auto-read off, and a duplicate of
  * its descriptor ({@link #dup}) is registered on the same event loop as an {@code EpollIoHandle} that is called when
  * the socket is readable. Netty's epoll handler keys its registrations by descriptor number, so the duplicate is a
  * registration of its own on the same socket.
  *
  * <p>{@code recvmmsg(2)} would read a batch in one call, but each datagram of it needs its own buffer of the largest
  * datagram (64 KiB each) or a truncation rule; one {@code recvmsg} per datagram into the shard's one buffer keeps the
- * memory and the semantics of the {@code recvfrom} it replaced.
+ * memory small and the semantics of a plain read.
  *
  * <p>Available on Linux x86-64 and AArch64 ({@link #AVAILABLE}). Not thread-safe: one per shard, on its loop only.
  */
-final class UdpRecvFrom
+final class UdpRecvMsg
 {
     /** Linux {@code EAGAIN} (= {@code EWOULDBLOCK}): nothing left to read on a non-blocking socket. */
     static final int EAGAIN = 11;
@@ -104,7 +103,7 @@ final class UdpRecvFrom
     static final boolean AVAILABLE;
     /**
      * {@code ssize_t recvmsg(int fd, struct msghdr *msg, int flags)}. Without the call state: capturing it costs a
-     * 40-byte segment per call until the JIT's escape analysis removes it (measured with C1 only), and every batch of
+     * 40-byte segment per call until the JIT's escape analysis removes it (C1 does not), and every batch of
      * reads on a listening socket ends with a call that fails ({@code EAGAIN}).
      */
     private static final MethodHandle RECVMSG;
@@ -189,13 +188,13 @@ final class UdpRecvFrom
     /** {@code msg_flags} of the last datagram read. */
     private int flags;
 
-    UdpRecvFrom()
+    UdpRecvMsg()
     {
         this(CONTROL_BYTES);
     }
 
     /** @param controlBytes room offered for control messages; tests pass less to see {@code MSG_CTRUNC}. */
-    UdpRecvFrom(final int controlBytes)
+    UdpRecvMsg(final int controlBytes)
     {
         if (!AVAILABLE)
         {

@@ -33,14 +33,14 @@ import io.netty.channel.unix.FileDescriptor;
 import io.sipline.sip.test.Loopback6;
 
 /**
- * {@link UdpRecvFrom} on a real epoll socket (its auto-read off, so that only the test reads it): datagrams and their
+ * {@link UdpRecvMsg} on a real epoll socket (its auto-read off, so that only the test reads it): datagrams and their
  * senders over IPv4 and IPv6, one sender object per sender, {@code EAGAIN} when nothing is queued, reads through a
  * {@code dup} of the descriptor; the kernel's receive time once {@code SO_TIMESTAMPNS} is on (between a clock read
  * before the send and one after the read: an ordering, not a duration), none before it is on or when the control
  * buffer is too small ({@code MSG_CTRUNC}); {@code ECONNREFUSED} on a connected socket whose peer is gone; and the
  * transport with its recvmsg readers turned off by the system property. Reads poll with a deadline; nothing sleeps.
  */
-class UdpRecvFromTest
+class UdpRecvMsgTest
 {
     private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
@@ -93,13 +93,13 @@ class UdpRecvFromTest
                 .channelFactory(() -> new EpollDatagramChannel(SocketProtocolFamily.INET))
                 .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
                 .connect(gone, new InetSocketAddress(LOOPBACK, 0)).sync().channel();
-            final UdpRecvFrom recv = new UdpRecvFrom();
+            final UdpRecvMsg recv = new UdpRecvMsg();
             final int fd = ((EpollDatagramChannel)channel).fd().intValue();
-            assertEquals(-UdpRecvFrom.EAGAIN, recv.receiveConnected(fd, buffer), "nothing yet");
+            assertEquals(-UdpRecvMsg.EAGAIN, recv.receiveConnected(fd, buffer), "nothing yet");
             final long deadline = System.nanoTime() + TIMEOUT_NS;
             long sentAt = System.nanoTime() - RESEND_NS;
             int n;
-            while ((n = recv.receiveConnected(fd, buffer)) == -UdpRecvFrom.EAGAIN)
+            while ((n = recv.receiveConnected(fd, buffer)) == -UdpRecvMsg.EAGAIN)
             {
                 assertTrue(System.nanoTime() - deadline < 0, "no ICMP port unreachable within the deadline");
                 if (System.nanoTime() - sentAt >= RESEND_NS)
@@ -112,8 +112,8 @@ class UdpRecvFromTest
                 }
                 Thread.onSpinWait();
             }
-            assertEquals(-UdpRecvFrom.ECONNREFUSED, n, "RFC 3261 §18.4: the peer's port is closed");
-            assertEquals(-UdpRecvFrom.EAGAIN, recv.receiveConnected(fd, buffer), "reported once");
+            assertEquals(-UdpRecvMsg.ECONNREFUSED, n, "RFC 3261 §18.4: the peer's port is closed");
+            assertEquals(-UdpRecvMsg.EAGAIN, recv.receiveConnected(fd, buffer), "reported once");
             channel.close().sync();
         }
         finally
@@ -177,11 +177,11 @@ class UdpRecvFromTest
                 .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
                 .bind(new InetSocketAddress(address, 0)).sync().channel();
             final InetSocketAddress server = (InetSocketAddress)channel.localAddress();
-            final UdpRecvFrom recv = new UdpRecvFrom();
+            final UdpRecvMsg recv = new UdpRecvMsg();
             final int fd = ((EpollDatagramChannel)channel).fd().intValue();
 
             assertEquals(-1, recv.receive(fd, buffer), "nothing queued yet");
-            assertEquals(-UdpRecvFrom.EAGAIN, recv.receiveOrErrno(fd, buffer), "nothing queued yet: EAGAIN");
+            assertEquals(-UdpRecvMsg.EAGAIN, recv.receiveOrErrno(fd, buffer), "nothing queued yet: EAGAIN");
 
             send(a, server, "first from a");
             assertEquals("first from a", read(recv, fd, buffer));
@@ -234,7 +234,7 @@ class UdpRecvFromTest
                 .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
                 .bind(new InetSocketAddress(address, 0)).sync().channel();
             final InetSocketAddress server = (InetSocketAddress)channel.localAddress();
-            final UdpRecvFrom recv = new UdpRecvFrom();
+            final UdpRecvMsg recv = new UdpRecvMsg();
             final int fd = ((EpollDatagramChannel)channel).fd().intValue();
 
             send(a, server, "untimed");
@@ -258,7 +258,7 @@ class UdpRecvFromTest
                 assertFalse(recv.truncated());
             }
 
-            final UdpRecvFrom small = new UdpRecvFrom(24); // room for a cmsghdr, not for its timespec
+            final UdpRecvMsg small = new UdpRecvMsg(24); // room for a cmsghdr, not for its timespec
             send(a, server, "no room");
             assertEquals("no room", read(small, fd, buffer));
             assertTrue(small.controlTruncated(), "MSG_CTRUNC");
@@ -284,7 +284,7 @@ class UdpRecvFromTest
     }
 
     /** The next datagram, polled until it is there (loopback delivers it at once; the deadline guards a failure). */
-    private static String read(final UdpRecvFrom recv, final int fd, final ByteBuf buffer)
+    private static String read(final UdpRecvMsg recv, final int fd, final ByteBuf buffer)
     {
         final long deadline = System.nanoTime() + TIMEOUT_NS;
         while (true)
@@ -302,7 +302,7 @@ class UdpRecvFromTest
     }
 
     /** As {@link #read}, through the call that reports errno. */
-    private static String readOrErrno(final UdpRecvFrom recv, final int fd, final ByteBuf buffer)
+    private static String readOrErrno(final UdpRecvMsg recv, final int fd, final ByteBuf buffer)
     {
         final long deadline = System.nanoTime() + TIMEOUT_NS;
         while (true)
@@ -313,7 +313,7 @@ class UdpRecvFromTest
                 assertEquals(n, buffer.readableBytes());
                 return buffer.toString(StandardCharsets.US_ASCII);
             }
-            assertEquals(-UdpRecvFrom.EAGAIN, n);
+            assertEquals(-UdpRecvMsg.EAGAIN, n);
             assertTrue(System.nanoTime() - deadline < 0, "no datagram within the deadline");
             Thread.onSpinWait();
         }
@@ -322,6 +322,6 @@ class UdpRecvFromTest
     private static void assumeNative()
     {
         assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
-        assumeTrue(UdpRecvFrom.AVAILABLE, "recvfrom through FFM is not available here");
+        assumeTrue(UdpRecvMsg.AVAILABLE, "recvfrom through FFM is not available here");
     }
 }

@@ -20,7 +20,7 @@ import io.netty.util.NetUtil;
 import io.sipline.sip.message.Ascii;
 
 /**
- * One shard's connections (DESIGN.md, Threading: a shard owns its sockets): the connections its listeners accepted
+ * One shard's connections (a shard owns its sockets): the connections its listeners accepted
  * and the ones it opened, in one table by peer address, so that an outbound request to a destination reuses an open
  * (or still opening) connection to it (RFC 3261 §18.1.1) and a closing connection leaves the table. New outbound
  * connections are non-blocking connects on the shard's own loop; their sends wait in the connection until it is up.
@@ -35,7 +35,7 @@ import io.sipline.sip.message.Ascii;
  * <p><b>Threading.</b> Everything runs on the shard's event loop; not thread-safe. Only {@link #index()} and
  * {@link #connectionCount()} (racy) may be read elsewhere.
  */
-public final class TcpShard
+public final class TcpShardConnections
 {
     private final int index;
     private final EventLoop loop;
@@ -48,8 +48,8 @@ public final class TcpShard
     private int live;
     private boolean closing;
 
-    TcpShard(final int index, final EventLoop loop, final StreamMessageHandler handler, final TcpCounters counters,
-        final StreamSettings settings)
+    TcpShardConnections(final int index, final EventLoop loop, final StreamMessageHandler handler,
+        final TcpCounters counters, final StreamSettings settings)
     {
         this.index = index;
         this.loop = loop;

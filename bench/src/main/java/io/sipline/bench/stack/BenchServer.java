@@ -1,4 +1,4 @@
-package io.sipline.sip.stack.bench;
+package io.sipline.bench.stack;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -7,10 +7,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.sipline.sip.stack.SipStack;
 import io.sipline.sip.stack.SipStackConfig;
-import io.sipline.sip.stack.demo.DemoUas;
 import io.sipline.sip.transport.StatelessResponder;
 import io.sipline.sip.transport.UdpTransport;
 import io.sipline.sip.transport.UdpTransportConfig;
@@ -18,7 +18,7 @@ import io.sipline.sip.transport.UdpTransportConfig;
 /**
  * The server side of {@code bin/sipline bench stack}: an OPTIONS responder on loopback, either the transport's
  * {@link StatelessResponder} ({@code stateless}) or the {@link SipStack} with a server transaction per request
- * ({@code stateful}, {@link DemoUas}). Prints {@code READY port...} on stdout, then answers each {@code stats} line on
+ * ({@code stateful}, {@link StatefulResponder}). Prints {@code READY port...} on stdout, then answers each {@code stats} line on
  * stdin with {@code STATS <transactions> <allocated bytes of the shard threads>}, and stops at {@code quit} or EOF.
  * Runs in its own JVM so that its CPU time can be read from {@code /proc/<pid>/stat}.
  */
@@ -49,13 +49,13 @@ public final class BenchServer
         }
         else
         {
-            final DemoUas.Stats stats = new DemoUas.Stats();
+            final AtomicLong answered = new AtomicLong();
             try (SipStack stack = SipStack.start(new SipStackConfig().addresses(List.of(loopback)).ports(ports)
-                .shards(shards).initialTransactionPool(4096), DemoUas.factory(stats)))
+                .shards(shards).initialTransactionPool(4096), StatefulResponder.factory(answered)))
             {
                 ready(stack.localAddresses());
                 final long[] ids = stack.shardThreadIds();
-                loop(in, threads, () -> stats.others.get(), ids);
+                loop(in, threads, answered::get, ids);
             }
         }
     }
