@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bin/sipline bench calls}: the load harness of issue 6. For the measured system (Sipline with its
+ * {@code bin/sipline bench calls}: the load harness. For the measured system (Sipline with its
  * {@code b2bua} example, or with {@code --app proxy} its {@code proxy} example, unless {@code --system} says
  * otherwise) and each {@code --baseline} (the JAIN-SIP RI B2BUA for the b2bua only, Kamailio for both), in one
  * run on this machine's loopback: starts the system, warms it up, then runs one rate
@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
  * Every child process is stopped by its handle, also on failure or interrupt. Runs on the main thread.
  */
 @Command(name = "sipline bench calls", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "The b2bua or proxy example under sipp load beside its baselines, in one run (issues 5 and 6).")
+    description = "The b2bua or proxy example under sipp load beside its baselines, in one run.")
 public final class CallsBench implements Callable<Integer>
 {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
@@ -371,8 +371,8 @@ public final class CallsBench implements Callable<Integer>
             {
                 stopServer();
             }
-            // Issue 4 §6: Sipline's step at 80% (or its one --rate step) is checked against a JFR recording of
-            // contended monitor enters; the shard threads must have none.
+            // Sipline's step at 80% (or its one --rate step) is checked against a JFR recording of contended
+            // monitor enters; the shard threads must have none (they never take a lock).
             final boolean lockCheck = SystemUnderTest.SIPLINE == system && (!findMax || "at80".equals(label));
             if (null == server)
             {

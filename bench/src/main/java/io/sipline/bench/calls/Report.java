@@ -144,7 +144,7 @@ public final class Report
             actions only (the clock read before the \
             INVITE and at the 180 and the 200, logged in microseconds); the messages are the built-in ones. For \
             Kamailio the caller also runs with `-default_behaviors all,-abortunexp`: a 180 that one of its two \
-            workers forwards after the 200 (issue 6 §4) is logged and the call goes on instead of failing; the \
+            workers forwards after the 200 is logged and the call goes on instead of failing; the \
             steps count these (column "late msgs"). A rate is sustained when every call succeeds, sipp counts 0 \
             retransmissions on the uac and the uas, the kernel drops no datagram on the server's or the uas's \
             sockets, and the completed rate is at least 95% of the offered one. Percentiles are nearest-rank over \
@@ -153,7 +153,7 @@ public final class Report
             median of those and the worst with its second (0 = the first), so that a few bad seconds show apart \
             from a steady figure. GC pauses are read from the server's GC log over the step. Sipline runs as \
             `bin/sipline run` starts it: under the `zgc` profile its ZGC concurrent threads run under Linux's \
-            `SCHED_IDLE` policy (`--gc-threads idle`, README.md); the JAIN-SIP RI B2BUA gets the same profile's JVM \
+            `SCHED_IDLE` policy (`--gc-threads idle`, docs/operations.md); the JAIN-SIP RI B2BUA gets the same profile's JVM \
             flags and its GC threads stay as the JVM made them. CPU is utime+stime \
             of the server process and its children. Allocated bytes per call: heap growth over a fixed count of \
             calls under `jvm-profiles/epsilon.args` plus `-XX:-UseTLAB` (every byte accounted, none reclaimed), \
