@@ -31,21 +31,18 @@ import io.sipline.sip.transport.UdpBindException;
 import io.sipline.sip.transport.UdpTransport;
 
 /**
- * The server's entry point, as {@code bin/sipline run} starts it:
- * {@code java <profile args> -cp ... io.sipline.container.Main run --profile NAME [--deploy PATH ...] [--dar FILE]
- * [--users FILE] [--tls-cert FILE --tls-key FILE [--tls-port N]]}.
+ * The server's entry point, as {@code bin/sipline run} starts it: {@code java <profile options> -cp ...
+ * io.sipline.container.Main run [options]}; the options are parsed by {@link Cli}.
  *
- * <p>Starts the SIP stack with the servlet container on every shard ({@link ContainerServer}), the application router
- * (a custom {@code SipApplicationRouter} from {@code META-INF/services} or the system property
- * {@value ApplicationRouters#PROVIDER_PROPERTY}, else the default router with the {@code --dar} file, else the
- * default router in single-application mode), then deploys every {@code --deploy} path through the
- * {@link DeploymentWatcher} (one line per application: {@code sipline: deployed NAME (servlets ...) from PATH};
- * folders are watched). Applications with protected servlets authenticate against the {@code --users} file (digest,
- * issue 5 §2). With no application, OPTIONS gets 200 and other requests 404 "No Application Deployed". It
- * prints one line per listening address (udp, then tcp, then tls), then {@code sipline: ready}. SIGTERM or SIGINT runs a shutdown hook that
- * stops the watcher (undeploying the applications), closes the channels and stops the shards gracefully, prints
- * {@code sipline: stopped}, and ends the process with exit code 0. A port that cannot be bound ends it at once with
- * one line naming the address and the cause, and exit code 1; a usage error exits with 2.
+ * <p>Starts the SIP stack with the servlet container on every shard ({@link ContainerServer}) and the application
+ * router (JSR 289 §15.4.1: a {@code SipApplicationRouter} provider, else the default router with the {@code --dar}
+ * file, else the default router in single-application mode), then deploys every {@code --deploy} path through the
+ * {@link DeploymentWatcher} (one line per application; folders are watched). It prints one line per listening
+ * address (udp, then tcp, then tls), then {@code sipline: ready}.
+ *
+ * <p>SIGTERM or SIGINT runs a shutdown hook that undeploys the applications, closes the channels, stops the shards
+ * gracefully, prints {@code sipline: stopped} and exits with 0. A port that cannot be bound ends the process with
+ * one line naming the address and exit code 1; a usage error exits with 2.
  *
  * <p>Threading: runs on the main thread, which returns once the server is up; the shard threads keep the JVM alive.
  */

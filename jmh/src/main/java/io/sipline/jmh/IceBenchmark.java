@@ -39,10 +39,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Issue 8 §5, "no per-packet allocation once connected", measured with {@code -prof gc} on an established ICE
- * session: two agents (full, controlling and controlled, one component, RTCP-mux) complete their checks over an
- * in-memory loopback in setup; then every invocation offers agent A one datagram on its selected pair, as its media
- * thread would after reading it from the socket.
+ * No per-packet allocation once connected, measured with {@code -prof gc} on an established ICE session: two agents
+ * (full, controlling and controlled, one component, RTCP-mux) complete their checks over an in-memory loopback in
+ * setup; then every invocation offers agent A one datagram on its selected pair, as its media thread would after
+ * reading it from the socket.
  *
  * <ul>
  *     <li>{@code consentCheck}: a consent-freshness Binding request (RFC 7675 §5.1: USERNAME, PRIORITY,

@@ -33,7 +33,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * Nanoseconds and bytes allocated to parse one SIP message and read what the transaction layer reads on every
  * message (the top Via's branch, the Call-ID, the CSeq number and the To tag): Sipline's
  * {@link SipMessageParser} against the JAIN-SIP RI's {@link StringMsgParser} (1.3.0-91) parsing the same bytes in
- * the same run (issue 2, section 6).
+ * the same run.
  *
  * <p>The messages are resources next to this class, CRLF-terminated with a correct Content-Length:
  * {@code invite.sip}, an initial INVITE of 911 bytes that went through one proxy (13 header lines, two Vias, an

@@ -30,16 +30,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * SRTP protect and unprotect, ns per packet and B/op ({@code -prof gc}), for AES_CM_128_HMAC_SHA1_80 and
  * AEAD_AES_128_GCM at 160- and 1,200-octet payloads (12-octet RTP header), on every backend ({@code jca},
  * {@code jca-java-gcm}: the same except GCM by {@code JavaGcm}, GCTR on the ECB path and GHASH by the JDK's own
- * stub, {@code bc}), beside the raw cost of
- * the same {@code javax.crypto} operations on the same bytes: the floor for Java.
+ * stub, {@code bc}), beside the raw cost of the same {@code javax.crypto} operations on the same bytes: the floor for
+ * Java.
  *
  * <ul>
  *     <li>{@code protect}: the packet's sequence number advances each call (a real sender never reuses an index, and
  *     our context refuses to); the payload is re-encrypted in place, which costs the same as fresh plaintext.</li>
  *     <li>{@code unprotect}: copies the next of 256 packets protected in setup into the work buffer (an index may
  *     be accepted only once), then unprotects; after 256 packets the receiver forgets the stream and the next packet
- *     starts a new one (well under 1 B/op amortised). The ring was 65,536 packets until the SSRC index landed: at
- *     1.2 KB that is 80 MB, so the copy came from DRAM, which the floor's copy of one cached packet does not.</li>
+ *     starts a new one (well under 1 B/op amortised). The ring is small enough to stay in cache, like the floor's
+ *     one packet.</li>
  *     <li>{@code rawProtect}/{@code rawUnprotect} ({@code javax.crypto} floor): AES-CM = {@code AES/ECB/NoPadding}
  *     over precomputed counter blocks, XOR, and {@code Mac("HmacSHA1")} over header+payload+ROC (unprotect also
  *     compares the tag and copies the packet in, as ours does); GCM = {@code Cipher.init} with a fresh

@@ -26,48 +26,24 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
- * Nanoseconds per SSRC lookup, hit and miss, in one SRTP session of {@code n} streams (issue 7, part 4): the
- * lookup of SRTP's packet path ({@link SrtpContext#stream(int)}, {@code context*}: the context's own single-stream
- * fields, then its {@link SsrcIndexStreamLookup}), that lookup object alone ({@code srtp*}), the generic
- * {@link SsrcIndex} with each strategy ({@code index*}), against libsrtp 2.x's singly linked list of stream
- * contexts (walked from its session, {@code sessionList*}, or from a head in this state, {@code linkedList*}),
- * {@code HashMap<Integer, …>} and a primitive open-addressing int map, all in the same run.
+ * Nanoseconds per SSRC lookup, hit and miss, in one SRTP session of {@code n} streams: the lookup of SRTP's packet
+ * path ({@link SrtpContext#stream(int)}, {@code context*}: the context's own single-stream fields, then its
+ * {@link SsrcIndexStreamLookup}), that lookup object alone ({@code srtp*}), the generic {@link SsrcIndex} with each
+ * strategy ({@code index*}), against libsrtp 2.x's singly linked list of stream contexts (walked from its session,
+ * {@code sessionList*}, or from a head in this state, {@code linkedList*}), {@code HashMap<Integer, …>} and a
+ * primitive open-addressing int map, all in the same run. The like-for-like pair is {@code contextHit} against
+ * {@code sessionListHit}: both callers hold a session and load a field of it, as each packet path does.
  *
- * <h2>The like-for-like pair: {@code contextHit} against {@code sessionListHit}</h2>
- * Both callers hold a session and load a field of it, as the packet path of each does. libsrtp's
- * {@code srtp_unprotect} holds an {@code srtp_t} and {@code srtp_get_stream} loads {@code srtp->stream_list}, then
- * walks the nodes; {@link Session} is that {@code srtp_ctx_t} (its {@code stream_list}, {@code stream_template} and
- * {@code user_data}), held in this state as an application holds its {@code srtp_t}, walked by the same
- * {@link #listFind}. Sipline's unprotect holds an {@link SrtpContext} and calls {@link SrtpContext#stream(int)},
- * which at one stream compares a field of the context and returns another; the context is held in this state the
- * same way. The older pairs each leave out one of these loads: {@code linkedList*} keeps the head in a field of this
- * state (the state plays the session, one load fewer than libsrtp), and {@code srtp*} calls the lookup object that
- * the context holds (the context's own load left out, and, before the eighth session, a single-stream test that now
- * lives in the context). They stay so that the tables of earlier sessions remain comparable.
- *
- * <p>Each invocation looks up one SSRC, the next of {@value #QUERIES} precomputed ones, and returns the result (one
- * lookup per invocation, so that the JIT cannot hoist the structure's loads out of a loop of lookups, which made a
- * list of one look like a single compare of a hoisted constant). Hits are members drawn at random, misses random ints
- * that are not members. The list is a million long because a repeating list of 4,096 was learnt by the branch
- * predictor (a list of 3 measured 1.6 ns a hit, 6.5 ns with a million): with a million the exits of the list walk,
- * of the scans and of the probes are as unpredictable as real traffic spread over the streams. {@link #floor}
- * measures the harness alone: the cursor, the query load and the return.
- *
- * <p>The stream objects are {@link StreamContext}s of about the size of libsrtp 2.x's {@code srtp_stream_ctx_t}
- * (about 120 bytes, the SSRC at the front and {@code next} at the back), which the list walks through and the other
- * structures only point at; they are allocated back to back, the list's best case. The list is intrusive as in
- * libsrtp: its nodes are the streams, so a hit in a list of one is the head's load, the compare of the SSRC field
- * in it and the return of the head. The {@code HashMap} gets its keys boxed in advance, its best case. The
- * {@code srtp*} benchmarks look up real {@link SrtpStream}s, added through an {@link SrtpContext} as on the packet
- * path, with the same SSRCs in the same order.
+ * <p>Each invocation looks up the next of {@value #QUERIES} precomputed SSRCs and returns the result, so that the JIT
+ * cannot hoist the structure's loads out of a loop. The queries are a million long so that the branch predictor
+ * cannot learn them. {@link #floor} measures the harness alone. The streams are {@link StreamContext}s of about the
+ * size of libsrtp's {@code srtp_stream_ctx_t}, allocated back to back (the list's best case); the list is intrusive
+ * as in libsrtp. At N = 1 the figures differ by fractions of a nanosecond: run it with several forks, and
+ * {@link #skew} moves the structures in memory to tell placement from code.
  *
  * <pre>
  * java -jar jmh/target/benchmarks.jar SsrcLookupBenchmark -f 1 -wi 3 -w 500ms -i 5 -r 500ms -prof gc
  * </pre>
- *
- * <p>At N = 1 the figures differ by fractions of a nanosecond, where the JIT's compile of the measured loop matters
- * as much as the structure (media-ice/README.md, issue 7, seventh session): run N = 1 with several forks, and
- * {@link #skew} moves the structures in memory to tell placement from code.
  *
  * <p>Not threadsafe; each fork's single benchmark thread owns the state, as a media shard owns its sessions.
  */
@@ -334,12 +310,9 @@ public class SsrcLookupBenchmark
 
     /**
      * Checks that every structure agrees with the linked list on every query. This trains the JIT's profile of each
-     * lookup with as many misses as hits before the measured code is compiled; measured the other way (the check
-     * as a trial tear-down, the profile then seeing only the measured traffic), N = 1 to 5 moved by 0.03 to 0.25 ns,
-     * the list as much as the index, mostly within the error bars (media-ice/README.md), and the check run after the
-     * measurement executed
-     * the vector scan in C1 code, whose vector objects the GC profiler charged to the last iteration. So it stays
-     * here.
+     * lookup with as many misses as hits before the measured code is compiled, the list's as much as the index's. Run
+     * after the measurement instead, the check would execute the vector scan in C1 code, whose vector objects the GC
+     * profiler would charge to the last iteration.
      */
     private void check()
     {
@@ -446,9 +419,8 @@ public class SsrcLookupBenchmark
 
     /**
      * The lookup object an {@link SrtpContext} holds ({@link SsrcIndexStreamLookup#find}), a hit, called directly.
-     * Until the seventh session this was the whole lookup of the packet path, with its own N = 1 fields; since the
-     * eighth the context makes the N = 1 test ({@link #contextHit}) and this is the index past its single-entry test
-     * at every N, N = 1 included (a scalar compare of entry 0 there, which the packet path never runs).
+     * The context makes the N = 1 test itself ({@link #contextHit}); this is the index past its single-entry test at
+     * every N, N = 1 included (a scalar compare of entry 0 there, which the packet path never runs).
      *
      * @return the stream.
      */

@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Receiving an ICE consent-freshness Binding request (RFC 7675): USERNAME, PRIORITY, ICE-CONTROLLED,
  * MESSAGE-INTEGRITY, FINGERPRINT, 96 bytes. Each benchmark frames the message, checks MESSAGE-INTEGRITY (HMAC-SHA1,
- * RFC 8489 §14.5) and FINGERPRINT (§14.7), and reads PRIORITY. Issue 8 asks for 0 B/op ({@code -prof gc}).
+ * RFC 8489 §14.5) and FINGERPRINT (§14.7), and reads PRIORITY. The target is 0 B/op ({@code -prof gc}).
  *
  * <ul>
  *     <li>{@code flyweightDigest}: our flyweight with the {@code MessageDigest} HMAC engine (default).</li>

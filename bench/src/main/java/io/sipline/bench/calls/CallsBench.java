@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bin/sipline bench calls}: the load harness of issue 6. For the measured system (Sipline with its
+ * {@code bin/sipline bench calls}: the load harness. For the measured system (Sipline with its
  * {@code b2bua} example, or with {@code --app proxy} its {@code proxy} example, unless {@code --system} says
  * otherwise) and each {@code --baseline} (the JAIN-SIP RI B2BUA for the b2bua only, Kamailio for both), in one
  * run on this machine's loopback: starts the system, warms it up, then runs one rate
@@ -35,93 +35,114 @@ import picocli.CommandLine.Spec;
  * Every child process is stopped by its handle, also on failure or interrupt. Runs on the main thread.
  */
 @Command(name = "sipline bench calls", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "The b2bua or proxy example under sipp load beside its baselines, in one run (issues 5 and 6).")
+    description = "The b2bua or proxy example under sipp load beside its baselines, in one run.")
 public final class CallsBench implements Callable<Integer>
 {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
 
-    @Option(names = "--app", description = "the example Sipline runs: b2bua (default; baselines jainsip and "
+    @Option(names = "--app", paramLabel = "NAME",
+        description = "the example Sipline runs: b2bua (default; baselines jainsip and "
         + "kamailio) or proxy (examples/proxy, stateful and record-routing, one target; baseline kamailio)",
         defaultValue = "b2bua")
     String app;
 
-    @Option(names = "--system", description = "the measured system: sipline, jainsip or kamailio (default sipline)",
+    @Option(names = "--system", paramLabel = "NAME",
+        description = "the measured system: sipline, jainsip or kamailio (default sipline)",
         defaultValue = "sipline")
     String system;
 
-    @Option(names = "--profile", description = "GC profile of jvm-profiles/ (default zgc)", defaultValue = "zgc")
+    @Option(names = "--profile", paramLabel = "NAME",
+        description = "GC profile of jvm-profiles/ (default zgc)", defaultValue = "zgc")
     String profile;
 
-    @Option(names = "--profiles", description = "'all': every jvm-profiles/*.args but epsilon, one table")
+    @Option(names = "--profiles", paramLabel = "all",
+        description = "'all': every jvm-profiles/*.args but epsilon, one table")
     String profiles;
 
-    @Option(names = "--rate", description = "calls per second of one run")
+    @Option(names = "--rate", paramLabel = "R",
+        description = "calls per second of one run")
     Integer rate;
 
-    @Option(names = "--duration", description = "seconds per step (default 20)", defaultValue = "20")
+    @Option(names = "--duration", paramLabel = "S",
+        description = "seconds per step (default 20)", defaultValue = "20")
     int duration;
 
     @Option(names = "--find-max", description = "find the highest rate sustained twice (ramp x2, bisect to 5%%, "
         + "confirm on a fresh server, 10%% lower until one rate held twice), then a step at 80%% of it")
     boolean findMax;
 
-    @Option(names = "--start-rate", description = "first rate of --find-max and warm-up rate (default 100)",
+    @Option(names = "--start-rate", paramLabel = "R",
+        description = "first rate of --find-max and warm-up rate (default 100)",
         defaultValue = "100")
     int startRate;
 
-    @Option(names = "--max-steps", description = "bound on the steps of each --find-max phase: search, "
+    @Option(names = "--max-steps", paramLabel = "N",
+        description = "bound on the steps of each --find-max phase: search, "
         + "confirmation (default 14)", defaultValue = "14")
     int maxSteps;
 
-    @Option(names = "--hold", description = "call duration after the ACK, ms (default 0)", defaultValue = "0")
+    @Option(names = "--hold", paramLabel = "MS",
+        description = "call duration after the ACK, ms (default 0)", defaultValue = "0")
     long hold;
 
-    @Option(names = "--warmup", description = "warm-up seconds at the start rate, not judged (default 10; 0: none)",
+    @Option(names = "--warmup", paramLabel = "S",
+        description = "warm-up seconds at the start rate, not judged (default 10; 0: none)",
         defaultValue = "10")
     int warmup;
 
-    @Option(names = "--baseline", description = "jainsip or kamailio (repeatable)")
+    @Option(names = "--baseline", paramLabel = "NAME",
+        description = "jainsip or kamailio (repeatable)")
     List<String> baselines = new ArrayList<>();
 
-    @Option(names = "--alloc-calls", description = "calls of the allocation run under epsilon, 0 = none "
+    @Option(names = "--alloc-calls", paramLabel = "N",
+        description = "calls of the allocation run under epsilon, 0 = none "
         + "(default 10000)", defaultValue = "10000")
     int allocCalls;
 
-    @Option(names = "--alloc-rate", description = "rate of the allocation run (default 250)", defaultValue = "250")
+    @Option(names = "--alloc-rate", paramLabel = "R",
+        description = "rate of the allocation run (default 250)", defaultValue = "250")
     int allocRate;
 
-    @Option(names = "--retained-calls", description = "calls held for the retained-heap run, 0 = none "
+    @Option(names = "--retained-calls", paramLabel = "N",
+        description = "calls held for the retained-heap run, 0 = none "
         + "(default 2000)", defaultValue = "2000")
     int retainedCalls;
 
-    @Option(names = "--overload-wait", description = "Sipline's overload control: bin/sipline run --overload-wait MS "
+    @Option(names = "--overload-wait", paramLabel = "MS",
+        description = "Sipline's overload control: bin/sipline run --overload-wait MS "
         + "(new requests that waited longer are refused with 503; default: not given, off)")
     Integer overloadWait;
 
-    @Option(names = "--server-warmup", description = "Sipline's own warm-up: bin/sipline run --warmup CALLS (calls "
+    @Option(names = "--server-warmup", paramLabel = "CALLS",
+        description = "Sipline's own warm-up: bin/sipline run --warmup CALLS (calls "
         + "through a B2BUA of its own before it binds its ports, so that the JIT has compiled it; default: not given, "
         + "none). The baselines have nothing like it; the harness's --warmup step runs for every system either way")
     Integer serverWarmup;
 
-    @Option(names = "--server-shards", description = "Sipline's shards: bin/sipline run --shards N (default: not "
+    @Option(names = "--server-shards", paramLabel = "N",
+        description = "Sipline's shards: bin/sipline run --shards N (default: not "
         + "given, one per core). On a machine shared with sipp's two processes, fewer shards than cores is a setting "
         + "worth measuring: every runnable thread beyond the cores waits for one")
     Integer serverShards;
 
-    @Option(names = "--far-end-timewait", description = "how long sipp's far end keeps each ended call, ms (its "
+    @Option(names = "--far-end-timewait", paramLabel = "MS",
+        description = "how long sipp's far end keeps each ended call, ms (its "
         + "built-in uas: 4000, unchanged unless given): " + Scenarios.TIMEWAIT_WHY + "; 1000 spares every system "
         + "that spell. Same far end for every system and step of the run; nothing on the wire changes")
     Integer farEndTimewait;
 
-    @Option(names = "--machine-pauses", description = "seconds of the machine-pause probe before the steps, every "
+    @Option(names = "--machine-pauses", paramLabel = "S",
+        description = "seconds of the machine-pause probe before the steps, every "
         + "core spinning on the clock (bin/sipline bench pauses): how long the machine stops every core at once on its "
         + "own, the floor under the latency figures; 0 = none (default 10)", defaultValue = "10")
     int machinePauses;
 
-    @Option(names = "--out", description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
+    @Option(names = "--out", paramLabel = "DIR",
+        description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
     Path out;
 
-    @Option(names = "--root", description = "repository root (default: -Dsipline.root or the working directory)")
+    @Option(names = "--root", paramLabel = "DIR",
+        description = "repository root (default: -Dsipline.root or the working directory)")
     Path root;
 
     @Spec
@@ -378,8 +399,8 @@ public final class CallsBench implements Callable<Integer>
             {
                 stopServer();
             }
-            // Issue 4 §6: Sipline's step at 80% (or its one --rate step) is checked against a JFR recording of
-            // contended monitor enters; the shard threads must have none.
+            // Sipline's step at 80% (or its one --rate step) is checked against a JFR recording of contended
+            // monitor enters; the shard threads must have none (they never take a lock).
             final boolean lockCheck = SystemUnderTest.SIPLINE == system && (!findMax || "at80".equals(label));
             if (null == server)
             {

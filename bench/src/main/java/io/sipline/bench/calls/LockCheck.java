@@ -9,7 +9,7 @@ import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * Issue 4 §6's lock check of one step: the contended monitor enters the JVM recorded while the step ran (JFR event
+ * The lock check of one step: the contended monitor enters the JVM recorded while the step ran (JFR event
  * {@code jdk.JavaMonitorEnter} with threshold 0, so every enter that had to wait for another thread), on the shard
  * threads ({@code sipline-shard-*}, which must never wait for a lock) and on every other thread. Immutable.
  *

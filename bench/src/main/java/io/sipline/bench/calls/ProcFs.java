@@ -122,8 +122,8 @@ public final class ProcFs
     /**
      * Datagrams dropped between two {@link #udpDrops} snapshots: the growth of each socket seen in both, and every
      * drop of a socket opened since. A socket closed in between is not in {@code after}, so its drops of the interval
-     * are not counted; its earlier ones never lower the sum (a plain difference of totals went below zero when a
-     * server closed a connected socket that had dropped datagrams before the interval).
+     * are not counted; its earlier ones never lower the sum (a plain difference of totals would go below zero when a
+     * server closes a connected socket that had dropped datagrams before the interval).
      */
     public static long dropsBetween(final Map<Long, Long> before, final Map<Long, Long> after)
     {

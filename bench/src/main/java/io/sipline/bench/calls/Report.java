@@ -183,7 +183,7 @@ public final class Report
             median of those and the worst with its second (0 = the first), so that a few bad seconds show apart \
             from a steady figure. GC pauses are read from the server's GC log over the step. Sipline runs as \
             `bin/sipline run` starts it: under the `zgc` profile its ZGC concurrent threads run under Linux's \
-            `SCHED_IDLE` policy (`--gc-threads idle`, README.md); the JAIN-SIP RI B2BUA gets the same profile's JVM \
+            `SCHED_IDLE` policy (`--gc-threads idle`, docs/operations.md); the JAIN-SIP RI B2BUA gets the same profile's JVM \
             flags and its GC threads stay as the JVM made them. CPU is utime+stime \
             of the server process and its children. Allocated bytes per call: heap growth over a fixed count of \
             calls under `jvm-profiles/epsilon.args` plus `-XX:-UseTLAB` (every byte accounted, none reclaimed), \

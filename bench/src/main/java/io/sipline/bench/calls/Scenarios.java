@@ -50,7 +50,7 @@ public final class Scenarios
     /**
      * sipp options of the caller for the Kamailio baseline: a message the scenario does not expect is logged and the
      * call goes on ({@code Continuing call on unexpected message}) instead of being aborted, so a 180 that one of
-     * Kamailio's two workers forwards after the other forwarded the 200 (issue 6 §4) does not fail the call. It
+     * Kamailio's two workers forwards after the other forwarded the 200 does not fail the call. It
      * arrives while the caller pauses after its ACK, where no optional {@code recv} can take it (sipp only looks for
      * optional receives up to the next send or pause, and a {@code optional="global"} 180 makes it jump back to that
      * step and wait for the 200 again). Other unexpected messages still end in a failed call by

@@ -34,7 +34,7 @@ public record Step(String label, int offered, int planned, long successful, long
     double cpuPer1000, double serverCores, double machineCores, Instant from, Instant to)
 {
     /**
-     * Sustained (issue 6 §1): every planned call succeeded, none failed, no retransmission on either sipp, no datagram
+     * Sustained: every planned call succeeded, none failed, no retransmission on either sipp, no datagram
      * dropped, and sipp really offered the rate (completed at least 95% of it; sipp shares the cores).
      */
     public boolean sustained()

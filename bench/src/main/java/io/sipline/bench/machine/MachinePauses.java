@@ -1,20 +1,27 @@
 package io.sipline.bench.machine;
 
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * How long this machine stops running our threads on its own, with nothing else to do: the floor under any latency
  * figure measured on it. One thread per core spins on {@link System#nanoTime()} for a while; a gap of at least
  * {@link #GAP_NS} between two reads of one thread is a pause of that core (an interrupt, another process, or on a
  * virtual machine the host not running the virtual CPU). Pauses of every core at once (the intersection of all the
- * threads' gaps) are the machine stopping as a whole, which no scheduling inside it can hide: on the 2-core VM the
- * load figures of issue 6 were measured on, both cores stopped together for 8-30 ms several times in 20 s while both
- * were busy, and hardly at all while one was.
+ * threads' gaps) are the machine stopping as a whole, which no scheduling inside it can hide (on a virtual machine, the
+ * host may stop every virtual CPU at once while all of them are busy, and hardly ever while one is).
  *
  * <p>While the threads spin they allocate nothing (the gaps go to arrays made beforehand), so the JVM has no reason to
  * stop them for a GC; a safepoint for another reason would show as a pause of every core, and {@link Result#gcs}
@@ -50,8 +57,8 @@ public final class MachinePauses
         /** One line for a report: "2 threads spinning on the clock for 10.0 s: every core stopped at once ...". */
         public String describe()
         {
-            final StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d thread%s spinning on the clock for "
-                + "%.1f s: ", threads, 1 == threads ? "" : "s", nanos / 1e9));
+            final StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
+                "%d thread%s spinning on the clock for %.1f s: ", threads, 1 == threads ? "" : "s", nanos / 1e9));
             b.append(1 == threads ? "its core stopped " : "every core stopped at once ").append(times(together))
                 .append(String.format(Locale.ROOT, " for >= 1 ms (%.1f ms in all, the longest %.2f ms)",
                     togetherNs / 1e6, longestTogetherNs / 1e6));
@@ -62,7 +69,8 @@ public final class MachinePauses
             }
             if (gcs > 0)
             {
-                b.append("; ").append(gcs).append(" GC of the harness's JVM meanwhile (its pauses count as the machine's)");
+                b.append("; ").append(gcs)
+                    .append(" GC of the harness's JVM meanwhile (its pauses count as the machine's)");
             }
             return overflowed ? b.append("; more gaps than the probe could place").toString() : b.toString();
         }
@@ -231,27 +239,48 @@ public final class MachinePauses
         return n;
     }
 
-    /**
-     * {@code bin/sipline bench pauses [SECONDS]}: the probe alone, with every core busy and then with one, for
-     * SECONDS each (default 10), printed one line each.
-     */
-    public static void main(final String[] args) throws InterruptedException
+    /** {@code bin/sipline bench pauses [SECONDS]}: see {@link Probe}. */
+    public static void main(final String[] args)
     {
-        int seconds = 10;
-        if (args.length > 1 || args.length == 1 && !args[0].matches("[1-9][0-9]{0,3}"))
+        System.exit(new CommandLine(new Probe()).execute(args));
+    }
+
+    /**
+     * The command line of {@code bin/sipline bench pauses}: the probe alone, with every core busy and then with one,
+     * for SECONDS each, printed one line each.
+     */
+    @Command(name = "sipline bench pauses", mixinStandardHelpOptions = true,
+        description = {"How long this machine stops every core at once on its own: one thread per core spins on the "
+            + "clock, SECONDS with every core busy and then SECONDS with one; prints how often and how long the cores "
+            + "stopped (gaps of at least 1 ms). On a virtual machine these stops are the host's doing, and they are "
+            + "the floor under any latency figure measured there (bin/sipline bench calls runs the same probe "
+            + "before its steps)."})
+    static final class Probe implements Callable<Integer>
+    {
+        @Parameters(index = "0", arity = "0..1", paramLabel = "SECONDS", defaultValue = "10",
+            description = "seconds of each half of the probe, 1-9999 (default ${DEFAULT-VALUE})")
+        int seconds;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws InterruptedException
         {
-            System.err.println("usage: bin/sipline bench pauses [SECONDS]  (1-9999, default 10)");
-            System.exit(2);
-        }
-        if (args.length == 1)
-        {
-            seconds = Integer.parseInt(args[0]);
-        }
-        final int cores = Runtime.getRuntime().availableProcessors();
-        System.out.println("every core busy: " + measure(cores, TimeUnit.SECONDS.toNanos(seconds)).describe());
-        if (cores > 1)
-        {
-            System.out.println("one core busy:   " + measure(1, TimeUnit.SECONDS.toNanos(seconds)).describe());
+            if (seconds < 1 || seconds > 9999)
+            {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                    "SECONDS: " + seconds + " is not a number of seconds (1-9999)");
+            }
+            final int cores = Runtime.getRuntime().availableProcessors();
+            final PrintWriter out = spec.commandLine().getOut();
+            out.println("every core busy: " + measure(cores, TimeUnit.SECONDS.toNanos(seconds)).describe());
+            if (cores > 1)
+            {
+                out.println("one core busy:   " + measure(1, TimeUnit.SECONDS.toNanos(seconds)).describe());
+            }
+            out.flush();
+            return 0;
         }
     }
 }

@@ -16,7 +16,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.sipline.sip.stack.SipStack;
 
 /**
- * The admin port (issue 6 §3): an HTTP/1.1 server (the JDK's {@code com.sun.net.httpserver}) answering
+ * The admin port: an HTTP/1.1 server (the JDK's {@code com.sun.net.httpserver}) answering
  * <ul>
  *   <li>{@code GET /health}: {@code 200 ok} when every shard's event loop runs and every deployed application is
  *       started, else {@code 503} with a one-line reason;</li>

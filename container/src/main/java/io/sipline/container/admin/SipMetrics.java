@@ -32,7 +32,7 @@ import io.sipline.sip.transport.ShardCounters;
  * through the library on the SIP path; each callback reads the shards' own counters ({@link MessageCounters},
  * {@link ShardCounters}, opaque loads) and the JDK's management beans when {@code /metrics} is scraped. Names follow
  * the Prometheus conventions: base units (seconds, bytes), {@code _total} on counters (the client appends it).
- * README.md, section "Metrics", lists them.
+ * docs/operations.md, section "Metrics and the admin port", lists them.
  *
  * <p>Built once; {@link #registry()} is scraped on the admin server's thread (the registry is thread-safe).
  */

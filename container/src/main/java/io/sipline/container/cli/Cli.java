@@ -26,14 +26,15 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * The command line of the server ({@code io.sipline.container.Main}, started by {@code bin/sipline}): parses and
- * validates, refuses what the server cannot honour yet, and hands valid {@code run} options to a {@link Server}.
+ * The command line of the server ({@code io.sipline.container.Main}, started by {@code bin/sipline run}): the one
+ * parser of {@code sipline run}. It parses and validates the options and hands valid ones to a {@link Server}; its
+ * usage text is what {@code bin/sipline run --help} prints, so every option the launcher reads ({@code --profile})
+ * and every variable of the environment it honours is documented here.
  *
- * <p>Exit codes: 0 for help, 2 for a usage error (unknown flag, bad value, a flag refused for now) with one line on
- * the error stream naming the flag; otherwise whatever the server returns ({@link #SERVING} while it runs, 1 when it
- * could not start).
+ * <p>Exit codes: 0 for help, 2 for a usage error (unknown flag, bad value) with one line on the error stream naming
+ * the flag; otherwise whatever the server returns ({@link #SERVING} while it runs, 1 when it could not start).
  *
- * <p>Not thread-safe; used once, on the main thread.
+ * <p>Not threadsafe; used once, on the main thread.
  */
 public final class Cli
 {
@@ -68,6 +69,18 @@ public final class Cli
      */
     public static int execute(final String[] args, final PrintWriter out, final PrintWriter err, final Server server)
     {
+        final int code = commandLine(out, err, server).execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    /**
+     * The parser: the {@code sipline} command with its {@code run} subcommand, writing help to {@code out} and usage
+     * errors, one line each, to {@code err}.
+     */
+    static CommandLine commandLine(final PrintWriter out, final PrintWriter err, final Server server)
+    {
         final CommandLine cmd = new CommandLine(new Sipline());
         cmd.addSubcommand("run", new Run(server));
         cmd.setOut(out);
@@ -78,10 +91,7 @@ public final class Cli
             err.flush();
             return USAGE;
         });
-        final int code = cmd.execute(args);
-        out.flush();
-        err.flush();
-        return code;
+        return cmd;
     }
 
     @Command(
@@ -107,8 +117,20 @@ public final class Cli
     @Command(
         name = "run",
         sortOptions = false,
-        description = "Start the server.",
-        footer = "%nFlags the server cannot honour yet are refused (exit code 2) rather than ignored.")
+        description = "Start the server: SIP over UDP and TCP (and TLS with --tls-cert and --tls-key) on every --bind "
+            + "address, with the applications of --deploy. Without applications it answers OPTIONS with 200 and "
+            + "other requests with 404.",
+        footer = {
+            "%nEnvironment (read by bin/sipline, which starts the JVM):",
+            "  SIPLINE_JAVA_OPTS  more JVM options, after the profile's (the last of a",
+            "                     repeated option wins), e.g. '-Xms8g -Xmx8g', or",
+            "                     '-Dio.netty.leakDetection.level=simple' (Netty's leak",
+            "                     detector is off in a running server unless set).",
+            "  SIPLINE_LOG_DIR    where the GC log of each run goes, one file per run",
+            "                     (gc-PROFILE-DATE-TIME-PID.log; default: logs/ in the",
+            "                     repository).",
+            "%nExit codes: 0 help; 1 the server could not start (a port taken, a key refused); 2 a usage error, one "
+                + "line naming the flag. SIGTERM or SIGINT stops the server gracefully with 0."})
     static final class Run implements Callable<Integer>
     {
         private final Server server;
@@ -137,7 +159,9 @@ public final class Cli
         Integer shards;
 
         @Option(names = "--profile", paramLabel = "NAME", defaultValue = "zgc",
-            description = "GC profile of jvm-profiles/ (bin/sipline applies it) (default ${DEFAULT-VALUE}).")
+            description = "GC profile: bin/sipline starts the JVM with the options of jvm-profiles/NAME.args: "
+                + "zgc (generational ZGC, the default), shenandoah, g1-lowpause, parallel (throughput baseline, "
+                + "long pauses) or epsilon (no collection: for counting allocated bytes). Default ${DEFAULT-VALUE}.")
         String profile;
 
         @Option(names = "--deploy", paramLabel = "PATH",
@@ -151,8 +175,8 @@ public final class Cli
         String dar;
 
         @Option(names = "--admin-port", paramLabel = "N", converter = PortConverter.class,
-            description = "HTTP port for GET /health and GET /metrics (Prometheus text format) on the first --bind address; "
-                + "none without it.")
+            description = "HTTP port for GET /health and GET /metrics (Prometheus text format) on the first --bind "
+                + "address; none without it.")
         Integer adminPort;
 
         @Option(names = "--users", paramLabel = "FILE",

@@ -23,7 +23,7 @@ import java.util.zip.ZipFile;
 
 /**
  * The class loader of one deployed SIP application, over {@code WEB-INF/classes/} and {@code WEB-INF/lib/*.jar}
- * (issue 4 §1, JSR 289 §1.4 / Servlet 3.1 §10.7).
+ * (JSR 289 §1.4 / Servlet 3.1 §10.7).
  * <p>
  * Delegation (Servlet 3.1 §10.7.2): the Java SE platform (anything the platform class loader can see), {@code java.},
  * {@code javax.} (which covers the container's API, {@code javax.servlet.} and {@code javax.servlet.sip.}),

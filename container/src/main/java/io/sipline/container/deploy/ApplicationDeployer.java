@@ -15,7 +15,7 @@ import java.util.Objects;
 import javax.servlet.sip.SipServlet;
 
 /**
- * Deploys one application (issue 4 §1): opens the WAR or exploded directory, loads and checks its deployment model
+ * Deploys one application: opens the WAR or exploded directory, loads and checks its deployment model
  * ({@link DeploymentDescriptors#load}), builds its {@link ApplicationClassLoader}, loads every servlet and listener
  * class it names, checks each servlet extends {@link SipServlet} (JSR 289 §2.1) and each listener is an
  * {@link EventListener} (JSR 289 §10.2: every SIP and servlet listener interface extends it), and constructs one

@@ -4,7 +4,7 @@ import java.io.Serial;
 
 /**
  * An application that cannot be deployed: names the file (and, when known, the line or the class) and says what is
- * wrong, so that the server can print one error line and keep serving the other applications (issue 4, §1).
+ * wrong, so that the server can print one error line and keep serving the other applications.
  * <p>
  * The message has the shape {@code <source>:<line>: <reason>} when the line is known, {@code <source>: <reason>}
  * otherwise; {@link #source()}, {@link #line()} and {@link #reason()} give the parts.

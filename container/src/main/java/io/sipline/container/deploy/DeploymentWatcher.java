@@ -27,7 +27,7 @@ import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 /**
- * Deploys what {@code --deploy} names (issue 4 §1) and keeps watched folders in step with their contents: each
+ * Deploys what {@code --deploy} names and keeps watched folders in step with their contents: each
  * {@code .war} file or exploded application directory named directly is deployed once at {@link #start()}; every
  * other directory is a folder whose {@code .war}/{@code .sar} files and exploded applications (directories with a
  * {@code WEB-INF}) are deployed, redeployed when replaced, and undeployed when deleted, while the other applications

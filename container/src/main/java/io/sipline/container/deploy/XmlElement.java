@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * One element of a parsed deployment descriptor: namespace, local name, attributes (by local name), trimmed text,
- * children, and the line of its start tag, so that every error can name the line (issue 4, §1).
+ * children, and the line of its start tag, so that every error can name the line.
  * <p>
  * Threading: built by one thread in {@link SecureXml}, then only read; not shared across threads by design.
  */

@@ -1,5 +1,5 @@
 /**
- * Deployment of SIP applications (JSR 289 §16–§19, issue 4 §1): the application archive ({@link
+ * Deployment of SIP applications (JSR 289 §16–§19): the application archive ({@link
  * io.sipline.container.deploy.ApplicationArchive}), the {@code sip.xml} reader in its three dialects ({@link
  * io.sipline.container.deploy.SipXmlReader}), servlet mapping rules compiled to predicates ({@link
  * io.sipline.container.deploy.MappingRule}), the class-file annotation scanner ({@link

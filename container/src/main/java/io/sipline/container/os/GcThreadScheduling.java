@@ -33,13 +33,11 @@ import com.sun.management.GarbageCollectionNotificationInfo;
  * (the {@code zgc} profile sets it) puts them under Linux's {@code SCHED_IDLE} policy, {@code normal} (the default)
  * leaves them as the JVM made them.
  *
- * <p>Why: ZGC marks and relocates concurrently, with one worker on a 2-core box, for 0.3 to 1.5 s per cycle. Under
- * the normal policy that worker takes its fair share of a core from the shards (and from anything else on the box)
- * for the whole cycle, and the calls of those seconds wait for a core: in a 120 s step at 5,280 calls/s, 1,800 to
- * 2,700 calls over 5 ms fell in the half-seconds of each cycle, up to 1,400 of a half-second's 2,640. Under
- * {@code SCHED_IDLE} (sched(7)) a woken shard preempts the worker at once and the worker runs on the time nobody
- * else wants; the cycle takes twice as long, and its half-seconds have no more slow calls than the others (README.md,
- * Figures).
+ * <p>Why: ZGC marks and relocates concurrently, with one worker on a 2-core machine, for up to seconds per cycle.
+ * Under the normal policy that worker takes its fair share of a core from the shards for the whole cycle, and the
+ * calls of those seconds wait for a core. Under {@code SCHED_IDLE} (sched(7)) a woken shard preempts the worker at
+ * once and the worker runs on the time nobody else wants; the cycle takes longer, and the calls during it are no
+ * slower than the others.
  *
  * <p>The risk is a collector that cannot keep up: if the box stays busy for longer than the heap's reserve lasts,
  * ZGC stalls the allocating threads (an "Allocation Stall"), which would then wait for a worker that gets no core.

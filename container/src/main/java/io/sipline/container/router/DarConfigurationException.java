@@ -4,7 +4,7 @@ import java.io.Serial;
 
 /**
  * A default application router configuration (DAR file) that cannot be used: names the file, the line and what is
- * wrong, so that the server refuses to start with one clear line (issue 4, §2).
+ * wrong, so that the server refuses to start with one clear line.
  * <p>
  * Threading: immutable once thrown.
  */

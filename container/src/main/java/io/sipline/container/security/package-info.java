@@ -1,5 +1,5 @@
 /**
- * Authentication and authorization of SIP requests (issue 5 §2; JSR 289, Security; RFC 3261 §22; RFC 2617 with
+ * Authentication and authorization of SIP requests (JSR 289, Security; RFC 3261 §22; RFC 2617 with
  * {@code qop=auth}; RFC 8760 SHA-256).
  *
  * <ul>
