@@ -41,7 +41,9 @@ import io.sipline.container.proxy.ProxyImpl;
 import io.sipline.container.proxy.ProxyRelay;
 import io.sipline.container.proxy.ProxyRoutes;
 import io.sipline.container.security.ApplicationSecurity;
+import io.sipline.container.session.AckWait;
 import io.sipline.container.session.ReliableProvisionals;
+import io.sipline.container.session.ResponseRetransmission;
 import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipApplicationSessionImpl;
@@ -1140,9 +1142,9 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             return;
         }
-        if (rel.retransmission() instanceof ReliableRetransmission r)
+        if (null != rel.retransmission())
         {
-            r.stop();
+            rel.retransmission().stop();
         }
         rel.retransmission(null);
         rel.pending(null);
@@ -1548,7 +1550,8 @@ public final class ShardRuntime implements SipListener, ShardHost
             answer(tx, message, 481, "Call/Transaction Does Not Exist");
             return;
         }
-        if (SipMethod.BYE == message.method() && session.awaitingAck() instanceof OkRetransmission pending)
+        final AckWait pending = session.awaitingAck();
+        if (SipMethod.BYE == message.method() && null != pending)
         {
             // RFC 3261 §15.1.2: the BYE ends the dialog our 2xx confirmed, and the caller's ACK may come after it
             // (it sends the two back to back; UDP keeps no order) or never. Retransmitting the 2xx of an ended
@@ -1654,7 +1657,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         final ServerTransaction tx, final InetSocketAddress remote)
     {
         final SipSessionImpl session = sessions.dialog(message, (int)(key >>> 32), (int)key);
-        if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
+        if (null == session || !session.isValid() || null == session.proxy())
         {
             return null;
         }
@@ -1849,15 +1852,15 @@ public final class ShardRuntime implements SipListener, ShardHost
     /** The ACK of a 2xx (once per INVITE): stops the retransmissions and goes to the servlet's doAck. */
     private void deliverAck(final SipSessionImpl session, final SipMessage ack, final Transaction tx)
     {
-        final OkRetransmission pending = session.awaitingAck() instanceof OkRetransmission p ? p : null;
-        if (null == pending || pending.cseq != ack.cseqNumber())
+        final AckWait pending = session.awaitingAck();
+        if (null == pending || pending.cseq() != ack.cseqNumber())
         {
             return; // a retransmitted ACK, or one for no 2xx of ours
         }
         pending.end(session);
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, local());
         request.session(session);
-        request.principal(pending.request.principal()); // the ACK is never challenged: it has its INVITE's user
+        request.principal(pending.request().principal()); // the ACK is never challenged: it has its INVITE's user
         session.onSubsequentRequest(request);
         invoke(session, request, null);
     }
@@ -2592,7 +2595,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      * ({@link #nextIntervalMs}), until it is acknowledged ({@link #stop}), its transaction ends, or 64*T1 passed
      * ({@link #giveUp}). Holds one reference to the sent bytes, released once.
      */
-    private abstract class Retransmission implements ShardHost.TimerTarget
+    private abstract class Retransmission implements ShardHost.TimerTarget, ResponseRetransmission
     {
         final ServerTransaction tx;
         final long txId;
@@ -2678,7 +2681,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         /** Retransmitting ends unacknowledged: {@code timedOut} after 64*T1, else because the transaction ended. */
         abstract void giveUp(boolean timedOut);
 
-        final void stop()
+        @Override
+        public final void stop()
         {
             if (timer >= 0)
             {
@@ -2702,7 +2706,7 @@ public final class ShardRuntime implements SipListener, ShardHost
      * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
      * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told).
      */
-    private final class OkRetransmission extends Retransmission
+    private final class OkRetransmission extends Retransmission implements AckWait
     {
         private final long cseq;
 
@@ -2716,7 +2720,8 @@ public final class ShardRuntime implements SipListener, ShardHost
         void start()
         {
             final SipSessionImpl session = response.sessionImpl(); // a forked dialog's UAS session has its own
-            if (session.awaitingAck() instanceof OkRetransmission previous)
+            final AckWait previous = session.awaitingAck();
+            if (null != previous)
             {
                 previous.stop();
             }
@@ -2724,8 +2729,21 @@ public final class ShardRuntime implements SipListener, ShardHost
             firstTimer();
         }
 
+        @Override
+        public long cseq()
+        {
+            return cseq;
+        }
+
+        @Override
+        public SipServletRequestImpl request()
+        {
+            return request;
+        }
+
         /** Ends the retransmissions of {@code session}'s 2xx for good: its ACK came, or a BYE ended the dialog first. */
-        void end(final SipSessionImpl session)
+        @Override
+        public void end(final SipSessionImpl session)
         {
             stop();
             session.awaitingAck(null);

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipServletRequest;
@@ -17,6 +16,7 @@ import javax.servlet.sip.URI;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.SessionProxy;
 import io.sipline.container.session.ShardHost;
 import io.sipline.container.session.SipSessionImpl;
 
@@ -43,7 +43,7 @@ import io.sipline.container.session.SipSessionImpl;
  * Threading: the shard of the request's application session; an application calling it from its own thread is
  * handed over to the shard.
  */
-public final class ProxyImpl implements Proxy
+public final class ProxyImpl implements SessionProxy
 {
     /** Proxy and sequential-search timeout when the application sets none, seconds (RFC 3261 timer C > 3 min). */
     public static final int DEFAULT_TIMEOUT_SECONDS = 180;
@@ -101,9 +101,9 @@ public final class ProxyImpl implements Proxy
         {
             session.proxy(this);
         }
-        else if (session.proxy() instanceof ProxyImpl dialogProxy)
+        else if (null != session.proxy())
         {
-            supervised = dialogProxy.supervised;
+            supervised = session.proxy().getSupervised();
         }
     }
 

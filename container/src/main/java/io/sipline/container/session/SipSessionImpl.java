@@ -90,10 +90,10 @@ public final class SipSessionImpl implements SipSession
     private boolean hadTransaction;
     private SipSessionImpl linked;
     private boolean b2bua;
-    /** The container's record of a 2xx this UAS sent and whose ACK has not come yet (dispatch layer's type). */
-    private Object awaitingAck;
-    /** The proxy of this session's initial request (JSR 289 §10; the proxy package's type), or null. */
-    private Object proxy;
+    /** The 2xx this UAS sent and whose ACK has not come yet, or null. */
+    private AckWait awaitingAck;
+    /** The proxy of this session's initial request (JSR 289 §10), or null. */
+    private SessionProxy proxy;
     /** The key of our Record-Route (the session is found by it for subsequent requests), or null. */
     private String proxyRouteKey;
     /** RFC 3262 state (RSeq numbers, the reliable provisional awaiting its PRACK), made on first use, or null. */
@@ -595,23 +595,24 @@ public final class SipSessionImpl implements SipSession
         linked = other;
     }
 
-    public Object awaitingAck()
+    /** The 2xx this UAS sent and whose ACK has not come yet, or null. */
+    public AckWait awaitingAck()
     {
         return awaitingAck;
     }
 
-    public void awaitingAck(final Object record)
+    public void awaitingAck(final AckWait record)
     {
         awaitingAck = record;
     }
 
-    /** The proxy of this session's initial request (an {@code io.sipline.container.proxy.ProxyImpl}), or null. */
-    public Object proxy()
+    /** The proxy of this session's initial request, or null. */
+    public SessionProxy proxy()
     {
         return proxy;
     }
 
-    public void proxy(final Object value)
+    public void proxy(final SessionProxy value)
     {
         proxy = value;
     }
