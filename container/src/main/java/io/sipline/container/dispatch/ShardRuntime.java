@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -2343,7 +2344,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         {
             // io.sipline.threading=virtual: the application may block; its calls leave the shard for a virtual
             // thread, one at a time per application session; what it sends comes back to the shard as tasks.
-            lane(appSession).submit(() ->
+            lane(appSession).execute(() ->
             {
                 runServlet(app, handler, request, response);
                 execute(() ->
@@ -2440,7 +2441,7 @@ public final class ShardRuntime implements SipListener, ShardHost
         };
         if (app.virtualThreads())
         {
-            lane(appSession).submit(() ->
+            lane(appSession).execute(() ->
             {
                 calls.run();
                 execute(() ->
@@ -2472,9 +2473,10 @@ public final class ShardRuntime implements SipListener, ShardHost
         }
     }
 
-    private static VirtualLane lane(final SipApplicationSessionImpl appSession)
+    private static Executor lane(final SipApplicationSessionImpl appSession)
     {
-        if (!(appSession.lane() instanceof VirtualLane lane))
+        final Executor lane = appSession.lane();
+        if (null == lane)
         {
             final VirtualLane made = new VirtualLane();
             appSession.lane(made);
