@@ -11,6 +11,7 @@ import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.proxy.ProxyImpl;
 import io.sipline.container.security.ApplicationSecurity;
+import io.sipline.container.session.AckWait;
 import io.sipline.container.session.ReliableProvisionals;
 import io.sipline.container.session.SessionTable;
 import io.sipline.container.session.SipApplicationSessionImpl;
@@ -214,7 +215,8 @@ final class InboundRequests
             answers.answer(tx, message, 481, "Call/Transaction Does Not Exist");
             return;
         }
-        if (SipMethod.BYE == message.method() && session.awaitingAck() instanceof OkRetransmission pending)
+        final AckWait pending = session.awaitingAck();
+        if (SipMethod.BYE == message.method() && null != pending)
         {
             // RFC 3261 §15.1.2: the BYE ends the dialog our 2xx confirmed, and the caller's ACK may come after it
             // (it sends the two back to back; UDP keeps no order) or never. Retransmitting the 2xx of an ended
@@ -348,15 +350,15 @@ final class InboundRequests
     /** The ACK of a 2xx (once per INVITE): stops the retransmissions and goes to the servlet's doAck. */
     private void deliverAck(final SipSessionImpl session, final SipMessage ack, final Transaction tx)
     {
-        final OkRetransmission pending = session.awaitingAck() instanceof OkRetransmission p ? p : null;
-        if (null == pending || pending.cseq != ack.cseqNumber())
+        final AckWait pending = session.awaitingAck();
+        if (null == pending || pending.cseq() != ack.cseqNumber())
         {
             return; // a retransmitted ACK, or one for no 2xx of ours
         }
         pending.end(session);
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, addresses.local());
         request.session(session);
-        request.principal(pending.request.principal()); // the ACK is never challenged: it has its INVITE's user
+        request.principal(pending.request().principal()); // the ACK is never challenged: it has its INVITE's user
         session.onSubsequentRequest(request);
         invoker.invoke(session, request, null);
     }

@@ -5,6 +5,7 @@ import javax.servlet.sip.SipErrorListener;
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.session.AckWait;
 import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.transaction.ServerTransaction;
 
@@ -14,7 +15,7 @@ import io.sipline.sip.transaction.ServerTransaction;
  * <p>
  * Threading: not threadsafe; on the shard's event loop.
  */
-final class OkRetransmission extends Retransmission
+final class OkRetransmission extends Retransmission implements AckWait
 {
     /** The CSeq number of the INVITE whose ACK ends it. */
     final long cseq;
@@ -29,7 +30,8 @@ final class OkRetransmission extends Retransmission
     void start()
     {
         final SipSessionImpl session = response.sessionImpl(); // a forked dialog's UAS session has its own
-        if (session.awaitingAck() instanceof OkRetransmission previous)
+        final AckWait previous = session.awaitingAck();
+        if (null != previous)
         {
             previous.stop();
         }
@@ -37,8 +39,21 @@ final class OkRetransmission extends Retransmission
         firstTimer();
     }
 
+    @Override
+    public long cseq()
+    {
+        return cseq;
+    }
+
+    @Override
+    public SipServletRequestImpl request()
+    {
+        return request;
+    }
+
     /** Ends the retransmissions of {@code session}'s 2xx for good: its ACK came, or a BYE ended the dialog first. */
-    void end(final SipSessionImpl session)
+    @Override
+    public void end(final SipSessionImpl session)
     {
         stop();
         session.awaitingAck(null);

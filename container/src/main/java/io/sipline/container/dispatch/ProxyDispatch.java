@@ -90,7 +90,7 @@ final class ProxyDispatch
         final ServerTransaction tx, final InetSocketAddress remote)
     {
         final SipSessionImpl session = sessions.dialog(message, (int)(key >>> 32), (int)key);
-        if (null == session || !session.isValid() || !(session.proxy() instanceof ProxyImpl))
+        if (null == session || !session.isValid() || null == session.proxy())
         {
             return null;
         }

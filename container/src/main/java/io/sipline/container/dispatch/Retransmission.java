@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.session.ContainerShard;
+import io.sipline.container.session.ResponseRetransmission;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.TransactionLayer;
@@ -15,7 +16,7 @@ import io.sipline.sip.transaction.TransactionLayer;
  * <p>
  * Threading: not threadsafe; on the shard's event loop (its timer fires there).
  */
-abstract class Retransmission implements ContainerShard.TimerTarget
+abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRetransmission
 {
     final StackShard shard;
     final TimerSlots timers;
@@ -107,7 +108,8 @@ abstract class Retransmission implements ContainerShard.TimerTarget
     /** Retransmitting ends unacknowledged: {@code timedOut} after 64*T1, else because the transaction ended. */
     abstract void giveUp(boolean timedOut);
 
-    final void stop()
+    @Override
+    public final void stop()
     {
         if (timer >= 0)
         {

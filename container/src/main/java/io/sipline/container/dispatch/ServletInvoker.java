@@ -2,6 +2,7 @@ package io.sipline.container.dispatch;
 
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.concurrent.Executor;
 import javax.servlet.sip.SipErrorEvent;
 import javax.servlet.sip.SipErrorListener;
 import javax.servlet.sip.SipServlet;
@@ -80,7 +81,7 @@ final class ServletInvoker
         {
             // io.sipline.threading=virtual: the application may block; its calls leave the shard for a virtual
             // thread, one at a time per application session; what it sends comes back to the shard as tasks.
-            lane(appSession).submit(() ->
+            lane(appSession).execute(() ->
             {
                 runServlet(app, handler, request, response);
                 container.execute(() ->
@@ -177,7 +178,7 @@ final class ServletInvoker
         };
         if (app.virtualThreads())
         {
-            lane(appSession).submit(() ->
+            lane(appSession).execute(() ->
             {
                 calls.run();
                 container.execute(() ->
@@ -209,9 +210,10 @@ final class ServletInvoker
         }
     }
 
-    private static VirtualLane lane(final SipApplicationSessionImpl appSession)
+    private static Executor lane(final SipApplicationSessionImpl appSession)
     {
-        if (!(appSession.lane() instanceof VirtualLane lane))
+        final Executor lane = appSession.lane();
+        if (null == lane)
         {
             final VirtualLane made = new VirtualLane();
             appSession.lane(made);

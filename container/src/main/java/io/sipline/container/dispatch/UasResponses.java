@@ -180,9 +180,9 @@ final class UasResponses
         {
             return;
         }
-        if (rel.retransmission() instanceof ReliableRetransmission r)
+        if (null != rel.retransmission())
         {
-            r.stop();
+            rel.retransmission().stop();
         }
         rel.retransmission(null);
         rel.pending(null);

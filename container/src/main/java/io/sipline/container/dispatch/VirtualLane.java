@@ -1,6 +1,7 @@
 package io.sipline.container.dispatch;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -8,15 +9,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * an application session are serialized), for applications marked {@code io.sipline.threading=virtual}: a blocking
  * servlet then holds a virtual thread, not its shard.
  * <p>
- * Threading: {@link #submit} from the shard; tasks run on a virtual thread started when the lane was idle, which
+ * Threading: {@link #execute} from the shard; tasks run on a virtual thread started when the lane was idle, which
  * drains the queue and stops; the flag hand-off makes sure no task is left behind.
  */
-final class VirtualLane implements Runnable
+final class VirtualLane implements Runnable, Executor
 {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean();
 
-    void submit(final Runnable task)
+    @Override
+    public void execute(final Runnable task)
     {
         tasks.add(task);
         if (running.compareAndSet(false, true))

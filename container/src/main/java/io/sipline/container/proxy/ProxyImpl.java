@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipServletRequest;
@@ -17,6 +16,7 @@ import io.sipline.container.address.SipAddresses;
 import io.sipline.container.message.SipServletRequestImpl;
 import io.sipline.container.message.SipServletResponseImpl;
 import io.sipline.container.session.ContainerShard;
+import io.sipline.container.session.SessionProxy;
 import io.sipline.container.session.SipSessionImpl;
 
 /**
@@ -40,7 +40,7 @@ import io.sipline.container.session.SipSessionImpl;
  * proxy of its own ({@link #isSubsequent()}), which the container sends on unless the servlet answered it. Threading:
  * the shard of the request's application session; a call from an application's own thread is handed to the shard.
  */
-public final class ProxyImpl implements Proxy
+public final class ProxyImpl implements SessionProxy
 {
     /** Proxy and sequential-search timeout when the application sets none, seconds (RFC 3261 timer C > 3 min). */
     public static final int DEFAULT_TIMEOUT_SECONDS = 180;
@@ -91,9 +91,9 @@ public final class ProxyImpl implements Proxy
         {
             session.proxy(this);
         }
-        else if (session.proxy() instanceof ProxyImpl dialogProxy)
+        else if (null != session.proxy())
         {
-            supervised = dialogProxy.supervised;
+            supervised = session.proxy().getSupervised();
         }
     }
 

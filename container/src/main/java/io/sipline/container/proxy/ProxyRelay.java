@@ -100,7 +100,7 @@ public final class ProxyRelay
             proxy.onRelayed(response); // the application asked for the proxy after the request went on
         }
         final SipSessionImpl session = request.sessionImpl();
-        if (session.proxy() instanceof ProxyImpl dialog && !dialog.getSupervised())
+        if (null != session.proxy() && !session.proxy().getSupervised())
         {
             send(host, out);
             return;

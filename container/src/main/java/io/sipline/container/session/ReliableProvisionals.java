@@ -26,8 +26,8 @@ public final class ReliableProvisionals
     private long nextRseq;
     /** The UAS's reliable provisional response waiting for its PRACK, or null. */
     private SipServletResponseImpl pending;
-    /** The dispatch layer's retransmission of {@link #pending} (its own type), or null. */
-    private Object retransmission;
+    /** The retransmission of {@link #pending}, or null. */
+    private ResponseRetransmission retransmission;
 
     /** The To tag of the early dialog whose RSeq numbers {@link #lastRseq} follows (UAC). */
     private String remoteTag;
@@ -64,12 +64,13 @@ public final class ReliableProvisionals
         pending = response;
     }
 
-    public Object retransmission()
+    /** The retransmission of the pending reliable provisional response, or null. */
+    public ResponseRetransmission retransmission()
     {
         return retransmission;
     }
 
-    public void retransmission(final Object value)
+    public void retransmission(final ResponseRetransmission value)
     {
         retransmission = value;
     }

@@ -7,9 +7,9 @@ import io.sipline.sip.collection.LongHashIndex;
 import io.sipline.sip.message.SipMessage;
 
 /**
- * One shard's sessions: SIP sessions by dialog (the local tag's id bits, Call-ID checked: what an in-dialog request's To tag and a
- * response's From tag name), application sessions by id and by key (JSR 289 §15.11.2 {@code @SipApplicationKey},
- * {@code createApplicationSessionByKey}).
+ * One shard's sessions: SIP sessions by dialog (the local tag's id bits, Call-ID checked: what an in-dialog
+ * request's To tag and a response's From tag name), application sessions by id and by key (JSR 289 §15.11.2
+ * {@code @SipApplicationKey}, {@code createApplicationSessionByKey}).
  * <p>
  * Threading: the dialog table is touched only on its shard (a {@link LongHashIndex}: plain arrays that grow a few slots
  * per put, so that many held calls never stop the shard for a rehash). Application sessions may be created and

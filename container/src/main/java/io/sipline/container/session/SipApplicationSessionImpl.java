@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
 import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.ServletTimer;
@@ -27,8 +28,8 @@ import javax.servlet.sip.URI;
  * its expiry (session-config timeout, {@link #setExpires}) on its shard's timing wheel and the invalidate-when-ready
  * mechanism (§6.1.2.2.2).
  * <p>
- * Lives on one shard (its {@link ContainerShard}): its id and every Call-ID, tag and branch of its SIP sessions encode
- * that shard, so every message of every dialog it owns is processed there, one at a time (DESIGN.md Threading; JSR 289
+ * Lives on one shard (its {@link ContainerShard}): its id and every Call-ID, tag and branch of its SIP sessions encode that
+ * shard, so every message of every dialog it owns is processed there, one at a time (JSR 289
  * §6.3 serialization without locks). Registered in its shard's {@link SessionTable}.
  * <p>
  * Threading: the container calls it on its shard; an application may call it from its own threads (JSR 289 leaves
@@ -55,8 +56,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private Map<String, ServletTimerImpl> timers;
     private int sessionCounter;
     private B2buaHelper b2buaHelper;
-    /** The dispatch layer's serial executor when the application runs on virtual threads (its type). */
-    private volatile Object lane;
+    /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
+    private volatile Executor lane;
 
     /**
      * Creates the session and registers it in its shard's table; schedules its expiry (on the shard).
@@ -93,12 +94,13 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         return host;
     }
 
-    public Object lane()
+    /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
+    public Executor lane()
     {
         return lane;
     }
 
-    public void lane(final Object value)
+    public void lane(final Executor value)
     {
         lane = value;
     }

@@ -6,7 +6,8 @@ import io.sipline.sip.message.SipMethod;
 
 /**
  * The state of one dialog (RFC 3261 §12): a pooled record, taken from the shard's {@link DialogPool} when a 1xx or
- * 2xx with a To tag creates the dialog and returned to it when the dialog terminates.
+ * 2xx with a To tag creates the dialog (or when a UAC prepares its request, {@link DialogLayer#prepareUac}) and
+ * returned to it when the dialog terminates.
  *
  * <pre>
  *   dialog id (§12)      Call-ID, local tag, remote tag                    bytes in reusable {@link ByteSlot}s
@@ -23,8 +24,8 @@ import io.sipline.sip.message.SipMethod;
  * user reads it and may hang its own object on {@link #attachment(Object)}.
  *
  * <p>Not thread-safe; owned by one shard. A reference is valid until {@link DialogListener#onDialogTerminated}
- * returns for this dialog; code that must detect reuse (a timer firing late) keeps {@link #handle()} beside the
- * reference and compares.
+ * returns for this dialog (for a record of a {@link DialogPool#unpooled()} pool: as long as it is held); code that
+ * must detect reuse (a timer firing late) keeps {@link #handle()} beside the reference and compares.
  */
 public final class Dialog
 {
@@ -110,6 +111,12 @@ public final class Dialog
     public DialogState state()
     {
         return state;
+    }
+
+    /** True for a UAC's prepared record whose request no response has answered with a To tag yet. */
+    public boolean isInitial()
+    {
+        return state == DialogState.INITIAL;
     }
 
     public boolean isEarly()

@@ -35,6 +35,11 @@ import io.sipline.sip.message.SipUriFlyweight;
  * {@link DialogEndReason#TRANSACTION_ENDED}; the ones a 2xx confirmed stay. A non-2xx final response ends them at
  * once (§12.3).
  *
+ * <p><b>Prepared UAC records.</b> A transaction user whose object must hold the dialog state before the dialog exists
+ * (a JSR 289 SipSession of an outgoing request) prepares the record ({@link #prepareUac}) and passes it with the
+ * responses ({@link #onUacResponse(Dialog, SipMessage, SipMessage, boolean)}): the first dialog the request makes is
+ * that record; the dialogs of other forks are new records, found by id in the table and by set as before.
+ *
  * <p><b>Target refresh.</b> re-INVITE, UPDATE (RFC 3311), SUBSCRIBE and NOTIFY (RFC 6665 §4.1.2, §4.2.1) refresh
  * the remote target when their 2xx is sent (UAS: from the request's Contact) or received (UAC: from the response's
  * Contact), as RFC 6141 §4 clarifies for re-INVITE; a refused target refresh changes nothing.
@@ -299,27 +304,128 @@ public final class DialogLayer
             return existing;
         }
 
-        final byte[] q = request.buffer();
         final Dialog d = pool.acquire();
-        d.callId.set(q, request.callIdStart(), request.callIdEnd());
-        if (request.fromTagStart() >= 0)
+        final DialogFailure failure = establishUac(d, request, response, overTls, true);
+        if (DialogFailure.NONE != failure)
         {
-            d.localTag.set(q, request.fromTagStart(), request.fromTagEnd());
+            return fail(d, failure);
+        }
+        table.add(d, true);
+        return d;
+    }
+
+    /**
+     * A UAC prepares the record of the dialog its dialog-creating request will make (§12.1.2) before it sends the
+     * request, so that its own object holds the record from the start: Call-ID and local tag (the From tag), the
+     * local and remote addresses (From and To without tag: a name-addr, or an addr-spec, which is put in angle
+     * brackets), the Request-URI as remote target until a response gives a Contact (§12.1.2), and the request's
+     * CSeq as local CSeq. The record is {@link DialogState#INITIAL} and in no table;
+     * {@link #onUacResponse(Dialog, SipMessage, SipMessage, boolean)} makes it the request's first dialog, and
+     * {@link #terminate} gives it back unused. Text is copied; nothing is allocated once the arrays have grown.
+     *
+     * @return the record, or null with {@link #lastFailure()} {@link DialogFailure#BAD_ADDRESS} when an address has
+     *         no URI.
+     */
+    public Dialog prepareUac(final CharSequence callId, final CharSequence localTag, final CharSequence localAddress,
+        final CharSequence remoteAddress, final CharSequence requestUri, final long cseq)
+    {
+        lastFailure = DialogFailure.NONE;
+        final Dialog d = pool.acquire();
+        if (!setAddress(d.localAddress, d.localUri, localAddress) ||
+            !setAddress(d.remoteAddress, d.remoteUri, remoteAddress))
+        {
+            return fail(d, DialogFailure.BAD_ADDRESS);
+        }
+        d.callId.set(callId);
+        d.localTag.set(localTag);
+        d.remoteTarget.set(requestUri);
+        d.uac = true;
+        d.localCSeq = cseq;
+        d.remoteCSeq = Dialog.EMPTY_CSEQ;
+        d.state = DialogState.INITIAL;
+        return d;
+    }
+
+    /**
+     * As {@link #onUacResponse(SipMessage, SipMessage, boolean)}, for a request whose record the UAC prepared
+     * ({@link #prepareUac}): the first response that creates a dialog (a 1xx with a To tag to an INVITE, or a 2xx,
+     * §12.1.2) fills {@code prepared} and tables it instead of taking a new record; a response with another To tag
+     * then makes a dialog of its own, a fork (§13.2.2.4), as before. When the response cannot create the dialog (a
+     * bad Contact or Record-Route, {@link #lastFailure()}), {@code prepared} stays initial.
+     *
+     * @param prepared the record {@link #prepareUac} made for {@code request}'s Call-ID and From tag, or null.
+     * @param request  the request as sent, parsed; borrowed.
+     * @param response borrowed.
+     */
+    public Dialog onUacResponse(final Dialog prepared, final SipMessage request, final SipMessage response,
+        final boolean overTls)
+    {
+        if (null == prepared || prepared.state != DialogState.INITIAL || request.toTagStart() >= 0 ||
+            !createsUacDialog(request.method(), response) || !preparedFor(prepared, request) ||
+            null != table.findForResponse(response))
+        {
+            return onUacResponse(request, response, overTls);
+        }
+        lastFailure = DialogFailure.NONE;
+        final DialogFailure failure = establishUac(prepared, request, response, overTls, false);
+        if (DialogFailure.NONE != failure)
+        {
+            lastFailure = failure;
+            prepared.remoteTag.clear();
+            prepared.state = DialogState.INITIAL;
+            return null;
+        }
+        table.add(prepared, true);
+        return prepared;
+    }
+
+    /** A 1xx with a To tag to an INVITE, or a 2xx to a dialog-creating request, creates a dialog (§12.1.2). */
+    private static boolean createsUacDialog(final SipMethod method, final SipMessage response)
+    {
+        final int status = response.statusCode();
+        return isDialogCreating(method) && status >= 101 && status <= 299 &&
+            (status >= 200 || (method == SipMethod.INVITE && response.toTagStart() >= 0));
+    }
+
+    /** The prepared record has the request's Call-ID and From tag. */
+    private static boolean preparedFor(final Dialog prepared, final SipMessage request)
+    {
+        final byte[] q = request.buffer();
+        return prepared.callId.contentEquals(q, request.callIdStart(), request.callIdEnd()) &&
+            prepared.localTag.contentEquals(q, Math.max(request.fromTagStart(), 0), Math.max(request.fromTagEnd(), 0));
+    }
+
+    /**
+     * Fills {@code d} from our request and the response that creates its dialog (§12.1.2); {@code copyParties}
+     * also copies Call-ID, local tag and the addresses from the request (a prepared record has them).
+     */
+    private DialogFailure establishUac(final Dialog d, final SipMessage request, final SipMessage response,
+        final boolean overTls, final boolean copyParties)
+    {
+        final byte[] q = request.buffer();
+        final SipMethod method = request.method();
+        if (copyParties)
+        {
+            d.callId.set(q, request.callIdStart(), request.callIdEnd());
+            if (request.fromTagStart() >= 0)
+            {
+                d.localTag.set(q, request.fromTagStart(), request.fromTagEnd());
+            }
+            if (!copyAddress(request, HeaderName.FROM, d.localAddress, d.localUri) ||
+                !copyAddress(request, HeaderName.TO, d.remoteAddress, d.remoteUri))
+            {
+                return DialogFailure.BAD_ADDRESS;
+            }
         }
         if (response.toTagStart() >= 0)
         {
             d.remoteTag.set(response.buffer(), response.toTagStart(), response.toTagEnd());
         }
-        if (!copyAddress(request, HeaderName.FROM, d.localAddress, d.localUri) ||
-            !copyAddress(request, HeaderName.TO, d.remoteAddress, d.remoteUri))
-        {
-            return fail(d, DialogFailure.BAD_ADDRESS);
-        }
         if (response.firstHeader(HeaderName.CONTACT) >= 0)
         {
             if (!refreshTarget(response, d))
             {
-                return fail(d, DialogFailure.BAD_CONTACT);
+                return DialogFailure.BAD_CONTACT;
             }
         }
         else
@@ -328,7 +434,7 @@ public final class DialogLayer
         }
         if (!setRouteSet(response, d, true))
         {
-            return fail(d, DialogFailure.BAD_RECORD_ROUTE);
+            return DialogFailure.BAD_RECORD_ROUTE;
         }
         final int contact = request.firstHeader(HeaderName.CONTACT);
         if (contact >= 0)
@@ -342,9 +448,8 @@ public final class DialogLayer
         d.inviteCSeq = method == SipMethod.INVITE ? request.cseqNumber() : Dialog.EMPTY_CSEQ;
         d.creatingMethod = method;
         d.creatingCSeq = request.cseqNumber();
-        d.state = status >= 200 ? DialogState.CONFIRMED : DialogState.EARLY;
-        table.add(d, true);
-        return d;
+        d.state = response.statusCode() >= 200 ? DialogState.CONFIRMED : DialogState.EARLY;
+        return DialogFailure.NONE;
     }
 
     /**
@@ -455,7 +560,8 @@ public final class DialogLayer
     /**
      * Ends a dialog: removes it from the table, tells the listener, returns the record to the pool. For the
      * transaction user's own reasons ({@link DialogEndReason#TIMEOUT}, {@link DialogEndReason#REQUEST_TIMEOUT} when
-     * a request's client transaction timed out, {@link DialogEndReason#LOCAL}). Ending an ended dialog does nothing.
+     * a request's client transaction timed out, {@link DialogEndReason#LOCAL}). Ending an ended dialog does nothing;
+     * a prepared UAC record ({@link #prepareUac}) that no response made a dialog is given back the same way.
      */
     public void terminate(final Dialog d, final DialogEndReason reason)
     {
@@ -525,6 +631,32 @@ public final class DialogLayer
             addr.append(b, us, ue);
             addr.append((byte)'>');
         }
+        return true;
+    }
+
+    /**
+     * Sets an address given as text (name-addr or addr-spec, no tag) and its URI; an addr-spec is put in angle
+     * brackets so that a tag can follow it. False when the text is no address or a wildcard.
+     */
+    private boolean setAddress(final ByteSlot addr, final ByteSlot uriOut, final CharSequence text)
+    {
+        addr.set(text);
+        if (!address.wrap(addr.bytes(), 0, addr.length()) || address.isWildcard())
+        {
+            return false;
+        }
+        if (!address.isNameAddr())
+        {
+            addr.clear();
+            addr.append((byte)'<');
+            addr.append(text);
+            addr.append((byte)'>');
+            if (!address.wrap(addr.bytes(), 0, addr.length()))
+            {
+                return false;
+            }
+        }
+        uriOut.set(addr.bytes(), address.uriStart(), address.uriEnd());
         return true;
     }
 

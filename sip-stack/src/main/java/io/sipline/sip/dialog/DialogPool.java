@@ -1,9 +1,13 @@
 package io.sipline.sip.dialog;
 
 /**
- * The shard's free list of {@link Dialog} records (a per-thread free list, as the 389 DS
- * study found, never a shared pool). Bounded: a dialog released when the list is full is left to the collector and
- * counted as an eviction; an empty list means a new record, counted as a miss. Neither blocks nor fails.
+ * The shard's free list of {@link Dialog} records (a per-thread free list, never a shared pool). Bounded: a dialog
+ * released when the list is full is left to the collector and counted as an eviction; an empty list means a new
+ * record, counted as a miss. Neither blocks nor fails.
+ *
+ * <p>A transaction user whose objects outlive their dialogs (a JSR 289 container: an application may keep a
+ * SipSession, and read its Call-ID and tags, as long as it likes) takes its records from an {@link #unpooled()}
+ * pool: every record is new, and a released one keeps its contents (terminated) for whoever still holds it.
  *
  * <p>A record keeps the arrays it has grown, so in steady state a recycled dialog stores the next call's ids and
  * route set without allocating. Releasing a record twice is a bug and throws {@link IllegalStateException} (the
@@ -14,6 +18,7 @@ package io.sipline.sip.dialog;
 public final class DialogPool
 {
     private final Dialog[] free;
+    private final boolean recycles;
     private int freeCount;
     private long nextHandle;
     private long acquires;
@@ -27,6 +32,12 @@ public final class DialogPool
      */
     public DialogPool(final int maxFree, final int prefill)
     {
+        this(maxFree, prefill, true);
+    }
+
+    private DialogPool(final int maxFree, final int prefill, final boolean recycles)
+    {
+        this.recycles = recycles;
         if (maxFree < 0 || prefill < 0 || prefill > maxFree)
         {
             throw new IllegalArgumentException("need 0 <= prefill <= maxFree: " + prefill + ", " + maxFree);
@@ -38,6 +49,22 @@ public final class DialogPool
             d.pooled = true;
             free[freeCount++] = d;
         }
+    }
+
+    /**
+     * A pool that never recycles: {@link #acquire()} makes a new record (not counted as a miss) and
+     * {@link #release(Dialog)} leaves the record's contents as they are, so that a transaction user's object that
+     * holds it may keep reading it after the dialog ended; the collector frees it with that object.
+     */
+    public static DialogPool unpooled()
+    {
+        return new DialogPool(0, 0, false);
+    }
+
+    /** False for an {@link #unpooled()} pool. */
+    public boolean recycles()
+    {
+        return recycles;
     }
 
     /** Takes a record: a reset one from the free list, or a new one (a counted miss). Returns owned. */
@@ -52,7 +79,7 @@ public final class DialogPool
         }
         else
         {
-            misses++;
+            misses += recycles ? 1 : 0;
             d = new Dialog();
         }
         d.pooled = false;
@@ -61,7 +88,8 @@ public final class DialogPool
     }
 
     /**
-     * Gives a record back (takes ownership). The record is reset; every reference to it is stale from now on.
+     * Gives a record back (takes ownership). A recycling pool resets the record, and every reference to it is stale
+     * from now on; an {@link #unpooled()} one leaves it as it is.
      *
      * @throws IllegalStateException when the record is already in the pool (a double release).
      */
@@ -72,6 +100,11 @@ public final class DialogPool
             throw new IllegalStateException("dialog released twice");
         }
         releases++;
+        if (!recycles)
+        {
+            d.pooled = true; // released: a second release throws; the contents stay readable
+            return;
+        }
         d.reset();
         d.pooled = true;
         if (freeCount < free.length)

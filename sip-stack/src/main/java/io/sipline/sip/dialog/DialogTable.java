@@ -7,9 +7,8 @@ import io.sipline.sip.message.SipMessage;
 /**
  * The shard's dialogs, found by dialog id (RFC 3261 §12: Call-ID, local tag, remote tag) without a {@code String}:
  * the id's bytes are hashed where they lie in the message into a 64-bit key of a primitive open-addressing map, and
- * a hit is confirmed by comparing the bytes with the dialog's copies (no String keys, compare raw bytes
- * on a hit). The map ({@link LongHashIndex}) grows a few slots per add, so that held calls never stop the shard for a
- * rehash.
+ * a hit is confirmed by comparing the bytes with the dialog's copies. The map ({@link LongHashIndex}) grows a few
+ * slots per add, so that held calls never stop the shard for a rehash.
  *
  * <pre>
  *   incoming request   local tag = To tag,   remote tag = From tag   ({@link #findForRequest})

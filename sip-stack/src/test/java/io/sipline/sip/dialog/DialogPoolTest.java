@@ -1,6 +1,7 @@
 package io.sipline.sip.dialog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,6 +44,28 @@ class DialogPoolTest
         assertEquals(1, pool.freeCount());
         assertEquals(1, pool.evictions());
         assertEquals(2, pool.releases());
+        assertThrows(IllegalStateException.class, () -> pool.release(a));
+    }
+
+    @Test
+    void shouldLeaveReleasedRecordsOfUnpooledPoolReadable()
+    {
+        final DialogPool pool = DialogPool.unpooled();
+        assertFalse(pool.recycles());
+        final Dialog a = pool.acquire();
+        final Dialog b = pool.acquire();
+        assertNotSame(a, b);
+        assertEquals(0, pool.misses(), "nothing to miss: every record is new");
+
+        a.callId.set("x@y");
+        a.attachment("session");
+        pool.release(a);
+        // the transaction user's object that holds the record still reads it
+        assertEquals("x@y", a.callId().toString());
+        assertEquals("session", a.attachment());
+        assertEquals(0, pool.freeCount());
+        assertEquals(1, pool.releases());
+        assertNotSame(a, pool.acquire());
         assertThrows(IllegalStateException.class, () -> pool.release(a));
     }
 }
