@@ -65,9 +65,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
 
     /**
      * The state few messages need, made on first use, so that every message holds one reference instead of one per
-     * field (DESIGN.md memory rules: a proxied call makes nine messages): JSR 289 attributes, a character encoding, a
-     * header form, the From/To {@code Address} objects; for a request, its CANCEL links, the popped Route as text or
-     * Address, and a strict router's next hop.
+     * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects.
      */
     static final class Extras
     {
@@ -76,13 +74,6 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         HeaderForm headerForm = HeaderForm.DEFAULT;
         Address fromAddress;
         Address toAddress;
-        SipServletRequestImpl pendingCancel;
-        SipServletRequestImpl cancelled;
-        Address poppedRoute;
-        String poppedRouteText;
-        String nextHopUri;
-        /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
-        String routeBackToken;
     }
 
     /** The extras, made now if the message had none. */
@@ -678,6 +669,12 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         final String type = getContentType();
         final String fromType = null == type ? null : HeaderText.param(type, "charset");
         return null != fromType ? fromType : null == extras ? null : extras.characterEncoding;
+    }
+
+    /** The Servlet API's locale: {@code locale}, else the JVM's default (ServletRequest/ServletResponse.getLocale). */
+    static Locale localeOrDefault(final Locale locale)
+    {
+        return null == locale ? Locale.getDefault() : locale;
     }
 
     /** Sets the encoding of text content without a charset parameter; false when the JDK does not know it. */

@@ -1,31 +1,10 @@
 package io.sipline.container.message;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UnsupportedEncodingException;
 import java.io.Serializable;
 import java.net.InetSocketAddress;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Enumeration;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
-import javax.servlet.AsyncContext;
-import javax.servlet.DispatcherType;
-import javax.servlet.ReadListener;
-import javax.servlet.RequestDispatcher;
-import javax.servlet.ServletContext;
-import javax.servlet.ServletInputStream;
-import javax.servlet.ServletRequest;
-import javax.servlet.ServletResponse;
 import javax.servlet.sip.Address;
 import javax.servlet.sip.AuthInfo;
 import javax.servlet.sip.B2buaHelper;
@@ -40,11 +19,7 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
-import io.sipline.container.security.AuthInfoImpl;
-import io.sipline.container.security.CredentialSource;
-import io.sipline.container.security.DigestClient;
 import io.sipline.container.session.ShardHost;
-import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -53,16 +28,19 @@ import io.sipline.sip.transaction.Transaction;
 /**
  * A SIP request (JSR 289 §5.1, §11): received (over one compact copy of its bytes, with the server transaction that
  * carries it) or made by the container for the application (SipFactory, SipSession.createRequest, B2buaHelper,
- * createAck, createCancel) and sent on a client transaction (an ACK for a 2xx and a CANCEL as RFC 3261 §13.2.2.4 and
- * §9.1 say).
+ * createAck, createCancel) and sent on a client transaction.
  * <p>
  * Protected (system) headers (§5.4.2): Call-ID, From, To, CSeq, Via, Record-Route, Route (change it with
  * {@link #pushRoute}), Path, RAck, RSeq, Content-Length, and Contact except in REGISTER. From and To can still be
  * changed through their {@code Address} (display name, URI, parameters but the tag) before the request is sent.
  * <p>
+ * The parts few requests need are made on first use and held here: the client-leg bookkeeping of a request the
+ * container sends ({@link ClientLeg}) and the application-router state ({@link RoutingState}). Answering digest
+ * challenges is {@link DigestAnswer}; the Servlet API's ServletRequest methods are {@link ServletRequestAdapter}'s.
+ * <p>
  * Threading: see {@link SipServletMessageImpl}.
  */
-public final class SipServletRequestImpl extends SipServletMessageImpl implements SipServletRequest
+public final class SipServletRequestImpl extends ServletRequestAdapter implements SipServletRequest
 {
     private final String method;
     private String requestUriText;
@@ -75,35 +53,21 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     /** The transaction that carries this request (server for received ones, client once sent), and its use id. */
     private Transaction transaction;
     private long transactionId;
-    /** The branch of our Via once sent (a CANCEL reuses it, RFC 3261 §9.1). */
-    private String branch;
-    private InetSocketAddress destination;
-    /** The transport this request was sent on ("UDP", "TCP", "TLS"; RFC 3261 §18.1.1), null before it was sent. */
-    private String sentTransport;
-
     private SipServletResponseImpl finalResponse;
-    private boolean provisionalReceived;
     private SipServletRequestImpl linked;
-    private SipServletResponseImpl last2xx;
-    private SipServletRequestImpl ack;
     private boolean b2bua;
-
-    private SipApplicationRoutingRegion region;
-    private URI subscriberUri;
-    private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
-    private Serializable stateInfo;
+    /** The client-leg bookkeeping once this request is sent or prepared for sending, else null. */
+    private ClientLeg leg;
+    /** The application-router state once any of it is set, else null (the defaults). */
+    private RoutingState routing;
     /**
      * Where the popped Route's text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when
-     * asked; or -1. As text or as an Address (JSR 289 §15.5), the popped Route is in the extras.
+     * asked; or -1. A primitive here, so that a proxied subsequent request records its popped Route allocating nothing.
      */
     private long poppedRouteSpan = -1;
 
     /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
     private Proxy proxy;
-    /** For a request a proxy sends: its branch. */
-    private ProxyBranch proxyBranch;
-    /** Appended to the branch of our Via (a proxy's loop-detection hash, RFC 3261 §16.6 item 8), or null. */
-    private String branchSuffix;
     /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
     private boolean relayed;
 
@@ -168,8 +132,27 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         return new SipServletRequestImpl(method, requestUri, headers);
     }
 
+    /** The client-leg bookkeeping, made now if this request had none. */
+    ClientLeg leg()
+    {
+        if (null == leg)
+        {
+            leg = new ClientLeg();
+        }
+        return leg;
+    }
+
+    private RoutingState routingState()
+    {
+        if (null == routing)
+        {
+            routing = new RoutingState();
+        }
+        return routing;
+    }
+
     // ================================================================================================================
-    // Container view
+    // Container view: transaction and client leg
     // ================================================================================================================
 
     /** The transaction, or null once it ended or was reused. */
@@ -186,33 +169,42 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
 
     public String branch()
     {
-        return branch;
+        return null == leg ? null : leg.branch;
     }
 
     public void branch(final String value)
     {
-        branch = value;
+        if (null != value || null != leg)
+        {
+            leg().branch = value;
+        }
     }
 
     public InetSocketAddress destination()
     {
-        return destination;
+        return null == leg ? null : leg.destination;
     }
 
     public void destination(final InetSocketAddress value)
     {
-        destination = value;
+        if (null != value || null != leg)
+        {
+            leg().destination = value;
+        }
     }
 
     /** The transport this request was sent on (its top Via's), null before it was sent or when it was received. */
     public String sentTransport()
     {
-        return sentTransport;
+        return null == leg ? null : leg.sentTransport;
     }
 
     public void sentTransport(final String value)
     {
-        sentTransport = value;
+        if (null != value || null != leg)
+        {
+            leg().sentTransport = value;
+        }
     }
 
     /**
@@ -222,12 +214,143 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public String getTransport()
     {
-        if (isIncoming())
-        {
-            return super.getTransport();
-        }
-        return null != sentTransport ? sentTransport : super.getTransport();
+        final String sent = sentTransport();
+        return isIncoming() || null == sent ? super.getTransport() : sent;
     }
+
+    public SipServletResponseImpl finalResponse()
+    {
+        return finalResponse;
+    }
+
+    /** Records the final response sent (received request) or received (sent request). */
+    public void finalResponse(final SipServletResponseImpl response)
+    {
+        finalResponse = response;
+        if (incoming)
+        {
+            committed = true;
+        }
+    }
+
+    public boolean provisionalReceived()
+    {
+        return null != leg && leg.provisionalReceived;
+    }
+
+    public void provisionalReceived(final boolean value)
+    {
+        if (value || null != leg)
+        {
+            leg().provisionalReceived = value;
+        }
+    }
+
+    /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
+    public SipServletRequestImpl pendingCancel()
+    {
+        return null == leg ? null : leg.pendingCancel;
+    }
+
+    public void pendingCancel(final SipServletRequestImpl cancel)
+    {
+        if (null != cancel || null != leg)
+        {
+            leg().pendingCancel = cancel;
+        }
+    }
+
+    /** For a CANCEL: the INVITE it cancels. */
+    public SipServletRequestImpl cancelled()
+    {
+        return null == leg ? null : leg.cancelled;
+    }
+
+    public SipServletRequestImpl linked()
+    {
+        return linked;
+    }
+
+    /** Links two requests of a B2BUA (JSR 289 §12.3, getLinkedSipServletRequest), both ways. */
+    public void link(final SipServletRequestImpl other)
+    {
+        linked = other;
+        if (null != other)
+        {
+            other.linked = this;
+        }
+    }
+
+    public SipServletResponseImpl last2xx()
+    {
+        return null == leg ? null : leg.last2xx;
+    }
+
+    public void last2xx(final SipServletResponseImpl response)
+    {
+        if (null != response || null != leg)
+        {
+            leg().last2xx = response;
+        }
+    }
+
+    /** The ACK sent for the 2xx to this INVITE (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4). */
+    public SipServletRequestImpl ack()
+    {
+        return null == leg ? null : leg.ack;
+    }
+
+    public void ack(final SipServletRequestImpl value)
+    {
+        if (null != value || null != leg)
+        {
+            leg().ack = value;
+        }
+    }
+
+    /** The branch that sent this request, when a proxy did; else null. */
+    public ProxyBranch proxyBranch()
+    {
+        return null == leg ? null : leg.proxyBranch;
+    }
+
+    public void proxyBranch(final ProxyBranch value)
+    {
+        if (null != value || null != leg)
+        {
+            leg().proxyBranch = value;
+        }
+    }
+
+    public String nextHopUri()
+    {
+        return null == leg ? null : leg.nextHopUri;
+    }
+
+    public void nextHopUri(final String uri)
+    {
+        if (null != uri || null != leg)
+        {
+            leg().nextHopUri = uri;
+        }
+    }
+
+    public String branchSuffix()
+    {
+        return null == leg ? null : leg.branchSuffix;
+    }
+
+    public void branchSuffix(final String value)
+    {
+        if (null != value || null != leg)
+        {
+            leg().branchSuffix = value;
+        }
+    }
+
+    // ================================================================================================================
+    // Container view: Request-URI, proxy and B2BUA roles
+    // ================================================================================================================
 
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */
     public boolean requestUriContains(final byte[] what)
@@ -283,176 +406,17 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         return requestUriText;
     }
 
+    /** The container replaces the Request-URI (proxy Route rules, RFC 3261 §16.4, §16.6 step 6). */
+    public void replaceRequestUri(final String uri)
+    {
+        requestUri = null;
+        requestUriText = uri;
+        uriStart = -1;
+    }
+
     public void initial(final boolean value)
     {
         initial = value;
-    }
-
-    public SipServletResponseImpl finalResponse()
-    {
-        return finalResponse;
-    }
-
-    /** Records the final response sent (received request) or received (sent request). */
-    public void finalResponse(final SipServletResponseImpl response)
-    {
-        finalResponse = response;
-        if (incoming)
-        {
-            committed = true;
-        }
-    }
-
-    public boolean provisionalReceived()
-    {
-        return provisionalReceived;
-    }
-
-    public void provisionalReceived(final boolean value)
-    {
-        provisionalReceived = value;
-    }
-
-    /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
-    public SipServletRequestImpl pendingCancel()
-    {
-        final Extras x = extrasIfAny();
-        return null == x ? null : x.pendingCancel;
-    }
-
-    public void pendingCancel(final SipServletRequestImpl cancel)
-    {
-        if (null != cancel || null != extrasIfAny())
-        {
-            extras().pendingCancel = cancel;
-        }
-    }
-
-    /** For a CANCEL: the INVITE it cancels. */
-    public SipServletRequestImpl cancelled()
-    {
-        final Extras x = extrasIfAny();
-        return null == x ? null : x.cancelled;
-    }
-
-    public SipServletRequestImpl linked()
-    {
-        return linked;
-    }
-
-    /** Links two requests of a B2BUA (JSR 289 §12.3, getLinkedSipServletRequest), both ways. */
-    public void link(final SipServletRequestImpl other)
-    {
-        linked = other;
-        if (null != other)
-        {
-            other.linked = this;
-        }
-    }
-
-    public SipServletResponseImpl last2xx()
-    {
-        return last2xx;
-    }
-
-    public void last2xx(final SipServletResponseImpl response)
-    {
-        last2xx = response;
-    }
-
-    /** The ACK sent for the 2xx to this INVITE (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4). */
-    public SipServletRequestImpl ack()
-    {
-        return ack;
-    }
-
-    public void ack(final SipServletRequestImpl value)
-    {
-        ack = value;
-    }
-
-    /** Sets what the application router said about this initial request (JSR 289 §15.4.1). */
-    public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriber,
-        final Serializable routerState)
-    {
-        region = routingRegion;
-        subscriberUri = subscriber;
-        stateInfo = routerState;
-    }
-
-    public Serializable stateInfo()
-    {
-        return stateInfo;
-    }
-
-    public SipApplicationRoutingRegion region()
-    {
-        return region;
-    }
-
-    /**
-     * A request made from a received initial one (B2BUA leg, SipFactory copy) continues its routing (JSR 289
-     * §15.2.2: CONTINUE with the original's router state), unless the application sets another directive.
-     */
-    public void continueFrom(final SipServletRequestImpl orig)
-    {
-        directive = SipApplicationRoutingDirective.CONTINUE;
-        region = orig.region;
-        subscriberUri = orig.subscriberUri;
-        stateInfo = orig.stateInfo;
-    }
-
-    public SipApplicationRoutingDirective directive()
-    {
-        return directive;
-    }
-
-    public void poppedRoute(final Address route)
-    {
-        final Extras x = extras();
-        x.poppedRoute = route;
-        x.poppedRouteText = null;
-        poppedRouteSpan = -1;
-    }
-
-    /**
-     * The container pushed a route back to itself on this request ({@code ROUTE_BACK}, JSR 289 §15.4.1), whose URI
-     * carries {@code token}; the URI is fitted to the transport the request leaves on when it is sent.
-     */
-    public void routeBackToken(final String token)
-    {
-        extras().routeBackToken = token;
-    }
-
-    /** The token of the container's route back on this request, or null (no extras are made to answer). */
-    public String routeBackToken()
-    {
-        final Extras x = extrasIfAny();
-        return null == x ? null : x.routeBackToken;
-    }
-
-    /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
-    public void poppedRoute(final String routeValue)
-    {
-        final Extras x = extras();
-        x.poppedRoute = null;
-        x.poppedRouteText = routeValue;
-        poppedRouteSpan = -1;
-    }
-
-    /**
-     * The Route value the container popped, still in this request's received bytes at {@code span} (see
-     * {@link MessageHeaders#valueSpan}): no String is made unless the application asks for it.
-     */
-    public void poppedRouteSpan(final long span)
-    {
-        final Extras x = extrasIfAny();
-        if (null != x)
-        {
-            x.poppedRoute = null;
-            x.poppedRouteText = null;
-        }
-        poppedRouteSpan = span;
     }
 
     public boolean isB2bua()
@@ -471,39 +435,6 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         proxy = value;
     }
 
-    /** The branch that sent this request, when a proxy did; else null. */
-    public ProxyBranch proxyBranch()
-    {
-        return proxyBranch;
-    }
-
-    public void proxyBranch(final ProxyBranch value)
-    {
-        proxyBranch = value;
-    }
-
-    /** The container replaces the Request-URI (proxy Route rules, RFC 3261 §16.4, §16.6 step 6). */
-    public void replaceRequestUri(final String uri)
-    {
-        requestUri = null;
-        requestUriText = uri;
-        uriStart = -1;
-    }
-
-    public String nextHopUri()
-    {
-        final Extras x = extrasIfAny();
-        return null == x ? null : x.nextHopUri;
-    }
-
-    public void nextHopUri(final String uri)
-    {
-        if (null != uri || null != extrasIfAny())
-        {
-            extras().nextHopUri = uri;
-        }
-    }
-
     /**
      * Whether this received request is being forwarded as it is by the container (a subsequent request of a
      * record-routed dialog whose servlet did not ask for its proxy): it is on a client transaction of its own, and the
@@ -519,14 +450,89 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         relayed = value;
     }
 
-    public String branchSuffix()
+    // ================================================================================================================
+    // Container view: application routing (JSR 289 §15)
+    // ================================================================================================================
+
+    /** Sets what the application router said about this initial request (JSR 289 §15.4.1). */
+    public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriber,
+        final Serializable routerState)
     {
-        return branchSuffix;
+        if (null == routingRegion && null == subscriber && null == routerState && null == routing)
+        {
+            return;
+        }
+        final RoutingState r = routingState();
+        r.region = routingRegion;
+        r.subscriberUri = subscriber;
+        r.stateInfo = routerState;
     }
 
-    public void branchSuffix(final String value)
+    public Serializable stateInfo()
     {
-        branchSuffix = value;
+        return null == routing ? null : routing.stateInfo;
+    }
+
+    public SipApplicationRoutingRegion region()
+    {
+        return null == routing ? null : routing.region;
+    }
+
+    /**
+     * A request made from a received initial one (B2BUA leg, SipFactory copy) continues its routing (JSR 289
+     * §15.2.2: CONTINUE with the original's router state), unless the application sets another directive.
+     */
+    public void continueFrom(final SipServletRequestImpl orig)
+    {
+        final RoutingState r = routingState();
+        r.directive = SipApplicationRoutingDirective.CONTINUE;
+        r.routerStateOf(orig.routing);
+    }
+
+    public SipApplicationRoutingDirective directive()
+    {
+        return null == routing ? SipApplicationRoutingDirective.NEW : routing.directive;
+    }
+
+    public void poppedRoute(final Address route)
+    {
+        routingState().poppedRoute(route);
+        poppedRouteSpan = -1;
+    }
+
+    /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
+    public void poppedRoute(final String routeValue)
+    {
+        routingState().poppedRoute(routeValue);
+        poppedRouteSpan = -1;
+    }
+
+    /**
+     * The Route value the container popped, still in this request's received bytes at {@code span} (see
+     * {@link MessageHeaders#valueSpan}): no String is made unless the application asks for it.
+     */
+    public void poppedRouteSpan(final long span)
+    {
+        if (null != routing)
+        {
+            routing.poppedRoute((Address)null);
+        }
+        poppedRouteSpan = span;
+    }
+
+    /**
+     * The container pushed a route back to itself on this request ({@code ROUTE_BACK}, JSR 289 §15.4.1), whose URI
+     * carries {@code token}; the URI is fitted to the transport the request leaves on when it is sent.
+     */
+    public void routeBackToken(final String token)
+    {
+        routingState().routeBackToken = token;
+    }
+
+    /** The token of the container's route back on this request, or null (no state is made to answer). */
+    public String routeBackToken()
+    {
+        return null == routing ? null : routing.routeBackToken;
     }
 
     // ================================================================================================================
@@ -633,17 +639,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             throw new IllegalStateException(!committed ? "the INVITE was not sent" : "the INVITE has a final response");
         }
-        final MessageHeaders h = MessageHeaders.over(headers, 8);
-        h.copyFrom(headers, HeaderName.ROUTE);
-        h.insert(h.size(), "Max-Forwards", "70");
-        h.copyFrom(headers, HeaderName.FROM);
-        h.copyFrom(headers, HeaderName.TO);
-        h.copyFrom(headers, HeaderName.CALL_ID);
-        h.insert(h.size(), "CSeq", cseqNumber() + " CANCEL");
-        final SipServletRequestImpl cancel = outgoing("CANCEL", requestUriText(), h);
-        cancel.session = session;
-        cancel.extras().cancelled = this;
-        return cancel;
+        return ClientLeg.cancelFor(this);
     }
 
     @Override
@@ -771,32 +767,14 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public Address getPoppedRoute()
     {
-        Extras x = extrasIfAny();
-        if ((null == x || null == x.poppedRoute && null == x.poppedRouteText) && poppedRouteSpan >= 0)
+        if (poppedRouteSpan >= 0 && (null == routing || !routing.hasPoppedRoute()))
         {
             final int start = (int)(poppedRouteSpan >>> 32);
-            x = extras();
-            x.poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start,
-                StandardCharsets.UTF_8);
+            routingState().poppedRoute(new String(headers.bytes(), start, (int)poppedRouteSpan - start,
+                StandardCharsets.UTF_8));
             poppedRouteSpan = -1;
         }
-        if (null == x)
-        {
-            return null;
-        }
-        if (null == x.poppedRoute && null != x.poppedRouteText)
-        {
-            try
-            {
-                x.poppedRoute = AddressCodec.address(x.poppedRouteText);
-            }
-            catch (final ServletParseException e)
-            {
-                x.poppedRoute = null;
-            }
-            x.poppedRouteText = null;
-        }
-        return x.poppedRoute;
+        return null == routing ? null : routing.poppedRoute();
     }
 
     @Override
@@ -808,13 +786,13 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public SipApplicationRoutingRegion getRegion()
     {
-        return region;
+        return region();
     }
 
     @Override
     public URI getSubscriberURI()
     {
-        return subscriberUri;
+        return null == routing ? null : routing.subscriberUri;
     }
 
     @Override
@@ -824,7 +802,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             throw new IllegalStateException("not an initial request");
         }
-        return directive;
+        return directive();
     }
 
     /**
@@ -843,11 +821,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
             {
                 throw new IllegalStateException("CONTINUE and REVERSE need the received initial request");
             }
-            region = orig.region;
-            subscriberUri = orig.subscriberUri;
-            stateInfo = orig.stateInfo;
+            routingState().routerStateOf(orig.routing);
         }
-        directive = value;
+        if (SipApplicationRoutingDirective.NEW != value || null != routing)
+        {
+            routingState().directive = value;
+        }
     }
 
     @Override
@@ -876,8 +855,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     }
 
     /**
-     * JSR 289 §4.1.5 / RFC 3261 §22.2: one {@code Authorization} (401) or {@code Proxy-Authorization} (407) value per
-     * challenged realm the {@code AuthInfo} has credentials for, computed by the container's {@link DigestClient}.
+     * JSR 289 §4.1.5 / RFC 3261 §22.2: the credentials for each realm of a 401 or 407 the {@code AuthInfo} covers
+     * (see {@link DigestAnswer}).
      *
      * @throws IllegalArgumentException when the response is not a 401 or 407, or the {@code AuthInfo} is not one
      *     {@code SipFactory.createAuthInfo()} made.
@@ -885,11 +864,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public void addAuthHeader(final SipServletResponse challengeResponse, final AuthInfo authInfo)
     {
-        if (!(authInfo instanceof AuthInfoImpl source))
-        {
-            throw new IllegalArgumentException("the AuthInfo was not made by SipFactory.createAuthInfo()");
-        }
-        answerChallenge(challengeResponse, source);
+        DigestAnswer.answer(this, challengeResponse, authInfo);
     }
 
     /** As {@link #addAuthHeader(SipServletResponse, AuthInfo)} with one user name and password for every realm. */
@@ -897,256 +872,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     public void addAuthHeader(final SipServletResponse challengeResponse, final String username,
         final String password)
     {
-        if (null == username || null == password)
-        {
-            throw new IllegalArgumentException("username and password are required");
-        }
-        answerChallenge(challengeResponse, CredentialSource.of(username, password));
-    }
-
-    private void answerChallenge(final SipServletResponse challengeResponse, final CredentialSource source)
-    {
-        checkWritable();
-        if (null == challengeResponse)
-        {
-            throw new NullPointerException("challengeResponse");
-        }
-        final int status = challengeResponse.getStatus();
-        final List<String> challenges = new ArrayList<>(2);
-        challengeResponse.getHeaders(DigestClient.challengeHeader(status)).forEachRemaining(challenges::add);
-        final SipSessionImpl session = sessionImpl();
-        if (null == session)
-        {
-            throw new IllegalStateException("the request has no session");
-        }
-        final String credentialsHeader = DigestClient.credentialsHeader(status);
-        for (final String value : session.appSession().application().digestClient()
-            .answer(status, challenges, method, requestUriText(), source))
-        {
-            addHeader(credentialsHeader, value);
-        }
-    }
-
-    // ================================================================================================================
-    // ServletRequest
-    // ================================================================================================================
-
-    @Override
-    public void setCharacterEncoding(final String enc) throws UnsupportedEncodingException
-    {
-        if (!applyCharacterEncoding(enc))
-        {
-            throw new UnsupportedEncodingException(enc);
-        }
-    }
-
-    @Override
-    public long getContentLengthLong()
-    {
-        return getContentLength();
-    }
-
-    @Override
-    public ServletInputStream getInputStream() throws IOException
-    {
-        final ByteArrayInputStream in = new ByteArrayInputStream(null == body ? new byte[0] : body, bodyOffset,
-            bodyLength);
-        return new ServletInputStream()
-        {
-            @Override
-            public int read()
-            {
-                return in.read();
-            }
-
-            @Override
-            public boolean isFinished()
-            {
-                return 0 == in.available();
-            }
-
-            @Override
-            public boolean isReady()
-            {
-                return true;
-            }
-
-            @Override
-            public void setReadListener(final ReadListener listener)
-            {
-                throw new IllegalStateException("SIP content is read synchronously");
-            }
-        };
-    }
-
-    @Override
-    public BufferedReader getReader() throws IOException
-    {
-        final String enc = getCharacterEncoding();
-        final Charset charset = null == enc ? DEFAULT_CHARSET : Charset.forName(enc);
-        return new BufferedReader(new InputStreamReader(getInputStream(), charset));
-    }
-
-    /** Request parameters are the Request-URI's parameters (JSR 289 §5.1.1). */
-    @Override
-    public String getParameter(final String name)
-    {
-        final URI uri = getRequestURI();
-        return uri.getParameter(name);
-    }
-
-    @Override
-    public Enumeration<String> getParameterNames()
-    {
-        return new IteratorEnumeration<>(getRequestURI().getParameterNames());
-    }
-
-    @Override
-    public String[] getParameterValues(final String name)
-    {
-        final String v = getParameter(name);
-        return null == v ? null : new String[] {v};
-    }
-
-    @Override
-    public Map<String, String[]> getParameterMap()
-    {
-        final Map<String, String[]> out = new HashMap<>();
-        for (final Iterator<String> it = getRequestURI().getParameterNames(); it.hasNext(); )
-        {
-            final String n = it.next();
-            out.put(n, new String[] {getParameter(n)});
-        }
-        return Collections.unmodifiableMap(out);
-    }
-
-    @Override
-    public String getScheme()
-    {
-        return getRequestURI().getScheme();
-    }
-
-    @Override
-    public String getServerName()
-    {
-        return getLocalAddr();
-    }
-
-    @Override
-    public int getServerPort()
-    {
-        return getLocalPort();
-    }
-
-    @Override
-    public String getRemoteHost()
-    {
-        return getRemoteAddr();
-    }
-
-    @Override
-    public Locale getLocale()
-    {
-        final Locale l = getAcceptLanguage();
-        return null == l ? Locale.getDefault() : l;
-    }
-
-    @Override
-    public Enumeration<Locale> getLocales()
-    {
-        final Iterator<Locale> it = getAcceptLanguages();
-        return it.hasNext() ? new IteratorEnumeration<>(it) : Collections.enumeration(
-            java.util.List.of(Locale.getDefault()));
-    }
-
-    @Override
-    public RequestDispatcher getRequestDispatcher(final String path)
-    {
-        return null == session ? null : session.appSession().application().servletContext()
-            .getNamedDispatcher(path);
-    }
-
-    @Deprecated
-    @Override
-    public String getRealPath(final String path)
-    {
-        return null;
-    }
-
-    @Override
-    public String getLocalName()
-    {
-        return getLocalAddr();
-    }
-
-    @Override
-    public ServletContext getServletContext()
-    {
-        return null == session ? null : session.getServletContext();
-    }
-
-    @Override
-    public AsyncContext startAsync()
-    {
-        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
-    }
-
-    @Override
-    public AsyncContext startAsync(final ServletRequest servletRequest, final ServletResponse servletResponse)
-    {
-        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
-    }
-
-    @Override
-    public boolean isAsyncStarted()
-    {
-        return false;
-    }
-
-    @Override
-    public boolean isAsyncSupported()
-    {
-        return false;
-    }
-
-    @Override
-    public AsyncContext getAsyncContext()
-    {
-        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
-    }
-
-    @Override
-    public DispatcherType getDispatcherType()
-    {
-        return DispatcherType.REQUEST;
+        DigestAnswer.answer(this, challengeResponse, username, password);
     }
 
     @Override
     public String toString()
     {
         return method + " " + requestUriText() + " (" + getCallId() + ")";
-    }
-
-    /** Adapts an iterator to the enumerations the Servlet API returns. */
-    private static final class IteratorEnumeration<T> implements Enumeration<T>
-    {
-        private final Iterator<T> it;
-
-        IteratorEnumeration(final Iterator<T> it)
-        {
-            this.it = it;
-        }
-
-        @Override
-        public boolean hasMoreElements()
-        {
-            return it.hasNext();
-        }
-
-        @Override
-        public T nextElement()
-        {
-            return it.next();
-        }
     }
 }
