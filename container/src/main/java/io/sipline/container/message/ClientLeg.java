@@ -8,10 +8,10 @@ import io.sipline.sip.message.HeaderName;
 
 /**
  * The bookkeeping of a request the container sends on a client transaction (RFC 3261 §17.1): the branch of its Via
- * and the suffix a proxy appends to it, where and on which transport it went, whether a provisional response came,
- * the last 2xx to an INVITE and the ACK sent for it (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4), the
- * CANCEL links (§9.1), a strict router's next hop, and the proxy branch that sent it. A request makes one the first
- * time any of these is set, so that a received request carries none.
+ * and the suffix a proxy appends to it, where and on which transport it went, the last 2xx to an INVITE and the
+ * ACK sent for it (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4), the CANCEL links (§9.1), and the
+ * proxy branch that sent it. A request makes one the first time any of these is set, so that a received request
+ * carries none.
  * <p>
  * Threading: owned by its request (see {@link SipServletMessageImpl}).
  */
@@ -24,14 +24,12 @@ final class ClientLeg
     InetSocketAddress destination;
     /** The transport the request was sent on ("UDP", "TCP", "TLS"; RFC 3261 §18.1.1), null before it was sent. */
     String sentTransport;
-    boolean provisionalReceived;
     SipServletResponseImpl last2xx;
     SipServletRequestImpl ack;
     /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
     SipServletRequestImpl pendingCancel;
     /** For a CANCEL: the INVITE it cancels. */
     SipServletRequestImpl cancelled;
-    String nextHopUri;
     /** For a request a proxy sends: its branch. */
     ProxyBranch proxyBranch;
 

@@ -15,8 +15,8 @@ import io.sipline.sip.message.SipMessage;
 /**
  * The header section of one {@code SipServletMessage}: an ordered list of header values where each value is either
  * a span of a compact byte array (the received message, or the request a response or a B2BUA leg was made from) or a
- * String set by the application or the container (DESIGN.md Memory rule 3: one byte array and one offset index per
- * message, Strings made on first access and cached, edits in place of the entries they replace).
+ * String set by the application or the container: one byte array and one offset index per message, Strings made on
+ * first access and cached, edits in place of the entries they replace.
  *
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)

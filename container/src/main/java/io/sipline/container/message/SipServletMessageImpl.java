@@ -65,7 +65,9 @@ public abstract class SipServletMessageImpl implements SipServletMessage
 
     /**
      * The state few messages need, made on first use, so that every message holds one reference instead of one per
-     * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects.
+     * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects; for a
+     * request, the popped Route as text or Address (JSR 289 §15.5), the route back token and a strict router's next
+     * hop.
      */
     static final class Extras
     {
@@ -74,6 +76,11 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         HeaderForm headerForm = HeaderForm.DEFAULT;
         Address fromAddress;
         Address toAddress;
+        Address poppedRoute;
+        String poppedRouteText;
+        /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
+        String routeBackToken;
+        String nextHopUri;
     }
 
     /** The extras, made now if the message had none. */

@@ -9,7 +9,6 @@ import javax.servlet.sip.Address;
 import javax.servlet.sip.AuthInfo;
 import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.Proxy;
-import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
@@ -34,13 +33,13 @@ import io.sipline.sip.transaction.Transaction;
  * {@link #pushRoute}), Path, RAck, RSeq, Content-Length, and Contact except in REGISTER. From and To can still be
  * changed through their {@code Address} (display name, URI, parameters but the tag) before the request is sent.
  * <p>
- * The parts few requests need are made on first use and held here: the client-leg bookkeeping of a request the
- * container sends ({@link ClientLeg}) and the application-router state ({@link RoutingState}). Answering digest
- * challenges is {@link DigestAnswer}; the Servlet API's ServletRequest methods are {@link ServletRequestAdapter}'s.
+ * The transaction and client-leg bookkeeping are {@link TransactionalRequest}'s; what the application router said is
+ * a {@link RouterState} shared with the requests that continue its routing; answering digest challenges is
+ * {@link DigestAnswer}; the Servlet API's ServletRequest methods are {@link ServletRequestAdapter}'s.
  * <p>
  * Threading: see {@link SipServletMessageImpl}.
  */
-public final class SipServletRequestImpl extends ServletRequestAdapter implements SipServletRequest
+public final class SipServletRequestImpl extends TransactionalRequest implements SipServletRequest
 {
     private final String method;
     private String requestUriText;
@@ -50,16 +49,10 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
     private URI requestUri;
     private boolean initial;
 
-    /** The transaction that carries this request (server for received ones, client once sent), and its use id. */
-    private Transaction transaction;
-    private long transactionId;
-    private SipServletResponseImpl finalResponse;
-    private SipServletRequestImpl linked;
     private boolean b2bua;
-    /** The client-leg bookkeeping once this request is sent or prepared for sending, else null. */
-    private ClientLeg leg;
-    /** The application-router state once any of it is set, else null (the defaults). */
-    private RoutingState routing;
+    private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
+    /** What the application router said (shared with the requests that continue its routing), or null. */
+    private RouterState routerState;
     /**
      * Where the popped Route's text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when
      * asked; or -1. A primitive here, so that a proxied subsequent request records its popped Route allocating nothing.
@@ -96,8 +89,7 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
         final InetSocketAddress remote, final InetSocketAddress local)
     {
         final SipServletRequestImpl r = new SipServletRequestImpl(message, bytesOf(message), remote, local);
-        r.transaction = tx;
-        r.transactionId = null == tx ? 0 : tx.id();
+        r.transaction(tx);
         return r;
     }
 
@@ -130,222 +122,6 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
         final MessageHeaders headers)
     {
         return new SipServletRequestImpl(method, requestUri, headers);
-    }
-
-    /** The client-leg bookkeeping, made now if this request had none. */
-    ClientLeg leg()
-    {
-        if (null == leg)
-        {
-            leg = new ClientLeg();
-        }
-        return leg;
-    }
-
-    private RoutingState routingState()
-    {
-        if (null == routing)
-        {
-            routing = new RoutingState();
-        }
-        return routing;
-    }
-
-    // ================================================================================================================
-    // Container view: transaction and client leg
-    // ================================================================================================================
-
-    /** The transaction, or null once it ended or was reused. */
-    public Transaction transaction()
-    {
-        return null != transaction && transaction.id() == transactionId && 0 != transactionId ? transaction : null;
-    }
-
-    public void transaction(final Transaction tx)
-    {
-        transaction = tx;
-        transactionId = null == tx ? 0 : tx.id();
-    }
-
-    public String branch()
-    {
-        return null == leg ? null : leg.branch;
-    }
-
-    public void branch(final String value)
-    {
-        if (null != value || null != leg)
-        {
-            leg().branch = value;
-        }
-    }
-
-    public InetSocketAddress destination()
-    {
-        return null == leg ? null : leg.destination;
-    }
-
-    public void destination(final InetSocketAddress value)
-    {
-        if (null != value || null != leg)
-        {
-            leg().destination = value;
-        }
-    }
-
-    /** The transport this request was sent on (its top Via's), null before it was sent or when it was received. */
-    public String sentTransport()
-    {
-        return null == leg ? null : leg.sentTransport;
-    }
-
-    public void sentTransport(final String value)
-    {
-        if (null != value || null != leg)
-        {
-            leg().sentTransport = value;
-        }
-    }
-
-    /**
-     * JSR 289: for a request the container sent, the transport it went on; for one received on a TCP or TLS
-     * connection, that connection's (UDP, TCP, TLS).
-     */
-    @Override
-    public String getTransport()
-    {
-        final String sent = sentTransport();
-        return isIncoming() || null == sent ? super.getTransport() : sent;
-    }
-
-    public SipServletResponseImpl finalResponse()
-    {
-        return finalResponse;
-    }
-
-    /** Records the final response sent (received request) or received (sent request). */
-    public void finalResponse(final SipServletResponseImpl response)
-    {
-        finalResponse = response;
-        if (incoming)
-        {
-            committed = true;
-        }
-    }
-
-    public boolean provisionalReceived()
-    {
-        return null != leg && leg.provisionalReceived;
-    }
-
-    public void provisionalReceived(final boolean value)
-    {
-        if (value || null != leg)
-        {
-            leg().provisionalReceived = value;
-        }
-    }
-
-    /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
-    public SipServletRequestImpl pendingCancel()
-    {
-        return null == leg ? null : leg.pendingCancel;
-    }
-
-    public void pendingCancel(final SipServletRequestImpl cancel)
-    {
-        if (null != cancel || null != leg)
-        {
-            leg().pendingCancel = cancel;
-        }
-    }
-
-    /** For a CANCEL: the INVITE it cancels. */
-    public SipServletRequestImpl cancelled()
-    {
-        return null == leg ? null : leg.cancelled;
-    }
-
-    public SipServletRequestImpl linked()
-    {
-        return linked;
-    }
-
-    /** Links two requests of a B2BUA (JSR 289 §12.3, getLinkedSipServletRequest), both ways. */
-    public void link(final SipServletRequestImpl other)
-    {
-        linked = other;
-        if (null != other)
-        {
-            other.linked = this;
-        }
-    }
-
-    public SipServletResponseImpl last2xx()
-    {
-        return null == leg ? null : leg.last2xx;
-    }
-
-    public void last2xx(final SipServletResponseImpl response)
-    {
-        if (null != response || null != leg)
-        {
-            leg().last2xx = response;
-        }
-    }
-
-    /** The ACK sent for the 2xx to this INVITE (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4). */
-    public SipServletRequestImpl ack()
-    {
-        return null == leg ? null : leg.ack;
-    }
-
-    public void ack(final SipServletRequestImpl value)
-    {
-        if (null != value || null != leg)
-        {
-            leg().ack = value;
-        }
-    }
-
-    /** The branch that sent this request, when a proxy did; else null. */
-    public ProxyBranch proxyBranch()
-    {
-        return null == leg ? null : leg.proxyBranch;
-    }
-
-    public void proxyBranch(final ProxyBranch value)
-    {
-        if (null != value || null != leg)
-        {
-            leg().proxyBranch = value;
-        }
-    }
-
-    public String nextHopUri()
-    {
-        return null == leg ? null : leg.nextHopUri;
-    }
-
-    public void nextHopUri(final String uri)
-    {
-        if (null != uri || null != leg)
-        {
-            leg().nextHopUri = uri;
-        }
-    }
-
-    public String branchSuffix()
-    {
-        return null == leg ? null : leg.branchSuffix;
-    }
-
-    public void branchSuffix(final String value)
-    {
-        if (null != value || null != leg)
-        {
-            leg().branchSuffix = value;
-        }
     }
 
     // ================================================================================================================
@@ -456,26 +232,20 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
 
     /** Sets what the application router said about this initial request (JSR 289 §15.4.1). */
     public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriber,
-        final Serializable routerState)
+        final Serializable routerInfo)
     {
-        if (null == routingRegion && null == subscriber && null == routerState && null == routing)
-        {
-            return;
-        }
-        final RoutingState r = routingState();
-        r.region = routingRegion;
-        r.subscriberUri = subscriber;
-        r.stateInfo = routerState;
+        routerState = null == routingRegion && null == subscriber && null == routerInfo ? null
+            : new RouterState(routingRegion, subscriber, routerInfo);
     }
 
     public Serializable stateInfo()
     {
-        return null == routing ? null : routing.stateInfo;
+        return null == routerState ? null : routerState.stateInfo;
     }
 
     public SipApplicationRoutingRegion region()
     {
-        return null == routing ? null : routing.region;
+        return null == routerState ? null : routerState.region;
     }
 
     /**
@@ -484,26 +254,29 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
      */
     public void continueFrom(final SipServletRequestImpl orig)
     {
-        final RoutingState r = routingState();
-        r.directive = SipApplicationRoutingDirective.CONTINUE;
-        r.routerStateOf(orig.routing);
+        directive = SipApplicationRoutingDirective.CONTINUE;
+        routerState = orig.routerState;
     }
 
     public SipApplicationRoutingDirective directive()
     {
-        return null == routing ? SipApplicationRoutingDirective.NEW : routing.directive;
+        return directive;
     }
 
     public void poppedRoute(final Address route)
     {
-        routingState().poppedRoute(route);
+        final Extras x = extras();
+        x.poppedRoute = route;
+        x.poppedRouteText = null;
         poppedRouteSpan = -1;
     }
 
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
     public void poppedRoute(final String routeValue)
     {
-        routingState().poppedRoute(routeValue);
+        final Extras x = extras();
+        x.poppedRoute = null;
+        x.poppedRouteText = routeValue;
         poppedRouteSpan = -1;
     }
 
@@ -513,9 +286,11 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
      */
     public void poppedRouteSpan(final long span)
     {
-        if (null != routing)
+        final Extras x = extrasIfAny();
+        if (null != x)
         {
-            routing.poppedRoute((Address)null);
+            x.poppedRoute = null;
+            x.poppedRouteText = null;
         }
         poppedRouteSpan = span;
     }
@@ -526,13 +301,14 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
      */
     public void routeBackToken(final String token)
     {
-        routingState().routeBackToken = token;
+        extras().routeBackToken = token;
     }
 
-    /** The token of the container's route back on this request, or null (no state is made to answer). */
+    /** The token of the container's route back on this request, or null (no extras are made to answer). */
     public String routeBackToken()
     {
-        return null == routing ? null : routing.routeBackToken;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.routeBackToken;
     }
 
     // ================================================================================================================
@@ -620,9 +396,9 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
         {
             throw new IllegalArgumentException("status " + statusCode + " is not 100..699");
         }
-        if (null != finalResponse)
+        if (null != finalResponse())
         {
-            throw new IllegalStateException("a final response (" + finalResponse.getStatus() + ") was already sent");
+            throw new IllegalStateException("a final response (" + finalResponse().getStatus() + ") was already sent");
         }
         return SipServletResponseImpl.toRequest(this, statusCode, reasonPhrase);
     }
@@ -635,7 +411,7 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
         {
             throw new IllegalStateException("createCancel applies to an INVITE this application sent");
         }
-        if (!committed || null != finalResponse)
+        if (!committed || null != finalResponse())
         {
             throw new IllegalStateException(!committed ? "the INVITE was not sent" : "the INVITE has a final response");
         }
@@ -702,9 +478,9 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
         {
             return null;
         }
-        if (null != finalResponse)
+        if (null != finalResponse())
         {
-            throw new IllegalStateException("the request was already answered (" + finalResponse.getStatus() + ")");
+            throw new IllegalStateException("the request was already answered (" + finalResponse().getStatus() + ")");
         }
         if (null == session)
         {
@@ -767,14 +543,32 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
     @Override
     public Address getPoppedRoute()
     {
-        if (poppedRouteSpan >= 0 && (null == routing || !routing.hasPoppedRoute()))
+        Extras x = extrasIfAny();
+        if ((null == x || null == x.poppedRoute && null == x.poppedRouteText) && poppedRouteSpan >= 0)
         {
             final int start = (int)(poppedRouteSpan >>> 32);
-            routingState().poppedRoute(new String(headers.bytes(), start, (int)poppedRouteSpan - start,
-                StandardCharsets.UTF_8));
+            x = extras();
+            x.poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start,
+                StandardCharsets.UTF_8);
             poppedRouteSpan = -1;
         }
-        return null == routing ? null : routing.poppedRoute();
+        if (null == x)
+        {
+            return null;
+        }
+        if (null == x.poppedRoute && null != x.poppedRouteText)
+        {
+            try
+            {
+                x.poppedRoute = AddressCodec.address(x.poppedRouteText);
+            }
+            catch (final ServletParseException e)
+            {
+                x.poppedRoute = null;
+            }
+            x.poppedRouteText = null;
+        }
+        return x.poppedRoute;
     }
 
     @Override
@@ -792,7 +586,7 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
     @Override
     public URI getSubscriberURI()
     {
-        return null == routing ? null : routing.subscriberUri;
+        return null == routerState ? null : routerState.subscriberUri;
     }
 
     @Override
@@ -802,7 +596,7 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
         {
             throw new IllegalStateException("not an initial request");
         }
-        return directive();
+        return directive;
     }
 
     /**
@@ -821,12 +615,9 @@ public final class SipServletRequestImpl extends ServletRequestAdapter implement
             {
                 throw new IllegalStateException("CONTINUE and REVERSE need the received initial request");
             }
-            routingState().routerStateOf(orig.routing);
+            routerState = orig.routerState;
         }
-        if (SipApplicationRoutingDirective.NEW != value || null != routing)
-        {
-            routingState().directive = value;
-        }
+        directive = value;
     }
 
     @Override
