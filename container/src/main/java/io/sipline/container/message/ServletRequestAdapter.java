@@ -107,7 +107,7 @@ abstract class ServletRequestAdapter extends SipServletMessageImpl implements Se
     public BufferedReader getReader() throws IOException
     {
         final String enc = getCharacterEncoding();
-        final Charset charset = null == enc ? DEFAULT_CHARSET : Charset.forName(enc);
+        final Charset charset = null == enc ? ContentText.DEFAULT_CHARSET : Charset.forName(enc);
         return new BufferedReader(new InputStreamReader(getInputStream(), charset));
     }
 
