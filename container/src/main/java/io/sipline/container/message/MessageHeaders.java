@@ -21,8 +21,9 @@ import io.sipline.sip.message.SipMessage;
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)
  *   entry i: kinds[i]  HeaderName ordinal (UNKNOWN for extension headers, whose name is in names[i] or the span)
- *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes, as chars (16 bits: half the
- *                              index of ints; value start TEXT: the value is text; an entry past 64 KiB is kept as text)
+ *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes, as chars (16 bits: half
+ *                              the index of ints; value start TEXT: the value is text; an entry past 64 KiB is kept
+ *                              as text)
  *            values[i]  the value as text: cached from the span, or set by an edit
  * </pre>
  *
