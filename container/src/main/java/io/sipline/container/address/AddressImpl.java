@@ -13,15 +13,11 @@ import javax.servlet.sip.URI;
  * name or the URI holds a {@code ,}, {@code ;} or {@code ?} (§20.10: otherwise its parameters would read as header
  * parameters), bare otherwise; then the header parameters.
  *
- * <p>Equality: JSR 289 {@code Address.equals} defers to RFC 3261, whose rule for address headers (§20.20 From,
- * §20.39 To) is: "their URIs match, and their parameters match. Extension parameters in one header field, not
- * present in the other are ignored for the purposes of comparison. This means that the display name and presence or
- * absence of angle brackets do not affect matching." So: the URIs are equal (§19.1.4 for SIP URIs, RFC 3966 §4 for
- * tel); a parameter present in both must have equal values (names ignoring case; tokens ignoring case, quoted
- * strings exactly, §7.3.1); the parameters RFC 3261 defines for address headers ({@code tag}, {@code q},
- * {@code expires}) must be present in both or in neither; other parameters present in only one are ignored. Two
- * wildcards are equal. Like URI equality this is not transitive. {@link #hashCode()} hashes the URI and the values
- * of the defined parameters only, which keeps it consistent with equals.
+ * <p>Equality: JSR 289 {@code Address.equals} defers to RFC 3261 (§20.20 From, §20.39 To: "their URIs match, and
+ * their parameters match"; extension parameters present in only one are ignored, the display name and angle
+ * brackets do not matter). The parameters RFC 3261 defines for address headers ({@code tag}, {@code q},
+ * {@code expires}) must be in both or in neither. Like URI equality this is not transitive; {@link #hashCode()}
+ * hashes the URI and the defined parameters only, which keeps it consistent with equals.
  *
  * <p>{@link #getURI()} returns the URI itself, not a copy: changing it changes this address (unless this address is
  * read-only, whose URI is read-only too). {@link #clone()} is a deep copy without the {@code tag} parameter, as the

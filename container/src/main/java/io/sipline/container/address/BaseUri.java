@@ -15,7 +15,7 @@ import io.sipline.sip.message.SipUriFlyweight;
 /**
  * The common part of the URI objects an application sees ({@link SipURIImpl}, {@link TelURLImpl},
  * {@link GenericURIImpl}): the URI is kept as one compact ASCII byte array, exactly as it goes on the wire, and
- * nothing else (DESIGN.md, Memory rule 3). Every getter reads that array through the stack's
+ * nothing else. Every getter reads that array through the stack's
  * {@link SipUriFlyweight} (borrowed from the thread's {@link Scratch}) and makes the string it returns; every setter
  * builds a new array by splicing the escaped component in, validates it with the same flyweight, and swaps it in.
  * The array is never written in place, so clones and read-only copies share it.

@@ -36,9 +36,31 @@ public final class ParameterableImpl extends AbstractParameterable
         {
             throw new ServletParseException("bad header value: null");
         }
+        final int valueStart = skipWs(text, 0);
+        final int p = scanValue(text, valueStart);
+        int valueEnd = p;
+        while (valueEnd > valueStart && isWs(text.charAt(valueEnd - 1)))
+        {
+            valueEnd--;
+        }
+        if (valueEnd == valueStart)
+        {
+            throw error(text, "empty value", valueStart);
+        }
+        final ParameterableImpl result =
+            new ParameterableImpl(text.substring(valueStart, valueEnd), null, 0, Protection.NONE, null);
+        parseParams(text, p, result);
+        return result;
+    }
+
+    /**
+     * Where the value that starts at {@code start} ends: at the first {@code ;} outside a quoted-string and angle
+     * brackets, or at the end of the text.
+     */
+    private static int scanValue(final String text, final int start) throws ServletParseException
+    {
         final int n = text.length();
-        int p = skipWs(text, 0);
-        final int valueStart = p;
+        int p = start;
         int angle = -1;
         while (p < n)
         {
@@ -75,17 +97,15 @@ public final class ParameterableImpl extends AbstractParameterable
         {
             throw error(text, "'<' without '>'", angle);
         }
-        int valueEnd = p;
-        while (valueEnd > valueStart && isWs(text.charAt(valueEnd - 1)))
-        {
-            valueEnd--;
-        }
-        if (valueEnd == valueStart)
-        {
-            throw error(text, "empty value", valueStart);
-        }
-        final ParameterableImpl result =
-            new ParameterableImpl(text.substring(valueStart, valueEnd), null, 0, Protection.NONE, null);
+        return p;
+    }
+
+    /** Parses the {@code *( ";" generic-param )} from {@code from} (a {@code ;} or the end) into {@code result}. */
+    private static void parseParams(final String text, final int from, final ParameterableImpl result)
+        throws ServletParseException
+    {
+        final int n = text.length();
+        int p = from;
         while (p < n)
         {
             p = skipWs(text, p + 1);
@@ -133,7 +153,6 @@ public final class ParameterableImpl extends AbstractParameterable
             }
             result.append(name, raw);
         }
-        return result;
     }
 
     /** A copy that refuses every change with {@link IllegalStateException}. */

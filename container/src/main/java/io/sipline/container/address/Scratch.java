@@ -11,8 +11,9 @@ import io.sipline.sip.message.SipUriFlyweight;
  * <p>Threading: one instance per thread (a {@link ThreadLocal}); never shared, never held across a call that could
  * use the same scratch again. A shard thread makes its scratch once; a virtual thread (applications marked blocking)
  * makes one the first time it parses or reads a URI, about 2 KB (three URI views with their tables, one address view,
- * a 256-byte buffer), which is garbage when the virtual thread ends. {@link #first} serves reads of one URI, {@link #second} the other side of a
- * comparison or the validation of an edited URI, {@link #nameAddr} (with its own URI view) parsing addresses.
+ * a 256-byte buffer), which is garbage when the virtual thread ends. {@link #first} serves reads of one URI,
+ * {@link #second} the other side of a comparison or the validation of an edited URI, {@link #nameAddr} (with its own
+ * URI view) parsing addresses.
  */
 final class Scratch
 {

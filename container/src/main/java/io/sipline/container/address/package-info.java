@@ -4,7 +4,7 @@
  * {@link javax.servlet.sip.Parameterable} and {@link javax.servlet.sip.Address}, made from text by
  * {@link io.sipline.container.address.SipAddresses}.
  *
- * <p>Layout (DESIGN.md, Memory rule 3): a URI is one ASCII byte array, read through the stack's
+ * <p>Layout: a URI is one ASCII byte array, read through the stack's
  * {@code SipUriFlyweight} on demand and compared by the stack's {@code UriComparison}; an address is its display
  * name, its URI and one {@code String[]} of parameters. A parsed
  * {@code "Alice" <sip:alice@atlanta.example.com>;tag=1928301774} keeps 240 bytes (the text alone as a String: 96),

@@ -15,14 +15,15 @@ import io.sipline.sip.message.SipMessage;
 /**
  * The header section of one {@code SipServletMessage}: an ordered list of header values where each value is either
  * a span of a compact byte array (the received message, or the request a response or a B2BUA leg was made from) or a
- * String set by the application or the container (DESIGN.md Memory rule 3: one byte array and one offset index per
- * message, Strings made on first access and cached, edits in place of the entries they replace).
+ * String set by the application or the container: one byte array and one offset index per message, Strings made on
+ * first access and cached, edits in place of the entries they replace.
  *
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)
  *   entry i: kinds[i]  HeaderName ordinal (UNKNOWN for extension headers, whose name is in names[i] or the span)
- *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes, as chars (16 bits: half the
- *                              index of ints; value start TEXT: the value is text; an entry past 64 KiB is kept as text)
+ *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes, as chars (16 bits: half
+ *                              the index of ints; value start TEXT: the value is text; an entry past 64 KiB is kept
+ *                              as text)
  *            values[i]  the value as text: cached from the span, or set by an edit
  * </pre>
  *

@@ -5,9 +5,9 @@ import java.nio.charset.StandardCharsets;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Serializes the container's messages straight into a pooled buffer (DESIGN.md Memory rule 3): the start line, the
- * container's Via for requests, the header section (raw spans of the base bytes where nothing changed), the
- * Content-Length computed from the body, and the body.
+ * Serializes the container's messages straight into a pooled buffer: the start line, the container's Via for
+ * requests, the header section (raw spans of the base bytes where nothing changed), the Content-Length computed from
+ * the body, and the body.
  * <p>
  * Threading: stateless.
  */

@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.io.UnsupportedEncodingException;
 import java.net.InetSocketAddress;
 import java.nio.charset.Charset;
-import java.nio.charset.IllegalCharsetNameException;
-import java.nio.charset.StandardCharsets;
-import java.nio.charset.UnsupportedCharsetException;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,9 +43,6 @@ import io.sipline.sip.message.SipMessage;
  */
 public abstract class SipServletMessageImpl implements SipServletMessage
 {
-    /** Charset of text bodies without a charset parameter (RFC 3261 §20.15 text/* defaults; UTF-8 in practice). */
-    static final Charset DEFAULT_CHARSET = StandardCharsets.UTF_8;
-
     protected MessageHeaders headers;
     /** The body: a span of the base bytes (received) or an array of its own (set by the application). */
     protected byte[] body;
@@ -65,9 +59,9 @@ public abstract class SipServletMessageImpl implements SipServletMessage
 
     /**
      * The state few messages need, made on first use, so that every message holds one reference instead of one per
-     * field (DESIGN.md memory rules: a proxied call makes nine messages): JSR 289 attributes, a character encoding, a
-     * header form, the From/To {@code Address} objects; for a request, its CANCEL links, the popped Route as text or
-     * Address, and a strict router's next hop.
+     * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects; for a
+     * request, the popped Route as text or Address (JSR 289 §15.5), the route back token and a strict router's next
+     * hop.
      */
     static final class Extras
     {
@@ -76,13 +70,11 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         HeaderForm headerForm = HeaderForm.DEFAULT;
         Address fromAddress;
         Address toAddress;
-        SipServletRequestImpl pendingCancel;
-        SipServletRequestImpl cancelled;
         Address poppedRoute;
         String poppedRouteText;
-        String nextHopUri;
         /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
         String routeBackToken;
+        String nextHopUri;
     }
 
     /** The extras, made now if the message had none. */
@@ -610,9 +602,9 @@ public abstract class SipServletMessageImpl implements SipServletMessage
             return null;
         }
         final String type = getContentType();
-        if (null != type && type.strip().toLowerCase(Locale.ROOT).startsWith("text/"))
+        if (ContentText.isText(type))
         {
-            return new String(body, bodyOffset, bodyLength, charset(type));
+            return new String(body, bodyOffset, bodyLength, ContentText.charset(type, characterEncodingSet()));
         }
         return getRawContent();
     }
@@ -628,20 +620,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
             setContentType(null);
             return;
         }
-        final byte[] bytes;
-        if (content instanceof byte[] raw)
-        {
-            bytes = raw.clone();
-        }
-        else if (content instanceof String text)
-        {
-            bytes = text.getBytes(charset(contentType));
-        }
-        else
-        {
-            throw new IllegalArgumentException("content of type " + content.getClass().getName()
-                + " is not supported: give a String or a byte[]");
-        }
+        final byte[] bytes = ContentText.bytesOf(content, contentType, characterEncodingSet());
         body = bytes;
         bodyOffset = 0;
         bodyLength = bytes.length;
@@ -651,33 +630,22 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
     }
 
-    private Charset charset(final String contentType) throws UnsupportedEncodingException
-    {
-        String name = null == contentType ? null : HeaderText.param(contentType, "charset");
-        if (null == name)
-        {
-            name = null == extras ? null : extras.characterEncoding;
-        }
-        if (null == name || name.isEmpty())
-        {
-            return DEFAULT_CHARSET;
-        }
-        try
-        {
-            return Charset.forName(name);
-        }
-        catch (final IllegalCharsetNameException | UnsupportedCharsetException e)
-        {
-            throw new UnsupportedEncodingException(name);
-        }
-    }
-
     @Override
     public String getCharacterEncoding()
     {
-        final String type = getContentType();
-        final String fromType = null == type ? null : HeaderText.param(type, "charset");
-        return null != fromType ? fromType : null == extras ? null : extras.characterEncoding;
+        return ContentText.characterEncoding(getContentType(), characterEncodingSet());
+    }
+
+    /** The character encoding the application set, or null. */
+    private String characterEncodingSet()
+    {
+        return null == extras ? null : extras.characterEncoding;
+    }
+
+    /** The Servlet API's locale: {@code locale}, else the JVM's default (ServletRequest/ServletResponse.getLocale). */
+    static Locale localeOrDefault(final Locale locale)
+    {
+        return null == locale ? Locale.getDefault() : locale;
     }
 
     /** Sets the encoding of text content without a charset parameter; false when the JDK does not know it. */
@@ -718,20 +686,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public Iterator<Locale> getAcceptLanguages()
     {
-        final List<Locale> out = new ArrayList<>();
-        for (final String line : headers.getAll("Accept-Language"))
-        {
-            for (final String part : line.split(","))
-            {
-                final int semi = part.indexOf(';');
-                final String tag = (semi < 0 ? part : part.substring(0, semi)).strip();
-                if (!tag.isEmpty())
-                {
-                    out.add(Locale.forLanguageTag(tag));
-                }
-            }
-        }
-        return out.iterator();
+        return ContentText.languages(headers.getAll("Accept-Language")).iterator();
     }
 
     @Override

@@ -1,36 +1,14 @@
 package io.sipline.container.message;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UnsupportedEncodingException;
 import java.io.Serializable;
 import java.net.InetSocketAddress;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Enumeration;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
-import javax.servlet.AsyncContext;
-import javax.servlet.DispatcherType;
-import javax.servlet.ReadListener;
-import javax.servlet.RequestDispatcher;
-import javax.servlet.ServletContext;
-import javax.servlet.ServletInputStream;
-import javax.servlet.ServletRequest;
-import javax.servlet.ServletResponse;
 import javax.servlet.sip.Address;
 import javax.servlet.sip.AuthInfo;
 import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.Proxy;
-import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
@@ -40,11 +18,7 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
-import io.sipline.container.security.AuthInfoImpl;
-import io.sipline.container.security.CredentialSource;
-import io.sipline.container.security.DigestClient;
 import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.SipSessionImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -53,16 +27,19 @@ import io.sipline.sip.transaction.Transaction;
 /**
  * A SIP request (JSR 289 §5.1, §11): received (over one compact copy of its bytes, with the server transaction that
  * carries it) or made by the container for the application (SipFactory, SipSession.createRequest, B2buaHelper,
- * createAck, createCancel) and sent on a client transaction (an ACK for a 2xx and a CANCEL as RFC 3261 §13.2.2.4 and
- * §9.1 say).
+ * createAck, createCancel) and sent on a client transaction.
  * <p>
  * Protected (system) headers (§5.4.2): Call-ID, From, To, CSeq, Via, Record-Route, Route (change it with
  * {@link #pushRoute}), Path, RAck, RSeq, Content-Length, and Contact except in REGISTER. From and To can still be
  * changed through their {@code Address} (display name, URI, parameters but the tag) before the request is sent.
  * <p>
+ * The transaction and client-leg bookkeeping are {@link TransactionalRequest}'s; what the application router said is
+ * a {@link RouterState} shared with the requests that continue its routing; answering digest challenges is
+ * {@link DigestAnswer}; the Servlet API's ServletRequest methods are {@link ServletRequestAdapter}'s.
+ * <p>
  * Threading: see {@link SipServletMessageImpl}.
  */
-public final class SipServletRequestImpl extends SipServletMessageImpl implements SipServletRequest
+public final class SipServletRequestImpl extends TransactionalRequest implements SipServletRequest
 {
     private final String method;
     private String requestUriText;
@@ -72,38 +49,18 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     private URI requestUri;
     private boolean initial;
 
-    /** The transaction that carries this request (server for received ones, client once sent), and its use id. */
-    private Transaction transaction;
-    private long transactionId;
-    /** The branch of our Via once sent (a CANCEL reuses it, RFC 3261 §9.1). */
-    private String branch;
-    private InetSocketAddress destination;
-    /** The transport this request was sent on ("UDP", "TCP", "TLS"; RFC 3261 §18.1.1), null before it was sent. */
-    private String sentTransport;
-
-    private SipServletResponseImpl finalResponse;
-    private boolean provisionalReceived;
-    private SipServletRequestImpl linked;
-    private SipServletResponseImpl last2xx;
-    private SipServletRequestImpl ack;
     private boolean b2bua;
-
-    private SipApplicationRoutingRegion region;
-    private URI subscriberUri;
     private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
-    private Serializable stateInfo;
+    /** What the application router said (shared with the requests that continue its routing), or null. */
+    private RouterState routerState;
     /**
      * Where the popped Route's text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when
-     * asked; or -1. As text or as an Address (JSR 289 §15.5), the popped Route is in the extras.
+     * asked; or -1. A primitive here, so that a proxied subsequent request records its popped Route allocating nothing.
      */
     private long poppedRouteSpan = -1;
 
     /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
     private Proxy proxy;
-    /** For a request a proxy sends: its branch. */
-    private ProxyBranch proxyBranch;
-    /** Appended to the branch of our Via (a proxy's loop-detection hash, RFC 3261 §16.6 item 8), or null. */
-    private String branchSuffix;
     /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
     private boolean relayed;
 
@@ -132,8 +89,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         final InetSocketAddress remote, final InetSocketAddress local)
     {
         final SipServletRequestImpl r = new SipServletRequestImpl(message, bytesOf(message), remote, local);
-        r.transaction = tx;
-        r.transactionId = null == tx ? 0 : tx.id();
+        r.transaction(tx);
         return r;
     }
 
@@ -169,65 +125,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     }
 
     // ================================================================================================================
-    // Container view
+    // Container view: Request-URI, proxy and B2BUA roles
     // ================================================================================================================
-
-    /** The transaction, or null once it ended or was reused. */
-    public Transaction transaction()
-    {
-        return null != transaction && transaction.id() == transactionId && 0 != transactionId ? transaction : null;
-    }
-
-    public void transaction(final Transaction tx)
-    {
-        transaction = tx;
-        transactionId = null == tx ? 0 : tx.id();
-    }
-
-    public String branch()
-    {
-        return branch;
-    }
-
-    public void branch(final String value)
-    {
-        branch = value;
-    }
-
-    public InetSocketAddress destination()
-    {
-        return destination;
-    }
-
-    public void destination(final InetSocketAddress value)
-    {
-        destination = value;
-    }
-
-    /** The transport this request was sent on (its top Via's), null before it was sent or when it was received. */
-    public String sentTransport()
-    {
-        return sentTransport;
-    }
-
-    public void sentTransport(final String value)
-    {
-        sentTransport = value;
-    }
-
-    /**
-     * JSR 289: for a request the container sent, the transport it went on; for one received on a TCP or TLS
-     * connection, that connection's (UDP, TCP, TLS).
-     */
-    @Override
-    public String getTransport()
-    {
-        if (isIncoming())
-        {
-            return super.getTransport();
-        }
-        return null != sentTransport ? sentTransport : super.getTransport();
-    }
 
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */
     public boolean requestUriContains(final byte[] what)
@@ -283,111 +182,70 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         return requestUriText;
     }
 
+    /** The container replaces the Request-URI (proxy Route rules, RFC 3261 §16.4, §16.6 step 6). */
+    public void replaceRequestUri(final String uri)
+    {
+        requestUri = null;
+        requestUriText = uri;
+        uriStart = -1;
+    }
+
     public void initial(final boolean value)
     {
         initial = value;
     }
 
-    public SipServletResponseImpl finalResponse()
+    public boolean isB2bua()
     {
-        return finalResponse;
+        return b2bua;
     }
 
-    /** Records the final response sent (received request) or received (sent request). */
-    public void finalResponse(final SipServletResponseImpl response)
+    /** The proxy of this received request, or null. */
+    public Proxy proxy()
     {
-        finalResponse = response;
-        if (incoming)
-        {
-            committed = true;
-        }
+        return proxy;
     }
 
-    public boolean provisionalReceived()
+    public void proxy(final Proxy value)
     {
-        return provisionalReceived;
+        proxy = value;
     }
 
-    public void provisionalReceived(final boolean value)
+    /**
+     * Whether this received request is being forwarded as it is by the container (a subsequent request of a
+     * record-routed dialog whose servlet did not ask for its proxy): it is on a client transaction of its own, and the
+     * responses to it go back on its server transaction.
+     */
+    public boolean isRelayed()
     {
-        provisionalReceived = value;
+        return relayed;
     }
 
-    /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
-    public SipServletRequestImpl pendingCancel()
+    public void relayed(final boolean value)
     {
-        final Extras x = extrasIfAny();
-        return null == x ? null : x.pendingCancel;
+        relayed = value;
     }
 
-    public void pendingCancel(final SipServletRequestImpl cancel)
-    {
-        if (null != cancel || null != extrasIfAny())
-        {
-            extras().pendingCancel = cancel;
-        }
-    }
-
-    /** For a CANCEL: the INVITE it cancels. */
-    public SipServletRequestImpl cancelled()
-    {
-        final Extras x = extrasIfAny();
-        return null == x ? null : x.cancelled;
-    }
-
-    public SipServletRequestImpl linked()
-    {
-        return linked;
-    }
-
-    /** Links two requests of a B2BUA (JSR 289 §12.3, getLinkedSipServletRequest), both ways. */
-    public void link(final SipServletRequestImpl other)
-    {
-        linked = other;
-        if (null != other)
-        {
-            other.linked = this;
-        }
-    }
-
-    public SipServletResponseImpl last2xx()
-    {
-        return last2xx;
-    }
-
-    public void last2xx(final SipServletResponseImpl response)
-    {
-        last2xx = response;
-    }
-
-    /** The ACK sent for the 2xx to this INVITE (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4). */
-    public SipServletRequestImpl ack()
-    {
-        return ack;
-    }
-
-    public void ack(final SipServletRequestImpl value)
-    {
-        ack = value;
-    }
+    // ================================================================================================================
+    // Container view: application routing (JSR 289 §15)
+    // ================================================================================================================
 
     /** Sets what the application router said about this initial request (JSR 289 §15.4.1). */
     public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriber,
-        final Serializable routerState)
+        final Serializable routerInfo)
     {
-        region = routingRegion;
-        subscriberUri = subscriber;
-        stateInfo = routerState;
+        routerState = null == routingRegion && null == subscriber && null == routerInfo ? null
+            : new RouterState(routingRegion, subscriber, routerInfo);
     }
 
     public Serializable stateInfo()
     {
-        return stateInfo;
+        return null == routerState ? null : routerState.stateInfo;
     }
 
     public SipApplicationRoutingRegion region()
     {
-        return region;
+        return null == routerState ? null : routerState.region;
     }
 
     /**
@@ -397,9 +255,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     public void continueFrom(final SipServletRequestImpl orig)
     {
         directive = SipApplicationRoutingDirective.CONTINUE;
-        region = orig.region;
-        subscriberUri = orig.subscriberUri;
-        stateInfo = orig.stateInfo;
+        routerState = orig.routerState;
     }
 
     public SipApplicationRoutingDirective directive()
@@ -413,22 +269,6 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         x.poppedRoute = route;
         x.poppedRouteText = null;
         poppedRouteSpan = -1;
-    }
-
-    /**
-     * The container pushed a route back to itself on this request ({@code ROUTE_BACK}, JSR 289 §15.4.1), whose URI
-     * carries {@code token}; the URI is fitted to the transport the request leaves on when it is sent.
-     */
-    public void routeBackToken(final String token)
-    {
-        extras().routeBackToken = token;
-    }
-
-    /** The token of the container's route back on this request, or null (no extras are made to answer). */
-    public String routeBackToken()
-    {
-        final Extras x = extrasIfAny();
-        return null == x ? null : x.routeBackToken;
     }
 
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
@@ -455,78 +295,20 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         poppedRouteSpan = span;
     }
 
-    public boolean isB2bua()
+    /**
+     * The container pushed a route back to itself on this request ({@code ROUTE_BACK}, JSR 289 §15.4.1), whose URI
+     * carries {@code token}; the URI is fitted to the transport the request leaves on when it is sent.
+     */
+    public void routeBackToken(final String token)
     {
-        return b2bua;
+        extras().routeBackToken = token;
     }
 
-    /** The proxy of this received request, or null. */
-    public Proxy proxy()
-    {
-        return proxy;
-    }
-
-    public void proxy(final Proxy value)
-    {
-        proxy = value;
-    }
-
-    /** The branch that sent this request, when a proxy did; else null. */
-    public ProxyBranch proxyBranch()
-    {
-        return proxyBranch;
-    }
-
-    public void proxyBranch(final ProxyBranch value)
-    {
-        proxyBranch = value;
-    }
-
-    /** The container replaces the Request-URI (proxy Route rules, RFC 3261 §16.4, §16.6 step 6). */
-    public void replaceRequestUri(final String uri)
-    {
-        requestUri = null;
-        requestUriText = uri;
-        uriStart = -1;
-    }
-
-    public String nextHopUri()
+    /** The token of the container's route back on this request, or null (no extras are made to answer). */
+    public String routeBackToken()
     {
         final Extras x = extrasIfAny();
-        return null == x ? null : x.nextHopUri;
-    }
-
-    public void nextHopUri(final String uri)
-    {
-        if (null != uri || null != extrasIfAny())
-        {
-            extras().nextHopUri = uri;
-        }
-    }
-
-    /**
-     * Whether this received request is being forwarded as it is by the container (a subsequent request of a
-     * record-routed dialog whose servlet did not ask for its proxy): it is on a client transaction of its own, and the
-     * responses to it go back on its server transaction.
-     */
-    public boolean isRelayed()
-    {
-        return relayed;
-    }
-
-    public void relayed(final boolean value)
-    {
-        relayed = value;
-    }
-
-    public String branchSuffix()
-    {
-        return branchSuffix;
-    }
-
-    public void branchSuffix(final String value)
-    {
-        branchSuffix = value;
+        return null == x ? null : x.routeBackToken;
     }
 
     // ================================================================================================================
@@ -614,9 +396,9 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             throw new IllegalArgumentException("status " + statusCode + " is not 100..699");
         }
-        if (null != finalResponse)
+        if (null != finalResponse())
         {
-            throw new IllegalStateException("a final response (" + finalResponse.getStatus() + ") was already sent");
+            throw new IllegalStateException("a final response (" + finalResponse().getStatus() + ") was already sent");
         }
         return SipServletResponseImpl.toRequest(this, statusCode, reasonPhrase);
     }
@@ -629,21 +411,11 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             throw new IllegalStateException("createCancel applies to an INVITE this application sent");
         }
-        if (!committed || null != finalResponse)
+        if (!committed || null != finalResponse())
         {
             throw new IllegalStateException(!committed ? "the INVITE was not sent" : "the INVITE has a final response");
         }
-        final MessageHeaders h = MessageHeaders.over(headers, 8);
-        h.copyFrom(headers, HeaderName.ROUTE);
-        h.insert(h.size(), "Max-Forwards", "70");
-        h.copyFrom(headers, HeaderName.FROM);
-        h.copyFrom(headers, HeaderName.TO);
-        h.copyFrom(headers, HeaderName.CALL_ID);
-        h.insert(h.size(), "CSeq", cseqNumber() + " CANCEL");
-        final SipServletRequestImpl cancel = outgoing("CANCEL", requestUriText(), h);
-        cancel.session = session;
-        cancel.extras().cancelled = this;
-        return cancel;
+        return ClientLeg.cancelFor(this);
     }
 
     @Override
@@ -706,9 +478,9 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
         {
             return null;
         }
-        if (null != finalResponse)
+        if (null != finalResponse())
         {
-            throw new IllegalStateException("the request was already answered (" + finalResponse.getStatus() + ")");
+            throw new IllegalStateException("the request was already answered (" + finalResponse().getStatus() + ")");
         }
         if (null == session)
         {
@@ -808,13 +580,13 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public SipApplicationRoutingRegion getRegion()
     {
-        return region;
+        return region();
     }
 
     @Override
     public URI getSubscriberURI()
     {
-        return subscriberUri;
+        return null == routerState ? null : routerState.subscriberUri;
     }
 
     @Override
@@ -843,9 +615,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
             {
                 throw new IllegalStateException("CONTINUE and REVERSE need the received initial request");
             }
-            region = orig.region;
-            subscriberUri = orig.subscriberUri;
-            stateInfo = orig.stateInfo;
+            routerState = orig.routerState;
         }
         directive = value;
     }
@@ -876,8 +646,8 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     }
 
     /**
-     * JSR 289 §4.1.5 / RFC 3261 §22.2: one {@code Authorization} (401) or {@code Proxy-Authorization} (407) value per
-     * challenged realm the {@code AuthInfo} has credentials for, computed by the container's {@link DigestClient}.
+     * JSR 289 §4.1.5 / RFC 3261 §22.2: the credentials for each realm of a 401 or 407 the {@code AuthInfo} covers
+     * (see {@link DigestAnswer}).
      *
      * @throws IllegalArgumentException when the response is not a 401 or 407, or the {@code AuthInfo} is not one
      *     {@code SipFactory.createAuthInfo()} made.
@@ -885,11 +655,7 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     @Override
     public void addAuthHeader(final SipServletResponse challengeResponse, final AuthInfo authInfo)
     {
-        if (!(authInfo instanceof AuthInfoImpl source))
-        {
-            throw new IllegalArgumentException("the AuthInfo was not made by SipFactory.createAuthInfo()");
-        }
-        answerChallenge(challengeResponse, source);
+        DigestAnswer.answer(this, challengeResponse, authInfo);
     }
 
     /** As {@link #addAuthHeader(SipServletResponse, AuthInfo)} with one user name and password for every realm. */
@@ -897,256 +663,12 @@ public final class SipServletRequestImpl extends SipServletMessageImpl implement
     public void addAuthHeader(final SipServletResponse challengeResponse, final String username,
         final String password)
     {
-        if (null == username || null == password)
-        {
-            throw new IllegalArgumentException("username and password are required");
-        }
-        answerChallenge(challengeResponse, CredentialSource.of(username, password));
-    }
-
-    private void answerChallenge(final SipServletResponse challengeResponse, final CredentialSource source)
-    {
-        checkWritable();
-        if (null == challengeResponse)
-        {
-            throw new NullPointerException("challengeResponse");
-        }
-        final int status = challengeResponse.getStatus();
-        final List<String> challenges = new ArrayList<>(2);
-        challengeResponse.getHeaders(DigestClient.challengeHeader(status)).forEachRemaining(challenges::add);
-        final SipSessionImpl session = sessionImpl();
-        if (null == session)
-        {
-            throw new IllegalStateException("the request has no session");
-        }
-        final String credentialsHeader = DigestClient.credentialsHeader(status);
-        for (final String value : session.appSession().application().digestClient()
-            .answer(status, challenges, method, requestUriText(), source))
-        {
-            addHeader(credentialsHeader, value);
-        }
-    }
-
-    // ================================================================================================================
-    // ServletRequest
-    // ================================================================================================================
-
-    @Override
-    public void setCharacterEncoding(final String enc) throws UnsupportedEncodingException
-    {
-        if (!applyCharacterEncoding(enc))
-        {
-            throw new UnsupportedEncodingException(enc);
-        }
-    }
-
-    @Override
-    public long getContentLengthLong()
-    {
-        return getContentLength();
-    }
-
-    @Override
-    public ServletInputStream getInputStream() throws IOException
-    {
-        final ByteArrayInputStream in = new ByteArrayInputStream(null == body ? new byte[0] : body, bodyOffset,
-            bodyLength);
-        return new ServletInputStream()
-        {
-            @Override
-            public int read()
-            {
-                return in.read();
-            }
-
-            @Override
-            public boolean isFinished()
-            {
-                return 0 == in.available();
-            }
-
-            @Override
-            public boolean isReady()
-            {
-                return true;
-            }
-
-            @Override
-            public void setReadListener(final ReadListener listener)
-            {
-                throw new IllegalStateException("SIP content is read synchronously");
-            }
-        };
-    }
-
-    @Override
-    public BufferedReader getReader() throws IOException
-    {
-        final String enc = getCharacterEncoding();
-        final Charset charset = null == enc ? DEFAULT_CHARSET : Charset.forName(enc);
-        return new BufferedReader(new InputStreamReader(getInputStream(), charset));
-    }
-
-    /** Request parameters are the Request-URI's parameters (JSR 289 §5.1.1). */
-    @Override
-    public String getParameter(final String name)
-    {
-        final URI uri = getRequestURI();
-        return uri.getParameter(name);
-    }
-
-    @Override
-    public Enumeration<String> getParameterNames()
-    {
-        return new IteratorEnumeration<>(getRequestURI().getParameterNames());
-    }
-
-    @Override
-    public String[] getParameterValues(final String name)
-    {
-        final String v = getParameter(name);
-        return null == v ? null : new String[] {v};
-    }
-
-    @Override
-    public Map<String, String[]> getParameterMap()
-    {
-        final Map<String, String[]> out = new HashMap<>();
-        for (final Iterator<String> it = getRequestURI().getParameterNames(); it.hasNext(); )
-        {
-            final String n = it.next();
-            out.put(n, new String[] {getParameter(n)});
-        }
-        return Collections.unmodifiableMap(out);
-    }
-
-    @Override
-    public String getScheme()
-    {
-        return getRequestURI().getScheme();
-    }
-
-    @Override
-    public String getServerName()
-    {
-        return getLocalAddr();
-    }
-
-    @Override
-    public int getServerPort()
-    {
-        return getLocalPort();
-    }
-
-    @Override
-    public String getRemoteHost()
-    {
-        return getRemoteAddr();
-    }
-
-    @Override
-    public Locale getLocale()
-    {
-        final Locale l = getAcceptLanguage();
-        return null == l ? Locale.getDefault() : l;
-    }
-
-    @Override
-    public Enumeration<Locale> getLocales()
-    {
-        final Iterator<Locale> it = getAcceptLanguages();
-        return it.hasNext() ? new IteratorEnumeration<>(it) : Collections.enumeration(
-            java.util.List.of(Locale.getDefault()));
-    }
-
-    @Override
-    public RequestDispatcher getRequestDispatcher(final String path)
-    {
-        return null == session ? null : session.appSession().application().servletContext()
-            .getNamedDispatcher(path);
-    }
-
-    @Deprecated
-    @Override
-    public String getRealPath(final String path)
-    {
-        return null;
-    }
-
-    @Override
-    public String getLocalName()
-    {
-        return getLocalAddr();
-    }
-
-    @Override
-    public ServletContext getServletContext()
-    {
-        return null == session ? null : session.getServletContext();
-    }
-
-    @Override
-    public AsyncContext startAsync()
-    {
-        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
-    }
-
-    @Override
-    public AsyncContext startAsync(final ServletRequest servletRequest, final ServletResponse servletResponse)
-    {
-        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
-    }
-
-    @Override
-    public boolean isAsyncStarted()
-    {
-        return false;
-    }
-
-    @Override
-    public boolean isAsyncSupported()
-    {
-        return false;
-    }
-
-    @Override
-    public AsyncContext getAsyncContext()
-    {
-        throw new IllegalStateException("asynchronous processing is an HTTP servlet feature");
-    }
-
-    @Override
-    public DispatcherType getDispatcherType()
-    {
-        return DispatcherType.REQUEST;
+        DigestAnswer.answer(this, challengeResponse, username, password);
     }
 
     @Override
     public String toString()
     {
         return method + " " + requestUriText() + " (" + getCallId() + ")";
-    }
-
-    /** Adapts an iterator to the enumerations the Servlet API returns. */
-    private static final class IteratorEnumeration<T> implements Enumeration<T>
-    {
-        private final Iterator<T> it;
-
-        IteratorEnumeration(final Iterator<T> it)
-        {
-            this.it = it;
-        }
-
-        @Override
-        public boolean hasMoreElements()
-        {
-            return it.hasNext();
-        }
-
-        @Override
-        public T nextElement()
-        {
-            return it.next();
-        }
     }
 }

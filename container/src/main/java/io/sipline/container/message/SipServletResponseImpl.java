@@ -1,14 +1,12 @@
 package io.sipline.container.message;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 
-import javax.servlet.ServletOutputStream;
 import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ProxyBranch;
 import javax.servlet.sip.Rel100Exception;
@@ -33,7 +31,7 @@ import io.sipline.sip.message.SipMessage;
  * <p>
  * Threading: see {@link SipServletMessageImpl}.
  */
-public final class SipServletResponseImpl extends SipServletMessageImpl implements SipServletResponse
+public final class SipServletResponseImpl extends ServletResponseAdapter implements SipServletResponse
 {
     private final SipServletRequestImpl request;
     private int status;
@@ -562,80 +560,6 @@ public final class SipServletResponseImpl extends SipServletMessageImpl implemen
     public boolean isBranchResponse()
     {
         return branchResponse;
-    }
-
-    // ================================================================================================================
-    // ServletResponse: SIP is not a streaming protocol (JSR 289 §5.7): no output stream or writer
-    // ================================================================================================================
-
-    @Override
-    public ServletOutputStream getOutputStream()
-    {
-        return null;
-    }
-
-    @Override
-    public PrintWriter getWriter()
-    {
-        return null;
-    }
-
-    @Override
-    public void setCharacterEncoding(final String charset)
-    {
-        if (!applyCharacterEncoding(charset))
-        {
-            throw new IllegalArgumentException("unsupported charset " + charset);
-        }
-    }
-
-    @Override
-    public void setContentLengthLong(final long len)
-    {
-        setContentLength((int)len);
-    }
-
-    @Override
-    public void setBufferSize(final int size)
-    {
-        // no buffer: the response is written whole when sent
-    }
-
-    @Override
-    public int getBufferSize()
-    {
-        return 0;
-    }
-
-    @Override
-    public void flushBuffer()
-    {
-        // nothing buffered
-    }
-
-    @Override
-    public void resetBuffer()
-    {
-        // nothing buffered
-    }
-
-    @Override
-    public void reset()
-    {
-        checkWritable();
-    }
-
-    @Override
-    public void setLocale(final Locale locale)
-    {
-        setContentLanguage(locale);
-    }
-
-    @Override
-    public Locale getLocale()
-    {
-        final Locale l = getContentLanguage();
-        return null == l ? Locale.getDefault() : l;
     }
 
     @Override
