@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.epoll.EpollChannelOption;
@@ -56,7 +55,7 @@ import io.netty.util.AttributeKey;
  * {@link UdpPeerConfig#idleMillis()} is forgotten. An ICMP port unreachable reported on a connected socket
  * ({@code ECONNREFUSED}, RFC 3261 §18.4) closes that channel only, never a listening socket; see
  * {@link UdpShardSockets}. Every close made here first stops the shard's reader of that channel
- * ({@link UdpShardSockets#stopReading(Channel)}), whose duplicate descriptor would otherwise keep the socket open.
+ * ({@link UdpShardReads#stopReading(Channel)}), whose duplicate descriptor would otherwise keep the socket open.
  *
  * <p>Allocation: a {@link Peer} and a map entry per new peer counted, a channel per connection; nothing per datagram
  * of a peer counted.
@@ -97,9 +96,9 @@ final class UdpPeers
      */
     private final long quietNs;
     private final int maxTracked;
-    private final ChannelHandler handler;
+    /** The handler of the shard's peer channels, and its reader and counters of them. */
+    private final UdpPeerChannels channels;
     private final ChannelFutureListener onConnect = this::onConnect;
-    private final UdpShardSockets shard;
 
     /** Most recently used first; every tracked peer is on it. */
     private Peer head;
@@ -109,14 +108,13 @@ final class UdpPeers
     /** New peers seen while the table was full, for {@link #ADMIT_ONE_IN}. */
     private int turnedAway;
 
-    UdpPeers(final UdpPeerConfig config, final ChannelHandler handler, final UdpShardSockets shard)
+    UdpPeers(final UdpPeerConfig config, final UdpPeerChannels channels)
     {
         this.config = config;
         this.idleNs = TimeUnit.MILLISECONDS.toNanos(config.idleMillis());
         this.quietNs = TimeUnit.MILLISECONDS.toNanos(config.quietMillis());
         this.maxTracked = Math.max(64, 4 * config.maxConnected());
-        this.handler = handler;
-        this.shard = shard;
+        this.channels = channels;
     }
 
     /** How many connected channels are open (or opening). */
@@ -137,7 +135,7 @@ final class UdpPeers
      *
      * @return the peer; its {@link Peer#ctx} is non-null once its connected channel is active.
      */
-    Peer note(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address, final long nowNs)
+    Peer note(final UdpEndpoint endpoint, final InetSocketAddress address, final long nowNs)
     {
         Peer peer = endpoint.peers.get(address);
         if (null == peer)
@@ -215,7 +213,7 @@ final class UdpPeers
     }
 
     /** Forgets the peer {@code address} of {@code endpoint} (closing its channel). */
-    boolean forget(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address)
+    boolean forget(final UdpEndpoint endpoint, final InetSocketAddress address)
     {
         final Peer peer = endpoint.peers.get(address);
         if (null == peer)
@@ -265,10 +263,10 @@ final class UdpPeers
             {
                 peer.ctx.flush(); // what this read batch wrote to the peer still goes
             }
-            shard.stopReading(channel); // the shard's reader lets go of its duplicate first: nothing read after this
+            channels.stopReading(channel); // the shard's reader lets go of its duplicate first: nothing read after this
             onClosed(peer, channel);
             channel.close();
-            shard.countPeerClosed();
+            channels.countPeerClosed();
         }
     }
 
@@ -295,7 +293,7 @@ final class UdpPeers
                 return;
             }
         }
-        final UdpShardSockets.Endpoint endpoint = peer.endpoint;
+        final UdpEndpoint endpoint = peer.endpoint;
         final EpollDatagramChannel channel = new EpollDatagramChannel(
             peer.address.getAddress() instanceof Inet6Address ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET);
         peer.channel = channel;
@@ -314,11 +312,11 @@ final class UdpPeers
             channel.close();
             onClosed(peer, channel);
             peer.count = -8 * config.connectAfter(); // retry much later, not on every datagram
-            shard.countPeerOpenFailure(e);
+            channels.countPeerOpenFailure(e);
             return;
         }
         channel.attr(PEER).set(peer);
-        channel.pipeline().addLast(handler);
+        channel.pipeline().addLast(channels);
         // On this loop both complete at once: register inline, then bind to the listening address:port and connect.
         endpoint.loop.register(channel);
         channel.connect(peer.address, endpoint.local).addListener(onConnect);
@@ -328,7 +326,7 @@ final class UdpPeers
     {
         if (future.isSuccess())
         {
-            shard.countPeerOpened();
+            channels.countPeerOpened();
             return;
         }
         final Channel channel = future.channel();
@@ -339,7 +337,7 @@ final class UdpPeers
             peer.count = -8 * config.connectAfter();
         }
         channel.close();
-        shard.countPeerOpenFailure(future.cause());
+        channels.countPeerOpenFailure(future.cause());
     }
 
     private void linkFirst(final Peer peer)
@@ -383,9 +381,9 @@ final class UdpPeers
      * One (local address:port, peer) pair of a shard: its count, its place in the LRU list, and its connected channel
      * once opened. Owned by the shard's loop.
      */
-    static final class Peer extends UdpShardSockets.Sink
+    static final class Peer extends UdpSink
     {
-        final UdpShardSockets.Endpoint endpoint;
+        final UdpEndpoint endpoint;
         final InetSocketAddress address;
         /** Datagrams counted towards the connect; negative after a failed connect (a back-off). */
         int count;
@@ -396,7 +394,7 @@ final class UdpPeers
         Peer prev;
         Peer next;
 
-        Peer(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address)
+        Peer(final UdpEndpoint endpoint, final InetSocketAddress address)
         {
             this.endpoint = endpoint;
             this.address = address;
