@@ -88,7 +88,9 @@ final class UdpShardReads
         }
     }
 
-    /** Reads {@code peer}'s connected channel with recvmsg from now on, as a listening socket's; from its activation. */
+    /**
+     * Reads {@code peer}'s connected channel with recvmsg from now on, as a listening socket's; from its activation.
+     */
     void startReading(final ChannelHandlerContext ctx, final UdpPeers.Peer peer)
     {
         if (!(ctx.channel() instanceof EpollDatagramChannel epoll) || !epoll.isOpen())
