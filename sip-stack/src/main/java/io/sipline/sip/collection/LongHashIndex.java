@@ -190,7 +190,9 @@ public final class LongHashIndex<V>
         return true;
     }
 
-    /** Points the entry that holds {@code old} (by identity) under {@code key} at {@code replacement}; false if absent. */
+    /**
+     * Points the entry that holds {@code old} (by identity) under {@code key} at {@code replacement}; false if absent.
+     */
     public boolean replace(final long key, final V old, final V replacement)
     {
         for (int c = first(key); c >= 0; c = next(c, key))

@@ -12,29 +12,19 @@ import java.util.Arrays;
  *       display-name                  uri (name-addr)                     header parameters
  * </pre>
  *
- * <p>Grammar (RFC 3261 §25.1; §20.10, §20.20, §20.39):
- * <pre>
- *   value        =  STAR / ( ( name-addr / addr-spec ) *( SEMI generic-param ) )
- *   name-addr    =  [ display-name ] LAQUOT addr-spec RAQUOT
- *   display-name =  *( token LWS ) / quoted-string
- *   generic-param = token [ EQUAL gen-value ]       gen-value = token / host / quoted-string
- * </pre>
- * In the {@code addr-spec} form (no angle brackets) everything after the first ';' is a header parameter, not a
- * URI parameter, and the URI may not contain ',', '?' or ';' (RFC 3261 §20.10). Linear white space, including
- * folded lines (CRLF followed by SP or HTAB), is allowed where §25.1 puts SWS/LWS: around the value, before '&lt;',
- * after '&gt;', around ';' and '='. None is allowed inside the angle brackets (RFC 4475 §3.1.2.14), and an addr-spec
- * holding '?' is refused (RFC 4475 §3.1.2.13). One tolerance: a token display name may touch the '&lt;'
- * ({@code caller<sip:...>}, RFC 4475 §3.1.1.6 asks receivers to accept it). A Contact {@code *} is recognised as
- * {@link #isWildcard()}.
+ * <p>Grammar: RFC 3261 §25.1 ({@code name-addr / addr-spec}, {@code generic-param}; §20.10, §20.20, §20.39). In the
+ * {@code addr-spec} form everything after the first ';' is a header parameter, and the URI may not hold ',', '?' or
+ * ';'. Linear white space (folds included) is allowed where §25.1 puts SWS/LWS, never inside the angle brackets
+ * (RFC 4475 §3.1.2.13, §3.1.2.14); a token display name may touch the '&lt;' (RFC 4475 §3.1.1.6). A Contact {@code *}
+ * is {@link #isWildcard()}.
  *
- * <p>The URI is wrapped eagerly into an internal {@link SipUriFlyweight} ({@link #uri()}); the {@code tag} parameter
- * is located eagerly (it must have a token value and appear once), as are {@code expires} and {@code q}.
- * Parameters are kept in a table laid out as described in {@link ParamsComparison}; at most
- * {@value #DEFAULT_MAX_PARAMS} by default. Errors are values: {@code wrap} returns false, {@link #errorReason()}
- * says why and {@link #errorOffset()} where (a URI error is reported with the URI's reason and offset).
+ * <p>The URI is wrapped eagerly into an internal {@link SipUriFlyweight} ({@link #uri()}); {@code tag} (a token, at
+ * most once), {@code expires} and {@code q} are located eagerly; parameters are kept in a {@link ParamsComparison}
+ * table, at most {@value #DEFAULT_MAX_PARAMS} by default. Errors are values: {@code wrap} returns false,
+ * {@link #errorReason()} says why and {@link #errorOffset()} where.
  *
- * <p>Not thread-safe; one owner at a time. The buffer is borrowed for as long as the view is read; after the
- * parameter table has grown to the largest value seen, {@code wrap} allocates nothing.
+ * <p>Not thread-safe; one owner at a time. The buffer is borrowed for as long as the view is read; once the parameter
+ * table has grown to the largest value seen, {@code wrap} allocates nothing.
  */
 public final class NameAddrFlyweight
 {

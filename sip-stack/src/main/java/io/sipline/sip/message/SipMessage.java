@@ -261,7 +261,10 @@ public final class SipMessage
     // Start line
     // ============================================================================================================
 
-    /** The request method; {@link SipMethod#EXTENSION} for an unknown one (see {@link #methodName()}); null for responses. */
+    /**
+     * The request method; {@link SipMethod#EXTENSION} for an unknown one (see {@link #methodName()}); null for
+     * responses.
+     */
     public SipMethod method()
     {
         return method;

@@ -179,7 +179,8 @@ public final class SipMessageBuilder
     }
 
     private static final byte[] VIA_PREFIX = {':', ' ', 'S', 'I', 'P', '/', '2', '.', '0', '/'};
-    private static final byte[] BRANCH_PREFIX = {';', 'b', 'r', 'a', 'n', 'c', 'h', '=', 'z', '9', 'h', 'G', '4', 'b', 'K'};
+    private static final byte[] BRANCH_PREFIX =
+        {';', 'b', 'r', 'a', 'n', 'c', 'h', '=', 'z', '9', 'h', 'G', '4', 'b', 'K'};
     private static final byte[] RPORT = {';', 'r', 'p', 'o', 'r', 't'};
 
     /**

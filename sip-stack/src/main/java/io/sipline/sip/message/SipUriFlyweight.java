@@ -1,7 +1,5 @@
 package io.sipline.sip.message;
 
-import java.util.Arrays;
-
 /**
  * A reusable view of one URI (a Request-URI, or the URI inside a From/To/Contact/Route value), parsed where it lies:
  * {@link #wrap(byte[], int, int)} validates a span of bytes and records the offsets of each component; nothing is
@@ -19,6 +17,9 @@ import java.util.Arrays;
  * are located. Spans are absolute, half-open, raw (escapes kept); an absent component is -1/-1, an empty one
  * start == end. Parameters and headers are tables of four ints per entry ({@link ParamsComparison}), looked up without
  * allocating ({@link #paramIndex(byte[])}), bounded by the constructor's limits; a URI over them fails cleanly.
+ *
+ * <p>The grammar is parsed by {@link SipUriParser} into this view's fields, hosts are classified by {@link UriHosts}
+ * and characters by {@link UriChars}; {@link UriComparison} compares two views (RFC 3261 §19.1.4).
  *
  * <p>Errors are values: {@code wrap} returns false, {@link #errorReason()} names what is wrong (fit for a 400 reason
  * phrase) and {@link #errorOffset()} where.
@@ -80,109 +81,47 @@ public final class SipUriFlyweight
     static final String ERR_TEL_CONTEXT = "local number in tel URI without phone-context";
     static final String ERR_OPAQUE = "empty or malformed URI after the scheme";
 
-    private static final byte[] SIP = Ascii.lowerBytes("sip");
-    private static final byte[] SIPS = Ascii.lowerBytes("sips");
-    private static final byte[] TEL = Ascii.lowerBytes("tel");
-    private static final byte[] TRANSPORT = Ascii.lowerBytes("transport");
-    private static final byte[] USER = Ascii.lowerBytes("user");
-    private static final byte[] METHOD = Ascii.lowerBytes("method");
-    private static final byte[] TTL = Ascii.lowerBytes("ttl");
-    private static final byte[] MADDR = Ascii.lowerBytes("maddr");
-    private static final byte[] LR = Ascii.lowerBytes("lr");
     private static final byte[] PHONE = Ascii.lowerBytes("phone");
-    private static final byte[] PHONE_CONTEXT = Ascii.lowerBytes("phone-context");
-    private static final byte[] EXT = Ascii.lowerBytes("ext");
-    private static final byte[] ISUB = Ascii.lowerBytes("isub");
 
     private static final int INITIAL_PARAMS = 8;
     private static final int INITIAL_HEADERS = 4;
-    private static final int STRIDE = ParamsComparison.STRIDE;
+    static final int STRIDE = ParamsComparison.STRIDE;
 
-    // Character classes of RFC 3261 §25.1 (and RFC 3966 §3 for tel), one bit each; escapes are handled apart.
-    /** unreserved = alphanum / mark. */
-    private static final int C_UNRESERVED = 1;
-    /** user-unreserved = "&amp;" / "=" / "+" / "$" / "," / ";" / "?" / "/". */
-    private static final int C_USER = 2;
-    /** The extra password characters: "&amp;" / "=" / "+" / "$" / ",". */
-    private static final int C_PASSWORD = 4;
-    /** param-unreserved = "[" / "]" / "/" / ":" / "&amp;" / "+" / "$". */
-    private static final int C_PARAM = 8;
-    /** hnv-unreserved = "[" / "]" / "/" / "?" / ":" / "+" / "$". */
-    private static final int C_HNV = 16;
-    /** reserved = ";" / "/" / "?" / ":" / "@" / "&amp;" / "=" / "+" / "$" / ",". */
-    private static final int C_RESERVED = 32;
-    /** Characters of a hostname or IPv4 address: alphanum / "-" / ".". */
-    private static final int C_HOST = 64;
-    /** RFC 3966 visual-separator = "-" / "." / "(" / ")". */
-    private static final int C_SEPARATOR = 128;
-    /** RFC 3966 uric without ";" (the parameter delimiter), for the isub value. */
-    private static final int C_URIC_NO_SEMI = 256;
-    /** RFC 3261 §25.1 scheme characters after the first: ALPHA / DIGIT / "+" / "-" / ".". */
-    private static final int C_SCHEME = 512;
+    // Parse state: written by SipUriParser (hence package-private), read through the accessors below.
+    final int maxParams;
+    final int maxHeaders;
+    int[] params = new int[INITIAL_PARAMS * STRIDE];
+    int[] headers = new int[INITIAL_HEADERS * STRIDE];
 
-    private static final short[] CLASS = new short[256];
-
-    static
-    {
-        for (int c = 0; c < 128; c++)
-        {
-            final byte b = (byte)c;
-            int bits = 0;
-            if (Ascii.isUnreserved(b))
-            {
-                bits |= C_UNRESERVED | C_URIC_NO_SEMI;
-            }
-            if (Ascii.isAlpha(b) || Ascii.isDigit(b))
-            {
-                bits |= C_HOST | C_SCHEME;
-            }
-            CLASS[c] = (short)bits;
-        }
-        mark("&=+$,;?/", C_USER);
-        mark("&=+$,", C_PASSWORD);
-        mark("[]/:&+$", C_PARAM);
-        mark("[]/?:+$", C_HNV);
-        mark(";/?:@&=+$,", C_RESERVED);
-        mark("/?:@&=+$,", C_URIC_NO_SEMI);
-        mark("-.", C_HOST);
-        mark("-.()", C_SEPARATOR);
-        mark("+-.", C_SCHEME);
-    }
-
-    private final int maxParams;
-    private final int maxHeaders;
-    private int[] params = new int[INITIAL_PARAMS * STRIDE];
-    private int[] headers = new int[INITIAL_HEADERS * STRIDE];
-
-    private byte[] buf;
-    private int start;
-    private int end;
-    private int scheme;
-    private int schemeEnd;
-    private int userStart;
-    private int userEnd;
-    private int passwordStart;
-    private int passwordEnd;
-    private int hostStart;
-    private int hostEnd;
-    private int hostType;
-    private int port;
-    private int hostPortEnd;
-    private int headersStart;
-    private int paramCount;
-    private int headerCount;
-    private int transportIndex;
-    private int userParamIndex;
-    private int methodIndex;
-    private int ttlIndex;
-    private int maddrIndex;
-    private int lrIndex;
-    private int phoneContextIndex;
-    private int extIndex;
-    private int isubIndex;
-    private int ttl;
-    private String errorReason;
-    private int errorOffset;
+    byte[] buf;
+    int start;
+    int end;
+    int scheme;
+    int schemeEnd;
+    int userStart;
+    int userEnd;
+    int passwordStart;
+    int passwordEnd;
+    int hostStart;
+    int hostEnd;
+    int hostType;
+    int port;
+    int hostPortEnd;
+    int headersStart;
+    int paramCount;
+    int headerCount;
+    int transportIndex;
+    int userParamIndex;
+    int methodIndex;
+    int ttlIndex;
+    int maddrIndex;
+    int lrIndex;
+    int phoneContextIndex;
+    int extIndex;
+    int isubIndex;
+    int ttl;
+    String errorReason;
+    int errorOffset;
 
     /** A view with the default limits ({@value #DEFAULT_MAX_PARAMS} parameters and headers). */
     public SipUriFlyweight()
@@ -226,51 +165,7 @@ public final class SipUriFlyweight
         {
             return fail(ERR_BOUNDS, start);
         }
-
-        // RFC 3261 §25.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
-        int p = start;
-        if (p >= end || !Ascii.isAlpha(buf[p]))
-        {
-            return fail(ERR_SCHEME, p);
-        }
-        p++;
-        while (p < end && is(buf[p], C_SCHEME))
-        {
-            p++;
-        }
-        if (p >= end || buf[p] != ':')
-        {
-            return fail(ERR_SCHEME, p);
-        }
-        schemeEnd = p;
-
-        final boolean ok;
-        final int kind;
-        if (Ascii.equalsIgnoreCase(buf, start, p, SIP))
-        {
-            kind = SCHEME_SIP;
-            ok = parseSip(p + 1);
-        }
-        else if (Ascii.equalsIgnoreCase(buf, start, p, SIPS))
-        {
-            kind = SCHEME_SIPS;
-            ok = parseSip(p + 1);
-        }
-        else if (Ascii.equalsIgnoreCase(buf, start, p, TEL))
-        {
-            kind = SCHEME_TEL;
-            ok = parseTel(p + 1);
-        }
-        else
-        {
-            kind = SCHEME_OTHER;
-            ok = parseOpaque(p + 1);
-        }
-        if (ok)
-        {
-            scheme = kind;
-        }
-        return ok;
+        return SipUriParser.parse(this);
     }
 
     /** Forgets the wrapped span; the view reads as not valid until the next successful {@code wrap}. */
@@ -775,7 +670,7 @@ public final class SipUriFlyweight
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // Static grammar helpers, shared with NameAddrFlyweight and UriComparison
+    // Static grammar helpers ({@link UriHosts}, {@link UriChars}), shared with NameAddrFlyweight and UriComparison
     // ---------------------------------------------------------------------------------------------------------------
 
     /**
@@ -786,57 +681,13 @@ public final class SipUriFlyweight
      */
     public static int hostType(final byte[] buf, final int start, final int end)
     {
-        if (start >= end)
-        {
-            return HOST_NONE;
-        }
-        if (buf[start] == '[')
-        {
-            return end - start >= 2 && buf[end - 1] == ']' && isIpv6(buf, start + 1, end - 1) ? HOST_IPV6 : HOST_NONE;
-        }
-        if (ipv4Value(buf, start, end) >= 0)
-        {
-            return HOST_IPV4;
-        }
-        return isHostname(buf, start, end) ? HOST_NAME : HOST_NONE;
+        return UriHosts.hostType(buf, start, end);
     }
 
-    /**
-     * RFC 3261 §25.1 {@code hostname = *( domainlabel "." ) toplabel [ "." ]}; labels are alphanumerics with inner
-     * hyphens, and the top label starts with a letter.
-     */
+    /** RFC 3261 §25.1 {@code hostname}; see {@link UriHosts#isHostname}. */
     public static boolean isHostname(final byte[] buf, final int start, final int end)
     {
-        int last = end;
-        if (last > start && buf[last - 1] == '.')
-        {
-            last--;
-        }
-        if (last <= start)
-        {
-            return false;
-        }
-        int labelStart = start;
-        for (int p = start; p <= last; p++)
-        {
-            if (p == last || buf[p] == '.')
-            {
-                if (p == labelStart || !isAlphanum(buf[labelStart]) || !isAlphanum(buf[p - 1]))
-                {
-                    return false;
-                }
-                if (p == last && !Ascii.isAlpha(buf[labelStart]))
-                {
-                    return false;
-                }
-                labelStart = p + 1;
-            }
-            else if (!isAlphanum(buf[p]) && buf[p] != '-')
-            {
-                return false;
-            }
-        }
-        return true;
+        return UriHosts.isHostname(buf, start, end);
     }
 
     /**
@@ -846,657 +697,40 @@ public final class SipUriFlyweight
      */
     public static long ipv4Value(final byte[] buf, final int start, final int end)
     {
-        long value = 0;
-        int p = start;
-        for (int octet = 0; octet < 4; octet++)
-        {
-            if (octet > 0)
-            {
-                if (p >= end || buf[p] != '.')
-                {
-                    return -1;
-                }
-                p++;
-            }
-            final int digitsStart = p;
-            int v = 0;
-            while (p < end && p - digitsStart < 3 && Ascii.isDigit(buf[p]))
-            {
-                v = v * 10 + (buf[p] - '0');
-                p++;
-            }
-            if (p == digitsStart || v > 255)
-            {
-                return -1;
-            }
-            value = (value << 8) | v;
-        }
-        return p == end ? value : -1;
+        return UriHosts.ipv4Value(buf, start, end);
     }
 
-    /**
-     * RFC 3261 §25.1 {@code IPv6address} as corrected by RFC 5954 §4.1 (the RFC 4291 §2.2 text forms): eight
-     * groups of 1 to 4 hex digits, at most one {@code ::} standing for one or more zero groups, and an optional
-     * IPv4 address as the last 32 bits. The span excludes the brackets.
-     */
+    /** RFC 3261 §25.1 {@code IPv6address} as corrected by RFC 5954 §4.1; see {@link UriHosts#isIpv6}. */
     public static boolean isIpv6(final byte[] buf, final int start, final int end)
     {
-        if (ipv6Walk(buf, start, end, -1) >= 0)
-        {
-            return true;
-        }
-        // RFC 5118 §4.9: the RFC 3261 ABNF lets three colons through before an embedded IPv4 address
-        // ("2001:db8:::192.0.2.1"); such messages exist, and are to be accepted as "::". Rare: a copy is fine here.
-        for (int i = start; i + 3 < end; i++)
-        {
-            if (buf[i] == ':' && buf[i + 1] == ':' && buf[i + 2] == ':' && Ascii.isDigit(buf[i + 3])
-                && Ascii.indexOf(buf, i + 3, end, (byte)':') < 0 && Ascii.indexOf(buf, i + 3, end, (byte)'.') > 0)
-            {
-                final byte[] fixed = new byte[end - start - 1];
-                System.arraycopy(buf, start, fixed, 0, i - start);
-                System.arraycopy(buf, i + 1, fixed, i - start, end - i - 1);
-                return ipv6Walk(fixed, 0, fixed.length, -1) >= 0;
-            }
-        }
-        return false;
+        return UriHosts.isIpv6(buf, start, end);
     }
 
-    /**
-     * Group {@code k} (0..7, most significant first) of a valid IPv6 address (no brackets): the 16-bit value a
-     * canonical form would show, so that {@code 2001:db8::1} and {@code 2001:0DB8:0:0::1} compare equal.
-     */
+    /** Group {@code k} (0..7) of a valid IPv6 address as a canonical form shows it; see {@link UriHosts#ipv6Group}. */
     static int ipv6Group(final byte[] buf, final int start, final int end, final int k)
     {
-        final int shape = ipv6Walk(buf, start, end, -1);
-        if (shape < 0)
-        {
-            return -1;
-        }
-        final int before = shape >> 4;
-        final int after = shape & 0xF;
-        if (k < before)
-        {
-            return ipv6Walk(buf, start, end, k);
-        }
-        if (k >= 8 - after)
-        {
-            return ipv6Walk(buf, start, end, before + k - (8 - after));
-        }
-        return 0;
+        return UriHosts.ipv6Group(buf, start, end, k);
     }
 
     /** RFC 3261 §25.1 {@code reserved}. */
     static boolean isReserved(final int c)
     {
-        return c >= 0 && c < 256 && (CLASS[c] & C_RESERVED) != 0;
+        return UriChars.isReserved(c);
     }
 
     /** RFC 3966 §3 {@code visual-separator}. */
     static boolean isVisualSeparator(final byte b)
     {
-        return (CLASS[b & 0xFF] & C_SEPARATOR) != 0;
+        return UriChars.isVisualSeparator(b);
     }
 
-    // ---------------------------------------------------------------------------------------------------------------
-    // Parsing
-    // ---------------------------------------------------------------------------------------------------------------
-
-    /**
-     * RFC 3261 §25.1:
-     * <pre>
-     * SIP-URI   =  "sip:" [ userinfo ] hostport uri-parameters [ headers ]
-     * userinfo  =  ( user / telephone-subscriber ) [ ":" password ] "@"
-     * </pre>
-     * No other part of a SIP-URI may hold an unescaped '@' (paramchar, hname and hvalue exclude it), so the first
-     * '@' ends the userinfo, and the first ':' before it (absent from user) starts the password.
-     */
-    private boolean parseSip(final int from)
-    {
-        int p = from;
-        final int at = Ascii.indexOf(buf, from, end, (byte)'@');
-        if (at >= 0)
-        {
-            final int colon = Ascii.indexOf(buf, from, at, (byte)':');
-            final int uEnd = colon >= 0 ? colon : at;
-            if (uEnd == from)
-            {
-                return fail(ERR_EMPTY_USER, from); // §19.1.1: "If the @ sign is present ... MUST NOT be empty"
-            }
-            // user = 1*( unreserved / escaped / user-unreserved )
-            int q = scan(from, uEnd, C_UNRESERVED | C_USER);
-            if (q < 0)
-            {
-                return false;
-            }
-            if (q != uEnd)
-            {
-                return fail(ERR_USER, q);
-            }
-            userStart = from;
-            userEnd = uEnd;
-            if (colon >= 0)
-            {
-                // password = *( unreserved / escaped / "&" / "=" / "+" / "$" / "," )
-                q = scan(colon + 1, at, C_UNRESERVED | C_PASSWORD);
-                if (q < 0)
-                {
-                    return false;
-                }
-                if (q != at)
-                {
-                    return fail(ERR_PASSWORD, q);
-                }
-                passwordStart = colon + 1;
-                passwordEnd = at;
-            }
-            p = at + 1;
-        }
-
-        p = parseHost(p);
-        if (p < 0)
-        {
-            return false;
-        }
-        if (p < end && buf[p] == ':')
-        {
-            // port = 1*DIGIT, and a port is 16 bits
-            int q = p + 1;
-            int value = 0;
-            while (q < end && Ascii.isDigit(buf[q]))
-            {
-                value = value * 10 + (buf[q] - '0');
-                if (value > 65535)
-                {
-                    return fail(ERR_PORT, p + 1);
-                }
-                q++;
-            }
-            if (q == p + 1)
-            {
-                return fail(ERR_PORT, q);
-            }
-            port = value;
-            p = q;
-        }
-        hostPortEnd = p;
-
-        // uri-parameters = *( ";" uri-parameter )
-        while (p < end && buf[p] == ';')
-        {
-            p = parseSipParam(p + 1);
-            if (p < 0)
-            {
-                return false;
-            }
-        }
-        headersStart = p;
-        if (p < end && buf[p] == '?')
-        {
-            p = parseHeaders(p + 1);
-            if (p < 0)
-            {
-                return false;
-            }
-        }
-        if (p != end)
-        {
-            return fail(ERR_CHAR, p);
-        }
-        return true;
-    }
-
-    /** host = hostname / IPv4address / IPv6reference; returns the index after the host, or -1. */
-    private int parseHost(final int from)
-    {
-        if (from >= end)
-        {
-            fail(ERR_EMPTY_HOST, from);
-            return -1;
-        }
-        if (buf[from] == '[')
-        {
-            // RFC 5118 §4: IPv6reference = "[" IPv6address "]"
-            final int close = Ascii.indexOf(buf, from + 1, end, (byte)']');
-            if (close < 0)
-            {
-                fail(ERR_IPV6_UNTERMINATED, from);
-                return -1;
-            }
-            if (!isIpv6(buf, from + 1, close))
-            {
-                fail(ERR_IPV6, from + 1);
-                return -1;
-            }
-            hostStart = from;
-            hostEnd = close + 1;
-            hostType = HOST_IPV6;
-            return close + 1;
-        }
-        int p = from;
-        while (p < end && is(buf[p], C_HOST))
-        {
-            p++;
-        }
-        if (p == from)
-        {
-            fail(ERR_EMPTY_HOST, from);
-            return -1;
-        }
-        if (ipv4Value(buf, from, p) >= 0)
-        {
-            hostType = HOST_IPV4;
-        }
-        else if (isHostname(buf, from, p))
-        {
-            hostType = HOST_NAME;
-        }
-        else
-        {
-            fail(ERR_HOST, from);
-            return -1;
-        }
-        hostStart = from;
-        hostEnd = p;
-        return p;
-    }
-
-    /**
-     * One uri-parameter after its ';' (RFC 3261 §25.1):
-     * <pre>
-     * other-param  =  pname [ "=" pvalue ]      pname = 1*paramchar   pvalue = 1*paramchar
-     * paramchar    =  param-unreserved / unreserved / escaped
-     * </pre>
-     * The well-known parameters are located and their values checked against their own rules.
-     */
-    private int parseSipParam(final int from)
-    {
-        final int nameEnd = scan(from, end, C_UNRESERVED | C_PARAM);
-        if (nameEnd < 0)
-        {
-            return -1;
-        }
-        if (nameEnd == from)
-        {
-            fail(ERR_PARAM_NAME, from);
-            return -1;
-        }
-        int valueStart = -1;
-        int valueEnd = -1;
-        int p = nameEnd;
-        if (p < end && buf[p] == '=')
-        {
-            valueStart = p + 1;
-            valueEnd = scan(valueStart, end, C_UNRESERVED | C_PARAM);
-            if (valueEnd < 0)
-            {
-                return -1;
-            }
-            if (valueEnd == valueStart)
-            {
-                fail(ERR_PARAM_VALUE, valueStart);
-                return -1;
-            }
-            p = valueEnd;
-        }
-        final int index = paramCount;
-        if (!addParam(from, nameEnd, valueStart, valueEnd))
-        {
-            fail(ERR_TOO_MANY_PARAMS, from);
-            return -1;
-        }
-
-        final int nameLength = nameEnd - from;
-        if (nameLength == 2 && lrIndex < 0 && Ascii.equalsIgnoreCase(buf, from, nameEnd, LR))
-        {
-            lrIndex = index; // lr-param = "lr" (a value, as in "lr=on", is tolerated as other-param)
-        }
-        else if (nameLength == 9 && transportIndex < 0 && Ascii.equalsIgnoreCase(buf, from, nameEnd, TRANSPORT))
-        {
-            transportIndex = index;
-            return isToken(valueStart, valueEnd) ? p : failAt(ERR_PARAM_TOKEN, from);
-        }
-        else if (nameLength == 4 && userParamIndex < 0 && Ascii.equalsIgnoreCase(buf, from, nameEnd, USER))
-        {
-            userParamIndex = index;
-            return isToken(valueStart, valueEnd) ? p : failAt(ERR_PARAM_TOKEN, from);
-        }
-        else if (nameLength == 6 && methodIndex < 0 && Ascii.equalsIgnoreCase(buf, from, nameEnd, METHOD))
-        {
-            methodIndex = index;
-            return isToken(valueStart, valueEnd) ? p : failAt(ERR_PARAM_TOKEN, from);
-        }
-        else if (nameLength == 3 && ttlIndex < 0 && Ascii.equalsIgnoreCase(buf, from, nameEnd, TTL))
-        {
-            // ttl = 1*3DIGIT ; 0 to 255
-            ttlIndex = index;
-            final long value = valueStart < 0 || valueEnd - valueStart > 3 ?
-                -1 : Ascii.parseNatural(buf, valueStart, valueEnd);
-            if (value < 0 || value > 255)
-            {
-                return failAt(ERR_TTL, from);
-            }
-            ttl = (int)value;
-        }
-        else if (nameLength == 5 && maddrIndex < 0 && Ascii.equalsIgnoreCase(buf, from, nameEnd, MADDR))
-        {
-            // maddr-param = "maddr=" host
-            maddrIndex = index;
-            if (valueStart < 0 || hostType(buf, valueStart, valueEnd) == HOST_NONE)
-            {
-                return failAt(ERR_MADDR, from);
-            }
-        }
-        return p;
-    }
-
-    /**
-     * headers = "?" header *( "&amp;" header ); header = hname "=" hvalue (RFC 3261 §25.1), where
-     * {@code hname = 1*( hnv-unreserved / unreserved / escaped )} and hvalue is the same but may be empty.
-     */
-    private int parseHeaders(final int from)
-    {
-        int p = from;
-        while (true)
-        {
-            final int nameEnd = scan(p, end, C_UNRESERVED | C_HNV);
-            if (nameEnd < 0)
-            {
-                return -1;
-            }
-            if (nameEnd == p)
-            {
-                fail(ERR_HEADER_NAME, p);
-                return -1;
-            }
-            if (nameEnd >= end || buf[nameEnd] != '=')
-            {
-                fail(ERR_HEADER_EQUALS, nameEnd);
-                return -1;
-            }
-            final int valueEnd = scan(nameEnd + 1, end, C_UNRESERVED | C_HNV);
-            if (valueEnd < 0)
-            {
-                return -1;
-            }
-            if (!addHeader(p, nameEnd, nameEnd + 1, valueEnd))
-            {
-                fail(ERR_TOO_MANY_HEADERS, p);
-                return -1;
-            }
-            if (valueEnd < end && buf[valueEnd] == '&')
-            {
-                p = valueEnd + 1;
-            }
-            else
-            {
-                return valueEnd;
-            }
-        }
-    }
-
-    /**
-     * RFC 3966 §3:
-     * <pre>
-     * telephone-subscriber = global-number / local-number
-     * global-number        = global-number-digits *par
-     * local-number         = local-number-digits *par context *par
-     * global-number-digits = "+" *phonedigit DIGIT *phonedigit
-     * local-number-digits  = *phonedigit-hex (HEXDIG / "*" / "#") *phonedigit-hex
-     * par                  = parameter / extension / isdn-subaddress
-     * </pre>
-     */
-    private boolean parseTel(final int from)
-    {
-        int p = from;
-        int significant = 0;
-        if (p < end && buf[p] == '+')
-        {
-            p++;
-            while (p < end && (Ascii.isDigit(buf[p]) || is(buf[p], C_SEPARATOR)))
-            {
-                significant += Ascii.isDigit(buf[p]) ? 1 : 0;
-                p++;
-            }
-        }
-        else
-        {
-            while (p < end && (isLocalDigit(buf[p]) || is(buf[p], C_SEPARATOR)))
-            {
-                significant += isLocalDigit(buf[p]) ? 1 : 0;
-                p++;
-            }
-        }
-        if (significant == 0)
-        {
-            return fail(ERR_TEL_NUMBER, from);
-        }
-        userStart = from;
-        userEnd = p;
-        hostPortEnd = p;
-        while (p < end && buf[p] == ';')
-        {
-            p = parseTelParam(p + 1);
-            if (p < 0)
-            {
-                return false;
-            }
-        }
-        if (p != end)
-        {
-            return fail(ERR_CHAR, p);
-        }
-        headersStart = end;
-        if (buf[from] != '+' && phoneContextIndex < 0)
-        {
-            return fail(ERR_TEL_CONTEXT, from); // §3: local-number requires context
-        }
-        return true;
-    }
-
-    /**
-     * One tel parameter after its ';' (RFC 3966 §3):
-     * <pre>
-     * isdn-subaddress = ";isub=" 1*uric          extension = ";ext=" 1*phonedigit
-     * context         = ";phone-context=" descriptor      descriptor = domainname / global-number-digits
-     * parameter       = ";" pname ["=" pvalue ]  pname = 1*( alphanum / "-" )   pvalue = 1*paramchar
-     * </pre>
-     */
-    private int parseTelParam(final int from)
-    {
-        int p = from;
-        while (p < end && (isAlphanum(buf[p]) || buf[p] == '-'))
-        {
-            p++;
-        }
-        final int nameEnd = p;
-        if (nameEnd == from)
-        {
-            fail(ERR_TEL_PARAM, from);
-            return -1;
-        }
-        final boolean isub = Ascii.equalsIgnoreCase(buf, from, nameEnd, ISUB);
-        int valueStart = -1;
-        int valueEnd = -1;
-        if (p < end && buf[p] == '=')
-        {
-            valueStart = p + 1;
-            valueEnd = scan(valueStart, end, isub ? C_URIC_NO_SEMI : C_UNRESERVED | C_PARAM);
-            if (valueEnd < 0)
-            {
-                return -1;
-            }
-            if (valueEnd == valueStart)
-            {
-                fail(ERR_TEL_PARAM, valueStart);
-                return -1;
-            }
-            p = valueEnd;
-        }
-        final int index = paramCount;
-        if (!addParam(from, nameEnd, valueStart, valueEnd))
-        {
-            fail(ERR_TOO_MANY_PARAMS, from);
-            return -1;
-        }
-        if (isub)
-        {
-            if (valueStart < 0)
-            {
-                return failAt(ERR_TEL_PARAM, from);
-            }
-            if (isubIndex < 0)
-            {
-                isubIndex = index;
-            }
-        }
-        else if (Ascii.equalsIgnoreCase(buf, from, nameEnd, EXT))
-        {
-            if (valueStart < 0 || !isPhoneDigits(buf, valueStart, valueEnd))
-            {
-                return failAt(ERR_TEL_PARAM, from);
-            }
-            if (extIndex < 0)
-            {
-                extIndex = index;
-            }
-        }
-        else if (Ascii.equalsIgnoreCase(buf, from, nameEnd, PHONE_CONTEXT))
-        {
-            if (valueStart < 0 || !isDescriptor(buf, valueStart, valueEnd))
-            {
-                return failAt(ERR_TEL_PARAM, from);
-            }
-            if (phoneContextIndex < 0)
-            {
-                phoneContextIndex = index;
-            }
-        }
-        return p;
-    }
-
-    /** absoluteURI = scheme ":" ( hier-part / opaque-part ), checked as 1*uric (plus '[' ']' of RFC 2732). */
-    private boolean parseOpaque(final int from)
-    {
-        if (from >= end)
-        {
-            return fail(ERR_OPAQUE, from);
-        }
-        final int p = scan(from, end, C_UNRESERVED | C_RESERVED | C_PARAM);
-        if (p < 0)
-        {
-            return false;
-        }
-        if (p != end)
-        {
-            return fail(ERR_CHAR, p);
-        }
-        headersStart = end;
-        hostPortEnd = end;
-        return true;
-    }
-
-    // ---------------------------------------------------------------------------------------------------------------
-    // Small helpers
-    // ---------------------------------------------------------------------------------------------------------------
-
-    /**
-     * Advances over bytes of the given classes and over well-formed escapes ({@code "%" HEXDIG HEXDIG}).
-     *
-     * @return the index of the first byte that matches neither, or -1 (error set) on a malformed escape.
-     */
-    private int scan(final int from, final int limit, final int mask)
-    {
-        int p = from;
-        while (p < limit)
-        {
-            final byte b = buf[p];
-            if ((CLASS[b & 0xFF] & mask) != 0)
-            {
-                p++;
-            }
-            else if (b == '%')
-            {
-                if (p + 2 >= limit || !Ascii.isHexDigit(buf[p + 1]) || !Ascii.isHexDigit(buf[p + 2]))
-                {
-                    fail(ERR_ESCAPE, p);
-                    return -1;
-                }
-                p += 3;
-            }
-            else
-            {
-                break;
-            }
-        }
-        return p;
-    }
-
-    private boolean isToken(final int from, final int to)
-    {
-        if (from < 0 || from >= to)
-        {
-            return false;
-        }
-        for (int i = from; i < to; i++)
-        {
-            if (!Ascii.isTokenChar(buf[i]))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private boolean addParam(final int nameStart, final int nameEnd, final int valueStart, final int valueEnd)
-    {
-        if (paramCount >= maxParams)
-        {
-            return false;
-        }
-        final int base = paramCount * STRIDE;
-        if (base + STRIDE > params.length)
-        {
-            params = Arrays.copyOf(params, Math.min(params.length * 2, maxParams * STRIDE));
-        }
-        params[base + ParamsComparison.NAME_START] = nameStart;
-        params[base + ParamsComparison.NAME_END] = nameEnd;
-        params[base + ParamsComparison.VALUE_START] = valueStart;
-        params[base + ParamsComparison.VALUE_END] = valueEnd;
-        paramCount++;
-        return true;
-    }
-
-    private boolean addHeader(final int nameStart, final int nameEnd, final int valueStart, final int valueEnd)
-    {
-        if (headerCount >= maxHeaders)
-        {
-            return false;
-        }
-        final int base = headerCount * STRIDE;
-        if (base + STRIDE > headers.length)
-        {
-            headers = Arrays.copyOf(headers, Math.min(headers.length * 2, maxHeaders * STRIDE));
-        }
-        headers[base + ParamsComparison.NAME_START] = nameStart;
-        headers[base + ParamsComparison.NAME_END] = nameEnd;
-        headers[base + ParamsComparison.VALUE_START] = valueStart;
-        headers[base + ParamsComparison.VALUE_END] = valueEnd;
-        headerCount++;
-        return true;
-    }
-
-    private boolean fail(final String reason, final int offset)
+    /** Records a failed parse: the view reads as not valid, with the reason and where. Returns false. */
+    boolean fail(final String reason, final int offset)
     {
         scheme = SCHEME_NONE;
         errorReason = reason;
         errorOffset = offset;
         return false;
-    }
-
-    private int failAt(final String reason, final int offset)
-    {
-        fail(reason, offset);
-        return -1;
     }
 
     private static int valueStartOf(final int[] table, final int index)
@@ -1507,171 +741,5 @@ public final class SipUriFlyweight
     private static int valueEndOf(final int[] table, final int index)
     {
         return index < 0 ? -1 : table[index * STRIDE + ParamsComparison.VALUE_END];
-    }
-
-    private static boolean is(final byte b, final int mask)
-    {
-        return (CLASS[b & 0xFF] & mask) != 0;
-    }
-
-    private static boolean isAlphanum(final byte b)
-    {
-        return Ascii.isAlpha(b) || Ascii.isDigit(b);
-    }
-
-    /** RFC 3966 §3: HEXDIG / "*" / "#", the significant characters of a local number. */
-    private static boolean isLocalDigit(final byte b)
-    {
-        return Ascii.isHexDigit(b) || b == '*' || b == '#';
-    }
-
-    /** RFC 3966 §3: 1*phonedigit, phonedigit = DIGIT / visual-separator. */
-    private static boolean isPhoneDigits(final byte[] buf, final int start, final int end)
-    {
-        if (start >= end)
-        {
-            return false;
-        }
-        for (int i = start; i < end; i++)
-        {
-            if (!Ascii.isDigit(buf[i]) && !isVisualSeparator(buf[i]))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** RFC 3966 §3: descriptor = domainname / global-number-digits. */
-    private static boolean isDescriptor(final byte[] buf, final int start, final int end)
-    {
-        if (start < end && buf[start] == '+')
-        {
-            boolean digit = false;
-            for (int i = start + 1; i < end; i++)
-            {
-                if (Ascii.isDigit(buf[i]))
-                {
-                    digit = true;
-                }
-                else if (!isVisualSeparator(buf[i]))
-                {
-                    return false;
-                }
-            }
-            return digit;
-        }
-        return isHostname(buf, start, end);
-    }
-
-    /**
-     * Walks an IPv6 address. With {@code target < 0}, validates it and returns its shape: (groups written before
-     * "::") &lt;&lt; 4 | (groups written after it), with 8 before and 0 after when there is no "::"; -1 when the
-     * address is malformed. With {@code target >= 0}, returns the value of the {@code target}-th group as written
-     * (an IPv4 tail counts as two groups).
-     */
-    private static int ipv6Walk(final byte[] buf, final int start, final int end, final int target)
-    {
-        int listed = 0;
-        int before = -1;
-        int p = start;
-        if (end - start >= 2 && buf[p] == ':' && buf[p + 1] == ':')
-        {
-            before = 0;
-            p += 2;
-            if (p == end)
-            {
-                return 0; // "::" alone: shape 0 before, 0 after
-            }
-        }
-        else if (p >= end || buf[p] == ':')
-        {
-            return -1;
-        }
-        while (true)
-        {
-            final int groupStart = p;
-            int value = 0;
-            while (p < end && p - groupStart < 4 && Ascii.isHexDigit(buf[p]))
-            {
-                value = (value << 4) | Ascii.hexValue(buf[p]);
-                p++;
-            }
-            if (p < end && buf[p] == '.')
-            {
-                // IPv6address = hexpart [ ":" IPv4address ]: the last 32 bits, written as a dotted quad
-                final long v4 = ipv4Value(buf, groupStart, end);
-                if (v4 < 0 || listed + 2 > 8)
-                {
-                    return -1;
-                }
-                if (target == listed)
-                {
-                    return (int)(v4 >>> 16);
-                }
-                if (target == listed + 1)
-                {
-                    return (int)(v4 & 0xFFFF);
-                }
-                listed += 2;
-                break;
-            }
-            if (p == groupStart || (p < end && Ascii.isHexDigit(buf[p])))
-            {
-                return -1; // empty group, or more than 4 hex digits
-            }
-            if (target == listed)
-            {
-                return value;
-            }
-            listed++;
-            if (listed > 8)
-            {
-                return -1;
-            }
-            if (p == end)
-            {
-                break;
-            }
-            if (buf[p] != ':')
-            {
-                return -1;
-            }
-            p++;
-            if (p < end && buf[p] == ':')
-            {
-                if (before >= 0)
-                {
-                    return -1; // a second "::"
-                }
-                before = listed;
-                p++;
-                if (p == end)
-                {
-                    break;
-                }
-            }
-            else if (p == end)
-            {
-                return -1; // a trailing single ':'
-            }
-        }
-        if (target >= 0)
-        {
-            return -1;
-        }
-        if (before < 0)
-        {
-            return listed == 8 ? 8 << 4 : -1;
-        }
-        return listed <= 7 ? (before << 4) | (listed - before) : -1; // "::" stands for at least one group
-    }
-
-    private static void mark(final String chars, final int bit)
-    {
-        for (int i = 0; i < chars.length(); i++)
-        {
-            CLASS[chars.charAt(i)] |= (short)bit;
-        }
     }
 }

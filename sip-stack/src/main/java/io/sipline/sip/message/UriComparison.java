@@ -4,31 +4,19 @@ package io.sipline.sip.message;
  * URI equality as the RFCs define it, over wrapped {@link SipUriFlyweight}s (or over raw spans, with scratch
  * flyweights supplied by the caller).
  *
- * <p><b>SIP and SIPS</b> (RFC 3261 §19.1.4):
- * <ul>
- *   <li>a SIP and a SIPS URI are never equivalent;</li>
- *   <li>user and password must both be absent or both present and equal, case-sensitively, once escapes of
- *       non-reserved characters are decoded ({@code %61lice} equals {@code alice}; {@code %41} does not);</li>
- *   <li>hosts compare ignoring case, with no DNS lookup (a name never equals an address); IPv4 and IPv6 addresses
- *       compare by value, so {@code [2001:db8::1]} equals {@code [2001:DB8:0:0:0:0:0:1]};</li>
- *   <li>ports must both be absent or equal (absent is not 5060);</li>
- *   <li>a {@code transport}, {@code user}, {@code ttl}, {@code method} or {@code maddr} parameter present in only
- *       one URI never matches; any parameter present in both must match (names and values ignoring case, escapes
- *       decoded); other parameters present in only one are ignored;</li>
- *   <li>headers must match as a set: same number, each header of one matched by a distinct header of the other
- *       with the same name (ignoring case) and the same value (case-sensitive, escapes decoded). RFC 3261 §19.1.4
- *       defers header value matching to the rules of each header field (§20); comparing values exactly is the
- *       conservative reading: it never calls two different values equal.</li>
- * </ul>
- * Note that this equality is not transitive ({@code ;security=on} and {@code ;security=off} both equal the URI
- * without the parameter, not each other).
+ * <p><b>SIP and SIPS</b> (RFC 3261 §19.1.4): never SIP against SIPS; user and password both absent or equal
+ * case-sensitively once escapes of non-reserved characters are decoded; hosts ignoring case, without DNS, IPv4 and
+ * IPv6 addresses by value ({@code [2001:db8::1]} equals {@code [2001:DB8:0:0:0:0:0:1]}); ports both absent or equal;
+ * {@code transport}, {@code user}, {@code ttl}, {@code method} and {@code maddr} must be in both or neither, any
+ * parameter in both must match ignoring case, others in one only are ignored (so the equality is not transitive);
+ * headers match as a set, name ignoring case and value exactly (the conservative reading of §19.1.4's deferral to
+ * §20: two different values are never called equal).
  *
- * <p><b>tel</b> (RFC 3966 §4): both global or both local; numbers equal once visual separators
- * ({@code - . ( )}) are removed, ignoring case; the same set of parameter names, order ignored; {@code phone-context}
- * values compared as domain names (ignoring case) or, when they start with {@code +}, digit by digit without
- * separators; {@code ext} digit by digit without separators; other values ignoring case, escapes decoded.
+ * <p><b>tel</b> (RFC 3966 §4): both global or both local; numbers equal without visual separators, ignoring case; the
+ * same parameter names in any order; {@code phone-context} as a domain name or, from {@code +}, digit by digit;
+ * {@code ext} digit by digit; other values ignoring case, escapes decoded.
  *
- * <p><b>Other schemes</b>: the scheme ignoring case and the rest case-sensitively, escapes of non-reserved
+ * <p><b>Other schemes</b>: the scheme ignoring case, the rest case-sensitively with escapes of non-reserved
  * characters decoded (RFC 3986 §6.2.2).
  *
  * <p>Stateless and thread-safe. Nothing here allocates, except {@link #equals(byte[], int, int, byte[], int, int)},

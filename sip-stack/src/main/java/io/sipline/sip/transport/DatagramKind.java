@@ -4,8 +4,7 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Demultiplexes a datagram on its first bytes, before any parsing: a SIP port also receives NAT keep-alives and STUN
- * (RFC 5626 §3.5, §4.4; RFC 7983 §7 for the same first-byte rule). Returns one of the {@code int} constants, so the
- * per-datagram path neither allocates nor branches on an enum's identity.
+ * (RFC 5626 §3.5, §4.4; RFC 7983 §7 for the same first-byte rule). Returns an {@code int} constant: nothing allocated.
  *
  * <pre>
  *  first byte    what                          rule
@@ -14,28 +13,15 @@ import io.netty.buffer.ByteBuf;
  *  CR / LF       keep-alive                    the datagram is nothing but CR and LF bytes ("\r\n\r\n", "\r\n")
  *  anything else SIP                           handed to the parser, which judges it (RFC 3261 §7)
  *
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |0 0|     STUN Message Type     |         Message Length        |
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                         Magic Cookie                          |
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                     Transaction ID (96 bits)                  |
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |0 0| STUN Message Type (14) | Message Length (16) | Magic Cookie (32) | Transaction ID (96) |
  * </pre>
  *
- * A SIP message starts with a method token or "SIP/", so it can never look like STUN; the parser itself skips CRLFs
- * before a start line (RFC 3261 §7.5), so only a datagram with nothing else in it is a keep-alive.
+ * A SIP message starts with a method token or "SIP/", so it never looks like STUN. Over UDP a CRLF datagram is no
+ * ping owed a pong (RFC 5626 §4.4.1 allows that only on connections; §4.4.2 makes STUN the UDP keep-alive): it is
+ * counted and dropped. A STUN Binding request is answered with the sender's reflexive address ({@link StunKeepAlive},
+ * RFC 5626 §8.4); other STUN messages are dropped.
  *
- * <p><b>Keep-alives over UDP.</b> RFC 5626 §4.4.1 allows the CRLF ping only on connection-oriented transports (the
- * server answers a double CRLF with a single CRLF pong there, §3.5.1), and §4.4.2 makes STUN the keep-alive for UDP.
- * A CRLF datagram on UDP is therefore not a ping we owe a pong: clients send it only to refresh their NAT binding.
- * It is counted and dropped without an answer. STUN Binding requests are counted and answered with the sender's
- * reflexive address ({@link StunKeepAlive}: RFC 5626 §4.4.2, §8.4, the edge proxy's STUN server); other STUN
- * messages are counted and dropped.
- *
- * <p>Stateless; thread-safe.
+ * <p>Stateless; thread-safe. Borrows the buffer it classifies (indexes untouched).
  */
 public final class DatagramKind
 {

@@ -5,8 +5,9 @@ import java.util.Arrays;
 import io.sipline.sip.message.ParseResult;
 
 /**
- * A snapshot of one shard's counters (or the sum over shards), taken by {@link UdpShardSockets#snapshot()} from any thread.
- * The live counters are plain {@code long} slots that only the owning shard writes; this copy is what metrics read.
+ * A snapshot of one shard's counters (or the sum over shards), taken by {@link UdpShardSockets#snapshot()} from any
+ * thread. The live counters are plain {@code long} slots that only the owning shard writes; this copy is what metrics
+ * read.
  *
  * <p>What counts where, for each datagram read: exactly one of {@link #keepAlives()}, {@link #stun()},
  * {@link #requestsIn()}, {@link #responsesIn()} or {@link #parseErrorsTotal()} goes up, after {@link #datagramsIn()}.

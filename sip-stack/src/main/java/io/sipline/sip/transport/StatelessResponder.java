@@ -123,14 +123,15 @@ public final class StatelessResponder implements SipMessageHandler
      * addressed ({@link #answerable}) gets its {@link ParseResult}'s status and reason phrase ({@code 400 Bad CSeq},
      * {@code 505 Version Not Supported}, ...), sent from the socket it arrived on with the top Via stamped as for any
      * answer; an ACK, a response, or a request without its Via/From/To/Call-ID/CSeq gets nothing. Valid only during
-     * {@link SipMessageHandler#onMessage} (it sends with {@link UdpShardSockets#send}). Counting per {@code ParseResult} is
-     * the shard's ({@link ShardCounters#parseErrors}).
+     * {@link SipMessageHandler#onMessage} (it sends with {@link UdpShardSockets#send}). Counting per
+     * {@code ParseResult} is the shard's ({@link ShardCounters#parseErrors}).
      *
      * @param message borrowed; its {@link SipMessage#result()} is not {@link ParseResult#OK}.
      * @param source  borrowed: who sent the datagram.
      * @return true when an answer was handed to the socket, false when the message was dropped (or the send failed).
      */
-    public boolean answerMalformed(final UdpShardSockets shard, final SipMessage message, final InetSocketAddress source)
+    public boolean answerMalformed(final UdpShardSockets shard, final SipMessage message,
+        final InetSocketAddress source)
     {
         // RFC 3261 §8.2 / §21.4.1: a request we can address gets the reason; an ACK is never answered.
         if (!message.isRequest() || SipMethod.ACK == message.method() || !answerable(message))
@@ -142,8 +143,8 @@ public final class StatelessResponder implements SipMessageHandler
     }
 
     /**
-     * The same answer as {@link #answerMalformed(UdpShardSockets, SipMessage, InetSocketAddress)} for a message read on a
-     * connection, built but not sent: it goes back on the connection (RFC 3261 §18.2.2), which the caller holds.
+     * The same answer as {@link #answerMalformed(UdpShardSockets, SipMessage, InetSocketAddress)} for a message read on
+     * a connection, built but not sent: it goes back on the connection (RFC 3261 §18.2.2), which the caller holds.
      *
      * @param message borrowed; its {@link SipMessage#result()} is not {@link ParseResult#OK}.
      * @param source  borrowed: the connection's peer (stamped into the top Via as over UDP).

@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.epoll.EpollChannelOption;
@@ -18,50 +17,24 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.util.AttributeKey;
 
 /**
- * One shard's connected UDP channels, one per active peer and local address:port (Netty's epoll
- * datagram path allocates a {@code DatagramPacket}, an {@code InetSocketAddress}, an {@code InetAddress} and its
- * {@code byte[]} for every datagram read, and an address array or two per datagram sent to an address).
+ * One shard's connected UDP channels, one per busy peer and local address:port. Every datagram the shard reads from or
+ * sends to a peer on a listening socket counts for that (local address:port, peer) pair; at
+ * {@link UdpPeerConfig#connectAfter()} the shard opens a channel bound to the same address:port with
+ * {@code SO_REUSEPORT} and connected to the peer. The kernel then delivers the peer's datagrams to that socket (a
+ * connected socket scores above the reuseport group for its own 4-tuple, Linux {@code compute_score}), the shard writes
+ * to the peer without an address, and an ICMP port unreachable is reported on it (RFC 3261 §18.4). Responses still
+ * leave from the address:port the request arrived on (RFC 3261 §18.2.2, RFC 3581 §4). Between its bind and its connect
+ * a new socket could be picked for another peer's datagram; {@link SocketFilters#acceptOnlyFrom} drops those.
  *
- * <p>The shards read and write their listening sockets themselves ({@link UdpRecvMsg}, {@link UdpSendTo}: no object
- * per datagram), and read their connected channels the same way ({@code recvmsg} on a duplicate descriptor, with the
- * kernel's receive timestamp; see {@link UdpShardSockets}), so a datagram read on a connected channel costs nothing
- * either; only where those reads are off (or NIO) does Netty read it, with a {@code DatagramPacket}
- * (24 B) per datagram. What a connected channel gives: the kernel finds a connected socket by its 4-tuple, datagrams
- * to the peer are written without an address, and an ICMP port unreachable is reported on it (RFC 3261 §18.4).
+ * <p>Bounds: at most {@link UdpPeerConfig#maxConnected()} channels and four times as many peers counted, in LRU order.
+ * With the table full one new peer in {@link #ADMIT_ONE_IN} is counted; a channel makes room for a new busy peer only
+ * once its own peer has been quiet for {@link UdpPeerConfig#quietMillis()}; a peer idle for
+ * {@link UdpPeerConfig#idleMillis()} is forgotten. Every close made here first stops the shard's recvmsg reader of the
+ * channel ({@link UdpShardReads#stopReading(Channel)}), whose duplicate descriptor would keep the socket open.
  *
- * <p>Every datagram a shard reads from a peer, or sends to it, on one of its listening sockets counts for that
- * (local address:port, peer) pair. At {@link UdpPeerConfig#connectAfter()} the shard opens a channel bound to the
- * same local address:port with {@code SO_REUSEPORT} and connected to the peer. From then on:
- * <ul>
- *   <li>the kernel delivers the peer's datagrams to the connected socket rather than to the reuseport group: a UDP
- *       socket lookup scores a connected socket above any unconnected one for its own 4-tuple (Linux
- *       {@code udp4_lib_lookup2}/{@code udp6_lib_lookup2}, {@code compute_score}); when several shards have one
- *       for the same peer, one of them (the first in the hash chain) gets every datagram. The shard reads it with
- *       {@code recvmsg} (or Netty with {@code recv}, its {@code connectedRead}): no source address is decoded, the
- *       sender is the peer's address;</li>
- *   <li>this shard's datagrams to the peer are written on it as plain buffers: no envelope, no address array. They
- *       still leave from the address:port the request arrived on (RFC 3261 §18.2.2, RFC 3581 §4);</li>
- *   <li>the hand-over by Call-ID is unchanged: whichever shard reads a datagram hands it to the call's owner (with
- *       its arrival time), which answers on its own connected channel to the peer (or opens one once it has sent
- *       enough).</li>
- * </ul>
- * Between its bind and its connect a new socket is an unconnected member of the reuseport group and could be picked
- * for another peer's datagram; {@link SocketFilters#acceptOnlyFrom} drops those in the kernel, so a connected channel
- * never holds a datagram of someone else.
+ * <p>Allocation: a {@link Peer} and a map entry per new peer counted, a channel per connection; nothing per datagram.
  *
- * <p>Bounds: at most {@link UdpPeerConfig#maxConnected()} connected channels per shard, and four times as many
- * peers counted. When the peer table is full, one new peer in {@link #ADMIT_ONE_IN} is counted and the least recently
- * used peer makes room (its channel closed); when the channels are all taken, the least recently used one makes room
- * for a new busy peer only once it has been quiet for {@link UdpPeerConfig#quietMillis()}. A peer idle for
- * {@link UdpPeerConfig#idleMillis()} is forgotten. An ICMP port unreachable reported on a connected socket
- * ({@code ECONNREFUSED}, RFC 3261 §18.4) closes that channel only, never a listening socket; see
- * {@link UdpShardSockets}. Every close made here first stops the shard's reader of that channel
- * ({@link UdpShardSockets#stopReading(Channel)}), whose duplicate descriptor would otherwise keep the socket open.
- *
- * <p>Allocation: a {@link Peer} and a map entry per new peer counted, a channel per connection; nothing per datagram
- * of a peer counted.
- *
- * <p>Not thread-safe; owned by one shard's event loop.
+ * <p>Not thread-safe; owned by one shard's event loop. Made once per shard by {@link UdpPeerChannels}.
  */
 final class UdpPeers
 {
@@ -69,19 +42,14 @@ final class UdpPeers
     static final AttributeKey<Peer> PEER = AttributeKey.valueOf(UdpPeers.class, "peer");
     /**
      * Receive and send buffer asked for a connected socket: the same as a listening socket's
-     * ({@link UdpTransport#SOCKET_BUFFER_BYTES}). A busy peer (a proxy, a trunk, a load generator) sends a whole
-     * port's traffic, and once its channel is connected all of it queues there. It was 1 MiB, "one peer's burst":
-     * a B2BUA started cold under 3,000 calls/s fell a few hundred ms behind, and the kernel dropped 500 to 2,300 of
-     * the far end's and the caller's datagrams on their connected sockets (none on the listening ones), so calls
-     * failed on the retransmissions that followed. The kernel charges only what is queued, not the limit.
+     * ({@link UdpTransport#SOCKET_BUFFER_BYTES}), since a busy peer (a proxy, a trunk) sends a whole port's traffic
+     * and once connected all of it queues there. The kernel charges only what is queued, not the limit.
      */
     static final int PEER_SOCKET_BUFFER_BYTES = UdpTransport.SOCKET_BUFFER_BYTES;
     /**
      * When every slot of the peer table is taken, one new peer in this many is counted (the least recently used one
-     * making room). Admitting every one made a {@link Peer} and a map entry per datagram once a shard had more peers
-     * than slots ({@code bench stack} with 1,000 ports; {@code StackManyPeersAllocationTest}), and no peer ever
-     * reached the connect count; a peer that stays busy is
-     * still admitted after a few of its datagrams.
+     * making room), so that a shard with more peers than slots does not make a {@link Peer} per datagram; a peer that
+     * stays busy is still admitted after a few of its datagrams.
      */
     static final int ADMIT_ONE_IN = 16;
     /** How many of the least recently used peers {@link #roomFor} looks at. */
@@ -91,15 +59,14 @@ final class UdpPeers
     private final long idleNs;
     /**
      * A connected channel is closed to make room for another peer only when its own peer has been quiet this long
-     * ({@link UdpPeerConfig#quietMillis()}). Closing the least recently used one at once made shards with more busy
-     * peers than channels close and reopen a channel every few transactions (696 per 20,000 transactions with 200
-     * peers, {@code StackManyPeersAllocationTest}), losing the datagrams queued on each closed socket.
+     * ({@link UdpPeerConfig#quietMillis()}), so that shards with more busy peers than channels do not close and reopen
+     * channels every few transactions, losing the datagrams queued on each closed socket.
      */
     private final long quietNs;
     private final int maxTracked;
-    private final ChannelHandler handler;
+    /** The handler of the shard's peer channels, and its reader and counters of them. */
+    private final UdpPeerChannels channels;
     private final ChannelFutureListener onConnect = this::onConnect;
-    private final UdpShardSockets shard;
 
     /** Most recently used first; every tracked peer is on it. */
     private Peer head;
@@ -109,14 +76,13 @@ final class UdpPeers
     /** New peers seen while the table was full, for {@link #ADMIT_ONE_IN}. */
     private int turnedAway;
 
-    UdpPeers(final UdpPeerConfig config, final ChannelHandler handler, final UdpShardSockets shard)
+    UdpPeers(final UdpPeerConfig config, final UdpPeerChannels channels)
     {
         this.config = config;
         this.idleNs = TimeUnit.MILLISECONDS.toNanos(config.idleMillis());
         this.quietNs = TimeUnit.MILLISECONDS.toNanos(config.quietMillis());
         this.maxTracked = Math.max(64, 4 * config.maxConnected());
-        this.handler = handler;
-        this.shard = shard;
+        this.channels = channels;
     }
 
     /** How many connected channels are open (or opening). */
@@ -137,7 +103,7 @@ final class UdpPeers
      *
      * @return the peer; its {@link Peer#ctx} is non-null once its connected channel is active.
      */
-    Peer note(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address, final long nowNs)
+    Peer note(final UdpEndpoint endpoint, final InetSocketAddress address, final long nowNs)
     {
         Peer peer = endpoint.peers.get(address);
         if (null == peer)
@@ -215,7 +181,7 @@ final class UdpPeers
     }
 
     /** Forgets the peer {@code address} of {@code endpoint} (closing its channel). */
-    boolean forget(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address)
+    boolean forget(final UdpEndpoint endpoint, final InetSocketAddress address)
     {
         final Peer peer = endpoint.peers.get(address);
         if (null == peer)
@@ -265,10 +231,10 @@ final class UdpPeers
             {
                 peer.ctx.flush(); // what this read batch wrote to the peer still goes
             }
-            shard.stopReading(channel); // the shard's reader lets go of its duplicate first: nothing read after this
+            channels.stopReading(channel); // the shard's reader lets go of its duplicate first: nothing read after this
             onClosed(peer, channel);
             channel.close();
-            shard.countPeerClosed();
+            channels.countPeerClosed();
         }
     }
 
@@ -295,7 +261,7 @@ final class UdpPeers
                 return;
             }
         }
-        final UdpShardSockets.Endpoint endpoint = peer.endpoint;
+        final UdpEndpoint endpoint = peer.endpoint;
         final EpollDatagramChannel channel = new EpollDatagramChannel(
             peer.address.getAddress() instanceof Inet6Address ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET);
         peer.channel = channel;
@@ -314,11 +280,11 @@ final class UdpPeers
             channel.close();
             onClosed(peer, channel);
             peer.count = -8 * config.connectAfter(); // retry much later, not on every datagram
-            shard.countPeerOpenFailure(e);
+            channels.countPeerOpenFailure(e);
             return;
         }
         channel.attr(PEER).set(peer);
-        channel.pipeline().addLast(handler);
+        channel.pipeline().addLast(channels);
         // On this loop both complete at once: register inline, then bind to the listening address:port and connect.
         endpoint.loop.register(channel);
         channel.connect(peer.address, endpoint.local).addListener(onConnect);
@@ -328,7 +294,7 @@ final class UdpPeers
     {
         if (future.isSuccess())
         {
-            shard.countPeerOpened();
+            channels.countPeerOpened();
             return;
         }
         final Channel channel = future.channel();
@@ -339,7 +305,7 @@ final class UdpPeers
             peer.count = -8 * config.connectAfter();
         }
         channel.close();
-        shard.countPeerOpenFailure(future.cause());
+        channels.countPeerOpenFailure(future.cause());
     }
 
     private void linkFirst(final Peer peer)
@@ -383,9 +349,9 @@ final class UdpPeers
      * One (local address:port, peer) pair of a shard: its count, its place in the LRU list, and its connected channel
      * once opened. Owned by the shard's loop.
      */
-    static final class Peer extends UdpShardSockets.Sink
+    static final class Peer extends UdpSink
     {
-        final UdpShardSockets.Endpoint endpoint;
+        final UdpEndpoint endpoint;
         final InetSocketAddress address;
         /** Datagrams counted towards the connect; negative after a failed connect (a back-off). */
         int count;
@@ -396,7 +362,7 @@ final class UdpPeers
         Peer prev;
         Peer next;
 
-        Peer(final UdpShardSockets.Endpoint endpoint, final InetSocketAddress address)
+        Peer(final UdpEndpoint endpoint, final InetSocketAddress address)
         {
             this.endpoint = endpoint;
             this.address = address;

@@ -20,22 +20,10 @@ import java.util.Locale;
 import io.netty.buffer.ByteBuf;
 
 /**
- * One shard's reads of its UDP sockets with {@code recvmsg(2)}, called through the FFM API (a {@link Linker} downcall
- * to libc), with the kernel's receive timestamp of each datagram and the senders' addresses kept for reuse.
- *
- * <p><b>Why.</b> Netty's epoll read of an unconnected datagram socket makes, per datagram, a {@code DatagramPacket}
- * and the sender's {@code InetSocketAddress}, its holder, an {@code InetAddress} and its holder (24 + 16 + 24 + 24 +
- * 32 B), and its read of a connected one a {@code DatagramPacket} (24 B). Here a datagram is read into one pooled
- * direct buffer of the shard (its memory address stored in a reused {@code iovec}, as {@link UdpSendTo} passes it),
- * its source into one reused native {@code sockaddr}, and the sender is looked up in a direct-mapped cache
- * ({@link #sender()}): a sender seen before costs nothing. On a connected socket no source is asked for: the sender
- * is the channel's peer.
- *
- * <p><b>Receive time</b>. With {@code SO_TIMESTAMPNS} set on the socket ({@link #enableTimestamps}, socket(7))
- * the kernel records when it queued each datagram ({@code CLOCK_REALTIME}, the time base of {@link RealtimeClock}) and
- * {@code recvmsg} returns it as a control message, so the time a datagram waited for the shard to wake up counts in
- * the server's own response times. {@link #receivedAtNanos()} gives it, or 0 when there is none (the option could not
- * be set, or {@code MSG_CTRUNC}: the control buffer was too small); the shard then reads {@link RealtimeClock}.
+ * One shard's reads of its UDP sockets with {@code recvmsg(2)}, through the FFM API (a {@link Linker} downcall to
+ * libc), with the kernel's receive timestamp of each datagram ({@code SO_TIMESTAMPNS}, socket(7), the time base of
+ * {@link RealtimeClock}) and the senders' addresses cached for reuse ({@link #sender()}). {@link UdpShardReads} reads
+ * a socket's duplicate descriptor ({@link #dup}) with it, in place of Netty's read, which allocates per datagram.
  *
  * <pre>
  * struct msghdr (56 bytes, LP64)            struct iovec (16 bytes)      struct cmsghdr + timespec (32 bytes)
@@ -47,19 +35,11 @@ import io.netty.buffer.ByteBuf;
  *   size_t msg_controllen  @40 (in: room; out: bytes written)
  *   int    msg_flags       @48 (out: MSG_TRUNC, MSG_CTRUNC)
  * </pre>
- * The control messages are walked in place (each at an 8-byte aligned offset, {@code CMSG_NXTHDR}); nothing is
- * allocated per datagram. The sockaddr layouts are those drawn in {@link UdpSendTo}. An IPv4-mapped IPv6 source (an
- * IPv4 peer of a dual-stack socket, RFC 4291 §2.5.5.2) is returned as an IPv4 address, as Netty returns it.
+ * The sockaddr layouts are drawn in {@link UdpSendTo}; an IPv4-mapped IPv6 source (RFC 4291 §2.5.5.2) is returned as
+ * an IPv4 address. {@link #receivedAtNanos()} is 0 when the datagram came without a timestamp.
  *
- * <p>How the shard reads with it ({@link UdpShardSockets}): the channel stays Netty's (bind, connect, {@code
- * SO_REUSEPORT} group, writes, close) with its auto-read off, and a duplicate of
- * its descriptor ({@link #dup}) is registered on the same event loop as an {@code EpollIoHandle} that is called when
- * the socket is readable. Netty's epoll handler keys its registrations by descriptor number, so the duplicate is a
- * registration of its own on the same socket.
- *
- * <p>{@code recvmmsg(2)} would read a batch in one call, but each datagram of it needs its own buffer of the largest
- * datagram (64 KiB each) or a truncation rule; one {@code recvmsg} per datagram into the shard's one buffer keeps the
- * memory small and the semantics of a plain read.
+ * <p>Buffers: the receive methods borrow the shard's direct buffer, writing the datagram at its start; nothing is
+ * allocated per datagram (one reused {@code msghdr}, {@code iovec}, {@code sockaddr} and control buffer).
  *
  * <p>Available on Linux x86-64 and AArch64 ({@link #AVAILABLE}). Not thread-safe: one per shard, on its loop only.
  */

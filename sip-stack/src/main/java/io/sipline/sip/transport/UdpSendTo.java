@@ -18,19 +18,11 @@ import java.util.Locale;
 import io.netty.buffer.ByteBuf;
 
 /**
- * One shard's {@code sendto(2)} on its listening sockets, called through the FFM API ({@code java.lang.foreign}: a
- * {@link Linker} downcall to libc, no JNI, no C of ours), for datagrams to peers that have no connected channel
- * ({@link UdpPeers}).
- *
- * <p><b>Why.</b> A response leaves from the socket its request arrived on (RFC 3261 §18.2.2, RFC 3581 §4): with more
- * peers than connected channels that is the listening socket, written with an address per datagram. Netty's epoll
- * write of a {@code DatagramPacket} allocates on every send: the envelope itself (24 B), and in its native send the
- * recipient's address bytes cloned and mapped to IPv6 (24 + 32 B). Here the recipient goes into one reused native
- * {@code sockaddr} of the shard, the payload is read where it lies (the direct buffer's memory address), and the call
- * allocates nothing: no segment per call (the payload pointer is passed as a {@code long}, which the C calling
- * conventions of x86-64 and AArch64 pass exactly like a pointer), and no {@code errno} captured: every failure
- * leads to the same fallback, and a captured call state costs a 40-byte segment per call until the JIT's escape
- * analysis removes it (C1 does not).
+ * One shard's {@code sendto(2)} on its listening sockets, through the FFM API (a {@link Linker} downcall to libc, no
+ * JNI), for datagrams to peers that have no connected channel ({@link UdpPeers}): a response leaves from the socket
+ * its request arrived on (RFC 3261 §18.2.2, RFC 3581 §4). The recipient goes into one reused native {@code sockaddr},
+ * the payload is read where it lies (the direct buffer's address, passed as a {@code long}), and no {@code errno} is
+ * captured, so a call allocates nothing, unlike Netty's write of a {@code DatagramPacket}.
  *
  * <pre>
  * struct sockaddr_in  (16 bytes)            struct sockaddr_in6 (28 bytes)
@@ -41,19 +33,12 @@ import io.netty.buffer.ByteBuf;
  *                                             u32 sin6_scope_id            @24 (host)
  * </pre>
  *
- * <p><b>Buffer release rule:</b> {@link #send} borrows the buffer: it reads it and never changes its indexes or its
- * reference count. The caller ({@link UdpShardSockets}) releases it once {@code send} says it went, or hands it to
- * Netty's
- * write when it did not.
+ * <p>Buffers: {@link #send} borrows the buffer (indexes and reference count untouched); the caller
+ * ({@link UdpShardOutput}) releases it once sent, or hands it to Netty's write when {@code send} declined
+ * (no memory address, IPv6 recipient on an IPv4 socket) or returned {@link #FAILED} ({@code EAGAIN} or an error).
  *
- * <p><b>When it declines</b> ({@link #send} returns a negative value): a buffer without a memory address (heap,
- * composite), an IPv6 recipient on an IPv4 socket. It returns {@link #FAILED} when the call failed: {@code EAGAIN}
- * (the socket's send buffer is full) or any other error. Either way the caller falls back to Netty's
- * write, which queues or reports as before.
- *
- * <p>Available on Linux x86-64 and AArch64 ({@link #AVAILABLE}); elsewhere, and with the NIO transport, the shard keeps
- * Netty's write. Not thread-safe: one per shard, used on the shard's event loop only (the loop that owns the
- * listening channels whose descriptors it writes to, so a descriptor cannot be closed under a call).
+ * <p>Available on Linux x86-64 and AArch64 ({@link #AVAILABLE}). Not thread-safe: one per shard, on the loop that owns
+ * the listening channels whose descriptors it writes to (so a descriptor cannot be closed under a call).
  */
 final class UdpSendTo
 {

@@ -45,10 +45,10 @@ import io.netty.util.concurrent.Future;
  * <p>Receive buffers are pooled direct buffers ({@link PooledByteBufAllocator}) of 64 KiB, enough for any UDP
  * datagram, so none is ever cut short; the shard copies each datagram into its reused message and releases the buffer
  * at once ({@link UdpShardSockets}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive
- * and send buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about 208 KiB)
- * holds a few hundred datagrams, and a burst above that is dropped by the kernel before any shard sees it, which the
- * peer then retransmits. The kernel caps the request at {@code net.core.rmem_max}/{@code wmem_max}; when the granted
- * size is smaller, one log line at start says so and names the sysctl that raises it.
+ * and send buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about
+ * 208 KiB) holds a few hundred datagrams, and a burst above that is dropped by the kernel before any shard sees it,
+ * which the peer then retransmits. The kernel caps the request at {@code net.core.rmem_max}/{@code wmem_max}; when the
+ * granted size is smaller, one log line at start says so and names the sysctl that raises it.
  *
  * <p>Starting binds everything or nothing: on any failure the channels already bound are closed, the loops shut down,
  * and a {@link UdpBindException} names the address that failed. Before the shards bind a concrete port with
@@ -74,8 +74,8 @@ public final class UdpTransport implements AutoCloseable
     public static final boolean SENDTO_DEFAULT = true;
     /**
      * System property: {@code false} leaves the listening sockets and the connected peer channels to Netty's reads
-     * instead of the shard's own {@code recvmsg} ({@link UdpRecvMsg}; see {@link UdpShardSockets}); their datagrams are then timed by {@link RealtimeClock} when read, not by the
-     * kernel.
+     * instead of the shard's own {@code recvmsg} ({@link UdpRecvMsg}; see {@link UdpShardSockets}); their datagrams are
+     * then timed by {@link RealtimeClock} when read, not by the kernel.
      */
     public static final String RECVFROM_PROP_NAME = "sipline.udp.recvfrom";
     /** {@link #RECVFROM_PROP_NAME}'s default: on wherever it can be. */
@@ -285,7 +285,10 @@ public final class UdpTransport implements AutoCloseable
         return List.copyOf(endpoints);
     }
 
-    /** Shard k's handler (its sockets, counters and send methods); use it only on shard k's loop, but see {@link UdpShardSockets}. */
+    /**
+     * Shard k's handler (its sockets, counters and send methods); use it only on shard k's loop, but see
+     * {@link UdpShardSockets}.
+     */
     public UdpShardSockets shard(final int shard)
     {
         return shards[shard];

@@ -10,7 +10,10 @@ import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
 
-/** {@link MovedInvites}: a CANCEL finds the shard its INVITE was moved to, by Call-ID and top Via branch (RFC 3261 §9.2). */
+/**
+ * {@link MovedInvites}: a CANCEL finds the shard its INVITE was moved to, by Call-ID and top Via branch (RFC 3261
+ * §9.2).
+ */
 class MovedInvitesTest
 {
     private static final long T0 = 1_000L;

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * per request, so about half of them are handed over between the shards). After a warm-up that runs under the paranoid
  * leak detector, the detector is turned off (its per-buffer records are test machinery, not the stack's garbage), as
  * many transactions again let the pools grow to the faster pace (the outbound buffers keep none while the detector is
- * on; the timer wheel holds 64 ms of transactions), and the measured phase reads {@code ThreadMXBean.getThreadAllocatedBytes} of the shard threads around it.
+ * on; the timer wheel holds 64 ms of transactions), and the measured phase reads
+ * {@code ThreadMXBean.getThreadAllocatedBytes} of the shard threads around it.
  *
  * <p>T1 is 1 ms, so Timer J (64*T1) ends each transaction 64 ms after its 200 and the run reaches the steady state the
  * stack has after 32 s with the default T1: transactions, timer entries and buffers come back to their pools as fast
@@ -36,8 +37,8 @@ import org.junit.jupiter.api.Test;
  * connected peer channels off, 24-27 B with them on ({@code UdpPeers}: the request is read on the peer's connected
  * channel, and what remains per transaction is the {@code DatagramPacket} Netty's {@code connectedRead} makes for it,
  * 24 B; the 200 is written on the connected channel as a plain buffer, allocating nothing). Since the shard reads its
- * connected channels itself ({@code recvmsg} through FFM, {@code UdpShardSockets} "Connected peers") that packet is gone too:
- * the surefire run of this test printed 26.4 B before, 4.1-5.6 B after (busy 2-core machine).
+ * connected channels itself ({@code recvmsg} through FFM, {@code UdpShardSockets} "Connected peers") that packet is
+ * gone too: the surefire run of this test printed 26.4 B before, 4.1-5.6 B after (busy 2-core machine).
  *
  * <p>{@code main} runs the same measurement outside surefire, e.g. under JFR allocation sampling.
  */

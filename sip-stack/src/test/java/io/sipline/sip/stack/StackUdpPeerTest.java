@@ -261,7 +261,9 @@ class StackUdpPeerTest
         }
     }
 
-    /** Requests sent while the shard is held: about 1.6 MiB of kernel buffer on loopback, over what 1 MiB asked holds. */
+    /**
+     * Requests sent while the shard is held: about 1.6 MiB of kernel buffer on loopback, over what 1 MiB asked holds.
+     */
     private static final int BURST = 2_500;
 
     // ---------------------------------------------------------------------------------------------------------------

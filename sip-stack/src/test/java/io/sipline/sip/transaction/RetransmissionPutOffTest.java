@@ -101,7 +101,8 @@ class RetransmissionPutOffTest
         h.advanceMs(1);
         assertEquals(List.of("timeout B", "terminated"), h.events, "timer B at 64*T1, lag or not");
         assertEquals(TransactionState.TERMINATED, tx.state());
-        // the INVITE at 0; A due at 0.5 s went at 10.5 s, due at 11.5 s went at 21.5 s, due at 23.5 s would go at 33.5 s
+        // the INVITE at 0; A due at 0.5 s went at 10.5 s, due at 11.5 s went at 21.5 s,
+        // due at 23.5 s would go at 33.5 s
         assertEquals(3, sent);
         h.assertNoLeaks();
     }

@@ -20,13 +20,13 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
 
 /**
- * {@link UdpShardSockets#flush} called again from inside its own flush, as a connected peer channel's refused write does it
- * (the write fails with {@code ECONNREFUSED}, {@code exceptionCaught} runs at once, and the report of the unreachable
- * peer flushes the shard): the inner call must neither throw nor keep the outer one from sending. The shard answers an
- * OPTIONS statelessly on an {@link EmbeddedChannel}; a handler between it and the channel's head stands for the
- * failing write: each flush that passes it first flushes the shard again. Before the fix the inner call found the slot
- * the outer loop had just cleared and threw a NullPointerException (seen in a load run's server output), so the answer
- * never left.
+ * {@link UdpShardSockets#flush} called again from inside its own flush, as a connected peer channel's refused write
+ * does it (the write fails with {@code ECONNREFUSED}, {@code exceptionCaught} runs at once, and the report of the
+ * unreachable peer flushes the shard): the inner call must neither throw nor keep the outer one from sending. The shard
+ * answers an OPTIONS statelessly on an {@link EmbeddedChannel}; a handler between it and the channel's head stands for
+ * the failing write: each flush that passes it first flushes the shard again. Before the fix the inner call found the
+ * slot the outer loop had just cleared and threw a NullPointerException (seen in a load run's server output), so the
+ * answer never left.
  */
 class UdpShardSocketsFlushTest
 {

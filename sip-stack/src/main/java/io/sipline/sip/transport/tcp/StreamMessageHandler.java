@@ -6,9 +6,9 @@ import io.sipline.sip.message.SipMessage;
  * What a TCP listener does with each SIP message it has framed off a connection (RFC 3261 §18.3).
  *
  * <p><b>Why not {@link io.sipline.sip.transport.SipMessageHandler}.</b> That interface hands over the
- * {@link io.sipline.sip.transport.UdpShardSockets} the datagram came in on, whose {@code send} writes datagrams to an address
- * from the current UDP socket. On a stream the answer goes back on the connection itself (RFC 3261 §18.2.2: a response
- * to a request received over a connection is sent over that connection), so the callback gets the
+ * {@link io.sipline.sip.transport.UdpShardSockets} the datagram came in on, whose {@code send} writes datagrams to an
+ * address from the current UDP socket. On a stream the answer goes back on the connection itself (RFC 3261 §18.2.2: a
+ * response to a request received over a connection is sent over that connection), so the callback gets the
  * {@link TcpConnection} instead, and no source address: the connection knows its peer.
  *
  * <p><b>Threading.</b> Called on the event loop that owns the connection; one handler instance serves every

@@ -5,7 +5,8 @@ import java.net.InetSocketAddress;
 /**
  * How to run one TCP listener.
  *
- * @param bind            the address:port to listen on; port 0 lets the kernel pick ({@link TcpTransport#localAddress()}).
+ * @param bind            the address:port to listen on; port 0 lets the kernel pick
+ *                        ({@link TcpTransport#localAddress()}).
  * @param threads         event-loop threads serving the accepted connections (at least 1).
  * @param idleMillis      a connection with neither reads nor writes for this long is closed; 0 disables.
  * @param maxMessageBytes the largest message (headers and body) a connection may hold unframed; beyond it the
