@@ -11,15 +11,15 @@ import javax.servlet.sip.ar.SipTargetedRequestInfo;
 import javax.servlet.sip.ar.SipTargetedRequestType;
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.address.SipAddresses;
-import io.sipline.container.message.HeaderText;
-import io.sipline.container.message.MessageHeaders;
-import io.sipline.container.message.MessageWriter;
-import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.api.HeaderText;
+import io.sipline.container.api.MessageHeaders;
+import io.sipline.container.api.MessageWriter;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.proxy.LoopDetection;
 import io.sipline.container.proxy.ProxyRoutes;
-import io.sipline.container.session.SessionTable;
-import io.sipline.container.session.SipApplicationSessionImpl;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.SessionTable;
+import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -379,7 +379,7 @@ final class ApplicationComposition
     private SipApplicationRouterInfo composedDecision(final SipServletRequestImpl request)
     {
         final String route = request.headers().get(HeaderName.ROUTE);
-        final String token = io.sipline.container.message.HeaderText.routeUriParam(route, COMPOSITION_PARAMETER);
+        final String token = io.sipline.container.api.HeaderText.routeUriParam(route, COMPOSITION_PARAMETER);
         if (null == token)
         {
             return null;

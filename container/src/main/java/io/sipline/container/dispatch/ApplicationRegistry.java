@@ -16,8 +16,8 @@ import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestAuthenticator;
 import io.sipline.container.security.DigestClient;
 import io.sipline.container.security.UserRealm;
-import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.SipApplicationSessionImpl;
+import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.SipApplicationSessionImpl;
 
 /**
  * The running applications and the application router, shared by every shard: the deployment side tells it what was

@@ -6,11 +6,11 @@ import java.util.function.LongSupplier;
 
 import javax.servlet.sip.Proxy;
 
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.SessionTable;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.SessionTable;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.stack.SipListener;
 import io.sipline.sip.stack.StackShard;

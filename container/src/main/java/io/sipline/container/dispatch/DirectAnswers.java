@@ -1,7 +1,7 @@
 package io.sipline.container.dispatch;
 
 import io.netty.buffer.ByteBuf;
-import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;

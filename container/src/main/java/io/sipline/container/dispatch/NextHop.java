@@ -8,8 +8,8 @@ import java.util.Map;
 import io.netty.resolver.DefaultHostsFileEntriesResolver;
 import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.util.NetUtil;
-import io.sipline.container.message.HeaderText;
-import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.api.HeaderText;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.transport.dns.SipLocator;
 

@@ -2,13 +2,13 @@ package io.sipline.container.dispatch;
 
 import java.net.InetSocketAddress;
 import javax.servlet.sip.Proxy;
-import io.sipline.container.message.HeaderText;
-import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.api.HeaderText;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.proxy.ProxyImpl;
 import io.sipline.container.proxy.ProxyRelay;
 import io.sipline.container.proxy.ProxyRoutes;
-import io.sipline.container.session.SessionTable;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.SessionTable;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.transaction.ServerTransaction;

@@ -3,9 +3,9 @@ package io.sipline.container.dispatch;
 import javax.servlet.sip.SipErrorEvent;
 import javax.servlet.sip.SipErrorListener;
 import io.netty.buffer.ByteBuf;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.transaction.ServerTransaction;
 
 /**

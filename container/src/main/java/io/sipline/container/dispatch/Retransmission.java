@@ -1,10 +1,10 @@
 package io.sipline.container.dispatch;
 
 import io.netty.buffer.ByteBuf;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.ResponseRetransmission;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.ResponseRetransmission;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.TransactionLayer;

@@ -3,9 +3,9 @@ package io.sipline.container.dispatch;
 import java.net.InetSocketAddress;
 
 import io.netty.buffer.ByteBuf;
-import io.sipline.container.message.MessageWriter;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.api.MessageWriter;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;

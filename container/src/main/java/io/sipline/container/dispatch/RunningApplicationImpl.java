@@ -27,10 +27,10 @@ import io.sipline.container.factory.B2buaHelperImpl;
 import io.sipline.container.factory.SipFactoryImpl;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestClient;
-import io.sipline.container.session.ReliableProvisionals;
-import io.sipline.container.session.RunningApplication;
-import io.sipline.container.session.SipApplicationSessionImpl;
-import io.sipline.container.session.TimerServiceImpl;
+import io.sipline.container.api.ReliableProvisionals;
+import io.sipline.container.api.RunningApplication;
+import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.api.TimerServiceImpl;
 
 /**
  * One application while it runs: its deployed model plus what dispatch needs — the servlet context with the

@@ -7,10 +7,10 @@ import javax.servlet.sip.SipErrorEvent;
 import javax.servlet.sip.SipErrorListener;
 import javax.servlet.sip.SipServlet;
 import javax.servlet.sip.TooManyHopsException;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.SipApplicationSessionImpl;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.stack.StackShard;
 
 /**

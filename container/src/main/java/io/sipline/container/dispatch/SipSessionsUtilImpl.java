@@ -4,9 +4,9 @@ import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipSession;
 import javax.servlet.sip.SipSessionsUtil;
 
-import io.sipline.container.message.HeaderText;
-import io.sipline.container.session.SipApplicationSessionImpl;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.HeaderText;
+import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.api.SipSessionImpl;
 
 /**
  * {@link SipSessionsUtil} of one application (JSR 289 §6.1.5, a {@code ServletContext} attribute): application

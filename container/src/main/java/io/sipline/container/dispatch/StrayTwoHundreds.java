@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.netty.buffer.ByteBuf;
-import io.sipline.container.message.HeaderText;
+import io.sipline.container.api.HeaderText;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;

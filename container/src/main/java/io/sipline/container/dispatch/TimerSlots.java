@@ -1,7 +1,7 @@
 package io.sipline.container.dispatch;
 
 import java.util.Arrays;
-import io.sipline.container.session.ContainerShard;
+import io.sipline.container.api.ContainerShard;
 import io.sipline.sip.stack.StackShard;
 
 /**

@@ -2,11 +2,11 @@ package io.sipline.container.dispatch;
 
 import java.net.InetSocketAddress;
 import io.netty.buffer.ByteBuf;
-import io.sipline.container.message.MessageWriter;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ReliableProvisionals;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.MessageWriter;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.ReliableProvisionals;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;

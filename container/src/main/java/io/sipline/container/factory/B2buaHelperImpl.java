@@ -12,12 +12,12 @@ import javax.servlet.sip.SipSession;
 import javax.servlet.sip.TooManyHopsException;
 import javax.servlet.sip.UAMode;
 
-import io.sipline.container.message.MessageHeaders;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.SipApplicationSessionImpl;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.MessageHeaders;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 
 /**

@@ -15,14 +15,14 @@ import javax.servlet.sip.TooManyHopsException;
 import javax.servlet.sip.URI;
 
 import io.sipline.container.address.SipAddresses;
-import io.sipline.container.message.HeaderText;
-import io.sipline.container.message.MessageHeaders;
-import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.api.HeaderText;
+import io.sipline.container.api.MessageHeaders;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.security.AuthInfoImpl;
-import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.RunningApplication;
-import io.sipline.container.session.SipApplicationSessionImpl;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.RunningApplication;
+import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 
 /**

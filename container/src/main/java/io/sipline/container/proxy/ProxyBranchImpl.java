@@ -13,10 +13,10 @@ import javax.servlet.sip.SipServletResponse;
 import javax.servlet.sip.SipURI;
 import javax.servlet.sip.URI;
 
-import io.sipline.container.message.MessageHeaders;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ContainerShard;
+import io.sipline.container.api.MessageHeaders;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.ContainerShard;
 import io.sipline.sip.message.HeaderName;
 
 /**

@@ -13,11 +13,11 @@ import javax.servlet.sip.SipURI;
 import javax.servlet.sip.URI;
 
 import io.sipline.container.address.SipAddresses;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.SessionProxy;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.SessionProxy;
+import io.sipline.container.api.SipSessionImpl;
 
 /**
  * The proxy of one received request (JSR 289 §10, RFC 3261 §16): its branches, forked in parallel or one after the

@@ -1,10 +1,10 @@
 package io.sipline.container.proxy;
 
-import io.sipline.container.message.HeaderText;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.session.ContainerShard;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.HeaderText;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.transaction.Transaction;
 
 /**

@@ -3,9 +3,9 @@ package io.sipline.container.proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-import io.sipline.container.message.HeaderText;
-import io.sipline.container.message.MessageHeaders;
-import io.sipline.container.message.SipServletRequestImpl;
+import io.sipline.container.api.HeaderText;
+import io.sipline.container.api.MessageHeaders;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 

@@ -3,7 +3,7 @@ package io.sipline.container.proxy;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.sipline.container.message.SipServletResponseImpl;
+import io.sipline.container.api.SipServletResponseImpl;
 
 /**
  * The response context of one proxied request (RFC 3261 §16.7): the final non-2xx responses its branches received

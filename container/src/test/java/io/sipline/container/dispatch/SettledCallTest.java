@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import io.sipline.container.router.DefaultApplicationRouter;
-import io.sipline.container.session.SipSessionImpl;
+import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.test.Sipp;
 

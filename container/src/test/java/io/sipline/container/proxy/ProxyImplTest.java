@@ -16,10 +16,10 @@ import javax.servlet.sip.TooManyHopsException;
 import javax.servlet.sip.URI;
 
 import io.sipline.container.address.SipAddresses;
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.SipServletResponseImpl;
-import io.sipline.container.message.TestMessages;
-import io.sipline.container.session.FakeHost;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.TestMessages;
+import io.sipline.container.api.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -90,7 +90,7 @@ class ProxyImplTest
         final io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.buffer(1024);
         try
         {
-            io.sipline.container.message.MessageWriter.writeResponse(out, response);
+            io.sipline.container.api.MessageWriter.writeResponse(out, response);
             return out.toString(java.nio.charset.StandardCharsets.UTF_8);
         }
         finally

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sipline.container.message.SipServletRequestImpl;
-import io.sipline.container.message.TestMessages;
-import io.sipline.container.session.FakeHost;
+import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.TestMessages;
+import io.sipline.container.api.FakeHost;
 import org.junit.jupiter.api.Test;
 
 /** The proxy's pure rules: best response (RFC 3261 §16.7), loop detection (§16.3, §16.6 step 8), Routes (§16.4). */

@@ -1,0 +1,91 @@
+package io.sipline.container.api;
+
+import javax.servlet.sip.SipSession.State;
+
+
+/**
+ * The requests a {@link SipSessionImpl} makes from its dialog state (RFC 3261 §12.2.1.1): Request-URI the remote
+ * target, Route the route set, From and To with both tags, the Call-ID, the next local CSeq, and the container's
+ * Contact in target refreshes; in a UAC session without a dialog yet, a new initial request with the same Call-ID,
+ * From and To. The ACK of a 2xx reuses the INVITE's CSeq number (§13.2.2.4).
+ * <p>
+ * Stateless; called on the session's shard or by the application while it holds the application session.
+ */
+final class InDialogRequests
+{
+    private InDialogRequests()
+    {
+    }
+
+    /** {@link SipSessionImpl#createRequest}: the session is valid and {@code method} is neither ACK nor CANCEL. */
+    static SipServletRequestImpl create(final SipSessionImpl s, final String method)
+    {
+        if (State.TERMINATED == s.state())
+        {
+            throw new IllegalStateException("the session is terminated");
+        }
+        final SessionDialog dialog = s.dialog;
+        if (!s.isUac() && null == dialog.remoteTag && State.INITIAL == s.state())
+        {
+            throw new IllegalStateException("no dialog yet on the UAS side");
+        }
+        dialog.localCseqBase(s.original(), s.isUac());
+        final SipServletRequestImpl r = inDialog(s, method, dialog.nextCseq());
+        final ReliableProvisionals rel = s.reliableProvisionalsIfAny();
+        if ("PRACK".equals(method) && null != rel && null != rel.unacknowledged())
+        {
+            // RFC 3262 §7.2: a PRACK made with createRequest (a B2BUA relaying one) acknowledges the last reliable
+            // provisional response this UAC accepted (RAck is a system header: the container writes it)
+            final SipServletResponseImpl acked = rel.unacknowledged();
+            r.headers().set("RAck", ReliableProvisionals.rackOf(acked));
+            rel.prackCreated(acked);
+        }
+        return r;
+    }
+
+    /** The ACK for a 2xx to INVITE (§13.2.2.4): CSeq number of the INVITE, method ACK. */
+    static SipServletRequestImpl ack(final SipSessionImpl s, final SipServletResponseImpl response)
+    {
+        final SipServletRequestImpl ack = inDialog(s, "ACK", response.cseqNumber());
+        final SessionFork fork = s.fork;
+        if (null != fork && null != fork.parent && response == fork.ok)
+        {
+            fork.ack = ack; // the INVITE's own ACK stays the main dialog's
+        }
+        else
+        {
+            response.requestImpl().ack(ack);
+        }
+        return ack;
+    }
+
+    private static SipServletRequestImpl inDialog(final SipSessionImpl s, final String method, final long cseq)
+    {
+        final SessionDialog d = s.dialog;
+        d.sent(cseq);
+        final SipServletRequestImpl original = s.original();
+        final MessageHeaders h = MessageHeaders.empty(8 + d.routeSet.size());
+        for (final String route : d.routeSet)
+        {
+            h.insert(h.size(), "Route", route);
+        }
+        h.insert(h.size(), "Max-Forwards", "70");
+        h.insert(h.size(), "From", HeaderText.withTag(d.localParty(original), d.localTag));
+        h.insert(h.size(), "To", null == d.remoteTag ? d.remoteParty(original)
+            : HeaderText.withTag(d.remoteParty(original), d.remoteTag));
+        h.insert(h.size(), "Call-ID", d.callId);
+        h.insert(h.size(), "CSeq", cseq + " " + method);
+        if (SessionDialog.isTargetRefresh(method))
+        {
+            h.insert(h.size(), "Contact", s.contactValue());
+        }
+        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, d.remoteTarget, h);
+        r.session(s);
+        if (null == d.remoteTag && State.INITIAL == s.state())
+        {
+            r.initial(true);
+            s.original(r);
+        }
+        return r;
+    }
+}

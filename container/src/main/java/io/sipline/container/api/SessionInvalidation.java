@@ -1,0 +1,113 @@
+package io.sipline.container.api;
+
+import javax.servlet.sip.SipSessionEvent;
+import javax.servlet.sip.SipSessionListener;
+
+
+/**
+ * The end of a {@link SipSessionImpl} (JSR 289 §6.2.4): its listeners are told, its attributes unbound, it leaves
+ * its shard's {@link SessionTable} (a forked request's session leaves its siblings, {@link SessionFork#leave}), its
+ * linked session and its application session, and its initial INVITE's transaction lets go of the request.
+ * <p>
+ * Stateless; called on the session's shard or by the application's thread, which hands the table's changes to the
+ * shard.
+ */
+final class SessionInvalidation
+{
+    private SessionInvalidation()
+    {
+    }
+
+    static void invalidate(final SipSessionImpl s)
+    {
+        final SipApplicationSessionImpl app = s.appSession();
+        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        {
+            l.sessionDestroyed(new SipSessionEvent(s));
+        }
+        s.removeAttributes();
+        s.valid = false;
+        // the sessions of a forked INVITE's other dialogs keep using its transaction; a derived UAS session's request
+        // is its head's
+        final SessionFork fork = s.fork;
+        final boolean keepsOriginal = null != fork && (null != fork.parent || null != fork.derived
+            || fork.sharesOriginal);
+        if (null != fork && (null != fork.parent || null != fork.derived))
+        {
+            onShard(s, () -> SessionFork.leave(s));
+        }
+        else if (s.registered)
+        {
+            unregister(s, s.localTag());
+        }
+        s.registered = false;
+        if (null != s.proxyRouteKey())
+        {
+            unregister(s, s.proxyRouteKey());
+            s.proxyRouteKey = null;
+        }
+        final SipSessionImpl linked = s.linked();
+        if (null != linked && linked.linked() == s)
+        {
+            linked.linked(null);
+        }
+        s.linked(null);
+        if (!keepsOriginal)
+        {
+            releaseOriginal(s);
+        }
+        app.remove(s);
+    }
+
+    private static void onShard(final SipSessionImpl s, final Runnable task)
+    {
+        if (s.host().onShardThread())
+        {
+            task.run();
+        }
+        else
+        {
+            s.host().execute(task);
+        }
+    }
+
+    /**
+     * The session is over: its initial INVITE's transaction, still waiting out Timer L or M (64*T1 after the 2xx,
+     * RFC 6026), lets go of the request, so that the call's messages and sessions do not stay reachable for 32 s
+     * after the BYE. A late CANCEL still gets its 200 (RFC 3261 §9.2); a 2xx retransmitted after the dialog's BYE
+     * completed finds no ACK to resend (the UAS gives up at 64*T1, §13.3.1.4). Requests of other methods let go of
+     * their transaction at their final response already.
+     */
+    private static void releaseOriginal(final SipSessionImpl s)
+    {
+        final SipServletRequestImpl request = s.original();
+        if (null == request || null == request.finalResponse() || !"INVITE".equals(request.getMethod()))
+        {
+            return;
+        }
+        final ContainerShard host = s.host();
+        if (host.onShardThread())
+        {
+            host.release(request);
+        }
+        else
+        {
+            host.execute(() -> host.release(request));
+        }
+    }
+
+    /** Removes the session's entry under (Call-ID, {@code key}) from its shard's table, on the shard. */
+    private static void unregister(final SipSessionImpl s, final String key)
+    {
+        final String callId = s.callId();
+        final ContainerShard host = s.host();
+        if (host.onShardThread())
+        {
+            host.sessions().removeDialog(callId, key, s);
+        }
+        else
+        {
+            host.execute(() -> host.sessions().removeDialog(callId, key, s));
+        }
+    }
+}

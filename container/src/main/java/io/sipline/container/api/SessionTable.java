@@ -1,0 +1,209 @@
+package io.sipline.container.api;
+
+import java.util.Collection;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.sipline.sip.collection.LongHashIndex;
+import io.sipline.sip.message.SipMessage;
+
+/**
+ * One shard's sessions: SIP sessions by dialog (the local tag's id bits, Call-ID checked: what an in-dialog
+ * request's To tag and a response's From tag name), application sessions by id and by key (JSR 289 §15.11.2
+ * {@code @SipApplicationKey}, {@code createApplicationSessionByKey}).
+ * <p>
+ * Threading: the dialog table is touched only on its shard (a {@link LongHashIndex}: plain arrays that grow a few slots
+ * per put, so that many held calls never stop the shard for a rehash). Application sessions may be created and
+ * looked up from any thread (an application creates one from its own thread; {@code SipSessionsUtil} looks one up
+ * by id), so those two maps are concurrent; their writers are the shard or the creating thread, never both at
+ * once for one session.
+ */
+public final class SessionTable
+{
+    /** The URI parameter that carries an encoded application session id (JSR 289 §15.11.1). */
+    public static final String ENCODED_URI_PARAMETER = io.sipline.sip.stack.StackShard.TARGET_URI_PARAMETER;
+
+    /** SIP sessions by local tag, keyed by the tag's 60 id bits; one session per key; grows a few slots per put. */
+    private final LongHashIndex<SipSessionImpl> dialogs = new LongHashIndex<>(2048);
+    private final ConcurrentHashMap<String, SipApplicationSessionImpl> applications = new ConcurrentHashMap<>(1024);
+    private final ConcurrentHashMap<String, SipApplicationSessionImpl> byKey = new ConcurrentHashMap<>();
+
+    /**
+     * The key of a tag this stack made ({@code ShardIds}: 's', two hex digits of shard, thirteen of random bits), or
+     * -1 for any other text. Our local tags are always such ids; a peer's To tag that is not one matches nothing.
+     */
+    static long key(final CharSequence tag)
+    {
+        if (null == tag || tag.length() != 16 || tag.charAt(0) != 's')
+        {
+            return -1;
+        }
+        long k = 0;
+        for (int i = 1; i < 16; i++)
+        {
+            final int d = Character.digit(tag.charAt(i), 16);
+            if (d < 0)
+            {
+                return -1;
+            }
+            k = (k << 4) | d;
+        }
+        return k;
+    }
+
+    private static long key(final byte[] b, final int start, final int end)
+    {
+        if (start < 0 || end - start != 16 || b[start] != 's')
+        {
+            return -1;
+        }
+        long k = 0;
+        for (int i = start + 1; i < end; i++)
+        {
+            final int d = Character.digit(b[i], 16);
+            if (d < 0)
+            {
+                return -1;
+            }
+            k = (k << 4) | d;
+        }
+        return k;
+    }
+
+    private SipSessionImpl get(final long k)
+    {
+        final int c = k < 0 ? -1 : dialogs.first(k);
+        return c < 0 ? null : dialogs.valueAt(c);
+    }
+
+    /**
+     * The SIP session registered under (Call-ID, local tag), or null; the head of a forked request's sessions when
+     * it has derived ones (see {@link SipSessionImpl#dialogFor(String)}). Shard only.
+     */
+    public SipSessionImpl dialog(final String callId, final String localTag)
+    {
+        final SipSessionImpl s = null == callId ? null : get(key(localTag));
+        return null != s && callId.equals(s.callId()) ? s : null;
+    }
+
+    /**
+     * The SIP session a borrowed message belongs to, by its To tag (a request to us) or its From tag (a response to
+     * us), the Call-ID compared in place: no String is made. Shard only.
+     */
+    public SipSessionImpl dialog(final SipMessage m, final boolean byFromTag)
+    {
+        final SipSessionImpl s = byFromTag ? dialog(m, m.fromTagStart(), m.fromTagEnd())
+            : dialog(m, m.toTagStart(), m.toTagEnd());
+        if (null == s)
+        {
+            return null;
+        }
+        // the sessions derived for a forked request's other dialogs share the local tag (JSR 289 §6.2.3.2): the
+        // remote tag (From of a request to us, To of a response) picks one
+        final byte[] b = m.buffer();
+        return byFromTag ? s.dialogFor(b, m.toTagStart(), m.toTagEnd()) : s.dialogFor(b, m.fromTagStart(),
+            m.fromTagEnd());
+    }
+
+    /**
+     * The SIP session registered under the local tag (or proxy route key) at {@code [keyStart, keyEnd)} of a borrowed
+     * message's buffer, in the message's Call-ID, compared in place: no String is made. Shard only.
+     */
+    public SipSessionImpl dialog(final SipMessage m, final int keyStart, final int keyEnd)
+    {
+        final SipSessionImpl s = get(key(m.buffer(), keyStart, keyEnd));
+        if (null == s || null == s.callId())
+        {
+            return null;
+        }
+        final String callId = s.callId();
+        final byte[] b = m.buffer();
+        final int start = m.callIdStart();
+        if (m.callIdEnd() - start != callId.length())
+        {
+            return null;
+        }
+        for (int i = 0; i < callId.length(); i++)
+        {
+            if (b[start + i] != callId.charAt(i))
+            {
+                return null;
+            }
+        }
+        return s;
+    }
+
+    void putDialog(final String callId, final String localTag, final SipSessionImpl session)
+    {
+        final long k = key(localTag);
+        if (k < 0)
+        {
+            throw new IllegalArgumentException("not a local tag of this stack: " + localTag);
+        }
+        final int c = dialogs.first(k);
+        if (c >= 0)
+        {
+            dialogs.setAt(c, session);
+        }
+        else
+        {
+            dialogs.put(k, session);
+        }
+    }
+
+    void removeDialog(final String callId, final String localTag, final SipSessionImpl session)
+    {
+        final long k = key(localTag);
+        if (k >= 0)
+        {
+            dialogs.remove(k, session);
+        }
+    }
+
+    /** Number of SIP sessions registered by dialog (shard only; tests and metrics). */
+    public int dialogCount()
+    {
+        return dialogs.size();
+    }
+
+    /** An application session by id, or null (any thread). */
+    public SipApplicationSessionImpl application(final String id)
+    {
+        return applications.get(id);
+    }
+
+    /** An application session by application name and key, or null (any thread). */
+    public SipApplicationSessionImpl applicationByKey(final String applicationName, final String key)
+    {
+        return byKey.get(applicationName + '\n' + key);
+    }
+
+    /** Number of live application sessions (any thread; tests and metrics). */
+    public int applicationCount()
+    {
+        return applications.size();
+    }
+
+    /** The live application sessions (any thread; a weakly consistent view). */
+    public Collection<SipApplicationSessionImpl> applications()
+    {
+        return applications.values();
+    }
+
+    void putApplication(final SipApplicationSessionImpl session)
+    {
+        applications.put(session.getId(), session);
+        if (null != session.key())
+        {
+            byKey.put(session.getApplicationName() + '\n' + session.key(), session);
+        }
+    }
+
+    void removeApplication(final SipApplicationSessionImpl session)
+    {
+        applications.remove(session.getId(), session);
+        if (null != session.key())
+        {
+            byKey.remove(session.getApplicationName() + '\n' + session.key(), session);
+        }
+    }
+}

@@ -1,0 +1,558 @@
+package io.sipline.container.api;
+
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+import javax.servlet.sip.B2buaHelper;
+import javax.servlet.sip.ServletTimer;
+import javax.servlet.sip.SipApplicationSession;
+import javax.servlet.sip.SipApplicationSessionAttributeListener;
+import javax.servlet.sip.SipApplicationSessionBindingEvent;
+import javax.servlet.sip.SipApplicationSessionBindingListener;
+import javax.servlet.sip.SipApplicationSessionEvent;
+import javax.servlet.sip.SipApplicationSessionListener;
+import javax.servlet.sip.SipSession;
+import javax.servlet.sip.SipURI;
+import javax.servlet.sip.URI;
+
+/**
+ * One application session (JSR 289 §6.1): the SIP sessions, attributes and timers of one application instance, with
+ * its expiry (session-config timeout, {@link #setExpires}) on its shard's timing wheel and the invalidate-when-ready
+ * mechanism (§6.1.2.2.2).
+ * <p>
+ * Lives on one shard (its {@link ContainerShard}): its id and every Call-ID, tag and branch of its SIP sessions encode that
+ * shard, so every message of every dialog it owns is processed there, one at a time (JSR 289
+ * §6.3 serialization without locks). Registered in its shard's {@link SessionTable}.
+ * <p>
+ * Threading: the container calls it on its shard; an application may call it from its own threads (JSR 289 leaves
+ * concurrent use by the application to the application).
+ */
+public final class SipApplicationSessionImpl implements SipApplicationSession, ContainerShard.TimerTarget
+{
+    /** JSR 289 §6.1.2.2: the default lifetime of an application session without session-config. */
+    public static final int DEFAULT_TIMEOUT_MINUTES = 3;
+
+    private final RunningApplication application;
+    private final ContainerShard host;
+    private final String id;
+    private final String key;
+    private final long created;
+    private long lastAccessed;
+    private long expirationTime;
+    private long expiryTimerId = -1;
+    private boolean valid = true;
+    private boolean invalidateWhenReady = true;
+    private boolean readyNotified;
+    private Map<String, Object> attributes;
+    private final List<SipSessionImpl> sessions = new ArrayList<>(2);
+    private Map<String, ServletTimerImpl> timers;
+    private int sessionCounter;
+    private B2buaHelper b2buaHelper;
+    /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
+    private volatile Executor lane;
+
+    /**
+     * Creates the session and registers it in its shard's table; schedules its expiry (on the shard).
+     *
+     * @param key the {@code @SipApplicationKey} or {@code createApplicationSessionByKey} key, or null.
+     */
+    public SipApplicationSessionImpl(final RunningApplication application, final ContainerShard host, final String key)
+    {
+        this.application = application;
+        this.host = host;
+        this.id = host.newTag();
+        this.key = key;
+        this.created = this.lastAccessed = host.currentTimeMillis();
+        final int minutes = application.sessionTimeoutMinutes();
+        this.expirationTime = minutes > 0 ? created + minutes * 60_000L : 0;
+        host.sessions().putApplication(this);
+        application.sessionsChanged(host.index(), 1);
+        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        {
+            l.sessionCreated(new SipApplicationSessionEvent(this));
+        }
+        if (expirationTime > 0 && host.onShardThread())
+        {
+            scheduleExpiry();
+        }
+        else if (expirationTime > 0)
+        {
+            host.execute(this::scheduleExpiry);
+        }
+    }
+
+    public ContainerShard host()
+    {
+        return host;
+    }
+
+    /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
+    public Executor lane()
+    {
+        return lane;
+    }
+
+    public void lane(final Executor value)
+    {
+        lane = value;
+    }
+
+    public RunningApplication application()
+    {
+        return application;
+    }
+
+    public String key()
+    {
+        return key;
+    }
+
+    /** The B2BUA helper of this application session (made on first use). */
+    public B2buaHelper b2buaHelper()
+    {
+        if (null == b2buaHelper)
+        {
+            b2buaHelper = application.b2buaHelper(this);
+        }
+        return b2buaHelper;
+    }
+
+    int nextSessionNumber()
+    {
+        return ++sessionCounter;
+    }
+
+    void add(final SipSessionImpl session)
+    {
+        sessions.add(session);
+    }
+
+    void remove(final SipSessionImpl session)
+    {
+        sessions.remove(session);
+    }
+
+    void touch()
+    {
+        lastAccessed = host.currentTimeMillis();
+    }
+
+    void addTimer(final ServletTimerImpl timer)
+    {
+        if (null == timers)
+        {
+            timers = new LinkedHashMap<>(4);
+        }
+        timers.put(timer.getId(), timer);
+    }
+
+    void removeTimer(final ServletTimerImpl timer)
+    {
+        if (null != timers)
+        {
+            timers.remove(timer.getId());
+        }
+    }
+
+    /** The SIP sessions, live (container use). */
+    public List<SipSessionImpl> sipSessions()
+    {
+        return sessions;
+    }
+
+    // ================================================================================================================
+    // Expiry and invalidate-when-ready
+    // ================================================================================================================
+
+    private void scheduleExpiry()
+    {
+        if (!valid || expirationTime <= 0)
+        {
+            return;
+        }
+        if (expiryTimerId >= 0)
+        {
+            host.cancel(expiryTimerId);
+        }
+        expiryTimerId = host.schedule(Math.max(0, expirationTime - host.currentTimeMillis()), this);
+    }
+
+    /** The expiry timer fired: listeners may extend the session with {@link #setExpires}; else it is invalidated. */
+    @Override
+    public void onTimer(final long timerId)
+    {
+        if (timerId != expiryTimerId || !valid)
+        {
+            return;
+        }
+        expiryTimerId = -1;
+        final long before = expirationTime;
+        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        {
+            l.sessionExpired(new SipApplicationSessionEvent(this));
+        }
+        if (valid && expirationTime == before)
+        {
+            invalidateNow();
+        }
+    }
+
+    /**
+     * After the container dispatched an event to this application session: SIP sessions that became ready to
+     * invalidate are told and invalidated (when they want it), then the application session likewise (§6.1.2.2.2).
+     */
+    public void checkReady()
+    {
+        if (!valid)
+        {
+            return;
+        }
+        for (int i = sessions.size() - 1; i >= 0 && i < sessions.size(); i--)
+        {
+            final SipSessionImpl s = sessions.get(i);
+            if (s.isValid() && s.readyToInvalidate() && !s.readyNotified())
+            {
+                s.readyNotified(true);
+                s.fireReadyToInvalidate();
+                if (s.isValid() && s.invalidateWhenReadyFlag() && s.readyToInvalidate())
+                {
+                    s.invalidateNow();
+                }
+            }
+        }
+        if (valid && readyToInvalidate() && !readyNotified)
+        {
+            readyNotified = true;
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+            }
+            if (valid && invalidateWhenReady && readyToInvalidate())
+            {
+                invalidateNow();
+            }
+        }
+    }
+
+    /** §6.1.2.2.2: every protocol session invalidated (they remove themselves) and no timer left. */
+    boolean readyToInvalidate()
+    {
+        return sessions.isEmpty() && (null == timers || timers.isEmpty());
+    }
+
+    private void invalidateNow()
+    {
+        if (!valid)
+        {
+            return;
+        }
+        for (final SipSessionImpl s : new ArrayList<>(sessions))
+        {
+            s.invalidateNow();
+        }
+        if (null != timers)
+        {
+            for (final ServletTimerImpl t : new ArrayList<>(timers.values()))
+            {
+                t.cancel();
+            }
+        }
+        if (expiryTimerId >= 0)
+        {
+            final long timerId = expiryTimerId;
+            expiryTimerId = -1;
+            host.execute(() -> host.cancel(timerId));
+        }
+        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        {
+            l.sessionDestroyed(new SipApplicationSessionEvent(this));
+        }
+        if (null != attributes)
+        {
+            for (final String name : new ArrayList<>(attributes.keySet()))
+            {
+                removeAttribute(name);
+            }
+        }
+        valid = false;
+        host.sessions().removeApplication(this);
+        application.sessionsChanged(host.index(), -1);
+    }
+
+    // ================================================================================================================
+    // SipApplicationSession
+    // ================================================================================================================
+
+    /** Adds this session's id to a URI (JSR 289 §15.11.1 encoded URI) so that requests to it come back here. */
+    @Deprecated
+    @Override
+    public void encodeURI(final URI uri)
+    {
+        checkValid();
+        if (!(uri instanceof SipURI) && !"tel".equals(uri.getScheme()))
+        {
+            throw new IllegalArgumentException("only sip, sips and tel URIs can be encoded");
+        }
+        uri.setParameter(SessionTable.ENCODED_URI_PARAMETER, id);
+    }
+
+    @Override
+    public URL encodeURL(final URL url)
+    {
+        checkValid();
+        throw new IllegalStateException("HTTP URLs are not encoded: this container serves SIP only");
+    }
+
+    @Override
+    public String getApplicationName()
+    {
+        return application.name();
+    }
+
+    @Override
+    public Object getAttribute(final String name)
+    {
+        checkValid();
+        return null == attributes ? null : attributes.get(name);
+    }
+
+    @Override
+    public Iterator<String> getAttributeNames()
+    {
+        checkValid();
+        return null == attributes ? Collections.emptyIterator() : new ArrayList<>(attributes.keySet()).iterator();
+    }
+
+    @Override
+    public void setAttribute(final String name, final Object attribute)
+    {
+        checkValid();
+        if (null == name || null == attribute)
+        {
+            throw new NullPointerException(null == name ? "name" : "attribute");
+        }
+        if (null == attributes)
+        {
+            attributes = new HashMap<>(4);
+        }
+        final Object old = attributes.put(name, attribute);
+        if (old == attribute)
+        {
+            return;
+        }
+        if (attribute instanceof SipApplicationSessionBindingListener b)
+        {
+            b.valueBound(new SipApplicationSessionBindingEvent(this, name));
+        }
+        if (old instanceof SipApplicationSessionBindingListener b)
+        {
+            b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
+        }
+        for (final SipApplicationSessionAttributeListener l
+            : application.listeners(SipApplicationSessionAttributeListener.class))
+        {
+            if (null == old)
+            {
+                l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+            }
+            else
+            {
+                l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
+            }
+        }
+    }
+
+    @Override
+    public void removeAttribute(final String name)
+    {
+        checkValid();
+        final Object old = null == attributes ? null : attributes.remove(name);
+        if (null == old)
+        {
+            return;
+        }
+        if (old instanceof SipApplicationSessionBindingListener b)
+        {
+            b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
+        }
+        for (final SipApplicationSessionAttributeListener l
+            : application.listeners(SipApplicationSessionAttributeListener.class))
+        {
+            l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+        }
+    }
+
+    @Override
+    public long getCreationTime()
+    {
+        checkValid();
+        return created;
+    }
+
+    @Override
+    public long getExpirationTime()
+    {
+        checkValid();
+        return expirationTime;
+    }
+
+    @Override
+    public String getId()
+    {
+        return id;
+    }
+
+    @Override
+    public boolean getInvalidateWhenReady()
+    {
+        checkValid();
+        return invalidateWhenReady;
+    }
+
+    @Override
+    public void setInvalidateWhenReady(final boolean value)
+    {
+        checkValid();
+        invalidateWhenReady = value;
+    }
+
+    @Override
+    public long getLastAccessedTime()
+    {
+        return lastAccessed;
+    }
+
+    @Override
+    public Iterator<?> getSessions()
+    {
+        checkValid();
+        return new ArrayList<SipSession>(sessions).iterator();
+    }
+
+    @Override
+    public Iterator<?> getSessions(final String protocol)
+    {
+        checkValid();
+        if ("SIP".equals(protocol))
+        {
+            return getSessions();
+        }
+        if ("HTTP".equals(protocol))
+        {
+            return Collections.emptyIterator();
+        }
+        throw new IllegalArgumentException("protocol " + protocol + " is not SIP or HTTP");
+    }
+
+    @Override
+    public SipSession getSipSession(final String sessionId)
+    {
+        checkValid();
+        for (final SipSessionImpl s : sessions)
+        {
+            if (s.getId().equals(sessionId))
+            {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Object getSession(final String sessionId, final Protocol protocol)
+    {
+        checkValid();
+        return Protocol.SIP == protocol ? getSipSession(sessionId) : null;
+    }
+
+    @Override
+    public ServletTimer getTimer(final String timerId)
+    {
+        checkValid();
+        return null == timers ? null : timers.get(timerId);
+    }
+
+    @Override
+    public Collection<ServletTimer> getTimers()
+    {
+        checkValid();
+        return null == timers ? List.of() : List.copyOf(timers.values());
+    }
+
+    @Override
+    public void invalidate()
+    {
+        checkValid();
+        invalidateNow();
+    }
+
+    @Override
+    public boolean isReadyToInvalidate()
+    {
+        checkValid();
+        return readyToInvalidate();
+    }
+
+    @Override
+    public boolean isValid()
+    {
+        return valid;
+    }
+
+    /**
+     * Extends the lifetime (§6.1.2.2.1): minutes from now, 0 or less for never.
+     *
+     * @return the minutes granted.
+     */
+    @Override
+    public int setExpires(final int deltaMinutes)
+    {
+        checkValid();
+        expirationTime = deltaMinutes <= 0 ? 0 : host.currentTimeMillis() + deltaMinutes * 60_000L;
+        if (host.onShardThread())
+        {
+            rescheduleExpiry();
+        }
+        else
+        {
+            host.execute(this::rescheduleExpiry);
+        }
+        return Math.max(0, deltaMinutes);
+    }
+
+    private void rescheduleExpiry()
+    {
+        if (expirationTime <= 0)
+        {
+            if (expiryTimerId >= 0)
+            {
+                host.cancel(expiryTimerId);
+                expiryTimerId = -1;
+            }
+            return;
+        }
+        scheduleExpiry();
+    }
+
+    private void checkValid()
+    {
+        if (!valid)
+        {
+            throw new IllegalStateException("the SipApplicationSession " + id + " was invalidated");
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SipApplicationSession[" + id + " " + application.name() + "]";
+    }
+}

@@ -1,0 +1,888 @@
+package io.sipline.container.api;
+
+import java.io.IOException;
+import java.io.UnsupportedEncodingException;
+import java.net.InetSocketAddress;
+import java.nio.charset.Charset;
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.Locale;
+import java.util.Map;
+
+import javax.servlet.sip.Address;
+import javax.servlet.sip.Parameterable;
+import javax.servlet.sip.ServletParseException;
+import javax.servlet.sip.SipApplicationSession;
+import javax.servlet.sip.SipServletMessage;
+import javax.servlet.sip.SipSession;
+
+import io.sipline.container.security.SipPrincipal;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.SipMessage;
+
+/**
+ * What requests and responses share (JSR 289 §5): the header section ({@link MessageHeaders}: the received bytes
+ * plus an edit overlay), the body, attributes, the session, the transport addresses, and the rules that protect
+ * system headers (§5.4.2) and committed messages (§5.2).
+ * <p>
+ * A received message keeps one compact copy of its bytes; header Strings and {@code Address} objects are made on
+ * first access and cached. A message made by the container or the application writes straight into a pooled
+ * buffer when sent.
+ * <p>
+ * Threading: a message belongs to its application session's shard; the container uses it only there, and an
+ * application that hands it to another thread must not use it concurrently (JSR 289 §5: messages are not
+ * thread-safe).
+ */
+public abstract class SipServletMessageImpl implements SipServletMessage
+{
+    protected MessageHeaders headers;
+    /** The body: a span of the base bytes (received) or an array of its own (set by the application). */
+    protected byte[] body;
+    protected int bodyOffset;
+    protected int bodyLength;
+    protected SipSessionImpl session;
+    protected boolean incoming;
+    protected boolean committed;
+    protected InetSocketAddress remote;
+    protected InetSocketAddress local;
+    /** What few messages use, or null until one of its fields is set. */
+    private Extras extras;
+    private SipPrincipal principal;
+
+    /**
+     * The state few messages need, made on first use, so that every message holds one reference instead of one per
+     * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects; for a
+     * request, the popped Route as text or Address (JSR 289 §15.5), the route back token and a strict router's next
+     * hop.
+     */
+    static final class Extras
+    {
+        Map<String, Object> attributes;
+        String characterEncoding;
+        HeaderForm headerForm = HeaderForm.DEFAULT;
+        Address fromAddress;
+        Address toAddress;
+        Address poppedRoute;
+        String poppedRouteText;
+        /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
+        String routeBackToken;
+        String nextHopUri;
+    }
+
+    /** The extras, made now if the message had none. */
+    final Extras extras()
+    {
+        if (null == extras)
+        {
+            extras = new Extras();
+        }
+        return extras;
+    }
+
+    /** The extras, or null when none was ever needed. */
+    final Extras extrasIfAny()
+    {
+        return extras;
+    }
+
+    /** A received message: headers and body over one exact copy of its bytes. */
+    protected SipServletMessageImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
+        final InetSocketAddress local)
+    {
+        this.headers = MessageHeaders.of(message, bytes);
+        this.body = bytes;
+        this.bodyOffset = message.bodyLength() > 0 ? message.bodyStart() - message.offset() : 0;
+        this.bodyLength = message.bodyLength();
+        this.incoming = true;
+        this.remote = remote;
+        this.local = local;
+    }
+
+    /** A message the container builds. */
+    protected SipServletMessageImpl(final MessageHeaders headers)
+    {
+        this.headers = headers;
+    }
+
+    /** Exact copy of a borrowed message's frame. */
+    protected static byte[] bytesOf(final SipMessage message)
+    {
+        final int len = message.frameLength() > 0 ? message.frameLength() : message.length();
+        final byte[] out = new byte[len];
+        System.arraycopy(message.buffer(), message.offset(), out, 0, len);
+        return out;
+    }
+
+    // ================================================================================================================
+    // Container view
+    // ================================================================================================================
+
+    public MessageHeaders headers()
+    {
+        return headers;
+    }
+
+    public SipSessionImpl sessionImpl()
+    {
+        return session;
+    }
+
+    public void session(final SipSessionImpl value)
+    {
+        session = value;
+    }
+
+    public boolean isIncoming()
+    {
+        return incoming;
+    }
+
+    public void markCommitted()
+    {
+        committed = true;
+    }
+
+    /** The body as bytes for writing; {@link #bodyOffset()}, {@link #bodyLength()} delimit it. May be null. */
+    public byte[] bodyBytes()
+    {
+        return body;
+    }
+
+    public int bodyOffset()
+    {
+        return bodyOffset;
+    }
+
+    public int bodyLength()
+    {
+        return bodyLength;
+    }
+
+    /**
+     * Uses another message's body and Content-Type (a B2BUA leg made from a received request): the bytes are shared,
+     * never written; {@link #setContent} replaces the reference.
+     */
+    public void shareBody(final SipServletMessageImpl from)
+    {
+        body = from.body;
+        bodyOffset = from.bodyOffset;
+        bodyLength = from.bodyLength;
+    }
+
+    /** Sets the transport addresses (the container, when the message is sent or received). */
+    public void addresses(final InetSocketAddress remoteAddress, final InetSocketAddress localAddress)
+    {
+        remote = remoteAddress;
+        local = localAddress;
+    }
+
+    /** The address the message came from or went to; null before it was sent. */
+    public InetSocketAddress remoteAddress()
+    {
+        return remote;
+    }
+
+    /**
+     * Hands this message to its session's shard for sending: at once on the shard, else as a task (the application
+     * may send from its own thread).
+     */
+    protected final void sendOnShard()
+    {
+        committed = true;
+        final ContainerShard host = session.host();
+        if (host.onShardThread())
+        {
+            sendWith(host);
+        }
+        else
+        {
+            host.execute(() -> sendWith(host));
+        }
+    }
+
+    /** {@code host.send(this)} with this message's type. */
+    protected abstract void sendWith(ContainerShard host);
+
+    /** Whether a header may be set, added or removed by the application on this message (JSR 289 §5.4.2). */
+    protected abstract boolean isSystemHeader(HeaderName known, String name);
+
+    protected final void checkWritable()
+    {
+        if (committed)
+        {
+            throw new IllegalStateException("the message is committed (JSR 289 §5.2): it can no longer be modified");
+        }
+    }
+
+    private void checkHeaderWritable(final String name)
+    {
+        if (null == name || name.isEmpty())
+        {
+            throw new NullPointerException("header name");
+        }
+        checkWritable();
+        final HeaderName k = HeaderName.lookup(name);
+        if (isSystemHeader(k, name))
+        {
+            throw new IllegalArgumentException(name + " is a system header (JSR 289 §5.4.2): the container manages it");
+        }
+    }
+
+    // ================================================================================================================
+    // Headers
+    // ================================================================================================================
+
+    @Override
+    public String getHeader(final String name)
+    {
+        if (null == name)
+        {
+            throw new NullPointerException("name");
+        }
+        return headers.get(name);
+    }
+
+    @Override
+    public ListIterator<String> getHeaders(final String name)
+    {
+        if (null == name)
+        {
+            throw new NullPointerException("name");
+        }
+        return Collections.unmodifiableList(headers.getAll(name)).listIterator();
+    }
+
+    @Override
+    public Iterator<String> getHeaderNames()
+    {
+        return Collections.unmodifiableSet(headers.names()).iterator();
+    }
+
+    @Override
+    public void setHeader(final String name, final String value)
+    {
+        checkHeaderWritable(name);
+        if (null == value)
+        {
+            headers.remove(name);
+            return;
+        }
+        headers.set(name, value);
+    }
+
+    @Override
+    public void addHeader(final String name, final String value)
+    {
+        checkHeaderWritable(name);
+        if (null == value)
+        {
+            throw new NullPointerException("value");
+        }
+        headers.add(name, value);
+    }
+
+    @Override
+    public void removeHeader(final String name)
+    {
+        checkHeaderWritable(name);
+        headers.remove(name);
+    }
+
+    @Override
+    public Address getAddressHeader(final String name) throws ServletParseException
+    {
+        final String value = getHeader(name);
+        if (null == value)
+        {
+            return null;
+        }
+        return address(name, value);
+    }
+
+    @Override
+    public ListIterator<Address> getAddressHeaders(final String name) throws ServletParseException
+    {
+        final List<String> values = headers.getAll(name);
+        final List<Address> out = new ArrayList<>(values.size());
+        for (final String v : values)
+        {
+            out.add(address(name, v));
+        }
+        return Collections.unmodifiableList(out).listIterator();
+    }
+
+    private Address address(final String name, final String value) throws ServletParseException
+    {
+        final HeaderName k = HeaderName.lookup(name);
+        if (HeaderName.FROM == k)
+        {
+            return getFrom();
+        }
+        if (HeaderName.TO == k)
+        {
+            return getTo();
+        }
+        final Address a = AddressCodec.address(value);
+        return isSystemHeader(k, name) || committed ? AddressCodec.readOnly(a, name) : a;
+    }
+
+    @Override
+    public void setAddressHeader(final String name, final Address addr)
+    {
+        setHeader(name, addr.toString());
+    }
+
+    @Override
+    public void addAddressHeader(final String name, final Address addr, final boolean first)
+    {
+        checkHeaderWritable(name);
+        if (first)
+        {
+            headers.addFirst(name, addr.toString());
+        }
+        else
+        {
+            headers.add(name, addr.toString());
+        }
+    }
+
+    @Override
+    public Parameterable getParameterableHeader(final String name) throws ServletParseException
+    {
+        final String value = getHeader(name);
+        return null == value ? null : AddressCodec.parameterable(value);
+    }
+
+    @Override
+    public ListIterator<? extends Parameterable> getParameterableHeaders(final String name)
+        throws ServletParseException
+    {
+        final List<String> values = headers.getAll(name);
+        final List<Parameterable> out = new ArrayList<>(values.size());
+        for (final String v : values)
+        {
+            out.add(AddressCodec.parameterable(v));
+        }
+        return Collections.unmodifiableList(out).listIterator();
+    }
+
+    @Override
+    public void setParameterableHeader(final String name, final Parameterable param)
+    {
+        setHeader(name, param.toString());
+    }
+
+    @Override
+    public void addParameterableHeader(final String name, final Parameterable param, final boolean first)
+    {
+        addAddressHeaderText(name, param.toString(), first);
+    }
+
+    private void addAddressHeaderText(final String name, final String value, final boolean first)
+    {
+        checkHeaderWritable(name);
+        if (first)
+        {
+            headers.addFirst(name, value);
+        }
+        else
+        {
+            headers.add(name, value);
+        }
+    }
+
+    /**
+     * From (JSR 289 §5.4.2.1): the tag is the container's; the display name, URI and other parameters may be
+     * changed by the application on a request it has not yet sent, and the change is written back to the header.
+     */
+    @Override
+    public Address getFrom()
+    {
+        final Extras x = extras();
+        if (null == x.fromAddress)
+        {
+            x.fromAddress = partyAddress(HeaderName.FROM);
+        }
+        return x.fromAddress;
+    }
+
+    @Override
+    public Address getTo()
+    {
+        final Extras x = extras();
+        if (null == x.toAddress)
+        {
+            x.toAddress = partyAddress(HeaderName.TO);
+        }
+        return x.toAddress;
+    }
+
+    private Address partyAddress(final HeaderName k)
+    {
+        final int i = headers.find(k, 0);
+        if (i < 0)
+        {
+            return null;
+        }
+        try
+        {
+            final Address parsed = AddressCodec.address(headers.value(i));
+            if (incoming || committed || this instanceof SipServletResponseImpl)
+            {
+                return AddressCodec.readOnly(parsed, k.canonical());
+            }
+            return AddressCodec.tagProtected(parsed, k.canonical());
+        }
+        catch (final ServletParseException e)
+        {
+            throw new IllegalStateException(k.canonical() + " does not parse: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Before the message is written: From and To as the application left their {@code Address} objects (display
+     * name, URI, parameters; the tag is protected there), then forgets them so that later reads see the header.
+     */
+    public void syncParties()
+    {
+        final Extras x = extras;
+        if (null == x)
+        {
+            return;
+        }
+        if (null != x.fromAddress && !incoming)
+        {
+            headers.setValue(headers.find(HeaderName.FROM, 0), x.fromAddress.toString());
+        }
+        if (null != x.toAddress && !incoming)
+        {
+            headers.setValue(headers.find(HeaderName.TO, 0), x.toAddress.toString());
+        }
+        x.fromAddress = null;
+        x.toAddress = null;
+    }
+
+    @Override
+    public String getCallId()
+    {
+        return headers.get(HeaderName.CALL_ID);
+    }
+
+    @Override
+    public String getMethod()
+    {
+        final String cseq = headers.get(HeaderName.CSEQ);
+        if (null == cseq)
+        {
+            return null;
+        }
+        final int sp = cseq.indexOf(' ');
+        return sp < 0 ? cseq : cseq.substring(sp + 1).strip();
+    }
+
+    /** The CSeq number; -1 when missing or not a number (read from the bytes, no String). */
+    public long cseqNumber()
+    {
+        final int i = headers.find(HeaderName.CSEQ, 0);
+        return i < 0 ? -1 : headers.leadingNumber(i);
+    }
+
+    @Override
+    public int getExpires()
+    {
+        return intHeader(HeaderName.EXPIRES);
+    }
+
+    /** A header whose value is a whole number (Expires, Max-Forwards); -1 when absent or not a number. */
+    protected final int intHeader(final HeaderName k)
+    {
+        final int i = headers.find(k, 0);
+        final long n = i < 0 ? -1 : headers.leadingNumber(i);
+        return n > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int)n;
+    }
+
+    @Override
+    public void setExpires(final int seconds)
+    {
+        checkWritable();
+        if (seconds < 0)
+        {
+            headers.remove("Expires");
+        }
+        else
+        {
+            headers.set("Expires", Integer.toString(seconds));
+        }
+    }
+
+    @Override
+    public HeaderForm getHeaderForm()
+    {
+        return null == extras ? HeaderForm.DEFAULT : extras.headerForm;
+    }
+
+    @Override
+    public void setHeaderForm(final HeaderForm form)
+    {
+        if (null != form && HeaderForm.DEFAULT != form || null != extras)
+        {
+            extras().headerForm = null == form ? HeaderForm.DEFAULT : form;
+        }
+    }
+
+    // ================================================================================================================
+    // Content
+    // ================================================================================================================
+
+    @Override
+    public int getContentLength()
+    {
+        return bodyLength;
+    }
+
+    @Override
+    public void setContentLength(final int len)
+    {
+        checkWritable();
+        if (len != bodyLength)
+        {
+            throw new IllegalStateException("Content-Length is computed from the content set (" + bodyLength + ")");
+        }
+    }
+
+    @Override
+    public String getContentType()
+    {
+        return headers.get(HeaderName.CONTENT_TYPE);
+    }
+
+    @Override
+    public void setContentType(final String type)
+    {
+        checkWritable();
+        if (null == type)
+        {
+            headers.remove("Content-Type");
+        }
+        else
+        {
+            headers.set("Content-Type", type);
+        }
+    }
+
+    @Override
+    public byte[] getRawContent() throws IOException
+    {
+        if (0 == bodyLength)
+        {
+            return null;
+        }
+        final byte[] out = new byte[bodyLength];
+        System.arraycopy(body, bodyOffset, out, 0, bodyLength);
+        return out;
+    }
+
+    /**
+     * The content (JSR 289 §5.6): a String for {@code text/*} types (decoded with the charset parameter, else the
+     * character encoding set, else UTF-8), the bytes for anything else; null when there is none.
+     */
+    @Override
+    public Object getContent() throws IOException
+    {
+        if (0 == bodyLength)
+        {
+            return null;
+        }
+        final String type = getContentType();
+        if (ContentText.isText(type))
+        {
+            return new String(body, bodyOffset, bodyLength, ContentText.charset(type, characterEncodingSet()));
+        }
+        return getRawContent();
+    }
+
+    @Override
+    public void setContent(final Object content, final String contentType) throws UnsupportedEncodingException
+    {
+        checkWritable();
+        if (null == content)
+        {
+            body = null;
+            bodyOffset = bodyLength = 0;
+            setContentType(null);
+            return;
+        }
+        final byte[] bytes = ContentText.bytesOf(content, contentType, characterEncodingSet());
+        body = bytes;
+        bodyOffset = 0;
+        bodyLength = bytes.length;
+        if (null != contentType)
+        {
+            headers.set("Content-Type", contentType);
+        }
+    }
+
+    @Override
+    public String getCharacterEncoding()
+    {
+        return ContentText.characterEncoding(getContentType(), characterEncodingSet());
+    }
+
+    /** The character encoding the application set, or null. */
+    private String characterEncodingSet()
+    {
+        return null == extras ? null : extras.characterEncoding;
+    }
+
+    /** The Servlet API's locale: {@code locale}, else the JVM's default (ServletRequest/ServletResponse.getLocale). */
+    static Locale localeOrDefault(final Locale locale)
+    {
+        return null == locale ? Locale.getDefault() : locale;
+    }
+
+    /** Sets the encoding of text content without a charset parameter; false when the JDK does not know it. */
+    protected final boolean applyCharacterEncoding(final String enc)
+    {
+        if (null != enc && !Charset.isSupported(enc))
+        {
+            return false;
+        }
+        if (null != enc || null != extras)
+        {
+            extras().characterEncoding = enc;
+        }
+        return true;
+    }
+
+    @Override
+    public Locale getContentLanguage()
+    {
+        final String v = headers.get(HeaderName.CONTENT_LANGUAGE);
+        return null == v ? null : Locale.forLanguageTag(v.strip());
+    }
+
+    @Override
+    public void setContentLanguage(final Locale locale)
+    {
+        checkWritable();
+        headers.set("Content-Language", locale.toLanguageTag());
+    }
+
+    @Override
+    public Locale getAcceptLanguage()
+    {
+        final Iterator<Locale> it = getAcceptLanguages();
+        return it.hasNext() ? it.next() : null;
+    }
+
+    @Override
+    public Iterator<Locale> getAcceptLanguages()
+    {
+        return ContentText.languages(headers.getAll("Accept-Language")).iterator();
+    }
+
+    @Override
+    public void setAcceptLanguage(final Locale locale)
+    {
+        checkWritable();
+        headers.set("Accept-Language", locale.toLanguageTag());
+    }
+
+    @Override
+    public void addAcceptLanguage(final Locale locale)
+    {
+        checkWritable();
+        headers.add("Accept-Language", locale.toLanguageTag());
+    }
+
+    // ================================================================================================================
+    // Attributes, session, transport
+    // ================================================================================================================
+
+    @Override
+    public Object getAttribute(final String name)
+    {
+        if (null == name)
+        {
+            throw new NullPointerException("name");
+        }
+        return null == extras || null == extras.attributes ? null : extras.attributes.get(name);
+    }
+
+    @Override
+    public Enumeration<String> getAttributeNames()
+    {
+        return null == extras || null == extras.attributes ? Collections.emptyEnumeration()
+            : Collections.enumeration(new ArrayList<>(extras.attributes.keySet()));
+    }
+
+    @Override
+    public void setAttribute(final String name, final Object o)
+    {
+        if (null == name || null == o)
+        {
+            throw new NullPointerException(null == name ? "name" : "value");
+        }
+        final Extras x = extras();
+        if (null == x.attributes)
+        {
+            x.attributes = new HashMap<>(4);
+        }
+        x.attributes.put(name, o);
+    }
+
+    @Override
+    public void removeAttribute(final String name)
+    {
+        if (null != extras && null != extras.attributes)
+        {
+            extras.attributes.remove(name);
+        }
+    }
+
+    @Override
+    public SipSession getSession()
+    {
+        return session;
+    }
+
+    @Override
+    public SipSession getSession(final boolean create)
+    {
+        return session;
+    }
+
+    @Override
+    public SipApplicationSession getApplicationSession()
+    {
+        return null == session ? null : session.getApplicationSession();
+    }
+
+    @Override
+    public SipApplicationSession getApplicationSession(final boolean create)
+    {
+        return getApplicationSession();
+    }
+
+    @Override
+    public boolean isCommitted()
+    {
+        return committed;
+    }
+
+    @Override
+    public String getLocalAddr()
+    {
+        return null == local ? null : local.getAddress().getHostAddress();
+    }
+
+    @Override
+    public int getLocalPort()
+    {
+        return null == local ? -1 : local.getPort();
+    }
+
+    @Override
+    public String getRemoteAddr()
+    {
+        return null == remote ? null : remote.getAddress().getHostAddress();
+    }
+
+    @Override
+    public int getRemotePort()
+    {
+        return null == remote ? -1 : remote.getPort();
+    }
+
+    @Override
+    public String getInitialRemoteAddr()
+    {
+        return incoming ? getRemoteAddr() : null;
+    }
+
+    @Override
+    public int getInitialRemotePort()
+    {
+        return incoming ? getRemotePort() : -1;
+    }
+
+    /**
+     * JSR 289: the transport this message was received on, or will be / was sent on: {@code TCP} or {@code TLS} when
+     * its peer is a stream connection ({@link io.sipline.sip.transport.tcp.TcpFlow}), else {@code UDP}; null while it
+     * has no peer yet. {@link SipServletRequestImpl} and {@link SipServletResponseImpl} refine it for what they send.
+     */
+    @Override
+    public String getTransport()
+    {
+        return null == remote ? null : transportOf(remote);
+    }
+
+    @Override
+    public String getInitialTransport()
+    {
+        return incoming ? transportOf(remote) : null;
+    }
+
+    /** The transport name of a peer address: a stream connection's own, else UDP. */
+    static String transportOf(final InetSocketAddress peer)
+    {
+        return peer instanceof io.sipline.sip.transport.tcp.TcpFlow flow ? flow.transport() : "UDP";
+    }
+
+    @Override
+    public String getProtocol()
+    {
+        return "SIP/2.0";
+    }
+
+    @Override
+    public boolean isSecure()
+    {
+        return false;
+    }
+
+    /**
+     * Sets the user digest authentication found for this request ({@code null}: not authenticated); dispatch
+     * calls it after {@code ApplicationSecurity.check} lets the request through (JSR 289, Security).
+     */
+    public void principal(final SipPrincipal value)
+    {
+        principal = value;
+    }
+
+    /** @return the authenticated user, or {@code null}. */
+    public SipPrincipal principal()
+    {
+        return principal;
+    }
+
+    @Override
+    public String getRemoteUser()
+    {
+        return null == principal ? null : principal.getName();
+    }
+
+    @Override
+    public boolean isUserInRole(final String role)
+    {
+        return null != principal && principal.isInRole(role);
+    }
+
+    @Override
+    public Principal getUserPrincipal()
+    {
+        return principal;
+    }
+
+    @Override
+    public Object clone()
+    {
+        throw new UnsupportedOperationException("SIP messages are not cloned; create a new request or response");
+    }
+}

@@ -1,0 +1,107 @@
+package io.sipline.container.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.SipMessage;
+import org.junit.jupiter.api.Test;
+
+class MessageHeadersTest
+{
+    private static MessageHeaders received()
+    {
+        final SipMessage m = TestMessages.parse(TestMessages.INVITE);
+        final byte[] copy = new byte[m.length()];
+        System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
+        return MessageHeaders.of(m, copy);
+    }
+
+    @Test
+    void shouldReadHeadersByAnyFormAndSplitLists()
+    {
+        final MessageHeaders h = received();
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", h.get("From"));
+        assertEquals(h.get("From"), h.get("f"), "compact form");
+        assertEquals(List.of("SIP/2.0/UDP 192.0.2.9:5062;branch=z9hG4bK776asdhds",
+            "SIP/2.0/UDP 192.0.2.8;branch=z9hG4bKx"), h.getAll("via"));
+        assertEquals(List.of("one", "two"), h.getAll("x-custom"));
+        assertEquals("lunch and more", h.get("Subject"), "folding becomes one space (RFC 3261 §7.3.1)");
+        assertNull(h.get("Nope"));
+        assertEquals(2, h.count("X-Custom"));
+        assertTrue(h.names().contains("From") && h.names().contains("X-Custom"), h.names().toString());
+    }
+
+    @Test
+    void shouldKeepHeadersBeyond64KiBAsTextAndWriteThemUnchanged()
+    {
+        // a header section over 64 KiB (TCP carries up to 64 KiB + 4 KiB): spans are 16-bit, later entries are text
+        final String big = "x".repeat(65_600);
+        final String text = TestMessages.INVITE.replace("Subject:", "X-Big: " + big + "\r\nX-Late: late value\r\n"
+            + "Subject:");
+        final SipMessage m = TestMessages.parse(text);
+        final byte[] copy = new byte[m.length()];
+        System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
+        final MessageHeaders h = MessageHeaders.of(m, copy);
+        assertEquals("late value", h.get("x-late"));
+        assertEquals("lunch and more", h.get("Subject"));
+        assertEquals(big, h.get("X-Big"));
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", h.get("From"), "before 64 KiB: a span");
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            final String written = out.toString(StandardCharsets.UTF_8);
+            assertTrue(written.contains("X-Late: late value\r\n") && written.contains("X-Big: " + big + "\r\n"),
+                written.substring(0, 200));
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
+    @Test
+    void shouldEditThroughAnOverlayAndWriteTheResult()
+    {
+        final MessageHeaders h = received();
+        h.set("X-Custom", "three");
+        h.add("X-New", "n");
+        h.addFirst("Route", "<sip:r@example;lr>");
+        h.remove("Subject");
+        assertEquals(List.of("three"), h.getAll("X-Custom"));
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            final String text = out.toString(StandardCharsets.UTF_8);
+            assertTrue(text.contains("X-Custom: three\r\n") && !text.contains("X-Custom: one"), text);
+            assertTrue(text.contains("X-New: n\r\n") && text.contains("Route: <sip:r@example;lr>\r\n"), text);
+            assertTrue(!text.contains("Subject") && !text.contains("Content-Length"), text);
+            assertTrue(text.contains("From: \"Alice\" <sip:alice@atlanta.example>;tag=1928301774\r\n"),
+                "unchanged values are copied raw (compact name written canonically): " + text);
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
+    @Test
+    void shouldShareBaseBytesWhenCopyingEntries()
+    {
+        final MessageHeaders base = received();
+        final MessageHeaders copy = MessageHeaders.over(base, 4);
+        copy.copyFrom(base, HeaderName.VIA);
+        copy.copyFrom(base, HeaderName.CALL_ID);
+        assertEquals(3, copy.size());
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", copy.get(HeaderName.CALL_ID));
+        assertTrue(copy.bytes() == base.bytes(), "one byte array for both");
+    }
+}

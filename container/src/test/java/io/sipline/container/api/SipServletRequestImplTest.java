@@ -1,0 +1,138 @@
+package io.sipline.container.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+
+import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipServletResponse;
+import javax.servlet.sip.SipSession;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+class SipServletRequestImplTest
+{
+    private final FakeHost host = new FakeHost();
+
+    @Test
+    void shouldProtectSystemHeaders()
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        for (final String name : new String[] {"From", "To", "Call-ID", "CSeq", "Via", "Record-Route", "Route",
+            "Contact", "Content-Length", "i", "RSeq"})
+        {
+            assertThrows(IllegalArgumentException.class, () -> r.setHeader(name, "x"), name);
+            assertThrows(IllegalArgumentException.class, () -> r.addHeader(name, "x"), name);
+            assertThrows(IllegalArgumentException.class, () -> r.removeHeader(name), name);
+        }
+        r.setHeader("X-Custom", "replaced");
+        assertEquals("replaced", r.getHeader("X-Custom"));
+        assertThrows(IllegalStateException.class, () -> r.getFrom().setDisplayName("Mallory"),
+            "a received request's From is read-only");
+    }
+
+    @Test
+    void shouldLetRegisterCarryAnApplicationContact()
+    {
+        final SipServletRequestImpl r = TestMessages.received(host,
+            TestMessages.INVITE.replace("INVITE", "REGISTER"));
+        r.setHeader("Contact", "<sip:alice@192.0.2.9>;expires=60");
+        assertEquals("<sip:alice@192.0.2.9>;expires=60", r.getHeader("Contact"));
+    }
+
+    @Test
+    void shouldCreateResponsesAsAUas() throws Exception
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponse ringing = r.createResponse(180);
+        assertEquals("Ringing", ringing.getReasonPhrase());
+        assertEquals(2, count(ringing, "Via"));
+        final String tag = ringing.getTo().getParameter("tag");
+        assertNotNull(tag, "a To tag above 100");
+        assertEquals("<sip:p1.example;lr>", ringing.getHeader("Record-Route"), "copied in a dialog-creating 18x");
+        assertEquals("<sip:192.0.2.1:5060>", ringing.getHeader("Contact"));
+        ringing.send();
+        assertEquals(SipSession.State.EARLY, r.getSession().getState());
+        final SipServletResponse ok = r.createResponse(200);
+        assertEquals(tag, ok.getTo().getParameter("tag"), "one local tag per session");
+        ok.send();
+        assertEquals(SipSession.State.CONFIRMED, r.getSession().getState());
+        assertTrue(r.isCommitted(), "committed after a final response");
+        assertThrows(IllegalStateException.class, () -> r.createResponse(486), "a second final response");
+    }
+
+    @Test
+    void shouldWriteAResponseThatParsesBack()
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl resp = (SipServletResponseImpl)r.createResponse(486, "Busy Here Now");
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            MessageWriter.writeResponse(out, resp);
+            final String text = out.toString(StandardCharsets.UTF_8);
+            assertTrue(text.startsWith("SIP/2.0 486 Busy Here Now\r\n"), text);
+            final io.sipline.sip.message.SipMessage back = TestMessages.parse(text);
+            assertEquals("a84b4c76e66710@pc33.atlanta.example", back.callId());
+            assertEquals(314159, back.cseqNumber());
+            assertNotNull(back.toTag());
+            assertEquals("1928301774", back.fromTag());
+            assertEquals(0, back.contentLength());
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
+    @Test
+    void shouldRefuseResponsesToAck()
+    {
+        final SipServletRequestImpl ack = TestMessages.received(host, TestMessages.INVITE.replace("INVITE", "ACK"));
+        assertThrows(IllegalStateException.class, () -> ack.createResponse(200));
+        assertThrows(IllegalArgumentException.class, () -> TestMessages.received(host, TestMessages.INVITE)
+            .createResponse(99));
+    }
+
+    @Test
+    void shouldDecodeContentByType() throws Exception
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        assertTrue(r.getContent() instanceof byte[], "application/sdp is bytes");
+        assertEquals("v=0\n", new String((byte[])r.getContent(), StandardCharsets.US_ASCII));
+        final SipServletResponseImpl resp = (SipServletResponseImpl)r.createResponse(200);
+        resp.setContent("héllo", "text/plain;charset=UTF-8");
+        assertEquals("héllo", resp.getContent());
+        assertEquals(6, resp.getContentLength());
+    }
+
+    @Test
+    void shouldMakeSubsequentRequestsInTheDialog() throws Exception
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        r.createResponse(200).send();
+        final SipSessionImpl session = r.sessionImpl();
+        final SipServletRequest bye = session.createRequest("BYE");
+        assertEquals("sip:alice@192.0.2.9:5062", bye.getRequestURI().toString(), "the remote target");
+        assertEquals("<sip:p1.example;lr>", bye.getHeader("Route"), "the route set");
+        assertEquals("1928301774", bye.getTo().getParameter("tag"));
+        assertEquals(session.localTag(), bye.getFrom().getParameter("tag"));
+        assertEquals("1 BYE", bye.getHeader("CSeq"));
+        assertThrows(IllegalArgumentException.class, () -> session.createRequest("ACK"));
+    }
+
+    private static int count(final SipServletResponse r, final String name)
+    {
+        int n = 0;
+        for (var it = r.getHeaders(name); it.hasNext(); it.next())
+        {
+            n++;
+        }
+        return n;
+    }
+}
