@@ -23,6 +23,17 @@ import java.util.concurrent.TimeUnit;
 public final class StackBench
 {
     private static final long CLK_TCK = 100; // USER_HZ on Linux
+    /** What the parser below accepts, printed by {@code --help} and with a refused option. */
+    static final String USAGE = """
+        Usage: bin/sipline bench stack [--ports N] [--shards N] [--start R] [--max R] [--step-seconds S]
+                                       [--mode stateless|stateful]
+          --ports N          UDP ports the server listens on, sipp's calls round-robin over them (default 1)
+          --shards N         the server's shards (default 2)
+          --start R          first offered rate, transactions/s (default 2000)
+          --max R            highest rate tried (default 200000)
+          --step-seconds S   seconds per step (default 5)
+          --mode M           only the stateless or only the stateful responder (default: both)
+          -h, --help         this help""";
 
     private StackBench()
     {
@@ -46,10 +57,14 @@ public final class StackBench
                 case "--max" -> max = Integer.parseInt(args[++i]);
                 case "--step-seconds" -> stepSeconds = Integer.parseInt(args[++i]);
                 case "--mode" -> only = args[++i];
+                case "-h", "--help" ->
+                {
+                    System.out.println(USAGE);
+                    return;
+                }
                 default ->
                 {
-                    System.err.println("usage: bench stack [--ports N] [--shards N] [--start R] [--max R] "
-                        + "[--step-seconds S] [--mode stateless|stateful]");
+                    System.err.println("unknown option '" + args[i] + "'\n" + USAGE);
                     System.exit(2);
                 }
             }
