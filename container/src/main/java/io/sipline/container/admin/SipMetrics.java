@@ -320,8 +320,8 @@ public final class SipMetrics
         registry.register(new ServletTimeCollector(container));
         CounterWithCallback.builder().name("sipline_container_events")
             .help("Container events: servlet_error, slow_call, no_application, stray_2xx (a late 2xx ACKed and ended "
-                + "with BYE), routed_out (an initial request the application router sent to an external route), overloaded (a "
-                + "new request refused with 503 because it waited longer than --overload-wait)")
+                + "with BYE), routed_out (an initial request the application router sent to an external route), "
+                + "overloaded (a new request refused with 503 because it waited longer than --overload-wait)")
             .labelNames("event")
             .callback(cb ->
             {
