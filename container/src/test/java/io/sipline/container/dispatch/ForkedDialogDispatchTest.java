@@ -45,7 +45,7 @@ class ForkedDialogDispatchTest
         final transient Queue<String> seen = new ConcurrentLinkedQueue<>();
         final transient Queue<SipSession> sessions = new ConcurrentLinkedQueue<>();
         volatile boolean ackForks = true;
-        volatile SipSession first;
+        transient volatile SipSession first;
 
         @Override
         protected void doSuccessResponse(final SipServletResponse resp) throws ServletException, IOException

@@ -110,10 +110,6 @@ class IceAgentTest extends IceAgentTestSupport
     }
 
     /**
-     * RFC 8445 §14.2 / RFC 8839 §5.5: a Ta other than 50 ms is proposed as {@code a=ice-pacing}, and both agents use
-     * the larger of the two proposals (50 ms for a side that proposes none).
-     */
-    /**
      * RFC 8445 §14.2 with RFC 7675: consent checks are transactions too. Forty connected calls on one media thread
      * send theirs every 4-6 s each, at random; for 30 s no two of them leave within 5 ms of each other (at about 8
      * per second, unpaced ones would collide some 20 times).
@@ -193,6 +189,10 @@ class IceAgentTest extends IceAgentTestSupport
         assertTrue(a.gathered);
     }
 
+    /**
+     * RFC 8445 §14.2 / RFC 8839 §5.5: a Ta other than 50 ms is proposed as {@code a=ice-pacing}, and both agents use
+     * the larger of the two proposals (50 ms for a side that proposes none).
+     */
     @Test
     void shouldProposeTaAndUseTheLargerOfBoth() throws IceParseException
     {

@@ -170,7 +170,7 @@ class StackSippTest
                 .directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("out.log").toFile()).start();
             // sipp binds its port at once; the UAC's INVITEs are retransmitted by timer A if the first is early.
-            try (SipStack stack = SipStack.start(
+            try (SipStack _ = SipStack.start(
                 new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2),
                 DemoUac.factory(stats, new InetSocketAddress(LOOPBACK, sippPort), calls, 100)))
             {
