@@ -103,13 +103,7 @@ public final class Main
             err.println("sipline: --users: " + e.getMessage());
             return 1;
         }
-        final SipStackConfig config = new SipStackConfig().addresses(options.bind()).ports(options.allUdpPorts())
-            .shards(options.shards()).overloadWaitNs(options.overloadWaitMillis() * 1_000_000L);
-        if (null != options.tls())
-        {
-            config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
-                .tlsPorts(options.tls().port());
-        }
+        final SipStackConfig config = stackConfig(options);
         if (options.warmupCalls() > 0)
         {
             warmUp(options.warmupCalls(), options.shards(), out, err);
@@ -157,7 +151,26 @@ public final class Main
         {
             err.println("sipline: cannot watch the deploy folders: " + e);
         }
+        printReady(server, admin, out);
+        return Cli.SERVING;
+    }
 
+    /** The stack's addresses, UDP ports, shards, overload wait and TLS of {@code options}. */
+    private static SipStackConfig stackConfig(final RunOptions options)
+    {
+        final SipStackConfig config = new SipStackConfig().addresses(options.bind()).ports(options.allUdpPorts())
+            .shards(options.shards()).overloadWaitNs(options.overloadWaitMillis() * 1_000_000L);
+        if (null != options.tls())
+        {
+            config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
+                .tlsPorts(options.tls().port());
+        }
+        return config;
+    }
+
+    /** Prints every address the server (and its admin port, if any) listens on, then "ready". */
+    private static void printReady(final ContainerServer server, final AdminServer admin, final PrintWriter out)
+    {
         final int n = server.stack().shardCount();
         final String how = " (" + n + (1 == n ? " shard, " : " shards, ") + server.stack().transport().ioName() + ")";
         for (final InetSocketAddress endpoint : server.localAddresses())
@@ -178,7 +191,6 @@ public final class Main
                 + " (/health, /metrics)");
         }
         out.println("sipline: ready");
-        return Cli.SERVING;
     }
 
     /**

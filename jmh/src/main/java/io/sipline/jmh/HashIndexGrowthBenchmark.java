@@ -25,10 +25,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Each invocation starts from an index of {@code 2 * entries} slots holding {@code entries} random keys, exactly
  * half full, so that its next put doubles it. {@link #growingPut} times that one put: the longest a shard stops for
  * the index's growth. {@link #growingPutAndMigration} times that put and the {@code entries / 4 - 1} puts after it, by
- * which the growing index has moved every old slot (8 a put): the whole cost of a growth, spread or not. The baseline is the same
- * class with {@code migrate = all} ({@link Integer#MAX_VALUE} slots per put: every old slot moved in the put that grows
- * it, which is how the dialog and session indexes grew before). The new arrays' allocation (zeroed by the JVM) is in
- * both.
+ * which the growing index has moved every old slot (8 a put): the whole cost of a growth, spread or not. The baseline
+ * is the same class with {@code migrate = all} ({@link Integer#MAX_VALUE} slots per put: every old slot moved in the
+ * put that grows it: a rehash of every entry at once). The new arrays' allocation (zeroed by the JVM) is in both.
  *
  * <pre>
  * java -jar jmh/target/benchmarks.jar HashIndexGrowthBenchmark
@@ -45,7 +44,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 40, batchSize = 1)
 public class HashIndexGrowthBenchmark
 {
-    /** Entries held when the put that doubles the index comes: a shard at 3,000 calls/s holds about 2^17 transactions. */
+    /**
+     * Entries held when the put that doubles the index comes: a shard at 3,000 calls/s holds about 2^17
+     * transactions.
+     */
     @Param({"16384", "131072"})
     public int entries;
 

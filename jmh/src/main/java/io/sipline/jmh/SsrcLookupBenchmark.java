@@ -206,46 +206,8 @@ public class SsrcLookupBenchmark
         final String benchmark = params.getBenchmark();
         final Random random = new Random(0x5EED_0000L + n);
         skewArray = 0 == skew ? null : new byte[skew];
-        index = null;
-        if (benchmark.contains("indexAuto"))
-        {
-            index = new SsrcIndex<>(n, SsrcIndex.Strategy.AUTO);
-        }
-        else if (benchmark.contains("indexVector"))
-        {
-            index = new SsrcIndex<>(n, SsrcIndex.Strategy.VECTOR);
-        }
-        else if (benchmark.contains("indexScalar"))
-        {
-            index = new SsrcIndex<>(n, SsrcIndex.Strategy.SCALAR);
-        }
-        else if (benchmark.contains("indexTable"))
-        {
-            index = new SsrcIndex<>(n, SsrcIndex.Strategy.TABLE);
-        }
-        srtp = null;
-        srtpSeam = null;
-        context = null;
-        SrtpContext filled = null;
-        if (benchmark.contains("srtp") || benchmark.contains("context"))
-        {
-            final SrtpCryptoSuite suite = SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80;
-            final byte[] keyAndSalt = new byte[suite.masterKeySaltLength()];
-            random.nextBytes(keyAndSalt);
-            final SrtpPolicy policy = SrtpPolicy.builder(suite).masterKey(keyAndSalt).maxStreams(n).build();
-            if (benchmark.contains("srtp"))
-            {
-                srtp = new SsrcIndexStreamLookup(n);
-                srtpSeam = srtp;
-                filled = new SrtpContext(policy, SrtpContext.Direction.INBOUND, srtp);
-            }
-            else
-            {
-                // What SrtpSession and every other user builds: the default lookup of maxStreams entries.
-                context = SrtpContext.inbound(policy);
-                filled = context;
-            }
-        }
+        index = indexFor(benchmark);
+        final SrtpContext filled = srtpContextFor(benchmark, random);
         list = null;
         hashMap = new HashMap<>();
         intMap = new IntObjectMap<>(n);
@@ -306,6 +268,56 @@ public class SsrcLookupBenchmark
             boxedMisses[i] = misses[i];
         }
         check();
+    }
+
+    /** The {@link SsrcIndex} of the strategy {@code benchmark} measures, or null when it measures none. */
+    private SsrcIndex<StreamContext> indexFor(final String benchmark)
+    {
+        if (benchmark.contains("indexAuto"))
+        {
+            return new SsrcIndex<>(n, SsrcIndex.Strategy.AUTO);
+        }
+        else if (benchmark.contains("indexVector"))
+        {
+            return new SsrcIndex<>(n, SsrcIndex.Strategy.VECTOR);
+        }
+        else if (benchmark.contains("indexScalar"))
+        {
+            return new SsrcIndex<>(n, SsrcIndex.Strategy.SCALAR);
+        }
+        else if (benchmark.contains("indexTable"))
+        {
+            return new SsrcIndex<>(n, SsrcIndex.Strategy.TABLE);
+        }
+        return null;
+    }
+
+    /**
+     * Sets {@link #srtp}, {@link #srtpSeam} and {@link #context} for the SRTP benchmarks (null for the others) and
+     * returns the context that {@link #setUp} fills with the streams, or null.
+     */
+    private SrtpContext srtpContextFor(final String benchmark, final Random random)
+    {
+        srtp = null;
+        srtpSeam = null;
+        context = null;
+        if (!benchmark.contains("srtp") && !benchmark.contains("context"))
+        {
+            return null;
+        }
+        final SrtpCryptoSuite suite = SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80;
+        final byte[] keyAndSalt = new byte[suite.masterKeySaltLength()];
+        random.nextBytes(keyAndSalt);
+        final SrtpPolicy policy = SrtpPolicy.builder(suite).masterKey(keyAndSalt).maxStreams(n).build();
+        if (benchmark.contains("srtp"))
+        {
+            srtp = new SsrcIndexStreamLookup(n);
+            srtpSeam = srtp;
+            return new SrtpContext(policy, SrtpContext.Direction.INBOUND, srtp);
+        }
+        // What SrtpSession and every other user builds: the default lookup of maxStreams entries.
+        context = SrtpContext.inbound(policy);
+        return context;
     }
 
     /**

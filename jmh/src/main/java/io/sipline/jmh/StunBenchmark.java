@@ -131,8 +131,8 @@ public class StunBenchmark
             final Mac mac = Mac.getInstance("HmacSHA1");
             mac.init(new SecretKeySpec(passwordBytes, "HmacSHA1"));
             final byte[] expected = mac.doFinal(copy);
-            final boolean integrityOk =
-                MessageDigest.isEqual(expected, java.util.Arrays.copyOfRange(request, integrityAt + 4, integrityAt + 24));
+            final boolean integrityOk = MessageDigest.isEqual(
+                expected, java.util.Arrays.copyOfRange(request, integrityAt + 4, integrityAt + 24));
             final CRC32 crc = new CRC32();
             crc.update(request, 0, fingerprintAt);
             final boolean fingerprintOk = ((int)crc.getValue() ^ 0x5354554E) == readInt(request, fingerprintAt + 4);

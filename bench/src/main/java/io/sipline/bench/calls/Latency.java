@@ -45,7 +45,10 @@ public record Latency(int count, double p50, double p90, double p99, double max,
         return worst;
     }
 
-    /** The two latencies of a sipp log file: {@code {INVITE->180, INVITE->200}}, per second at {@code callsPerSecond}. */
+    /**
+     * The two latencies of a sipp log file: {@code {INVITE->180, INVITE->200}}, per second at
+     * {@code callsPerSecond}.
+     */
     public static Latency[] read(final Path sippLog, final int callsPerSecond) throws IOException
     {
         if (!Files.isRegularFile(sippLog))
@@ -86,7 +89,10 @@ public record Latency(int count, double p50, double p90, double p99, double max,
             of(Arrays.copyOf(answered, a), callsPerSecond)};
     }
 
-    /** Percentiles of {@code millis} (in the order logged; sorted in place) and its p99 per run of {@code perSecond}. */
+    /**
+     * Percentiles of {@code millis} (in the order logged; sorted in place) and its p99 per run of
+     * {@code perSecond}.
+     */
     static Latency of(final double[] millis, final int perSecond)
     {
         if (0 == millis.length || perSecond <= 0)

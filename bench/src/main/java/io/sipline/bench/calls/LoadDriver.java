@@ -86,8 +86,9 @@ public final class LoadDriver
             final double expectedSeconds = calls / (double)rate + holdMs / 1000.0;
             final long timeout = (long)expectedSeconds + 60;
             final List<String> args = new ArrayList<>(List.of("127.0.0.1:" + server.port(),
-                "-sf", flow.uac().toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate), "-rp", "1000",
-                "-d", Long.toString(holdMs), "-l", Long.toString(Math.max(1000, (long)(rate * (holdMs / 1000.0 + 10)))),
+                "-sf", flow.uac().toString(), "-m", Integer.toString(calls), "-r", Integer.toString(rate),
+                "-rp", "1000", "-d", Long.toString(holdMs),
+                "-l", Long.toString(Math.max(1000, (long)(rate * (holdMs / 1000.0 + 10)))),
                 "-timeout", timeout + "s", "-timeout_error", "-recv_timeout", RECV_TIMEOUT_MS,
                 "-buff_size", SIPP_BUFFER, "-trace_logs", "-log_file", callLog.toString()));
             args.addAll(uacOptions);
@@ -112,7 +113,8 @@ public final class LoadDriver
                 + Math.max(0, Sipp.statistic(uasName, "Retransmissions(C)"));
             keep(uacName);
             keep(uasName);
-            final long unexpected = count(dir.resolve(uacName + "-errors.log"), "Continuing call on unexpected message");
+            final long unexpected =
+                count(dir.resolve(uacName + "-errors.log"), "Continuing call on unexpected message");
             final Latency[] latency = Latency.read(callLog, rate);
             final GcLog.Summary gc = GcLog.read(server.gcLog()).between(from, to);
             final double cpuPer1000 = 0 == successful ? Double.NaN :

@@ -183,14 +183,15 @@ public final class Report
             median of those and the worst with its second (0 = the first), so that a few bad seconds show apart \
             from a steady figure. GC pauses are read from the server's GC log over the step. Sipline runs as \
             `bin/sipline run` starts it: under the `zgc` profile its ZGC concurrent threads run under Linux's \
-            `SCHED_IDLE` policy (`--gc-threads idle`, docs/operations.md); the JAIN-SIP RI B2BUA gets the same profile's JVM \
-            flags and its GC threads stay as the JVM made them. CPU is utime+stime \
+            `SCHED_IDLE` policy (`--gc-threads idle`, docs/operations.md); the JAIN-SIP RI B2BUA gets the same \
+            profile's JVM flags and its GC threads stay as the JVM made them. CPU is utime+stime \
             of the server process and its children. Allocated bytes per call: heap growth over a fixed count of \
             calls under `jvm-profiles/epsilon.args` plus `-XX:-UseTLAB` (every byte accounted, none reclaimed), \
             after a warm-up at the same rate that lasts at least 37 s (64*T1 = 32 s, the longest life of a SIP \
             transaction, plus 5 s), so that the calls of the warm-up still in their transactions are as many as \
             during the run and what the server pools for them is already there: the figure is the garbage of a \
-            call, not the growth of the pools to the rate's size. Retained bytes per established call: bytes of live objects (`jcmd \
+            call, not the growth of the pools to the rate's size. Retained bytes per established call: bytes of \
+            live objects (`jcmd \
             GC.class_histogram`: a full GC, then only reachable objects counted) under the `parallel` profile with \
             the calls held, 36 s after the last set-up so that every set-up transaction has ended, minus the same \
             before the calls (also 36 s after the warm-up), divided by the calls sipp counts as established.
@@ -509,7 +510,8 @@ public final class Report
         }
         final MachinePauses.Result p = machinePauses;
         return "{\"threads\": " + p.threads() + ", \"seconds\": " + n(p.nanos() / 1e9) + ", \"gapMs\": "
-            + n(MachinePauses.GAP_NS / 1e6) + ", \"everyCoreAtOnce\": " + p.together() + ", \"everyCoreAtOnceTotalMs\": "
+            + n(MachinePauses.GAP_NS / 1e6) + ", \"everyCoreAtOnce\": " + p.together()
+            + ", \"everyCoreAtOnceTotalMs\": "
             + n(p.togetherNs() / 1e6) + ", \"everyCoreAtOnceLongestMs\": " + n(p.longestTogetherNs() / 1e6)
             + ", \"anyCore\": " + p.gaps() + ", \"anyCoreLongestMs\": " + n(p.longestGapNs() / 1e6)
             + ", \"harnessGcs\": " + p.gcs() + ", \"overflowed\": " + p.overflowed() + "}";
@@ -714,8 +716,9 @@ public final class Report
                 final double y = top + ph - (Math.log10(Math.max(0.1, st.answered().p99())) - minLog)
                     / (maxLog - minLog) * ph;
                 path.append(path.isEmpty() ? "M" : " L").append(f1(x)).append(',').append(f1(y));
-                svg.append("<circle cx=\"").append(f1(x)).append("\" cy=\"").append(f1(y)).append("\" r=\"4\" stroke=\"")
-                    .append(colour).append("\" fill=\"").append(st.sustained() ? colour : "white").append("\"/>\n");
+                svg.append("<circle cx=\"").append(f1(x)).append("\" cy=\"").append(f1(y))
+                    .append("\" r=\"4\" stroke=\"").append(colour)
+                    .append("\" fill=\"").append(st.sustained() ? colour : "white").append("\"/>\n");
             }
             if (!path.isEmpty())
             {
@@ -723,7 +726,8 @@ public final class Report
                     .append("\" stroke-width=\"1.5\"/>\n");
             }
             final double ly = top + 10 + i * 20;
-            svg.append("<rect x=\"").append(left + pw + 15).append("\" y=\"").append(f1(ly - 9)).append("\" width=\"12\" ")
+            svg.append("<rect x=\"").append(left + pw + 15).append("\" y=\"").append(f1(ly - 9))
+                .append("\" width=\"12\" ")
                 .append("height=\"12\" fill=\"").append(colour).append("\"/>\n")
                 .append(text(left + pw + 32, ly + 2, s.name() + " (max " + s.maxSustained() + ")", "start"));
         }

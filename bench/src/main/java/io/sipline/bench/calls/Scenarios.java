@@ -42,8 +42,9 @@ public final class Scenarios
      * Why a run may shorten the far end's timewait ({@link #timewait}), said once for the option's help and the report:
      * measured with {@code /proc/PID/schedstat} of sipp alone, sampled every 50 ms.
      */
-    public static final String TIMEWAIT_WHY = "sipp handles the calls it keeps every 4.1 s in one go (35-50 ms at 8,640 "
-        + "calls/s, answering nothing meanwhile), which every system would otherwise see as a p99 spike every 4 s";
+    public static final String TIMEWAIT_WHY = "sipp handles the calls it keeps every 4.1 s in one go (35-50 ms at "
+        + "8,640 calls/s, answering nothing meanwhile), which every system would otherwise see as a p99 spike "
+        + "every 4 s";
     /** The built-in uas's last step: it keeps each ended call for 4 s, to answer a retransmitted BYE again. */
     private static final Pattern TIMEWAIT = Pattern.compile("<timewait milliseconds=\"\\d+\"/>");
 

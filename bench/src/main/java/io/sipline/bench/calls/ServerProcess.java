@@ -237,15 +237,26 @@ public final class ServerProcess implements AutoCloseable, CallPath
         return "";
     }
 
-    /** SIGTERM, up to 20 s for a clean stop, then SIGKILL to the process and whatever it forked. */
+    /**
+     * SIGTERM, up to 20 s for a clean stop, then SIGKILL to the process and whatever it forked. Interrupted while it
+     * waits, it kills at once and keeps the thread's interrupt status.
+     */
     @Override
-    public void close() throws InterruptedException
+    public void close()
     {
         final List<ProcessHandle> children = new ArrayList<>(process.descendants().toList());
         process.destroy();
-        if (!process.waitFor(20, TimeUnit.SECONDS))
+        try
         {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            if (!process.waitFor(20, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
         for (final ProcessHandle child : children)
         {

@@ -18,8 +18,9 @@ import io.sipline.sip.transport.UdpTransportConfig;
 /**
  * The server side of {@code bin/sipline bench stack}: an OPTIONS responder on loopback, either the transport's
  * {@link StatelessResponder} ({@code stateless}) or the {@link SipStack} with a server transaction per request
- * ({@code stateful}, {@link StatefulResponder}). Prints {@code READY port...} on stdout, then answers each {@code stats} line on
- * stdin with {@code STATS <transactions> <allocated bytes of the shard threads>}, and stops at {@code quit} or EOF.
+ * ({@code stateful}, {@link StatefulResponder}). Prints {@code READY port...} on stdout, then answers each
+ * {@code stats} line on stdin with {@code STATS <transactions> <allocated bytes of the shard threads>}, and stops at
+ * {@code quit} or EOF.
  * Runs in its own JVM so that its CPU time can be read from {@code /proc/<pid>/stat}.
  */
 public final class BenchServer

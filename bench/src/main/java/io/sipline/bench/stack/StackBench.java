@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
  * {@code bin/sipline bench stack [--ports N] [--shards N] [--start R] [--max R] [--step-seconds S]}: for the stateless
  * and the stateful OPTIONS responder, starts a {@link BenchServer} JVM on loopback, drives it with one sipp process
  * whose calls round-robin over every port ({@code setdest} from an injection file), steps the rate up (×1.5) until
- * sipp reports failed calls or retransmissions (&gt; 2%), after one unjudged warm-up step, or the server answers fewer than 90% of the offered rate,
- * and prints per step: offered and achieved transactions/s, CPU seconds of the server per 1,000 transactions (from
- * {@code /proc/<pid>/stat}), and bytes allocated by the shard threads per transaction ({@code ThreadMXBean}).
+ * sipp reports failed calls or retransmissions (&gt; 2%), after one unjudged warm-up step, or the server answers
+ * fewer than 90% of the offered rate, and prints per step: offered and achieved transactions/s, CPU seconds of the
+ * server per 1,000 transactions (from {@code /proc/<pid>/stat}), and bytes allocated by the shard threads per
+ * transaction ({@code ThreadMXBean}).
  */
 public final class StackBench
 {

@@ -99,7 +99,8 @@ class CallsBenchTest
         assertTrue(json.contains("\"invite200Ms\": {\"count\": " + l.count()), json);
         assertTrue(Files.readString(out.resolve("report.md")).contains("| jainsip/g1-lowpause | "));
         assertTrue(Files.readString(out.resolve("p99.svg")).startsWith("<svg"));
-        assertNotNull(Files.readString(out.resolve("jainsip-g1-lowpause").resolve("jainsip-g1-lowpause-r50-uac-stat.csv")));
+        assertNotNull(Files.readString(
+            out.resolve("jainsip-g1-lowpause").resolve("jainsip-g1-lowpause-r50-uac-stat.csv")));
         try (var logs = Files.list(out.resolve("jainsip-g1-lowpause")))
         {
             assertTrue(logs.anyMatch(p -> p.getFileName().toString().startsWith("gc-jainsip-g1-lowpause")),

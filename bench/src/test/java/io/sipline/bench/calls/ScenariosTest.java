@@ -18,7 +18,8 @@ import io.sipline.test.Sipp;
 class ScenariosTest
 {
     private static final Pattern ADDED = Pattern.compile(
-        "(?s)\\s*<!-- sipline bench:[^>]*-->\\s*<nop><action><gettimeofday[^\\n]*</nop>|\\n    <action><gettimeofday.*?</action>");
+        "(?s)\\s*<!-- sipline bench:[^>]*-->\\s*<nop><action><gettimeofday[^\\n]*</nop>"
+            + "|\\n    <action><gettimeofday.*?</action>");
 
     @Test
     void shouldOnlyAddTimingToTheInstalledBuiltInUac() throws Exception
@@ -85,8 +86,8 @@ class ScenariosTest
     }
 
     @Test
-    void shouldChangeOnlyHowLongTheFarEndKeepsAnEndedCall(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
-        throws Exception
+    void shouldChangeOnlyHowLongTheFarEndKeepsAnEndedCall(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
     {
         Assumptions.assumeTrue(Sipp.available(), "sipp is not installed");
         final String uas = Scenarios.builtIn("uas");
@@ -101,7 +102,8 @@ class ScenariosTest
         assertEquals(null, Scenarios.b2bua(dir, null).uas(), "unchanged: sipp's built-in uas by name");
         final Scenarios.Flow b2bua = Scenarios.b2bua(dir, 1000);
         assertEquals("uas-timewait1000.xml", b2bua.uas().getFileName().toString());
-        assertEquals(shorter, java.nio.file.Files.readString(b2bua.uas(), java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertEquals(shorter,
+            java.nio.file.Files.readString(b2bua.uas(), java.nio.charset.StandardCharsets.ISO_8859_1));
         final Scenarios.Flow proxy = Scenarios.proxied(dir, 1000);
         final String routed = java.nio.file.Files.readString(proxy.uas(), java.nio.charset.StandardCharsets.ISO_8859_1);
         assertEquals(1, count(routed, "<timewait milliseconds=\"1000\"/>"));

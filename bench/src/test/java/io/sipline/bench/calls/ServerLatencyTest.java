@@ -58,7 +58,8 @@ class ServerLatencyTest
         final ServerLatency.Scrape before = ServerLatency.Scrape.parse(exposition(
             new long[][] {{0, 0, 10, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
             new long[][] {{0, 0, 0, 10, 0, 0}, {0, 0, 0, 0, 0, 0}}));
-        // during it: 180s: 40 + 50 <= 0.05 ms, 5 + 4 in 1.2 ms, 1 in 50 ms (100 in all); 2xx: 98 in 2.25 ms, 2 past 50 ms
+        // during it: 180s: 40 + 50 <= 0.05 ms, 5 + 4 in 1.2 ms, 1 in 50 ms (100 in all);
+        // 2xx: 98 in 2.25 ms, 2 past 50 ms
         final ServerLatency.Scrape after = ServerLatency.Scrape.parse(exposition(
             new long[][] {{40, 0, 15, 0, 1, 0}, {50, 0, 4, 0, 0, 0}},
             new long[][] {{0, 0, 0, 60, 0, 1}, {0, 0, 0, 48, 0, 1}}));

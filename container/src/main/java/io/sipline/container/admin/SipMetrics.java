@@ -12,10 +12,12 @@ import java.util.function.IntSupplier;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.Collector;
+import io.prometheus.metrics.model.registry.MetricType;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricFamilyDescriptor;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.sipline.sip.message.ParseResult;
@@ -320,8 +322,8 @@ public final class SipMetrics
         registry.register(new ServletTimeCollector(container));
         CounterWithCallback.builder().name("sipline_container_events")
             .help("Container events: servlet_error, slow_call, no_application, stray_2xx (a late 2xx ACKed and ended "
-                + "with BYE), routed_out (an initial request the application router sent to an external route), overloaded (a "
-                + "new request refused with 503 because it waited longer than --overload-wait)")
+                + "with BYE), routed_out (an initial request the application router sent to an external route), "
+                + "overloaded (a new request refused with 503 because it waited longer than --overload-wait)")
             .labelNames("event")
             .callback(cb ->
             {
@@ -461,9 +463,9 @@ public final class SipMetrics
         }
 
         @Override
-        public String getPrometheusName()
+        public MetricFamilyDescriptor getMetricFamilyDescriptor()
         {
-            return "sipline_servlet_time_seconds";
+            return MetricFamilyDescriptor.of(MetricType.HISTOGRAM, METADATA, List.of("application"));
         }
     }
 
@@ -519,9 +521,9 @@ public final class SipMetrics
         }
 
         @Override
-        public String getPrometheusName()
+        public MetricFamilyDescriptor getMetricFamilyDescriptor()
         {
-            return metadata.getName();
+            return MetricFamilyDescriptor.of(MetricType.HISTOGRAM, metadata, List.of("shard", label));
         }
     }
 }

@@ -28,8 +28,8 @@ import javax.servlet.sip.URI;
  * its expiry (session-config timeout, {@link #setExpires}) on its shard's timing wheel and the invalidate-when-ready
  * mechanism (§6.1.2.2.2).
  * <p>
- * Lives on one shard (its {@link ContainerShard}): its id and every Call-ID, tag and branch of its SIP sessions encode that
- * shard, so every message of every dialog it owns is processed there, one at a time (JSR 289
+ * Lives on one shard (its {@link ContainerShard}): its id and every Call-ID, tag and branch of its SIP sessions
+ * encode that shard, so every message of every dialog it owns is processed there, one at a time (JSR 289
  * §6.3 serialization without locks). Registered in its shard's {@link SessionTable}.
  * <p>
  * Threading: the container calls it on its shard; an application may call it from its own threads (JSR 289 leaves

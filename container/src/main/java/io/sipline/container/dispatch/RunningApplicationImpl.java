@@ -44,6 +44,10 @@ public final class RunningApplicationImpl implements RunningApplication
     /** Context parameter that runs the application on virtual threads instead of its shard (blocking code). */
     public static final String THREADING_PARAMETER = "io.sipline.threading";
 
+    /** JSR 289 §5.7.1 context attribute, deprecated in the API but still defined by it: we support PRACK. */
+    @SuppressWarnings("deprecation")
+    private static final String PRACK_SUPPORTED = SipServlet.PRACK_SUPPORTED;
+
     private final DeployedApplication deployed;
     private final ServletContextImpl context;
     private final SipFactoryImpl factory;
@@ -73,7 +77,7 @@ public final class RunningApplicationImpl implements RunningApplication
         context.setAttribute(SipServlet.SIP_SESSIONS_UTIL, new SipSessionsUtilImpl(registry, deployed.name()));
         context.setAttribute(SipServlet.SUPPORTED, List.of(ReliableProvisionals.OPTION_TAG));
         context.setAttribute(SipServlet.SUPPORTED_RFCs, List.of("3261", "3262", "3263", "3581", "6026"));
-        context.setAttribute(SipServlet.PRACK_SUPPORTED, Boolean.TRUE); // JSR 289 §5.7.1: sendReliably works
+        context.setAttribute(PRACK_SUPPORTED, Boolean.TRUE); // JSR 289 §5.7.1: sendReliably works
     }
 
     /**
@@ -295,7 +299,6 @@ public final class RunningApplicationImpl implements RunningApplication
         return deployed.classLoader();
     }
 
-    /** The application's authentication and authorization, checked before each initial request. */
     /** Live sessions and servlet call times, for {@code /metrics}. */
     public ApplicationStats stats()
     {
@@ -315,6 +318,7 @@ public final class RunningApplicationImpl implements RunningApplication
         }
     }
 
+    /** The application's authentication and authorization, checked before each initial request. */
     public ApplicationSecurity security()
     {
         return security;

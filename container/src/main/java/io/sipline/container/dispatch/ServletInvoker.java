@@ -37,7 +37,8 @@ final class ServletInvoker
     private volatile String callHandler;
     private long reportedCallStartNs;
 
-    ServletInvoker(final ContainerShardImpl container, final StackShard shard, final ContainerShardImpl.Counters counters)
+    ServletInvoker(
+        final ContainerShardImpl container, final StackShard shard, final ContainerShardImpl.Counters counters)
     {
         this.container = container;
         this.shard = shard;

@@ -336,6 +336,8 @@ public final class GcThreadScheduling
      */
     private record Native(MethodHandle set, MethodHandle get, VarHandle errno, MemoryLayout state)
     {
+        /** {@link Linker#downcallHandle} is restricted: allowed by {@code --enable-native-access}, else null here. */
+        @SuppressWarnings("restricted")
         static Native load()
         {
             final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);

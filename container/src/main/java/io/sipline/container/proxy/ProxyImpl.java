@@ -796,12 +796,14 @@ public final class ProxyImpl implements SessionProxy
     }
 
     @Override
+    @SuppressWarnings("deprecation") // deprecated in JSR 289 Proxy, which still requires it
     public int getSequentialSearchTimeout()
     {
         return sequentialSearchTimeout;
     }
 
     @Override
+    @SuppressWarnings("deprecation") // deprecated in JSR 289 Proxy, which still requires it
     public void setSequentialSearchTimeout(final int seconds)
     {
         if (seconds <= 0)
@@ -813,12 +815,14 @@ public final class ProxyImpl implements SessionProxy
 
     /** Always stateful (JSR 289 deprecates stateless proxying; §16.11 stateless forwarding is the ACK's only). */
     @Override
+    @SuppressWarnings("deprecation") // deprecated in JSR 289 Proxy, which still requires it
     public boolean getStateful()
     {
         return true;
     }
 
     @Override
+    @SuppressWarnings("deprecation") // deprecated in JSR 289 Proxy, which still requires it
     public void setStateful(final boolean value)
     {
         if (!value)

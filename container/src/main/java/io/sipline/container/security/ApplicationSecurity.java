@@ -86,19 +86,21 @@ public final class ApplicationSecurity
         return policy;
     }
 
-    /**
-     * @param servletName  the servlet selected for the request.
-     * @param method       the request method.
-     * @param requestUri   the Request-URI exactly as in the start line.
-     * @param headerValues every value of a header by name (an empty list when absent); called at most once.
-     * @return what to do; never throws for any request content.
-     */
     /** Whether any constraint covers {@code method} on {@code servletName} (else {@link #check} is anonymous). */
     public boolean guards(final String servletName, final String method)
     {
         return null != policy.requirement(servletName, method);
     }
 
+    /**
+     * The verdict of the security constraints on one request.
+     *
+     * @param servletName  the servlet selected for the request.
+     * @param method       the request method.
+     * @param requestUri   the Request-URI exactly as in the start line.
+     * @param headerValues every value of a header by name (an empty list when absent); called at most once.
+     * @return what to do; never throws for any request content.
+     */
     public Verdict check(
         final String servletName,
         final String method,

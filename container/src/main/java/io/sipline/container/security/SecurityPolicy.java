@@ -153,7 +153,8 @@ public final class SecurityPolicy
         {
             return null;
         }
-        final MethodTable table = null == servletName ? otherServlets : servlets.getOrDefault(servletName, otherServlets);
+        final MethodTable table =
+            null == servletName ? otherServlets : servlets.getOrDefault(servletName, otherServlets);
         final Requirement requirement = table.lookup(method);
         return UNPROTECTED == requirement ? null : requirement;
     }
@@ -262,7 +263,8 @@ public final class SecurityPolicy
                 for (final SecurityConstraint.ResourceCollection collection : constraint.resourceCollections())
                 {
                     if (coversServlet(collection, servlet) &&
-                        (collection.sipMethods().isEmpty() || (null != method && collection.sipMethods().contains(method))))
+                        (collection.sipMethods().isEmpty() ||
+                            (null != method && collection.sipMethods().contains(method))))
                     {
                         covering.add(constraint);
                         break;

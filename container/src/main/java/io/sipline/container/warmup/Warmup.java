@@ -88,12 +88,12 @@ public final class Warmup
         final WarmupCaller.Totals callers = new WarmupCaller.Totals();
         final Path dir = Files.createTempDirectory(APPLICATION);
         try (ContainerServer callee = ContainerServer.start(config(loopback, shards), router());
-            Deployed farEnd = deploy(callee, application(dir.resolve("callee"), CALLEE, new WarmupCallee(), Map.of()));
+            Deployed _ = deploy(callee, application(dir.resolve("callee"), CALLEE, new WarmupCallee(), Map.of()));
             ContainerServer server = ContainerServer.start(config(loopback, shards), router());
-            Deployed b2bua = deploy(server, application(dir.resolve("b2bua"), APPLICATION, new WarmupB2bua(),
+            Deployed _ = deploy(server, application(dir.resolve("b2bua"), APPLICATION, new WarmupB2bua(),
                 Map.of(WarmupB2bua.TARGET, "sip:warmup@" + NetUtil.toSocketAddressString(
                     callee.localAddresses().getFirst()))));
-            SipStack uac = SipStack.start(config(loopback, shards),
+            SipStack _ = SipStack.start(config(loopback, shards),
                 WarmupCaller.factory(callers, server.localAddresses().getFirst(), calls, RATE)))
         {
             final long deadline = System.nanoTime() + CALLS_LIMIT_NS;

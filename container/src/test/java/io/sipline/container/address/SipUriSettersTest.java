@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.function.Consumer;
 
 import javax.servlet.sip.ServletParseException;
@@ -160,7 +161,7 @@ class SipUriSettersTest
         final SipURIImpl readOnly = uri.readOnly("Route");
         assertTrue(readOnly.isReadOnly());
         assertFalse(uri.isReadOnly());
-        final Consumer<SipURI>[] edits = edits();
+        final List<Consumer<SipURI>> edits = edits();
         for (final Consumer<SipURI> edit : edits)
         {
             final IllegalStateException e = assertThrows(IllegalStateException.class, () -> edit.accept(readOnly));
@@ -168,29 +169,27 @@ class SipUriSettersTest
         }
         assertEquals("sip:alice@atlanta.com;lr", readOnly.toString());
         assertEquals(uri, readOnly);
-        assertFalse(((SipURIImpl)readOnly.clone()).isReadOnly(), "a clone of a read-only URI is the application's");
+        assertFalse(readOnly.clone().isReadOnly(), "a clone of a read-only URI is the application's");
         assertSame(uri.wireBytes(), readOnly.wireBytes(), "the copy shares the bytes");
         uri.setUser("bob");
         assertEquals("sip:alice@atlanta.com;lr", readOnly.toString(), "and is not changed by the original");
     }
 
-    @SuppressWarnings("unchecked")
-    private static Consumer<SipURI>[] edits()
+    private static List<Consumer<SipURI>> edits()
     {
-        return new Consumer[] {
-            (Consumer<SipURI>)u -> u.setUser("x"),
-            (Consumer<SipURI>)u -> u.setUserPassword("x"),
-            (Consumer<SipURI>)u -> u.setHost("x.com"),
-            (Consumer<SipURI>)u -> u.setPort(1),
-            (Consumer<SipURI>)u -> u.setSecure(true),
-            (Consumer<SipURI>)u -> u.setParameter("a", "b"),
-            (Consumer<SipURI>)u -> u.removeParameter("lr"),
-            (Consumer<SipURI>)u -> u.setLrParam(false),
-            (Consumer<SipURI>)u -> u.setTransportParam("tcp"),
-            (Consumer<SipURI>)u -> u.setTTLParam(1),
-            (Consumer<SipURI>)u -> u.setHeader("a", "b"),
-            (Consumer<SipURI>)u -> u.removeHeader("a"),
-        };
+        return List.of(
+            u -> u.setUser("x"),
+            u -> u.setUserPassword("x"),
+            u -> u.setHost("x.com"),
+            u -> u.setPort(1),
+            u -> u.setSecure(true),
+            u -> u.setParameter("a", "b"),
+            u -> u.removeParameter("lr"),
+            u -> u.setLrParam(false),
+            u -> u.setTransportParam("tcp"),
+            u -> u.setTTLParam(1),
+            u -> u.setHeader("a", "b"),
+            u -> u.removeHeader("a"));
     }
 
     private static SipURI sip(final String text) throws ServletParseException

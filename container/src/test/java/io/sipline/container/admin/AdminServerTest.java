@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -81,16 +82,16 @@ class AdminServerTest
             send(socket, sip, "this is not SIP\r\n\r\n");
 
             // Inbound counts without an answer (the ACK, the garbage) are polled for, then compared exactly.
-            final Map<String, Double>[] after = new Map[1];
+            final AtomicReference<Map<String, Double>> after = new AtomicReference<>();
             assertTrue(Sipp.await(() ->
             {
-                after[0] = samples(getUnchecked(admin, "/metrics"));
-                return delta(before, after[0], "sipline_udp_datagrams_received_total") >= 5
-                    && delta(before, after[0], "sipline_sip_requests_received_total{method=\"ACK\"}") >= 1
-                    && sumWhere(after[0], "sipline_sip_messages_dropped_total", "reason=\"parse_")
+                after.set(samples(getUnchecked(admin, "/metrics")));
+                return delta(before, after.get(), "sipline_udp_datagrams_received_total") >= 5
+                    && delta(before, after.get(), "sipline_sip_requests_received_total{method=\"ACK\"}") >= 1
+                    && sumWhere(after.get(), "sipline_sip_messages_dropped_total", "reason=\"parse_")
                         - sumWhere(before, "sipline_sip_messages_dropped_total", "reason=\"parse_") >= 1;
             }, 5_000), "counters never reached the datagrams sent");
-            final Map<String, Double> a = after[0];
+            final Map<String, Double> a = after.get();
             assertEquals(5, delta(before, a, "sipline_udp_datagrams_received_total"));
             assertTrue(a.keySet().stream().anyMatch(k -> k.startsWith("sipline_udp_peer_channels_opened_total")),
                 "the connected-channel counters are exported");

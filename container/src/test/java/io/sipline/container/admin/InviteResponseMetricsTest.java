@@ -63,15 +63,17 @@ class InviteResponseMetricsTest
         assertTrue(text.contains("sipline_sip_invite_response_seconds_count{response=\"180\",shard=\"0\"} 4\n"), text);
         assertTrue(text.contains("sipline_sip_invite_response_seconds_sum{response=\"180\",shard=\"0\"} 0.03242\n"),
             text);
-        assertTrue(text.contains("sipline_sip_invite_response_seconds_bucket{response=\"2xx\",shard=\"1\",le=\"0.0045\"}"
-            + " 1\n"), text);
-        assertTrue(text.contains("sipline_sip_invite_response_seconds_bucket{response=\"2xx\",shard=\"1\",le=\"0.00425\"}"
-            + " 0\n"), text);
+        assertTrue(text.contains("sipline_sip_invite_response_seconds_bucket{response=\"2xx\",shard=\"1\","
+            + "le=\"0.0045\"} 1\n"), text);
+        assertTrue(text.contains("sipline_sip_invite_response_seconds_bucket{response=\"2xx\",shard=\"1\","
+            + "le=\"0.00425\"} 0\n"), text);
         assertTrue(text.contains("sipline_sip_invite_response_seconds_count{response=\"2xx\",shard=\"0\"} 0\n"), text);
         assertTrue(text.contains("sipline_sip_invite_response_seconds_count{response=\"3xx-6xx\",shard=\"1\"} 0\n"),
             text);
-        assertTrue(text.contains("sipline_sip_invite_response_max_seconds{response=\"180\",shard=\"0\"} 0.03\n"), text);
-        assertTrue(text.contains("sipline_sip_invite_responses_untimed_total{response=\"2xx\",shard=\"1\"} 1.0\n"), text);
+        assertTrue(text.contains("sipline_sip_invite_response_max_seconds{response=\"180\",shard=\"0\"} 0.03\n"),
+            text);
+        assertTrue(text.contains("sipline_sip_invite_responses_untimed_total{response=\"2xx\",shard=\"1\"} 1.0\n"),
+            text);
         // 88 buckets for each of 2 shards x 3 kinds
         final long buckets = text.lines().filter(l -> l.startsWith("sipline_sip_invite_response_seconds_bucket{"))
             .count();

@@ -205,7 +205,8 @@ class CliTest
     void shouldRejectAWarmupThatIsNotACallCount()
     {
         assertEquals(2, run("run", "--warmup", "-5"));
-        assertTrue(errorLine().contains("-5 is not a number of calls (0-" + Cli.MAX_WARMUP_CALLS + ")"), err.toString());
+        assertTrue(errorLine().contains("-5 is not a number of calls (0-" + Cli.MAX_WARMUP_CALLS + ")"),
+            err.toString());
         assertNull(started);
         err.getBuffer().setLength(0);
         assertEquals(2, run("run", "--warmup", "lots"));

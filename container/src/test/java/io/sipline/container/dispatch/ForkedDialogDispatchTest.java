@@ -45,7 +45,7 @@ class ForkedDialogDispatchTest
         final transient Queue<String> seen = new ConcurrentLinkedQueue<>();
         final transient Queue<SipSession> sessions = new ConcurrentLinkedQueue<>();
         volatile boolean ackForks = true;
-        volatile SipSession first;
+        transient volatile SipSession first;
 
         @Override
         protected void doSuccessResponse(final SipServletResponse resp) throws ServletException, IOException
@@ -201,7 +201,8 @@ class ForkedDialogDispatchTest
                 + server.applicationSessions());
 
             fork.send(SipPeer.answer(invite, "callee2", second.port()).replace("Contact:",
-                "Record-Route: <sip:192.0.2.9;lr;rr=far>, <sip:127.0.0.1:" + second.port() + ";lr;rr=near>\r\nContact:"));
+                "Record-Route: <sip:192.0.2.9;lr;rr=far>, <sip:127.0.0.1:" + second.port()
+                    + ";lr;rr=near>\r\nContact:"));
             final String ack2 = second.await(m -> m.startsWith("ACK "), "the container's ACK of the late 2xx");
             assertTrue(ack2.startsWith("ACK sip:callee2@127.0.0.1:" + second.port() + " SIP/2.0"), ack2);
             assertTrue(SipPeer.header(ack2, "To").endsWith(";tag=callee2"), ack2);

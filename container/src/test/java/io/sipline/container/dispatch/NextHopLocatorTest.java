@@ -22,7 +22,8 @@ import io.sipline.sip.stack.SipStackConfig;
 /**
  * The container's next hop through the shard's SipLocator (RFC 3263) against a {@link LoopbackDns}: a host name is
  * located by NAPTR, then SRV, then A/AAAA, asynchronously on the shard, and the answer is cached for its TTL; a numeric
- * host, or a name of the hosts file ({@code localhost}), needs no DNS; a name nothing locates fails the application's request with a 503 from the container.
+ * host, or a name of the hosts file ({@code localhost}), needs no DNS; a name nothing locates fails the
+ * application's request with a 503 from the container.
  */
 class NextHopLocatorTest
 {

@@ -239,8 +239,10 @@ class PrackDispatchTest
             assertEquals(List.of("183 Rel100Exception " + Rel100Exception.NO_REQ_SUPPORT,
                 "100 Rel100Exception " + Rel100Exception.NOT_1XX, "200 Rel100Exception " + Rel100Exception.NOT_1XX,
                 "options 183 Rel100Exception " + Rel100Exception.NOT_INVITE), List.copyOf(uas.seen));
+            @SuppressWarnings("deprecation") // deprecated in JSR 289, which still defines the attribute
+            final String prackSupported = SipServlet.PRACK_SUPPORTED;
             assertEquals(Boolean.TRUE, server.registry().application("uas").servletContext()
-                .getAttribute(SipServlet.PRACK_SUPPORTED));
+                .getAttribute(prackSupported));
         }
     }
 

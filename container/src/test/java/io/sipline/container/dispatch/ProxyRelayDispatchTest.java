@@ -43,7 +43,7 @@ class ProxyRelayDispatchTest
         final transient Queue<String> seen = new ConcurrentLinkedQueue<>();
         final transient AtomicInteger byes = new AtomicInteger();
         volatile boolean proxyInBye;
-        volatile SipServletRequest bye;
+        transient volatile SipServletRequest bye;
 
         @Override
         protected void doInvite(final SipServletRequest req) throws ServletException, IOException

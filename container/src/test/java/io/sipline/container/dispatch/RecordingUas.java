@@ -8,7 +8,10 @@ import javax.servlet.ServletException;
 import javax.servlet.sip.SipServlet;
 import javax.servlet.sip.SipServletRequest;
 
-/** A UAS for the dispatch tests: answers INVITE, BYE and OPTIONS 200, and records the method of each request it gets. */
+/**
+ * A UAS for the dispatch tests: answers INVITE, BYE and OPTIONS 200, and records the method of each request it
+ * gets.
+ */
 public final class RecordingUas extends SipServlet
 {
     private static final long serialVersionUID = 1L;

@@ -146,7 +146,8 @@ class RouterRouteDispatchTest
                 assertEquals(2, routes.size(), invite);
                 assertEquals("<" + route + ">", routes.get(0), "the external route on top");
                 assertTrue(routes.get(1).startsWith("<sip:127.0.0.1:" + DispatchSippTest.address(server).getPort()
-                    + ";lr;" + ApplicationComposition.COMPOSITION_PARAMETER + "="), "then the route back to us: " + routes);
+                    + ";lr;" + ApplicationComposition.COMPOSITION_PARAMETER + "="),
+                    "then the route back to us: " + routes);
                 assertTrue(app.seen.isEmpty(), app.seen.toString());
 
                 // the external hop proxies it on along the Route set: back to the container

@@ -167,6 +167,7 @@ class SessionTargetingTest
     }
 
     @Test
+    @SuppressWarnings("deprecation") // encodeURI: deprecated in JSR 289, which still defines it; tested here
     void shouldTargetTheApplicationSessionAnEncodedUriNamesOnAnotherShard() throws Exception
     {
         final Uas uas = new Uas();

@@ -10,9 +10,9 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A raw SIP peer over TCP (or TLS) for the dispatch tests: a listening socket on loopback (port 0) that accepts the container's
- * connections and reads whole messages from them, framed by Content-Length (RFC 3261 §18.3). It counts the
- * connections it accepted, so a test can check that later requests came on the same one.
+ * A raw SIP peer over TCP (or TLS) for the dispatch tests: a listening socket on loopback (port 0) that accepts the
+ * container's connections and reads whole messages from them, framed by Content-Length (RFC 3261 §18.3). It counts
+ * the connections it accepted, so a test can check that later requests came on the same one.
  * <p>
  * Threading: the test's thread only.
  */

@@ -409,7 +409,6 @@ class TcpRoutingDispatchTest
         return b.append("Contact: ").append(contact).append("\r\nContent-Length: 0\r\n\r\n").toString();
     }
 
-    /** A response {@code statusLine} to a request: every Via, From, To (tagged b1 when it has none), Call-ID, CSeq. */
     /** A server (two shards, loopback, port 0) whose default application router has these DAR tuples for INVITE. */
     private static ContainerServer routedServer(final String inviteTuples) throws Exception
     {
@@ -422,6 +421,7 @@ class TcpRoutingDispatchTest
             router);
     }
 
+    /** A response {@code statusLine} to a request: every Via, From, To (tagged b1 when it has none), Call-ID, CSeq. */
     private static String answer(final String request, final String statusLine)
     {
         final StringBuilder b = withVias(statusLine, request);

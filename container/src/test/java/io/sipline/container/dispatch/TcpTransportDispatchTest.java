@@ -54,7 +54,8 @@ class TcpTransportDispatchTest
                 return;
             }
             // the request went, and its response came, over the same transport (JSR 289 getTransport)
-            EVENTS.add(status + " " + resp.getMethod() + " " + resp.getRequest().getTransport() + "/" + resp.getTransport());
+            EVENTS.add(status + " " + resp.getMethod() + " " + resp.getRequest().getTransport() + "/"
+                + resp.getTransport());
             if (status < 300 && "INVITE".equals(resp.getMethod()))
             {
                 resp.createAck().send();

@@ -93,7 +93,8 @@ class DigestHeaderParsingTest
                         case 0 -> text.deleteCharAt(at);
                         case 1 -> text.insert(at, alphabet[random.nextInt(alphabet.length)]);
                         case 2 -> text.setCharAt(at, (char)random.nextInt(0x3000));
-                        case 3 -> text.insert(at, text.substring(at, Math.min(text.length(), at + 1 + random.nextInt(20))));
+                        case 3 -> text.insert(at,
+                            text.substring(at, Math.min(text.length(), at + 1 + random.nextInt(20))));
                         default -> text.setLength(at);
                     }
                 }

@@ -108,8 +108,8 @@ class DigestSippInteropTest
         try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0)))
         {
             socket.setSoTimeout(100);
-            final Process sipp = Sipp.start(name, List.of("-sf", scenario.toAbsolutePath().toString(), "-m", "5", "-r", "10",
-                "127.0.0.1:" + socket.getLocalPort()));
+            final Process sipp = Sipp.start(name, List.of("-sf", scenario.toAbsolutePath().toString(),
+                "-m", "5", "-r", "10", "127.0.0.1:" + socket.getLocalPort()));
             try
             {
                 final Map<String, byte[]> answered = new HashMap<>();

@@ -143,7 +143,8 @@ class IceCheckListTest
         final long srflxPriority = IcePriority.pair(true, locals[1].priority(), remotes[0].priority());
         assertEquals(srflxPriority, valid.priority(entry, true));
         assertTrue(srflxPriority < list.priority(0), "ranked below the host pair that generated it");
-        assertEquals(IcePriority.pair(false, locals[1].priority(), remotes[0].priority()), valid.priority(entry, false));
+        assertEquals(IcePriority.pair(false, locals[1].priority(), remotes[0].priority()),
+            valid.priority(entry, false));
 
         assertFalse(valid.nominated(entry));
         valid.nominate(entry);
@@ -243,8 +244,10 @@ class IceCheckListTest
         final IceCandidate linkLocal = IceSdp.parseCandidate("candidate:1 1 UDP 2122187007 fe80::1 5000 typ host");
         final IceCandidate global = IceSdp.parseCandidate("candidate:2 1 UDP 2122187006 2001:db8::1 5002 typ host");
         final IceCandidate prflx = IceSdp.parseCandidate("candidate:3 1 UDP 1862270975 2001:db8::9 5004 typ prflx");
-        final IceCandidate remoteLinkLocal = IceSdp.parseCandidate("candidate:a 1 UDP 2122187007 fe80::2 6000 typ host");
-        final IceCandidate remoteGlobal = IceSdp.parseCandidate("candidate:b 1 UDP 2122187006 2001:db8::2 6002 typ host");
+        final IceCandidate remoteLinkLocal =
+            IceSdp.parseCandidate("candidate:a 1 UDP 2122187007 fe80::2 6000 typ host");
+        final IceCandidate remoteGlobal =
+            IceSdp.parseCandidate("candidate:b 1 UDP 2122187006 2001:db8::2 6002 typ host");
         final IceCandidate mdns = IceSdp.parseCandidate("candidate:c 1 UDP 2122187006 x.local 6004 typ host");
         final IceCheckList list = new IceCheckList(IceLimits.DEFAULT);
         assertEquals(2, list.form(true, new IceCandidate[] {linkLocal, global, prflx}, 3,
@@ -322,7 +325,8 @@ class IceCheckListTest
     private static IceCandidate remoteRelay(final int component)
     {
         return new IceCandidate().set(IceCandidateType.RELAYED, component,
-            IcePriority.candidate(IceCandidateType.RELAYED, 65535, component), "R2").ipv4(0xCB00_7101, 9000 + component);
+            IcePriority.candidate(IceCandidateType.RELAYED, 65535, component), "R2")
+            .ipv4(0xCB00_7101, 9000 + component);
     }
 
     private static IceCandidate remoteV6(final int component)

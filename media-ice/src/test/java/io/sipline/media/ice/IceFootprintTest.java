@@ -29,7 +29,8 @@ class IceFootprintTest
         final IceCandidate[] candidates = new IceCandidate[COUNT];
         for (int i = 0; i < COUNT; i++)
         {
-            candidates[i] = new IceCandidate().set(IceCandidateType.SERVER_REFLEXIVE, 1, template.priority(), foundation)
+            candidates[i] = new IceCandidate()
+                .set(IceCandidateType.SERVER_REFLEXIVE, 1, template.priority(), foundation)
                 .ipv4(template.ipv4() + i, 45664).base(IceCandidate.FAMILY_IPV4, 0, 0x0A00_0101, 8998)
                 .related(IceCandidate.FAMILY_IPV4, 0, 0x0A00_0101, 8998);
         }

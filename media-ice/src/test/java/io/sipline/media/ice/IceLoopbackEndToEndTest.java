@@ -111,7 +111,8 @@ class IceLoopbackEndToEndTest
 
     private UdpEndpoint loopbackEndpoint() throws IOException
     {
-        final UdpEndpoint endpoint = new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), buffers);
+        final UdpEndpoint endpoint =
+            new UdpEndpoint(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), buffers);
         loop.closeLater(endpoint);
         endpoint.register(loop.selector());
         return endpoint;

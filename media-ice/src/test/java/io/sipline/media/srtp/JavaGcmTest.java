@@ -21,10 +21,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link JavaGcm} (GHASH by each of its tables, GCTR on the ECB path) against the JDK's
- * {@code AES/GCM/NoPadding}, an independent implementation (CLMUL): random keys of 16 and 32 octets, IVs, associated data of 0 to 70 octets split
- * into up to three {@code aad} calls at random points (SRTCP splits its AAD), texts of 0 to 1,500 octets at random
- * offsets; then every tag and text octet flipped in turn must fail and leave the buffer as it was. Also the AES-GCM
- * test cases 2 to 4 of McGrew and Viega's GCM specification (the test vectors SP 800-38D's validation uses).
+ * {@code AES/GCM/NoPadding}, an independent implementation (CLMUL): random keys of 16 and 32 octets, IVs,
+ * associated data of 0 to 70 octets split into up to three {@code aad} calls at random points (SRTCP splits its
+ * AAD), texts of 0 to 1,500 octets at random offsets; then every tag and text octet flipped in turn must fail and
+ * leave the buffer as it was. Also the AES-GCM test cases 2 to 4 of McGrew and Viega's GCM specification (the test
+ * vectors SP 800-38D's validation uses).
  */
 class JavaGcmTest
 {

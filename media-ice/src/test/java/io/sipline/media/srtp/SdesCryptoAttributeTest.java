@@ -85,7 +85,8 @@ class SdesCryptoAttributeTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"AES_256_CM_HMAC_SHA1_80", "AES_192_CM_HMAC_SHA1_32", "AEAD_AES_128_GCM", "AEAD_AES_256_GCM"})
+    @ValueSource(strings = {
+        "AES_256_CM_HMAC_SHA1_80", "AES_192_CM_HMAC_SHA1_32", "AEAD_AES_128_GCM", "AEAD_AES_256_GCM"})
     void shouldRoundTripGeneratedKeysOfEverySuite(final String name)
     {
         final SrtpCryptoSuite suite = SrtpCryptoSuite.fromSdpName(name);

@@ -399,7 +399,8 @@ class SrtpContextTest
         }
         assertEquals(SrtpResult.KEY_EXPIRED, tx.protectRtp(SrtpTestSupport.rtp(3, SSRC, 4, 0, false, 10), 0, 16));
 
-        final SrtpContext wrap = SrtpContext.outbound(SrtpTestSupport.policy(SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, null));
+        final SrtpContext wrap =
+            SrtpContext.outbound(SrtpTestSupport.policy(SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, null));
         wrap.roc(SSRC, 0xFFFF_FFFFL);
         assertTrue(wrap.protectRtp(SrtpTestSupport.rtp(65_535, SSRC, 4, 0, false, 10), 0, 16) > 0);
         assertEquals(SrtpResult.KEY_EXPIRED, wrap.protectRtp(SrtpTestSupport.rtp(0, SSRC, 4, 0, false, 10), 0, 16));
@@ -423,9 +424,12 @@ class SrtpContextTest
         final byte[] key = SrtpTestSupport.keyMaterial(suite, 1);
         assertThrows(IllegalArgumentException.class, () -> SrtpPolicy.builder(suite).masterKey(new byte[29]));
         assertThrows(IllegalArgumentException.class, () -> SrtpPolicy.builder(suite).build());
-        assertThrows(IllegalArgumentException.class, () -> SrtpPolicy.builder(suite).masterKey(key).replayWindow(100).build());
-        assertThrows(IllegalArgumentException.class, () -> SrtpPolicy.builder(suite).masterKey(key).keyDerivationRate(3).build());
-        assertThrows(IllegalArgumentException.class, () -> SrtpPolicy.builder(suite).masterKey(key).mki(new byte[0]).build());
+        assertThrows(IllegalArgumentException.class,
+            () -> SrtpPolicy.builder(suite).masterKey(key).replayWindow(100).build());
+        assertThrows(IllegalArgumentException.class,
+            () -> SrtpPolicy.builder(suite).masterKey(key).keyDerivationRate(3).build());
+        assertThrows(IllegalArgumentException.class,
+            () -> SrtpPolicy.builder(suite).masterKey(key).mki(new byte[0]).build());
         assertThrows(IllegalArgumentException.class, () -> SrtpBackend.byName("openssl"));
         // The surefire argLine opens the JDK's GHASH, so the default is the allocation-free AES-GCM (README, SRTP).
         assertTrue(JdkGhash.AVAILABLE);

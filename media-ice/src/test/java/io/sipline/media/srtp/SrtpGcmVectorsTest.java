@@ -105,7 +105,8 @@ class SrtpGcmVectorsTest
         assertEquals(RTP, hex(buffer, 0, plainLength));
     }
 
-    private static void assertSrtcp(final String name, final SrtpCryptoSuite suite, final String key, final String srtcp)
+    private static void assertSrtcp(
+        final String name, final SrtpCryptoSuite suite, final String key, final String srtcp)
     {
         final SrtpContext tx = context(name, suite, key, SrtpContext.Direction.OUTBOUND);
         tx.nextSrtcpIndex(0x4d617273, 0x5d4);

@@ -178,7 +178,8 @@ class SrtpLibsrtpInteropTest
                 final int plainLength = rtcp ? 28 + 4 * (i % 9) : SrtpTestSupport.rtpLength(plain, i % 90);
                 final String kind = rtcp ? "rtcp" : "rtp";
                 final byte[] buffer = plain.clone();
-                final int javaLength = rtcp ? tx.protectRtcp(buffer, 0, plainLength) : tx.protectRtp(buffer, 0, plainLength);
+                final int javaLength =
+                    rtcp ? tx.protectRtcp(buffer, 0, plainLength) : tx.protectRtp(buffer, 0, plainLength);
                 assertTrue(javaLength > plainLength, SrtpResult.name(javaLength));
                 final String libsrtp = command(kind + " 0 " + HEX.formatHex(plain, 0, plainLength));
                 assertEquals("ok " + HEX.formatHex(buffer, 0, javaLength), libsrtp, kind + " " + i);
@@ -187,11 +188,13 @@ class SrtpLibsrtpInteropTest
                 assertEquals(BAD_MKI, command(kind + " 2 " + HEX.formatHex(buffer, 0, javaLength)));
                 final byte[] copy = Arrays.copyOf(buffer, javaLength);
                 assertEquals(SrtpResult.BAD_MKI,
-                    rtcp ? rxOtherMki.unprotectRtcp(copy, 0, javaLength) : rxOtherMki.unprotectRtp(copy, 0, javaLength));
+                    rtcp ? rxOtherMki.unprotectRtcp(copy, 0, javaLength)
+                        : rxOtherMki.unprotectRtp(copy, 0, javaLength));
 
                 assertEquals("ok " + HEX.formatHex(plain, 0, plainLength),
                     command(kind + " 1 " + HEX.formatHex(buffer, 0, javaLength)));
-                final int back = rtcp ? rx.unprotectRtcp(buffer, 0, javaLength) : rx.unprotectRtp(buffer, 0, javaLength);
+                final int back =
+                    rtcp ? rx.unprotectRtcp(buffer, 0, javaLength) : rx.unprotectRtp(buffer, 0, javaLength);
                 assertEquals(HEX.formatHex(plain, 0, plainLength), HEX.formatHex(buffer, 0, Math.max(0, back)));
             }
         }

@@ -99,7 +99,9 @@ class SrtpReplayWindowTest
         for (int i = 0; i < 200_000; i++)
         {
             final int kind = random.nextInt(10);
-            final long index = kind < 6 ? next++ : kind < 9 ? Math.max(0, next - random.nextInt(2 * size)) : next + random.nextInt(3 * size);
+            final long index = kind < 6 ? next++
+                : kind < 9 ? Math.max(0, next - random.nextInt(2 * size))
+                : next + random.nextInt(3 * size);
             final int expected = highest >= 0 && index <= highest - size ? SrtpResult.REPLAY_OLD
                 : seen.contains(index) ? SrtpResult.REPLAY_DUPLICATE : 0;
             assertEquals(expected, window.check(index), "index " + index + " highest " + highest);

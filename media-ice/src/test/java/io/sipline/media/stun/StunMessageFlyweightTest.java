@@ -45,7 +45,7 @@ class StunMessageFlyweightTest
         assertEquals(StunResult.TOO_SHORT, message.wrap(m, 0, 19));
         assertEquals(StunResult.TOO_SHORT, message.wrap(m, 0, m.length - 1));
         assertEquals(StunResult.TOO_SHORT, message.wrap(m, 10, m.length));
-        m[0] |= 0x80;
+        m[0] = (byte)(m[0] | 0x80);
         assertEquals(StunResult.NOT_STUN, message.wrap(m, 0, m.length));
         m[0] = 0;
         m[4] ^= 1;

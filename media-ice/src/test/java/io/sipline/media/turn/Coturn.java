@@ -222,7 +222,7 @@ public final class Coturn implements AutoCloseable
             boolean free = true;
             for (int p = first; p < first + count && free; p++)
             {
-                try (DatagramSocket ignored = new DatagramSocket(p, InetAddress.getLoopbackAddress()))
+                try (DatagramSocket _ = new DatagramSocket(p, InetAddress.getLoopbackAddress()))
                 {
                     free = true;
                 }

@@ -300,9 +300,9 @@ class TurnClientTest
     }
 
     /**
-     * RFC 8445 §14.2: every new transaction of the TURN client (the Allocate retried with credentials, CreatePermission,
-     * ChannelBind, Refresh) takes a turn of the thread's pacer, 5 ms apart from any other transaction of the thread;
-     * retransmissions do not wait. Before, each left the moment it was asked for.
+     * RFC 8445 §14.2: every new transaction of the TURN client (the Allocate retried with credentials,
+     * CreatePermission, ChannelBind, Refresh) takes a turn of the thread's pacer, 5 ms apart from any other
+     * transaction of the thread; retransmissions do not wait.
      */
     @Test
     void shouldPaceItsNewTransactionsButNotItsRetransmissions()

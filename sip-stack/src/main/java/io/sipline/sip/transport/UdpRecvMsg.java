@@ -115,12 +115,12 @@ final class UdpRecvMsg
                 final Linker.Option capture = Linker.Option.captureCallState("errno");
                 final FunctionDescriptor type = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
                     ValueLayout.ADDRESS, ValueLayout.JAVA_INT);
-                recvmsg = libc.find("recvmsg").map(symbol -> linker.downcallHandle(symbol, type)).orElse(null);
-                recvmsgErrno = libc.find("recvmsg").map(symbol -> linker.downcallHandle(symbol, type, capture))
+                recvmsg = libc.find("recvmsg").map(symbol -> downcall(linker, symbol, type)).orElse(null);
+                recvmsgErrno = libc.find("recvmsg").map(symbol -> downcall(linker, symbol, type, capture))
                     .orElse(null);
-                dup = libc.find("dup").map(symbol -> linker.downcallHandle(symbol,
+                dup = libc.find("dup").map(symbol -> downcall(linker, symbol,
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT), capture)).orElse(null);
-                setsockopt = libc.find("setsockopt").map(symbol -> linker.downcallHandle(symbol,
+                setsockopt = libc.find("setsockopt").map(symbol -> downcall(linker, symbol,
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                         ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT), capture)).orElse(null);
                 state = Linker.Option.captureStateLayout();
@@ -138,6 +138,17 @@ final class UdpRecvMsg
         CALL_STATE = state;
         ERRNO = errno;
         AVAILABLE = null != recvmsg && null != recvmsgErrno && null != dup && null != setsockopt;
+    }
+
+    /**
+     * A downcall handle to {@code symbol} of libc. {@link Linker#downcallHandle} is a restricted method, allowed by
+     * {@code --enable-native-access}; without it, it throws and the caller falls back to Netty.
+     */
+    @SuppressWarnings("restricted")
+    private static MethodHandle downcall(final Linker linker, final MemorySegment symbol, final FunctionDescriptor type,
+        final Linker.Option... options)
+    {
+        return linker.downcallHandle(symbol, type, options);
     }
 
     private final MemorySegment callState;

@@ -78,7 +78,7 @@ final class UdpSendTo
             {
                 final Linker linker = Linker.nativeLinker();
                 final SymbolLookup libc = linker.defaultLookup();
-                sendto = libc.find("sendto").map(symbol -> linker.downcallHandle(symbol,
+                sendto = libc.find("sendto").map(symbol -> downcall(linker, symbol,
                     FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
                         ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT)))
                     .orElse(null);
@@ -93,6 +93,17 @@ final class UdpSendTo
         AVAILABLE = null != sendto;
         IPV4_HASH_IS_ADDRESS = hashIsAddress("127.0.0.1") && hashIsAddress("10.200.30.4")
             && hashIsAddress("255.1.128.7");
+    }
+
+    /**
+     * A downcall handle to {@code symbol} of libc. {@link Linker#downcallHandle} is a restricted method, allowed by
+     * {@code --enable-native-access}; without it, it throws and the caller falls back to Netty.
+     */
+    @SuppressWarnings("restricted")
+    private static MethodHandle downcall(final Linker linker, final MemorySegment symbol, final FunctionDescriptor type,
+        final Linker.Option... options)
+    {
+        return linker.downcallHandle(symbol, type, options);
     }
 
     private final MethodHandle sendto;

@@ -297,7 +297,7 @@ public final class UdpTransport implements AutoCloseable
     /** Shard k's event loop: the one thread that runs everything of shard k. */
     public io.netty.channel.EventLoop eventLoop(final int shard)
     {
-        return (io.netty.channel.EventLoop)loops[shard].next();
+        return loops[shard].next();
     }
 
     /** The number of shards. */

@@ -99,7 +99,8 @@ class SipMessageMutationTest
     }
 
     private static boolean exercise(
-        final byte[] bytes, final SipMessage m, final SipMessageEditor editor, final ViaFlyweight via, final ByteBuf out)
+        final byte[] bytes, final SipMessage m, final SipMessageEditor editor, final ViaFlyweight via,
+        final ByteBuf out)
     {
         final ParseResult stream = SipMessageParser.parseStream(bytes, 0, bytes.length, m);
         assertNotNull(stream);
@@ -143,7 +144,8 @@ class SipMessageMutationTest
         final ParseResult r2 = SipMessageParser.parseDatagram(again, 0, again.length, m2);
         // Removing the top Via of a response legitimately leaves no Via, or makes a second (unchecked, possibly
         // mutated) Via the top one.
-        assertFalse(r2 != ParseResult.OK && (m.isRequest() || r2 != ParseResult.MISSING_VIA && r2 != ParseResult.BAD_VIA),
+        assertFalse(r2 != ParseResult.OK
+            && (m.isRequest() || r2 != ParseResult.MISSING_VIA && r2 != ParseResult.BAD_VIA),
             () -> "edited message no longer parses: " + r2 + "\n" + new String(again));
         return true;
     }

@@ -16,7 +16,8 @@ class SipMessageParserTest
 {
     static final String INVITE =
         "INVITE sip:bob@biloxi.example.com SIP/2.0\r\n" +
-        "Via: SIP/2.0/UDP pc33.atlanta.example.com;branch=z9hG4bK776asdhds, SIP/2.0/TCP p1.example.com;received=192.0.2.1\r\n" +
+        "Via: SIP/2.0/UDP pc33.atlanta.example.com;branch=z9hG4bK776asdhds, " +
+        "SIP/2.0/TCP p1.example.com;received=192.0.2.1\r\n" +
         "Via: SIP/2.0/UDP [2001:db8::9]:5070;branch=z9hG4bKxyz;rport\r\n" +
         "Max-Forwards: 70\r\n" +
         "To: Bob <sip:bob@biloxi.example.com>\r\n" +

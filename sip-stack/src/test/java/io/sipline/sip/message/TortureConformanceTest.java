@@ -74,7 +74,8 @@ class TortureConformanceTest
         assertEquals(ParseResult.OK, result, () -> name + " at " + m.errorOffset() + ": " + f.notes());
         if ("invalid".equals(f.category()))
         {
-            assertTrue(ACCEPTED_INVALID.contains(name), name + " is invalid and parsed: add it to a list, or reject it");
+            assertTrue(ACCEPTED_INVALID.contains(name),
+                name + " is invalid and parsed: add it to a list, or reject it");
         }
         assertEquals(f.expected(), SiplineFacts.of(m), name);
         if (f.bodyLength() >= 0)

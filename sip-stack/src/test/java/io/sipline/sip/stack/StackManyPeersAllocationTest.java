@@ -3,6 +3,7 @@ package io.sipline.sip.stack;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -366,7 +367,7 @@ class StackManyPeersAllocationTest
         }
 
         @Override
-        public void close() throws Exception
+        public void close() throws IOException
         {
             for (final DatagramChannel channel : channels)
             {

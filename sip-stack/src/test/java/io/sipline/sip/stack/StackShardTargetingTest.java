@@ -41,8 +41,8 @@ class StackShardTargetingTest
     void shouldOwnARequestToAnEncodedUriOnTheShardOfItsApplicationSession()
     {
         final String app = id(6);
-        assertEquals(6, ShardRouting.ownerOf(request("sip:conf@example.com;" + StackShard.TARGET_URI_PARAMETER + "=" + app
-            + ";transport=udp", "", "callid-" + otherThan(6)), SHARDS));
+        assertEquals(6, ShardRouting.ownerOf(request("sip:conf@example.com;" + StackShard.TARGET_URI_PARAMETER + "="
+            + app + ";transport=udp", "", "callid-" + otherThan(6)), SHARDS));
     }
 
     @Test

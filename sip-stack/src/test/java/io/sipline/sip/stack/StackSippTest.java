@@ -160,7 +160,8 @@ class StackSippTest
         final DemoUac.Stats stats = new DemoUac.Stats();
         try
         {
-            final java.nio.file.Path dir = java.nio.file.Files.createDirectories(java.nio.file.Path.of("target", "sipp", name));
+            final java.nio.file.Path dir =
+                java.nio.file.Files.createDirectories(java.nio.file.Path.of("target", "sipp", name));
             sipp = new ProcessBuilder(Sipp.BINARY.getPath(), "-sn", "uas", "-nostdin", "-i", "127.0.0.1",
                 "-p", Integer.toString(sippPort), "-m", Integer.toString(calls), "-timeout", "60s",
                 "-timeout_error", "-trace_stat", "-stf", dir.toAbsolutePath().resolve("stat.csv").toString(),
@@ -169,7 +170,7 @@ class StackSippTest
                 .directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("out.log").toFile()).start();
             // sipp binds its port at once; the UAC's INVITEs are retransmitted by timer A if the first is early.
-            try (SipStack stack = SipStack.start(
+            try (SipStack _ = SipStack.start(
                 new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2),
                 DemoUac.factory(stats, new InetSocketAddress(LOOPBACK, sippPort), calls, 100)))
             {

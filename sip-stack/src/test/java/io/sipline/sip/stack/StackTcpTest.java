@@ -324,7 +324,8 @@ class StackTcpTest
             final String text = "OPTIONS sip:peer@" + destination.getAddress().getHostAddress() + ":"
                 + destination.getPort() + ";transport=" + transport.toLowerCase(Locale.ROOT)
                 + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/" + transport + " 127.0.0.1:" + stack.localAddresses().get(0).getPort() + ";branch=" + branch
+                + "Via: SIP/2.0/" + transport + " 127.0.0.1:" + stack.localAddresses().get(0).getPort()
+                + ";branch=" + branch
                 + "\r\nMax-Forwards: 70\r\nFrom: <sip:stack@127.0.0.1>;tag=s1\r\nTo: <sip:peer@127.0.0.1>\r\n"
                 + "Call-ID: " + callId + "\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n";
             final ByteBuf out = shard.allocate(text.length());

@@ -259,7 +259,8 @@ class TransactionMatchingTest
     {
         final TransactionHarness h = new TransactionHarness();
         final io.sipline.sip.message.SipMessage bad = new io.sipline.sip.message.SipMessage();
-        final byte[] b = "INVITE sip:x SIP/2.0\r\nVia: garbage\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        final byte[] b = "INVITE sip:x SIP/2.0\r\nVia: garbage\r\n\r\n"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         io.sipline.sip.message.SipMessageParser.parseDatagram(b, 0, b.length, bad);
         assertEquals(false, h.layer.onIncoming(bad, TransactionHarness.PEER, false));
         assertEquals(1, h.layer.malformed());

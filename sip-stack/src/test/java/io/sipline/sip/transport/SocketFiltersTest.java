@@ -72,7 +72,7 @@ class SocketFiltersTest
             });
             group.register(channel).sync();
             channel.bind(new InetSocketAddress(loopback, 0)).sync();
-            final InetSocketAddress to = (InetSocketAddress)channel.localAddress();
+            final InetSocketAddress to = channel.localAddress();
 
             send(other, to, "other");
             send(peer, to, "peer");

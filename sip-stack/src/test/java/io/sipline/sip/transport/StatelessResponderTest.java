@@ -375,7 +375,8 @@ class StatelessResponderTest
     void shouldSurviveAHandlerThatThrows()
     {
         final boolean[] thrown = {false};
-        final UdpShardSockets fragile = new UdpShardSockets(0, (final UdpShardSockets s, final SipMessage m, final InetSocketAddress from) ->
+        final UdpShardSockets fragile = new UdpShardSockets(0,
+            (final UdpShardSockets s, final SipMessage m, final InetSocketAddress from) ->
         {
             if (!thrown[0])
             {

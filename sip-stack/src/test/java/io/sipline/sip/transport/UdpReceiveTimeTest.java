@@ -213,7 +213,8 @@ class UdpReceiveTimeTest
                 {
                     final DatagramPacket got = new DatagramPacket(new byte[64], 64);
                     fresh[i].receive(got);
-                    assertEquals("fresh " + i, new String(got.getData(), 0, got.getLength(), StandardCharsets.US_ASCII));
+                    assertEquals("fresh " + i,
+                        new String(got.getData(), 0, got.getLength(), StandardCharsets.US_ASCII));
                 }
             }
             finally

@@ -144,7 +144,8 @@ class UdpTransportTest
             // 64 KB: a whole OPTIONS in one near-maximal datagram is read in full and answered...
             final String bigId = client.nextCallId();
             final String big = client.request("OPTIONS", bigId, "x".repeat(65_000));
-            assertTrue(big.length() > 65_000 && big.length() <= UdpShardSockets.MAX_UDP_PAYLOAD, "size " + big.length());
+            assertTrue(big.length() > 65_000 && big.length() <= UdpShardSockets.MAX_UDP_PAYLOAD,
+                "size " + big.length());
             client.sendRaw(server, big.getBytes(StandardCharsets.US_ASCII));
             assertEquals("SIP/2.0 200 OK", client.replyTo(bigId).statusLine);
             // ... and 64 KB of garbage is counted and dropped, and the shard goes on.

@@ -300,7 +300,8 @@ public final class JainSipB2bua implements SipListener, AutoCloseable
     @Override
     public void processTimeout(final TimeoutEvent event)
     {
-        final Transaction tx = event.isServerTransaction() ? event.getServerTransaction() : event.getClientTransaction();
+        final Transaction tx = event.isServerTransaction()
+            ? event.getServerTransaction() : event.getClientTransaction();
         if (!event.isServerTransaction() && null != tx && Request.INVITE.equals(tx.getRequest().getMethod())
             && tx.getApplicationData() instanceof Call call)
         {

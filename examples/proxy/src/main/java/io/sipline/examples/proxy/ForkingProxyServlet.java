@@ -36,6 +36,7 @@ public class ForkingProxyServlet extends SipServlet
 {
     private static final long serialVersionUID = 1L;
 
+    @SuppressWarnings("serial") // a servlet is never serialized here; set in init()
     private List<URI> targets;
     private boolean parallel;
     private int branchTimeout;

@@ -28,7 +28,8 @@ import io.sipline.examples.forwarding.ForwardingServlet;
  * <li>An initial INVITE whose Request-URI is a registered address-of-record is forwarded, back-to-back, to the
  * newest live contact ({@link ForwardingServlet}). An INVITE for an address-of-record with no live binding gets
  * 404 Not Found: this registrar keeps no list of its users, so it cannot tell a user it knows but who is not
- * registered (RFC 3261 §21.4.18 would answer that one 480 Temporarily Unavailable) from one it has never heard of.</li>
+ * registered (RFC 3261 §21.4.18 would answer that one 480 Temporarily Unavailable) from one it has never heard
+ * of.</li>
  * </ul>
  * Threading: the store is shared by all calls and thread-safe; the container serializes the calls of one call.
  */

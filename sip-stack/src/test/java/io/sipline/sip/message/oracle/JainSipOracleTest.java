@@ -40,7 +40,8 @@ class JainSipOracleTest
             {
                 final String expected = line.substring(0, 64);
                 final String file = line.substring(66);
-                final byte[] digest = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(dir.resolve(file)));
+                final byte[] digest =
+                    MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(dir.resolve(file)));
                 assertEquals(expected, HexFormat.of().formatHex(digest), directory + "/" + file);
             }
         }

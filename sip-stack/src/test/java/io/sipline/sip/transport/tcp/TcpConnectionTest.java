@@ -82,7 +82,8 @@ class TcpConnectionTest
     @Test
     void shouldCloseWithoutAnswerOnMissingContentLength()
     {
-        channel.writeInbound(direct(TcpTransportTestMessages.options("n@x", 1, "").replace("Content-Length: 0\r\n", "")));
+        channel.writeInbound(
+            direct(TcpTransportTestMessages.options("n@x", 1, "").replace("Content-Length: 0\r\n", "")));
         assertFalse(channel.isActive());
         assertNull(channel.readOutbound());
         assertEquals(1, counters.get(TcpCounters.FRAMING_ERRORS));
