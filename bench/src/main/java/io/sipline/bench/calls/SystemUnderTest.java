@@ -201,7 +201,7 @@ public enum SystemUnderTest
     /**
      * {@link #start} on a port of 127.0.0.1 free for UDP and TCP now (Sipline binds both on its port), other than the
      * far end's. A port probed free may be taken by another process before the server binds it (a Maven build's
-     * connection took one in the twelfth session's search, which then stopped on "cannot listen on tcp ...: Address
+     * connection took one in a search, which then stopped on "cannot listen on tcp ...: Address
      * already in use"): a start that fails so is made again on new ports, up to {@link #START_ATTEMPTS} in all. Any
      * other failure is reported at once.
      */

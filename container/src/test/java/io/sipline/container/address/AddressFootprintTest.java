@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import io.sipline.test.AllocationMeter;
 
 /**
- * Bytes per parsed Address (DESIGN.md Memory rule 3: objects an application sees are small). Every result is kept
+ * Bytes per parsed Address (objects an application sees are kept small). Every result is kept
  * in an array, so the figure is what a parse leaves on the heap plus any garbage it makes; the parse makes none
  * beyond the objects it returns, so it is the retained size. Baseline in the same run: keeping the same text as a
  * {@code String} (a copy of its bytes plus the String object), the least any representation that can print the

@@ -15,7 +15,7 @@ import io.sipline.container.admin.ContainerServerStatus;
 import io.sipline.container.admin.ContainerStatus;
 import org.junit.jupiter.api.Test;
 
-/** Per-application sessions and servlet times for {@code /metrics} (issue 6 §3), from the counters to the status. */
+/** Per-application sessions and servlet times for {@code /metrics}, from the counters to the status. */
 class ApplicationStatsTest
 {
     @Test

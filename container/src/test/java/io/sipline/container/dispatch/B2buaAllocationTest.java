@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import io.sipline.container.router.DefaultApplicationRouter;
 
 /**
- * Bytes allocated on the shard threads per call (issue 4 §6: target 14 KB per B2BUA call of 12 messages; the JAIN-SIP
+ * Bytes allocated on the shard threads per call (target: 14 KB per B2BUA call of 12 messages; the JAIN-SIP
  * RI B2BUA allocates about 573 KB), measured with {@code ThreadMXBean.getThreadAllocatedBytes} of the shard threads
  * around a sipp run, with Netty's leak detector off during the runs (its records are test machinery, and under the
  * paranoid level the container answers slower than sipp's retransmission timers; other tests check for leaks):
@@ -38,7 +38,7 @@ class B2buaAllocationTest
     private static final int RATE = 100;
     /** A regression bound, not the target: the measured figure is in the test output and the session report. */
     private static final double MAX_BYTES_PER_B2BUA_CALL = 20_000;
-    /** A regression bound for a record-routed proxied call (issue 5 §4 target: 8 KB). */
+    /** A regression bound for a record-routed proxied call (target: 8 KB). */
     private static final double MAX_BYTES_PER_PROXIED_CALL = 30_000;
 
     @Test

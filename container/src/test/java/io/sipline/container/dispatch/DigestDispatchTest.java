@@ -34,7 +34,7 @@ import io.sipline.container.security.UserRealm;
 import io.sipline.sip.stack.SipStackConfig;
 
 /**
- * Digest authentication in dispatch (issue 5 §2): a container with a users file and an application whose sip.xml
+ * Digest authentication in dispatch: a container with a users file and an application whose sip.xml
  * protects REGISTER (401) and INVITE ({@code proxy-authentication}, 407); raw datagrams on loopback, credentials
  * computed by {@link DigestClient} from the challenge the container sent.
  */

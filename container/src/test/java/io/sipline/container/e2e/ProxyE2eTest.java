@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The proxy example in the real server, driven by sipp on loopback (issue 5 §3). Two servers:
+ * The proxy example in the real server, driven by sipp on loopback. Two servers:
  * <ul>
  * <li>a forking proxy: every INVITE forked in parallel to two sipp callees (targets of its init parameters),
  * record-routing, refusing requests with {@code X-Block};</li>

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 8 §5: once connected, an agent allocates nothing per packet: answering a consent check (parse, FINGERPRINT,
+ * Once connected, an agent allocates nothing per packet: answering a consent check (parse, FINGERPRINT,
  * MESSAGE-INTEGRITY, role check, success response with XOR-MAPPED-ADDRESS, MI and FINGERPRINT) and handing an RTP
  * packet to the application. Measured with {@link AllocationMeter} over 10,000 packets, least of 5 attempts.
  */

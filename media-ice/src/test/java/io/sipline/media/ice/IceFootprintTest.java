@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import org.junit.jupiter.api.Test;
 
 /**
- * Retained-size sketch (issue 8 §5 budget: ≤ 8 KB per call): prints, never asserts, the heap growth per candidate
+ * Retained-size sketch (budget: ≤ 8 KB per call): prints, never asserts, the heap growth per candidate
  * and per check list, measured as the used-heap delta over many live instances after {@link System#gc()}.
  *
  * <p>By hand, with compressed oops and class pointers (12-byte header, 8-byte alignment): an {@link IceCandidate} is

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 8 §4: two agents on real loopback UDP sockets, a coturn {@code turnserver} child process as STUN and TURN
+ * Two agents on real loopback UDP sockets, a coturn {@code turnserver} child process as STUN and TURN
  * server, descriptions exchanged as SDP text, ICE completed and data carried on every component. The relayed path is
  * forced by a receive filter that drops every datagram from the other agent's host sockets (a firewall between the
  * hosts that lets only the TURN server through).

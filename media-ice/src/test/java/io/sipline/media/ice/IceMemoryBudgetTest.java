@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 8 §5: the retained heap of one ICE session measured the way the PJNATH study (seed 000) measured its heap,
+ * The retained heap of one ICE session, measured the way PJNATH's footprint study measured its heap,
  * at comparable checkpoints, with PJNATH's call setup: the caller has 2 components (RTP, RTCP) with 3 candidates each
  * (host, server-reflexive, relayed), the callee 2 host candidates, one per component.
  *

@@ -15,7 +15,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The single-stream path of {@link SrtpContext#stream(int)} (issue 7, eighth session): with exactly one stream the
+ * The single-stream path of {@link SrtpContext#stream(int)}: with exactly one stream the
  * context answers from two fields of its own without asking its {@link SrtpStreamLookup}; with none or several it
  * answers what the lookup answers. Checked through every transition 0 -> 1 -> 2 -> 1 -> 0 (either stream left),
  * at SSRC 0, -1 and {@code Integer.MIN_VALUE}, for a provisional inbound stream admitted after authentication, at the

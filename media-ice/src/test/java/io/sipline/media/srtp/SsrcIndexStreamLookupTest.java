@@ -256,8 +256,7 @@ class SsrcIndexStreamLookupTest
         // add and remove are not measured here: their only allocation-prone part is the index's vector scan, whose
         // steady-state add/remove SsrcIndexAllocationTest measures on the index itself. Measured through this
         // lookup (1 -> 0 -> 1 repeated after 40,000 rounds of warm-up) the C2 code allocated 136 B per remove/add
-        // (boxed vectors) in 1 run of 4, with the single-stream fields this lookup had in the seventh session and
-        // without them alike.
+        // (boxed vectors) in 1 run of 4, with or without a single-stream shortcut in the lookup.
     }
 
     private static byte[] packet(final SrtpContext tx, final int ssrc)

@@ -19,7 +19,7 @@ import io.sipline.sip.stack.demo.DemoUas;
 import org.junit.jupiter.api.Test;
 
 /**
- * Bytes allocated by the stack's shard threads per stateful OPTIONS transaction (issue 3 §7, target 64 B): a
+ * Bytes allocated by the stack's shard threads per stateful OPTIONS transaction (target 64 B): a
  * {@link SipStack} with two shards on one loopback port, a {@link DemoUas} answering every OPTIONS with 200 on a server
  * transaction, and a sender in the test ({@link DatagramChannel}, a window of 64 outstanding, a new Call-ID and branch
  * per request, so about half of them are handed over between the shards). After a warm-up that runs under the paranoid
@@ -48,7 +48,7 @@ class StackAllocationTest
     private static final int WINDOW = 64;
     private static final int WARM_UP = 20_000;
     private static final int MEASURED = 20_000;
-    /** Issue 3 §7's target; the measured value is in the class javadoc. */
+    /** The target; the measured value is in the class javadoc. */
     private static final double MAX_BYTES_PER_TRANSACTION = 64;
     /**
      * Timer slots per tick of the transaction wheel: at this pace a 1 ms tick gets tens of timeouts at once (Timer J

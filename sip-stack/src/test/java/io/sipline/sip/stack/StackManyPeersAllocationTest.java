@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Bytes allocated by the stack's shard threads per stateful OPTIONS transaction when the stack has more UDP peers than
- * connected channels (issue 3 §7, target 64 B): {@code bench stack} with 100 or 1,000 ports has one peer per
+ * connected channels (target 64 B): {@code bench stack} with 100 or 1,000 ports has one peer per
  * (listening port, sipp socket) pair, far more than the {@link UdpPeerConfig#maxConnected()} a shard connects, so most
  * datagrams go through the listening sockets. Here {@code senders} sockets of the test send round-robin to
  * {@code ports} listening ports of a two-shard {@link SipStack} ({@code senders × ports} peers), a {@link DemoUas}
@@ -64,7 +64,7 @@ class StackManyPeersAllocationTest
     private static final long ANSWER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
     /** No 200 for this long: the test sends the unanswered requests again (a lost datagram). */
     private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(200);
-    /** Issue 3 §7's target; the measured values are in the class javadoc. */
+    /** The target; the measured values are in the class javadoc. */
     private static final double MAX_BYTES_PER_TRANSACTION = 64;
     /**
      * 1,000 peers when Netty reads the listening sockets (no recvfrom through FFM here): 115-117 B measured (class
@@ -72,7 +72,7 @@ class StackManyPeersAllocationTest
      */
     private static final double MAX_BYTES_PER_TRANSACTION_OVER_CAP = 180;
 
-    /** 200 peers on one port: fewer than a shard's channels, so every one gets its own (issue 3 §7's 64 B). */
+    /** 200 peers on one port: fewer than a shard's channels, so every one gets its own (the 64 B target). */
     @Test
     void shouldAllocateLittlePerStatefulTransactionWith200Peers() throws Exception
     {
@@ -83,7 +83,7 @@ class StackManyPeersAllocationTest
 
     /**
      * 1,000 peers (100 senders on 10 ports): more than a shard's channels, so half the datagrams come through the
-     * listening sockets. Read and answered there with the shard's own recvfrom and sendto, they meet issue 3 §7's
+     * listening sockets. Read and answered there with the shard's own recvfrom and sendto, they meet the
      * 64 B; where Netty reads them (class javadoc) this bounds what is left instead. A shard keeps its busy channels
      * instead of closing and reopening them in turn.
      */

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Multi-port (issue 3 §6): the stack binds 1, 100 and 1,000 UDP ports with two shards, and a small sender
+ * Multi-port: the stack binds 1, 100 and 1,000 UDP ports with two shards, and a small sender
  * round-robins OPTIONS over every port (a window of 64 outstanding). Each OPTIONS gets its 200 from a server
  * transaction, and the 200 leaves from the port the OPTIONS was sent to (RFC 3581 §4) — also when the shard that
  * read it handed it to the shard that owns its Call-ID.

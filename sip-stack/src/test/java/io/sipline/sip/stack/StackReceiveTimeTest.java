@@ -23,7 +23,7 @@ import io.sipline.sip.transport.RealtimeClock;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every request the stack hands its listener carries its arrival time ({@link SipMessage#receivedAtNanos()}, issue 6),
+ * Every request the stack hands its listener carries its arrival time ({@link SipMessage#receivedAtNanos()}),
  * over UDP and over TCP, including the requests read by one shard and handed over to the shard that owns their call
  * ({@code Handoff}: the owner re-parses a copy of the bytes, and keeps the time the reading shard had). Each time is
  * checked as an ordering, never against a duration: not before a {@link RealtimeClock} read taken before the send, not

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Makes a leaked Netty buffer fail the test class that leaked it, instead of a log line nobody reads (DESIGN.md,
- * Memory rule 4). Registered for every test class by JUnit's extension auto-detection
+ * Makes a leaked Netty buffer fail the test class that leaked it, instead of a log line nobody reads.
+ * Registered for every test class by JUnit's extension auto-detection
  * ({@code META-INF/services/org.junit.jupiter.api.extension.Extension}); the leak detector runs at {@code paranoid}
  * (surefire's argLine), so every buffer is tracked.
  *

@@ -19,7 +19,7 @@ import io.sipline.test.AllocationMeter;
  * Steady-state allocation of a stateful non-INVITE server transaction: create, respond, absorb a retransmission,
  * terminate on timer J. The user answers with a reused buffer (retained per answer; the transaction releases it), the
  * transport counts, and each request carries a new branch written in place, so what is measured is the stack's own
- * allocation (issue 3 target: at most 64 bytes per stateful transaction).
+ * allocation (target: at most 64 bytes per stateful transaction).
  */
 class TransactionAllocationTest
 {

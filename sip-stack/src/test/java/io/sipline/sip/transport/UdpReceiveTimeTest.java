@@ -30,7 +30,7 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.test.Loopback6;
 
 /**
- * The arrival time of every datagram the UDP transport reads ({@link SipMessage#receivedAtNanos()}, issue 6): the
+ * The arrival time of every datagram the UDP transport reads ({@link SipMessage#receivedAtNanos()}): the
  * kernel's receive timestamp on listening sockets and on connected peer channels read with recvmsg, IPv4 and {@code
  * ::1};
  * the shard's clock when Netty reads (recvmsg turned off). Each time is checked as an ordering, never against a
