@@ -713,6 +713,7 @@ public final class StackShard
             now += 600_000_000_000L; // far past every timer: retransmissions fail, timeouts and terminations fire
             transactions.doWork(now);
         }
+        transactions.terminateAll(); // what no timer ends: an INVITE server transaction still waiting for its answer
         releaseInbox();
         outboundBuffers.close(); // buffers still referenced (a write in flight, another shard's inbox) free later
     }

@@ -774,8 +774,30 @@ public final class TransactionLayer
     }
 
     /**
+     * At the shard's stop, after the timers have run their course: ends every transaction still live. An INVITE server
+     * transaction in Proceeding has no timer of its own (RFC 3261 §17.2.1: it waits for its user's final response),
+     * so without this its 100 Trying and last provisional would stay referenced after the stop.
+     *
+     * @return the transactions ended here.
+     */
+    public int terminateAll()
+    {
+        int ended = 0;
+        for (int i = 0; i < registryCount; i++)
+        {
+            final Transaction tx = registered(i);
+            if (null != tx && 0 != tx.id && tx.state != TransactionState.TERMINATED)
+            {
+                terminate(tx);
+                ended++;
+            }
+        }
+        return ended;
+    }
+
+    /**
      * Ends a transaction: timers cancelled, out of its table, buffers released, the user told, back to the pool.
-     * Called from timer handling only (inside {@link #doWork}).
+     * Called from timer handling (inside {@link #doWork}) and at stop ({@link #terminateAll}).
      */
     void terminate(final Transaction tx)
     {
