@@ -142,6 +142,40 @@ final class SessionDialog
         localCseq = Math.max(localCseq, cseq);
     }
 
+    /**
+     * Whether a request that found this dialog by its To tag belongs to it (§12.2.2): the dialog's remote tag is its
+     * From tag (a dialog without a remote tag yet, an RFC 2543 peer's or a UAC's before any tagged response, takes
+     * any), and its CSeq is not lower than the remote CSeq. ACK and CANCEL reuse the INVITE's number and are never
+     * checked here.
+     *
+     * @param anyTag the request may come from another remote tag than the dialog's (a forked subscription's NOTIFY).
+     * @return 0 when it belongs, 481 for another remote tag, 500 for a CSeq out of order.
+     */
+    int match(final byte[] b, final int fromTagStart, final int fromTagEnd, final long cseq, final boolean anyTag)
+    {
+        if (!anyTag && null != remoteTag && !remoteTag.isEmpty() && !sameTag(remoteTag, b, fromTagStart, fromTagEnd))
+        {
+            return 481;
+        }
+        return remoteCseq >= 0 && cseq < remoteCseq ? 500 : 0;
+    }
+
+    private static boolean sameTag(final String tag, final byte[] b, final int start, final int end)
+    {
+        if (start < 0 || end - start != tag.length())
+        {
+            return false;
+        }
+        for (int i = 0; i < tag.length(); i++)
+        {
+            if (b[start + i] != tag.charAt(i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A request arrived in the dialog (§12.2.2): remote CSeq; a target refresh's Contact is the new target. */
     void onRequest(final SipServletRequestImpl request)
     {

@@ -23,6 +23,8 @@ import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.security.SipPrincipal;
 import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMethod;
 
 /**
  * One SIP session (JSR 289 §6.2): one dialog, or one dialog-less series of transactions, of one application session.
@@ -527,6 +529,17 @@ public final class SipSessionImpl implements SipSession
     public void end(final SipServletRequestImpl request)
     {
         ongoing.remove(request);
+    }
+
+    /**
+     * Whether a borrowed request that found this session by its To tag belongs to its dialog (RFC 3261 §12.2.2): 0,
+     * or the status to refuse it with (481: another remote tag; 500: its CSeq is out of order). A NOTIFY may come
+     * from a subscription's other fork with a remote tag of its own (RFC 6665 §4.1.2.4) and is not refused for it.
+     */
+    public int matchInDialog(final SipMessage request)
+    {
+        return dialog.match(request.buffer(), request.fromTagStart(), request.fromTagEnd(), request.cseqNumber(),
+            SipMethod.NOTIFY == request.method());
     }
 
     /** A request arrived in this session's dialog: CSeq order (RFC 3261 §12.2.2) and target refresh. */

@@ -215,6 +215,15 @@ final class InboundRequests
             answers.answer(tx, message, 481, "Call/Transaction Does Not Exist");
             return;
         }
+        final int refusal = session.matchInDialog(message);
+        if (0 != refusal)
+        {
+            // RFC 3261 §12.2.2: a request of another dialog with our tag gets 481; one whose CSeq is lower than the
+            // dialog's remote CSeq is out of order and MUST be rejected with 500; no application sees either
+            answers.answer(tx, message, refusal, 481 == refusal ? "Call/Transaction Does Not Exist"
+                : "Server Internal Error (CSeq out of order)");
+            return;
+        }
         final AckWait pending = session.awaitingAck();
         if (SipMethod.BYE == message.method() && null != pending)
         {
