@@ -340,9 +340,29 @@ public final class DialogLayer
         d.localTag.set(localTag);
         d.remoteTarget.set(requestUri);
         d.uac = true;
+        d.prepared = true;
         d.localCSeq = cseq;
         d.remoteCSeq = Dialog.EMPTY_CSEQ;
         d.state = DialogState.INITIAL;
+        return d;
+    }
+
+    /**
+     * Prepares a record again for a new dialog-creating request of the same UAC (JSR 289 §6.2.1: a SipSession whose
+     * initial request got a non-2xx final response is INITIAL again and may send another): same Call-ID, local tag
+     * and addresses; {@code requestUri} is the remote target until a response gives a Contact, {@code cseq} the
+     * local CSeq. Only a prepared record that is initial again may be prepared again.
+     *
+     * @throws IllegalStateException when {@code d} is not an initial prepared record.
+     */
+    public Dialog prepareUacAgain(final Dialog d, final CharSequence requestUri, final long cseq)
+    {
+        if (!d.prepared || d.state != DialogState.INITIAL)
+        {
+            throw new IllegalStateException("not an initial prepared UAC record: " + d.state);
+        }
+        d.remoteTarget.set(requestUri);
+        d.localCSeq = cseq;
         return d;
     }
 
@@ -575,6 +595,24 @@ public final class DialogLayer
         pool.release(d);
     }
 
+    /**
+     * A prepared record's early dialog ended by a non-2xx final response (§12.3): the listener is told, and the record
+     * leaves the table and is initial again (no remote tag, route set or creating request), kept by its transaction
+     * user for another attempt ({@link #prepareUacAgain}) instead of going back to the pool.
+     */
+    private void unprepare(final Dialog d)
+    {
+        table.remove(d);
+        listener.onDialogTerminated(d, DialogEndReason.REJECTED);
+        d.remoteTag.clear();
+        d.clearRoutes();
+        d.localContact.clear();
+        d.inviteCSeq = Dialog.EMPTY_CSEQ;
+        d.creatingMethod = null;
+        d.creatingCSeq = Dialog.EMPTY_CSEQ;
+        d.state = DialogState.INITIAL;
+    }
+
     /** Ends the early dialogs created by {@code request} (same Call-ID, local tag and creating CSeq). */
     private void endEarlyDialogs(final SipMessage request, final DialogEndReason reason)
     {
@@ -585,7 +623,14 @@ public final class DialogLayer
             final Dialog next = d.nextInSet;
             if (d.state == DialogState.EARLY && d.creatingCSeq == cseq)
             {
-                terminate(d, reason);
+                if (d.prepared && reason == DialogEndReason.REJECTED)
+                {
+                    unprepare(d);
+                }
+                else
+                {
+                    terminate(d, reason);
+                }
             }
             d = next;
         }
