@@ -1,5 +1,7 @@
 package io.sipline.container.api;
 
+import java.util.List;
+
 import javax.servlet.sip.SipSession.State;
 
 
@@ -25,7 +27,7 @@ final class InDialogRequests
             throw new IllegalStateException("the session is terminated");
         }
         final SessionDialog dialog = s.dialog;
-        if (!s.isUac() && null == dialog.remoteTag && State.INITIAL == s.state())
+        if (!s.isUac() && dialog.noRemoteTag() && State.INITIAL == s.state())
         {
             throw new IllegalStateException("no dialog yet on the UAS side");
         }
@@ -64,24 +66,25 @@ final class InDialogRequests
         final SessionDialog d = s.dialog;
         d.sent(cseq);
         final SipServletRequestImpl original = s.original();
-        final MessageHeaders h = MessageHeaders.empty(8 + d.routeSet.size());
-        for (final String route : d.routeSet)
+        final List<String> routes = d.routeSet();
+        final MessageHeaders h = MessageHeaders.empty(8 + routes.size());
+        for (int i = 0; i < routes.size(); i++)
         {
-            h.insert(h.size(), "Route", route);
+            h.insert(h.size(), "Route", routes.get(i));
         }
         h.insert(h.size(), "Max-Forwards", "70");
-        h.insert(h.size(), "From", HeaderText.withTag(d.localParty(original), d.localTag));
-        h.insert(h.size(), "To", null == d.remoteTag ? d.remoteParty(original)
-            : HeaderText.withTag(d.remoteParty(original), d.remoteTag));
-        h.insert(h.size(), "Call-ID", d.callId);
+        h.insert(h.size(), "From", HeaderText.withTag(d.localParty(), d.localTag()));
+        final String remoteTag = d.remoteTag();
+        h.insert(h.size(), "To", null == remoteTag ? d.remoteParty() : HeaderText.withTag(d.remoteParty(), remoteTag));
+        h.insert(h.size(), "Call-ID", d.callId());
         h.insert(h.size(), "CSeq", cseq + " " + method);
         if (SessionDialog.isTargetRefresh(method))
         {
             h.insert(h.size(), "Contact", s.contactValue());
         }
-        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, d.remoteTarget, h);
+        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, d.remoteTarget(), h);
         r.session(s);
-        if (null == d.remoteTag && State.INITIAL == s.state())
+        if (null == remoteTag && State.INITIAL == s.state())
         {
             r.initial(true);
             s.original(r);

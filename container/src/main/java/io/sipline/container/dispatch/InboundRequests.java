@@ -244,7 +244,6 @@ final class InboundRequests
         }
         request.session(session);
         tx.attachment(request);
-        session.onSubsequentRequest(request);
         session.begin(request);
         invoker.invoke(session, request, null);
     }
@@ -368,7 +367,6 @@ final class InboundRequests
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, addresses.local());
         request.session(session);
         request.principal(pending.request().principal()); // the ACK is never challenged: it has its INVITE's user
-        session.onSubsequentRequest(request);
         invoker.invoke(session, request, null);
     }
 }
