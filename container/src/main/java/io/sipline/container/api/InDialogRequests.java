@@ -7,9 +7,10 @@ import javax.servlet.sip.SipSession.State;
 
 /**
  * The requests a {@link SipSessionImpl} makes from its dialog state (RFC 3261 §12.2.1.1): Request-URI the remote
- * target, Route the route set, From and To with both tags, the Call-ID, the next local CSeq, and the container's
- * Contact in target refreshes; in a UAC session without a dialog yet, a new initial request with the same Call-ID,
- * From and To. The ACK of a 2xx reuses the INVITE's CSeq number (§13.2.2.4).
+ * target, Route the route set (with a strict first hop: its URI as Request-URI, the remote target as last Route),
+ * From and To with both tags, the Call-ID, the next local CSeq, and the container's Contact in target refreshes;
+ * in a UAC session without a dialog yet, a new initial request with the same Call-ID, From and To. The ACK of a 2xx
+ * reuses the INVITE's CSeq number (§13.2.2.4).
  * <p>
  * Stateless; called on the session's shard or by the application while it holds the application session.
  */
@@ -67,10 +68,15 @@ final class InDialogRequests
         d.sent(cseq);
         final SipServletRequestImpl original = s.original();
         final List<String> routes = d.routeSet();
-        final MessageHeaders h = MessageHeaders.empty(8 + routes.size());
-        for (int i = 0; i < routes.size(); i++)
+        final boolean strict = d.strictRouting();
+        final MessageHeaders h = MessageHeaders.empty(9 + routes.size());
+        for (int i = strict ? 1 : 0; i < routes.size(); i++)
         {
             h.insert(h.size(), "Route", routes.get(i));
+        }
+        if (strict)
+        {
+            h.insert(h.size(), "Route", "<" + d.remoteTarget() + ">"); // §12.2.1.1: a strict router's last hop
         }
         h.insert(h.size(), "Max-Forwards", "70");
         h.insert(h.size(), "From", HeaderText.withTag(d.localParty(), d.localTag()));
@@ -82,7 +88,8 @@ final class InDialogRequests
         {
             h.insert(h.size(), "Contact", s.contactValue());
         }
-        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, d.remoteTarget(), h);
+        final String requestUri = strict ? d.firstRouteUri() : d.remoteTarget();
+        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, requestUri, h);
         r.session(s);
         if (null == remoteTag && State.INITIAL == s.state())
         {

@@ -1,5 +1,6 @@
 package io.sipline.container.api;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,6 +38,23 @@ final class SessionDialog
     private String remoteParty;
     private String remoteTarget;
     private List<String> routeSet;
+    /**
+     * Whether the first hop is a strict (RFC 2543) router (§12.2.1.1): requests then carry its URI as Request-URI,
+     * the rest of the route set, and the remote target as the last Route.
+     */
+    boolean strictRouting()
+    {
+        return null != record && record.isStrictRouting();
+    }
+
+    /** The URI of the route set's first entry; the route set must not be empty. */
+    String firstRouteUri()
+    {
+        final Dialog d = live();
+        return new String(d.routeBytes(), d.routeUriStart(0), d.routeUriEnd(0) - d.routeUriStart(0),
+            StandardCharsets.US_ASCII);
+    }
+
     /** The To of the UAS's responses to the initial request, local tag included; made once. */
     private String taggedTo;
 

@@ -62,6 +62,22 @@ class SessionDialogTest
     }
 
     @Test
+    void shouldRouteThroughAStrictFirstHopAsRfc2543Says()
+    {
+        final FakeHost strictHost = new FakeHost();
+        final SipSessionImpl s = TestMessages.received(strictHost, TestMessages.INVITE.replace(
+            "Record-Route: <sip:p1.example;lr>", "Record-Route: <sip:p1.example>, <sip:p2.example;lr>"))
+            .sessionImpl();
+        s.localTagForResponse();
+        final SipServletRequestImpl info = (SipServletRequestImpl)s.createRequest("INFO");
+        // §12.2.1.1: the strict router's URI is the Request-URI; the rest of the route set, then the remote target
+        assertEquals("sip:p1.example", info.getRequestURI().toString());
+        final java.util.List<String> routes = new java.util.ArrayList<>();
+        info.getHeaders("Route").forEachRemaining(routes::add);
+        assertEquals(java.util.List.of("<sip:p2.example;lr>", "<sip:alice@192.0.2.9:5062>"), routes);
+    }
+
+    @Test
     void shouldGiveTheRecordBackWhenInvalidatedAndStillTellTheIds()
     {
         session.localTagForResponse();

@@ -246,7 +246,7 @@ public final class Dialog
         return routeIndex[i * ROUTE_STRIDE + 3];
     }
 
-    /** Entry {@code i} as text. Allocates: tests and logs only. */
+    /** Entry {@code i} as text. Allocates: for a user that keeps the route set as text, once. */
     public String route(final int i)
     {
         return routes.toString(routeStart(i), routeEnd(i));
