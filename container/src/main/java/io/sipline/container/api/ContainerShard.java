@@ -4,6 +4,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
+import io.sipline.sip.dialog.DialogRecords;
+
 
 /**
  * What sessions and messages need from the shard that owns them (implemented by the dispatch layer, one per shard):
@@ -65,6 +67,12 @@ public interface ContainerShard
             throw e;
         }
     }
+
+    /**
+     * The dialog records of this shard (RFC 3261 §12, a pool and the rules that fill it) on its thread; on any other
+     * thread a set of its own over records that are not pooled.
+     */
+    DialogRecords dialogRecords();
 
     /** A fresh tag that encodes this shard (any thread). */
     String newTag();

@@ -1,13 +1,16 @@
 package io.sipline.container.api;
 
+import java.util.List;
+
 import javax.servlet.sip.SipSession.State;
 
 
 /**
  * The requests a {@link SipSessionImpl} makes from its dialog state (RFC 3261 §12.2.1.1): Request-URI the remote
- * target, Route the route set, From and To with both tags, the Call-ID, the next local CSeq, and the container's
- * Contact in target refreshes; in a UAC session without a dialog yet, a new initial request with the same Call-ID,
- * From and To. The ACK of a 2xx reuses the INVITE's CSeq number (§13.2.2.4).
+ * target, Route the route set (with a strict first hop: its URI as Request-URI, the remote target as last Route),
+ * From and To with both tags, the Call-ID, the next local CSeq, and the container's Contact in target refreshes;
+ * in a UAC session without a dialog yet, a new initial request with the same Call-ID, From and To. The ACK of a 2xx
+ * reuses the INVITE's CSeq number (§13.2.2.4).
  * <p>
  * Stateless; called on the session's shard or by the application while it holds the application session.
  */
@@ -25,7 +28,7 @@ final class InDialogRequests
             throw new IllegalStateException("the session is terminated");
         }
         final SessionDialog dialog = s.dialog;
-        if (!s.isUac() && null == dialog.remoteTag && State.INITIAL == s.state())
+        if (!s.isUac() && dialog.noRemoteTag() && State.INITIAL == s.state())
         {
             throw new IllegalStateException("no dialog yet on the UAS side");
         }
@@ -64,24 +67,31 @@ final class InDialogRequests
         final SessionDialog d = s.dialog;
         d.sent(cseq);
         final SipServletRequestImpl original = s.original();
-        final MessageHeaders h = MessageHeaders.empty(8 + d.routeSet.size());
-        for (final String route : d.routeSet)
+        final List<String> routes = d.routeSet();
+        final boolean strict = d.strictRouting();
+        final MessageHeaders h = MessageHeaders.empty(9 + routes.size());
+        for (int i = strict ? 1 : 0; i < routes.size(); i++)
         {
-            h.insert(h.size(), "Route", route);
+            h.insert(h.size(), "Route", routes.get(i));
+        }
+        if (strict)
+        {
+            h.insert(h.size(), "Route", "<" + d.remoteTarget() + ">"); // §12.2.1.1: a strict router's last hop
         }
         h.insert(h.size(), "Max-Forwards", "70");
-        h.insert(h.size(), "From", HeaderText.withTag(d.localParty(original), d.localTag));
-        h.insert(h.size(), "To", null == d.remoteTag ? d.remoteParty(original)
-            : HeaderText.withTag(d.remoteParty(original), d.remoteTag));
-        h.insert(h.size(), "Call-ID", d.callId);
+        h.insert(h.size(), "From", HeaderText.withTag(d.localParty(), d.localTag()));
+        final String remoteTag = d.remoteTag();
+        h.insert(h.size(), "To", null == remoteTag ? d.remoteParty() : HeaderText.withTag(d.remoteParty(), remoteTag));
+        h.insert(h.size(), "Call-ID", d.callId());
         h.insert(h.size(), "CSeq", cseq + " " + method);
         if (SessionDialog.isTargetRefresh(method))
         {
             h.insert(h.size(), "Contact", s.contactValue());
         }
-        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, d.remoteTarget, h);
+        final String requestUri = strict ? d.firstRouteUri() : d.remoteTarget();
+        final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, requestUri, h);
         r.session(s);
-        if (null == d.remoteTag && State.INITIAL == s.state())
+        if (null == remoteTag && State.INITIAL == s.state())
         {
             r.initial(true);
             s.original(r);

@@ -10,6 +10,7 @@ import java.util.Set;
 import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.HeaderSource;
 import io.sipline.sip.message.SipMessage;
 
 /**
@@ -33,7 +34,7 @@ import io.sipline.sip.message.SipMessage;
  * <p>Threading: owned by its message, which is used on the application session's shard (or by the one thread the
  * application hands it to); not thread-safe.
  */
-public final class MessageHeaders
+public final class MessageHeaders implements HeaderSource
 {
     private static final int SPAN = 4;
     /** The span mark of a text entry (its value, and for an extension header its name, are Strings). */
@@ -126,6 +127,38 @@ public final class MessageHeaders
     {
         final int s = i * SPAN;
         return span[s + 2] == TEXT ? -1 : (long)span[s + 2] << 32 | span[s + 3];
+    }
+
+    @Override
+    public byte[] buffer()
+    {
+        return bytes;
+    }
+
+    @Override
+    public int firstHeader(final HeaderName name)
+    {
+        return find(name, 0);
+    }
+
+    @Override
+    public int nextHeader(final HeaderName name, final int after)
+    {
+        return find(name, after + 1);
+    }
+
+    @Override
+    public int headerValueStart(final int i)
+    {
+        final int s = i * SPAN;
+        return span[s + 2] == TEXT ? -1 : span[s + 2];
+    }
+
+    @Override
+    public int headerValueEnd(final int i)
+    {
+        final int s = i * SPAN;
+        return span[s + 2] == TEXT ? -1 : span[s + 3];
     }
 
     /** The base bytes the spans index (may be null). */

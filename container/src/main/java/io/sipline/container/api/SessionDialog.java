@@ -1,114 +1,232 @@
 package io.sipline.container.api;
 
-import java.util.Collections;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
+import io.sipline.sip.dialog.Dialog;
+import io.sipline.sip.dialog.DialogLayer;
+import io.sipline.sip.dialog.DialogRecords;
+import io.sipline.sip.dialog.InDialogResult;
 import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.SipMethod;
 
 /**
- * The RFC 3261 §12 dialog state of one {@link SipSessionImpl}, as the text the container writes into the session's
- * in-dialog requests: Call-ID, local and remote tags, the parties without tags, the remote target, the route set and
- * the CSeq numbers.
+ * The RFC 3261 §12 dialog of one {@link SipSessionImpl}: a record of the stack's dialog layer ({@link Dialog}), which
+ * alone keeps the state and applies the rules ({@link DialogRecords}: what the initial request, the responses and the
+ * in-dialog requests write into it), and the text the container writes into the session's requests, made from the
+ * record when first needed and kept until the record changes.
  * <pre>
- *   UAS (§12.1.1)  remote tag, target, route set (Record-Route in order), remote CSeq: from the initial request;
- *                  local tag: made for the first response; parties: from the request's To and From when first needed
- *   UAC (§12.1.2)  Call-ID, local tag: from the shard; remote target: the Request-URI until a tagged 1xx or 2xx
- *                  gives its Contact and Record-Route (reversed); local CSeq: the initial request's, then counted
+ *   UAS  received(request)  ids, parties, target, route set (in order), remote CSeq from the request; local tag
+ *        made for the first response
+ *   UAC  outgoing(...)      Call-ID and local tag from the shard, parties as given, Request-URI as target; a tagged
+ *        1xx or 2xx sets remote tag, target and route set (reversed); a non-2xx final: initial again (JSR 289 §6.2.1)
  * </pre>
+ * The record comes from the shard's pool and goes back to it when the session is invalidated ({@link #release}); the
+ * Call-ID, tags and parties stay readable as text after that.
+ * <p>
  * Not threadsafe; used on the session's shard, or by the application while it holds the application session.
  */
 final class SessionDialog
 {
-    String callId;
-    String localTag;
-    String remoteTag;
-    /** From/To as written for this side and the peer, without tags; null until first needed on the UAS side. */
-    String localParty;
-    String remoteParty;
-    String remoteTarget;
+    /** Null once released. */
+    private Dialog record;
+    private final String callId;
+    private String localTag;
+    private String remoteTag;
+    private String localParty;
+    private String remoteParty;
+    private String remoteTarget;
+    private List<String> routeSet;
+    /**
+     * Whether the first hop is a strict (RFC 2543) router (§12.2.1.1): requests then carry its URI as Request-URI,
+     * the rest of the route set, and the remote target as the last Route.
+     */
+    boolean strictRouting()
+    {
+        return null != record && record.isStrictRouting();
+    }
+
+    /** The URI of the route set's first entry; the route set must not be empty. */
+    String firstRouteUri()
+    {
+        final Dialog d = live();
+        return new String(d.routeBytes(), d.routeUriStart(0), d.routeUriEnd(0) - d.routeUriStart(0),
+            StandardCharsets.US_ASCII);
+    }
+
     /** The To of the UAS's responses to the initial request, local tag included; made once. */
     private String taggedTo;
-    List<String> routeSet = List.of();
-    long localCseq;
-    long remoteCseq = -1;
 
-    /** The dialog of a received initial request (UAS, §12.1.1); the parties are made when first needed. */
-    static SessionDialog received(final SipServletRequestImpl request)
+    private SessionDialog(final Dialog record, final String callId, final String localTag)
     {
-        final SessionDialog d = new SessionDialog();
+        this.record = record;
+        this.callId = callId;
+        this.localTag = localTag;
+    }
+
+    /** The dialog of a received initial request (UAS, §12.1.1). */
+    static SessionDialog received(final ContainerShard host, final SipServletRequestImpl request)
+    {
         final MessageHeaders h = request.headers();
-        d.callId = h.get(HeaderName.CALL_ID);
-        d.remoteTag = HeaderText.param(h.get(HeaderName.FROM), "tag");
-        d.remoteCseq = request.cseqNumber();
-        final String contact = h.get(HeaderName.CONTACT);
-        d.remoteTarget = null == contact ? null : HeaderText.uri(contact);
-        d.routeSet = h.find(HeaderName.RECORD_ROUTE, 0) < 0 ? List.of() : List.copyOf(h.getAll("Record-Route"));
-        return d;
+        final Dialog d = host.dialogRecords().prepareUas(h, SipMethod.lookup(request.getMethod()),
+            request.cseqNumber(), false);
+        return new SessionDialog(d, h.get(HeaderName.CALL_ID), null);
     }
 
     /** The dialog of a request the application originates (UAC, §12.1.2), before any response. */
-    static SessionDialog outgoing(final String callId, final String localTag, final String fromWithoutTag,
-        final String toWithoutTag, final String requestUri)
+    static SessionDialog outgoing(final ContainerShard host, final String callId, final String localTag,
+        final String fromWithoutTag, final String toWithoutTag, final String requestUri)
     {
-        final SessionDialog d = new SessionDialog();
-        d.callId = callId;
-        d.localTag = localTag;
-        d.localParty = fromWithoutTag;
-        d.remoteParty = toWithoutTag;
-        d.remoteTarget = requestUri;
-        return d;
-    }
-
-    /**
-     * The UAC side of another dialog of the same forked request (§12.1.2): same Call-ID, local tag, parties and local
-     * CSeq; remote tag, target and route set come from its response ({@link #adopt}).
-     */
-    SessionDialog forkUac(final SipServletRequestImpl original)
-    {
-        final SessionDialog d = new SessionDialog();
-        d.callId = callId;
-        d.localTag = localTag;
-        d.localParty = localParty(original);
-        d.remoteParty = remoteParty(original);
-        localCseqBase(original, true);
-        d.localCseq = localCseq;
-        return d;
-    }
-
-    /**
-     * The UAS side of another dialog of the same received request: same Call-ID, parties, remote tag and target,
-     * route set and remote CSeq; a local tag of its own, made for its first response.
-     */
-    SessionDialog forkUas(final SipServletRequestImpl original)
-    {
-        final SessionDialog d = new SessionDialog();
-        d.callId = callId;
-        d.localParty = localParty(original);
-        d.remoteParty = remoteParty(original);
-        d.remoteTag = remoteTag;
-        d.remoteTarget = remoteTarget;
-        d.routeSet = routeSet;
-        d.remoteCseq = remoteCseq;
-        return d;
-    }
-
-    /** From or To as this side writes it, without tag (a UAS takes it from the To of its initial request). */
-    String localParty(final SipServletRequestImpl original)
-    {
-        if (null == localParty && null != original && original.isIncoming())
+        final Dialog d = host.dialogRecords().prepareUac(callId, localTag, fromWithoutTag, toWithoutTag, requestUri,
+            Dialog.EMPTY_CSEQ);
+        if (null == d)
         {
-            localParty = HeaderText.withTag(original.headers().get(HeaderName.TO), null);
+            throw new IllegalArgumentException("not a From and To address: " + fromWithoutTag + ", " + toWithoutTag);
+        }
+        final SessionDialog s = new SessionDialog(d, callId, localTag);
+        s.localParty = fromWithoutTag;
+        s.remoteParty = toWithoutTag;
+        s.remoteTarget = requestUri;
+        return s;
+    }
+
+    /** The UAC side of another dialog of the same forked request (§12.1.2); its response sets it ({@link #adopt}). */
+    SessionDialog forkUac(final ContainerShard host)
+    {
+        final SessionDialog d = new SessionDialog(host.dialogRecords().forkUac(live()), callId, localTag);
+        d.localParty = localParty;
+        d.remoteParty = remoteParty;
+        return d;
+    }
+
+    /** The UAS side of another dialog of the same received request: a local tag of its own, made for its response. */
+    SessionDialog forkUas(final ContainerShard host)
+    {
+        final SessionDialog d = new SessionDialog(host.dialogRecords().forkUas(live()), callId, null);
+        d.localParty = localParty;
+        d.remoteParty = remoteParty;
+        d.remoteTag = remoteTag;
+        return d;
+    }
+
+    private Dialog live()
+    {
+        if (null == record)
+        {
+            throw new IllegalStateException("the session's dialog is over");
+        }
+        return record;
+    }
+
+    String callId()
+    {
+        return callId;
+    }
+
+    String localTag()
+    {
+        return localTag;
+    }
+
+    /** The UAS's tag, made for its first response (§12.1.1). */
+    void localTag(final String tag)
+    {
+        localTag = tag;
+        if (null != record)
+        {
+            DialogRecords.localTag(record, tag);
+        }
+    }
+
+    /** The peer's tag; null while there is none (a UAC before a tagged response, an RFC 2543 peer). */
+    String remoteTag()
+    {
+        if (null == remoteTag && null != record && !record.remoteTag().isEmpty())
+        {
+            remoteTag = record.remoteTag().toString();
+        }
+        return remoteTag;
+    }
+
+    /** Whether the peer's tag is the one at {@code [start, end)} of {@code b}; no String is made. */
+    boolean remoteTagIs(final byte[] b, final int start, final int end)
+    {
+        if (null != record)
+        {
+            return start >= 0 && record.remoteTag().contentEquals(b, start, end);
+        }
+        final String tag = remoteTag;
+        if (null == tag || start < 0 || end - start != tag.length())
+        {
+            return false;
+        }
+        for (int i = 0; i < tag.length(); i++)
+        {
+            if (b[start + i] != tag.charAt(i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the dialog has no remote tag (a UAC before a tagged response, or an RFC 2543 peer). */
+    boolean noRemoteTag()
+    {
+        return null == record ? null == remoteTag : record.remoteTag().isEmpty();
+    }
+
+    /** From or To as this side writes it, without tag (§12.2.1.1: the local and remote URIs of the dialog). */
+    String localParty()
+    {
+        if (null == localParty && null != record)
+        {
+            localParty = record.localAddress().toString();
         }
         return localParty;
     }
 
-    String remoteParty(final SipServletRequestImpl original)
+    String remoteParty()
     {
-        if (null == remoteParty && null != original && original.isIncoming())
+        if (null == remoteParty && null != record)
         {
-            remoteParty = HeaderText.withTag(original.headers().get(HeaderName.FROM), null);
+            remoteParty = record.remoteAddress().toString();
         }
         return remoteParty;
+    }
+
+    /** The Request-URI of requests in the dialog (§12.2.1.1). */
+    String remoteTarget()
+    {
+        if (null == remoteTarget && null != record)
+        {
+            remoteTarget = record.remoteTarget().toString();
+        }
+        return remoteTarget;
+    }
+
+    /** The route set, in the order Route headers are written (§12.2.1.1). */
+    List<String> routeSet()
+    {
+        if (null == routeSet)
+        {
+            final int n = null == record ? 0 : record.routeCount();
+            if (0 == n)
+            {
+                routeSet = List.of();
+            }
+            else
+            {
+                final List<String> routes = new ArrayList<>(n);
+                for (int i = 0; i < n; i++)
+                {
+                    routes.add(record.route(i));
+                }
+                routeSet = routes;
+            }
+        }
+        return routeSet;
     }
 
     /** The To of the UAS's responses to its initial request (§8.2.6.2), made once; the local tag must be set. */
@@ -124,71 +242,120 @@ final class SessionDialog
     /** The UAC's local CSeq starts at its initial request's (§12.1.2), once that request exists. */
     void localCseqBase(final SipServletRequestImpl original, final boolean uac)
     {
-        if (0 == localCseq && null != original && uac)
+        if (null != record && Dialog.EMPTY_CSEQ == record.localCSeq() && null != original && uac)
         {
-            localCseq = original.cseqNumber();
+            DialogRecords.sent(record, original.cseqNumber());
         }
     }
 
     /** The CSeq of a new request in the dialog: one more than the last (§12.2.1.1). */
     long nextCseq()
     {
-        return ++localCseq;
+        return live().nextLocalCSeq();
     }
 
     /** A request with {@code cseq} is sent in the dialog: the local CSeq is at least its number. */
     void sent(final long cseq)
     {
-        localCseq = Math.max(localCseq, cseq);
+        if (null != record)
+        {
+            DialogRecords.sent(record, cseq);
+        }
     }
 
-    /** A request arrived in the dialog (§12.2.2): remote CSeq; a target refresh's Contact is the new target. */
-    void onRequest(final SipServletRequestImpl request)
+    /**
+     * Whether a request that found this dialog by its To tag belongs to it (§12.2.2): the dialog's remote tag is its
+     * From tag (a dialog without a remote tag yet takes any), and its CSeq is in order (then it is the remote CSeq).
+     *
+     * @param anyTag the request may come from another remote tag than the dialog's (a forked subscription's NOTIFY).
+     * @return 0 when it belongs, 481 for another remote tag, 500 for a CSeq out of order.
+     */
+    int match(final ContainerShard host, final byte[] b, final int fromTagStart, final int fromTagEnd,
+        final SipMethod method, final long cseq, final boolean anyTag)
     {
-        remoteCseq = Math.max(remoteCseq, request.cseqNumber());
-        if (isTargetRefresh(request.getMethod()))
+        if (null == record)
         {
-            refreshTarget(request.headers());
+            return 481;
+        }
+        if (!anyTag && !record.remoteTag().isEmpty() && !remoteTagIs(b, fromTagStart, fromTagEnd))
+        {
+            return 481;
+        }
+        return InDialogResult.OUT_OF_ORDER == host.dialogRecords().acceptRequest(record, method, cseq) ? 500 : 0;
+    }
+
+    /** The UAS sent a response to the dialog-creating request: a tagged 1xx to an INVITE or a 2xx (§12.1.1). */
+    void answered(final ContainerShard host, final int status)
+    {
+        if (null != record && status > 100)
+        {
+            host.dialogRecords().onUasResponse(record, status);
         }
     }
 
     /** Remote target := the URI of the message's Contact, when it has one (§12.2.1.2, §12.2.2). */
-    void refreshTarget(final MessageHeaders h)
+    void refreshTarget(final ContainerShard host, final MessageHeaders h)
     {
-        final String contact = h.get(HeaderName.CONTACT);
-        if (null != contact)
+        if (null != record && host.dialogRecords().refreshTarget(record, h))
         {
-            remoteTarget = HeaderText.uri(contact);
+            remoteTarget = null;
         }
     }
 
-    /** The dialog of a received tagged 1xx or 2xx (§12.1.2): remote tag, target, route set (Record-Route reversed). */
-    void adopt(final SipServletResponseImpl response)
+    /** A tagged 1xx or a 2xx to the dialog-creating request is this dialog's (§12.1.2, §13.2.2.4). */
+    void adopt(final ContainerShard host, final SipServletResponseImpl response)
     {
-        remoteTag = response.toTag();
-        final MessageHeaders h = response.headers();
-        refreshTarget(h);
-        if (h.find(HeaderName.RECORD_ROUTE, 0) >= 0)
+        if (null == record)
         {
-            final List<String> rr = h.getAll("Record-Route");
-            Collections.reverse(rr);
-            routeSet = List.copyOf(rr);
+            return;
         }
-        else
+        final SipServletRequestImpl request = response.requestImpl();
+        host.dialogRecords().onUacResponse(record, SipMethod.lookup(request.getMethod()), request.cseqNumber(),
+            response.getStatus(), response.headers());
+        remoteTag = null;
+        remoteTarget = null;
+        routeSet = null;
+    }
+
+    /** The dialog-creating request got a non-2xx final response: no remote tag, initial again (JSR 289 §6.2.1). */
+    void rejected(final ContainerShard host)
+    {
+        if (null != record)
         {
-            routeSet = List.of();
+            host.dialogRecords().rejectUac(record);
+            remoteTag = null;
+            routeSet = null;
         }
+    }
+
+    /**
+     * The session is invalidated: the text read after it (Call-ID, tags, parties) is kept, and the record goes back
+     * to the shard's pool. Shard only.
+     */
+    void release(final ContainerShard host)
+    {
+        if (null == record)
+        {
+            return;
+        }
+        remoteTag();
+        localParty();
+        remoteParty();
+        final Dialog d = record;
+        record = null;
+        host.dialogRecords().release(d);
     }
 
     static boolean isDialogCreating(final String method)
     {
-        return "INVITE".equals(method) || "SUBSCRIBE".equals(method) || "REFER".equals(method);
+        final SipMethod m = SipMethod.lookup(method);
+        return null != m && DialogLayer.isDialogCreating(m);
     }
 
-    /** Target-refresh methods: INVITE (§12.2), UPDATE (RFC 3311), SUBSCRIBE, NOTIFY (RFC 6665), REFER (RFC 3515). */
+    /** Target-refresh methods (§12.2, {@link DialogLayer#isTargetRefresh}). */
     static boolean isTargetRefresh(final String method)
     {
-        return "INVITE".equals(method) || "UPDATE".equals(method) || "SUBSCRIBE".equals(method)
-            || "NOTIFY".equals(method) || "REFER".equals(method);
+        final SipMethod m = SipMethod.lookup(method);
+        return null != m && DialogLayer.isTargetRefresh(m);
     }
 }

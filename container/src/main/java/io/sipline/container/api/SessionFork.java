@@ -36,7 +36,7 @@ final class SessionFork
     static SipSessionImpl derive(final SipSessionImpl from, final SipServletResponseImpl response)
     {
         final SipSessionImpl head = from.head();
-        final SipSessionImpl d = new SipSessionImpl(from.appSession(), true, from.dialog.forkUac(from.original()));
+        final SipSessionImpl d = new SipSessionImpl(from.appSession(), true, from.dialog.forkUac(from.host()));
         d.fork = new SessionFork();
         d.fork.parent = head;
         d.copyFrom(from);
@@ -52,14 +52,14 @@ final class SessionFork
         }
         head.fork.derived.add(d);
         d.fireCreated();
-        d.dialog.adopt(response);
+        d.dialog.adopt(d.host(), response);
         return d;
     }
 
     /** The UAS session of another dialog of {@code from}'s received request; see the caller. */
     static SipSessionImpl deriveUas(final SipSessionImpl from)
     {
-        final SipSessionImpl d = new SipSessionImpl(from.appSession(), false, from.dialog.forkUas(from.original()));
+        final SipSessionImpl d = new SipSessionImpl(from.appSession(), false, from.dialog.forkUas(from.host()));
         d.fork = new SessionFork();
         d.fork.sharesOriginal = true;
         d.copyFrom(from);
@@ -92,32 +92,18 @@ final class SessionFork
     static SipSessionImpl dialogFor(final SipSessionImpl head, final byte[] b, final int start, final int end)
     {
         final List<SipSessionImpl> derived = null == head.fork ? null : head.fork.derived;
-        final String own = head.remoteTag();
-        if (null == derived || start < 0 || (null != own && own.length() == end - start && matches(own, b, start)))
+        if (null == derived || start < 0 || head.dialog.remoteTagIs(b, start, end))
         {
             return head;
         }
         for (int i = 0; i < derived.size(); i++)
         {
-            final String tag = derived.get(i).remoteTag();
-            if (null != tag && tag.length() == end - start && matches(tag, b, start))
+            if (derived.get(i).dialog.remoteTagIs(b, start, end))
             {
                 return derived.get(i);
             }
         }
         return head;
-    }
-
-    private static boolean matches(final String tag, final byte[] b, final int start)
-    {
-        for (int i = 0; i < tag.length(); i++)
-        {
-            if (b[start + i] != tag.charAt(i))
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

@@ -7,7 +7,8 @@ import javax.servlet.sip.SipSessionListener;
 /**
  * The end of a {@link SipSessionImpl} (JSR 289 §6.2.4): its listeners are told, its attributes unbound, it leaves
  * its shard's {@link SessionTable} (a forked request's session leaves its siblings, {@link SessionFork#leave}), its
- * linked session and its application session, and its initial INVITE's transaction lets go of the request.
+ * linked session and its application session, its initial INVITE's transaction lets go of the request, and its
+ * dialog record goes back to the shard's pool.
  * <p>
  * Stateless; called on the session's shard or by the application's thread, which hands the table's changes to the
  * shard.
@@ -57,6 +58,15 @@ final class SessionInvalidation
             releaseOriginal(s);
         }
         app.remove(s);
+        final ContainerShard host = s.host();
+        if (host.onShardThread())
+        {
+            s.dialog.release(host);
+        }
+        else
+        {
+            host.execute(() -> s.dialog.release(host));
+        }
     }
 
     private static void onShard(final SipSessionImpl s, final Runnable task)

@@ -6,8 +6,9 @@ import javax.servlet.sip.SipSession.State;
 /**
  * The JSR 289 §6.2.1 states of a {@link SipSessionImpl} as its responses pass: INITIAL, EARLY on a tagged 1xx to
  * the dialog-creating request, CONFIRMED on its 2xx, TERMINATED on a final failure of it (a UAC returns to INITIAL
- * and may try again) or on the end of a BYE; and, on the UAC side, the dialog a tagged 1xx or 2xx creates (RFC 3261
- * §12.1.2) and the target refresh of a 2xx (§12.2.1.2).
+ * and may try again) or on the end of a BYE; and what each response means for the session's dialog: on the UAC side,
+ * the dialog a tagged 1xx or 2xx creates (RFC 3261 §12.1.2), on both the target refresh of a 2xx (§12.2.1.2,
+ * §12.2.2).
  * <p>
  * Stateless; called on the session's shard.
  */
@@ -30,6 +31,7 @@ final class SessionStates
         final State state = s.state();
         if (request == s.original() && SessionDialog.isDialogCreating(method))
         {
+            s.dialog.answered(s.host(), status);
             if (status > 100 && status < 200 && State.INITIAL == state)
             {
                 s.state(State.EARLY);
@@ -46,6 +48,11 @@ final class SessionStates
         else if ("BYE".equals(method) && status >= 200 && status < 300)
         {
             s.state(State.TERMINATED);
+        }
+        else if (status >= 200 && status < 300 && SessionDialog.isTargetRefresh(method))
+        {
+            // RFC 3261 §12.2.2, RFC 6141 §4: the remote target changes when the target refresh succeeds
+            s.dialog.refreshTarget(s.host(), request.headers());
         }
     }
 
@@ -64,9 +71,9 @@ final class SessionStates
         if (request == s.original() && SessionDialog.isDialogCreating(method) && status > 100)
         {
             final String tag = response.toTag();
-            if (status < 300 && null != tag && (null == dialog.remoteTag || State.CONFIRMED != state))
+            if (status < 300 && null != tag && (dialog.noRemoteTag() || State.CONFIRMED != state))
             {
-                dialog.adopt(response);
+                dialog.adopt(s.host(), response);
             }
             if (s.isDerived() && status >= 200 && status < 300 && "INVITE".equals(method))
             {
@@ -83,6 +90,7 @@ final class SessionStates
             else if (status >= 300 && State.CONFIRMED != state)
             {
                 s.state(State.INITIAL); // the UAC may try again in the same session (§6.2.1)
+                dialog.rejected(s.host());
             }
         }
         else if ("BYE".equals(method) && status >= 200)
@@ -91,7 +99,7 @@ final class SessionStates
         }
         else if (status >= 200 && status < 300 && SessionDialog.isTargetRefresh(method))
         {
-            dialog.refreshTarget(response.headers());
+            dialog.refreshTarget(s.host(), response.headers());
         }
     }
 }

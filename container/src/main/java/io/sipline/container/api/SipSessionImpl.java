@@ -23,6 +23,8 @@ import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 import io.sipline.container.address.SipAddresses;
 import io.sipline.container.security.SipPrincipal;
 import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMethod;
 
 /**
  * One SIP session (JSR 289 §6.2): one dialog, or one dialog-less series of transactions, of one application session.
@@ -100,7 +102,7 @@ public final class SipSessionImpl implements SipSession
     public static SipSessionImpl forReceived(final SipApplicationSessionImpl app, final SipServletRequestImpl request,
         final String handler)
     {
-        final SipSessionImpl s = new SipSessionImpl(app, false, SessionDialog.received(request));
+        final SipSessionImpl s = new SipSessionImpl(app, false, SessionDialog.received(app.host(), request));
         s.handler = handler;
         s.original = request;
         request.session(s);
@@ -116,7 +118,7 @@ public final class SipSessionImpl implements SipSession
         final String fromWithoutTag, final String toWithoutTag, final String requestUri, final String handler)
     {
         final ContainerShard host = app.host();
-        final SipSessionImpl s = new SipSessionImpl(app, true, SessionDialog.outgoing(
+        final SipSessionImpl s = new SipSessionImpl(app, true, SessionDialog.outgoing(host,
             null == callId ? host.newCallId() : callId, host.newTag(), fromWithoutTag, toWithoutTag, requestUri));
         s.handler = handler;
         s.fireCreated();
@@ -305,17 +307,17 @@ public final class SipSessionImpl implements SipSession
 
     public String localTag()
     {
-        return dialog.localTag;
+        return dialog.localTag();
     }
 
     public String remoteTag()
     {
-        return dialog.remoteTag;
+        return dialog.remoteTag();
     }
 
     public String callId()
     {
-        return dialog.callId;
+        return dialog.callId();
     }
 
     State state()
@@ -331,23 +333,23 @@ public final class SipSessionImpl implements SipSession
     /** The local tag the UAS puts in To of its responses; made (and the session registered) on first use. */
     public String localTagForResponse()
     {
-        if (null == dialog.localTag)
+        if (null == dialog.localTag())
         {
-            dialog.localTag = app.host().newTag();
+            dialog.localTag(app.host().newTag());
             if (app.host().onShardThread())
             {
                 register();
             }
         }
-        return dialog.localTag;
+        return dialog.localTag();
     }
 
     /** Registers the session under (Call-ID, local tag) in its shard's table; shard thread only. */
     public void register()
     {
-        if (!registered && null != dialog.localTag && valid)
+        if (!registered && null != dialog.localTag() && valid)
         {
-            app.host().sessions().putDialog(dialog.callId, dialog.localTag, this);
+            app.host().sessions().putDialog(dialog.callId(), dialog.localTag(), this);
             registered = true;
         }
     }
@@ -418,8 +420,8 @@ public final class SipSessionImpl implements SipSession
         {
             return;
         }
-        dialog.localParty(original);
-        dialog.remoteParty(original);
+        dialog.localParty();
+        dialog.remoteParty();
         dialog.localCseqBase(original, uac);
         settledPrincipal = request.principal();
         original = null;
@@ -471,7 +473,7 @@ public final class SipSessionImpl implements SipSession
         if (null == proxyRouteKey && valid)
         {
             proxyRouteKey = key;
-            app.host().sessions().putDialog(dialog.callId, key, this);
+            app.host().sessions().putDialog(dialog.callId(), key, this);
         }
     }
 
@@ -529,10 +531,16 @@ public final class SipSessionImpl implements SipSession
         ongoing.remove(request);
     }
 
-    /** A request arrived in this session's dialog: CSeq order (RFC 3261 §12.2.2) and target refresh. */
-    public void onSubsequentRequest(final SipServletRequestImpl request)
+    /**
+     * Whether a borrowed request that found this session by its To tag belongs to its dialog (RFC 3261 §12.2.2): 0,
+     * or the status to refuse it with (481: another remote tag; 500: its CSeq is out of order); when it belongs, its
+     * CSeq is the dialog's remote CSeq from now on. A NOTIFY may come
+     * from a subscription's other fork with a remote tag of its own (RFC 6665 §4.1.2.4) and is not refused for it.
+     */
+    public int matchInDialog(final SipMessage request)
     {
-        dialog.onRequest(request);
+        return dialog.match(app.host(), request.buffer(), request.fromTagStart(), request.fromTagEnd(),
+            request.method(), request.cseqNumber(), SipMethod.NOTIFY == request.method());
     }
 
     /** A response this session's UAS sends: its state changes (§6.2.1, {@link SessionStates}). */
@@ -626,7 +634,7 @@ public final class SipSessionImpl implements SipSession
     @Override
     public String getCallId()
     {
-        return dialog.callId;
+        return dialog.callId();
     }
 
     @Override
@@ -655,13 +663,13 @@ public final class SipSessionImpl implements SipSession
     @Override
     public Address getLocalParty()
     {
-        return party(dialog.localParty(original), dialog.localTag);
+        return party(dialog.localParty(), dialog.localTag());
     }
 
     @Override
     public Address getRemoteParty()
     {
-        return party(dialog.remoteParty(original), dialog.remoteTag);
+        return party(dialog.remoteParty(), dialog.remoteTag());
     }
 
     private static Address party(final String value, final String tag)
@@ -859,6 +867,6 @@ public final class SipSessionImpl implements SipSession
     @Override
     public String toString()
     {
-        return "SipSession[" + getId() + " " + state + " " + dialog.callId + "]";
+        return "SipSession[" + getId() + " " + state + " " + dialog.callId() + "]";
     }
 }

@@ -4,7 +4,8 @@
  * each one copy of its bytes plus an offset index ({@link io.sipline.container.api.MessageHeaders}), written by
  * {@link io.sipline.container.api.MessageWriter} straight into a pooled buffer. Sessions and timers (§6, §22):
  * {@link io.sipline.container.api.SipApplicationSessionImpl}, {@link io.sipline.container.api.SipSessionImpl} (the
- * JSR 289 face of a session; its dialog state in {@code SessionDialog}, derived sessions in {@code SessionFork}), the
+ * JSR 289 face of a session; its dialog a record of the stack's dialog layer, held by {@code SessionDialog}; derived
+ * sessions in {@code SessionFork}), the
  * shard's {@link io.sipline.container.api.SessionTable} and {@link io.sipline.container.api.ServletTimerImpl}.
  * <p>
  * The seams: {@link io.sipline.container.api.ContainerShard} (the shard: ids, clock, timing wheel, wire),

@@ -11,6 +11,8 @@ import io.sipline.container.api.SipServletResponseImpl;
 import io.sipline.container.api.ContainerShard;
 import io.sipline.container.api.SessionTable;
 import io.sipline.container.api.SipSessionImpl;
+import io.sipline.sip.dialog.DialogPool;
+import io.sipline.sip.dialog.DialogRecords;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.stack.SipListener;
 import io.sipline.sip.stack.StackShard;
@@ -42,6 +44,8 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
 {
     private final StackShard shard;
     private final SessionTable sessions = new SessionTable();
+    /** Kept free for reuse: about the sessions of a second of calls at the rates a shard carries. */
+    private final DialogRecords dialogRecords = new DialogRecords(new DialogPool(4096, 0));
     private final ContainerIds ids;
     private final ShardAddresses addresses;
     private final ServletInvoker invoker;
@@ -184,6 +188,12 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     public void cancel(final long timerId)
     {
         timers.cancel(timerId);
+    }
+
+    @Override
+    public DialogRecords dialogRecords()
+    {
+        return onShardThread() ? dialogRecords : new DialogRecords(DialogPool.unpooled());
     }
 
     @Override

@@ -215,6 +215,15 @@ final class InboundRequests
             answers.answer(tx, message, 481, "Call/Transaction Does Not Exist");
             return;
         }
+        final int refusal = session.matchInDialog(message);
+        if (0 != refusal)
+        {
+            // RFC 3261 §12.2.2: a request of another dialog with our tag gets 481; one whose CSeq is lower than the
+            // dialog's remote CSeq is out of order and MUST be rejected with 500; no application sees either
+            answers.answer(tx, message, refusal, 481 == refusal ? "Call/Transaction Does Not Exist"
+                : "Server Internal Error (CSeq out of order)");
+            return;
+        }
         final AckWait pending = session.awaitingAck();
         if (SipMethod.BYE == message.method() && null != pending)
         {
@@ -235,7 +244,6 @@ final class InboundRequests
         }
         request.session(session);
         tx.attachment(request);
-        session.onSubsequentRequest(request);
         session.begin(request);
         invoker.invoke(session, request, null);
     }
@@ -359,7 +367,6 @@ final class InboundRequests
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, addresses.local());
         request.session(session);
         request.principal(pending.request().principal()); // the ACK is never challenged: it has its INVITE's user
-        session.onSubsequentRequest(request);
         invoker.invoke(session, request, null);
     }
 }

@@ -3,6 +3,9 @@ package io.sipline.container.api;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.sipline.sip.dialog.DialogPool;
+import io.sipline.sip.dialog.DialogRecords;
+
 
 /**
  * A shard for unit tests: ids from a counter, a clock the test advances ({@link #advance}), timers fired by the
@@ -10,6 +13,8 @@ import java.util.List;
  */
 public final class FakeHost implements ContainerShard
 {
+    /** Records are recycled as on a shard, so that a session that used one after its release would show. */
+    public final DialogRecords dialogRecords = new DialogRecords(new DialogPool(16, 0));
     /** Requests whose transaction the sessions let go of, in order. */
     public final List<SipServletRequestImpl> released = new ArrayList<>();
     public final SessionTable table = new SessionTable();
@@ -53,6 +58,12 @@ public final class FakeHost implements ContainerShard
     public int index()
     {
         return 0;
+    }
+
+    @Override
+    public DialogRecords dialogRecords()
+    {
+        return dialogRecords;
     }
 
     @Override

@@ -59,6 +59,8 @@ public final class Dialog
     // --- state -------------------------------------------------------------------------------------------------------
     DialogState state = DialogState.TERMINATED;
     boolean uac;
+    /** Made by {@link DialogLayer#prepareUac}: a rejected request leaves it initial for the next attempt. */
+    boolean prepared;
     boolean secure;
     long localCSeq = EMPTY_CSEQ;
     long remoteCSeq = EMPTY_CSEQ;
@@ -244,7 +246,7 @@ public final class Dialog
         return routeIndex[i * ROUTE_STRIDE + 3];
     }
 
-    /** Entry {@code i} as text. Allocates: tests and logs only. */
+    /** Entry {@code i} as text. Allocates: for a user that keeps the route set as text, once. */
     public String route(final int i)
     {
         return routes.toString(routeStart(i), routeEnd(i));
@@ -358,6 +360,7 @@ public final class Dialog
         clearRoutes();
         state = DialogState.TERMINATED;
         uac = false;
+        prepared = false;
         secure = false;
         localCSeq = EMPTY_CSEQ;
         remoteCSeq = EMPTY_CSEQ;

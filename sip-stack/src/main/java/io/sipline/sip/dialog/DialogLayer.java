@@ -1,12 +1,8 @@
 package io.sipline.sip.dialog;
 
-import java.util.Arrays;
-
 import io.sipline.sip.message.HeaderName;
-import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
-import io.sipline.sip.message.SipUriFlyweight;
 
 /**
  * RFC 3261 §12 on one shard: creates dialogs from requests and responses, keeps their state as messages pass, ends
@@ -55,10 +51,8 @@ public final class DialogLayer
     private final DialogPool pool;
     private final DialogTable table;
     private final DialogListener listener;
-    private final NameAddrFlyweight address = new NameAddrFlyweight();
-    private final SipUriFlyweight uri = new SipUriFlyweight();
+    private final DialogRecords records;
     private final ByteSlot tagScratch = new ByteSlot(32);
-    private int[] entries = new int[16];
     private DialogFailure lastFailure = DialogFailure.NONE;
     private Dialog matched;
 
@@ -68,6 +62,7 @@ public final class DialogLayer
     public DialogLayer(final DialogPool pool, final DialogTable table, final DialogListener listener)
     {
         this.pool = pool;
+        this.records = new DialogRecords(pool);
         this.table = table;
         this.listener = listener;
     }
@@ -100,11 +95,14 @@ public final class DialogLayer
         return method == SipMethod.INVITE || method == SipMethod.SUBSCRIBE || method == SipMethod.REFER;
     }
 
-    /** Target-refresh methods: INVITE (§12.2), UPDATE (RFC 3311 §5.1), SUBSCRIBE and NOTIFY (RFC 6665 §4.1.2). */
+    /**
+     * Target-refresh methods: INVITE (§12.2), UPDATE (RFC 3311 §5.1), SUBSCRIBE and NOTIFY (RFC 6665 §4.1.2), and
+     * REFER, whose implicit subscription (RFC 3515, RFC 7647) is refreshed like SUBSCRIBE's.
+     */
     public static boolean isTargetRefresh(final SipMethod method)
     {
         return method == SipMethod.INVITE || method == SipMethod.UPDATE || method == SipMethod.SUBSCRIBE ||
-            method == SipMethod.NOTIFY;
+            method == SipMethod.NOTIFY || method == SipMethod.REFER;
     }
 
     // =================================================================================================================
@@ -167,16 +165,16 @@ public final class DialogLayer
         {
             d.remoteTag.set(b, request.fromTagStart(), request.fromTagEnd());
         }
-        if (!copyAddress(request, HeaderName.TO, d.localAddress, d.localUri) ||
-            !copyAddress(request, HeaderName.FROM, d.remoteAddress, d.remoteUri))
+        if (!records.copyAddress(request, HeaderName.TO, d.localAddress, d.localUri) ||
+            !records.copyAddress(request, HeaderName.FROM, d.remoteAddress, d.remoteUri))
         {
             return fail(d, DialogFailure.BAD_ADDRESS);
         }
-        if (!refreshTarget(request, d))
+        if (!records.refreshTarget(d, request))
         {
             return fail(d, DialogFailure.BAD_CONTACT);
         }
-        if (!setRouteSet(request, d, false))
+        if (!records.setRouteSet(request, d, false))
         {
             return fail(d, DialogFailure.BAD_RECORD_ROUTE);
         }
@@ -232,7 +230,7 @@ public final class DialogLayer
             }
             if (isTargetRefresh(method))
             {
-                refreshTarget(request, d);
+                records.refreshTarget(d, request);
             }
         }
         return d;
@@ -254,18 +252,7 @@ public final class DialogLayer
         {
             return InDialogResult.NO_DIALOG;
         }
-        final SipMethod method = request.method();
-        if (method == SipMethod.ACK || method == SipMethod.CANCEL)
-        {
-            return InDialogResult.OK;
-        }
-        final long cseq = request.cseqNumber();
-        if (d.remoteCSeq != Dialog.EMPTY_CSEQ && cseq < d.remoteCSeq)
-        {
-            return InDialogResult.OUT_OF_ORDER;
-        }
-        d.remoteCSeq = cseq;
-        return InDialogResult.OK;
+        return records.acceptRequest(d, request.method(), request.cseqNumber());
     }
 
     // =================================================================================================================
@@ -329,20 +316,27 @@ public final class DialogLayer
     public Dialog prepareUac(final CharSequence callId, final CharSequence localTag, final CharSequence localAddress,
         final CharSequence remoteAddress, final CharSequence requestUri, final long cseq)
     {
-        lastFailure = DialogFailure.NONE;
-        final Dialog d = pool.acquire();
-        if (!setAddress(d.localAddress, d.localUri, localAddress) ||
-            !setAddress(d.remoteAddress, d.remoteUri, remoteAddress))
+        final Dialog d = records.prepareUac(callId, localTag, localAddress, remoteAddress, requestUri, cseq);
+        lastFailure = records.lastFailure();
+        return d;
+    }
+
+    /**
+     * Prepares a record again for a new dialog-creating request of the same UAC (JSR 289 §6.2.1: a SipSession whose
+     * initial request got a non-2xx final response is INITIAL again and may send another): same Call-ID, local tag
+     * and addresses; {@code requestUri} is the remote target until a response gives a Contact, {@code cseq} the
+     * local CSeq. Only a prepared record that is initial again may be prepared again.
+     *
+     * @throws IllegalStateException when {@code d} is not an initial prepared record.
+     */
+    public Dialog prepareUacAgain(final Dialog d, final CharSequence requestUri, final long cseq)
+    {
+        if (!d.prepared || d.state != DialogState.INITIAL)
         {
-            return fail(d, DialogFailure.BAD_ADDRESS);
+            throw new IllegalStateException("not an initial prepared UAC record: " + d.state);
         }
-        d.callId.set(callId);
-        d.localTag.set(localTag);
         d.remoteTarget.set(requestUri);
-        d.uac = true;
         d.localCSeq = cseq;
-        d.remoteCSeq = Dialog.EMPTY_CSEQ;
-        d.state = DialogState.INITIAL;
         return d;
     }
 
@@ -411,8 +405,8 @@ public final class DialogLayer
             {
                 d.localTag.set(q, request.fromTagStart(), request.fromTagEnd());
             }
-            if (!copyAddress(request, HeaderName.FROM, d.localAddress, d.localUri) ||
-                !copyAddress(request, HeaderName.TO, d.remoteAddress, d.remoteUri))
+            if (!records.copyAddress(request, HeaderName.FROM, d.localAddress, d.localUri) ||
+                !records.copyAddress(request, HeaderName.TO, d.remoteAddress, d.remoteUri))
             {
                 return DialogFailure.BAD_ADDRESS;
             }
@@ -423,7 +417,7 @@ public final class DialogLayer
         }
         if (response.firstHeader(HeaderName.CONTACT) >= 0)
         {
-            if (!refreshTarget(response, d))
+            if (!records.refreshTarget(d, response))
             {
                 return DialogFailure.BAD_CONTACT;
             }
@@ -432,7 +426,7 @@ public final class DialogLayer
         {
             d.remoteTarget.set(q, request.requestUriStart(), request.requestUriEnd());
         }
-        if (!setRouteSet(response, d, true))
+        if (!records.setRouteSet(response, d, true))
         {
             return DialogFailure.BAD_RECORD_ROUTE;
         }
@@ -500,12 +494,12 @@ public final class DialogLayer
                 if (success)
                 {
                     d.state = DialogState.CONFIRMED;
-                    if (hasValidRecordRoutes(response))
+                    if (records.hasValidRecordRoutes(response))
                     {
-                        setRouteSet(response, d, true);
+                        records.setRouteSet(response, d, true);
                     }
                 }
-                refreshTarget(response, d);
+                records.refreshTarget(d, response);
             }
             return d;
         }
@@ -533,7 +527,7 @@ public final class DialogLayer
         }
         if (success && isTargetRefresh(method))
         {
-            refreshTarget(response, d);
+            records.refreshTarget(d, response);
         }
         return d;
     }
@@ -575,6 +569,18 @@ public final class DialogLayer
         pool.release(d);
     }
 
+    /**
+     * A prepared record's early dialog ended by a non-2xx final response (§12.3): the listener is told, and the record
+     * leaves the table and is initial again (no remote tag, route set or creating request), kept by its transaction
+     * user for another attempt ({@link #prepareUacAgain}) instead of going back to the pool.
+     */
+    private void unprepare(final Dialog d)
+    {
+        table.remove(d);
+        listener.onDialogTerminated(d, DialogEndReason.REJECTED);
+        records.rejectUac(d);
+    }
+
     /** Ends the early dialogs created by {@code request} (same Call-ID, local tag and creating CSeq). */
     private void endEarlyDialogs(final SipMessage request, final DialogEndReason reason)
     {
@@ -585,7 +591,14 @@ public final class DialogLayer
             final Dialog next = d.nextInSet;
             if (d.state == DialogState.EARLY && d.creatingCSeq == cseq)
             {
-                terminate(d, reason);
+                if (d.prepared && reason == DialogEndReason.REJECTED)
+                {
+                    unprepare(d);
+                }
+                else
+                {
+                    terminate(d, reason);
+                }
             }
             d = next;
         }
@@ -605,122 +618,8 @@ public final class DialogLayer
         return null;
     }
 
-    /**
-     * Copies a From or To value as a name-addr without its parameters (the tag is written apart, §12.2.1.1) and its
-     * URI. An addr-spec is put in angle brackets so that parameters can follow it.
-     */
-    private boolean copyAddress(final SipMessage m, final HeaderName name, final ByteSlot addr, final ByteSlot uriOut)
-    {
-        final int i = m.firstHeader(name);
-        if (i < 0 || !m.address(i, address) || address.isWildcard())
-        {
-            return false;
-        }
-        final byte[] b = m.buffer();
-        final int us = address.uriStart();
-        final int ue = address.uriEnd();
-        uriOut.set(b, us, ue);
-        if (address.isNameAddr() && ue < b.length && b[ue] == '>')
-        {
-            addr.set(b, address.hasDisplayName() ? address.displayNameStart() : us - 1, ue + 1);
-        }
-        else
-        {
-            addr.clear();
-            addr.append((byte)'<');
-            addr.append(b, us, ue);
-            addr.append((byte)'>');
-        }
-        return true;
-    }
-
-    /**
-     * Sets an address given as text (name-addr or addr-spec, no tag) and its URI; an addr-spec is put in angle
-     * brackets so that a tag can follow it. False when the text is no address or a wildcard.
-     */
-    private boolean setAddress(final ByteSlot addr, final ByteSlot uriOut, final CharSequence text)
-    {
-        addr.set(text);
-        if (!address.wrap(addr.bytes(), 0, addr.length()) || address.isWildcard())
-        {
-            return false;
-        }
-        if (!address.isNameAddr())
-        {
-            addr.clear();
-            addr.append((byte)'<');
-            addr.append(text);
-            addr.append((byte)'>');
-            if (!address.wrap(addr.bytes(), 0, addr.length()))
-            {
-                return false;
-            }
-        }
-        uriOut.set(addr.bytes(), address.uriStart(), address.uriEnd());
-        return true;
-    }
-
-    /** Remote target := URI of the message's first Contact (§12.1.1, §12.2.1.2, §12.2.2); false when none usable. */
-    private boolean refreshTarget(final SipMessage m, final Dialog d)
-    {
-        final int i = m.firstHeader(HeaderName.CONTACT);
-        if (i < 0 || !m.address(i, address) || address.isWildcard())
-        {
-            return false;
-        }
-        d.remoteTarget.set(m.buffer(), address.uriStart(), address.uriEnd());
-        return true;
-    }
-
-    private boolean hasValidRecordRoutes(final SipMessage m)
-    {
-        for (int i = m.firstHeader(HeaderName.RECORD_ROUTE); i >= 0; i = m.nextHeader(HeaderName.RECORD_ROUTE, i))
-        {
-            if (!m.address(i, address) || !address.isNameAddr())
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Route set := the message's Record-Route values, in order (UAS, §12.1.1) or reversed (UAC, §12.1.2), each kept
-     * whole with its parameters. The first hop's {@code lr} decides loose or strict routing (§12.2.1.1).
-     */
-    private boolean setRouteSet(final SipMessage m, final Dialog d, final boolean reverse)
-    {
-        int n = 0;
-        for (int i = m.firstHeader(HeaderName.RECORD_ROUTE); i >= 0; i = m.nextHeader(HeaderName.RECORD_ROUTE, i))
-        {
-            // rec-route = name-addr *( SEMI rr-param ) (§20.30)
-            if (!m.address(i, address) || !address.isNameAddr())
-            {
-                return false;
-            }
-            if (n == entries.length)
-            {
-                entries = Arrays.copyOf(entries, n * 2);
-            }
-            entries[n++] = i;
-        }
-        d.clearRoutes();
-        final byte[] b = m.buffer();
-        for (int k = 0; k < n; k++)
-        {
-            final int i = entries[reverse ? n - 1 - k : k];
-            m.address(i, address);
-            d.addRoute(b, m.headerValueStart(i), m.headerValueEnd(i), address.uriStart(), address.uriEnd());
-            if (k == 0)
-            {
-                d.firstHopLoose = address.uri().hasLr();
-            }
-        }
-        return true;
-    }
-
     private boolean isSipsRequestUri(final SipMessage request)
     {
-        return request.requestUri(uri) && uri.isSips();
+        return records.isSipsUri(request.buffer(), request.requestUriStart(), request.requestUriEnd());
     }
 }

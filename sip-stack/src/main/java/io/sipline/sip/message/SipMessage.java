@@ -33,7 +33,7 @@ import java.util.Arrays;
  * it for the next message invalidates every span, view and position taken from it; call {@link #copy()} to keep a
  * message beyond that.
  */
-public final class SipMessage
+public final class SipMessage implements HeaderSource
 {
     /** Ints per header entry in the index. */
     public static final int STRIDE = 6;

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -134,5 +135,40 @@ class DialogLayerPreparedUacTest
         layer.terminate(prepared, DialogEndReason.LOCAL);
         assertEquals(DialogState.TERMINATED, prepared.state());
         assertEquals(1, layer.table().size());
+    }
+
+    @Test
+    void shouldMakeARejectedPreparedRecordInitialAgainForTheNextAttempt()
+    {
+        final Dialog prepared = prepare();
+        final Dialog b = layer.onUacResponse(prepared, invite,
+            parse(inviteResponse(180, "Ringing", "fork-a", "<sip:bob@192.0.2.4>")), false);
+        assertSame(prepared, b);
+        layer.onUacResponse(prepared, invite, parse(inviteResponse(180, "Ringing", "fork-b", null)), false);
+        assertEquals(2, layer.table().size());
+
+        // §12.3: a non-2xx final ends every early dialog; JSR 289 §6.2.1: the session (and its record) is initial
+        assertNull(layer.onUacResponse(prepared, invite, parse(inviteResponse(486, "Busy Here", "fork-a", null)),
+            false));
+        assertEquals(List.of("fork-a:REJECTED", "fork-b:REJECTED"), listener.ended);
+        assertEquals(0, layer.table().size());
+        assertTrue(prepared.isInitial());
+        assertTrue(prepared.remoteTag().isEmpty());
+        assertEquals(0, prepared.routeCount());
+        assertEquals(OUR_CALL_ID, prepared.callId().toString(), "the ids stay for the next attempt");
+        assertEquals(1, layer.pool().releases(), "only the other fork's record went back to the pool");
+
+        // the next INVITE of the same session: new Request-URI and CSeq, same Call-ID and From tag
+        layer.prepareUacAgain(prepared, "sip:bob@192.0.2.9", 2);
+        assertEquals("sip:bob@192.0.2.9", prepared.remoteTarget().toString());
+        final SipMessage again = parse(ourInvite("sip:bob@192.0.2.9", 2));
+        final Dialog ok = layer.onUacResponse(prepared, again, parse(responseToUs(200, "OK", "INVITE", 2, "fork-c",
+            "<sip:bob@192.0.2.10>")), false);
+        assertSame(prepared, ok);
+        assertTrue(ok.isConfirmed());
+        assertEquals("fork-c", ok.remoteTag().toString());
+        assertEquals(2, ok.localCSeq());
+        assertThrows(IllegalStateException.class, () -> layer.prepareUacAgain(ok, "sip:x@y", 3),
+            "a confirmed record is not prepared again");
     }
 }

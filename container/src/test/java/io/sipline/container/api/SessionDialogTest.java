@@ -1,0 +1,99 @@
+package io.sipline.container.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A UAS session's dialog on a {@link FakeHost}: taken from the initial request (RFC 3261 §12.1.1), written into the
+ * session's requests (§12.2.1.1), its remote target changed by a target refresh only when its 2xx is sent (§12.2.2,
+ * RFC 6141 §4), and its record given back to the shard's pool when the session is invalidated, with the ids an
+ * application may still read kept.
+ */
+class SessionDialogTest
+{
+    private final FakeHost host = new FakeHost();
+    private final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+    private final SipSessionImpl session = invite.sessionImpl();
+
+    private SipServletRequestImpl reinvite(final long cseq, final String contact)
+    {
+        final SipServletRequestImpl r = SipServletRequestImpl.received(TestMessages.parse(
+            "INVITE sip:bob@192.0.2.1 SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP 192.0.2.9:5062;branch=z9hG4bKre" + cseq + "\r\n"
+                + "From: \"Alice\" <sip:alice@atlanta.example>;tag=1928301774\r\n"
+                + "To: Bob <sip:bob@biloxi.example>;tag=" + session.localTag() + "\r\n"
+                + "Call-ID: a84b4c76e66710@pc33.atlanta.example\r\n"
+                + "CSeq: " + cseq + " INVITE\r\n"
+                + "Contact: " + contact + "\r\n"
+                + "Content-Length: 0\r\n\r\n"), null, TestMessages.PEER, TestMessages.LOCAL);
+        r.session(session);
+        return r;
+    }
+
+    private String requestUriOfNextInfo()
+    {
+        return session.createRequest("INFO").getRequestURI().toString();
+    }
+
+    @Test
+    void shouldWriteTheDialogIntoRequestsAndRefreshTheTargetOnlyWhenTheRefreshSucceeds()
+    {
+        session.localTagForResponse();
+        session.onResponseSent((SipServletResponseImpl)invite.createResponse(200));
+
+        final SipServletRequestImpl info = (SipServletRequestImpl)session.createRequest("INFO");
+        assertEquals("sip:alice@192.0.2.9:5062", info.getRequestURI().toString(), "§12.1.1: the request's Contact");
+        assertEquals("<sip:p1.example;lr>", info.getHeader("Route"), "§12.1.1: Record-Route in order");
+        assertEquals("Bob <sip:bob@biloxi.example>;tag=" + session.localTag(), info.getHeader("From"));
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", info.getHeader("To"));
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", info.getCallId());
+        assertEquals(1, info.cseqNumber(), "§8.1.1.5: the UAS's first request of the dialog");
+
+        final SipServletRequestImpl refused = reinvite(314160, "<sip:alice@192.0.2.66>");
+        session.onResponseSent((SipServletResponseImpl)refused.createResponse(488));
+        assertEquals("sip:alice@192.0.2.9:5062", requestUriOfNextInfo(), "a refused target refresh changes nothing");
+
+        final SipServletRequestImpl accepted = reinvite(314161, "<sip:alice@192.0.2.77>");
+        assertEquals("sip:alice@192.0.2.9:5062", requestUriOfNextInfo(), "not before its 2xx");
+        session.onResponseSent((SipServletResponseImpl)accepted.createResponse(200));
+        assertEquals("sip:alice@192.0.2.77", requestUriOfNextInfo());
+    }
+
+    @Test
+    void shouldRouteThroughAStrictFirstHopAsRfc2543Says()
+    {
+        final FakeHost strictHost = new FakeHost();
+        final SipSessionImpl s = TestMessages.received(strictHost, TestMessages.INVITE.replace(
+            "Record-Route: <sip:p1.example;lr>", "Record-Route: <sip:p1.example>, <sip:p2.example;lr>"))
+            .sessionImpl();
+        s.localTagForResponse();
+        final SipServletRequestImpl info = (SipServletRequestImpl)s.createRequest("INFO");
+        // §12.2.1.1: the strict router's URI is the Request-URI; the rest of the route set, then the remote target
+        assertEquals("sip:p1.example", info.getRequestURI().toString());
+        final java.util.List<String> routes = new java.util.ArrayList<>();
+        info.getHeaders("Route").forEachRemaining(routes::add);
+        assertEquals(java.util.List.of("<sip:p2.example;lr>", "<sip:alice@192.0.2.9:5062>"), routes);
+    }
+
+    @Test
+    void shouldGiveTheRecordBackWhenInvalidatedAndStillTellTheIds()
+    {
+        session.localTagForResponse();
+        final String tag = session.localTag();
+        final long before = host.dialogRecords.pool().releases();
+        session.invalidate();
+        assertFalse(session.isValid());
+        assertEquals(before + 1, host.dialogRecords.pool().releases(), "the record is back in the shard's pool");
+
+        // a new session takes the recycled record: the old one must not see its contents
+        TestMessages.received(host, TestMessages.INVITE.replace("a84b4c76e66710", "other-call")
+            .replace("1928301774", "other-tag"));
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", session.getCallId());
+        assertEquals("1928301774", session.getRemoteParty().getParameter("tag"));
+        assertEquals("sip:alice@atlanta.example", session.getRemoteParty().getURI().toString());
+        assertEquals(tag, session.getLocalParty().getParameter("tag"));
+        assertEquals("sip:bob@biloxi.example", session.getLocalParty().getURI().toString());
+    }
+}
