@@ -42,21 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * No per-packet allocation once connected, measured with {@code -prof gc} on an established ICE session: two agents
  * (full, controlling and controlled, one component, RTCP-mux) complete their checks over an in-memory loopback in
  * setup; then every invocation offers agent A one datagram on its selected pair, as its media thread would after
- * reading it from the socket.
- *
- * <ul>
- *     <li>{@code consentCheck}: a consent-freshness Binding request (RFC 7675 §5.1: USERNAME, PRIORITY,
- *     ICE-CONTROLLED, MESSAGE-INTEGRITY, FINGERPRINT) received, verified and answered (success response with
- *     XOR-MAPPED-ADDRESS, MESSAGE-INTEGRITY and FINGERPRINT handed to the transport).</li>
- *     <li>{@code demuxRtp}: an RTP packet received on the connected 5-tuple: the agent tells it from STUN, the
- *     owner's {@code onData} classifies it by its first octet ({@link MediaDemux}, RFC 7983 §7: RTP, not STUN, DTLS
- *     or TURN) and finds its stream by SSRC in an {@link SsrcIndex} (two streams: audio and video bundled).</li>
- *     <li>{@code naiveConsentCheck} and {@code naiveDemuxRtp} (baselines, same run, same bytes): the same work as
- *     straightforward {@code java.nio} code does it: a {@code ByteBuffer} per datagram, the connection found in a
- *     {@code HashMap<InetSocketAddress, …>}, the stream in a {@code HashMap<Integer, …>} (the SSRC boxed), and for
- *     STUN {@code Mac.getInstance}/{@code new SecretKeySpec}/{@code new CRC32} per message, the USERNAME as a
- *     {@code String}, the response built in a new {@code ByteBuffer}.</li>
- * </ul>
+ * reading it from the socket: a consent check ({@link #consentCheck()}) or an RTP packet ({@link #demuxRtp()}). The
+ * baselines ({@link #naiveConsentCheck()}, {@link #naiveDemuxRtp()}) do the same work on the same bytes in the same
+ * run as straightforward {@code java.nio} code does it.
  *
  * <pre>
  * java -jar jmh/target/benchmarks.jar IceBenchmark -f 2 -wi 3 -w 1 -i 5 -r 1 -prof gc
@@ -242,7 +230,9 @@ public class IceBenchmark
     }
 
     /**
-     * A consent check received and answered by the agent.
+     * A consent check received and answered by the agent: a consent-freshness Binding request (RFC 7675 §5.1:
+     * USERNAME, PRIORITY, ICE-CONTROLLED, MESSAGE-INTEGRITY, FINGERPRINT) received, verified and answered (success
+     * response with XOR-MAPPED-ADDRESS, MESSAGE-INTEGRITY and FINGERPRINT handed to the transport).
      *
      * @return octets sent so far (the answers).
      */
@@ -254,7 +244,10 @@ public class IceBenchmark
     }
 
     /**
-     * An RTP packet (audio and video alternately) received by the agent and demultiplexed to its stream.
+     * An RTP packet (audio and video alternately) received on the connected 5-tuple and demultiplexed to its
+     * stream: the agent tells it from STUN, the owner's {@code onData} classifies it by its first octet
+     * ({@link MediaDemux}, RFC 7983 §7: RTP, not STUN, DTLS or TURN) and finds its stream by SSRC in an
+     * {@link SsrcIndex} (two streams: audio and video bundled).
      *
      * @return packets demultiplexed so far.
      */
@@ -267,7 +260,10 @@ public class IceBenchmark
     }
 
     /**
-     * Baseline: the consent check answered by straightforward code.
+     * Baseline: the consent check answered by straightforward {@code java.nio} code: a {@code ByteBuffer} per
+     * datagram, the connection found in a {@code HashMap<InetSocketAddress, …>}, {@code Mac.getInstance}/{@code new
+     * SecretKeySpec}/{@code new CRC32} per message, the USERNAME as a {@code String}, the response built in a new
+     * {@code ByteBuffer}.
      *
      * @return the response length.
      */
@@ -278,7 +274,9 @@ public class IceBenchmark
     }
 
     /**
-     * Baseline: the RTP packet demultiplexed by straightforward code.
+     * Baseline: the RTP packet demultiplexed by straightforward code: a {@code ByteBuffer} per datagram, the
+     * connection found in a {@code HashMap<InetSocketAddress, …>}, the stream in a {@code HashMap<Integer, …>} (the
+     * SSRC boxed).
      *
      * @return 1 when the packet found its stream.
      */

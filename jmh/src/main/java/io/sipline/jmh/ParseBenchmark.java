@@ -31,33 +31,15 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Nanoseconds and bytes allocated to parse one SIP message and read what the transaction layer reads on every
- * message (the top Via's branch, the Call-ID, the CSeq number and the To tag): Sipline's
- * {@link SipMessageParser} against the JAIN-SIP RI's {@link StringMsgParser} (1.3.0-91) parsing the same bytes in
- * the same run.
+ * message (the top Via's branch, the Call-ID, the CSeq number and the To tag): Sipline's {@link SipMessageParser}
+ * ({@link #siplineParse()}, {@link #siplineParseDirect()}, {@link #siplineParseStrings(Blackhole)}) against the
+ * JAIN-SIP RI's {@link StringMsgParser} (1.3.0-91) parsing the same bytes in the same run ({@link #jainSipParse}).
  *
  * <p>The messages are resources next to this class, CRLF-terminated with a correct Content-Length:
  * {@code invite.sip}, an initial INVITE of 911 bytes that went through one proxy (13 header lines, two Vias, an
  * SDP offer of 240 bytes, no To tag yet), and {@code ringing.sip}, the 180 Ringing that answers it (616 bytes,
- * 11 header lines, To tag set, no body).
- *
- * <ul>
- *   <li>{@link #siplineParse()}: parses into one {@link SipMessage} reused for every operation and reads the four
- *   values as spans (start and end offsets, the CSeq number as a long), mixed into the returned value. This is what
- *   the transaction layer does, and the operation should allocate nothing: 0 B/op.</li>
- *   <li>{@link #siplineParseDirect()}: the same, from a pooled direct {@link ByteBuf} as the transport receives a
- *   datagram; the parser copies the readable bytes once into the message's own reused array.</li>
- *   <li>{@link #siplineParseStrings(Blackhole)}: the same as {@link #siplineParse()}, but reads the branch, Call-ID
- *   and To tag as {@code String}s, which the message creates once per parse: what a caller that wants Strings
- *   pays.</li>
- *   <li>{@link #jainSipParse(Blackhole)}: the baseline. The RI parses the bytes as its own UDP channel does
- *   ({@code parseSIPMessage(bytes, true, false, listener)}, here without a listener) into a new object graph, and the
- *   values are read through its API ({@code getViaHeaders().getFirst().getBranch()}, {@code getCallId()},
- *   {@code getCSeq().getSeqNumber()}, {@code getTo().getTag()}). One parser instance is reused, as the RI's channel
- *   reuses its own.</li>
- * </ul>
- *
- * <p>{@link #setUp()} parses each message with every variant and throws if the two parsers disagree on any of the
- * four values, so that a benchmark of a wrong parse cannot run.
+ * 11 header lines, To tag set, no body). {@link #setUp()} throws if the two parsers disagree on any of the four
+ * values, so that a benchmark of a wrong parse cannot run.
  *
  * <pre>
  * java -jar jmh/target/benchmarks.jar ParseBenchmark -prof gc
@@ -145,7 +127,8 @@ public class ParseBenchmark
     }
 
     /**
-     * Sipline: parse the array into the reused message, read the four values as spans.
+     * Sipline: parse the array into the reused message, read the four values as spans (start and end offsets, the
+     * CSeq number as a long). This is what the transaction layer does, and it should allocate nothing: 0 B/op.
      *
      * @return the spans and the CSeq number mixed into one value, with the parse outcome.
      */
@@ -172,7 +155,8 @@ public class ParseBenchmark
     }
 
     /**
-     * Sipline for a caller that wants Strings: the branch, Call-ID and To tag are created (once each) per parse.
+     * Sipline for a caller that wants Strings: the branch, Call-ID and To tag are created (once each) per parse,
+     * what such a caller pays.
      */
     @Benchmark
     public void siplineParseStrings(final Blackhole bh)
@@ -186,8 +170,11 @@ public class ParseBenchmark
     }
 
     /**
-     * The baseline: the JAIN-SIP RI parses the same bytes into its object graph, and the same four values are read
-     * through its API.
+     * The baseline: the JAIN-SIP RI parses the same bytes into a new object graph as its own UDP channel does
+     * ({@code parseSIPMessage(bytes, true, false, listener)}, here without a listener), and the same four values are
+     * read through its API ({@code getViaHeaders().getFirst().getBranch()}, {@code getCallId()},
+     * {@code getCSeq().getSeqNumber()}, {@code getTo().getTag()}). One parser instance is reused, as the RI's channel
+     * reuses its own.
      */
     @Benchmark
     public void jainSipParse(final Blackhole bh) throws Exception

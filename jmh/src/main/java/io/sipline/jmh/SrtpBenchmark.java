@@ -31,20 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * AEAD_AES_128_GCM at 160- and 1,200-octet payloads (12-octet RTP header), on every backend ({@code jca},
  * {@code jca-java-gcm}: the same except GCM by {@code JavaGcm}, GCTR on the ECB path and GHASH by the JDK's own
  * stub, {@code bc}), beside the raw cost of the same {@code javax.crypto} operations on the same bytes: the floor for
- * Java.
- *
- * <ul>
- *     <li>{@code protect}: the packet's sequence number advances each call (a real sender never reuses an index, and
- *     our context refuses to); the payload is re-encrypted in place, which costs the same as fresh plaintext.</li>
- *     <li>{@code unprotect}: copies the next of 256 packets protected in setup into the work buffer (an index may
- *     be accepted only once), then unprotects; after 256 packets the receiver forgets the stream and the next packet
- *     starts a new one (well under 1 B/op amortised). The ring is small enough to stay in cache, like the floor's
- *     one packet.</li>
- *     <li>{@code rawProtect}/{@code rawUnprotect} ({@code javax.crypto} floor): AES-CM = {@code AES/ECB/NoPadding}
- *     over precomputed counter blocks, XOR, and {@code Mac("HmacSHA1")} over header+payload+ROC (unprotect also
- *     compares the tag and copies the packet in, as ours does); GCM = {@code Cipher.init} with a fresh
- *     {@code GCMParameterSpec}, {@code updateAAD} of the header, {@code doFinal} in place.</li>
- * </ul>
+ * Java ({@link #rawProtect}, {@link #rawUnprotect}).
  *
  * <p>The fork adds {@code jdk.incubator.vector}, as {@code bin/sipline} and the tests do: the SSRC index and the
  * AES-CM keystream XOR use it when present. It also opens {@code java.base/com.sun.crypto.provider}, as the
@@ -187,6 +174,10 @@ public class SrtpBenchmark
         }
     }
 
+    /**
+     * The packet's sequence number advances each call (a real sender never reuses an index, and our context refuses
+     * to); the payload is re-encrypted in place, which costs the same as fresh plaintext.
+     */
     @Benchmark
     public int protect(final Srtp s)
     {
@@ -197,6 +188,11 @@ public class SrtpBenchmark
         return s.tx.protectRtp(b, 0, s.length);
     }
 
+    /**
+     * Copies the next of 256 packets protected in setup into the work buffer (an index may be accepted only once),
+     * then unprotects; after 256 packets the receiver forgets the stream and the next packet starts a new one (well
+     * under 1 B/op amortised). The ring is small enough to stay in cache, like the floor's one packet.
+     */
     @Benchmark
     public int unprotect(final Srtp s)
     {
@@ -213,6 +209,11 @@ public class SrtpBenchmark
         return s.rx.unprotectRtp(s.work, 0, s.ringLength);
     }
 
+    /**
+     * The {@code javax.crypto} floor: AES-CM = {@code AES/ECB/NoPadding} over precomputed counter blocks, XOR, and
+     * {@code Mac("HmacSHA1")} over header+payload+ROC; GCM = {@code Cipher.init} with a fresh
+     * {@code GCMParameterSpec}, {@code updateAAD} of the header, {@code doFinal} in place.
+     */
     @Benchmark
     public int rawProtect(final Raw r) throws GeneralSecurityException
     {
@@ -226,6 +227,7 @@ public class SrtpBenchmark
         return cmSeal(r, r.work);
     }
 
+    /** The floor of {@link #unprotect}: as {@link #rawProtect}, and compares the tag and copies the packet in. */
     @Benchmark
     public int rawUnprotect(final Raw r) throws GeneralSecurityException
     {

@@ -6,22 +6,19 @@ import java.time.Instant;
  * The outcome of one load step: {@code planned} calls offered at {@code offered} calls/s by sipp's uac through the
  * server to sipp's uas, with what both sipp ends counted, the server's kernel socket drops, its CPU time and GC
  * pauses over the step, the response times the timed scenario logged (sipp's, caller side) and the server's own
- * (its {@code /metrics} histograms, {@link ServerLatency}). Immutable.
+ * (its {@code /metrics} histograms, {@link ServerLatency}, all as bucket upper bounds). Immutable.
  *
  * @param label          e.g. {@code r0400}, {@code warmup}, {@code at80}
  * @param completedRate  successful calls / wall seconds of the uac run
  * @param retransmissions sipp's {@code Retransmissions(C)}, uac plus uas
- * @param serverRinging  the server's own INVITE→180 (first 180) over the step, bucket upper bounds
- * @param serverAnswered the server's own INVITE→2xx (first 2xx) over the step, bucket upper bounds
- * @param farEndRinging  the far end's INVITE→180 as the server saw it (its INVITE client transactions, from the
- *                       socket taking the INVITE to the 180's arrival), bucket upper bounds: the part of
- *                       {@code serverRinging} that is not the server's
- * @param readLag        the server's input lag over the step of the messages its shards read from their own sockets
- *                       (arrival to handling), bucket upper bounds
+ * @param serverRinging  the server's own INVITE→180 (first 180) over the step
+ * @param serverAnswered the server's own INVITE→2xx (first 2xx) over the step
+ * @param farEndRinging  the far end's INVITE→180 as the server's INVITE client transactions saw it (socket taking
+ *                       the INVITE to the 180's arrival): the part of {@code serverRinging} that is not the server's
+ * @param readLag        the server's input lag (arrival to handling) of the messages its shards read themselves
  * @param handoverLag    the same for the messages one shard read and handed over to the call's shard
  * @param drops          datagrams the kernel dropped on the server's and the uas's sockets during the step
- * @param unexpected     messages the caller took without aborting the call (only with
- *                       {@link Scenarios#KAMAILIO_UAC_OPTIONS}: late 180s)
+ * @param unexpected     late 180s the caller took without aborting the call ({@link Scenarios#KAMAILIO_UAC_OPTIONS})
  * @param cpuPer1000     server CPU seconds (user + system, with its children) per 1,000 successful calls
  * @param serverCores    the server's CPU time over the step divided by its wall time
  * @param machineCores   the whole machine's busy CPU time over the step divided by its wall time: the server, both

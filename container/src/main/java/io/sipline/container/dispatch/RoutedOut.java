@@ -19,17 +19,9 @@ import io.sipline.sip.transaction.ServerTransaction;
  * {@code ROUTE_BACK} "tells the container to push a route back to itself before pushing the external routes"). The
  * container forwards it as a transaction-stateful relay with no session and no servlet (RFC 3261 §16.6 steps 3, 4, 7
  * and 8 as a proxy does them: Max-Forwards decremented, the router's routes pushed, our Via on top, sent to the top
- * Route), and relays what comes back:
- * <ul>
- *   <li>every response but 100 goes upstream on the server transaction without our Via (§16.7 steps 3 and 9); a 2xx
- *       retransmitted after the server transaction ended goes where the request came from (RFC 6026 §8.4);</li>
- *   <li>Timer B or F: 408 upstream (RFC 3261 §16.8); a transport error: 500 (§16.9 treats it as a 503 of the
- *       branch, and §16.7 step 6 sends a 500 instead of a 503);</li>
- *   <li>a CANCEL from upstream: 200 at once, then a CANCEL downstream once a provisional response came (§16.10, §9.1);
- *       the 487 the next hop answers goes upstream as any final response.</li>
- * </ul>
- * The ACK of a non-2xx stays with the transactions (hop by hop, §17.1.1.3); the ACK of a 2xx goes end to end past
- * us, since nothing here record-routes.
+ * Route), and relays what comes back: responses but 100 ({@link #onResponse}), 408 or 500 when the branch fails
+ * ({@link #fail}), a CANCEL from upstream ({@link #cancel}). The ACK of a non-2xx stays with the transactions (hop by
+ * hop, §17.1.1.3); the ACK of a 2xx goes end to end past us, since nothing here record-routes.
  * <p>
  * The forwarded request goes on the transport its top Route asks for, as a request of the container does (RFC 3261
  * §18.1.1, §19.1.4, RFC 3263 §4.1: {@code transport=}, {@code sips:}, over 1300 bytes TCP), with our Via for that
@@ -118,7 +110,11 @@ final class RoutedOut
         return true;
     }
 
-    /** A response on the client transaction: relayed upstream (100 is hop by hop, §16.7 step 3 keeps it here). */
+    /**
+     * A response on the client transaction: relayed upstream (100 is hop by hop, §16.7 step 3 keeps it here) on the
+     * server transaction without our Via (§16.7 steps 3 and 9); a 2xx retransmitted after the server transaction
+     * ended goes where the request came from (RFC 6026 §8.4).
+     */
     void onResponse(final StackShard shard, final SipMessage message, final InetSocketAddress from,
         final InetSocketAddress local, final CharSequence cancelVia)
     {
@@ -154,7 +150,10 @@ final class RoutedOut
         }
     }
 
-    /** The client transaction failed (Timer B/F, or the transport): the request is answered upstream. */
+    /**
+     * The client transaction failed, and the request is answered upstream: Timer B or F, 408 (RFC 3261 §16.8); a
+     * transport error, 500 (§16.9 treats it as a 503 of the branch, and §16.7 step 6 sends a 500 instead of a 503).
+     */
     void fail(final StackShard shard, final int status, final String reason, final CharSequence toTag)
     {
         if (finished)
@@ -180,7 +179,8 @@ final class RoutedOut
 
     /**
      * A CANCEL of the received INVITE (its 200 already sent): RFC 3261 §16.10 cancels the pending branch, §9.1 only
-     * after a provisional response, else when one comes.
+     * after a provisional response, else when one comes; the 487 the next hop answers goes upstream as any final
+     * response.
      */
     void cancel(final StackShard shard, final CharSequence via, final CharSequence toTag)
     {

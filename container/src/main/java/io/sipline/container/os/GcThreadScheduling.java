@@ -36,19 +36,9 @@ import com.sun.management.GarbageCollectionNotificationInfo;
  * <p>Why: ZGC marks and relocates concurrently, with one worker on a 2-core machine, for up to seconds per cycle.
  * Under the normal policy that worker takes its fair share of a core from the shards for the whole cycle, and the
  * calls of those seconds wait for a core. Under {@code SCHED_IDLE} (sched(7)) a woken shard preempts the worker at
- * once and the worker runs on the time nobody else wants; the cycle takes longer, and the calls during it are no
- * slower than the others.
- *
- * <p>The risk is a collector that cannot keep up: if the box stays busy for longer than the heap's reserve lasts,
- * ZGC stalls the allocating threads (an "Allocation Stall"), which would then wait for a worker that gets no core.
- * So every cycle is watched (the GC beans' notifications): a cycle started by an allocation stall puts the threads
- * back under the normal policy for good and says so on standard error. Leaving {@code SCHED_IDLE} needs
- * {@code CAP_SYS_NICE} or an {@code RLIMIT_NICE} of 20 ({@code ulimit -e 20}); without either the kernel refuses, and
- * the message says that too. Other cycles re-apply the policy, because the JVM starts further workers on demand.
- *
- * <p>Only ZGC: its pauses are run by the VM thread, not by these workers, so they do not wait behind the shards.
- * Other collectors do their stop-the-world work with their workers; the setting leaves them alone and says so.
- * Only Linux, where the policy and {@code /proc/self/task} exist; elsewhere it says it does nothing.
+ * once and the worker runs on the time nobody else wants. Every cycle is watched: an allocation stall puts the
+ * threads back under the normal policy for good ({@link #onCycle}). Only ZGC, whose pauses are run by the VM thread,
+ * not by these workers; other collectors are left alone, and so is every OS but Linux (it says so).
  *
  * <p>Threading: {@link #start} runs once on the main thread; the notification listener runs on the JVM's
  * notification thread; both go through the synchronized {@link #apply}/{@link #restore}. Neither runs on a shard.
@@ -86,7 +76,7 @@ public final class GcThreadScheduling
 
     /**
      * For {@code mode}, or when it is null for {@value #PROPERTY}: with {@code idle}, puts ZGC's concurrent threads
-     * under {@code SCHED_IDLE} and watches the cycles (see the class javadoc). One line on {@code out} says what was
+     * under {@code SCHED_IDLE} and watches the cycles ({@link #onCycle}). One line on {@code out} says what was
      * done, or on {@code err} why nothing was. A property other than {@code idle} or {@code normal} is refused with
      * {@link IllegalArgumentException}.
      *
@@ -236,7 +226,15 @@ public final class GcThreadScheduling
         }
     }
 
-    /** One GC cycle ended, started for {@code cause}. */
+    /**
+     * One GC cycle ended, started for {@code cause}. The risk of {@code SCHED_IDLE} is a collector that cannot keep
+     * up: if the box stays busy for longer than the heap's reserve lasts, ZGC stalls the allocating threads (an
+     * "Allocation Stall"), which would then wait for a worker that gets no core. So a cycle started by an allocation
+     * stall puts the threads back under the normal policy for good and says so on standard error. Leaving
+     * {@code SCHED_IDLE} needs {@code CAP_SYS_NICE} or an {@code RLIMIT_NICE} of 20 ({@code ulimit -e 20}); without
+     * either the kernel refuses, and the message says that too. Other cycles re-apply the policy, because the JVM
+     * starts further workers on demand.
+     */
     void onCycle(final String cause)
     {
         try

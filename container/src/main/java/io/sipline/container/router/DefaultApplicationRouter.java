@@ -22,26 +22,10 @@ import javax.servlet.sip.ar.SipTargetedRequestInfo;
 
 /**
  * The default application router (JSR 289 §15.4 and Appendix C): selects applications for an initial request by
- * walking the {@link DarConfiguration} tuples of the request's method in order.
- * <ul>
- *   <li>State info: the router hands the container, as state info, the position (a decimal {@code String}) of the
- *       tuple it selected; the container passes it back when the same request (or one derived from it with the
- *       {@code CONTINUE} or {@code REVERSE} directive) needs the next application, and the walk resumes after that
- *       position. With the {@code NEW} directive, or state info that is not ours, the walk starts at the first
- *       tuple. The state info column of the file is kept in {@link DarTuple} but not trusted for the position.</li>
- *   <li>Tuples naming an application that is not deployed ({@link #applicationDeployed}/{@link
- *       #applicationUndeployed}) are skipped, except {@code ROUTE}/{@code ROUTE_FINAL} tuples and {@code ROUTE_BACK}
- *       tuples with a route, whose route decides where the request goes (JSR 289 §15.4.1: for an external route the
- *       container ignores the application name).</li>
- *   <li>The subscriber URI is the URI of the named header ({@code DAR:From}), or the literal URI of the tuple.</li>
- *   <li>When the walk is exhausted the router returns {@code null}: the container then routes the request by its
- *       Request-URI, or answers 404 if no application was ever selected (JSR 289 §15.4.1).</li>
- *   <li>Without any DAR configuration, when exactly one application is deployed, that application receives every
- *       initial request once (region {@code NEUTRAL}); requests that the application itself originated (it already
- *       owns their application session) are not routed back to it.</li>
- *   <li>Targeted requests (encoded URI, Join, Replaces; §15.11.3) go to the targeted application, with the region and
- *       subscriber of its first tuple for that method, if any.</li>
- * </ul>
+ * walking the {@link DarConfiguration} tuples of the request's method in order; the state info it hands the container
+ * is the position of the tuple it selected, and tuples of applications not deployed are skipped (the rules are on
+ * {@link #getNextApplication}). Without any DAR configuration, when exactly one application is deployed, that
+ * application receives every initial request once.
  * <p>
  * Threading: {@link #getNextApplication} is called concurrently by every shard and takes no lock: it reads two
  * volatile references to immutable values (the configuration and the set of deployed applications). Deployment
@@ -174,6 +158,30 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
         return null == current ? DarConfiguration.empty() : current;
     }
 
+    /**
+     * The next application for an initial request: the walk of the method's tuples, as follows.
+     * <ul>
+     *   <li>State info: the router hands the container, as state info, the position (a decimal {@code String}) of
+     *       the tuple it selected; the container passes it back when the same request (or one derived from it with
+     *       the {@code CONTINUE} or {@code REVERSE} directive) needs the next application, and the walk resumes
+     *       after that position. With the {@code NEW} directive, or state info that is not ours, the walk starts at
+     *       the first tuple. The state info column of the file is kept in {@link DarTuple} but not trusted for the
+     *       position.</li>
+     *   <li>Tuples naming an application that is not deployed ({@link #applicationDeployed}/{@link
+     *       #applicationUndeployed}) are skipped, except {@code ROUTE}/{@code ROUTE_FINAL} tuples and
+     *       {@code ROUTE_BACK} tuples with a route, whose route decides where the request goes (JSR 289 §15.4.1: for
+     *       an external route the container ignores the application name).</li>
+     *   <li>The subscriber URI is the URI of the named header ({@code DAR:From}), or the literal URI of the
+     *       tuple.</li>
+     *   <li>When the walk is exhausted the router returns {@code null}: the container then routes the request by
+     *       its Request-URI, or answers 404 if no application was ever selected (JSR 289 §15.4.1).</li>
+     *   <li>Without any DAR configuration, when exactly one application is deployed, that application receives
+     *       every initial request once (region {@code NEUTRAL}); requests that the application itself originated
+     *       (it already owns their application session) are not routed back to it.</li>
+     *   <li>Targeted requests (encoded URI, Join, Replaces; §15.11.3) go to the targeted application, with the
+     *       region and subscriber of its first tuple for that method, if any.</li>
+     * </ul>
+     */
     @Override
     public SipApplicationRouterInfo getNextApplication(
         final SipServletRequest initialRequest,

@@ -13,26 +13,12 @@ import io.sipline.container.deploy.SipApplicationDescriptor;
  * is protected, a {@link DigestAuthenticator} for the policy's realm. One call per request gives a {@link Verdict}:
  * go on to the servlet (with the authenticated user, if any) or answer with a status and headers.
  *
- * <h2>How dispatch uses this</h2>
- * <ol>
- *   <li>Once at start: {@code UserRealm users = UserRealm.load(path)} for the users-file flag
- *       ({@link UserRealm#empty()} without it); a {@link UsersFileException} message is the error line to print.</li>
- *   <li>Once per deployed application: {@code ApplicationSecurity security = ApplicationSecurity.create(descriptor,
- *       users, DigestAuthenticator.Settings.DEFAULTS)}; a {@link DeploymentException} refuses the application (auth
- *       method other than DIGEST).</li>
- *   <li>For each request, after the servlet is selected and before it runs:
- *       {@code Verdict v = security.check(servletName, request.getMethod(), requestUriText,
- *       name -> headerValues(request, name))}, where {@code requestUriText} is the Request-URI exactly as in the
- *       start line and {@code headerValues} lists every value of that header (empty list when absent). It reads
- *       headers only when the request is protected.</li>
- *   <li>If {@code !v.proceed()}: send {@code createResponse(v.status(), v.reasonPhrase())} with each of
- *       {@code v.headerValues()} added under {@code v.headerName()} (for 401/407), and do not call the servlet.</li>
- *   <li>Else attach {@code v.principal()} (may be {@code null}) to the request: {@code getUserPrincipal()} returns
- *       it, {@code getRemoteUser()} its {@code getName()}, {@code isUserInRole(role)} is
- *       {@code principal != null && principal.isInRole(role)}. ACK and CANCEL are never challenged; dispatch may
- *       give them the principal of their INVITE's transaction.</li>
- * </ol>
- * The UAC side ({@code AuthInfo}, {@code addAuthHeader}) is {@link DigestClient} and {@link AuthInfoImpl}.
+ * <p>How dispatch uses this: once at start, {@link UserRealm#load} for the users-file flag ({@link UserRealm#empty()}
+ * without it; a {@link UsersFileException} message is the error line to print); once per deployed application,
+ * {@link #create} (a {@link DeploymentException} refuses the application: auth method other than DIGEST); for each
+ * request, {@code Verdict v = security.check(servletName, request.getMethod(), requestUriText,
+ * name -> headerValues(request, name))} after the servlet is selected, then as {@link #check} says. The UAC side
+ * ({@code AuthInfo}, {@code addAuthHeader}) is {@link DigestClient} and {@link AuthInfoImpl}.
  * <p>
  * Threading: thread-safe; one per application, shared by every shard.
  */
@@ -61,6 +47,8 @@ public final class ApplicationSecurity
     }
 
     /**
+     * Once per deployed application, with the users of {@link UserRealm#load} (or {@link UserRealm#empty()}).
+     *
      * @param descriptor the application's deployment model.
      * @param users      the users.
      * @param settings   the digest settings.
@@ -93,7 +81,16 @@ public final class ApplicationSecurity
     }
 
     /**
-     * The verdict of the security constraints on one request.
+     * The verdict of the security constraints on one request, asked for after the servlet is selected and before it
+     * runs; headers are read only when the request is protected.
+     * <ul>
+     *   <li>If {@code !v.proceed()}: send {@code createResponse(v.status(), v.reasonPhrase())} with each of
+     *       {@code v.headerValues()} added under {@code v.headerName()} (for 401/407), and do not call the servlet.
+     *   <li>Else attach {@code v.principal()} (may be {@code null}) to the request: {@code getUserPrincipal()}
+     *       returns it, {@code getRemoteUser()} its {@code getName()}, {@code isUserInRole(role)} is
+     *       {@code principal != null && principal.isInRole(role)}. ACK and CANCEL are never challenged; dispatch may
+     *       give them the principal of their INVITE's transaction.
+     * </ul>
      *
      * @param servletName  the servlet selected for the request.
      * @param method       the request method.

@@ -20,18 +20,8 @@ import io.sipline.container.security.AuthResult.Outcome;
  * <b>Challenges</b> ({@link #challenges(boolean)}): one per offered algorithm, SHA-256 before MD5 (RFC 8760 §2.4:
  * "the UAS ... MUST add [challenges] in order of preference"), each
  * {@code Digest realm="R", qop="auth", algorithm=A, nonce="N", opaque="O"} plus {@code stale=true} when asked
- * (RFC 2617 §3.2.1). All challenges of one response share one fresh nonce.
- * <p>
- * <b>Checks</b> ({@link #authenticate}), in order: the credentials for this realm with scheme Digest (none:
- * {@link Outcome#MISSING}); their syntax and parameters ({@code username}, {@code nonce}, {@code uri},
- * {@code response}; with {@code qop=auth} also {@code cnonce} and an 8-hex-digit {@code nc} above 0; an
- * offered {@code algorithm}; {@code opaque}), and {@code uri} equal to the Request-URI (RFC 2617 §3.2.2.5, RFC 3261
- * §22.4): else {@link Outcome#MALFORMED}; the response digest against the user's HA1, compared with
- * {@link MessageDigest#isEqual} (unknown users cost the same hash): else {@link Outcome#BAD_CREDENTIALS}; the nonce
- * (ours, this realm, younger than the lifetime) and the opaque value: else {@link Outcome#STALE} (the digest was
- * right); the nonce count ({@link NonceCountTracker}): else {@link Outcome#REPLAY}, or {@link Outcome#STALE} when
- * its state was forgotten. Credentials without {@code qop} (the RFC 2069 form RFC 3261 still allows) have no nonce
- * count to protect them: they are refused as malformed unless {@link Settings#allowNoQop()} is set.
+ * (RFC 2617 §3.2.1). All challenges of one response share one fresh nonce. The checks of credentials, in order, and
+ * their {@link Outcome}s are on {@link #authenticate}.
  * <p>
  * Threading: thread-safe; one instance per application realm, shared by every shard. Each call hashes a few short
  * strings (no caching of HA1 across calls).
@@ -111,6 +101,17 @@ public final class DigestAuthenticator
     }
 
     /**
+     * Checks, in order: the credentials for this realm with scheme Digest (none: {@link Outcome#MISSING}); their syntax
+     * and parameters ({@code username}, {@code nonce}, {@code uri}, {@code response}; with {@code qop=auth} also
+     * {@code cnonce} and an 8-hex-digit {@code nc} above 0; an offered {@code algorithm}; {@code opaque}), and
+     * {@code uri} equal to the Request-URI (RFC 2617 §3.2.2.5, RFC 3261 §22.4): else {@link Outcome#MALFORMED}; the
+     * response digest against the user's HA1, compared with {@link MessageDigest#isEqual} (unknown users cost the same
+     * hash): else {@link Outcome#BAD_CREDENTIALS}; the nonce (ours, this realm, younger than the lifetime) and the
+     * opaque value: else {@link Outcome#STALE} (the digest was right); the nonce count ({@link NonceCountTracker}):
+     * else {@link Outcome#REPLAY}, or {@link Outcome#STALE} when its state was forgotten. Credentials without
+     * {@code qop} (the RFC 2069 form RFC 3261 still allows) have no nonce count to protect them: they are refused as
+     * malformed unless {@link Settings#allowNoQop()} is set.
+     *
      * @param method      the request method (the start line's, e.g. {@code INVITE}).
      * @param requestUri  the Request-URI as written in the start line.
      * @param credentials the values of the {@code Authorization} (401) or {@code Proxy-Authorization} (407)

@@ -18,25 +18,8 @@ import io.sipline.container.deploy.SipApplicationDescriptor;
 /**
  * The declarative security of one application (JSR 289, Security: {@code security-constraint},
  * {@code login-config}, {@code security-role} in {@code sip.xml}): answers, for a request to a servlet, whether it
- * needs authentication, with {@code 401} or {@code 407}, and which roles may pass.
- * <p>
- * Rules:
- * <ul>
- *   <li>A {@code resource-collection} covers the servlets it names (all servlets when it names none) and the SIP
- *       methods it names (all methods when it names none); method names are case-sensitive (RFC 3261 §7.1).</li>
- *   <li>The constraints covering a (servlet, method) combine as in the Servlet specification (§13.8.1): their roles
- *       add up; a covering constraint without {@code auth-constraint} roles leaves the request unauthenticated (the
- *       deployment model does not tell an absent {@code auth-constraint} from an empty one, so the "deny all" of an
- *       empty one is not available); {@code *} stands for every role of {@code security-role}; {@code **} for any
- *       authenticated user.</li>
- *   <li>{@code <proxy-authentication/>} in any covering constraint makes the challenge a {@code 407}
- *       ({@link ChallengeKind#PROXY}), else {@code 401}.</li>
- *   <li>{@code ACK} and {@code CANCEL} are never challenged (RFC 3261 §22.1: they cannot be resubmitted with
- *       credentials).</li>
- *   <li>{@code login-config}: {@code auth-method} absent or {@code DIGEST}; {@code BASIC} is refused (RFC 3261 §22:
- *       servers "MUST NOT accept credentials using the Basic authorization scheme") and {@code CLIENT-CERT} too (no
- *       TLS client certificates in this version). The realm is {@code realm-name}, else the application name.</li>
- * </ul>
+ * needs authentication, with {@code 401} or {@code 407}, and which roles may pass. The rules are on
+ * {@link #requirement} (constraints, roles, ACK and CANCEL never challenged) and {@link #from} (only DIGEST).
  * The requirement of every named (servlet, method) is computed once at deployment; a lookup is two hash lookups.
  * <p>
  * Threading: immutable once built; shared by every shard.
@@ -66,6 +49,11 @@ public final class SecurityPolicy
     }
 
     /**
+     * The policy of an application. {@code login-config}: {@code auth-method} absent or {@code DIGEST}; {@code BASIC}
+     * is refused (RFC 3261 §22: servers "MUST NOT accept credentials using the Basic authorization scheme") and
+     * {@code CLIENT-CERT} too (no TLS client certificates in this version). The realm is {@code realm-name}, else the
+     * application name.
+     *
      * @param descriptor the application's deployment model.
      * @return its policy.
      * @throws DeploymentException when {@code login-config} asks for an authentication method other than DIGEST.
@@ -143,6 +131,23 @@ public final class SecurityPolicy
     }
 
     /**
+     * What a request to a servlet needs, computed once at deployment for every named (servlet, method); a lookup is
+     * two hash lookups. The rules:
+     * <ul>
+     *   <li>A {@code resource-collection} covers the servlets it names (all servlets when it names none) and the
+     *       SIP methods it names (all methods when it names none); method names are case-sensitive (RFC 3261
+     *       §7.1).</li>
+     *   <li>The constraints covering a (servlet, method) combine as in the Servlet specification (§13.8.1): their
+     *       roles add up; a covering constraint without {@code auth-constraint} roles leaves the request
+     *       unauthenticated (the deployment model does not tell an absent {@code auth-constraint} from an empty one,
+     *       so the "deny all" of an empty one is not available); {@code *} stands for every role of
+     *       {@code security-role}; {@code **} for any authenticated user.</li>
+     *   <li>{@code <proxy-authentication/>} in any covering constraint makes the challenge a {@code 407}
+     *       ({@link ChallengeKind#PROXY}), else {@code 401}.</li>
+     *   <li>{@code ACK} and {@code CANCEL} are never challenged (RFC 3261 §22.1: they cannot be resubmitted with
+     *       credentials).</li>
+     * </ul>
+     *
      * @param servletName the servlet the request goes to.
      * @param method      the request method.
      * @return what the request needs, or {@code null} when it needs no authentication.

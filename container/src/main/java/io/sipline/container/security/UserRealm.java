@@ -14,30 +14,20 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The users digest authentication checks against, read from a users file (the server's users flag). UTF-8, one
- * user per line, fields separated by {@code :}; blank lines and lines whose first non-blank character is {@code #}
- * are ignored:
+ * The users digest authentication checks against, read from a users file (the server's users flag; the format is
+ * in {@code docs/operations.md}). UTF-8, one user per line, fields separated by {@code :}; blank lines and
+ * {@code #} comments are ignored:
  * <pre>
- * # NAME:plain:PASSWORD[:ROLES]
- * alice:plain:Circle Of Life:caller,admin
- * # NAME:digest:REALM:ALGORITHM=HA1[,ALGORITHM=HA1...][:ROLES]
- * bob:digest:sip.example.com:MD5=4bd8a0f5d0b2a1c2e3f4a5b6c7d8e9f0,SHA-256=...:caller
+ * NAME:plain:PASSWORD[:ROLES]                                    any realm, any algorithm
+ * NAME:digest:REALM:ALGORITHM=HA1[,ALGORITHM=HA1...][:ROLES]     that realm, those algorithms only
  * </pre>
- * <ul>
- *   <li>{@code plain}: the password is kept in memory and the user can authenticate in any realm with any
- *       algorithm. The password is taken exactly as written (spaces included) and may not contain {@code :} nor
- *       be empty; use the {@code digest} form for such a password.</li>
- *   <li>{@code digest}: only {@code HA1 = H(NAME ":" REALM ":" PASSWORD)} is stored (RFC 2617 §3.2.2.2), per
- *       algorithm ({@code MD5}, {@code SHA-256}, {@code SHA-512-256}), as lowercase or uppercase hex of the
- *       algorithm's length; e.g. {@code printf '%s' 'bob:sip.example.com:secret' | sha256sum}. The user
- *       authenticates only in that realm and only with the listed algorithms: list both MD5 and SHA-256, since
- *       clients pick SHA-256 when offered (RFC 8760 §2.4).</li>
- *   <li>{@code ROLES}: comma-separated role names (JSR 289 {@code role-name}), blanks around them ignored; none
- *       when absent or empty.</li>
- *   <li>A name is non-empty, without {@code :}, {@code "}, control characters or surrounding blanks. A name
- *       appears once, except in {@code digest} lines for different realms.</li>
- * </ul>
- * Any other shape is refused with the file, the line number and the reason ({@link UsersFileException}).
+ * A {@code plain} password is kept in memory exactly as written (spaces included; no {@code :}, not empty). A
+ * {@code digest} line stores only {@code HA1 = H(NAME ":" REALM ":" PASSWORD)} (RFC 2617 §3.2.2.2) per algorithm
+ * ({@code MD5}, {@code SHA-256}, {@code SHA-512-256}) in hex of the algorithm's length; clients pick SHA-256 when
+ * offered (RFC 8760 §2.4). {@code ROLES} are comma-separated JSR 289 {@code role-name}s. A name is non-empty,
+ * without {@code :}, {@code "}, control characters or surrounding blanks, and appears once, except in {@code digest}
+ * lines for different realms. Any other shape is refused with the file, the line number and the reason
+ * ({@link UsersFileException}).
  * <p>
  * Threading: immutable once built; shared by every shard.
  */

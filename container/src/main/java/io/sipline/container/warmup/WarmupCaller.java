@@ -6,7 +6,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
-import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.SipListener;
 import io.sipline.sip.stack.StackShard;
@@ -85,7 +84,7 @@ final class WarmupCaller implements SipListener
         final long due = Math.min(calls, 1 + (long)((nowNs - firstTickNs) * callsPerNs));
         for (; sent < due; sent++)
         {
-            if (null == shard.sendRequest(request(shard, "INVITE", "1 INVITE", null), target))
+            if (null == shard.sendRequest(invite(shard), target))
             {
                 totals.failed.incrementAndGet();
             }
@@ -111,11 +110,11 @@ final class WarmupCaller implements SipListener
         }
         else
         {
-            shard.sendStateless(request(shard, "ACK", "1 ACK", response), target);
+            shard.sendStateless(inDialog(shard, "ACK", 1, response), target);
             if (tx.attachment() != HUNG_UP)
             {
                 tx.attachment(HUNG_UP); // a retransmitted 2xx gets its ACK, not a second BYE
-                if (null == shard.sendRequest(request(shard, "BYE", "2 BYE", response), target))
+                if (null == shard.sendRequest(inDialog(shard, "BYE", 2, response), target))
                 {
                     totals.failed.incrementAndGet();
                 }
@@ -123,34 +122,35 @@ final class WarmupCaller implements SipListener
         }
     }
 
-    /**
-     * A request of a call: a new call's INVITE when {@code answer} is null, else a request inside the dialog of that
-     * 2xx, with its From, To (the remote tag) and Call-ID (§12.2.1.1; the route set is empty here).
-     */
-    private ByteBuf request(final StackShard shard, final String method, final String cseq, final SipMessage answer)
+    /** A new call's INVITE. */
+    private ByteBuf invite(final StackShard shard)
+    {
+        nextVia(shard);
+        fromValue.setLength(0);
+        shard.ids().appendId(fromValue.append(contactValue).append(";tag="));
+        callIdValue.setLength(0);
+        shard.ids().appendId(callIdValue).append("@sipline");
+        final ByteBuf out = shard.allocate(512);
+        shard.builder().startRequest(out, "INVITE", requestUri).header(HeaderName.VIA, via)
+            .header(HeaderName.MAX_FORWARDS, 70).header(HeaderName.FROM, fromValue).header(HeaderName.TO, requestUri)
+            .header(HeaderName.CALL_ID, callIdValue).header(HeaderName.CSEQ, "1 INVITE")
+            .header(HeaderName.CONTACT, contactValue).end(null, 0, 0);
+        return out;
+    }
+
+    /** A request inside the dialog of that 2xx (RFC 3261 §12.2.1.1). */
+    private ByteBuf inDialog(final StackShard shard, final String method, final long cseq, final SipMessage answer)
+    {
+        nextVia(shard);
+        final ByteBuf out = shard.allocate(512);
+        shard.builder().startRequestInDialog(out, answer, method, cseq, via).end(null, 0, 0);
+        return out;
+    }
+
+    private void nextVia(final StackShard shard)
     {
         via.setLength(0);
         shard.ids().appendBranch(via.append(viaStart));
-        final ByteBuf out = shard.allocate(512);
-        final SipMessageBuilder b = shard.builder().startRequest(out, method, requestUri).header(HeaderName.VIA, via)
-            .header(HeaderName.MAX_FORWARDS, 70);
-        if (null == answer)
-        {
-            fromValue.setLength(0);
-            shard.ids().appendId(fromValue.append(contactValue).append(";tag="));
-            callIdValue.setLength(0);
-            shard.ids().appendId(callIdValue).append("@sipline");
-            b.header(HeaderName.FROM, fromValue).header(HeaderName.TO, requestUri)
-                .header(HeaderName.CALL_ID, callIdValue).header(HeaderName.CSEQ, cseq)
-                .header(HeaderName.CONTACT, contactValue);
-        }
-        else
-        {
-            b.copyHeaderLines(answer, HeaderName.FROM).copyHeaderLines(answer, HeaderName.TO)
-                .copyHeaderLines(answer, HeaderName.CALL_ID).header(HeaderName.CSEQ, cseq);
-        }
-        b.end(null, 0, 0);
-        return out;
     }
 
     @Override

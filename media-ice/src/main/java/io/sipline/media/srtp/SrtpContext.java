@@ -14,80 +14,15 @@ import static io.sipline.media.srtp.SrtpPackets.rtpHeaderLength;
 /**
  * One direction of an SRTP session (RFC 3711 §3.2): the master key of an {@link SrtpPolicy}, the streams of the SSRCs
  * seen so far, and in-place {@code protect}/{@code unprotect} of RTP and RTCP packets. Make one context per direction:
- * {@link #outbound(SrtpPolicy)} protects, {@link #inbound(SrtpPolicy)} unprotects.
- *
- * <p>SRTP packet (RFC 3711 §3.1); with AES-GCM (RFC 7714 §7) the tag directly follows the ciphertext and the MKI, if
- * any, comes last:
- * <pre>
- *    0                   1                   2                   3
- *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
- *   |V=2|P|X|  CC   |M|     PT      |       sequence number         | |
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- *   |                           timestamp                           | |
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- *   |           synchronization source (SSRC) identifier            | |
- *   +=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+ |
- *   |            contributing source (CSRC) identifiers             | |
- *   |                               ....                            | |
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- *   |                   RTP extension (OPTIONAL)                    | |
- * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- * | |                          payload  ...                         | |
- * | |                               +-------------------------------+ |
- * | |                               | RTP padding   | RTP pad count | |
- * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
- * | ~                     SRTP MKI (OPTIONAL)                       ~ |
- * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- * | :                 authentication tag (RECOMMENDED)              : |
- * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- * |                                                                   |
- * +- encrypted portion                           authenticated portion +
- *    (AES-CM: HMAC-SHA1 over the authenticated portion || ROC, RFC 3711 §4.2;
- *     GCM: the header is the AAD and the tag is 16 octets, RFC 7714 §8.2)
- * </pre>
- *
- * <p>SRTCP packet (RFC 3711 §3.4); with AES-GCM (RFC 7714 §9) the order after the payload is tag, E || index, MKI,
- * and the AAD is the 8-octet header plus the E || index word:
- * <pre>
- *    0                   1                   2                   3
- *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
- *   |V=2|P|    RC   |   PT=SR or RR   |             length          | |
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- *   |                         SSRC of sender                        | |
- * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- * | ~                          sender info                          ~ |
- * | ~                         report block 1 ... and the rest       ~ |
- * | ~                    of the compound packet                     ~ |
- * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- * | |E|                         SRTCP index (31 bits)               | |
- * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
- * | ~                     SRTCP MKI (OPTIONAL)                      ~ |
- * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- * | :                     authentication tag                        : |
- * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
- * |                                                                   |
- * +- encrypted portion (when E = 1)              authenticated portion +
- * </pre>
+ * {@link #outbound(SrtpPolicy)} protects, {@link #inbound(SrtpPolicy)} unprotects. The packet layouts are drawn on
+ * {@link #protectRtp(byte[], int, int)} and {@link #protectRtcp(byte[], int, int)}; how a packet finds its stream, on
+ * {@link #oneSsrc}.
  *
  * <p>Every method borrows the buffer for the call and works in place; protect writes up to {@link #maxRtpOverhead()}
  * ({@link #maxRtcpOverhead()}) octets after the packet, within the array or below a {@code ByteBuffer}'s limit
  * (position and limit are not changed; direct buffers are staged through a per-context heap array, since
  * {@code javax.crypto} allocates per call for them). The result is the new length or a negative {@link SrtpResult}
  * (counted, {@link #count(int)}); nothing is thrown for a packet, and a failed unprotect leaves it as it was.
- *
- * <p><b>Finding the stream of a packet.</b> Every packet starts with {@link #stream(int)}. Most contexts have one
- * stream (one SSRC per direction of a call), and the context keeps that one in two fields of its own, as libsrtp's
- * {@code srtp_get_stream} finds the head of a list of one in its session:
- * <pre>
- *   N == 1:  oneSsrc = the stream's SSRC            one = the stream
- *   N != 1:  oneSsrc = an SSRC that has no stream   one = null     then the {@link SrtpStreamLookup}
- * </pre>
- * An SSRC equal to {@code oneSsrc} returns {@code one}, right for every N; a miss with {@code one} set (N = 1) is a
- * miss without asking the lookup, which keeps the lookup call off the one-stream path (C2 then leaves it as an
- * uncommon trap instead of a real call that spills the live values). Only at N != 1 is the lookup asked, the
- * default {@link SsrcIndexStreamLookup}'s {@link SsrcIndex} directly. Adds and removes refresh both fields.
  *
  * <p>No allocation of our own per packet; none at all with AES-CM. With GCM on the {@code jca} backend,
  * {@code Cipher.init} allocates about 1 KB per packet. A new SSRC allocates its stream once.
@@ -133,7 +68,17 @@ public final class SrtpContext implements AutoCloseable
     private SrtpStream probe;
     /**
      * The SSRC of {@link #one} while there is exactly one stream; otherwise an SSRC that has no stream, so that a
-     * match returns {@link #one}, null, which is then the right answer (see the class javadoc).
+     * match returns {@link #one}, null, which is then the right answer. Every packet starts with {@link #stream(int)};
+     * most contexts have one stream (one SSRC per direction of a call), kept in these two fields as libsrtp's
+     * {@code srtp_get_stream} finds the head of a list of one in its session:
+     * <pre>
+     *   N == 1:  oneSsrc = the stream's SSRC            one = the stream
+     *   N != 1:  oneSsrc = an SSRC that has no stream   one = null     then the {@link SrtpStreamLookup}
+     * </pre>
+     * An SSRC equal to {@code oneSsrc} returns {@code one}, right for every N; a miss with {@code one} set (N = 1) is
+     * a miss without asking the lookup, which keeps the lookup call off the one-stream path (C2 then leaves it as an
+     * uncommon trap instead of a real call that spills the live values). Only at N != 1 is the lookup asked, the
+     * default {@link SsrcIndexStreamLookup}'s {@link SsrcIndex} directly. Adds and removes refresh both fields.
      */
     private int oneSsrc;
     /** The only stream while there is exactly one, else null. */
@@ -263,7 +208,7 @@ public final class SrtpContext implements AutoCloseable
      * The stream of an SSRC: the lookup that protect and unprotect make first for every packet, public for
      * diagnostics (ROC, indices) and so that {@code SsrcLookupBenchmark} measures the very code of the packet path.
      * With one stream, one compare with a field of this context and one field read; otherwise the
-     * {@link SrtpStreamLookup} (see the class javadoc), for the default one its {@link SsrcIndex} directly, so that the
+     * {@link SrtpStreamLookup} (see {@link #oneSsrc}), for the default one its {@link SsrcIndex} directly, so that the
      * call needs no check of the receiver's class nor a load of the lookup object. Allocates nothing.
      *
      * @param ssrc a 32-bit SSRC.
@@ -385,6 +330,37 @@ public final class SrtpContext implements AutoCloseable
     /**
      * Protects an RTP packet in place (RFC 3711 §3.3; RFC 7714 §7.1).
      *
+     * <p>The SRTP packet (RFC 3711 §3.1); with AES-GCM (RFC 7714 §7) the tag directly follows the ciphertext and the
+     * MKI, if any, comes last:
+     * <pre>
+     *    0                   1                   2                   3
+     *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+     *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
+     *   |V=2|P|X|  CC   |M|     PT      |       sequence number         | |
+     *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     *   |                           timestamp                           | |
+     *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     *   |           synchronization source (SSRC) identifier            | |
+     *   +=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+ |
+     *   |            contributing source (CSRC) identifiers             | |
+     *   |                               ....                            | |
+     *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     *   |                   RTP extension (OPTIONAL)                    | |
+     * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     * | |                          payload  ...                         | |
+     * | |                               +-------------------------------+ |
+     * | |                               | RTP padding   | RTP pad count | |
+     * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
+     * | ~                     SRTP MKI (OPTIONAL)                       ~ |
+     * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     * | :                 authentication tag (RECOMMENDED)              : |
+     * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     * |                                                                   |
+     * +- encrypted portion                           authenticated portion +
+     *    (AES-CM: HMAC-SHA1 over the authenticated portion || ROC, RFC 3711 §4.2;
+     *     GCM: the header is the AAD and the tag is 16 octets, RFC 7714 §8.2)
+     * </pre>
+     *
      * @param buffer the packet, borrowed; needs {@link #maxRtpOverhead()} octets of room after it.
      * @param offset where the RTP header starts.
      * @param length RTP packet length.
@@ -418,6 +394,30 @@ public final class SrtpContext implements AutoCloseable
 
     /**
      * Protects an RTCP (compound) packet in place (RFC 3711 §3.4; RFC 7714 §9.1), always encrypting (E = 1).
+     *
+     * <p>The SRTCP packet (RFC 3711 §3.4); with AES-GCM (RFC 7714 §9) the order after the payload is tag, E || index,
+     * MKI, and the AAD is the 8-octet header plus the E || index word:
+     * <pre>
+     *    0                   1                   2                   3
+     *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+     *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
+     *   |V=2|P|    RC   |   PT=SR or RR   |             length          | |
+     *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     *   |                         SSRC of sender                        | |
+     * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     * | ~                          sender info                          ~ |
+     * | ~                         report block 1 ... and the rest       ~ |
+     * | ~                    of the compound packet                     ~ |
+     * +&gt;+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     * | |E|                         SRTCP index (31 bits)               | |
+     * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+&lt;+
+     * | ~                     SRTCP MKI (OPTIONAL)                      ~ |
+     * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     * | :                     authentication tag                        : |
+     * | +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+ |
+     * |                                                                   |
+     * +- encrypted portion (when E = 1)              authenticated portion +
+     * </pre>
      *
      * @param buffer the packet, borrowed; needs {@link #maxRtcpOverhead()} octets of room after it.
      * @param offset where the first RTCP header starts.

@@ -16,13 +16,9 @@ import java.util.Arrays;
  *   IV   :   master salt ....... | ^label| ^ r (big-endian)  | 00 00   (block counter)
  *
  *   SRTCP with a non-zero rate: r = SRTCP index DIV kdr is 32 bits (RFC 3711 §4.3.2 "0 || SRTCP index"),
- *   so key_id is 40 bits and the label lands in octet 9, r in octets 10..13 (NIST SP 800-135 §5.3).
+ *   so key_id is 40 bits and the label lands in octet 9, r in octets 10..13 (NIST SP 800-135 §5.3);
+ *   with rate 0, octet 7 as for SRTP (why: {@link #derive})
  * </pre>
- *
- * <p>SRTCP label position is a judgment call. Read literally, the 32-bit SRTCP r puts the label in octet 9 whatever
- * the rate, and the NIST SP 800-135 SRTP KDF vectors (kdr != 0) confirm that layout. But with rate 0, which is all
- * that libsrtp 2 and the deployed world use, every implementation puts the SRTCP label in octet 7, as for SRTP (the
- * libsrtp interoperability test proves ours does). So: octet 7 when the rate is 0, the NIST layout otherwise.
  *
  * <p>Not thread-safe: the PRF engine and scratch belong to one context. Derivation happens at setup, and on the
  * packet path only when a non-zero key derivation rate crosses an epoch (RFC 3711 §4.3.1).
@@ -93,6 +89,12 @@ final class SrtpKeyDerivation
 
     /**
      * Derives {@code length} octets for {@code label} in epoch {@code r}.
+     *
+     * <p>The SRTCP label position is a judgment call. Read literally, the 32-bit SRTCP r puts the label in octet 9
+     * whatever the rate, and the NIST SP 800-135 SRTP KDF vectors (kdr != 0) confirm that layout. But with rate 0,
+     * which is all that libsrtp 2 and the deployed world use, every implementation puts the SRTCP label in octet 7,
+     * as for SRTP (the libsrtp interoperability test proves ours does). So: octet 7 when the rate is 0, the NIST
+     * layout otherwise.
      *
      * @param label  one of the {@code LABEL_*} constants.
      * @param r      the epoch, {@link #epoch(long)}.

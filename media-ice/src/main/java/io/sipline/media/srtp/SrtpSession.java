@@ -3,28 +3,26 @@ package io.sipline.media.srtp;
 import java.nio.ByteBuffer;
 
 /**
- * Both directions of one SRTP media session (one RTP/RTCP flow pair of an m= line): an outbound
- * {@link SrtpContext} keyed by our {@code a=crypto} line and an inbound one keyed by the peer's (RFC 4568 §6.1: each
- * side sends with the key it offered). Packets are protected and unprotected by packet: the SSRC is read from the
- * RTP header (octets 8 to 11) or the RTCP header (octets 4 to 7), and each direction finds that SSRC's stream
- * (rollover counter, replay window, SRTCP index) in its own {@link io.sipline.media.ssrc.SsrcIndex}.
+ * Both directions of one SRTP media session (one RTP/RTCP flow pair of an m= line): an outbound {@link SrtpContext}
+ * keyed by our {@code a=crypto} line and an inbound one keyed by the peer's (RFC 4568 §6.1: each side sends with the
+ * key it offered). Packets are protected and unprotected by packet: the SSRC is read from the RTP header (octets 8 to
+ * 11) or the RTCP header (octets 4 to 7), and each direction finds that SSRC's stream (rollover counter, replay
+ * window, SRTCP index) in its own {@link io.sipline.media.ssrc.SsrcIndex}.
  *
- * <p><b>Streams, as in libsrtp.</b> With a template policy ({@link SrtpPolicy#acceptAnySsrc()}, the default; libsrtp's
- * {@code ssrc_any_outbound} / {@code ssrc_any_inbound}), an outbound SSRC gets its stream on its first packet, and an
- * inbound SSRC gets one only when its first packet authenticates under the template's keys, so forged SSRCs take no
- * slot and allocate nothing. Without a template, only the SSRCs added with {@link #addOutboundStream(int)} /
- * {@link #addInboundStream(int)} (from SDP {@code a=ssrc}) pass. Each direction holds at most
- * {@link SrtpPolicy#maxStreams()} streams; an SSRC past the limit is refused with
- * {@link SrtpResult#STREAM_LIMIT}. A stream is forgotten with {@link #removeInboundStream(int)} (the peer's RTCP BYE,
- * RFC 3550 §6.6) or {@link #removeOutboundStream(int)} (ours); removal moves the index's last entry into the hole and
- * allocates nothing.
+ * <p><b>Streams, as in libsrtp.</b> With a template policy ({@link SrtpPolicy#acceptAnySsrc()}, the default;
+ * libsrtp's {@code ssrc_any_outbound} / {@code ssrc_any_inbound}), an outbound SSRC gets its stream on its first
+ * packet, and an inbound SSRC gets one only when its first packet authenticates under the template's keys, so forged
+ * SSRCs take no slot and allocate nothing. Without a template, only the SSRCs added with
+ * {@link #addOutboundStream(int)} / {@link #addInboundStream(int)} (from SDP {@code a=ssrc}) pass. Each direction
+ * holds at most {@link SrtpPolicy#maxStreams()} streams (past it: {@link SrtpResult#STREAM_LIMIT}). A stream is
+ * forgotten with {@link #removeInboundStream(int)} (the peer's RTCP BYE, RFC 3550 §6.6) or
+ * {@link #removeOutboundStream(int)} (ours), allocating nothing.
  *
  * <p>Every method returns the new length or a negative {@link SrtpResult}, never throws for a packet, and counts
  * every failure ({@link #unknownSsrcs()}, {@link #authFailures()}, {@link #replays()}, ...). Buffers are borrowed
- * for the call. No allocation per packet once its stream exists (AES-CM; see {@link SrtpContext} for GCM).
- *
- * <p>Not thread-safe, without locks or volatiles: owned by the media thread that owns its sockets, which makes every
- * call, counters included. To move a session to another thread, hand it over through that thread's queue.
+ * for the call. No allocation per packet once its stream exists (AES-CM; see {@link SrtpContext} for GCM). Not
+ * thread-safe, without locks or volatiles: owned by the media thread that owns its sockets, which makes every call,
+ * counters included. To move a session to another thread, hand it over through that thread's queue.
  */
 public final class SrtpSession implements AutoCloseable
 {

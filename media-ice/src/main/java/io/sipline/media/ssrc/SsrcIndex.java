@@ -5,44 +5,19 @@ import java.util.Objects;
 
 /**
  * The streams of one SRTP session found by their 32-bit SSRC: streams in flat arrays scanned with SIMD instead of
- * libsrtp's linked list, in pure Java with the JDK Vector API and a scalar fallback.
+ * libsrtp's linked list, in pure Java with the JDK Vector API and a scalar fallback. The layouts are drawn on
+ * {@link #ssrcs} (dense arrays) and {@link #tableKeys} (open-addressing table).
  *
- * <p>The entries live in two dense parallel arrays; {@link #add} appends, {@link #remove} moves the last entry into
- * the hole, and lanes past {@code size} hold stale SSRCs that a scan discards by index:
- * <pre>
- *   index:     0        1        2              size-1    size  ...  capacity-1
- *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
- *   ssrcs    | ssrc A | ssrc B | ssrc C |     | ssrc Z | stale  |     | stale  |   int[], length a multiple
- *            +--------+--------+--------+ ... +--------+--------+ ... +--------+   of the vector lanes
- *   streams  |   A    |   B    |   C    |     |   Z    |  null  |     |  null  |   Object[], same length
- *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
- *            |&lt;-- one vector step (16 lanes with AVX-512) --&gt;|
- * </pre>
- * A lookup depends on the number of entries {@code N} ({@link Strategy#AUTO}): at N = 1 one compare with a copy
+ * <p>A lookup depends on the number of entries {@code N} ({@link Strategy#AUTO}): at N = 1 one compare with a copy
  * of entry 0's SSRC in a field; at N = 2 a branch-free test of two such copies; up to {@link #TABLE_UP_VECTOR} one
  * {@code IntVector} step over {@code ssrcs} ({@link SsrcVectorScan}); above it (above {@link #TABLE_UP_SCALAR}
- * without SIMD) an open-addressing table beside the arrays, probed 16 keys at a time, with hysteresis (back to the
- * array at half the threshold). The thresholds come from {@code io.sipline.jmh.SsrcLookupBenchmark} (see
- * {@code docs/media.md}).
- * <pre>
- *   slot:      0        1        2        3              len-1   | len ... len+PAD-1
- *            +--------+--------+--------+--------+ ... +--------+--------+ ... +--------+
- *   keys     |   0    | ssrc Q |   0    | ssrc P |     | ssrc X | copy 0 |     | copy   |  int[len + PAD]: 0 is EMPTY;
- *            +--------+--------+--------+--------+ ... +--------+--------+ ... +--------+  the tail repeats slots 0..
- *   values   |  null  |   Q    |  null  |   P    |     |   X    |                          Object[len], len a power
- *            +--------+--------+--------+--------+ ... +--------+                          of two, &gt;= 4 x capacity
- *   tableZero: the stream of SSRC 0, if any (0 is the EMPTY key, so SSRC 0 never enters the table)
- *   home slot = (ssrc * 0x9E3779B9) &gt;&gt;&gt; (32 - log2(len)); linear probing; removal shifts the rest of the
- *   run back (no tombstones, so the table never degrades under churn)
- *   lookup = one IntVector compare of the 16 keys from the home slot on (the tail lets the window wrap):
- *            a match is the slot; no match but an EMPTY lane is a miss; neither (a run of 16+) probes on scalar
- * </pre>
+ * without SIMD) the table, probed 16 keys at a time, with hysteresis (back to the array at half the threshold). The
+ * thresholds come from {@code io.sipline.jmh.SsrcLookupBenchmark} (see {@code docs/media.md}).
  *
  * <p>Template stream: as in libsrtp, {@link #getOrTemplate(int)} returns the template for an SSRC not seen yet; the
  * caller adds the concrete stream only once a packet authenticates, so forged SSRCs cannot fill the index.
- *
- * <p>Allocation: lookups, {@link #remove}, {@link #clear} and {@link #add} below capacity allocate nothing (layout
- * switches included); an {@code add} at full capacity doubles the arrays.
+ * Lookups, {@link #remove}, {@link #clear} and {@link #add} below capacity allocate nothing (layout switches
+ * included); an {@code add} at full capacity doubles the arrays.
  *
  * <p>Not threadsafe; owned by the media thread of its SRTP session, which makes every call, lookups included (no
  * memory ordering is used). Hand a session to another thread through that thread's queue.
@@ -136,6 +111,19 @@ public final class SsrcIndex<S>
     /** At or below this size the array layout is used again (AUTO). */
     private final int tableDown;
 
+    /**
+     * The entries live in two dense parallel arrays; {@link #add} appends, {@link #remove} moves the last entry into
+     * the hole, and lanes past {@code size} hold stale SSRCs that a scan discards by index:
+     * <pre>
+     *   index:     0        1        2              size-1    size  ...  capacity-1
+     *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
+     *   ssrcs    | ssrc A | ssrc B | ssrc C |     | ssrc Z | stale  |     | stale  |   int[], length a multiple
+     *            +--------+--------+--------+ ... +--------+--------+ ... +--------+   of the vector lanes
+     *   streams  |   A    |   B    |   C    |     |   Z    |  null  |     |  null  |   Object[], same length
+     *            +--------+--------+--------+ ... +--------+--------+ ... +--------+
+     *            |&lt;-- one vector step (16 lanes with AVX-512) --&gt;|
+     * </pre>
+     */
     private int[] ssrcs;
     private Object[] streams;
     private int size;
@@ -157,7 +145,25 @@ public final class SsrcIndex<S>
     /** Entry 1's SSRC zero-extended while the size is 2 ({@link Strategy#AUTO}), else {@link #NOT_ONE}. */
     private long pairKey1 = NOT_ONE;
 
-    /** Null while the capacity cannot reach {@link #tableUp}; {@link #PAD} longer than the table (mirror). */
+    /**
+     * The table layout: {@link #PAD} longer than the table (the tail mirrors slots 0.., so that a 16-key window
+     * from any home slot needs no wrap); null while the capacity cannot reach {@link #tableUp}.
+     * <pre>
+     *   slot:      0        1        2        3              len-1   | len ... len+PAD-1
+     *            +--------+--------+--------+--------+ ... +--------+--------+ ... +--------+
+     *   keys     |   0    | ssrc Q |   0    | ssrc P |     | ssrc X | copy 0 |     | copy   |
+     *            +--------+--------+--------+--------+ ... +--------+--------+ ... +--------+
+     *   values   |  null  |   Q    |  null  |   P    |     |   X    |
+     *            +--------+--------+--------+--------+ ... +--------+
+     *   keys: int[len + PAD], 0 is EMPTY, the tail repeats slots 0..; values: Object[len]; len a power of two,
+     *   &gt;= 4 x capacity
+     *   tableZero: the stream of SSRC 0, if any (0 is the EMPTY key, so SSRC 0 never enters the table)
+     *   home slot = (ssrc * 0x9E3779B9) &gt;&gt;&gt; (32 - log2(len)); linear probing; removal shifts the rest of the
+     *   run back (no tombstones, so the table never degrades under churn)
+     *   lookup = one IntVector compare of the 16 keys from the home slot on (the tail lets the window wrap):
+     *            a match is the slot; no match but an EMPTY lane is a miss; neither (a run of 16+) probes on scalar
+     * </pre>
+     */
     private int[] tableKeys;
     private Object[] tableValues;
     private int tableMask;

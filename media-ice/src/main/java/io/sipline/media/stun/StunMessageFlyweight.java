@@ -7,43 +7,19 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A read-only view of one STUN message (RFC 8489) lying in a caller's buffer: {@link #wrap} checks the framing and
- * indexes the attribute offsets into an {@code int[]}; every accessor then reads the bytes where they lie. No object is
- * created per message or per attribute, and one instance is re-pointed at message after message.
+ * A read-only view of one STUN message (RFC 8489) lying in a caller's buffer: {@link #wrap} checks the framing (rules
+ * on {@link #wrap(byte[], int, int)}) and indexes the attribute offsets into an {@code int[]}; every accessor then
+ * reads the bytes where they lie. No object is created per message or per attribute, and one instance is re-pointed
+ * at message after message. Malformed input gives a negative {@link StunResult} code; no input makes it throw.
  *
  * <pre>
- *   STUN header (RFC 8489 §5)
- *    0                   1                   2                   3
- *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *   |0 0|     STUN Message Type     |         Message Length        |  offset 0, 2
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *   |                   Magic Cookie = 0x2112A442                   |  offset 4
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *   |                                                               |
- *   |                  Transaction ID (96 bits)                     |  offset 8 .. 19
- *   |                                                               |
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *   |                  attributes (Message Length bytes)           ...
- *
- *   Attribute (RFC 8489 §14), repeated; values padded to a multiple of 4 bytes
- *    0                   1                   2                   3
- *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *   |             Type              |      Length (of the value)    |
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *   |                    Value (variable)      ....  | padding 0-3  |
- *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *   offset 0        2           4                 8                          20
+ *   +--+-----------+-----------+-----------------+--------------------------+-----------------------------------+
+ *   |00| msg type  | length    | magic cookie    | transaction ID (96 bits) | attributes (length bytes)         |
+ *   |  | (14 bits) | (16 bits) | 0x2112A442      |                          |                                   |
+ *   +--+-----------+-----------+-----------------+--------------------------+-----------------------------------+
+ *   attribute (RFC 8489 §14): | type (16 bits) | length of value (16 bits) | value, padded to a multiple of 4 |
  * </pre>
- *
- * <p>Rules applied by {@link #wrap}: the two top bits are zero, the magic cookie is present, the length is a
- * multiple of 4 and fits in the supplied bytes (bytes beyond it are not part of the message: {@link #frameLength()}
- * tells a stream framer where the next one starts), and no attribute runs past the end. Attributes after
- * MESSAGE-INTEGRITY other than MESSAGE-INTEGRITY-SHA256 and FINGERPRINT, after MESSAGE-INTEGRITY-SHA256 other than
- * FINGERPRINT, and everything after FINGERPRINT are skipped and not indexed (RFC 8489 §14.5-§14.7). Comprehension-
- * required types outside the set given at construction are named by {@link #unknownAttributeType(int)} and make
- * {@link #wrap} return {@link StunResult#UNKNOWN_COMPREHENSION_REQUIRED}. Malformed input gives a negative
- * {@link StunResult} code; no input makes this class throw.
  *
  * <p>Positions returned by {@code *Offset} methods are absolute indices into the wrapped array or buffer. Buffers are
  * borrowed for as long as the flyweight points at them; nothing is copied.
@@ -138,6 +114,14 @@ public final class StunMessageFlyweight
     /**
      * Points this view at a message in an array and indexes it.
      *
+     * <p>Rules applied: the two top bits are zero, the magic cookie is present, the length is a multiple of 4 and
+     * fits in the supplied bytes (bytes beyond it are not part of the message: {@link #frameLength()} tells a stream
+     * framer where the next one starts), and no attribute runs past the end. Attributes after MESSAGE-INTEGRITY other
+     * than MESSAGE-INTEGRITY-SHA256 and FINGERPRINT, after MESSAGE-INTEGRITY-SHA256 other than FINGERPRINT, and
+     * everything after FINGERPRINT are skipped and not indexed (RFC 8489 §14.5-§14.7). Comprehension-required types
+     * outside the set given at construction are named by {@link #unknownAttributeType(int)} and make this return
+     * {@link StunResult#UNKNOWN_COMPREHENSION_REQUIRED}. Malformed input gives a negative {@link StunResult} code.
+     *
      * @param buf    bytes (borrowed until the next wrap).
      * @param offset first byte of the message.
      * @param length bytes available (a datagram's length; more than the message is allowed).
@@ -156,8 +140,9 @@ public final class StunMessageFlyweight
 
     /**
      * Points this view at a message in a heap or direct buffer (absolute indices; position and limit are not read
-     * or changed) and indexes it. A heap buffer is read through its backing array, so {@link #array()} and the
-     * {@code *Offset} results are then relative to that array ({@code arrayOffset()} added).
+     * or changed) and indexes it, with the rules of {@link #wrap(byte[], int, int)}. A heap buffer is read through
+     * its backing array, so {@link #array()} and the {@code *Offset} results are then relative to that array
+     * ({@code arrayOffset()} added).
      *
      * @param buf    buffer (borrowed until the next wrap).
      * @param offset absolute index of the first byte.

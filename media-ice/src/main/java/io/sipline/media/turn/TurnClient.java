@@ -39,8 +39,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Requests are written again for each retransmission ({@link StunRequestSlots}); the codec and the buffer are
  * the thread's ({@link Shared}). Receiving or sending data allocates nothing.
  *
- * <p>Not thread-safe; owned by one media thread, which calls every method. Buffers passed in are borrowed for the
- * call.
+ * <p>Not thread-safe; owned by one media thread, which calls every method. Buffers passed in are borrowed for the call.
  */
 public final class TurnClient
 {

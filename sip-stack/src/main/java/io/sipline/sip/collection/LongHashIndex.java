@@ -13,19 +13,10 @@ package io.sipline.sip.collection;
  *   values[]: | v0 |   | v2 | v3 |   | ...
  * </pre>
  *
- * <p><b>Growth without a stall.</b> At half load the index doubles, but it does not rehash everything at once: a
- * shard that jumps from a few hundred to several thousand calls per second holds hundreds of thousands of
- * transactions (each lives up to 64*T1 = 32 s, RFC 3261 §17), and rehashing all of them in one go would hold the
- * shard for milliseconds; held calls fill the dialog and session indexes the same way. Instead the old arrays stay
- * beside the new ones as the <i>previous</i> table, and every {@link #put}
- * moves the values of a few of its slots ({@link #MIGRATE_PER_PUT}) into the new one, leaving a marker behind so
- * that the previous table's probe runs stay whole. Lookups walk the current table, then the previous one; removal
- * takes a value out of whichever holds it. The previous table holds at most a quarter of the new capacity in half
- * as many slots, so it is empty long before the new table reaches half load (a migration takes capacity/16 puts, the
- * next growth at least capacity/4); its arrays are then dropped. What stays per growth is the allocation of the new
- * arrays (the JVM zeroes them).
+ * <p>Growth doubles at half load and moves the old slots a few per {@link #put} ({@link #previousKeys} says how and
+ * why); what stays per growth is the allocation of the new arrays (the JVM zeroes them). Shrinks never.
  *
- * <p>Shrinks never. Not thread-safe; owned by one shard.
+ * <p>Not thread-safe; owned by one shard.
  *
  * @param <V> the values; compared by identity
  */
@@ -42,6 +33,17 @@ public final class LongHashIndex<V>
     private long[] keys;
     private Object[] values;
     private int mask;
+    /**
+     * At half load the index doubles without rehashing everything at once: a shard that jumps from a few hundred to
+     * several thousand calls per second holds hundreds of thousands of transactions (each lives up to 64*T1 = 32 s,
+     * RFC 3261 §17), and rehashing all of them in one go would hold the shard for milliseconds; held calls fill the
+     * dialog and session indexes the same way. Instead the old arrays stay beside the new ones as this previous
+     * table, and every {@link #put} moves the values of a few of its slots ({@link #MIGRATE_PER_PUT}) into the new
+     * one, leaving {@link #MOVED} behind so that the previous table's probe runs stay whole. Lookups walk the current
+     * table, then the previous one; removal takes a value out of whichever holds it. The previous table holds at most
+     * a quarter of the new capacity in half as many slots, so it is empty long before the new table reaches half
+     * load (a migration takes capacity/16 puts, the next growth at least capacity/4); its arrays are then dropped.
+     */
     private long[] previousKeys;
     private Object[] previousValues;
     private int previousMask;

@@ -8,7 +8,6 @@ import io.sipline.sip.message.SipMethod;
  * The state of one dialog (RFC 3261 §12): a pooled record, taken from the shard's {@link DialogPool} when a 1xx or
  * 2xx with a To tag creates the dialog (or when a UAC prepares its request, {@link DialogLayer#prepareUac}) and
  * returned to it when the dialog terminates.
- *
  * <pre>
  *   dialog id (§12)      Call-ID, local tag, remote tag                    bytes in reusable {@link ByteSlot}s
  *   local / remote URI   From / To addresses, name-addr without tag        written into To and From (§12.2.1.1)

@@ -9,21 +9,13 @@ import io.sipline.sip.message.SipMessageBuilder;
 import io.sipline.sip.message.SipMethod;
 
 /**
- * Writes a request inside a dialog (RFC 3261 §12.2.1.1) from the dialog's state, straight into a Netty buffer:
+ * Writes a request inside a dialog (RFC 3261 §12.2.1.1) from the dialog's state, straight into a Netty buffer: the
+ * remote target or, behind a strict router, the first route as Request-URI, the route set, the dialog's From, To and
+ * Call-ID, the next local CSeq, and the local Contact for target refreshes and REFER (the layout is drawn on
+ * {@link #startRequest(Dialog, SipMethod, ByteBuf, SipMessageBuilder, CharSequence, CharSequence, int, long)}).
  *
- * <pre>
- *   loose first hop or no route set         strict first hop (no ;lr, RFC 2543 router)
- *   BYE &lt;remote target&gt; SIP/2.0             BYE &lt;first route URI, headers stripped&gt; SIP/2.0
- *   Via: SIP/2.0/UDP host:port;branch=...   Via: ...
- *   Route: &lt;r1;lr&gt;, &lt;r2;lr&gt;                Route: &lt;r2&gt;, ..., &lt;remote target&gt;
- *   Max-Forwards: 70
- *   To: remote address;tag=remote tag       From: local address;tag=local tag
- *   Call-ID: ...                            CSeq: next local CSeq METHOD   (ACK and CANCEL: the INVITE's number)
- *   Contact: local contact                  (target refreshes and REFER, §12.2.1.1, RFC 3515 §2.4.1)
- * </pre>
- *
- * The Via host, port, transport and branch belong to the transport and transaction layers and are parameters. The
- * {@code start*} methods stop before Content-Length so that the caller adds its own headers (Content-Type, Event,
+ * <p>The Via host, port, transport and branch belong to the transport and transaction layers and are parameters.
+ * The {@code start*} methods stop before Content-Length so that the caller adds its own headers (Content-Type, Event,
  * RAck, credentials) and ends the message with {@link SipMessageBuilder#end}; {@code write*} end it without a body.
  *
  * <p>Writing a request advances the dialog's local CSeq ({@link Dialog#nextLocalCSeq()}) and, for an INVITE,
@@ -72,6 +64,17 @@ public final class DialogRequestWriter
     /**
      * Starts a request of a known method inside the dialog: everything up to Content-Length. Finish it with
      * {@code builder.header(...)...end(body, off, len)}.
+     *
+     * <pre>
+     *   loose first hop or no route set         strict first hop (no ;lr, RFC 2543 router)
+     *   BYE &lt;remote target&gt; SIP/2.0             BYE &lt;first route URI, headers stripped&gt; SIP/2.0
+     *   Via: SIP/2.0/UDP host:port;branch=...   Via: ...
+     *   Route: &lt;r1;lr&gt;, &lt;r2;lr&gt;                Route: &lt;r2&gt;, ..., &lt;remote target&gt;
+     *   Max-Forwards: 70
+     *   To: remote address;tag=remote tag       From: local address;tag=local tag
+     *   Call-ID: ...                            CSeq: next local CSeq METHOD   (ACK and CANCEL: the INVITE's number)
+     *   Contact: local contact                  (target refreshes and REFER, §12.2.1.1, RFC 3515 §2.4.1)
+     * </pre>
      *
      * @param method any method but {@link SipMethod#EXTENSION} (use the overload taking a name).
      * @throws IllegalStateException when the dialog is terminated, or for an ACK or CANCEL when no INVITE was sent

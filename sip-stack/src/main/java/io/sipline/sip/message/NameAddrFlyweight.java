@@ -5,14 +5,12 @@ import java.util.Arrays;
 /**
  * A reusable view of one address value: one element of a From, To, Contact, Route, Record-Route, Reply-To or
  * P-Asserted-Identity header (the caller splits comma lists), parsed where it lies.
- *
  * <pre>
  *   "Alice \"A\" Liddell" &lt;sip:alice@atlanta.com;transport=tcp&gt; ;tag=1928301774 ;expires=3600
  *   \___________________/ \_____________________________________/ \______________________________/
  *       display-name                  uri (name-addr)                     header parameters
  * </pre>
- *
- * <p>Grammar: RFC 3261 §25.1 ({@code name-addr / addr-spec}, {@code generic-param}; §20.10, §20.20, §20.39). In the
+ * Grammar: RFC 3261 §25.1 ({@code name-addr / addr-spec}, {@code generic-param}; §20.10, §20.20, §20.39). In the
  * {@code addr-spec} form everything after the first ';' is a header parameter, and the URI may not hold ',', '?' or
  * ';'. Linear white space (folds included) is allowed where §25.1 puts SWS/LWS, never inside the angle brackets
  * (RFC 4475 §3.1.2.13, §3.1.2.14); a token display name may touch the '&lt;' (RFC 4475 §3.1.1.6). A Contact {@code *}

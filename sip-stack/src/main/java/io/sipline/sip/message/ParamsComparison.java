@@ -4,7 +4,6 @@ package io.sipline.sip.message;
  * Lookup and comparison over <b>parameter tables</b>: the flat {@code int[]} that a flyweight fills while parsing
  * {@code ;name=value} lists (URI parameters, URI headers, header parameters of From/To/Contact/Via...). Each entry
  * takes {@value #STRIDE} ints, all absolute indexes into the flyweight's buffer:
- *
  * <pre>
  *   table[i * STRIDE + NAME_START]   table[i * STRIDE + NAME_END]     the name, half-open
  *   table[i * STRIDE + VALUE_START]  table[i * STRIDE + VALUE_END]    the value; both -1 when there is no "="

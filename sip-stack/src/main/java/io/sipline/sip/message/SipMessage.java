@@ -5,33 +5,24 @@ import java.util.Arrays;
 /**
  * A SIP message as a flyweight: the message bytes plus an index of offsets, filled by {@link SipMessageParser} in one
  * pass.
- *
  * <pre>
  *   bytes:  INVITE sip:bob@b.example SIP/2.0\r\nVia: SIP/2.0/UDP a;branch=z9hG4bK1, SIP/2.0/UDP p\r\n ...
- * \r\n\r\nv=0...
  *           \____/ \_______________/ \_____/   \_/  \______________________/  \_________/
  *           method    request-URI    version   name     value of entry 0        entry 1 (same line)
- *
  *   index:  one entry per header value, {@value #STRIDE} ints each:
  *           [ name id | flags ][ name start ][ name end ][ value start ][ value end ][ line end ]
  * </pre>
+ * A header split eagerly ({@link HeaderName#isSplitEagerly()}: Via, Contact, Route, ...) gets one entry per value;
+ * the entries of one line share their name and line end, and only the first carries {@link #FIRST_OF_LINE}. Spans
+ * are half-open indexes into {@link #buffer()} without surrounding white space; a folded value keeps the raw CRLF and
+ * white space inside its span ({@link #FOLDED}). Call-ID, CSeq, Content-Length, Max-Forwards, the From and To tags
+ * and the top Via's branch are located while parsing; the rest is read when asked, and a {@code String} made for a
+ * caller is cached until the next parse.
  *
- * A header whose values are routed or edited one by one (Via, Contact, Route, ...: {@link HeaderName#isSplitEagerly()})
- * gets one entry per
- * value; the entries of one line share their name and line end, and only the first carries {@link #FIRST_OF_LINE}.
- * Spans are half-open indexes into {@link #buffer()} and exclude surrounding white space; a value that was folded over
- * several lines keeps the raw CRLF and white space inside its span ({@link #FOLDED}).
- *
- * <p>What the transaction layer needs on every message is located while parsing: Call-ID, CSeq, Content-Length,
- * Max-Forwards, the From and To tags and the top Via's branch. Everything else is read when asked; a {@code String}
- * made for a caller is cached on the message until the next parse.
- *
- * <p><b>Ownership.</b> The message either borrows the caller's {@code byte[]} ({@link
- * SipMessageParser#parseDatagram(byte[],
- * int, int, SipMessage)}) or owns a copy in its own reusable array (parsing from a Netty {@code ByteBuf}), so the
- * receive buffer can be released as soon as parsing returns. Not thread-safe: one owner (a shard) at a time. Reusing
- * it for the next message invalidates every span, view and position taken from it; call {@link #copy()} to keep a
- * message beyond that.
+ * <p><b>Ownership.</b> The message borrows the caller's {@code byte[]} ({@link SipMessageParser#parseDatagram(byte[],
+ * int, int, SipMessage)}) or owns a copy in its own reusable array (parsing from a Netty {@code ByteBuf}, which can
+ * be released as soon as parsing returns). Not thread-safe: one owner (a shard) at a time. The next parse invalidates
+ * every span, view and position taken from it; {@link #copy()} keeps a message beyond that.
  */
 public final class SipMessage implements HeaderSource
 {

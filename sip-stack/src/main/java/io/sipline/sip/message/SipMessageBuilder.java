@@ -108,6 +108,70 @@ public final class SipMessageBuilder
         return this;
     }
 
+    /**
+     * Begins a request inside the dialog that a 2xx to an INVITE established, as its UAC writes it (RFC 3261
+     * §12.2.1.1): the remote target (the 2xx's Contact URI, §12.1.2) as Request-URI, the given Via, a Route of the
+     * 2xx's Record-Route values in reverse order (the route set, §12.1.2; loose routers assumed), Max-Forwards 70,
+     * From, To (with the remote tag) and Call-ID copied from the 2xx as they were, and {@code CSeq: cseq method}. For
+     * the ACK of a 2xx, {@code cseq} is the INVITE's number (§13.2.2.4). Add any other header, then {@link #end}.
+     *
+     * <p>A 2xx without a usable Contact (which §12.1.1 forbids) gets its To URI as Request-URI.
+     *
+     * @param out borrowed; bytes are appended at its writer index.
+     * @param ok  borrowed, a parsed 2xx; nothing of it is kept.
+     * @param via the Via value (a new branch: §8.1.1.7, and §17.1.1.3 for the ACK of a 2xx).
+     */
+    public SipMessageBuilder startRequestInDialog(
+        final ByteBuf out, final SipMessage ok, final CharSequence method, final long cseq, final CharSequence via)
+    {
+        begin(out);
+        if (null == address)
+        {
+            address = new NameAddrFlyweight();
+        }
+        if (!wrapAddress(ok, HeaderName.CONTACT) || address.isWildcard())
+        {
+            wrapAddress(ok, HeaderName.TO);
+        }
+        SipWire.requestLine(out, method, ok.buffer(), address.uriStart(), address.uriEnd());
+        SipWire.header(out, HeaderName.VIA, via);
+        boolean first = true;
+        for (int i = ok.headerCount() - 1; i >= 0; i--)
+        {
+            if (ok.headerName(i) == HeaderName.RECORD_ROUTE)
+            {
+                out.writeBytes(first ? ROUTE_PREFIX : SipWire.COMMA_SP);
+                out.writeBytes(ok.buffer(), ok.headerValueStart(i), ok.headerValueEnd(i) - ok.headerValueStart(i));
+                first = false;
+            }
+        }
+        if (!first)
+        {
+            out.writeBytes(SipWire.CRLF);
+        }
+        header(HeaderName.MAX_FORWARDS, MAX_FORWARDS);
+        copyHeaderLines(ok, HeaderName.FROM).copyHeaderLines(ok, HeaderName.TO).copyHeaderLines(ok, HeaderName.CALL_ID);
+        out.writeBytes(HeaderName.CSEQ.canonicalBytes());
+        out.writeBytes(SipWire.COLON_SP);
+        SipWire.decimal(out, cseq);
+        out.writeByte(' ');
+        SipWire.text(out, method);
+        out.writeBytes(SipWire.CRLF);
+        return this;
+    }
+
+    /** Max-Forwards of the requests this builder starts inside a dialog (RFC 3261 §8.1.1.6). */
+    private static final int MAX_FORWARDS = 70;
+    private static final byte[] ROUTE_PREFIX = {'R', 'o', 'u', 't', 'e', ':', ' '};
+    /** Made on first use of {@link #startRequestInDialog}. */
+    private NameAddrFlyweight address;
+
+    private boolean wrapAddress(final SipMessage m, final HeaderName name)
+    {
+        final int i = m.firstHeader(name);
+        return i >= 0 && address.wrap(m.buffer(), m.headerValueStart(i), m.headerValueEnd(i));
+    }
+
     private static final byte[] TAG_PARAM = {';', 't', 'a', 'g', '='};
     /** Made on first use of the stamping {@code startResponse}. */
     private ViaStamper stamper;

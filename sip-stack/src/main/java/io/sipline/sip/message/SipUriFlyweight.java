@@ -4,27 +4,23 @@ package io.sipline.sip.message;
  * A reusable view of one URI (a Request-URI, or the URI inside a From/To/Contact/Route value), parsed where it lies:
  * {@link #wrap(byte[], int, int)} validates a span of bytes and records the offsets of each component; nothing is
  * copied and, once the parameter tables have grown to the largest URI seen, nothing is allocated.
- *
  * <pre>
  *   sip:alice:secret@atlanta.com:5060;transport=tcp;lr?subject=project%20x&amp;priority=urgent
  *   \_/ \___/ \____/ \_________/ \__/ \_______________/ \________________________________/
  * scheme user password   host     port  uri-parameters              headers
  * </pre>
- *
- * <p>Schemes: {@code sip} and {@code sips} (RFC 3261 §19.1, grammar §25.1; IPv6 references per RFC 5118 and RFC 5954),
- * with the well-known parameters located while parsing; {@code tel} (RFC 3966 §3: the number is the user span, a local
- * number must carry {@code phone-context}); any other {@code absoluteURI}, of which only the scheme and the opaque part
- * are located. Spans are absolute, half-open, raw (escapes kept); an absent component is -1/-1, an empty one
- * start == end. Parameters and headers are tables of four ints per entry ({@link ParamsComparison}), looked up without
- * allocating ({@link #paramIndex(byte[])}), bounded by the constructor's limits; a URI over them fails cleanly.
- *
- * <p>The grammar is parsed by {@link SipUriParser} into this view's fields, hosts are classified by {@link UriHosts}
- * and characters by {@link UriChars}; {@link UriComparison} compares two views (RFC 3261 §19.1.4).
+ * Schemes: {@code sip} and {@code sips} (RFC 3261 §19.1, grammar §25.1; IPv6 references per RFC 5118 and RFC 5954),
+ * with the well-known parameters located while parsing; {@code tel} (RFC 3966 §3: the number is the user span, a
+ * local number must carry {@code phone-context}); any other {@code absoluteURI}, of which only the scheme and the
+ * opaque part are located. Spans are absolute, half-open, raw (escapes kept); an absent component is -1/-1, an empty
+ * one start == end. Parameters and headers are tables of four ints per entry ({@link ParamsComparison}), looked up
+ * without allocating ({@link #paramIndex(byte[])}), bounded by the constructor's limits; a URI over them fails
+ * cleanly. {@link SipUriParser} fills the fields, {@link UriHosts} classifies hosts, {@link UriChars} characters, and
+ * {@link UriComparison} compares two views (RFC 3261 §19.1.4).
  *
  * <p>Errors are values: {@code wrap} returns false, {@link #errorReason()} names what is wrong (fit for a 400 reason
- * phrase) and {@link #errorOffset()} where.
- *
- * <p>Not thread-safe; one owner at a time. The wrapped buffer is borrowed: keep it unchanged while this view is read.
+ * phrase) and {@link #errorOffset()} where. Not thread-safe; one owner at a time. The wrapped buffer is borrowed:
+ * keep it unchanged while this view is read.
  */
 public final class SipUriFlyweight
 {

@@ -95,6 +95,18 @@ final class SipWire
         out.writeBytes(CRLF);
     }
 
+    /** A request line whose Request-URI is copied from {@code uriBytes[start, end)}. */
+    static void requestLine(
+        final ByteBuf out, final CharSequence method, final byte[] uriBytes, final int start, final int end)
+    {
+        ByteBufUtil.writeAscii(out, method);
+        out.writeByte(' ');
+        out.writeBytes(uriBytes, start, end - start);
+        out.writeByte(' ');
+        out.writeBytes(SIP_2_0);
+        out.writeBytes(CRLF);
+    }
+
     static void requestLine(final ByteBuf out, final CharSequence method, final CharSequence uri)
     {
         ByteBufUtil.writeAscii(out, method);

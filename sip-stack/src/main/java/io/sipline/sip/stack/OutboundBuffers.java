@@ -5,31 +5,24 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 
 /**
- * One shard's outbound message buffers, kept for reuse (per-shard pools): the buffers
- * {@link StackShard#allocate} hands to the listener for responses and requests, and the copies a hand-over sends to
- * another shard.
- *
- * <p><b>Why the stack keeps them.</b> Netty's pooled allocator recycles the memory of a buffer but not the buffer
- * object: every allocation makes a new {@code PooledDirectByteBuf}, a {@code PoolThreadCache} entry when it is freed,
- * and, as Netty runs without {@code sun.misc.Unsafe} on JDK 25, a new {@code ByteBuffer} view the first time it is
- * written or sent ({@code StackAllocationTest} sees them).
- * A buffer kept here keeps its view and is never freed, so reusing it allocates nothing.
+ * One shard's outbound message buffers, kept for reuse (per-shard pools): the buffers {@link StackShard#allocate}
+ * hands to the listener for responses and requests, and the copies a hand-over sends to another shard. Netty's
+ * pooled allocator recycles the memory of a buffer but not the buffer object: every allocation makes a new
+ * {@code PooledDirectByteBuf}, a {@code PoolThreadCache} entry when it is freed, and, as Netty runs without
+ * {@code sun.misc.Unsafe} on JDK 25, a new {@code ByteBuffer} view the first time it is written or sent. A buffer
+ * kept here keeps its view and is never freed, so reusing it allocates nothing (none are kept under the tests' leak
+ * detector: {@link #keeping()}).
  *
  * <p><b>Reference counts.</b> Each kept buffer carries one reference owned by this pool. {@link #acquire} hands a
  * buffer out with one more reference, which passes with the buffer as usual (to a send, a transaction, Netty's write,
- * another shard) and is released by whoever ends its use, on any thread; derived buffers (duplicates, slices) count
- * on the same buffer. A kept buffer whose count is back to 1 is free: the next {@link #acquire} that finds it clears
- * its
- * indexes and hands it out again. A buffer that grew above {@link #MAX_KEPT_CAPACITY} is let go when found free, so
- * that one large message does not pin its memory. {@link #close} releases the pool's references.
+ * another shard) and is released by whoever ends its use, on any thread; derived buffers count on the same buffer. A
+ * kept buffer whose count is back to 1 is free: the next {@link #acquire} that finds it clears its indexes and hands
+ * it out again, or lets it go when it grew above {@link #MAX_KEPT_CAPACITY}. {@link #close} releases the pool's
+ * references.
  *
- * <p><b>Leak detection.</b> While Netty's leak detector runs at {@code ADVANCED} or {@code PARANOID} (the tests), no
- * buffer is kept: such a buffer records a trace on every access, so keeping it would allocate on every use, and a
- * buffer that is never freed could not be checked for leaks. Buffers are then plain allocations, as before.
- *
- * <p><b>Threading.</b> {@link #acquire} and {@link #close} run on the owning shard's thread only; the references handed
- * out may be released on any thread (Netty's reference count is atomic, and a count of 1 read here means nobody else
- * holds the buffer).
+ * <p><b>Threading.</b> {@link #acquire} and {@link #close} run on the owning shard's thread only; the references
+ * handed out may be released on any thread (Netty's reference count is atomic, and a count of 1 read here means
+ * nobody else holds the buffer).
  */
 final class OutboundBuffers
 {
@@ -137,6 +130,11 @@ final class OutboundBuffers
         cursor = 0;
     }
 
+    /**
+     * False while Netty's leak detector runs at {@code ADVANCED} or {@code PARANOID} (the tests): such a buffer records
+     * a trace on every access, so keeping it would allocate on every use, and a buffer that is never freed could not
+     * be checked for leaks. Buffers are then plain allocations.
+     */
     private static boolean keeping()
     {
         return ResourceLeakDetector.getLevel().ordinal() < ResourceLeakDetector.Level.ADVANCED.ordinal();

@@ -23,32 +23,26 @@ import io.sipline.sip.transport.tcp.TcpTransportConfig;
 import io.sipline.sip.transport.tcp.TlsContexts;
 
 /**
- * The SIP stack: the sharded UDP transport, TCP on the same address:ports and TLS on its own (sharded
- * the same way, {@link TcpShards}), and per shard one RFC 3261 §17 transaction layer, one §12 dialog layer and two
- * hashed timer wheels, all driven by the shard's event loop, under one {@link SipListener} per shard.
+ * The SIP stack: the sharded UDP transport, TCP on the same address:ports and TLS on its own (sharded the same way,
+ * {@link TcpShards}), and per shard one RFC 3261 §17 transaction layer, one §12 dialog layer and two hashed timer
+ * wheels, all driven by the shard's event loop, under one {@link SipListener} per shard.
  *
  * <pre>{@code
  * SipStack stack = SipStack.start(new SipStackConfig().ports(5060).shards(4), shard -> new MyListener());
- * // MyListener.onRequest(shard, tx, request): shard.respond(tx, buf, 200) ...
  * stack.execute(0, () -> stack.shard(0).sendRequest(invite, next));   // from another thread
- * stack.close();
  * }</pre>
  *
- * <p><b>Threading</b>: N shards, each a single-thread event loop that owns its sockets (one
- * {@code SO_REUSEPORT} channel per address:port), its {@link StackShard} state and its listener. A datagram read by a
- * shard that does not own its call is copied and handed to the owner through a bounded MPSC queue (dropped and
- * counted when full). A connection belongs to the shard that accepted (or opened) it; a message read on it for a call
- * of another shard is handed over the same way, with the connection's flow as its source, and the answer goes back
- * on that connection (RFC 3261 §18.2.2). Every listener callback runs on the owning shard's thread; nothing on a
- * shard blocks or locks.
- * Timers fire before new inbound work: each shard ticks every {@link SipStackConfig#tickNs()} (one fixed-rate task
- * scheduled at start, not one per timer) and also polls its wheels before a datagram when a tick has passed.
+ * <p><b>Threading</b>: N shards, each a single-thread event loop that owns its sockets (one {@code SO_REUSEPORT}
+ * channel per address:port), its {@link StackShard} state and its listener; nothing on a shard blocks or locks. A
+ * datagram read by a shard that does not own its call is copied and handed to the owner through a bounded MPSC
+ * queue (dropped and counted when full); a message read on a connection (owned by the shard that accepted or opened
+ * it) is handed over the same way, and the answer goes back on that connection (RFC 3261 §18.2.2). Timers fire
+ * before new inbound work: each shard ticks every {@link SipStackConfig#tickNs()} (one fixed-rate task) and polls
+ * its wheels before a datagram when a tick has passed. {@link #start} and {@link #close} may be called from any
+ * thread but a shard's own, {@link #execute} from any thread, the rest of a {@link StackShard} on its loop only.
  *
  * <p><b>Ownership.</b> Messages given to a listener are borrowed for the call; buffers given to a shard's send
  * methods are owned by the shard from then on (see {@link StackShard}).
- *
- * <p>{@link #start} and {@link #close} may be called from any thread but a shard's own; {@link #execute} from any
- * thread; everything else of a {@link StackShard} on its own loop only.
  */
 public final class SipStack implements AutoCloseable
 {

@@ -37,20 +37,15 @@ import io.sipline.sip.transport.tcp.TcpShardConnections;
 /**
  * One shard of the {@link SipStack}: the state one event-loop thread owns (transaction and dialog layers, transaction
  * and application timer wheels, id generator, message builder) and the API its {@link SipListener} acts through:
- * {@link #respond}, {@link #sendRequest}, {@link #sendStateless}, dialogs, timers.
- *
- * <pre>
- *   message read on shard k --parse--> owner j = route(msg) --j == k--> TransactionLayer.onIncoming --> SipListener
- *                                           \--j != k--> copy into pooled buffer --MPSC offer--> shard j's inbox
- *   shard j: one drain task per non-empty inbox --> parse --> onIncoming
- *   every tick: timers (RFC 3261 timers A-M, then application timers), the inbox, SipListener.onTick
- * </pre>
+ * {@link #respond}, {@link #sendRequest}, {@link #sendStateless}, dialogs, timers. A message's path through the
+ * shards is drawn in {@code docs/architecture.md} (Threading).
  *
  * <p>Stages: {@link ShardRouting} (which shard owns a call), {@link ShardInbox} (the hand-over between shards),
  * {@link ShardEvents} (transport, transaction and listener seams), {@link TransportSelection} (the transport of
- * outbound messages, RFC 3261 §18). A retransmission due within the shards' {@link #inputLagNs input lag} waits: the
- * reply it is for may have arrived and still be unread. A malformed request that carries Via, From, To, Call-ID and
- * CSeq is answered statelessly by the reading shard (RFC 3261 §8.2).
+ * outbound messages, RFC 3261 §18). Every tick runs the timers (RFC 3261 timers A-M, then application timers), the
+ * inbox, then {@link SipListener#onTick}. A retransmission due within the shards' {@link #inputLagNs input lag}
+ * waits: the reply it is for may have arrived and still be unread. A malformed request that carries Via, From, To,
+ * Call-ID and CSeq is answered statelessly by the reading shard (RFC 3261 §8.2).
  *
  * <p>Buffers: {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of theirs. A hand-over
  * copy belongs to the reading shard until the target's inbox accepts it (a full inbox drops it: UDP retransmits),

@@ -3,12 +3,11 @@ package io.sipline.sip.timer;
 import java.util.Arrays;
 
 /**
- * A hashed timing wheel of deadlines, for RFC 3261 timers A to M and the container's timers.
- * Time is cut into ticks of {@code tickResolutionNs}; a deadline lands on the spoke of its tick modulo the number of
- * spokes. Each spoke is a flat array of deadlines that grows (doubling) only when a tick gets more live timers than it
- * ever had, so once warm, scheduling, cancelling and polling allocate nothing. Agrona's {@code DeadlineTimerWheel} is
- * the model; this is a separate implementation that adds generations and a payload per timer.
- *
+ * A hashed timing wheel of deadlines, for RFC 3261 timers A to M and the container's timers. Time is cut into ticks
+ * of {@code tickResolutionNs}; a deadline lands on the spoke of its tick modulo the number of spokes. Each spoke is a
+ * flat array that grows (doubling) only when a tick gets more live timers than it ever had, so once warm, scheduling,
+ * cancelling and polling ({@link #poll}) allocate nothing. Agrona's {@code DeadlineTimerWheel} is the model; this
+ * one adds generations and a payload per timer.
  * <pre>
  *   spokes (ticksPerWheel, a power of two)        timer id (a positive long)
  *   +----+----+----+----+-- ... --+               63 62            40 39          24 23              0
@@ -18,16 +17,11 @@ import java.util.Arrays;
  *     v  deadlines[], payloads[], generations[]   +--+---------------+--------------+-----------------+
  *   [ d | d | MAX | d | ... ]   MAX = free slot
  * </pre>
+ * A slot's generation is bumped each time its timer fires or is cancelled, and an id carries the generation it was
+ * issued with, so a stale id cancels nothing and reads no payload. Generations wrap after 2^23 reuses of one slot; an
+ * id kept that long could alias, which the transaction layer never does (it forgets an id when its timer ends).
  *
- * <p><b>Ids.</b> A slot's generation is bumped each time its timer fires or is cancelled, and the id carries the
- * generation it was issued with, so a stale id (of a timer that fired, was cancelled, or whose slot was reused)
- * cancels nothing and reads no payload. Generations wrap after 2^23 reuses of one slot; an id kept that long could
- * alias, which the transaction layer never does (it forgets an id as soon as its timer ends).
- *
- * <p><b>Order.</b> {@link #poll} visits ticks in order, and within a tick fires the due timers in deadline order
- * (ties in slot order). A deadline already in the past when scheduled fires on the next poll.
- *
- * <p><b>Threading.</b> Not thread-safe; owned by one shard thread, which schedules, cancels and polls.
+ * <p>Not thread-safe; owned by one shard thread, which schedules, cancels and polls.
  */
 public final class TimerWheel
 {
@@ -200,7 +194,8 @@ public final class TimerWheel
     }
 
     /**
-     * Fires the timers due at {@code nowNs}: ticks in order, and within a tick in deadline order.
+     * Fires the timers due at {@code nowNs}: ticks in order, and within a tick in deadline order (ties in slot
+     * order). A deadline already in the past when scheduled fires on the next poll.
      *
      * @param nowNs   the current time.
      * @param handler called for each due timer; a timer is removed when it returns true (it may schedule and cancel

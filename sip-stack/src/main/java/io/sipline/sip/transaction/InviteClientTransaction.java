@@ -4,48 +4,11 @@ import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.SipMessage;
 
 /**
- * The INVITE client transaction (RFC 3261 §17.1.1, Figure 5, as corrected by RFC 6026 §7.2 and §8.4).
+ * The INVITE client transaction (RFC 3261 §17.1.1, Figure 5, as corrected by RFC 6026 §7.2 and §8.4; the state
+ * diagram is on {@link #start}).
  *
- * <pre>
- *                                |INVITE from TU
- *              Timer A fires     |INVITE sent      Timer B fires
- *              Reset A,          V                 or Transport Err.
- *              INVITE sent +-----------+           inform TU
- *                +---------|           |---------------------------+
- *                |         |  Calling  |                           |
- *                +-------->|           |-----------+               |
- *   300-699                +-----------+ 2xx       |               |
- *   ACK sent                  |  |       2xx to TU |               |
- *   resp. to TU               |  |1xx              |               |
- *   +-------------------------+  |1xx to TU        |               |
- *   |                            V                 |               |
- *   |  1xx             +-----------+               |               |
- *   |  1xx to TU       |           |               |               |
- *   |  +---------------|Proceeding |-------------->|               |
- *   |  |               |           | 2xx, 2xx to TU|               |
- *   |  +-------------->+-----------+               |               |
- *   |     300-699           |                      |               |
- *   |     ACK sent,         |                      V               |
- *   |     resp. to TU       |        +-----------+   2xx           |
- *   |                       |        |           |   2xx to TU     |
- *   |  300-699              |        | Accepted  |-------+         |
- *   |  ACK sent   +---------+        |           |<------+         |
- *   |  +--------+ |                  +-----------+                 |
- *   |  |        V V                        | Timer M fires         |
- *   |  |   +-----------+                   |                       |
- *   |  +---|           |                   |                       |
- *   +----->| Completed |                   |                       |
- *          |           |                   |                       |
- *          +-----------+                   |                       |
- *                | Timer D fires           |                       |
- *                V                         V                       |
- *          +--------------------------------------+                |
- *          |             Terminated               |<---------------+
- *          +--------------------------------------+
- * </pre>
- *
- * Timer A (T1, doubling without cap) runs only over unreliable transports and only in Calling; timer B (64*T1) only
- * in Calling (§17.1.1.2: in Proceeding the TU's timer C, if any, governs). Timer D is 32 s over UDP, 0 over a
+ * <p>Timer A (T1, doubling without cap) runs only over unreliable transports and only in Calling; timer B (64*T1)
+ * only in Calling (§17.1.1.2: in Proceeding the TU's timer C, if any, governs). Timer D is 32 s over UDP, 0 over a
  * reliable transport; timer M is 64*T1. The ACK for a 300-699 is built here from the original request
  * (§17.1.1.3) and replaces it as the retained outbound message; the ACK for a 2xx is the TU's (§13.2.2.4).
  *
@@ -72,6 +35,47 @@ public final class InviteClientTransaction extends ClientTransaction
         return true;
     }
 
+    /**
+     * Sends the INVITE and enters Calling, the first state of RFC 3261 Figure 5 as RFC 6026 §7.2 corrects it:
+     *
+     * <pre>
+     *                                |INVITE from TU
+     *              Timer A fires     |INVITE sent      Timer B fires
+     *              Reset A,          V                 or Transport Err.
+     *              INVITE sent +-----------+           inform TU
+     *                +---------|           |---------------------------+
+     *                |         |  Calling  |                           |
+     *                +-------->|           |-----------+               |
+     *   300-699                +-----------+ 2xx       |               |
+     *   ACK sent                  |  |       2xx to TU |               |
+     *   resp. to TU               |  |1xx              |               |
+     *   +-------------------------+  |1xx to TU        |               |
+     *   |                            V                 |               |
+     *   |  1xx             +-----------+               |               |
+     *   |  1xx to TU       |           |               |               |
+     *   |  +---------------|Proceeding |-------------->|               |
+     *   |  |               |           | 2xx, 2xx to TU|               |
+     *   |  +-------------->+-----------+               |               |
+     *   |     300-699           |                      |               |
+     *   |     ACK sent,         |                      V               |
+     *   |     resp. to TU       |        +-----------+   2xx           |
+     *   |                       |        |           |   2xx to TU     |
+     *   |  300-699              |        | Accepted  |-------+         |
+     *   |  ACK sent   +---------+        |           |<------+         |
+     *   |  +--------+ |                  +-----------+                 |
+     *   |  |        V V                        | Timer M fires         |
+     *   |  |   +-----------+                   |                       |
+     *   |  +---|           |                   |                       |
+     *   +----->| Completed |                   |                       |
+     *          |           |                   |                       |
+     *          +-----------+                   |                       |
+     *                | Timer D fires           |                       |
+     *                V                         V                       |
+     *          +--------------------------------------+                |
+     *          |             Terminated               |<---------------+
+     *          +--------------------------------------+
+     * </pre>
+     */
     @Override
     void start()
     {

@@ -4,67 +4,21 @@ import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.SipMessage;
 
 /**
- * The INVITE server transaction (RFC 3261 §17.2.1, Figure 7, as corrected by RFC 6026 §7.1 and §8.5-§8.7).
+ * The INVITE server transaction (RFC 3261 §17.2.1, Figure 7, as corrected by RFC 6026 §7.1 and §8.5-§8.7); the
+ * state diagram is on {@link #start}.
  *
- * <pre>
- *                                |INVITE
- *                                |pass INV to TU
- *             INVITE             V send 100 (at once, or if TU won't in 200 ms)
- *             send response+-----------+
- *                 +--------|           |--------+ 101-199 from TU
- *                 |        |           |        | send response
- *                 +------->|Proceeding |<-------+
- *                          |           |
- *                          +-----------+
- *          300-699 from TU |  |     | 2xx from TU
- *          send response   |  |     | send response
- *                          |  |     +------------------+
- *                          |  | Transport Err.         |
- *                          |  | Inform TU              |
- *                          |  V                        V
- *          INVITE          |  (Terminated)       +-----------+   2xx from TU
- *          send response   V                     |           |   send response
- *          +-------- +-----------+               | Accepted  |<----------+
- *          |         |           |               |           |--------+  ACK: to TU
- *          +-------->| Completed |               +-----------+<-------+  INVITE: absorb
- *                    |           |-------+             |
- *                    +-----------+       |             | Timer L fires
- *                     ^   |  |   Timer G |             |
- *                     +---+  |   send    |             |
- *                      ACK   |   resp.   |             |
- *                      (to   |   Timer H fires or      |
- *                  Confirmed)|   Transport Err.        |
- *                            |   inform TU             |
- *                            V                         |
- *                    +-----------+                     |
- *                    |           |  ACK, INVITE:       |
- *                    | Confirmed |  absorbed           |
- *                    |           |                     |
- *                    +-----------+                     |
- *                          | Timer I fires             |
- *                          V                           V
- *                    +-------------------------------------+
- *                    |              Terminated             |
- *                    +-------------------------------------+
- * </pre>
- *
- * Timer G (unreliable only) starts at T1 and doubles up to T2; timer H is 64*T1; timer I is T4 over UDP, 0 over a
+ * <p>Timer G (unreliable only) starts at T1 and doubles up to T2; timer H is 64*T1; timer I is T4 over UDP, 0 over a
  * reliable transport; timer L (RFC 6026) is 64*T1. A retransmitted INVITE re-sends the last provisional response in
  * Proceeding and the final response in Completed; in Accepted it is absorbed (RFC 6026 §8.7), and an ACK there goes
  * to the TU ({@link TransactionUser#onAck}). The transaction never retransmits a 2xx on its own: the TU does
  * (§13.3.1.4), through {@link TransactionLayer#respond}, which the Accepted state passes to the transport.
  *
- * <p>So a 2xx is let go of as soon as the transport took it ({@link #letGoOfSent2xx()}): nothing in Accepted sends
- * it again, and holding it for timer L kept one pooled buffer per answered call for 64*T1 = 32 s (about 143,000
- * buffers at 5,280 calls/s, with their {@code PooledDirectByteBuf}, NIO view and recycler handle on the heap). A 2xx
- * whose destination is still being located (a {@code maddr} host name) is kept until it is sent
- * ({@link #onDeferredSend()}).
+ * <p>Buffers: the last response sent is the retained outbound message, released at Terminated; a 2xx is released
+ * as soon as the transport took it ({@link #letGoOfSent2xx()}), or once sent when its destination was still being
+ * located ({@link #onDeferredSend()}). 100 Trying: see {@link TransactionConfig#trying100DelayNs(long)}.
  *
- * <p>100 Trying: see {@link TransactionConfig#trying100DelayNs(long)} for why it goes at once by default.
- *
- * <p>Response times: the INVITE's arrival time ({@link SipMessage#receivedAtNanos()}) is kept, and the first 180 and
- * the first final response the transport takes are timed against it, once each
- * ({@link TransactionLayer#inviteResponseTimes(InviteResponse)}); re-sent responses are not.
+ * <p>Response times: the first 180 and the first final response the transport takes are timed once each against the
+ * INVITE's arrival ({@link TransactionLayer#inviteResponseTimes(InviteResponse)}); re-sent responses are not.
  *
  * <p>Not thread-safe; owned by one shard.
  */
@@ -88,6 +42,51 @@ public final class InviteServerTransaction extends ServerTransaction
         return true;
     }
 
+    /**
+     * Enters Proceeding, the first state of RFC 3261 Figure 7 as RFC 6026 §7.1 corrects it:
+     *
+     * <pre>
+     *                                |INVITE
+     *                                |pass INV to TU
+     *             INVITE             V send 100 (at once, or if TU won't in 200 ms)
+     *             send response+-----------+
+     *                 +--------|           |--------+ 101-199 from TU
+     *                 |        |           |        | send response
+     *                 +------->|Proceeding |<-------+
+     *                          |           |
+     *                          +-----------+
+     *          300-699 from TU |  |     | 2xx from TU
+     *          send response   |  |     | send response
+     *                          |  |     +------------------+
+     *                          |  | Transport Err.         |
+     *                          |  | Inform TU              |
+     *                          |  V                        V
+     *          INVITE          |  (Terminated)       +-----------+   2xx from TU
+     *          send response   V                     |           |   send response
+     *          +-------- +-----------+               | Accepted  |<----------+
+     *          |         |           |               |           |--------+  ACK: to TU
+     *          +-------->| Completed |               +-----------+<-------+  INVITE: absorb
+     *                    |           |-------+             |
+     *                    +-----------+       |             | Timer L fires
+     *                     ^   |  |   Timer G |             |
+     *                     +---+  |   send    |             |
+     *                      ACK   |   resp.   |             |
+     *                      (to   |   Timer H fires or      |
+     *                  Confirmed)|   Transport Err.        |
+     *                            |   inform TU             |
+     *                            V                         |
+     *                    +-----------+                     |
+     *                    |           |  ACK, INVITE:       |
+     *                    | Confirmed |  absorbed           |
+     *                    |           |                     |
+     *                    +-----------+                     |
+     *                          | Timer I fires             |
+     *                          V                           V
+     *                    +-------------------------------------+
+     *                    |              Terminated             |
+     *                    +-------------------------------------+
+     * </pre>
+     */
     @Override
     void start(final SipMessage request)
     {

@@ -3,52 +3,9 @@ package io.sipline.sip.transaction;
 import io.sipline.sip.message.SipMessage;
 
 /**
- * The non-INVITE client transaction (RFC 3261 §17.1.2, Figure 6).
+ * The non-INVITE client transaction (RFC 3261 §17.1.2, Figure 6; the state diagram is on {@link #start}).
  *
- * <pre>
- *                                    |Request from TU
- *                                    |send request
- *                Timer E             V
- *                send request  +-----------+
- *                    +---------|           |-------------------+
- *                    |         |  Trying   |  Timer F          |
- *                    +-------->|           |  or Transport Err.|
- *                              +-----------+  inform TU        |
- *                 200-699         |  |                         |
- *                 resp. to TU     |  |1xx                      |
- *                 +---------------+  |resp. to TU              |
- *                 |                  |                         |
- *                 |   Timer E        V       Timer F           |
- *                 |   send req +-----------+ or Transport Err. |
- *                 |  +---------|           | inform TU         |
- *                 |  |         |Proceeding |------------------>|
- *                 |  +-------->|           |-----+             |
- *                 |            +-----------+     |1xx          |
- *                 |              |      ^        |resp to TU   |
- *                 | 200-699      |      +--------+             |
- *                 | resp. to TU  |                             |
- *                 |              |                             |
- *                 |              V                             |
- *                 |            +-----------+                   |
- *                 |            |           |                   |
- *                 |            | Completed |                   |
- *                 |            |           |                   |
- *                 |            +-----------+                   |
- *                 |              ^   |                         |
- *                 |              |   | Timer K                 |
- *                 +--------------+   | -                       |
- *                                    |                         |
- *                                    V                         |
- *              NOTE:           +-----------+                   |
- *                              |           |                   |
- *          transitions         | Terminated|<------------------+
- *          labeled with        |           |
- *          the event           +-----------+
- *          over the action
- *          to take
- * </pre>
- *
- * Timer E (unreliable only) starts at T1 and doubles up to T2 in Trying; in Proceeding it fires every T2
+ * <p>Timer E (unreliable only) starts at T1 and doubles up to T2 in Trying; in Proceeding it fires every T2
  * (§17.1.2.2). Timer F is 64*T1. Timer K is T4 over UDP, 0 over a reliable transport. Provisional responses all go
  * to the TU; a final response goes once, retransmissions of it are absorbed in Completed.
  *
@@ -67,6 +24,52 @@ public final class NonInviteClientTransaction extends ClientTransaction
         return false;
     }
 
+    /**
+     * Sends the request and enters Trying, the first state of RFC 3261 Figure 6:
+     *
+     * <pre>
+     *                                    |Request from TU
+     *                                    |send request
+     *                Timer E             V
+     *                send request  +-----------+
+     *                    +---------|           |-------------------+
+     *                    |         |  Trying   |  Timer F          |
+     *                    +-------->|           |  or Transport Err.|
+     *                              +-----------+  inform TU        |
+     *                 200-699         |  |                         |
+     *                 resp. to TU     |  |1xx                      |
+     *                 +---------------+  |resp. to TU              |
+     *                 |                  |                         |
+     *                 |   Timer E        V       Timer F           |
+     *                 |   send req +-----------+ or Transport Err. |
+     *                 |  +---------|           | inform TU         |
+     *                 |  |         |Proceeding |------------------>|
+     *                 |  +-------->|           |-----+             |
+     *                 |            +-----------+     |1xx          |
+     *                 |              |      ^        |resp to TU   |
+     *                 | 200-699      |      +--------+             |
+     *                 | resp. to TU  |                             |
+     *                 |              |                             |
+     *                 |              V                             |
+     *                 |            +-----------+                   |
+     *                 |            |           |                   |
+     *                 |            | Completed |                   |
+     *                 |            |           |                   |
+     *                 |            +-----------+                   |
+     *                 |              ^   |                         |
+     *                 |              |   | Timer K                 |
+     *                 +--------------+   | -                       |
+     *                                    |                         |
+     *                                    V                         |
+     *              NOTE:           +-----------+                   |
+     *                              |           |                   |
+     *          transitions         | Terminated|<------------------+
+     *          labeled with        |           |
+     *          the event           +-----------+
+     *          over the action
+     *          to take
+     * </pre>
+     */
     @Override
     void start()
     {

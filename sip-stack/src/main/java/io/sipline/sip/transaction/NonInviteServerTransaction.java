@@ -4,53 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.SipMessage;
 
 /**
- * The non-INVITE server transaction (RFC 3261 §17.2.2, Figure 8). CANCEL is one too, with its
- * {@link #cancelledInvite()} found by §9.2 matching.
+ * The non-INVITE server transaction (RFC 3261 §17.2.2, Figure 8; the state diagram is on {@link #start}). CANCEL is
+ * one too, with its {@link #cancelledInvite()} found by §9.2 matching.
  *
- * <pre>
- *                                   |Request received
- *                                   |pass to TU
- *                                   V
- *                             +-----------+
- *                             |           |
- *                             | Trying    |-------------+
- *                             |           |             |
- *                             +-----------+             |200-699 from TU
- *                                   |                   |send response
- *                                   |1xx from TU        |
- *                                   |send response      |
- *                                   |                   |
- *                Request            V      1xx from TU  |
- *                send response+-----------+send response|
- *                    +--------|           |--------+    |
- *                    |        | Proceeding|        |    |
- *                    +------->|           |<-------+    |
- *             +<--------------|           |             |
- *             |Trnsprt Err    +-----------+             |
- *             |Inform TU            |                   |
- *             |                     |                   |
- *             |                     |200-699 from TU    |
- *             |                     |send response      |
- *             |  Request            V                   |
- *             |  send response+-----------+             |
- *             |      +--------|           |             |
- *             |      |        | Completed |<------------+
- *             |      +------->|           |
- *             +<--------------|           |
- *             |Trnsprt Err    +-----------+
- *             |Inform TU            |
- *             |                     |Timer J fires
- *             |                     |-
- *             |                     |
- *             |                     V
- *             |               +-----------+
- *             |               |           |
- *             +-------------->| Terminated|
- *                             |           |
- *                             +-----------+
- * </pre>
- *
- * A retransmitted request is absorbed in Trying and re-sends the last response in Proceeding and Completed. Timer J
+ * <p>A retransmitted request is absorbed in Trying and re-sends the last response in Proceeding and Completed. Timer J
  * is 64*T1 over UDP and 0 over a reliable transport.
  *
  * <p>Not thread-safe; owned by one shard.
@@ -68,6 +25,52 @@ public final class NonInviteServerTransaction extends ServerTransaction
         return false;
     }
 
+    /**
+     * Enters Trying, the first state of RFC 3261 Figure 8:
+     *
+     * <pre>
+     *                                   |Request received
+     *                                   |pass to TU
+     *                                   V
+     *                             +-----------+
+     *                             |           |
+     *                             | Trying    |-------------+
+     *                             |           |             |
+     *                             +-----------+             |200-699 from TU
+     *                                   |                   |send response
+     *                                   |1xx from TU        |
+     *                                   |send response      |
+     *                                   |                   |
+     *                Request            V      1xx from TU  |
+     *                send response+-----------+send response|
+     *                    +--------|           |--------+    |
+     *                    |        | Proceeding|        |    |
+     *                    +------->|           |<-------+    |
+     *             +<--------------|           |             |
+     *             |Trnsprt Err    +-----------+             |
+     *             |Inform TU            |                   |
+     *             |                     |                   |
+     *             |                     |200-699 from TU    |
+     *             |                     |send response      |
+     *             |  Request            V                   |
+     *             |  send response+-----------+             |
+     *             |      +--------|           |             |
+     *             |      |        | Completed |<------------+
+     *             |      +------->|           |
+     *             +<--------------|           |
+     *             |Trnsprt Err    +-----------+
+     *             |Inform TU            |
+     *             |                     |Timer J fires
+     *             |                     |-
+     *             |                     |
+     *             |                     V
+     *             |               +-----------+
+     *             |               |           |
+     *             +-------------->| Terminated|
+     *                             |           |
+     *                             +-----------+
+     * </pre>
+     */
     @Override
     void start(final SipMessage request)
     {

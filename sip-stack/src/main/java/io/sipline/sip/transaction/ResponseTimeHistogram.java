@@ -6,27 +6,24 @@ import java.lang.invoke.VarHandle;
 /**
  * One shard's histogram of a server response time (see {@link InviteResponse}): fixed buckets fine enough to judge a
  * 5 ms p99 honestly, plus the sum, the largest time seen and the responses that could not be timed.
- *
  * <pre>
  *   upper bounds (le):  50 µs steps to 2 ms         (40 buckets: 0.05, 0.10, ... 2.00 ms)
  *                       250 µs steps to 10 ms       (32 buckets: 2.25, 2.50, ... 10.00 ms)
  *                       12.5, 15, 17.5, 20, 25, 30, 40, 50, 100, 200, 500 ms, 1, 2, 5, 10 s, +Inf
  *   slots (one long[]): | pad 8 | count per bucket (88, not cumulative) | sum ns | max ns | untimed | pad 8 |
  * </pre>
- *
  * A time falls in the first bucket whose upper bound is at least the time (Prometheus {@code le}); the bucket is
  * found by arithmetic in the two linear ranges and by a scan of fifteen bounds above 10 ms, so recording costs a few
  * instructions and three stores, and allocates nothing. The bounds between 10 and 50 ms are there because a p99 on a
  * loaded 2-core machine lands there, and "at most 20 ms" could not tell 10.5 ms from 19.9.
  *
- * <p><b>Memory model.</b> A single writer: the shard that owns the transaction layer. Each slot is written with a
- * plain read of the writer's own last value followed by an opaque store ({@link VarHandle#setOpaque}), as in
- * {@code io.sipline.sip.transport.MessageCounters}: every 64-bit value is atomic and eventually visible to a reader
- * on another thread, which uses {@code getOpaque}, with no lock and no fence on the shard. A scrape may see a bucket a
- * record ahead of the sum; {@link #count()} is the sum of the bucket counts read, so a scrape's buckets and count
- * always agree. The array is padded at both ends so that another shard's histogram never shares a cache line.
- *
- * <p>Writers ({@link #record}, {@link #recordUntimed}): the owning shard only. Readers: any thread.
+ * <p><b>Memory model.</b> A single writer ({@link #record}, {@link #recordUntimed}): the shard that owns the
+ * transaction layer. Each slot is written with a plain read of the writer's own last value followed by an opaque
+ * store ({@link VarHandle#setOpaque}), as in {@code io.sipline.sip.transport.MessageCounters}: every 64-bit value is
+ * atomic and eventually visible to a reader on any thread, which uses {@code getOpaque}, with no lock and no fence on
+ * the shard. A scrape may see a bucket a record ahead of the sum; {@link #count()} is the sum of the bucket counts
+ * read, so a scrape's buckets and count always agree. The array is padded at both ends so that another shard's
+ * histogram never shares a cache line.
  */
 public final class ResponseTimeHistogram
 {

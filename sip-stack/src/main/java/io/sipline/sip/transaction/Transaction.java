@@ -10,27 +10,15 @@ import io.sipline.sip.timer.TimerWheel;
 
 /**
  * What the four RFC 3261 §17 machines share: identity, state, the retained outbound message, two timer slots and
- * the matching key. Instances come from a per-shard pool in {@link TransactionLayer} and go back to it when they
- * terminate, so every field is reset for reuse and every array is kept across pool lifetimes.
- *
- * <p><b>The key.</b> The bytes that identify the transaction are copied out of the borrowed message into one
- * per-transaction byte array, as segments:
- *
- * <pre>
- *   key[]:  | branch | sent-by host | method (extension only) | R-URI | From tag | To tag | Call-ID | top Via | resp.
- * To tag |
- *   seg[]:  start,end of each segment (2 ints per segment); unused segments are empty
- * </pre>
- *
- * A transaction matched by an RFC 3261 branch (the magic cookie) uses the branch, sent-by and method; one created by
- * a request without the cookie uses the RFC 2543 fields (§17.2.3). The array grows only when a key is longer than
- * any before it on this object.
+ * the matching key ({@link #key}: branch, sent-by and method, or the RFC 2543 fields, §17.2.3). Instances come from a
+ * per-shard pool in {@link TransactionLayer} and go back to it when they terminate, so every field is reset for reuse
+ * and every array is kept across pool lifetimes. Key bytes are copied out of the borrowed message.
  *
  * <p><b>The outbound buffer.</b> {@code outbound} holds the one reference this transaction owns on the last message
  * it sent (request, response or ACK), for retransmission. It is released when replaced and when the transaction
- * terminates ({@link #releaseBuffers()}), never elsewhere; replacing it with
- * null is how a machine lets go of a message it will not send again (an INVITE client transaction at its 2xx, an
- * INVITE server transaction once its 2xx went out).
+ * terminates ({@link #releaseBuffers()}), never elsewhere; replacing it with null is how a machine lets go of a
+ * message it will not send again (an INVITE client transaction at its 2xx, an INVITE server transaction once its 2xx
+ * went out).
  *
  * <p><b>Threading.</b> Not thread-safe; owned by one shard.
  */
@@ -87,6 +75,7 @@ public abstract class Transaction
     InetSocketAddress local;
     /** True while the host name of {@link #responseTo} (a Via maddr, RFC 3261 §18.2.2) is being located. */
     boolean resolving;
+    /** The one reference this transaction owns on the last message it sent; see the class javadoc. */
     ByteBuf outbound;
     long retransmitTimerId = TimerWheel.NULL_TIMER_ID;
     long timeoutTimerId = TimerWheel.NULL_TIMER_ID;
@@ -104,6 +93,19 @@ public abstract class Transaction
     boolean legacy;
     int sentByPort;
     long cseq;
+    /**
+     * The bytes that identify the transaction, copied out of the borrowed message as segments; {@link #seg} holds
+     * start and end of each (unused segments are empty):
+     *
+     * <pre>
+     *   | branch | sent-by host | method (extension only) | R-URI | From tag | To tag | Call-ID | top Via |
+     *   | response To tag |
+     * </pre>
+     *
+     * A transaction matched by an RFC 3261 branch (the magic cookie) uses the branch, sent-by and method; one created
+     * by a request without the cookie uses the RFC 2543 fields (§17.2.3). The array grows only when a key is longer
+     * than any before it on this object.
+     */
     byte[] key = new byte[96];
     final int[] seg = new int[2 * SEGMENTS];
     int keyLength;

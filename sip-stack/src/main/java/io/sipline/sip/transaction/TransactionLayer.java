@@ -19,7 +19,6 @@ import io.sipline.sip.transport.ResponseAddress;
 /**
  * One shard's RFC 3261 §17 transaction layer: the facade between the transport below and the
  * {@link TransactionUser} (dialog layer, container) above.
- *
  * <pre>
  *   transport --onIncoming(msg, source, reliable)--> match (§17.1.3 / §17.2.3) --> machine --> TransactionUser
  *   TransactionUser --sendRequest(buf, dest, reliable)--> new client tx --> TransactionTransport.send

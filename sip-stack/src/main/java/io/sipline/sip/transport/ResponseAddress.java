@@ -7,7 +7,7 @@ import io.sipline.sip.message.ViaFlyweight;
 
 /**
  * Where a server sends a response over UDP: a pure function of the request's top Via and the address the request
- * came from (RFC 3261 §18.2.2 with RFC 3581 §4).
+ * came from (RFC 3261 §18.2.2 with RFC 3581 §4; why never the sent-by host: see {@link #select}).
  *
  * <pre>
  *  top Via of the request                       response goes to                        rule
@@ -18,17 +18,9 @@ import io.sipline.sip.message.ViaFlyweight;
  *  otherwise                                    source address : (sent-by port, else 5060)  RFC 3261 §18.2.2, 3rd case
  * </pre>
  *
- * <p>Why the source address and never the sent-by host: on receipt the server transport adds {@code received} with the
- * source address whenever sent-by differs from it (RFC 3261 §18.2.1), so "the address in received" of §18.2.2 is
- * always the source address, and when no {@code received} was needed sent-by already names that address. A
- * {@code received} that the client wrote itself is overwritten by the same rule, so it is ignored here; a {@code rport}
- * value the client wrote is likewise replaced by the source port (RFC 3581 §4). No DNS lookup is ever needed.
- *
- * <p>A {@code maddr} that names a host rather than an IP literal is returned as an <em>unresolved</em>
- * {@link InetSocketAddress} ({@link InetSocketAddress#isUnresolved()}) with the sent-by port: the transaction layer
- * has the shard's RFC 3263 locator find its address (A/AAAA, as for any host with a port, RFC 3263 §4.2) before the
- * response goes out. This function itself never asks DNS.
- * A sent-by port of 0 is not a port one can send to: the result is {@code null}, and the caller drops the response.
+ * <p>A {@code maddr} host name is returned as an <em>unresolved</em> {@link InetSocketAddress}: the transaction layer
+ * has the shard's RFC 3263 locator find its address (A/AAAA, RFC 3263 §4.2) before the response goes out; this
+ * function itself never asks DNS. A sent-by port of 0 gives {@code null}, and the caller drops the response.
  *
  * <p>Stateless; thread-safe. Allocates only when the destination differs from {@code source} (a new
  * {@link InetSocketAddress} for another port, or the parsed maddr).
@@ -44,6 +36,12 @@ public final class ResponseAddress
 
     /**
      * Picks the destination of a response sent over UDP.
+     *
+     * <p>Why the source address and never the sent-by host: on receipt the server transport adds {@code received}
+     * with the source address whenever sent-by differs from it (RFC 3261 §18.2.1), so "the address in received" of
+     * §18.2.2 is always the source address, and when no {@code received} was needed sent-by already names that
+     * address. A {@code received} that the client wrote itself is overwritten by the same rule, so it is ignored
+     * here; a {@code rport} value the client wrote is likewise replaced by the source port (RFC 3581 §4).
      *
      * @param topVia the request's top Via, wrapped and well formed (borrowed).
      * @param source the address and port the request came from (borrowed; returned as is when it is the answer).

@@ -16,27 +16,16 @@ import io.sipline.sip.message.ViaStamper;
 import io.sipline.sip.shard.ShardIds;
 
 /**
- * What the server answers before the container exists: a stateless UAS (RFC 3261 §8.2) that knows no application.
+ * What the server answers before the container exists: a stateless UAS (RFC 3261 §8.2) that knows no application:
+ * 200 to OPTIONS, 404 to an initial request, 481 to CANCEL or in-dialog requests, 483, the status of a malformed
+ * request's {@code ParseResult}; ACKs and responses are absorbed (the whole table is on {@link #onMessage}).
  *
- * <pre>
- *  what came in                                       answer
- *  -------------------------------------------------  ------------------------------------------------------------
- *  ACK                                                none: absorbed (an ACK is never answered, RFC 3261 §17.1.1.3)
- *  any request but OPTIONS with Max-Forwards: 0       483 Too Many Hops (RFC 3261 §16.3 item 3)
- *  OPTIONS                                            200 OK with Allow, Accept: application/sdp, Supported (§11.2)
- *  CANCEL                                             481 Call/Transaction Does Not Exist (no transaction, §9.2)
- *  a request with a To tag (in a dialog we lack)      481 Call/Transaction Does Not Exist (§12.2.2)
- *  any other request                                  404 No Application Deployed (JSR 289: no application matched)
- *  a malformed request with Via/From/To/Call-ID/CSeq  its ParseResult's status and reason (400 Bad CSeq, 505, ...)
- *  a malformed request without them, a malformed ACK  dropped (nothing to address an answer with)
- *  a response                                         dropped (no client transaction sent anything yet)
- * </pre>
- *
- * Every answer is built in a pooled direct buffer and sent where RFC 3261 §18.2.2 and RFC 3581 §4 say
- * ({@link ResponseAddress}). Its top Via is the request's, stamped as the server transport stamps it on receipt:
- * {@code received} with the source address when sent-by differs from it (RFC 3261 §18.2.1), and when the request
- * asked for {@code rport}, both {@code received} and {@code rport=<source port>} (RFC 3581 §4). Every answer but a
- * 100 carries a To tag when the request's To had none (§8.2.6.2).
+ * <p>Every answer is built in a pooled direct buffer, whose ownership passes to the shard's send (which sends or
+ * releases it), to where RFC 3261 §18.2.2 and RFC 3581 §4 say ({@link ResponseAddress}). Its top Via is the
+ * request's, stamped as the server transport stamps it on receipt: {@code received} with the source address when
+ * sent-by differs from it (RFC 3261 §18.2.1), and when the request asked for {@code rport}, both {@code received}
+ * and {@code rport=<source port>} (RFC 3581 §4). Every answer but a 100 carries a To tag when the request's To had
+ * none (§8.2.6.2). The request is borrowed for the call.
  *
  * <p>To tags come from the shard's {@link ShardIds} (marker, shard index, 52 random bits; seeded from
  * {@link SecureRandom} per shard and process), so they name their shard as every id the stack makes does, and are
@@ -87,6 +76,23 @@ public final class StatelessResponder implements SipMessageHandler
         return StatelessResponder::new;
     }
 
+    /**
+     * Answers as this table says:
+     *
+     * <pre>
+     *  what came in                                       answer
+     *  -------------------------------------------------  ------------------------------------------------------------
+     *  ACK                                                none: absorbed (an ACK is never answered, RFC 3261 §17.1.1.3)
+     *  any request but OPTIONS with Max-Forwards: 0       483 Too Many Hops (RFC 3261 §16.3 item 3)
+     *  OPTIONS                                            200 OK with Allow, Accept: application/sdp, Supported (§11.2)
+     *  CANCEL                                             481 Call/Transaction Does Not Exist (no transaction, §9.2)
+     *  a request with a To tag (in a dialog we lack)      481 Call/Transaction Does Not Exist (§12.2.2)
+     *  any other request                                  404 No Application Deployed (JSR 289: no application matched)
+     *  a malformed request with Via/From/To/Call-ID/CSeq  its ParseResult's status and reason (400 Bad CSeq, 505, ...)
+     *  a malformed request without them, a malformed ACK  dropped (nothing to address an answer with)
+     *  a response                                         dropped (no client transaction sent anything yet)
+     * </pre>
+     */
     @Override
     public boolean onMessage(final UdpShardSockets shard, final SipMessage message, final InetSocketAddress source)
     {

@@ -24,7 +24,6 @@ import io.netty.buffer.ByteBuf;
  * libc), with the kernel's receive timestamp of each datagram ({@code SO_TIMESTAMPNS}, socket(7), the time base of
  * {@link RealtimeClock}) and the senders' addresses cached for reuse ({@link #sender()}). {@link UdpShardReads} reads
  * a socket's duplicate descriptor ({@link #dup}) with it, in place of Netty's read, which allocates per datagram.
- *
  * <pre>
  * struct msghdr (56 bytes, LP64)            struct iovec (16 bytes)      struct cmsghdr + timespec (32 bytes)
  *   void  *msg_name        @0                 void  *iov_base  @0          size_t cmsg_len   = 32        @0
@@ -39,9 +38,8 @@ import io.netty.buffer.ByteBuf;
  * an IPv4 address. {@link #receivedAtNanos()} is 0 when the datagram came without a timestamp.
  *
  * <p>Buffers: the receive methods borrow the shard's direct buffer, writing the datagram at its start; nothing is
- * allocated per datagram (one reused {@code msghdr}, {@code iovec}, {@code sockaddr} and control buffer).
- *
- * <p>Available on Linux x86-64 and AArch64 ({@link #AVAILABLE}). Not thread-safe: one per shard, on its loop only.
+ * allocated per datagram (one reused {@code msghdr}, {@code iovec}, {@code sockaddr} and control buffer). Available
+ * on Linux x86-64 and AArch64 ({@link #AVAILABLE}). Not thread-safe: one per shard, on its loop only.
  */
 final class UdpRecvMsg
 {

@@ -23,7 +23,6 @@ import io.netty.buffer.ByteBuf;
  * its request arrived on (RFC 3261 §18.2.2, RFC 3581 §4). The recipient goes into one reused native {@code sockaddr},
  * the payload is read where it lies (the direct buffer's address, passed as a {@code long}), and no {@code errno} is
  * captured, so a call allocates nothing, unlike Netty's write of a {@code DatagramPacket}.
- *
  * <pre>
  * struct sockaddr_in  (16 bytes)            struct sockaddr_in6 (28 bytes)
  *   u16 sin_family  = AF_INET   @0 (host)     u16 sin6_family   = AF_INET6 @0 (host)
@@ -34,8 +33,8 @@ import io.netty.buffer.ByteBuf;
  * </pre>
  *
  * <p>Buffers: {@link #send} borrows the buffer (indexes and reference count untouched); the caller
- * ({@link UdpShardOutput}) releases it once sent, or hands it to Netty's write when {@code send} declined
- * (no memory address, IPv6 recipient on an IPv4 socket) or returned {@link #FAILED} ({@code EAGAIN} or an error).
+ * ({@link UdpShardOutput}) releases it once sent, or hands it to Netty's write when {@code send} declined (no memory
+ * address, IPv6 recipient on an IPv4 socket) or returned {@link #FAILED} ({@code EAGAIN} or an error).
  *
  * <p>Available on Linux x86-64 and AArch64 ({@link #AVAILABLE}). Not thread-safe: one per shard, on the loop that owns
  * the listening channels whose descriptors it writes to (so a descriptor cannot be closed under a call).

@@ -7,12 +7,28 @@ import java.nio.charset.StandardCharsets;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class SipMessageWriterTest
 {
+    /** A 2xx whose route set is p1, p2, p3 (§12.1.2: its Record-Route values in reverse order). */
+    private static final String OK_WITH_ROUTES = """
+        SIP/2.0 200 OK\r
+        Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK1;received=192.0.2.1\r
+        Record-Route: <sip:p3.example.com;lr>, <sip:p2.example.com;lr;transport=tcp>\r
+        Record-Route: <sip:p1.example.com;lr>;x=y\r
+        From: "Alice" <sip:alice@example.com>;tag=a1\r
+        To: <sip:bob@example.com>;tag=b2\r
+        Call-ID: c3@192.0.2.1\r
+        CSeq: 1 INVITE\r
+        Contact: "Bob" <sip:bob@192.0.2.4:5062;transport=udp>;expires=60\r
+        Content-Length: 0\r
+        \r
+        """;
+
     private final SipMessage request = new SipMessage();
     private final SipMessage result = new SipMessage();
     private ByteBuf out;
@@ -121,5 +137,88 @@ class SipMessageWriterTest
         assertEquals(SipMethod.OPTIONS, result.method());
         assertEquals("z9hG4bK00000000000004d2", result.topViaBranch());
         assertEquals(70, result.maxForwards());
+    }
+    @Test
+    void shouldBuildRequestInDialogOfA2xxPerRfc3261Section12211()
+    {
+        final byte[] ok = SipMessageParserTest.bytes(OK_WITH_ROUTES);
+        final SipMessage answer = new SipMessage();
+        assertEquals(ParseResult.OK, SipMessageParser.parseDatagram(ok, 0, ok.length, answer));
+
+        final int written = new SipMessageBuilder()
+            .startRequestInDialog(out, answer, "BYE", 2, "SIP/2.0/UDP 192.0.2.1:5060;rport;branch=z9hG4bK2")
+            .end(null, 0, 0);
+
+        final String expected = """
+            BYE sip:bob@192.0.2.4:5062;transport=udp SIP/2.0\r
+            Via: SIP/2.0/UDP 192.0.2.1:5060;rport;branch=z9hG4bK2\r
+            Route: <sip:p1.example.com;lr>;x=y, <sip:p2.example.com;lr;transport=tcp>, <sip:p3.example.com;lr>\r
+            Max-Forwards: 70\r
+            From: "Alice" <sip:alice@example.com>;tag=a1\r
+            To: <sip:bob@example.com>;tag=b2\r
+            Call-ID: c3@192.0.2.1\r
+            CSeq: 2 BYE\r
+            Content-Length: 0\r
+            \r
+            """;
+        assertEquals(expected, reparse());
+        assertEquals(expected.length(), written);
+    }
+
+    @Test
+    void shouldTakeTheToUriWhenA2xxHasNoContactNorRecordRoute()
+    {
+        final byte[] ok = SipMessageParserTest.bytes("""
+            SIP/2.0 200 OK\r
+            Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK1\r
+            From: <sip:alice@example.com>;tag=a1\r
+            To: "Bob" <sip:bob@example.com:5080>;tag=b2\r
+            Call-ID: c3\r
+            CSeq: 7 INVITE\r
+            Content-Length: 0\r
+            \r
+            """);
+        final SipMessage answer = new SipMessage();
+        assertEquals(ParseResult.OK, SipMessageParser.parseDatagram(ok, 0, ok.length, answer));
+
+        new SipMessageBuilder().startRequestInDialog(out, answer, "ACK", 7, "SIP/2.0/UDP h;branch=z9hG4bK3")
+            .end(null, 0, 0);
+
+        assertEquals("""
+            ACK sip:bob@example.com:5080 SIP/2.0\r
+            Via: SIP/2.0/UDP h;branch=z9hG4bK3\r
+            Max-Forwards: 70\r
+            From: <sip:alice@example.com>;tag=a1\r
+            To: "Bob" <sip:bob@example.com:5080>;tag=b2\r
+            Call-ID: c3\r
+            CSeq: 7 ACK\r
+            Content-Length: 0\r
+            \r
+            """, reparse());
+    }
+
+    @Test
+    void shouldBuildRequestInDialogWithoutAllocating()
+    {
+        final byte[] ok = SipMessageParserTest.bytes(OK_WITH_ROUTES);
+        final SipMessage answer = new SipMessage();
+        assertEquals(ParseResult.OK, SipMessageParser.parseDatagram(ok, 0, ok.length, answer));
+        final SipMessageBuilder builder = new SipMessageBuilder();
+        final ByteBuf heap = Unpooled.wrappedBuffer(new byte[4096]); // not leak-tracked: the tracker allocates
+        final StringBuilder via = new StringBuilder("SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK4");
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 20_000; i++)
+        {
+            heap.clear();
+            builder.startRequestInDialog(heap, answer, "BYE", 2, via).end(null, 0, 0);
+        }
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 1_000; i++)
+        {
+            heap.clear();
+            builder.startRequestInDialog(heap, answer, "BYE", 2, via).end(null, 0, 0);
+        }
+        assertEquals(0, threads.getCurrentThreadAllocatedBytes() - before);
     }
 }

@@ -16,30 +16,18 @@ import javax.servlet.sip.URI;
 /**
  * A back-to-back user agent (JSR 289 §12) that forwards each initial INVITE to the URI a subclass picks
  * ({@link #targetOf}), written against the standard API only. Two legs per call, linked by the {@link B2buaHelper}:
- * <ul>
- * <li>the initial INVITE is copied with {@link B2buaHelper#createRequest(SipServletRequest, boolean, java.util.Map)}
- * (linked, so non-system headers and the body come along), its Request-URI set to the target, and sent;</li>
- * <li>provisional (other than 100) and final responses come back to the caller through
- * {@link B2buaHelper#createResponseToOriginalRequest}, with their body; error responses too, including the 408 the
- * container makes when the callee never answers (RFC 3261 §17.1.1.2 Timer B);</li>
- * <li>the caller's ACK for a 2xx is answered by an ACK on the callee leg, made from the 2xx itself
- * ({@link SipServletResponse#createAck()}; RFC 3261 §13.2.2.4: the ACK for a 2xx is end to end);</li>
- * <li>a BYE from either side is answered 200 at once and a BYE is sent on the other leg;</li>
- * <li>a CANCEL from the caller: the container has answered it and the INVITE (487, JSR 289 §11.2.3), and the
- * callee leg is cancelled with {@link B2buaHelper#createCancel}; the callee's 487 then goes nowhere (the caller's
- * INVITE is already answered). A 2xx that crosses the CANCEL is acknowledged and hung up with a BYE;</li>
- * <li>any other request inside the dialog (re-INVITE, UPDATE, INFO, PRACK, ...) is relayed to the other leg, and
- * its responses back, through linked requests;</li>
- * <li>a 2xx (or tagged 1xx) of another dialog of the INVITE (a proxy beyond the callee leg forked it; JSR 289
- * §6.2.3.2 derived sessions) is relayed to the caller as a dialog of its own with
- * {@link B2buaHelper#createResponseToOriginalRequest} on the response's session, and that dialog's requests go
- * through like the first one's;</li>
- * <li>a reliable provisional response (RFC 3262: it carries RSeq) is relayed with
- * {@link SipServletResponse#sendReliably()} when the caller supports 100rel, so that the caller's PRACK is relayed
- * to the callee as above; else it is relayed as an ordinary one and acknowledged here with
- * {@link SipServletResponse#createPrack()}.</li>
- * </ul>
- * Threading: the container serializes the calls for one application session (JSR 289 §6.4.2.1 concurrency); the
+ * the INVITE is copied as a linked request ({@link #doInvite}); provisional (other than 100) and final responses go
+ * back to the caller with their body through {@link B2buaHelper#createResponseToOriginalRequest}; the caller's ACK
+ * for a 2xx becomes an ACK made from that 2xx ({@link #doAck}); a BYE is answered at once and sent on the other leg;
+ * a CANCEL cancels the callee leg ({@link #doCancel}); any other request inside the dialog is relayed, and its
+ * responses back, through linked requests.
+ *
+ * <p>A 2xx of another dialog of the INVITE (a proxy beyond the callee leg forked it; JSR 289 §6.2.3.2 derived
+ * sessions) is relayed to the caller as a dialog of its own ({@link #relayForked}). A reliable provisional response
+ * (RFC 3262) is relayed reliably when the caller supports 100rel, else as an ordinary one and acknowledged here with
+ * a PRACK ({@link #sendReliably}).
+ *
+ * <p>Threading: the container serializes the calls for one application session (JSR 289 §6.4.2.1 concurrency); the
  * servlet itself keeps no per-call state in fields.
  */
 public abstract class ForwardingServlet extends SipServlet
@@ -58,6 +46,10 @@ public abstract class ForwardingServlet extends SipServlet
      */
     protected abstract URI targetOf(SipServletRequest invite) throws ServletException, IOException;
 
+    /**
+     * An initial INVITE is copied with {@link B2buaHelper#createRequest(SipServletRequest, boolean, java.util.Map)}
+     * (linked, so non-system headers and the body come along), its Request-URI set to the target, and sent.
+     */
     @Override
     protected void doInvite(final SipServletRequest request) throws ServletException, IOException
     {
@@ -85,6 +77,10 @@ public abstract class ForwardingServlet extends SipServlet
         forward.send();
     }
 
+    /**
+     * The caller's ACK for a 2xx is answered by an ACK on the callee leg, made from the 2xx itself
+     * ({@link SipServletResponse#createAck()}; RFC 3261 §13.2.2.4: the ACK for a 2xx is end to end).
+     */
     @Override
     protected void doAck(final SipServletRequest ack) throws ServletException, IOException
     {
@@ -104,6 +100,7 @@ public abstract class ForwardingServlet extends SipServlet
         forward.send();
     }
 
+    /** A BYE from either side is answered 200 at once and a BYE is sent on the other leg. */
     @Override
     protected void doBye(final SipServletRequest bye) throws ServletException, IOException
     {
@@ -115,6 +112,11 @@ public abstract class ForwardingServlet extends SipServlet
         }
     }
 
+    /**
+     * The container has answered the CANCEL and the INVITE (487, JSR 289 §11.2.3); the callee leg is cancelled with
+     * {@link B2buaHelper#createCancel}, and the callee's 487 then goes nowhere (the caller's INVITE is already
+     * answered). A 2xx that crosses the CANCEL is acknowledged and hung up with a BYE ({@link #relayResponse}).
+     */
     @Override
     protected void doCancel(final SipServletRequest cancel) throws ServletException, IOException
     {
@@ -134,6 +136,7 @@ public abstract class ForwardingServlet extends SipServlet
         }
     }
 
+    /** Any other request inside the dialog (re-INVITE, UPDATE, INFO, PRACK, ...) is relayed to the other leg. */
     @Override
     protected void doRequest(final SipServletRequest request) throws ServletException, IOException
     {
@@ -169,6 +172,7 @@ public abstract class ForwardingServlet extends SipServlet
         relayResponse(response);
     }
 
+    /** Error responses go back too, including the 408 the container makes for Timer B (RFC 3261 §17.1.1.2). */
     @Override
     protected void doErrorResponse(final SipServletResponse response) throws ServletException, IOException
     {

@@ -34,7 +34,6 @@ import io.sipline.sip.message.SipUriFlyweight;
  * RFC 3263 §4 next-hop location for one shard: from a SIP or SIPS URI's host, port and transport parameter to the
  * ordered list of {@link SipTarget}s to try, with Netty's DNS client ({@link DnsNameResolver#query}) on the shard's
  * own event loop and a TTL-respecting cache of every answer ({@link DnsCache}).
- *
  * <pre>
  *  host is an IP literal            no DNS: transport = param, else UDP (sip) / TLS (sips); port = given, else default
  *  port given                       A + AAAA of host, that port                                   (§4.1, §4.2)
@@ -46,14 +45,12 @@ import io.sipline.sip.message.SipUriFlyweight;
  *  SRV answers                      by priority, then weighted random within a priority (RFC 2782), each target's
  *                                   A + AAAA records in that order
  * </pre>
- *
  * A query that fails (timeout, server failure) counts as an empty answer for that step and is not cached; an empty
  * answer is cached for the negative TTL (RFC 2308 §5: the SOA's minimum, capped by its TTL, else
  * {@link #NEGATIVE_TTL_DEFAULT_SECONDS}).
  *
- * <p><b>Threading.</b> Owned by one shard: {@link #locate} and the callbacks run on that shard's event loop (the
- * resolver's loop). Not thread-safe. <b>Allocation:</b> a lookup allocates (lists, futures, strings); a location is
- * made per new destination, not per message: the caller keeps the targets for as long as it sends there.
+ * <p>Not thread-safe; owned by one shard: {@link #locate} and the callbacks run on its event loop (the resolver's).
+ * A lookup allocates (lists, futures, strings), per new destination, not per message: the caller keeps the targets.
  */
 public final class SipLocator implements AutoCloseable
 {

@@ -28,16 +28,12 @@ import io.netty.util.NetUtil;
  * peer host ({@link TcpShardConnections#flowTo(java.net.InetSocketAddress, boolean, byte[], int, int)} passes it to
  * {@code SslContext.newHandler}), so one context serves every connection.
  *
- * <p><b>Identities</b> (RFC 5922 §7.1), in this order, the first kind present being the only one used:
- * <ol>
- *   <li>subjectAltName URI values with the scheme {@code sip} and no user part (no {@code @}): their host part;</li>
- *   <li>else subjectAltName DNS names;</li>
- *   <li>else, only when the certificate has no subjectAltName extension at all, the subject's CN.</li>
- * </ol>
- * <b>Comparison</b> (§7.2): the whole DNS name, ASCII case-insensitive (RFC 4343); no suffix match and no wildcard
+ * <p><b>Identities</b> (RFC 5922 §7.1), in this order, the first kind present being the only one used: subjectAltName
+ * URI values with the scheme {@code sip} and no user part (no {@code @}), their host part; else subjectAltName DNS
+ * names; else, only when the certificate has no subjectAltName extension at all, the subject's CN. <b>Comparison</b>
+ * (§7.2): the whole DNS name, ASCII case-insensitive (RFC 4343); no suffix match and no wildcard
  * ({@code *.example.com} matches only itself). A domain that is an IP literal (a {@code sips:} URI with a numeric
- * host, which RFC 5922 does not cover) matches a subjectAltName iPAddress of the same address, as RFC 2818 §3.1 has
- * it for HTTPS.
+ * host, which RFC 5922 does not cover) matches a subjectAltName iPAddress of the same address (RFC 2818 §3.1).
  *
  * <p><b>On a mismatch</b> one log line names the domain, the server's port and the identities the certificate holds,
  * and the handshake fails with a {@link CertificateException}: no SIP byte is sent on the connection, the connection

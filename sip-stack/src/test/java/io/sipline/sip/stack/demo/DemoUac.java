@@ -139,12 +139,12 @@ public final class DemoUac implements SipListener
                 stats.failed.incrementAndGet(); // the transaction ACKs a non-2xx itself (§17.1.1.3)
                 return;
             }
-            sendInDialog(shard, response, "ACK", "1 ACK", false); // every 2xx gets its ACK (RFC 6026 §8.4)
+            sendInDialog(shard, response, "ACK", 1, false); // every 2xx gets its ACK (RFC 6026 §8.4)
             if (null != c && !c.byeSent)
             {
                 c.byeSent = true;
                 stats.answered.incrementAndGet();
-                sendInDialog(shard, response, "BYE", "2 BYE", true);
+                sendInDialog(shard, response, "BYE", 2, true);
             }
         }
         else if (tx.method() == SipMethod.BYE)
@@ -160,21 +160,14 @@ public final class DemoUac implements SipListener
         }
     }
 
-    /** ACK or BYE from the 2xx's From, To (with the remote tag) and Call-ID (§12.2.1.1, route set empty here). */
-    private void sendInDialog(final StackShard shard, final SipMessage ok, final String method, final String cseq,
+    /** ACK or BYE inside the dialog of the 2xx (RFC 3261 §12.2.1.1). */
+    private void sendInDialog(final StackShard shard, final SipMessage ok, final String method, final long cseq,
         final boolean stateful)
     {
         via.setLength(0);
         shard.ids().appendBranch(via.append(viaPrefix));
         final ByteBuf out = shard.allocate(512);
-        shard.builder().startRequest(out, method, uri)
-            .header(HeaderName.VIA, via)
-            .header(HeaderName.MAX_FORWARDS, 70)
-            .copyHeaderLines(ok, HeaderName.FROM)
-            .copyHeaderLines(ok, HeaderName.TO)
-            .copyHeaderLines(ok, HeaderName.CALL_ID)
-            .header(HeaderName.CSEQ, cseq)
-            .end(null, 0, 0);
+        shard.builder().startRequestInDialog(out, ok, method, cseq, via).end(null, 0, 0);
         if (stateful)
         {
             if (null == shard.sendRequest(out, target))
