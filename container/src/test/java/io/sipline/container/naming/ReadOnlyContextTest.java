@@ -142,6 +142,27 @@ class ReadOnlyContextTest
     }
 
     @Test
+    void shouldFindTheApplicationByTheClassesOnTheStackWithoutItsContextClassLoader() throws Exception
+    {
+        // this test's classes play an application's: a callback on a thread whose context class loader is not set
+        try (ApplicationNaming own = TestBindings.start("caller", ReadOnlyContextTest.class.getClassLoader()))
+        {
+            final Thread thread = Thread.currentThread();
+            final ClassLoader previous = thread.getContextClassLoader();
+            thread.setContextClassLoader(ClassLoader.getPlatformClassLoader());
+            try
+            {
+                assertSame(own.bindings().value("sip/caller/SipFactory"),
+                    new InitialContext().lookup("java:comp/env/sip/caller/SipFactory"));
+            }
+            finally
+            {
+                thread.setContextClassLoader(previous);
+            }
+        }
+    }
+
+    @Test
     void shouldWithdrawTheNamesWhenTheApplicationStops() throws Exception
     {
         naming.close();
