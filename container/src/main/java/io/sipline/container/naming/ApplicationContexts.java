@@ -2,7 +2,6 @@ package io.sipline.container.naming;
 
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -60,11 +59,5 @@ final class ApplicationContexts
             .filter(Objects::nonNull)
             .findFirst())
             .orElse(null);
-    }
-
-    /** @return the names registered for exactly this loader, for tests and diagnostics. */
-    static Optional<NamingBindings> of(final ClassLoader loader)
-    {
-        return Optional.ofNullable(BY_LOADER.get(loader));
     }
 }
