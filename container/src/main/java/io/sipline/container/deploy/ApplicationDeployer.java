@@ -19,8 +19,9 @@ import javax.servlet.sip.SipServlet;
  * ({@link DeploymentDescriptors#load}), builds its {@link ApplicationClassLoader}, loads every servlet and listener
  * class it names, checks each servlet extends {@link SipServlet} (JSR 289 §2.1) and each listener is an
  * {@link EventListener} (JSR 289 §10.2: every SIP and servlet listener interface extends it), and constructs one
- * instance of each through its public no-argument constructor (Servlet 3.1 §2.3.1). Nothing else is called on the
- * instances: {@code init(ServletConfig)} needs the {@code ServletContext}, which dispatch provides later.
+ * instance of each through its public no-argument constructor (Servlet 3.1 §2.3.1), with the application's loader
+ * as the thread's context class loader. Nothing else is called on the instances: {@code @Resource} injection and
+ * {@code init(ServletConfig)} need the {@code SipFactory} and {@code ServletContext}, which dispatch provides later.
  * <p>
  * Every failure is one {@link DeploymentException} with a one-line message naming the file, the line or class, and
  * why, e.g. {@code app.war!/WEB-INF/sip.xml:12: servlet 'proxy': class com.x.Foo not found} or
@@ -73,6 +74,9 @@ public final class ApplicationDeployer
             closeAfterFailure(loader, ex); // the archive failed to close after the loader was built
             throw ex;
         }
+        final Thread thread = Thread.currentThread();
+        final ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader); // static initialisers and constructors are application code
         try
         {
             final Map<String, SipServlet> servlets = new LinkedHashMap<>();
@@ -107,6 +111,10 @@ public final class ApplicationDeployer
         {
             closeAfterFailure(loader, ex);
             throw ex;
+        }
+        finally
+        {
+            thread.setContextClassLoader(previous);
         }
     }
 

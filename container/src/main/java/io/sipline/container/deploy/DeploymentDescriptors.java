@@ -5,6 +5,8 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 
+import io.sipline.container.naming.EnvEntry;
+
 /**
  * Builds the final deployment model of an application: reads {@code WEB-INF/sip.xml}, scans the annotations (unless
  * the descriptor says {@code metadata-complete="true"}), merges the two and checks the result.
@@ -21,7 +23,9 @@ import java.util.Set;
  *   <li>servlet selection: sip.xml's {@code main-servlet} or mappings; else {@code @SipApplication(mainServlet)};
  *       else, when the application (not a 1.0 descriptor) has exactly one servlet, that servlet;</li>
  *   <li>an annotation whose {@code applicationName} names another application is an error, as is a second
- *       {@code @SipApplicationKey}.</li>
+ *       {@code @SipApplicationKey};</li>
+ *   <li>env entries: sip.xml's, then those of {@code WEB-INF/web.xml} (a converged application's) whose names sip.xml
+ *       does not declare.</li>
  * </ul>
  * <p>
  * Threading: stateless; safe from any thread.
@@ -53,7 +57,19 @@ public final class DeploymentDescriptors
             throw new DeploymentException(archive.path().toString(), "not a SIP application: no "
                 + ApplicationArchive.SIP_XML + " and no class annotated with @SipApplication or @SipServlet");
         }
-        return merge(descriptor, annotations, archive.baseName(), archive.path().toString());
+        final SipApplicationDescriptor merged =
+            merge(descriptor, annotations, archive.baseName(), archive.path().toString());
+        final Optional<byte[]> webXml = archive.read(EnvEntryReader.WEB_XML);
+        if (webXml.isEmpty())
+        {
+            return merged;
+        }
+        final SipApplicationDescriptor.Builder builder = merged.toBuilder();
+        for (final EnvEntry entry : EnvEntryReader.readWebXml(webXml.get(), archive.describe(EnvEntryReader.WEB_XML)))
+        {
+            builder.addEnvEntryIfAbsent(entry); // one name in both descriptors: sip.xml's value wins
+        }
+        return builder.build();
     }
 
     /**

@@ -9,6 +9,8 @@ import java.util.Map;
 
 import javax.servlet.sip.SipServletRequest;
 
+import io.sipline.container.naming.EnvEntry;
+
 /**
  * The deployment model of one SIP application: what {@code WEB-INF/sip.xml} declares, possibly merged with the
  * annotations of its classes ({@link DeploymentDescriptors#merge}).
@@ -29,6 +31,7 @@ public final class SipApplicationDescriptor
     private final boolean distributable;
     private final boolean metadataComplete;
     private final Map<String, String> contextParams;
+    private final Map<String, EnvEntry> envEntries;
     private final List<ListenerDefinition> listeners;
     private final Map<String, ServletDefinition> servlets;
     private final String mainServlet;
@@ -51,6 +54,7 @@ public final class SipApplicationDescriptor
         distributable = builder.distributable;
         metadataComplete = builder.metadataComplete;
         contextParams = Descriptors.freeze(builder.contextParams);
+        envEntries = Descriptors.freeze(builder.envEntries);
         listeners = List.copyOf(builder.listeners);
         servlets = Descriptors.freeze(builder.servlets);
         mainServlet = builder.mainServlet;
@@ -91,6 +95,7 @@ public final class SipApplicationDescriptor
             .loginConfig(loginConfig)
             .applicationKey(applicationKey);
         builder.contextParams.putAll(contextParams);
+        builder.envEntries.putAll(envEntries);
         builder.listeners.addAll(listeners);
         builder.servlets.putAll(servlets);
         builder.mappings.addAll(mappings);
@@ -225,6 +230,15 @@ public final class SipApplicationDescriptor
     }
 
     /**
+     * @return the {@code env-entry} values of sip.xml and web.xml by name (relative to {@code java:comp/env}), in
+     *         declaration order.
+     */
+    public Map<String, EnvEntry> envEntries()
+    {
+        return envEntries;
+    }
+
+    /**
      * @return the listeners, in declaration order (descriptor first, then annotations).
      */
     public List<ListenerDefinition> listeners()
@@ -328,6 +342,7 @@ public final class SipApplicationDescriptor
         private boolean distributable;
         private boolean metadataComplete;
         private final Map<String, String> contextParams = new LinkedHashMap<>();
+        private final Map<String, EnvEntry> envEntries = new LinkedHashMap<>();
         private final List<ListenerDefinition> listeners = new ArrayList<>();
         private final Map<String, ServletDefinition> servlets = new LinkedHashMap<>();
         private String mainServlet;
@@ -422,6 +437,24 @@ public final class SipApplicationDescriptor
         public String putContextParam(final String name, final String value)
         {
             return contextParams.put(name, value);
+        }
+
+        /**
+         * @param entry an {@code env-entry}.
+         * @return the previous entry of that name, or {@code null}.
+         */
+        public EnvEntry putEnvEntry(final EnvEntry entry)
+        {
+            return envEntries.put(entry.name(), entry);
+        }
+
+        /**
+         * @param entry an {@code env-entry}, kept only when none of that name is declared yet.
+         * @return whether it was kept.
+         */
+        public boolean addEnvEntryIfAbsent(final EnvEntry entry)
+        {
+            return null == envEntries.putIfAbsent(entry.name(), entry);
         }
 
         /**

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.sipline.container.naming.EnvEntry;
+
 /**
  * Reads {@code WEB-INF/sip.xml} into a {@link SipApplicationDescriptor}.
  * <p>
@@ -17,7 +19,8 @@ import java.util.Set;
  * the borrowed elements in {@value #JAVAEE_NAMESPACE} or, as many tools write them, in the SIP namespace too), the
  * 1.0 DTD form (no namespace, DOCTYPE {@value #DTD_1_0_PUBLIC_ID}) and the un-namespaced form older tools write.
  * Elements are matched by local name within those namespaces; elements of other namespaces (vendor extensions) and
- * elements this container does not model ({@code resource-ref}, {@code env-entry}, icons...) are skipped.
+ * elements this container does not model ({@code resource-ref}, icons...) are skipped; {@code env-entry} values are
+ * read by {@link EnvEntryReader}.
  * <p>
  * What is checked here, each failure a {@link DeploymentException} with the file and line: well-formed XML (parsed
  * without DTD processing or any external fetch, see {@link SecureXml}); the root is {@code <sip-app>}; every servlet
@@ -156,9 +159,10 @@ public final class SipXmlReader
                 case "security-constraint" -> builder.addSecurityConstraint(securityConstraint(element));
                 case "login-config" -> loginConfig(element);
                 case "security-role" -> builder.addSecurityRole(requiredText(element, "role-name"));
+                case "env-entry" -> envEntry(element);
                 default ->
                 {
-                    // icon, resource-ref, env-entry, ejb-ref, message-destination...: not modelled
+                    // icon, resource-ref, ejb-ref, message-destination...: not modelled
                 }
             }
         }
@@ -170,6 +174,15 @@ public final class SipXmlReader
             if (null != builder.putContextParam(name, value))
             {
                 throw error(element, "context-param '" + name + "' is declared twice");
+            }
+        }
+
+        private void envEntry(final XmlElement element) throws DeploymentException
+        {
+            final EnvEntry entry = EnvEntryReader.read(element, source);
+            if (null != builder.putEnvEntry(entry))
+            {
+                throw error(element, "env-entry '" + entry.name() + "' is declared twice");
             }
         }
 

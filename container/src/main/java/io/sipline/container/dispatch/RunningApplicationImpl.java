@@ -25,6 +25,8 @@ import io.sipline.container.deploy.DeploymentException;
 import io.sipline.container.deploy.ServletDefinition;
 import io.sipline.container.factory.B2buaHelperImpl;
 import io.sipline.container.factory.SipFactoryImpl;
+import io.sipline.container.naming.ApplicationNaming;
+import io.sipline.container.naming.InjectionException;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestClient;
 import io.sipline.container.api.ReliableProvisionals;
@@ -36,6 +38,8 @@ import io.sipline.container.api.TimerServiceImpl;
  * One application while it runs: its deployed model plus what dispatch needs — the servlet context with the
  * {@code SipFactory}, {@code TimerService} and {@code SipSessionsUtil} attributes (JSR 289 §4.1), its servlets
  * initialised ({@link #start}), its listeners by type, its {@code @SipApplicationKey} method, and its threading mode.
+ * The same three objects are its {@code java:comp/env/sip/<app-name>/...} names and its {@code @Resource} values
+ * ({@link ApplicationNaming}, JSR 289 §18), published and injected when it starts, withdrawn when it stops.
  * <p>
  * Threading: started and stopped on the deploying thread; read by every shard afterwards (immutable then).
  */
@@ -51,6 +55,9 @@ public final class RunningApplicationImpl implements RunningApplication
     private final DeployedApplication deployed;
     private final ServletContextImpl context;
     private final SipFactoryImpl factory;
+    private final TimerServiceImpl timerService = new TimerServiceImpl();
+    private final SipSessionsUtilImpl sessionsUtil;
+    private ApplicationNaming naming;
     private final Map<Class<?>, List<?>> listenersByType = new ConcurrentHashMap<>();
     private final String defaultServlet;
     private final int sessionTimeoutMinutes;
@@ -67,24 +74,26 @@ public final class RunningApplicationImpl implements RunningApplication
         this.digestClient = registry.digestClient();
         this.context = new ServletContextImpl(this, deployed.descriptor().contextParams());
         this.factory = new SipFactoryImpl(this, registry);
+        this.sessionsUtil = new SipSessionsUtilImpl(registry, deployed.name());
         final String main = deployed.descriptor().mainServlet();
         this.defaultServlet = null != main ? main
             : deployed.servlets().isEmpty() ? null : deployed.servlets().keySet().iterator().next();
         final Integer minutes = deployed.descriptor().sessionTimeoutMinutes();
         this.sessionTimeoutMinutes = null == minutes ? SipApplicationSessionImpl.DEFAULT_TIMEOUT_MINUTES : minutes;
         context.setAttribute(SipServlet.SIP_FACTORY, factory);
-        context.setAttribute(SipServlet.TIMER_SERVICE, new TimerServiceImpl());
-        context.setAttribute(SipServlet.SIP_SESSIONS_UTIL, new SipSessionsUtilImpl(registry, deployed.name()));
+        context.setAttribute(SipServlet.TIMER_SERVICE, timerService);
+        context.setAttribute(SipServlet.SIP_SESSIONS_UTIL, sessionsUtil);
         context.setAttribute(SipServlet.SUPPORTED, List.of(ReliableProvisionals.OPTION_TAG));
         context.setAttribute(SipServlet.SUPPORTED_RFCs, List.of("3261", "3262", "3263", "3581", "6026"));
         context.setAttribute(PRACK_SUPPORTED, Boolean.TRUE); // JSR 289 §5.7.1: sendReliably works
     }
 
     /**
-     * Servlet 3.1 §4.4 / JSR 289 §18.3: context listeners, then each servlet's {@code init} with its config, each
-     * followed by {@code SipServletListener.servletInitialized}.
+     * Servlet 3.1 §4.4 / JSR 289 §18.3: the application's {@code java:comp/env} published and its listeners' and
+     * servlets' {@code @Resource} members injected, then context listeners, then each servlet's {@code init} with
+     * its config, each followed by {@code SipServletListener.servletInitialized}.
      *
-     * @throws DeploymentException naming the servlet or listener that failed.
+     * @throws DeploymentException naming the servlet or listener that failed, or the member that cannot be injected.
      */
     void start() throws DeploymentException
     {
@@ -94,37 +103,16 @@ public final class RunningApplicationImpl implements RunningApplication
         thread.setContextClassLoader(deployed.classLoader());
         try
         {
-            resolveKeyMethod(source);
-            for (final ServletContextListener l : listeners(ServletContextListener.class))
+            publishNaming(source);
+            startApplication(source);
+        }
+        catch (final DeploymentException | RuntimeException | Error e)
+        {
+            if (null != naming)
             {
-                try
-                {
-                    l.contextInitialized(new ServletContextEvent(context));
-                }
-                catch (final RuntimeException e)
-                {
-                    throw new DeploymentException(source, DeploymentException.NO_LINE, "listener "
-                        + l.getClass().getName() + " failed in contextInitialized: " + e, e);
-                }
+                naming.close(); // a refused application leaves no names behind
             }
-            for (final Map.Entry<String, SipServlet> e : deployed.servlets().entrySet())
-            {
-                final ServletDefinition definition = deployed.descriptor().servlets().get(e.getKey());
-                final Map<String, String> params = null == definition ? Map.of() : definition.initParams();
-                try
-                {
-                    e.getValue().init(new ServletConfigImpl(e.getKey(), params, context));
-                    for (final SipServletListener l : listeners(SipServletListener.class))
-                    {
-                        l.servletInitialized(new SipServletContextEvent(context, e.getValue()));
-                    }
-                }
-                catch (final ServletException | RuntimeException ex)
-                {
-                    throw new DeploymentException(source, DeploymentException.NO_LINE, "servlet " + e.getKey() + " ("
-                        + e.getValue().getClass().getName() + ") failed in init: " + ex, ex);
-                }
-            }
+            throw e;
         }
         finally
         {
@@ -132,7 +120,74 @@ public final class RunningApplicationImpl implements RunningApplication
         }
     }
 
-    /** Servlets' {@code destroy}, then context listeners' {@code contextDestroyed}; errors are logged, not thrown. */
+    /** The names and injections of JSR 289 §18, before any application code runs. */
+    private void publishNaming(final String source) throws DeploymentException
+    {
+        try
+        {
+            naming = ApplicationNaming.start(deployed.name(), deployed.classLoader(), factory, timerService,
+                sessionsUtil, deployed.descriptor().envEntries().values());
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new DeploymentException(source, DeploymentException.NO_LINE, e.getMessage(), e);
+        }
+        try
+        {
+            for (final EventListener l : deployed.listeners())
+            {
+                naming.inject(l);
+            }
+            for (final SipServlet servlet : deployed.servlets().values())
+            {
+                naming.inject(servlet);
+            }
+        }
+        catch (final InjectionException e)
+        {
+            throw new DeploymentException(source, DeploymentException.NO_LINE, e.getMessage(), e);
+        }
+    }
+
+    private void startApplication(final String source) throws DeploymentException
+    {
+        resolveKeyMethod(source);
+        for (final ServletContextListener l : listeners(ServletContextListener.class))
+        {
+            try
+            {
+                l.contextInitialized(new ServletContextEvent(context));
+            }
+            catch (final RuntimeException e)
+            {
+                throw new DeploymentException(source, DeploymentException.NO_LINE, "listener "
+                    + l.getClass().getName() + " failed in contextInitialized: " + e, e);
+            }
+        }
+        for (final Map.Entry<String, SipServlet> e : deployed.servlets().entrySet())
+        {
+            final ServletDefinition definition = deployed.descriptor().servlets().get(e.getKey());
+            final Map<String, String> params = null == definition ? Map.of() : definition.initParams();
+            try
+            {
+                e.getValue().init(new ServletConfigImpl(e.getKey(), params, context));
+                for (final SipServletListener l : listeners(SipServletListener.class))
+                {
+                    l.servletInitialized(new SipServletContextEvent(context, e.getValue()));
+                }
+            }
+            catch (final ServletException | RuntimeException ex)
+            {
+                throw new DeploymentException(source, DeploymentException.NO_LINE, "servlet " + e.getKey() + " ("
+                    + e.getValue().getClass().getName() + ") failed in init: " + ex, ex);
+            }
+        }
+    }
+
+    /**
+     * Servlets' {@code destroy}, then context listeners' {@code contextDestroyed}, then the application's names
+     * withdrawn; errors are logged, not thrown.
+     */
     void stop()
     {
         final Thread thread = Thread.currentThread();
@@ -166,6 +221,10 @@ public final class RunningApplicationImpl implements RunningApplication
         finally
         {
             thread.setContextClassLoader(previous);
+            if (null != naming)
+            {
+                naming.close(); // after the last callback that may look a name up
+            }
         }
     }
 

@@ -89,7 +89,8 @@ final class TestApplications
     private static String apiClassPath()
     {
         return jarOf(javax.servlet.sip.SipServlet.class) + java.io.File.pathSeparator
-            + jarOf(javax.servlet.ServletException.class);
+            + jarOf(javax.servlet.ServletException.class) + java.io.File.pathSeparator
+            + jarOf(javax.annotation.Resource.class);
     }
 
     private static String jarOf(final Class<?> type)
