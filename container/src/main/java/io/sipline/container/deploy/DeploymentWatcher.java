@@ -27,32 +27,22 @@ import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 /**
- * Deploys what {@code --deploy} names and keeps watched folders in step with their contents: each
- * {@code .war} file or exploded application directory named directly is deployed once at {@link #start()}; every
- * other directory is a folder whose {@code .war}/{@code .sar} files and exploded applications (directories with a
- * {@code WEB-INF}) are deployed, redeployed when replaced, and undeployed when deleted, while the other applications
- * keep serving.
+ * Deploys what {@code --deploy} names and keeps watched folders in step with their contents: a {@code .war} file or
+ * exploded application named directly is deployed once at {@link #start()}; any other directory is a folder whose
+ * {@code .war}/{@code .sar} files and exploded applications (directories with a {@code WEB-INF}) are deployed,
+ * redeployed when replaced and undeployed when deleted, while the other applications keep serving.
  * <p>
- * <b>Half-written files.</b> A file in a watched folder is deployed only once it has stopped changing: its signature
- * (size and modification time; for an exploded directory the file count, total size and newest modification time of
- * its tree) must be the same in two scans at least {@code quiet} apart, so a WAR still being copied is never opened.
- * At {@link #start()} alone, a file whose modification time is already {@code quiet} in the past is taken as
- * complete, so that the applications present at start are serving before the server says it is ready.
+ * A file in a watched folder is deployed once it has stopped changing (the same size and modification time, of its
+ * tree for an exploded directory, in two scans at least {@code quiet} apart, or already {@code quiet} old at
+ * {@link #start()}; {@link #signatureOrNull}), so a WAR still being copied is never opened. A replaced file is
+ * loaded first and the old version keeps serving until the new one has loaded, or for good when it cannot. Every
+ * outcome is one line on the console ({@code sipline: deployed NAME ...} or {@code sipline: cannot deploy FILE...:
+ * reason}), a failure once per version of the file.
  * <p>
- * <b>Each deployment</b> goes through {@link ApplicationDeployer#deploy(Path)}, then
- * {@link DeploymentListener#onDeployed}; then one line {@code sipline: deployed NAME (servlets A, B) from SOURCE}.
- * A replaced file is loaded first; when the new version loads, the old one goes to
- * {@link DeploymentListener#onUndeployed} and is closed, then the new one to {@code onDeployed}. When the new
- * version cannot be deployed the old one keeps serving. Any failure is one line
- * {@code sipline: cannot deploy FILE...: reason} on the error stream (the {@link DeploymentException} names the
- * file, line or class), printed once per version of the file: a broken file is tried again only when it changes.
- * <p>
- * <b>Threading.</b> {@link #start()} runs on the caller's thread (the main thread); afterwards, when there is a
- * folder to watch, one platform thread named {@value #THREAD_NAME} waits on a {@link WatchService} (so a change is
- * seen at once) and rescans every {@code poll} interval (so the second look at a file being copied happens even when
- * no event comes, and changes deep inside exploded directories are seen). Every deployment and every listener call
- * happens on that thread (or the closing thread at {@link #close()}), never on a shard; nothing thrown by the
- * deployer or the listener ends the thread. {@link #applications()} may be read from any thread.
+ * Threading: {@link #start()} runs on the caller's thread; afterwards one platform thread named
+ * {@value #THREAD_NAME} waits on a {@link WatchService} and rescans every {@code poll} interval. Every deployment
+ * and listener call happens on that thread (or the closing one), never on a shard; nothing thrown by the deployer
+ * or the listener ends it. {@link #applications()} may be read from any thread.
  */
 public final class DeploymentWatcher implements AutoCloseable
 {

@@ -5,46 +5,24 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
 
 /**
- * RFC 3261 §12 on one shard: creates dialogs from requests and responses, keeps their state as messages pass, ends
- * them, and hands terminated records back to the {@link DialogPool}. The transaction user (the container) calls it on
- * each event; it sends nothing itself: it answers with values ({@link InDialogResult}, the dialog, null) and tells
- * the {@link DialogListener} when a dialog ends.
- *
- * <pre>
- *   UAS (we answer the creating request)          UAC (we sent it)
- *   ------------------------------------          ----------------
- *   createUas(INVITE, tag, 180|200)  §12.1.1      onUacResponse(INVITE, 180 tag=a)  -> early dialog a  §12.1.2
- *   onUasResponse(d, INVITE, 200)    confirm      onUacResponse(INVITE, 180 tag=b)  -> early dialog b (a fork)
- *   onUasResponse(d, INVITE, 486)    end  §12.3   onUacResponse(INVITE, 200 tag=a)  -> a confirmed, route set
- *   onRequest(in-dialog request)     §12.2.2                                           recomputed  §13.2.2.4
- *     -> OK | NO_DIALOG(481) | OUT_OF_ORDER(500)  onUacResponse(INVITE, 486)        -> early dialogs end  §12.3
- *   onUasResponse(d, BYE, 200)       end  §15.1.2 onClientTransactionEnded(INVITE)  -> unanswered forks end
- *   onUasResponse(d, re-INVITE|UPDATE, 2xx)       onUacResponse(BYE, final)         -> end  §15.1.1
- *     -> remote target := request Contact         onUacResponse(any, 481|408)       -> end  §12.2.1.2
- *                                                 onUacResponse(re-INVITE|UPDATE, 2xx) -> target refresh
- * </pre>
- *
- * <p><b>How forks end.</b> The early dialogs of a request that forked stay in the table until the layer learns that
- * the request's client transaction is over: the transaction user calls {@link #onClientTransactionEnded} when the
- * transaction layer reports that the INVITE client transaction terminated (64*T1 after the first 2xx, RFC 6026
- * Accepted state / §13.2.2.4, or Timer B). Every dialog of the request still early then ends with
- * {@link DialogEndReason#TRANSACTION_ENDED}; the ones a 2xx confirmed stay. A non-2xx final response ends them at
- * once (§12.3).
- *
- * <p><b>Prepared UAC records.</b> A transaction user whose object must hold the dialog state before the dialog exists
- * (a JSR 289 SipSession of an outgoing request) prepares the record ({@link #prepareUac}) and passes it with the
- * responses ({@link #onUacResponse(Dialog, SipMessage, SipMessage, boolean)}): the first dialog the request makes is
- * that record; the dialogs of other forks are new records, found by id in the table and by set as before.
- *
- * <p><b>Target refresh.</b> re-INVITE, UPDATE (RFC 3311), SUBSCRIBE and NOTIFY (RFC 6665 §4.1.2, §4.2.1) refresh
- * the remote target when their 2xx is sent (UAS: from the request's Contact) or received (UAC: from the response's
- * Contact), as RFC 6141 §4 clarifies for re-INVITE; a refused target refresh changes nothing.
- *
- * <p>Messages are borrowed for the duration of each call. The per-message calls ({@link #onRequest},
- * {@link #onUacResponse} and {@link #onUasResponse} on an existing dialog) allocate nothing; creating a dialog
- * allocates only when the pool misses or a record's arrays must grow.
- *
- * <p>Not thread-safe; owned by one shard, like its pool and table.
+ * RFC 3261 §12 on one shard, for a transaction user that lets the stack index its dialogs: creates them from requests
+ * and responses, finds them in the {@link DialogTable} by (Call-ID, local tag, remote tag), keeps their state as
+ * messages pass ({@link DialogRecords} holds the rules), ends them, and hands terminated records back to the
+ * {@link DialogPool}. It sends nothing: it answers with values ({@link InDialogResult}, the dialog, null) and tells the
+ * {@link DialogListener} when a dialog ends.
+ * <p>
+ * UAS: {@link #createUas} (§12.1.1), {@link #onUasResponse} (2xx confirms, non-2xx final ends, 2xx to BYE ends,
+ * §15.1.2), {@link #onRequest} (§12.2.2: OK, NO_DIALOG for 481, OUT_OF_ORDER for 500). UAC: {@link #onUacResponse}
+ * (a tagged 1xx or 2xx creates a dialog, one per To tag of a forked request, §12.1.2; a 2xx confirms and recomputes
+ * the route set, §13.2.2.4; a non-2xx final ends the early ones, §12.3; 481/408 and a final response to BYE end it,
+ * §12.2.1.2, §15.1.1). The early forks left end when the request's client transaction does
+ * ({@link #onClientTransactionEnded}, 64*T1 after the first 2xx, RFC 6026, or Timer B). A UAC whose object must hold
+ * the record before any response prepares it ({@link #prepareUac}); the record is the request's first dialog.
+ * <p>
+ * Messages are borrowed for the duration of each call. The per-message calls on an existing dialog allocate
+ * nothing; creating one allocates only when the pool misses or a record's arrays must grow.
+ * <p>
+ * Not thread-safe; owned by one shard, like its pool and table.
  */
 public final class DialogLayer
 {
