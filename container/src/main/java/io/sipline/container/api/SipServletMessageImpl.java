@@ -546,13 +546,26 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         return bodyLength;
     }
 
+    /**
+     * Accepted on a message the application builds and has not sent (JSR 289 allows IllegalStateException only for
+     * incoming or sent messages); the value is not kept: the Content-Length written is always the length of the
+     * content sent (RFC 3261 §20.14; on a stream transport a wrong one would break the framing, §18.3), so a length
+     * set before {@link #setContent} is overridden by the content, and {@link #getContentLength} reports the content.
+     *
+     * @throws IllegalStateException when the message is incoming or committed.
+     * @throws IllegalArgumentException when {@code len} is negative.
+     */
     @Override
     public void setContentLength(final int len)
     {
-        checkWritable();
-        if (len != bodyLength)
+        if (incoming)
         {
-            throw new IllegalStateException("Content-Length is computed from the content set (" + bodyLength + ")");
+            throw new IllegalStateException("Content-Length of a received message cannot be changed");
+        }
+        checkWritable();
+        if (len < 0)
+        {
+            throw new IllegalArgumentException("Content-Length must not be negative: " + len);
         }
     }
 
