@@ -684,26 +684,39 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     public void setContentLanguage(final Locale locale)
     {
         checkWritable();
+        if (null == locale)
+        {
+            headers.remove("Content-Language"); // the javadoc is silent on null: it removes, as for Accept-Language
+            return;
+        }
         headers.set("Content-Language", locale.toLanguageTag());
     }
 
+    /** The first Accept-Language; without one, the server's default locale (JSR 289 javadoc). */
     @Override
     public Locale getAcceptLanguage()
     {
-        final Iterator<Locale> it = getAcceptLanguages();
-        return it.hasNext() ? it.next() : null;
+        return getAcceptLanguages().next();
     }
 
+    /** The Accept-Language locales in order; without any, only the server's default locale (JSR 289 javadoc). */
     @Override
     public Iterator<Locale> getAcceptLanguages()
     {
-        return ContentText.languages(headers.getAll("Accept-Language")).iterator();
+        final List<Locale> languages = ContentText.languages(headers.getAll("Accept-Language"));
+        return (languages.isEmpty() ? List.of(Locale.getDefault()) : languages).iterator();
     }
 
+    /** Sets the only Accept-Language; null removes every Accept-Language (JSR 289 javadoc: null is valid). */
     @Override
     public void setAcceptLanguage(final Locale locale)
     {
         checkWritable();
+        if (null == locale)
+        {
+            headers.remove("Accept-Language");
+            return;
+        }
         headers.set("Accept-Language", locale.toLanguageTag());
     }
 

@@ -2,9 +2,13 @@ package io.sipline.container.api;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Locale;
 
 import javax.servlet.sip.SipServletRequest;
 
@@ -85,6 +89,88 @@ class MessageLeniencyTest
         final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
         final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
         assertThrows(IllegalArgumentException.class, () -> ok.setContentLength(-1));
+    }
+
+    @Test
+    void setAcceptLanguageNullRemovesTheHeader()
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        ok.setAcceptLanguage(Locale.FRENCH);
+        ok.addAcceptLanguage(Locale.GERMAN);
+        ok.setAcceptLanguage(null);
+        assertNull(ok.getHeader("Accept-Language"), "JSR 289: a null argument is valid and removes the headers");
+    }
+
+    @Test
+    void getAcceptLanguageWithoutHeaderIsTheDefaultLocale()
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        assertEquals(Locale.getDefault(), invite.getAcceptLanguage());
+        final Iterator<Locale> all = invite.getAcceptLanguages();
+        assertEquals(Locale.getDefault(), all.next());
+        assertFalse(all.hasNext());
+        final SipServletRequestImpl french = TestMessages.received(host,
+            TestMessages.INVITE.replace("Subject:", "Accept-Language: fr, de;q=0.5\r\nSubject:"));
+        assertEquals(Locale.FRENCH, french.getAcceptLanguage());
+    }
+
+    @Test
+    void setContentLanguageNullRemovesTheHeader()
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        ok.setContentLanguage(Locale.FRENCH);
+        assertEquals(Locale.FRENCH, ok.getContentLanguage());
+        ok.setContentLanguage(null);
+        assertNull(ok.getHeader("Content-Language"));
+    }
+
+    @Test
+    void setContentWithAnObjectWritesItsText() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        final Object sdp = new Object()
+        {
+            @Override
+            public String toString()
+            {
+                return SDP;
+            }
+        };
+        ok.setContent(sdp, "application/sdp");
+        assertEquals(SDP, new String(ok.getRawContent(), StandardCharsets.US_ASCII), "toString, as the reference");
+        assertEquals(SDP.length(), written(ok).contentLength());
+    }
+
+    @Test
+    void setContentWithAnObjectAsMultipartIsRefused()
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        assertThrows(IllegalArgumentException.class, () -> ok.setContent(new Object(), "multipart/mixed;boundary=x"),
+            "an object's toString is not a MIME body; JSR 289 allows IllegalArgumentException");
+    }
+
+    @Test
+    void setHeaderNullValueRemovesTheHeader()
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        ok.setHeader("X-Custom", "one");
+        ok.setHeader("X-Custom", null);
+        assertNull(ok.getHeader("X-Custom"));
+    }
+
+    @Test
+    void setHeaderOfSystemHeaderIsRefused()
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        assertThrows(IllegalArgumentException.class, () -> ok.setHeader("Call-ID", "x"), "JSR 289 §5.4.2: explicit");
+        assertThrows(IllegalArgumentException.class, () -> ok.setHeader("Content-Length", "0"),
+            "the container writes Content-Length from the content");
     }
 
     /** The response as written on the wire, parsed back. */
