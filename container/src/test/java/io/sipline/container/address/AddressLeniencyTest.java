@@ -1,9 +1,13 @@
 package io.sipline.container.address;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import javax.servlet.sip.Address;
 import javax.servlet.sip.SipURI;
+import javax.servlet.sip.URI;
 
 import org.junit.jupiter.api.Test;
 
@@ -52,5 +56,60 @@ class AddressLeniencyTest
         assertThrows(IllegalArgumentException.class, () -> SipAddresses.sipUri("user", "127.0.0.1:"));
         assertThrows(IllegalArgumentException.class, () -> SipAddresses.sipUri("user", "host:5060:5061"),
             "two colons make it an IPv6 address, and this one is not");
+    }
+
+    @Test
+    void setHostWithPortIsRefused()
+    {
+        final SipURI uri = SipAddresses.sipUri("user", "example.com");
+        assertThrows(IllegalArgumentException.class, () -> uri.setHost("127.0.0.1:5090"),
+            "SipURI.setHost takes a host; the port has setPort");
+        assertEquals("sip:user@example.com", uri.toString());
+    }
+
+    @Test
+    void setParameterOnGenericUriIsKeptButNotWritten() throws Exception
+    {
+        final URI uri = SipAddresses.parseUri("http://www.example.com/alice/photo.jpg");
+        uri.setParameter("purpose", "icon");
+        assertEquals("icon", uri.getParameter("Purpose"));
+        assertEquals("purpose", uri.getParameterNames().next());
+        assertEquals("http://www.example.com/alice/photo.jpg", uri.toString(), "no parameter syntax to write it in");
+        assertEquals("icon", uri.clone().getParameter("purpose"));
+        uri.removeParameter("PURPOSE");
+        assertNull(uri.getParameter("purpose"));
+        assertFalse(uri.getParameterNames().hasNext());
+    }
+
+    @Test
+    void setURINullThrowsNullPointerException() throws Exception
+    {
+        final Address address = SipAddresses.parseAddress("<sip:alice@atlanta.example>");
+        assertThrows(NullPointerException.class, () -> address.setURI(null), "JSR 289: NullPointerException");
+    }
+
+    @Test
+    void setQOutOfRangeIsRefused() throws Exception
+    {
+        final Address address = SipAddresses.parseAddress("<sip:alice@atlanta.example>");
+        assertThrows(IllegalArgumentException.class, () -> address.setQ(1.5f), "JSR 289: explicit");
+        address.setQ(-1.0f);
+        assertEquals(-1.0f, address.getQ());
+    }
+
+    @Test
+    void setDisplayNameWithLineBreakIsRefused() throws Exception
+    {
+        final Address address = SipAddresses.parseAddress("<sip:alice@atlanta.example>");
+        assertThrows(IllegalArgumentException.class, () -> address.setDisplayName("Alice\r\nVia: forged"),
+            "a line break would inject a header (RFC 3261 §25.1 display-name)");
+    }
+
+    @Test
+    void setUserPasswordWithoutUserIsRefused()
+    {
+        final SipURI uri = SipAddresses.sipUri(null, "atlanta.example");
+        assertThrows(IllegalStateException.class, () -> uri.setUserPassword("secret"),
+            "RFC 3261 §25.1: userinfo = user [\":\" password] \"@\"");
     }
 }
