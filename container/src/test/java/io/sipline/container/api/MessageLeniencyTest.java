@@ -11,9 +11,11 @@ import java.util.Iterator;
 import java.util.Locale;
 
 import javax.servlet.sip.SipServletRequest;
+import javax.servlet.sip.SipURI;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sipline.container.address.SipAddresses;
 import io.sipline.sip.message.SipMessage;
 import org.junit.jupiter.api.Test;
 
@@ -171,6 +173,18 @@ class MessageLeniencyTest
         assertThrows(IllegalArgumentException.class, () -> ok.setHeader("Call-ID", "x"), "JSR 289 §5.4.2: explicit");
         assertThrows(IllegalArgumentException.class, () -> ok.setHeader("Content-Length", "0"),
             "the container writes Content-Length from the content");
+    }
+
+    @Test
+    void pushRouteOfSipUriPushesALooseRoute() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipURI proxy = SipAddresses.sipUri(null, "192.0.2.7:5070");
+        invite.pushRoute(proxy);
+        assertEquals("<sip:192.0.2.7:5070;lr>", invite.getHeader("Route"), "lr added, as the reference container");
+        assertFalse(proxy.getLrParam(), "the application's URI is not changed");
+        invite.pushRoute(SipAddresses.parseAddress("<sip:192.0.2.8>"));
+        assertFalse(invite.getHeader("Route").contains("lr"), "an Address is pushed as given");
     }
 
     /** The response as written on the wire, parsed back. */
