@@ -73,6 +73,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
         String routeBackToken;
         String nextHopUri;
+        /** Address and Parameterable objects handed out for writable headers, written back when sent. */
+        HeaderBindings bound;
     }
 
     /** The extras, made now if the message had none. */
@@ -232,6 +234,22 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             throw new IllegalArgumentException(name + " is a system header (JSR 289 §5.4.2): the container manages it");
         }
+        if (null != extras && null != extras.bound)
+        {
+            extras.bound.unbind(k, name); // set explicitly: objects handed out for its old values no longer write it
+        }
+    }
+
+    /** The object bound to the {@code ordinal}-th value ({@code text}) of a header, else {@code value} bound. */
+    private Parameterable bind(final String name, final int ordinal, final String text, final Parameterable value,
+        final boolean address)
+    {
+        final Extras x = extras();
+        if (null == x.bound)
+        {
+            x.bound = new HeaderBindings();
+        }
+        return x.bound.bind(name, ordinal, text, value, address);
     }
 
     // ================================================================================================================
@@ -294,6 +312,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         headers.remove(name);
     }
 
+    /**
+     * The first value as an {@code Address}: read-only for a system header or a committed message, else bound to the
+     * header (its edits are written when the message is sent, until the header is set again).
+     */
     @Override
     public Address getAddressHeader(final String name) throws ServletParseException
     {
@@ -302,7 +324,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             return null;
         }
-        return address(name, value);
+        return address(name, 0, value);
     }
 
     @Override
@@ -310,14 +332,14 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         final List<String> values = headers.getAll(name);
         final List<Address> out = new ArrayList<>(values.size());
-        for (final String v : values)
+        for (int i = 0; i < values.size(); i++)
         {
-            out.add(address(name, v));
+            out.add(address(name, i, values.get(i)));
         }
         return Collections.unmodifiableList(out).listIterator();
     }
 
-    private Address address(final String name, final String value) throws ServletParseException
+    private Address address(final String name, final int ordinal, final String value) throws ServletParseException
     {
         final HeaderName k = HeaderName.lookup(name);
         if (HeaderName.FROM == k)
@@ -329,7 +351,11 @@ public abstract class SipServletMessageImpl implements SipServletMessage
             return getTo();
         }
         final Address a = AddressCodec.address(value);
-        return isSystemHeader(k, name) || committed ? AddressCodec.readOnly(a, name) : a;
+        if (isSystemHeader(k, name) || committed)
+        {
+            return AddressCodec.readOnly(a, name);
+        }
+        return (Address)bind(name, ordinal, value, a, true);
     }
 
     @Override
@@ -352,11 +378,12 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
     }
 
+    /** The first value as a {@code Parameterable}, bound to the header as {@link #getAddressHeader} is. */
     @Override
     public Parameterable getParameterableHeader(final String name) throws ServletParseException
     {
         final String value = getHeader(name);
-        return null == value ? null : AddressCodec.parameterable(value);
+        return null == value ? null : parameterable(name, 0, value);
     }
 
     @Override
@@ -365,11 +392,20 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         final List<String> values = headers.getAll(name);
         final List<Parameterable> out = new ArrayList<>(values.size());
-        for (final String v : values)
+        for (int i = 0; i < values.size(); i++)
         {
-            out.add(AddressCodec.parameterable(v));
+            out.add(parameterable(name, i, values.get(i)));
         }
         return Collections.unmodifiableList(out).listIterator();
+    }
+
+    private Parameterable parameterable(final String name, final int ordinal, final String value)
+        throws ServletParseException
+    {
+        final Parameterable p = AddressCodec.parameterable(value);
+        final HeaderName k = HeaderName.lookup(name);
+        return isSystemHeader(k, name) || committed || HeaderName.FROM == k || HeaderName.TO == k ? p
+            : bind(name, ordinal, value, p, false);
     }
 
     @Override
@@ -447,7 +483,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
 
     /**
      * Before the message is written: From and To as the application left their {@code Address} objects (display
-     * name, URI, parameters; the tag is protected there), then forgets them so that later reads see the header.
+     * name, URI, parameters; the tag is protected there), and the bound header objects that changed, then forgets
+     * them so that later reads see the header.
      */
     public void syncParties()
     {
@@ -466,6 +503,11 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
         x.fromAddress = null;
         x.toAddress = null;
+        if (null != x.bound)
+        {
+            x.bound.writeTo(headers);
+            x.bound = null;
+        }
     }
 
     @Override

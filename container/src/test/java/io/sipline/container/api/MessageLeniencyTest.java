@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Locale;
 
+import javax.servlet.sip.Address;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipURI;
 
@@ -185,6 +187,71 @@ class MessageLeniencyTest
         assertFalse(proxy.getLrParam(), "the application's URI is not changed");
         invite.pushRoute(SipAddresses.parseAddress("<sip:192.0.2.8>"));
         assertFalse(invite.getHeader("Route").contains("lr"), "an Address is pushed as given");
+    }
+
+    @Test
+    void getAddressHeaderEditsAreWrittenWhenSent() throws Exception
+    {
+        final SipServletRequestImpl register = TestMessages.received(host,
+            TestMessages.INVITE.replace("INVITE", "REGISTER"));
+        final SipServletResponseImpl ok = (SipServletResponseImpl)register.createResponse(200);
+        ok.setHeader("Contact", "<sip:alice@192.0.2.9>");
+        ok.addHeader("Contact", "<sip:alice@192.0.2.10>");
+        ok.getAddressHeader("Contact").setExpires(3600);
+        final Iterator<Address> all = ok.getAddressHeaders("Contact");
+        assertEquals(3600, all.next().getExpires(), "the same object for the same value");
+        all.next().setParameter("q", "0.5");
+        ok.setHeader("X-Other", "x");
+        final String text = writtenText(ok);
+        assertTrue(text.matches("(?s).*Contact: <?sip:alice@192\\.0\\.2\\.9>?;expires=3600\r\n.*"), text);
+        assertTrue(text.matches("(?s).*Contact: <?sip:alice@192\\.0\\.2\\.10>?;q=0\\.5\r\n.*"), text);
+    }
+
+    @Test
+    void getAddressHeaderThenSetHeaderTheSetValueWins() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        ok.setHeader("P-Asserted-Identity", "<sip:alice@atlanta.example>");
+        final Address pai = ok.getAddressHeader("P-Asserted-Identity");
+        pai.setDisplayName("Alice");
+        ok.setHeader("P-Asserted-Identity", "<sip:bob@biloxi.example>");
+        pai.setDisplayName("Mallory");
+        final String text = writtenText(ok);
+        assertTrue(text.contains("P-Asserted-Identity: <sip:bob@biloxi.example>\r\n"), text);
+    }
+
+    @Test
+    void getParameterableHeaderEditsAreWrittenWhenSent() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        ok.setHeader("Event", "presence");
+        ok.getParameterableHeader("Event").setParameter("id", "7");
+        assertTrue(writtenText(ok).contains("Event: presence;id=7\r\n"));
+    }
+
+    @Test
+    void getAddressHeaderOfSystemHeaderIsReadOnly() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        assertThrows(IllegalStateException.class, () -> ok.getAddressHeader("Record-Route").setParameter("x", "1"),
+            "JSR 289 §5.4.2: a system header's Address cannot be modified");
+    }
+
+    private static String writtenText(final SipServletResponseImpl response)
+    {
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            MessageWriter.writeResponse(out, response);
+            return out.toString(StandardCharsets.UTF_8);
+        }
+        finally
+        {
+            out.release();
+        }
     }
 
     /** The response as written on the wire, parsed back. */
