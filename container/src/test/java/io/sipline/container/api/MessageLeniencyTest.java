@@ -240,6 +240,68 @@ class MessageLeniencyTest
             "JSR 289 §5.4.2: a system header's Address cannot be modified");
     }
 
+    @Test
+    void pushRouteOnSubsequentRequestIsRefused() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        invite.createResponse(200).send();
+        final SipServletRequest bye = invite.sessionImpl().createRequest("BYE");
+        assertThrows(IllegalStateException.class, () -> bye.pushRoute(SipAddresses.sipUri(null, "192.0.2.7")),
+            "JSR 289 §11.1.3: subsequent requests follow the route set");
+    }
+
+    @Test
+    void createResponseAfterFinalResponseIsRefused() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        invite.createResponse(486).send();
+        assertThrows(IllegalStateException.class, () -> invite.createResponse(200), "javadoc, explicit");
+        assertThrows(IllegalArgumentException.class,
+            () -> TestMessages.received(host, TestMessages.INVITE).createResponse(700), "javadoc, explicit");
+    }
+
+    @Test
+    void sendOfSecondFinalResponseIsRefused() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final javax.servlet.sip.SipServletResponse busy = invite.createResponse(486);
+        final javax.servlet.sip.SipServletResponse ok = invite.createResponse(200);
+        busy.send();
+        assertThrows(IllegalStateException.class, ok::send, "one final response per request");
+    }
+
+    @Test
+    void setMaxForwardsOutOfRangeIsRefused() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        invite.createResponse(200).send();
+        final SipServletRequest bye = invite.sessionImpl().createRequest("BYE");
+        assertThrows(IllegalArgumentException.class, () -> bye.setMaxForwards(256), "javadoc, explicit");
+        bye.setMaxForwards(0);
+        assertEquals(0, bye.getMaxForwards());
+    }
+
+    @Test
+    void getProxyAfterB2buaHelperIsRefused() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        invite.getB2buaHelper();
+        assertThrows(IllegalStateException.class, invite::getProxy, "javadoc: a B2BUA does not proxy");
+    }
+
+    @Test
+    void getAttributeAfterInvalidateIsRefused()
+    {
+        final SipApplicationSessionImpl app = TestMessages.received(host, TestMessages.INVITE).sessionImpl()
+            .appSession();
+        final String id = app.getId();
+        app.invalidate();
+        assertThrows(IllegalStateException.class, () -> app.getAttribute("x"), "javadoc, explicit");
+        assertThrows(IllegalStateException.class, app::invalidate, "javadoc, explicit");
+        assertEquals(id, app.getId(), "getId answers after invalidate");
+        assertFalse(app.isValid());
+    }
+
     private static String writtenText(final SipServletResponseImpl response)
     {
         final ByteBuf out = Unpooled.buffer();
