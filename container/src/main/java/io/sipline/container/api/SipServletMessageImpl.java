@@ -313,8 +313,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     }
 
     /**
-     * The first value as an {@code Address}: read-only for a system header or a committed message, else bound to the
-     * header (its edits are written when the message is sent, until the header is set again).
+     * The first value as an {@code Address}: read-only for a system header or a committed message; on a message to
+     * be sent, bound to the header (its edits are written when the message is sent, until the header is set again).
      */
     @Override
     public Address getAddressHeader(final String name) throws ServletParseException
@@ -355,7 +355,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             return AddressCodec.readOnly(a, name);
         }
-        return (Address)bind(name, ordinal, value, a, true);
+        // a received message is not written itself (a proxy writes a copy): nothing to bind, nothing allocated
+        return incoming ? a : (Address)bind(name, ordinal, value, a, true);
     }
 
     @Override
@@ -404,7 +405,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         final Parameterable p = AddressCodec.parameterable(value);
         final HeaderName k = HeaderName.lookup(name);
-        return isSystemHeader(k, name) || committed || HeaderName.FROM == k || HeaderName.TO == k ? p
+        return incoming || isSystemHeader(k, name) || committed || HeaderName.FROM == k || HeaderName.TO == k ? p
             : bind(name, ordinal, value, p, false);
     }
 

@@ -208,6 +208,16 @@ class MessageLeniencyTest
     }
 
     @Test
+    void getAddressHeaderOfReceivedRequestIsNotBound() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host,
+            TestMessages.INVITE.replace("Subject:", "P-Asserted-Identity: <sip:alice@atlanta.example>\r\nSubject:"));
+        invite.getAddressHeader("P-Asserted-Identity").setDisplayName("Alice");
+        assertNull(invite.extrasIfAny(), "the container's reads of a received message allocate no binding");
+        assertEquals("<sip:alice@atlanta.example>", invite.getHeader("P-Asserted-Identity"));
+    }
+
+    @Test
     void getAddressHeaderThenSetHeaderTheSetValueWins() throws Exception
     {
         final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
