@@ -139,7 +139,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
         checkWritable();
         if (null == uri)
         {
-            throw new IllegalArgumentException("URI must not be null");
+            throw new NullPointerException("uri"); // JSR 289 Address.setURI: NullPointerException on null uri
         }
         this.uri = uri;
     }

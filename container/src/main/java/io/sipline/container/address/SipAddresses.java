@@ -118,11 +118,12 @@ public final class SipAddresses
     }
 
     /**
-     * A {@code sip:} URI for {@code user@host}: the user escaped as needed (RFC 3261 §19.1.2), an IPv6 host given
-     * with or without brackets.
+     * A {@code sip:} URI for {@code user@host}: the user escaped as needed (RFC 3261 §19.1.2). The host may carry a
+     * port, as {@code SipFactory.createSipURI} accepts in the reference container: {@code host:port},
+     * {@code [v6]:port}; an IPv6 address without brackets (two colons or more) is a host and gets its brackets.
      *
      * @param user the user part, or null for none.
-     * @throws IllegalArgumentException when the host is null or not a host.
+     * @throws IllegalArgumentException when the host is null or not a host (with an optional port).
      */
     public static SipURI sipUri(final String user, final String host)
     {
@@ -131,7 +132,7 @@ public final class SipAddresses
             throw new IllegalArgumentException("host must not be null or empty");
         }
         final String text = "sip:" + (null == user || user.isEmpty() ? "" : UriText.escape(user, UriText.USER) + '@') +
-            SipURIImpl.hostReference(host);
+            hostPort(host);
         try
         {
             final URI uri = parseUri(text);
@@ -145,6 +146,14 @@ public final class SipAddresses
             throw new IllegalArgumentException(e.getMessage(), e);
         }
         throw new IllegalArgumentException("not a SIP URI: " + text);
+    }
+
+    /** {@code host} as written in a URI after {@code sip:}: as given, unless a bare IPv6 address (brackets added). */
+    private static String hostPort(final String host)
+    {
+        final int colon = host.indexOf(':');
+        final boolean bareIpv6 = colon >= 0 && '[' != host.charAt(0) && host.indexOf(':', colon + 1) >= 0;
+        return bareIpv6 ? '[' + host + ']' : host;
     }
 
     /**

@@ -57,8 +57,12 @@ final class ContentText
     }
 
     /**
-     * The bytes of content an application sets: a copy of a {@code byte[]}, or a String encoded with
-     * {@link #charset}; returns owned.
+     * The bytes of content an application sets: a copy of a {@code byte[]}, a String encoded with {@link #charset},
+     * or any other object's {@code toString()} encoded the same way (the JSR 289 javadoc allows it for text types;
+     * the reference container does it for every type, e.g. an SDP object with {@code application/sdp}); returns owned.
+     *
+     * @throws IllegalArgumentException for an object other than a String or byte[] with a {@code multipart/*} type:
+     *                                  its {@code toString()} is not its MIME body (the javadoc allows refusing).
      */
     static byte[] bytesOf(final Object content, final String contentType, final String encoding)
         throws UnsupportedEncodingException
@@ -71,8 +75,12 @@ final class ContentText
         {
             return text.getBytes(charset(contentType, encoding));
         }
-        throw new IllegalArgumentException("content of type " + content.getClass().getName()
-            + " is not supported: give a String or a byte[]");
+        if (null != contentType && contentType.regionMatches(true, 0, "multipart/", 0, 10))
+        {
+            throw new IllegalArgumentException("content of type " + content.getClass().getName()
+                + " cannot be written as " + contentType + ": give its bytes or its text");
+        }
+        return content.toString().getBytes(charset(contentType, encoding));
     }
 
     /** The language tags of Accept-Language values, in order, without their {@code q} parameters. */

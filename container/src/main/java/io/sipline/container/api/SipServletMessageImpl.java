@@ -73,6 +73,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
         String routeBackToken;
         String nextHopUri;
+        /** Address and Parameterable objects handed out for writable headers, written back when sent. */
+        HeaderBindings bound;
     }
 
     /** The extras, made now if the message had none. */
@@ -232,6 +234,22 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             throw new IllegalArgumentException(name + " is a system header (JSR 289 §5.4.2): the container manages it");
         }
+        if (null != extras && null != extras.bound)
+        {
+            extras.bound.unbind(k, name); // set explicitly: objects handed out for its old values no longer write it
+        }
+    }
+
+    /** The object bound to the {@code ordinal}-th value ({@code text}) of a header, else {@code value} bound. */
+    private Parameterable bind(final String name, final int ordinal, final String text, final Parameterable value,
+        final boolean address)
+    {
+        final Extras x = extras();
+        if (null == x.bound)
+        {
+            x.bound = new HeaderBindings();
+        }
+        return x.bound.bind(name, ordinal, text, value, address);
     }
 
     // ================================================================================================================
@@ -294,6 +312,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         headers.remove(name);
     }
 
+    /**
+     * The first value as an {@code Address}: read-only for a system header or a committed message; on a message to
+     * be sent, bound to the header (its edits are written when the message is sent, until the header is set again).
+     */
     @Override
     public Address getAddressHeader(final String name) throws ServletParseException
     {
@@ -302,7 +324,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             return null;
         }
-        return address(name, value);
+        return address(name, 0, value);
     }
 
     @Override
@@ -310,14 +332,14 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         final List<String> values = headers.getAll(name);
         final List<Address> out = new ArrayList<>(values.size());
-        for (final String v : values)
+        for (int i = 0; i < values.size(); i++)
         {
-            out.add(address(name, v));
+            out.add(address(name, i, values.get(i)));
         }
         return Collections.unmodifiableList(out).listIterator();
     }
 
-    private Address address(final String name, final String value) throws ServletParseException
+    private Address address(final String name, final int ordinal, final String value) throws ServletParseException
     {
         final HeaderName k = HeaderName.lookup(name);
         if (HeaderName.FROM == k)
@@ -329,7 +351,12 @@ public abstract class SipServletMessageImpl implements SipServletMessage
             return getTo();
         }
         final Address a = AddressCodec.address(value);
-        return isSystemHeader(k, name) || committed ? AddressCodec.readOnly(a, name) : a;
+        if (isSystemHeader(k, name) || committed)
+        {
+            return AddressCodec.readOnly(a, name);
+        }
+        // a received message is not written itself (a proxy writes a copy): nothing to bind, nothing allocated
+        return incoming ? a : (Address)bind(name, ordinal, value, a, true);
     }
 
     @Override
@@ -352,11 +379,12 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
     }
 
+    /** The first value as a {@code Parameterable}, bound to the header as {@link #getAddressHeader} is. */
     @Override
     public Parameterable getParameterableHeader(final String name) throws ServletParseException
     {
         final String value = getHeader(name);
-        return null == value ? null : AddressCodec.parameterable(value);
+        return null == value ? null : parameterable(name, 0, value);
     }
 
     @Override
@@ -365,11 +393,20 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         final List<String> values = headers.getAll(name);
         final List<Parameterable> out = new ArrayList<>(values.size());
-        for (final String v : values)
+        for (int i = 0; i < values.size(); i++)
         {
-            out.add(AddressCodec.parameterable(v));
+            out.add(parameterable(name, i, values.get(i)));
         }
         return Collections.unmodifiableList(out).listIterator();
+    }
+
+    private Parameterable parameterable(final String name, final int ordinal, final String value)
+        throws ServletParseException
+    {
+        final Parameterable p = AddressCodec.parameterable(value);
+        final HeaderName k = HeaderName.lookup(name);
+        return incoming || isSystemHeader(k, name) || committed || HeaderName.FROM == k || HeaderName.TO == k ? p
+            : bind(name, ordinal, value, p, false);
     }
 
     @Override
@@ -447,7 +484,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
 
     /**
      * Before the message is written: From and To as the application left their {@code Address} objects (display
-     * name, URI, parameters; the tag is protected there), then forgets them so that later reads see the header.
+     * name, URI, parameters; the tag is protected there), and the bound header objects that changed, then forgets
+     * them so that later reads see the header.
      */
     public void syncParties()
     {
@@ -466,6 +504,11 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
         x.fromAddress = null;
         x.toAddress = null;
+        if (null != x.bound)
+        {
+            x.bound.writeTo(headers);
+            x.bound = null;
+        }
     }
 
     @Override
@@ -546,13 +589,26 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         return bodyLength;
     }
 
+    /**
+     * Accepted on a message the application builds and has not sent (JSR 289 allows IllegalStateException only for
+     * incoming or sent messages); the value is not kept: the Content-Length written is always the length of the
+     * content sent (RFC 3261 §20.14; on a stream transport a wrong one would break the framing, §18.3), so a length
+     * set before {@link #setContent} is overridden by the content, and {@link #getContentLength} reports the content.
+     *
+     * @throws IllegalStateException when the message is incoming or committed.
+     * @throws IllegalArgumentException when {@code len} is negative.
+     */
     @Override
     public void setContentLength(final int len)
     {
-        checkWritable();
-        if (len != bodyLength)
+        if (incoming)
         {
-            throw new IllegalStateException("Content-Length is computed from the content set (" + bodyLength + ")");
+            throw new IllegalStateException("Content-Length of a received message cannot be changed");
+        }
+        checkWritable();
+        if (len < 0)
+        {
+            throw new IllegalArgumentException("Content-Length must not be negative: " + len);
         }
     }
 
@@ -671,26 +727,39 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     public void setContentLanguage(final Locale locale)
     {
         checkWritable();
+        if (null == locale)
+        {
+            headers.remove("Content-Language"); // the javadoc is silent on null: it removes, as for Accept-Language
+            return;
+        }
         headers.set("Content-Language", locale.toLanguageTag());
     }
 
+    /** The first Accept-Language; without one, the server's default locale (JSR 289 javadoc). */
     @Override
     public Locale getAcceptLanguage()
     {
-        final Iterator<Locale> it = getAcceptLanguages();
-        return it.hasNext() ? it.next() : null;
+        return getAcceptLanguages().next();
     }
 
+    /** The Accept-Language locales in order; without any, only the server's default locale (JSR 289 javadoc). */
     @Override
     public Iterator<Locale> getAcceptLanguages()
     {
-        return ContentText.languages(headers.getAll("Accept-Language")).iterator();
+        final List<Locale> languages = ContentText.languages(headers.getAll("Accept-Language"));
+        return (languages.isEmpty() ? List.of(Locale.getDefault()) : languages).iterator();
     }
 
+    /** Sets the only Accept-Language; null removes every Accept-Language (JSR 289 javadoc: null is valid). */
     @Override
     public void setAcceptLanguage(final Locale locale)
     {
         checkWritable();
+        if (null == locale)
+        {
+            headers.remove("Accept-Language");
+            return;
+        }
         headers.set("Accept-Language", locale.toLanguageTag());
     }
 

@@ -506,10 +506,22 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         headers.set("Max-Forwards", HeaderText.decimal(n));
     }
 
+    /**
+     * Pushes {@code uri} as a loose route: {@code ;lr} is added to the pushed value when the URI lacks it, as the
+     * reference container does, so that the next hop is not taken for a strict router (RFC 3261 §16.12); the
+     * application's URI object is not changed.
+     */
     @Override
     public void pushRoute(final SipURI uri)
     {
-        pushRouteText("<" + uri + ">");
+        if (uri.getLrParam())
+        {
+            pushRouteText("<" + uri + ">");
+            return;
+        }
+        final SipURI loose = (SipURI)uri.clone();
+        loose.setLrParam(true);
+        pushRouteText("<" + loose + ">");
     }
 
     @Override

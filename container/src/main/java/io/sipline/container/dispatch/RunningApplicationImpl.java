@@ -91,9 +91,13 @@ public final class RunningApplicationImpl implements RunningApplication
     /**
      * Servlet 3.1 §4.4 / JSR 289 §18.3: the application's {@code java:comp/env} published and its listeners' and
      * servlets' {@code @Resource} members injected, then context listeners, then each servlet's {@code init} with
-     * its config, each followed by {@code SipServletListener.servletInitialized}.
+     * its config, each followed by {@code SipServletListener.servletInitialized}. A context listener or a servlet's
+     * {@code init} that throws refuses the application (Servlet 3.1 §2.3.2.1 for {@code init}; the servlet engine
+     * under the reference container does the same for context listeners); a {@code SipServletListener} that throws
+     * is logged and the application serves.
      *
-     * @throws DeploymentException naming the servlet or listener that failed, or the member that cannot be injected.
+     * @throws DeploymentException naming the servlet or context listener that failed, or the member that cannot be
+     *         injected.
      */
     void start() throws DeploymentException
     {
@@ -171,15 +175,33 @@ public final class RunningApplicationImpl implements RunningApplication
             try
             {
                 e.getValue().init(new ServletConfigImpl(e.getKey(), params, context));
-                for (final SipServletListener l : listeners(SipServletListener.class))
-                {
-                    l.servletInitialized(new SipServletContextEvent(context, e.getValue()));
-                }
             }
             catch (final ServletException | RuntimeException ex)
             {
                 throw new DeploymentException(source, DeploymentException.NO_LINE, "servlet " + e.getKey() + " ("
                     + e.getValue().getClass().getName() + ") failed in init: " + ex, ex);
+            }
+            servletInitialized(e.getKey(), e.getValue());
+        }
+    }
+
+    /**
+     * {@code SipServletListener.servletInitialized} for one servlet. A listener that throws is logged with the
+     * application, servlet and listener named, and the application keeps serving, as in the reference container:
+     * {@code servletInitialized} declares no exception, so it is a notification, not a way to refuse the application.
+     */
+    private void servletInitialized(final String name, final SipServlet servlet)
+    {
+        for (final SipServletListener l : listeners(SipServletListener.class))
+        {
+            try
+            {
+                l.servletInitialized(new SipServletContextEvent(context, servlet));
+            }
+            catch (final RuntimeException | LinkageError ex)
+            {
+                context.log("listener " + l.getClass().getName() + " failed in servletInitialized for servlet "
+                    + name + " (" + servlet.getClass().getName() + "); the application keeps serving", ex);
             }
         }
     }

@@ -177,7 +177,8 @@ class AddressTest
         final SipURI other = SipAddresses.sipUri("bob", "biloxi.com");
         address.setURI(other);
         assertSame(other, address.getURI());
-        assertThrows(IllegalArgumentException.class, () -> address.setURI(null));
+        assertThrows(NullPointerException.class, () -> address.setURI(null),
+            "JSR 289 Address.setURI: NullPointerException on null uri");
     }
 
     @Test
