@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import javax.servlet.sip.SipSessionAttributeListener;
@@ -14,23 +15,25 @@ import javax.servlet.sip.SipSessionBindingListener;
  * The attributes of one {@link SipSessionImpl} (JSR 289 §6.2.5) and the listeners they tell: the value's own
  * {@link SipSessionBindingListener} and the application's {@link SipSessionAttributeListener}s. The session makes
  * one on its first attribute and drops it with the last, so that an established call without attributes holds none.
+ * A session with one attribute (a B2BUA's 2xx kept until the ACK) holds it in this object's own fields; a map is
+ * made for the second, so that the common case costs this object alone.
  * <p>
  * Not threadsafe; used by the session's shard or by the application while it holds the application session.
  */
 final class SessionAttributes
 {
-    private final SipSessionImpl session;
+    /** The one attribute while there is at most one, else null. */
+    private String name;
+    private Object value;
+    /** Every attribute once a second one was set (the fields above are then null), else null. */
     private Map<String, Object> values;
 
-    SessionAttributes(final SipSessionImpl session)
+    /** A copy of {@code other}'s attributes (a derived session's), told to no listener. */
+    static SessionAttributes copyOf(final SessionAttributes other)
     {
-        this.session = session;
-    }
-
-    /** A copy of {@code other}'s attributes for {@code session} (a derived session's), told to no listener. */
-    static SessionAttributes copyOf(final SessionAttributes other, final SipSessionImpl session)
-    {
-        final SessionAttributes a = new SessionAttributes(session);
+        final SessionAttributes a = new SessionAttributes();
+        a.name = other.name;
+        a.value = other.value;
         if (null != other.values)
         {
             a.values = new HashMap<>(other.values);
@@ -38,89 +41,141 @@ final class SessionAttributes
         return a;
     }
 
-    Object get(final String name)
+    Object get(final String key)
     {
-        return null == values ? null : values.get(name);
+        if (null != values)
+        {
+            return values.get(key);
+        }
+        return null != name && name.equals(key) ? value : null;
     }
 
     Enumeration<String> names()
     {
-        return null == values ? Collections.emptyEnumeration()
-            : Collections.enumeration(new ArrayList<>(values.keySet()));
+        if (null != values)
+        {
+            return Collections.enumeration(new ArrayList<>(values.keySet()));
+        }
+        return null == name ? Collections.emptyEnumeration() : Collections.enumeration(List.of(name));
     }
 
-    void set(final String name, final Object attribute)
+    /** Sets an attribute of {@code session} and tells the listeners; {@code key} and {@code attribute} not null. */
+    void set(final SipSessionImpl session, final String key, final Object attribute)
     {
-        if (null == name || null == attribute)
+        if (null == key || null == attribute)
         {
-            throw new NullPointerException(null == name ? "name" : "attribute");
+            throw new NullPointerException(null == key ? "name" : "attribute");
         }
-        if (null == values)
-        {
-            values = new HashMap<>(4);
-        }
-        final Object old = values.put(name, attribute);
+        final Object old = put(key, attribute);
         if (old == attribute)
         {
             return;
         }
         if (attribute instanceof SipSessionBindingListener b)
         {
-            b.valueBound(new SipSessionBindingEvent(session, name));
+            b.valueBound(new SipSessionBindingEvent(session, key));
         }
         if (old instanceof SipSessionBindingListener b)
         {
-            b.valueUnbound(new SipSessionBindingEvent(session, name));
+            b.valueUnbound(new SipSessionBindingEvent(session, key));
         }
-        for (final SipSessionAttributeListener l : listeners())
+        for (final SipSessionAttributeListener l : listeners(session))
         {
             if (null == old)
             {
-                l.attributeAdded(new SipSessionBindingEvent(session, name));
+                l.attributeAdded(new SipSessionBindingEvent(session, key));
             }
             else
             {
-                l.attributeReplaced(new SipSessionBindingEvent(session, name));
+                l.attributeReplaced(new SipSessionBindingEvent(session, key));
             }
         }
     }
 
-    /** Removes an attribute; returns whether none is left (the session then drops this object). */
-    boolean remove(final String name)
-    {
-        final Object old = null == values ? null : values.remove(name);
-        if (null == old)
-        {
-            return null == values || values.isEmpty();
-        }
-        if (values.isEmpty())
-        {
-            values = null; // an established call keeps no empty map (an attribute held only until the ACK)
-        }
-        if (old instanceof SipSessionBindingListener b)
-        {
-            b.valueUnbound(new SipSessionBindingEvent(session, name));
-        }
-        for (final SipSessionAttributeListener l : listeners())
-        {
-            l.attributeRemoved(new SipSessionBindingEvent(session, name));
-        }
-        return null == values; // a listener may have set another one
-    }
-
-    /** Removes every attribute, each told to its listeners (the session is being invalidated). */
-    void removeAll()
+    /** Stores the attribute; returns the value it replaced, or null. */
+    private Object put(final String key, final Object attribute)
     {
         if (null != values)
         {
-            for (final String name : values.keySet().toArray(new String[0]))
+            return values.put(key, attribute);
+        }
+        if (null == name || name.equals(key))
+        {
+            final Object old = value;
+            name = key;
+            value = attribute;
+            return old;
+        }
+        values = new HashMap<>(4);
+        values.put(name, value);
+        name = null;
+        value = null;
+        return values.put(key, attribute);
+    }
+
+    /** Removes an attribute of {@code session}; returns whether none is left (the session then drops this object). */
+    boolean remove(final SipSessionImpl session, final String key)
+    {
+        final Object old = take(key);
+        if (null == old)
+        {
+            return isEmpty();
+        }
+        if (old instanceof SipSessionBindingListener b)
+        {
+            b.valueUnbound(new SipSessionBindingEvent(session, key));
+        }
+        for (final SipSessionAttributeListener l : listeners(session))
+        {
+            l.attributeRemoved(new SipSessionBindingEvent(session, key));
+        }
+        return isEmpty(); // a listener may have set another one
+    }
+
+    /** Takes the attribute out; returns its value, or null when there was none. */
+    private Object take(final String key)
+    {
+        if (null != values)
+        {
+            final Object old = values.remove(key);
+            if (values.isEmpty())
             {
-                remove(name);
+                values = null; // an established call keeps no empty map
             }
+            return old;
+        }
+        if (null == name || !name.equals(key))
+        {
+            return null;
+        }
+        final Object old = value;
+        name = null;
+        value = null;
+        return old;
+    }
+
+    private boolean isEmpty()
+    {
+        return null == values && null == name;
+    }
+
+    /** Removes every attribute of {@code session}, each told to its listeners (the session is being invalidated). */
+    void removeAll(final SipSessionImpl session)
+    {
+        if (null != values)
+        {
+            for (final String key : values.keySet().toArray(new String[0]))
+            {
+                remove(session, key);
+            }
+        }
+        else if (null != name)
+        {
+            remove(session, name);
         }
     }
 
-    private Iterable<SipSessionAttributeListener> listeners()
+    private static Iterable<SipSessionAttributeListener> listeners(final SipSessionImpl session)
     {
         return session.appSession().application().listeners(SipSessionAttributeListener.class);
     }

@@ -229,17 +229,21 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     // Container view: application routing (JSR 289 §15)
     // ================================================================================================================
 
-    /** Sets what the application router said about this initial request (JSR 289 §15.4.1). */
-    public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriber,
-        final Serializable routerInfo)
+    /** Sets what the application router said about this initial request (JSR 289 §15.4.1; {@link RouterStates}). */
+    void routing(final RouterState state)
     {
-        routerState = null == routingRegion && null == subscriber && null == routerInfo ? null
-            : new RouterState(routingRegion, subscriber, routerInfo);
+        routerState = state;
     }
 
     public Serializable stateInfo()
     {
         return null == routerState ? null : routerState.stateInfo;
+    }
+
+    /** The router's answer as this request holds it (shared, {@link RouterStates}), or null. */
+    RouterState routerState()
+    {
+        return routerState;
     }
 
     public SipApplicationRoutingRegion region()

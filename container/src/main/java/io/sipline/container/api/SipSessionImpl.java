@@ -56,9 +56,8 @@ public final class SipSessionImpl implements SipSession
     /** Made on the first attribute, dropped with the last: an established call without attributes holds none. */
     private SessionAttributes attributes;
 
-    private SipApplicationRoutingRegion region;
-    private URI subscriber;
-    private Serializable stateInfo;
+    /** What the application router said about the initial request (shared with it), or null. */
+    private RouterState router;
 
     private final boolean uac;
     /** The dialog state; never null. */
@@ -130,12 +129,10 @@ public final class SipSessionImpl implements SipSession
     {
         handler = from.handler;
         original = from.original;
-        region = from.region;
-        subscriber = from.subscriber;
-        stateInfo = from.stateInfo;
+        router = from.router;
         b2bua = from.b2bua; // linked to nothing until it is relayed (createResponseToOriginalRequest) or linked
         invalidateWhenReady = from.invalidateWhenReady;
-        attributes = null == from.attributes ? null : SessionAttributes.copyOf(from.attributes, this);
+        attributes = null == from.attributes ? null : SessionAttributes.copyOf(from.attributes);
     }
 
     void markTransactionSeen()
@@ -369,17 +366,15 @@ public final class SipSessionImpl implements SipSession
         return app.host().contact();
     }
 
-    public void routing(final SipApplicationRoutingRegion routingRegion, final URI subscriberUri,
-        final Serializable routerState)
+    /** Sets what the application router said about this session's initial request ({@link RouterStates}). */
+    void routing(final RouterState state)
     {
-        region = routingRegion;
-        subscriber = subscriberUri;
-        stateInfo = routerState;
+        router = state;
     }
 
     public Serializable stateInfo()
     {
-        return stateInfo;
+        return null == router ? null : router.stateInfo;
     }
 
     public SipServletRequestImpl original()
@@ -692,14 +687,14 @@ public final class SipSessionImpl implements SipSession
     public SipApplicationRoutingRegion getRegion()
     {
         checkValid();
-        return region;
+        return null == router ? null : router.region;
     }
 
     @Override
     public URI getSubscriberURI()
     {
         checkValid();
-        return subscriber;
+        return null == router ? null : router.subscriberUri;
     }
 
     @Override
@@ -735,7 +730,7 @@ public final class SipSessionImpl implements SipSession
     {
         if (null != attributes)
         {
-            attributes.removeAll();
+            attributes.removeAll(this);
             attributes = null;
         }
     }
@@ -789,16 +784,16 @@ public final class SipSessionImpl implements SipSession
             {
                 throw new NullPointerException(null == name ? "name" : "attribute");
             }
-            attributes = new SessionAttributes(this);
+            attributes = new SessionAttributes();
         }
-        attributes.set(name, attribute);
+        attributes.set(this, name, attribute);
     }
 
     @Override
     public void removeAttribute(final String name)
     {
         checkValid();
-        if (null != attributes && attributes.remove(name))
+        if (null != attributes && attributes.remove(this, name))
         {
             attributes = null; // the last one went
         }

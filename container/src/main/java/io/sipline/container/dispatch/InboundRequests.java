@@ -13,6 +13,7 @@ import io.sipline.container.proxy.ProxyImpl;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.api.AckWait;
 import io.sipline.container.api.ReliableProvisionals;
+import io.sipline.container.api.RouterStates;
 import io.sipline.container.api.SessionTable;
 import io.sipline.container.api.SipApplicationSessionImpl;
 import io.sipline.container.api.SipSessionImpl;
@@ -46,6 +47,8 @@ final class InboundRequests
     private final ProxyDispatch proxies;
     private final UasResponses uas;
     private final ContainerShardImpl container;
+    /** The router's answers as this shard's requests and sessions share them. */
+    private final RouterStates routerStates = new RouterStates();
     /** New requests that waited longer than this are refused with 503 ({@link #overloaded}); 0: never. */
     private final long overloadWaitNs;
     /** The wall clock the overload check reads ({@link RealtimeClock#nanos()}; a test's own clock in tests). */
@@ -162,8 +165,7 @@ final class InboundRequests
         final URI subscriber = ApplicationComposition.subscriber(info.getSubscriberURI());
         final SipApplicationRoutingRegion region = info.getRoutingRegion();
         final Serializable state = info.getStateInfo();
-        session.routing(region, subscriber, state);
-        request.routing(region, subscriber, state);
+        routerStates.route(request, session, region, subscriber, state);
         tx.attachment(request);
         session.begin(request);
         invoker.invoke(session, request, null);

@@ -217,6 +217,43 @@ class SessionLifecycleTest
     }
 
     @Test
+    void shouldKeepOneAttributeOrManyAlike()
+    {
+        app.listeners.add(new Recorder());
+        final SipSessionImpl s = invite(app).sessionImpl();
+        events.clear();
+        assertFalse(s.getAttributeNames().hasMoreElements());
+        s.setAttribute("a", "1");
+        assertEquals("1", s.getAttribute("a"));
+        assertNull(s.getAttribute("b"));
+        assertEquals(List.of("a"), java.util.Collections.list(s.getAttributeNames()));
+        s.setAttribute("b", "2");
+        s.setAttribute("c", "3");
+        assertEquals(Set.of("a", "b", "c"), Set.copyOf(java.util.Collections.list(s.getAttributeNames())));
+        s.removeAttribute("a");
+        s.removeAttribute("missing");
+        s.setAttribute("b", "22");
+        assertEquals("22", s.getAttribute("b"));
+        assertEquals("3", s.getAttribute("c"));
+        assertNull(s.getAttribute("a"));
+        s.removeAttribute("b");
+        s.removeAttribute("c");
+        assertFalse(s.getAttributeNames().hasMoreElements());
+        s.setAttribute("d", "4");
+        s.removeAttribute("d");
+        s.removeAttribute("d");
+        s.setAttribute("e", "5");
+        s.setAttribute("f", "6");
+        assertEquals(List.of("attr-added:a", "attr-added:b", "attr-added:c", "attr-removed:a", "attr-replaced:b",
+            "attr-removed:b", "attr-removed:c", "attr-added:d", "attr-removed:d", "attr-added:e", "attr-added:f"),
+            events);
+        events.clear();
+        s.invalidate();
+        assertEquals(Set.of("attr-removed:e", "attr-removed:f"),
+            Set.copyOf(events.stream().filter(e -> e.startsWith("attr-")).toList()));
+    }
+
+    @Test
     void shouldExpireTheApplicationSessionUnlessAListenerExtendsIt()
     {
         app.timeoutMinutes = 1;
