@@ -125,7 +125,7 @@ final class IceSelection
             return;
         }
         select(component, base, local, remote, priority);
-        agent.requests.cancelChecks(component);
+        IceRequests.cancelChecks(agent, component);
         agent.listener.onSelected(agent, component);
         for (int c = 1; c <= agent.components(); c++)
         {
@@ -146,7 +146,7 @@ final class IceSelection
         selectedRemote[component] = remoteAddress;
         selectedPriority[component] = priority;
         selectedTurnSlot[component] = IceCandidateType.RELAYED == agent.candidates.locals[base].type()
-            ? agent.gatherer.peerSlot(component, remoteAddress) : -1;
+            ? IceGatherer.peerSlot(agent, component, remoteAddress) : -1;
         consentLastMs[component] = now;
         consentNextMs[component] = now + (agent.lite() ? IceAgent.KEEPALIVE_TR_MS : consentInterval());
         if (IceAgent.STATE_COMPLETED == agent.state() && !freed)
@@ -207,14 +207,14 @@ final class IceSelection
             {
                 consent();
             }
-            if (!freed && agent.now - freeAtMs >= 0 && agent.gatherer.complete)
+            if (!freed && agent.now - freeAtMs >= 0 && agent.gatheringComplete)
             {
                 freeUnselected();
             }
         }
         if (freed)
         {
-            agent.gatherer.dropClosedRelays();
+            IceGatherer.dropClosedRelays(agent);
         }
     }
 
@@ -231,7 +231,7 @@ final class IceSelection
                     earliest = Math.min(earliest, consentNextMs[c]);
                 }
             }
-            if (!freed && agent.gatherer.complete)
+            if (!freed && agent.gatheringComplete)
             {
                 earliest = Math.min(earliest, freeAtMs);
             }
@@ -272,7 +272,7 @@ final class IceSelection
                 }
                 consentNextMs[c] = now + consentInterval();
                 final int remote = agent.candidates.remoteIndexOf(selectedRemote[c]);
-                if (remote >= 0 && agent.requests.start(IceRequests.KIND_CONSENT, local, remote, false) >= 0)
+                if (remote >= 0 && IceRequests.start(agent, IceRequests.KIND_CONSENT, local, remote, false) >= 0)
                 {
                     agent.takePacingTurn();
                 }
@@ -330,10 +330,10 @@ final class IceSelection
                 selectedLocal[c] = localMap[selectedLocal[c]];
             }
         }
-        agent.requests.renumber(localMap, remoteMap);
+        IceRequests.renumber(agent, localMap, remoteMap);
         agent.list.reset(candidates.locals, candidates.remotes);
         agent.valid.reset(candidates.locals, candidates.remotes);
-        agent.gatherer.free(localMap);
+        IceGatherer.free(agent, localMap);
     }
 
     /** §8.3.1: whether a selected pair of some component uses local candidate {@code l} (as base or as its local). */
