@@ -22,8 +22,8 @@ import static io.sipline.media.ice.IceAgent.FLAG_VALID;
  * failed nomination the check list (§7.2.5.3.4). Once every pair is done and a component has no valid pair, the check
  * list fails (§7.2.5.4).
  *
- * <p>Not thread-safe; owned by the agent's media thread. Reads the response in the context's message flyweight
- * (borrowed for the call); allocates nothing unless a peer-reflexive candidate is learnt.
+ * <p>Stateless: static methods on the agent. Called on the agent's media thread only. Reads the response in the
+ * context's message flyweight (borrowed for the call); allocates nothing unless a peer-reflexive candidate is learnt.
  */
 final class IceCheckResults
 {

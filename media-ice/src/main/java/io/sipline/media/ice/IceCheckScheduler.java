@@ -14,7 +14,8 @@ import static io.sipline.media.ice.IceAgent.FLAG_USE_CANDIDATE;
  * the check of the pair that generated the best valid pair is repeated with USE-CANDIDATE. With aggressive
  * nomination (RFC 5245 §8.1.1.2) every check of the controlling agent carries USE-CANDIDATE instead.
  *
- * <p>Not thread-safe; owned by the agent's media thread. Allocates nothing.
+ * <p>Stateless: static methods on the agent's fields (Ta, next check, nomination wait), so a session holds no object
+ * of this class. Called on the agent's media thread only. Allocates nothing.
  */
 final class IceCheckScheduler
 {

@@ -17,7 +17,8 @@ import java.net.InetSocketAddress;
  * every candidate is reported when found (trickle, RFC 8838) and the end of gathering once nothing is pending.
  * The relays then carry the checks and data of relayed pairs until the agent closes or frees them (§8.3.1).
  *
- * <p>Not thread-safe; owned by the agent's media thread. Allocates its TURN clients when gathering starts and one
+ * <p>Stateless: static methods on the agent's fields (gathering cursor, TURN clients), so a session holds no object
+ * of this class. Called on the agent's media thread only. Allocates its TURN clients when gathering starts and one
  * JDK address per relayed peer slot; nothing per packet.
  */
 final class IceGatherer

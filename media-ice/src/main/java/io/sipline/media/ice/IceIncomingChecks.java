@@ -20,8 +20,9 @@ import static io.sipline.media.ice.IceAgent.FLAG_VALID;
  * check arrives on valid, and selects it when nominated. Once unused candidates are freed (§8.3.1) only the selected
  * pairs are answered.
  *
- * <p>Not thread-safe; owned by the agent's media thread. Reads the request in the context's message flyweight and
- * writes the response into the context's scratch buffer; allocates nothing unless a candidate is learnt.
+ * <p>Stateless: static methods on the agent. Called on the agent's media thread only. Reads the request in the
+ * context's message flyweight and writes the response into the context's scratch buffer; allocates nothing unless a
+ * candidate is learnt.
  */
 final class IceIncomingChecks
 {

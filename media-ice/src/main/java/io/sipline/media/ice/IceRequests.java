@@ -23,7 +23,8 @@ import java.net.InetSocketAddress;
  *   CT: the request said ICE-CONTROLLING; UC: it carried USE-CANDIDATE
  * </pre>
  *
- * <p>Not thread-safe; owned by the agent's media thread. Nothing is allocated per transmission.
+ * <p>Stateless: static methods on the agent's fields (its request slots), so a session holds no object of this class.
+ * Called on the agent's media thread only. Nothing is allocated per transmission.
  */
 final class IceRequests
 {
