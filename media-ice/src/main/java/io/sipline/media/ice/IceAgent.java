@@ -1,7 +1,9 @@
 package io.sipline.media.ice;
 
+import io.sipline.media.stun.StunClientTransactions;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageType;
+import io.sipline.media.stun.StunRequestSlots;
 import io.sipline.media.turn.TurnClient;
 import io.sipline.media.turn.TurnResult;
 
@@ -166,12 +168,48 @@ public final class IceAgent
     final IceValidList valid;
     final IceCandidates candidates;
     final IceCredentials credentials;
-    final IceRequests requests;
-    final IceGatherer gatherer;
-    final IceCheckScheduler scheduler;
-    final IceIncomingChecks incoming;
-    final IceCheckResults results;
     final IceSelection selection;
+
+    // The state of the stateless stages, one copy per session; each stage reads and writes it through the agent it is
+    // given, so a session holds no stage objects.
+
+    // IceRequests: our STUN transactions.
+    /** Initial RTO of our requests. */
+    long rtoMs = StunClientTransactions.RTO_DEFAULT_MS;
+    StunRequestSlots requestSlots;
+    /** First transmissions of checks and consent checks. */
+    long checksSent;
+
+    // IceGatherer: server-reflexive and relayed candidates.
+    InetSocketAddress stunServer;
+    /** Per component (index 1..components): its TURN client, or null; null when there is none at all. */
+    TurnClient[] turn;
+    /** Per component and peer slot: the peer's JDK address, made once (a slot never changes address). */
+    InetSocketAddress[] turnPeers;
+    int pendingGathers;
+    boolean gatheringStarted;
+    /** Gathering transactions to start: host indices below this get a STUN Binding. */
+    int gatherHosts;
+    /** The next gathering transaction: a host index below {@link #gatherHosts}, then a TURN Allocate per component. */
+    int gatherCursor;
+    boolean gatheringComplete;
+
+    // IceCheckScheduler: pacing and nomination.
+    boolean aggressive;
+    long nominationWaitMs = 1_000;
+    /** Ta in use: the larger of ours and the peer's (RFC 8445 §14.2, RFC 8839 §5.5). */
+    long taMs = TA_DEFAULT_MS;
+    /** Our proposed Ta. */
+    long localTaMs = TA_DEFAULT_MS;
+    /** The peer's proposed Ta (its {@code ice-pacing}, 50 ms when it sent none). */
+    long remoteTaMs = TA_DEFAULT_MS;
+    long nextCheckMs;
+    /** When every component first had a valid pair (the nomination wait starts), or never. */
+    long allValidSinceMs = Long.MAX_VALUE;
+
+    // IceIncomingChecks: the peer's checks.
+    /** Checks answered with a success. */
+    long checksAnswered;
 
     /**
      * @param context     the media thread's shared context.
@@ -203,11 +241,7 @@ public final class IceAgent
         valid = new IceValidList(limits);
         valid.reset(candidates.locals, candidates.remotes);
         credentials = new IceCredentials();
-        requests = new IceRequests(this);
-        gatherer = new IceGatherer(this);
-        scheduler = new IceCheckScheduler(this);
-        incoming = new IceIncomingChecks(this);
-        results = new IceCheckResults(this);
+        requestSlots = IceRequests.newSlots(this);
         selection = new IceSelection(this, components);
         credentials.newLocal(context.secureRandom);
     }
@@ -220,7 +254,7 @@ public final class IceAgent
      */
     public IceAgent aggressiveNomination(final boolean value)
     {
-        scheduler.aggressive = value;
+        aggressive = value;
         return this;
     }
 
@@ -236,7 +270,7 @@ public final class IceAgent
      */
     public IceAgent ta(final long value)
     {
-        scheduler.localTa(value);
+        IceCheckScheduler.localTa(this, value);
         return this;
     }
 
@@ -246,7 +280,7 @@ public final class IceAgent
      */
     public IceAgent rto(final long value)
     {
-        requests.rto(value);
+        IceRequests.rto(this, value);
         return this;
     }
 
@@ -256,7 +290,7 @@ public final class IceAgent
      */
     public IceAgent nominationWaitMs(final long value)
     {
-        scheduler.nominationWaitMs = Math.max(0, value);
+        nominationWaitMs = Math.max(0, value);
         return this;
     }
 
@@ -323,7 +357,7 @@ public final class IceAgent
         final String turnPassword, final long nowMs)
     {
         now = nowMs;
-        gatherer.gather(stun, turnServer, turnUser, turnPassword);
+        IceGatherer.gather(this, stun, turnServer, turnUser, turnPassword);
     }
 
     // ------------------------------------------------------------------------------------------------ SDP
@@ -352,7 +386,7 @@ public final class IceAgent
         now = nowMs;
         final IceSessionAttributes attributes = new IceSessionAttributes();
         final IceCandidate[] parsed = IceDescriptions.parseRemote(sdp, attributes);
-        scheduler.remoteTa(attributes.pacingMs());
+        IceCheckScheduler.remoteTa(this, attributes.pacingMs());
         if (attributes.lite() && !lite)
         {
             setRole(true); // §6.1.1: with a lite peer the full agent controls
@@ -421,7 +455,7 @@ public final class IceAgent
         {
             return;
         }
-        if (gatherer.onServerDatagram(candidates.locals[host].componentId(), from, buf, offset, length))
+        if (IceGatherer.onServerDatagram(this, candidates.locals[host].componentId(), from, buf, offset, length))
         {
             return;
         }
@@ -451,12 +485,12 @@ public final class IceAgent
     public void poll(final long nowMs)
     {
         now = nowMs;
-        requests.poll();
-        gatherer.poll();
-        gatherer.startDue();
-        scheduler.poll();
+        IceRequests.poll(this);
+        IceGatherer.poll(this);
+        IceGatherer.startDue(this);
+        IceCheckScheduler.poll(this);
         selection.poll();
-        results.checkFailure();
+        IceCheckResults.checkFailure(this);
     }
 
     /**
@@ -464,14 +498,14 @@ public final class IceAgent
      */
     public long nextDeadlineMs()
     {
-        long next = requests.slots.nextDeadlineMs();
-        if (gatherer.hasDue())
+        long next = requestSlots.nextDeadlineMs();
+        if (IceGatherer.hasDue(this))
         {
             next = Math.min(next, context.paced ? context.nextPacedMs : now); // gathering transactions still to start
         }
-        next = scheduler.nextDeadlineMs(next);
+        next = IceCheckScheduler.nextDeadlineMs(this, next);
         next = selection.nextDeadlineMs(next);
-        return gatherer.nextDeadlineMs(next);
+        return IceGatherer.nextDeadlineMs(this, next);
     }
 
     /**
@@ -482,7 +516,7 @@ public final class IceAgent
     public void close(final long nowMs)
     {
         now = nowMs;
-        gatherer.close();
+        IceGatherer.close(this);
         setState(STATE_FAILED);
     }
 
@@ -569,7 +603,7 @@ public final class IceAgent
     /** @return whether gathering has finished. */
     public boolean gatheringComplete()
     {
-        return gatherer.complete;
+        return gatheringComplete;
     }
 
     /**
@@ -602,13 +636,13 @@ public final class IceAgent
     /** @return connectivity checks sent (first transmissions, not retransmissions; consent checks included). */
     public long checksSent()
     {
-        return requests.checksSent;
+        return checksSent;
     }
 
     /** @return checks we answered. */
     public long checksAnswered()
     {
-        return incoming.checksAnswered;
+        return checksAnswered;
     }
 
     /**
@@ -617,7 +651,7 @@ public final class IceAgent
      */
     public TurnClient turnClient(final int component)
     {
-        return gatherer.client(component);
+        return IceGatherer.client(this, component);
     }
 
     // ------------------------------------------------------------------------------------------------ stages' calls
@@ -668,7 +702,7 @@ public final class IceAgent
         final IceCandidate candidate = candidates.locals[local];
         if (IceCandidateType.RELAYED == candidate.type())
         {
-            final TurnClient client = gatherer.turn[candidate.componentId()];
+            final TurnClient client = turn[candidate.componentId()];
             return turnSlot >= 0 && TurnResult.OK == client.send(turnSlot, buf, offset, length);
         }
         transport.send(candidates.localSocket[local], buf, offset, length, to);
@@ -698,11 +732,11 @@ public final class IceAgent
         final int type = message.messageType();
         if (StunMessageType.BINDING_REQUEST == type)
         {
-            incoming.onRequest(local, from, turnSlot, wrap);
+            IceIncomingChecks.onRequest(this, local, from, turnSlot, wrap);
         }
         else if (StunMessageType.isResponse(type) && StunMessageType.METHOD_BINDING == message.method())
         {
-            results.onResponse(local, from);
+            IceCheckResults.onResponse(this, local, from);
         }
     }
 
@@ -737,12 +771,12 @@ public final class IceAgent
     /** §9: the remote side of this ICE generation is forgotten; the selected pairs stay in use. */
     private void forgetRemote()
     {
-        requests.freeChecks();
+        IceRequests.freeChecks(this);
         candidates.forgetRemotes();
         remoteEndOfCandidates = false;
         list.reset(candidates.locals, candidates.remotes);
         valid.reset(candidates.locals, candidates.remotes); // §9: the valid pairs go with the check list
-        scheduler.restart();
+        IceCheckScheduler.restart(this);
         selection.restart();
         if (STATE_FAILED != state)
         {

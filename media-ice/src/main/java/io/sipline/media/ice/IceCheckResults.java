@@ -3,6 +3,7 @@ package io.sipline.media.ice;
 import io.sipline.media.stun.StunAttributeType;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageType;
+import io.sipline.media.stun.StunRequestSlots;
 import io.sipline.media.stun.StunResult;
 
 import java.net.InetSocketAddress;
@@ -21,39 +22,36 @@ import static io.sipline.media.ice.IceAgent.FLAG_VALID;
  * failed nomination the check list (§7.2.5.3.4). Once every pair is done and a component has no valid pair, the check
  * list fails (§7.2.5.4).
  *
- * <p>Not thread-safe; owned by the agent's media thread. Reads the response in the context's message flyweight
- * (borrowed for the call); allocates nothing unless a peer-reflexive candidate is learnt.
+ * <p>Stateless: static methods on the agent. Called on the agent's media thread only. Reads the response in the
+ * context's message flyweight (borrowed for the call); allocates nothing unless a peer-reflexive candidate is learnt.
  */
 final class IceCheckResults
 {
-    private final IceAgent agent;
-
-    IceCheckResults(final IceAgent agent)
+    private IceCheckResults()
     {
-        this.agent = agent;
     }
 
     /**
      * A Binding response in the context's message arrived on local candidate {@code local} from {@code from}.
      */
-    void onResponse(final int local, final InetSocketAddress from)
+    static void onResponse(final IceAgent agent, final int local, final InetSocketAddress from)
     {
         final IceContext context = agent.context;
         final StunMessageFlyweight response = context.message;
-        final IceRequests requests = agent.requests;
-        final int slot = requests.slots.find(response);
+        final StunRequestSlots slots = agent.requestSlots;
+        final int slot = slots.find(response);
         if (-1 == slot)
         {
             return;
         }
-        final long token = requests.slots.token(slot);
+        final long token = slots.token(slot);
         final byte kind = IceRequests.kindOf(token);
         final int requestLocal = IceRequests.localOf(token);
         final int remote = IceRequests.remoteOf(token);
         if (IceRequests.KIND_SRFLX == kind)
         {
-            requests.slots.free(slot);
-            agent.gatherer.onServerReflexive(requestLocal);
+            slots.free(slot);
+            IceGatherer.onServerReflexive(agent, requestLocal);
             return;
         }
         if (null == agent.credentials.remoteKey
@@ -61,7 +59,7 @@ final class IceCheckResults
         {
             return; // RFC 8489 §9.1.4: ignore; the transaction goes on
         }
-        requests.slots.free(slot);
+        slots.free(slot);
         if (IceRequests.KIND_CONSENT == kind)
         {
             if (StunMessageType.CLASS_SUCCESS_RESPONSE == response.messageClass())
@@ -78,19 +76,20 @@ final class IceCheckResults
         final boolean useCandidate = IceRequests.useCandidateOf(token);
         if (StunMessageType.CLASS_ERROR_RESPONSE == response.messageClass())
         {
-            onErrorResponse(pair, token);
+            onErrorResponse(agent, pair, token);
             return;
         }
         // §7.2.5.2.1: the response must come from where the request went, to the base it left from.
         if (requestLocal != local || !from.equals(agent.candidates.remoteAddress[remote]))
         {
-            checkFailed(pair, useCandidate, true);
+            checkFailed(agent, pair, useCandidate, true);
             return;
         }
-        onCheckSucceeded(pair, agent.valid.add(validLocal(requestLocal), remote, requestLocal), useCandidate);
+        onCheckSucceeded(agent, pair, agent.valid.add(validLocal(agent, requestLocal), remote, requestLocal),
+            useCandidate);
     }
 
-    private void onErrorResponse(final int pair, final long token)
+    private static void onErrorResponse(final IceAgent agent, final int pair, final long token)
     {
         final StunMessageFlyweight response = agent.context.message;
         final int errorIndex = response.findAttribute(StunAttributeType.ERROR_CODE);
@@ -109,14 +108,14 @@ final class IceCheckResults
             return;
         }
         // §7.2.5.2.4: an unrecoverable error response (e.g. 400)
-        checkFailed(pair, IceRequests.useCandidateOf(token), true);
+        checkFailed(agent, pair, IceRequests.useCandidateOf(token), true);
     }
 
     /**
      * §7.2.5.3.2: the local candidate of the valid pair a successful check from {@code base} produces (see
      * {@link IceCandidates#validLocal}); the base itself when the response has no mapped address.
      */
-    private int validLocal(final int base)
+    private static int validLocal(final IceAgent agent, final int base)
     {
         final IceContext context = agent.context;
         final StunMessageFlyweight response = context.message;
@@ -131,7 +130,8 @@ final class IceCheckResults
     /**
      * The check of {@code pair} succeeded and produced valid pair {@code entry} (-1 if the valid list is full).
      */
-    private void onCheckSucceeded(final int pair, final int entry, final boolean useCandidate)
+    private static void onCheckSucceeded(final IceAgent agent, final int pair, final int entry,
+        final boolean useCandidate)
     {
         final IceCheckList list = agent.list;
         list.state(pair, IcePairState.SUCCEEDED);
@@ -178,7 +178,7 @@ final class IceCheckResults
      * @param useCandidate whether the failed request carried USE-CANDIDATE.
      * @param answered     whether a response arrived (error or non-symmetric) rather than none.
      */
-    void checkFailed(final int pair, final boolean useCandidate, final boolean answered)
+    static void checkFailed(final IceAgent agent, final int pair, final boolean useCandidate, final boolean answered)
     {
         final IceCheckList list = agent.list;
         final boolean controlling = agent.controlling();
@@ -202,7 +202,7 @@ final class IceCheckResults
         agent.valid.removePair(list.localIndex(pair), list.remoteIndex(pair));
         if (controlling || !agent.selection.concluded(component))
         {
-            failCheckList();
+            failCheckList(agent);
         }
     }
 
@@ -212,10 +212,10 @@ final class IceCheckResults
      * checklist is set to Failed" — with trickle ICE only once both sides have gathered everything (RFC 8838 §8:
      * our gathering complete, the peer's end-of-candidates received), since a late candidate makes new pairs.
      */
-    void checkFailure()
+    static void checkFailure(final IceAgent agent)
     {
         final IceCheckList list = agent.list;
-        if (IceAgent.STATE_RUNNING != agent.state() || !agent.remoteEndOfCandidates || !agent.gatherer.complete
+        if (IceAgent.STATE_RUNNING != agent.state() || !agent.remoteEndOfCandidates || !agent.gatheringComplete
             || 0 == list.size())
         {
             return;
@@ -231,15 +231,15 @@ final class IceCheckResults
         }
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (!hasValidPair(c))
+            if (!hasValidPair(agent, c))
             {
-                failCheckList();
+                failCheckList(agent);
                 return;
             }
         }
     }
 
-    private boolean hasValidPair(final int component)
+    private static boolean hasValidPair(final IceAgent agent, final int component)
     {
         final IceValidList valid = agent.valid;
         for (int v = 0; v < valid.size(); v++)
@@ -258,7 +258,7 @@ final class IceCheckResults
      * {@link IceAgent#STATE_FAILED}. The one exception is a failed ICE restart while every component still has the
      * pair selected before it: data keeps flowing there (§9) and the agent stays where it is.
      */
-    private void failCheckList()
+    private static void failCheckList(final IceAgent agent)
     {
         if (!agent.selection.allSelected())
         {

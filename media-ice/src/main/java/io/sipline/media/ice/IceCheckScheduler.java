@@ -14,90 +14,79 @@ import static io.sipline.media.ice.IceAgent.FLAG_USE_CANDIDATE;
  * the check of the pair that generated the best valid pair is repeated with USE-CANDIDATE. With aggressive
  * nomination (RFC 5245 §8.1.1.2) every check of the controlling agent carries USE-CANDIDATE instead.
  *
- * <p>Not thread-safe; owned by the agent's media thread. Allocates nothing.
+ * <p>Stateless: static methods on the agent's fields (Ta, next check, nomination wait), so a session holds no object
+ * of this class. Called on the agent's media thread only. Allocates nothing.
  */
 final class IceCheckScheduler
 {
-    private final IceAgent agent;
-    boolean aggressive;
-    long nominationWaitMs = 1_000;
-    /** Ta in use: the larger of ours and the peer's (RFC 8445 §14.2, RFC 8839 §5.5). */
-    private long taMs = IceAgent.TA_DEFAULT_MS;
-    /** Our proposed Ta. */
-    long localTaMs = IceAgent.TA_DEFAULT_MS;
-    /** The peer's proposed Ta (its {@code ice-pacing}, 50 ms when it sent none). */
-    private long remoteTaMs = IceAgent.TA_DEFAULT_MS;
-    private long nextCheckMs;
-    /** When every component first had a valid pair (the nomination wait starts), or never. */
-    private long allValidSinceMs = Long.MAX_VALUE;
 
-    IceCheckScheduler(final IceAgent agent)
+    private IceCheckScheduler()
     {
-        this.agent = agent;
     }
 
-    void localTa(final long value)
+    static void localTa(final IceAgent agent, final long value)
     {
-        localTaMs = Math.max(5, value);
-        taMs = Math.max(localTaMs, remoteTaMs);
+        agent.localTaMs = Math.max(5, value);
+        agent.taMs = Math.max(agent.localTaMs, agent.remoteTaMs);
     }
 
     /** @param pacingMs the peer's {@code ice-pacing}, 0 when it sent none. */
-    void remoteTa(final long pacingMs)
+    static void remoteTa(final IceAgent agent, final long pacingMs)
     {
-        remoteTaMs = 0 == pacingMs ? IceAgent.TA_DEFAULT_MS : pacingMs;
-        taMs = Math.max(localTaMs, remoteTaMs);
+        agent.remoteTaMs = 0 == pacingMs ? IceAgent.TA_DEFAULT_MS : pacingMs;
+        agent.taMs = Math.max(agent.localTaMs, agent.remoteTaMs);
     }
 
     /** §9: a new ICE generation waits afresh before nominating. */
-    void restart()
+    static void restart(final IceAgent agent)
     {
-        allValidSinceMs = Long.MAX_VALUE;
+        agent.allValidSinceMs = Long.MAX_VALUE;
     }
 
     /** A check waiting for something (a TURN channel) may go at the next poll. */
-    void checkNow()
+    static void checkNow(final IceAgent agent)
     {
-        nextCheckMs = agent.now;
+        agent.nextCheckMs = agent.now;
     }
 
-    private boolean running()
+    private static boolean running(final IceAgent agent)
     {
         return !agent.lite() && null != agent.credentials.remoteKey && IceAgent.STATE_FAILED != agent.state();
     }
 
     /** Sends the next paced check when its time has come, nominating first when that is due. */
-    void poll()
+    static void poll(final IceAgent agent)
     {
         final long now = agent.now;
-        if (!running() || now - nextCheckMs < 0)
+        if (!running(agent) || now - agent.nextCheckMs < 0)
         {
             return;
         }
         if (!agent.pacingTurnFree())
         {
-            nextCheckMs = agent.context.nextPacedMs; // §14.2: another transaction of this thread left under 5 ms ago
+            // §14.2: another transaction of this thread left under 5 ms ago
+            agent.nextCheckMs = agent.context.nextPacedMs;
             return;
         }
-        nextCheckMs = now + taMs;
-        if (agent.controlling() && !aggressive)
+        agent.nextCheckMs = now + agent.taMs;
+        if (agent.controlling() && !agent.aggressive)
         {
-            nominate();
+            nominate(agent);
         }
-        if (paceOneCheck())
+        if (paceOneCheck(agent))
         {
             agent.takePacingTurn();
         }
     }
 
     /** @return the earlier of {@code next} and the next check's time. */
-    long nextDeadlineMs(final long next)
+    static long nextDeadlineMs(final IceAgent agent, final long next)
     {
-        return running() ? Math.min(next, nextCheckMs) : next;
+        return running(agent) ? Math.min(next, agent.nextCheckMs) : next;
     }
 
     /** @return whether a check left. */
-    private boolean paceOneCheck()
+    private static boolean paceOneCheck(final IceAgent agent)
     {
         // §6.1.4.2: a triggered pair first, then the highest Waiting one, then a Frozen one unfrozen. A pair that
         // cannot start now (no free slot, or a relayed pair waiting for its TURN channel) yields to the next.
@@ -112,7 +101,7 @@ final class IceCheckScheduler
             if (0 != (flags & FLAG_TRIGGERED)
                 && (!selection.concluded(list.local(p).componentId())
                     || 0 != (flags & FLAG_NOMINATE_ON_SUCCESS) && IcePairState.SUCCEEDED != list.state(p))
-                && startCheck(p))
+                && startCheck(agent, p))
             {
                 return true;
             }
@@ -124,21 +113,21 @@ final class IceCheckScheduler
         for (int p = 0; p < list.size(); p++)
         {
             if (IcePairState.WAITING == list.state(p) && !selection.concluded(list.local(p).componentId())
-                && startCheck(p))
+                && startCheck(agent, p))
             {
                 return true;
             }
         }
-        final int unfrozen = unfreezeOne();
-        return -1 != unfrozen && startCheck(unfrozen);
+        final int unfrozen = unfreezeOne(agent);
+        return -1 != unfrozen && startCheck(agent, unfrozen);
     }
 
-    private boolean startCheck(final int pair)
+    private static boolean startCheck(final IceAgent agent, final int pair)
     {
         final IceCheckList list = agent.list;
         final byte flags = list.flags(pair);
-        final boolean useCandidate = agent.controlling() && (aggressive || 0 != (flags & FLAG_USE_CANDIDATE));
-        if (agent.requests.start(IceRequests.KIND_CHECK, list.localIndex(pair), list.remoteIndex(pair),
+        final boolean useCandidate = agent.controlling() && (agent.aggressive || 0 != (flags & FLAG_USE_CANDIDATE));
+        if (IceRequests.start(agent, IceRequests.KIND_CHECK, list.localIndex(pair), list.remoteIndex(pair),
             useCandidate) < 0)
         {
             return false;
@@ -152,7 +141,7 @@ final class IceCheckScheduler
     }
 
     /** §6.1.4.2: the highest Frozen pair whose foundation no Waiting/In-Progress pair shares becomes Waiting. */
-    private int unfreezeOne()
+    private static int unfreezeOne(final IceAgent agent)
     {
         final IceCheckList list = agent.list;
         for (int p = 0; p < list.size(); p++)
@@ -181,7 +170,7 @@ final class IceCheckScheduler
      * §8.1.1: once each component has a valid pair and nothing better is pending, nominate the best valid pair of
      * each component by repeating, with USE-CANDIDATE, the check of the check-list pair that generated it.
      */
-    private void nominate()
+    private static void nominate(final IceAgent agent)
     {
         if (IceAgent.STATE_COMPLETED == agent.state())
         {
@@ -190,26 +179,26 @@ final class IceCheckScheduler
         boolean betterPending = false;
         for (int c = 1; c <= agent.components(); c++)
         {
-            final int best = bestValid(c);
+            final int best = bestValid(agent, c);
             if (-1 == best)
             {
                 return;
             }
-            betterPending |= betterPending(c, agent.valid.priority(best, agent.controlling()));
+            betterPending |= betterPending(agent, c, agent.valid.priority(best, agent.controlling()));
         }
         final long now = agent.now;
-        if (Long.MAX_VALUE == allValidSinceMs)
+        if (Long.MAX_VALUE == agent.allValidSinceMs)
         {
-            allValidSinceMs = now;
+            agent.allValidSinceMs = now;
         }
-        if (betterPending && now - allValidSinceMs < nominationWaitMs)
+        if (betterPending && now - agent.allValidSinceMs < agent.nominationWaitMs)
         {
             return;
         }
         final IceCheckList list = agent.list;
         for (int c = 1; c <= agent.components(); c++)
         {
-            final int best = bestValid(c);
+            final int best = bestValid(agent, c);
             final int generating = list.find(agent.valid.generatingLocal(best), agent.valid.remoteIndex(best));
             final byte flags = list.flags(generating);
             if (0 == (flags & (FLAG_USE_CANDIDATE | FLAG_NOMINATED)))
@@ -220,7 +209,7 @@ final class IceCheckScheduler
     }
 
     /** @return whether a check-list pair of the component still to be checked ranks above {@code bestPriority}. */
-    private boolean betterPending(final int component, final long bestPriority)
+    private static boolean betterPending(final IceAgent agent, final int component, final long bestPriority)
     {
         final IceCheckList list = agent.list;
         for (int p = 0; p < list.size() && list.priority(p) > bestPriority; p++)
@@ -239,7 +228,7 @@ final class IceCheckScheduler
      * The valid pair of a component with the highest priority (§6.1.2.3, from its own candidates) whose generating
      * pair is still in the check list (the pair the nominating check is sent on), or -1.
      */
-    private int bestValid(final int component)
+    private static int bestValid(final IceAgent agent, final int component)
     {
         final IceValidList valid = agent.valid;
         int best = -1;
@@ -276,7 +265,7 @@ final class IceCheckScheduler
      * @param pair       the pair.
      * @param nomination whether the request that triggers it nominates (USE-CANDIDATE, and we are controlled).
      */
-    void triggered(final int pair, final boolean nomination)
+    static void triggered(final IceAgent agent, final int pair, final boolean nomination)
     {
         final IceCheckList list = agent.list;
         final byte state = list.state(pair);
@@ -287,7 +276,7 @@ final class IceCheckScheduler
         }
         if (IcePairState.IN_PROGRESS == state)
         {
-            agent.requests.cancelPairChecks(list.localIndex(pair), list.remoteIndex(pair));
+            IceRequests.cancelPairChecks(agent, list.localIndex(pair), list.remoteIndex(pair));
         }
         list.state(pair, IcePairState.WAITING);
         list.flags(pair, (byte) (list.flags(pair) | FLAG_TRIGGERED));

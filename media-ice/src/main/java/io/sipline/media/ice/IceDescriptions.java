@@ -26,9 +26,9 @@ final class IceDescriptions
             // the 'ice2' option" (which also tells an RFC 5245 peer not to nominate aggressively); trickle: RFC 8838.
             attributes.options(IceSdp.OPTION_TRICKLE | IceSdp.OPTION_ICE2);
             attributes.lite(agent.lite());
-            if (IceAgent.TA_DEFAULT_MS != agent.scheduler.localTaMs)
+            if (IceAgent.TA_DEFAULT_MS != agent.localTaMs)
             {
-                attributes.pacingMs(agent.scheduler.localTaMs);
+                attributes.pacingMs(agent.localTaMs);
             }
             attributes.append(out);
         }
@@ -43,7 +43,7 @@ final class IceDescriptions
                 IceSdp.appendCandidate(out.append("a="), candidates.locals[l]).append("\r\n");
             }
         }
-        if (agent.gatherer.complete)
+        if (agent.gatheringComplete)
         {
             out.append("a=end-of-candidates\r\n");
         }

@@ -1,12 +1,17 @@
 package io.sipline.media.ice;
 
+import java.util.Arrays;
+
 /**
  * Assigns local foundations (RFC 8445 §5.1.1.3): two candidates share a foundation when they have the same type, the
  * same base IP address (ports ignored), the same STUN/TURN server IP address (for server-reflexive and relayed
  * candidates) and the same transport (always UDP here). Foundations are the short decimal strings "1", "2", ...,
  * taken from a static table, so assigning one allocates nothing.
  *
- * <p>Not thread-safe; owned by one media thread (one per ICE session).
+ * <p>The tables start at {@link #INITIAL_CAPACITY} foundations (an agent with host, server-reflexive and relayed
+ * candidates on one base has three) and double on demand up to the capacity, so a session retains only what it uses.
+ *
+ * <p>Not thread-safe; owned by one media thread (one per ICE session). Allocates only when a table grows (setup).
  */
 public final class IceFoundations
 {
@@ -20,13 +25,17 @@ public final class IceFoundations
         }
     }
 
-    private final byte[] types;
-    private final byte[] baseFamilies;
-    private final long[] baseHi;
-    private final long[] baseLo;
-    private final byte[] serverFamilies;
-    private final long[] serverHi;
-    private final long[] serverLo;
+    /** Foundations the tables hold before they first grow. */
+    static final int INITIAL_CAPACITY = 4;
+
+    private final int capacity;
+    private byte[] types;
+    private byte[] baseFamilies;
+    private long[] baseHi;
+    private long[] baseLo;
+    private byte[] serverFamilies;
+    private long[] serverHi;
+    private long[] serverLo;
     private int count;
 
     /**
@@ -38,13 +47,15 @@ public final class IceFoundations
         {
             throw new IllegalArgumentException("capacity out of 1..256: " + capacity);
         }
-        types = new byte[capacity];
-        baseFamilies = new byte[capacity];
-        baseHi = new long[capacity];
-        baseLo = new long[capacity];
-        serverFamilies = new byte[capacity];
-        serverHi = new long[capacity];
-        serverLo = new long[capacity];
+        this.capacity = capacity;
+        final int initial = Math.min(INITIAL_CAPACITY, capacity);
+        types = new byte[initial];
+        baseFamilies = new byte[initial];
+        baseHi = new long[initial];
+        baseLo = new long[initial];
+        serverFamilies = new byte[initial];
+        serverHi = new long[initial];
+        serverLo = new long[initial];
     }
 
     /**
@@ -76,9 +87,13 @@ public final class IceFoundations
                 return TEXT[i];
             }
         }
+        if (count == capacity)
+        {
+            throw new IllegalStateException("more than " + capacity + " local foundations");
+        }
         if (count == types.length)
         {
-            throw new IllegalStateException("more than " + types.length + " local foundations");
+            grow();
         }
         types[count] = type;
         baseFamilies[count] = candidate.baseFamily();
@@ -104,5 +119,17 @@ public final class IceFoundations
     public void clear()
     {
         count = 0;
+    }
+
+    private void grow()
+    {
+        final int length = Math.min(2 * types.length, capacity);
+        types = Arrays.copyOf(types, length);
+        baseFamilies = Arrays.copyOf(baseFamilies, length);
+        baseHi = Arrays.copyOf(baseHi, length);
+        baseLo = Arrays.copyOf(baseLo, length);
+        serverFamilies = Arrays.copyOf(serverFamilies, length);
+        serverHi = Arrays.copyOf(serverHi, length);
+        serverLo = Arrays.copyOf(serverLo, length);
     }
 }

@@ -17,7 +17,8 @@ import java.net.InetSocketAddress;
  * every candidate is reported when found (trickle, RFC 8838) and the end of gathering once nothing is pending.
  * The relays then carry the checks and data of relayed pairs until the agent closes or frees them (§8.3.1).
  *
- * <p>Not thread-safe; owned by the agent's media thread. Allocates its TURN clients when gathering starts and one
+ * <p>Stateless: static methods on the agent's fields (gathering cursor, TURN clients), so a session holds no object
+ * of this class. Called on the agent's media thread only. Allocates its TURN clients when gathering starts and one
  * JDK address per relayed peer slot; nothing per packet.
  */
 final class IceGatherer
@@ -25,50 +26,36 @@ final class IceGatherer
     /** Peer slots per TURN client: the remote candidates a relayed candidate can reach at once. */
     static final int TURN_PEERS = 4;
 
-    private final IceAgent agent;
-    InetSocketAddress stunServer;
-    /** Per component (index 1..components): its TURN client, or null; null when there is none at all. */
-    TurnClient[] turn;
-    /** Per component and peer slot: the peer's JDK address, made once (a slot never changes address). */
-    private InetSocketAddress[] turnPeers;
-    private int pendingGathers;
-    private boolean started;
-    /** Gathering transactions to start: host indices below this get a STUN Binding. */
-    private int gatherHosts;
-    /** The next gathering transaction: a host index below {@link #gatherHosts}, then a TURN Allocate per component. */
-    private int gatherCursor;
-    boolean complete;
 
-    IceGatherer(final IceAgent agent)
+    private IceGatherer()
     {
-        this.agent = agent;
     }
 
     /** See {@link IceAgent#gather}. */
-    void gather(final InetSocketAddress stun, final InetSocketAddress turnServer, final String turnUser,
-        final String turnPassword)
+    static void gather(final IceAgent agent, final InetSocketAddress stun, final InetSocketAddress turnServer,
+        final String turnUser, final String turnPassword)
     {
         final IceCandidates candidates = agent.candidates;
-        started = true;
-        gatherHosts = 0;
-        gatherCursor = 0;
+        agent.gatheringStarted = true;
+        agent.gatherHosts = 0;
+        agent.gatherCursor = 0;
         if (!agent.lite() && null != stun)
         {
-            stunServer = stun;
-            gatherHosts = candidates.localCount;
+            agent.stunServer = stun;
+            agent.gatherHosts = candidates.localCount;
             for (int l = 0; l < candidates.localCount; l++)
             {
                 if (IceCandidateType.HOST == candidates.locals[l].type())
                 {
-                    pendingGathers++; // started by startDue, one per pacing turn
+                    agent.pendingGathers++; // started by startDue, one per pacing turn
                 }
             }
         }
         if (!agent.lite() && null != turnServer)
         {
             final int components = agent.components();
-            turn = new TurnClient[components + 1];
-            turnPeers = new InetSocketAddress[(components + 1) * TURN_PEERS];
+            agent.turn = new TurnClient[components + 1];
+            agent.turnPeers = new InetSocketAddress[(components + 1) * TURN_PEERS];
             for (int c = 1; c <= components; c++)
             {
                 final int host = candidates.firstHost(c);
@@ -78,14 +65,14 @@ final class IceGatherer
                 }
                 final int socket = candidates.localSocket[host];
                 final IceAgent.Transport transport = agent.transport;
-                turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
-                    turnServer, turnUser, turnPassword, new Relay(c), agent.context.turn, TURN_PEERS)
+                agent.turn[c] = new TurnClient((buf, off, len, dst) -> transport.send(socket, buf, off, len, dst),
+                    turnServer, turnUser, turnPassword, new Relay(agent, c), agent.context.turn, TURN_PEERS)
                     .pacer(agent.context);
-                pendingGathers++; // allocated by startDue
+                agent.pendingGathers++; // allocated by startDue
             }
         }
-        startDue();
-        maybeComplete();
+        startDue(agent);
+        maybeComplete(agent);
     }
 
     /**
@@ -94,116 +81,116 @@ final class IceGatherer
      * all agents "MUST NOT be sent more often than once every 5 ms"): a STUN Binding per host candidate, then a TURN
      * Allocate per component. With pacing off ({@link IceContext#pacingMs(long)} 0) they all leave at once.
      */
-    void startDue()
+    static void startDue(final IceAgent agent)
     {
-        final int items = items();
-        while (gatherCursor < items)
+        final int items = items(agent);
+        while (agent.gatherCursor < items)
         {
-            final int item = gatherCursor;
-            final boolean srflx = item < gatherHosts;
+            final int item = agent.gatherCursor;
+            final boolean srflx = item < agent.gatherHosts;
             if (srflx ? IceCandidateType.HOST != agent.candidates.locals[item].type()
-                : null == turn[item - gatherHosts + 1])
+                : null == agent.turn[item - agent.gatherHosts + 1])
             {
-                gatherCursor++;
+                agent.gatherCursor++;
                 continue;
             }
             if (!agent.pacingTurnFree())
             {
                 return;
             }
-            gatherCursor++;
+            agent.gatherCursor++;
             if (srflx)
             {
                 agent.takePacingTurn();
             }
             // the TURN client takes the (free) turn for its Allocate itself: it paces all its transactions
-            final boolean sent = srflx ? agent.requests.start(IceRequests.KIND_SRFLX, item, 0, false) >= 0
-                : TurnResult.OK == turn[item - gatherHosts + 1].allocate(0, agent.now);
+            final boolean sent = srflx ? IceRequests.start(agent, IceRequests.KIND_SRFLX, item, 0, false) >= 0
+                : TurnResult.OK == agent.turn[item - agent.gatherHosts + 1].allocate(0, agent.now);
             if (!sent)
             {
-                pendingGathers--;
-                maybeComplete();
+                agent.pendingGathers--;
+                maybeComplete(agent);
             }
         }
     }
 
-    private int items()
+    private static int items(final IceAgent agent)
     {
-        return gatherHosts + (null == turn ? 0 : agent.components());
+        return agent.gatherHosts + (null == agent.turn ? 0 : agent.components());
     }
 
     /** @return whether gathering transactions are still to start. */
-    boolean hasDue()
+    static boolean hasDue(final IceAgent agent)
     {
-        return gatherCursor < items();
+        return agent.gatherCursor < items(agent);
     }
 
     /** The answer to the STUN Binding from host {@code host} is in the context's message. */
-    void onServerReflexive(final int host)
+    static void onServerReflexive(final IceAgent agent, final int host)
     {
-        pendingGathers--;
+        agent.pendingGathers--;
         final IceContext context = agent.context;
         final StunMessageFlyweight response = context.message;
         final int index = response.findAttribute(StunAttributeType.XOR_MAPPED_ADDRESS);
         if (StunMessageType.CLASS_SUCCESS_RESPONSE == response.messageClass() && -1 != index
             && StunResult.OK == response.readAddress(index, context.address))
         {
-            agent.candidates.addReflexive(host, context.address, stunServer);
+            agent.candidates.addReflexive(host, context.address, agent.stunServer);
         }
-        maybeComplete();
+        maybeComplete(agent);
     }
 
     /** A STUN Binding to the server went unanswered. */
-    void onServerReflexiveTimeout()
+    static void onServerReflexiveTimeout(final IceAgent agent)
     {
-        pendingGathers--;
-        maybeComplete();
+        agent.pendingGathers--;
+        maybeComplete(agent);
     }
 
-    private void maybeComplete()
+    private static void maybeComplete(final IceAgent agent)
     {
-        if (started && 0 == pendingGathers && !complete)
+        if (agent.gatheringStarted && 0 == agent.pendingGathers && !agent.gatheringComplete)
         {
-            complete = true;
+            agent.gatheringComplete = true;
             agent.listener.onGatheringComplete(agent);
         }
     }
 
     /** @return whether a datagram from {@code from} on {@code component}'s host socket was TURN traffic, consumed. */
-    boolean onServerDatagram(final int component, final InetSocketAddress from, final byte[] buf, final int offset,
-        final int length)
+    static boolean onServerDatagram(final IceAgent agent, final int component, final InetSocketAddress from,
+        final byte[] buf, final int offset, final int length)
     {
         // Anything else from the server (a Binding response to our STUN gathering) goes on to the agent.
-        return null != turn && null != turn[component] && from.equals(turn[component].server())
-            && turn[component].onDatagram(buf, offset, length, agent.now);
+        return null != agent.turn && null != agent.turn[component] && from.equals(agent.turn[component].server())
+            && agent.turn[component].onDatagram(buf, offset, length, agent.now);
     }
 
     /** Refreshes and retransmissions of the TURN clients. */
-    void poll()
+    static void poll(final IceAgent agent)
     {
-        if (null != turn)
+        if (null != agent.turn)
         {
             for (int c = 1; c <= agent.components(); c++)
             {
-                if (null != turn[c])
+                if (null != agent.turn[c])
                 {
-                    turn[c].poll(agent.now);
+                    agent.turn[c].poll(agent.now);
                 }
             }
         }
     }
 
     /** @return the earlier of {@code next} and the TURN clients' next deadline. */
-    long nextDeadlineMs(final long next)
+    static long nextDeadlineMs(final IceAgent agent, final long next)
     {
         long earliest = next;
-        if (null != turn)
+        if (null != agent.turn)
         {
             for (int c = 1; c <= agent.components(); c++)
             {
-                if (null != turn[c])
+                if (null != agent.turn[c])
                 {
-                    earliest = Math.min(earliest, turn[c].nextDeadlineMs());
+                    earliest = Math.min(earliest, agent.turn[c].nextDeadlineMs());
                 }
             }
         }
@@ -211,34 +198,34 @@ final class IceGatherer
     }
 
     /** Deletes every allocation (RFC 8656 §7: a Refresh with a zero lifetime). */
-    void close()
+    static void close(final IceAgent agent)
     {
-        if (null != turn)
+        if (null != agent.turn)
         {
             for (int c = 1; c <= agent.components(); c++)
             {
-                if (null != turn[c] && TurnClient.STATE_ALLOCATED == turn[c].state())
+                if (null != agent.turn[c] && TurnClient.STATE_ALLOCATED == agent.turn[c].state())
                 {
-                    turn[c].deallocate(agent.now);
+                    agent.turn[c].deallocate(agent.now);
                 }
             }
         }
     }
 
     /** @return the TURN client of a component, or null. */
-    TurnClient client(final int component)
+    static TurnClient client(final IceAgent agent, final int component)
     {
-        return null == turn ? null : turn[component];
+        return null == agent.turn ? null : agent.turn[component];
     }
 
     /**
      * The TURN peer slot to reach {@code to} from relayed candidate {@code local}, binding a channel first when
      * there is none (RFC 8656 §11: checks from a relayed candidate need a permission); -1 while that is under way.
      */
-    int turnSlotFor(final int local, final InetSocketAddress to)
+    static int turnSlotFor(final IceAgent agent, final int local, final InetSocketAddress to)
     {
         final IceContext context = agent.context;
-        final TurnClient client = turn[agent.candidates.locals[local].componentId()];
+        final TurnClient client = agent.turn[agent.candidates.locals[local].componentId()];
         context.address.set(to);
         final int slot = client.peerSlot(context.address);
         if (slot >= 0 && client.hasPermission(slot))
@@ -250,10 +237,10 @@ final class IceGatherer
     }
 
     /** @return the peer slot of {@code to} on a component's relay, or -1. */
-    int peerSlot(final int component, final InetSocketAddress to)
+    static int peerSlot(final IceAgent agent, final int component, final InetSocketAddress to)
     {
         agent.context.address.set(to);
-        return turn[component].peerSlot(agent.context.address);
+        return agent.turn[component].peerSlot(agent.context.address);
     }
 
     /**
@@ -261,59 +248,61 @@ final class IceGatherer
      * pair is not relayed: "Freeing of server-reflexive candidates is never explicit; it happens by lack of a
      * keepalive", while a relayed candidate is freed by a Refresh with LIFETIME 0 (RFC 8656 §7, §8).
      */
-    void free(final int[] localMap)
+    static void free(final IceAgent agent, final int[] localMap)
     {
-        if (null != turn)
+        if (null != agent.turn)
         {
             for (int c = 1; c <= agent.components(); c++)
             {
-                if (null == turn[c])
+                if (null == agent.turn[c])
                 {
                     continue;
                 }
-                final Relay relay = (Relay) turn[c].listener();
+                final Relay relay = (Relay) agent.turn[c].listener();
                 relay.relayedLocal = -1 == relay.relayedLocal ? -1 : localMap[relay.relayedLocal];
-                if (-1 == relay.relayedLocal && TurnClient.STATE_ALLOCATED == turn[c].state())
+                if (-1 == relay.relayedLocal && TurnClient.STATE_ALLOCATED == agent.turn[c].state())
                 {
-                    turn[c].deallocate(agent.now); // RFC 8656 §7: "a Refresh transaction with a zero lifetime"
+                    agent.turn[c].deallocate(agent.now); // RFC 8656 §7: "a Refresh transaction with a zero lifetime"
                 }
             }
         }
-        dropClosedRelays();
+        dropClosedRelays(agent);
     }
 
     /** Forgets the TURN clients that are closed and serve no selected pair (their allocation is deleted). */
-    void dropClosedRelays()
+    static void dropClosedRelays(final IceAgent agent)
     {
-        if (null == turn)
+        if (null == agent.turn)
         {
             return;
         }
         boolean any = false;
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (null != turn[c] && TurnClient.STATE_CLOSED == turn[c].state()
-                && -1 == ((Relay) turn[c].listener()).relayedLocal)
+            if (null != agent.turn[c] && TurnClient.STATE_CLOSED == agent.turn[c].state()
+                && -1 == ((Relay) agent.turn[c].listener()).relayedLocal)
             {
-                turn[c] = null;
+                agent.turn[c] = null;
             }
-            any |= null != turn[c];
+            any |= null != agent.turn[c];
         }
         if (!any)
         {
-            turn = null;
-            turnPeers = null;
+            agent.turn = null;
+            agent.turnPeers = null;
         }
     }
 
     /** Receives what one component's TURN client reports. */
-    private final class Relay implements TurnClient.Listener
+    private static final class Relay implements TurnClient.Listener
     {
+        private final IceAgent agent;
         private final int component;
         private int relayedLocal = -1;
 
-        Relay(final int component)
+        Relay(final IceAgent agent, final int component)
         {
+            this.agent = agent;
             this.component = component;
         }
 
@@ -321,7 +310,7 @@ final class IceGatherer
         public void onAllocated(final TurnClient client, final StunAddress relayed, final StunAddress mapped,
             final int lifetimeSeconds)
         {
-            pendingGathers--;
+            agent.pendingGathers--;
             final IceCandidates candidates = agent.candidates;
             final int host = candidates.firstHost(component);
             if (0 != mapped.family())
@@ -333,7 +322,7 @@ final class IceGatherer
             {
                 relayedLocal = added;
             }
-            maybeComplete();
+            maybeComplete(agent);
         }
 
         @Override
@@ -341,15 +330,15 @@ final class IceGatherer
         {
             if (TurnClient.REQUEST_ALLOCATE == request)
             {
-                pendingGathers--;
-                maybeComplete();
+                agent.pendingGathers--;
+                maybeComplete(agent);
             }
         }
 
         @Override
         public void onChannelBound(final TurnClient client, final int peerSlot, final int channel)
         {
-            agent.scheduler.checkNow(); // a relayed check was waiting for this channel
+            IceCheckScheduler.checkNow(agent); // a relayed check was waiting for this channel
         }
 
         @Override
@@ -362,11 +351,11 @@ final class IceGatherer
             }
             // A TURN client never reuses a peer slot for another address: one JDK address per slot, made once.
             final int key = component * TURN_PEERS + peerSlot;
-            if (null == turnPeers[key])
+            if (null == agent.turnPeers[key])
             {
-                turnPeers[key] = peer.toInetSocketAddress();
+                agent.turnPeers[key] = peer.toInetSocketAddress();
             }
-            agent.onPeerDatagram(relayedLocal, turnPeers[key], peerSlot, buf, offset, length);
+            agent.onPeerDatagram(relayedLocal, agent.turnPeers[key], peerSlot, buf, offset, length);
         }
     }
 }

@@ -20,18 +20,14 @@ import static io.sipline.media.ice.IceAgent.FLAG_VALID;
  * check arrives on valid, and selects it when nominated. Once unused candidates are freed (§8.3.1) only the selected
  * pairs are answered.
  *
- * <p>Not thread-safe; owned by the agent's media thread. Reads the request in the context's message flyweight and
- * writes the response into the context's scratch buffer; allocates nothing unless a candidate is learnt.
+ * <p>Stateless: static methods on the agent. Called on the agent's media thread only. Reads the request in the
+ * context's message flyweight and writes the response into the context's scratch buffer; allocates nothing unless a
+ * candidate is learnt.
  */
 final class IceIncomingChecks
 {
-    private final IceAgent agent;
-    /** Checks answered with a success. */
-    long checksAnswered;
-
-    IceIncomingChecks(final IceAgent agent)
+    private IceIncomingChecks()
     {
-        this.agent = agent;
     }
 
     /**
@@ -40,7 +36,8 @@ final class IceIncomingChecks
      * @param turnSlot the TURN peer slot it came through, or -1.
      * @param wrap     what wrapping the message returned.
      */
-    void onRequest(final int local, final InetSocketAddress from, final int turnSlot, final int wrap)
+    static void onRequest(final IceAgent agent, final int local, final InetSocketAddress from, final int turnSlot,
+        final int wrap)
     {
         final StunMessageFlyweight request = agent.context.message;
         if (StunResult.VERIFIED != request.verifyFingerprint(agent.context.integrity))
@@ -51,14 +48,14 @@ final class IceIncomingChecks
         {
             return; // §8.3.1: "cease responding to checks ... on that candidate" once freed
         }
-        if (!authenticated(local, from, turnSlot, wrap) || !roleResolved(local, from, turnSlot))
+        if (!authenticated(agent, local, from, turnSlot, wrap) || !roleResolved(agent, local, from, turnSlot))
         {
             return;
         }
         final long priority = request.priority();
         final boolean useCandidate = request.useCandidate();
-        respondSuccess(local, from, turnSlot);
-        checksAnswered++;
+        respondSuccess(agent, local, from, turnSlot);
+        agent.checksAnswered++;
         if (agent.selection.freed)
         {
             return; // §8.3.1: a check on a selected pair (the peer's consent) is answered; nothing is triggered
@@ -67,19 +64,19 @@ final class IceIncomingChecks
         {
             return; // no remote credentials yet: the pair is learnt when the description arrives (§7.3.1.4 note)
         }
-        final int remote = remoteOf(local, from, priority);
-        final int pair = -1 == remote ? -1 : pairOf(local, remote);
+        final int remote = remoteOf(agent, local, from, priority);
+        final int pair = -1 == remote ? -1 : pairOf(agent, local, remote);
         if (-1 == pair)
         {
             return;
         }
         if (agent.lite())
         {
-            onLiteCheck(pair, local, remote, useCandidate);
+            onLiteCheck(agent, pair, local, remote, useCandidate);
             return;
         }
         final boolean nomination = useCandidate && !agent.controlling();
-        agent.scheduler.triggered(pair, nomination);
+        IceCheckScheduler.triggered(agent, pair, nomination);
         if (nomination)
         {
             // §7.3.1.5: if the pair succeeded, the valid pair it generated is nominated now; else the valid pair its
@@ -97,27 +94,29 @@ final class IceIncomingChecks
     }
 
     /** RFC 8489 §9.1.3: USERNAME starts with our ufrag and MESSAGE-INTEGRITY verifies; else an error is sent. */
-    private boolean authenticated(final int local, final InetSocketAddress from, final int turnSlot, final int wrap)
+    private static boolean authenticated(final IceAgent agent, final int local, final InetSocketAddress from,
+        final int turnSlot, final int wrap)
     {
         final StunMessageFlyweight request = agent.context.message;
         final int username = request.findAttribute(StunAttributeType.USERNAME);
         if (StunResult.UNKNOWN_COMPREHENSION_REQUIRED == wrap)
         {
-            respondError(local, from, turnSlot, 420, false);
+            respondError(agent, local, from, turnSlot, 420, false);
             return false;
         }
         final IceCredentials credentials = agent.credentials;
         if (-1 == username || !request.valueStartsWith(username, credentials.localUsernamePrefix)
             || StunResult.VERIFIED != request.verifyMessageIntegrity(agent.context.integrity, credentials.localKey))
         {
-            respondError(local, from, turnSlot, 401, false);
+            respondError(agent, local, from, turnSlot, 401, false);
             return false;
         }
         return true;
     }
 
     /** §7.3.1.1: a role conflict is answered with 487 (false) or resolved by switching role. */
-    private boolean roleResolved(final int local, final InetSocketAddress from, final int turnSlot)
+    private static boolean roleResolved(final IceAgent agent, final int local, final InetSocketAddress from,
+        final int turnSlot)
     {
         final StunMessageFlyweight request = agent.context.message;
         final int controllingIndex = request.findAttribute(StunAttributeType.ICE_CONTROLLING);
@@ -132,7 +131,7 @@ final class IceIncomingChecks
             theirTieBreaker);
         if (IceRoleConflict.REPLY_487 == decision)
         {
-            respondError(local, from, turnSlot, 487, true);
+            respondError(agent, local, from, turnSlot, 487, true);
             return false;
         }
         if (IceRoleConflict.SWITCH_ROLE == decision)
@@ -143,14 +142,15 @@ final class IceIncomingChecks
     }
 
     /** @return the remote candidate at {@code from}, learnt as peer-reflexive when new (§7.3.1.3), or -1. */
-    private int remoteOf(final int local, final InetSocketAddress from, final long priority)
+    private static int remoteOf(final IceAgent agent, final int local, final InetSocketAddress from,
+        final long priority)
     {
         final int remote = agent.candidates.remoteIndexOf(from);
         return -1 != remote ? remote : agent.candidates.learnPeerReflexive(local, from, priority);
     }
 
     /** @return the check-list pair of {@code local} and {@code remote}, added Waiting when new (§7.3.1.4), or -1. */
-    private int pairOf(final int local, final int remote)
+    private static int pairOf(final IceAgent agent, final int local, final int remote)
     {
         final IceCheckList list = agent.list;
         final int pair = list.find(local, remote);
@@ -168,7 +168,8 @@ final class IceIncomingChecks
      * A lite agent does no checks (§2.5: host candidates only): a check that arrives makes its pair valid, as its own
      * valid pair; USE-CANDIDATE selects it.
      */
-    private void onLiteCheck(final int pair, final int local, final int remote, final boolean useCandidate)
+    private static void onLiteCheck(final IceAgent agent, final int pair, final int local, final int remote,
+        final boolean useCandidate)
     {
         final IceCheckList list = agent.list;
         list.state(pair, IcePairState.SUCCEEDED);
@@ -180,7 +181,8 @@ final class IceIncomingChecks
         }
     }
 
-    private void respondSuccess(final int local, final InetSocketAddress from, final int turnSlot)
+    private static void respondSuccess(final IceAgent agent, final int local, final InetSocketAddress from,
+        final int turnSlot)
     {
         final IceContext context = agent.context;
         final StunMessageFlyweight request = context.message;
@@ -197,8 +199,8 @@ final class IceIncomingChecks
         }
     }
 
-    private void respondError(final int local, final InetSocketAddress from, final int turnSlot, final int code,
-        final boolean withIntegrity)
+    private static void respondError(final IceAgent agent, final int local, final InetSocketAddress from,
+        final int turnSlot, final int code, final boolean withIntegrity)
     {
         final IceContext context = agent.context;
         final StunMessageWriter writer = context.writer.wrap(context.scratch, 0, context.scratch.length)

@@ -23,7 +23,8 @@ import java.net.InetSocketAddress;
  *   CT: the request said ICE-CONTROLLING; UC: it carried USE-CANDIDATE
  * </pre>
  *
- * <p>Not thread-safe; owned by the agent's media thread. Nothing is allocated per transmission.
+ * <p>Stateless: static methods on the agent's fields (its request slots), so a session holds no object of this class.
+ * Called on the agent's media thread only. Nothing is allocated per transmission.
  */
 final class IceRequests
 {
@@ -34,30 +35,23 @@ final class IceRequests
     private static final int RC = 7;
     private static final int RM = 16;
 
-    private final IceAgent agent;
-    private long rtoMs = StunClientTransactions.RTO_DEFAULT_MS;
-    StunRequestSlots slots;
-    /** First transmissions of checks and consent checks. */
-    long checksSent;
 
-    IceRequests(final IceAgent agent)
+    private IceRequests()
     {
-        this.agent = agent;
-        slots = newSlots();
     }
 
     /** Sets the initial RTO; transactions in flight are forgotten (call it before the agent runs). */
-    void rto(final long value)
+    static void rto(final IceAgent agent, final long value)
     {
-        rtoMs = Math.max(1, value);
-        slots = newSlots();
+        agent.rtoMs = Math.max(1, value);
+        agent.requestSlots = newSlots(agent);
     }
 
-    private StunRequestSlots newSlots()
+    static StunRequestSlots newSlots(final IceAgent agent)
     {
         // In flight at once: up to 8 checks (one leaves per Ta; most are answered within a few Ta), one consent
         // check and one server-reflexive request per component.
-        return new StunRequestSlots(Math.min(agent.limits.maxPairs(), 8) + 2 * agent.components(), rtoMs, RC, RM);
+        return new StunRequestSlots(Math.min(agent.limits.maxPairs(), 8) + 2 * agent.components(), agent.rtoMs, RC, RM);
     }
 
     static long token(final byte kind, final int local, final int remote, final boolean useCandidate,
@@ -102,28 +96,31 @@ final class IceRequests
      *
      * @return its slot, or -1 when no slot is free or it cannot leave now (a relayed pair waiting for its channel).
      */
-    int start(final byte kind, final int local, final int remote, final boolean useCandidate)
+    static int start(final IceAgent agent, final byte kind, final int local, final int remote,
+        final boolean useCandidate)
     {
+        final StunRequestSlots slots = agent.requestSlots;
         final int slot = slots.start(token(kind, local, remote, useCandidate, agent.controlling()));
         if (-1 == slot)
         {
             return -1;
         }
-        if (!transmit(slot))
+        if (!transmit(agent, slot))
         {
             slots.free(slot);
             return -1;
         }
         if (KIND_SRFLX != kind)
         {
-            checksSent++;
+            agent.checksSent++;
         }
         return slot;
     }
 
     /** Writes the request of a slot again (same transaction id) and sends it; schedules the next event. */
-    private boolean transmit(final int slot)
+    private static boolean transmit(final IceAgent agent, final int slot)
     {
+        final StunRequestSlots slots = agent.requestSlots;
         final IceContext context = agent.context;
         final long token = slots.token(slot);
         final int local = localOf(token);
@@ -134,7 +131,7 @@ final class IceRequests
         int turnSlot = -1;
         if (KIND_SRFLX == kindOf(token))
         {
-            to = agent.gatherer.stunServer;
+            to = agent.stunServer;
         }
         else
         {
@@ -145,13 +142,13 @@ final class IceRequests
             }
             if (IceCandidateType.RELAYED == agent.candidates.locals[local].type())
             {
-                turnSlot = agent.gatherer.turnSlotFor(local, to);
+                turnSlot = IceGatherer.turnSlotFor(agent, local, to);
                 if (turnSlot < 0)
                 {
                     return false;
                 }
             }
-            writeCheck(writer, local, token);
+            writeCheck(agent, writer, local, token);
         }
         final int length = writer.addFingerprint(context.integrity).length();
         if (length < 0)
@@ -163,7 +160,8 @@ final class IceRequests
     }
 
     /** §7.2.2: the attributes of a check, signed with the peer's password (§7.2.3). */
-    private void writeCheck(final StunMessageWriter writer, final int local, final long token)
+    private static void writeCheck(final IceAgent agent, final StunMessageWriter writer, final int local,
+        final long token)
     {
         final IceCredentials credentials = agent.credentials;
         final IceCandidate candidate = agent.candidates.locals[local];
@@ -182,14 +180,15 @@ final class IceRequests
     }
 
     /** Retransmits what is due; a transaction out of retransmissions times out (§7.2.5.2.3 for a check). */
-    void poll()
+    static void poll(final IceAgent agent)
     {
+        final StunRequestSlots slots = agent.requestSlots;
         final long now = agent.now;
         for (int slot = slots.due(0, now); slot >= 0; slot = slots.due(slot + 1, now))
         {
             if (slots.shouldRetransmit(slot))
             {
-                transmit(slot);
+                transmit(agent, slot);
                 continue;
             }
             final long token = slots.token(slot);
@@ -200,19 +199,20 @@ final class IceRequests
                 final int pair = agent.list.find(localOf(token), remoteOf(token));
                 if (pair >= 0)
                 {
-                    agent.results.checkFailed(pair, useCandidateOf(token), false);
+                    IceCheckResults.checkFailed(agent, pair, useCandidateOf(token), false);
                 }
             }
             else if (KIND_SRFLX == kindOf(token))
             {
-                agent.gatherer.onServerReflexiveTimeout();
+                IceGatherer.onServerReflexiveTimeout(agent);
             }
         }
     }
 
     /** §9: the checks of the forgotten generation end (their pairs are gone). */
-    void freeChecks()
+    static void freeChecks(final IceAgent agent)
     {
+        final StunRequestSlots slots = agent.requestSlots;
         for (int slot = 0; slot < slots.capacity(); slot++)
         {
             if (slots.busy(slot) && KIND_CHECK == kindOf(slots.token(slot)))
@@ -226,8 +226,9 @@ final class IceRequests
      * §8.1.2: "If the state of a pair is In-Progress, the agent cancels the In-Progress transaction" — no more
      * retransmissions, no failure when it times out, a late answer still counts.
      */
-    void cancelChecks(final int component)
+    static void cancelChecks(final IceAgent agent, final int component)
     {
+        final StunRequestSlots slots = agent.requestSlots;
         final IceCandidate[] locals = agent.candidates.locals;
         for (int slot = 0; slot < slots.capacity(); slot++)
         {
@@ -241,8 +242,9 @@ final class IceRequests
     }
 
     /** §7.3.1.4: the In-Progress check of a pair is cancelled — no more retransmissions; a late answer counts. */
-    void cancelPairChecks(final int local, final int remote)
+    static void cancelPairChecks(final IceAgent agent, final int local, final int remote)
     {
+        final StunRequestSlots slots = agent.requestSlots;
         for (int slot = 0; slot < slots.capacity(); slot++)
         {
             final long token = slots.token(slot);
@@ -258,8 +260,9 @@ final class IceRequests
      * §8.3.1: follows the renumbering of freed candidates; checks end (cancelled at nomination, §8.1.2), as does
      * any transaction whose candidate was freed.
      */
-    void renumber(final int[] localMap, final int[] remoteMap)
+    static void renumber(final IceAgent agent, final int[] localMap, final int[] remoteMap)
     {
+        final StunRequestSlots slots = agent.requestSlots;
         for (int slot = 0; slot < slots.capacity(); slot++)
         {
             if (!slots.busy(slot))

@@ -3,7 +3,6 @@ package io.sipline.media.ice;
 import io.sipline.media.stun.StunMessageType;
 
 import java.net.InetSocketAddress;
-import java.util.Arrays;
 
 /**
  * The selected pairs of one {@link IceAgent}, one per component, and what keeps them: nomination (RFC 8445
@@ -22,20 +21,29 @@ import java.util.Arrays;
 final class IceSelection
 {
     private final IceAgent agent;
-    /** Per component: the selected pair's base (the generating pair's local candidate), which sends its data. */
-    private final int[] selectedBase;
-    /** Per component: the selected (valid) pair's local candidate, as reported (§7.2.5.3.2). */
-    private final int[] selectedLocal;
-    private final InetSocketAddress[] selectedRemote;
-    private final int[] selectedTurnSlot;
-    /** Per component: the selected pair's priority; 0 until a pair is nominated in this ICE generation. */
-    private final long[] selectedPriority;
-    private final long[] consentLastMs;
+    /** {@link #pairIndices} per component: the selected pair's base (the generating pair's local candidate). */
+    private static final int BASE = 0;
+    /** {@link #pairIndices} per component: the selected (valid) pair's local candidate, as reported (§7.2.5.3.2). */
+    private static final int LOCAL = 1;
+    /** {@link #pairIndices} per component: the TURN peer slot of a relayed base, else -1. */
+    private static final int TURN_SLOT = 2;
+    /** {@link #pairValues} per component: the selected pair's priority; 0 until nominated in this ICE generation. */
+    private static final int PRIORITY = 0;
+    /** {@link #pairValues} per component: when consent was last answered. */
+    private static final int CONSENT_LAST_MS = 1;
     /**
-     * Per component: when the next consent check is due (full agent), or when a keepalive is due if nothing is sent
-     * before (lite agent, §11).
+     * {@link #pairValues} per component: when the next consent check is due (full agent), or when a keepalive is due
+     * if nothing is sent before (lite agent, §11).
      */
-    private final long[] consentNextMs;
+    private static final int CONSENT_NEXT_MS = 2;
+    /** Entries per component in each of the two arrays. */
+    private static final int STRIDE = 3;
+
+    /** Per component, at {@link #at}: BASE, LOCAL and TURN_SLOT (one array, not three, for a small session). */
+    private final int[] pairIndices;
+    /** Per component, at {@link #at}: PRIORITY, CONSENT_LAST_MS and CONSENT_NEXT_MS. */
+    private final long[] pairValues;
+    private final InetSocketAddress[] selectedRemote;
     /** §8.3.1: when the candidates of no selected pair are freed (3 s after completion), or never. */
     private long freeAtMs = Long.MAX_VALUE;
     /** §8.3.1: the candidates of no selected pair are freed; only the selected pairs are answered. */
@@ -44,20 +52,19 @@ final class IceSelection
     IceSelection(final IceAgent agent, final int components)
     {
         this.agent = agent;
-        selectedBase = new int[components + 1];
-        selectedLocal = new int[components + 1];
+        pairIndices = new int[components * STRIDE];
+        pairValues = new long[components * STRIDE];
         selectedRemote = new InetSocketAddress[components + 1];
-        selectedTurnSlot = new int[components + 1];
-        selectedPriority = new long[components + 1];
-        consentLastMs = new long[components + 1];
-        consentNextMs = new long[components + 1];
-        Arrays.fill(selectedBase, -1);
-        Arrays.fill(selectedLocal, -1);
+        for (int c = 1; c <= components; c++)
+        {
+            pairIndices[at(c, BASE)] = -1;
+            pairIndices[at(c, LOCAL)] = -1;
+        }
     }
 
     boolean hasSelected(final int component)
     {
-        return -1 != selectedBase[component];
+        return -1 != baseOf(component);
     }
 
     /** @return whether every component has a selected pair (possibly of an earlier ICE generation). */
@@ -65,7 +72,7 @@ final class IceSelection
     {
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (-1 == selectedBase[c])
+            if (-1 == baseOf(c))
             {
                 return false;
             }
@@ -75,12 +82,12 @@ final class IceSelection
 
     IceCandidate local(final int component)
     {
-        return -1 == selectedBase[component] ? null : agent.candidates.locals[selectedLocal[component]];
+        return -1 == baseOf(component) ? null : agent.candidates.locals[localOf(component)];
     }
 
     long priority(final int component)
     {
-        return -1 == selectedBase[component] ? 0 : selectedPriority[component];
+        return -1 == baseOf(component) ? 0 : priorityOf(component);
     }
 
     InetSocketAddress remote(final int component)
@@ -95,11 +102,11 @@ final class IceSelection
      * pairs for the same component from the checklist and from the triggered-check queue"): they get no more
      * checks, ordinary or triggered, and do not hold up §7.2.5.4. They stay in the arrays, so a Binding request that
      * still arrives on one is answered (§8.1.2: "an agent MUST continue to respond to any Binding request") without
-     * re-adding it. An ICE restart clears {@code selectedPriority}, and with it this.
+     * re-adding it. An ICE restart clears the selected priorities, and with it this.
      */
     boolean concluded(final int component)
     {
-        return 0 != selectedPriority[component];
+        return 0 != priorityOf(component);
     }
 
     /**
@@ -120,16 +127,16 @@ final class IceSelection
         final int remote = valid.remoteIndex(entry);
         final int component = agent.candidates.locals[local].componentId();
         final long priority = valid.priority(entry, agent.controlling());
-        if (-1 != selectedBase[component] && selectedPriority[component] >= priority)
+        if (-1 != baseOf(component) && priorityOf(component) >= priority)
         {
             return;
         }
         select(component, base, local, remote, priority);
-        agent.requests.cancelChecks(component);
+        IceRequests.cancelChecks(agent, component);
         agent.listener.onSelected(agent, component);
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (0 == selectedPriority[c])
+            if (0 == priorityOf(c))
             {
                 return;
             }
@@ -141,14 +148,15 @@ final class IceSelection
     {
         final long now = agent.now;
         final InetSocketAddress remoteAddress = agent.candidates.remoteAddress[remote];
-        selectedBase[component] = base;
-        selectedLocal[component] = local;
+        pairIndices[at(component, BASE)] = base;
+        pairIndices[at(component, LOCAL)] = local;
         selectedRemote[component] = remoteAddress;
-        selectedPriority[component] = priority;
-        selectedTurnSlot[component] = IceCandidateType.RELAYED == agent.candidates.locals[base].type()
-            ? agent.gatherer.peerSlot(component, remoteAddress) : -1;
-        consentLastMs[component] = now;
-        consentNextMs[component] = now + (agent.lite() ? IceAgent.KEEPALIVE_TR_MS : consentInterval());
+        pairValues[at(component, PRIORITY)] = priority;
+        pairIndices[at(component, TURN_SLOT)] = IceCandidateType.RELAYED == agent.candidates.locals[base].type()
+            ? IceGatherer.peerSlot(agent, component, remoteAddress) : -1;
+        pairValues[at(component, CONSENT_LAST_MS)] = now;
+        pairValues[at(component, CONSENT_NEXT_MS)] =
+            now + (agent.lite() ? IceAgent.KEEPALIVE_TR_MS : consentInterval());
         if (IceAgent.STATE_COMPLETED == agent.state() && !freed)
         {
             freeAtMs = now + IceAgent.FREE_DELAY_MS; // §8.3.1: an aggressive peer changed the selection; 3 s more
@@ -169,28 +177,32 @@ final class IceSelection
     {
         freeAtMs = Long.MAX_VALUE;
         freed = false; // §9: the restart checks every pair of what is left (the hosts and the selected candidates)
-        Arrays.fill(selectedPriority, 0);
+        for (int c = 1; c <= agent.components(); c++)
+        {
+            pairValues[at(c, PRIORITY)] = 0;
+        }
     }
 
     /** RFC 7675: a consent check of a component was answered. */
     void onConsent(final int component)
     {
-        consentLastMs[component] = agent.now;
+        pairValues[at(component, CONSENT_LAST_MS)] = agent.now;
     }
 
     /** See {@link IceAgent#send}. */
     boolean send(final int component, final byte[] buf, final int offset, final int length)
     {
-        if (component < 1 || component > agent.components() || -1 == selectedBase[component]
+        if (component < 1 || component > agent.components() || -1 == baseOf(component)
             || IceAgent.STATE_FAILED == agent.state())
         {
             return false;
         }
         if (agent.lite())
         {
-            consentNextMs[component] = agent.now + IceAgent.KEEPALIVE_TR_MS; // §11: data keeps the bindings alive
+            // §11: data keeps the bindings alive
+            pairValues[at(component, CONSENT_NEXT_MS)] = agent.now + IceAgent.KEEPALIVE_TR_MS;
         }
-        return agent.sendFrom(selectedBase[component], selectedRemote[component], selectedTurnSlot[component], buf,
+        return agent.sendFrom(baseOf(component), selectedRemote[component], turnSlotOf(component), buf,
             offset, length);
     }
 
@@ -207,14 +219,14 @@ final class IceSelection
             {
                 consent();
             }
-            if (!freed && agent.now - freeAtMs >= 0 && agent.gatherer.complete)
+            if (!freed && agent.now - freeAtMs >= 0 && agent.gatheringComplete)
             {
                 freeUnselected();
             }
         }
         if (freed)
         {
-            agent.gatherer.dropClosedRelays();
+            IceGatherer.dropClosedRelays(agent);
         }
     }
 
@@ -226,12 +238,12 @@ final class IceSelection
         {
             for (int c = 1; c <= agent.components(); c++)
             {
-                if (-1 != selectedBase[c])
+                if (-1 != baseOf(c))
                 {
-                    earliest = Math.min(earliest, consentNextMs[c]);
+                    earliest = Math.min(earliest, consentNextMsOf(c));
                 }
             }
-            if (!freed && agent.gatherer.complete)
+            if (!freed && agent.gatheringComplete)
             {
                 earliest = Math.min(earliest, freeAtMs);
             }
@@ -251,28 +263,29 @@ final class IceSelection
         final long now = agent.now;
         for (int c = 1; c <= agent.components(); c++)
         {
-            final int local = selectedBase[c];
+            final int local = baseOf(c);
             if (-1 == local)
             {
                 continue;
             }
-            if (now - consentLastMs[c] >= IceAgent.CONSENT_TIMEOUT_MS)
+            if (now - consentLastMsOf(c) >= IceAgent.CONSENT_TIMEOUT_MS)
             {
-                selectedBase[c] = -1;
+                pairIndices[at(c, BASE)] = -1;
                 agent.setState(IceAgent.STATE_FAILED);
                 agent.listener.onConsentLost(agent, c);
                 return;
             }
-            if (now - consentNextMs[c] >= 0)
+            if (now - consentNextMsOf(c) >= 0)
             {
                 if (!agent.pacingTurnFree())
                 {
-                    consentNextMs[c] = agent.context.nextPacedMs; // §14.2: a consent check is a transaction too
+                    // §14.2: a consent check is a transaction too
+                    pairValues[at(c, CONSENT_NEXT_MS)] = agent.context.nextPacedMs;
                     continue;
                 }
-                consentNextMs[c] = now + consentInterval();
+                pairValues[at(c, CONSENT_NEXT_MS)] = now + consentInterval();
                 final int remote = agent.candidates.remoteIndexOf(selectedRemote[c]);
-                if (remote >= 0 && agent.requests.start(IceRequests.KIND_CONSENT, local, remote, false) >= 0)
+                if (remote >= 0 && IceRequests.start(agent, IceRequests.KIND_CONSENT, local, remote, false) >= 0)
                 {
                     agent.takePacingTurn();
                 }
@@ -292,18 +305,18 @@ final class IceSelection
         final IceContext context = agent.context;
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (-1 == selectedBase[c] || agent.now - consentNextMs[c] < 0)
+            if (-1 == baseOf(c) || agent.now - consentNextMsOf(c) < 0)
             {
                 continue;
             }
-            consentNextMs[c] = agent.now + IceAgent.KEEPALIVE_TR_MS;
+            pairValues[at(c, CONSENT_NEXT_MS)] = agent.now + IceAgent.KEEPALIVE_TR_MS;
             final int length = context.writer.wrap(context.scratch, 0, context.scratch.length)
                 .header(StunMessageType.BINDING_INDICATION, context.random.nextInt(), context.random.nextLong())
                 .addFingerprint(context.integrity)
                 .length();
             if (length > 0)
             {
-                agent.sendFrom(selectedBase[c], selectedRemote[c], selectedTurnSlot[c], context.scratch, 0, length);
+                agent.sendFrom(baseOf(c), selectedRemote[c], turnSlotOf(c), context.scratch, 0, length);
             }
         }
     }
@@ -324,16 +337,16 @@ final class IceSelection
         final int[] remoteMap = candidates.compactRemotes(this);
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (-1 != selectedBase[c])
+            if (-1 != baseOf(c))
             {
-                selectedBase[c] = localMap[selectedBase[c]];
-                selectedLocal[c] = localMap[selectedLocal[c]];
+                pairIndices[at(c, BASE)] = localMap[baseOf(c)];
+                pairIndices[at(c, LOCAL)] = localMap[localOf(c)];
             }
         }
-        agent.requests.renumber(localMap, remoteMap);
+        IceRequests.renumber(agent, localMap, remoteMap);
         agent.list.reset(candidates.locals, candidates.remotes);
         agent.valid.reset(candidates.locals, candidates.remotes);
-        agent.gatherer.free(localMap);
+        IceGatherer.free(agent, localMap);
     }
 
     /** §8.3.1: whether a selected pair of some component uses local candidate {@code l} (as base or as its local). */
@@ -341,7 +354,7 @@ final class IceSelection
     {
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (-1 != selectedBase[c] && (selectedBase[c] == l || selectedLocal[c] == l))
+            if (-1 != baseOf(c) && (baseOf(c) == l || localOf(c) == l))
             {
                 return true;
             }
@@ -354,7 +367,7 @@ final class IceSelection
     {
         for (int c = 1; c <= agent.components(); c++)
         {
-            if (-1 != selectedBase[c] && address.equals(selectedRemote[c]))
+            if (-1 != baseOf(c) && address.equals(selectedRemote[c]))
             {
                 return true;
             }
@@ -366,6 +379,42 @@ final class IceSelection
     boolean isSelectedPair(final int local, final InetSocketAddress from)
     {
         final int component = agent.candidates.locals[local].componentId();
-        return selectedBase[component] == local && from.equals(selectedRemote[component]);
+        return baseOf(component) == local && from.equals(selectedRemote[component]);
+    }
+
+    /** @return where {@code field} of {@code component} (1-based) is in {@link #pairIndices} or {@link #pairValues}. */
+    private static int at(final int component, final int field)
+    {
+        return (component - 1) * STRIDE + field;
+    }
+
+    private int baseOf(final int component)
+    {
+        return pairIndices[at(component, BASE)];
+    }
+
+    private int localOf(final int component)
+    {
+        return pairIndices[at(component, LOCAL)];
+    }
+
+    private int turnSlotOf(final int component)
+    {
+        return pairIndices[at(component, TURN_SLOT)];
+    }
+
+    private long priorityOf(final int component)
+    {
+        return pairValues[at(component, PRIORITY)];
+    }
+
+    private long consentLastMsOf(final int component)
+    {
+        return pairValues[at(component, CONSENT_LAST_MS)];
+    }
+
+    private long consentNextMsOf(final int component)
+    {
+        return pairValues[at(component, CONSENT_NEXT_MS)];
     }
 }

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Retained-size sketch (budget: ≤ 8 KB per call): prints, never asserts, the heap growth per candidate
- * and per check list, measured as the used-heap delta over many live instances after {@link System#gc()}.
+ * and per check list, measured as the live-heap delta ({@link LiveHeap}) over many live instances.
  *
  * <p>By hand, with compressed oops and class pointers (12-byte header, 8-byte alignment): an {@link IceCandidate} is
  * 12 + 5 references (20) + 6 longs (48) + int (4) + short + 3 chars (8) + 4 bytes (4) = 96 bytes, plus its
@@ -25,7 +25,7 @@ class IceFootprintTest
             "candidate:2 1 UDP 1694498815 192.0.2.3 45664 typ srflx raddr 10.0.1.1 rport 8998");
         final String foundation = template.foundation();
 
-        final long before = usedAfterGc();
+        final long before = LiveHeap.bytes();
         final IceCandidate[] candidates = new IceCandidate[COUNT];
         for (int i = 0; i < COUNT; i++)
         {
@@ -34,7 +34,7 @@ class IceFootprintTest
                 .ipv4(template.ipv4() + i, 45664).base(IceCandidate.FAMILY_IPV4, 0, 0x0A00_0101, 8998)
                 .related(IceCandidate.FAMILY_IPV4, 0, 0x0A00_0101, 8998);
         }
-        final long candidateBytes = usedAfterGc() - before - (16L + 4L * COUNT);
+        final long candidateBytes = LiveHeap.bytes() - before - (16L + 4L * COUNT);
 
         final IceCandidate[] locals = new IceCandidate[6];
         final IceCandidate[] remotes = new IceCandidate[4];
@@ -47,19 +47,19 @@ class IceFootprintTest
             remotes[i] = candidates[10 + i];
         }
         final int lists = 10_000;
-        final long beforeLists = usedAfterGc();
+        final long beforeLists = LiveHeap.bytes();
         final IceCheckList[] checkLists = new IceCheckList[lists];
         for (int i = 0; i < lists; i++)
         {
             checkLists[i] = new IceCheckList(IceLimits.PJNATH);
         }
-        final long listBytes = usedAfterGc() - beforeLists - (16L + 4L * lists);
-        final long beforeDefault = usedAfterGc();
+        final long listBytes = LiveHeap.bytes() - beforeLists - (16L + 4L * lists);
+        final long beforeDefault = LiveHeap.bytes();
         for (int i = 0; i < lists; i++)
         {
             checkLists[i] = new IceCheckList(IceLimits.DEFAULT);
         }
-        final long defaultListBytes = usedAfterGc() - beforeDefault;
+        final long defaultListBytes = LiveHeap.bytes() - beforeDefault;
 
         System.out.printf("IceCandidate: %.1f B each (shared foundation); IceCheckList PJNATH (32 pairs): %.1f B"
                 + " = %.1f B/pair slot; IceCheckList DEFAULT (100 pairs): %.1f B = %.1f B/pair slot%n",
@@ -68,15 +68,5 @@ class IceFootprintTest
         assertEquals(COUNT, candidates.length);
         assertEquals(lists, checkLists.length);
         assertEquals(0, checkLists[0].form(true, locals, 0, remotes, 0, true));
-    }
-
-    private static long usedAfterGc()
-    {
-        final Runtime runtime = Runtime.getRuntime();
-        for (int i = 0; i < 4; i++)
-        {
-            System.gc();
-        }
-        return runtime.totalMemory() - runtime.freeMemory();
     }
 }

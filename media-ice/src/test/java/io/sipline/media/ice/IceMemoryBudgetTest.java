@@ -13,19 +13,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The retained heap of one ICE session, measured the way PJNATH's footprint study measured its heap,
- * at comparable checkpoints, with PJNATH's call setup: the caller has 2 components (RTP, RTCP) with 3 candidates each
- * (host, server-reflexive, relayed), the callee 2 host candidates, one per component.
+ * The retained heap of one ICE session at PJNATH's footprint checkpoints, with PJNATH's call setup: the caller has 2
+ * components (RTP, RTCP) with 3 candidates each (host, server-reflexive, relayed), the callee 2 host candidates, one
+ * per component.
  *
  * <p>Method: N calls run side by side in a {@link SimulatedNetwork} (the caller behind a NAT, a STUN server and a
- * {@link SimulatedTurnServer}) up to a checkpoint; the live heap is taken after full GCs, the N callers are then
- * detached and dropped, the heap is taken again, and the difference divided by N is the retained size of one
- * caller-side session (agent, candidates, check list, transactions, both TURN clients). The per-thread
- * {@link IceContext} (scratch buffers, codec, integrity engine) is shared by every session of a thread and reported
- * once. Sockets are not counted (PJNATH's figures do count its per-socket packet buffers: see the notes printed).
+ * {@link SimulatedTurnServer}) up to a checkpoint; the live heap is taken ({@link LiveHeap}: the exact bytes of the
+ * reachable objects, read until stable), the N callers are then detached and dropped, the live heap is taken again,
+ * and the difference divided by N is the retained size of one caller-side session (agent, candidates, check list,
+ * transactions, both TURN clients). The per-thread {@link IceContext} (scratch buffers, codec, integrity engine) is
+ * shared by every session of a thread and reported once. Sockets are not counted (PJNATH's figures do count its
+ * per-socket packet buffers).
  *
- * <p>Prints a table beside PJNATH's figures and holds the issue's budget: at most 8 KB per call at any checkpoint
- * with RTCP as a second component, at most 5 KB with RTCP-mux.
+ * <p>Prints a table beside PJNATH's figures and holds the budget: at most 8 KB per call at any checkpoint with RTCP
+ * as a second component, at most 5 KB with RTCP-mux.
  */
 class IceMemoryBudgetTest
 {
@@ -53,8 +54,8 @@ class IceMemoryBudgetTest
         final long[][] allocated = new long[3][CHECKPOINTS.length];
         final String[] configurations = {"2 components, PJNATH limits", "2 components, tuned limits",
             "RTCP-mux (1 component), tuned"};
-        // One discarded run first: the first measurement in a JVM also counted one-time growth (once 8,275 B at
-        // checkpoint 1 against 6,681 B when run again), which is not the heap of a session.
+        // One discarded run first: the first run in a JVM also makes one-time objects (classes' caches, the MBean
+        // behind LiveHeap), which are not the heap of a session.
         measure(IceLimits.PJNATH, 2, 1, new long[CHECKPOINTS.length]);
         for (int checkpoint = 0; checkpoint < CHECKPOINTS.length; checkpoint++)
         {
@@ -65,8 +66,9 @@ class IceMemoryBudgetTest
         final long contextBytes = contextBytes();
 
         final StringBuilder out = new StringBuilder(2048);
-        out.append(String.format("%nRetained heap per ICE session (caller side), bytes; %d calls, heap diff after full"
-            + " GC (JDK %s, %s)%n", CALLS, Runtime.version(), ManagementFactory.getRuntimeMXBean().getVmName()));
+        out.append(String.format("%nRetained heap per ICE session (caller side), bytes; %d calls, live-heap diff, class"
+            + " histogram (JDK %s, %s)%n", CALLS, Runtime.version(),
+            ManagementFactory.getRuntimeMXBean().getVmName()));
         out.append(String.format("%-36s %10s %10s %10s | %9s %9s %9s%n", "checkpoint", "2c/PJNATH", "2c/tuned",
             "mux/tuned", "PJNATH", "PJ tuned", "PJ noRTCP"));
         for (int k = 0; k < CHECKPOINTS.length; k++)
@@ -77,7 +79,7 @@ class IceMemoryBudgetTest
         out.append(String.format("%-36s %10d %10d %10d%n", "allocated per call up to checkpoint 4",
             allocated[0][3], allocated[1][3], allocated[2][3]));
         out.append(String.format("Shared per media thread, not per session: IceContext %d B.%n", contextBytes));
-        out.append("PJNATH columns: 'Used' bytes of the seed's tables at its checkpoints 1, 4, 5 and 6 (its 2 and 3"
+        out.append("PJNATH columns: 'Used' bytes of PJNATH's tables at its checkpoints 1, 4, 5 and 6 (its 2 and 3"
             + " are NAT-type detection and idle-before-call, which have no counterpart here).%n".formatted());
         System.out.print(out);
 
@@ -161,13 +163,13 @@ class IceMemoryBudgetTest
                 "consent kept every call alive");
         }
         allocatedOut[checkpoint] = (THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore) / CALLS;
-        final long withCallers = usedAfterGc();
+        final long withCallers = LiveHeap.bytes();
         for (final Call call : calls)
         {
             net.detach(call.caller);
             call.caller = null;
         }
-        final long withoutCallers = usedAfterGc();
+        final long withoutCallers = LiveHeap.bytes();
         assertEquals(CALLS, calls.size());
         return (withCallers - withoutCallers) / CALLS;
     }
@@ -175,13 +177,13 @@ class IceMemoryBudgetTest
     private static long contextBytes()
     {
         final int n = 1_000;
-        final long before = usedAfterGc();
+        final long before = LiveHeap.bytes();
         final IceContext[] contexts = new IceContext[n];
         for (int i = 0; i < n; i++)
         {
             contexts[i] = new IceContext();
         }
-        final long bytes = (usedAfterGc() - before) / n;
+        final long bytes = (LiveHeap.bytes() - before) / n;
         assertEquals(n, contexts.length);
         return bytes;
     }
@@ -189,15 +191,5 @@ class IceMemoryBudgetTest
     private static String ip(final int first, final int i)
     {
         return first + "." + (i >> 14 & 0xFF) + "." + (i >> 7 & 0x7F) + "." + ((i & 0x7F) + 1);
-    }
-
-    private static long usedAfterGc()
-    {
-        final Runtime runtime = Runtime.getRuntime();
-        for (int i = 0; i < 4; i++)
-        {
-            System.gc();
-        }
-        return runtime.totalMemory() - runtime.freeMemory();
     }
 }
