@@ -27,7 +27,6 @@ import io.sipline.container.naming.EnvEntry;
  *   <li>env entries: sip.xml's, then those of {@code WEB-INF/web.xml} (a converged application's) whose names sip.xml
  *       does not declare.</li>
  * </ul>
- * <p>
  * Threading: stateless; safe from any thread.
  */
 public final class DeploymentDescriptors
