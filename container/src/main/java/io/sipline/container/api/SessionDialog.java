@@ -348,14 +348,12 @@ final class SessionDialog
 
     static boolean isDialogCreating(final String method)
     {
-        final SipMethod m = SipMethod.lookup(method);
-        return null != m && DialogLayer.isDialogCreating(m);
+        return DialogLayer.isDialogCreating(SipMethod.lookup(method));
     }
 
     /** Target-refresh methods (§12.2, {@link DialogLayer#isTargetRefresh}). */
     static boolean isTargetRefresh(final String method)
     {
-        final SipMethod m = SipMethod.lookup(method);
-        return null != m && DialogLayer.isTargetRefresh(m);
+        return DialogLayer.isTargetRefresh(SipMethod.lookup(method));
     }
 }
