@@ -111,6 +111,8 @@ public final class StackShard
     private long handoffsIn;
     long unreachableReports;
     long malformed;
+    /** Messages that arrived (read here or handed over) after {@link #stopOnLoop}; dropped, never dispatched. */
+    long droppedAfterStop;
     private long listenerErrors;
     private long listenerRetransmissionsDeferred;
     private long ticks;
@@ -405,6 +407,12 @@ public final class StackShard
         return inbox.handoffRecordMisses;
     }
 
+    /** Messages that arrived after this shard stopped, dropped undispatched. On the shard's loop. */
+    public long droppedAfterStop()
+    {
+        return droppedAfterStop;
+    }
+
     /** Messages that did not parse or had no usable top Via (counted here and by the transport). */
     public long malformed()
     {
@@ -534,6 +542,11 @@ public final class StackShard
 
     boolean dispatch(final SipMessage m, final InetSocketAddress source, final InetSocketAddress local)
     {
+        if (stopping)
+        {
+            droppedAfterStop++; // the transactions were ended at stop: a new one now would never end or release
+            return true;
+        }
         currentLocal = local;
         try
         {
