@@ -16,6 +16,7 @@ import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
 import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeploymentWatcher;
+import io.sipline.container.deploy.SharedLibraries;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.ApplicationRouters;
@@ -139,7 +140,9 @@ public final class Main
             }
         }
         final DeploymentWatcher watcher =
-            new DeploymentWatcher(options.deploy(), new ApplicationDeployer(), server.registry(), out, err);
+            new DeploymentWatcher(options.deploy(), new ApplicationDeployer(
+                SharedLibraries.loader(options.sharedLibraries(), Main.class.getClassLoader()), null),
+                server.registry(), out, err);
         final AdminServer adminServer = admin;
         final Thread hook = new Thread(() -> stop(watcher, adminServer, server, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);

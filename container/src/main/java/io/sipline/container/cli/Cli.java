@@ -1,6 +1,7 @@
 package io.sipline.container.cli;
 
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import io.sipline.container.deploy.SharedLibraries;
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
@@ -219,6 +221,11 @@ public final class Cli
                 + "1-10000, or 0 for off (default ${DEFAULT-VALUE}).")
         int overloadWait;
 
+        @Option(names = "--shared-lib", paramLabel = "PATH", split = ",",
+            description = "A jar, or a directory of jars, that every application sees, as a web container's lib/ "
+                + "folder: the libraries WARs were built against as 'provided' by their old container (repeatable).")
+        List<String> sharedLib;
+
         Run(final Server server)
         {
             this.server = server;
@@ -290,9 +297,20 @@ public final class Cli
                 err.println("sipline: --gc-threads: expected idle or normal, not '" + gcThreads + "'");
                 return USAGE;
             }
+            final List<Path> shared;
+            try
+            {
+                shared = SharedLibraries.jars(null == sharedLib ? List.of() : sharedLib);
+            }
+            catch (final IllegalArgumentException | UncheckedIOException e)
+            {
+                err.println("sipline: --shared-lib: " + e.getMessage());
+                return USAGE;
+            }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait), spec.commandLine().getOut(), err);
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared),
+                spec.commandLine().getOut(), err);
         }
 
         /**

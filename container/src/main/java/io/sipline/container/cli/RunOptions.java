@@ -27,11 +27,12 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 ports ({@code io.sipline.container.warmup.Warmup}); 0 for none.
  * @param overloadWaitMillis the {@code --overload-wait}: a new request that waited longer than this many
  *                 milliseconds since it arrived is refused with 503 (overload control); 0 for off.
+ * @param sharedLibraries the {@code --shared-lib} jars every application sees (checked readable); may be empty.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
-    int warmupCalls, int overloadWaitMillis)
+    int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries)
 {
     /**
      * The TLS listeners: every {@code --bind} address on {@code port}, with a PEM certificate chain and its PEM
@@ -49,6 +50,7 @@ public record RunOptions(
     {
         bind = List.copyOf(bind);
         deploy = List.copyOf(deploy);
+        sharedLibraries = List.copyOf(sharedLibraries);
         if (warmupCalls < 0)
         {
             throw new IllegalArgumentException("warm-up calls must not be negative: " + warmupCalls);
@@ -65,7 +67,7 @@ public record RunOptions(
         final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
         final GcThreadScheduling.Mode gcThreads)
     {
-        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, 0, 0);
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, 0, 0, List.of());
     }
 
     /** Options without applications, router file or admin port (the transport alone; tests). */

@@ -171,6 +171,10 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
      *       #applicationUndeployed}) are skipped, except {@code ROUTE}/{@code ROUTE_FINAL} tuples and
      *       {@code ROUTE_BACK} tuples with a route, whose route decides where the request goes (JSR 289 §15.4.1: for
      *       an external route the container ignores the application name).</li>
+     *   <li>A request an application sent (it owns the request's application session) is never routed back to that
+     *       application in the region of the tuple that selected it (the first tuple for a {@code NEW} request), as
+     *       the reference container's router does: a chat room's own MESSAGE to a user leaves the container instead
+     *       of reaching the chat room again.</li>
      *   <li>The subscriber URI is the URI of the named header ({@code DAR:From}), or the literal URI of the
      *       tuple.</li>
      *   <li>When the walk is exhausted the router returns {@code null}: the container then routes the request by
@@ -212,9 +216,15 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
         {
             return null;
         }
+        final String origin = tuples.isEmpty() ? null : originatingApplication(initialRequest);
         for (int i = previous + 1; i < tuples.size(); i++)
         {
             final DarTuple tuple = tuples.get(i);
+            if (tuple.applicationName().equals(origin)
+                && tuple.region().getType() == tuples.get(Math.max(previous, 0)).region().getType())
+            {
+                continue; // never twice in a row to the same application in the same region (as the reference DAR)
+            }
             if (tuple.modifier().needsRoute() || applications.contains(tuple.applicationName())
                 || (DarRouteModifier.ROUTE_BACK == tuple.modifier() && !tuple.route().isEmpty()))
             {
@@ -288,14 +298,20 @@ public final class DefaultApplicationRouter implements SipApplicationRouter
 
     private static boolean originatedBy(final SipServletRequest request, final String application)
     {
+        return application.equals(originatingApplication(request));
+    }
+
+    /** The application that sent or proxies {@code request}; null for a request from the network. */
+    private static String originatingApplication(final SipServletRequest request)
+    {
         try
         {
             final SipApplicationSession session = request.getApplicationSession(false);
-            return null != session && application.equals(session.getApplicationName());
+            return null == session ? null : session.getApplicationName();
         }
         catch (final RuntimeException ex)
         {
-            return false; // a request not yet bound to the container's sessions
+            return null; // a request not yet bound to the container's sessions
         }
     }
 

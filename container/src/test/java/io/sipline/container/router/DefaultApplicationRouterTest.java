@@ -175,6 +175,30 @@ class DefaultApplicationRouterTest
     }
 
     @Test
+    void shouldNotRouteARequestBackToTheApplicationThatSentItInTheSameRegion() throws Exception
+    {
+        // The chat room of the compatibility suite: MESSAGE goes to it, and the MESSAGEs it sends to its users with
+        // a NEW directive must leave the container (JSR 289 Appendix C leaves this open; the reference DAR skips).
+        final DefaultApplicationRouter router = new DefaultApplicationRouter(DarConfiguration.parse(
+            "MESSAGE: (\"chat\", \"DAR:From\", \"ORIGINATING\", \"\", \"NO_ROUTE\", \"0\"), "
+                + "(\"chat\", \"DAR:To\", \"TERMINATING\", \"\", \"NO_ROUTE\", \"1\"), "
+                + "(\"archive\", \"DAR:From\", \"ORIGINATING\", \"\", \"NO_ROUTE\", \"2\")\n", "chat.dar"));
+        router.init();
+        router.applicationDeployed(List.of("chat", "archive"));
+        assertEquals("chat", router.getNextApplication(FakeRequests.request("MESSAGE", CALL), null, NEW, null, null)
+            .getNextApplicationName(), "from the network: the first tuple");
+        final SipApplicationRouterInfo sent = router.getNextApplication(
+            FakeRequests.request("MESSAGE", CALL, "chat"), null, NEW, null, null);
+        assertEquals("chat", sent.getNextApplicationName(), "the same application in another region");
+        assertEquals(SipApplicationRoutingRegion.TERMINATING_REGION, sent.getRoutingRegion());
+        assertEquals("archive", router.getNextApplication(FakeRequests.request("MESSAGE", CALL, "chat"), null,
+            CONTINUE, null, "1").getNextApplicationName(), "after the terminating chat, the next application");
+        router.applicationUndeployed(List.of("archive"));
+        assertNull(router.getNextApplication(FakeRequests.request("MESSAGE", CALL, "chat"), null, CONTINUE, null,
+            "1"), "nothing after it: the request leaves the container");
+    }
+
+    @Test
     void shouldRouteTargetedRequestsToTheirApplication() throws Exception
     {
         final DefaultApplicationRouter router = router("b2bua", "voicemail");
