@@ -27,6 +27,7 @@ import io.sipline.container.factory.B2buaHelperImpl;
 import io.sipline.container.factory.SipFactoryImpl;
 import io.sipline.container.naming.ApplicationNaming;
 import io.sipline.container.naming.InjectionException;
+import io.sipline.container.naming.LifecycleCallbacks;
 import io.sipline.container.security.ApplicationSecurity;
 import io.sipline.container.security.DigestClient;
 import io.sipline.container.api.ReliableProvisionals;
@@ -146,8 +147,12 @@ public final class RunningApplicationImpl implements RunningApplication
             {
                 naming.inject(servlet);
             }
+            for (final Object instance : instances())
+            {
+                LifecycleCallbacks.postConstruct(instance);
+            }
         }
-        catch (final InjectionException e)
+        catch (final InjectionException | IllegalStateException e)
         {
             throw new DeploymentException(source, DeploymentException.NO_LINE, e.getMessage(), e);
         }
@@ -239,6 +244,17 @@ public final class RunningApplicationImpl implements RunningApplication
                     context.log("contextDestroyed failed", e);
                 }
             }
+            for (final Object instance : instances())
+            {
+                try
+                {
+                    LifecycleCallbacks.preDestroy(instance);
+                }
+                catch (final IllegalStateException e)
+                {
+                    context.log(e.getMessage(), e);
+                }
+            }
         }
         finally
         {
@@ -248,6 +264,20 @@ public final class RunningApplicationImpl implements RunningApplication
                 naming.close(); // after the last callback that may look a name up
             }
         }
+    }
+
+    /** The listeners, then the servlets, each object once (a servlet may be declared as a listener too). */
+    private List<Object> instances()
+    {
+        final List<Object> all = new ArrayList<>(deployed.listeners());
+        for (final SipServlet servlet : deployed.servlets().values())
+        {
+            if (all.stream().noneMatch(o -> o == servlet))
+            {
+                all.add(servlet);
+            }
+        }
+        return all;
     }
 
     private void resolveKeyMethod(final String source) throws DeploymentException
