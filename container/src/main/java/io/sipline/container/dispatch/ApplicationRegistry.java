@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.servlet.sip.SipURI;
 import javax.servlet.sip.ar.SipApplicationRouter;
 
 import io.sipline.container.deploy.DeployedApplication;
@@ -35,6 +36,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     private final DigestClient digestClient = new DigestClient();
     private volatile Map<String, RunningApplicationImpl> applications = Map.of();
     private volatile ContainerShardImpl[] shards = new ContainerShardImpl[0];
+    private volatile List<SipURI> outboundInterfaces = List.of();
     private final AtomicInteger nextShard = new AtomicInteger();
 
     /** @param router the application router, initialised by the caller; no users (protected requests fail). */
@@ -115,6 +117,17 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
         }
         router.applicationUndeployed(List.of(application.name()));
         running.stop();
+    }
+
+    /** The {@code OUTBOUND_INTERFACES} of every application, published once the stack bound its ports. */
+    void outboundInterfaces(final List<SipURI> value)
+    {
+        outboundInterfaces = List.copyOf(value);
+    }
+
+    List<SipURI> outboundInterfaces()
+    {
+        return outboundInterfaces;
     }
 
     /** The shards' runtimes, published once the stack started. */

@@ -98,6 +98,7 @@ public final class ContainerServer implements AutoCloseable
             runtimes[k].started(threads[k], local);
         }
         registry.shards(runtimes);
+        registry.outboundInterfaces(OutboundInterfaces.of(stack));
         final ContainerServer server = new ContainerServer(stack, registry, runtimes, counters);
         server.watchdog.start();
         return server;
