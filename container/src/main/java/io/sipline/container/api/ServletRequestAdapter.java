@@ -1,12 +1,8 @@
 package io.sipline.container.api;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UnsupportedEncodingException;
 import java.net.InetSocketAddress;
-import java.nio.charset.Charset;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.HashMap;
@@ -17,7 +13,6 @@ import java.util.Map;
 
 import javax.servlet.AsyncContext;
 import javax.servlet.DispatcherType;
-import javax.servlet.ReadListener;
 import javax.servlet.RequestDispatcher;
 import javax.servlet.ServletContext;
 import javax.servlet.ServletInputStream;
@@ -29,9 +24,9 @@ import io.sipline.sip.message.SipMessage;
 
 /**
  * The {@link ServletRequest} methods a SIP request inherits from the Servlet API (JSR 289 §5.1.1), answered in SIP
- * terms: parameters are the Request-URI's, the input stream reads the body, the locale is Accept-Language's, and
- * asynchronous processing (an HTTP feature) is refused. Holds no state of its own; the request's API is in
- * {@link SipServletRequestImpl}, the ServletResponse side in {@link ServletResponseAdapter}.
+ * terms: parameters are the Request-URI's, no input stream or reader (the content is {@code getContent}), the
+ * locale is Accept-Language's, and asynchronous processing (an HTTP feature) is refused. Holds no state of its own;
+ * the request's API is in {@link SipServletRequestImpl}, the ServletResponse side in {@link ServletResponseAdapter}.
  * <p>
  * Threading: see {@link SipServletMessageImpl}.
  */
@@ -70,45 +65,18 @@ abstract class ServletRequestAdapter extends SipServletMessageImpl implements Se
         return getContentLength();
     }
 
+    /** Always null (JSR 289 javadoc of {@code SipServletMessage}): the content is read with {@code getContent}. */
     @Override
-    public ServletInputStream getInputStream() throws IOException
+    public ServletInputStream getInputStream()
     {
-        final ByteArrayInputStream in = new ByteArrayInputStream(null == body ? new byte[0] : body, bodyOffset,
-            bodyLength);
-        return new ServletInputStream()
-        {
-            @Override
-            public int read()
-            {
-                return in.read();
-            }
-
-            @Override
-            public boolean isFinished()
-            {
-                return 0 == in.available();
-            }
-
-            @Override
-            public boolean isReady()
-            {
-                return true;
-            }
-
-            @Override
-            public void setReadListener(final ReadListener listener)
-            {
-                throw new IllegalStateException("SIP content is read synchronously");
-            }
-        };
+        return null;
     }
 
+    /** Always null, as {@link #getInputStream}. */
     @Override
-    public BufferedReader getReader() throws IOException
+    public BufferedReader getReader()
     {
-        final String enc = getCharacterEncoding();
-        final Charset charset = null == enc ? ContentText.DEFAULT_CHARSET : Charset.forName(enc);
-        return new BufferedReader(new InputStreamReader(getInputStream(), charset));
+        return null;
     }
 
     /** Request parameters are the Request-URI's parameters (JSR 289 §5.1.1). */
