@@ -132,6 +132,21 @@ public enum SystemUnderTest
         final int port, final int uasPort, final List<String> extraJvm, final List<String> serverArgs,
         final boolean metrics) throws IOException, InterruptedException
     {
+        return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics, Map.of());
+    }
+
+    /**
+     * {@link #start} with {@code env} added to the environment of {@code bin/sipline run} (e.g. {@code SIPLINE_AOT=off}
+     * for a server started without its AOT cache); Sipline only, none for the baselines.
+     */
+    public ServerProcess start(final Layout layout, final Path dir, final String app, final String profile,
+        final int port, final int uasPort, final List<String> extraJvm, final List<String> serverArgs,
+        final boolean metrics, final Map<String, String> env) throws IOException, InterruptedException
+    {
+        if (SIPLINE != this && !env.isEmpty())
+        {
+            throw new IllegalArgumentException(label + " takes no Sipline environment: " + env);
+        }
         if (!plays(app))
         {
             throw new IllegalArgumentException(label + " cannot run the application '" + app + "'");
@@ -165,6 +180,7 @@ public enum SystemUnderTest
                     cmd.addAll(List.of("--admin-port", Integer.toString(adminPort)));
                 }
                 pb.environment().put("SIPLINE_LOG_DIR", dir.toString());
+                pb.environment().putAll(env);
                 pb.environment().put("JAVA_HOME", Path.of(layout.java()).getParent().getParent().toString());
                 if (!extraJvm.isEmpty())
                 {
@@ -229,7 +245,16 @@ public enum SystemUnderTest
         final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics)
         throws IOException, InterruptedException
     {
-        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics,
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics, Map.of(),
+            () -> freeServerPort(uasPort));
+    }
+
+    /** {@link #startOnFreePort} with {@code env} added to the server's environment (see {@link #start}). */
+    public ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
+        final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics,
+        final Map<String, String> env) throws IOException, InterruptedException
+    {
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics, env,
             () -> freeServerPort(uasPort));
     }
 
@@ -237,13 +262,20 @@ public enum SystemUnderTest
         final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics,
         final PortSource ports) throws IOException, InterruptedException
     {
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics, Map.of(), ports);
+    }
+
+    private ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
+        final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics,
+        final Map<String, String> env, final PortSource ports) throws IOException, InterruptedException
+    {
         IOException taken = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++)
         {
             final int port = ports.next();
             try
             {
-                return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics);
+                return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics, env);
             }
             catch (final IOException e)
             {
