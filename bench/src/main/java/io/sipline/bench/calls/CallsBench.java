@@ -23,10 +23,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bin/sipline bench calls}: the load harness. For the measured system (Sipline with its
- * {@code b2bua} example, or with {@code --app proxy} its {@code proxy} example, unless {@code --system} says
- * otherwise) and each {@code --baseline} (the JAIN-SIP RI B2BUA for the b2bua only, Kamailio for both), in one
- * run on this machine's loopback: starts the system, warms it up, then runs one rate
+ * {@code bin/sipline bench calls}: the load harness. For the measured system (Sipline, unless {@code --system} says
+ * otherwise) with each application of {@code --app} (default {@code typical-b2bua}, a B2BUA written as applications
+ * usually are; {@code b2bua}, the minimal one; {@code proxy}), and each {@code --baseline} (the JAIN-SIP RI B2BUA for
+ * {@code b2bua} only, Kamailio for every one, each measured once per kind of call: B2BUA or proxied), in one
+ * run on this machine's loopback, one series per system, profile and application: starts the system, warms it up,
+ * then runs one rate
  * ({@code --rate --duration}) or finds the highest rate sustained twice ({@code --find-max}, {@link MaxSearch}:
  * doubling from {@code --start-rate}, then bisecting to 5%, then the best rate again on a fresh server, 10% lower
  * until one rate held twice; each step {@code --duration} seconds, each phase at most {@code --max-steps} steps) and
@@ -35,16 +37,19 @@ import picocli.CommandLine.Spec;
  * Every child process is stopped by its handle, also on failure or interrupt. Runs on the main thread.
  */
 @Command(name = "sipline bench calls", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "The b2bua or proxy example under sipp load beside its baselines, in one run.")
+    description = "Example applications under sipp load beside their baselines, in one run.")
 public final class CallsBench implements Callable<Integer>
 {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
 
-    @Option(names = "--app", paramLabel = "NAME",
-        description = "the example Sipline runs: b2bua (default; baselines jainsip and "
-        + "kamailio) or proxy (examples/proxy, stateful and record-routing, one target; baseline kamailio)",
-        defaultValue = "b2bua")
-    String app;
+    @Option(names = "--app", paramLabel = "NAME[,NAME...]", split = ",",
+        description = "the examples Sipline runs, each its own series: typical-b2bua (default; a B2BUA as "
+        + "applications are usually written: listeners, session attributes, a header map, a log line every 10 calls; "
+        + "baseline kamailio), b2bua (the minimal forwarding servlet; baselines jainsip and kamailio) or proxy "
+        + "(examples/proxy, stateful and record-routing, one target; baseline kamailio); e.g. typical-b2bua,b2bua "
+        + "measures the realistic and the minimal application side by side",
+        defaultValue = "typical-b2bua")
+    List<String> apps;
 
     @Option(names = "--system", paramLabel = "NAME",
         description = "the measured system: sipline, jainsip or kamailio (default sipline)",
@@ -198,13 +203,17 @@ public final class CallsBench implements Callable<Integer>
         final Path dir = (null != out ? out : home.resolve("bench-results").resolve(LocalDateTime.now().format(STAMP)))
             .toAbsolutePath();
         Files.createDirectories(dir);
-        final Scenarios.Flow flow = "proxy".equals(app) ? Scenarios.proxied(dir, farEndTimewait)
+        final Scenarios.Flow b2buaFlow = apps.stream().allMatch(SystemUnderTest::proxy) ? null
             : Scenarios.b2bua(dir, farEndTimewait);
-        report = new Report(dir, String.join(" ", commandLine()), app, findMax, duration, hold);
+        final Scenarios.Flow proxyFlow = apps.stream().noneMatch(SystemUnderTest::proxy) ? null
+            : Scenarios.proxied(dir, farEndTimewait);
+        report = new Report(dir, String.join(" ", commandLine()), apps, findMax, duration, hold);
         if (null != farEndTimewait)
         {
-            report.farEnd(flow.uas().getFileName() + ": sipp's built-in `uas`" + ("proxy".equals(app)
-                ? " (copying Record-Route, above)" : "") + " keeping each ended call " + farEndTimewait
+            report.farEnd((null != b2buaFlow ? b2buaFlow : proxyFlow).uas().getFileName() + (null != b2buaFlow
+                && null != proxyFlow ? " and " + proxyFlow.uas().getFileName() : "") + ": sipp's built-in `uas`"
+                + (null != proxyFlow ? " (for the proxy copying Record-Route, above)" : "")
+                + " keeping each ended call " + farEndTimewait
                 + " ms instead of its 4,000 (`--far-end-timewait`): " + Scenarios.TIMEWAIT_WHY + "; the messages are "
                 + "unchanged, and a BYE retransmitted after that time "
                 + "would find no call (only after a lost 200, which a sustained step does not have)");
@@ -220,26 +229,34 @@ public final class CallsBench implements Callable<Integer>
         }
         for (final SystemUnderTest s : systems)
         {
-            for (final String p : s.jvm() ? profileNames : List.of("-"))
+            for (final String a : appsOf(s, apps))
             {
-                report.add(series(layout, dir, s, p, flow)
-                    .withCounters(lastCounters));
-                lockChecks.forEach(report::add);
-                lockChecks.clear();
-                report.write();
+                final Scenarios.Flow flow = SystemUnderTest.proxy(a) ? proxyFlow : b2buaFlow;
+                for (final String p : s.jvm() ? profileNames : List.of("-"))
+                {
+                    report.add(series(layout, dir, s, a, p, flow)
+                        .withCounters(lastCounters));
+                    lockChecks.forEach(report::add);
+                    lockChecks.clear();
+                    report.write();
+                }
             }
         }
         for (final SystemUnderTest s : systems)
         {
-            if (s.jvm() && allocCalls > 0)
+            for (final String a : appsOf(s, apps))
             {
-                report.add(allocated(layout, dir, s, flow));
-                report.write();
-            }
-            if (s.jvm() && retainedCalls > 0)
-            {
-                report.add(retained(layout, dir, s, flow));
-                report.write();
+                final Scenarios.Flow flow = SystemUnderTest.proxy(a) ? proxyFlow : b2buaFlow;
+                if (s.jvm() && allocCalls > 0)
+                {
+                    report.add(allocated(layout, dir, s, a, flow));
+                    report.write();
+                }
+                if (s.jvm() && retainedCalls > 0)
+                {
+                    report.add(retained(layout, dir, s, a, flow));
+                    report.write();
+                }
             }
         }
         report.write();
@@ -248,13 +265,43 @@ public final class CallsBench implements Callable<Integer>
         return 0;
     }
 
+    /**
+     * The applications {@code system} runs in one run of {@code apps}: every one for the system that deploys them
+     * (Sipline); for a baseline, which is the same for every application, the first it can play of each kind of call
+     * (B2BUA, proxied), so that it is measured once per kind and not once per application.
+     */
+    static List<String> appsOf(final SystemUnderTest system, final List<String> apps)
+    {
+        if (system.deploys())
+        {
+            return List.copyOf(apps);
+        }
+        final List<String> own = new ArrayList<>();
+        for (final String a : apps)
+        {
+            if (system.plays(a) && own.stream().noneMatch(o -> SystemUnderTest.proxy(o) == SystemUnderTest.proxy(a)))
+            {
+                own.add(a);
+            }
+        }
+        return own;
+    }
+
     /** The options checked against each other and their ranges; returns the systems to measure, in order. */
     private Set<SystemUnderTest> checkedSystems()
     {
-        if (!SystemUnderTest.APPS.contains(app))
+        final Set<String> seen = new LinkedHashSet<>();
+        for (final String a : apps)
         {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--app: '" + app + "' is not one of "
-                + SystemUnderTest.APPS);
+            if (!SystemUnderTest.APPS.contains(a))
+            {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--app: '" + a + "' is not one of "
+                    + SystemUnderTest.APPS);
+            }
+            if (!seen.add(a))
+            {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--app: '" + a + "' is named twice");
+            }
         }
         if (findMax == (null != rate))
         {
@@ -299,11 +346,12 @@ public final class CallsBench implements Callable<Integer>
         }
         for (final SystemUnderTest s : systems)
         {
-            if (!s.plays(app))
+            if (appsOf(s, apps).isEmpty())
             {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--app " + app + ": the " + s.label()
-                    + " baseline is a B2BUA and cannot stand for a proxy; the proxy's baseline is Kamailio, a "
-                    + "stateful record-routing proxy (--baseline kamailio)");
+                throw new CommandLine.ParameterException(spec.commandLine(), "--app " + String.join(",", apps)
+                    + ": the " + s.label() + " baseline is a minimal B2BUA and stands for b2bua only (add b2bua to "
+                    + "--app, e.g. --app typical-b2bua,b2bua); the baseline of typical-b2bua and of the proxy is "
+                    + "Kamailio, a stateful record-routing proxy (--baseline kamailio)");
             }
         }
         return systems;
@@ -325,14 +373,14 @@ public final class CallsBench implements Callable<Integer>
      * confirm a maximum always do.
      */
     private Series series(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
-        final String p, final Scenarios.Flow flow) throws IOException, InterruptedException
+        final String a, final String p, final Scenarios.Flow flow) throws IOException, InterruptedException
     {
-        final String name = s.jvm() ? s.label() + "-" + p : s.label();
+        final String name = directory(Series.name(s, a, p));
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
         final List<String> uacOptions = SystemUnderTest.KAMAILIO == s ? Scenarios.KAMAILIO_UAC_OPTIONS : List.of();
         final String scenarioName = String.join(" ", flow.describe(), String.join(" ", uacOptions)).strip();
-        final SeriesRunner runner = new SeriesRunner(layout, dir, s, p, name,
+        final SeriesRunner runner = new SeriesRunner(layout, dir, s, a, p, name,
             new LoadDriver(dir, uasPort, uacOptions, flow));
         try
         {
@@ -348,13 +396,13 @@ public final class CallsBench implements Callable<Integer>
                     runner.steps.add(print(name, runner.driver.run(new CallPath.FarEnd(uasPort), name + "-"
                         + FLOOR_STEP, FLOOR_STEP, r, r * duration, hold)));
                 }
-                return new Series(s, p, scenarioName, runner.steps, found.max(), found.heldOnce(), found.confirming(),
-                    found.at80(), "");
+                return new Series(s, a, p, scenarioName, runner.steps, found.max(), found.heldOnce(),
+                    found.confirming(), found.at80(), "");
             }
             final Step one = runner.run("r" + rate, rate, true);
             final int held = one.sustained() ? rate : 0;
-            return new Series(s, p, scenarioName, runner.steps, held, held, one.sustained() ? List.of(one) : List.of(),
-                null, "");
+            return new Series(s, a, p, scenarioName, runner.steps, held, held,
+                one.sustained() ? List.of(one) : List.of(), null, "");
         }
         finally
         {
@@ -375,6 +423,7 @@ public final class CallsBench implements Callable<Integer>
         private final SystemUnderTest.Layout layout;
         private final Path dir;
         private final SystemUnderTest system;
+        private final String app;
         private final String profile;
         private final String name;
         final LoadDriver driver;
@@ -382,11 +431,12 @@ public final class CallsBench implements Callable<Integer>
         private int started;
 
         SeriesRunner(final SystemUnderTest.Layout layout, final Path dir, final SystemUnderTest system,
-            final String profile, final String name, final LoadDriver driver)
+            final String app, final String profile, final String name, final LoadDriver driver)
         {
             this.layout = layout;
             this.dir = dir;
             this.system = system;
+            this.app = app;
             this.profile = profile;
             this.name = name;
             this.driver = driver;
@@ -424,7 +474,7 @@ public final class CallsBench implements Callable<Integer>
             if (lockCheck)
             {
                 final LockCheck locks = server.locks(dir.resolve(name + "-" + label + "-locks.jfr"),
-                    system.label() + "/" + profile, label, from, to);
+                    Series.name(system, app, profile), label, from, to);
                 System.out.printf("bench calls: %s %s: contended monitor enters: %d on shard threads, %d on others%n",
                     name, label, locks.shardThreads(), locks.otherThreads());
                 lockChecks.add(locks);
@@ -453,6 +503,12 @@ public final class CallsBench implements Callable<Integer>
         }
     }
 
+    /** A series name as a directory name: {@code sipline/zgc typical-b2bua} to {@code sipline-zgc-typical-b2bua}. */
+    static String directory(final String seriesName)
+    {
+        return seriesName.replaceAll("[^A-Za-z0-9._-]+", "-").replaceAll("-+$", "");
+    }
+
     /** The label of the step that runs sipp alone at the 80% rate (see {@link CallPath.FarEnd}). */
     static final String FLOOR_STEP = "sipp-alone-at80";
 
@@ -461,9 +517,9 @@ public final class CallsBench implements Callable<Integer>
 
     /** Bytes allocated per call: a fixed-count run under epsilon (no collection), TLABs off so every byte counts. */
     private Footprint allocated(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
-        final Scenarios.Flow flow) throws IOException, InterruptedException
+        final String app, final Scenarios.Flow flow) throws IOException, InterruptedException
     {
-        final String name = s.label() + "-alloc";
+        final String name = s.label() + (s.deploys() ? "-" + app : "") + "-alloc";
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
         final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
@@ -480,7 +536,7 @@ public final class CallsBench implements Callable<Integer>
             final long before = server.heapUsed();
             final Step step = print(name, driver.run(server, name + "-run", "alloc", allocRate, allocCalls, 0));
             final long after = server.heapUsed();
-            return new Footprint(s, "allocated", "epsilon", step.successful(), after - before);
+            return new Footprint(s, app, "allocated", "epsilon", step.successful(), after - before);
         }
     }
 
@@ -492,9 +548,9 @@ public final class CallsBench implements Callable<Integer>
      * (the histogram's collection is then a stop-the-world full GC).
      */
     private Footprint retained(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
-        final Scenarios.Flow flow) throws IOException, InterruptedException
+        final String app, final Scenarios.Flow flow) throws IOException, InterruptedException
     {
-        final String name = s.label() + "-retained";
+        final String name = s.label() + (s.deploys() ? "-" + app : "") + "-retained";
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
         final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
@@ -527,7 +583,7 @@ public final class CallsBench implements Callable<Integer>
                 driver.keep(name + "-uas");
                 System.out.printf("bench calls: %s: %d established, heap %d -> %d bytes%n", name, established, before,
                     after);
-                return new Footprint(s, "retained", "parallel", established, after - before);
+                return new Footprint(s, app, "retained", "parallel", established, after - before);
             }
             finally
             {

@@ -14,8 +14,8 @@ import io.sipline.bench.machine.MachinePauses;
  * The results of one {@code bench calls} run and the files written from them into the run directory:
  * {@code report.md} (method, summary table, ratios of the measured system to each baseline, every step),
  * {@code results.json} (the same figures, machine-readable) and {@code p99.svg} (p99 INVITE→200 against offered
- * calls/s, one line per system/profile, drawn here without a library). Rewritten after each series so an interrupted
- * run keeps what it measured. The harness's main thread.
+ * calls/s, one line per series: system, profile and application, drawn here without a library). Rewritten after
+ * each series so an interrupted run keeps what it measured. The harness's main thread.
  */
 public final class Report
 {
@@ -24,7 +24,7 @@ public final class Report
 
     private final Path dir;
     private final String command;
-    private final String app;
+    private final List<String> apps;
     private final boolean findMax;
     private final int duration;
     private final long hold;
@@ -37,12 +37,12 @@ public final class Report
     /** The machine-pause probe run before the steps, or null (none run). */
     private MachinePauses.Result machinePauses;
 
-    Report(final Path dir, final String command, final String app, final boolean findMax, final int duration,
+    Report(final Path dir, final String command, final List<String> apps, final boolean findMax, final int duration,
         final long hold)
     {
         this.dir = dir;
         this.command = command;
-        this.app = app;
+        this.apps = List.copyOf(apps);
         this.findMax = findMax;
         this.duration = duration;
         this.hold = hold;
@@ -88,12 +88,12 @@ public final class Report
         lockChecks.add(c);
     }
 
-    /** The footprint of {@code kind} for {@code system}, or null. */
-    public Footprint footprint(final SystemUnderTest system, final String kind)
+    /** The footprint of {@code kind} for {@code system} running {@code app}, or null. */
+    public Footprint footprint(final SystemUnderTest system, final String app, final String kind)
     {
         for (final Footprint f : footprints)
         {
-            if (f.system() == system && f.kind().equals(kind))
+            if (f.system() == system && f.app().equals(app) && f.kind().equals(kind))
             {
                 return f;
             }
@@ -154,15 +154,41 @@ public final class Report
                 .append("core is stopped waits that long and then for the backlog it leaves, whatever the system; ")
                 .append("read the p99 and max columns against it.\n\n");
         }
-        md.append("Application: `").append(app).append("`").append("proxy".equals(app) ? " (Sipline runs "
-            + "`examples/proxy` with targets=sip:service@<the far end>, record-route=true, parallel=true; Kamailio is "
-            + "its baseline: the same kind of stateful record-routing proxy). The caller follows the route set: "
-            + "sipp's built-in `uac` with `rrs=\"true\"` on the 200 and the ACK and BYE sent to the 200's Contact "
-            + "(`[next_url]`) with the Route header built from the Record-Route (`[routes]`); the far end is sipp's "
-            + "built-in `uas` copying the INVITE's Record-Route into its 180 and 200 (`[last_Record-Route:]`); both "
-            + "derived from the installed sipp at run time, messages otherwise unchanged.\n\n" :
-            " (a B2BUA: two dialogs per call; Kamailio is measured as a stateful record-routing proxy between the "
-            + "same sipp ends).\n\n");
+        md.append(apps.size() > 1 ? "Applications, each its own series: " : "Application: ");
+        for (int i = 0; i < apps.size(); i++)
+        {
+            md.append(i > 0 ? "; " : "").append('`').append(apps.get(i)).append("` (").append(describe(apps.get(i)))
+                .append(')');
+        }
+        md.append(". A baseline deploys no application: it is measured once for every kind of call (B2BUA or ")
+            .append("proxied) and stands for each application of that kind it can play.\n\n");
+        if (apps.stream().anyMatch(SystemUnderTest::proxy))
+        {
+            md.append("Proxied calls follow the route set: sipp's built-in `uac` with `rrs=\"true\"` on the 200 and ")
+                .append("the ACK and BYE sent to the 200's Contact (`[next_url]`) with the Route header built from ")
+                .append("the Record-Route (`[routes]`); the far end is sipp's built-in `uas` copying the INVITE's ")
+                .append("Record-Route into its 180 and 200 (`[last_Record-Route:]`); both derived from the installed ")
+                .append("sipp at run time, messages otherwise unchanged.\n\n");
+        }
+    }
+
+    /** What an application of {@link SystemUnderTest#APPS} is, and its baselines. */
+    static String describe(final String app)
+    {
+        return switch (app)
+        {
+            case "typical-b2bua" -> "`examples/typical-b2bua`, a B2BUA as applications are usually written: session "
+                + "and application-session listeners, attributes on both kinds of session, a custom header through "
+                + "`B2buaHelper.createRequest` with a header map, responses and in-dialog requests relayed through "
+                + "`B2buaHelper`, a `ServletContext.log` line every 10 calls; two dialogs per call; Kamailio, a "
+                + "stateful record-routing proxy between the same sipp ends, is its baseline";
+            case "b2bua" -> "`examples/b2bua`, the minimal forwarding servlet: two dialogs per call; baselines the "
+                + "JAIN-SIP RI B2BUA, as minimal, and Kamailio as a stateful record-routing proxy between the same "
+                + "sipp ends";
+            case "proxy" -> "`examples/proxy` with targets=sip:service@<the far end>, record-route=true, "
+                + "parallel=true; Kamailio, the same kind of stateful record-routing proxy, is its baseline";
+            default -> throw new IllegalArgumentException("unknown application '" + app + "'");
+        };
     }
 
     /** How the figures are measured: the callers, what sustained means, GC, CPU, memory, server-side timing. */
@@ -278,11 +304,12 @@ public final class Report
     {
         if (!footprints.isEmpty())
         {
-            md.append("\n### Memory\n\n| system | figure | profile | calls | bytes | bytes per call |\n")
-                .append("|---|---|---|---|---|---|\n");
+            md.append("\n### Memory\n\n| system | application | figure | profile | calls | bytes | bytes per call |\n")
+                .append("|---|---|---|---|---|---|---|\n");
             for (final Footprint f : footprints)
             {
-                md.append("| ").append(f.system().label()).append(" | ").append(f.kind()).append(" | ")
+                md.append("| ").append(f.system().label()).append(" | ")
+                    .append(f.system().deploys() ? f.app() : "-").append(" | ").append(f.kind()).append(" | ")
                     .append(f.profile()).append(" | ").append(f.calls()).append(" | ").append(f.bytes()).append(" | ")
                     .append(f0(f.perCall())).append(" |\n");
             }
@@ -292,7 +319,8 @@ public final class Report
     /** The comparison table: one line per system/profile. */
     void summary(final StringBuilder md)
     {
-        md.append("| system | ").append(findMax ? "max sustained calls/s (held twice)" : "sustained calls/s")
+        md.append("| system | application | ").append(findMax ? "max sustained calls/s (held twice)" :
+            "sustained calls/s")
             .append(" | held by steps | machine cores busy at max | ")
             .append("p50/p90/p99/max INVITE→180 ms at 80% | ")
             .append("p50/p90/p99/max INVITE→200 ms at 80% | server INVITE→180 ms at 80% (bucket bounds) | ")
@@ -300,13 +328,14 @@ public final class Report
             .append("far end INVITE→180 as the server saw it, ms at 80% (bucket bounds) | ")
             .append("p99 INVITE→200 at max | GC pauses at max n/total/max ms | ")
             .append("CPU s/1k calls at max | allocated B/call | retained B/call |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final Series s : series)
         {
             final Step at = null != s.at80() ? s.at80() : s.best();
-            final Footprint alloc = footprint(s.system(), "allocated");
-            final Footprint kept = footprint(s.system(), "retained");
-            md.append("| ").append(s.name()).append(" | ").append(s.maxSustained()).append(" | ")
+            final Footprint alloc = footprint(s.system(), s.app(), "allocated");
+            final Footprint kept = footprint(s.system(), s.app(), "retained");
+            md.append("| ").append(s.system().jvm() ? s.system().label() + "/" + s.profile() : s.system().label())
+                .append(" | ").append(application(s)).append(" | ").append(s.maxSustained()).append(" | ")
                 .append(s.confirming().isEmpty() ? "-" : String.join(", ", s.confirming().stream().map(Step::label)
                     .toList())).append(" | ")
                 .append(s.machineCountBelowServer() ? "n/a" : f2(s.machineCoresAtMax()) + " of " + cores())
@@ -322,6 +351,23 @@ public final class Report
                 .append(null == alloc ? "n/a" : f0(alloc.perCall())).append(" | ")
                 .append(null == kept ? "n/a" : f0(kept.perCall())).append(" |\n");
         }
+    }
+
+    /** The application column: the one deployed, or for a baseline the applications it stands for. */
+    String application(final Series s)
+    {
+        return s.system().deploys() ? s.app() : "baseline of " + String.join(", ", baselineOf(s));
+    }
+
+    /** The applications of the run a baseline series stands for (same kind of call, one it can play); none else. */
+    List<String> baselineOf(final Series s)
+    {
+        if (s.system().deploys())
+        {
+            return List.of();
+        }
+        return apps.stream().filter(a -> s.system().plays(a) && SystemUnderTest.proxy(a) == SystemUnderTest.proxy(
+            s.app())).toList();
     }
 
     /**
@@ -392,21 +438,40 @@ public final class Report
         return Runtime.getRuntime().availableProcessors();
     }
 
-    /** The measured system (first series) against every series of another system. */
+    /**
+     * Each series of the measured system (the first series' system and profile, one per application) against every
+     * series it compares with ({@link Series#comparesWith}): the baselines that stand for its application, and the
+     * same system with the other applications of its kind of call.
+     */
     void ratios(final StringBuilder md)
     {
         if (series.size() < 2)
         {
             return;
         }
-        final Series ours = series.getFirst();
-        md.append("\nRatios of ").append(ours.name()).append(" to each baseline (max calls/s: ours / theirs, ")
-            .append("higher is better for us; p99 and bytes: theirs / ours, higher is better for us):\n\n")
-            .append("| baseline | max calls/s | p99 INVITE→180 at 80% | p99 INVITE→200 at 80% | allocated B/call | ")
+        for (final Series ours : series)
+        {
+            if (ours.system() == series.getFirst().system() && ours.profile().equals(series.getFirst().profile()))
+            {
+                ratios(md, ours);
+            }
+        }
+    }
+
+    private void ratios(final StringBuilder md, final Series ours)
+    {
+        if (series.stream().noneMatch(ours::comparesWith))
+        {
+            return;
+        }
+        md.append("\nRatios of ").append(ours.name()).append(" to each baseline and to its other applications (max ")
+            .append("calls/s: ours / theirs, higher is better for us; p99 and bytes: theirs / ours, higher is better ")
+            .append("for us):\n\n")
+            .append("| against | max calls/s | p99 INVITE→180 at 80% | p99 INVITE→200 at 80% | allocated B/call | ")
             .append("retained B/call |\n|---|---|---|---|---|---|\n");
         for (final Series other : series)
         {
-            if (other.system() == ours.system())
+            if (!ours.comparesWith(other))
             {
                 continue;
             }
@@ -421,7 +486,7 @@ public final class Report
 
     private double perCall(final Series s, final String kind)
     {
-        final Footprint f = footprint(s.system(), kind);
+        final Footprint f = footprint(s.system(), s.app(), kind);
         return null == f ? Double.NaN : f.perCall();
     }
 
@@ -521,7 +586,7 @@ public final class Report
     {
         final StringBuilder j = new StringBuilder(8192);
         j.append("{\n  \"started\": ").append(q(started.toString())).append(",\n  \"command\": ").append(q(command))
-            .append(",\n  \"app\": ").append(q(app))
+            .append(",\n  \"apps\": [").append(String.join(", ", apps.stream().map(Report::q).toList())).append(']')
             .append(",\n  \"cores\": ").append(Runtime.getRuntime().availableProcessors())
             .append(",\n  \"cpu\": ").append(q(cpuModel())).append(",\n  \"jdk\": ").append(q(Runtime.version()
                 .toString())).append(",\n  \"stepSeconds\": ").append(duration).append(",\n  \"holdMs\": ")
@@ -530,7 +595,11 @@ public final class Report
         for (int i = 0; i < series.size(); i++)
         {
             final Series s = series.get(i);
-            j.append(i > 0 ? "," : "").append("\n    {\"system\": ").append(q(s.system().label()))
+            j.append(i > 0 ? "," : "").append("\n    {\"name\": ").append(q(s.name()))
+                .append(", \"system\": ").append(q(s.system().label()))
+                .append(", \"app\": ").append(s.system().deploys() ? q(s.app()) : "null")
+                .append(", \"baselineOf\": [").append(String.join(", ", baselineOf(s).stream().map(Report::q)
+                    .toList())).append(']')
                 .append(", \"profile\": ").append(q(s.profile())).append(", \"scenario\": ").append(q(s.scenario()))
                 .append(", \"maxSustainedCallsPerSecond\": ").append(s.maxSustained())
                 .append(", \"heldOnceCallsPerSecond\": ").append(s.heldOnce())
@@ -577,6 +646,7 @@ public final class Report
         {
             final Footprint f = footprints.get(i);
             j.append(i > 0 ? "," : "").append("\n    {\"system\": ").append(q(f.system().label()))
+                .append(", \"app\": ").append(f.system().deploys() ? q(f.app()) : "null")
                 .append(", \"kind\": ").append(q(f.kind())).append(", \"profile\": ").append(q(f.profile()))
                 .append(", \"calls\": ").append(f.calls()).append(", \"bytes\": ").append(f.bytes())
                 .append(", \"bytesPerCall\": ").append(n(f.perCall())).append('}');

@@ -26,15 +26,16 @@ import io.sipline.test.Sipp;
  * {@code 127.0.0.1:uasPort} and listening on {@code 127.0.0.1:port}:
  * <ul>
  * <li>{@link #SIPLINE}: {@code bin/sipline run --bind 127.0.0.1 --port P --profile X --deploy DIR} with an example
- * WAR exploded into the run directory and pointed at the far end: {@code b2bua} (context parameter {@code target})
- * or {@code proxy} (init parameters {@code targets}, {@code record-route=true}, {@code parallel=true});
+ * WAR exploded into the run directory and pointed at the far end: {@code typical-b2bua} or {@code b2bua} (context
+ * parameter {@code target}) or {@code proxy} (init parameters {@code targets}, {@code record-route=true},
+ * {@code parallel=true});
  * {@code SIPLINE_LOG_DIR} points its GC log into the run directory; for the load steps {@code --admin-port} on a free
  * TCP port of 127.0.0.1, so that each step can read the server's own INVITE response times from {@code /metrics}.</li>
- * <li>{@link #JAINSIP}: {@link JainSipB2bua} in a child JVM started with the same profile's options (a B2BUA
- * only).</li>
+ * <li>{@link #JAINSIP}: {@link JainSipB2bua} in a child JVM started with the same profile's options (a minimal
+ * B2BUA: the baseline of {@code b2bua} only).</li>
  * <li>{@link #KAMAILIO}: Kamailio as a record-routing stateful proxy with {@code bench/kamailio/kamailio.cfg},
  * {@code -DD -E} (foreground, log to stderr), its listen address and the far end given on the command line; the
- * baseline of both applications.</li>
+ * baseline of every application.</li>
  * </ul>
  * Stateless; the harness's main thread.
  */
@@ -53,8 +54,12 @@ public enum SystemUnderTest
         }
     }
 
-    /** The applications {@code --app} can name: the examples whose WARs Sipline runs. */
-    public static final List<String> APPS = List.of("b2bua", "proxy");
+    /**
+     * The applications {@code --app} can name: the examples whose WARs Sipline runs. {@code typical-b2bua} is a B2BUA
+     * written as applications usually are (listeners, session attributes, a header map, a log line every 10 calls);
+     * {@code b2bua} the minimal forwarding servlet.
+     */
+    public static final List<String> APPS = List.of("typical-b2bua", "b2bua", "proxy");
     private static final long READY_SECONDS = 600; // bin/sipline run may build first
 
     private final String label;
@@ -90,16 +95,31 @@ public enum SystemUnderTest
         throw new IllegalArgumentException("unknown system '" + label + "' (sipline, jainsip, kamailio)");
     }
 
-    /** Whether this system can play {@code app} ({@link #APPS}): the JAIN-SIP baseline is a B2BUA only. */
+    /**
+     * Whether this system can play {@code app} ({@link #APPS}): the JAIN-SIP baseline is a minimal B2BUA and stands
+     * for {@code b2bua} only; Kamailio for every application.
+     */
     public boolean plays(final String app)
     {
         return APPS.contains(app) && (JAINSIP != this || "b2bua".equals(app));
     }
 
+    /** Whether this system deploys the application it plays (Sipline), rather than being the same for every one. */
+    public boolean deploys()
+    {
+        return SIPLINE == this;
+    }
+
+    /** Whether {@code app} is a proxy, whose calls follow a record-routed route set; else a B2BUA. */
+    public static boolean proxy(final String app)
+    {
+        return "proxy".equals(app);
+    }
+
     /**
      * Starts the system in {@code dir} and returns once it listens (and, for the JVMs, says it is ready).
      *
-     * @param app       {@code b2bua} or {@code proxy} (only Sipline deploys it; Kamailio proxies for both)
+     * @param app       one of {@link #APPS} (only Sipline deploys it; Kamailio proxies for every one)
      * @param profile   a {@code jvm-profiles/} name (ignored by Kamailio).
      * @param extraJvm  JVM options after the profile's (e.g. {@code -XX:-UseTLAB} for the allocation run).
      * @param serverArgs options of {@code bin/sipline run} after the harness's own (e.g. {@code --overload-wait 100});
@@ -112,6 +132,21 @@ public enum SystemUnderTest
         final int port, final int uasPort, final List<String> extraJvm, final List<String> serverArgs,
         final boolean metrics) throws IOException, InterruptedException
     {
+        return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics, Map.of());
+    }
+
+    /**
+     * {@link #start} with {@code env} added to the environment of {@code bin/sipline run} (e.g. {@code SIPLINE_AOT=off}
+     * for a server started without its AOT cache); Sipline only, none for the baselines.
+     */
+    public ServerProcess start(final Layout layout, final Path dir, final String app, final String profile,
+        final int port, final int uasPort, final List<String> extraJvm, final List<String> serverArgs,
+        final boolean metrics, final Map<String, String> env) throws IOException, InterruptedException
+    {
+        if (SIPLINE != this && !env.isEmpty())
+        {
+            throw new IllegalArgumentException(label + " takes no Sipline environment: " + env);
+        }
         if (!plays(app))
         {
             throw new IllegalArgumentException(label + " cannot run the application '" + app + "'");
@@ -134,8 +169,8 @@ public enum SystemUnderTest
             case SIPLINE ->
             {
                 final String far = "sip:service@" + target;
-                final Path war = explode(layout.root(), app, dir.resolve(app + "-" + port), "b2bua".equals(app) ?
-                    Map.of("target", far) : Map.of("targets", far, "record-route", "true", "parallel", "true"));
+                final Path war = explode(layout.root(), app, dir.resolve(app + "-" + port), proxy(app) ?
+                    Map.of("targets", far, "record-route", "true", "parallel", "true") : Map.of("target", far));
                 cmd.addAll(List.of(layout.root().resolve("bin/sipline").toString(), "run", "--bind", "127.0.0.1",
                     "--port", Integer.toString(port), "--profile", profile, "--deploy", war.toString()));
                 cmd.addAll(serverArgs);
@@ -145,6 +180,7 @@ public enum SystemUnderTest
                     cmd.addAll(List.of("--admin-port", Integer.toString(adminPort)));
                 }
                 pb.environment().put("SIPLINE_LOG_DIR", dir.toString());
+                pb.environment().putAll(env);
                 pb.environment().put("JAVA_HOME", Path.of(layout.java()).getParent().getParent().toString());
                 if (!extraJvm.isEmpty())
                 {
@@ -209,7 +245,16 @@ public enum SystemUnderTest
         final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics)
         throws IOException, InterruptedException
     {
-        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics,
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics, Map.of(),
+            () -> freeServerPort(uasPort));
+    }
+
+    /** {@link #startOnFreePort} with {@code env} added to the server's environment (see {@link #start}). */
+    public ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
+        final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics,
+        final Map<String, String> env) throws IOException, InterruptedException
+    {
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics, env,
             () -> freeServerPort(uasPort));
     }
 
@@ -217,13 +262,20 @@ public enum SystemUnderTest
         final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics,
         final PortSource ports) throws IOException, InterruptedException
     {
+        return startOnFreePort(layout, dir, app, profile, uasPort, extraJvm, serverArgs, metrics, Map.of(), ports);
+    }
+
+    private ServerProcess startOnFreePort(final Layout layout, final Path dir, final String app, final String profile,
+        final int uasPort, final List<String> extraJvm, final List<String> serverArgs, final boolean metrics,
+        final Map<String, String> env, final PortSource ports) throws IOException, InterruptedException
+    {
         IOException taken = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++)
         {
             final int port = ports.next();
             try
             {
-                return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics);
+                return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics, env);
             }
             catch (final IOException e)
             {

@@ -31,14 +31,56 @@ class CallsBenchTest
         final StringWriter err = new StringWriter();
         final CommandLine cl = new CommandLine(new CallsBench()).setErr(new PrintWriter(err));
         assertEquals(2, cl.execute("--app", "proxy", "--baseline", "jainsip", "--rate", "10", "--out", out.toString()));
-        assertTrue(err.toString().contains("the jainsip baseline is a B2BUA and cannot stand for a proxy; the proxy's "
-            + "baseline is Kamailio"), err.toString());
+        assertTrue(err.toString().contains("--app proxy: the jainsip baseline is a minimal B2BUA and stands for b2bua "
+            + "only"), err.toString());
         assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(new StringWriter()))
             .execute("--app", "proxy", "--system", "jainsip", "--rate", "10", "--out", out.toString()));
         final StringWriter unknown = new StringWriter();
         assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(unknown))
             .execute("--app", "registrar", "--rate", "10", "--out", out.toString()));
-        assertTrue(unknown.toString().contains("--app: 'registrar' is not one of [b2bua, proxy]"), unknown.toString());
+        assertTrue(unknown.toString().contains("--app: 'registrar' is not one of [typical-b2bua, b2bua, proxy]"),
+            unknown.toString());
+    }
+
+    @Test
+    void shouldRunTheTypicalB2buaByDefaultAndTakeAListOfApplications()
+    {
+        final CallsBench byDefault = new CallsBench();
+        new CommandLine(byDefault).parseArgs("--rate", "10");
+        assertEquals(List.of("typical-b2bua"), byDefault.apps);
+        final CallsBench both = new CallsBench();
+        new CommandLine(both).parseArgs("--app", "typical-b2bua,b2bua", "--rate", "10");
+        assertEquals(List.of("typical-b2bua", "b2bua"), both.apps);
+        final CallsBench repeated = new CallsBench();
+        new CommandLine(repeated).parseArgs("--app", "b2bua", "--app", "proxy", "--rate", "10");
+        assertEquals(List.of("b2bua", "proxy"), repeated.apps);
+    }
+
+    @Test
+    void shouldMeasureEachBaselineOncePerKindOfCallAndSiplineOncePerApplication()
+    {
+        final List<String> apps = List.of("typical-b2bua", "b2bua", "proxy");
+        assertEquals(apps, CallsBench.appsOf(SystemUnderTest.SIPLINE, apps));
+        assertEquals(List.of("typical-b2bua", "proxy"), CallsBench.appsOf(SystemUnderTest.KAMAILIO, apps),
+            "Kamailio once for the B2BUA calls, once for the proxied ones");
+        assertEquals(List.of("b2bua"), CallsBench.appsOf(SystemUnderTest.JAINSIP, apps));
+        assertEquals(List.of(), CallsBench.appsOf(SystemUnderTest.JAINSIP, List.of("typical-b2bua")),
+            "the JAIN-SIP baseline is a minimal B2BUA: it does not stand for the typical one");
+        assertEquals("sipline-zgc-typical-b2bua", CallsBench.directory(Series.name(SystemUnderTest.SIPLINE,
+            "typical-b2bua", "zgc")));
+        assertEquals("kamailio-proxy-calls", CallsBench.directory(Series.name(SystemUnderTest.KAMAILIO, "proxy",
+            "-")));
+    }
+
+    @Test
+    void shouldRefuseAnApplicationNamedTwiceAndTheJainSipBaselineWithoutTheMinimalB2bua(@TempDir final Path out)
+    {
+        assertRefused(out, "--app: 'b2bua' is named twice", "--app", "b2bua,typical-b2bua,b2bua");
+        final StringWriter err = new StringWriter();
+        assertEquals(2, new CommandLine(new CallsBench()).setErr(new PrintWriter(err))
+            .execute("--baseline", "jainsip", "--rate", "10", "--out", out.toString()));
+        assertTrue(err.toString().contains("--app typical-b2bua: the jainsip baseline is a minimal B2BUA and stands "
+            + "for b2bua only (add b2bua to --app, e.g. --app typical-b2bua,b2bua)"), err.toString());
     }
 
     @Test
@@ -67,9 +109,9 @@ class CallsBenchTest
     {
         Assumptions.assumeTrue(Sipp.available(), "sipp is not installed (apt-get install sip-tester)");
         final CallsBench bench = new CallsBench();
-        final int exit = new CommandLine(bench).execute("--system", "jainsip", "--profile", "g1-lowpause", "--rate",
-            "50", "--duration", "3", "--warmup", "2", "--start-rate", "25", "--alloc-calls", "0",
-            "--retained-calls", "0", "--machine-pauses", "1", "--out", out.toString());
+        final int exit = new CommandLine(bench).execute("--system", "jainsip", "--app", "b2bua", "--profile",
+            "g1-lowpause", "--rate", "50", "--duration", "3", "--warmup", "2", "--start-rate", "25", "--alloc-calls",
+            "0", "--retained-calls", "0", "--machine-pauses", "1", "--out", out.toString());
         assertEquals(0, exit);
         final Report report = bench.report();
         assertEquals(1, report.series().size());
@@ -92,7 +134,8 @@ class CallsBenchTest
             "the baseline's own counters at stop: " + series.counters());
 
         final String json = Files.readString(out.resolve("results.json"));
-        assertTrue(json.contains("\"system\": \"jainsip\", \"profile\": \"g1-lowpause\""), json);
+        assertTrue(json.contains("\"name\": \"jainsip/g1-lowpause\", \"system\": \"jainsip\", \"app\": null, "
+            + "\"baselineOf\": [\"b2bua\"], \"profile\": \"g1-lowpause\""), json);
         assertTrue(json.contains("\"machinePauses\": {\"threads\": " + Runtime.getRuntime().availableProcessors()
             + ", \"seconds\": 1.0"), json);
         assertTrue(json.contains("\"plannedCalls\": 150, \"successfulCalls\": " + step.successful()), json);
