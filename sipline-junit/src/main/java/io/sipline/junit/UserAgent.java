@@ -146,8 +146,18 @@ public final class UserAgent implements AutoCloseable
      */
     public ClientTransaction register(final String registrarUri, final int expires)
     {
+        return register(registrarUri, uri(), expires);
+    }
+
+    /**
+     * Sends a REGISTER binding {@code addressOfRecord} (e.g. {@code sip:bob@example.com}) to this agent's contact
+     * for {@code expires} seconds (0 removes the binding), To and From the address-of-record (RFC 3261 §10.2).
+     */
+    public ClientTransaction register(final String registrarUri, final String addressOfRecord, final int expires)
+    {
         final SipMessage register = createRequest("REGISTER", registrarUri)
-            .set("To", "<" + uri() + ">")
+            .set("From", "<" + addressOfRecord + ">;tag=" + newTag())
+            .set("To", "<" + addressOfRecord + ">")
             .set("Contact", "<" + uri() + ">;expires=" + expires);
         return send(register);
     }
