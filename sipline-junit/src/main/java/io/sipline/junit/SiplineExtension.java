@@ -49,13 +49,13 @@ public final class SiplineExtension
     @Override
     public void beforeAll(final ExtensionContext context)
     {
-        final SiplineTest settings = AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SiplineTest.class)
-            .orElseThrow(() -> new ExtensionConfigurationException(
-                "SiplineExtension needs @SiplineTest on " + context.getRequiredTestClass().getName()));
         if (null != context.getStore(NAMESPACE).get(SERVER, SiplineServer.class))
         {
             return; // a @Nested class runs in its enclosing class's container
         }
+        final SiplineTest settings = AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SiplineTest.class)
+            .orElseThrow(() -> new ExtensionConfigurationException(
+                "SiplineExtension needs @SiplineTest on " + context.getRequiredTestClass().getName()));
         final SiplineServer server = SiplineServer.start(settings.shards(),
             settings.dar().isEmpty() ? null : Path.of(settings.dar()));
         context.getStore(NAMESPACE).put(SERVER, server);

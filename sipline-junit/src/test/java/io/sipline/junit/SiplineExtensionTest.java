@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Set;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /** The annotation's application (classes and webapp), single-application routing, and the injected agents. */
@@ -49,5 +50,16 @@ class SiplineExtensionTest
         assertTrue(ok.header("Contact").contains(alice.uri()), ok.toString());
         assertNotEquals(alice.address(), bob.address(), "each parameter is an agent of its own");
         bob.send(bob.createRequest("INFO", sipline.uri("uas"))).expect(486);
+    }
+
+    @Nested
+    class WhenNested
+    {
+        @Test
+        void runsInTheEnclosingClassContainer(final SiplineServer sipline, final UserAgent carol)
+        {
+            assertEquals(port, sipline.port());
+            carol.send(carol.createRequest("OPTIONS", sipline.uri("uas"))).expect(200);
+        }
     }
 }
