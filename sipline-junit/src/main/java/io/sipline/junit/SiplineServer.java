@@ -14,11 +14,13 @@ import java.util.stream.Stream;
 
 import javax.servlet.sip.SipFactory;
 import javax.servlet.sip.SipServlet;
+import javax.servlet.sip.ar.SipApplicationRouter;
 
 import io.sipline.container.deploy.DeployedApplication;
 import io.sipline.container.deploy.DeploymentException;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.dispatch.RunningApplicationImpl;
+import io.sipline.container.router.ApplicationRouters;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
 import io.sipline.container.router.DefaultApplicationRouter;
@@ -28,8 +30,9 @@ import io.sipline.sip.transport.UdpBindException;
 /**
  * A Sipline container running in the test's JVM on a free UDP port of 127.0.0.1, as {@link SiplineExtension}
  * starts it for a {@link SiplineTest} class: the stack and servlet container of {@code bin/sipline run}
- * ({@link ContainerServer}), the default application router with the class's DAR (without one, the single
- * deployed application receives every initial request, JSR 289 §15.4), and the applications deployed through
+ * ({@link ContainerServer}), its application router (JSR 289 §15.4.1: a {@code SipApplicationRouterProvider} on the
+ * test class path, else the default router with the class's DAR; without a DAR, the single deployed application
+ * receives every initial request), and the applications deployed through
  * {@link #deployment}. Applications deployed while a test method runs are undeployed when it ends; those of the
  * annotation, or deployed from {@code @BeforeAll}, when the class ends.
  * <p>
@@ -60,16 +63,18 @@ public final class SiplineServer implements AutoCloseable
      */
     public static SiplineServer start(final int shards, final Path dar)
     {
-        final DefaultApplicationRouter router;
-        try
+        final SipApplicationRouter router = ApplicationRouters.load(SiplineServer.class.getClassLoader(), () ->
         {
-            router = null == dar ? new DefaultApplicationRouter()
-                : new DefaultApplicationRouter(DarConfiguration.load(dar));
-        }
-        catch (final DarConfigurationException e)
-        {
-            throw new IllegalStateException("DAR " + dar + ": " + e.getMessage(), e);
-        }
+            try
+            {
+                return null == dar ? new DefaultApplicationRouter()
+                    : new DefaultApplicationRouter(DarConfiguration.load(dar));
+            }
+            catch (final DarConfigurationException e)
+            {
+                throw new IllegalStateException("DAR " + dar + ": " + e.getMessage(), e);
+            }
+        }).router();
         router.init();
         final SipStackConfig config = new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(shards);
         try
