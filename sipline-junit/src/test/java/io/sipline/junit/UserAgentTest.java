@@ -109,6 +109,37 @@ class UserAgentTest
         assertTrue(none.getMessage().contains("SIP/2.0 100 Trying"), none.getMessage());
     }
 
+    @Test
+    void acknowledgesEveryRetransmissionOfAFinalResponse() throws Exception
+    {
+        try (DatagramSocket raw = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0)))
+        {
+            raw.setSoTimeout(5_000);
+            final String callee = "sip:raw@127.0.0.1:" + raw.getLocalPort();
+            final ClientTransaction invite = alice.invite(callee);
+            final SipMessage request = SipMessage.parse(receive(raw));
+            final SipMessage ok = SipMessage.response(200, "OK");
+            for (final String via : request.headers("Via"))
+            {
+                ok.add("Via", via);
+            }
+            ok.add("From", request.header("From")).add("To", request.header("To") + ";tag=r2")
+                .add("Call-ID", request.callId()).add("CSeq", request.header("CSeq"))
+                .add("Contact", "<" + callee + ">");
+            final byte[] bytes = ok.toString().getBytes(StandardCharsets.US_ASCII);
+            raw.send(new DatagramPacket(bytes, bytes.length, alice.address()));
+            invite.expect(200);
+            invite.ack();
+            final String ack = receive(raw);
+            assertTrue(ack.startsWith("ACK " + callee), ack);
+            raw.send(new DatagramPacket(bytes, bytes.length, alice.address())); // the 200 again
+            assertEquals(ack, receive(raw), "RFC 3261 13.2.2.4: the same ACK for each retransmitted 2xx");
+            final AssertionError none = assertThrows(AssertionError.class,
+                () -> invite.expect(200, Duration.ofMillis(200)));
+            assertTrue(none.getMessage().contains("no 200"), "a retransmission is not a second response");
+        }
+    }
+
     private static String receive(final DatagramSocket socket) throws Exception
     {
         final byte[] in = new byte[4096];
