@@ -21,6 +21,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
@@ -69,10 +70,48 @@ public final class Cli
      */
     public static int execute(final String[] args, final PrintWriter out, final PrintWriter err, final Server server)
     {
-        final int code = commandLine(out, err, server).execute(args);
+        final int code = withConfig(args, commandLine(out, err, server), err);
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * Runs {@code cmd} on {@code args}, with the {@code --config} file of {@code run} (if any) read first: its
+     * settings come before the command line's, which replace them; an error in a value the file gave names the
+     * file's line.
+     */
+    private static int withConfig(final String[] args, final CommandLine cmd, final PrintWriter err)
+    {
+        final List<String> list = List.of(args);
+        final String file = list.isEmpty() || !"run".equals(list.getFirst()) ? null :
+            ConfigFile.find(list.subList(1, list.size()));
+        if (null == file)
+        {
+            return cmd.execute(args);
+        }
+        final CommandLine run = cmd.getSubcommands().get("run");
+        final ConfigFile config;
+        try
+        {
+            config = ConfigFile.load(file, run.getCommandSpec(), list.subList(1, list.size()));
+        }
+        catch (final ConfigFile.ConfigFileException e)
+        {
+            err.println("sipline: " + e.getMessage());
+            return USAGE;
+        }
+        cmd.setParameterExceptionHandler((final CommandLine.ParameterException e, final String[] ignored) ->
+        {
+            final String origin = e.getArgSpec() instanceof OptionSpec o ? config.origin(o) : null;
+            err.println("sipline: " + (null == origin ? "" : origin + ": ") + e.getMessage());
+            err.flush();
+            return USAGE;
+        });
+        final List<String> merged = new ArrayList<>();
+        merged.add("run");
+        merged.addAll(config.arguments());
+        return cmd.execute(merged.toArray(String[]::new));
     }
 
     /**
@@ -140,6 +179,13 @@ public final class Cli
 
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
         boolean help;
+
+        @Option(names = ConfigFile.OPTION, paramLabel = "FILE",
+            description = "Read options from FILE first, one 'key = value' a line, the keys being these options "
+                + "without their -- (port = 5060, bind = 0.0.0.0, deploy = ../webapps; '#' starts a comment); "
+                + "relative FILE and PATH values are against FILE's directory; options on the command line "
+                + "replace the file's.")
+        String config;
 
         @Option(names = "--bind", paramLabel = "ADDR", split = ",", converter = AddressConverter.class,
             description = "IP address to listen on (IPv4 or IPv6; comma list or repeated for several; "
