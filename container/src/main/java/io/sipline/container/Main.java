@@ -17,6 +17,9 @@ import io.sipline.container.cli.RunOptions;
 import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeploymentWatcher;
 import io.sipline.container.dispatch.ContainerServer;
+import io.sipline.container.logging.LogSetup;
+import io.sipline.container.logging.RefusalLog;
+import io.sipline.container.logging.ServerRefusals;
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.ApplicationRouters;
 import io.sipline.container.router.DarConfiguration;
@@ -57,7 +60,8 @@ public final class Main
 
     public static void main(final String[] args)
     {
-        // One line per log record ("sipline: WARNING: ..."), set before the first logger is made.
+        LogSetup.beforeFirstUse();
+        // One line per log record ("sipline: WARNING: ..."), should the JDK's logging be the back end.
         if (null == System.getProperty("java.util.logging.SimpleFormatter.format"))
         {
             System.setProperty("java.util.logging.SimpleFormatter.format", "sipline: %4$s: %5$s%6$s%n");
@@ -141,7 +145,8 @@ public final class Main
         final DeploymentWatcher watcher =
             new DeploymentWatcher(options.deploy(), new ApplicationDeployer(), server.registry(), out, err);
         final AdminServer adminServer = admin;
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, server, out), "sipline-shutdown");
+        final RefusalLog refusals = ServerRefusals.log(server).start();
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, server, refusals, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
@@ -249,8 +254,8 @@ public final class Main
      * signal would otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last
      * hook is how a signal-driven stop reports success.
      */
-    private static void stop(
-        final DeploymentWatcher watcher, final AdminServer admin, final ContainerServer server, final PrintWriter out)
+    private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final ContainerServer server,
+        final RefusalLog refusals, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)
@@ -259,6 +264,7 @@ public final class Main
         }
         watcher.close();
         server.close();
+        refusals.close(); // the last interval's refusals
         final ShardCounters totals = server.stack().transportTotals();
         out.println("sipline: stopped (" + totals + ")");
         out.flush();

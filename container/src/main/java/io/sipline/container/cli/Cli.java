@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import io.sipline.container.logging.LogSettings;
+import io.sipline.container.logging.LogSetup;
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
@@ -265,6 +267,18 @@ public final class Cli
                 + "1-10000, or 0 for off (default ${DEFAULT-VALUE}).")
         int overloadWait;
 
+        @Option(names = "--log-level", paramLabel = "[LOGGER=]LEVEL",
+            description = "Log level of every logger (LEVEL), or of one logger and those under it (LOGGER=LEVEL, "
+                + "e.g. io.sipline.sip=debug); repeatable. Levels: off, error, warn, info (default), debug, trace, "
+                + "all.")
+        List<String> logLevel;
+
+        @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text: 'sipline: LEVEL: message' lines on standard error; json: one JSON object a line "
+                + "(Elastic Common Schema) on standard output for log shippers, the server's status lines included. "
+                + "Default ${DEFAULT-VALUE}.")
+        String logFormat;
+
         Run(final Server server)
         {
             this.server = server;
@@ -274,6 +288,16 @@ public final class Cli
         public Integer call()
         {
             final PrintWriter err = spec.commandLine().getErr();
+            final LogSettings logs;
+            try
+            {
+                logs = LogSettings.parse(logLevel, logFormat);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                err.println("sipline: " + e.getMessage());
+                return USAGE;
+            }
             final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
                 List.of(InetAddress.getLoopbackAddress()) : bind;
             final List<InetAddress> unique = new ArrayList<>();
@@ -337,8 +361,10 @@ public final class Cli
                 return USAGE;
             }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
+            LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait), spec.commandLine().getOut(), err);
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait),
+                LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 
         /**
