@@ -135,6 +135,45 @@ class DistributionTest
         }
     }
 
+    /**
+     * {@code --log-format json}: every line of the server is a JSON object, its status lines and the records of the
+     * JDK's {@code System.Logger} alike (routed to Log4j by the archive's libraries); a malformed request makes one
+     * line of the refusal log, which runs every second here.
+     */
+    @Test
+    void shouldLogJsonLinesWithTheRefusals() throws IOException, InterruptedException
+    {
+        final int port = freeUdpPort();
+        final Server server = Server.start(home, install, List.of("run", "--port", Integer.toString(port),
+            "--admin-port", Integer.toString(freeTcpPort()), "--shards", "1", "--log-format", "json"),
+            "-Dsipline.log.refusals.seconds=1");
+        try
+        {
+            assertTrue(server.await(l -> l.contains("\"message\":\"ready\""), START_MS), server.output());
+            final String bad = "INVITE sip:bob@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKx\r\n"
+                + "From: <sip:a@127.0.0.1>;tag=1\r\nTo: <sip:bob@127.0.0.1>\r\nCSeq: 1 INVITE\r\n"
+                + "Content-Length: 0\r\n\r\n"; // no Call-ID
+            try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+            {
+                final byte[] bytes = bad.getBytes(StandardCharsets.US_ASCII);
+                socket.send(new DatagramPacket(bytes, bytes.length, InetAddress.getLoopbackAddress(), port));
+            }
+            assertTrue(server.await(l -> l.contains("\"log.logger\":\"io.sipline.container.refusals\"")
+                && l.contains("parse_missing_call_id"), 20_000), server.output());
+            assertEquals(0, server.stop(), server.output());
+            for (final String line : server.lines)
+            {
+                // the launcher's own line comes before the JVM, and so before any logger
+                assertTrue(line.startsWith("sipline: profile ") || line.startsWith("{") && line.endsWith("}"),
+                    "not a JSON line: " + line + "\n" + server.output());
+            }
+        }
+        finally
+        {
+            server.kill();
+        }
+    }
+
     @Test
     void shouldRefuseAWrongKeyInOneLine() throws IOException, InterruptedException
     {
@@ -236,7 +275,8 @@ class DistributionTest
             this.process = process;
         }
 
-        static Server start(final Path home, final Path cwd, final List<String> args) throws IOException
+        static Server start(final Path home, final Path cwd, final List<String> args, final String... jvm)
+            throws IOException
         {
             final List<String> cmd = new ArrayList<>();
             cmd.add(home.resolve("bin/sipline").toString());
@@ -247,7 +287,8 @@ class DistributionTest
             env.put("JAVA_HOME", System.getProperty("java.home"));
             env.put("SIPLINE_LOG_DIR", cwd.resolve("logs").toString());
             // a small heap, not the profile's 4 GiB touched at start: a test machine is shared
-            env.put("SIPLINE_JAVA_OPTS", "-Xms64m -Xmx256m -XX:SoftMaxHeapSize=192m -XX:-AlwaysPreTouch");
+            env.put("SIPLINE_JAVA_OPTS", "-Xms64m -Xmx256m -XX:SoftMaxHeapSize=192m -XX:-AlwaysPreTouch "
+                + String.join(" ", jvm));
             final Server server = new Server(builder.start());
             Thread.ofPlatform().daemon().name("dist-server-output").start(() ->
             {

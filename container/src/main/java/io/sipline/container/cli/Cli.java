@@ -169,7 +169,7 @@ public final class Cli
             "                     detector is off in a running server unless set).",
             "  SIPLINE_LOG_DIR    where the GC log of each run goes, one file per run",
             "                     (gc-PROFILE-DATE-TIME-PID.log; default: logs/ in the",
-            "                     repository).",
+            "                     repository, or in the unpacked distribution).",
             "%nExit codes: 0 help; 1 the server could not start (a port taken, a key refused); 2 a usage error, one "
                 + "line naming the flag. SIGTERM or SIGINT stops the server gracefully with 0."})
     static final class Run implements Callable<Integer>

@@ -37,6 +37,8 @@ public final class LogSetup
     public static final String SERVER_LOGGER = "io.sipline.server";
     /** The text layout: the prefix of every line of the server. */
     static final String TEXT_PATTERN = "sipline: %level: %msg%n%throwable";
+    /** Log4j's configuration from its start to {@link #apply}: {@link LogSettings#DEFAULT}'s. */
+    static final String STARTUP_CONFIGURATION = "io/sipline/container/logging/log4j2-startup.xml";
     /** The JSON layout's event template (shipped in log4j-layout-template-json). */
     static final String JSON_TEMPLATE = "classpath:EcsLayout.json";
 
@@ -62,6 +64,11 @@ public final class LogSetup
         if (null == System.getProperty("log4j2.enableThreadlocals"))
         {
             System.setProperty("log4j2.enableThreadlocals", "true");
+        }
+        if (null == System.getProperty("log4j2.configurationFile"))
+        {
+            // what Log4j starts with until apply: the text layout at info, not its warning that it found no file
+            System.setProperty("log4j2.configurationFile", STARTUP_CONFIGURATION);
         }
         if (null == System.getProperty("log4j2.clock"))
         {

@@ -137,6 +137,23 @@ class ConfigFileTest
     }
 
     @Test
+    void shouldTakeAValueWithAnEqualsSign() throws IOException
+    {
+        final Path file = config("log-level = warn", "log-level = io.sipline.sip=debug");
+        try
+        {
+            assertEquals(Cli.SERVING, run("run", "--config", file.toString()));
+            assertEquals("", err.toString());
+            assertTrue(org.apache.logging.log4j.LogManager.getLogger("io.sipline.sip.stack").isDebugEnabled());
+            assertTrue(!org.apache.logging.log4j.LogManager.getLogger("io.sipline.container").isInfoEnabled());
+        }
+        finally
+        {
+            io.sipline.container.logging.LogSetup.apply(io.sipline.container.logging.LogSettings.DEFAULT);
+        }
+    }
+
+    @Test
     void shouldRefuseConfigAsAKey() throws IOException
     {
         final Path file = config("config = other.conf");
