@@ -41,7 +41,8 @@ import io.sipline.sip.transport.UdpTransport;
  * router (JSR 289 §15.4.1: a {@code SipApplicationRouter} provider, else the default router with the {@code --dar}
  * file, else the default router in single-application mode), then deploys every {@code --deploy} path through the
  * {@link DeploymentWatcher} (one line per application; folders are watched). It prints one line per listening
- * address (udp, then tcp, then tls), then {@code sipline: ready}.
+ * address (udp, then tcp, then tls), then {@code sipline: ready}. The logs are Log4j's, set up by the command line
+ * ({@link LogSetup}); refused messages are logged per class and interval by a {@link RefusalLog}.
  *
  * <p>SIGTERM or SIGINT runs a shutdown hook that undeploys the applications, closes the channels, stops the shards
  * gracefully, prints {@code sipline: stopped} and exits with 0. A port that cannot be bound ends the process with
