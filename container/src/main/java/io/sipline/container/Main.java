@@ -18,6 +18,9 @@ import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeploymentWatcher;
 import io.sipline.container.deploy.SharedLibraries;
 import io.sipline.container.dispatch.ContainerServer;
+import io.sipline.container.logging.LogSetup;
+import io.sipline.container.logging.RefusalLog;
+import io.sipline.container.logging.ServerRefusals;
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.ApplicationRouters;
 import io.sipline.container.router.DarConfiguration;
@@ -39,7 +42,8 @@ import io.sipline.sip.transport.UdpTransport;
  * router (JSR 289 §15.4.1: a {@code SipApplicationRouter} provider, else the default router with the {@code --dar}
  * file, else the default router in single-application mode), then deploys every {@code --deploy} path through the
  * {@link DeploymentWatcher} (one line per application; folders are watched). It prints one line per listening
- * address (udp, then tcp, then tls), then {@code sipline: ready}.
+ * address (udp, then tcp, then tls), then {@code sipline: ready}. The logs are Log4j's, set up by the command line
+ * ({@link LogSetup}); refused messages are logged per class and interval by a {@link RefusalLog}.
  *
  * <p>SIGTERM or SIGINT runs a shutdown hook that undeploys the applications, closes the channels, stops the shards
  * gracefully, prints {@code sipline: stopped} and exits with 0. A port that cannot be bound ends the process with
@@ -58,7 +62,8 @@ public final class Main
 
     public static void main(final String[] args)
     {
-        // One line per log record ("sipline: WARNING: ..."), set before the first logger is made.
+        LogSetup.beforeFirstUse();
+        // One line per log record ("sipline: WARNING: ..."), should the JDK's logging be the back end.
         if (null == System.getProperty("java.util.logging.SimpleFormatter.format"))
         {
             System.setProperty("java.util.logging.SimpleFormatter.format", "sipline: %4$s: %5$s%6$s%n");
@@ -144,7 +149,8 @@ public final class Main
                 SharedLibraries.loader(options.sharedLibraries(), Main.class.getClassLoader()), null),
                 server.registry(), out, err);
         final AdminServer adminServer = admin;
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, server, out), "sipline-shutdown");
+        final RefusalLog refusals = ServerRefusals.log(server).start();
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, server, refusals, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
@@ -252,8 +258,8 @@ public final class Main
      * signal would otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last
      * hook is how a signal-driven stop reports success.
      */
-    private static void stop(
-        final DeploymentWatcher watcher, final AdminServer admin, final ContainerServer server, final PrintWriter out)
+    private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final ContainerServer server,
+        final RefusalLog refusals, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)
@@ -262,6 +268,7 @@ public final class Main
         }
         watcher.close();
         server.close();
+        refusals.close(); // the last interval's refusals
         final ShardCounters totals = server.stack().transportTotals();
         out.println("sipline: stopped (" + totals + ")");
         out.flush();

@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import io.sipline.container.deploy.SharedLibraries;
+import io.sipline.container.logging.LogSettings;
+import io.sipline.container.logging.LogSetup;
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
@@ -23,6 +25,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
@@ -71,10 +74,48 @@ public final class Cli
      */
     public static int execute(final String[] args, final PrintWriter out, final PrintWriter err, final Server server)
     {
-        final int code = commandLine(out, err, server).execute(args);
+        final int code = withConfig(args, commandLine(out, err, server), err);
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * Runs {@code cmd} on {@code args}, with the {@code --config} file of {@code run} (if any) read first: its
+     * settings come before the command line's, which replace them; an error in a value the file gave names the
+     * file's line.
+     */
+    private static int withConfig(final String[] args, final CommandLine cmd, final PrintWriter err)
+    {
+        final List<String> list = List.of(args);
+        final String file = list.isEmpty() || !"run".equals(list.getFirst()) ? null :
+            ConfigFile.find(list.subList(1, list.size()));
+        if (null == file)
+        {
+            return cmd.execute(args);
+        }
+        final CommandLine run = cmd.getSubcommands().get("run");
+        final ConfigFile config;
+        try
+        {
+            config = ConfigFile.load(file, run.getCommandSpec(), list.subList(1, list.size()));
+        }
+        catch (final ConfigFile.ConfigFileException e)
+        {
+            err.println("sipline: " + e.getMessage());
+            return USAGE;
+        }
+        cmd.setParameterExceptionHandler((final CommandLine.ParameterException e, final String[] ignored) ->
+        {
+            final String origin = e.getArgSpec() instanceof OptionSpec o ? config.origin(o) : null;
+            err.println("sipline: " + (null == origin ? "" : origin + ": ") + e.getMessage());
+            err.flush();
+            return USAGE;
+        });
+        final List<String> merged = new ArrayList<>();
+        merged.add("run");
+        merged.addAll(config.arguments());
+        return cmd.execute(merged.toArray(String[]::new));
     }
 
     /**
@@ -130,7 +171,7 @@ public final class Cli
             "                     detector is off in a running server unless set).",
             "  SIPLINE_LOG_DIR    where the GC log of each run goes, one file per run",
             "                     (gc-PROFILE-DATE-TIME-PID.log; default: logs/ in the",
-            "                     repository).",
+            "                     repository, or in the unpacked distribution).",
             "%nExit codes: 0 help; 1 the server could not start (a port taken, a key refused); 2 a usage error, one "
                 + "line naming the flag. SIGTERM or SIGINT stops the server gracefully with 0."})
     static final class Run implements Callable<Integer>
@@ -142,6 +183,13 @@ public final class Cli
 
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
         boolean help;
+
+        @Option(names = ConfigFile.OPTION, paramLabel = "FILE",
+            description = "Read options from FILE first, one 'key = value' a line, the keys being these options "
+                + "without their -- (port = 5060, bind = 0.0.0.0, deploy = ../webapps; '#' starts a comment); "
+                + "relative FILE and PATH values are against FILE's directory; options on the command line "
+                + "replace the file's.")
+        String config;
 
         @Option(names = "--bind", paramLabel = "ADDR", split = ",", converter = AddressConverter.class,
             description = "IP address to listen on (IPv4 or IPv6; comma list or repeated for several; "
@@ -226,6 +274,18 @@ public final class Cli
                 + "folder: the libraries WARs were built against as 'provided' by their old container (repeatable).")
         List<String> sharedLib;
 
+        @Option(names = "--log-level", paramLabel = "[LOGGER=]LEVEL",
+            description = "Log level of every logger (LEVEL), or of one logger and those under it (LOGGER=LEVEL, "
+                + "e.g. io.sipline.sip=debug); repeatable. Levels: off, error, warn, info (default), debug, trace, "
+                + "all.")
+        List<String> logLevel;
+
+        @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text: 'sipline: LEVEL: message' lines on standard error; json: one JSON object a line "
+                + "(Elastic Common Schema) on standard output for log shippers, the server's status lines included. "
+                + "Default ${DEFAULT-VALUE}.")
+        String logFormat;
+
         Run(final Server server)
         {
             this.server = server;
@@ -235,6 +295,16 @@ public final class Cli
         public Integer call()
         {
             final PrintWriter err = spec.commandLine().getErr();
+            final LogSettings logs;
+            try
+            {
+                logs = LogSettings.parse(logLevel, logFormat);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                err.println("sipline: " + e.getMessage());
+                return USAGE;
+            }
             final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
                 List.of(InetAddress.getLoopbackAddress()) : bind;
             final List<InetAddress> unique = new ArrayList<>();
@@ -308,9 +378,10 @@ public final class Cli
                 return USAGE;
             }
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
+            LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
                 darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared),
-                spec.commandLine().getOut(), err);
+                LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 
         /**
