@@ -143,8 +143,9 @@ final class TransportSelection
     boolean sendOnFlow(final TcpFlow flow, final ByteBuf message)
     {
         final TcpConnection connection = flow.connection();
-        if (connection.isUsable() || null == tcp)
+        if (connection.isUsable() || null == tcp || connection.isWebSocket())
         {
+            // A WebSocket client cannot be dialled (RFC 7118 §5): a send on its closed connection fails, counted.
             return connection.send(message);
         }
         if (connection.isOutbound())

@@ -95,6 +95,11 @@ public final class TcpShardConnections
     public TcpFlow flowTo(final InetSocketAddress destination, final boolean tls, final byte[] domain,
         final int start, final int end)
     {
+        if (destination instanceof TcpFlow flow && flow.isWebSocket())
+        {
+            // RFC 7118 §5: a WebSocket client is reached on the connection it opened, or not at all.
+            return flow.connection().isUsable() ? flow : null;
+        }
         if (destination instanceof TcpFlow flow && flow.isTls() == tls && flow.connection().isUsable()
             && flow.connection().servesDomain(domain, start, end))
         {
@@ -102,7 +107,8 @@ public final class TcpShardConnections
         }
         final TcpConnection open = byPeer.get(destination);
         // A closed connection can still be in the table until its channelInactive runs: never hand it out.
-        if (null != open && open.isTls() == tls && open.isUsable() && open.servesDomain(domain, start, end))
+        if (null != open && !open.isWebSocket() && open.isTls() == tls && open.isUsable()
+            && open.servesDomain(domain, start, end))
         {
             return open.flow();
         }

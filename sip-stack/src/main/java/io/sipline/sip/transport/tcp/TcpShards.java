@@ -20,6 +20,8 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
 
 /**
  * The stack's TCP and TLS listeners, sharded like its UDP sockets: with native epoll every
@@ -40,6 +42,11 @@ public final class TcpShards
     private final TcpShardConnections[] shards;
     private final StreamSettings settings;
     private final TcpCounters counters = new TcpCounters();
+    private final WsSettings ws;
+    private final WsCounters wsCounters = new WsCounters();
+    /** The SIP messages of WebSocket connections, counted apart from TCP's and TLS's. */
+    private final TcpCounters wsMessageCounters = new TcpCounters();
+    private final WsAdmission wsAdmission;
     private final List<Channel> listeners = new ArrayList<>();
     private int bindings;
 
@@ -50,6 +57,17 @@ public final class TcpShards
     public TcpShards(final EventLoop[] loops, final IntFunction<StreamMessageHandler> handlers,
         final StreamSettings settings)
     {
+        this(loops, handlers, settings, WsSettings.defaults());
+    }
+
+    /**
+     * @param ws how the WebSocket listeners ({@link #bindWebSocket}) behave.
+     */
+    public TcpShards(final EventLoop[] loops, final IntFunction<StreamMessageHandler> handlers,
+        final StreamSettings settings, final WsSettings ws)
+    {
+        this.ws = ws;
+        this.wsAdmission = new WsAdmission(ws.maxConnections(), ws.maxPerAddress());
         this.loops = loops.clone();
         this.settings = settings;
         this.shards = new TcpShardConnections[loops.length];
@@ -71,6 +89,24 @@ public final class TcpShards
         return counters;
     }
 
+    /** Counters of the WebSocket layer of the WS and WSS listeners (live). */
+    public WsCounters webSocketCounters()
+    {
+        return wsCounters;
+    }
+
+    /** Counters of the SIP messages carried by WebSocket connections (live). */
+    public TcpCounters webSocketMessageCounters()
+    {
+        return wsMessageCounters;
+    }
+
+    /** WebSocket connections open now (handshaking or upgraded), over all shards; racy. */
+    public int webSocketConnections()
+    {
+        return wsAdmission.open();
+    }
+
     /**
      * Listens on an address:port for TCP, or for TLS when {@code tls} is true (needs {@link StreamSettings#serverTls}).
      *
@@ -78,6 +114,25 @@ public final class TcpShards
      * @throws TcpBindException when the port is taken or cannot be bound; what this call bound is closed again.
      */
     public InetSocketAddress bind(final InetSocketAddress endpoint, final boolean tls) throws TcpBindException
+    {
+        return bind(endpoint, tls, false);
+    }
+
+    /**
+     * Listens on an address:port for SIP over WebSocket (RFC 7118), over TLS ({@code wss}) when {@code tls} is true,
+     * spread over the shards like TCP. Pipelines: {@code [SslHandler] -> WsFrames -> HttpServerCodec ->
+     * HttpObjectAggregator -> WsHandshake}, then after the upgrade {@code [SslHandler] -> WsFrames -> TcpConnection}.
+     *
+     * @return the bound address (the kernel's port when 0 was asked for).
+     * @throws TcpBindException as {@link #bind(InetSocketAddress, boolean)}.
+     */
+    public InetSocketAddress bindWebSocket(final InetSocketAddress endpoint, final boolean tls) throws TcpBindException
+    {
+        return bind(endpoint, tls, true);
+    }
+
+    private InetSocketAddress bind(final InetSocketAddress endpoint, final boolean tls, final boolean websocket)
+        throws TcpBindException
     {
         if (tls && null == settings.serverTls())
         {
@@ -94,17 +149,17 @@ public final class TcpShards
                 {
                     probeExclusive(endpoint);
                 }
-                final Channel first = bindOn(0, endpoint, tls, bound);
+                final Channel first = bindOn(0, endpoint, tls, websocket, bound);
                 result = new InetSocketAddress(endpoint.getAddress(),
                     ((InetSocketAddress)first.localAddress()).getPort());
                 for (int k = 1; k < shards.length; k++)
                 {
-                    bindOn(k, result, tls, bound);
+                    bindOn(k, result, tls, websocket, bound);
                 }
             }
             else
             {
-                final Channel only = bindOn(bindings % shards.length, endpoint, tls, bound);
+                final Channel only = bindOn(bindings % shards.length, endpoint, tls, websocket, bound);
                 result = new InetSocketAddress(endpoint.getAddress(),
                     ((InetSocketAddress)only.localAddress()).getPort());
             }
@@ -142,8 +197,8 @@ public final class TcpShards
         }
     }
 
-    private Channel bindOn(final int k, final InetSocketAddress endpoint, final boolean tls, final List<Channel> bound)
-        throws TcpBindException
+    private Channel bindOn(final int k, final InetSocketAddress endpoint, final boolean tls, final boolean websocket,
+        final List<Channel> bound) throws TcpBindException
     {
         final TcpShardConnections shard = shards[k];
         final StreamMessageHandler handler = shard.handler();
@@ -158,6 +213,11 @@ public final class TcpShards
                     if (tls)
                     {
                         ch.pipeline().addLast(settings.serverTls().newHandler(ch.alloc()));
+                    }
+                    if (websocket)
+                    {
+                        webSocketPipeline(ch, shard, tls);
+                        return;
                     }
                     ch.pipeline().addLast(new TcpConnection(handler, counters, settings.maxMessageBytes(),
                         settings.idleMillis(), shard, tls, null));
@@ -174,6 +234,16 @@ public final class TcpShards
         }
         bound.add(future.channel());
         return future.channel();
+    }
+
+    private void webSocketPipeline(final Channel ch, final TcpShardConnections shard, final boolean tls)
+    {
+        final WsFrames frames = new WsFrames(ws, wsCounters, wsAdmission);
+        ch.pipeline()
+            .addLast("ws-frames", frames)
+            .addLast(new HttpServerCodec(4096, 8192, 8192))
+            .addLast(new HttpObjectAggregator(8192))
+            .addLast(new WsHandshake(frames, ws, wsCounters, shard.handler(), wsMessageCounters, shard, tls));
     }
 
     /**
