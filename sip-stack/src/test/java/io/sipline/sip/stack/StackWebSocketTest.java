@@ -75,8 +75,20 @@ class StackWebSocketTest
             assertEquals(n, stack.webSocketMessageCounters().get(TcpCounters.MESSAGES_IN));
             assertEquals(1, stack.webSocketCounters().get(WsCounters.UPGRADED));
             assertEquals(1, stack.webSocketConnections());
+            // RFC 7118 §5: the .invalid Contact host of a request on the connection names that connection.
+            ws.sendText(StackTcpTest.request("OPTIONS", "ws-contact", 0, "WS").replace("Content-Length: 0\r\n",
+                "Contact: <sip:k4t9@Df7jal23ls0d.invalid;transport=ws>\r\n"), true).get(5, TimeUnit.SECONDS);
+            assertTrue(received.poll(10, TimeUnit.SECONDS).startsWith("SIP/2.0 200 OK\r\n"));
+            for (int k = 0; k < 2; k++)
+            {
+                final TcpFlow flow = flowOnShard(stack, k, "df7jal23ls0d.INVALID");
+                assertTrue(null != flow && flow.isWebSocket() && flow.connection().isActive(), "shard " + k);
+            }
+            assertEquals(null, flowOnShard(stack, 0, "other.invalid"));
             ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
             StackTcpTest.awaitTrue(() -> stack.webSocketConnections() == 0, "the connection closed");
+            StackTcpTest.awaitTrue(() -> null == flowOnShard(stack, 1, "df7jal23ls0d.invalid"),
+                "the flow is forgotten with its connection");
             assertEquals(1, stack.webSocketCounters().get(WsCounters.CLOSES_RECEIVED));
         }
     }
@@ -104,6 +116,13 @@ class StackWebSocketTest
             assertEquals(List.of(), stack.tcpAddresses().stream().filter(a -> a.equals(stack.wsAddresses().get(0)))
                 .toList(), "the WS port is its own");
         }
+    }
+
+    private static TcpFlow flowOnShard(final SipStack stack, final int k, final String host)
+    {
+        final CompletableFuture<TcpFlow> found = new CompletableFuture<>();
+        stack.execute(k, () -> found.complete(stack.shard(k).webSocketFlow(host)));
+        return found.orTimeout(5, TimeUnit.SECONDS).join();
     }
 
     /** Joins text fragments into whole messages. */

@@ -59,6 +59,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private final boolean outbound;
     /** See {@link #tlsDomain()}; written once before the connect, read by any thread after it. */
     private volatile String tlsDomain;
+    /** The lower-case host of a WebSocket client's {@code .invalid} Contact ({@link WsContacts}); any thread. */
+    private volatile String contactHost;
     /** The peer as a flow; known at construction for outbound connections, at activation for accepted ones. */
     private volatile TcpFlow flow;
     /** Sends made before an outbound connection became active (event loop only); null when none. */
@@ -144,6 +146,16 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public boolean isWebSocket()
     {
         return websocket;
+    }
+
+    String contactHost()
+    {
+        return contactHost;
+    }
+
+    void contactHost(final String host)
+    {
+        contactHost = host;
     }
 
     /** True when this side opened the connection. Any thread. */
@@ -449,6 +461,10 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
                 return false; // not SIP: nothing to answer on the sip subprotocol
             }
             message.receivedAtNanos(RealtimeClock.nanos());
+            if (ParseResult.OK == result && null != owner && message.isRequest())
+            {
+                owner.learnWebSocketContact(this, message);
+            }
             if (!handler.onMessage(this, message))
             {
                 counters.increment(TcpCounters.DROPPED);

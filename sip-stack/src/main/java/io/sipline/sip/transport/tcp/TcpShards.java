@@ -47,6 +47,7 @@ public final class TcpShards
     /** The SIP messages of WebSocket connections, counted apart from TCP's and TLS's. */
     private final TcpCounters wsMessageCounters = new TcpCounters();
     private final WsAdmission wsAdmission;
+    private final WsContacts contacts = new WsContacts();
     private final List<Channel> listeners = new ArrayList<>();
     private int bindings;
 
@@ -73,7 +74,7 @@ public final class TcpShards
         this.shards = new TcpShardConnections[loops.length];
         for (int k = 0; k < loops.length; k++)
         {
-            shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings);
+            shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings, contacts);
         }
     }
 
