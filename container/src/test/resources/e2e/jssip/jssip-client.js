@@ -5,6 +5,7 @@
 //   node jssip-client.js URL USER DOMAIN CA_FILE|- MODE
 //
 // MODE register: REGISTER, then un-REGISTER, then exit 0.
+// MODE drop:     REGISTER, then exit at once without un-REGISTERing (the binding outlives the connection).
 // MODE callee:   REGISTER and stay; an INVITE that arrives over the WebSocket is printed (JsSIP under Node has no
 //                WebRTC, so it answers 488 Not Acceptable Here itself); the first one ends the run with exit 0.
 // Exit 2 on a refused registration, 3 on the 20 s deadline, 4 on a lost connection.
@@ -64,6 +65,8 @@ ua.on('registered', (e) => {
   out('REGISTERED ' + e.response.status_code + ' ' + e.response.getHeader('Contact'));
   if (mode === 'register') {
     ua.unregister();
+  } else if (mode === 'drop') {
+    process.exit(0); // the connection goes, the binding stays: the flow is gone
   }
 });
 ua.on('unregistered', (e) => {

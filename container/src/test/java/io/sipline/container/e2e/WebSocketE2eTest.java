@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * installed by {@code npm ci} into {@code target/e2e/jssip}). The server runs the registrar example with a WS and a
  * WSS port (kernel-chosen, read from its start-up lines); JsSIP registers and unregisters over each, and a sipp
  * caller reaches a JsSIP user registered over WS through the registrar: the INVITE goes on the client's connection,
- * found by its {@code .invalid} Contact host. Skipped when npm or node is missing.
+ * found by its {@code .invalid} Contact host; once that connection is gone, the call gets 430 Flow Failed. Skipped
+ * when npm or node is missing.
  */
 class WebSocketE2eTest
 {
@@ -138,6 +139,19 @@ class WebSocketE2eTest
             .assertAll(1, server);
         assertEquals(0, callee.await(), callee.output());
         assertTrue(callee.has("INVITE_RECEIVED INVITE sip:"), callee.output());
+    }
+
+    @Test
+    void shouldAnswer430ToACallForAUserWhoseConnectionIsGone() throws Exception
+    {
+        assumeTrue(Sipp.available(), "sipp is needed (apt-get install sip-tester)");
+        final NodeRun gone = NodeRun.start("ws://127.0.0.1:" + wsPort + "/", "frank", "-", "drop");
+        assertEquals(0, gone.await(), gone.output());
+        assertTrue(gone.has("REGISTERED 200 "), gone.output());
+        // RFC 5626 §5.3: the binding is still there, its flow is not.
+        SippRun.call("websocket-call-frank", server, 1, 1, 1_000,
+            List.of("-sf", Examples.scenario("caller-final.xml", Map.of("STATUS", "430")), "-s", "frank"))
+            .assertAll(1, server);
     }
 
     private static boolean onPath(final String command)

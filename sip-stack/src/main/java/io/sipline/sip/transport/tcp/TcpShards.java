@@ -31,7 +31,9 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * stay on that shard. Each shard's connection table and outbound connects are its {@link TcpShardConnections}.
  *
  * <p>Pipelines: {@code [SslHandler] -> TcpConnection}: the TLS listeners put Netty's {@code SslHandler} (the JDK
- * {@code SSLEngine}) below the same framing handler as TCP.
+ * {@code SSLEngine}) below the same framing handler as TCP. The WebSocket listeners (RFC 7118, {@link #bindWebSocket})
+ * are spread the same way; after the HTTP upgrade their pipeline is {@code [SslHandler] -> WsFrames -> TcpConnection},
+ * and their limits ({@link WsAdmission}) and Contact hosts ({@link WsContacts}) are shared by the shards.
  *
  * <p><b>Threading.</b> {@link #bind} and {@link #close} from any thread but a shard's own (they wait for the loops);
  * {@link #shard(int)} hands out objects for their shard's loop only; {@link #counters()} any thread.
