@@ -42,8 +42,8 @@ import io.sipline.sip.transport.UdpTransport;
  * router (JSR 289 §15.4.1: a {@code SipApplicationRouter} provider, else the default router with the {@code --dar}
  * file, else the default router in single-application mode), then deploys every {@code --deploy} path through the
  * {@link DeploymentWatcher} (one line per application; folders are watched). It prints one line per listening
- * address (udp, then tcp, then tls), then {@code sipline: ready}. The logs are Log4j's, set up by the command line
- * ({@link LogSetup}); refused messages are logged per class and interval by a {@link RefusalLog}.
+ * address (udp, then tcp, tls, ws, wss), then {@code sipline: ready}. The logs are Log4j's, set up by the command
+ * line ({@link LogSetup}); refused messages are logged per class and interval by a {@link RefusalLog}.
  *
  * <p>SIGTERM or SIGINT runs a shutdown hook that undeploys the applications, closes the channels, stops the shards
  * gracefully, prints {@code sipline: stopped} and exits with 0. A port that cannot be bound ends the process with
@@ -174,6 +174,19 @@ public final class Main
             config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
                 .tlsPorts(options.tls().port());
         }
+        final RunOptions.WebSocket ws = options.webSocket();
+        if (null != ws)
+        {
+            config.webSocket(ws.settings());
+            if (null != ws.wsPort())
+            {
+                config.wsPorts(ws.wsPort());
+            }
+            if (null != ws.wssPort())
+            {
+                config.wssPorts(ws.wssPort());
+            }
+        }
         return config;
     }
 
@@ -193,6 +206,14 @@ public final class Main
         for (final InetSocketAddress endpoint : server.stack().tlsAddresses())
         {
             out.println("sipline: listening on tls " + NetUtil.toSocketAddressString(endpoint) + how);
+        }
+        for (final InetSocketAddress endpoint : server.stack().wsAddresses())
+        {
+            out.println("sipline: listening on ws " + NetUtil.toSocketAddressString(endpoint) + how);
+        }
+        for (final InetSocketAddress endpoint : server.stack().wssAddresses())
+        {
+            out.println("sipline: listening on wss " + NetUtil.toSocketAddressString(endpoint) + how);
         }
         if (null != admin)
         {

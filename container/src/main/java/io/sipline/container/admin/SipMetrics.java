@@ -28,6 +28,8 @@ import io.sipline.sip.transaction.InviteResponse;
 import io.sipline.sip.transaction.ResponseTimeHistogram;
 import io.sipline.sip.transport.MessageCounters;
 import io.sipline.sip.transport.ShardCounters;
+import io.sipline.sip.transport.tcp.TcpCounters;
+import io.sipline.sip.transport.tcp.WsCounters;
 
 /**
  * The {@code sipline_*} metrics of one server, as callback metrics of the Prometheus Java client: nothing is recorded
@@ -60,6 +62,7 @@ public final class SipMetrics
         this.container = container;
         registerSip();
         registerShards();
+        registerWebSocket();
         registerContainer();
         registerJvm();
     }
@@ -283,6 +286,46 @@ public final class SipMetrics
                     cb.call(stack.shard(k).isRunning() ? 1 : 0, Integer.toString(k));
                 }
             }).register(registry);
+    }
+
+    /**
+     * SIP over WebSocket (RFC 7118): {@code sipline_ws_events_total{event}} from the WebSocket layer's counters
+     * (handshakes, refusals by reason, limits, 1009 and 1002 closes, pings, idle closes),
+     * {@code sipline_ws_messages_total{event}} for the SIP messages those connections carry, and the open connections.
+     */
+    private void registerWebSocket()
+    {
+        CounterWithCallback.builder().name("sipline_ws_events")
+            .help("WebSocket listener events, by kind: accepted, upgraded, refusals (no_sip_subprotocol 400, "
+                + "origin_refused 403, path_refused 404, bad_handshake), limits (over_max_connections, "
+                + "over_max_per_address, handshake_timeouts, too_big 1009, protocol_errors 1002, not_sip, "
+                + "idle_closed), pings and closes")
+            .labelNames("event")
+            .callback(cb ->
+            {
+                final WsCounters c = stack.webSocketCounters();
+                for (int slot = 0; slot < WsCounters.SLOTS; slot++)
+                {
+                    cb.call(c.get(slot), WsCounters.name(slot));
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("sipline_ws_messages")
+            .help("SIP messages over WebSocket connections: in (well-formed), parse_errors, dropped, sent, "
+                + "send_failures, crlf_pings (RFC 5626 keep-alives answered)")
+            .labelNames("event")
+            .callback(cb ->
+            {
+                final TcpCounters c = stack.webSocketMessageCounters();
+                cb.call(c.get(TcpCounters.MESSAGES_IN), "in");
+                cb.call(c.get(TcpCounters.PARSE_ERRORS), "parse_errors");
+                cb.call(c.get(TcpCounters.DROPPED), "dropped");
+                cb.call(c.get(TcpCounters.SENT), "sent");
+                cb.call(c.get(TcpCounters.SEND_FAILURES), "send_failures");
+                cb.call(c.get(TcpCounters.PINGS), "crlf_pings");
+            }).register(registry);
+        GaugeWithCallback.builder().name("sipline_ws_connections")
+            .help("WebSocket connections open now (handshaking or upgraded), over all WS and WSS ports")
+            .callback(cb -> cb.call(stack.webSocketConnections())).register(registry);
     }
 
     private void registerContainer()

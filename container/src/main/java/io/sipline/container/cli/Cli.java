@@ -160,9 +160,9 @@ public final class Cli
     @Command(
         name = "run",
         sortOptions = false,
-        description = "Start the server: SIP over UDP and TCP (and TLS with --tls-cert and --tls-key) on every --bind "
-            + "address, with the applications of --deploy. Without applications it answers OPTIONS with 200 and "
-            + "other requests with 404.",
+        description = "Start the server: SIP over UDP and TCP (and TLS with --tls-cert and --tls-key, WebSocket with "
+            + "--ws-port or --wss-port) on every --bind address, with the applications of --deploy. Without "
+            + "applications it answers OPTIONS with 200 and other requests with 404.",
         footer = {
             "%nEnvironment (read by bin/sipline, which starts the JVM):",
             "  SIPLINE_JAVA_OPTS  more JVM options, after the profile's (the last of a",
@@ -286,6 +286,9 @@ public final class Cli
                 + "Default ${DEFAULT-VALUE}.")
         String logFormat;
 
+        @CommandLine.Mixin
+        WebSocketFlags webSocket = new WebSocketFlags();
+
         Run(final Server server)
         {
             this.server = server;
@@ -342,10 +345,15 @@ public final class Cli
             }
             final Path usersFile;
             final RunOptions.Tls tls;
+            final RunOptions.WebSocket ws;
             try
             {
                 usersFile = usersFile();
                 tls = tls();
+                final int[] streamPorts = new int[extra.ports().length + 1];
+                streamPorts[0] = port;
+                System.arraycopy(extra.ports(), 0, streamPorts, 1, extra.ports().length);
+                ws = webSocket.options(streamPorts, null != tls);
             }
             catch (final UsersFileException e)
             {
@@ -380,7 +388,7 @@ public final class Cli
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared),
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 

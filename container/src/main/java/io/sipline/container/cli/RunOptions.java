@@ -28,12 +28,35 @@ import io.sipline.container.os.GcThreadScheduling;
  * @param overloadWaitMillis the {@code --overload-wait}: a new request that waited longer than this many
  *                 milliseconds since it arrived is refused with 503 (overload control); 0 for off.
  * @param sharedLibraries the {@code --shared-lib} jars every application sees (checked readable); may be empty.
+ * @param webSocket the SIP-over-WebSocket listeners ({@code --ws-port}, {@code --wss-port}, ...), or {@code null}
+ *                 when there are none.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
-    int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries)
+    int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket)
 {
+    /**
+     * The SIP-over-WebSocket listeners (RFC 7118): every {@code --bind} address on each given port.
+     *
+     * @param wsPort   the {@code ws://} port (0: a free one), or null for none.
+     * @param wssPort  the {@code wss://} port (TLS with {@link Tls}'s certificate), or null for none.
+     * @param settings path, origins, sizes and limits.
+     */
+    public record WebSocket(Integer wsPort, Integer wssPort, io.sipline.sip.transport.tcp.WsSettings settings)
+    {
+    }
+
+    /** Options without shared libraries or WebSocket listeners. */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
+        final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
+        final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis)
+    {
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
+            overloadWaitMillis, List.of(), null);
+    }
+
     /**
      * The TLS listeners: every {@code --bind} address on {@code port}, with a PEM certificate chain and its PEM
      * PKCS#8 private key (both checked readable).
@@ -67,7 +90,7 @@ public record RunOptions(
         final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
         final GcThreadScheduling.Mode gcThreads)
     {
-        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, 0, 0, List.of());
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, 0, 0);
     }
 
     /** Options without applications, router file or admin port (the transport alone; tests). */

@@ -16,6 +16,7 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
+import io.sipline.sip.transport.tcp.TcpFlow;
 import io.sipline.sip.transport.dns.SipTarget;
 
 /**
@@ -77,6 +78,11 @@ final class OutboundRequests
             noRoute(request, "no route to " + request.requestUriText());
             return;
         }
+        if (null != hop.host() && hop.host().regionMatches(true, hop.host().length() - 8, ".invalid", 0, 8))
+        {
+            sendToWebSocketClient(request, hop);
+            return;
+        }
         final int asked = Transports.asked(hop);
         if (Transports.UNSUPPORTED == asked)
         {
@@ -102,6 +108,31 @@ final class OutboundRequests
             ShardLog.logOnce("locate:" + e.getClass().getName(), "locating " + hop.host() + " failed", e);
             noRoute(request, "locating " + hop.host() + " failed: " + e.getClass().getSimpleName());
         }
+    }
+
+    /**
+     * RFC 7118 §5: a {@code .invalid} host is a WebSocket client's, reachable only on the connection it opened (which
+     * the stack learned from its requests); the request goes on that flow. Without one it fails with 430 Flow Failed
+     * (RFC 5626 §5.3), an ACK is dropped.
+     */
+    private void sendToWebSocketClient(final SipServletRequestImpl request, final NextHop.Hop hop)
+    {
+        final TcpFlow flow = shard.webSocketFlow(hop.host());
+        if (null != flow)
+        {
+            sendTo(request, flow, Transports.UDP, true);
+            return;
+        }
+        if ("ACK".equals(request.getMethod()))
+        {
+            ShardLog.logOnce("ack-no-flow", "an ACK for a WebSocket client whose connection is gone; dropped", null);
+            return;
+        }
+        if (!request.isRelayed())
+        {
+            request.sessionImpl().begin(request);
+        }
+        failRequest(request, 430, "Flow Failed");
     }
 
     /**

@@ -20,12 +20,12 @@ import javax.net.ssl.SSLContext;
  * (and trusts for its outbound connections) and as a server context for a raw TLS peer. The keytool process is waited
  * for with a deadline and destroyed by its handle.
  */
-final class TestCertificate
+public final class TestCertificate
 {
     private static final char[] PASSWORD = "changeit".toCharArray();
 
-    final Path certificate;
-    final Path privateKey;
+    public final Path certificate;
+    public final Path privateKey;
     private final KeyStore store;
 
     private TestCertificate(final Path certificate, final Path privateKey, final KeyStore store)
@@ -35,7 +35,7 @@ final class TestCertificate
         this.store = store;
     }
 
-    static TestCertificate generate(final Path directory) throws IOException, GeneralSecurityException,
+    public static TestCertificate generate(final Path directory) throws IOException, GeneralSecurityException,
         InterruptedException
     {
         final Path p12 = directory.resolve("pair.p12");

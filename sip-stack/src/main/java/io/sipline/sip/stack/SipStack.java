@@ -94,6 +94,8 @@ public final class SipStack implements AutoCloseable
     private TcpShards streams;
     private final List<InetSocketAddress> tcpEndpoints = new ArrayList<>();
     private final List<InetSocketAddress> tlsEndpoints = new ArrayList<>();
+    private final List<InetSocketAddress> wsEndpoints = new ArrayList<>();
+    private final List<InetSocketAddress> wssEndpoints = new ArrayList<>();
 
     /** INVITEs moved to another shard than their Call-ID's, for their CANCEL ({@link StackShard#route}). */
     final MovedInvites movedInvites;
@@ -174,6 +176,8 @@ public final class SipStack implements AutoCloseable
                 stack.streams = null;
                 stack.tcpEndpoints.clear();
                 stack.tlsEndpoints.clear();
+                stack.wsEndpoints.clear();
+                stack.wssEndpoints.clear();
                 if (!freePort || attempt >= FREE_PORT_ATTEMPTS)
                 {
                     throw e;
@@ -208,7 +212,10 @@ public final class SipStack implements AutoCloseable
         return stack;
     }
 
-    /** Binds for TCP every UDP endpoint's address:port (when TCP is on), then the TLS ports (when TLS is on). */
+    /**
+     * Binds for TCP every UDP endpoint's address:port (when TCP is on), then the TLS ports (when TLS is on), then the
+     * WS and WSS ports.
+     */
     private void listenOnStreams(final SslContext serverTls, final SslContext clientTls) throws UdpBindException
     {
         final EventLoop[] loops = new EventLoop[shards.length];
@@ -218,7 +225,7 @@ public final class SipStack implements AutoCloseable
         }
         streams = new TcpShards(loops, k -> shards[k].streamHandler(), new StreamSettings(
             config.connectionIdleMillis(), TcpTransportConfig.DEFAULT_MAX_MESSAGE_BYTES, config.connectTimeoutMillis(),
-            transport.sharesPorts(), serverTls, clientTls));
+            transport.sharesPorts(), serverTls, clientTls), config.webSocket());
         if (config.tcp())
         {
             for (final InetSocketAddress udp : transport.localAddresses())
@@ -235,6 +242,36 @@ public final class SipStack implements AutoCloseable
                     tlsEndpoints.add(bindStream(new InetSocketAddress(address, port), true));
                 }
             }
+        }
+        listenOnWebSockets();
+    }
+
+    /** Binds the WebSocket ports (RFC 7118) on every address: plain WS, then WSS with the TLS context. */
+    private void listenOnWebSockets() throws UdpBindException
+    {
+        for (final java.net.InetAddress address : config.addresses())
+        {
+            for (final int port : config.wsPorts())
+            {
+                wsEndpoints.add(bindWebSocket(new InetSocketAddress(address, port), false));
+            }
+            for (final int port : config.wssPorts())
+            {
+                wssEndpoints.add(bindWebSocket(new InetSocketAddress(address, port), true));
+            }
+        }
+    }
+
+    private InetSocketAddress bindWebSocket(final InetSocketAddress endpoint, final boolean tls)
+        throws UdpBindException
+    {
+        try
+        {
+            return streams.bindWebSocket(endpoint, tls);
+        }
+        catch (final TcpBindException e)
+        {
+            throw new UdpBindException(tls ? "wss" : "ws", endpoint, null == e.getCause() ? e : e.getCause());
         }
     }
 
@@ -265,6 +302,36 @@ public final class SipStack implements AutoCloseable
     public List<InetSocketAddress> tlsAddresses()
     {
         return List.copyOf(tlsEndpoints);
+    }
+
+    /** The WS endpoints (addresses × WS ports, kernel ports resolved); empty when none was asked for. */
+    public List<InetSocketAddress> wsAddresses()
+    {
+        return List.copyOf(wsEndpoints);
+    }
+
+    /** The WSS endpoints (addresses × WSS ports, kernel ports resolved); empty when none was asked for. */
+    public List<InetSocketAddress> wssAddresses()
+    {
+        return List.copyOf(wssEndpoints);
+    }
+
+    /** Counters of the WebSocket layer of the WS and WSS listeners (live; any thread). */
+    public io.sipline.sip.transport.tcp.WsCounters webSocketCounters()
+    {
+        return streams.webSocketCounters();
+    }
+
+    /** Counters of the SIP messages over WS and WSS connections (live; any thread). */
+    public TcpCounters webSocketMessageCounters()
+    {
+        return streams.webSocketMessageCounters();
+    }
+
+    /** WebSocket connections open now over all shards (racy; any thread). */
+    public int webSocketConnections()
+    {
+        return streams.webSocketConnections();
     }
 
     /** Counters of every TCP and TLS connection (live; any thread). */

@@ -63,6 +63,9 @@ public final class SipStackConfig
     private Path tlsPrivateKey;
     private Path tlsTrustedCertificates;
     private int[] tlsPorts = {TLS_PORT_DEFAULT};
+    private int[] wsPorts = {};
+    private int[] wssPorts = {};
+    private io.sipline.sip.transport.tcp.WsSettings webSocket = io.sipline.sip.transport.tcp.WsSettings.defaults();
     private List<InetSocketAddress> dnsServers = List.of();
     private long dnsTimeoutMillis = DNS_TIMEOUT_MILLIS_DEFAULT;
     private long overloadWaitNs;
@@ -413,6 +416,42 @@ public final class SipStackConfig
         return this;
     }
 
+    public int[] wsPorts()
+    {
+        return wsPorts.clone();
+    }
+
+    /** SIP-over-WebSocket ports (flag {@code --ws-port}, RFC 7118), each bound on every address; none by default. */
+    public SipStackConfig wsPorts(final int... value)
+    {
+        wsPorts = value.clone();
+        return this;
+    }
+
+    public int[] wssPorts()
+    {
+        return wssPorts.clone();
+    }
+
+    /** Secure WebSocket ports (flag {@code --wss-port}): TLS with the TLS listeners' certificate and key. */
+    public SipStackConfig wssPorts(final int... value)
+    {
+        wssPorts = value.clone();
+        return this;
+    }
+
+    public io.sipline.sip.transport.tcp.WsSettings webSocket()
+    {
+        return webSocket;
+    }
+
+    /** Path, origins, sizes, limits and timers of the WebSocket listeners. */
+    public SipStackConfig webSocket(final io.sipline.sip.transport.tcp.WsSettings value)
+    {
+        webSocket = java.util.Objects.requireNonNull(value);
+        return this;
+    }
+
     public List<InetSocketAddress> dnsServers()
     {
         return dnsServers;
@@ -481,6 +520,10 @@ public final class SipStackConfig
         if ((null == tlsCertificate) != (null == tlsPrivateKey))
         {
             throw new IllegalArgumentException("TLS needs both a certificate (--tls-cert) and a key (--tls-key)");
+        }
+        if (wssPorts.length > 0 && null == tlsCertificate)
+        {
+            throw new IllegalArgumentException("--wss-port needs a certificate and a key (--tls-cert, --tls-key)");
         }
     }
 }

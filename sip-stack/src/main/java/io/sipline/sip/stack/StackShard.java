@@ -679,6 +679,16 @@ public final class StackShard
         return events;
     }
 
+    /**
+     * The flow to a WebSocket client by the {@code .invalid} host of its Contact (RFC 7118 §5), learned from the
+     * requests it sent on its connection; null when that connection is gone (RFC 5626 §5.3: 430 Flow Failed).
+     * On this shard's loop.
+     */
+    public TcpFlow webSocketFlow(final String host)
+    {
+        return transports.webSocketFlow(host);
+    }
+
     /** On this shard's loop, once: attach the shard's connections. */
     void attachStreams(final TcpShardConnections shard)
     {

@@ -45,6 +45,12 @@ final class TransportSelection
         tcp = connections;
     }
 
+    /** The connection of the WebSocket client whose Contact host is {@code host} (RFC 7118 §5), or null. */
+    TcpFlow webSocketFlow(final String host)
+    {
+        return null == tcp ? null : tcp.webSocketContacts().flowFor(host);
+    }
+
     /**
      * Where an outbound message goes: a flow as given; otherwise by the transport of its top Via — TCP or TLS through
      * this shard's connection to the destination (reused or opened), anything else as a datagram.
@@ -143,8 +149,9 @@ final class TransportSelection
     boolean sendOnFlow(final TcpFlow flow, final ByteBuf message)
     {
         final TcpConnection connection = flow.connection();
-        if (connection.isUsable() || null == tcp)
+        if (connection.isUsable() || null == tcp || connection.isWebSocket())
         {
+            // A WebSocket client cannot be dialled (RFC 7118 §5): a send on its closed connection fails, counted.
             return connection.send(message);
         }
         if (connection.isOutbound())

@@ -47,15 +47,20 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     /** RFC 5626 §4.4.1: the pong's bytes; never written to, wrapped per pong (pings are rare: one per ~100 s). */
     private static final byte[] PONG = {'\r', '\n'};
     private static final int INITIAL_BYTES = 2048;
+    private static final byte[] NO_BYTES = {};
 
     private final StreamMessageHandler handler;
     private final TcpCounters counters;
     /** The shard table this connection registers with while open (null for a standalone {@link TcpTransport}). */
     private final TcpShardConnections owner;
     private final boolean tls;
+    /** RFC 7118: messages arrive whole from {@link WsFrames} (see {@link #onWebSocketMessage}); sends are framed. */
+    private final boolean websocket;
     private final boolean outbound;
     /** See {@link #tlsDomain()}; written once before the connect, read by any thread after it. */
     private volatile String tlsDomain;
+    /** The lower-case host of a WebSocket client's {@code .invalid} Contact ({@link WsContacts}); any thread. */
+    private volatile String contactHost;
     /** The peer as a flow; known at construction for outbound connections, at activation for accepted ones. */
     private volatile TcpFlow flow;
     /** Sends made before an outbound connection became active (event loop only); null when none. */
@@ -69,11 +74,13 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private ScheduledFuture<?> idleCheck;
     private final SipMessage message = new SipMessage();
 
-    /** Unconsumed inbound bytes live in {@code pending[0, pendingLength)}. */
-    private byte[] pending = new byte[INITIAL_BYTES];
+    /** Unconsumed inbound bytes live in {@code pending[0, pendingLength)}; unused over WebSocket. */
+    private byte[] pending;
     private int pendingLength;
 
     private volatile Channel channel;
+    /** This handler's context: sends start here, so that they pass the handlers below it only (WebSocket framing). */
+    private volatile ChannelHandlerContext context;
     private boolean inRead;
     /** When the bytes being framed were read ({@link RealtimeClock}): the arrival time of the messages they end. */
     private long readAtNanos;
@@ -86,7 +93,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
         final long idleMillis)
     {
-        this(handler, counters, maxMessageBytes, idleMillis, null, false, null);
+        this(handler, counters, maxMessageBytes, idleMillis, null, false, null, false);
     }
 
     /**
@@ -97,6 +104,19 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
         final long idleMillis, final TcpShardConnections owner, final boolean tls, final InetSocketAddress connectTo)
     {
+        this(handler, counters, maxMessageBytes, idleMillis, owner, tls, connectTo, false);
+    }
+
+    /**
+     * @param websocket true for a connection upgraded to WebSocket (RFC 7118): added to the pipeline after the
+     *                  upgrade, above {@link WsFrames}; accepted only.
+     */
+    TcpConnection(final StreamMessageHandler handler, final TcpCounters counters, final int maxMessageBytes,
+        final long idleMillis, final TcpShardConnections owner, final boolean tls, final InetSocketAddress connectTo,
+        final boolean websocket)
+    {
+        this.websocket = websocket;
+        this.pending = websocket ? NO_BYTES : new byte[INITIAL_BYTES];
         this.handler = handler;
         this.counters = counters;
         this.maxMessageBytes = maxMessageBytes;
@@ -120,6 +140,22 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public boolean isTls()
     {
         return tls;
+    }
+
+    /** True for SIP over WebSocket (RFC 7118: Via transport {@code WS}, or {@code WSS} with TLS). Any thread. */
+    public boolean isWebSocket()
+    {
+        return websocket;
+    }
+
+    String contactHost()
+    {
+        return contactHost;
+    }
+
+    void contactHost(final String host)
+    {
+        contactHost = host;
     }
 
     /** True when this side opened the connection. Any thread. */
@@ -220,15 +256,16 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         }
         counters.increment(TcpCounters.SENT);
         lastActivity = System.nanoTime();
+        final ChannelHandlerContext c = context;
         if (inRead && ch.eventLoop().inEventLoop())
         {
             // voidPromise: no promise per write; a failed write reaches exceptionCaught, which counts and closes.
-            ch.write(bytes, ch.voidPromise());
+            c.write(bytes, c.voidPromise());
             flushPending = true;
         }
         else
         {
-            ch.writeAndFlush(bytes, ch.voidPromise());
+            c.writeAndFlush(bytes, c.voidPromise());
         }
         return true;
     }
@@ -247,11 +284,22 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         // Outbound: the channel exists before it connects; sends in between are queued (see send).
+        context = ctx;
         channel = ctx.channel();
+        if (websocket && ctx.channel().isActive())
+        {
+            activate(ctx); // added after the upgrade: the channel was active long before
+        }
     }
 
     @Override
     public void channelActive(final ChannelHandlerContext ctx)
+    {
+        activate(ctx);
+        ctx.fireChannelActive();
+    }
+
+    private void activate(final ChannelHandlerContext ctx)
     {
         channel = ctx.channel();
         activated = true;
@@ -279,7 +327,6 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             }
             ctx.flush();
         }
-        ctx.fireChannelActive();
     }
 
     @Override
@@ -373,6 +420,87 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
                 closeNow(ctx);
             }
         }
+    }
+
+    /**
+     * One whole WebSocket message (RFC 7118 §5: exactly one SIP message, so Content-Length may be absent), joined and
+     * unmasked by {@link WsFrames}: parsed in place as a datagram and handed to the handler. A message of CRLFs only
+     * is a keep-alive: {@code CRLFCRLF} is answered with {@code CRLF} (RFC 5626 §4.4.1), as over TCP. Sends made by
+     * the handler are flushed when the read batch ends. On the connection's loop.
+     *
+     * @param bytes  borrowed for the call: the message points into it.
+     * @return false when the message has no SIP start line (the caller closes the connection); a SIP message with a
+     *         bad header goes to the handler (which may answer 400) and the connection stays.
+     */
+    boolean onWebSocketMessage(final byte[] bytes, final int length)
+    {
+        if (closing)
+        {
+            return true;
+        }
+        inRead = true;
+        if (idleNanos > 0)
+        {
+            lastActivity = System.nanoTime();
+        }
+        try
+        {
+            final ParseResult result = SipMessageParser.parseDatagram(bytes, 0, length, message);
+            if (ParseResult.EMPTY == result)
+            {
+                if (keepAlive(bytes, 0, length) == 4 && length == 4)
+                {
+                    counters.increment(TcpCounters.PINGS);
+                    send(Unpooled.wrappedBuffer(PONG));
+                }
+                return true;
+            }
+            counters.increment(ParseResult.OK == result ? TcpCounters.MESSAGES_IN : TcpCounters.PARSE_ERRORS);
+            if (ParseResult.OK != result && !sipStartLine(bytes, length))
+            {
+                return false; // not SIP: nothing to answer on the sip subprotocol
+            }
+            message.receivedAtNanos(RealtimeClock.nanos());
+            if (ParseResult.OK == result && null != owner && message.isRequest())
+            {
+                owner.learnWebSocketContact(this, message);
+            }
+            if (!handler.onMessage(this, message))
+            {
+                counters.increment(TcpCounters.DROPPED);
+            }
+            return true;
+        }
+        finally
+        {
+            inRead = false;
+        }
+    }
+
+    /**
+     * True when the first line (after any CRLFs) names a SIP version: a status line starting {@code SIP/}, or a
+     * request line with {@code SIP/} after a space (RFC 3261 §7.1, §7.2). Allocates nothing.
+     */
+    private static boolean sipStartLine(final byte[] b, final int length)
+    {
+        int p = 0;
+        while (p < length && (b[p] == '\r' || b[p] == '\n'))
+        {
+            p++;
+        }
+        final int start = p;
+        while (p < length && b[p] != '\r' && b[p] != '\n')
+        {
+            p++;
+        }
+        for (int i = start; i + 4 <= p; i++)
+        {
+            if (b[i] == 'S' && b[i + 1] == 'I' && b[i + 2] == 'P' && b[i + 3] == '/' && (i == start || b[i - 1] == ' '))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Appends {@code length} bytes of {@code in} at {@code from} to {@link #pending}, growing it up to the maximum. */

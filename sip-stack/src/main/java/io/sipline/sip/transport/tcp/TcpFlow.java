@@ -45,9 +45,19 @@ public final class TcpFlow extends InetSocketAddress
         return connection.isTls();
     }
 
-    /** "TCP" or "TLS": the Via transport of this flow (RFC 3261 §18.1.1). */
+    /** True when the connection carries SIP over WebSocket (RFC 7118); it can never be opened again from here. */
+    public boolean isWebSocket()
+    {
+        return connection.isWebSocket();
+    }
+
+    /** "TCP", "TLS", "WS" or "WSS": the Via transport of this flow (RFC 3261 §18.1.1, RFC 7118 §5.2). */
     public String transport()
     {
+        if (connection.isWebSocket())
+        {
+            return connection.isTls() ? "WSS" : "WS";
+        }
         return connection.isTls() ? "TLS" : "TCP";
     }
 }

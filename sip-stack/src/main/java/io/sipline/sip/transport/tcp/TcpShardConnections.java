@@ -18,6 +18,9 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.NetUtil;
 import io.sipline.sip.message.Ascii;
+import io.sipline.sip.message.HeaderName;
+import io.sipline.sip.message.NameAddrFlyweight;
+import io.sipline.sip.message.SipMessage;
 
 /**
  * One shard's connections (a shard owns its sockets): the connections its listeners accepted
@@ -37,6 +40,9 @@ import io.sipline.sip.message.Ascii;
  */
 public final class TcpShardConnections
 {
+    /** RFC 6761 §6.4: a name that never resolves; RFC 7118 §5 clients put one in their Contact. */
+    private static final String INVALID = ".invalid";
+
     private final int index;
     private final EventLoop loop;
     private final StreamMessageHandler handler;
@@ -45,12 +51,22 @@ public final class TcpShardConnections
     /** Open or opening connections by peer address (a flow is its own key); shard thread only. */
     private final HashMap<InetSocketAddress, TcpConnection> byPeer = new HashMap<>();
     private final ChannelFutureListener connectDone = this::connectDone;
+    private final WsContacts contacts;
+    /** Scratch for {@link #learnWebSocketContact}; shard thread only. */
+    private final NameAddrFlyweight contact = new NameAddrFlyweight();
     private int live;
     private boolean closing;
 
     TcpShardConnections(final int index, final EventLoop loop, final StreamMessageHandler handler,
         final TcpCounters counters, final StreamSettings settings)
     {
+        this(index, loop, handler, counters, settings, new WsContacts());
+    }
+
+    TcpShardConnections(final int index, final EventLoop loop, final StreamMessageHandler handler,
+        final TcpCounters counters, final StreamSettings settings, final WsContacts contacts)
+    {
+        this.contacts = contacts;
         this.index = index;
         this.loop = loop;
         this.handler = handler;
@@ -95,6 +111,11 @@ public final class TcpShardConnections
     public TcpFlow flowTo(final InetSocketAddress destination, final boolean tls, final byte[] domain,
         final int start, final int end)
     {
+        if (destination instanceof TcpFlow flow && flow.isWebSocket())
+        {
+            // RFC 7118 §5: a WebSocket client is reached on the connection it opened, or not at all.
+            return flow.connection().isUsable() ? flow : null;
+        }
         if (destination instanceof TcpFlow flow && flow.isTls() == tls && flow.connection().isUsable()
             && flow.connection().servesDomain(domain, start, end))
         {
@@ -102,7 +123,8 @@ public final class TcpShardConnections
         }
         final TcpConnection open = byPeer.get(destination);
         // A closed connection can still be in the table until its channelInactive runs: never hand it out.
-        if (null != open && open.isTls() == tls && open.isUsable() && open.servesDomain(domain, start, end))
+        if (null != open && !open.isWebSocket() && open.isTls() == tls && open.isUsable()
+            && open.servesDomain(domain, start, end))
         {
             return open.flow();
         }
@@ -152,6 +174,40 @@ public final class TcpShardConnections
         return handler;
     }
 
+    /** The WebSocket clients' connections by Contact host, shared by every shard of the stack. Any thread. */
+    public WsContacts webSocketContacts()
+    {
+        return contacts;
+    }
+
+    /**
+     * A request read on a WebSocket connection: when its Contact's host ends in {@code .invalid} (RFC 7118 §5), the
+     * connection becomes the way to that host ({@link WsContacts}). Allocates only when the host is new for the
+     * connection. Shard thread only.
+     */
+    void learnWebSocketContact(final TcpConnection connection, final SipMessage request)
+    {
+        final int i = request.firstHeader(HeaderName.CONTACT);
+        if (i < 0 || !contact.wrap(request.buffer(), request.headerValueStart(i), request.headerValueEnd(i))
+            || contact.isWildcard())
+        {
+            return;
+        }
+        final byte[] b = contact.buffer();
+        final int start = contact.uri().hostStart();
+        final int end = contact.uri().hostEnd();
+        if (end - start <= INVALID.length() || !Ascii.equalsIgnoreCase(b, end - INVALID.length(), end, INVALID))
+        {
+            return;
+        }
+        final String known = connection.contactHost();
+        if (null != known && Ascii.equalsIgnoreCase(b, start, end, known))
+        {
+            return;
+        }
+        contacts.bind(Ascii.string(b, start, end).toLowerCase(java.util.Locale.ROOT), connection);
+    }
+
     private void connectDone(final ChannelFuture future)
     {
         if (!future.isSuccess())
@@ -181,6 +237,10 @@ public final class TcpShardConnections
         }
         live--;
         byPeer.remove(flow, connection);
+        if (connection.isWebSocket())
+        {
+            contacts.forget(connection);
+        }
         handler.onClosed(connection);
     }
 

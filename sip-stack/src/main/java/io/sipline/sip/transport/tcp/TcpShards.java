@@ -20,6 +20,8 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
 
 /**
  * The stack's TCP and TLS listeners, sharded like its UDP sockets: with native epoll every
@@ -29,7 +31,9 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
  * stay on that shard. Each shard's connection table and outbound connects are its {@link TcpShardConnections}.
  *
  * <p>Pipelines: {@code [SslHandler] -> TcpConnection}: the TLS listeners put Netty's {@code SslHandler} (the JDK
- * {@code SSLEngine}) below the same framing handler as TCP.
+ * {@code SSLEngine}) below the same framing handler as TCP. The WebSocket listeners (RFC 7118, {@link #bindWebSocket})
+ * are spread the same way; after the HTTP upgrade their pipeline is {@code [SslHandler] -> WsFrames -> TcpConnection},
+ * and their limits ({@link WsAdmission}) and Contact hosts ({@link WsContacts}) are shared by the shards.
  *
  * <p><b>Threading.</b> {@link #bind} and {@link #close} from any thread but a shard's own (they wait for the loops);
  * {@link #shard(int)} hands out objects for their shard's loop only; {@link #counters()} any thread.
@@ -40,6 +44,12 @@ public final class TcpShards
     private final TcpShardConnections[] shards;
     private final StreamSettings settings;
     private final TcpCounters counters = new TcpCounters();
+    private final WsSettings ws;
+    private final WsCounters wsCounters = new WsCounters();
+    /** The SIP messages of WebSocket connections, counted apart from TCP's and TLS's. */
+    private final TcpCounters wsMessageCounters = new TcpCounters();
+    private final WsAdmission wsAdmission;
+    private final WsContacts contacts = new WsContacts();
     private final List<Channel> listeners = new ArrayList<>();
     private int bindings;
 
@@ -50,12 +60,23 @@ public final class TcpShards
     public TcpShards(final EventLoop[] loops, final IntFunction<StreamMessageHandler> handlers,
         final StreamSettings settings)
     {
+        this(loops, handlers, settings, WsSettings.defaults());
+    }
+
+    /**
+     * @param ws how the WebSocket listeners ({@link #bindWebSocket}) behave.
+     */
+    public TcpShards(final EventLoop[] loops, final IntFunction<StreamMessageHandler> handlers,
+        final StreamSettings settings, final WsSettings ws)
+    {
+        this.ws = ws;
+        this.wsAdmission = new WsAdmission(ws.maxConnections(), ws.maxPerAddress());
         this.loops = loops.clone();
         this.settings = settings;
         this.shards = new TcpShardConnections[loops.length];
         for (int k = 0; k < loops.length; k++)
         {
-            shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings);
+            shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings, contacts);
         }
     }
 
@@ -71,6 +92,24 @@ public final class TcpShards
         return counters;
     }
 
+    /** Counters of the WebSocket layer of the WS and WSS listeners (live). */
+    public WsCounters webSocketCounters()
+    {
+        return wsCounters;
+    }
+
+    /** Counters of the SIP messages carried by WebSocket connections (live). */
+    public TcpCounters webSocketMessageCounters()
+    {
+        return wsMessageCounters;
+    }
+
+    /** WebSocket connections open now (handshaking or upgraded), over all shards; racy. */
+    public int webSocketConnections()
+    {
+        return wsAdmission.open();
+    }
+
     /**
      * Listens on an address:port for TCP, or for TLS when {@code tls} is true (needs {@link StreamSettings#serverTls}).
      *
@@ -78,6 +117,25 @@ public final class TcpShards
      * @throws TcpBindException when the port is taken or cannot be bound; what this call bound is closed again.
      */
     public InetSocketAddress bind(final InetSocketAddress endpoint, final boolean tls) throws TcpBindException
+    {
+        return bind(endpoint, tls, false);
+    }
+
+    /**
+     * Listens on an address:port for SIP over WebSocket (RFC 7118), over TLS ({@code wss}) when {@code tls} is true,
+     * spread over the shards like TCP. Pipelines: {@code [SslHandler] -> WsFrames -> HttpServerCodec ->
+     * HttpObjectAggregator -> WsHandshake}, then after the upgrade {@code [SslHandler] -> WsFrames -> TcpConnection}.
+     *
+     * @return the bound address (the kernel's port when 0 was asked for).
+     * @throws TcpBindException as {@link #bind(InetSocketAddress, boolean)}.
+     */
+    public InetSocketAddress bindWebSocket(final InetSocketAddress endpoint, final boolean tls) throws TcpBindException
+    {
+        return bind(endpoint, tls, true);
+    }
+
+    private InetSocketAddress bind(final InetSocketAddress endpoint, final boolean tls, final boolean websocket)
+        throws TcpBindException
     {
         if (tls && null == settings.serverTls())
         {
@@ -94,17 +152,17 @@ public final class TcpShards
                 {
                     probeExclusive(endpoint);
                 }
-                final Channel first = bindOn(0, endpoint, tls, bound);
+                final Channel first = bindOn(0, endpoint, tls, websocket, bound);
                 result = new InetSocketAddress(endpoint.getAddress(),
                     ((InetSocketAddress)first.localAddress()).getPort());
                 for (int k = 1; k < shards.length; k++)
                 {
-                    bindOn(k, result, tls, bound);
+                    bindOn(k, result, tls, websocket, bound);
                 }
             }
             else
             {
-                final Channel only = bindOn(bindings % shards.length, endpoint, tls, bound);
+                final Channel only = bindOn(bindings % shards.length, endpoint, tls, websocket, bound);
                 result = new InetSocketAddress(endpoint.getAddress(),
                     ((InetSocketAddress)only.localAddress()).getPort());
             }
@@ -142,8 +200,8 @@ public final class TcpShards
         }
     }
 
-    private Channel bindOn(final int k, final InetSocketAddress endpoint, final boolean tls, final List<Channel> bound)
-        throws TcpBindException
+    private Channel bindOn(final int k, final InetSocketAddress endpoint, final boolean tls, final boolean websocket,
+        final List<Channel> bound) throws TcpBindException
     {
         final TcpShardConnections shard = shards[k];
         final StreamMessageHandler handler = shard.handler();
@@ -158,6 +216,11 @@ public final class TcpShards
                     if (tls)
                     {
                         ch.pipeline().addLast(settings.serverTls().newHandler(ch.alloc()));
+                    }
+                    if (websocket)
+                    {
+                        webSocketPipeline(ch, shard, tls);
+                        return;
                     }
                     ch.pipeline().addLast(new TcpConnection(handler, counters, settings.maxMessageBytes(),
                         settings.idleMillis(), shard, tls, null));
@@ -174,6 +237,16 @@ public final class TcpShards
         }
         bound.add(future.channel());
         return future.channel();
+    }
+
+    private void webSocketPipeline(final Channel ch, final TcpShardConnections shard, final boolean tls)
+    {
+        final WsFrames frames = new WsFrames(ws, wsCounters, wsAdmission);
+        ch.pipeline()
+            .addLast("ws-frames", frames)
+            .addLast(new HttpServerCodec(4096, 8192, 8192))
+            .addLast(new HttpObjectAggregator(8192))
+            .addLast(new WsHandshake(frames, ws, wsCounters, shard.handler(), wsMessageCounters, shard, tls));
     }
 
     /**

@@ -1,0 +1,74 @@
+package io.sipline.sip.transport.tcp;
+
+import java.net.InetAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The connection limits of the WebSocket listeners: at most {@link WsSettings#maxConnections()} open in all and
+ * {@link WsSettings#maxPerAddress()} from one IP address, counted from the accept (a handshake in progress holds a
+ * place) to the close.
+ *
+ * <p><b>Threading.</b> Shared by every shard: connections of one address land on several shards with
+ * {@code SO_REUSEPORT}. Called once per accept and once per close, never per message; the per-address table is a
+ * {@link ConcurrentHashMap} whose entries are dropped when their count returns to 0.
+ */
+final class WsAdmission
+{
+    private final int maxConnections;
+    private final int maxPerAddress;
+    private final AtomicInteger open = new AtomicInteger();
+    private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+
+    WsAdmission(final int maxConnections, final int maxPerAddress)
+    {
+        this.maxConnections = maxConnections;
+        this.maxPerAddress = maxPerAddress;
+    }
+
+    /**
+     * Takes a place for a connection from {@code address}.
+     *
+     * @return 0 when admitted (call {@link #release} at its close), else the {@link WsCounters} slot of the refusal.
+     */
+    int admit(final InetAddress address)
+    {
+        if (open.incrementAndGet() > maxConnections && maxConnections > 0)
+        {
+            open.decrementAndGet();
+            return WsCounters.OVER_MAX_CONNECTIONS;
+        }
+        if (maxPerAddress > 0)
+        {
+            final Integer now = perAddress.merge(address, 1, Integer::sum);
+            if (now > maxPerAddress)
+            {
+                releaseAddress(address);
+                open.decrementAndGet();
+                return WsCounters.OVER_MAX_PER_ADDRESS;
+            }
+        }
+        return 0;
+    }
+
+    /** Gives back the place {@link #admit} took. */
+    void release(final InetAddress address)
+    {
+        if (maxPerAddress > 0)
+        {
+            releaseAddress(address);
+        }
+        open.decrementAndGet();
+    }
+
+    private void releaseAddress(final InetAddress address)
+    {
+        perAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+    }
+
+    /** Connections holding a place now; any thread. */
+    int open()
+    {
+        return open.get();
+    }
+}
