@@ -1,5 +1,6 @@
 package io.sipline.container.admin;
 
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -28,6 +29,7 @@ import io.sipline.sip.transaction.InviteResponse;
 import io.sipline.sip.transaction.ResponseTimeHistogram;
 import io.sipline.sip.transport.MessageCounters;
 import io.sipline.sip.transport.ShardCounters;
+import io.sipline.sip.transport.tcp.TcpCounters;
 
 /**
  * The {@code sipline_*} metrics of one server, as callback metrics of the Prometheus Java client: nothing is recorded
@@ -45,6 +47,10 @@ public final class SipMetrics
     private static final ParseResult[] PARSE_RESULTS = ParseResult.values();
     private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
     private static final double NANOS_PER_SECOND = 1e9;
+    /** The label of each {@link TcpCounters} slot, by slot number. */
+    private static final String[] STREAM_EVENTS = {"accepted", "closed", "messages_in", "parse_errors", "pings",
+        "framing_errors", "oversize", "idle_closed", "errors", "dropped", "send_failures", "sent", "connected",
+        "connect_failures", "stun", "tls_failures"};
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final SipStack stack;
@@ -375,6 +381,28 @@ public final class SipMetrics
         final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         GaugeWithCallback.builder().name("sipline_jvm_heap_used_bytes").help("Heap in use")
             .callback(cb -> cb.call(memory.getHeapMemoryUsage().getUsed())).register(registry);
+        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class))
+        {
+            if ("direct".equals(pool.getName()))
+            {
+                // Netty's pooled buffers on JDK 25 (no sun.misc.Unsafe) are direct ByteBuffers, counted here.
+                GaugeWithCallback.builder().name("sipline_jvm_direct_memory_used_bytes")
+                    .help("Direct (off-heap) buffer memory in use").callback(cb -> cb.call(pool.getMemoryUsed()))
+                    .register(registry);
+            }
+        }
+        CounterWithCallback.builder().name("sipline_stream_events")
+            .help("TCP and TLS connection events: accepted, closed, messages, and each drop or close by reason "
+                + "(parse_errors, framing_errors, oversize, idle_closed, errors, dropped, send_failures, tls_failures)")
+            .labelNames("event")
+            .callback(cb ->
+            {
+                final TcpCounters c = stack.streamCounters();
+                for (int slot = 0; slot < STREAM_EVENTS.length; slot++)
+                {
+                    cb.call(c.get(slot), STREAM_EVENTS[slot]);
+                }
+            }).register(registry);
     }
 
     /** A per-shard read of the traffic counters for one callback metric. */
