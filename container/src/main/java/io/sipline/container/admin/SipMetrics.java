@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.IntSupplier;
 
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocatorMetric;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.Collector;
@@ -381,16 +383,23 @@ public final class SipMetrics
         final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         GaugeWithCallback.builder().name("sipline_jvm_heap_used_bytes").help("Heap in use")
             .callback(cb -> cb.call(memory.getHeapMemoryUsage().getUsed())).register(registry);
-        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class))
-        {
-            if ("direct".equals(pool.getName()))
+        final PooledByteBufAllocatorMetric netty = PooledByteBufAllocator.DEFAULT.metric();
+        final List<BufferPoolMXBean> pools = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class);
+        GaugeWithCallback.builder().name("sipline_jvm_direct_memory_used_bytes")
+            .help("Off-heap buffer memory in use: Netty's pooled direct arenas (pool=netty, allocated without the "
+                + "JDK's accounting) and the JDK's direct ByteBuffers (pool=jdk)")
+            .labelNames("pool")
+            .callback(cb ->
             {
-                // Netty's pooled buffers on JDK 25 (no sun.misc.Unsafe) are direct ByteBuffers, counted here.
-                GaugeWithCallback.builder().name("sipline_jvm_direct_memory_used_bytes")
-                    .help("Direct (off-heap) buffer memory in use").callback(cb -> cb.call(pool.getMemoryUsed()))
-                    .register(registry);
-            }
-        }
+                cb.call(netty.usedDirectMemory(), "netty");
+                for (final BufferPoolMXBean pool : pools)
+                {
+                    if ("direct".equals(pool.getName()))
+                    {
+                        cb.call(pool.getMemoryUsed(), "jdk");
+                    }
+                }
+            }).register(registry);
         CounterWithCallback.builder().name("sipline_stream_events")
             .help("TCP and TLS connection events: accepted, closed, messages, and each drop or close by reason "
                 + "(parse_errors, framing_errors, oversize, idle_closed, errors, dropped, send_failures, tls_failures)")
