@@ -1,5 +1,6 @@
 package io.sipline.container.admin;
 
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -9,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.IntSupplier;
 
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocatorMetric;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.Collector;
@@ -47,6 +50,10 @@ public final class SipMetrics
     private static final ParseResult[] PARSE_RESULTS = ParseResult.values();
     private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
     private static final double NANOS_PER_SECOND = 1e9;
+    /** The label of each {@link TcpCounters} slot, by slot number. */
+    private static final String[] STREAM_EVENTS = {"accepted", "closed", "messages_in", "parse_errors", "pings",
+        "framing_errors", "oversize", "idle_closed", "errors", "dropped", "send_failures", "sent", "connected",
+        "connect_failures", "stun", "tls_failures"};
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final SipStack stack;
@@ -418,6 +425,35 @@ public final class SipMetrics
         final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         GaugeWithCallback.builder().name("sipline_jvm_heap_used_bytes").help("Heap in use")
             .callback(cb -> cb.call(memory.getHeapMemoryUsage().getUsed())).register(registry);
+        final PooledByteBufAllocatorMetric netty = PooledByteBufAllocator.DEFAULT.metric();
+        final List<BufferPoolMXBean> pools = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class);
+        GaugeWithCallback.builder().name("sipline_jvm_direct_memory_used_bytes")
+            .help("Off-heap buffer memory in use: Netty's pooled direct arenas (pool=netty, allocated without the "
+                + "JDK's accounting) and the JDK's direct ByteBuffers (pool=jdk)")
+            .labelNames("pool")
+            .callback(cb ->
+            {
+                cb.call(netty.usedDirectMemory(), "netty");
+                for (final BufferPoolMXBean pool : pools)
+                {
+                    if ("direct".equals(pool.getName()))
+                    {
+                        cb.call(pool.getMemoryUsed(), "jdk");
+                    }
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("sipline_stream_events")
+            .help("TCP and TLS connection events: accepted, closed, messages, and each drop or close by reason "
+                + "(parse_errors, framing_errors, oversize, idle_closed, errors, dropped, send_failures, tls_failures)")
+            .labelNames("event")
+            .callback(cb ->
+            {
+                final TcpCounters c = stack.streamCounters();
+                for (int slot = 0; slot < STREAM_EVENTS.length; slot++)
+                {
+                    cb.call(c.get(slot), STREAM_EVENTS[slot]);
+                }
+            }).register(registry);
     }
 
     /** A per-shard read of the traffic counters for one callback metric. */

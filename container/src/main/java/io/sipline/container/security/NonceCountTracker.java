@@ -1,5 +1,6 @@
 package io.sipline.container.security;
 
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <b>Memory bound.</b> At most {@code maxEntries} nonces are tracked (plus, for a moment, one per thread racing
  * past the check). An entry is a {@link Long} key, a {@code Window} and a map node: about 100 bytes, so the default
  * 65,536 entries stay under 7 MB. Expired entries (issued more than the lifetime ago) are swept at least once per
- * lifetime and whenever the map is full; if it is still full, the oldest entry is evicted. Every removal raises a
+ * lifetime and whenever the map is full; if it is still full, the oldest eighth is evicted at once (so the cost
+ * of eviction, a pass and a sort, is spread over the next maxEntries / 8 nonces). Every removal raises a
  * floor to the removed entry's issue time, and a nonce issued at or before the floor that has no entry is answered
  * {@link Check#FORGOTTEN} (the authenticator makes that {@code stale=true}: the client retries with a new nonce),
  * so forgetting an entry never re-opens its counts to replay.
@@ -107,25 +109,23 @@ final class NonceCountTracker
                 it.remove();
             }
         }
-        if (makeRoom)
+        if (makeRoom && windows.size() >= maxEntries)
         {
-            while (windows.size() >= maxEntries)
+            // The oldest eighth at once: one pass and a sort per maxEntries / 8 new nonces, not a scan per nonce.
+            final long[] issued = new long[windows.size()];
+            int n = 0;
+            for (final Window window : windows.values())
             {
-                Map.Entry<Long, Window> oldest = null;
-                for (final Map.Entry<Long, Window> entry : windows.entrySet())
-                {
-                    if (null == oldest || entry.getValue().issuedMs < oldest.getValue().issuedMs)
-                    {
-                        oldest = entry;
-                    }
-                }
-                if (null == oldest)
+                if (n == issued.length)
                 {
                     break;
                 }
-                raiseFloor(oldest.getValue().issuedMs);
-                windows.remove(oldest.getKey());
+                issued[n++] = window.issuedMs;
             }
+            Arrays.sort(issued, 0, n);
+            final long cutoff = issued[Math.max(1, n / 8) - 1];
+            raiseFloor(cutoff);
+            windows.values().removeIf(window -> window.issuedMs <= cutoff);
         }
     }
 

@@ -143,6 +143,11 @@ class AdminServerTest
             assertEquals(0, a.get("sipline_sessions_active"));
             assertTrue(sumWhere(a, "sipline_jvm_gc_collections_total", "") >= 0);
             assertTrue(a.get("sipline_jvm_heap_used_bytes") > 0);
+            assertTrue(a.get("sipline_jvm_direct_memory_used_bytes{pool=\"netty\"}") > 0, "the shards' pooled buffers");
+            assertTrue(a.containsKey("sipline_jvm_direct_memory_used_bytes{pool=\"jdk\"}"), a.keySet().toString());
+            // No TCP connection was made: the stream events are exported, all 0.
+            assertEquals(0, delta(before, a, "sipline_stream_events_total{event=\"accepted\"}"));
+            assertEquals(0, delta(before, a, "sipline_stream_events_total{event=\"framing_errors\"}"));
             assertTrue(a.get("sipline_jvm_allocated_bytes_total") > before.get("sipline_jvm_allocated_bytes_total"));
         }
     }

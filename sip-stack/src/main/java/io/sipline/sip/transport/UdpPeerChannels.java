@@ -2,6 +2,7 @@ package io.sipline.sip.transport;
 
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.Channel;
@@ -18,7 +19,8 @@ import io.netty.util.ReferenceCountUtil;
  * through the same path as a listening socket's (the peer's listening {@link UdpEndpoint} is the current one), by
  * Netty or by the shard's recvmsg reader ({@link UdpShardReads}), and errors never close a listening socket. An ICMP
  * port unreachable on a peer channel ({@code ECONNREFUSED}, RFC 3261 §18.4) closes that channel and is reported to
- * every shard ({@link UdpShardSockets#onUnreachable}). Idle peers are swept on a timer, one per shard.
+ * every shard ({@link UdpShardSockets#onUnreachable}); datagrams still queued on a channel when it closes count as
+ * send failures, not errors. Idle peers are swept on a timer, one per shard.
  *
  * <p>Buffers: a {@link DatagramPacket} Netty passes in is released by {@link #channelRead}, once, whatever happens.
  *
@@ -119,6 +121,13 @@ final class UdpPeerChannels extends ChannelInboundHandlerAdapter
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
+        if (cause instanceof ClosedChannelException && !ctx.channel().isOpen())
+        {
+            // A datagram still queued when the channel closed (its peer unreachable, idle, evicted): not sent, as
+            // when a socket cannot take it; the peer's transactions retransmit or time out (RFC 3261 §17).
+            counters.increment(ShardCounters.SEND_FAILURES);
+            return;
+        }
         final UdpPeers.Peer peer = ctx.channel().attr(UdpPeers.PEER).get();
         if (!isRefused(cause) || null == peer)
         {

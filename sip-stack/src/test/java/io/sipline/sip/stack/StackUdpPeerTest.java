@@ -151,6 +151,46 @@ class StackUdpPeerTest
         }
     }
 
+    /**
+     * Requests forwarded in one read batch to a peer whose socket just closed queue on its connected channel; the
+     * flush meets ECONNREFUSED and the channel closes with the rest still queued. Those are datagrams not sent
+     * (send failures), not exceptions of the shard: the error counter stays 0.
+     */
+    @Test
+    void shouldCountDatagramsQueuedToAGonePeerAsSendFailuresNotErrors() throws Exception
+    {
+        assumeTrue(Epoll.isAvailable(), "connected peer channels need native epoll");
+        final Listener listener = new Listener();
+        try (SipStack stack = SipStack.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(1)
+            .tcp(false).udpPeers(new UdpPeerConfig(1, 4, 60_000, 0)), shard -> listener);
+            DatagramSocket control = peer(LOOPBACK))
+        {
+            final InetSocketAddress server = stack.localAddresses().get(0);
+            final InetSocketAddress goneAddress;
+            try (DatagramSocket gone = peer(LOOPBACK))
+            {
+                exchange(gone, server);
+                awaitCondition(() -> connectedQuietly(stack) == 1, () -> "the peer never got a connected channel");
+                exchange(gone, server);
+                goneAddress = (InetSocketAddress)gone.getLocalSocketAddress();
+            }
+            listener.forwardTo.set(goneAddress);
+            for (int i = 0; i < 64; i++)
+            {
+                send(control, server, request("MESSAGE", "queued-" + i, control.getLocalPort()));
+            }
+            final ShardCounters after = awaitTotals(stack, t -> t.peersUnreachable() >= 1 && t.peersClosed() >= 1);
+            awaitCondition(() -> listener.clientTransportErrors.get() >= 1, () -> "no transport error");
+            assertEquals(0, stack.transportTotals().errors(), () -> "no shard error: " + stack.transportTotals());
+            assertTrue(after.peersUnreachable() >= 1, after.toString());
+            for (int i = 0; i < 64; i++)
+            {
+                assertEquals("SIP/2.0 200 OK", firstLine(Datagrams.receivePacket(control)), "answered despite it");
+            }
+            exchange(control, server);
+        }
+    }
+
     @Test
     void shouldKeepAtMostTheConfiguredChannelsPerShard() throws Exception
     {

@@ -1,0 +1,343 @@
+package io.sipline.bench.fuzz;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import io.sipline.bench.calls.Scenarios;
+import io.sipline.bench.calls.ServerProcess;
+import io.sipline.bench.calls.SystemUnderTest;
+import io.sipline.test.Sipp;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/sipline bench fuzz}: the wire fuzzer against the server. Starts Sipline with its {@code b2bua} example
+ * (and a TLS port when {@code openssl} can make it a certificate), runs a sipp call load through it, and meanwhile
+ * sends {@link SipMutator} messages over UDP, then TCP, then TLS ({@link WireFlood}). Reports whether the server is
+ * alive, the ERROR lines it logged, the shard and connection errors and every drop by reason (from {@code /metrics},
+ * before and after), heap after a full GC and direct memory before and after, and sipp's failed calls. Writes
+ * {@code report.md} into the run directory. Runs on the main thread; every process it starts is stopped by its
+ * handle.
+ */
+@Command(name = "sipline bench fuzz", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Mutated SIP messages over UDP, TCP and TLS into the b2bua example under a sipp call load.")
+public final class FuzzBench implements Callable<Integer>
+{
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+
+    @Option(names = "--udp", paramLabel = "N", description = "messages over UDP (default 1000000)",
+        defaultValue = "1000000")
+    long udp;
+
+    @Option(names = "--tcp", paramLabel = "N", description = "messages over TCP (default 100000)",
+        defaultValue = "100000")
+    long tcp;
+
+    @Option(names = "--tls", paramLabel = "N", description = "messages over TLS (default 20000; 0: no TLS port)",
+        defaultValue = "20000")
+    long tls;
+
+    @Option(names = "--rate", paramLabel = "R", description = "UDP messages per second (default 5000)",
+        defaultValue = "5000")
+    int rate;
+
+    @Option(names = "--stream-rate", paramLabel = "R", description = "TCP and TLS messages per second (default 2000)",
+        defaultValue = "2000")
+    int streamRate;
+
+    @Option(names = "--connections", paramLabel = "N", description = "TCP/TLS connections at once (default 8)",
+        defaultValue = "8")
+    int connections;
+
+    @Option(names = "--call-rate", paramLabel = "R", description = "sipp calls per second beside (default 50)",
+        defaultValue = "50")
+    int callRate;
+
+    @Option(names = "--seed", paramLabel = "S", description = "the mutator's seed (default 4475)",
+        defaultValue = "4475")
+    long seed;
+
+    @Option(names = "--profile", paramLabel = "NAME", description = "GC profile of jvm-profiles/ (default zgc)",
+        defaultValue = "zgc")
+    String profile;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "run directory (default bench-results/fuzz-<time>)")
+    Path out;
+
+    public static void main(final String[] args)
+    {
+        System.exit(new CommandLine(new FuzzBench()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (!Sipp.available())
+        {
+            System.err.println("sipp is not installed (apt-get install sip-tester)");
+            return 2;
+        }
+        final Path home = Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath().normalize();
+        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home,
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
+        final Path dir = (null != out ? out : home.resolve("bench-results").resolve("fuzz-"
+            + LocalDateTime.now().format(STAMP))).toAbsolutePath();
+        Files.createDirectories(dir);
+        final List<String> serverArgs = new ArrayList<>();
+        final int tlsPort = tls > 0 ? tlsArgs(dir, serverArgs) : 0;
+        final int uasPort = Sipp.freeUdpPort();
+        final Scenarios.Flow flow = Scenarios.b2bua(dir, null);
+        try (ServerProcess server = SystemUnderTest.SIPLINE.startOnFreePort(layout, dir, "b2bua", profile, uasPort,
+            List.of(), serverArgs, true))
+        {
+            return run(server, dir, home, flow, uasPort, tlsPort);
+        }
+    }
+
+    private int run(final ServerProcess server, final Path dir, final Path home, final Scenarios.Flow flow,
+        final int uasPort, final int tlsPort) throws Exception
+    {
+        final List<byte[]> seeds = SipMutator.seedMessages(home.resolve("sip-stack/src/test/resources"), "127.0.0.1");
+        final Map<String, Double> m0 = metrics(server.adminPort());
+        final long live0 = server.liveBytes(dir.resolve("histogram-before.txt"));
+        final double seconds = udp / (double)Math.max(1, rate) + (tcp + tls) / (double)Math.max(1, streamRate);
+        final int calls = Math.max(callRate, (int)(callRate * seconds));
+        final Process uas = Sipp.start("fuzz-uas", new ArrayList<>(flow.uasArgs()), uasPort);
+        final List<WireFlood.Result> floods = new ArrayList<>();
+        final long[] done;
+        try
+        {
+            final Process uac = Sipp.start("fuzz-uac", List.of("127.0.0.1:" + server.port(), "-sf",
+                flow.uac().toString(), "-m", Integer.toString(calls), "-r", Integer.toString(callRate), "-l",
+                Integer.toString(callRate * 20), "-recv_timeout", "8000", "-timeout", (long)(seconds + 120) + "s"));
+            try
+            {
+                final InetSocketAddress sip = new InetSocketAddress("127.0.0.1", server.port());
+                flood(floods, sip, WireFlood.Transport.UDP, udp, rate, 0);
+                flood(floods, sip, WireFlood.Transport.TCP, tcp, streamRate, 1);
+                if (tlsPort > 0)
+                {
+                    flood(floods, new InetSocketAddress("127.0.0.1", tlsPort), WireFlood.Transport.TLS, tls,
+                        streamRate, 2);
+                }
+                uac.waitFor((long)seconds + 180, TimeUnit.SECONDS);
+            }
+            finally
+            {
+                Sipp.stop(uac);
+            }
+            done = Sipp.successAndFailed("fuzz-uac");
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+        // The fuzz INVITEs the b2bua relayed live until their transactions end (Timer B/H: 64*T1 = 32 s).
+        System.out.println("bench fuzz: waiting 40 s for the flood's transactions to end ...");
+        TimeUnit.SECONDS.sleep(40);
+        final boolean alive = ProcessHandle.of(server.pid()).map(ProcessHandle::isAlive).orElse(false);
+        final Map<String, Double> m1 = alive ? metrics(server.adminPort()) : Map.of();
+        final long live1 = alive ? server.liveBytes(dir.resolve("histogram-after.txt")) : -1;
+        final long errorLines = countErrors(server.output());
+        final String report = report(floods, alive, errorLines, m0, m1, live0, live1, calls, done);
+        Files.writeString(dir.resolve("report.md"), report);
+        System.out.println(report);
+        System.out.println("bench fuzz: results in " + dir);
+        return alive && 0 == errorLines && 0 == done[1] ? 0 : 1;
+    }
+
+    private void flood(final List<WireFlood.Result> floods, final InetSocketAddress to,
+        final WireFlood.Transport transport, final long count, final int perSecond, final int stream)
+        throws IOException, InterruptedException
+    {
+        if (count <= 0)
+        {
+            return;
+        }
+        final SipMutator mutator = new SipMutator(SipMutator.seedMessages(
+            Path.of(System.getProperty("sipline.root", ".")).resolve("sip-stack/src/test/resources"), "127.0.0.1"),
+            seed + stream, "127.0.0.1");
+        System.out.printf("bench fuzz: %s: %,d messages at %,d/s ...%n", transport, count, perSecond);
+        final WireFlood.Result r = new WireFlood(mutator, to, transport, connections).run(count, perSecond);
+        System.out.printf("bench fuzz: %s: sent %,d (%,d bytes) in %.1f s, reconnects %,d, send errors %,d%n",
+            transport, r.sent(), r.bytes(), r.seconds(), r.reconnects(), r.sendErrors());
+        floods.add(r);
+    }
+
+    /** A self-signed certificate for 127.0.0.1 by openssl, and the server's TLS options; 0 when there is none. */
+    private static int tlsArgs(final Path dir, final List<String> serverArgs) throws IOException, InterruptedException
+    {
+        final Path cert = dir.resolve("fuzz-cert.pem");
+        final Path key = dir.resolve("fuzz-key.pem");
+        final Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+            "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key.toString(), "-out", cert.toString(), "-days",
+            "2", "-subj", "/CN=127.0.0.1").redirectErrorStream(true).redirectOutput(dir.resolve("openssl.out")
+            .toFile()).start();
+        if (!p.waitFor(30, TimeUnit.SECONDS) || 0 != p.exitValue())
+        {
+            p.destroyForcibly();
+            System.out.println("bench fuzz: openssl could not make a certificate: no TLS flood");
+            return 0;
+        }
+        final int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.ofLiteral("127.0.0.1")))
+        {
+            port = probe.getLocalPort();
+        }
+        serverArgs.addAll(List.of("--tls-port", Integer.toString(port), "--tls-cert", cert.toString(), "--tls-key",
+            key.toString()));
+        return port;
+    }
+
+    /** Every sample of {@code /metrics}, by its name and labels as written. */
+    static Map<String, Double> metrics(final int adminPort) throws IOException
+    {
+        final HttpURLConnection http = (HttpURLConnection)URI.create("http://127.0.0.1:" + adminPort + "/metrics")
+            .toURL().openConnection();
+        http.setConnectTimeout(5_000);
+        http.setReadTimeout(10_000);
+        final String text;
+        try (InputStream in = http.getInputStream())
+        {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        finally
+        {
+            http.disconnect();
+        }
+        return parse(text);
+    }
+
+    /** Prometheus text exposition: one sample per line, {@code name{labels} value}; comments skipped. */
+    static Map<String, Double> parse(final String text)
+    {
+        final Map<String, Double> samples = new TreeMap<>();
+        for (final String line : text.split("\n"))
+        {
+            if (line.isBlank() || line.startsWith("#"))
+            {
+                continue;
+            }
+            final int space = line.lastIndexOf(' ');
+            try
+            {
+                samples.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+            }
+            catch (final NumberFormatException | StringIndexOutOfBoundsException ex)
+            {
+                // Not a sample line.
+            }
+        }
+        return samples;
+    }
+
+    /** Sums the samples of {@code name} by the value of {@code label} (shards added up). */
+    static Map<String, Double> byLabel(final Map<String, Double> samples, final String name, final String label)
+    {
+        final Map<String, Double> sums = new TreeMap<>();
+        final String key = label + "=\"";
+        for (final Map.Entry<String, Double> e : samples.entrySet())
+        {
+            final String k = e.getKey();
+            if (k.startsWith(name + "{") && k.contains(key))
+            {
+                final int from = k.indexOf(key) + key.length();
+                sums.merge(k.substring(from, k.indexOf('"', from)), e.getValue(), Double::sum);
+            }
+        }
+        return sums;
+    }
+
+    static double sum(final Map<String, Double> samples, final String name)
+    {
+        double s = 0;
+        for (final Map.Entry<String, Double> e : samples.entrySet())
+        {
+            if (e.getKey().equals(name) || e.getKey().startsWith(name + "{"))
+            {
+                s += e.getValue();
+            }
+        }
+        return s;
+    }
+
+    private static long countErrors(final Path output) throws IOException
+    {
+        long n = 0;
+        for (final String line : Files.readAllLines(output, StandardCharsets.ISO_8859_1))
+        {
+            if (line.contains(" ERROR ") || line.startsWith("ERROR") || line.contains("SEVERE"))
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private String report(final List<WireFlood.Result> floods, final boolean alive, final long errorLines,
+        final Map<String, Double> m0, final Map<String, Double> m1, final long live0, final long live1,
+        final int calls, final long[] done)
+    {
+        final StringBuilder sb = new StringBuilder("# bench fuzz\n\n| transport | messages | bytes | seconds | "
+            + "reconnects | send errors |\n|---|---:|---:|---:|---:|---:|\n");
+        for (final WireFlood.Result r : floods)
+        {
+            sb.append(String.format("| %s | %,d | %,d | %.1f | %,d | %,d |%n", r.transport(), r.sent(), r.bytes(),
+                r.seconds(), r.reconnects(), r.sendErrors()));
+        }
+        sb.append(String.format("%nserver alive after the flood: %s; ERROR/SEVERE lines in its log: %d%n", alive ?
+            "yes" : "NO", errorLines));
+        sb.append(String.format("shard listener errors: %.0f; shard transport errors: see drops; stream errors: %.0f%n",
+            sum(m1, "sipline_shard_listener_errors_total") - sum(m0, "sipline_shard_listener_errors_total"),
+            delta(byLabel(m0, "sipline_stream_events_total", "event"),
+                byLabel(m1, "sipline_stream_events_total", "event"), "errors")));
+        sb.append(String.format("call load: %d calls at %d/s: %d successful, %d failed%n", calls, callRate, done[0],
+            done[1]));
+        sb.append(String.format("heap after full GC: %,d bytes before, %,d after; heap used (gauge) %,.0f -> %,.0f; "
+            + "direct memory %,.0f -> %,.0f bytes%n", live0, live1, sum(m0, "sipline_jvm_heap_used_bytes"),
+            sum(m1, "sipline_jvm_heap_used_bytes"), sum(m0, "sipline_jvm_direct_memory_used_bytes"),
+            sum(m1, "sipline_jvm_direct_memory_used_bytes")));
+        sb.append(String.format("UDP datagrams read by the server: %,.0f%n",
+            sum(m1, "sipline_udp_datagrams_received_total") - sum(m0, "sipline_udp_datagrams_received_total")));
+        sb.append("\n| drop reason (UDP, /metrics sipline_sip_messages_dropped_total) | count |\n|---|---:|\n");
+        final Map<String, Double> d0 = byLabel(m0, "sipline_sip_messages_dropped_total", "reason");
+        final Map<String, Double> d1 = byLabel(m1, "sipline_sip_messages_dropped_total", "reason");
+        for (final String reason : d1.keySet())
+        {
+            final double n = delta(d0, d1, reason);
+            if (n > 0)
+            {
+                sb.append(String.format("| %s | %,.0f |%n", reason, n));
+            }
+        }
+        sb.append("\n| stream event (TCP+TLS, /metrics sipline_stream_events_total) | count |\n|---|---:|\n");
+        final Map<String, Double> s0 = byLabel(m0, "sipline_stream_events_total", "event");
+        final Map<String, Double> s1 = byLabel(m1, "sipline_stream_events_total", "event");
+        for (final String event : s1.keySet())
+        {
+            sb.append(String.format("| %s | %,.0f |%n", event, delta(s0, s1, event)));
+        }
+        return sb.toString();
+    }
+
+    private static double delta(final Map<String, Double> before, final Map<String, Double> after, final String key)
+    {
+        return after.getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0);
+    }
+}
