@@ -333,6 +333,15 @@ public final class RunningApplicationImpl implements RunningApplication
         return context;
     }
 
+    /**
+     * Makes the web half's context of this application the one both halves share (JSR 289 §13.2): this
+     * application's context attributes move there. Deploying thread, once, after {@link #start}.
+     */
+    public void attachWeb(final ServletContext webContext)
+    {
+        context.attachWeb(webContext);
+    }
+
     @Override
     public SipServlet servlet(final String name)
     {
