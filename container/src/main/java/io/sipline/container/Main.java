@@ -15,7 +15,10 @@ import io.sipline.container.admin.ContainerServerStatus;
 import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
 import io.sipline.container.deploy.ApplicationDeployer;
+import io.sipline.container.deploy.DeploymentListener;
 import io.sipline.container.deploy.DeploymentWatcher;
+import io.sipline.container.web.ConvergedDeployment;
+import io.sipline.container.web.WebServer;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.router.ApplicationRouters;
@@ -138,10 +141,22 @@ public final class Main
                 return 1;
             }
         }
+        final WebServer web = null == options.http() ? null : startWeb(options.http(), err);
+        if (null != options.http() && null == web)
+        {
+            if (null != admin)
+            {
+                admin.close();
+            }
+            server.close();
+            return 1;
+        }
+        final DeploymentListener deployments =
+            null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
-            new DeploymentWatcher(options.deploy(), new ApplicationDeployer(), server.registry(), out, err);
+            new DeploymentWatcher(options.deploy(), new ApplicationDeployer(), deployments, out, err);
         final AdminServer adminServer = admin;
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, server, out), "sipline-shutdown");
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
@@ -151,8 +166,23 @@ public final class Main
         {
             err.println("sipline: cannot watch the deploy folders: " + e);
         }
-        printReady(server, admin, out);
+        printReady(server, admin, web, out);
         return Cli.SERVING;
+    }
+
+    /** The web engine on {@code --http-port}, or null after saying on one line why it cannot start. */
+    private static WebServer startWeb(final InetSocketAddress http, final PrintWriter err)
+    {
+        try
+        {
+            return WebServer.start(http);
+        }
+        catch (final Exception e)
+        {
+            err.println("sipline: --http-port " + http.getPort() + ": "
+                + io.sipline.container.deploy.ApplicationClassLoader.oneLine(e));
+            return null;
+        }
     }
 
     /** The stack's addresses, UDP ports, shards, overload wait and TLS of {@code options}. */
@@ -169,7 +199,8 @@ public final class Main
     }
 
     /** Prints every address the server (and its admin port, if any) listens on, then "ready". */
-    private static void printReady(final ContainerServer server, final AdminServer admin, final PrintWriter out)
+    private static void printReady(
+        final ContainerServer server, final AdminServer admin, final WebServer web, final PrintWriter out)
     {
         final int n = server.stack().shardCount();
         final String how = " (" + n + (1 == n ? " shard, " : " shards, ") + server.stack().transport().ioName() + ")";
@@ -189,6 +220,11 @@ public final class Main
         {
             out.println("sipline: admin on http://" + NetUtil.toSocketAddressString(admin.address())
                 + " (/health, /metrics)");
+        }
+        if (null != web)
+        {
+            out.println("sipline: http on http://" + NetUtil.toSocketAddressString(web.address())
+                + "/<application> (the web half of converged applications)");
         }
         out.println("sipline: ready");
     }
@@ -249,15 +285,19 @@ public final class Main
      * signal would otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last
      * hook is how a signal-driven stop reports success.
      */
-    private static void stop(
-        final DeploymentWatcher watcher, final AdminServer admin, final ContainerServer server, final PrintWriter out)
+    private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final WebServer web,
+        final ContainerServer server, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)
         {
             admin.close(); // first, so that /health does not answer while the shards stop
         }
-        watcher.close();
+        watcher.close(); // both halves of every application, web first
+        if (null != web)
+        {
+            web.close();
+        }
         server.close();
         final ShardCounters totals = server.stack().transportTotals();
         out.println("sipline: stopped (" + totals + ")");

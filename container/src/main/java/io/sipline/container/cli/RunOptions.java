@@ -1,6 +1,7 @@
 package io.sipline.container.cli;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -27,11 +28,13 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 ports ({@code io.sipline.container.warmup.Warmup}); 0 for none.
  * @param overloadWaitMillis the {@code --overload-wait}: a new request that waited longer than this many
  *                 milliseconds since it arrived is refused with 503 (overload control); 0 for off.
+ * @param http     the {@code --http-port} on the {@code --http-bind} address (the web half of converged
+ *                 applications), or {@code null} when it is off.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
-    int warmupCalls, int overloadWaitMillis)
+    int warmupCalls, int overloadWaitMillis, InetSocketAddress http)
 {
     /**
      * The TLS listeners: every {@code --bind} address on {@code port}, with a PEM certificate chain and its PEM
@@ -57,6 +60,16 @@ public record RunOptions(
         {
             throw new IllegalArgumentException("the overload wait must not be negative: " + overloadWaitMillis);
         }
+    }
+
+    /** Options without the web half. */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
+        final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
+        final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis)
+    {
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
+            overloadWaitMillis, null);
     }
 
     /** Options without a warm-up and without overload control. */
