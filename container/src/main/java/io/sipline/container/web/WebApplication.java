@@ -56,6 +56,11 @@ final class WebApplication
         context.setThrowUnavailableOnStartupException(true); // a servlet or listener that fails refuses the WAR
         context.setLogUrlOnStart(false);
         context.addServletContainerInitializer(new ServletContainerInitializerHolder(annotations));
+        final javax.servlet.ServletContext sip = running.servletContext();
+        for (final String name : java.util.Collections.list(sip.getAttributeNames()))
+        {
+            context.setAttribute(name, sip.getAttribute(name)); // seen by web listeners and servlets' init too
+        }
         final Handler handler = context.get();
         handler.setServer(server.server());
         final Thread thread = Thread.currentThread();

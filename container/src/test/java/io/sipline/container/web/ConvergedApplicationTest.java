@@ -135,7 +135,7 @@ class ConvergedApplicationTest
                 resp.getWriter().print(app.getId() + "\\n" + status + "\\n" + SipHalf.initialisedBy + ","
                     + getServletContext().getAttribute("set-by-sip") + "," + (named == factory) + ","
                     + (getServletContext().getAttribute(SipServlet.SIP_SESSIONS_UTIL) != null) + ","
-                    + (getServletContext().getAttribute(SipServlet.TIMER_SERVICE) != null));
+                    + (getServletContext().getAttribute(SipServlet.TIMER_SERVICE) != null) + "," + WebStart.sawFactory);
             }
         }
         """;
@@ -165,6 +165,22 @@ class ConvergedApplicationTest
                 }
                 resp.getWriter().print(app.getId() + "," + app.getAttribute("sent") + "," + app.getAttribute("answered")
                     + "," + http);
+            }
+        }
+        """;
+
+    private static final String WEB_START = """
+        package com.example.c2c;
+
+        @javax.servlet.annotation.WebListener
+        public class WebStart implements javax.servlet.ServletContextListener
+        {
+            public static volatile boolean sawFactory;
+
+            @Override
+            public void contextInitialized(final javax.servlet.ServletContextEvent event)
+            {
+                sawFactory = event.getServletContext().getAttribute(javax.servlet.sip.SipServlet.SIP_FACTORY) != null;
             }
         }
         """;
@@ -235,7 +251,7 @@ class ConvergedApplicationTest
     {
         final Path war = war("click-test", Map.of("com/example/c2c/SipHalf.java", SIP_HALF,
                 "com/example/c2c/CallServlet.java", CALL_SERVLET, "com/example/c2c/StatusServlet.java", STATUS_SERVLET,
-                "com/example/c2c/BoomServlet.java", BOOM_SERVLET),
+                "com/example/c2c/BoomServlet.java", BOOM_SERVLET, "com/example/c2c/WebStart.java", WEB_START),
             SIP_XML.formatted("c2c-app"), Map.of("WEB-INF/web.xml", WEB_XML, "index.html", "<h1>click to call</h1>"));
         try (ContainerServer server = container();
             WebServer web = WebServer.start(new InetSocketAddress(LOOPBACK, 0));
@@ -255,8 +271,8 @@ class ConvergedApplicationTest
             final String[] lines = call.body().split("\n");
             final String applicationSessionId = lines[0];
             assertEquals(base + "/status?sipappsessionid=" + applicationSessionId, lines[1]);
-            assertEquals("sip-half,yes,true,true,true", lines[2],
-                "one class loader, one set of context attributes and the JNDI names for both halves");
+            assertEquals("sip-half,yes,true,true,true,true", lines[2],
+                "one class loader, one set of context attributes (seen by web listeners too) and the JNDI names");
 
             final String message = receive(uas);
             assertTrue(message.startsWith("MESSAGE sip:uas@127.0.0.1:" + uas.getLocalPort() + " SIP/2.0"), message);
