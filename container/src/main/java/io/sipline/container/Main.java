@@ -15,8 +15,11 @@ import io.sipline.container.admin.ContainerServerStatus;
 import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
 import io.sipline.container.deploy.ApplicationDeployer;
+import io.sipline.container.deploy.DeploymentListener;
 import io.sipline.container.deploy.DeploymentWatcher;
 import io.sipline.container.deploy.SharedLibraries;
+import io.sipline.container.web.ConvergedDeployment;
+import io.sipline.container.web.WebServer;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.logging.LogSetup;
 import io.sipline.container.logging.RefusalLog;
@@ -144,13 +147,26 @@ public final class Main
                 return 1;
             }
         }
+        final WebServer web = null == options.http() ? null : startWeb(options.http(), err);
+        if (null != options.http() && null == web)
+        {
+            if (null != admin)
+            {
+                admin.close();
+            }
+            server.close();
+            return 1;
+        }
+        final DeploymentListener deployments =
+            null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
             new DeploymentWatcher(options.deploy(), new ApplicationDeployer(
                 SharedLibraries.loader(options.sharedLibraries(), Main.class.getClassLoader()), null),
-                server.registry(), out, err);
+                deployments, out, err);
         final AdminServer adminServer = admin;
         final RefusalLog refusals = ServerRefusals.log(server).start();
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, server, refusals, out), "sipline-shutdown");
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, out),
+            "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
@@ -160,8 +176,23 @@ public final class Main
         {
             err.println("sipline: cannot watch the deploy folders: " + e);
         }
-        printReady(server, admin, out);
+        printReady(server, admin, web, out);
         return Cli.SERVING;
+    }
+
+    /** The web engine on {@code --http-port}, or null after saying on one line why it cannot start. */
+    private static WebServer startWeb(final InetSocketAddress http, final PrintWriter err)
+    {
+        try
+        {
+            return WebServer.start(http);
+        }
+        catch (final Exception e)
+        {
+            err.println("sipline: --http-port " + http.getPort() + ": "
+                + io.sipline.container.deploy.ApplicationClassLoader.oneLine(e));
+            return null;
+        }
     }
 
     /** The stack's addresses, UDP ports, shards, overload wait and TLS of {@code options}. */
@@ -191,7 +222,8 @@ public final class Main
     }
 
     /** Prints every address the server (and its admin port, if any) listens on, then "ready". */
-    private static void printReady(final ContainerServer server, final AdminServer admin, final PrintWriter out)
+    private static void printReady(
+        final ContainerServer server, final AdminServer admin, final WebServer web, final PrintWriter out)
     {
         final int n = server.stack().shardCount();
         final String how = " (" + n + (1 == n ? " shard, " : " shards, ") + server.stack().transport().ioName() + ")";
@@ -219,6 +251,11 @@ public final class Main
         {
             out.println("sipline: admin on http://" + NetUtil.toSocketAddressString(admin.address())
                 + " (/health, /metrics)");
+        }
+        if (null != web)
+        {
+            out.println("sipline: http on http://" + NetUtil.toSocketAddressString(web.address())
+                + "/<application> (the web half of converged applications)");
         }
         out.println("sipline: ready");
     }
@@ -279,15 +316,24 @@ public final class Main
      * signal would otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last
      * hook is how a signal-driven stop reports success.
      */
-    private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final ContainerServer server,
-        final RefusalLog refusals, final PrintWriter out)
+            new DeploymentWatcher(options.deploy(), new ApplicationDeployer(
+                SharedLibraries.loader(options.sharedLibraries(), Main.class.getClassLoader()), null),
+                deployments, out, err);
+        final AdminServer adminServer = admin;
+        final RefusalLog refusals = ServerRefusals.log(server).start();
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, out),
+            "sipline-shutdown");
     {
         out.println("sipline: stopping");
         if (null != admin)
         {
             admin.close(); // first, so that /health does not answer while the shards stop
         }
-        watcher.close();
+        watcher.close(); // both halves of every application, web first
+        if (null != web)
+        {
+            web.close();
+        }
         server.close();
         refusals.close(); // the last interval's refusals
         final ShardCounters totals = server.stack().transportTotals();

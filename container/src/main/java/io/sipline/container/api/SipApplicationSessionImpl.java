@@ -1,5 +1,6 @@
 package io.sipline.container.api;
 
+import java.net.MalformedURLException;
 import java.net.URL;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
+import javax.servlet.http.HttpSession;
 import javax.servlet.sip.B2buaHelper;
 import javax.servlet.sip.ServletTimer;
 import javax.servlet.sip.SipApplicationSession;
@@ -32,13 +34,20 @@ import javax.servlet.sip.URI;
  * encode that shard, so every message of every dialog it owns is processed there, one at a time (JSR 289
  * §6.3 serialization without locks). Registered in its shard's {@link SessionTable}.
  * <p>
+ * Converged applications (JSR 289 §13): the HTTP sessions bound to it ({@link #addHttpSession}) are protocol
+ * sessions of it like its SIP sessions; {@link #encodeURL} marks an HTTP URL with its id
+ * ({@link #ENCODED_URL_PARAMETER}), which brings a request for that URL back to it.
+ * <p>
  * Threading: the container calls it on its shard; an application may call it from its own threads (JSR 289 leaves
- * concurrent use by the application to the application).
+ * concurrent use by the application to the application); an HTTP thread reaches it through
+ * {@link ApplicationSessionHandle}, which hands every call to the shard.
  */
 public final class SipApplicationSessionImpl implements SipApplicationSession, ContainerShard.TimerTarget
 {
     /** JSR 289 §6.1.2.2: the default lifetime of an application session without session-config. */
     public static final int DEFAULT_TIMEOUT_MINUTES = 3;
+    /** The query parameter that carries an application session id in an encoded HTTP URL (JSR 289 §13.4). */
+    public static final String ENCODED_URL_PARAMETER = "sipappsessionid";
 
     private final RunningApplication application;
     private final ContainerShard host;
@@ -53,6 +62,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private boolean readyNotified;
     private Map<String, Object> attributes;
     private final List<SipSessionImpl> sessions = new ArrayList<>(2);
+    /** The HTTP sessions bound to this one (converged applications), made on first use; shard only. */
+    private List<HttpSession> httpSessions;
     private Map<String, ServletTimerImpl> timers;
     private int sessionCounter;
     private B2buaHelper b2buaHelper;
@@ -245,7 +256,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** §6.1.2.2.2: every protocol session invalidated (they remove themselves) and no timer left. */
     boolean readyToInvalidate()
     {
-        return sessions.isEmpty() && (null == timers || timers.isEmpty());
+        return sessions.isEmpty() && (null == timers || timers.isEmpty())
+            && (null == httpSessions || httpSessions.isEmpty());
     }
 
     private void invalidateNow()
@@ -258,6 +270,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             s.invalidateNow();
         }
+        invalidateHttpSessions();
         if (null != timers)
         {
             for (final ServletTimerImpl t : new ArrayList<>(timers.values()))
@@ -304,11 +317,95 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         uri.setParameter(SessionTable.ENCODED_URI_PARAMETER, id);
     }
 
+    /**
+     * The URL with this session's id as the query parameter {@link #ENCODED_URL_PARAMETER} (JSR 289 §13.4): an HTTP
+     * request for it is bound to this application session (its {@code ConvergedHttpSession.getApplicationSession()}).
+     */
     @Override
     public URL encodeURL(final URL url)
     {
         checkValid();
-        throw new IllegalStateException("HTTP URLs are not encoded: this container serves SIP only");
+        final String text = url.toString();
+        final int hash = text.indexOf('#');
+        final String base = hash < 0 ? text : text.substring(0, hash);
+        final String fragment = hash < 0 ? "" : text.substring(hash);
+        final String encoded = base + (base.indexOf('?') < 0 ? '?' : '&') + ENCODED_URL_PARAMETER + '=' + id
+            + fragment;
+        try
+        {
+            return java.net.URI.create(encoded).toURL();
+        }
+        catch (final MalformedURLException | IllegalArgumentException e)
+        {
+            throw new IllegalArgumentException("cannot encode " + url + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Binds an HTTP session of this application to this session (a converged application's). Shard only. */
+    public void addHttpSession(final HttpSession session)
+    {
+        checkValid();
+        if (null == httpSessions)
+        {
+            httpSessions = new ArrayList<>(1);
+        }
+        if (null == findHttp(session.getId()))
+        {
+            httpSessions.add(session);
+        }
+    }
+
+    /** Unbinds the HTTP session of that id (it was invalidated or timed out); no-op when not bound. Shard only. */
+    public void removeHttpSession(final String httpSessionId)
+    {
+        final HttpSession found = findHttp(httpSessionId);
+        if (null != found)
+        {
+            httpSessions.remove(found);
+        }
+    }
+
+    private HttpSession findHttp(final String httpSessionId)
+    {
+        if (null != httpSessions)
+        {
+            for (final HttpSession h : httpSessions)
+            {
+                if (h.getId().equals(httpSessionId))
+                {
+                    return h;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * JSR 289 §6.1.2.2: invalidating the application session invalidates its protocol sessions. The HTTP ones belong
+     * to the web engine, which locks them: they are invalidated on a virtual thread, never on the shard.
+     */
+    private void invalidateHttpSessions()
+    {
+        if (null == httpSessions || httpSessions.isEmpty())
+        {
+            return;
+        }
+        final List<HttpSession> http = new ArrayList<>(httpSessions);
+        httpSessions.clear();
+        Thread.ofVirtual().name("sipline-http-invalidate").start(() ->
+        {
+            for (final HttpSession h : http)
+            {
+                try
+                {
+                    h.invalidate();
+                }
+                catch (final IllegalStateException alreadyInvalid)
+                {
+                    // it ended on its own meanwhile: nothing to do
+                }
+            }
+        });
     }
 
     @Override
@@ -434,7 +531,12 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public Iterator<?> getSessions()
     {
         checkValid();
-        return new ArrayList<SipSession>(sessions).iterator();
+        final List<Object> all = new ArrayList<>(sessions);
+        if (null != httpSessions)
+        {
+            all.addAll(httpSessions);
+        }
+        return all.iterator();
     }
 
     @Override
@@ -443,11 +545,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         checkValid();
         if ("SIP".equals(protocol))
         {
-            return getSessions();
+            return new ArrayList<SipSession>(sessions).iterator();
         }
         if ("HTTP".equals(protocol))
         {
-            return Collections.emptyIterator();
+            return null == httpSessions ? Collections.emptyIterator() : new ArrayList<>(httpSessions).iterator();
         }
         throw new IllegalArgumentException("protocol " + protocol + " is not SIP or HTTP");
     }
@@ -470,7 +572,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public Object getSession(final String sessionId, final Protocol protocol)
     {
         checkValid();
-        return Protocol.SIP == protocol ? getSipSession(sessionId) : null;
+        return null == protocol ? null : switch (protocol)
+        {
+            case SIP -> getSipSession(sessionId);
+            case HTTP -> findHttp(sessionId);
+        };
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.sipline.container.api;
 
 import java.io.Serializable;
+import java.util.function.Supplier;
 
 import javax.servlet.sip.ServletTimer;
 import javax.servlet.sip.SipApplicationSession;
@@ -8,7 +9,8 @@ import javax.servlet.sip.TimerService;
 
 /**
  * The container's {@link TimerService} (JSR 289 §22), one per application (a {@code ServletContext} attribute):
- * timers go on the wheel of the shard that owns the application session.
+ * timers go on the wheel of the shard that owns the application session; a timer asked for through an
+ * {@link ApplicationSessionHandle} is made where that session's calls run.
  * <p>
  * Threading: any thread.
  */
@@ -18,7 +20,8 @@ public final class TimerServiceImpl implements TimerService
     public ServletTimer createTimer(final SipApplicationSession appSession, final long delay,
         final boolean isPersistent, final Serializable info)
     {
-        return new ServletTimerImpl(check(appSession), delay, 0, false, info);
+        final SipApplicationSessionImpl app = check(appSession);
+        return owned(appSession, () -> new ServletTimerImpl(app, delay, 0, false, info));
     }
 
     @Override
@@ -29,12 +32,19 @@ public final class TimerServiceImpl implements TimerService
         {
             throw new IllegalArgumentException("period must be positive: " + period);
         }
-        return new ServletTimerImpl(check(appSession), delay, period, fixedDelay, info);
+        final SipApplicationSessionImpl app = check(appSession);
+        return owned(appSession, () -> new ServletTimerImpl(app, delay, period, fixedDelay, info));
+    }
+
+    /** Made where the session's calls run when the caller holds a handle (an HTTP thread), else here. */
+    private static ServletTimer owned(final SipApplicationSession given, final Supplier<ServletTimer> make)
+    {
+        return given instanceof ApplicationSessionHandle h ? h.call(make) : make.get();
     }
 
     private static SipApplicationSessionImpl check(final SipApplicationSession appSession)
     {
-        if (!(appSession instanceof SipApplicationSessionImpl impl))
+        if (!(ApplicationSessionHandle.unwrap(appSession) instanceof SipApplicationSessionImpl impl))
         {
             throw new IllegalArgumentException("not an application session of this container");
         }

@@ -3,6 +3,7 @@ package io.sipline.container.cli;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -229,6 +230,15 @@ public final class Cli
                 + "address; none without it.")
         Integer adminPort;
 
+        @Option(names = "--http-port", paramLabel = "N", converter = PortConverter.class,
+            description = "HTTP port of the web half of converged applications (servlets, filters, static files of "
+                + "each WAR at /<WAR name>, on an embedded Jetty); off without it.")
+        Integer httpPort;
+
+        @Option(names = "--http-bind", paramLabel = "ADDR", converter = AddressConverter.class,
+            description = "IP address of --http-port (default: the first --bind address).")
+        InetAddress httpBind;
+
         @Option(names = "--users", paramLabel = "FILE",
             description = "Users for digest authentication of protected servlets (sip.xml security-constraint), "
                 + "one per line: NAME:plain:PASSWORD[:ROLES] or NAME:digest:REALM:ALG=HA1[,...][:ROLES].")
@@ -385,10 +395,17 @@ public final class Cli
                 err.println("sipline: --shared-lib: " + e.getMessage());
                 return USAGE;
             }
+            if (null != httpBind && null == httpPort)
+            {
+                err.println("sipline: --http-bind needs --http-port");
+                return USAGE;
+            }
+            final InetSocketAddress http = null == httpPort ? null
+                : new InetSocketAddress(null == httpBind ? unique.getFirst() : httpBind, httpPort);
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws),
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 

@@ -1,6 +1,7 @@
 package io.sipline.container.cli;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -30,11 +31,14 @@ import io.sipline.container.os.GcThreadScheduling;
  * @param sharedLibraries the {@code --shared-lib} jars every application sees (checked readable); may be empty.
  * @param webSocket the SIP-over-WebSocket listeners ({@code --ws-port}, {@code --wss-port}, ...), or {@code null}
  *                 when there are none.
+ * @param http     the {@code --http-port} on the {@code --http-bind} address (the web half of converged
+ *                 applications), or {@code null} when it is off.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
-    int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket)
+    int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
+    InetSocketAddress http)
 {
     /**
      * The SIP-over-WebSocket listeners (RFC 7118): every {@code --bind} address on each given port.
@@ -47,14 +51,14 @@ public record RunOptions(
     {
     }
 
-    /** Options without shared libraries or WebSocket listeners. */
+    /** Options without shared libraries, WebSocket listeners or web half. */
     public RunOptions(
         final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
         final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
         final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis)
     {
         this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
-            overloadWaitMillis, List.of(), null);
+            overloadWaitMillis, List.of(), null, null);
     }
 
     /**

@@ -399,7 +399,8 @@ public final class ApplicationClassLoader extends URLClassLoader
         return copied;
     }
 
-    static String oneLine(final Throwable failure)
+    /** A failure on one line: its class and message, line breaks folded (for the one-line deployment errors). */
+    public static String oneLine(final Throwable failure)
     {
         final String text = null == failure.getMessage() ? failure.getClass().getName()
             : failure.getClass().getSimpleName() + ": " + failure.getMessage();

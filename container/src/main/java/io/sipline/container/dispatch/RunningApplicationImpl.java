@@ -364,6 +364,21 @@ public final class RunningApplicationImpl implements RunningApplication
         return context;
     }
 
+    /** The application's {@code SipSessionsUtil} (JSR 289 §4.1.3; any thread). */
+    public javax.servlet.sip.SipSessionsUtil sessionsUtil()
+    {
+        return sessionsUtil;
+    }
+
+    /**
+     * Makes the web half's context of this application the one both halves share (JSR 289 §13.2): this
+     * application's context attributes move there. Deploying thread, once, after {@link #start}.
+     */
+    public void attachWeb(final ServletContext webContext)
+    {
+        context.attachWeb(webContext);
+    }
+
     @Override
     public SipServlet servlet(final String name)
     {

@@ -35,7 +35,12 @@ import javax.servlet.sip.SipServlet;
  * defines for HTTP only (filters, dynamic registration, cookies, JSP) is refused with
  * {@link UnsupportedOperationException} naming the reason.
  * <p>
- * Threading: any thread (attributes and parameters in concurrent maps).
+ * Converged applications (JSR 289 §13.2: one {@code ServletContext} for the SIP and HTTP servlets): once the web half
+ * started, {@link #attachWeb} hands this context's attributes to the engine's context of the same application and
+ * from then on reads and writes attributes there, and answers the path, resource and dispatcher questions from it,
+ * so that both halves see one set of attributes.
+ * <p>
+ * Threading: any thread (attributes and parameters in concurrent maps, or the engine's thread-safe context).
  */
 final class ServletContextImpl implements ServletContext
 {
@@ -44,6 +49,8 @@ final class ServletContextImpl implements ServletContext
     private final RunningApplicationImpl application;
     private final Map<String, String> initParameters = new ConcurrentHashMap<>();
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    /** The web half's context of this application once it started, or null. */
+    private volatile ServletContext web;
 
     ServletContextImpl(final RunningApplicationImpl application, final Map<String, String> contextParams)
     {
@@ -51,10 +58,24 @@ final class ServletContextImpl implements ServletContext
         initParameters.putAll(contextParams);
     }
 
+    /**
+     * Shares this context with the web half's (deploying thread, once, before the application is published): copies
+     * every attribute there; attributes are then read and written in {@code webContext}.
+     */
+    void attachWeb(final ServletContext webContext)
+    {
+        for (final Map.Entry<String, Object> e : attributes.entrySet())
+        {
+            webContext.setAttribute(e.getKey(), e.getValue());
+        }
+        web = webContext;
+    }
+
     @Override
     public String getContextPath()
     {
-        return "/" + application.name();
+        final ServletContext w = web;
+        return null != w ? w.getContextPath() : "/" + application.name();
     }
 
     @Override
@@ -90,13 +111,15 @@ final class ServletContextImpl implements ServletContext
     @Override
     public String getMimeType(final String file)
     {
-        return null;
+        final ServletContext w = web;
+        return null != w ? w.getMimeType(file) : null;
     }
 
     @Override
     public Set<String> getResourcePaths(final String path)
     {
-        return null;
+        final ServletContext w = web;
+        return null != w ? w.getResourcePaths(path) : null;
     }
 
     @Override
@@ -119,7 +142,8 @@ final class ServletContextImpl implements ServletContext
     @Override
     public RequestDispatcher getRequestDispatcher(final String path)
     {
-        return null;
+        final ServletContext w = web;
+        return null != w ? w.getRequestDispatcher(path) : null;
     }
 
     /** A dispatcher that forwards a SIP message to another servlet of the application (JSR 289 §7.4). */
@@ -192,7 +216,8 @@ final class ServletContextImpl implements ServletContext
     @Override
     public String getRealPath(final String path)
     {
-        return null;
+        final ServletContext w = web;
+        return null != w ? w.getRealPath(path) : null;
     }
 
     @Override
@@ -222,19 +247,26 @@ final class ServletContextImpl implements ServletContext
     @Override
     public Object getAttribute(final String name)
     {
-        return attributes.get(name);
+        final ServletContext w = web;
+        return null != w ? w.getAttribute(name) : attributes.get(name);
     }
 
     @Override
     public Enumeration<String> getAttributeNames()
     {
-        return Collections.enumeration(new ArrayList<>(attributes.keySet()));
+        final ServletContext w = web;
+        return null != w ? w.getAttributeNames() : Collections.enumeration(new ArrayList<>(attributes.keySet()));
     }
 
     @Override
     public void setAttribute(final String name, final Object object)
     {
-        if (null == object)
+        final ServletContext w = web;
+        if (null != w)
+        {
+            w.setAttribute(name, object);
+        }
+        else if (null == object)
         {
             attributes.remove(name);
         }
@@ -247,6 +279,12 @@ final class ServletContextImpl implements ServletContext
     @Override
     public void removeAttribute(final String name)
     {
+        final ServletContext w = web;
+        if (null != w)
+        {
+            w.removeAttribute(name);
+            return;
+        }
         attributes.remove(name);
     }
 
@@ -405,5 +443,48 @@ final class ServletContextImpl implements ServletContext
     public JspConfigDescriptor getJspConfigDescriptor()
     {
         return null;
+    }
+
+    @Override
+    public ServletRegistration.Dynamic addJspFile(final String servletName, final String jspFile)
+    {
+        throw unsupported("addJspFile");
+    }
+
+    @Override
+    public int getSessionTimeout()
+    {
+        return application.sessionTimeoutMinutes();
+    }
+
+    @Override
+    public void setSessionTimeout(final int sessionTimeout)
+    {
+        throw new IllegalStateException("the application is initialised: its session timeout is set (Servlet 4.0 "
+            + "§4.4.1 allows setSessionTimeout only during initialisation; use session-config)");
+    }
+
+    @Override
+    public String getRequestCharacterEncoding()
+    {
+        return null;
+    }
+
+    @Override
+    public void setRequestCharacterEncoding(final String encoding)
+    {
+        throw unsupported("setRequestCharacterEncoding");
+    }
+
+    @Override
+    public String getResponseCharacterEncoding()
+    {
+        return null;
+    }
+
+    @Override
+    public void setResponseCharacterEncoding(final String encoding)
+    {
+        throw unsupported("setResponseCharacterEncoding");
     }
 }

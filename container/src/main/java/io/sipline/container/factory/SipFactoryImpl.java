@@ -19,6 +19,7 @@ import io.sipline.container.api.HeaderText;
 import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.security.AuthInfoImpl;
+import io.sipline.container.api.ApplicationSessionHandle;
 import io.sipline.container.api.ContainerShard;
 import io.sipline.container.api.RunningApplication;
 import io.sipline.container.api.SipApplicationSessionImpl;
@@ -188,6 +189,10 @@ public final class SipFactoryImpl implements SipFactory
     private SipServletRequest newRequest(final SipApplicationSession appSession, final String method,
         final String from, final String to, final String requestUri)
     {
+        if (appSession instanceof ApplicationSessionHandle h) // an HTTP thread: the session's shard makes it
+        {
+            return h.call(() -> newRequest(h.session(), method, from, to, requestUri));
+        }
         if (!(appSession instanceof SipApplicationSessionImpl app) || !app.isValid())
         {
             throw new IllegalArgumentException("not a valid application session of this container");

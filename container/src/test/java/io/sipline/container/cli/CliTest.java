@@ -168,6 +168,19 @@ class CliTest
     }
 
     @Test
+    void shouldTakeAnHttpPortOnTheFirstBindAddressOrItsOwn()
+    {
+        assertEquals(Cli.SERVING, run("run"));
+        assertNull(started.http(), "the web half is off unless asked for");
+        assertEquals(Cli.SERVING, run("run", "--bind", "127.0.0.2", "--http-port", "8080"));
+        assertEquals(new java.net.InetSocketAddress(java.net.InetAddress.ofLiteral("127.0.0.2"), 8080), started.http());
+        assertEquals(Cli.SERVING, run("run", "--http-port", "8080", "--http-bind", "0.0.0.0"));
+        assertEquals(new java.net.InetSocketAddress(java.net.InetAddress.ofLiteral("0.0.0.0"), 8080), started.http());
+        assertEquals(2, run("run", "--http-bind", "0.0.0.0"));
+        assertTrue(err.toString().contains("sipline: --http-bind needs --http-port"), err.toString());
+    }
+
+    @Test
     void shouldTakeTheGcThreadsModeOrLeaveItToTheProfile()
     {
         assertEquals(Cli.SERVING, run("run"));

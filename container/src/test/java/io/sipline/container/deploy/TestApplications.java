@@ -22,7 +22,7 @@ import javax.tools.ToolProvider;
  * the container uses, lays them out as exploded {@code WEB-INF} directories, and packs WARs and jars with
  * {@code java.util.zip}.
  */
-final class TestApplications
+public final class TestApplications
 {
     private TestApplications()
     {
@@ -32,7 +32,7 @@ final class TestApplications
      * @param sources  file path (e.g. {@code com/example/A.java}) to source text.
      * @param classDir where the class files go.
      */
-    static void compile(final Map<String, String> sources, final Path classDir) throws IOException
+    public static void compile(final Map<String, String> sources, final Path classDir) throws IOException
     {
         final Path sourceDir = Files.createTempDirectory("sipline-src");
         final List<String> arguments = new ArrayList<>(List.of(
@@ -57,7 +57,7 @@ final class TestApplications
      * @param root    the zip to write.
      * @param entries entry name to bytes, or a directory whose files become entries under a prefix.
      */
-    static void zip(final Path root, final Map<String, byte[]> entries) throws IOException
+    public static void zip(final Path root, final Map<String, byte[]> entries) throws IOException
     {
         try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(root)))
         {
@@ -75,7 +75,7 @@ final class TestApplications
      * @param prefix the entry prefix, e.g. {@code WEB-INF/classes/}.
      * @param into   receives entry name to bytes for every file under {@code dir}.
      */
-    static void collect(final Path dir, final String prefix, final Map<String, byte[]> into) throws IOException
+    public static void collect(final Path dir, final String prefix, final Map<String, byte[]> into) throws IOException
     {
         try (Stream<Path> files = Files.walk(dir))
         {
