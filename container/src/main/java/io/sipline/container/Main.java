@@ -316,13 +316,8 @@ public final class Main
      * signal would otherwise exit with 128 + the signal number even after a clean stop; {@code halt} from the last
      * hook is how a signal-driven stop reports success.
      */
-            new DeploymentWatcher(options.deploy(), new ApplicationDeployer(
-                SharedLibraries.loader(options.sharedLibraries(), Main.class.getClassLoader()), null),
-                deployments, out, err);
-        final AdminServer adminServer = admin;
-        final RefusalLog refusals = ServerRefusals.log(server).start();
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, out),
-            "sipline-shutdown");
+    private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final WebServer web,
+        final ContainerServer server, final RefusalLog refusals, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)

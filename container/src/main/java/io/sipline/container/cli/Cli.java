@@ -386,27 +386,45 @@ public final class Cli
                 return USAGE;
             }
             final List<Path> shared;
+            final InetSocketAddress http;
             try
             {
-                shared = SharedLibraries.jars(null == sharedLib ? List.of() : sharedLib);
+                shared = sharedLibraries();
+                http = httpAddress(unique.getFirst());
             }
-            catch (final IllegalArgumentException | UncheckedIOException e)
+            catch (final IllegalArgumentException e)
             {
-                err.println("sipline: --shared-lib: " + e.getMessage());
+                err.println("sipline: " + e.getMessage());
                 return USAGE;
             }
-            if (null != httpBind && null == httpPort)
-            {
-                err.println("sipline: --http-bind needs --http-port");
-                return USAGE;
-            }
-            final InetSocketAddress http = null == httpPort ? null
-                : new InetSocketAddress(null == httpBind ? unique.getFirst() : httpBind, httpPort);
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
                 darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
+        }
+
+        /** The {@code --shared-lib} jars; an argument that is none is an {@link IllegalArgumentException}. */
+        private List<Path> sharedLibraries()
+        {
+            try
+            {
+                return SharedLibraries.jars(null == sharedLib ? List.of() : sharedLib);
+            }
+            catch (final IllegalArgumentException | UncheckedIOException e)
+            {
+                throw new IllegalArgumentException("--shared-lib: " + e.getMessage(), e);
+            }
+        }
+
+        /** The web half's address ({@code --http-port} on {@code --http-bind}, else {@code first}); null when off. */
+        private InetSocketAddress httpAddress(final InetAddress first)
+        {
+            if (null != httpBind && null == httpPort)
+            {
+                throw new IllegalArgumentException("--http-bind needs --http-port");
+            }
+            return null == httpPort ? null : new InetSocketAddress(null == httpBind ? first : httpBind, httpPort);
         }
 
         /**
