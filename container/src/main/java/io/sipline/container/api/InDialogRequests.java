@@ -27,6 +27,10 @@ final class InDialogRequests
         {
             throw new IllegalStateException("the session is terminated");
         }
+        if ("BYE".equals(method) && s.hasSentBye())
+        {
+            throw new IllegalStateException("this session sent its BYE already (RFC 3261 §15.1.1)");
+        }
         final SessionDialog dialog = s.dialog;
         if (!s.isUac() && dialog.noRemoteTag() && State.INITIAL == s.state())
         {

@@ -539,15 +539,16 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         return all.iterator();
     }
 
+    /** The protocol name in any case ({@code "sip"} too), as the reference container accepts it. */
     @Override
     public Iterator<?> getSessions(final String protocol)
     {
         checkValid();
-        if ("SIP".equals(protocol))
+        if ("SIP".equalsIgnoreCase(protocol))
         {
             return new ArrayList<SipSession>(sessions).iterator();
         }
-        if ("HTTP".equals(protocol))
+        if ("HTTP".equalsIgnoreCase(protocol))
         {
             return null == httpSessions ? Collections.emptyIterator() : new ArrayList<>(httpSessions).iterator();
         }

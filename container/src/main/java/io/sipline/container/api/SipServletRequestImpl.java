@@ -657,6 +657,10 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             throw new IllegalStateException("the session was invalidated");
         }
+        if ("BYE".equals(method))
+        {
+            session.byeSent(); // before it leaves: a second BYE made meanwhile on another thread is refused too
+        }
         sendOnShard();
     }
 

@@ -71,6 +71,8 @@ public final class SipSessionImpl implements SipSession
     /** Requests of this session whose transaction has no final response yet (JSR 289 B2BUA pending messages). */
     private final List<SipServletRequestImpl> ongoing = new ArrayList<>(2);
     private boolean hadTransaction;
+    /** Written by the thread that sends the BYE (an application's, perhaps not the shard's), read by any. */
+    private volatile boolean byeSent;
     private SipSessionImpl linked;
     private boolean b2bua;
     /** The 2xx this UAS sent and whose ACK has not come yet, or null. */
@@ -552,6 +554,18 @@ public final class SipSessionImpl implements SipSession
     {
         lastAccessed = app.host().currentTimeMillis();
         SessionStates.onResponseReceived(this, response);
+    }
+
+    /** This session sent a BYE (RFC 3261 §15.1.1: the session is over for it); see {@link #hasSentBye}. */
+    void byeSent()
+    {
+        byeSent = true;
+    }
+
+    /** Whether this session sent a BYE: another one is refused, as the reference container's stack refuses it. */
+    boolean hasSentBye()
+    {
+        return byeSent;
     }
 
     /** A BYE was received: the dialog ends with its 2xx; the session is TERMINATED then (§6.2.1). */
