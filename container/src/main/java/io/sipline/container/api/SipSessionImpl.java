@@ -562,10 +562,13 @@ public final class SipSessionImpl implements SipSession
         byeSent = true;
     }
 
-    /** Whether this session sent a BYE: another one is refused, as the reference container's stack refuses it. */
+    /**
+     * Whether this session sent a BYE: another one is refused, as the reference container's stack refuses it. Not
+     * for the sessions of a forked request's dialogs, whose requests may pass through one another's objects.
+     */
     boolean hasSentBye()
     {
-        return byeSent;
+        return byeSent && null == fork;
     }
 
     /** A BYE was received: the dialog ends with its 2xx; the session is TERMINATED then (§6.2.1). */
