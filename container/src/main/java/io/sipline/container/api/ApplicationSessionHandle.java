@@ -3,8 +3,6 @@ package io.sipline.container.api;
 import java.net.URL;
 import java.util.Collection;
 import java.util.Iterator;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -60,38 +58,7 @@ public final class ApplicationSessionHandle implements SipApplicationSession
             return action.get();
         }
         final Executor lane = session.lane();
-        if (null == lane)
-        {
-            return host.callAndWait(action);
-        }
-        final CompletableFuture<T> done = new CompletableFuture<>();
-        lane.execute(() ->
-        {
-            try
-            {
-                done.complete(action.get());
-            }
-            catch (final RuntimeException | Error e)
-            {
-                done.completeExceptionally(e);
-            }
-        });
-        try
-        {
-            return done.join();
-        }
-        catch (final CompletionException e)
-        {
-            if (e.getCause() instanceof RuntimeException r)
-            {
-                throw r;
-            }
-            if (e.getCause() instanceof Error r)
-            {
-                throw r;
-            }
-            throw e;
-        }
+        return null == lane ? host.callAndWait(action) : ContainerShard.callAndWait(lane, action);
     }
 
     private void run(final Runnable action)

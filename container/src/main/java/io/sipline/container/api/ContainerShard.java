@@ -2,6 +2,7 @@ package io.sipline.container.api;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.sipline.sip.dialog.DialogRecords;
@@ -34,12 +35,17 @@ public interface ContainerShard
      */
     default <T> T callAndWait(final Supplier<T> action)
     {
-        if (onShardThread())
-        {
-            return action.get();
-        }
+        return onShardThread() ? action.get() : callAndWait(this::execute, action);
+    }
+
+    /**
+     * Runs {@code action} as a task of {@code owner} (a shard, or an application's virtual-thread lane) and waits for
+     * its result, or throws what it threw. The owner must never wait for the caller.
+     */
+    static <T> T callAndWait(final Executor owner, final Supplier<T> action)
+    {
         final CompletableFuture<T> done = new CompletableFuture<>();
-        execute(() ->
+        owner.execute(() ->
         {
             try
             {
