@@ -2,6 +2,8 @@ package io.sipline.media.dtls;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.bouncycastle.tls.AlertDescription;
@@ -43,6 +45,9 @@ public final class DtlsEndpoint implements AutoCloseable
         CLOSED
     }
 
+    private static final int CONNECTED_RECEIVE_BYTES = 2048;
+    private static final int CONNECTED_WAIT_MS = 60_000;
+
     private final DtlsRole role;
     private final DtlsSrtpNegotiation negotiation;
     private final DtlsEndpointConfig config;
@@ -69,7 +74,7 @@ public final class DtlsEndpoint implements AutoCloseable
             new BcTlsCrypto(config.random()));
         this.transport = new PacketDatagramTransport(config.inboundQueueCapacity(), sender,
             config.maxDatagramBytes(), config.clockMs(), config.clockMs().getAsLong() + config.handshakeTimeoutMs());
-        this.thread = Thread.ofVirtual().name("dtls-" + role.name().toLowerCase(java.util.Locale.ROOT))
+        this.thread = Thread.ofVirtual().name("dtls-" + role.name().toLowerCase(Locale.ROOT))
             .unstarted(this::run);
     }
 
@@ -112,7 +117,7 @@ public final class DtlsEndpoint implements AutoCloseable
             malformedDatagrams++;
             return false;
         }
-        return queue(java.util.Arrays.copyOfRange(datagram, offset, offset + length));
+        return queue(Arrays.copyOfRange(datagram, offset, offset + length));
     }
 
     /**
@@ -244,7 +249,7 @@ public final class DtlsEndpoint implements AutoCloseable
     private DTLSTransport acceptWithoutCookie() throws IOException
     {
         final DTLSServerProtocol protocol = new DTLSServerProtocol();
-        // ICE connectivity checks have already proven the peer's address (RFC 8445 §7.2.5.2.1), so the cookie
+        // ICE connectivity checks have already proven the peer's address (RFC 8445 §7), so the cookie
         // exchange of RFC 6347 §4.2.1 would only add a round trip.
         protocol.setVerifyRequests(false);
         return protocol.accept(new SrtpDtlsServer(negotiation, config.initialResendMs()), transport);
@@ -252,7 +257,8 @@ public final class DtlsEndpoint implements AutoCloseable
 
     private void serve(final DTLSTransport dtls)
     {
-        final byte[] discard = new byte[PacketDatagramTransport.RECEIVE_LIMIT];
+        // Once connected a peer sends only resent final flights and alerts, all far smaller than this.
+        final byte[] discard = new byte[CONNECTED_RECEIVE_BYTES];
         String detail;
         while (true)
         {
@@ -260,7 +266,7 @@ public final class DtlsEndpoint implements AutoCloseable
             {
                 // DTLS-SRTP carries no application data (RFC 5764 §4.1); receiving answers the peer's resent
                 // flights and notices its alerts.
-                dtls.receive(discard, 0, discard.length, 60_000);
+                dtls.receive(discard, 0, discard.length, CONNECTED_WAIT_MS);
             }
             catch (final DtlsAbortException e)
             {
