@@ -80,7 +80,7 @@ final class DtlsSrtpNegotiation
 
     /**
      * The server's choice from the client's {@code use_srtp}: our most preferred profile it offers
-     * (RFC 5764 §4.1.2 leaves the choice to the server).
+     * (RFC 5764 §4.1.1: the server picks one of the client's profiles).
      *
      * @param clientOffer the client's extension, or null when it sent none.
      */

@@ -50,7 +50,7 @@ class DtlsSrtpKeysTest
     }
 
     @Test
-    void shouldTakeFiftySixOctetsForAes128GcmAsRfc7714Section12()
+    void shouldTakeFiftySixOctetsForAes128GcmByTheRfc5764Section4Point2Formula()
     {
         assertEquals(56, DtlsSrtpProfile.SRTP_AEAD_AES_128_GCM.keyingMaterialLength());
         assertEquals(60, DtlsSrtpProfile.SRTP_AES128_CM_HMAC_SHA1_32.keyingMaterialLength());
