@@ -62,6 +62,7 @@ public final class MediaRelay implements AutoCloseable
         {
             final Thread thread = new Thread(t, t.roleName());
             thread.setDaemon(true);
+            t.runOn(thread);
             thread.start();
         }
         return relay;

@@ -92,10 +92,17 @@ final class MediaThread implements Runnable
         selector.wakeup();
     }
 
+    /**
+     * @param thread the thread that will run this loop, named before it starts so that measurements can find it.
+     */
+    void runOn(final Thread thread)
+    {
+        this.thread = thread;
+    }
+
     @Override
     public void run()
     {
-        thread = Thread.currentThread();
         nowNs = System.nanoTime();
         nextIdleCheckNs = nowNs + idleCheckNs;
         final long timeoutMs = Math.max(1, Math.min(1000, idleCheckNs / 1_000_000L));
@@ -106,7 +113,7 @@ final class MediaThread implements Runnable
                 selector.select(onReady, timeoutMs);
                 nowNs = System.nanoTime();
                 drainCommands();
-                if (nowNs - nextIdleCheckNs >= 0)
+                if (0 != idleNs && nowNs - nextIdleCheckNs >= 0)
                 {
                     nextIdleCheckNs = nowNs + idleCheckNs;
                     checkIdle();

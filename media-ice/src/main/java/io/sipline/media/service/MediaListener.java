@@ -1,9 +1,9 @@
 package io.sipline.media.service;
 
 /**
- * What an application hears about an anchor it made. Called on a thread of the media service's own (never a SIP
- * shard or a media thread), one event at a time per anchor is not guaranteed: keep the handler short and thread-safe.
- * Both methods do nothing by default.
+ * What an application hears about an anchor it made. Called on a virtual thread of the media service's own (never a
+ * SIP shard or a media thread); two events of one anchor may arrive at once, so a handler must be thread-safe. Both
+ * methods do nothing by default.
  */
 public interface MediaListener
 {
