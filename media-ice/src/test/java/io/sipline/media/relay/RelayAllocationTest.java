@@ -37,7 +37,7 @@ class RelayAllocationTest
     private int seq;
 
     @Test
-    @Timeout(120)
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldAllocateNothingPerRelayedPacket() throws Exception
     {
         final InetAddress loopback = InetAddress.getLoopbackAddress();
