@@ -14,6 +14,8 @@ import io.sipline.container.admin.AdminServer;
 import io.sipline.container.admin.ContainerServerStatus;
 import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
+import io.sipline.container.media.ContainerMedia;
+import io.sipline.media.service.RelayMediaService;
 import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeploymentListener;
 import io.sipline.container.deploy.DeploymentWatcher;
@@ -132,6 +134,7 @@ public final class Main
             err.println("sipline: " + e.getMessage());
             return 1;
         }
+        final RelayMediaService media = startMedia(options, server, err);
         AdminServer admin = null;
         if (null != options.adminPort())
         {
@@ -165,7 +168,7 @@ public final class Main
                 deployments, out, err);
         final AdminServer adminServer = admin;
         final RefusalLog refusals = ServerRefusals.log(server).start();
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, out),
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, media, out),
             "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
@@ -178,6 +181,27 @@ public final class Main
         }
         printReady(server, admin, web, out);
         return Cli.SERVING;
+    }
+
+    /**
+     * The media service on the media options, published to every application; null after saying on one line why
+     * it is off (the media threads cannot start, or the options do not fit the addresses).
+     */
+    private static RelayMediaService startMedia(final RunOptions options, final ContainerServer server,
+        final PrintWriter err)
+    {
+        try
+        {
+            final RelayMediaService media =
+                ContainerMedia.start(ContainerMedia.settings(options.media(), options.bind().getFirst()));
+            ContainerMedia.publish(server.registry(), media);
+            return media;
+        }
+        catch (final IOException | IllegalArgumentException e)
+        {
+            err.println("sipline: media service off: " + e.getMessage());
+            return null;
+        }
     }
 
     /** The web engine on {@code --http-port}, or null after saying on one line why it cannot start. */
@@ -317,7 +341,7 @@ public final class Main
      * hook is how a signal-driven stop reports success.
      */
     private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final WebServer web,
-        final ContainerServer server, final RefusalLog refusals, final PrintWriter out)
+        final ContainerServer server, final RefusalLog refusals, final RelayMediaService media, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)
@@ -330,6 +354,10 @@ public final class Main
             web.close();
         }
         server.close();
+        if (null != media)
+        {
+            media.close(); // after the applications, which end their anchors as they stop
+        }
         refusals.close(); // the last interval's refusals
         final ShardCounters totals = server.stack().transportTotals();
         out.println("sipline: stopped (" + totals + ")");

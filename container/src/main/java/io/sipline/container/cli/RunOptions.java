@@ -33,13 +33,42 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 when there are none.
  * @param http     the {@code --http-port} on the {@code --http-bind} address (the web half of converged
  *                 applications), or {@code null} when it is off.
+ * @param media    the media relay's ports and addresses ({@code --media-ports}, {@code --media-bind},
+ *                 {@code --media-advertise}, ...), or {@code null} for the defaults on the first {@code --bind}
+ *                 address.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
     int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
-    InetSocketAddress http)
+    InetSocketAddress http, Media media)
 {
+    /**
+     * The media relay behind the media service (validated by the run command's media flags).
+     *
+     * @param portMin       lowest UDP port.
+     * @param portMax       highest UDP port.
+     * @param bind          the address media sockets bind, or null for the first {@code --bind} address.
+     * @param advertise     the address written into SDP, or null for the bind address.
+     * @param threads       media threads, or 0 for one per core.
+     * @param idleTimeoutMs silence after which an anchor's listener hears of it; 0 for never.
+     */
+    public record Media(int portMin, int portMax, InetAddress bind, InetAddress advertise, int threads,
+        long idleTimeoutMs)
+    {
+    }
+
+    /** Options with the media relay's defaults. */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
+        final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
+        final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis,
+        final List<Path> sharedLibraries, final WebSocket webSocket, final InetSocketAddress http)
+    {
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
+            overloadWaitMillis, sharedLibraries, webSocket, http, null);
+    }
+
     /**
      * The SIP-over-WebSocket listeners (RFC 7118): every {@code --bind} address on each given port.
      *

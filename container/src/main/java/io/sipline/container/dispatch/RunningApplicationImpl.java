@@ -88,6 +88,7 @@ public final class RunningApplicationImpl implements RunningApplication
         context.setAttribute(SipServlet.SUPPORTED_RFCs, List.of("3261", "3262", "3263", "3581", "6026"));
         context.setAttribute(PRACK_SUPPORTED, Boolean.TRUE); // JSR 289 §5.7.1: sendReliably works
         context.setAttribute(SipServlet.OUTBOUND_INTERFACES, registry.outboundInterfaces());
+        registry.contextAttributes().forEach(context::setAttribute);
     }
 
     /**
