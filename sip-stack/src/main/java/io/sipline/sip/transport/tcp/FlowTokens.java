@@ -16,9 +16,9 @@ import javax.crypto.spec.SecretKeySpec;
  * Record-Route or Path it adds for a client, naming the connection so that a request routed back through that entry
  * goes out on it, on whichever shard holds it. A token is 27 base64url characters of: the shard (2 bytes), the
  * connection's number on that shard (8 bytes, never reused while the process runs) and the first 10 bytes of an
- * HMAC-SHA256 of both under a key drawn at start, so that a token cannot be forged or altered (§5.2: "the proxy MUST
- * be able to detect a token that has been tampered with"). A token of a connection that has closed names no flow:
- * the request gets 430 Flow Failed (§5.3); a forged one gets 403.
+ * HMAC-SHA256 of both under a key drawn at start, so that a token cannot be forged or altered (§5.2 wants a proxy to
+ * detect a token that was tampered with). A token of a connection that has closed names no flow: the request gets
+ * 430 Flow Failed (§5.3); a forged one gets 403.
  *
  * <p><b>Threading.</b> One per stack, shared by its shards: a {@link ConcurrentHashMap} per shard, written by that
  * shard when a WebSocket connection opens or closes and read by any shard routing a request; a {@link Mac} per
