@@ -33,7 +33,8 @@ final class Transports
 
     /**
      * The transport the next-hop URI asks for (RFC 3261 §19.1.4, RFC 3263 §4.1): its {@code transport} parameter,
-     * TLS for a SIPS URI (over TCP: {@code sips:...;transport=tcp} is TLS too), else {@link #NONE}.
+     * TLS for a SIPS URI (over TCP: {@code sips:...;transport=tcp} is TLS too; {@code transport=ws} is WSS then),
+     * else {@link #NONE}.
      */
     static int asked(final NextHop.Hop hop)
     {
@@ -45,6 +46,10 @@ final class Transports
         if (named < 0)
         {
             return UNSUPPORTED;
+        }
+        if (isWebSocket(named))
+        {
+            return hop.sips() ? WSS : named; // RFC 7118 §5.2: transport=ws names WS and WSS alike
         }
         return hop.sips() ? TLS : named;
     }
