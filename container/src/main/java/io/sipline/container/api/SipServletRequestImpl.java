@@ -307,6 +307,22 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         extras().routeBackToken = token;
     }
 
+    /**
+     * The Route of ours popped from this request carried an RFC 5626 flow token (§5.3: the request goes on the flow
+     * it names, or gets 430 Flow Failed).
+     */
+    public void flowToken(final String token)
+    {
+        extras().flowToken = token;
+    }
+
+    /** The flow token of the Route of ours popped from this request, or null (no extras are made to answer). */
+    public String flowToken()
+    {
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.flowToken;
+    }
+
     /** The token of the container's route back on this request, or null (no extras are made to answer). */
     public String routeBackToken()
     {

@@ -61,6 +61,10 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private volatile String tlsDomain;
     /** The lower-case host of a WebSocket client's {@code .invalid} Contact ({@link WsContacts}); any thread. */
     private volatile String contactHost;
+    /** The connection's number on its shard for {@link FlowTokens} (WebSocket only; 0 before it opens). */
+    private volatile long flowId;
+    /** Its RFC 5626 flow token, made on first use ({@link FlowTokens#tokenOf}); any thread. */
+    private volatile String flowToken;
     /** The peer as a flow; known at construction for outbound connections, at activation for accepted ones. */
     private volatile TcpFlow flow;
     /** Sends made before an outbound connection became active (event loop only); null when none. */
@@ -156,6 +160,31 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     void contactHost(final String host)
     {
         contactHost = host;
+    }
+
+    long flowId()
+    {
+        return flowId;
+    }
+
+    void flowId(final long id)
+    {
+        flowId = id;
+    }
+
+    int flowShard()
+    {
+        return null == owner ? 0 : owner.index();
+    }
+
+    String flowToken()
+    {
+        return flowToken;
+    }
+
+    void flowToken(final String token)
+    {
+        flowToken = token;
     }
 
     /** True when this side opened the connection. Any thread. */

@@ -55,6 +55,8 @@ public final class TcpShardConnections
     /** Scratch for {@link #learnWebSocketContact}; shard thread only. */
     private final NameAddrFlyweight contact = new NameAddrFlyweight();
     private int live;
+    /** The number of this shard's last WebSocket connection ({@link FlowTokens}); never reused. */
+    private long lastFlowId;
     private boolean closing;
 
     TcpShardConnections(final int index, final EventLoop loop, final StreamMessageHandler handler,
@@ -224,6 +226,11 @@ public final class TcpShardConnections
         {
             live++;
             byPeer.putIfAbsent(connection.flow(), connection);
+            if (connection.isWebSocket())
+            {
+                connection.flowId(++lastFlowId);
+                contacts.flowTokens().register(index, lastFlowId, connection);
+            }
         }
     }
 
@@ -240,6 +247,7 @@ public final class TcpShardConnections
         if (connection.isWebSocket())
         {
             contacts.forget(connection);
+            contacts.flowTokens().forget(index, connection.flowId(), connection);
         }
         handler.onClosed(connection);
     }

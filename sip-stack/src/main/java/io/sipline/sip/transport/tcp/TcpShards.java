@@ -49,7 +49,7 @@ public final class TcpShards
     /** The SIP messages of WebSocket connections, counted apart from TCP's and TLS's. */
     private final TcpCounters wsMessageCounters = new TcpCounters();
     private final WsAdmission wsAdmission;
-    private final WsContacts contacts = new WsContacts();
+    private final WsContacts contacts;
     private final List<Channel> listeners = new ArrayList<>();
     private int bindings;
 
@@ -74,6 +74,7 @@ public final class TcpShards
         this.loops = loops.clone();
         this.settings = settings;
         this.shards = new TcpShardConnections[loops.length];
+        this.contacts = new WsContacts(loops.length);
         for (int k = 0; k < loops.length; k++)
         {
             shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings, contacts);
