@@ -18,6 +18,7 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
+import io.sipline.container.address.BaseUri;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -183,6 +184,15 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
             x = (x ^ text.charAt(i)) * 0x01000193;
         }
         return x;
+    }
+
+    /**
+     * The Request-URI as it goes on the wire when it is a URI object of this container (set by the application or
+     * parsed from text): borrowed, never to be modified; else null (read {@link #requestUriText}).
+     */
+    byte[] requestUriWire()
+    {
+        return requestUri instanceof BaseUri b ? b.wireBytes() : null;
     }
 
     public String requestUriText()
