@@ -3,6 +3,7 @@ package io.sipline.container.api;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -60,7 +61,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private boolean valid = true;
     private boolean invalidateWhenReady = true;
     private boolean readyNotified;
-    private Map<String, Object> attributes;
+    private AttributeTable attributes;
     private final List<SipSessionImpl> sessions = new ArrayList<>(2);
     /** The HTTP sessions bound to this one (converged applications), made on first use; shard only. */
     private List<HttpSession> httpSessions;
@@ -266,9 +267,12 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             return;
         }
-        for (final SipSessionImpl s : new ArrayList<>(sessions))
+        if (!sessions.isEmpty()) // invalidated when ready, it has none left: no copy to make
         {
-            s.invalidateNow();
+            for (final SipSessionImpl s : new ArrayList<>(sessions))
+            {
+                s.invalidateNow();
+            }
         }
         invalidateHttpSessions();
         if (null != timers)
@@ -290,7 +294,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         if (null != attributes)
         {
-            for (final String name : new ArrayList<>(attributes.keySet()))
+            for (final String name : attributes.names())
             {
                 removeAttribute(name);
             }
@@ -425,7 +429,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public Iterator<String> getAttributeNames()
     {
         checkValid();
-        return null == attributes ? Collections.emptyIterator() : new ArrayList<>(attributes.keySet()).iterator();
+        return null == attributes ? Collections.emptyIterator() : Arrays.asList(attributes.names()).iterator();
     }
 
     @Override
@@ -438,7 +442,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         if (null == attributes)
         {
-            attributes = new HashMap<>(4);
+            attributes = new AttributeTable(4);
         }
         final Object old = attributes.put(name, attribute);
         if (old == attribute)

@@ -354,13 +354,13 @@ public final class SipSessionImpl implements SipSession
     }
 
     /**
-     * The To of this UAS's responses to its initial request: the request's To with the local tag, made once and
-     * shared by every response (RFC 3261 §8.2.6.2).
+     * The To of this UAS's responses to its initial request: the request's To (entry {@code requestTo} of its
+     * headers) with the local tag, made once and shared by every response (RFC 3261 §8.2.6.2).
      */
-    public String taggedTo(final String requestTo)
+    public String taggedTo(final MessageHeaders requestHeaders, final int requestTo)
     {
         localTagForResponse();
-        return dialog.taggedTo(requestTo);
+        return dialog.taggedTo(requestHeaders, requestTo);
     }
 
     public String contactValue()
