@@ -33,12 +33,14 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 when there are none.
  * @param http     the {@code --http-port} on the {@code --http-bind} address (the web half of converged
  *                 applications), or {@code null} when it is off.
+ * @param hep      the HEPv3 capture ({@code --hep}, {@code --hep-id}, {@code --hep-password}), or {@code null} when
+ *                 it is off.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
     int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
-    InetSocketAddress http)
+    InetSocketAddress http, io.sipline.sip.capture.HepConfig hep)
 {
     /**
      * The SIP-over-WebSocket listeners (RFC 7118): every {@code --bind} address on each given port.
@@ -58,7 +60,7 @@ public record RunOptions(
         final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis)
     {
         this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
-            overloadWaitMillis, List.of(), null, null);
+            overloadWaitMillis, List.of(), null, null, null);
     }
 
     /**
