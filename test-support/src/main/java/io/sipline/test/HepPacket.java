@@ -25,10 +25,11 @@ import java.util.List;
  * @param authKey       chunk 0x000e, or null.
  * @param payload       chunk 0x000f.
  * @param chunkTypes    every chunk's type, in order.
+ * @param encoded       the packet as it was received.
  */
 public record HepPacket(int family, int protocol, InetSocketAddress source, InetSocketAddress destination,
     long seconds, long micros, int protocolType, long captureId, byte[] authKey, byte[] payload,
-    List<Integer> chunkTypes)
+    List<Integer> chunkTypes, byte[] encoded)
 {
     /** Decodes {@code packet[0, length)}; throws {@link IllegalArgumentException} on anything malformed. */
     public static HepPacket decode(final byte[] packet, final int length)
@@ -99,7 +100,7 @@ public record HepPacket(int family, int protocol, InetSocketAddress source, Inet
             throw new IllegalArgumentException("missing chunks: " + types);
         }
         return new HepPacket(family, protocol, address(src, srcPort), address(dst, dstPort), seconds, micros, type,
-            captureId, auth, payload, List.copyOf(types));
+            captureId, auth, payload, List.copyOf(types), Arrays.copyOf(packet, length));
     }
 
     /** The capture's time, nanoseconds since the epoch (to the microsecond). */
