@@ -81,9 +81,8 @@ class HepCaptureE2eTest
                         "captured at " + p.nanos() + ", the call ran from " + startNanos + " to " + endNanos);
                 }
                 final String metrics = metrics(server);
-                assertTrue(metrics.contains("sipline_hep_captures_total{outcome=\"sent\"} " + captures.size() + ".0"),
-                    metrics);
-                assertTrue(metrics.contains("sipline_hep_captures_total{outcome=\"dropped\"} 0.0"), metrics);
+                assertEquals(captures.size(), metric(metrics, "sipline_hep_captures_total{outcome=\"sent\"}"), metrics);
+                assertEquals(0, metric(metrics, "sipline_hep_captures_total{outcome=\"dropped\"}"), metrics);
                 tsharkDecodesAsSip(captures, collector.getLocalPort());
             }
             finally
@@ -160,6 +159,19 @@ class HepCaptureE2eTest
         }
         lines.sort(null);
         return String.join("\n", lines);
+    }
+
+    /** The value of the sample {@code name{labels}} in a Prometheus text exposition. */
+    private static double metric(final String exposition, final String sample)
+    {
+        for (final String line : exposition.split("\n"))
+        {
+            if (line.startsWith(sample + " "))
+            {
+                return Double.parseDouble(line.substring(sample.length() + 1).strip());
+            }
+        }
+        throw new AssertionError(sample + " missing");
     }
 
     private static String metrics(final SiplineServer server) throws Exception
