@@ -229,6 +229,7 @@ public final class Main
             config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
                 .tlsPorts(options.tls().port());
         }
+        config.hep(options.hep());
         final RunOptions.WebSocket ws = options.webSocket();
         if (null != ws)
         {
@@ -270,6 +271,12 @@ public final class Main
         for (final InetSocketAddress endpoint : server.stack().wssAddresses())
         {
             out.println("sipline: listening on wss " + NetUtil.toSocketAddressString(endpoint) + how);
+        }
+        if (null != server.stack().capture())
+        {
+            final InetSocketAddress collector = server.stack().capture().config().collector();
+            out.println("sipline: HEP capture to udp " + NetUtil.toSocketAddressString(collector) + " (capture id "
+                + Integer.toUnsignedString(server.stack().capture().config().captureId()) + ")");
         }
         if (null != admin)
         {

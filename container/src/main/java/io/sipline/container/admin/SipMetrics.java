@@ -70,6 +70,7 @@ public final class SipMetrics
         registerSip();
         registerShards();
         registerWebSocket();
+        registerCapture();
         registerContainer();
         registerJvm();
     }
@@ -333,6 +334,29 @@ public final class SipMetrics
         GaugeWithCallback.builder().name("sipline_ws_connections")
             .help("WebSocket connections open now (handshaking or upgraded), over all WS and WSS ports")
             .callback(cb -> cb.call(stack.webSocketConnections())).register(registry);
+    }
+
+    /**
+     * HEPv3 capture ({@code --hep}): {@code sipline_hep_captures_total{outcome}}, the SIP messages mirrored to the
+     * collector ({@code sent}) and those lost ({@code dropped}: the socket's buffer full, a failed send, or a message
+     * too long for one HEP packet); absent when capture is off.
+     */
+    private void registerCapture()
+    {
+        final io.sipline.sip.capture.HepCapture capture = stack.capture();
+        if (null == capture)
+        {
+            return;
+        }
+        CounterWithCallback.builder().name("sipline_hep_captures")
+            .help("SIP messages mirrored to the HEP collector (sent), or lost to it (dropped: socket buffer full, "
+                + "send failed, longer than one HEP packet); SIP itself is never held up")
+            .labelNames("outcome")
+            .callback(cb ->
+            {
+                cb.call(capture.sent(), "sent");
+                cb.call(capture.dropped(), "dropped");
+            }).register(registry);
     }
 
     private void registerContainer()

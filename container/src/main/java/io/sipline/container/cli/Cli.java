@@ -302,6 +302,9 @@ public final class Cli
         @CommandLine.Mixin
         MediaFlags mediaFlags = new MediaFlags();
 
+        @CommandLine.Mixin
+        HepFlags hep = new HepFlags();
+
         Run(final Server server)
         {
             this.server = server;
@@ -360,6 +363,7 @@ public final class Cli
             final RunOptions.Tls tls;
             final RunOptions.WebSocket ws;
             final RunOptions.Media media;
+            final io.sipline.sip.capture.HepConfig capture;
             try
             {
                 usersFile = usersFile();
@@ -369,6 +373,7 @@ public final class Cli
                 System.arraycopy(extra.ports(), 0, streamPorts, 1, extra.ports().length);
                 ws = webSocket.options(streamPorts, null != tls);
                 media = mediaFlags.options();
+                capture = hep.options();
             }
             catch (final UsersFileException e)
             {
@@ -405,7 +410,7 @@ public final class Cli
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, media),
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, media, capture),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 

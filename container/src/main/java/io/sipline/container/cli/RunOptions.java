@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import io.sipline.container.os.GcThreadScheduling;
+import io.sipline.sip.capture.HepConfig;
 
 /**
  * The validated options of {@code sipline run}.
@@ -36,12 +37,14 @@ import io.sipline.container.os.GcThreadScheduling;
  * @param media    the media relay's ports and addresses ({@code --media-ports}, {@code --media-bind},
  *                 {@code --media-advertise}, ...), or {@code null} for the defaults on the first {@code --bind}
  *                 address.
+ * @param hep      the HEPv3 capture ({@code --hep}, {@code --hep-id}, {@code --hep-password}), or {@code null} when
+ *                 it is off.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
     int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
-    InetSocketAddress http, Media media)
+    InetSocketAddress http, Media media, HepConfig hep)
 {
     /**
      * The media relay behind the media service (validated by the run command's media flags).
@@ -58,7 +61,7 @@ public record RunOptions(
     {
     }
 
-    /** Options with the media relay's defaults. */
+    /** Options with the media relay's defaults and no capture. */
     public RunOptions(
         final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
         final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
@@ -66,7 +69,7 @@ public record RunOptions(
         final List<Path> sharedLibraries, final WebSocket webSocket, final InetSocketAddress http)
     {
         this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
-            overloadWaitMillis, sharedLibraries, webSocket, http, null);
+            overloadWaitMillis, sharedLibraries, webSocket, http, null, null);
     }
 
     /**
@@ -87,7 +90,7 @@ public record RunOptions(
         final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis)
     {
         this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
-            overloadWaitMillis, List.of(), null, null);
+            overloadWaitMillis, List.of(), null, null, null);
     }
 
     /**

@@ -97,12 +97,19 @@ class StackAllocationTest
     static double measure(final int warmUp, final int measured, final int outboundBuffers,
         final UdpPeerConfig peers) throws Exception
     {
+        return measure(warmUp, measured, outboundBuffers, peers, null);
+    }
+
+    /** @param hep where the stack mirrors every message in HEPv3 ({@link SipStackConfig#hep}), or null for off. */
+    static double measure(final int warmUp, final int measured, final int outboundBuffers,
+        final UdpPeerConfig peers, final io.sipline.sip.capture.HepConfig hep) throws Exception
+    {
         final DemoUas.Stats stats = new DemoUas.Stats();
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         try (SipStack stack = SipStack.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2)
             .t1Ns(1_000_000L).initialTransactionPool(4096).outboundBuffers(outboundBuffers).udpPeers(peers)
-            .timerSpokeCapacity(TIMER_SPOKE_CAPACITY),
+            .timerSpokeCapacity(TIMER_SPOKE_CAPACITY).hep(hep),
             DemoUas.factory(stats)))
         {
             final InetSocketAddress to = stack.localAddresses().get(0);

@@ -22,6 +22,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.sipline.sip.capture.HepCaptureAgent;
 
 /**
  * The stack's TCP and TLS listeners, sharded like its UDP sockets: with native epoll every
@@ -78,6 +79,18 @@ public final class TcpShards
         for (int k = 0; k < loops.length; k++)
         {
             shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings, contacts);
+        }
+    }
+
+    /**
+     * Before any bind: every SIP message read or written on shard k's connections (TCP, TLS, WS, WSS) is mirrored to
+     * {@code captures.apply(k)} ({@link StreamCapture}). Not after a bind (the shards' loops read the agents).
+     */
+    public void capture(final IntFunction<HepCaptureAgent> captures)
+    {
+        for (int k = 0; k < shards.length; k++)
+        {
+            shards[k].capture(captures.apply(k));
         }
     }
 
