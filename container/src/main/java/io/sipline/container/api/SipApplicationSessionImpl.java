@@ -86,9 +86,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         this.expirationTime = minutes > 0 ? created + minutes * 60_000L : 0;
         host.sessions().putApplication(this);
         application.sessionsChanged(host.index(), 1);
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionCreated(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionCreated(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (expirationTime > 0 && host.onShardThread())
         {
@@ -206,9 +214,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         expiryTimerId = -1;
         final long before = expirationTime;
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionExpired(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionExpired(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (valid && expirationTime == before)
         {
@@ -242,9 +258,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         if (valid && readyToInvalidate() && !readyNotified)
         {
             readyNotified = true;
-            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            final ClassLoader previousLoader = ListenerLoader.enter(application);
+            try
             {
-                l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+                for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+                {
+                    l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+                }
+            }
+            finally
+            {
+                ListenerLoader.exit(previousLoader);
             }
             if (valid && invalidateWhenReady && readyToInvalidate())
             {
@@ -284,9 +308,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
             expiryTimerId = -1;
             host.execute(() -> host.cancel(timerId));
         }
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionDestroyed(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionDestroyed(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (null != attributes)
         {
@@ -453,17 +485,25 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
         }
-        for (final SipApplicationSessionAttributeListener l
-            : application.listeners(SipApplicationSessionAttributeListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            if (null == old)
+            for (final SipApplicationSessionAttributeListener l
+                : application.listeners(SipApplicationSessionAttributeListener.class))
             {
-                l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+                if (null == old)
+                {
+                    l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+                }
+                else
+                {
+                    l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
+                }
             }
-            else
-            {
-                l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
-            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 
@@ -480,10 +520,18 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
         }
-        for (final SipApplicationSessionAttributeListener l
-            : application.listeners(SipApplicationSessionAttributeListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+            for (final SipApplicationSessionAttributeListener l
+                : application.listeners(SipApplicationSessionAttributeListener.class))
+            {
+                l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 

@@ -56,6 +56,7 @@ final class WebApplication
         context.setThrowUnavailableOnStartupException(true); // a servlet or listener that fails refuses the WAR
         context.setLogUrlOnStart(false);
         context.addServletContainerInitializer(new ServletContainerInitializerHolder(annotations));
+        context.getObjectFactory().addDecorator(new WebInjection(running)); // @Resource in servlets, filters, listeners
         final javax.servlet.ServletContext sip = running.servletContext();
         for (final String name : java.util.Collections.list(sip.getAttributeNames()))
         {
