@@ -157,6 +157,7 @@ public final class Main
             server.close();
             return 1;
         }
+        exportHttpMetrics(admin, web);
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -178,6 +179,15 @@ public final class Main
         }
         printReady(server, admin, web, out);
         return Cli.SERVING;
+    }
+
+    /** The web engine's requests per application in the admin port's {@code /metrics}, when both run. */
+    private static void exportHttpMetrics(final AdminServer admin, final WebServer web)
+    {
+        if (null != web && null != admin)
+        {
+            admin.metrics().registerHttp(web.metrics());
+        }
     }
 
     /** The web engine on {@code --http-port}, or null after saying on one line why it cannot start. */

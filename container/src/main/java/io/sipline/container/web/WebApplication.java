@@ -93,7 +93,7 @@ final class WebApplication
             thread.setContextClassLoader(previous);
         }
         running.attachWeb(context.getServletContext());
-        server.add(handler);
+        server.add(handler, path, deployed.name());
         return new WebApplication(path, context);
     }
 
@@ -107,7 +107,7 @@ final class WebApplication
     void stop(final WebServer server)
     {
         final Handler handler = context.get();
-        server.remove(handler);
+        server.remove(handler, contextPath);
         stopQuietly(handler);
     }
 

@@ -26,6 +26,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.sipline.container.admin.ContainerStatus;
+import io.sipline.container.admin.SipMetrics;
 import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeployedApplication;
 import io.sipline.container.deploy.DeploymentException;
@@ -440,6 +443,17 @@ class ConvergedApplicationTest
             final HttpResponse<String> welcome = browser.send(get(base + "/"), HttpResponse.BodyHandlers.ofString());
             assertEquals("<h1>click to call</h1>", welcome.body());
             assertTrue(web.serverErrors() >= 1, "the 500 is counted");
+            assertEquals(404, browser.send(get("http://127.0.0.1:" + web.address().getPort() + "/nothing"),
+                HttpResponse.BodyHandlers.ofString()).statusCode());
+            final String metrics = scrape(server, web);
+            assertTrue(metrics.contains("sipline_http_requests_total{application=\"c2c-app\",status=\"5xx\"} 1.0"),
+                metrics);
+            assertTrue(value(metrics, "sipline_http_requests_total{application=\"c2c-app\",status=\"2xx\"}") >= 5,
+                "call, status (polled), encoded, status, welcome:\n" + metrics);
+            assertTrue(metrics.contains("sipline_http_requests_total{application=\"none\",status=\"4xx\"} 1.0"),
+                metrics);
+            assertTrue(metrics.contains("sipline_http_active_requests{application=\"c2c-app\"} 0.0"), metrics);
+            assertTrue(metrics.contains("sipline_http_requests_failed_total{application=\"c2c-app\"} 0.0"), metrics);
 
             deployment.onUndeployed(deployed);
             assertEquals(404, browser.send(get(base + "/status"), HttpResponse.BodyHandlers.ofString()).statusCode());
@@ -519,6 +533,28 @@ class ConvergedApplicationTest
                 refused.getMessage());
             assertTrue(server.registry().isEmpty(), "the SIP half was stopped again");
         }
+    }
+
+    /** {@code /metrics} as the admin port writes it, with the web engine's counts registered. */
+    private static String scrape(final ContainerServer server, final WebServer web) throws Exception
+    {
+        final SipMetrics metrics = new SipMetrics(server.stack(), ContainerStatus.NONE);
+        metrics.registerHttp(web.metrics());
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        PrometheusTextFormatWriter.create().write(out, metrics.registry().scrape());
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static double value(final String metrics, final String series)
+    {
+        for (final String line : metrics.split("\n"))
+        {
+            if (line.startsWith(series + " "))
+            {
+                return Double.parseDouble(line.substring(series.length() + 1).trim());
+            }
+        }
+        return -1;
     }
 
     private static HttpRequest get(final String url)
