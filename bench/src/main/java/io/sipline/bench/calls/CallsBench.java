@@ -484,32 +484,15 @@ public final class CallsBench implements Callable<Integer>
                 }
                 if (warmup > 0)
                 {
-                    steps.add(print(name, driver.run(server, name + "-warmup" + started++, "warmup", startRate,
-                        startRate * warmup, hold)));
+                    final String warmupName = name + "-warmup" + started++;
+                    steps.add(withHttpLoad("warmup", () -> print(name, driver.run(server, warmupName, "warmup",
+                        startRate, startRate * warmup, hold)))); // the web half warms up with the SIP half
                     settle(server);
                 }
             }
             final Instant from = Instant.now();
-            final Step step;
-            if (httpLoad > 0 && SystemUnderTest.SIPLINE == system)
-            {
-                final HttpLoad load = HttpLoad.start(URI.create("http://127.0.0.1:" + httpPort
-                    + "/click-to-call/calls"), httpLoad);
-                try
-                {
-                    step = print(name, driver.run(server, name + "-" + label, label, r, r * duration, hold));
-                }
-                finally
-                {
-                    load.close();
-                }
-                System.out.printf("bench calls: %s %s: %s%n", name, label, load.describe());
-                counters.add(label + ": " + load.describe());
-            }
-            else
-            {
-                step = print(name, driver.run(server, name + "-" + label, label, r, r * duration, hold));
-            }
+            final Step step = withHttpLoad(label, () -> print(name, driver.run(server, name + "-" + label, label, r,
+                r * duration, hold)));
             final Instant to = Instant.now();
             if (lockCheck)
             {
@@ -531,6 +514,27 @@ public final class CallsBench implements Callable<Integer>
             return step;
         }
 
+        /** Runs {@code step} with the HTTP load of {@code --http-load} beside it (Sipline), or alone. */
+        private Step withHttpLoad(final String label, final StepRun step) throws IOException, InterruptedException
+        {
+            if (httpLoad <= 0 || SystemUnderTest.SIPLINE != system)
+            {
+                return step.run();
+            }
+            final HttpLoad load = HttpLoad.start(URI.create("http://127.0.0.1:" + httpPort + "/click-to-call/calls"),
+                httpLoad);
+            try
+            {
+                return step.run();
+            }
+            finally
+            {
+                load.close();
+                System.out.printf("bench calls: %s %s: %s%n", name, label, load.describe());
+                counters.add(label + ": " + load.describe());
+            }
+        }
+
         /** Stops the running server, if any, keeping its stop line. */
         void stopServer() throws InterruptedException
         {
@@ -541,6 +545,13 @@ public final class CallsBench implements Callable<Integer>
                 server = null;
             }
         }
+    }
+
+    /** One step of load. */
+    @FunctionalInterface
+    private interface StepRun
+    {
+        Step run() throws IOException, InterruptedException;
     }
 
     /** A series name as a directory name: {@code sipline/zgc typical-b2bua} to {@code sipline-zgc-typical-b2bua}. */
