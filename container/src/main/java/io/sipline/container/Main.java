@@ -160,6 +160,7 @@ public final class Main
             server.close();
             return 1;
         }
+        exportHttpMetrics(admin, web);
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -201,6 +202,15 @@ public final class Main
         {
             err.println("sipline: media service off: " + e.getMessage());
             return null;
+        }
+    }
+
+    /** The web engine's requests per application in the admin port's {@code /metrics}, when both run. */
+    private static void exportHttpMetrics(final AdminServer admin, final WebServer web)
+    {
+        if (null != web && null != admin)
+        {
+            admin.metrics().registerHttp(web.metrics());
         }
     }
 

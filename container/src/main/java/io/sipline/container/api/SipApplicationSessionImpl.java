@@ -87,9 +87,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         this.expirationTime = minutes > 0 ? created + minutes * 60_000L : 0;
         host.sessions().putApplication(this);
         application.sessionsChanged(host.index(), 1);
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionCreated(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionCreated(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (expirationTime > 0 && host.onShardThread())
         {
@@ -207,9 +215,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         expiryTimerId = -1;
         final long before = expirationTime;
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionExpired(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionExpired(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (valid && expirationTime == before)
         {
@@ -243,9 +259,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         if (valid && readyToInvalidate() && !readyNotified)
         {
             readyNotified = true;
-            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            final ClassLoader previousLoader = ListenerLoader.enter(application);
+            try
             {
-                l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+                for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+                {
+                    l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+                }
+            }
+            finally
+            {
+                ListenerLoader.exit(previousLoader);
             }
             if (valid && invalidateWhenReady && readyToInvalidate())
             {
@@ -288,9 +312,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
             expiryTimerId = -1;
             host.execute(() -> host.cancel(timerId));
         }
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionDestroyed(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionDestroyed(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (null != attributes)
         {
@@ -457,17 +489,25 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
         }
-        for (final SipApplicationSessionAttributeListener l
-            : application.listeners(SipApplicationSessionAttributeListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            if (null == old)
+            for (final SipApplicationSessionAttributeListener l
+                : application.listeners(SipApplicationSessionAttributeListener.class))
             {
-                l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+                if (null == old)
+                {
+                    l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+                }
+                else
+                {
+                    l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
+                }
             }
-            else
-            {
-                l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
-            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 
@@ -484,10 +524,18 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
         }
-        for (final SipApplicationSessionAttributeListener l
-            : application.listeners(SipApplicationSessionAttributeListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+            for (final SipApplicationSessionAttributeListener l
+                : application.listeners(SipApplicationSessionAttributeListener.class))
+            {
+                l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 

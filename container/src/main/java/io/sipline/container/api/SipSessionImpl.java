@@ -862,17 +862,33 @@ public final class SipSessionImpl implements SipSession
 
     void fireCreated()
     {
-        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(app.application());
+        try
         {
-            l.sessionCreated(new SipSessionEvent(this));
+            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+            {
+                l.sessionCreated(new SipSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 
     void fireReadyToInvalidate()
     {
-        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(app.application());
+        try
         {
-            l.sessionReadyToInvalidate(new SipSessionEvent(this));
+            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+            {
+                l.sessionReadyToInvalidate(new SipSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 

@@ -372,6 +372,21 @@ public final class RunningApplicationImpl implements RunningApplication
     }
 
     /**
+     * Injects the {@code @Resource}s of an object of the web half (a servlet, filter or listener the engine made) as
+     * the SIP half's are (JSR 289 §18): deploying or HTTP thread, after {@link #start}.
+     *
+     * @throws InjectionException naming the class, member and reason when one cannot be satisfied.
+     */
+    public void inject(final Object instance) throws InjectionException
+    {
+        if (null == naming)
+        {
+            throw new IllegalStateException(deployed.name() + " is not started");
+        }
+        naming.inject(instance);
+    }
+
+    /**
      * Makes the web half's context of this application the one both halves share (JSR 289 §13.2): this
      * application's context attributes move there. Deploying thread, once, after {@link #start}.
      */
