@@ -117,7 +117,7 @@ final class LibsrtpOracle implements AutoCloseable
     }
 
     @Override
-    public void close() throws Exception
+    public void close()
     {
         try
         {
@@ -128,10 +128,18 @@ final class LibsrtpOracle implements AutoCloseable
         {
             // Already exited: destroyed below if not.
         }
-        if (!process.waitFor(5, TimeUnit.SECONDS))
+        try
+        {
+            if (!process.waitFor(5, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+        catch (final InterruptedException e)
         {
             process.destroyForcibly();
-            process.waitFor(5, TimeUnit.SECONDS);
+            Thread.currentThread().interrupt();
         }
     }
 }
