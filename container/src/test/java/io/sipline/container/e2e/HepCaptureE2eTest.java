@@ -60,7 +60,8 @@ class HepCaptureE2eTest
             final Path war = Examples.configured("b2bua",
                 Map.of("target", "sip:service@127.0.0.1:" + callee.getLocalPort()), work.resolve("apps"));
             final SiplineServer server = SiplineServer.start("hep", List.of("--deploy", war.toString(), "--hep",
-                "127.0.0.1:" + collector.getLocalPort(), "--hep-id", "2001", "--admin-port", "0"));
+                "127.0.0.1:" + collector.getLocalPort(), "--hep-id", "2001", "--admin-port",
+                Integer.toString(freeTcpPort())));
             try
             {
                 assertTrue(server.output().contains("sipline: HEP capture to udp 127.0.0.1:" + collector.getLocalPort()
@@ -159,6 +160,14 @@ class HepCaptureE2eTest
         }
         lines.sort(null);
         return String.join("\n", lines);
+    }
+
+    private static int freeTcpPort() throws IOException
+    {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, LOOPBACK))
+        {
+            return probe.getLocalPort();
+        }
     }
 
     /** The value of the sample {@code name{labels}} in a Prometheus text exposition. */
