@@ -70,8 +70,8 @@ public final class OverloadBench implements Callable<Integer>
         description = "Sipline's surges, as multiples of its maximum (default 2,4); Kamailio's is 2")
     List<Integer> multipliers;
 
-    @Option(names = "--overload-waits", paramLabel = "LIST", split = ",", defaultValue = "0,100",
-        description = "Sipline's --overload-wait of each series, ms; 0: overload control off (default 0,100)")
+    @Option(names = "--overload-waits", paramLabel = "LIST", split = ",", defaultValue = "0,30,100",
+        description = "Sipline's --overload-wait of each series, ms; 0: overload control off (default 0,30,100)")
     List<Integer> overloadWaits;
 
     @Option(names = "--steady-share", paramLabel = "F", defaultValue = "0.5",
@@ -226,7 +226,7 @@ public final class OverloadBench implements Callable<Integer>
         return 0;
     }
 
-    /** The options of {@code bin/sipline run} for Sipline with {@code overloadWait} (0: off). */
+    /** The options of {@code bin/sipline run} for Sipline with {@code overloadWait} (0: off), also for the search. */
     private List<String> serverArgs(final SystemUnderTest s, final int overloadWait)
     {
         final List<String> args = new ArrayList<>();
@@ -234,8 +234,9 @@ public final class OverloadBench implements Callable<Integer>
         {
             args.addAll(List.of("--warmup", Integer.toString(serverWarmup)));
         }
-        if (SystemUnderTest.SIPLINE == s && overloadWait > 0)
+        if (SystemUnderTest.SIPLINE == s)
         {
+            // Always given: 0 turns the server's default overload control off.
             args.addAll(List.of("--overload-wait", Integer.toString(overloadWait)));
         }
         return args;

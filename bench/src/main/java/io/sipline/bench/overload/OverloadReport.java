@@ -27,8 +27,9 @@ final class OverloadReport
             .append("nothing and completes at least 90% of what it is offered.\n\n")
             .append("| run | offered in the surge, calls/s | goodput in the surge, calls/s | least goodput / max | ")
             .append("held >= 90% | 503s | 503s without Retry-After | server's overload refusals | ")
-            .append("retransmissions | failed calls | kernel drops | established calls: BYEs in surge / after / ")
-            .append("answered of calls | recovery, s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            .append("retransmissions | failed calls | kernel drops: server and far end / callers | ")
+            .append("established calls: BYEs in surge / after / answered of calls | recovery, s |\n")
+            .append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final Surge s : surges)
         {
             final Surge.Population p = s.population();
@@ -37,8 +38,9 @@ final class OverloadReport
                 .append(s.goodputHeld() ? "yes" : "no").append(" | ").append(s.refused()).append(" | ")
                 .append(s.missingRetryAfter()).append(" | ").append(s.serverRefused() < 0 ? "-" : s.serverRefused())
                 .append(" | ").append(s.retransmissions()).append(" | ").append(s.failed()).append(" | ")
-                .append(s.drops()).append(" | ").append(null == p ? "-" : p.byesInSurge() + " / " + p.byesAfter()
-                    + " / " + p.byesAnswered() + " of " + p.calls() + (p.allAnswered() ? " (all)" : " (NOT all)"))
+                .append(s.drops()).append(" / ").append(s.callerDrops()).append(" | ")
+                .append(null == p ? "-" : p.byesInSurge() + " / " + p.byesAfter() + " / " + p.byesAnswered() + " of "
+                    + p.calls() + (p.allAnswered() ? " (all)" : " (NOT all)"))
                 .append(" | ").append(s.recoverySeconds() < 0 ? "not within the run" : s.recoverySeconds())
                 .append(" |\n");
         }
@@ -78,6 +80,7 @@ final class OverloadReport
                 .append(", \"missingRetryAfter\": ").append(s.missingRetryAfter()).append(", \"serverRefused\": ")
                 .append(s.serverRefused()).append(", \"retransmissions\": ").append(s.retransmissions())
                 .append(", \"failed\": ").append(s.failed()).append(", \"drops\": ").append(s.drops())
+                .append(", \"callerDrops\": ").append(s.callerDrops())
                 .append(", \"recoverySeconds\": ").append(s.recoverySeconds());
             if (null != p)
             {

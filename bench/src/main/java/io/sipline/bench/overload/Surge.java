@@ -16,9 +16,11 @@ import java.util.List;
  * @param missingRetryAfter 503s without a Retry-After (sipp failed those calls: {@code FailedRegexpHdrNotFound})
  * @param serverRefused the server's own count of calls refused for overload ({@code overloaded}), -1: not known
  * @param drops        datagrams the kernel dropped on the server's and the far end's sockets over the run
+ * @param callerDrops  datagrams the kernel dropped on the callers' sockets from the start of the surge (sipp, short
+ *                     of CPU, not reading its responses in time)
  */
 public record Surge(String label, int max, int multiplier, int surgeSeconds, List<Second> seconds,
-    Population population, long missingRetryAfter, long serverRefused, long drops)
+    Population population, long missingRetryAfter, long serverRefused, long drops, long callerDrops)
 {
     /** The share of {@code max} the goodput must keep through the surge. */
     public static final double GOODPUT_SHARE = 0.9;

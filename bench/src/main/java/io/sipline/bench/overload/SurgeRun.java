@@ -101,27 +101,34 @@ final class SurgeRun
             uas = Sipp.start(uasName, uasArgs, uasPort);
             awaitBound(uas, uasPort);
             final int[] ports = IntStream.concat(IntStream.of(server.socketPorts()), IntStream.of(uasPort)).toArray();
+            final int[] callerPorts = {Sipp.freeUdpPort(), Sipp.freeUdpPort(), Sipp.freeUdpPort()};
             final Map<Long, Long> drops0 = ProcFs.udpDrops(ports);
             final long t0 = System.nanoTime();
-            steady = Sipp.start(steadyName, caller(server, plan.steadyRate(), plan.steadyRate() * total, 0));
+            steady = Sipp.start(steadyName, caller(server, plan.steadyRate(), plan.steadyRate() * total, 0),
+                callerPorts[0]);
             population = Sipp.start(popName, caller(server, plan.populationRate(), plan.populationCalls(),
-                plan.holdMs()));
+                plan.holdMs()), callerPorts[1]);
             sleepUntil(t0 + TimeUnit.SECONDS.toNanos(plan.before()));
             final double surgeStart = System.currentTimeMillis() / 1000.0;
-            surge = Sipp.start(surgeName, caller(server, plan.surgeRate(), plan.surgeRate() * plan.surgeSeconds(), 0));
+            // The callers' own sockets: a caller starved of CPU drops what it is sent, and retransmits for it.
+            awaitBound(steady, callerPorts[0]);
+            final Map<Long, Long> callerDrops0 = ProcFs.udpDrops(callerPorts);
+            surge = Sipp.start(surgeName, caller(server, plan.surgeRate(), plan.surgeRate() * plan.surgeSeconds(), 0),
+                callerPorts[2]);
             final long deadline = t0 + TimeUnit.SECONDS.toNanos(total + 60L);
             for (final Process p : new Process[] {surge, steady, population})
             {
                 p.waitFor(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             }
             final long drops = ProcFs.dropsBetween(drops0, ProcFs.udpDrops(ports));
+            final long callerDrops = ProcFs.dropsBetween(callerDrops0, ProcFs.udpDrops(callerPorts));
             Sipp.stop(uas);
             for (final String n : List.of(uasName, steadyName, popName, surgeName))
             {
                 keep(n);
             }
             final long overloaded = overloaded0 < 0 ? -1 : overloaded(server) - overloaded0;
-            return measure(label, plan, surgeStart, overloaded, drops);
+            return measure(label, plan, surgeStart, overloaded, new long[] {drops, callerDrops});
         }
         finally
         {
@@ -134,7 +141,7 @@ final class SurgeRun
 
     /** The run read back from the files {@link #keep} copied into the run's directory. */
     private Surge measure(final String label, final Plan plan, final double surgeStartGuess, final long overloaded,
-        final long drops) throws IOException
+        final long[] drops) throws IOException
     {
         final String[] callers = {"steady", "population", "surge"};
         final SippCsv surgeCounts = SippCsv.read(file("surge", "counts.csv"));
@@ -182,7 +189,7 @@ final class SurgeRun
             list.add(new Surge.Second(e.getKey(), v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         }
         return new Surge(label, plan.max(), plan.multiplier(), plan.surgeSeconds(), list, pop, missingRetryAfter,
-            overloaded, drops);
+            overloaded, drops[0], drops[1]);
     }
 
     private static void add(final Map<Integer, long[]> seconds, final int column, final Map<Integer, Long> values)

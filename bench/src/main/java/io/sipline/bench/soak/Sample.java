@@ -6,7 +6,7 @@ import java.util.List;
  * One sample of a soak run, and the least-squares slope of a series of them. Immutable.
  *
  * @param seconds         since the load started
- * @param heapAfterGc     bytes of live objects after a full collection ({@code jcmd GC.class_histogram})
+ * @param heapAfterGc     heap after a requested collection ({@code jcmd GC.run}), bytes
  * @param direct          direct memory in use, bytes ({@code sipline_jvm_direct_memory_used_bytes}); -1: not known
  * @param rss             resident set of the server process, bytes ({@code /proc/PID/status} VmRSS)
  * @param serverRetrans   retransmissions the server's transactions sent so far

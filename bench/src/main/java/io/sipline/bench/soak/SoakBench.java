@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.sipline.bench.calls.GcLog;
 import io.sipline.bench.calls.Scenarios;
@@ -31,9 +33,10 @@ import picocli.CommandLine.Spec;
  * B2BUA example and the registrar (a DAR sends REGISTER to the registrar, INVITE to the B2BUA); sipp places answered
  * calls, failing calls (486), CANCELled calls and registration refreshes of a fixed set of users ({@link
  * SoakScenarios}) for {@code --duration} seconds. Every {@code --sample} seconds it takes a {@link Sample}: heap after
- * a full collection, direct memory ({@code /metrics}), RSS, the server's and sipp's retransmissions, the longest GC
- * pause since the last sample (the GC log, as {@code bench calls} reads it). Reports the least-squares slope per hour
- * of heap, direct memory and RSS over the whole run and over its second half, and the longest GC pause. Writes
+ * a collection it requests ({@code jcmd GC.run}), direct memory ({@code /metrics}), RSS, the server's and sipp's
+ * retransmissions, the longest GC pause since the last sample (the GC log, as {@code bench calls} reads it).
+ * Reports the least-squares slope per hour of heap, direct memory and RSS over the whole run and over its second
+ * half, and the longest GC pause. Writes
  * {@code soak.md} and {@code soak.json} into {@code bench-results/soak-<stamp>/}. Every child process is stopped by
  * its handle. Runs on the main thread.
  */
@@ -44,6 +47,8 @@ public final class SoakBench implements Callable<Integer>
 {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
     private static final String SIPP_BUFFER = "4194304";
+    /** A collection {@code jcmd GC.run} asked for, in a unified GC log, and the heap after it. */
+    private static final Pattern SYSTEM_GC = Pattern.compile("\\(System\\.gc\\(\\)\\) .*->(\\d+)([KMG])");
 
     @Option(names = "--duration", paramLabel = "S", defaultValue = "180",
         description = "seconds of load (default 180; 3600 for the hour)")
@@ -279,7 +284,8 @@ public final class SoakBench implements Callable<Integer>
                 }
             }
             Instant last = from;
-            for (int k = 1; (long)k * sampleSeconds <= duration; k++)
+            // Samples while the load runs: the last one before the callers reach their last calls.
+            for (int k = 1; (long)k * sampleSeconds < duration; k++)
             {
                 final long at = t0 + TimeUnit.SECONDS.toNanos((long)k * sampleSeconds);
                 final long left = at - System.nanoTime();
@@ -347,7 +353,7 @@ public final class SoakBench implements Callable<Integer>
     private Sample sample(final ServerProcess server, final double seconds, final List<String> names,
         final Instant from, final Instant to, final Path dir) throws IOException, InterruptedException
     {
-        final long heap = server.liveBytes(dir.resolve("histogram-last.txt"));
+        final long heap = heapAfterGc(server);
         long direct = -1;
         long serverRetrans = -1;
         if (server.adminPort() > 0)
@@ -364,6 +370,52 @@ public final class SoakBench implements Callable<Integer>
         }
         return new Sample(seconds, heap, direct, rss(server.pid()), serverRetrans, sipp,
             GcLog.read(server.gcLog()).between(from, to).maxMillis());
+    }
+
+    /**
+     * The heap after a collection requested now ({@code jcmd PID GC.run}): the {@code ->} figure of the GC log's last
+     * {@code (System.gc())} collection line, else the heap in use right after ({@code GC.heap_info}). Not
+     * {@code GC.class_histogram}: its heap walk stops the server for long enough that the callers retransmit.
+     */
+    private static long heapAfterGc(final ServerProcess server) throws IOException, InterruptedException
+    {
+        final Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+            Long.toString(server.pid()), "GC.run").redirectErrorStream(true).start();
+        try
+        {
+            p.getInputStream().readAllBytes();
+            if (!p.waitFor(120, TimeUnit.SECONDS) || 0 != p.exitValue())
+            {
+                throw new IOException("jcmd " + server.pid() + " GC.run failed");
+            }
+        }
+        finally
+        {
+            p.destroyForcibly();
+        }
+        final long logged = null == server.gcLog() ? -1 : lastSystemGc(Files.readAllLines(server.gcLog(),
+            StandardCharsets.ISO_8859_1));
+        return logged >= 0 ? logged : server.heapUsed();
+    }
+
+    /** The heap after the last {@code System.gc()} collection of a unified GC log, bytes; -1 when none. */
+    static long lastSystemGc(final List<String> lines)
+    {
+        for (int i = lines.size() - 1; i >= 0; i--)
+        {
+            final Matcher m = SYSTEM_GC.matcher(lines.get(i));
+            if (m.find())
+            {
+                final long v = Long.parseLong(m.group(1));
+                return switch (m.group(2))
+                {
+                    case "K" -> v << 10;
+                    case "M" -> v << 20;
+                    default -> v << 30;
+                };
+            }
+        }
+        return -1;
     }
 
     /** VmRSS of {@code pid}, bytes; -1 when it cannot be read. */

@@ -32,7 +32,7 @@ class SurgeTest
         final Surge.Population all = new Surge.Population(100, 100, 40, 60, 100, 0);
         final Surge held = new Surge("x", 1000, 2, 3, List.of(s(-1, 500, 500, 0, 0), s(0, 2000, 950, 1000, 0),
             s(1, 2000, 910, 1090, 3), s(2, 2000, 900, 1100, 0), s(3, 500, 700, 10, 0), s(4, 500, 500, 0, 2),
-            s(5, 500, 480, 0, 0), s(6, 500, 500, 0, 0), s(7, 100, 10, 0, 0)), all, 0, 3190, 0);
+            s(5, 500, 480, 0, 0), s(6, 500, 500, 0, 0), s(7, 100, 10, 0, 0)), all, 0, 3190, 0, 0);
         assertTrue(held.goodputHeld());
         assertEquals(0.9, held.minGoodputShare(), 1e-9);
         assertEquals(2, held.recoverySeconds(), "second 5 is the first from which every full second is normal");
@@ -41,11 +41,11 @@ class SurgeTest
         assertTrue(all.allAnswered());
 
         final Surge collapsed = new Surge("y", 1000, 2, 3, List.of(s(0, 2000, 950, 0, 0), s(1, 2000, 400, 0, 900),
-            s(2, 2000, 300, 0, 1200), s(3, 500, 200, 0, 800), s(4, 500, 300, 0, 5)), all, 0, 0, 0);
+            s(2, 2000, 300, 0, 1200), s(3, 500, 200, 0, 800), s(4, 500, 300, 0, 5)), all, 0, 0, 0, 0);
         assertFalse(collapsed.goodputHeld());
         assertEquals(-1, collapsed.recoverySeconds(), "no normal full second after the surge");
         assertFalse(new Surge.Population(100, 100, 40, 60, 99, 1).allAnswered(), "one BYE unanswered");
-        assertFalse(new Surge("z", 1000, 2, 3, List.of(s(0, 2000, 950, 0, 0)), all, 0, 0, 0).goodputHeld(),
+        assertFalse(new Surge("z", 1000, 2, 3, List.of(s(0, 2000, 950, 0, 0)), all, 0, 0, 0, 0).goodputHeld(),
             "a surge second not measured is not held");
     }
 
