@@ -271,7 +271,7 @@ public final class Cli
         int warmup;
 
         @Option(names = "--overload-wait", paramLabel = "MS", converter = OverloadWaitConverter.class,
-            defaultValue = "0",
+            defaultValue = "" + DEFAULT_OVERLOAD_WAIT_MILLIS,
             description = "Overload control: a new request outside a dialog that waited longer than MS milliseconds "
                 + "since the kernel received it (the shard is that far behind its input) is refused with 503 "
                 + "Service Unavailable and Retry-After: 1, so that the calls already up finish and the server does "
@@ -651,6 +651,14 @@ public final class Cli
             return count(value, 0, MAX_OVERLOAD_WAIT_MILLIS, "milliseconds");
         }
     }
+
+    /**
+     * The {@code --overload-wait} by default: on, because a server offered twice what it carries without it stops
+     * completing calls (its backlog turns into retransmissions), and at 30 ms rather than more because a request that
+     * waited longer has a backlog behind it that reaches the callers' first retransmission (T1, 500 ms) before it is
+     * answered; {@code docs/reliability.md} has the measurement.
+     */
+    static final int DEFAULT_OVERLOAD_WAIT_MILLIS = 30;
 
     /** The longest {@code --overload-wait}: 10 s, far beyond any SIP timer that would matter (64*T1 = 32 s aside). */
     static final int MAX_OVERLOAD_WAIT_MILLIS = 10_000;
