@@ -205,6 +205,10 @@ public final class Main
             config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
                 .tlsPorts(options.tls().port());
         }
+        if (null != options.cluster())
+        {
+            config.node(options.cluster().node());
+        }
         final RunOptions.WebSocket ws = options.webSocket();
         if (null != ws)
         {

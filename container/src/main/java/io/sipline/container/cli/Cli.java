@@ -299,6 +299,9 @@ public final class Cli
         @CommandLine.Mixin
         WebSocketFlags webSocket = new WebSocketFlags();
 
+        @CommandLine.Mixin
+        ClusterFlags cluster = new ClusterFlags();
+
         Run(final Server server)
         {
             this.server = server;
@@ -356,6 +359,7 @@ public final class Cli
             final Path usersFile;
             final RunOptions.Tls tls;
             final RunOptions.WebSocket ws;
+            final RunOptions.Cluster clusterOptions;
             try
             {
                 usersFile = usersFile();
@@ -364,6 +368,7 @@ public final class Cli
                 streamPorts[0] = port;
                 System.arraycopy(extra.ports(), 0, streamPorts, 1, extra.ports().length);
                 ws = webSocket.options(streamPorts, null != tls);
+                clusterOptions = cluster.options();
             }
             catch (final UsersFileException e)
             {
@@ -400,7 +405,7 @@ public final class Cli
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http),
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, clusterOptions),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 

@@ -33,13 +33,37 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 when there are none.
  * @param http     the {@code --http-port} on the {@code --http-bind} address (the web half of converged
  *                 applications), or {@code null} when it is off.
+ * @param cluster  the {@code --cluster-*} membership, or {@code null} outside a cluster.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
     int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
-    InetSocketAddress http)
+    InetSocketAddress http, Cluster cluster)
 {
+    /**
+     * A cluster's membership: the grid member of this node binds {@code bind}, the other members are {@code peers}
+     * (a static list), and {@code node} (0-255, unique in the cluster) is written into every id the node makes.
+     */
+    public record Cluster(String name, InetSocketAddress bind, List<InetSocketAddress> peers, int node)
+    {
+        public Cluster
+        {
+            peers = List.copyOf(peers);
+        }
+    }
+
+    /** Options outside a cluster. */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
+        final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
+        final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis,
+        final List<Path> sharedLibraries, final WebSocket webSocket, final InetSocketAddress http)
+    {
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
+            overloadWaitMillis, sharedLibraries, webSocket, http, null);
+    }
+
     /**
      * The SIP-over-WebSocket listeners (RFC 7118): every {@code --bind} address on each given port.
      *
