@@ -240,6 +240,10 @@ public final class Main
                 .tlsPorts(options.tls().port());
         }
         config.hep(options.hep());
+        if (null != options.cluster())
+        {
+            config.node(options.cluster().node());
+        }
         final RunOptions.WebSocket ws = options.webSocket();
         if (null != ws)
         {

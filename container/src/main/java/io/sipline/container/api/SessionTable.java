@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.sipline.sip.collection.LongHashIndex;
 import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.shard.ShardIds;
 
 /**
  * One shard's sessions: SIP sessions by dialog (the local tag's id bits, Call-ID checked: what an in-dialog
@@ -28,43 +29,50 @@ public final class SessionTable
     private final ConcurrentHashMap<String, SipApplicationSessionImpl> byKey = new ConcurrentHashMap<>();
 
     /**
-     * The key of a tag this stack made ({@code ShardIds}: 's', two hex digits of shard, thirteen of random bits), or
-     * -1 for any other text. Our local tags are always such ids; a peer's To tag that is not one matches nothing.
+     * The key of a tag this stack made ({@code ShardIds}: 's', two hex digits of shard, two of node, thirteen of
+     * random bits): the shard's and the random digits, 60 bits; -1 for any other text. Our local tags are always such
+     * ids; a peer's To tag that is not one matches nothing.
      */
     static long key(final CharSequence tag)
     {
-        if (null == tag || tag.length() != 16 || tag.charAt(0) != 's')
+        if (null == tag || tag.length() != ShardIds.ID_LENGTH || tag.charAt(0) != 's')
         {
             return -1;
         }
         long k = 0;
-        for (int i = 1; i < 16; i++)
+        for (int i = 1; i < ShardIds.ID_LENGTH; i++)
         {
             final int d = Character.digit(tag.charAt(i), 16);
             if (d < 0)
             {
                 return -1;
             }
-            k = (k << 4) | d;
+            if (i < 3 || i >= ShardIds.RANDOM_OFFSET)
+            {
+                k = (k << 4) | d;
+            }
         }
         return k;
     }
 
     private static long key(final byte[] b, final int start, final int end)
     {
-        if (start < 0 || end - start != 16 || b[start] != 's')
+        if (start < 0 || end - start != ShardIds.ID_LENGTH || b[start] != 's')
         {
             return -1;
         }
         long k = 0;
-        for (int i = start + 1; i < end; i++)
+        for (int i = 1; i < ShardIds.ID_LENGTH; i++)
         {
-            final int d = Character.digit(b[i], 16);
+            final int d = Character.digit(b[start + i], 16);
             if (d < 0)
             {
                 return -1;
             }
-            k = (k << 4) | d;
+            if (i < 3 || i >= ShardIds.RANDOM_OFFSET)
+            {
+                k = (k << 4) | d;
+            }
         }
         return k;
     }

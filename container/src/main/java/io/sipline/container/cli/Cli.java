@@ -305,6 +305,9 @@ public final class Cli
         @CommandLine.Mixin
         HepFlags hep = new HepFlags();
 
+        @CommandLine.Mixin
+        ClusterFlags cluster = new ClusterFlags();
+
         Run(final Server server)
         {
             this.server = server;
@@ -364,6 +367,7 @@ public final class Cli
             final RunOptions.WebSocket ws;
             final RunOptions.Media media;
             final io.sipline.sip.capture.HepConfig capture;
+            final RunOptions.Cluster clusterOptions;
             try
             {
                 usersFile = usersFile();
@@ -374,6 +378,7 @@ public final class Cli
                 ws = webSocket.options(streamPorts, null != tls);
                 media = mediaFlags.options();
                 capture = hep.options();
+                clusterOptions = cluster.options();
             }
             catch (final UsersFileException e)
             {
@@ -410,7 +415,8 @@ public final class Cli
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, media, capture),
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, media, capture,
+                clusterOptions),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 

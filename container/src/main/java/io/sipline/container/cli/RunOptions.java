@@ -39,12 +39,13 @@ import io.sipline.sip.capture.HepConfig;
  *                 address.
  * @param hep      the HEPv3 capture ({@code --hep}, {@code --hep-id}, {@code --hep-password}), or {@code null} when
  *                 it is off.
+ * @param cluster  the {@code --cluster-*} membership, or {@code null} outside a cluster.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
     int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
-    InetSocketAddress http, Media media, HepConfig hep)
+    InetSocketAddress http, Media media, HepConfig hep, Cluster cluster)
 {
     /**
      * The media relay behind the media service (validated by the run command's media flags).
@@ -61,7 +62,19 @@ public record RunOptions(
     {
     }
 
-    /** Options with the media relay's defaults and no capture. */
+    /**
+     * A cluster's membership: the grid member of this node binds {@code bind}, the other members are {@code peers}
+     * (a static list), and {@code node} (0-255, unique in the cluster) is written into every id the node makes.
+     */
+    public record Cluster(String name, InetSocketAddress bind, List<InetSocketAddress> peers, int node)
+    {
+        public Cluster
+        {
+            peers = List.copyOf(peers);
+        }
+    }
+
+    /** Options with the media relay's defaults, no capture, outside a cluster. */
     public RunOptions(
         final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
         final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
@@ -69,7 +82,7 @@ public record RunOptions(
         final List<Path> sharedLibraries, final WebSocket webSocket, final InetSocketAddress http)
     {
         this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
-            overloadWaitMillis, sharedLibraries, webSocket, http, null, null);
+            overloadWaitMillis, sharedLibraries, webSocket, http, null, null, null);
     }
 
     /**

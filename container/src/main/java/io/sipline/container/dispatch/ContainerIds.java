@@ -4,8 +4,8 @@ import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.stack.StackShard;
 
 /**
- * The identifiers of one shard's container: tags, Call-IDs and branches that encode the shard, so that a response or
- * an in-dialog request finds its shard without a lookup.
+ * The identifiers of one shard's container: tags, Call-IDs and branches that encode the shard and the cluster node,
+ * so that a response or an in-dialog request finds its shard without a lookup and any node can tell whose call it is.
  * <p>
  * Threading: on the shard's event loop ids come from the stack's generator, written into one reused builder; from any
  * other thread (an application's own) from a generator of its own, under its monitor.
@@ -23,7 +23,8 @@ final class ContainerIds
     ContainerIds(final StackShard shard)
     {
         this.shard = shard;
-        this.offShardIds = new ShardIds(shard.index(), System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));
+        this.offShardIds = new ShardIds(shard.index(), shard.ids().node(),
+            System.nanoTime() ^ 0x5bd1e995L * (shard.index() + 1));
     }
 
     /** Publishes the shard's thread and our host (after the stack started). */

@@ -10,6 +10,7 @@ import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transport.tcp.FlowTokens;
 import io.sipline.sip.transport.tcp.TcpFlow;
@@ -17,7 +18,8 @@ import io.sipline.sip.transport.tcp.TcpFlow;
 /**
  * What one shard's container writes about itself: its host, its listening port per transport, its Via per transport
  * (RFC 3261 §18.1.1: the sent-by is where responses come back) and its Contact per transport (§8.1.1.8, §19.1.4: the
- * remote target must reach us the same way), and the tests that recognise them in a received message.
+ * remote target must reach us the same way; in a cluster it names the node too), and the tests that recognise them in
+ * a received message.
  * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard, created with it). {@link #via}
  * returns a builder reused by the next call; the addresses are set once by {@link #started} and read-only afterwards.
@@ -90,27 +92,31 @@ final class ShardAddresses
         final String h = local.getAddress().isAnyLocalAddress() ? "127.0.0.1" : local.getAddress().getHostAddress();
         host = h.indexOf(':') >= 0 ? "[" + h + "]" : h;
         port = local.getPort();
-        contact = "<sip:" + host + ":" + port + ">";
+        final int node = shard.stack().config().node();
+        // a cluster node names itself in its Contact: RFC 3261 §12.2.1.1 copies it into the in-dialog Request-URI
+        final String self = node < 0 ? ""
+            : ";" + SipStackConfig.NODE_URI_PARAMETER + "=" + Integer.toHexString(0x100 | node).substring(1);
+        contact = "<sip:" + host + ":" + port + self + ">";
         viaPrefixes[Transports.UDP] = "SIP/2.0/UDP " + host + ":" + port + ";branch=";
         contacts[Transports.UDP] = contact;
         ownPorts[Transports.UDP] = port;
-        listen(Transports.TCP, portOf(shard.stack().tcpAddresses(), local));
-        listen(Transports.TLS, portOf(shard.stack().tlsAddresses(), local));
-        listen(Transports.WS, portOf(shard.stack().wsAddresses(), local));
-        listen(Transports.WSS, portOf(shard.stack().wssAddresses(), local));
+        listen(Transports.TCP, portOf(shard.stack().tcpAddresses(), local), self);
+        listen(Transports.TLS, portOf(shard.stack().tlsAddresses(), local), self);
+        listen(Transports.WS, portOf(shard.stack().wsAddresses(), local), self);
+        listen(Transports.WSS, portOf(shard.stack().wssAddresses(), local), self);
         ourSentBys = Arrays.stream(ownPorts).filter(p -> p > 0).distinct()
             .mapToObj(p -> (host + ":" + p).getBytes(StandardCharsets.US_ASCII)).toArray(byte[][]::new);
     }
 
     /** Our Via, Contact and port for a stream transport we listen on at {@code p} (none when {@code p <= 0}). */
-    private void listen(final int transport, final int p)
+    private void listen(final int transport, final int p, final String self)
     {
         if (p > 0)
         {
             ownPorts[transport] = p;
             viaPrefixes[transport] = "SIP/2.0/" + Transports.NAMES[transport] + " " + host + ":" + p + ";branch=";
             contacts[transport] = Transports.uri(new StringBuilder(64).append('<'), transport, null, host, p)
-                .append('>').toString();
+                .append(self).append('>').toString();
         }
     }
 

@@ -81,7 +81,7 @@ public final class FakeHost implements ContainerShard
     @Override
     public String newTag()
     {
-        return String.format("s00%013x", ++ids); // the ShardIds form, as the session table expects
+        return String.format("s0000%013x", ++ids); // the ShardIds form, as the session table expects
     }
 
     @Override

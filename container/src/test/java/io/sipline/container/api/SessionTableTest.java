@@ -47,8 +47,9 @@ class SessionTableTest
     {
         final SessionTable table = new SessionTable();
         assertEquals(-1, SessionTable.key("1928301774"));
-        assertEquals(-1, SessionTable.key("s00zzzzzzzzzzzzz"));
-        assertEquals(0x1ABCDEF0123456L, SessionTable.key("s01abcdef0123456"));
+        assertEquals(-1, SessionTable.key("s0000zzzzzzzzzzzzz"));
+        assertEquals(-1, SessionTable.key("s01abcdef0123456"), "16 characters are not an id of ours");
+        assertEquals(0x1ABCDEF0123456L, SessionTable.key("s0107abcdef0123456"), "the node digits are not in the key");
         assertThrows(IllegalArgumentException.class, () -> table.putDialog("c", "peer-tag", null));
         assertNull(table.dialog("c", "peer-tag"));
     }

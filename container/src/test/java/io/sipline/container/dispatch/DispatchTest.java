@@ -94,7 +94,7 @@ class DispatchTest
             server.registry().onDeployed(TestApps.application("thrower", new Thrower(), Map.of()));
             final String bye = TestApps.exchange(DispatchSippTest.address(server),
                 TestApps.request("BYE", "no-dialog").replace("To: <sip:service@127.0.0.1>",
-                    "To: <sip:service@127.0.0.1>;tag=s00123456789abcd"));
+                    "To: <sip:service@127.0.0.1>;tag=s0000123456789abcd"));
             assertTrue(bye.startsWith("SIP/2.0 481 Call/Transaction Does Not Exist\r\n"), bye);
         }
     }

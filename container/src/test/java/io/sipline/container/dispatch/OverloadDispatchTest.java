@@ -49,7 +49,7 @@ class OverloadDispatchTest
             caller.await(SipPeer.response(503, "OPTIONS"), "503 to a new OPTIONS");
 
             // Within a dialog: served, however long it waited (a dialog this container does not know: 481, §12.2.2)
-            caller.send(SipPeer.inDialog("BYE", "overload-bye", "<sip:service@127.0.0.1>;tag=s0123456789abcde", 2,
+            caller.send(SipPeer.inDialog("BYE", "overload-bye", "<sip:service@127.0.0.1>;tag=s01003456789abcdef", 2,
                 "overload-bye", ""));
             caller.await(SipPeer.response(481, "BYE"), "481 to a BYE in an unknown dialog, not 503");
 

@@ -31,10 +31,17 @@ record SippRun(String name, long successful, long failed, int exitCode, long mil
     static SippRun call(final String name, final SiplineServer server, final int calls, final int rate,
         final long expectedMs, final List<String> scenario) throws IOException, InterruptedException
     {
+        return call(name, server.port(), calls, rate, expectedMs, scenario);
+    }
+
+    /** As {@link #call(String, SiplineServer, int, int, long, List)}, to any UDP port on loopback (a front). */
+    static SippRun call(final String name, final int port, final int calls, final int rate,
+        final long expectedMs, final List<String> scenario) throws IOException, InterruptedException
+    {
         final List<String> args = new ArrayList<>(scenario);
         args.addAll(List.of("-m", Integer.toString(calls), "-r", Integer.toString(rate), "-l", "1000",
             "-timeout", Long.toString((expectedMs + SLACK_MS) / 1000) + "s", "-timeout_error",
-            "127.0.0.1:" + server.port()));
+            "127.0.0.1:" + port));
         final long start = System.nanoTime();
         Process p = null;
         try

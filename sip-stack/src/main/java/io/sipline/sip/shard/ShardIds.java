@@ -4,47 +4,69 @@ import java.util.SplittableRandom;
 
 /**
  * Identifiers that the stack generates (Via branch, From/To tags, Call-ID of a new leg) and that carry the index of
- * the shard that owns them, so that a response or an in-dialog request finds its shard without a lookup
- *.
+ * the shard and the node that own them, so that a response or an in-dialog request finds its shard without a lookup
+ * and any node of a cluster can tell whose call a message belongs to.
  *
  * <pre>
- *   branch:   z9hG4bK s SS RRRRRRRRRRRRR        (RFC 3261 §8.1.1.7 magic cookie, then 16 characters)
- *   tag:      s SS RRRRRRRRRRRRR
- *   Call-ID:  s SS RRRRRRRRRRRRR @host
- *             | |  \___________/
- *             | |   13 hex digits: 52 random bits, unique per generator
+ *   branch:   z9hG4bK s SS NN RRRRRRRRRRRRR     (RFC 3261 §8.1.1.7 magic cookie, then 18 characters)
+ *   tag:      s SS NN RRRRRRRRRRRRR
+ *   Call-ID:  s SS NN RRRRRRRRRRRRR @host
+ *             | |  |  \___________/
+ *             | |  |   13 hex digits: 52 random bits, unique per generator
+ *             | |  node of the cluster, 2 hex digits (0..255; 0 outside a cluster)
  *             | shard index, 2 hex digits (0..255)
  *             marker: an id this stack made
  * </pre>
  *
- * <p>Ids are written as bytes into a caller's buffer or {@code StringBuilder}; decoding reads them where they lie.
- * One generator per shard; not thread-safe (owned by the shard's thread).
+ * <p>Ids are written as bytes into a caller's buffer or {@code StringBuilder}; decoding reads them where they lie and
+ * allocates nothing. One generator per shard; not thread-safe (owned by the shard's thread).
  */
 public final class ShardIds
 {
-    /** Characters of an id after any branch cookie: marker, two shard digits, thirteen random digits. */
-    public static final int ID_LENGTH = 16;
+    /** Characters of an id after any branch cookie: marker, two shard digits, two node digits, thirteen random. */
+    public static final int ID_LENGTH = 18;
     public static final int MAX_SHARDS = 256;
+    public static final int MAX_NODES = 256;
+    /** Offset in an id of the first of its thirteen random digits. */
+    public static final int RANDOM_OFFSET = 5;
 
     private static final byte MARKER = 's';
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] COOKIE = "z9hG4bK".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final int shard;
+    private final int node;
     private final SplittableRandom random;
 
     /**
+     * A generator of node 0 (a process outside a cluster).
+     *
      * @param shard the owning shard, 0..255.
      * @param seed  seeds this generator's random stream; give each shard and each process a different one.
      */
     public ShardIds(final int shard, final long seed)
     {
+        this(shard, 0, seed);
+    }
+
+    /**
+     * @param shard the owning shard, 0..255.
+     * @param node  the owning node of the cluster, 0..255.
+     * @param seed  seeds this generator's random stream; give each shard and each process a different one.
+     */
+    public ShardIds(final int shard, final int node, final long seed)
+    {
         if (shard < 0 || shard >= MAX_SHARDS)
         {
             throw new IllegalArgumentException("shard must be 0.." + (MAX_SHARDS - 1) + ": " + shard);
         }
+        if (node < 0 || node >= MAX_NODES)
+        {
+            throw new IllegalArgumentException("node must be 0.." + (MAX_NODES - 1) + ": " + node);
+        }
         this.shard = shard;
-        this.random = new SplittableRandom(seed ^ ((long)shard << 56));
+        this.node = node;
+        this.random = new SplittableRandom(seed ^ ((long)shard << 56) ^ ((long)node << 48));
     }
 
     public int shard()
@@ -52,24 +74,32 @@ public final class ShardIds
         return shard;
     }
 
-    /** Writes a fresh 16-character id (no cookie) into {@code out} at {@code offset}; returns offset + 16. */
+    public int node()
+    {
+        return node;
+    }
+
+    /** Writes a fresh 18-character id (no cookie) into {@code out} at {@code offset}; returns offset + 18. */
     public int writeId(final byte[] out, final int offset)
     {
         out[offset] = MARKER;
         out[offset + 1] = HEX[(shard >>> 4) & 0xF];
         out[offset + 2] = HEX[shard & 0xF];
+        out[offset + 3] = HEX[(node >>> 4) & 0xF];
+        out[offset + 4] = HEX[node & 0xF];
         final long r = random.nextLong();
         for (int i = 0; i < 13; i++)
         {
-            out[offset + 3 + i] = HEX[(int)(r >>> (4 * (12 - i))) & 0xF];
+            out[offset + RANDOM_OFFSET + i] = HEX[(int)(r >>> (4 * (12 - i))) & 0xF];
         }
         return offset + ID_LENGTH;
     }
 
-    /** Appends a fresh 16-character id (a tag, or the front of a Call-ID) to {@code sb}. */
+    /** Appends a fresh 18-character id (a tag, or the front of a Call-ID) to {@code sb}. */
     public StringBuilder appendId(final StringBuilder sb)
     {
-        sb.append((char)MARKER).append((char)HEX[(shard >>> 4) & 0xF]).append((char)HEX[shard & 0xF]);
+        sb.append((char)MARKER).append((char)HEX[(shard >>> 4) & 0xF]).append((char)HEX[shard & 0xF])
+            .append((char)HEX[(node >>> 4) & 0xF]).append((char)HEX[node & 0xF]);
         final long r = random.nextLong();
         for (int i = 0; i < 13; i++)
         {
@@ -91,6 +121,50 @@ public final class ShardIds
      */
     public static int shardOf(final byte[] buf, final int start, final int end)
     {
+        final int p = idStart(buf, start, end);
+        return p < 0 ? -1 : (hex(buf[p + 1]) << 4) | hex(buf[p + 2]);
+    }
+
+    /**
+     * The cluster node encoded in an id this stack made, or -1 when the span is not such an id. Accepts what
+     * {@link #shardOf} accepts.
+     */
+    public static int nodeOf(final byte[] buf, final int start, final int end)
+    {
+        final int p = idStart(buf, start, end);
+        return p < 0 ? -1 : (hex(buf[p + 3]) << 4) | hex(buf[p + 4]);
+    }
+
+    /** The node encoded in an id held as text ({@link #nodeOf(byte[], int, int)}), or -1; allocates nothing. */
+    public static int nodeOf(final CharSequence id)
+    {
+        if (null == id)
+        {
+            return -1;
+        }
+        final int end = id.length();
+        int p = 0;
+        if (end >= COOKIE.length + ID_LENGTH && startsWithCookie(id))
+        {
+            p = COOKIE.length;
+        }
+        if (end - p < ID_LENGTH || id.charAt(p) != MARKER || (end - p > ID_LENGTH && id.charAt(p + ID_LENGTH) != '@'))
+        {
+            return -1;
+        }
+        for (int i = p + 1; i < p + ID_LENGTH; i++)
+        {
+            if (hex(id.charAt(i)) < 0)
+            {
+                return -1;
+            }
+        }
+        return (hex(id.charAt(p + 3)) << 4) | hex(id.charAt(p + 4));
+    }
+
+    /** Where the 18-character id starts in {@code [start, end)} (after any cookie), or -1 when it is not an id. */
+    private static int idStart(final byte[] buf, final int start, final int end)
+    {
         int p = start;
         if (end - p >= COOKIE.length + ID_LENGTH && startsWithCookie(buf, p))
         {
@@ -100,13 +174,7 @@ public final class ShardIds
         {
             return -1;
         }
-        final int hi = hex(buf[p + 1]);
-        final int lo = hex(buf[p + 2]);
-        if (hi < 0 || lo < 0)
-        {
-            return -1;
-        }
-        for (int i = p + 3; i < p + ID_LENGTH; i++)
+        for (int i = p + 1; i < p + ID_LENGTH; i++)
         {
             if (hex(buf[i]) < 0)
             {
@@ -117,7 +185,7 @@ public final class ShardIds
         {
             return -1;
         }
-        return (hi << 4) | lo;
+        return p;
     }
 
     /**
@@ -147,7 +215,19 @@ public final class ShardIds
         return true;
     }
 
-    private static int hex(final byte b)
+    private static boolean startsWithCookie(final CharSequence id)
+    {
+        for (int i = 0; i < COOKIE.length; i++)
+        {
+            if (id.charAt(i) != COOKIE[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int hex(final int b)
     {
         if (b >= '0' && b <= '9')
         {

@@ -20,6 +20,10 @@ import io.sipline.sip.transaction.TransactionConfig;
  */
 public final class SipStackConfig
 {
+    /** {@link #node()} of a process outside a cluster (its ids carry node 0). */
+    public static final int NODE_NONE = -1;
+    /** The URI parameter that names the node in the Contact and Record-Route a cluster node writes. */
+    public static final String NODE_URI_PARAMETER = "sipline-node";
     public static final int SHARDS_DEFAULT = Math.max(1, Runtime.getRuntime().availableProcessors());
     /** Datagrams waiting in one shard's hand-over queue (a power of two); more are dropped and counted. */
     public static final int HANDOFF_QUEUE_DEFAULT = 4096;
@@ -42,6 +46,7 @@ public final class SipStackConfig
     private List<InetAddress> addresses = List.of(InetAddress.getLoopbackAddress());
     private int[] ports = {5060};
     private int shards = SHARDS_DEFAULT;
+    private int node = NODE_NONE;
     private boolean nativeTransport = true;
     private long t1Ns = TransactionConfig.T1_DEFAULT_NS;
     private long t2Ns = TransactionConfig.T2_DEFAULT_NS;
@@ -129,6 +134,22 @@ public final class SipStackConfig
     public SipStackConfig shards(final int value)
     {
         shards = value;
+        return this;
+    }
+
+    public int node()
+    {
+        return node;
+    }
+
+    /**
+     * This process's node in a cluster, 0..255, or {@link #NODE_NONE} outside one: written with the shard into every
+     * Call-ID, tag and branch the stack makes (0 outside a cluster), so that any node can tell whose call a message
+     * belongs to.
+     */
+    public SipStackConfig node(final int value)
+    {
+        node = value;
         return this;
     }
 
@@ -521,6 +542,11 @@ public final class SipStackConfig
         if (shards < 1 || shards > io.sipline.sip.shard.ShardIds.MAX_SHARDS)
         {
             throw new IllegalArgumentException("shards must be 1.." + io.sipline.sip.shard.ShardIds.MAX_SHARDS);
+        }
+        if (node < NODE_NONE || node >= io.sipline.sip.shard.ShardIds.MAX_NODES)
+        {
+            throw new IllegalArgumentException("node must be 0.." + (io.sipline.sip.shard.ShardIds.MAX_NODES - 1)
+                + ": " + node);
         }
         if (t1Ns <= 0 || t2Ns < t1Ns || t4Ns <= 0 || tickNs <= 0 || drainLimit <= 0 || handoffQueueCapacity < 2)
         {

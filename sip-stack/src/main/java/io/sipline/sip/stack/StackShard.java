@@ -147,7 +147,7 @@ public final class StackShard
             transactionWheel);
         this.dialogs = new DialogLayer(new DialogPool(config.initialDialogs(), config.initialDialogs()),
             new DialogTable(config.initialDialogs()), events);
-        this.ids = new ShardIds(index, seed);
+        this.ids = new ShardIds(index, Math.max(0, config.node()), seed);
         this.malformedAnswers = new StatelessResponder(ids);
         this.inbox = new ShardInbox(this, all, config, events);
         this.listener = listeners.create(this);

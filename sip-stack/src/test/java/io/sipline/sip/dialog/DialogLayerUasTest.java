@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /** §12.1.1 and §12.2.2: dialogs where this side answered the creating request. */
 class DialogLayerUasTest
 {
-    private static final String BOB_TAG = "s01f00dfeedbeef0";
+    private static final String BOB_TAG = "s0100f00dfeedbeef0";
 
     private final RecordingListener listener = new RecordingListener();
     private final DialogPool pool = new DialogPool(16, 4);

@@ -112,8 +112,8 @@ final class DialogMessages
 
     // --- UAC side: we are Alice -------------------------------------------------------------------------------------
 
-    static final String OUR_TAG = "s00a1b2c3d4e5f60";
-    static final String OUR_CALL_ID = "s001234567890abc@pc33.atlanta.example.com";
+    static final String OUR_TAG = "s0000a1b2c3d4e5f60";
+    static final String OUR_CALL_ID = "s00001234567890abc@pc33.atlanta.example.com";
 
     /** The INVITE we (Alice) sent. */
     static String ourInvite(final String requestUri, final long cseq)

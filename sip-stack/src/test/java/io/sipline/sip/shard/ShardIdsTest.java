@@ -25,10 +25,44 @@ class ShardIdsTest
             assertEquals(shard, shardOf(ids.appendBranch(new StringBuilder()).toString()));
             assertEquals(shard, shardOf(ids.appendId(new StringBuilder()).toString()));
             assertEquals(shard, shardOf(ids.appendId(new StringBuilder()).append("@192.0.2.1").toString()));
-            final byte[] raw = new byte[16];
+            final byte[] raw = new byte[ShardIds.ID_LENGTH];
             ids.writeId(raw, 0);
-            assertEquals(shard, ShardIds.shardOf(raw, 0, 16));
+            assertEquals(shard, ShardIds.shardOf(raw, 0, raw.length));
+            assertEquals(0, ShardIds.nodeOf(raw, 0, raw.length), "outside a cluster the node is 0");
         }
+    }
+
+    @Test
+    void shouldDecodeNodeAndShardTogether()
+    {
+        for (final int node : new int[] {0, 1, 2, 15, 16, 200, 255})
+        {
+            final ShardIds ids = new ShardIds(5, node, 42);
+            final String branch = ids.appendBranch(new StringBuilder()).toString();
+            final String tag = ids.appendId(new StringBuilder()).toString();
+            final String callId = ids.appendId(new StringBuilder()).append("@192.0.2.1").toString();
+            final byte[] raw = new byte[ShardIds.ID_LENGTH];
+            ids.writeId(raw, 0);
+            for (final String id : new String[] {branch, tag, callId})
+            {
+                final byte[] b = id.getBytes(StandardCharsets.US_ASCII);
+                assertEquals(node, ShardIds.nodeOf(b, 0, b.length), id);
+                assertEquals(node, ShardIds.nodeOf(id), id);
+                assertEquals(5, ShardIds.shardOf(b, 0, b.length), id);
+            }
+            assertEquals(node, ShardIds.nodeOf(raw, 0, raw.length));
+        }
+    }
+
+    @Test
+    void shouldNotClaimANodeForForeignIds()
+    {
+        assertEquals(-1, ShardIds.nodeOf("a84b4c76e66710@pc33.atlanta.example.com"));
+        assertEquals(-1, ShardIds.nodeOf("z9hG4bK776asdhds"));
+        assertEquals(-1, ShardIds.nodeOf("s0001zzzzzzzzzzzzz"));
+        assertEquals(-1, ShardIds.nodeOf((CharSequence)null));
+        final byte[] oldForm = "s01abcdef0123456".getBytes(StandardCharsets.US_ASCII);
+        assertEquals(-1, ShardIds.nodeOf(oldForm, 0, oldForm.length), "16 characters are not an id of ours");
     }
 
     @Test
@@ -70,5 +104,7 @@ class ShardIdsTest
     void shouldRefuseShardOutOfRange()
     {
         assertThrows(IllegalArgumentException.class, () -> new ShardIds(256, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ShardIds(0, 256, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ShardIds(0, -1, 0));
     }
 }
