@@ -327,17 +327,10 @@ public final class Cli
                 err.println("sipline: " + e.getMessage());
                 return USAGE;
             }
-            final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
-                List.of(InetAddress.getLoopbackAddress()) : bind;
-            final List<InetAddress> unique = new ArrayList<>();
-            for (final InetAddress a : addresses)
+            final List<InetAddress> unique = bindAddresses(err);
+            if (null == unique)
             {
-                if (unique.contains(a))
-                {
-                    err.println("sipline: --bind: " + a.getHostAddress() + " is listed twice");
-                    return USAGE;
-                }
-                unique.add(a);
+                return USAGE;
             }
             final PortList extra = null == udpPorts ? PortList.EMPTY : udpPorts;
             if (extra.contains(port))
@@ -418,6 +411,24 @@ public final class Cli
                 darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, media, capture,
                 clusterOptions),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
+        }
+
+        /** The {@code --bind} addresses (loopback when none), or null after saying which one is listed twice. */
+        private List<InetAddress> bindAddresses(final PrintWriter err)
+        {
+            final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
+                List.of(InetAddress.getLoopbackAddress()) : bind;
+            final List<InetAddress> unique = new ArrayList<>();
+            for (final InetAddress a : addresses)
+            {
+                if (unique.contains(a))
+                {
+                    err.println("sipline: --bind: " + a.getHostAddress() + " is listed twice");
+                    return null;
+                }
+                unique.add(a);
+            }
+            return unique;
         }
 
         /** The {@code --shared-lib} jars; an argument that is none is an {@link IllegalArgumentException}. */

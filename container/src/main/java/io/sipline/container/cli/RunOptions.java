@@ -103,7 +103,7 @@ public record RunOptions(
         final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis)
     {
         this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
-            overloadWaitMillis, List.of(), null, null, null);
+            overloadWaitMillis, List.of(), null, null);
     }
 
     /**
