@@ -113,6 +113,6 @@ class CliMediaTest
     void shouldRefuseMixedAddressFamilies()
     {
         assertEquals(Cli.USAGE, run("run", "--media-bind", "127.0.0.1", "--media-advertise", "2001:db8::1"));
-        assertTrue(errorLine().contains("both IPv4 or both IPv6"));
+        assertEquals("sipline: --media-bind and --media-advertise must both be IPv4 or both IPv6", errorLine());
     }
 }

@@ -250,6 +250,15 @@ final class MediaThread implements Runnable
 
     private void onReady(final SelectionKey key)
     {
+        // Tasks queued before this datagram arrived (a leg's address or keys from the answer) apply to it.
+        if (!commands.isEmpty())
+        {
+            drainCommands();
+        }
+        if (!key.isValid())
+        {
+            return;
+        }
         final RelayLeg leg = (RelayLeg)key.attachment();
         final DatagramChannel channel = (DatagramChannel)key.channel();
         final boolean rtcpPort = channel == leg.rtcpChannel;
