@@ -670,12 +670,12 @@ public final class Cli
     }
 
     /**
-     * The {@code --overload-wait} by default: on, because a server offered twice what it carries without it stops
-     * completing calls (its backlog turns into retransmissions), and at 30 ms rather than more because a request that
-     * waited longer has a backlog behind it that reaches the callers' first retransmission (T1, 500 ms) before it is
-     * answered; {@code docs/reliability.md} has the measurement.
+     * The {@code --overload-wait} by default: off. The wait is counted from the kernel's receive time, and a server
+     * still loading and compiling its classes takes longer than the 30 ms that serves best under a surge
+     * ({@code docs/reliability.md}) over its first requests even when they come alone, so it would refuse them; give
+     * {@code --overload-wait 30} with {@code --warmup} on a server that may meet a surge.
      */
-    static final int DEFAULT_OVERLOAD_WAIT_MILLIS = 30;
+    static final int DEFAULT_OVERLOAD_WAIT_MILLIS = 0;
 
     /** The longest {@code --overload-wait}: 10 s, far beyond any SIP timer that would matter (64*T1 = 32 s aside). */
     static final int MAX_OVERLOAD_WAIT_MILLIS = 10_000;

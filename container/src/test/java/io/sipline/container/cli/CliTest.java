@@ -228,10 +228,10 @@ class CliTest
     }
 
     @Test
-    void shouldTakeAnOverloadWaitInMillisecondsOnAt30ByDefaultAndOffAtZero()
+    void shouldTakeAnOverloadWaitInMillisecondsOffByDefaultAndAtZero()
     {
         assertEquals(Cli.SERVING, run("run"));
-        assertEquals(30, started.overloadWaitMillis(), "overload control is on by default");
+        assertEquals(0, started.overloadWaitMillis(), "overload control is off by default");
         assertEquals(Cli.SERVING, run("run", "--overload-wait", "0"));
         assertEquals(0, started.overloadWaitMillis(), "0 turns it off");
         assertEquals(Cli.SERVING, run("run", "--overload-wait", "100"));
