@@ -6,8 +6,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,6 +18,7 @@ import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -41,7 +40,8 @@ import picocli.CommandLine.Spec;
     description = "Example applications under sipp load beside their baselines, in one run.")
 public final class CallsBench implements Callable<Integer>
 {
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    @Mixin
+    HarnessOptions harness = new HarnessOptions();
 
     @Option(names = "--app", paramLabel = "NAME[,NAME...]", split = ",",
         description = "the examples Sipline runs, each its own series: typical-b2bua (default; a B2BUA as "
@@ -153,14 +153,6 @@ public final class CallsBench implements Callable<Integer>
     /** The web port of the Sipline server started last with {@code --http-load}. */
     private int httpPort;
 
-    @Option(names = "--out", paramLabel = "DIR",
-        description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
-    Path out;
-
-    @Option(names = "--root", paramLabel = "DIR",
-        description = "repository root (default: -Dsipline.root or the working directory)")
-    Path root;
-
     @Spec
     CommandSpec spec;
 
@@ -202,18 +194,14 @@ public final class CallsBench implements Callable<Integer>
             log.println("kamailio is not installed (apt-get install kamailio)");
             return 2;
         }
-        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
-        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home.normalize(),
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
+        final SystemUnderTest.Layout layout = harness.layout();
         final List<String> profileNames = "all".equals(profiles) ?
             JvmProfile.serverProfiles(layout.profiles()) : List.of(profile);
         for (final String p : profileNames)
         {
             JvmProfile.load(layout.profiles(), p, Path.of("gc.log")); // refuses an unknown name before any start
         }
-        final Path dir = (null != out ? out : home.resolve("bench-results").resolve(LocalDateTime.now().format(STAMP)))
-            .toAbsolutePath();
-        Files.createDirectories(dir);
+        final Path dir = harness.resultDir("");
         final Scenarios.Flow b2buaFlow = apps.stream().allMatch(SystemUnderTest::proxy) ? null
             : Scenarios.b2bua(dir, farEndTimewait);
         final Scenarios.Flow proxyFlow = apps.stream().noneMatch(SystemUnderTest::proxy) ? null
@@ -672,7 +660,7 @@ public final class CallsBench implements Callable<Integer>
      */
     private List<String> webHalfArgs(final String app) throws IOException
     {
-        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
+        final Path home = harness.home();
         final Path war = home.resolve("examples/click-to-call/target/click-to-call.war");
         if (!Files.isRegularFile(war))
         {

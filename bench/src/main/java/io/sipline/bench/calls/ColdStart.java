@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +15,7 @@ import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -35,7 +34,9 @@ import picocli.CommandLine.Spec;
     description = "A fresh server offered its load from its first second, with and without the AOT cache, in one run.")
 public final class ColdStart implements Callable<Integer>
 {
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    @Mixin
+    HarnessOptions harness = new HarnessOptions();
+
     /** How long {@code bin/sipline aot} may take: a build and a training run. */
     private static final long AOT_MAKE_SECONDS = 900;
 
@@ -87,14 +88,6 @@ public final class ColdStart implements Callable<Integer>
     @Option(names = "--server-warmup", paramLabel = "CALLS", defaultValue = "10000",
         description = "the --warmup calls of the +warmup variants (default 10000)")
     int serverWarmup;
-
-    @Option(names = "--out", paramLabel = "DIR",
-        description = "result directory (default bench-results/coldstart-<yyyyMMdd-HHmmss>)")
-    Path out;
-
-    @Option(names = "--root", paramLabel = "DIR",
-        description = "repository root (default: -Dsipline.root or the working directory)")
-    Path root;
 
     @Spec
     CommandSpec spec;
@@ -163,12 +156,8 @@ public final class ColdStart implements Callable<Integer>
             System.out.println("sipp is not installed (apt-get install sip-tester)");
             return 2;
         }
-        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
-        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home.normalize(),
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
-        final Path dir = (null != out ? out : home.resolve("bench-results").resolve("coldstart-"
-            + LocalDateTime.now().format(STAMP))).toAbsolutePath();
-        Files.createDirectories(dir);
+        final SystemUnderTest.Layout layout = harness.layout();
+        final Path dir = harness.resultDir("coldstart-");
         final Scenarios.Flow flow = SystemUnderTest.proxy(app) ? Scenarios.proxied(dir, null)
             : Scenarios.b2bua(dir, null);
         if (list.stream().anyMatch(Variant::aot) && !makeAotCache(layout, dir))

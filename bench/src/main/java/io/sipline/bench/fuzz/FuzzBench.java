@@ -9,8 +9,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,12 +16,14 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
 import io.sipline.bench.calls.SystemUnderTest;
 import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,7 +39,8 @@ import picocli.CommandLine.Option;
     description = "Mutated SIP messages over UDP, TCP and TLS into the b2bua example under a sipp call load.")
 public final class FuzzBench implements Callable<Integer>
 {
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    @Mixin
+    HarnessOptions harness = new HarnessOptions();
 
     @Option(names = "--udp", paramLabel = "N", description = "messages over UDP (default 1000000)",
         defaultValue = "1000000")
@@ -77,9 +78,6 @@ public final class FuzzBench implements Callable<Integer>
         defaultValue = "zgc")
     String profile;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "run directory (default bench-results/fuzz-<time>)")
-    Path out;
-
     public static void main(final String[] args)
     {
         System.exit(new CommandLine(new FuzzBench()).execute(args));
@@ -93,12 +91,8 @@ public final class FuzzBench implements Callable<Integer>
             System.err.println("sipp is not installed (apt-get install sip-tester)");
             return 2;
         }
-        final Path home = Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath().normalize();
-        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home,
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
-        final Path dir = (null != out ? out : home.resolve("bench-results").resolve("fuzz-"
-            + LocalDateTime.now().format(STAMP))).toAbsolutePath();
-        Files.createDirectories(dir);
+        final SystemUnderTest.Layout layout = harness.layout();
+        final Path dir = harness.resultDir("fuzz-");
         final List<String> serverArgs = new ArrayList<>();
         final int tlsPort = tls > 0 ? tlsArgs(dir, serverArgs) : 0;
         final int uasPort = Sipp.freeUdpPort();
@@ -106,7 +100,7 @@ public final class FuzzBench implements Callable<Integer>
         try (ServerProcess server = SystemUnderTest.SIPLINE.startOnFreePort(layout, dir, "b2bua", profile, uasPort,
             List.of(), serverArgs, true))
         {
-            return run(server, dir, home, flow, uasPort, tlsPort);
+            return run(server, dir, layout.root(), flow, uasPort, tlsPort);
         }
     }
 
@@ -171,7 +165,7 @@ public final class FuzzBench implements Callable<Integer>
             return;
         }
         final SipMutator mutator = new SipMutator(SipMutator.seedMessages(
-            Path.of(System.getProperty("sipline.root", ".")).resolve("sip-stack/src/test/resources"), "127.0.0.1"),
+            harness.home().resolve("sip-stack/src/test/resources"), "127.0.0.1"),
             seed + stream, "127.0.0.1");
         System.out.printf("bench fuzz: %s: %,d messages at %,d/s ...%n", transport, count, perSecond);
         final WireFlood.Result r = new WireFlood(mutator, to, transport, connections).run(count, perSecond);

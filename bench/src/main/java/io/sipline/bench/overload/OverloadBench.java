@@ -3,12 +3,11 @@ package io.sipline.bench.overload;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.LoadDriver;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
@@ -17,6 +16,7 @@ import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -37,7 +37,8 @@ import picocli.CommandLine.Spec;
         + "Kamailio offered 2x its own.")
 public final class OverloadBench implements Callable<Integer>
 {
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    @Mixin
+    HarnessOptions harness = new HarnessOptions();
 
     @Option(names = "--app", paramLabel = "NAME", defaultValue = "typical-b2bua",
         description = "the B2BUA example: typical-b2bua (default) or b2bua")
@@ -105,14 +106,6 @@ public final class OverloadBench implements Callable<Integer>
     @Option(names = "--max-steps", paramLabel = "N", defaultValue = "8",
         description = "bound on the steps of each phase of the search (default 8)")
     int maxSteps;
-
-    @Option(names = "--out", paramLabel = "DIR",
-        description = "result directory (default bench-results/overload-<yyyyMMdd-HHmmss>)")
-    Path out;
-
-    @Option(names = "--root", paramLabel = "DIR",
-        description = "repository root (default: -Dsipline.root or the working directory)")
-    Path root;
 
     @Spec
     CommandSpec spec;
@@ -186,12 +179,8 @@ public final class OverloadBench implements Callable<Integer>
             System.out.println("kamailio is not installed (apt-get install kamailio); --no-kamailio leaves it out");
             return 2;
         }
-        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
-        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home.normalize(),
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
-        final Path dir = (null != out ? out : home.resolve("bench-results").resolve("overload-"
-            + LocalDateTime.now().format(STAMP))).toAbsolutePath();
-        Files.createDirectories(dir);
+        final SystemUnderTest.Layout layout = harness.layout();
+        final Path dir = harness.resultDir("overload-");
         final Scenarios.Flow flow = Scenarios.b2bua(dir, null);
         final Path scenario = SurgeScenario.write(dir);
         final MaxRate search = new MaxRate(layout, app, profile, serverArgs(SystemUnderTest.SIPLINE, 0), stepSeconds,

@@ -5,8 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.sipline.bench.calls.GcLog;
+import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
 import io.sipline.bench.calls.SystemUnderTest;
@@ -25,6 +24,7 @@ import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -45,7 +45,9 @@ import picocli.CommandLine.Spec;
         + "failing calls: the slopes of heap, direct memory and RSS, and the GC pauses.")
 public final class SoakBench implements Callable<Integer>
 {
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    @Mixin
+    HarnessOptions harness = new HarnessOptions();
+
     private static final String SIPP_BUFFER = "4194304";
     /** A collection {@code jcmd GC.run} asked for, in a unified GC log, and the heap after it. */
     private static final Pattern SYSTEM_GC = Pattern.compile("\\(System\\.gc\\(\\)\\) .*->(\\d+)([KMG])");
@@ -109,14 +111,6 @@ public final class SoakBench implements Callable<Integer>
     @Option(names = "--start-rate", paramLabel = "R", defaultValue = "1000",
         description = "first rate of the search for the maximum (default 1000)")
     int startRate;
-
-    @Option(names = "--out", paramLabel = "DIR",
-        description = "result directory (default bench-results/soak-<yyyyMMdd-HHmmss>)")
-    Path out;
-
-    @Option(names = "--root", paramLabel = "DIR",
-        description = "repository root (default: -Dsipline.root or the working directory)")
-    Path root;
 
     @Spec
     CommandSpec spec;
@@ -197,12 +191,8 @@ public final class SoakBench implements Callable<Integer>
             System.out.println("sipp is not installed (apt-get install sip-tester)");
             return 2;
         }
-        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
-        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home.normalize(),
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
-        final Path dir = (null != out ? out : home.resolve("bench-results").resolve("soak-"
-            + LocalDateTime.now().format(STAMP))).toAbsolutePath();
-        Files.createDirectories(dir);
+        final SystemUnderTest.Layout layout = harness.layout();
+        final Path dir = harness.resultDir("soak-");
         final List<String> warm = SystemUnderTest.SIPLINE == s && serverWarmup > 0
             ? List.of("--warmup", Integer.toString(serverWarmup)) : List.of();
         max = null != maxRate ? maxRate : new MaxRate(layout, app, profile, warm, 10, 8, 5)
