@@ -4,39 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 /** The cluster flags: what they become in {@link RunOptions#cluster()}, and the errors for a wrong member list. */
-class CliClusterTest
+class CliClusterTest extends CliCase
 {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private RunOptions started;
-
-    private int run(final String... args)
-    {
-        started = null;
-        err.getBuffer().setLength(0);
-        return Cli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true), (options, o, e) ->
-        {
-            started = options;
-            return Cli.SERVING;
-        });
-    }
-
-    private String errorLine()
-    {
-        final String text = err.toString();
-        assertEquals(1, text.lines().count(), "exactly one error line, got:\n" + text);
-        assertNull(started);
-        return text.strip();
-    }
-
     @Test
     void shouldBeOutsideAClusterByDefault()
     {

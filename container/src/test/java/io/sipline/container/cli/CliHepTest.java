@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -13,31 +11,8 @@ import io.sipline.sip.capture.HepConfig;
 import org.junit.jupiter.api.Test;
 
 /** The HEP capture flags: what they become in {@link RunOptions#hep()}, and what is refused, on one line. */
-class CliHepTest
+class CliHepTest extends CliCase
 {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private RunOptions started;
-
-    private int run(final String... args)
-    {
-        started = null;
-        err.getBuffer().setLength(0);
-        return Cli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true), (options, o, e) ->
-        {
-            started = options;
-            return Cli.SERVING;
-        });
-    }
-
-    private String errorLine()
-    {
-        final String text = err.toString();
-        assertEquals(1, text.lines().count(), "exactly one error line, got:\n" + text);
-        assertNull(started);
-        return text.strip();
-    }
-
     @Test
     void shouldHaveNoCaptureByDefault()
     {

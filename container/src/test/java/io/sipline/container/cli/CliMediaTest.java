@@ -1,7 +1,5 @@
 package io.sipline.container.cli;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 
 import io.sipline.container.media.ContainerMedia;
@@ -13,29 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The media relay flags: what they become in {@link RunOptions#media()}, and what is refused with which line. */
-class CliMediaTest
+class CliMediaTest extends CliCase
 {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private RunOptions started;
-
-    private int run(final String... args)
-    {
-        return Cli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true), (options, o, e) ->
-        {
-            started = options;
-            return Cli.SERVING;
-        });
-    }
-
-    private String errorLine()
-    {
-        final String text = err.toString();
-        assertEquals(1, text.lines().count(), "exactly one error line, got:\n" + text);
-        assertNull(started);
-        return text.strip();
-    }
-
     @Test
     void shouldDefaultToTheRangeOnTheFirstBindAddress()
     {

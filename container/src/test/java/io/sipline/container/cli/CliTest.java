@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -21,28 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 import io.sipline.container.os.GcThreadScheduling;
 
 /** The command line: what it accepts, what it refuses, and how it says so (one line, exit code 2). */
-class CliTest
+class CliTest extends CliCase
 {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private RunOptions started;
-
-    private int run(final String... args)
-    {
-        return Cli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true), (options, o, e) ->
-        {
-            started = options;
-            return Cli.SERVING;
-        });
-    }
-
-    private String errorLine()
-    {
-        final String text = err.toString();
-        assertEquals(1, text.lines().count(), "exactly one error line, got:\n" + text);
-        return text.strip();
-    }
-
     @Test
     void shouldStartWithDefaults()
     {

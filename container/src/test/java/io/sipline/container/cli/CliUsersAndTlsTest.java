@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -14,29 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code --users} and {@code --tls-*} flags: what they become in {@link RunOptions}, and what is refused. */
-class CliUsersAndTlsTest
+class CliUsersAndTlsTest extends CliCase
 {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private RunOptions started;
-
-    private int run(final String... args)
-    {
-        return Cli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true), (options, o, e) ->
-        {
-            started = options;
-            return Cli.SERVING;
-        });
-    }
-
-    private String errorLine()
-    {
-        final String text = err.toString();
-        assertEquals(1, text.lines().count(), "exactly one error line, got:\n" + text);
-        assertNull(started);
-        return text.strip();
-    }
-
     @Test
     void shouldHaveNeitherUsersNorTlsByDefault()
     {

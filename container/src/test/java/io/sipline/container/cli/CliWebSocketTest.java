@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -16,29 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The SIP-over-WebSocket flags: what they become in {@link RunOptions#webSocket()}, and what is refused. */
-class CliWebSocketTest
+class CliWebSocketTest extends CliCase
 {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private RunOptions started;
-
-    private int run(final String... args)
-    {
-        return Cli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true), (options, o, e) ->
-        {
-            started = options;
-            return Cli.SERVING;
-        });
-    }
-
-    private String errorLine()
-    {
-        final String text = err.toString();
-        assertEquals(1, text.lines().count(), "exactly one error line, got:\n" + text);
-        assertNull(started);
-        return text.strip();
-    }
-
     @Test
     void shouldHaveNoWebSocketByDefault()
     {
