@@ -67,11 +67,18 @@ final class JavaBrowser implements AutoCloseable
     /** Sends a check to the relay's candidate with the relay's credentials, as {@code a=ice-*} of its SDP gave. */
     void check(final MediaDescription relayMedia, final boolean useCandidate) throws IOException
     {
+        check(relayMedia, relayMedia.attribute("ice-pwd"), useCandidate);
+    }
+
+    /** Sends a check signed with the given password, right or wrong. */
+    void check(final MediaDescription relayMedia, final String password, final boolean useCandidate)
+        throws IOException
+    {
         final String[] candidate = relayMedia.attribute("candidate").split(" ");
         relay = new InetSocketAddress(InetAddress.ofLiteral(candidate[4]), Integer.parseInt(candidate[5]));
         final byte[] request = new byte[512];
-        final int n = checks.request(request, relayMedia.attribute("ice-ufrag") + ":" + UFRAG,
-            relayMedia.attribute("ice-pwd"), useCandidate);
+        final int n = checks.request(request, relayMedia.attribute("ice-ufrag") + ":" + UFRAG, password,
+            useCandidate);
         channel.send(ByteBuffer.wrap(request, 0, n), relay);
     }
 

@@ -1,6 +1,7 @@
 package io.sipline.media.webrtc;
 
 import io.sipline.media.dtls.DtlsCertificate;
+import io.sipline.media.dtls.DtlsEndpointConfig;
 import io.sipline.media.dtls.DtlsRole;
 import io.sipline.media.dtls.DtlsSrtpKeys;
 import io.sipline.media.relay.MediaRelaySettings;
@@ -30,10 +31,13 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -148,6 +152,48 @@ class WebRtcRelayEndToEndTest
         final String event = events.poll(20, TimeUnit.SECONDS);
         assertNotNull(event, "the listener hears the failure");
         assertTrue(event.startsWith("failed 0: ") && event.toLowerCase().contains("fingerprint"), event);
+        anchor.end();
+    }
+
+    @Test
+    void shouldAnswerAWrongPasswordWith401AndReportLostConsentThenStopRelaying() throws Exception
+    {
+        final AtomicLong clockMs = new AtomicLong(1_000_000);
+        media.webRtcLegs(DtlsWebRtcLegs.start(InetAddress.getLoopbackAddress(),
+            DtlsCertificate.generate(new SecureRandom()), DtlsEndpointConfig.builder().clockMs(clockMs::get).build(),
+            30_000));
+        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
+        final MediaDescription toBrowser = SessionDescription.parse(anchor.offer()).media().getFirst();
+        final MediaDescription toPhone = SessionDescription.parse(anchor.answer(browserSdp("active"))).media()
+            .getFirst();
+
+        browser.check(toBrowser, "notTheRelayPassword0000", true);
+        final byte[] rejected = browser.stun.poll(5, TimeUnit.SECONDS);
+        assertNotNull(rejected, "a check with the wrong password is answered");
+        final StunMessageFlyweight error = new StunMessageFlyweight();
+        assertTrue(error.wrap(rejected, 0, rejected.length) >= 0);
+        assertEquals(StunMessageType.BINDING_ERROR_RESPONSE, error.messageType());
+        assertEquals(401, error.errorCode(error.findAttribute(StunAttributeType.ERROR_CODE)));
+
+        iceAndDtls(toBrowser, DtlsRole.CLIENT);
+        mediaBothWays(toPhone.port());
+
+        // A consent check at +29 s keeps the leg; 30 s after it without one, consent is gone (RFC 7675 §5.1).
+        clockMs.addAndGet(29_000);
+        browser.check(toBrowser, false);
+        assertNotNull(browser.stun.poll(5, TimeUnit.SECONDS));
+        assertNull(events.poll(1_500, TimeUnit.MILLISECONDS), "consent is fresh");
+        clockMs.addAndGet(30_000);
+        final String event = events.poll(5, TimeUnit.SECONDS);
+        assertNotNull(event, "the application hears that consent expired");
+        assertTrue(event.startsWith("failed 0: ICE consent expired"), event);
+
+        final SrtpContext protect = SrtpContext.outbound(browser.keys.getNow(null).outboundPolicy());
+        final byte[] late = rtp(0, 7000, SSRC_BROWSER, 160);
+        browser.send(late, 0, protect.protectRtp(late, 0, 172));
+        phone.setSoTimeout(500);
+        assertThrows(SocketTimeoutException.class, () -> phone.receive(new DatagramPacket(new byte[2048], 2048)),
+            "nothing is relayed once consent is lost");
         anchor.end();
     }
 
