@@ -5,6 +5,7 @@ import io.sipline.media.dtls.DtlsFailure;
 import io.sipline.media.dtls.DtlsListener;
 import io.sipline.media.dtls.DtlsRole;
 import io.sipline.media.dtls.DtlsSender;
+import io.sipline.media.dtls.DtlsSetup;
 import io.sipline.media.dtls.DtlsSrtpKeys;
 import io.sipline.media.relay.DtlsLeg;
 import io.sipline.media.sdp.MediaDescription;
@@ -27,6 +28,9 @@ import java.util.Arrays;
  * fields; the packet callbacks, {@link #tick()} and the agent run on the leg's media thread; the DTLS endpoint calls
  * {@link DtlsSender} and {@link DtlsListener} on its handshake thread, whose datagrams are copied and queued to the
  * media thread. Buffers handed in are borrowed for the call.
+ *
+ * <p>Later offers and answers on the same leg (a re-INVITE) keep our ICE credentials, certificate and DTLS role; the
+ * peer must keep its own, since an ICE restart or a new DTLS association is refused ({@link WebRtcPeer}).
  */
 final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, DtlsListener
 {
@@ -63,7 +67,8 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
         local.add("candidate", owner.hostCandidate(local.port()));
         local.add("end-of-candidates", null);
         local.add("fingerprint", owner.certificate().sdpFingerprint());
-        local.add("setup", offer ? "actpass" : p.ourSetup().sdpValue());
+        // RFC 8842 §5.5: once the role is settled, later offers and answers keep it, and so the DTLS association.
+        local.add("setup", offer && null == p ? "actpass" : settledSetup(p).sdpValue());
         if (!local.rtcpMux())
         {
             local.add("rtcp-mux", null);
@@ -72,10 +77,23 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
         negotiated();
     }
 
+    private static DtlsSetup settledSetup(final WebRtcPeer p)
+    {
+        return DtlsRole.CLIENT == p.role() ? DtlsSetup.ACTIVE : DtlsSetup.PASSIVE;
+    }
+
     @Override
     public void peer(final MediaDescription remote, final boolean offer)
     {
-        peer = WebRtcPeer.parse(remote, offer);
+        final WebRtcPeer next = WebRtcPeer.parse(remote, offer);
+        final WebRtcPeer before = peer;
+        if (null != before)
+        {
+            before.checkRenegotiation(next, offer);
+            // The ICE session and the DTLS association stay as they are (RFC 8445 §9, RFC 8842 §5.5).
+            return;
+        }
+        peer = next;
         negotiated();
         final DtlsLeg r = relay;
         if (null != r)

@@ -69,6 +69,34 @@ record WebRtcPeer(String ufrag, String password, DtlsFingerprint fingerprint, Dt
         }
     }
 
+    /**
+     * Checks a later description of the same peer (a re-offer or the answer to ours) against this one: the same ICE
+     * credentials (a change is an ICE restart, RFC 8445 §9), the same fingerprint (a change asks for a new DTLS
+     * association, RFC 8842 §5.5) and a setup that keeps our role ({@code actpass} in an offer leaves it to us).
+     *
+     * @param next  the later description.
+     * @param offer whether it came in an offer.
+     * @throws SdpException when it asks for what an anchored leg does not do.
+     */
+    void checkRenegotiation(final WebRtcPeer next, final boolean offer)
+    {
+        if (!ufrag.equals(next.ufrag) || !password.equals(next.password))
+        {
+            throw new SdpException("the WebRTC peer changed its ICE credentials: an ICE restart (RFC 8445 §9) is " +
+                "not supported on an anchored leg");
+        }
+        if (!fingerprint.equals(next.fingerprint))
+        {
+            throw new SdpException("the WebRTC peer changed its a=fingerprint: a new DTLS association " +
+                "(RFC 8842 §5.5) is not supported on an anchored leg");
+        }
+        if (!(offer && DtlsSetup.ACTPASS == next.setup) && role != next.role)
+        {
+            throw new SdpException("a=setup:" + next.setup.sdpValue() + " would change the DTLS roles of the " +
+                "established association (RFC 8842 §5.5)");
+        }
+    }
+
     private static DtlsFingerprint fingerprint(final MediaDescription remote)
     {
         DtlsFingerprint chosen = null;

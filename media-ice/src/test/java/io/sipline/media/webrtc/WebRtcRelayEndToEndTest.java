@@ -6,6 +6,7 @@ import io.sipline.media.dtls.DtlsRole;
 import io.sipline.media.dtls.DtlsSrtpKeys;
 import io.sipline.media.relay.MediaRelaySettings;
 import io.sipline.media.sdp.MediaDescription;
+import io.sipline.media.sdp.SdpException;
 import io.sipline.media.sdp.SessionDescription;
 import io.sipline.media.service.MediaAnchor;
 import io.sipline.media.service.MediaListener;
@@ -197,6 +198,80 @@ class WebRtcRelayEndToEndTest
         anchor.end();
     }
 
+    @Test
+    void shouldKeepIceCredentialsFingerprintAndDtlsRoleOnReOffersFromEitherLeg() throws Exception
+    {
+        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
+        final MediaDescription toBrowser = SessionDescription.parse(anchor.offer()).media().getFirst();
+        final MediaDescription toPhone = SessionDescription.parse(anchor.answer(browserSdp("active"))).media()
+            .getFirst();
+        iceAndDtls(toBrowser, DtlsRole.CLIENT);
+        mediaBothWays(toPhone.port(), 0);
+
+        // The phone puts the call on hold (RFC 3264 §8.4): the browser is offered the same ICE and DTLS, our
+        // settled role (passive: the browser is the DTLS client), and the direction.
+        final SessionDescription holdToBrowser = SessionDescription.parse(anchor.reoffer(
+            phoneSdp().replace("o=phone 1 1", "o=phone 1 2") + "a=sendonly\r\n", true));
+        assertTrue(holdToBrowser.origin().contains(" 2 IN IP4 "), "RFC 3264 §8: o= version incremented");
+        assertNotNull(holdToBrowser.attribute("ice-lite"));
+        final MediaDescription hold = holdToBrowser.media().getFirst();
+        assertEquals(toBrowser.port(), hold.port());
+        assertEquals("sendonly", hold.direction(null));
+        for (final String name : new String[] {"ice-ufrag", "ice-pwd", "fingerprint", "candidate"})
+        {
+            assertEquals(toBrowser.attribute(name), hold.attribute(name), name + " kept");
+        }
+        assertEquals("passive", hold.attribute("setup"), "RFC 8842 §5.5: the DTLS roles stay");
+        final MediaDescription holdAnswer = SessionDescription.parse(anchor.answer(
+            browserSdp("active").replace("a=sendrecv", "a=recvonly"))).media().getFirst();
+        assertEquals(toPhone.port(), holdAnswer.port());
+        assertEquals("recvonly", holdAnswer.direction(null));
+
+        // The browser re-offers (actpass, as browsers do): answered with the same ICE, fingerprint and role.
+        final MediaDescription toPhoneAgain = SessionDescription.parse(anchor.reoffer(browserSdp("actpass"), false))
+            .media().getFirst();
+        assertEquals(toPhone.port(), toPhoneAgain.port());
+        final MediaDescription answerToBrowser = SessionDescription.parse(anchor.answer(
+            phoneSdp().replace("o=phone 1 1", "o=phone 1 3"))).media().getFirst();
+        assertEquals(toBrowser.port(), answerToBrowser.port());
+        assertEquals(toBrowser.attribute("ice-pwd"), answerToBrowser.attribute("ice-pwd"));
+        assertEquals(toBrowser.attribute("fingerprint"), answerToBrowser.attribute("fingerprint"));
+        assertEquals("passive", answerToBrowser.attribute("setup"));
+
+        // The DTLS association and its keys are the same: media goes on without a new handshake.
+        mediaBothWays(toPhone.port(), 5_000);
+        assertEquals(null, events.peek(), "no failure reported");
+        anchor.end();
+    }
+
+    @Test
+    void shouldRefuseAReOfferThatRestartsIceChangesTheFingerprintOrTheStreamsAndStayUsable() throws Exception
+    {
+        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
+        assertThrows(IllegalStateException.class, () -> anchor.reoffer(phoneSdp(), true), "before the answer");
+        anchor.answer(browserSdp("active"));
+        final String otherFingerprint = DtlsCertificate.generate(new SecureRandom()).sdpFingerprint();
+        final SdpException fingerprint = assertThrows(SdpException.class, () -> anchor.reoffer(
+            browserSdp("actpass").replace(browser.certificate.sdpFingerprint(), otherFingerprint), false));
+        assertTrue(fingerprint.getMessage().contains("fingerprint"), fingerprint.getMessage());
+        final SdpException restart = assertThrows(SdpException.class, () -> anchor.reoffer(
+            browserSdp("actpass").replace("a=ice-pwd:" + JavaBrowser.PASSWORD, "a=ice-pwd:anotherPasswordOf24Chars"),
+            false));
+        assertTrue(restart.getMessage().contains("ICE restart"), restart.getMessage());
+        final SdpException roles = assertThrows(SdpException.class, () -> anchor.reoffer(browserSdp("passive"),
+            false));
+        assertTrue(roles.getMessage().contains("DTLS roles"), roles.getMessage());
+        assertThrows(SdpException.class, () -> anchor.reoffer(phoneSdp() + "m=video " + phone.getLocalPort() +
+            " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n", true), "a stream added");
+        // Each refusal left the anchor answered: a good re-offer still goes through.
+        final MediaDescription again = SessionDescription.parse(anchor.reoffer(phoneSdp(), true)).media().getFirst();
+        assertEquals("passive", again.attribute("setup"));
+        assertThrows(IllegalStateException.class, () -> anchor.reoffer(phoneSdp(), true), "one exchange at a time");
+        anchor.answer(browserSdp("active"));
+        assertTrue(anchor.isRelayed(0));
+        anchor.end();
+    }
+
     /** ICE (one nominating check, answered with the browser's address) then DTLS in the browser's role. */
     private void iceAndDtls(final MediaDescription toBrowser, final DtlsRole browserRole) throws Exception
     {
@@ -225,6 +300,12 @@ class WebRtcRelayEndToEndTest
 
     private void mediaBothWays(final int legAPort) throws Exception
     {
+        mediaBothWays(legAPort, 0);
+    }
+
+    /** RTP both ways then RTCP; sequence numbers from {@code seqBase}, so that a second run is no replay. */
+    private void mediaBothWays(final int legAPort, final int seqBase) throws Exception
+    {
         final DtlsSrtpKeys keys = browser.keys.getNow(null);
         final SrtpContext protect = SrtpContext.outbound(keys.outboundPolicy());
         final SrtpContext unprotect = SrtpContext.inbound(keys.inboundPolicy());
@@ -232,7 +313,7 @@ class WebRtcRelayEndToEndTest
 
         // The relay installs its keys a moment after the handshake: the phone speaks until the browser hears it.
         byte[] first = null;
-        int seq = 0;
+        int seq = seqBase;
         final long deadline = System.nanoTime() + 5_000_000_000L;
         while (null == first && System.nanoTime() < deadline)
         {
@@ -252,7 +333,7 @@ class WebRtcRelayEndToEndTest
         }
         for (int i = 0; i < 50; i++)
         {
-            final byte[] plain = rtp(101, 1000 + i, SSRC_BROWSER, 160);
+            final byte[] plain = rtp(101, seqBase + 1000 + i, SSRC_BROWSER, 160);
             final byte[] srtp = Arrays.copyOf(plain, plain.length);
             final int n = protect.protectRtp(srtp, 0, 172);
             browser.send(srtp, 0, n);
@@ -261,10 +342,13 @@ class WebRtcRelayEndToEndTest
             assertArrayEquals(Arrays.copyOf(plain, 172), atPhone, "plain RTP at the phone, payload kept");
         }
         // RTCP over rtcp-mux: SRTCP from the browser arrives as plain RTCP on the phone's port.
-        final byte[] report = rtcp(SSRC_BROWSER);
-        final byte[] srtcp = Arrays.copyOf(report, report.length);
-        browser.send(srtcp, 0, protect.protectRtcp(srtcp, 0, 8));
-        assertArrayEquals(Arrays.copyOf(report, 8), receivePhone(), "RTCP relayed and unprotected");
+        if (0 == seqBase)
+        {
+            final byte[] report = rtcp(SSRC_BROWSER);
+            final byte[] srtcp = Arrays.copyOf(report, report.length);
+            browser.send(srtcp, 0, protect.protectRtcp(srtcp, 0, 8));
+            assertArrayEquals(Arrays.copyOf(report, 8), receivePhone(), "RTCP relayed and unprotected");
+        }
     }
 
     private byte[] receivePhone() throws Exception
