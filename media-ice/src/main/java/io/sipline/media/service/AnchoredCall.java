@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>SDES (RFC 4568 §6.1): on leg A the relay answers the first offered {@code a=crypto} of a supported suite
  *       with a key of its own under the same tag; on leg B it offers AES_CM_128_HMAC_SHA1_80 (tag 1) and
  *       AES_CM_128_HMAC_SHA1_32 (tag 2) and uses the one leg B answers.
+ *   <li>WebRTC legs ({@link WebRtcLegs}): each session with one gets {@code a=ice-lite}; the leg writes and reads its
+ *       ICE and DTLS attributes, the peer's session-level ones folded in ({@link SdpCopy#withSessionTransport}).
+ *   <li>Later offers from either leg, once answered, go through {@link AnchorRenegotiation}.
  * </ul>
  *
  * <p>Thread-safe: the state moves by compare-and-set; {@link #end()} may race with {@link #answer} from any thread.
@@ -40,6 +43,9 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     private static final int ANSWERING = 1;
     private static final int ANSWERED = 2;
     private static final int ENDED = 3;
+    private static final int REOFFERING = 4;
+    private static final int REOFFERED = 5;
+    private static final int REANSWERING = 6;
 
     private final RelayMediaService service;
     private final MediaListener listener;
@@ -48,9 +54,12 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     private final List<Stream> streams = new ArrayList<>();
     private final AtomicInteger state = new AtomicInteger(OFFERED);
     private String offerB;
+    private long versionToA = 1;
+    private long versionToB = 1;
+    private boolean reofferFromA;
 
     /** One {@code m=} line: what leg A offered and the relay stream carrying it, or none when rejected. */
-    private static final class Stream
+    static final class Stream
     {
         final MediaDescription offeredByA;
         MediaProfile profileA;
@@ -58,6 +67,12 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         SdesCryptoAttribute cryptoFromA;
         SdesCryptoAttribute cryptoToA;
         List<SdesCryptoAttribute> cryptoToB = List.of();
+        /** The SDES keys in use on leg B once answered: ours (the offered one leg B chose) and leg B's. */
+        SdesCryptoAttribute cryptoUsedToB;
+        SdesCryptoAttribute cryptoFromB;
+        /** The media section of a re-offer waiting for its answer, and the SDES key we will answer it with. */
+        MediaDescription reoffered;
+        SdesCryptoAttribute reanswerCrypto;
         WebRtcLegs.Leg webRtcA;
         WebRtcLegs.Leg webRtcB;
 
@@ -115,9 +130,15 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
 
     private SessionDescription ourDescription()
     {
+        return ourDescription(1);
+    }
+
+    /** RFC 3264 §8: each new description sent on a leg has the next {@code o=} version. */
+    SessionDescription ourDescription(final long version)
+    {
         final SessionDescription d = new SessionDescription();
         final SdpConnection ours = SdpCopy.connection(service.advertised());
-        d.origin("sipline", sessionId, 1, ours);
+        d.origin("sipline", sessionId, version, ours);
         d.connection(ours);
         return d;
     }
@@ -139,7 +160,7 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         s.webRtcB = MediaProfile.WEBRTC == profileB ? service.webRtcLeg() : null;
         if (null != s.webRtcA)
         {
-            s.webRtcA.peer(a, true);
+            s.webRtcA.peer(SdpCopy.withSessionTransport(fromA, a), true);
         }
         s.relay = service.relay().open(this, MediaProfile.RTP_AVP != s.profileA, s.webRtcA,
             MediaProfile.RTP_AVP != profileB, s.webRtcB);
@@ -177,7 +198,7 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     }
 
     /** RFC 4568 §7.1.2: the answerer picks the first offered attribute it supports; malformed ones are skipped. */
-    private static SdesCryptoAttribute firstUsableCrypto(final MediaDescription m)
+    static SdesCryptoAttribute firstUsableCrypto(final MediaDescription m)
     {
         for (final String value : m.attributes("crypto"))
         {
@@ -197,7 +218,7 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         return null;
     }
 
-    private static InetSocketAddress rtcpAddress(final SessionDescription d, final MediaDescription m)
+    static InetSocketAddress rtcpAddress(final SessionDescription d, final MediaDescription m)
     {
         final String named = m.rtcpAddress();
         final SdpConnection c = null == named ? d.connectionOf(m)
@@ -214,6 +235,24 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     @Override
     public String answer(final String answer)
     {
+        if (state.compareAndSet(REOFFERED, REANSWERING))
+        {
+            try
+            {
+                final String toOfferer = AnchorRenegotiation.answer(this, SessionDescription.parse(answer),
+                    reofferFromA);
+                if (!state.compareAndSet(REANSWERING, ANSWERED))
+                {
+                    throw new IllegalStateException("the anchor ended while its answer was read");
+                }
+                return toOfferer;
+            }
+            catch (final RuntimeException e)
+            {
+                state.compareAndSet(REANSWERING, REOFFERED);
+                throw e;
+            }
+        }
         if (!state.compareAndSet(OFFERED, ANSWERING))
         {
             throw new IllegalStateException(ENDED == state.get() ? "the anchor has ended" : "already answered");
@@ -322,10 +361,12 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         if (null != keys)
         {
             legB.keys(SrtpPolicy.fromSdes(keys.ours()).build(), SrtpPolicy.fromSdes(keys.theirs()).build());
+            s.cryptoUsedToB = keys.ours();
+            s.cryptoFromB = keys.theirs();
         }
         if (null != s.webRtcB)
         {
-            s.webRtcB.peer(b, false);
+            s.webRtcB.peer(SdpCopy.withSessionTransport(fromB, b), false);
         }
         legB.remote(SdpCopy.address(fromB.connectionOf(b), b.port()), rtcpAddress(fromB, b),
             b.rtcpMux() || MediaProfile.WEBRTC == profileB);
@@ -348,6 +389,59 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
             s.webRtcA.describe(r, false);
         }
         return r;
+    }
+
+    @Override
+    public String reoffer(final String offer, final boolean fromA)
+    {
+        if (!state.compareAndSet(ANSWERED, REOFFERING))
+        {
+            throw new IllegalStateException(switch (state.get())
+            {
+                case ENDED -> "the anchor has ended";
+                case REOFFERING, REOFFERED, REANSWERING -> "a re-offer is already waiting for its answer";
+                default -> "the first offer has not been answered yet (RFC 3264 §8: one exchange at a time)";
+            });
+        }
+        try
+        {
+            final String toOther = AnchorRenegotiation.offer(this, SessionDescription.parse(offer), fromA);
+            reofferFromA = fromA;
+            if (!state.compareAndSet(REOFFERING, REOFFERED))
+            {
+                throw new IllegalStateException("the anchor ended while its re-offer was read");
+            }
+            return toOther;
+        }
+        catch (final RuntimeException e)
+        {
+            state.compareAndSet(REOFFERING, ANSWERED);
+            throw e;
+        }
+    }
+
+    /** @return the streams, in {@code m=} line order (for {@link AnchorRenegotiation}, under the state machine). */
+    List<Stream> streamList()
+    {
+        return streams;
+    }
+
+    /** @return the profile of leg B. */
+    MediaProfile profileB()
+    {
+        return profileB;
+    }
+
+    /** @return the service (its random, its address). */
+    RelayMediaService service()
+    {
+        return service;
+    }
+
+    /** @return the {@code o=} version of the next description sent on that leg. */
+    long nextVersion(final boolean toA)
+    {
+        return toA ? ++versionToA : ++versionToB;
     }
 
     @Override
@@ -432,7 +526,7 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     }
 
     /** Whether any relayed stream has a WebRTC leg on that side, which makes that side's session ICE-lite. */
-    private boolean anyWebRtc(final boolean sideB)
+    boolean anyWebRtc(final boolean sideB)
     {
         for (final Stream s : streams)
         {

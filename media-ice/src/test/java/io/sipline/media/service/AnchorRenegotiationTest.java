@@ -1,0 +1,128 @@
+package io.sipline.media.service;
+
+import io.sipline.media.relay.MediaRelaySettings;
+import io.sipline.media.sdp.MediaDescription;
+import io.sipline.media.sdp.SdpException;
+import io.sipline.media.sdp.SessionDescription;
+import io.sipline.media.srtp.SdesCryptoAttribute;
+import io.sipline.media.srtp.SrtpContext;
+import io.sipline.media.srtp.SrtpCryptoSuite;
+import io.sipline.media.srtp.SrtpPolicy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.util.Arrays;
+
+import static io.sipline.media.service.TestPhone.rtp;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Re-offers on an anchored SDES-SRTP to plain RTP call, with test phones on loopback: a hold from either side keeps
+ * the ports and keys and passes the direction; a new SDES key from phone A re-keys leg A, and its packets under the
+ * new key are relayed; a re-offer that changes a stream's transport is refused and leaves the call as it was.
+ */
+@Timeout(60)
+class AnchorRenegotiationTest
+{
+    private static final int SSRC_A = 0x0A0A_0A0A;
+
+    private static String offerFromA(final TestPhone a, final SdesCryptoAttribute key, final int version,
+        final String direction)
+    {
+        return "v=0\r\no=a 1 " + version + " IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n" +
+            "m=audio " + a.port() + " RTP/SAVP 0\r\na=rtpmap:0 PCMU/8000\r\na=rtcp-mux\r\na=" + direction + "\r\n" +
+            "a=crypto:" + key.format() + "\r\n";
+    }
+
+    private static String sdpOfB(final TestPhone b, final int version, final String direction)
+    {
+        return "v=0\r\no=b 2 " + version + " IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n" +
+            "m=audio " + b.port() + " RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=" + direction + "\r\n";
+    }
+
+    @Test
+    void shouldKeepPortsAndKeysOnHoldAndReKeyOnANewSdesKey() throws Exception
+    {
+        try (RelayMediaService media = RelayMediaService.start(new MediaRelaySettings(47000, 47999,
+            InetAddress.getLoopbackAddress(), null, 1, 0));
+            TestPhone a = new TestPhone();
+            TestPhone b = new TestPhone())
+        {
+            final SecureRandom random = new SecureRandom();
+            final SdesCryptoAttribute keyOfA = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, random);
+            final MediaAnchor anchor = media.anchor(offerFromA(a, keyOfA, 1, "sendrecv"), MediaProfile.RTP_AVP, null);
+            final MediaDescription toB = SessionDescription.parse(anchor.offer()).media().getFirst();
+            final MediaDescription toA = SessionDescription.parse(anchor.answer(sdpOfB(b, 1, "sendrecv"))).media()
+                .getFirst();
+            int seq = 1;
+            seq = aToB(a, b, SrtpContext.outbound(SrtpPolicy.fromSdes(keyOfA).build()), toA.port(), seq);
+
+            // B holds: A is offered sendonly on the same port with the relay's same key.
+            final SessionDescription holdToA = SessionDescription.parse(anchor.reoffer(sdpOfB(b, 2, "sendonly"),
+                false));
+            final MediaDescription hold = holdToA.media().getFirst();
+            assertEquals(toA.port(), hold.port());
+            assertEquals("sendonly", hold.direction(null));
+            assertEquals(toA.attribute("crypto"), hold.attribute("crypto"), "the relay's key to A is kept");
+            final MediaDescription holdAnswer = SessionDescription.parse(anchor.answer(offerFromA(a, keyOfA, 2,
+                "recvonly"))).media().getFirst();
+            assertEquals(toB.port(), holdAnswer.port());
+            assertEquals("recvonly", holdAnswer.direction(null));
+
+            // A re-offers with a new key (RFC 4568 §7.1.4): the relay answers under the same tag and re-keys leg A.
+            final SdesCryptoAttribute newKeyOfA = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, random);
+            final MediaDescription toBAgain = SessionDescription.parse(anchor.reoffer(
+                offerFromA(a, newKeyOfA, 3, "sendrecv"), true)).media().getFirst();
+            assertEquals(toB.port(), toBAgain.port());
+            assertEquals("sendrecv", toBAgain.direction(null));
+            final MediaDescription answerToA = SessionDescription.parse(anchor.answer(sdpOfB(b, 3, "sendrecv")))
+                .media().getFirst();
+            assertEquals(toA.port(), answerToA.port());
+            assertNotNull(answerToA.attribute("crypto"));
+            assertEquals(1, SdesCryptoAttribute.parse(answerToA.attribute("crypto")).tag());
+            final SrtpContext newProtect = SrtpContext.outbound(SrtpPolicy.fromSdes(newKeyOfA).build());
+            // The new key takes effect on the media thread: A speaks until B hears it.
+            final long deadline = System.nanoTime() + 5_000_000_000L;
+            byte[] heard = null;
+            while (null == heard && System.nanoTime() < deadline)
+            {
+                final byte[] p = rtp(0, ++seq, SSRC_A, 160);
+                a.send(p, newProtect.protectRtp(p, 0, 172), toA.port());
+                heard = b.receive(100);
+            }
+            assertNotNull(heard, "A's packets under its new key are relayed");
+            aToB(a, b, newProtect, toA.port(), seq);
+
+            assertThrows(SdpException.class, () -> anchor.reoffer(sdpOfB(b, 4, "sendrecv")
+                .replace("RTP/AVP", "RTP/SAVP"), false), "a stream's transport changed");
+            assertThrows(IllegalStateException.class, () -> anchor.answer(sdpOfB(b, 4, "sendrecv")),
+                "nothing waits for an answer");
+            assertNotEquals(null, anchor.reoffer(sdpOfB(b, 4, "sendrecv"), false));
+            anchor.end();
+        }
+    }
+
+    private static int aToB(final TestPhone a, final TestPhone b, final SrtpContext protect, final int toPort,
+        final int from) throws Exception
+    {
+        int seq = from;
+        for (int i = 0; i < 20; i++)
+        {
+            final byte[] p = rtp(0, ++seq, SSRC_A, 160);
+            final byte[] plain = Arrays.copyOf(p, 172);
+            a.send(p, protect.protectRtp(p, 0, 172), toPort);
+            final byte[] atB = b.receive(3000);
+            assertNotNull(atB, "packet " + seq + " reaches B");
+            assertArrayEquals(plain, atB);
+        }
+        return seq;
+    }
+}
