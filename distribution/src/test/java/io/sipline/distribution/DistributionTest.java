@@ -3,17 +3,12 @@ package io.sipline.distribution;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,10 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -97,9 +89,9 @@ class DistributionTest
     @Test
     void shouldServeFromTheUnpackedArchive() throws IOException, InterruptedException
     {
-        final int port = freeUdpPort();
-        final int admin = freeTcpPort();
-        final Server server = Server.start(home, install, List.of("run", "--port", Integer.toString(port),
+        final int port = Loopback.freeUdpPort();
+        final int admin = Loopback.freeTcpPort();
+        final Loopback.Server server = Server.start(home, install, List.of("run", "--port", Integer.toString(port),
             "--admin-port", Integer.toString(admin), "--shards", "1"));
         try
         {
@@ -107,7 +99,7 @@ class DistributionTest
                 "no 'sipline: ready':\n" + server.output());
             assertTrue(server.output().contains("sipline: profile zgc"), "the conf's profile:\n" + server.output());
             assertTrue(server.output().contains("127.0.0.1:" + port), server.output());
-            final String options = exchange(port, "OPTIONS", "");
+            final String options = Loopback.exchange(port, "OPTIONS", "");
             assertTrue(options.startsWith("SIP/2.0 200 "), options);
 
             final HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
@@ -118,7 +110,7 @@ class DistributionTest
             // conf/sipline.conf deploys ../webapps, a watched folder: a WAR dropped there is deployed
             Files.copy(home.resolve("examples/registrar.war"), home.resolve("webapps/registrar.war"));
             assertTrue(server.await(l -> l.startsWith("sipline: deployed registrar"), START_MS), server.output());
-            final String register = exchange(port, "REGISTER", "Contact: <sip:alice@127.0.0.1:5999>\r\n"
+            final String register = Loopback.exchange(port, "REGISTER", "Contact: <sip:alice@127.0.0.1:5999>\r\n"
                 + "Expires: 60\r\n");
             assertTrue(register.startsWith("SIP/2.0 200 "), register);
 
@@ -143,9 +135,9 @@ class DistributionTest
     @Test
     void shouldLogJsonLinesWithTheRefusals() throws IOException, InterruptedException
     {
-        final int port = freeUdpPort();
-        final Server server = Server.start(home, install, List.of("run", "--port", Integer.toString(port),
-            "--admin-port", Integer.toString(freeTcpPort()), "--shards", "1", "--log-format", "json"),
+        final int port = Loopback.freeUdpPort();
+        final Loopback.Server server = Server.start(home, install, List.of("run", "--port", Integer.toString(port),
+            "--admin-port", Integer.toString(Loopback.freeTcpPort()), "--shards", "1", "--log-format", "json"),
             "-Dsipline.log.refusals.seconds=1");
         try
         {
@@ -178,7 +170,7 @@ class DistributionTest
     void shouldRefuseAWrongKeyInOneLine() throws IOException, InterruptedException
     {
         final Path conf = Files.writeString(install.resolve("wrong.conf"), "port = 5070\nlisten = 0.0.0.0\n");
-        final Server server = Server.start(home, install, List.of("run", "--config", conf.toString()));
+        final Loopback.Server server = Server.start(home, install, List.of("run", "--config", conf.toString()));
         try
         {
             assertTrue(server.process.waitFor(STOP_MS, TimeUnit.MILLISECONDS), server.output());
@@ -192,96 +184,20 @@ class DistributionTest
         }
     }
 
-    /** Sends one request over UDP from loopback and returns the first final response, or fails after 10 s. */
-    private static String exchange(final int port, final String method, final String headers) throws IOException
-    {
-        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
-        {
-            socket.setSoTimeout(10_000);
-            final int local = socket.getLocalPort();
-            final String request = method + " sip:alice@127.0.0.1:" + port + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP 127.0.0.1:" + local + ";branch=z9hG4bK-dist-" + method + System.nanoTime() + "\r\n"
-                + "Max-Forwards: 70\r\n"
-                + "From: <sip:alice@127.0.0.1>;tag=dist1\r\n"
-                + "To: <sip:alice@127.0.0.1>\r\n"
-                + "Call-ID: dist-" + method + "-" + System.nanoTime() + "@127.0.0.1\r\n"
-                + "CSeq: 1 " + method + "\r\n"
-                + headers
-                + "Content-Length: 0\r\n\r\n";
-            final byte[] bytes = request.getBytes(StandardCharsets.US_ASCII);
-            socket.send(new DatagramPacket(bytes, bytes.length, InetAddress.getLoopbackAddress(), port));
-            final byte[] buffer = new byte[8192];
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < deadline)
-            {
-                final DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
-                try
-                {
-                    socket.receive(packet);
-                }
-                catch (final SocketTimeoutException e)
-                {
-                    break;
-                }
-                final String response = new String(buffer, 0, packet.getLength(), StandardCharsets.US_ASCII);
-                if (!response.startsWith("SIP/2.0 1"))
-                {
-                    return response;
-                }
-            }
-            return fail("no final response to " + method + " within 10 s");
-        }
-    }
-
-    private static int freeUdpPort() throws IOException
-    {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
-        {
-            return s.getLocalPort();
-        }
-    }
-
-    /** Polls {@code condition} every 20 ms until it holds or {@code timeoutMs} passed; whether it held. */
-    private static boolean poll(final BooleanSupplier condition, final long timeoutMs) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                return false;
-            }
-            Thread.sleep(20);
-        }
-        return true;
-    }
-
-    private static int freeTcpPort() throws IOException
-    {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return s.getLocalPort();
-        }
-    }
-
-    /** The launcher of the unpacked archive as a child process, its output (stdout and stderr) kept by line. */
+    /** The launcher of the unpacked archive as a child process, with this JVM's Java as {@code JAVA_HOME}. */
     private static final class Server
     {
-        private final Process process;
-        private final List<String> lines = new CopyOnWriteArrayList<>();
-
-        private Server(final Process process)
+        private Server()
         {
-            this.process = process;
         }
 
-        static Server start(final Path home, final Path cwd, final List<String> args, final String... jvm)
+        static Loopback.Server start(final Path home, final Path cwd, final List<String> args, final String... jvm)
             throws IOException
         {
             final List<String> cmd = new ArrayList<>();
             cmd.add(home.resolve("bin/sipline").toString());
             cmd.addAll(args);
-            final ProcessBuilder builder = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true);
+            final ProcessBuilder builder = new ProcessBuilder(cmd).directory(cwd.toFile());
             final Map<String, String> env = builder.environment();
             env.remove("SIPLINE_CLASSPATH");
             env.put("JAVA_HOME", System.getProperty("java.home"));
@@ -289,54 +205,7 @@ class DistributionTest
             // a small heap, not the profile's 4 GiB touched at start: a test machine is shared
             env.put("SIPLINE_JAVA_OPTS", "-Xms64m -Xmx256m -XX:SoftMaxHeapSize=192m -XX:-AlwaysPreTouch "
                 + String.join(" ", jvm));
-            final Server server = new Server(builder.start());
-            Thread.ofPlatform().daemon().name("dist-server-output").start(() ->
-            {
-                try (BufferedReader in = new BufferedReader(
-                    new InputStreamReader(server.process.getInputStream(), StandardCharsets.UTF_8)))
-                {
-                    for (String line = in.readLine(); null != line; line = in.readLine())
-                    {
-                        server.lines.add(line);
-                    }
-                }
-                catch (final IOException e)
-                {
-                    server.lines.add("(output closed: " + e + ")");
-                }
-            });
-            return server;
-        }
-
-        boolean await(final Predicate<String> condition, final long timeoutMs) throws InterruptedException
-        {
-            return poll(() -> lines.stream().anyMatch(condition) || !process.isAlive(), timeoutMs)
-                && lines.stream().anyMatch(condition);
-        }
-
-        String output()
-        {
-            return String.join("\n", lines);
-        }
-
-        /** SIGTERM to the server's process id (the launcher execs the JVM), then its exit code. */
-        int stop() throws InterruptedException
-        {
-            process.toHandle().destroy();
-            if (!process.waitFor(STOP_MS, TimeUnit.MILLISECONDS))
-            {
-                kill();
-                fail("the server did not stop within " + STOP_MS + " ms of SIGTERM:\n" + output());
-            }
-            return process.exitValue();
-        }
-
-        void kill() throws InterruptedException
-        {
-            if (process.isAlive())
-            {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            return Loopback.Server.start(builder, STOP_MS);
         }
     }
 }
