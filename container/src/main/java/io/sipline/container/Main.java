@@ -14,6 +14,8 @@ import io.sipline.container.admin.AdminServer;
 import io.sipline.container.admin.ContainerServerStatus;
 import io.sipline.container.cli.Cli;
 import io.sipline.container.cli.RunOptions;
+import io.sipline.container.media.ContainerMedia;
+import io.sipline.media.service.RelayMediaService;
 import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeploymentListener;
 import io.sipline.container.deploy.DeploymentWatcher;
@@ -134,6 +136,7 @@ public final class Main
             err.println("sipline: " + e.getMessage());
             return 1;
         }
+        final RelayMediaService media = startMedia(options, server, err);
         AdminServer admin = null;
         if (null != options.adminPort())
         {
@@ -157,6 +160,7 @@ public final class Main
             closeAll(web, admin, server);
             return 1;
         }
+        exportHttpMetrics(admin, web);
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -165,7 +169,7 @@ public final class Main
                 deployments, out, err);
         final AdminServer adminServer = admin;
         final RefusalLog refusals = ServerRefusals.log(server).start();
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, grid, out),
+        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, media, grid, out),
             "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
@@ -178,6 +182,36 @@ public final class Main
         }
         printReady(server, admin, web, out);
         return Cli.SERVING;
+    }
+
+    /**
+     * The media service on the media options, published to every application; null after saying on one line why
+     * it is off (the media threads cannot start, or the options do not fit the addresses).
+     */
+    private static RelayMediaService startMedia(final RunOptions options, final ContainerServer server,
+        final PrintWriter err)
+    {
+        try
+        {
+            final RelayMediaService media =
+                ContainerMedia.start(ContainerMedia.settings(options.media(), options.bind().getFirst()));
+            ContainerMedia.publish(server.registry(), media);
+            return media;
+        }
+        catch (final IOException | IllegalArgumentException e)
+        {
+            err.println("sipline: media service off: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** The web engine's requests per application in the admin port's {@code /metrics}, when both run. */
+    private static void exportHttpMetrics(final AdminServer admin, final WebServer web)
+    {
+        if (null != web && null != admin)
+        {
+            admin.metrics().registerHttp(web.metrics());
+        }
     }
 
     /** The web engine on {@code --http-port}, or null after saying on one line why it cannot start. */
@@ -287,6 +321,7 @@ public final class Main
             config.tlsCertificate(options.tls().certificate()).tlsPrivateKey(options.tls().privateKey())
                 .tlsPorts(options.tls().port());
         }
+        config.hep(options.hep());
         if (null != options.cluster())
         {
             config.node(options.cluster().node());
@@ -332,6 +367,12 @@ public final class Main
         for (final InetSocketAddress endpoint : server.stack().wssAddresses())
         {
             out.println("sipline: listening on wss " + NetUtil.toSocketAddressString(endpoint) + how);
+        }
+        if (null != server.stack().capture())
+        {
+            final InetSocketAddress collector = server.stack().capture().config().collector();
+            out.println("sipline: HEP capture to udp " + NetUtil.toSocketAddressString(collector) + " (capture id "
+                + Integer.toUnsignedString(server.stack().capture().config().captureId()) + ")");
         }
         if (null != admin)
         {
@@ -403,7 +444,8 @@ public final class Main
      * hook is how a signal-driven stop reports success.
      */
     private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final WebServer web,
-        final ContainerServer server, final RefusalLog refusals, final SessionReplicator grid, final PrintWriter out)
+        final ContainerServer server, final RefusalLog refusals, final RelayMediaService media,
+        final SessionReplicator grid, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)
@@ -416,6 +458,10 @@ public final class Main
             web.close();
         }
         server.close();
+        if (null != media)
+        {
+            media.close(); // after the applications, which end their anchors as they stop
+        }
         if (null != grid)
         {
             grid.close(); // after the shards: the last snapshots are written

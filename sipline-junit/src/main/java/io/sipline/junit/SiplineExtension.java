@@ -57,7 +57,7 @@ public final class SiplineExtension
             .orElseThrow(() -> new ExtensionConfigurationException(
                 "SiplineExtension needs @SiplineTest on " + context.getRequiredTestClass().getName()));
         final SiplineServer server = SiplineServer.start(settings.shards(),
-            settings.dar().isEmpty() ? null : Path.of(settings.dar()));
+            settings.dar().isEmpty() ? null : Path.of(settings.dar()), settings.http());
         context.getStore(NAMESPACE).put(SERVER, server);
         try
         {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,12 +19,15 @@ import javax.servlet.sip.ar.SipApplicationRouter;
 
 import io.sipline.container.deploy.DeployedApplication;
 import io.sipline.container.deploy.DeploymentException;
+import io.sipline.container.deploy.DeploymentListener;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.dispatch.RunningApplicationImpl;
 import io.sipline.container.router.ApplicationRouters;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
 import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.container.web.ConvergedDeployment;
+import io.sipline.container.web.WebServer;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.transport.UdpBindException;
 
@@ -34,7 +38,9 @@ import io.sipline.sip.transport.UdpBindException;
  * test class path, else the default router with the class's DAR; without a DAR, the single deployed application
  * receives every initial request), and the applications deployed through
  * {@link #deployment}. Applications deployed while a test method runs are undeployed when it ends; those of the
- * annotation, or deployed from {@code @BeforeAll}, when the class ends.
+ * annotation, or deployed from {@code @BeforeAll}, when the class ends. With {@link SiplineTest#http()} the web
+ * halves of converged applications (JSR 289 §13) are served on a free loopback TCP port ({@link #httpUri}), as
+ * {@code bin/sipline run --http-port} serves them.
  * <p>
  * Threading: deploy and close from the test's thread; the container runs on its own shard threads.
  */
@@ -43,15 +49,19 @@ public final class SiplineServer implements AutoCloseable
     private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
 
     private final ContainerServer container;
+    private final WebServer web;
+    private final DeploymentListener deployer;
     private final Path workDir;
     private final List<DeployedApplication> classScoped = new ArrayList<>();
     private final List<DeployedApplication> testScoped = new ArrayList<>();
     private boolean inTest;
     private int assembled;
 
-    private SiplineServer(final ContainerServer container, final Path workDir)
+    private SiplineServer(final ContainerServer container, final WebServer web, final Path workDir)
     {
         this.container = container;
+        this.web = web;
+        this.deployer = null == web ? container.registry() : new ConvergedDeployment(container.registry(), web);
         this.workDir = workDir;
     }
 
@@ -62,6 +72,18 @@ public final class SiplineServer implements AutoCloseable
      * @throws IllegalStateException when the DAR is malformed or no port can be bound, saying why.
      */
     public static SiplineServer start(final int shards, final Path dar)
+    {
+        return start(shards, dar, false);
+    }
+
+    /**
+     * Starts a container with {@code shards} shards on a free loopback port and, when {@code http}, a web engine for
+     * the applications' HTTP halves on a free loopback TCP port.
+     *
+     * @param dar the default application router's configuration (JSR 289 Appendix C), or {@code null}.
+     * @throws IllegalStateException when the DAR is malformed or no port can be bound, saying why.
+     */
+    public static SiplineServer start(final int shards, final Path dar, final boolean http)
     {
         final SipApplicationRouter router = ApplicationRouters.load(SiplineServer.class.getClassLoader(), () ->
         {
@@ -80,7 +102,8 @@ public final class SiplineServer implements AutoCloseable
         try
         {
             final Path work = Files.createTempDirectory("sipline-junit");
-            return new SiplineServer(ContainerServer.start(config, router), work);
+            final ContainerServer container = ContainerServer.start(config, router);
+            return new SiplineServer(container, http ? startWeb(container) : null, work);
         }
         catch (final UdpBindException e)
         {
@@ -89,6 +112,19 @@ public final class SiplineServer implements AutoCloseable
         catch (final IOException e)
         {
             throw new UncheckedIOException("cannot create a work directory", e);
+        }
+    }
+
+    private static WebServer startWeb(final ContainerServer container)
+    {
+        try
+        {
+            return WebServer.start(new InetSocketAddress(LOOPBACK, 0));
+        }
+        catch (final Exception e)
+        {
+            container.close();
+            throw new IllegalStateException("cannot start the web engine: " + e.getMessage(), e);
         }
     }
 
@@ -107,6 +143,21 @@ public final class SiplineServer implements AutoCloseable
     public String uri(final String user)
     {
         return "sip:" + user + "@" + LOOPBACK.getHostAddress() + ":" + port();
+    }
+
+    /**
+     * {@code http://127.0.0.1:port} followed by {@code path}, e.g. {@code httpUri("/click-to-call/calls")}: the web
+     * half of the application deployed from {@code click-to-call.war} is served at {@code /click-to-call}.
+     *
+     * @throws IllegalStateException when the class's {@link SiplineTest#http()} is false.
+     */
+    public URI httpUri(final String path)
+    {
+        if (null == web)
+        {
+            throw new IllegalStateException("no web engine: use @SiplineTest(http = true)");
+        }
+        return URI.create("http://" + LOOPBACK.getHostAddress() + ":" + web.address().getPort() + path);
     }
 
     /** A deployment of a WAR file or an exploded application directory, to configure and {@code deploy()}. */
@@ -160,7 +211,7 @@ public final class SiplineServer implements AutoCloseable
     /** Starts {@code application}; it is undeployed at the end of the running test, else of the class. */
     void start(final DeployedApplication application) throws DeploymentException
     {
-        container.registry().onDeployed(application);
+        deployer.onDeployed(application);
         synchronized (this)
         {
             (inTest ? testScoped : classScoped).add(application);
@@ -194,7 +245,7 @@ public final class SiplineServer implements AutoCloseable
         RuntimeException failure = null;
         for (final DeployedApplication application : applications)
         {
-            container.registry().onUndeployed(application);
+            deployer.onUndeployed(application);
             try
             {
                 application.close();
@@ -228,6 +279,10 @@ public final class SiplineServer implements AutoCloseable
         }
         finally
         {
+            if (null != web)
+            {
+                web.close();
+            }
             container.close();
             deleteTree(workDir);
         }

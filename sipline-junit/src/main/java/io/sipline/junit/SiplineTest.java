@@ -44,4 +44,10 @@ public @interface SiplineTest
 
     /** Shards (event-loop threads) of the container. */
     int shards() default 1;
+
+    /**
+     * Serve the web halves of converged applications (JSR 289 §13: {@code web.xml}, {@code @WebServlet}) on a free
+     * loopback TCP port, each at {@code /<WAR name>}; {@link SiplineServer#httpUri} gives the address.
+     */
+    boolean http() default false;
 }

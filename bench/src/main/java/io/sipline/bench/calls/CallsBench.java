@@ -2,6 +2,7 @@ package io.sipline.bench.calls;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -115,7 +116,7 @@ public final class CallsBench implements Callable<Integer>
 
     @Option(names = "--overload-wait", paramLabel = "MS",
         description = "Sipline's overload control: bin/sipline run --overload-wait MS "
-        + "(new requests that waited longer are refused with 503; default: not given, off)")
+        + "(new requests that waited longer are refused with 503; 0: off; default: not given, the server's own: off)")
     Integer overloadWait;
 
     @Option(names = "--server-warmup", paramLabel = "CALLS",
@@ -141,6 +142,16 @@ public final class CallsBench implements Callable<Integer>
         + "core spinning on the clock (bin/sipline bench pauses): how long the machine stops every core at once on its "
         + "own, the floor under the latency figures; 0 = none (default 10)", defaultValue = "10")
     int machinePauses;
+
+    @Option(names = "--http-load", paramLabel = "RPS",
+        description = "Sipline only: also serve the click-to-call example's web half (--http-port, the DAR routing "
+        + "INVITE to the application under test) and send it RPS HTTP GET /click-to-call/calls per second during "
+        + "every measured step; the report's server lines say what was sent and answered; 0 = none (default)",
+        defaultValue = "0")
+    int httpLoad;
+
+    /** The web port of the Sipline server started last with {@code --http-load}. */
+    private int httpPort;
 
     @Option(names = "--out", paramLabel = "DIR",
         description = "result directory (default bench-results/<yyyyMMdd-HHmmss>)")
@@ -328,6 +339,11 @@ public final class CallsBench implements Callable<Integer>
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--far-end-timewait: " + farEndTimewait + " is not a number of milliseconds (0-32000)");
         }
+        if (httpLoad < 0 || httpLoad > 100_000)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--http-load: " + httpLoad + " is not a number of requests per second (0-100000)");
+        }
         if (machinePauses < 0 || machinePauses > 600)
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
@@ -455,21 +471,28 @@ public final class CallsBench implements Callable<Integer>
             if (null == server)
             {
                 System.out.printf("bench calls: %s: starting%n", name);
+                final List<String> args = new ArrayList<>(serverArgs(system));
+                if (httpLoad > 0 && SystemUnderTest.SIPLINE == system)
+                {
+                    args.addAll(webHalfArgs(app)); // the app's own name is its app-name in sip.xml
+                }
                 server = system.startOnFreePort(layout, dir, app, system.jvm() ? profile : "-", driver.uasPort(),
-                    List.of(), serverArgs(system), true);
+                    List.of(), args, true);
                 if (SystemUnderTest.SIPLINE == system)
                 {
                     server.startLocks();
                 }
                 if (warmup > 0)
                 {
-                    steps.add(print(name, driver.run(server, name + "-warmup" + started++, "warmup", startRate,
-                        startRate * warmup, hold)));
+                    final String warmupName = name + "-warmup" + started++;
+                    steps.add(withHttpLoad("warmup", () -> print(name, driver.run(server, warmupName, "warmup",
+                        startRate, startRate * warmup, hold)))); // the web half warms up with the SIP half
                     settle(server);
                 }
             }
             final Instant from = Instant.now();
-            final Step step = print(name, driver.run(server, name + "-" + label, label, r, r * duration, hold));
+            final Step step = withHttpLoad(label, () -> print(name, driver.run(server, name + "-" + label, label, r,
+                r * duration, hold)));
             final Instant to = Instant.now();
             if (lockCheck)
             {
@@ -491,6 +514,27 @@ public final class CallsBench implements Callable<Integer>
             return step;
         }
 
+        /** Runs {@code step} with the HTTP load of {@code --http-load} beside it (Sipline), or alone. */
+        private Step withHttpLoad(final String label, final StepRun step) throws IOException, InterruptedException
+        {
+            if (httpLoad <= 0 || SystemUnderTest.SIPLINE != system)
+            {
+                return step.run();
+            }
+            final HttpLoad load = HttpLoad.start(URI.create("http://127.0.0.1:" + httpPort + "/click-to-call/calls"),
+                httpLoad);
+            try
+            {
+                return step.run();
+            }
+            finally
+            {
+                load.close();
+                System.out.printf("bench calls: %s %s: %s%n", name, label, load.describe());
+                counters.add(label + ": " + load.describe());
+            }
+        }
+
         /** Stops the running server, if any, keeping its stop line. */
         void stopServer() throws InterruptedException
         {
@@ -501,6 +545,13 @@ public final class CallsBench implements Callable<Integer>
                 server = null;
             }
         }
+    }
+
+    /** One step of load. */
+    @FunctionalInterface
+    private interface StepRun
+    {
+        Step run() throws IOException, InterruptedException;
     }
 
     /** A series name as a directory name: {@code sipline/zgc typical-b2bua} to {@code sipline-zgc-typical-b2bua}. */
@@ -613,6 +664,27 @@ public final class CallsBench implements Callable<Integer>
             args.addAll(List.of("--shards", Integer.toString(serverShards)));
         }
         return args;
+    }
+
+    /**
+     * {@code --http-port} on a free port, the click-to-call example deployed beside the application under test, and a
+     * DAR that routes INVITE to the latter (click-to-call takes no initial request).
+     */
+    private List<String> webHalfArgs(final String app) throws IOException
+    {
+        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
+        final Path war = home.resolve("examples/click-to-call/target/click-to-call.war");
+        if (!Files.isRegularFile(war))
+        {
+            throw new IOException("--http-load: " + war + " is missing (./mvnw -B -q -DskipTests -pl "
+                + "examples/click-to-call -am package)");
+        }
+        final Path dar = Files.createTempFile("bench-http-load", ".properties");
+        dar.toFile().deleteOnExit();
+        Files.writeString(dar, "INVITE: (\"" + app + "\", \"DAR:From\", \"ORIGINATING\", \"\", \"NO_ROUTE\", \"0\")\n");
+        httpPort = SystemUnderTest.freeTcpPort();
+        return List.of("--http-port", Integer.toString(httpPort), "--deploy", war.toString(), "--dar",
+            dar.toString());
     }
 
     /** Waits (at most 15 s) until the server uses less than a fifth of a core, so one step's tail is not the next's. */

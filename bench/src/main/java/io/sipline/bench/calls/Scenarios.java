@@ -130,7 +130,7 @@ public final class Scenarios
     }
 
     /** The built-in scenario as {@code sipp -sd NAME} dumps it. */
-    static String builtIn(final String name) throws IOException, InterruptedException
+    public static String builtIn(final String name) throws IOException, InterruptedException
     {
         final Process sipp = new ProcessBuilder("/usr/bin/sipp", "-sd", name).redirectErrorStream(true).start();
         try

@@ -206,7 +206,7 @@ public final class FuzzBench implements Callable<Integer>
     }
 
     /** Every sample of {@code /metrics}, by its name and labels as written. */
-    static Map<String, Double> metrics(final int adminPort) throws IOException
+    public static Map<String, Double> metrics(final int adminPort) throws IOException
     {
         final HttpURLConnection http = (HttpURLConnection)URI.create("http://127.0.0.1:" + adminPort + "/metrics")
             .toURL().openConnection();
@@ -248,7 +248,7 @@ public final class FuzzBench implements Callable<Integer>
     }
 
     /** Sums the samples of {@code name} by the value of {@code label} (shards added up). */
-    static Map<String, Double> byLabel(final Map<String, Double> samples, final String name, final String label)
+    public static Map<String, Double> byLabel(final Map<String, Double> samples, final String name, final String label)
     {
         final Map<String, Double> sums = new TreeMap<>();
         final String key = label + "=\"";
@@ -264,7 +264,7 @@ public final class FuzzBench implements Callable<Integer>
         return sums;
     }
 
-    static double sum(final Map<String, Double> samples, final String name)
+    public static double sum(final Map<String, Double> samples, final String name)
     {
         double s = 0;
         for (final Map.Entry<String, Double> e : samples.entrySet())

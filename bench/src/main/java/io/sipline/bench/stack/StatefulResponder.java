@@ -10,12 +10,13 @@ import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 
 /**
- * The {@code stateful} server of {@code bin/sipline bench stack}: every request gets a 200 through its server
- * transaction (RFC 3261 §17.2), so that the bench measures the transaction layer over the transport.
+ * The {@code stateful} server of {@code bin/sipline bench stack} (and of {@code bench ws}): every request gets a
+ * 200 through its server transaction (RFC 3261 §17.2), so that the bench measures the transaction layer over the
+ * transport.
  *
  * <p>One instance per shard; runs on that shard only. The count of answered requests is stack-wide.
  */
-final class StatefulResponder implements SipListener
+public final class StatefulResponder implements SipListener
 {
     private final AtomicLong answered;
 
@@ -25,7 +26,7 @@ final class StatefulResponder implements SipListener
     }
 
     /** One responder per shard, all counting into {@code answered}. */
-    static SipListener.Factory factory(final AtomicLong answered)
+    public static SipListener.Factory factory(final AtomicLong answered)
     {
         return shard -> new StatefulResponder(answered);
     }

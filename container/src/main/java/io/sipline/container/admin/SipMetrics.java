@@ -70,6 +70,7 @@ public final class SipMetrics
         registerSip();
         registerShards();
         registerWebSocket();
+        registerCapture();
         registerContainer();
         registerJvm();
     }
@@ -333,6 +334,74 @@ public final class SipMetrics
         GaugeWithCallback.builder().name("sipline_ws_connections")
             .help("WebSocket connections open now (handshaking or upgraded), over all WS and WSS ports")
             .callback(cb -> cb.call(stack.webSocketConnections())).register(registry);
+    }
+
+    /**
+     * HEPv3 capture ({@code --hep}): {@code sipline_hep_captures_total{outcome}}, the SIP messages mirrored to the
+     * collector ({@code sent}) and those lost ({@code dropped}: the socket's buffer full, a failed send, or a message
+     * too long for one HEP packet); absent when capture is off.
+     */
+    private void registerCapture()
+    {
+        final io.sipline.sip.capture.HepCapture capture = stack.capture();
+        if (null == capture)
+        {
+            return;
+        }
+        CounterWithCallback.builder().name("sipline_hep_captures")
+            .help("SIP messages mirrored to the HEP collector (sent), or lost to it (dropped: socket buffer full, "
+                + "send failed, longer than one HEP packet); SIP itself is never held up")
+            .labelNames("outcome")
+            .callback(cb ->
+            {
+                cb.call(capture.sent(), "sent");
+                cb.call(capture.dropped(), "dropped");
+            }).register(registry);
+    }
+
+    /**
+     * The web engine's requests per application ({@code --http-port}): {@code sipline_http_requests_total
+     * {application,status}} by status class, {@code sipline_http_requests_failed_total{application}} for those that
+     * ended without a complete response, {@code sipline_http_active_requests{application}}. Registered when the engine
+     * starts; the counts are the engine's own, read at each scrape.
+     */
+    public void registerHttp(final HttpStatus http)
+    {
+        CounterWithCallback.builder().name("sipline_http_requests")
+            .help("HTTP requests answered by the web halves of converged applications, by application and status "
+                + "class (application none: no application's context path)")
+            .labelNames("application", "status")
+            .callback(cb ->
+            {
+                for (final HttpStatus.Application a : http.applications())
+                {
+                    for (int i = 0; i < HttpStatus.STATUS_CLASSES.size(); i++)
+                    {
+                        cb.call(a.responses(i), a.name(), HttpStatus.STATUS_CLASSES.get(i));
+                    }
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("sipline_http_requests_failed")
+            .help("HTTP requests that ended without a complete response (an exception past the engine's error "
+                + "handling, a broken connection, a timeout), by application")
+            .labelNames("application")
+            .callback(cb ->
+            {
+                for (final HttpStatus.Application a : http.applications())
+                {
+                    cb.call(a.failed(), a.name());
+                }
+            }).register(registry);
+        GaugeWithCallback.builder().name("sipline_http_active_requests")
+            .help("HTTP requests being served now, by application")
+            .labelNames("application")
+            .callback(cb ->
+            {
+                for (final HttpStatus.Application a : http.applications())
+                {
+                    cb.call(a.active(), a.name());
+                }
+            }).register(registry);
     }
 
     private void registerContainer()

@@ -12,12 +12,13 @@ import javax.servlet.sip.SipSession;
 import javax.servlet.sip.URI;
 
 /**
- * The face of one {@link SipApplicationSessionImpl} given to a thread that does not own it, an HTTP thread of a
- * converged application (JSR 289 §13): every call is handed to the session's owner and the caller waits for its
- * result, so that calls into one application session stay serialized (JSR 289 §6.3) and the shard's state is only
- * ever touched on the shard. The owner is the session's virtual-thread lane when its application runs on virtual
- * threads and the lane exists, else its shard ({@link ContainerShard#callAndWait}). The owner never waits for the
- * caller, so the wait ends. On the owner's own thread a call runs at once.
+ * The face of one {@link SipApplicationSessionImpl} given to a thread that does not own it (an HTTP thread of a
+ * converged application, JSR 289 §13, or an application's own thread) by {@code ConvergedHttpSession},
+ * {@code SipFactory} and {@code SipSessionsUtil}: every call is handed to the session's owner and the caller waits
+ * for its result, so that calls into one application session stay serialized (JSR 289 §6.3) and the shard's state
+ * is only ever touched on the shard. The owner is the session's virtual-thread lane when its application runs on
+ * virtual threads and the lane exists, else its shard ({@link ContainerShard#callAndWait}). The owner never waits for
+ * the caller, so the wait ends. On the owner's own thread a call runs at once.
  * <p>
  * Container code that needs the session itself (the factory, to create a request in it) unwraps it with
  * {@link #unwrap}. Two handles of one session are equal, and a handle equals its session; the session does not
@@ -48,7 +49,8 @@ public final class ApplicationSessionHandle implements SipApplicationSession
 
     /**
      * Runs {@code action} where the session's calls run and returns its result, or throws what it threw: at once on
-     * the shard; on the virtual-thread lane of a blocking application; else on the shard.
+     * the shard or on the session's own virtual-thread lane; on that lane for a blocking application; else on the
+     * shard.
      */
     public <T> T call(final Supplier<T> action)
     {
@@ -58,6 +60,10 @@ public final class ApplicationSessionHandle implements SipApplicationSession
             return action.get();
         }
         final Executor lane = session.lane();
+        if (lane instanceof SessionLane own && own.onLaneThread())
+        {
+            return action.get(); // the caller is the session's own call
+        }
         return null == lane ? host.callAndWait(action) : ContainerShard.callAndWait(lane, action);
     }
 

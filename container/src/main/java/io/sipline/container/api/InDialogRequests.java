@@ -73,7 +73,8 @@ final class InDialogRequests
         final SipServletRequestImpl original = s.original();
         final List<String> routes = d.routeSet();
         final boolean strict = d.strictRouting();
-        final MessageHeaders h = MessageHeaders.empty(9 + routes.size());
+        // Max-Forwards, From, To, Call-ID, CSeq, Contact and one header the application or a B2BUA copy adds
+        final MessageHeaders h = MessageHeaders.empty(7 + routes.size());
         for (int i = strict ? 1 : 0; i < routes.size(); i++)
         {
             h.insert(h.size(), "Route", routes.get(i));

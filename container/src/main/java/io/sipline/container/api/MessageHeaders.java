@@ -414,6 +414,20 @@ public final class MessageHeaders implements HeaderSource
         return n;
     }
 
+    /** Number of values of a known header. */
+    public int count(final HeaderName k)
+    {
+        int n = 0;
+        for (int i = 0; i < count; i++)
+        {
+            if (kinds[i] == k.ordinal())
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Removes every value of a header; returns the index where the first one was, or -1. */
     public int remove(final String name)
     {

@@ -39,7 +39,15 @@ public final class MessageWriter
         request.syncParties();
         text(out, request.getMethod());
         out.writeByte(' ');
-        text(out, request.requestUriText());
+        final byte[] uri = request.requestUriWire();
+        if (null != uri)
+        {
+            out.writeBytes(uri);
+        }
+        else
+        {
+            text(out, request.requestUriText());
+        }
         out.writeByte(' ');
         out.writeBytes(SIP_VERSION);
         crlf(out);

@@ -1,11 +1,9 @@
 package io.sipline.container.api;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import javax.servlet.sip.SipSessionAttributeListener;
 import javax.servlet.sip.SipSessionBindingEvent;
@@ -15,8 +13,8 @@ import javax.servlet.sip.SipSessionBindingListener;
  * The attributes of one {@link SipSessionImpl} (JSR 289 §6.2.5) and the listeners they tell: the value's own
  * {@link SipSessionBindingListener} and the application's {@link SipSessionAttributeListener}s. The session makes
  * one on its first attribute and drops it with the last, so that an established call without attributes holds none.
- * A session with one attribute (a B2BUA's 2xx kept until the ACK) holds it in this object's own fields; a map is
- * made for the second, so that the common case costs this object alone.
+ * A session with one attribute (a B2BUA's 2xx kept until the ACK) holds it in this object's own fields; an
+ * {@link AttributeTable} is made for the second, so that the common case costs this object alone.
  * <p>
  * Not threadsafe; used by the session's shard or by the application while it holds the application session.
  */
@@ -26,7 +24,7 @@ final class SessionAttributes
     private String name;
     private Object value;
     /** Every attribute once a second one was set (the fields above are then null), else null. */
-    private Map<String, Object> values;
+    private AttributeTable values;
 
     /** A copy of {@code other}'s attributes (a derived session's), told to no listener. */
     static SessionAttributes copyOf(final SessionAttributes other)
@@ -36,7 +34,7 @@ final class SessionAttributes
         a.value = other.value;
         if (null != other.values)
         {
-            a.values = new HashMap<>(other.values);
+            a.values = new AttributeTable(other.values);
         }
         return a;
     }
@@ -54,7 +52,7 @@ final class SessionAttributes
     {
         if (null != values)
         {
-            return Collections.enumeration(new ArrayList<>(values.keySet()));
+            return Collections.enumeration(Arrays.asList(values.names()));
         }
         return null == name ? Collections.emptyEnumeration() : Collections.enumeration(List.of(name));
     }
@@ -106,7 +104,7 @@ final class SessionAttributes
             value = attribute;
             return old;
         }
-        values = new HashMap<>(4);
+        values = new AttributeTable(4);
         values.put(name, value);
         name = null;
         value = null;
@@ -138,7 +136,7 @@ final class SessionAttributes
         if (null != values)
         {
             final Object old = values.remove(key);
-            if (values.isEmpty())
+            if (0 == values.size())
             {
                 values = null; // an established call keeps no empty map
             }
@@ -164,7 +162,7 @@ final class SessionAttributes
     {
         if (null != values)
         {
-            for (final String key : values.keySet().toArray(new String[0]))
+            for (final String key : values.names())
             {
                 remove(session, key);
             }

@@ -229,12 +229,15 @@ final class SessionDialog
         return routeSet;
     }
 
-    /** The To of the UAS's responses to its initial request (§8.2.6.2), made once; the local tag must be set. */
-    String taggedTo(final String requestTo)
+    /**
+     * The To of the UAS's responses to its initial request (§8.2.6.2), made once from entry {@code requestTo} of the
+     * request's headers; the local tag must be set.
+     */
+    String taggedTo(final MessageHeaders requestHeaders, final int requestTo)
     {
         if (null == taggedTo)
         {
-            taggedTo = HeaderText.withTag(requestTo, localTag);
+            taggedTo = HeaderText.withTag(requestHeaders.value(requestTo), localTag);
         }
         return taggedTo;
     }

@@ -22,9 +22,17 @@ final class SessionInvalidation
     static void invalidate(final SipSessionImpl s)
     {
         final SipApplicationSessionImpl app = s.appSession();
-        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(app.application());
+        try
         {
-            l.sessionDestroyed(new SipSessionEvent(s));
+            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+            {
+                l.sessionDestroyed(new SipSessionEvent(s));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         s.removeAttributes();
         s.valid = false;

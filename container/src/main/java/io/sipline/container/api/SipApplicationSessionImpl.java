@@ -3,6 +3,7 @@ package io.sipline.container.api;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -60,7 +61,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private boolean valid = true;
     private boolean invalidateWhenReady = true;
     private boolean readyNotified;
-    private Map<String, Object> attributes;
+    private AttributeTable attributes;
     private final List<SipSessionImpl> sessions = new ArrayList<>(2);
     /** The HTTP sessions bound to this one (converged applications), made on first use; shard only. */
     private List<HttpSession> httpSessions;
@@ -86,9 +87,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         this.expirationTime = minutes > 0 ? created + minutes * 60_000L : 0;
         host.sessions().putApplication(this);
         application.sessionsChanged(host.index(), 1);
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionCreated(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionCreated(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (expirationTime > 0 && host.onShardThread())
         {
@@ -206,9 +215,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         expiryTimerId = -1;
         final long before = expirationTime;
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionExpired(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionExpired(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (valid && expirationTime == before)
         {
@@ -242,9 +259,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         if (valid && readyToInvalidate() && !readyNotified)
         {
             readyNotified = true;
-            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            final ClassLoader previousLoader = ListenerLoader.enter(application);
+            try
             {
-                l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+                for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+                {
+                    l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+                }
+            }
+            finally
+            {
+                ListenerLoader.exit(previousLoader);
             }
             if (valid && invalidateWhenReady && readyToInvalidate())
             {
@@ -266,9 +291,12 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             return;
         }
-        for (final SipSessionImpl s : new ArrayList<>(sessions))
+        if (!sessions.isEmpty()) // invalidated when ready, it has none left: no copy to make
         {
-            s.invalidateNow();
+            for (final SipSessionImpl s : new ArrayList<>(sessions))
+            {
+                s.invalidateNow();
+            }
         }
         invalidateHttpSessions();
         if (null != timers)
@@ -284,13 +312,21 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
             expiryTimerId = -1;
             host.execute(() -> host.cancel(timerId));
         }
-        for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.sessionDestroyed(new SipApplicationSessionEvent(this));
+            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            {
+                l.sessionDestroyed(new SipApplicationSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
         if (null != attributes)
         {
-            for (final String name : new ArrayList<>(attributes.keySet()))
+            for (final String name : attributes.names())
             {
                 removeAttribute(name);
             }
@@ -425,7 +461,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public Iterator<String> getAttributeNames()
     {
         checkValid();
-        return null == attributes ? Collections.emptyIterator() : new ArrayList<>(attributes.keySet()).iterator();
+        return null == attributes ? Collections.emptyIterator() : Arrays.asList(attributes.names()).iterator();
     }
 
     @Override
@@ -438,7 +474,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         if (null == attributes)
         {
-            attributes = new HashMap<>(4);
+            attributes = new AttributeTable(4);
         }
         final Object old = attributes.put(name, attribute);
         if (old == attribute)
@@ -453,17 +489,25 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
         }
-        for (final SipApplicationSessionAttributeListener l
-            : application.listeners(SipApplicationSessionAttributeListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            if (null == old)
+            for (final SipApplicationSessionAttributeListener l
+                : application.listeners(SipApplicationSessionAttributeListener.class))
             {
-                l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+                if (null == old)
+                {
+                    l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+                }
+                else
+                {
+                    l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
+                }
             }
-            else
-            {
-                l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
-            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 
@@ -480,10 +524,18 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             b.valueUnbound(new SipApplicationSessionBindingEvent(this, name));
         }
-        for (final SipApplicationSessionAttributeListener l
-            : application.listeners(SipApplicationSessionAttributeListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(application);
+        try
         {
-            l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+            for (final SipApplicationSessionAttributeListener l
+                : application.listeners(SipApplicationSessionAttributeListener.class))
+            {
+                l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 

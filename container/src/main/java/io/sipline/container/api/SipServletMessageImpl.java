@@ -58,8 +58,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     /**
      * The state few messages need, made on first use, so that every message holds one reference instead of one per
      * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects; for a
-     * request, the popped Route as text or Address (JSR 289 §15.5), the route back token and a strict router's next
-     * hop.
+     * request, the popped Route as text or Address (JSR 289 §15.5), the route back token, the popped Route's flow
+     * token and a strict router's next hop.
      */
     static final class Extras
     {
@@ -72,6 +72,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         String poppedRouteText;
         /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
         String routeBackToken;
+        /** The RFC 5626 flow token of the Route of ours the container popped (a WebSocket client's flow), or null. */
+        String flowToken;
         String nextHopUri;
         /** Address and Parameterable objects handed out for writable headers, written back when sent. */
         HeaderBindings bound;

@@ -18,6 +18,7 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingDirective;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
+import io.sipline.container.address.BaseUri;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -62,6 +63,11 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     private Proxy proxy;
     /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
     private boolean relayed;
+    /**
+     * Whether a received request's To has a tag, as the parser found: 1 yes, 0 no, -1 not known (a request the
+     * container made: its To is read as text).
+     */
+    private byte toTagged = -1;
 
     private SipServletRequestImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
         final InetSocketAddress local)
@@ -70,6 +76,8 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         this.method = message.methodName();
         this.uriStart = message.requestUriStart() - message.offset();
         this.uriEnd = message.requestUriEnd() - message.offset();
+        // the parser marks a To it read without a tag -2, and one it did not read -1
+        this.toTagged = message.toTagStart() >= 0 ? (byte)1 : message.toTagStart() == -2 ? (byte)0 : (byte)-1;
     }
 
     private SipServletRequestImpl(final String method, final String requestUri, final MessageHeaders headers)
@@ -127,6 +135,16 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     // Container view: Request-URI, proxy and B2BUA roles
     // ================================================================================================================
 
+    /** Whether the To header has a tag; a received request's is known from the parser, without its text. */
+    boolean toHasTag()
+    {
+        if (toTagged >= 0)
+        {
+            return 1 == toTagged;
+        }
+        return null != HeaderText.param(headers.get(HeaderName.TO), "tag");
+    }
+
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */
     public boolean requestUriContains(final byte[] what)
     {
@@ -166,6 +184,15 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
             x = (x ^ text.charAt(i)) * 0x01000193;
         }
         return x;
+    }
+
+    /**
+     * The Request-URI as it goes on the wire when it is a URI object of this container (set by the application or
+     * parsed from text): borrowed, never to be modified; else null (read {@link #requestUriText}).
+     */
+    byte[] requestUriWire()
+    {
+        return requestUri instanceof BaseUri b ? b.wireBytes() : null;
     }
 
     public String requestUriText()
@@ -305,6 +332,22 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     public void routeBackToken(final String token)
     {
         extras().routeBackToken = token;
+    }
+
+    /**
+     * The Route of ours popped from this request carried an RFC 5626 flow token (§5.3: the request goes on the flow
+     * it names, or gets 430 Flow Failed).
+     */
+    public void flowToken(final String token)
+    {
+        extras().flowToken = token;
+    }
+
+    /** The flow token of the Route of ours popped from this request, or null (no extras are made to answer). */
+    public String flowToken()
+    {
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.flowToken;
     }
 
     /** The token of the container's route back on this request, or null (no extras are made to answer). */

@@ -2,6 +2,7 @@ package io.sipline.container.api;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -48,6 +49,13 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     private long rseq;
     /** Whether {@link #createPrack} was called on this received reliable provisional response. */
     private boolean prackCreated;
+    /**
+     * Where a received response's To tag is in its bytes, packed as {@code start << 16 | end}; -1 when it has none
+     * or it lies past 64 KiB (then {@link #toTag} reads the header's text).
+     */
+    private int toTagSpan = -1;
+    /** The To tag once read. */
+    private String toTag;
 
     private SipServletResponseImpl(final SipMessage message, final byte[] bytes, final SipServletRequestImpl request,
         final InetSocketAddress remote, final InetSocketAddress local)
@@ -58,6 +66,12 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         this.reasonStart = message.reasonStart() - message.offset();
         this.reasonEnd = message.reasonEnd() - message.offset();
         this.committed = true;
+        final int tagStart = message.toTagStart() - message.offset();
+        final int tagEnd = message.toTagEnd() - message.offset();
+        if (message.toTagStart() >= 0 && tagEnd <= 0xFFFF && message.buffer()[message.toTagStart()] != '"')
+        {
+            this.toTagSpan = tagStart << 16 | tagEnd;
+        }
     }
 
     private SipServletResponseImpl(final SipServletRequestImpl request, final MessageHeaders headers,
@@ -168,9 +182,11 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         final int status, final String reason)
     {
         final MessageHeaders rh = request.headers();
-        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
         final boolean dialogCreating = status > 100 && status < 300 && isDialogCreating(request.getMethod())
             && request.isInitial();
+        // room for what is copied, a Contact and one header the application adds
+        final int copied = rh.count(HeaderName.VIA) + (dialogCreating ? rh.count(HeaderName.RECORD_ROUTE) : 0) + 4;
+        final MessageHeaders h = MessageHeaders.over(rh, copied + 2);
         h.copyFrom(rh, HeaderName.VIA);
         if (dialogCreating)
         {
@@ -183,10 +199,12 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         final SipServletResponseImpl r = new SipServletResponseImpl(request, h, status, reason);
         r.session = session;
         final int to = h.find(HeaderName.TO, 0);
-        if (status > 100 && to >= 0 && null != session && null == HeaderText.param(h.value(to), "tag"))
+        if (status > 100 && to >= 0 && null != session && !request.toHasTag())
         {
-            h.setValue(to, request == session.original() ? session.taggedTo(h.value(to))
-                : HeaderText.withTag(h.value(to), session.localTagForResponse()));
+            // the request's To is read as text in the request, once: every response to it reads the same
+            final int requestTo = rh.find(HeaderName.TO, 0);
+            h.setValue(to, request == session.original() ? session.taggedTo(rh, requestTo)
+                : HeaderText.withTag(rh.value(requestTo), session.localTagForResponse()));
         }
         if (null != session && (dialogCreating || (status >= 200 && status < 300 && isTargetRefresh(request))))
         {
@@ -229,9 +247,22 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         return forwarded;
     }
 
-    /** Tag of the To header (the remote tag of a received response). */
+    /**
+     * Tag of the To header (the remote tag of a received response). A received response's is read from its bytes
+     * (the parser found it) and kept: the To header's text is not made for it.
+     */
     public String toTag()
     {
+        if (null != toTag)
+        {
+            return toTag;
+        }
+        if (toTagSpan >= 0)
+        {
+            toTag = new String(headers.bytes(), toTagSpan >>> 16, (toTagSpan & 0xFFFF) - (toTagSpan >>> 16),
+                StandardCharsets.US_ASCII);
+            return toTag;
+        }
         return HeaderText.param(headers.get(HeaderName.TO), "tag");
     }
 

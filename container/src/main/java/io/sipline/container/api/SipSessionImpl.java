@@ -354,13 +354,13 @@ public final class SipSessionImpl implements SipSession
     }
 
     /**
-     * The To of this UAS's responses to its initial request: the request's To with the local tag, made once and
-     * shared by every response (RFC 3261 §8.2.6.2).
+     * The To of this UAS's responses to its initial request: the request's To (entry {@code requestTo} of its
+     * headers) with the local tag, made once and shared by every response (RFC 3261 §8.2.6.2).
      */
-    public String taggedTo(final String requestTo)
+    public String taggedTo(final MessageHeaders requestHeaders, final int requestTo)
     {
         localTagForResponse();
-        return dialog.taggedTo(requestTo);
+        return dialog.taggedTo(requestHeaders, requestTo);
     }
 
     public String contactValue()
@@ -862,17 +862,33 @@ public final class SipSessionImpl implements SipSession
 
     void fireCreated()
     {
-        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(app.application());
+        try
         {
-            l.sessionCreated(new SipSessionEvent(this));
+            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+            {
+                l.sessionCreated(new SipSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 
     void fireReadyToInvalidate()
     {
-        for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+        final ClassLoader previousLoader = ListenerLoader.enter(app.application());
+        try
         {
-            l.sessionReadyToInvalidate(new SipSessionEvent(this));
+            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+            {
+                l.sessionReadyToInvalidate(new SipSessionEvent(this));
+            }
+        }
+        finally
+        {
+            ListenerLoader.exit(previousLoader);
         }
     }
 

@@ -271,7 +271,7 @@ public final class Cli
         int warmup;
 
         @Option(names = "--overload-wait", paramLabel = "MS", converter = OverloadWaitConverter.class,
-            defaultValue = "0",
+            defaultValue = "" + DEFAULT_OVERLOAD_WAIT_MILLIS,
             description = "Overload control: a new request outside a dialog that waited longer than MS milliseconds "
                 + "since the kernel received it (the shard is that far behind its input) is refused with 503 "
                 + "Service Unavailable and Retry-After: 1, so that the calls already up finish and the server does "
@@ -300,6 +300,12 @@ public final class Cli
         WebSocketFlags webSocket = new WebSocketFlags();
 
         @CommandLine.Mixin
+        MediaFlags mediaFlags = new MediaFlags();
+
+        @CommandLine.Mixin
+        HepFlags hep = new HepFlags();
+
+        @CommandLine.Mixin
         ClusterFlags cluster = new ClusterFlags();
 
         Run(final Server server)
@@ -321,17 +327,10 @@ public final class Cli
                 err.println("sipline: " + e.getMessage());
                 return USAGE;
             }
-            final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
-                List.of(InetAddress.getLoopbackAddress()) : bind;
-            final List<InetAddress> unique = new ArrayList<>();
-            for (final InetAddress a : addresses)
+            final List<InetAddress> unique = bindAddresses(err);
+            if (null == unique)
             {
-                if (unique.contains(a))
-                {
-                    err.println("sipline: --bind: " + a.getHostAddress() + " is listed twice");
-                    return USAGE;
-                }
-                unique.add(a);
+                return USAGE;
             }
             final PortList extra = null == udpPorts ? PortList.EMPTY : udpPorts;
             if (extra.contains(port))
@@ -359,6 +358,8 @@ public final class Cli
             final Path usersFile;
             final RunOptions.Tls tls;
             final RunOptions.WebSocket ws;
+            final RunOptions.Media media;
+            final io.sipline.sip.capture.HepConfig capture;
             final RunOptions.Cluster clusterOptions;
             try
             {
@@ -368,6 +369,8 @@ public final class Cli
                 streamPorts[0] = port;
                 System.arraycopy(extra.ports(), 0, streamPorts, 1, extra.ports().length);
                 ws = webSocket.options(streamPorts, null != tls);
+                media = mediaFlags.options();
+                capture = hep.options();
                 clusterOptions = cluster.options();
             }
             catch (final UsersFileException e)
@@ -405,8 +408,27 @@ public final class Cli
             final int n = null == shards ? Runtime.getRuntime().availableProcessors() : shards;
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
-                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, clusterOptions),
+                darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, media, capture,
+                clusterOptions),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
+        }
+
+        /** The {@code --bind} addresses (loopback when none), or null after saying which one is listed twice. */
+        private List<InetAddress> bindAddresses(final PrintWriter err)
+        {
+            final List<InetAddress> addresses = null == bind || bind.isEmpty() ?
+                List.of(InetAddress.getLoopbackAddress()) : bind;
+            final List<InetAddress> unique = new ArrayList<>();
+            for (final InetAddress a : addresses)
+            {
+                if (unique.contains(a))
+                {
+                    err.println("sipline: --bind: " + a.getHostAddress() + " is listed twice");
+                    return null;
+                }
+                unique.add(a);
+            }
+            return unique;
         }
 
         /** The {@code --shared-lib} jars; an argument that is none is an {@link IllegalArgumentException}. */
@@ -646,6 +668,14 @@ public final class Cli
             return count(value, 0, MAX_OVERLOAD_WAIT_MILLIS, "milliseconds");
         }
     }
+
+    /**
+     * The {@code --overload-wait} by default: off. The wait is counted from the kernel's receive time, and a server
+     * still loading and compiling its classes takes longer than the 30 ms that serves best under a surge
+     * ({@code docs/reliability.md}) over its first requests even when they come alone, so it would refuse them; give
+     * {@code --overload-wait 30} with {@code --warmup} on a server that may meet a surge.
+     */
+    static final int DEFAULT_OVERLOAD_WAIT_MILLIS = 0;
 
     /** The longest {@code --overload-wait}: 10 s, far beyond any SIP timer that would matter (64*T1 = 32 s aside). */
     static final int MAX_OVERLOAD_WAIT_MILLIS = 10_000;

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import io.sipline.container.os.GcThreadScheduling;
+import io.sipline.sip.capture.HepConfig;
 
 /**
  * The validated options of {@code sipline run}.
@@ -33,14 +34,34 @@ import io.sipline.container.os.GcThreadScheduling;
  *                 when there are none.
  * @param http     the {@code --http-port} on the {@code --http-bind} address (the web half of converged
  *                 applications), or {@code null} when it is off.
+ * @param media    the media relay's ports and addresses ({@code --media-ports}, {@code --media-bind},
+ *                 {@code --media-advertise}, ...), or {@code null} for the defaults on the first {@code --bind}
+ *                 address.
+ * @param hep      the HEPv3 capture ({@code --hep}, {@code --hep-id}, {@code --hep-password}), or {@code null} when
+ *                 it is off.
  * @param cluster  the {@code --cluster-*} membership, or {@code null} outside a cluster.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
     int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
-    InetSocketAddress http, Cluster cluster)
+    InetSocketAddress http, Media media, HepConfig hep, Cluster cluster)
 {
+    /**
+     * The media relay behind the media service (validated by the run command's media flags).
+     *
+     * @param portMin       lowest UDP port.
+     * @param portMax       highest UDP port.
+     * @param bind          the address media sockets bind, or null for the first {@code --bind} address.
+     * @param advertise     the address written into SDP, or null for the bind address.
+     * @param threads       media threads, or 0 for one per core.
+     * @param idleTimeoutMs silence after which an anchor's listener hears of it; 0 for never.
+     */
+    public record Media(int portMin, int portMax, InetAddress bind, InetAddress advertise, int threads,
+        long idleTimeoutMs)
+    {
+    }
+
     /**
      * A cluster's membership: the grid member of this node binds {@code bind}, the other members are {@code peers}
      * (a static list), and {@code node} (0-255, unique in the cluster) is written into every id the node makes.
@@ -53,7 +74,7 @@ public record RunOptions(
         }
     }
 
-    /** Options outside a cluster. */
+    /** Options with the media relay's defaults, no capture, outside a cluster. */
     public RunOptions(
         final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
         final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
@@ -61,7 +82,7 @@ public record RunOptions(
         final List<Path> sharedLibraries, final WebSocket webSocket, final InetSocketAddress http)
     {
         this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
-            overloadWaitMillis, sharedLibraries, webSocket, http, null);
+            overloadWaitMillis, sharedLibraries, webSocket, http, null, null, null);
     }
 
     /**

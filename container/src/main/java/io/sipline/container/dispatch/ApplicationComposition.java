@@ -96,7 +96,13 @@ final class ApplicationComposition
                 answers.answer(tx, message, 482, "Loop Detected"); // RFC 3261 §16.3 step 4
                 return true;
             }
-            ProxyRoutes.popOwnRoute(request, addresses.host(), addresses.ownPorts()); // §16.4
+            // RFC 5626 §5.3: our Path or Record-Route toward a WebSocket client names its flow
+            final String token = addresses.topRouteFlowToken(request);
+            if (null != ProxyRoutes.popOwnRoute(request, addresses.host(), addresses.ownPorts()) // §16.4
+                && null != token)
+            {
+                request.flowToken(token);
+            }
         }
         SipApplicationSessionImpl joined = null;
         try
@@ -241,13 +247,14 @@ final class ApplicationComposition
     /**
      * Our route back for {@code ROUTE_BACK}, reachable on {@code transport} at our port for it (as our Contact and
      * Record-Route per transport, RFC 3261 §16.6 step 4 and RFC 5658 §4): {@code sip:host:port} for UDP,
-     * {@code ;transport=tcp} for TCP, {@code sips:} for TLS, then {@code lr} and the decision's token.
+     * {@code ;transport=tcp} for TCP, {@code sips:} for TLS, {@code ;transport=ws} for WS and WSS, then {@code lr}
+     * and the decision's token.
      */
     private String routeBack(final int transport, final String token)
     {
-        return (Transports.TLS == transport ? "<sips:" : "<sip:") + addresses.host() + ":"
-            + addresses.ownPorts()[transport] + (Transports.TCP == transport ? ";transport=tcp" : "") + ";lr;"
-            + COMPOSITION_PARAMETER + "=" + token + ">";
+        return Transports.uri(new StringBuilder(96).append('<'), transport, null, addresses.host(),
+            addresses.ownPorts()[transport]).append(";lr;").append(COMPOSITION_PARAMETER).append('=').append(token)
+            .append('>').toString();
     }
 
     /**
@@ -312,8 +319,9 @@ final class ApplicationComposition
             return true;
         }
         final int asked = Transports.asked(hop);
-        if (Transports.UNSUPPORTED == asked)
+        if (Transports.UNSUPPORTED == asked || Transports.isWebSocket(asked))
         {
+            // RFC 7118 §5: a WebSocket hop is a client's connection, never an external route's server
             relay.fail(shard, 503, "Service Unavailable (transport " + hop.transport() + " is not supported)",
                 ids.newTagOnShard());
             return true;

@@ -37,6 +37,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     private volatile Map<String, RunningApplicationImpl> applications = Map.of();
     private volatile ContainerShardImpl[] shards = new ContainerShardImpl[0];
     private volatile List<SipURI> outboundInterfaces = List.of();
+    private volatile Map<String, Object> contextAttributes = Map.of();
     private final AtomicInteger nextShard = new AtomicInteger();
 
     /** @param router the application router, initialised by the caller; no users (protected requests fail). */
@@ -128,6 +129,25 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     List<SipURI> outboundInterfaces()
     {
         return outboundInterfaces;
+    }
+
+    /**
+     * A {@code ServletContext} attribute of every application deployed from now on (a container service such as
+     * the media service), set before the application's listeners and servlets start.
+     *
+     * @param name  the attribute name.
+     * @param value its value.
+     */
+    public synchronized void contextAttribute(final String name, final Object value)
+    {
+        final Map<String, Object> next = new LinkedHashMap<>(contextAttributes);
+        next.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+        contextAttributes = Map.copyOf(next);
+    }
+
+    Map<String, Object> contextAttributes()
+    {
+        return contextAttributes;
     }
 
     /** The shards' runtimes, published once the stack started. */

@@ -16,14 +16,17 @@ import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
+import io.sipline.sip.transport.tcp.FlowTokens;
 import io.sipline.sip.transport.tcp.TcpFlow;
 import io.sipline.sip.transport.dns.SipTarget;
 
 /**
  * The requests the container sends (RFC 3261 §8.1.2, §18.1.1; RFC 3263 §4): the next hop of each, located by the
  * shard's SipLocator when named by a host name, the transport it leaves on, and our Via, Contact and Record-Route
- * written for that transport; CANCEL (§9.1) and ACK retransmission; a request that cannot be sent is answered by the
- * container as if from the network (JSR 289 §11.1.4).
+ * written for that transport; a WebSocket client is reached only on its connection, found by its {@code .invalid}
+ * Contact host (RFC 7118 §5) or by the flow token of the Route of ours the request was routed through (RFC 5626
+ * §5.3); CANCEL (§9.1) and ACK retransmission; a request that cannot be sent is answered by the container as if from
+ * the network (JSR 289 §11.1.4).
  * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard, created with it). A request is
  * borrowed; the buffer it is written into is allocated here and handed to the stack, which takes ownership.
@@ -71,6 +74,10 @@ final class OutboundRequests
         {
             composition.composeIfRouted(request);
         }
+        if (sentOnRoutedFlow(request))
+        {
+            return;
+        }
         final NextHop.Hop hop = nextHop.of(null != request.nextHopUri() ? request.nextHopUri()
             : NextHop.uriOf(request));
         if (null == hop)
@@ -84,6 +91,11 @@ final class OutboundRequests
             return;
         }
         final int asked = Transports.asked(hop);
+        if (Transports.isWebSocket(asked))
+        {
+            sendToWebSocketClient(request, hop); // never dialled (RFC 7118 §5): only a connection of the client's
+            return;
+        }
         if (Transports.UNSUPPORTED == asked)
         {
             noRoute(request, "transport " + hop.transport() + " is not supported");
@@ -117,12 +129,61 @@ final class OutboundRequests
      */
     private void sendToWebSocketClient(final SipServletRequestImpl request, final NextHop.Hop hop)
     {
-        final TcpFlow flow = shard.webSocketFlow(hop.host());
+        final TcpFlow flow = null == hop.host() ? null : shard.webSocketFlow(hop.host());
         if (null != flow)
         {
-            sendTo(request, flow, Transports.UDP, true);
+            sendTo(request, flow, addresses.transportOf(flow), true);
             return;
         }
+        flowFailed(request, 430, "Flow Failed");
+    }
+
+    /**
+     * RFC 5626 §5.3: a request whose popped Route of ours carried a flow token (our Record-Route or Path for a
+     * WebSocket client) goes out on the flow it names, with our Via, Contact and Record-Route for that flow's
+     * transport; when the connection is gone it gets 430 Flow Failed, and 403 when the token is not one of ours
+     * (forged or altered). A request that came on that very flow (the client's own, in its dialog) is routed as any.
+     *
+     * @return whether the request was taken care of here.
+     */
+    private boolean sentOnRoutedFlow(final SipServletRequestImpl request)
+    {
+        String token = request.flowToken();
+        InetSocketAddress from = request.remoteAddress(); // a received request's source (its token's only reader)
+        if (null == token && request.proxyBranch() instanceof ProxyBranchImpl branch)
+        {
+            token = branch.routedFlowToken();
+            from = branch.upstream();
+        }
+        final FlowTokens tokens = null == token ? null : shard.flowTokens();
+        if (null == tokens)
+        {
+            return false;
+        }
+        final TcpFlow flow = tokens.flowOf(token);
+        if (null == flow)
+        {
+            if (tokens.isAuthentic(token))
+            {
+                flowFailed(request, 430, "Flow Failed");
+            }
+            else
+            {
+                flowFailed(request, 403, "Forbidden (RFC 5626: the flow token is not valid)");
+            }
+            return true;
+        }
+        if (from instanceof TcpFlow f && f.connection() == flow.connection())
+        {
+            return false; // the client's own request, on its flow: on to its Request-URI
+        }
+        sendTo(request, flow, addresses.transportOf(flow), true);
+        return true;
+    }
+
+    /** A request for a flow that is gone or was never ours: an ACK is dropped (logged once), any other answered. */
+    private void flowFailed(final SipServletRequestImpl request, final int status, final String reason)
+    {
         if ("ACK".equals(request.getMethod()))
         {
             ShardLog.logOnce("ack-no-flow", "an ACK for a WebSocket client whose connection is gone; dropped", null);
@@ -132,7 +193,7 @@ final class OutboundRequests
         {
             request.sessionImpl().begin(request);
         }
-        failRequest(request, 430, "Flow Failed");
+        failRequest(request, status, reason);
     }
 
     /**
@@ -260,10 +321,24 @@ final class OutboundRequests
     {
         if (request.proxyBranch() instanceof ProxyBranchImpl branch)
         {
-            final int in = addresses.transportOf(branch.upstream());
+            final InetSocketAddress upstream = branch.upstream();
+            final int in = addresses.transportOf(upstream);
             final int[] ports = addresses.ownPorts();
-            branch.fitRecordRoute(Transports.NAMES[in], ports[in], Transports.NAMES[out], ports[out]);
+            branch.fitRecordRoute(Transports.NAMES[in], ports[in], Transports.NAMES[out], ports[out],
+                flowToken(request.destination(), upstream));
         }
+    }
+
+    /**
+     * RFC 5626 §5.3: the flow token of the WebSocket client on either side of a proxy branch (the one it goes to
+     * first), for our Record-Route and Path; null when neither side is a WebSocket client's connection.
+     */
+    private String flowToken(final InetSocketAddress downstream, final InetSocketAddress upstream)
+    {
+        final TcpFlow flow = downstream instanceof TcpFlow d && d.isWebSocket() ? d
+            : upstream instanceof TcpFlow u && u.isWebSocket() ? u : null;
+        final FlowTokens tokens = null == flow ? null : shard.flowTokens();
+        return null == tokens ? null : tokens.tokenOf(flow);
     }
 
     /**

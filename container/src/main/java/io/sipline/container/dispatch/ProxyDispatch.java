@@ -101,11 +101,21 @@ final class ProxyDispatch
         if (!restored && route >= 0 && (int)(key >>> 32) >= message.headerValueStart(route)
             && (int)key <= message.headerValueEnd(route))
         {
+            // RFC 5626 §5.3: our entry toward a WebSocket client names its flow
+            final String token = addresses.topRouteFlowToken(request);
             ProxyRoutes.popKeyedRoute(request); // the key was in the top Route: it is ours, nothing to parse
+            if (null != token)
+            {
+                request.flowToken(token);
+            }
         }
         else
         {
-            ProxyRoutes.popOwnRoute(request, addresses.host(), addresses.ownPorts());
+            final String token = addresses.topRouteFlowToken(request);
+            if (null != ProxyRoutes.popOwnRoute(request, addresses.host(), addresses.ownPorts()) && null != token)
+            {
+                request.flowToken(token);
+            }
         }
         return request;
     }

@@ -88,6 +88,7 @@ public final class RunningApplicationImpl implements RunningApplication
         context.setAttribute(SipServlet.SUPPORTED_RFCs, List.of("3261", "3262", "3263", "3581", "6026"));
         context.setAttribute(PRACK_SUPPORTED, Boolean.TRUE); // JSR 289 §5.7.1: sendReliably works
         context.setAttribute(SipServlet.OUTBOUND_INTERFACES, registry.outboundInterfaces());
+        registry.contextAttributes().forEach(context::setAttribute);
     }
 
     /**
@@ -368,6 +369,21 @@ public final class RunningApplicationImpl implements RunningApplication
     public javax.servlet.sip.SipSessionsUtil sessionsUtil()
     {
         return sessionsUtil;
+    }
+
+    /**
+     * Injects the {@code @Resource}s of an object of the web half (a servlet, filter or listener the engine made) as
+     * the SIP half's are (JSR 289 §18): deploying or HTTP thread, after {@link #start}.
+     *
+     * @throws InjectionException naming the class, member and reason when one cannot be satisfied.
+     */
+    public void inject(final Object instance) throws InjectionException
+    {
+        if (null == naming)
+        {
+            throw new IllegalStateException(deployed.name() + " is not started");
+        }
+        naming.inject(instance);
     }
 
     /**

@@ -6,11 +6,13 @@ import java.util.Arrays;
 import java.util.List;
 import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletMessageImpl;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.sip.stack.StackShard;
+import io.sipline.sip.transport.tcp.FlowTokens;
 import io.sipline.sip.transport.tcp.TcpFlow;
 
 /**
@@ -35,15 +37,18 @@ final class ShardAddresses
      * {@link Transports#TLS}): {@code SIP/2.0/TCP host:port;branch=} with that transport's listening port; null for a
      * transport this container does not listen on.
      */
-    private final String[] viaPrefixes = new String[3];
-    /** The container's Contact per transport: UDP's, {@code ;transport=tcp} on the TCP port, {@code sips:} on TLS's. */
-    private final String[] contacts = new String[3];
+    private final String[] viaPrefixes = new String[Transports.NAMES.length];
+    /**
+     * The container's Contact per transport: UDP's, {@code ;transport=tcp} on the TCP port, {@code sips:} on TLS's,
+     * {@code ;transport=ws} on the WS and WSS ports.
+     */
+    private final String[] contacts = new String[Transports.NAMES.length];
     /**
      * The container's listening port per transport (-1 where it does not listen): a Route naming our host on any of
      * them is ours (RFC 3261 §16.4), and each side of a proxy's Record-Route names the port of its transport
      * (RFC 5658).
      */
-    private final int[] ownPorts = {-1, -1, -1};
+    private final int[] ownPorts = {-1, -1, -1, -1, -1};
     /** The stack's first listening address (what received messages report as local), once known. */
     private InetSocketAddress localAddress;
     /**
@@ -95,22 +100,24 @@ final class ShardAddresses
         viaPrefixes[Transports.UDP] = "SIP/2.0/UDP " + host + ":" + port + ";branch=";
         contacts[Transports.UDP] = contact;
         ownPorts[Transports.UDP] = port;
-        final int tcpPort = portOf(shard.stack().tcpAddresses(), local);
-        if (tcpPort > 0)
-        {
-            ownPorts[Transports.TCP] = tcpPort;
-            viaPrefixes[Transports.TCP] = "SIP/2.0/TCP " + host + ":" + tcpPort + ";branch=";
-            contacts[Transports.TCP] = "<sip:" + host + ":" + tcpPort + ";transport=tcp" + self + ">";
-        }
-        final int tlsPort = portOf(shard.stack().tlsAddresses(), local);
-        if (tlsPort > 0)
-        {
-            ownPorts[Transports.TLS] = tlsPort;
-            viaPrefixes[Transports.TLS] = "SIP/2.0/TLS " + host + ":" + tlsPort + ";branch=";
-            contacts[Transports.TLS] = "<sips:" + host + ":" + tlsPort + self + ">";
-        }
+        listen(Transports.TCP, portOf(shard.stack().tcpAddresses(), local), self);
+        listen(Transports.TLS, portOf(shard.stack().tlsAddresses(), local), self);
+        listen(Transports.WS, portOf(shard.stack().wsAddresses(), local), self);
+        listen(Transports.WSS, portOf(shard.stack().wssAddresses(), local), self);
         ourSentBys = Arrays.stream(ownPorts).filter(p -> p > 0).distinct()
             .mapToObj(p -> (host + ":" + p).getBytes(StandardCharsets.US_ASCII)).toArray(byte[][]::new);
+    }
+
+    /** Our Via, Contact and port for a stream transport we listen on at {@code p} (none when {@code p <= 0}). */
+    private void listen(final int transport, final int p, final String self)
+    {
+        if (p > 0)
+        {
+            ownPorts[transport] = p;
+            viaPrefixes[transport] = "SIP/2.0/" + Transports.NAMES[transport] + " " + host + ":" + p + ";branch=";
+            contacts[transport] = Transports.uri(new StringBuilder(64).append('<'), transport, null, host, p)
+                .append(self).append('>').toString();
+        }
     }
 
     /** The port of the endpoint on {@code local}'s address, else of the first endpoint; -1 when there is none. */
@@ -126,12 +133,13 @@ final class ShardAddresses
         return endpoints.isEmpty() ? -1 : endpoints.getFirst().getPort();
     }
 
-    /** The transport a message came on or goes to: TCP or TLS for a connection's flow, else UDP. */
+    /** The transport a message came on or goes to: TCP, TLS, WS or WSS for a connection's flow, else UDP. */
     int transportOf(final InetSocketAddress peer)
     {
         if (peer instanceof TcpFlow flow)
         {
-            final int t = flow.isTls() ? Transports.TLS : Transports.TCP;
+            final int t = flow.isWebSocket() ? (flow.isTls() ? Transports.WSS : Transports.WS)
+                : flow.isTls() ? Transports.TLS : Transports.TCP;
             // a connection we opened without listening there: UDP's entry still works
             return ownPorts[t] > 0 ? t : Transports.UDP;
         }
@@ -140,9 +148,9 @@ final class ShardAddresses
 
     /**
      * A message's Contact, when it is the one the container wrote for another transport, becomes this transport's
-     * (RFC 3261 §8.1.1.8: a {@code transport=tcp} or {@code sips:} URI on our listener, so that the peer's requests
-     * in the dialog come back the same way). A Contact the application set is left alone. For UDP nothing is read
-     * (the container's requests are made with its UDP Contact; no String on that path).
+     * (RFC 3261 §8.1.1.8: a {@code transport=tcp}, {@code sips:} or {@code transport=ws} URI on our listener, so that
+     * the peer's requests in the dialog come back the same way). A Contact the application set is left alone. For UDP
+     * nothing is read (the container's requests are made with its UDP Contact; no String on that path).
      */
     void ownContact(final SipServletMessageImpl message, final int transport)
     {
@@ -158,11 +166,58 @@ final class ShardAddresses
         }
         final String value = headers.value(i);
         final String wanted = contacts[transport];
-        if (!value.equals(wanted) && (value.equals(contacts[Transports.UDP]) || value.equals(contacts[Transports.TCP])
-            || value.equals(contacts[Transports.TLS])))
+        if (!value.equals(wanted) && isOwnContact(value))
         {
             headers.setValue(i, wanted);
         }
+    }
+
+    private boolean isOwnContact(final String value)
+    {
+        for (final String c : contacts)
+        {
+            if (value.equals(c))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The RFC 5626 flow token in the user part of a received request's top Route (our Record-Route or Path for a
+     * WebSocket client, §5.3), read before that Route is popped, or null. Nothing is read unless the container
+     * listens on WebSocket.
+     */
+    String topRouteFlowToken(final SipServletRequestImpl request)
+    {
+        if (!listensOn(Transports.WS) && !listensOn(Transports.WSS))
+        {
+            return null;
+        }
+        final MessageHeaders headers = request.headers();
+        final int top = headers.find(HeaderName.ROUTE, 0);
+        if (top < 0)
+        {
+            return null;
+        }
+        final String value = headers.value(top);
+        final int open = value.indexOf('<');
+        final int colon = value.indexOf(':', open + 1);
+        final int at = value.indexOf('@', colon + 1);
+        if (colon < 0 || at - colon - 1 != FlowTokens.LENGTH)
+        {
+            return null;
+        }
+        for (int i = colon + 1; i < at; i++)
+        {
+            final char c = value.charAt(i);
+            if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_'))
+            {
+                return null; // a user part, but not one of our tokens
+            }
+        }
+        return value.substring(colon + 1, at);
     }
 
     /** Whether this container listens on (and so can write a Via for) {@code transport}. */

@@ -4,6 +4,7 @@ import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipSession;
 import javax.servlet.sip.SipSessionsUtil;
 
+import io.sipline.container.api.ApplicationSessionHandle;
 import io.sipline.container.api.HeaderText;
 import io.sipline.container.api.SipApplicationSessionImpl;
 import io.sipline.container.api.SipSessionImpl;
@@ -13,8 +14,9 @@ import io.sipline.container.api.SipSessionImpl;
  * sessions by id and by key, limited to the application's own sessions, and the session a Join or Replaces header
  * names (RFC 3911, RFC 3891).
  * <p>
- * Threading: any thread (the session tables it reads are concurrent for application sessions); the corresponding
- * session is looked up on the caller's shard.
+ * Threading: any thread (the session tables it reads are concurrent for application sessions); off the shards an
+ * application session is given as an {@link ApplicationSessionHandle}. The corresponding session is looked up on the
+ * caller's shard.
  */
 final class SipSessionsUtilImpl implements SipSessionsUtil
 {
@@ -35,7 +37,7 @@ final class SipSessionsUtilImpl implements SipSessionsUtil
             throw new NullPointerException("applicationSessionId");
         }
         final SipApplicationSessionImpl s = registry.applicationSession(applicationSessionId);
-        return null != s && applicationName.equals(s.getApplicationName()) ? s : null;
+        return null != s && applicationName.equals(s.getApplicationName()) ? forCaller(s) : null;
     }
 
     @Override
@@ -49,10 +51,19 @@ final class SipSessionsUtilImpl implements SipSessionsUtil
         final SipApplicationSessionImpl s = registry.byKey(applicationName, applicationSessionKey);
         if (null != s || !create)
         {
-            return s;
+            return forCaller(s);
         }
         final RunningApplicationImpl app = registry.application(applicationName);
         return null == app ? null : app.factory().createApplicationSessionByKey(applicationSessionKey);
+    }
+
+    /**
+     * The session as the caller may use it: itself on a shard; off the shards (an HTTP thread, an application's own
+     * thread) an {@link ApplicationSessionHandle} that runs each call where the session's calls run.
+     */
+    private SipApplicationSession forCaller(final SipApplicationSessionImpl s)
+    {
+        return null == s || null != registry.current() ? s : new ApplicationSessionHandle(s);
     }
 
     /**

@@ -112,12 +112,12 @@ final class StrayTwoHundreds
         final int asked = null == hop ? Transports.UNSUPPORTED : Transports.asked(hop);
         final InetSocketAddress to;
         final int transport;
-        if (source instanceof TcpFlow flow && addresses.listensOn(flow.isTls() ? Transports.TLS : Transports.TCP)
-            && null != hop && (Transports.NONE == asked
-                || ((flow.isTls() ? Transports.TLS : Transports.TCP) == asked && flow.equals(hop.numeric()))))
+        if (source instanceof TcpFlow flow && addresses.transportOf(flow) != Transports.UDP
+            && null != hop && (Transports.NONE == asked || flow.isWebSocket()
+                || (addresses.transportOf(flow) == asked && flow.equals(hop.numeric()))))
         {
-            to = flow; // the connection the 2xx came on (the stack writes on it as it is)
-            transport = flow.isTls() ? Transports.TLS : Transports.TCP;
+            to = flow; // the connection the 2xx came on (the stack writes on it as it is; a WS client's only one)
+            transport = addresses.transportOf(flow);
         }
         else if (null != hop && null != hop.numeric() && Transports.UNSUPPORTED != asked
             && addresses.listensOn(Transports.NONE == asked ? Transports.UDP : asked))

@@ -85,7 +85,7 @@ final class UasResponses
         if (tx.peer() instanceof TcpFlow flow && !response.isForwarded())
         {
             // §12.1.1: the caller's requests come back the same way
-            addresses.ownContact(response, flow.isTls() ? Transports.TLS : Transports.TCP);
+            addresses.ownContact(response, addresses.transportOf(flow));
         }
         final ByteBuf out = shard.allocate(MessageWriter.estimate(response));
         MessageWriter.writeResponse(out, response);

@@ -28,9 +28,10 @@ import io.sipline.sip.message.HeaderName;
 
 /**
  * The {@link SipFactory} of one application (JSR 289 §4.1.1, a {@code ServletContext} attribute): addresses and URIs
- * through the address package, application sessions on a shard (the caller's shard when called from one, else the
- * shard picked by {@code shardFor}), and new requests in new UAC SIP sessions, including the copy of a received
- * request that {@code createRequest(orig, sameCallId)} and the B2BUA helper make.
+ * through the address package, application sessions on a shard (the caller's shard when called from one, else one
+ * picked round robin or by key, which makes it and hands it out as an {@code ApplicationSessionHandle}), and new
+ * requests in new UAC SIP sessions, including the copy of a received request that
+ * {@code createRequest(orig, sameCallId)} and the B2BUA helper make.
  * <p>
  * Threading: any thread; what touches a shard's state is handed to it.
  */
@@ -112,13 +113,28 @@ public final class SipFactoryImpl implements SipFactory
     // Application sessions
     // ================================================================================================================
 
+    /**
+     * A new application session: on the calling shard; off the shards (an HTTP thread, an application's own thread)
+     * made by a shard picked round robin, on that shard, and given as an {@link ApplicationSessionHandle} whose calls
+     * run there.
+     */
     @Override
     public SipApplicationSession createApplicationSession()
     {
         final ContainerShard current = shards.current();
-        return new SipApplicationSessionImpl(application, null != current ? current : shards.next(), null);
+        if (null != current)
+        {
+            return new SipApplicationSessionImpl(application, current, null);
+        }
+        final ContainerShard shard = shards.next();
+        return new ApplicationSessionHandle(shard.callAndWait(() -> new SipApplicationSessionImpl(application, shard,
+            null)));
     }
 
+    /**
+     * The application session of {@code key} (JSR 289 §15.11.2), made on the shard that owns the key when there is
+     * none; off the shards given as an {@link ApplicationSessionHandle}.
+     */
     @Override
     public SipApplicationSession createApplicationSessionByKey(final String key)
     {
@@ -126,12 +142,22 @@ public final class SipFactoryImpl implements SipFactory
         {
             throw new NullPointerException("key");
         }
+        final ContainerShard owner = shards.forKey(key);
+        if (null != shards.current())
+        {
+            return byKey(owner, key);
+        }
+        return new ApplicationSessionHandle(owner.callAndWait(() -> byKey(owner, key)));
+    }
+
+    private SipApplicationSessionImpl byKey(final ContainerShard owner, final String key)
+    {
         final SipApplicationSessionImpl existing = shards.byKey(application.name(), key);
         if (null != existing && existing.isValid())
         {
             return existing;
         }
-        return new SipApplicationSessionImpl(application, shards.forKey(key), key);
+        return new SipApplicationSessionImpl(application, owner, key);
     }
 
     // ================================================================================================================

@@ -44,6 +44,8 @@ public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerT
     private boolean doubleRecordRoute;
     private boolean recurse;
     private boolean addToPath;
+    /** This branch pushed our Path on its REGISTER (RFC 3327 §5.1). */
+    private boolean pathAdded;
     private int timeoutSeconds;
     private boolean started;
     private boolean done;
@@ -132,6 +134,7 @@ public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerT
         if (addToPath && "REGISTER".equals(request.getMethod()))
         {
             request.headers().addFirst("Path", proxy.pathValue()); // RFC 3327 §5.1
+            pathAdded = true; // UDP's; host.send gives it the client's flow token when the client is on WebSocket
         }
         ProxyRoutes.forStrictNextHop(request);
         request.markCommitted();
@@ -149,14 +152,29 @@ public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerT
      * both sides there is one entry, with that transport's URI. UDP in and UDP out leaves the entry
      * {@link #start} wrote as it is (nothing is made).
      *
-     * @param in      the transport the proxied request came on ("UDP", "TCP", "TLS").
-     * @param inPort  our listening port for {@code in}.
-     * @param out     the transport the branch's request goes on.
-     * @param outPort our listening port for {@code out}.
+     * <p>When a WebSocket client is on one side, {@code flowToken} names its connection (RFC 5626 §5.3): every entry
+     * carries it, and the Path this branch added on a REGISTER from that client too (§5.1), for the side the request
+     * leaves on.
+     *
+     * @param in        the transport the proxied request came on ("UDP", "TCP", "TLS", "WS", "WSS").
+     * @param inPort    our listening port for {@code in}.
+     * @param out       the transport the branch's request goes on.
+     * @param outPort   our listening port for {@code out}.
+     * @param flowToken the flow token of the WebSocket client's connection on either side, or null.
      */
-    public void fitRecordRoute(final String in, final int inPort, final String out, final int outPort)
+    public void fitRecordRoute(final String in, final int inPort, final String out, final int outPort,
+        final String flowToken)
     {
-        if (!recordRouted || (!doubleRecordRoute && "UDP".equals(in) && "UDP".equals(out)))
+        if (pathAdded && null != flowToken)
+        {
+            final MessageHeaders h = request.headers();
+            final int path = h.find(HeaderName.PATH, 0);
+            if (path >= 0)
+            {
+                h.setValue(path, proxy.pathValue(out, outPort, flowToken));
+            }
+        }
+        if (!recordRouted || (!doubleRecordRoute && null == flowToken && "UDP".equals(in) && "UDP".equals(out)))
         {
             return;
         }
@@ -171,10 +189,10 @@ public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerT
             h.removeAt(top + 1); // the incoming side's entry of an earlier fit, right under ours
             doubleRecordRoute = false;
         }
-        h.setValue(top, proxy.recordRouteValue(out, outPort));
+        h.setValue(top, proxy.recordRouteValue(out, outPort, flowToken));
         if (!in.equals(out))
         {
-            h.insert(top + 1, "Record-Route", proxy.recordRouteValue(in, inPort));
+            h.insert(top + 1, "Record-Route", proxy.recordRouteValue(in, inPort, flowToken));
             doubleRecordRoute = true;
         }
     }
@@ -183,6 +201,15 @@ public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerT
     public InetSocketAddress upstream()
     {
         return proxy.original().remoteAddress();
+    }
+
+    /**
+     * The RFC 5626 flow token of the Route of ours popped from the proxied request (a request routed back to a
+     * WebSocket client through our Record-Route or Path), or null.
+     */
+    public String routedFlowToken()
+    {
+        return proxy.original().flowToken();
     }
 
     /** A response on this branch (the dispatch layer did the transaction bookkeeping; 100 never comes here). */

@@ -169,17 +169,19 @@ public final class ProxyImpl implements SessionProxy
     /** The Record-Route value this proxy writes: our URI with the application's parameters and the session key. */
     String recordRouteValue()
     {
-        return recordRouteValue("UDP", host.localPort());
+        return recordRouteValue("UDP", host.localPort(), null);
     }
 
     /**
-     * Our Record-Route value for one side of the proxy, reachable on {@code transport} ("UDP", "TCP" or "TLS") at
-     * our {@code port} for it (RFC 3261 §16.6 step 4: the URI must reach this proxy the way the peer on that side
-     * sends; RFC 5658 §4 when the two sides differ): {@code sip:host:port} for UDP, {@code ;transport=tcp} for TCP,
-     * {@code sips:} for TLS (as our Contact per transport), then {@code lr}, the application's parameters and the
-     * session key.
+     * Our Record-Route value for one side of the proxy, reachable on {@code transport} ("UDP", "TCP", "TLS", "WS" or
+     * "WSS") at our {@code port} for it (RFC 3261 §16.6 step 4: the URI must reach this proxy the way the peer on
+     * that side sends; RFC 5658 §4 when the two sides differ): {@code sip:host:port} for UDP, {@code ;transport=tcp}
+     * for TCP, {@code sips:} for TLS, {@code ;transport=ws} for WS and WSS (RFC 7118 §5.2; as our Contact per
+     * transport), then {@code lr}, the application's parameters and the session key. With a {@code flowToken} (a
+     * WebSocket client on one side, RFC 5626 §5.3) the token is the URI's user part and {@code ob} is added, so that
+     * a request routed through this entry goes out on the client's connection.
      */
-    String recordRouteValue(final String transport, final int port)
+    String recordRouteValue(final String transport, final int port, final String flowToken)
     {
         String key = session.proxyRouteKey();
         if (null == key)
@@ -189,17 +191,26 @@ public final class ProxyImpl implements SessionProxy
         }
         final boolean tls = "TLS".equals(transport);
         final boolean tcp = "TCP".equals(transport);
+        final boolean ws = "WS".equals(transport) || "WSS".equals(transport);
         if (null == recordRouteUri)
         {
             // the application never touched the URI: no parameters of its own, so no URI object is made
-            final StringBuilder b = new StringBuilder(64 + key.length()).append(tls ? "<sips:" : "<sip:")
-                .append(host.localHost()).append(':').append(port);
-            if (tcp)
+            final StringBuilder b = new StringBuilder(96 + key.length()).append(tls ? "<sips:" : "<sip:");
+            if (null != flowToken)
             {
-                b.append(";transport=tcp");
+                b.append(flowToken).append('@');
             }
-            return b.append(";lr;").append(ProxyRoutes.ROUTE_PARAMETER).append('=').append(key).append('>')
-                .toString();
+            b.append(host.localHost()).append(':').append(port);
+            if (tcp || ws)
+            {
+                b.append(tcp ? ";transport=tcp" : ";transport=ws");
+            }
+            b.append(";lr");
+            if (null != flowToken)
+            {
+                b.append(";ob");
+            }
+            return b.append(';').append(ProxyRoutes.ROUTE_PARAMETER).append('=').append(key).append('>').toString();
         }
         final SipURI uri = (SipURI)recordRouteUri.clone();
         uri.setPort(port);
@@ -207,12 +218,37 @@ public final class ProxyImpl implements SessionProxy
         {
             uri.setSecure(true);
         }
-        if (tcp)
+        if (tcp || ws)
         {
-            uri.setTransportParam("tcp");
+            uri.setTransportParam(tcp ? "tcp" : "ws");
+        }
+        if (null != flowToken)
+        {
+            uri.setUser(flowToken);
+            uri.setParameter("ob", "");
         }
         uri.setParameter(ProxyRoutes.ROUTE_PARAMETER, key);
         return "<" + uri + ">";
+    }
+
+    /**
+     * Our Path value for a REGISTER from a WebSocket client (RFC 5626 §5.1): the flow token as the user part and
+     * {@code ob}, reachable from the registrar's side on {@code transport} at {@code port}, so that a request the
+     * registrar routes through it goes out on the client's connection.
+     */
+    String pathValue(final String transport, final int port, final String flowToken)
+    {
+        final StringBuilder b = new StringBuilder(96).append("TLS".equals(transport) ? "<sips:" : "<sip:")
+            .append(flowToken).append('@').append(host.localHost()).append(':').append(port);
+        if ("TCP".equals(transport))
+        {
+            b.append(";transport=tcp");
+        }
+        else if ("WS".equals(transport) || "WSS".equals(transport))
+        {
+            b.append(";transport=ws");
+        }
+        return b.append(";lr;ob>").toString();
     }
 
     /** The Path value this proxy pushes on a REGISTER (RFC 3327). */

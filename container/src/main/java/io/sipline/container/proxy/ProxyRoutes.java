@@ -51,10 +51,15 @@ public final class ProxyRoutes
 
     private static boolean namesUs(final String value, final int from, final String host, final int[] ports)
     {
-        final int a = ports.length > 0 ? ports[0] : -1;
-        final int b = ports.length > 1 ? ports[1] : a;
-        final int c = ports.length > 2 ? ports[2] : a;
-        return namesUs(value, from, host, a, b, c);
+        final int p = portNamingUs(value, from, host);
+        for (final int ours : ports)
+        {
+            if (p > 0 && p == ours)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -64,12 +69,19 @@ public final class ProxyRoutes
     static boolean namesUs(final String value, final int from, final String host, final int p1, final int p2,
         final int p3)
     {
+        final int p = portNamingUs(value, from, host);
+        return p > 0 && (p == p1 || p == p2 || p == p3);
+    }
+
+    /** The port of the URI in {@code value} from {@code from} when its host is {@code host}, else -1. */
+    private static int portNamingUs(final String value, final int from, final String host)
+    {
         final int open = value.indexOf('<', from);
         final int uriStart = open >= 0 ? open + 1 : from;
         final int colon = value.indexOf(':', uriStart);
         if (colon < 0)
         {
-            return false;
+            return -1;
         }
         final boolean sips = colon - uriStart == 4 && value.regionMatches(true, uriStart, "sips", 0, 4);
         final int paramsAt = HeaderText.firstOf(value, colon + 1, ";?>");
@@ -87,7 +99,7 @@ public final class ProxyRoutes
         }
         if (end - start != host.length() || !value.regionMatches(true, start, host, 0, host.length()))
         {
-            return false;
+            return -1;
         }
         int p = sips ? 5061 : 5060; // RFC 3263 §4.2: the default port of the scheme
         if (end < value.length() && value.charAt(end) == ':')
@@ -100,10 +112,10 @@ public final class ProxyRoutes
             }
             if (i == end + 1)
             {
-                return false;
+                return -1;
             }
         }
-        return p == p1 || p == p2 || p == p3;
+        return p;
     }
 
     /**

@@ -93,7 +93,7 @@ final class SessionBinding implements HttpSessionListener
 
     private SipApplicationSessionImpl byId(final String id)
     {
-        final Object found = application.sessionsUtil().getApplicationSessionById(id);
+        final Object found = ApplicationSessionHandle.unwrap(application.sessionsUtil().getApplicationSessionById(id));
         return found instanceof SipApplicationSessionImpl s && s.isValid() && s.application() == application ? s
             : null;
     }

@@ -56,6 +56,7 @@ final class WebApplication
         context.setThrowUnavailableOnStartupException(true); // a servlet or listener that fails refuses the WAR
         context.setLogUrlOnStart(false);
         context.addServletContainerInitializer(new ServletContainerInitializerHolder(annotations));
+        context.getObjectFactory().addDecorator(new WebInjection(running)); // @Resource in servlets, filters, listeners
         final javax.servlet.ServletContext sip = running.servletContext();
         for (final String name : java.util.Collections.list(sip.getAttributeNames()))
         {
@@ -92,7 +93,7 @@ final class WebApplication
             thread.setContextClassLoader(previous);
         }
         running.attachWeb(context.getServletContext());
-        server.add(handler);
+        server.add(handler, path, deployed.name());
         return new WebApplication(path, context);
     }
 
@@ -106,7 +107,7 @@ final class WebApplication
     void stop(final WebServer server)
     {
         final Handler handler = context.get();
-        server.remove(handler);
+        server.remove(handler, contextPath);
         stopQuietly(handler);
     }
 

@@ -8,10 +8,13 @@ import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.StatisticsHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
+import io.sipline.container.admin.HttpStatus;
+
 /**
  * The embedded servlet engine of the server ({@code --http-port}): one Jetty {@link Server} with one HTTP/1.1
  * connector, a pool of its own threads ({@code sipline-http-*}), and one context per deployed application, added and
- * removed while it runs ({@link #add}, {@link #remove}). Request counts come from Jetty's {@link StatisticsHandler}.
+ * removed while it runs ({@link #add}, {@link #remove}). Request counts come from Jetty's {@link StatisticsHandler},
+ * and per application from {@link HttpMetrics} ({@link #metrics}, for {@code /metrics}).
  * <p>
  * Threading: {@link #start} and {@link #close} on the main thread, {@link #add} and {@link #remove} on the deploying
  * thread; the engine serves requests on its own threads, never on a shard. The counters may be read from any thread.
@@ -25,6 +28,7 @@ public final class WebServer implements AutoCloseable
     private final ServerConnector connector;
     private final ContextHandlerCollection contexts = new ContextHandlerCollection(true);
     private final StatisticsHandler statistics = new StatisticsHandler();
+    private final HttpMetrics metrics = new HttpMetrics();
 
     private WebServer(final InetSocketAddress bind)
     {
@@ -35,7 +39,8 @@ public final class WebServer implements AutoCloseable
         connector.setHost(bind.getAddress().getHostAddress());
         connector.setPort(bind.getPort());
         server.addConnector(connector);
-        statistics.setHandler(contexts);
+        metrics.setHandler(contexts);
+        statistics.setHandler(metrics);
         server.setHandler(statistics);
         server.setStopAtShutdown(false); // Main's shutdown hook stops the halves in order
     }
@@ -72,16 +77,24 @@ public final class WebServer implements AutoCloseable
         return server;
     }
 
-    /** Serves a started context (deploying thread). */
-    void add(final org.eclipse.jetty.server.Handler context)
+    /** Serves a started context at {@code contextPath}, counted under {@code application} (deploying thread). */
+    void add(final org.eclipse.jetty.server.Handler context, final String contextPath, final String application)
     {
+        metrics.serve(contextPath, application);
         contexts.addHandler(context);
     }
 
     /** Stops serving a context; requests already in it finish (deploying thread). */
-    void remove(final org.eclipse.jetty.server.Handler context)
+    void remove(final org.eclipse.jetty.server.Handler context, final String contextPath)
     {
         contexts.removeHandler(context);
+        metrics.stopServing(contextPath);
+    }
+
+    /** The requests per application, for {@code /metrics} (any thread). */
+    public HttpStatus metrics()
+    {
+        return metrics;
     }
 
     /** HTTP requests served since start (any thread). */

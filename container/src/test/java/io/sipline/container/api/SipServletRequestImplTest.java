@@ -67,6 +67,37 @@ class SipServletRequestImplTest
     }
 
     @Test
+    void shouldKeepTheToTagOfAnInDialogRequestInItsResponses() throws Exception
+    {
+        final String to = "To: Bob <sip:bob@biloxi.example>";
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE.replace(to, to + ";tag=b0b"));
+        final SipServletResponse ok = r.createResponse(200);
+        assertEquals("b0b", ok.getTo().getParameter("tag"), "the request's tag, not a new one");
+        assertEquals("Bob <sip:bob@biloxi.example>;tag=b0b", ok.getHeader("To"));
+    }
+
+    @Test
+    void shouldReadAReceivedResponsesToTag()
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        final String text = "SIP/2.0 180 Ringing\r\n"
+            + "Via: SIP/2.0/UDP 192.0.2.9:5062;branch=z9hG4bK776asdhds\r\n"
+            + "From: \"Alice\" <sip:alice@atlanta.example>;tag=1928301774\r\n"
+            + "To: Bob <sip:bob@biloxi.example>;x=1;TAG=a6c85cf;y\r\n"
+            + "Call-ID: a84b4c76e66710@pc33.atlanta.example\r\n"
+            + "CSeq: 314159 INVITE\r\n"
+            + "Content-Length: 0\r\n\r\n";
+        final SipServletResponseImpl ringing = SipServletResponseImpl.received(TestMessages.parse(text), r,
+            TestMessages.PEER, TestMessages.LOCAL);
+        assertEquals("a6c85cf", ringing.toTag());
+        assertEquals("a6c85cf", ringing.toTag(), "read again");
+        final SipServletResponseImpl trying = SipServletResponseImpl.received(TestMessages.parse(
+            text.replace(";x=1;TAG=a6c85cf;y", "").replace("180 Ringing", "100 Trying")), r, TestMessages.PEER,
+            TestMessages.LOCAL);
+        assertEquals(null, trying.toTag(), "no tag");
+    }
+
+    @Test
     void shouldWriteAResponseThatParsesBack()
     {
         final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
@@ -83,6 +114,30 @@ class SipServletRequestImplTest
             assertNotNull(back.toTag());
             assertEquals("1928301774", back.fromTag());
             assertEquals(0, back.contentLength());
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
+    @Test
+    void shouldWriteTheRequestUriTheApplicationSet() throws Exception
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        r.createResponse(200).send();
+        final SipServletRequestImpl bye = (SipServletRequestImpl)r.getSession().createRequest("BYE");
+        final javax.servlet.sip.SipURI target = (javax.servlet.sip.SipURI)io.sipline.container.address.SipAddresses
+            .parseUri("sip:carol@192.0.2.7:5070;transport=udp");
+        bye.setRequestURI(target);
+        target.setUser("dave"); // changed after it was set: written as it is when sent
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            MessageWriter.writeRequest(out, bye, "SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKw1");
+            final String text = out.toString(StandardCharsets.UTF_8);
+            assertTrue(text.startsWith("BYE sip:dave@192.0.2.7:5070;transport=udp SIP/2.0\r\n"), text);
+            assertEquals("sip:dave@192.0.2.7:5070;transport=udp", TestMessages.parse(text).requestUri());
         }
         finally
         {

@@ -228,9 +228,14 @@ class CliTest
     }
 
     @Test
-    void shouldTakeAnOverloadWaitInMillisecondsAndNoneByDefault()
+    void shouldTakeAnOverloadWaitInMillisecondsOffByDefaultAndAtZero()
     {
-        assertNumericOption("--overload-wait", 100, RunOptions::overloadWaitMillis);
+        assertEquals(Cli.SERVING, run("run"));
+        assertEquals(0, started.overloadWaitMillis(), "overload control is off by default");
+        assertEquals(Cli.SERVING, run("run", "--overload-wait", "0"));
+        assertEquals(0, started.overloadWaitMillis(), "0 turns it off");
+        assertEquals(Cli.SERVING, run("run", "--overload-wait", "100"));
+        assertEquals(100, started.overloadWaitMillis());
         started = null;
         assertEquals(2, run("run", "--overload-wait", "10001"));
         assertTrue(errorLine().contains("10001 is not a number of milliseconds (0-" + Cli.MAX_OVERLOAD_WAIT_MILLIS

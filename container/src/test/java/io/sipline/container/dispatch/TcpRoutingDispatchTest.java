@@ -422,7 +422,7 @@ class TcpRoutingDispatchTest
     }
 
     /** A response {@code statusLine} to a request: every Via, From, To (tagged b1 when it has none), Call-ID, CSeq. */
-    private static String answer(final String request, final String statusLine)
+    static String answer(final String request, final String statusLine)
     {
         final StringBuilder b = withVias(statusLine, request);
         SipPeer.copyHeaders(request, b, "From", "Call-ID", "CSeq");
@@ -432,7 +432,7 @@ class TcpRoutingDispatchTest
     }
 
     /** A status line and every Via line of {@code request}, in order (RFC 3261 §8.2.6.2). */
-    private static StringBuilder withVias(final String statusLine, final String request)
+    static StringBuilder withVias(final String statusLine, final String request)
     {
         final StringBuilder b = new StringBuilder("SIP/2.0 ").append(statusLine).append("\r\n");
         for (final String via : values(request, "Via"))
@@ -443,7 +443,7 @@ class TcpRoutingDispatchTest
     }
 
     /** Every value of a header, one per line as the container writes them, comma-separated lists split. */
-    private static List<String> values(final String message, final String name)
+    static List<String> values(final String message, final String name)
     {
         final String prefix = name.toLowerCase(Locale.ROOT) + ":";
         final List<String> all = new ArrayList<>();

@@ -14,11 +14,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Stream;
 
 import io.sipline.test.Sipp;
 import org.junit.jupiter.api.Test;
@@ -55,7 +53,7 @@ class ClickToCallCompatE2eTest
             final String call = "http://127.0.0.1:" + httpPort + "/click-to-call/call?from="
                 + encode("sip:alice@127.0.0.1:" + alicePort) + "&to=" + encode("sip:bob@127.0.0.1:" + bobPort);
             assertEquals(200, get(browser, call).statusCode(), server.output());
-            assertTrue(Sipp.await(() -> acked("c2c-bob") && acked("c2c-alice"), 10_000),
+            assertTrue(Sipp.await(() -> SippRun.acked("c2c-bob") && SippRun.acked("c2c-alice"), 10_000),
                 "both parties ACKed\n" + Sipp.report("c2c-bob") + Sipp.report("c2c-alice") + server.output());
             assertEquals(200, get(browser, call + "&bye=all").statusCode(), server.output());
             SippRun.awaitCallee("c2c-bob", bob, 1, server);
@@ -80,35 +78,7 @@ class ClickToCallCompatE2eTest
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
-    /** Whether sipp run NAME's built-in UAS counted the ACK of its call ({@code -trace_counts}, every second). */
-    private static boolean acked(final String name)
-    {
-        try (Stream<Path> files = Files.list(Path.of("target", "sipp", name)))
-        {
-            for (final Path f : files.filter(p -> p.getFileName().toString().endsWith("_counts.csv")).toList())
-            {
-                final List<String> lines = Files.readAllLines(f);
-                if (lines.size() < 2)
-                {
-                    continue;
-                }
-                final List<String> columns = List.of(lines.getFirst().split(";"));
-                final String[] last = lines.getLast().split(";");
-                final int i = columns.indexOf("3_ACK_Recv");
-                if (i >= 0 && i < last.length && Long.parseLong(last[i].trim()) > 0)
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            return false;
-        }
-    }
-
-    private static int freeTcpPort() throws IOException
+    static int freeTcpPort() throws IOException
     {
         try (ServerSocket s = new ServerSocket())
         {

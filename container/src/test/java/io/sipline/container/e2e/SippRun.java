@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.sipline.test.Sipp;
 
@@ -116,6 +119,34 @@ record SippRun(String name, long successful, long failed, int exitCode, long mil
         assertEquals(calls, successful, why);
         assertEquals(0, failed, why);
         assertEquals(0, exitCode, why);
+    }
+
+    /** Whether sipp run NAME's built-in UAS counted the ACK of its call ({@code -trace_counts}, every second). */
+    static boolean acked(final String name)
+    {
+        try (Stream<Path> files = Files.list(Path.of("target", "sipp", name)))
+        {
+            for (final Path f : files.filter(p -> p.getFileName().toString().endsWith("_counts.csv")).toList())
+            {
+                final List<String> lines = Files.readAllLines(f);
+                if (lines.size() < 2)
+                {
+                    continue;
+                }
+                final List<String> columns = List.of(lines.getFirst().split(";"));
+                final String[] last = lines.getLast().split(";");
+                final int i = columns.indexOf("3_ACK_Recv");
+                if (i >= 0 && i < last.length && Long.parseLong(last[i].trim()) > 0)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return false;
+        }
     }
 
     @Override

@@ -4,21 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -39,7 +30,6 @@ import org.junit.jupiter.api.Test;
  */
 class WebSocketE2eTest
 {
-    private static final long NODE_MS = 30_000;
     private static final Pattern LISTENING = Pattern.compile("sipline: listening on (wss?) 127\\.0\\.0\\.1:(\\d+) .*");
 
     static SiplineServer server;
@@ -51,26 +41,8 @@ class WebSocketE2eTest
     @BeforeAll
     static void installJsSipAndStartTheServer() throws Exception
     {
-        assumeTrue(onPath("npm") && onPath("node"), "npm and node are needed for the JsSIP client (Node 20)");
-        final Path dir = Files.createDirectories(Path.of("target", "e2e", "jssip")).toAbsolutePath();
-        for (final String file : List.of("package.json", "package-lock.json", "jssip-client.js"))
-        {
-            try (InputStream in = WebSocketE2eTest.class.getResourceAsStream("/e2e/jssip/" + file))
-            {
-                Files.copy(in, dir.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        final Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(dir.toFile())
-            .redirectErrorStream(true).redirectOutput(dir.resolve("npm.log").toFile()).start();
-        try
-        {
-            assertTrue(npm.waitFor(5, TimeUnit.MINUTES) && 0 == npm.exitValue(),
-                "npm ci failed:\n" + Files.readString(dir.resolve("npm.log")));
-        }
-        finally
-        {
-            npm.toHandle().destroyForcibly();
-        }
+        assumeTrue(NodeRun.onPath("npm") && NodeRun.onPath("node"), "npm and node are needed for the JsSIP client");
+        final Path dir = NodeRun.install("jssip", List.of("package.json", "package-lock.json", "jssip-client.js"));
         client = dir.resolve("jssip-client.js");
         certificate = TestCertificate.generate(Files.createTempDirectory(dir, "tls"));
         final int tlsPort;
@@ -108,7 +80,7 @@ class WebSocketE2eTest
     @Test
     void shouldRegisterAndUnregisterOverWebSocket() throws Exception
     {
-        final NodeRun run = NodeRun.start("ws://127.0.0.1:" + wsPort + "/", "carol", "-", "register");
+        final NodeRun run = node("ws://127.0.0.1:" + wsPort + "/", "carol", "-", "register");
         assertEquals(0, run.await(), run.output());
         assertTrue(run.has("UPGRADED sip"), run.output());
         assertTrue(run.has("REGISTERED 200 "), run.output());
@@ -119,7 +91,7 @@ class WebSocketE2eTest
     void shouldRegisterAndUnregisterOverSecureWebSocket() throws Exception
     {
         // The client checks the server's certificate against the test's own CA (the self-signed certificate).
-        final NodeRun run = NodeRun.start("wss://127.0.0.1:" + wssPort + "/", "dave",
+        final NodeRun run = node("wss://127.0.0.1:" + wssPort + "/", "dave",
             certificate.certificate.toString(), "register");
         assertEquals(0, run.await(), run.output());
         assertTrue(run.has("REGISTERED 200 "), run.output());
@@ -130,8 +102,8 @@ class WebSocketE2eTest
     void shouldDeliverACallToAUserRegisteredOverWebSocket() throws Exception
     {
         assumeTrue(Sipp.available(), "sipp is needed (apt-get install sip-tester)");
-        final NodeRun callee = NodeRun.start("ws://127.0.0.1:" + wsPort + "/", "erin", "-", "callee");
-        assertTrue(Sipp.await(() -> callee.has("REGISTERED 200 ") || !callee.process.isAlive(), NODE_MS),
+        final NodeRun callee = node("ws://127.0.0.1:" + wsPort + "/", "erin", "-", "callee");
+        assertTrue(Sipp.await(() -> callee.has("REGISTERED 200 ") || !callee.process.isAlive(), NodeRun.NODE_MS),
             callee.output());
         // JsSIP under Node has no WebRTC: it answers the INVITE 488 itself, which the registrar's B2BUA relays.
         SippRun.call("websocket-call-erin", server, 1, 1, 1_000,
@@ -145,7 +117,7 @@ class WebSocketE2eTest
     void shouldAnswer430ToACallForAUserWhoseConnectionIsGone() throws Exception
     {
         assumeTrue(Sipp.available(), "sipp is needed (apt-get install sip-tester)");
-        final NodeRun gone = NodeRun.start("ws://127.0.0.1:" + wsPort + "/", "frank", "-", "drop");
+        final NodeRun gone = node("ws://127.0.0.1:" + wsPort + "/", "frank", "-", "drop");
         assertEquals(0, gone.await(), gone.output());
         assertTrue(gone.has("REGISTERED 200 "), gone.output());
         // RFC 5626 §5.3: the binding is still there, its flow is not.
@@ -154,76 +126,9 @@ class WebSocketE2eTest
             .assertAll(1, server);
     }
 
-    private static boolean onPath(final String command)
+    private static NodeRun node(final String url, final String user, final String ca, final String mode)
+        throws IOException
     {
-        for (final String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-        {
-            if (Files.isExecutable(Path.of(dir, command)))
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** One run of the Node client; its output kept line by line, the process stopped by its handle. */
-    private static final class NodeRun
-    {
-        private final Process process;
-        private final List<String> lines = new CopyOnWriteArrayList<>();
-
-        private NodeRun(final Process process)
-        {
-            this.process = process;
-        }
-
-        static NodeRun start(final String url, final String user, final String ca, final String mode)
-            throws IOException
-        {
-            final List<String> cmd = new ArrayList<>(List.of("node", client.toString(), url, user, "127.0.0.1", ca,
-                mode));
-            final Process p = new ProcessBuilder(cmd).directory(client.getParent().toFile()).redirectErrorStream(true)
-                .start();
-            final NodeRun run = new NodeRun(p);
-            Thread.ofPlatform().daemon().name("jssip-" + user).start(() ->
-            {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8)))
-                {
-                    for (String line = in.readLine(); null != line; line = in.readLine())
-                    {
-                        run.lines.add(line);
-                    }
-                }
-                catch (final IOException e)
-                {
-                    run.lines.add("(output closed: " + e + ")");
-                }
-            });
-            return run;
-        }
-
-        /** Waits for the exit (bounded); the exit code, or -1 after killing it. */
-        int await() throws InterruptedException
-        {
-            try
-            {
-                return process.waitFor(NODE_MS, TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
-            }
-            finally
-            {
-                process.toHandle().destroyForcibly();
-            }
-        }
-
-        boolean has(final String prefix)
-        {
-            return lines.stream().anyMatch(l -> l.startsWith(prefix));
-        }
-
-        String output()
-        {
-            return String.join("\n", lines);
-        }
+        return NodeRun.start(client, List.of(url, user, "127.0.0.1", ca, mode));
     }
 }

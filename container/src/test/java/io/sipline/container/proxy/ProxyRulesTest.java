@@ -161,18 +161,42 @@ class ProxyRulesTest
         assertNotNull(key);
         assertEquals("<sip:192.0.2.1:5060;lr;sipline-px=" + key + ">", udp);
         assertEquals("<sip:192.0.2.1:5070;transport=tcp;lr;sipline-px=" + key + ">",
-            proxy.recordRouteValue("TCP", 5070));
-        assertEquals("<sips:192.0.2.1:5071;lr;sipline-px=" + key + ">", proxy.recordRouteValue("TLS", 5071));
+            proxy.recordRouteValue("TCP", 5070, null));
+        assertEquals("<sips:192.0.2.1:5071;lr;sipline-px=" + key + ">", proxy.recordRouteValue("TLS", 5071, null));
 
         proxy.setRecordRoute(true);
         proxy.getRecordRouteURI().setParameter("app", "x");
-        final String tcp = proxy.recordRouteValue("TCP", 5070);
+        final String tcp = proxy.recordRouteValue("TCP", 5070, null);
         assertTrue(tcp.startsWith("<sip:192.0.2.1:5070;"), tcp);
         assertTrue(tcp.contains(";transport=tcp") && tcp.contains(";app=x") && tcp.contains(";lr"), tcp);
         assertEquals(key, ProxyRoutes.key(tcp));
-        final String tls = proxy.recordRouteValue("TLS", 5071);
+        final String tls = proxy.recordRouteValue("TLS", 5071, null);
         assertTrue(tls.startsWith("<sips:192.0.2.1:5071;"), tls);
         assertTrue(tls.contains(";app=x"), tls);
+    }
+
+    /** RFC 7118 §5.2 and RFC 5626 §5.3: a WS side's entry says transport=ws; a flow token is the user part, with ob. */
+    @Test
+    void shouldWriteTheWebSocketRecordRouteAndTheFlowToken() throws Exception
+    {
+        final FakeHost host = new FakeHost();
+        final ProxyImpl proxy = (ProxyImpl)TestMessages.received(host, REQUEST).getProxy();
+        final String key = ProxyRoutes.key(proxy.recordRouteValue());
+        assertEquals("<sip:192.0.2.1:5066;transport=ws;lr;sipline-px=" + key + ">",
+            proxy.recordRouteValue("WS", 5066, null));
+        assertEquals("<sip:T0k-en_@192.0.2.1:7443;transport=ws;lr;ob;sipline-px=" + key + ">",
+            proxy.recordRouteValue("WSS", 7443, "T0k-en_"));
+        assertEquals("<sip:T0k-en_@192.0.2.1:5060;lr;ob;sipline-px=" + key + ">",
+            proxy.recordRouteValue("UDP", 5060, "T0k-en_"));
+        assertEquals("<sip:T0k-en_@192.0.2.1:5060;lr;ob>", proxy.pathValue("UDP", 5060, "T0k-en_"));
+        assertEquals("<sip:T0k-en_@192.0.2.1:5070;transport=tcp;lr;ob>", proxy.pathValue("TCP", 5070, "T0k-en_"));
+
+        proxy.setRecordRoute(true);
+        proxy.getRecordRouteURI().setParameter("app", "x");
+        final String ws = proxy.recordRouteValue("WS", 5066, "T0k-en_");
+        assertTrue(ws.startsWith("<sip:T0k-en_@192.0.2.1:5066;"), ws);
+        assertTrue(ws.contains(";transport=ws") && ws.contains(";app=x") && ws.contains(";ob"), ws);
+        assertEquals(key, ProxyRoutes.key(ws));
     }
 
     @Test
@@ -187,16 +211,22 @@ class ProxyRulesTest
         final String udp = proxy.recordRouteValue();
         assertEquals(java.util.List.of(udp), out.headers().getAll("Record-Route"), "as start() wrote it");
 
-        branch.fitRecordRoute("UDP", 5060, "UDP", 5060);
+        branch.fitRecordRoute("UDP", 5060, "UDP", 5060, null);
         assertEquals(java.util.List.of(udp), out.headers().getAll("Record-Route"), "UDP on both sides: unchanged");
 
-        branch.fitRecordRoute("TCP", 5070, "UDP", 5060); // came over TCP, leaves over UDP
-        final String tcp = proxy.recordRouteValue("TCP", 5070);
+        branch.fitRecordRoute("TCP", 5070, "UDP", 5060, null); // came over TCP, leaves over UDP
+        final String tcp = proxy.recordRouteValue("TCP", 5070, null);
         assertEquals(java.util.List.of(udp, tcp), out.headers().getAll("Record-Route"),
             "RFC 5658: the outgoing side's entry on top, the incoming side's under it");
 
-        branch.fitRecordRoute("TCP", 5070, "TCP", 5070); // RFC 3261 §18.1.1: too large for UDP, it goes over TCP
+        // RFC 3261 §18.1.1: too large for UDP, it goes over TCP
+        branch.fitRecordRoute("TCP", 5070, "TCP", 5070, null);
         assertEquals(java.util.List.of(tcp), out.headers().getAll("Record-Route"), "one transport: one entry");
+
+        // a WebSocket client upstream: both entries name its flow, even with UDP on the other side
+        branch.fitRecordRoute("WS", 5066, "UDP", 5060, "T0k-en_");
+        assertEquals(java.util.List.of(proxy.recordRouteValue("UDP", 5060, "T0k-en_"),
+            proxy.recordRouteValue("WS", 5066, "T0k-en_")), out.headers().getAll("Record-Route"));
     }
 
     @Test

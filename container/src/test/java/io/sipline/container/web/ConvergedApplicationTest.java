@@ -26,6 +26,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.sipline.container.admin.ContainerStatus;
+import io.sipline.container.admin.SipMetrics;
 import io.sipline.container.deploy.ApplicationDeployer;
 import io.sipline.container.deploy.DeployedApplication;
 import io.sipline.container.deploy.DeploymentException;
@@ -225,6 +228,153 @@ class ConvergedApplicationTest
         }
         """;
 
+    private static final String INJECTED_SERVLET = """
+        package com.example.inject;
+
+        import java.io.IOException;
+        import javax.annotation.PostConstruct;
+        import javax.annotation.Resource;
+        import javax.naming.InitialContext;
+        import javax.servlet.annotation.WebServlet;
+        import javax.servlet.http.*;
+        import javax.servlet.sip.*;
+
+        @WebServlet("/inject")
+        public class InjectedServlet extends HttpServlet
+        {
+            private static final long serialVersionUID = 1L;
+            @Resource private SipFactory factory;
+            @Resource private TimerService timers;
+            private SipSessionsUtil util;
+            private boolean constructed;
+
+            @Resource
+            void setUtil(final SipSessionsUtil util)
+            {
+                this.util = util;
+            }
+
+            @PostConstruct
+            void constructed()
+            {
+                constructed = null != factory && null != timers && null != util;
+            }
+
+            @Override
+            protected void doGet(final HttpServletRequest req, final HttpServletResponse resp) throws IOException
+            {
+                final Object named;
+                try
+                {
+                    named = new InitialContext().lookup("java:comp/env/sip/inject-app/SipSessionsUtil");
+                }
+                catch (final javax.naming.NamingException e)
+                {
+                    throw new IOException(e);
+                }
+                final SipApplicationSession made = factory.createApplicationSession();
+                made.setAttribute("k", "v");
+                final SipApplicationSession found = util.getApplicationSessionById(made.getId());
+                final SipApplicationSession keyed = factory.createApplicationSessionByKey("key-1");
+                final SipApplicationSession byKey = util.getApplicationSessionByKey("key-1", false);
+                resp.getWriter().print(constructed + "," + (named == util) + "," + req.getAttribute("filtered") + ","
+                    + getServletContext().getAttribute("listened") + "," + made.getClass().getSimpleName() + ","
+                    + found.getAttribute("k") + "," + found.equals(made) + "," + keyed.equals(byKey) + ","
+                    + made.getAttribute("createdWithLoader"));
+                made.invalidate();
+                keyed.invalidate();
+            }
+        }
+        """;
+
+    private static final String INJECTED_FILTER = """
+        package com.example.inject;
+
+        import java.io.IOException;
+        import javax.annotation.Resource;
+        import javax.servlet.*;
+        import javax.servlet.annotation.WebFilter;
+        import javax.servlet.sip.SipFactory;
+
+        @WebFilter("/*")
+        public class InjectedFilter implements Filter
+        {
+            @Resource private SipFactory factory;
+
+            @Override
+            public void doFilter(final ServletRequest req, final ServletResponse resp, final FilterChain chain)
+                throws IOException, ServletException
+            {
+                req.setAttribute("filtered", null != factory);
+                chain.doFilter(req, resp);
+            }
+        }
+        """;
+
+    private static final String INJECTED_LISTENER = """
+        package com.example.inject;
+
+        import javax.annotation.Resource;
+        import javax.servlet.ServletContextEvent;
+        import javax.servlet.ServletContextListener;
+        import javax.servlet.annotation.WebListener;
+        import javax.servlet.sip.TimerService;
+
+        @WebListener
+        public class InjectedListener implements ServletContextListener
+        {
+            @Resource private TimerService timers;
+
+            @Override
+            public void contextInitialized(final ServletContextEvent event)
+            {
+                event.getServletContext().setAttribute("listened", null != timers);
+            }
+        }
+        """;
+
+    /** A SIP-side listener: whether the application's loader was the context class loader when it was called. */
+    private static final String SESSION_LISTENER = """
+        package com.example.inject;
+
+        import javax.servlet.sip.*;
+
+        public class LoaderListener implements SipApplicationSessionListener
+        {
+            @Override
+            public void sessionCreated(final SipApplicationSessionEvent event)
+            {
+                event.getApplicationSession().setAttribute("createdWithLoader",
+                    Thread.currentThread().getContextClassLoader() == LoaderListener.class.getClassLoader());
+            }
+
+            @Override
+            public void sessionDestroyed(final SipApplicationSessionEvent event)
+            {
+            }
+
+            @Override
+            public void sessionExpired(final SipApplicationSessionEvent event)
+            {
+            }
+
+            @Override
+            public void sessionReadyToInvalidate(final SipApplicationSessionEvent event)
+            {
+            }
+        }
+        """;
+
+    private static final String UNSATISFIED_LISTENER = """
+        package com.example.broken;
+
+        @javax.servlet.annotation.WebListener
+        public class Unsatisfied implements javax.servlet.ServletContextListener
+        {
+            @javax.annotation.Resource(name = "maxCalls") private Integer maxCalls;
+        }
+        """;
+
     private Path war(final String name, final Map<String, String> sources, final String sipXml,
         final Map<String, String> files) throws Exception
     {
@@ -293,6 +443,17 @@ class ConvergedApplicationTest
             final HttpResponse<String> welcome = browser.send(get(base + "/"), HttpResponse.BodyHandlers.ofString());
             assertEquals("<h1>click to call</h1>", welcome.body());
             assertTrue(web.serverErrors() >= 1, "the 500 is counted");
+            assertEquals(404, browser.send(get("http://127.0.0.1:" + web.address().getPort() + "/nothing"),
+                HttpResponse.BodyHandlers.ofString()).statusCode());
+            final String metrics = scrape(server, web);
+            assertTrue(metrics.contains("sipline_http_requests_total{application=\"c2c-app\",status=\"5xx\"} 1.0"),
+                metrics);
+            assertTrue(value(metrics, "sipline_http_requests_total{application=\"c2c-app\",status=\"2xx\"}") >= 5,
+                "call, status (polled), encoded, status, welcome:\n" + metrics);
+            assertTrue(metrics.contains("sipline_http_requests_total{application=\"none\",status=\"4xx\"} 1.0"),
+                metrics);
+            assertTrue(metrics.contains("sipline_http_active_requests{application=\"c2c-app\"} 0.0"), metrics);
+            assertTrue(metrics.contains("sipline_http_requests_failed_total{application=\"c2c-app\"} 0.0"), metrics);
 
             deployment.onUndeployed(deployed);
             assertEquals(404, browser.send(get(base + "/status"), HttpResponse.BodyHandlers.ofString()).statusCode());
@@ -322,6 +483,78 @@ class ConvergedApplicationTest
             assertNotEquals(200, client.send(get("http://127.0.0.1:" + web.address().getPort() + "/broken-web/"),
                 HttpResponse.BodyHandlers.ofString()).statusCode());
         }
+    }
+
+    @Test
+    void shouldInjectHttpServletsFiltersAndListenersAndHandTheirApplicationSessionsToTheShards() throws Exception
+    {
+        final String sipXml = SIP_XML.formatted("inject-app").replace("</sip-app>",
+            "  <listener><javaee:listener-class>com.example.inject.LoaderListener</javaee:listener-class></listener>\n"
+                + "</sip-app>");
+        final Path war = war("inject", Map.of("com/example/c2c/SipHalf.java", SIP_HALF,
+            "com/example/inject/InjectedServlet.java", INJECTED_SERVLET,
+            "com/example/inject/InjectedFilter.java", INJECTED_FILTER,
+            "com/example/inject/InjectedListener.java", INJECTED_LISTENER,
+            "com/example/inject/LoaderListener.java", SESSION_LISTENER), sipXml, Map.of());
+        try (ContainerServer server = container();
+            WebServer web = WebServer.start(new InetSocketAddress(LOOPBACK, 0));
+            DeployedApplication deployed = new ApplicationDeployer().deploy(war))
+        {
+            final ConvergedDeployment deployment = new ConvergedDeployment(server.registry(), web);
+            deployment.onDeployed(deployed);
+            final HttpResponse<String> answer = HttpClient.newHttpClient().send(
+                get("http://127.0.0.1:" + web.address().getPort() + "/inject/inject"),
+                HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, answer.statusCode(), answer.body());
+            assertEquals("true,true,true,true,ApplicationSessionHandle,v,true,true,true", answer.body(),
+                "@Resource and @PostConstruct in a servlet, a filter and a listener; the JNDI name on an HTTP thread; "
+                    + "sessions from SipFactory and SipSessionsUtil handed to their shard; the application's loader "
+                    + "for the listener the shard called");
+            deployment.onUndeployed(deployed);
+        }
+    }
+
+    @Test
+    void shouldRefuseAWebListenerWhoseResourceIsNotBound() throws Exception
+    {
+        final Path war = war("unsatisfied", Map.of("com/example/broken/PlainSip.java", PLAIN_SIP,
+                "com/example/broken/Unsatisfied.java", UNSATISFIED_LISTENER),
+            SIP_XML.formatted("unsatisfied-app").replace("com.example.c2c.SipHalf", "com.example.broken.PlainSip"),
+            Map.of());
+        try (ContainerServer server = container();
+            WebServer web = WebServer.start(new InetSocketAddress(LOOPBACK, 0));
+            DeployedApplication deployed = new ApplicationDeployer().deploy(war))
+        {
+            final ConvergedDeployment deployment = new ConvergedDeployment(server.registry(), web);
+            final DeploymentException refused =
+                assertThrows(DeploymentException.class, () -> deployment.onDeployed(deployed));
+            assertTrue(refused.getMessage().startsWith(war + ": web half cannot start: "), refused.getMessage());
+            assertTrue(refused.getMessage().contains("@Resource com.example.broken.Unsatisfied.maxCalls"),
+                refused.getMessage());
+            assertTrue(server.registry().isEmpty(), "the SIP half was stopped again");
+        }
+    }
+
+    /** {@code /metrics} as the admin port writes it, with the web engine's counts registered. */
+    private static String scrape(final ContainerServer server, final WebServer web) throws Exception
+    {
+        final SipMetrics metrics = new SipMetrics(server.stack(), ContainerStatus.NONE);
+        metrics.registerHttp(web.metrics());
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        PrometheusTextFormatWriter.create().write(out, metrics.registry().scrape());
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static double value(final String metrics, final String series)
+    {
+        for (final String line : metrics.split("\n"))
+        {
+            if (line.startsWith(series + " "))
+            {
+                return Double.parseDouble(line.substring(series.length() + 1).trim());
+            }
+        }
+        return -1;
     }
 
     private static HttpRequest get(final String url)

@@ -11,6 +11,8 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sipline.sip.capture.HepCapture;
+import io.sipline.sip.capture.HepConfig;
 import io.sipline.sip.transport.ShardCounters;
 import io.sipline.sip.transport.UdpBindException;
 import io.sipline.sip.transport.UdpTransport;
@@ -92,6 +94,8 @@ public final class SipStack implements AutoCloseable
     private final AtomicBoolean closed = new AtomicBoolean();
     private UdpTransport transport;
     private TcpShards streams;
+    /** The HEP capture of every shard, or null when off; closed after the loops. */
+    private final HepCapture capture;
     private final List<InetSocketAddress> tcpEndpoints = new ArrayList<>();
     private final List<InetSocketAddress> tlsEndpoints = new ArrayList<>();
     private final List<InetSocketAddress> wsEndpoints = new ArrayList<>();
@@ -107,6 +111,7 @@ public final class SipStack implements AutoCloseable
         shards = new StackShard[n];
         threadIds = new long[n];
         movedInvites = new MovedInvites(System.nanoTime());
+        capture = null == config.hep() ? null : openCapture(config.hep(), n);
         final long seed = System.nanoTime() ^ ProcessHandle.current().pid() << 32;
         for (int k = 0; k < n; k++)
         {
@@ -155,10 +160,11 @@ public final class SipStack implements AutoCloseable
             {
                 // A port FreePorts found free can be taken by another process before it is bound, by the UDP
                 // sockets as well as by the TCP/TLS listeners: either way, with port 0 asked for, pick again.
+                final HepCapture hep = stack.capture;
                 stack.transport = UdpTransport.start(
                     new UdpTransportConfig(config.addresses(), ports, config.shards(), config.nativeTransport(),
                         config.udpPeers(), config.udpSteerByCpu()),
-                    k -> shards[k].handler());
+                    k -> shards[k].handler(), null == hep ? null : hep::agent);
                 stack.listenOnStreams(serverTls, clientTls);
                 break;
             }
@@ -180,6 +186,10 @@ public final class SipStack implements AutoCloseable
                 stack.wssEndpoints.clear();
                 if (!freePort || attempt >= FREE_PORT_ATTEMPTS)
                 {
+                    if (null != stack.capture)
+                    {
+                        stack.capture.close();
+                    }
                     throw e;
                 }
             }
@@ -226,6 +236,10 @@ public final class SipStack implements AutoCloseable
         streams = new TcpShards(loops, k -> shards[k].streamHandler(), new StreamSettings(
             config.connectionIdleMillis(), TcpTransportConfig.DEFAULT_MAX_MESSAGE_BYTES, config.connectTimeoutMillis(),
             transport.sharesPorts(), serverTls, clientTls), config.webSocket());
+        if (null != capture)
+        {
+            streams.capture(capture::agent);
+        }
         if (config.tcp())
         {
             for (final InetSocketAddress udp : transport.localAddresses())
@@ -285,6 +299,24 @@ public final class SipStack implements AutoCloseable
         {
             throw new UdpBindException(tls ? "tls" : "tcp", endpoint, null == e.getCause() ? e : e.getCause());
         }
+    }
+
+    private static HepCapture openCapture(final HepConfig hep, final int shards)
+    {
+        try
+        {
+            return new HepCapture(hep, shards);
+        }
+        catch (final java.io.IOException e)
+        {
+            throw new IllegalArgumentException("HEP capture: cannot open a UDP socket: " + e.getMessage(), e);
+        }
+    }
+
+    /** The HEP capture (counters of captures sent and dropped), or null when {@link SipStackConfig#hep()} is null. */
+    public HepCapture capture()
+    {
+        return capture;
     }
 
     public SipStackConfig config()
@@ -473,6 +505,10 @@ public final class SipStack implements AutoCloseable
         }
         streams.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
         transport.close(UdpTransport.DEFAULT_CLOSE_MILLIS);
+        if (null != capture)
+        {
+            capture.close(); // after the loops: no shard captures any more
+        }
         for (final StackShard shard : shards)
         {
             shard.releaseInbox();

@@ -74,6 +74,7 @@ public final class SipStackConfig
     private List<InetSocketAddress> dnsServers = List.of();
     private long dnsTimeoutMillis = DNS_TIMEOUT_MILLIS_DEFAULT;
     private long overloadWaitNs;
+    private io.sipline.sip.capture.HepConfig hep;
 
     /**
      * Overload control: a new request outside a dialog that waited longer than this since the kernel received it
@@ -470,6 +471,19 @@ public final class SipStackConfig
     public SipStackConfig webSocket(final io.sipline.sip.transport.tcp.WsSettings value)
     {
         webSocket = java.util.Objects.requireNonNull(value);
+        return this;
+    }
+
+    /** Where every SIP message read and sent is mirrored in HEPv3, or null (the default) for no capture. */
+    public io.sipline.sip.capture.HepConfig hep()
+    {
+        return hep;
+    }
+
+    /** Mirror every SIP message read and sent, on every transport, to this HEP collector; null for none. */
+    public SipStackConfig hep(final io.sipline.sip.capture.HepConfig value)
+    {
+        hep = value;
         return this;
     }
 

@@ -689,6 +689,15 @@ public final class StackShard
         return transports.webSocketFlow(host);
     }
 
+    /**
+     * The RFC 5626 flow tokens of the stack's WebSocket connections (shared by the shards), or null without
+     * WebSocket/TCP listeners. Any thread once the shard started.
+     */
+    public io.sipline.sip.transport.tcp.FlowTokens flowTokens()
+    {
+        return transports.flowTokens();
+    }
+
     /** On this shard's loop, once: attach the shard's connections. */
     void attachStreams(final TcpShardConnections shard)
     {

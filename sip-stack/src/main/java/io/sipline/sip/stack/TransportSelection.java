@@ -51,6 +51,12 @@ final class TransportSelection
         return null == tcp ? null : tcp.webSocketContacts().flowFor(host);
     }
 
+    /** The stack's RFC 5626 flow tokens (shared by the shards), or null without stream listeners. */
+    io.sipline.sip.transport.tcp.FlowTokens flowTokens()
+    {
+        return null == tcp ? null : tcp.webSocketContacts().flowTokens();
+    }
+
     /**
      * Where an outbound message goes: a flow as given; otherwise by the transport of its top Via — TCP or TLS through
      * this shard's connection to the destination (reused or opened), anything else as a datagram.

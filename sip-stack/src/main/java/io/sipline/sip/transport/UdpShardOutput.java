@@ -9,6 +9,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.DatagramPacket;
+import io.sipline.sip.capture.HepCaptureAgent;
+import io.sipline.sip.capture.HepEncoder;
 
 /**
  * The send side of one UDP shard: which of its sockets a datagram leaves from (the peer's connected channel, the
@@ -40,6 +42,8 @@ final class UdpShardOutput
     /** Sockets written since their last flush (each at most once: {@link UdpSink#dirty}). */
     private UdpSink[] dirty = new UdpSink[8];
     private int dirtyCount;
+    /** The shard's HEP mirror; null when off. */
+    private HepCaptureAgent capture;
     /** True while {@link #flush} runs (it may be re-entered from a failed write's exceptionCaught). */
     private boolean flushing;
 
@@ -51,6 +55,12 @@ final class UdpShardOutput
         this.errors = errors;
         this.peers = peers;
         this.sendTo = sendTo;
+    }
+
+    /** Before any bind: mirror every SIP datagram sent to {@code agent} (null: none). */
+    void capture(final HepCaptureAgent agent)
+    {
+        capture = agent;
     }
 
     /** A listening channel became active: indexed by its local address for sends made outside a read. */
@@ -142,6 +152,7 @@ final class UdpShardOutput
         final Object msg;
         if (null != peer && null != peer.ctx && peer.ctx.channel().isWritable())
         {
+            capture(endpoint, datagram, recipient);
             // Connected: the socket knows where to; Netty writes the buffer with send(2), no address converted.
             sink = peer;
             msg = datagram;
@@ -149,6 +160,7 @@ final class UdpShardOutput
         }
         else if (endpoint.ctx.channel().isWritable())
         {
+            capture(endpoint, datagram, recipient); // before sendDirect, which releases the datagram once sent
             if (null != sendTo && endpoint.fd >= 0 && sendDirect(endpoint, datagram, recipient))
             {
                 counters.increment(ShardCounters.RESPONSES_SENT);
@@ -176,6 +188,17 @@ final class UdpShardOutput
         }
         counters.increment(ShardCounters.RESPONSES_SENT);
         return true;
+    }
+
+    /** Mirrors a SIP datagram about to be sent (not a STUN answer) to the HEP collector, when capture is on. */
+    private void capture(final UdpEndpoint endpoint, final ByteBuf datagram, final InetSocketAddress recipient)
+    {
+        if (null != capture && null != endpoint.local && datagram.isReadable()
+            && HepCaptureAgent.startsSip(datagram.getByte(datagram.readerIndex())))
+        {
+            capture.capture(HepEncoder.PROTOCOL_UDP, datagram, datagram.readerIndex(), datagram.readableBytes(),
+                endpoint.local, recipient, RealtimeClock.nanos());
+        }
     }
 
     /**

@@ -13,6 +13,8 @@ import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import io.sipline.sip.capture.HepCaptureAgent;
+import io.sipline.sip.capture.HepEncoder;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
@@ -26,7 +28,8 @@ import io.sipline.sip.message.SipMessageParser;
  * and {@link UdpCounterSlots}.
  *
  * <p>Per datagram ({@link #onDatagram}): count it, demultiplex on the first bytes ({@link DatagramKind}: keep-alive,
- * STUN, SIP), parse SIP into the shard's reused {@link SipMessage} (one copy out of the receive buffer), stamp its
+ * STUN, SIP), mirror SIP to the HEP collector when capture is on ({@link HepCaptureAgent}, as every SIP datagram
+ * sent), parse SIP into the shard's reused {@link SipMessage} (one copy out of the receive buffer), stamp its
  * arrival time (the kernel's where the shard reads the socket itself, else {@link RealtimeClock}), and hand it to the
  * handler. Nothing is allocated per datagram on the recvmsg and sendto paths.
  *
@@ -65,6 +68,8 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
     final UdpShardReads reads;
     /** True when this shard writes its epoll listening sockets with sendto. */
     private final boolean sendsDirect;
+    /** This shard's HEP mirror of every SIP datagram read and sent; null when off. Set once before the first bind. */
+    private HepCaptureAgent capture;
     /** Every shard of the transport (for reports that concern them all); set once before the first bind. */
     UdpShardSockets[] all = {this};
     /** This shard's loop, from its first active listening channel on; read by other shards to post reports. */
@@ -101,6 +106,13 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
     void shards(final UdpShardSockets[] shards)
     {
         all = shards;
+    }
+
+    /** Before any bind: mirror every SIP datagram this shard reads or sends to {@code agent} (null: none). */
+    void capture(final HepCaptureAgent agent)
+    {
+        capture = agent;
+        output.capture(agent);
     }
 
     /** This shard's index, 0 to N-1. Any thread. */
@@ -323,9 +335,15 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
                 return;
             }
 
+            final long arrival = 0L != receivedAtNanos ? receivedAtNanos : RealtimeClock.nanos();
+            if (null != capture && null != endpoint && null != endpoint.local)
+            {
+                capture.capture(HepEncoder.PROTOCOL_UDP, content, content.readerIndex(), content.readableBytes(),
+                    sender, endpoint.local, arrival);
+            }
             // One copy into the message's own array (ByteBufCopy: no ByteBuffer view made, JDK 25), parsed there.
             final ParseResult result = SipMessageParser.parseDatagram(content, message);
-            message.receivedAtNanos(0L != receivedAtNanos ? receivedAtNanos : RealtimeClock.nanos());
+            message.receivedAtNanos(arrival);
             if (ParseResult.OK == result)
             {
                 counters.increment(message.isRequest() ? ShardCounters.REQUESTS_IN : ShardCounters.RESPONSES_IN);

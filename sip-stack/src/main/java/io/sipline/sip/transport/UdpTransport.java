@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufAllocator;
@@ -34,6 +35,7 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.Future;
+import io.sipline.sip.capture.HepCaptureAgent;
 
 /**
  * The sharded UDP transport: N shards, each one single-thread Netty event loop that owns one
@@ -94,7 +96,8 @@ public final class UdpTransport implements AutoCloseable
     private int steeredGroups;
     private int steeringFailures;
 
-    private UdpTransport(final UdpTransportConfig config, final boolean epoll, final SipMessageHandler.Factory handlers)
+    private UdpTransport(final UdpTransportConfig config, final boolean epoll, final SipMessageHandler.Factory handlers,
+        final IntFunction<HepCaptureAgent> captures)
     {
         this.config = config;
         this.epoll = epoll;
@@ -114,6 +117,7 @@ public final class UdpTransport implements AutoCloseable
         {
             shards[k] = new UdpShardSockets(k, handlers.create(k), allocator, errors, peers,
                 sendTo ? new UdpSendTo() : null, recvFrom ? new UdpRecvMsg() : null);
+            shards[k].capture(null == captures ? null : captures.apply(k));
         }
         for (final UdpShardSockets shard : shards)
         {
@@ -134,6 +138,18 @@ public final class UdpTransport implements AutoCloseable
     public static UdpTransport start(final UdpTransportConfig config, final SipMessageHandler.Factory handlers)
         throws UdpBindException
     {
+        return start(config, handlers, null);
+    }
+
+    /**
+     * Starts the shards as {@link #start(UdpTransportConfig, SipMessageHandler.Factory)} does, each shard mirroring
+     * every SIP datagram it reads or sends to its HEP capture agent.
+     *
+     * @param captures shard k's capture agent (null for none), or null for no capture at all.
+     */
+    public static UdpTransport start(final UdpTransportConfig config, final SipMessageHandler.Factory handlers,
+        final IntFunction<HepCaptureAgent> captures) throws UdpBindException
+    {
         final boolean epoll = config.nativeTransport() && Epoll.isAvailable();
         if (!epoll)
         {
@@ -142,7 +158,7 @@ public final class UdpTransport implements AutoCloseable
             LOG.log(Level.WARNING, "udp: " + why + "; using NIO, which cannot share a port between shards "
                 + "(no SO_REUSEPORT): each address:port gets one channel on one shard");
         }
-        final UdpTransport transport = new UdpTransport(config, epoll, handlers);
+        final UdpTransport transport = new UdpTransport(config, epoll, handlers, captures);
         boolean started = false;
         try
         {

@@ -213,12 +213,18 @@ class SipMessageWriterTest
             heap.clear();
             builder.startRequestInDialog(heap, answer, "BYE", 2, via).end(null, 0, 0);
         }
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 1_000; i++)
+        // the least of a few windows: a compilation finishing inside one allocates once, not per request
+        long least = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 5 && least > 0; attempt++)
         {
-            heap.clear();
-            builder.startRequestInDialog(heap, answer, "BYE", 2, via).end(null, 0, 0);
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 1_000; i++)
+            {
+                heap.clear();
+                builder.startRequestInDialog(heap, answer, "BYE", 2, via).end(null, 0, 0);
+            }
+            least = Math.min(least, threads.getCurrentThreadAllocatedBytes() - before);
         }
-        assertEquals(0, threads.getCurrentThreadAllocatedBytes() - before);
+        assertEquals(0, least);
     }
 }

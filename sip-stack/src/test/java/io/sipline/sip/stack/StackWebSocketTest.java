@@ -1,6 +1,9 @@
 package io.sipline.sip.stack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -17,6 +20,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import io.sipline.sip.transport.tcp.FlowTokens;
 import io.sipline.sip.transport.tcp.TcpCounters;
 import io.sipline.sip.transport.tcp.TcpFlow;
 import io.sipline.sip.transport.tcp.WsCounters;
@@ -90,6 +94,50 @@ class StackWebSocketTest
             StackTcpTest.awaitTrue(() -> null == flowOnShard(stack, 1, "df7jal23ls0d.invalid"),
                 "the flow is forgotten with its connection");
             assertEquals(1, stack.webSocketCounters().get(WsCounters.CLOSES_RECEIVED));
+        }
+    }
+
+    /**
+     * RFC 5626 §5.2, §5.3: a WebSocket connection's flow token names it from any shard; an altered token is not
+     * authentic (403), and the token of a closed connection is authentic but names no flow (430 Flow Failed).
+     */
+    @Test
+    void shouldNameAWebSocketConnectionByAFlowToken() throws Exception
+    {
+        try (SipStack stack = SipStack.start(StackTcpTest.config(2).wsPorts(0),
+            StreamTestListener.factory(new StreamTestListener.Record())))
+        {
+            final URI uri = URI.create("ws://127.0.0.1:" + stack.wsAddresses().get(0).getPort() + "/");
+            final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
+            final WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder().subprotocols("sip")
+                .buildAsync(uri, new Collector(received)).get(10, TimeUnit.SECONDS);
+            ws.sendText(StackTcpTest.request("OPTIONS", "ws-token", 0, "WS").replace("Content-Length: 0\r\n",
+                "Contact: <sip:tok@t0ken.invalid;transport=ws>\r\n"), true).get(5, TimeUnit.SECONDS);
+            assertTrue(received.poll(10, TimeUnit.SECONDS).startsWith("SIP/2.0 200 OK\r\n"));
+            final TcpFlow flow = flowOnShard(stack, 0, "t0ken.invalid");
+            final FlowTokens tokens = stack.shard(0).flowTokens();
+            assertSame(tokens, stack.shard(1).flowTokens(), "one table for the stack");
+            final String token = tokens.tokenOf(flow);
+            assertEquals(FlowTokens.LENGTH, token.length(), token);
+            assertTrue(token.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '-' || c == '_'),
+                "a URI user part as it is: " + token);
+            assertSame(token, tokens.tokenOf(flow), "made once per connection");
+            assertSame(flow.connection(), tokens.flowOf(token).connection());
+            assertEquals(1, tokens.size());
+            for (int i = 0; i < token.length(); i++)
+            {
+                final char[] forged = token.toCharArray();
+                forged[i] = forged[i] == 'A' ? 'B' : 'A';
+                final String f = new String(forged);
+                assertNull(tokens.flowOf(f), f);
+                assertFalse(tokens.isAuthentic(f), f);
+            }
+            assertNull(tokens.flowOf(token.substring(1)));
+            assertNull(tokens.flowOf("not a token at all, but 27."));
+            ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
+            StackTcpTest.awaitTrue(() -> null == tokens.flowOf(token), "the token's flow is gone with its connection");
+            assertTrue(tokens.isAuthentic(token), "still ours: 430 Flow Failed, not 403");
+            assertEquals(0, tokens.size());
         }
     }
 

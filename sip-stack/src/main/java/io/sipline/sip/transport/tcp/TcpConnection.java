@@ -12,6 +12,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
+import io.sipline.sip.capture.HepCaptureAgent;
+import io.sipline.sip.capture.HepEncoder;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.ByteBufCopy;
 import io.sipline.sip.message.ParseResult;
@@ -32,6 +34,9 @@ import io.sipline.sip.transport.StunKeepAlive;
  * bytes reaching the maximum size, or a message without Content-Length, close the connection (it cannot be
  * resynchronised); another malformed message goes to the handler, and reading goes on after it when it was framed.
  * A connection with neither a read nor a send for the idle time is closed by one self-re-arming task on its loop.
+ *
+ * <p>With HEP capture on (the shard's {@link HepCaptureAgent}), each message framed here is mirrored, timed by the
+ * read that completed it, and a {@link StreamCapture} placed below this handler mirrors each message written.
  *
  * <p>Buffers: every {@link ByteBuf} Netty reads is copied into {@link #pending} and released once in the
  * {@code finally} of {@link #channelRead}; messages point into {@link #pending}. {@link #send} takes ownership of its
@@ -61,6 +66,10 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private volatile String tlsDomain;
     /** The lower-case host of a WebSocket client's {@code .invalid} Contact ({@link WsContacts}); any thread. */
     private volatile String contactHost;
+    /** The connection's number on its shard for {@link FlowTokens} (WebSocket only; 0 before it opens). */
+    private volatile long flowId;
+    /** Its RFC 5626 flow token, made on first use ({@link FlowTokens#tokenOf}); any thread. */
+    private volatile String flowToken;
     /** The peer as a flow; known at construction for outbound connections, at activation for accepted ones. */
     private volatile TcpFlow flow;
     /** Sends made before an outbound connection became active (event loop only); null when none. */
@@ -136,6 +145,27 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         return flow;
     }
 
+    /**
+     * The IP protocol this connection's HEP captures carry: {@link HepEncoder#PROTOCOL_TLS} for SIP over TLS, else
+     * {@link HepEncoder#PROTOCOL_TCP} (TCP, and WebSocket with or without TLS).
+     */
+    int captureProtocol()
+    {
+        return tls && !websocket ? HepEncoder.PROTOCOL_TLS : HepEncoder.PROTOCOL_TCP;
+    }
+
+    /** Mirrors a message read on this connection to the shard's HEP collector, when capture is on. */
+    private void captureRead(final byte[] bytes, final int offset, final int length, final long atNanos)
+    {
+        final HepCaptureAgent capture = null == owner ? null : owner.capture();
+        final InetSocketAddress remote = flow;
+        final InetSocketAddress local = null == capture ? null : localAddress();
+        if (null != local && null != remote && length > 0)
+        {
+            capture.capture(captureProtocol(), bytes, offset, length, remote, local, atNanos);
+        }
+    }
+
     /** True when this connection runs TLS. Any thread. */
     public boolean isTls()
     {
@@ -156,6 +186,31 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     void contactHost(final String host)
     {
         contactHost = host;
+    }
+
+    long flowId()
+    {
+        return flowId;
+    }
+
+    void flowId(final long id)
+    {
+        flowId = id;
+    }
+
+    int flowShard()
+    {
+        return null == owner ? 0 : owner.index();
+    }
+
+    String flowToken()
+    {
+        return flowToken;
+    }
+
+    void flowToken(final String token)
+    {
+        flowToken = token;
     }
 
     /** True when this side opened the connection. Any thread. */
@@ -286,6 +341,12 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         // Outbound: the channel exists before it connects; sends in between are queued (see send).
         context = ctx;
         channel = ctx.channel();
+        final HepCaptureAgent capture = null == owner ? null : owner.capture();
+        if (null != capture && null == ctx.pipeline().get(StreamCapture.NAME))
+        {
+            // Below this handler: every message it writes passes there, plain, on this connection's loop.
+            ctx.pipeline().addBefore(ctx.name(), StreamCapture.NAME, new StreamCapture(capture, this));
+        }
         if (websocket && ctx.channel().isActive())
         {
             activate(ctx); // added after the upgrade: the channel was active long before
@@ -460,7 +521,9 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             {
                 return false; // not SIP: nothing to answer on the sip subprotocol
             }
-            message.receivedAtNanos(RealtimeClock.nanos());
+            final long now = RealtimeClock.nanos();
+            message.receivedAtNanos(now);
+            captureRead(bytes, 0, length, now);
             if (ParseResult.OK == result && null != owner && message.isRequest())
             {
                 owner.learnWebSocketContact(this, message);
@@ -585,6 +648,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
                 counters.increment(TcpCounters.PARSE_ERRORS);
             }
             message.receivedAtNanos(readAtNanos);
+            captureRead(b, pos, frame > 0 ? frame : end - pos, readAtNanos);
             if (!handler.onMessage(this, message))
             {
                 counters.increment(TcpCounters.DROPPED);

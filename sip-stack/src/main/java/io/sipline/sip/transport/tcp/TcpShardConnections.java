@@ -17,6 +17,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.NetUtil;
+import io.sipline.sip.capture.HepCaptureAgent;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.NameAddrFlyweight;
@@ -55,7 +56,11 @@ public final class TcpShardConnections
     /** Scratch for {@link #learnWebSocketContact}; shard thread only. */
     private final NameAddrFlyweight contact = new NameAddrFlyweight();
     private int live;
+    /** The number of this shard's last WebSocket connection ({@link FlowTokens}); never reused. */
+    private long lastFlowId;
     private boolean closing;
+    /** This shard's HEP mirror of every SIP message its connections read and write; null when off. */
+    private HepCaptureAgent capture;
 
     TcpShardConnections(final int index, final EventLoop loop, final StreamMessageHandler handler,
         final TcpCounters counters, final StreamSettings settings)
@@ -78,6 +83,18 @@ public final class TcpShardConnections
     public int index()
     {
         return index;
+    }
+
+    /** This shard's HEP capture agent, or null when capture is off. */
+    HepCaptureAgent capture()
+    {
+        return capture;
+    }
+
+    /** Before any bind or connect: mirror every SIP message of this shard's connections to {@code agent}. */
+    void capture(final HepCaptureAgent agent)
+    {
+        capture = agent;
     }
 
     /** Connections open or opening on this shard (racy from other threads). */
@@ -224,6 +241,11 @@ public final class TcpShardConnections
         {
             live++;
             byPeer.putIfAbsent(connection.flow(), connection);
+            if (connection.isWebSocket())
+            {
+                connection.flowId(++lastFlowId);
+                contacts.flowTokens().register(index, lastFlowId, connection);
+            }
         }
     }
 
@@ -240,6 +262,7 @@ public final class TcpShardConnections
         if (connection.isWebSocket())
         {
             contacts.forget(connection);
+            contacts.flowTokens().forget(index, connection.flowId(), connection);
         }
         handler.onClosed(connection);
     }

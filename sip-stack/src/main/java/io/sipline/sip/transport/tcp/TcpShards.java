@@ -22,6 +22,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.sipline.sip.capture.HepCaptureAgent;
 
 /**
  * The stack's TCP and TLS listeners, sharded like its UDP sockets: with native epoll every
@@ -49,7 +50,7 @@ public final class TcpShards
     /** The SIP messages of WebSocket connections, counted apart from TCP's and TLS's. */
     private final TcpCounters wsMessageCounters = new TcpCounters();
     private final WsAdmission wsAdmission;
-    private final WsContacts contacts = new WsContacts();
+    private final WsContacts contacts;
     private final List<Channel> listeners = new ArrayList<>();
     private int bindings;
 
@@ -74,9 +75,22 @@ public final class TcpShards
         this.loops = loops.clone();
         this.settings = settings;
         this.shards = new TcpShardConnections[loops.length];
+        this.contacts = new WsContacts(loops.length);
         for (int k = 0; k < loops.length; k++)
         {
             shards[k] = new TcpShardConnections(k, loops[k], handlers.apply(k), counters, settings, contacts);
+        }
+    }
+
+    /**
+     * Before any bind: every SIP message read or written on shard k's connections (TCP, TLS, WS, WSS) is mirrored to
+     * {@code captures.apply(k)} ({@link StreamCapture}). Not after a bind (the shards' loops read the agents).
+     */
+    public void capture(final IntFunction<HepCaptureAgent> captures)
+    {
+        for (int k = 0; k < shards.length; k++)
+        {
+            shards[k].capture(captures.apply(k));
         }
     }
 

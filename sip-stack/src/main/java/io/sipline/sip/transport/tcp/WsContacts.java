@@ -19,9 +19,22 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class WsContacts
 {
     private final ConcurrentHashMap<String, TcpConnection> byHost = new ConcurrentHashMap<>();
+    private final FlowTokens tokens;
 
     WsContacts()
     {
+        this(1);
+    }
+
+    WsContacts(final int shards)
+    {
+        tokens = new FlowTokens(shards);
+    }
+
+    /** The RFC 5626 flow tokens of the same connections, for the Record-Route and Path of an edge proxy. */
+    public FlowTokens flowTokens()
+    {
+        return tokens;
     }
 
     /** Binds a lower-case Contact host to a connection; the connection's earlier host, if another, is dropped. */

@@ -1,0 +1,114 @@
+package io.sipline.bench.calls;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * HTTP load beside the SIP calls of a step ({@code bench calls --http-load RPS}): GET requests to one URI of the
+ * server's web half at a steady rate, paced by a clock (one request every 1/RPS s, not one after the other), over
+ * HTTP/1.1 with the JDK's client, so that a slow server does not slow the offered rate down. At most
+ * {@link #MAX_IN_FLIGHT} requests wait for an answer; a tick that finds that many is counted as skipped, so the load
+ * stays bounded. {@link #close} stops it and waits (bounded) for the answers in flight.
+ * <p>
+ * Threading: started and closed by the harness's main thread; requests are sent by one scheduler thread and answered
+ * on the client's threads; the counters are adders.
+ */
+final class HttpLoad implements AutoCloseable
+{
+    /** Requests waiting for an answer at most. */
+    static final int MAX_IN_FLIGHT = 256;
+
+    private final URI uri;
+    private final int rate;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).build();
+    private final ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor(
+        r -> Thread.ofPlatform().daemon().name("bench-http-load").unstarted(r));
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder ok = new LongAdder();
+    private final LongAdder otherStatus = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+    private final LongAdder skipped = new LongAdder();
+    private final LongAdder latencyNanos = new LongAdder();
+    private final long startNanos = System.nanoTime();
+    private long elapsedNanos;
+
+    private HttpLoad(final URI uri, final int rate)
+    {
+        this.uri = uri;
+        this.rate = rate;
+    }
+
+    /** Starts sending {@code rate} GET requests per second to {@code uri}. */
+    static HttpLoad start(final URI uri, final int rate)
+    {
+        final HttpLoad load = new HttpLoad(uri, rate);
+        load.clock.scheduleAtFixedRate(load::tick, 0, 1_000_000_000L / rate, TimeUnit.NANOSECONDS);
+        return load;
+    }
+
+    private void tick()
+    {
+        if (inFlight.get() >= MAX_IN_FLIGHT)
+        {
+            skipped.increment();
+            return;
+        }
+        inFlight.incrementAndGet();
+        sent.increment();
+        final long t0 = System.nanoTime();
+        client.sendAsync(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
+            HttpResponse.BodyHandlers.discarding()).whenComplete((response, failure) ->
+            {
+                inFlight.decrementAndGet();
+                if (null != failure)
+                {
+                    errors.increment();
+                    return;
+                }
+                latencyNanos.add(System.nanoTime() - t0);
+                (200 == response.statusCode() ? ok : otherStatus).increment();
+            });
+    }
+
+    /** Stops sending and waits at most 10 s for the answers in flight (less when interrupted). */
+    @Override
+    public void close()
+    {
+        clock.shutdownNow();
+        elapsedNanos = System.nanoTime() - startNanos;
+        try
+        {
+            clock.awaitTermination(5, TimeUnit.SECONDS);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (inFlight.get() > 0 && System.nanoTime() - deadline < 0)
+            {
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        client.close();
+    }
+
+    /** One line: offered and answered rates, statuses, errors, skipped ticks and the mean answer time. */
+    String describe()
+    {
+        final double seconds = Math.max(1e-9, elapsedNanos / 1e9);
+        final long answered = ok.sum() + otherStatus.sum();
+        return String.format("http load %s: offered %d/s, sent %d (%.0f/s), 200 %d, other status %d, errors %d, "
+            + "skipped %d, mean %.2f ms", uri, rate, sent.sum(), sent.sum() / seconds, ok.sum(), otherStatus.sum(),
+            errors.sum(), skipped.sum(), 0 == answered ? 0.0 : latencyNanos.sum() / 1e6 / answered);
+    }
+}

@@ -1,0 +1,286 @@
+package io.sipline.bench.overload;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import io.sipline.bench.calls.LoadDriver;
+import io.sipline.bench.calls.Scenarios;
+import io.sipline.bench.calls.ServerProcess;
+import io.sipline.bench.calls.SystemUnderTest;
+import io.sipline.test.Sipp;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bin/sipline bench overload}: the B2BUA example offered more than it can carry. Finds the maximum sustained
+ * rate ({@link MaxRate}, as {@code bench calls --find-max} does, with shorter steps) or takes {@code --max-rate};
+ * then, for each {@code --overload-wait} (0: overload control off) and each {@code --multipliers} entry, on a fresh
+ * server, runs a surge ({@link SurgeRun}): steady calls at half the maximum, a population of established calls whose
+ * BYEs fall during and after the surge, and the surge bringing the offered rate to the multiple of the maximum for
+ * {@code --surge} seconds. Kamailio's stateful proxy (the {@code bench calls} baseline) is measured the same way at
+ * twice its own maximum. Each run is reported second by second and judged ({@link Surge}): goodput at or above 90%
+ * of the maximum through the surge, the established calls' BYEs all answered, seconds to recover. Writes
+ * {@code overload.md} and {@code overload.json} into {@code bench-results/overload-<stamp>/}. Every child process is
+ * stopped by its handle. Runs on the main thread.
+ */
+@Command(name = "sipline bench overload", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "The B2BUA example offered 2x and 4x its maximum, with and without overload control, beside "
+        + "Kamailio offered 2x its own.")
+public final class OverloadBench implements Callable<Integer>
+{
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+
+    @Option(names = "--app", paramLabel = "NAME", defaultValue = "typical-b2bua",
+        description = "the B2BUA example: typical-b2bua (default) or b2bua")
+    String app;
+
+    @Option(names = "--max-rate", paramLabel = "R",
+        description = "Sipline's maximum sustained calls/s (default: found, as bench calls --find-max does)")
+    Integer maxRate;
+
+    @Option(names = "--kamailio-max-rate", paramLabel = "R",
+        description = "Kamailio's maximum sustained calls/s (default: found)")
+    Integer kamailioMaxRate;
+
+    @Option(names = "--no-kamailio", description = "leave Kamailio out")
+    boolean noKamailio;
+
+    @Option(names = "--surge", paramLabel = "S", defaultValue = "10",
+        description = "seconds of the surge (default 10; e.g. 120 for a long one)")
+    int surgeSeconds;
+
+    @Option(names = "--before", paramLabel = "S", defaultValue = "10",
+        description = "seconds of steady load before the surge, while the population's calls are set up (default 10)")
+    int before;
+
+    @Option(names = "--after", paramLabel = "S", defaultValue = "20",
+        description = "seconds of steady load after the surge, to see the server recover (default 20)")
+    int after;
+
+    @Option(names = "--multipliers", paramLabel = "LIST", split = ",", defaultValue = "2,4",
+        description = "Sipline's surges, as multiples of its maximum (default 2,4); Kamailio's is 2")
+    List<Integer> multipliers;
+
+    @Option(names = "--overload-waits", paramLabel = "LIST", split = ",", defaultValue = "0,30,100",
+        description = "Sipline's --overload-wait of each series, ms; 0: overload control off (default 0,30,100)")
+    List<Integer> overloadWaits;
+
+    @Option(names = "--steady-share", paramLabel = "F", defaultValue = "0.5",
+        description = "the steady load before, during and after the surge, as a share of the maximum (default 0.5)")
+    double steadyShare;
+
+    @Option(names = "--population", paramLabel = "N", defaultValue = "1000",
+        description = "established calls held across the surge (default 1000)")
+    int population;
+
+    @Option(names = "--profile", paramLabel = "NAME", defaultValue = "zgc",
+        description = "GC profile of jvm-profiles/ (default zgc)")
+    String profile;
+
+    @Option(names = "--server-warmup", paramLabel = "CALLS", defaultValue = "10000",
+        description = "bin/sipline run --warmup CALLS for every Sipline started (default 10000; 0: none)")
+    int serverWarmup;
+
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "5",
+        description = "seconds of calls at the steady rate on each fresh server before it is measured (default 5)")
+    int warmup;
+
+    @Option(names = "--start-rate", paramLabel = "R", defaultValue = "1000",
+        description = "first rate of the search for Sipline's maximum (default 1000; Kamailio's starts at half)")
+    int startRate;
+
+    @Option(names = "--step-seconds", paramLabel = "S", defaultValue = "10",
+        description = "seconds per step of the search (default 10)")
+    int stepSeconds;
+
+    @Option(names = "--max-steps", paramLabel = "N", defaultValue = "8",
+        description = "bound on the steps of each phase of the search (default 8)")
+    int maxSteps;
+
+    @Option(names = "--out", paramLabel = "DIR",
+        description = "result directory (default bench-results/overload-<yyyyMMdd-HHmmss>)")
+    Path out;
+
+    @Option(names = "--root", paramLabel = "DIR",
+        description = "repository root (default: -Dsipline.root or the working directory)")
+    Path root;
+
+    @Spec
+    CommandSpec spec;
+
+    private final List<Surge> surges = new ArrayList<>();
+    private int siplineMax;
+    private int kamailioMax;
+
+    public static void main(final String[] args)
+    {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessHandle.current().descendants()
+            .forEach(ProcessHandle::destroyForcibly), "bench-overload-stop"));
+        System.exit(new CommandLine(new OverloadBench()).execute(args));
+    }
+
+    /** The runs measured so far, in order. */
+    List<Surge> surges()
+    {
+        return List.copyOf(surges);
+    }
+
+    /** Checks the options together; fails with picocli's usage error. */
+    void check()
+    {
+        final String bad;
+        if (!"typical-b2bua".equals(app) && !"b2bua".equals(app))
+        {
+            bad = "--app: '" + app + "' is not a B2BUA example (typical-b2bua, b2bua)";
+        }
+        else if (surgeSeconds < 2 || before < 2 || after < 5 || population < 0 || warmup < 0 || stepSeconds < 2
+            || maxSteps < 1 || startRate < 1 || serverWarmup < 0)
+        {
+            bad = "--surge and --before at least 2 s, --after at least 5 s, --population, --warmup and "
+                + "--server-warmup not negative, --step-seconds 2 or more, --max-steps and --start-rate positive";
+        }
+        else if (!(steadyShare > 0 && steadyShare < 1))
+        {
+            bad = "--steady-share must be between 0 and 1";
+        }
+        else if (multipliers.isEmpty() || multipliers.stream().anyMatch(m -> m < 1 || m > 10))
+        {
+            bad = "--multipliers: each 1 to 10";
+        }
+        else if (overloadWaits.isEmpty() || overloadWaits.stream().anyMatch(w -> w < 0 || w > 10_000))
+        {
+            bad = "--overload-waits: each 0 (off) to 10000 ms";
+        }
+        else if ((null != maxRate && maxRate < 1) || (null != kamailioMaxRate && kamailioMaxRate < 1))
+        {
+            bad = "--max-rate and --kamailio-max-rate must be positive";
+        }
+        else
+        {
+            return;
+        }
+        throw new CommandLine.ParameterException(spec.commandLine(), bad);
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        check();
+        if (!Sipp.available())
+        {
+            System.out.println("sipp is not installed (apt-get install sip-tester)");
+            return 2;
+        }
+        final boolean kamailio = !noKamailio;
+        if (kamailio && !Files.isExecutable(Path.of("/usr/sbin/kamailio")))
+        {
+            System.out.println("kamailio is not installed (apt-get install kamailio); --no-kamailio leaves it out");
+            return 2;
+        }
+        final Path home = null != root ? root : Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath();
+        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home.normalize(),
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
+        final Path dir = (null != out ? out : home.resolve("bench-results").resolve("overload-"
+            + LocalDateTime.now().format(STAMP))).toAbsolutePath();
+        Files.createDirectories(dir);
+        final Scenarios.Flow flow = Scenarios.b2bua(dir, null);
+        final Path scenario = SurgeScenario.write(dir);
+        final MaxRate search = new MaxRate(layout, app, profile, serverArgs(SystemUnderTest.SIPLINE, 0), stepSeconds,
+            maxSteps, warmup);
+        siplineMax = null != maxRate ? maxRate : search.find(dir, flow, SystemUnderTest.SIPLINE, startRate);
+        if (kamailio)
+        {
+            kamailioMax = null != kamailioMaxRate ? kamailioMaxRate
+                : search.find(dir, flow, SystemUnderTest.KAMAILIO, Math.max(1, startRate / 2));
+        }
+        write(dir);
+        if (0 == siplineMax)
+        {
+            System.out.println("bench overload: no rate of Sipline was sustained twice; no surge run");
+            return 1;
+        }
+        for (final int wait : overloadWaits)
+        {
+            for (final int m : multipliers)
+            {
+                surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.SIPLINE, wait, siplineMax, m));
+                write(dir);
+            }
+        }
+        if (kamailio && kamailioMax > 0)
+        {
+            surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.KAMAILIO, 0, kamailioMax, 2));
+            write(dir);
+        }
+        System.out.println(Files.readString(dir.resolve("overload.md")));
+        System.out.println("bench overload: results in " + dir);
+        return 0;
+    }
+
+    /** The options of {@code bin/sipline run} for Sipline with {@code overloadWait} (0: off), also for the search. */
+    private List<String> serverArgs(final SystemUnderTest s, final int overloadWait)
+    {
+        final List<String> args = new ArrayList<>();
+        if (SystemUnderTest.SIPLINE == s && serverWarmup > 0)
+        {
+            args.addAll(List.of("--warmup", Integer.toString(serverWarmup)));
+        }
+        if (SystemUnderTest.SIPLINE == s)
+        {
+            // Always given: 0 turns the server's default overload control off.
+            args.addAll(List.of("--overload-wait", Integer.toString(overloadWait)));
+        }
+        return args;
+    }
+
+    /** One surge on a fresh, warmed-up server. */
+    private Surge surge(final SystemUnderTest.Layout layout, final Path runDir, final Scenarios.Flow flow,
+        final Path scenario, final SystemUnderTest s, final int wait, final int max, final int multiplier)
+        throws IOException, InterruptedException
+    {
+        final String name = s.label() + (SystemUnderTest.SIPLINE == s ? "-wait" + wait : "") + "-" + multiplier + "x";
+        final String label = s.label() + (SystemUnderTest.SIPLINE == s ? ", " + (0 == wait ? "overload control off"
+            : "--overload-wait " + wait) : ", stateful proxy") + ", " + multiplier + "x " + max + "/s";
+        final Path dir = Files.createDirectories(runDir.resolve(name));
+        final int uasPort = Sipp.freeUdpPort();
+        final List<String> uacOptions = SystemUnderTest.KAMAILIO == s ? Scenarios.KAMAILIO_UAC_OPTIONS : List.of();
+        final SurgeRun.Plan plan = new SurgeRun.Plan(max, multiplier, surgeSeconds, before, after, steadyShare,
+            population);
+        System.out.printf("bench overload: %s: starting%n", label);
+        try (ServerProcess server = s.startOnFreePort(layout, dir, app, s.jvm() ? profile : "-", uasPort, List.of(),
+            serverArgs(s, wait), SystemUnderTest.SIPLINE == s))
+        {
+            if (warmup > 0)
+            {
+                new LoadDriver(dir, uasPort, uacOptions, flow).run(server, name + "-warmup", "warmup",
+                    plan.steadyRate(), plan.steadyRate() * warmup, 0);
+            }
+            final Surge result = new SurgeRun(dir, scenario, flow, uacOptions).run(server, uasPort, name, label, plan);
+            System.out.printf("bench overload: %s: offered %.0f/s in the surge, goodput %.0f/s (least %.0f%% of the "
+                + "max), %d refused with 503, %d retransmissions, %d failed; population %s; recovered %s%n", label,
+                result.offeredInSurge(), result.goodputInSurge(), 100 * result.minGoodputShare(), result.refused(),
+                result.retransmissions(), result.failed(), result.population(),
+                result.recoverySeconds() < 0 ? "not within the run" : "after " + result.recoverySeconds() + " s");
+            return result;
+        }
+    }
+
+    private void write(final Path dir) throws IOException
+    {
+        final String command = "bin/sipline bench overload " + String.join(" ",
+            spec.commandLine().getParseResult().originalArgs());
+        Files.writeString(dir.resolve("overload.md"), OverloadReport.markdown(command, app, profile, siplineMax,
+            kamailioMax, surges));
+        Files.writeString(dir.resolve("overload.json"), OverloadReport.json(app, profile, siplineMax, kamailioMax,
+            surges));
+    }
+}

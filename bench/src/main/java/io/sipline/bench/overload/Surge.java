@@ -1,0 +1,139 @@
+package io.sipline.bench.overload;
+
+import java.util.List;
+
+/**
+ * What one overload run measured and how it is judged. The clock is the surge's: second 0 starts when the surge's
+ * caller starts, seconds before it are negative; the surge holds seconds {@code 0} to {@code surgeSeconds - 1}.
+ * Immutable.
+ *
+ * @param label        what ran, e.g. {@code sipline, --overload-wait 100, 2x}
+ * @param max          the maximum sustained calls/s the offered rates are multiples of
+ * @param multiplier   the surge offers {@code multiplier * max} calls/s in all (the steady callers included)
+ * @param surgeSeconds how long the surge lasts
+ * @param seconds      every second of the run, in order
+ * @param population   the calls established before the surge and ended during and after it
+ * @param missingRetryAfter 503s without a Retry-After (sipp failed those calls: {@code FailedRegexpHdrNotFound})
+ * @param serverRefused the server's own count of calls refused for overload ({@code overloaded}), -1: not known
+ * @param drops        datagrams the kernel dropped on the server's and the far end's sockets over the run
+ * @param callerDrops  datagrams the kernel dropped on the callers' sockets from the start of the surge (sipp, short
+ *                     of CPU, not reading its responses in time)
+ */
+public record Surge(String label, int max, int multiplier, int surgeSeconds, List<Second> seconds,
+    Population population, long missingRetryAfter, long serverRefused, long drops, long callerDrops)
+{
+    /** The share of {@code max} the goodput must keep through the surge. */
+    public static final double GOODPUT_SHARE = 0.9;
+
+    /**
+     * One second of the run, every caller added up.
+     *
+     * @param offered         new INVITEs sent
+     * @param completed       calls whose BYE was answered 200 (goodput)
+     * @param refused         503s received for an INVITE
+     * @param retransmissions retransmissions counted by the callers and the far end
+     * @param failed          calls sipp failed (a receive timeout after 8 s, a 503 without Retry-After, ...)
+     * @param byesSent        BYEs sent by the established calls' caller
+     * @param byesAnswered    200s to those BYEs
+     */
+    public record Second(int second, long offered, long completed, long refused, long retransmissions, long failed,
+        long byesSent, long byesAnswered)
+    {
+    }
+
+    /**
+     * The established calls held across the surge.
+     *
+     * @param calls          calls the population's caller placed
+     * @param established    calls that reached their BYE
+     * @param byesInSurge    BYEs sent during the surge
+     * @param byesAfter      BYEs sent after it
+     * @param byesAnswered   BYEs answered 200
+     * @param failed         calls sipp failed
+     */
+    public record Population(long calls, long established, long byesInSurge, long byesAfter, long byesAnswered,
+        long failed)
+    {
+        /** Every call was established and every BYE answered. */
+        public boolean allAnswered()
+        {
+            return calls > 0 && established == calls && byesAnswered == established && 0 == failed;
+        }
+    }
+
+    public Surge
+    {
+        seconds = List.copyOf(seconds);
+    }
+
+    /** The surge's seconds (full ones: the run's last, partial second is never one of them). */
+    public List<Second> surge()
+    {
+        return seconds.stream().filter(s -> s.second() >= 0 && s.second() < surgeSeconds).toList();
+    }
+
+    /** The least goodput of a surge second, as a share of {@code max}; 0 when no surge second was measured. */
+    public double minGoodputShare()
+    {
+        return surge().stream().mapToDouble(s -> s.completed() / (double)max).min().orElse(0);
+    }
+
+    /** Goodput stayed at or above {@link #GOODPUT_SHARE} of the maximum in every second of the surge. */
+    public boolean goodputHeld()
+    {
+        return surge().size() == surgeSeconds && minGoodputShare() >= GOODPUT_SHARE;
+    }
+
+    /** Calls/s offered on average over the surge (what sipp really sent). */
+    public double offeredInSurge()
+    {
+        return surge().stream().mapToLong(Second::offered).average().orElse(0);
+    }
+
+    /** Calls/s completed on average over the surge. */
+    public double goodputInSurge()
+    {
+        return surge().stream().mapToLong(Second::completed).average().orElse(0);
+    }
+
+    public long refused()
+    {
+        return seconds.stream().mapToLong(Second::refused).sum();
+    }
+
+    public long retransmissions()
+    {
+        return seconds.stream().mapToLong(Second::retransmissions).sum();
+    }
+
+    public long failed()
+    {
+        return seconds.stream().mapToLong(Second::failed).sum();
+    }
+
+    /**
+     * Seconds from the end of the surge until the server is back to normal: the first second after the surge from
+     * which every full second (the last, partial one aside) refuses nothing, retransmits nothing and completes at
+     * least {@link #GOODPUT_SHARE} of the calls offered in it. -1 when no such second came.
+     */
+    public int recoverySeconds()
+    {
+        final List<Second> after = seconds.stream().filter(s -> s.second() >= surgeSeconds).toList();
+        int first = -1;
+        for (int i = 0; i < after.size() - 1; i++)
+        {
+            final Second s = after.get(i);
+            final boolean normal = 0 == s.refused() && 0 == s.retransmissions()
+                && s.completed() >= GOODPUT_SHARE * s.offered();
+            if (normal)
+            {
+                first = first < 0 ? s.second() : first;
+            }
+            else
+            {
+                first = -1;
+            }
+        }
+        return first < 0 ? -1 : first - surgeSeconds;
+    }
+}

@@ -1,0 +1,81 @@
+package io.sipline.container.api;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+/** {@link AttributeTable}: set, replace, read and remove by name, in arrays while few and in a map beyond. */
+class AttributeTableTest
+{
+    @Test
+    void shouldSetReplaceAndRemoveInTheOrderFirstSet()
+    {
+        final AttributeTable t = new AttributeTable(2);
+        assertNull(t.put("role", "caller"));
+        assertNull(t.put("state", "offered"));
+        assertNull(t.put("ref", 7));
+        assertEquals("offered", t.put(new String("state"), "confirmed"), "an equal name replaces");
+        assertEquals(3, t.size());
+        assertEquals("confirmed", t.get("state"));
+        assertArrayEquals(new String[] {"role", "state", "ref"}, t.names());
+        assertEquals("caller", t.remove("role"));
+        assertNull(t.remove("role"), "already removed");
+        assertNull(t.get("role"));
+        assertArrayEquals(new String[] {"state", "ref"}, t.names());
+        assertEquals(7, t.get("ref"));
+        assertNull(t.get("absent"));
+    }
+
+    @Test
+    void shouldKeepEveryAttributeBeyondTheLinearLimit()
+    {
+        final AttributeTable t = new AttributeTable(4);
+        final int n = AttributeTable.MAX_LINEAR * 3;
+        for (int i = 0; i < n; i++)
+        {
+            assertNull(t.put("a" + i, i));
+        }
+        assertEquals(n, t.size());
+        for (int i = 0; i < n; i++)
+        {
+            assertEquals(i, t.get("a" + i));
+        }
+        assertEquals(5, t.put("a5", -5));
+        assertEquals(-5, t.remove("a5"));
+        assertEquals(n - 1, t.size());
+        final Set<String> names = new HashSet<>(Arrays.asList(t.names()));
+        assertEquals(n - 1, names.size());
+        assertEquals(false, names.contains("a5"));
+    }
+
+    @Test
+    void shouldCopyIndependently()
+    {
+        final AttributeTable small = new AttributeTable(4);
+        small.put("x", "1");
+        final AttributeTable copy = new AttributeTable(small);
+        copy.put("x", "2");
+        copy.put("y", "3");
+        assertEquals("1", small.get("x"));
+        assertNull(small.get("y"));
+        assertEquals("2", copy.get("x"));
+
+        final AttributeTable big = new AttributeTable(4);
+        for (int i = 0; i <= AttributeTable.MAX_LINEAR; i++)
+        {
+            big.put("b" + i, i);
+        }
+        final AttributeTable bigCopy = new AttributeTable(big);
+        bigCopy.remove("b0");
+        assertEquals(0, big.get("b0"));
+        assertSame(null, bigCopy.get("b0"));
+        assertEquals(AttributeTable.MAX_LINEAR + 1, big.size());
+    }
+}
