@@ -1,9 +1,13 @@
 package io.sipline.cluster;
 
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import org.infinispan.Cache;
@@ -28,6 +32,8 @@ import io.sipline.container.replication.SnapshotCodec;
  * <pre>
  *   key:   the application session's id (String)
  *   value: SnapshotCodec bytes (byte[]): the grid never sees an application class
+ *   key:   "call:" + the Call-ID of each of its dialogs
+ *   value: the application session's id, UTF-8: how a node that gets a request of a call it never saw finds it
  * </pre>
  * <p>
  * Thread-safe (Infinispan's cache); never called on a shard's event loop.
@@ -75,10 +81,20 @@ public final class InfinispanReplicator implements SessionReplicator
         }
     }
 
+    /** The prefix of the keys that index an application session by the Call-ID of one of its dialogs. */
+    static final String CALL_PREFIX = "call:";
+
     @Override
     public CompletionStage<Void> write(final ApplicationSnapshot snapshot)
     {
-        return sessions.putAsync(snapshot.id(), SnapshotCodec.encode(snapshot)).thenApply(previous -> null);
+        final Map<String, byte[]> entries = new HashMap<>();
+        entries.put(snapshot.id(), SnapshotCodec.encode(snapshot));
+        final byte[] id = snapshot.id().getBytes(StandardCharsets.UTF_8);
+        for (final ApplicationSnapshot.DialogSnapshot d : snapshot.sessions())
+        {
+            entries.put(CALL_PREFIX + d.callId(), id);
+        }
+        return sessions.putAllAsync(entries);
     }
 
     @Override
@@ -89,9 +105,30 @@ public final class InfinispanReplicator implements SessionReplicator
     }
 
     @Override
+    public Optional<ApplicationSnapshot> readByCallId(final String callId)
+    {
+        final byte[] id = sessions.get(CALL_PREFIX + callId);
+        return null == id ? Optional.empty() : read(new String(id, StandardCharsets.UTF_8));
+    }
+
+    @Override
     public CompletionStage<Void> remove(final String id)
     {
-        return sessions.removeAsync(id).thenApply(previous -> null);
+        return sessions.getAsync(id).thenCompose(bytes ->
+        {
+            final Map<String, byte[]> keys = new HashMap<>();
+            if (null != bytes)
+            {
+                for (final ApplicationSnapshot.DialogSnapshot d : SnapshotCodec.decode(bytes).sessions())
+                {
+                    keys.put(CALL_PREFIX + d.callId(), null);
+                }
+            }
+            keys.put(id, null);
+            final CompletableFuture<?>[] removals = keys.keySet().stream().map(k -> sessions.removeAsync(k))
+                .toArray(CompletableFuture<?>[]::new);
+            return CompletableFuture.allOf(removals);
+        });
     }
 
     /** The grid's members as this member sees them (their node names). */

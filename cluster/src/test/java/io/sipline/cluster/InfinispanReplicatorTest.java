@@ -70,6 +70,10 @@ class InfinispanReplicatorTest
             assertEquals("s0001ffeeddccbbaa9", read.sessions().get(1).localTag());
             assertArrayEquals(new byte[] {7}, read.attributes().get("legs"));
             assertEquals(1, read.timers().size());
+            assertEquals("app-7", b.readByCallId("app-7@192.0.2.1").orElseThrow().id(),
+                "found by the caller's Call-ID");
+            assertEquals("app-7", a.readByCallId("s0001deadbeef00123-7@192.0.2.10").orElseThrow().id(),
+                "found by the callee leg's Call-ID");
 
             final String thirdName = "sipline-node-3";
             final long ownedByThird = countPrimary(a, calls, thirdName);
@@ -88,8 +92,11 @@ class InfinispanReplicatorTest
             }
             assertEquals(0, countPrimary(a, calls, thirdName), "the survivors own everything now");
 
+            assertEquals("app-3", a.readByCallId("app-3@192.0.2.1").orElseThrow().id(), "the index survived too");
             b.remove("app-3").toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertTrue(a.read("app-3").isEmpty(), "removed on one member, gone on the other");
+            assertTrue(a.readByCallId("app-3@192.0.2.1").isEmpty(), "its Call-IDs leave the index with it");
+            assertTrue(a.readByCallId("s0001deadbeef00123-3@192.0.2.10").isEmpty());
             assertTrue(a.read("never-written").isEmpty());
         }
         finally
@@ -119,7 +126,8 @@ class InfinispanReplicatorTest
         final DialogSnapshot caller = new DialogSnapshot("s1", "CONFIRMED", id + "@192.0.2.1",
             "s0001a1b2c3d4e5f60", "1928301774", "sip:service@192.0.2.10", "sip:alice@example.com",
             "sip:alice@192.0.2.1:5060", List.of("<sip:192.0.2.100;lr>"), 1, 2, "s2", Map.of());
-        final DialogSnapshot callee = new DialogSnapshot("s2", "CONFIRMED", "s0001deadbeef00123@192.0.2.10",
+        final DialogSnapshot callee = new DialogSnapshot("s2", "CONFIRMED",
+            "s0001deadbeef00123-" + version + "@192.0.2.10",
             "s0001ffeeddccbbaa9", "as83kd", "sip:alice@example.com", "sip:bob@example.org", "sip:bob@192.0.2.2",
             List.of(), 2, -1, "s1", Map.of());
         return new ApplicationSnapshot(id, "b2bua", 1, version, 1_700_000_000_000L, 0,

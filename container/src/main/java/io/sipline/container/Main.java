@@ -27,6 +27,7 @@ import io.sipline.container.logging.LogSetup;
 import io.sipline.container.logging.RefusalLog;
 import io.sipline.container.logging.ServerRefusals;
 import io.sipline.container.os.GcThreadScheduling;
+import io.sipline.container.replication.GridWriter;
 import io.sipline.container.replication.ReplicationProvider;
 import io.sipline.container.replication.SessionReplicator;
 import io.sipline.container.router.ApplicationRouters;
@@ -161,6 +162,8 @@ public final class Main
             return 1;
         }
         exportHttpMetrics(admin, web);
+        final GridWriter writer = null == grid ? null : new GridWriter(grid, options.cluster().node(), err);
+        server.registry().replication(writer); // before any deployment: distributable applications write through it
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -169,8 +172,8 @@ public final class Main
                 deployments, out, err);
         final AdminServer adminServer = admin;
         final RefusalLog refusals = ServerRefusals.log(server).start();
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, media, grid, out),
-            "sipline-shutdown");
+        final Thread hook = new Thread(
+            () -> stop(watcher, adminServer, web, server, refusals, media, writer, grid, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
@@ -295,6 +298,13 @@ public final class Main
 
         @Override
         public java.util.Optional<io.sipline.container.replication.ApplicationSnapshot> read(final String id)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public java.util.Optional<io.sipline.container.replication.ApplicationSnapshot> readByCallId(
+            final String callId)
         {
             throw new IllegalStateException("no grid");
         }
@@ -445,7 +455,7 @@ public final class Main
      */
     private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final WebServer web,
         final ContainerServer server, final RefusalLog refusals, final RelayMediaService media,
-        final SessionReplicator grid, final PrintWriter out)
+        final GridWriter writer, final SessionReplicator grid, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)
@@ -462,9 +472,13 @@ public final class Main
         {
             media.close(); // after the applications, which end their anchors as they stop
         }
+        if (null != writer)
+        {
+            writer.close(); // after the shards: the last snapshots are written
+        }
         if (null != grid)
         {
-            grid.close(); // after the shards: the last snapshots are written
+            grid.close();
         }
         refusals.close(); // the last interval's refusals
         final ShardCounters totals = server.stack().transportTotals();

@@ -27,6 +27,12 @@ public interface SessionReplicator extends AutoCloseable
      */
     Optional<ApplicationSnapshot> read(String id);
 
+    /**
+     * The snapshot of the application session one of whose SIP sessions has a dialog with {@code callId}, or empty:
+     * how a node that receives an in-dialog request of a call it never saw (its owner died) finds the call.
+     */
+    Optional<ApplicationSnapshot> readByCallId(String callId);
+
     /** Removes application session {@code id} and its SIP sessions (it ended); completes when removed. */
     CompletionStage<Void> remove(String id);
 
