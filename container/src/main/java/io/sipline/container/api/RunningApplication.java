@@ -52,8 +52,8 @@ public interface RunningApplication
     }
 
     /**
-     * Where the sessions of a distributable application (JSR 289 §6.1.2.3) leave their snapshots in a cluster; null
-     * for an application that is not distributable or a server outside a cluster, which then pay nothing.
+     * Where the sessions of a distributable application ({@code <distributable/>}) leave their snapshots in a cluster;
+     * null for an application that is not distributable or a server outside a cluster, which then pay nothing.
      */
     default io.sipline.container.replication.SnapshotSink replication()
     {

@@ -16,12 +16,12 @@ import io.sipline.container.replication.ApplicationSnapshot.TimerSnapshot;
 import io.sipline.container.replication.SnapshotSink;
 
 /**
- * The snapshots of a distributable application's sessions at their dialog boundaries (JSR 289 §6.1.2.3): made on the
- * shard from the application session, its SIP sessions with their RFC 3261 §12 dialog state, their Serializable
- * attributes (serialized here, so that the application may change them afterwards) and the pending servlet timers and
- * expiry, then handed to the application's {@link SnapshotSink}, which writes from another thread. A transaction in
- * flight is not part of a snapshot. An application that is not distributable has no sink: the check is one field
- * read, with no allocation and no call.
+ * The snapshots of a distributable application's sessions ({@code <distributable/>}, JSR 289) at their dialog
+ * boundaries: made on the shard from the application session, its SIP sessions with their RFC 3261 §12 dialog
+ * state, their Serializable attributes (serialized here, so that the application may change them afterwards) and the
+ * pending servlet timers and expiry, then handed to the application's {@link SnapshotSink}, which writes from another
+ * thread. A transaction in flight is not part of a snapshot. An application that is not distributable has no sink:
+ * the check is one field read, with no allocation and no call.
  * <p>
  * Stateless; called on the application session's shard.
  */
@@ -111,7 +111,7 @@ final class SessionSnapshots
             null == linked ? null : linked.getId(), attributes);
     }
 
-    /** JSR 289 §6.1.2.3: only Serializable attributes travel; the others stay on this node. */
+    /** JSR 289 distributable applications: only Serializable attributes travel; the others stay on this node. */
     private static void put(final Map<String, byte[]> out, final String name, final Object value)
     {
         final byte[] bytes = value instanceof Serializable v ? serialize(v) : null;

@@ -1,8 +1,8 @@
 package io.sipline.container.replication;
 
 /**
- * Where a shard hands the snapshots of distributable application sessions at their dialog boundaries (JSR 289
- * §6.1.2.3, {@code <distributable/>}): after a dialog is confirmed, after each transaction of the session completes,
+ * Where a shard hands the snapshots of distributable application sessions ({@code <distributable/>}, JSR 289) at
+ * their dialog boundaries: after a dialog is confirmed, after each transaction of the session completes,
  * and when the application session ends. The sink only queues; another thread writes to the grid, so a shard never
  * waits on it.
  * <p>

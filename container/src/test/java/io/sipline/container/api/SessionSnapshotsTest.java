@@ -19,9 +19,10 @@ import io.sipline.container.replication.SnapshotCodec;
 import io.sipline.container.replication.SnapshotSink;
 
 /**
- * A distributable application's sessions leave snapshots at their dialog boundaries (JSR 289 §6.1.2.3): none on a
- * provisional response, one when the dialog is confirmed and one when each later transaction completes, holding the
- * dialog state, the Serializable attributes and the pending timers; the removal when the application session ends.
+ * A distributable application's sessions ({@code <distributable/>}, JSR 289) leave snapshots at their dialog
+ * boundaries: none on a provisional response, one when the dialog is confirmed and one when each later transaction
+ * completes, holding the dialog state, the Serializable attributes and the pending timers; the removal when the
+ * application session ends.
  * An application that is not distributable leaves nothing.
  */
 class SessionSnapshotsTest
