@@ -27,6 +27,9 @@ import io.sipline.container.logging.LogSetup;
 import io.sipline.container.logging.RefusalLog;
 import io.sipline.container.logging.ServerRefusals;
 import io.sipline.container.os.GcThreadScheduling;
+import io.sipline.container.replication.GridWriter;
+import io.sipline.container.replication.ReplicationProvider;
+import io.sipline.container.replication.SessionReplicator;
 import io.sipline.container.router.ApplicationRouters;
 import io.sipline.container.router.DarConfiguration;
 import io.sipline.container.router.DarConfigurationException;
@@ -151,16 +154,16 @@ public final class Main
             }
         }
         final WebServer web = null == options.http() ? null : startWeb(options.http(), err);
-        if (null != options.http() && null == web)
+        final SessionReplicator grid = null == options.http() || null != web ? joinGrid(options.cluster(), out, err)
+            : null;
+        if (null != options.http() && null == web || null != options.cluster() && GRID_FAILED == grid)
         {
-            if (null != admin)
-            {
-                admin.close();
-            }
-            server.close();
+            closeAll(web, admin, server);
             return 1;
         }
         exportHttpMetrics(admin, web);
+        final GridWriter writer = null == grid ? null : new GridWriter(grid, options.cluster().node(), err);
+        server.registry().replication(writer); // before any deployment: distributable applications write through it
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -169,8 +172,8 @@ public final class Main
                 deployments, out, err);
         final AdminServer adminServer = admin;
         final RefusalLog refusals = ServerRefusals.log(server).start();
-        final Thread hook = new Thread(() -> stop(watcher, adminServer, web, server, refusals, media, out),
-            "sipline-shutdown");
+        final Thread hook = new Thread(
+            () -> stop(watcher, adminServer, web, server, refusals, media, writer, grid, out), "sipline-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
@@ -226,6 +229,95 @@ public final class Main
             err.println("sipline: --http-port " + http.getPort() + ": "
                 + io.sipline.container.deploy.ApplicationClassLoader.oneLine(e));
             return null;
+        }
+    }
+
+    /** What {@link #joinGrid} returns when the grid could not be joined (it said why). */
+    private static final SessionReplicator GRID_FAILED = new NoGrid();
+
+    /**
+     * Joins the grid of {@code cluster} through the first {@link ReplicationProvider} on the class path, or returns
+     * null outside a cluster. Without a provider (the cluster module is not on the class path) the node still writes
+     * its number into its ids and says that it keeps no session in a grid; returns null then. When the grid cannot
+     * be joined (its port taken, a peer it refuses) says why and returns {@link #GRID_FAILED}.
+     */
+    private static SessionReplicator joinGrid(final RunOptions.Cluster cluster, final PrintWriter out,
+        final PrintWriter err)
+    {
+        if (null == cluster)
+        {
+            return null;
+        }
+        final ReplicationProvider provider = ReplicationProvider.find(Main.class.getClassLoader()).orElse(null);
+        if (null == provider)
+        {
+            err.println("sipline: cluster " + cluster.name() + ": node " + cluster.node() + "; no grid on the class "
+                + "path (the sipline-cluster jar), so no session is replicated");
+            return null;
+        }
+        final String where = NetUtil.toSocketAddressString(cluster.bind());
+        try
+        {
+            final SessionReplicator grid = provider.start(cluster.name(), cluster.bind(), cluster.peers(),
+                cluster.node());
+            out.println("sipline: cluster " + cluster.name() + ": node " + cluster.node() + ", " + provider.name()
+                + " member on " + where + ", " + cluster.peers().size()
+                + (1 == cluster.peers().size() ? " peer" : " peers"));
+            return grid;
+        }
+        catch (final RuntimeException e) // the grid's own words
+        {
+            err.println("sipline: cluster " + cluster.name() + ": cannot join the grid on " + where + ": "
+                + e.getMessage());
+            return GRID_FAILED;
+        }
+    }
+
+    private static void closeAll(final WebServer web, final AdminServer admin, final ContainerServer server)
+    {
+        if (null != web)
+        {
+            web.close();
+        }
+        if (null != admin)
+        {
+            admin.close();
+        }
+        server.close();
+    }
+
+    /** The marker of a grid that could not be joined; never used as a replicator. */
+    private static final class NoGrid implements SessionReplicator
+    {
+        @Override
+        public java.util.concurrent.CompletionStage<Void> write(
+            final io.sipline.container.replication.ApplicationSnapshot snapshot)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public java.util.Optional<io.sipline.container.replication.ApplicationSnapshot> read(final String id)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public java.util.Optional<io.sipline.container.replication.ApplicationSnapshot> readByCallId(
+            final String callId)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Void> remove(final String id)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public void close()
+        {
         }
     }
 
@@ -362,7 +454,8 @@ public final class Main
      * hook is how a signal-driven stop reports success.
      */
     private static void stop(final DeploymentWatcher watcher, final AdminServer admin, final WebServer web,
-        final ContainerServer server, final RefusalLog refusals, final RelayMediaService media, final PrintWriter out)
+        final ContainerServer server, final RefusalLog refusals, final RelayMediaService media,
+        final GridWriter writer, final SessionReplicator grid, final PrintWriter out)
     {
         out.println("sipline: stopping");
         if (null != admin)
@@ -378,6 +471,14 @@ public final class Main
         if (null != media)
         {
             media.close(); // after the applications, which end their anchors as they stop
+        }
+        if (null != writer)
+        {
+            writer.close(); // after the shards: the last snapshots are written
+        }
+        if (null != grid)
+        {
+            grid.close();
         }
         refusals.close(); // the last interval's refusals
         final ShardCounters totals = server.stack().transportTotals();

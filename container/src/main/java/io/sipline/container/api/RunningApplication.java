@@ -50,4 +50,13 @@ public interface RunningApplication
     default void sessionsChanged(final int shard, final int delta)
     {
     }
+
+    /**
+     * Where the sessions of a distributable application ({@code <distributable/>}) leave their snapshots in a cluster;
+     * null for an application that is not distributable or a server outside a cluster, which then pay nothing.
+     */
+    default io.sipline.container.replication.SnapshotSink replication()
+    {
+        return null;
+    }
 }

@@ -46,6 +46,18 @@ public final class ServletTimerImpl implements ServletTimer, ContainerShard.Time
         session.host().execute(() -> arm(delay));
     }
 
+    /** Milliseconds between expiries; 0 for one-shot. */
+    long period()
+    {
+        return period;
+    }
+
+    /** Whether a repeating timer counts its period from its last expiry rather than at a fixed rate. */
+    boolean fixedDelay()
+    {
+        return fixedDelay;
+    }
+
     private void arm(final long delay)
     {
         if (!cancelled)

@@ -251,6 +251,18 @@ final class SessionDialog
         }
     }
 
+    /** The last CSeq number sent in the dialog; -1 when none or once released. */
+    long localCseq()
+    {
+        return null == record ? -1 : record.localCSeq();
+    }
+
+    /** The last CSeq number received in the dialog; -1 when none or once released. */
+    long remoteCseq()
+    {
+        return null == record ? -1 : record.remoteCSeq();
+    }
+
     /** The CSeq of a new request in the dialog: one more than the last (§12.2.1.1). */
     long nextCseq()
     {

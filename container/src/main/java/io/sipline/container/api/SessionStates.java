@@ -54,6 +54,10 @@ final class SessionStates
             // RFC 3261 §12.2.2, RFC 6141 §4: the remote target changes when the target refresh succeeds
             s.dialog.refreshTarget(s.host(), request.headers());
         }
+        if (status >= 200)
+        {
+            SessionSnapshots.boundary(s); // a dialog boundary: the transaction completed
+        }
     }
 
     /** A response to a request of the session's UAC arrived. */
@@ -100,6 +104,10 @@ final class SessionStates
         else if (status >= 200 && status < 300 && SessionDialog.isTargetRefresh(method))
         {
             dialog.refreshTarget(s.host(), response.headers());
+        }
+        if (status >= 200)
+        {
+            SessionSnapshots.boundary(s); // a dialog boundary: the transaction completed
         }
     }
 }

@@ -67,6 +67,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private List<HttpSession> httpSessions;
     private Map<String, ServletTimerImpl> timers;
     private int sessionCounter;
+    private long snapshotVersion;
     private B2buaHelper b2buaHelper;
     /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
     private volatile Executor lane;
@@ -180,6 +181,24 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             timers.remove(timer.getId());
         }
+    }
+
+    /** The pending servlet timers, in creation order (a copy; container use). */
+    List<ServletTimerImpl> timerList()
+    {
+        return null == timers ? List.of() : List.copyOf(timers.values());
+    }
+
+    /** The attributes, or null when none was ever set. */
+    AttributeTable attributeTable()
+    {
+        return attributes;
+    }
+
+    /** The version of the next snapshot of this session: one more than the last. */
+    long nextSnapshotVersion()
+    {
+        return ++snapshotVersion;
     }
 
     /** The SIP sessions, live (container use). */
@@ -332,6 +351,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
             }
         }
         valid = false;
+        SessionSnapshots.ended(this);
         host.sessions().removeApplication(this);
         application.sessionsChanged(host.index(), -1);
     }

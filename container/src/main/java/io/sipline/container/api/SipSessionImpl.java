@@ -424,6 +424,11 @@ public final class SipSessionImpl implements SipSession
         original = null;
     }
 
+    SessionAttributes attributeTable()
+    {
+        return attributes;
+    }
+
     public SipSessionImpl linked()
     {
         return linked;

@@ -38,6 +38,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     private volatile ContainerShardImpl[] shards = new ContainerShardImpl[0];
     private volatile List<SipURI> outboundInterfaces = List.of();
     private volatile Map<String, Object> contextAttributes = Map.of();
+    private volatile io.sipline.container.replication.SnapshotSink replication;
     private final AtomicInteger nextShard = new AtomicInteger();
 
     /** @param router the application router, initialised by the caller; no users (protected requests fail). */
@@ -143,6 +144,21 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
         final Map<String, Object> next = new LinkedHashMap<>(contextAttributes);
         next.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
         contextAttributes = Map.copyOf(next);
+    }
+
+    /**
+     * Where distributable applications deployed from now on leave their sessions' snapshots (the cluster's grid);
+     * set once the server joined the grid, before the deploy folders are watched.
+     */
+    public void replication(final io.sipline.container.replication.SnapshotSink sink)
+    {
+        replication = sink;
+    }
+
+    /** The grid's sink, or null outside a cluster (any thread). */
+    io.sipline.container.replication.SnapshotSink replication()
+    {
+        return replication;
     }
 
     Map<String, Object> contextAttributes()

@@ -64,6 +64,8 @@ public final class RunningApplicationImpl implements RunningApplication
     private final int sessionTimeoutMinutes;
     private final ApplicationSecurity security;
     private final DigestClient digestClient;
+    /** The grid's sink when the application is distributable and the server in a cluster; else null. */
+    private final io.sipline.container.replication.SnapshotSink replication;
     private final ApplicationStats stats = new ApplicationStats(Runtime.getRuntime().availableProcessors() * 2);
     private Method keyMethod;
 
@@ -73,6 +75,7 @@ public final class RunningApplicationImpl implements RunningApplication
         this.deployed = deployed;
         this.security = security;
         this.digestClient = registry.digestClient();
+        this.replication = deployed.descriptor().distributable() ? registry.replication() : null;
         this.context = new ServletContextImpl(this, deployed.descriptor().contextParams());
         this.factory = new SipFactoryImpl(this, registry);
         this.sessionsUtil = new SipSessionsUtilImpl(registry, deployed.name());
@@ -471,6 +474,12 @@ public final class RunningApplicationImpl implements RunningApplication
     public DigestClient digestClient()
     {
         return digestClient;
+    }
+
+    @Override
+    public io.sipline.container.replication.SnapshotSink replication()
+    {
+        return replication;
     }
 
     @Override

@@ -16,6 +16,14 @@ public final class FakeApp implements RunningApplication
     public final List<EventListener> listeners = new ArrayList<>();
     public int timeoutMinutes = 3;
     private final DigestClient digest = new DigestClient();
+    /** Where a distributable application's snapshots go; null: not distributable. */
+    public io.sipline.container.replication.SnapshotSink replication;
+
+    @Override
+    public io.sipline.container.replication.SnapshotSink replication()
+    {
+        return replication;
+    }
 
     @Override
     public String name()

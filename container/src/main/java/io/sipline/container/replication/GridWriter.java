@@ -1,0 +1,188 @@
+package io.sipline.container.replication;
+
+import java.io.PrintWriter;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jctools.queues.MpscArrayQueue;
+
+/**
+ * The {@link SnapshotSink} in front of a {@link SessionReplicator}: shards offer snapshots and removals to a bounded
+ * lock-free queue (many producers, one consumer) and one platform thread writes them to the grid in the order they
+ * were queued, waiting for each write, so a session's removal never overtakes its last snapshot. A shard never waits:
+ * when the queue is full the snapshot is counted as dropped and said once on the error stream (the session's next
+ * boundary writes it again).
+ * <p>
+ * Thread-safe: {@link #write} and {@link #remove} from any shard; {@link #close} once, after the shards stopped,
+ * drains what is queued (bounded in time) and stops the writer.
+ */
+public final class GridWriter implements SnapshotSink, AutoCloseable
+{
+    /** Queued operations at most; a burst beyond it is dropped rather than blocking a shard. */
+    static final int CAPACITY = 65_536;
+    private static final long WRITE_TIMEOUT_MS = 10_000;
+    private static final long IDLE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final SessionReplicator grid;
+    private final int node;
+    private final PrintWriter err;
+    private final MpscArrayQueue<Pending> queue = new MpscArrayQueue<>(CAPACITY);
+    private final AtomicLong written = new AtomicLong();
+    private final AtomicLong removed = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final Thread writer;
+    private volatile boolean idle;
+    private volatile boolean closing;
+
+    /** One queued operation: a snapshot to write, or (snapshot null) a session to remove. */
+    private record Pending(String id, ApplicationSnapshot snapshot)
+    {
+    }
+
+    /**
+     * @param grid the member of the grid to write to; closed by the caller after this writer.
+     * @param node this node's number.
+     * @param err  where a dropped or failed write is said (once each).
+     */
+    public GridWriter(final SessionReplicator grid, final int node, final PrintWriter err)
+    {
+        this.grid = grid;
+        this.node = node;
+        this.err = err;
+        this.writer = Thread.ofPlatform().daemon().name("sipline-grid-writer").start(this::run);
+    }
+
+    @Override
+    public int node()
+    {
+        return node;
+    }
+
+    @Override
+    public void write(final ApplicationSnapshot snapshot)
+    {
+        offer(new Pending(snapshot.id(), snapshot));
+    }
+
+    @Override
+    public void remove(final String id)
+    {
+        offer(new Pending(id, null));
+    }
+
+    private void offer(final Pending p)
+    {
+        if (!queue.offer(p))
+        {
+            if (0 == dropped.getAndIncrement())
+            {
+                err.println("sipline: grid writer: " + CAPACITY + " snapshots queued, dropping (the grid is slower "
+                    + "than the calls' dialog boundaries)");
+                err.flush();
+            }
+            return;
+        }
+        if (idle)
+        {
+            LockSupport.unpark(writer);
+        }
+    }
+
+    /** Snapshots written to the grid so far. */
+    public long written()
+    {
+        return written.get();
+    }
+
+    /** Sessions removed from the grid so far. */
+    public long removed()
+    {
+        return removed.get();
+    }
+
+    /** Operations dropped because the queue was full. */
+    public long dropped()
+    {
+        return dropped.get();
+    }
+
+    /** Operations the grid refused or did not complete in time. */
+    public long failed()
+    {
+        return failed.get();
+    }
+
+    private void run()
+    {
+        while (true)
+        {
+            final Pending p = queue.poll();
+            if (null != p)
+            {
+                apply(p);
+                continue;
+            }
+            if (closing)
+            {
+                return;
+            }
+            idle = true;
+            if (queue.isEmpty() && !closing)
+            {
+                LockSupport.parkNanos(IDLE_PARK_NS);
+            }
+            idle = false;
+        }
+    }
+
+    private void apply(final Pending p)
+    {
+        try
+        {
+            if (null == p.snapshot())
+            {
+                grid.remove(p.id()).toCompletableFuture().get(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                removed.incrementAndGet();
+            }
+            else
+            {
+                grid.write(p.snapshot()).toCompletableFuture().get(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                written.incrementAndGet();
+            }
+        }
+        catch (final ExecutionException | TimeoutException | RuntimeException e)
+        {
+            if (0 == failed.getAndIncrement())
+            {
+                err.println("sipline: grid writer: session " + p.id() + " not written: "
+                    + (e instanceof ExecutionException ? e.getCause() : e));
+                err.flush();
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            closing = true;
+        }
+    }
+
+    /** Writes what is queued (at most {@code 2 x} the write timeout) and stops the writer thread. */
+    @Override
+    public void close()
+    {
+        closing = true;
+        LockSupport.unpark(writer);
+        try
+        {
+            writer.join(2 * WRITE_TIMEOUT_MS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
