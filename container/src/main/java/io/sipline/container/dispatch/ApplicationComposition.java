@@ -97,7 +97,7 @@ final class ApplicationComposition
                 return true;
             }
             // RFC 5626 §5.3: our Path or Record-Route toward a WebSocket client names its flow
-            final String token = addresses.topRouteFlowToken(request);
+            final String token = addresses.topRouteFlowToken(message);
             if (null != ProxyRoutes.popOwnRoute(request, addresses.host(), addresses.ownPorts()) // §16.4
                 && null != token)
             {

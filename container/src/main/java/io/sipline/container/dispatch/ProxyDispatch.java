@@ -102,7 +102,7 @@ final class ProxyDispatch
             && (int)key <= message.headerValueEnd(route))
         {
             // RFC 5626 §5.3: our entry toward a WebSocket client names its flow
-            final String token = addresses.topRouteFlowToken(request);
+            final String token = addresses.topRouteFlowToken(message);
             ProxyRoutes.popKeyedRoute(request); // the key was in the top Route: it is ours, nothing to parse
             if (null != token)
             {
@@ -111,7 +111,7 @@ final class ProxyDispatch
         }
         else
         {
-            final String token = addresses.topRouteFlowToken(request);
+            final String token = addresses.topRouteFlowToken(message);
             if (null != ProxyRoutes.popOwnRoute(request, addresses.host(), addresses.ownPorts()) && null != token)
             {
                 request.flowToken(token);

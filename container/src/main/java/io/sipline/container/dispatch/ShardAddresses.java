@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletMessageImpl;
-import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -186,38 +185,51 @@ final class ShardAddresses
 
     /**
      * The RFC 5626 flow token in the user part of a received request's top Route (our Record-Route or Path for a
-     * WebSocket client, §5.3), read before that Route is popped, or null. Nothing is read unless the container
-     * listens on WebSocket.
+     * WebSocket client, §5.3), read from the borrowed message's bytes before that Route is popped, or null. Nothing is
+     * read unless the container listens on WebSocket, and a String is made only for a token.
      */
-    String topRouteFlowToken(final SipServletRequestImpl request)
+    String topRouteFlowToken(final SipMessage message)
     {
         if (!listensOn(Transports.WS) && !listensOn(Transports.WSS))
         {
             return null;
         }
-        final MessageHeaders headers = request.headers();
-        final int top = headers.find(HeaderName.ROUTE, 0);
+        final int top = message.firstHeader(HeaderName.ROUTE);
         if (top < 0)
         {
             return null;
         }
-        final String value = headers.value(top);
-        final int open = value.indexOf('<');
-        final int colon = value.indexOf(':', open + 1);
-        final int at = value.indexOf('@', colon + 1);
-        if (colon < 0 || at - colon - 1 != FlowTokens.LENGTH)
+        final byte[] b = message.buffer();
+        final int start = message.headerValueStart(top);
+        final int end = message.headerValueEnd(top);
+        final int open = indexOf(b, start, end, '<');
+        final int colon = indexOf(b, open < 0 ? start : open + 1, end, ':');
+        final int at = colon < 0 ? -1 : indexOf(b, colon + 1, end, '@');
+        if (at - colon - 1 != FlowTokens.LENGTH)
         {
             return null;
         }
         for (int i = colon + 1; i < at; i++)
         {
-            final char c = value.charAt(i);
+            final byte c = b[i];
             if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_'))
             {
                 return null; // a user part, but not one of our tokens
             }
         }
-        return value.substring(colon + 1, at);
+        return new String(b, colon + 1, FlowTokens.LENGTH, StandardCharsets.US_ASCII);
+    }
+
+    private static int indexOf(final byte[] b, final int from, final int end, final char c)
+    {
+        for (int i = from; i < end; i++)
+        {
+            if (b[i] == c)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Whether this container listens on (and so can write a Via for) {@code transport}. */

@@ -9,12 +9,14 @@ import org.eclipse.jetty.server.handler.StatisticsHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 import io.sipline.container.admin.HttpStatus;
+import io.sipline.container.os.ThreadNice;
 
 /**
  * The embedded servlet engine of the server ({@code --http-port}): one Jetty {@link Server} with one HTTP/1.1
- * connector, a pool of its own threads ({@code sipline-http-*}), and one context per deployed application, added and
- * removed while it runs ({@link #add}, {@link #remove}). Request counts come from Jetty's {@link StatisticsHandler},
- * and per application from {@link HttpMetrics} ({@link #metrics}, for {@code /metrics}).
+ * connector, a pool of its own threads ({@code sipline-http-*}, at a lower CPU priority than the shards:
+ * {@link ThreadNice}), and one context per deployed application, added and removed while it runs ({@link #add},
+ * {@link #remove}). Request counts come from Jetty's {@link StatisticsHandler}, and per application from
+ * {@link HttpMetrics} ({@link #metrics}, for {@code /metrics}).
  * <p>
  * Threading: {@link #start} and {@link #close} on the main thread, {@link #add} and {@link #remove} on the deploying
  * thread; the engine serves requests on its own threads, never on a shard. The counters may be read from any thread.
@@ -32,7 +34,18 @@ public final class WebServer implements AutoCloseable
 
     private WebServer(final InetSocketAddress bind)
     {
-        final QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2);
+        final QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2)
+        {
+            @Override
+            public Thread newThread(final Runnable job)
+            {
+                return super.newThread(() ->
+                {
+                    ThreadNice.setForCurrentThread(ThreadNice.HTTP); // a shard with work gets the core first
+                    job.run();
+                });
+            }
+        };
         threads.setName("sipline-http");
         server = new Server(threads);
         connector = new ServerConnector(server);
