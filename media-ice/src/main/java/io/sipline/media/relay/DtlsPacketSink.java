@@ -15,6 +15,16 @@ import java.net.InetSocketAddress;
 public interface DtlsPacketSink
 {
     /**
+     * The leg's sockets are now served by its media thread: from here on the sink may send, latch and queue tasks
+     * through it (timers, for example). Called once, before any packet.
+     *
+     * @param leg the leg.
+     */
+    default void onOpen(final DtlsLeg leg)
+    {
+    }
+
+    /**
      * A DTLS record (first octet 20..63) arrived on the leg.
      *
      * @param leg    the leg it arrived on.

@@ -177,6 +177,23 @@ final class MediaThread implements Runnable
         stream.a.lastPacketNs = nowNs;
         stream.b.lastPacketNs = nowNs;
         streams.add(stream);
+        opened(stream.a);
+        opened(stream.b);
+    }
+
+    private void opened(final RelayLeg leg)
+    {
+        if (null != leg.dtls)
+        {
+            try
+            {
+                leg.dtls.onOpen(leg);
+            }
+            catch (final RuntimeException e)
+            {
+                errors.incrementAndGet();
+            }
+        }
     }
 
     private void register(final RelayLeg leg) throws IOException

@@ -139,7 +139,7 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         s.webRtcB = MediaProfile.WEBRTC == profileB ? service.webRtcLeg() : null;
         if (null != s.webRtcA)
         {
-            s.webRtcA.peer(a, true);
+            s.webRtcA.peer(SdpCopy.withSessionTransport(fromA, a), true);
         }
         s.relay = service.relay().open(this, MediaProfile.RTP_AVP != s.profileA, s.webRtcA,
             MediaProfile.RTP_AVP != profileB, s.webRtcB);
@@ -325,7 +325,7 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         }
         if (null != s.webRtcB)
         {
-            s.webRtcB.peer(b, false);
+            s.webRtcB.peer(SdpCopy.withSessionTransport(fromB, b), false);
         }
         legB.remote(SdpCopy.address(fromB.connectionOf(b), b.port()), rtcpAddress(fromB, b),
             b.rtcpMux() || MediaProfile.WEBRTC == profileB);

@@ -20,7 +20,8 @@ public interface MediaListener
     }
 
     /**
-     * A WebRTC leg's DTLS-SRTP handshake failed (timeout, fingerprint mismatch, alert); the stream no longer relays.
+     * A WebRTC leg's DTLS-SRTP handshake failed (timeout, fingerprint mismatch, alert), or its ICE consent was lost
+     * (no valid connectivity check for 30 s, RFC 7675 §5.1); the stream no longer relays.
      *
      * @param anchor the anchor.
      * @param stream the stream's index.

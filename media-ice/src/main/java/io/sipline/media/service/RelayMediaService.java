@@ -3,6 +3,7 @@ package io.sipline.media.service;
 import io.sipline.media.relay.MediaRelay;
 import io.sipline.media.relay.MediaRelaySettings;
 import io.sipline.media.sdp.SdpException;
+import io.sipline.media.webrtc.DtlsWebRtcLegs;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -15,8 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@link MediaService} over the server's {@link MediaRelay}: every anchor's streams are relay streams, and
- * listeners are called on virtual threads of the service's own. WebRTC legs need a {@link WebRtcLegs} installed with
- * {@link #webRtcLegs(WebRtcLegs)}; without one an offer or a profile asking for them is refused with a clear error.
+ * listeners are called on virtual threads of the service's own. WebRTC legs get ICE-lite and DTLS-SRTP from
+ * {@link DtlsWebRtcLegs} by default (another {@link WebRtcLegs} may be installed with {@link #webRtcLegs(WebRtcLegs)});
+ * a service started without one refuses an offer or a profile asking for them with a clear error.
  *
  * <p>Lifecycle: {@link #start} starts the relay's media threads; {@link #close()} ends every anchor, then stops
  * them. Thread-safe.
@@ -38,7 +40,8 @@ public final class RelayMediaService implements MediaService, AutoCloseable
     }
 
     /**
-     * Starts the relay's media threads and the service over them.
+     * Starts the relay's media threads and the service over them, with ICE-lite and DTLS-SRTP for WebRTC legs
+     * ({@link DtlsWebRtcLegs}: a new certificate for the service's life, the default DTLS settings).
      *
      * @param settings port range, addresses, media threads, idle time.
      * @return the service.
@@ -46,19 +49,60 @@ public final class RelayMediaService implements MediaService, AutoCloseable
      */
     public static RelayMediaService start(final MediaRelaySettings settings) throws IOException
     {
+        final MediaRelay relay = MediaRelay.start(settings);
+        return new RelayMediaService(relay).webRtcLegs(DtlsWebRtcLegs.start(relay.advertisedAddress()));
+    }
+
+    /**
+     * Starts the relay's media threads and the service over them, with no WebRTC side until
+     * {@link #webRtcLegs(WebRtcLegs)} installs one.
+     *
+     * @param settings port range, addresses, media threads, idle time.
+     * @return the service.
+     * @throws IOException when the relay cannot start.
+     */
+    public static RelayMediaService startWithoutWebRtc(final MediaRelaySettings settings) throws IOException
+    {
         return new RelayMediaService(MediaRelay.start(settings));
     }
 
     /**
-     * Installs the DTLS-SRTP side of WebRTC legs.
+     * Installs the DTLS-SRTP side of WebRTC legs, in place of the one there was; the service closes the one it
+     * replaces and, on {@link #close()}, the one it has, when they are {@link AutoCloseable}.
      *
      * @param legs the WebRTC leg factory.
      * @return this.
      */
     public RelayMediaService webRtcLegs(final WebRtcLegs legs)
     {
+        final WebRtcLegs before = this.webRtcLegs;
         this.webRtcLegs = legs;
+        if (before != legs)
+        {
+            closeQuietly(before);
+        }
         return this;
+    }
+
+    /** @return the installed WebRTC side, or null. */
+    public WebRtcLegs webRtcLegs()
+    {
+        return webRtcLegs;
+    }
+
+    private static void closeQuietly(final WebRtcLegs legs)
+    {
+        if (legs instanceof AutoCloseable closeable)
+        {
+            try
+            {
+                closeable.close();
+            }
+            catch (final Exception ignored)
+            {
+                // Stopping the timer of a factory cannot fail in a way the caller could act on.
+            }
+        }
     }
 
     @Override
@@ -105,6 +149,7 @@ public final class RelayMediaService implements MediaService, AutoCloseable
             call.end();
         }
         relay.close();
+        closeQuietly(webRtcLegs);
         events.shutdown();
     }
 

@@ -3,6 +3,7 @@ package io.sipline.media.service;
 import io.sipline.media.sdp.MediaDescription;
 import io.sipline.media.sdp.SdpAttribute;
 import io.sipline.media.sdp.SdpConnection;
+import io.sipline.media.sdp.SessionDescription;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,6 +29,9 @@ final class SdpCopy
     /** Session-level transport attributes; {@code group:BUNDLE} is refused by leaving it out (RFC 9143 §7.3.3). */
     private static final Set<String> SESSION_TRANSPORT = Set.of(
         "group", "ice-lite", "ice-ufrag", "ice-pwd", "ice-options", "fingerprint", "setup", "tls-id", "ice-pacing");
+
+    /** What a WebRTC leg reads from the peer that may be written at session level. */
+    private static final List<String> SESSION_DTLS_ICE = List.of("ice-ufrag", "ice-pwd", "fingerprint", "setup");
 
     private SdpCopy()
     {
@@ -65,6 +69,35 @@ final class SdpCopy
                 to.add(a);
             }
         }
+    }
+
+    /**
+     * A WebRTC media section with the peer's session-level ICE credentials, fingerprints and setup folded in where
+     * it has none of its own (RFC 8839 §5.4, RFC 8122 §5, RFC 4145 §4: a media-level value overrides the session's).
+     *
+     * @param session the peer's description.
+     * @param media   one of its media sections, left as it is.
+     * @return a copy of {@code media} with the session-level values it lacks.
+     */
+    static MediaDescription withSessionTransport(final SessionDescription session, final MediaDescription media)
+    {
+        final MediaDescription out = new MediaDescription(media.media(), media.port(), media.proto(),
+            media.formats());
+        out.attributes().addAll(media.attributes());
+        for (final String name : SESSION_DTLS_ICE)
+        {
+            if (null == media.attribute(name))
+            {
+                for (final SdpAttribute a : session.attributes())
+                {
+                    if (a.name().equalsIgnoreCase(name))
+                    {
+                        out.attributes().add(a);
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /**

@@ -193,13 +193,19 @@ class SdpTranslationTest
     }
 
     @Test
-    void shouldRefuseWhatItCannotAnchor()
+    void shouldRefuseWhatItCannotAnchor() throws Exception
     {
         assertThrows(SdpException.class, () -> media.anchor("v=0\r\nm=audio\r\n", MediaProfile.RTP_AVP, null));
         final String webRtc = plainOffer().replace("RTP/AVP 0 8 101", "UDP/TLS/RTP/SAVPF 0 8 101");
         assertTrue(assertThrows(SdpException.class, () -> media.anchor(webRtc, MediaProfile.RTP_AVP, null))
-            .getMessage().contains("DTLS-SRTP"));
-        assertThrows(SdpException.class, () -> media.anchor(plainOffer(), MediaProfile.WEBRTC, null));
+            .getMessage().contains("ice-ufrag"), "a WebRTC offer without ICE credentials");
+        try (RelayMediaService noWebRtc = RelayMediaService.startWithoutWebRtc(new MediaRelaySettings(40900, 40999,
+            InetAddress.getLoopbackAddress(), null, 1, 0)))
+        {
+            assertTrue(assertThrows(SdpException.class, () -> noWebRtc.anchor(webRtc, MediaProfile.RTP_AVP, null))
+                .getMessage().contains("DTLS-SRTP"));
+            assertThrows(SdpException.class, () -> noWebRtc.anchor(plainOffer(), MediaProfile.WEBRTC, null));
+        }
         final String savpWithoutKeys = plainOffer().replace("RTP/AVP 0 8 101", "RTP/SAVP 0 8 101");
         final MediaAnchor anchor = media.anchor(savpWithoutKeys, MediaProfile.RTP_AVP, null);
         assertEquals(0, SessionDescription.parse(anchor.offer()).media().get(0).port(),

@@ -1,0 +1,276 @@
+package io.sipline.media.webrtc;
+
+import io.sipline.media.dtls.DtlsCertificate;
+import io.sipline.media.dtls.DtlsRole;
+import io.sipline.media.dtls.DtlsSrtpKeys;
+import io.sipline.media.relay.MediaRelaySettings;
+import io.sipline.media.sdp.MediaDescription;
+import io.sipline.media.sdp.SessionDescription;
+import io.sipline.media.service.MediaAnchor;
+import io.sipline.media.service.MediaListener;
+import io.sipline.media.service.MediaProfile;
+import io.sipline.media.service.RelayMediaService;
+import io.sipline.media.srtp.SrtpContext;
+import io.sipline.media.stun.StunAddress;
+import io.sipline.media.stun.StunAttributeType;
+import io.sipline.media.stun.StunMessageFlyweight;
+import io.sipline.media.stun.StunMessageType;
+import io.sipline.media.stun.StunResult;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A WebRTC call through the media service on loopback: a {@link JavaBrowser} (ICE checks with USE-CANDIDATE, Bouncy
+ * Castle DTLS, SRTP) on the WebRTC leg and a plain RTP socket playing the SIP phone on the other. Each test checks
+ * the relay's SDP, the ICE-lite answer, the DTLS-SRTP handshake in the role {@code a=setup} gave, then RTP and RTCP
+ * both ways with the payload unchanged.
+ */
+@Timeout(60)
+class WebRtcRelayEndToEndTest
+{
+    private static final int SSRC_PHONE = 0x0F0F_0F0F;
+    private static final int SSRC_BROWSER = 0x0B0B_0B0B;
+
+    private RelayMediaService media;
+    private JavaBrowser browser;
+    private DatagramSocket phone;
+    private final LinkedBlockingQueue<String> events = new LinkedBlockingQueue<>();
+    private final MediaListener listener = new MediaListener()
+    {
+        @Override
+        public void onHandshakeFailed(final MediaAnchor anchor, final int stream, final String reason)
+        {
+            events.add("failed " + stream + ": " + reason);
+        }
+    };
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        media = RelayMediaService.start(new MediaRelaySettings(45000, 45999, InetAddress.getLoopbackAddress(), null,
+            1, 0));
+        browser = new JavaBrowser();
+        phone = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    @AfterEach
+    void stop() throws Exception
+    {
+        media.close();
+        browser.close();
+        phone.close();
+    }
+
+    private String phoneSdp()
+    {
+        return "v=0\r\no=phone 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n" +
+            "m=audio " + phone.getLocalPort() + " RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\n" +
+            "a=rtpmap:101 telephone-event/8000\r\na=rtcp-mux\r\n";
+    }
+
+    private String browserSdp(final String setup) throws Exception
+    {
+        return "v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\n" +
+            "a=msid-semantic: WMS\r\n" + browser.media(setup);
+    }
+
+    @Test
+    void shouldRelayABrowserAnsweringActiveToAPlainPhoneBothWays() throws Exception
+    {
+        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
+        final SessionDescription offer = SessionDescription.parse(anchor.offer());
+        assertNotNull(offer.attribute("ice-lite"), "RFC 8445 §5.3: the lite side says so at session level");
+        final MediaDescription toBrowser = offer.media().getFirst();
+        assertEquals("UDP/TLS/RTP/SAVPF", toBrowser.proto());
+        assertEquals("actpass", toBrowser.attribute("setup"));
+        assertEquals(media.webRtcLegs() instanceof DtlsWebRtcLegs legs ? legs.certificate().sdpFingerprint() : null,
+            toBrowser.attribute("fingerprint"));
+        assertNotNull(toBrowser.attribute("rtcp-mux"));
+        assertTrue(toBrowser.attribute("candidate").endsWith(" 127.0.0.1 " + toBrowser.port() + " typ host"),
+            toBrowser.attribute("candidate"));
+        final SessionDescription toPhoneSdp = SessionDescription.parse(anchor.answer(browserSdp("active")));
+        assertEquals(null, toPhoneSdp.attribute("group"), "the browser's BUNDLE is not passed on");
+        final MediaDescription toPhone = toPhoneSdp.media().getFirst();
+        assertEquals("RTP/AVP", toPhone.proto());
+
+        iceAndDtls(toBrowser, DtlsRole.CLIENT);
+        mediaBothWays(toPhone.port());
+        anchor.end();
+    }
+
+    @Test
+    void shouldRelayABrowserOfferingActpassToAPlainPhoneBothWays() throws Exception
+    {
+        final MediaAnchor anchor = media.anchor(browserSdp("actpass"), MediaProfile.RTP_AVP, listener);
+        final MediaDescription toPhone = SessionDescription.parse(anchor.offer()).media().getFirst();
+        assertEquals("RTP/AVP", toPhone.proto());
+        final String answer = "v=0\r\no=phone 2 2 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n" +
+            "m=audio " + phone.getLocalPort() + " RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\n" +
+            "a=rtpmap:101 telephone-event/8000\r\na=rtcp-mux\r\n";
+        final SessionDescription toBrowserSdp = SessionDescription.parse(anchor.answer(answer));
+        assertNotNull(toBrowserSdp.attribute("ice-lite"));
+        assertEquals(null, toBrowserSdp.attribute("group"), "BUNDLE refused (RFC 9143 §7.3.3)");
+        final MediaDescription toBrowser = toBrowserSdp.media().getFirst();
+        assertEquals("active", toBrowser.attribute("setup"), "RFC 5763 §5: the answerer SHOULD be active");
+
+        iceAndDtls(toBrowser, DtlsRole.SERVER);
+        mediaBothWays(toPhone.port());
+        anchor.end();
+    }
+
+    @Test
+    void shouldReportAFingerprintMismatchToTheApplication() throws Exception
+    {
+        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
+        final MediaDescription toBrowser = SessionDescription.parse(anchor.offer()).media().getFirst();
+        final String otherFingerprint = DtlsCertificate.generate(new SecureRandom()).sdpFingerprint();
+        anchor.answer(browserSdp("active").replace(browser.certificate.sdpFingerprint(), otherFingerprint));
+        browser.check(toBrowser, true);
+        assertNotNull(browser.stun.poll(5, TimeUnit.SECONDS), "the check is answered");
+        browser.startDtls(DtlsRole.CLIENT, toBrowser);
+        final String event = events.poll(20, TimeUnit.SECONDS);
+        assertNotNull(event, "the listener hears the failure");
+        assertTrue(event.startsWith("failed 0: ") && event.toLowerCase().contains("fingerprint"), event);
+        anchor.end();
+    }
+
+    /** ICE (one nominating check, answered with the browser's address) then DTLS in the browser's role. */
+    private void iceAndDtls(final MediaDescription toBrowser, final DtlsRole browserRole) throws Exception
+    {
+        if (DtlsRole.SERVER == browserRole)
+        {
+            browser.startDtls(browserRole, toBrowser);
+        }
+        browser.check(toBrowser, true);
+        final byte[] answer = browser.stun.poll(5, TimeUnit.SECONDS);
+        assertNotNull(answer, "the relay answers the check");
+        final StunMessageFlyweight response = new StunMessageFlyweight();
+        assertTrue(response.wrap(answer, 0, answer.length) >= 0);
+        assertEquals(StunMessageType.BINDING_SUCCESS_RESPONSE, response.messageType());
+        final StunAddress mapped = new StunAddress();
+        assertEquals(StunResult.OK,
+            response.readAddress(response.findAttribute(StunAttributeType.XOR_MAPPED_ADDRESS), mapped));
+        assertEquals(browser.port(), mapped.port());
+        if (DtlsRole.CLIENT == browserRole)
+        {
+            browser.startDtls(browserRole, toBrowser);
+        }
+        final DtlsSrtpKeys keys = browser.keys.get(15, TimeUnit.SECONDS);
+        assertNotNull(keys);
+        assertEquals(null, events.peek(), "no failure reported");
+    }
+
+    private void mediaBothWays(final int legAPort) throws Exception
+    {
+        final DtlsSrtpKeys keys = browser.keys.getNow(null);
+        final SrtpContext protect = SrtpContext.outbound(keys.outboundPolicy());
+        final SrtpContext unprotect = SrtpContext.inbound(keys.inboundPolicy());
+        final InetSocketAddress legA = new InetSocketAddress(InetAddress.getLoopbackAddress(), legAPort);
+
+        // The relay installs its keys a moment after the handshake: the phone speaks until the browser hears it.
+        byte[] first = null;
+        int seq = 0;
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (null == first && System.nanoTime() < deadline)
+        {
+            final byte[] p = rtp(0, ++seq, SSRC_PHONE, 160);
+            phone.send(new DatagramPacket(p, 172, legA));
+            first = browser.receiveMedia(100);
+        }
+        assertNotNull(first, "the phone's RTP reaches the browser");
+        for (int i = 0; i < 50; i++)
+        {
+            final byte[] plain = rtp(0, ++seq, SSRC_PHONE, 160);
+            phone.send(new DatagramPacket(plain, 172, legA));
+            final byte[] srtp = browser.receiveMedia(3_000);
+            assertNotNull(srtp, "packet " + seq + " reaches the browser");
+            assertEquals(172, unprotect.unprotectRtp(srtp, 0, srtp.length), "SRTP under the relay's DTLS key");
+            assertArrayEquals(Arrays.copyOf(plain, 172), Arrays.copyOf(srtp, 172), "payload, SSRC, seq kept");
+        }
+        for (int i = 0; i < 50; i++)
+        {
+            final byte[] plain = rtp(101, 1000 + i, SSRC_BROWSER, 160);
+            final byte[] srtp = Arrays.copyOf(plain, plain.length);
+            final int n = protect.protectRtp(srtp, 0, 172);
+            browser.send(srtp, 0, n);
+            final byte[] atPhone = receivePhone();
+            assertNotNull(atPhone, "browser packet " + i + " reaches the phone");
+            assertArrayEquals(Arrays.copyOf(plain, 172), atPhone, "plain RTP at the phone, payload kept");
+        }
+        // RTCP over rtcp-mux: SRTCP from the browser arrives as plain RTCP on the phone's port.
+        final byte[] report = rtcp(SSRC_BROWSER);
+        final byte[] srtcp = Arrays.copyOf(report, report.length);
+        browser.send(srtcp, 0, protect.protectRtcp(srtcp, 0, 8));
+        assertArrayEquals(Arrays.copyOf(report, 8), receivePhone(), "RTCP relayed and unprotected");
+    }
+
+    private byte[] receivePhone() throws Exception
+    {
+        phone.setSoTimeout(3_000);
+        final byte[] buffer = new byte[2048];
+        final DatagramPacket p = new DatagramPacket(buffer, buffer.length);
+        try
+        {
+            phone.receive(p);
+        }
+        catch (final SocketTimeoutException e)
+        {
+            return null;
+        }
+        return Arrays.copyOf(buffer, p.getLength());
+    }
+
+    static byte[] rtp(final int payloadType, final int seq, final int ssrc, final int payload)
+    {
+        final byte[] p = new byte[12 + payload + 64];
+        p[0] = (byte)0x80;
+        p[1] = (byte)payloadType;
+        p[2] = (byte)(seq >>> 8);
+        p[3] = (byte)seq;
+        final int ts = seq * 160;
+        p[4] = (byte)(ts >>> 24);
+        p[5] = (byte)(ts >>> 16);
+        p[6] = (byte)(ts >>> 8);
+        p[7] = (byte)ts;
+        p[8] = (byte)(ssrc >>> 24);
+        p[9] = (byte)(ssrc >>> 16);
+        p[10] = (byte)(ssrc >>> 8);
+        p[11] = (byte)ssrc;
+        for (int i = 0; i < payload; i++)
+        {
+            p[12 + i] = (byte)(seq * 31 + i);
+        }
+        return p;
+    }
+
+    /** An RTCP receiver report without report blocks (RFC 3550 §6.4.2), 8 octets, with room for SRTCP. */
+    static byte[] rtcp(final int ssrc)
+    {
+        final byte[] p = new byte[8 + 64];
+        p[0] = (byte)0x80;
+        p[1] = (byte)201;
+        p[3] = 1;
+        p[4] = (byte)(ssrc >>> 24);
+        p[5] = (byte)(ssrc >>> 16);
+        p[6] = (byte)(ssrc >>> 8);
+        p[7] = (byte)ssrc;
+        return p;
+    }
+}
