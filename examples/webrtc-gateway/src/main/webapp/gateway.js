@@ -1,6 +1,7 @@
 // The page's script: a SIP.js SimpleUser over WebSocket to the server, which registers this browser with the
 // webrtc-gateway application, calls a SIP address through it and answers calls coming from SIP phones.
-// Query parameters fill the form: ws, user, call; auto=1 connects, registers and, with call, dials at once.
+// Query parameters fill the form: ws, user, call; auto=1 connects, registers and, with call, dials at once;
+// answer=1 answers incoming calls at once.
 // window.gateway exposes the call's state and the peer connection's statistics (the end-to-end test reads them).
 import { Web } from "./sipjs/lib/index.js";
 
@@ -70,6 +71,7 @@ function user() {
     media: { constraints: { audio: true, video: false }, remote: { audio: $("remote") } },
     userAgentOptions: {
       displayName: name,
+      logLevel: query.get("log") || "warn",
       // no STUN server: the gateway is ICE-lite and reachable at the address it offers
       sessionDescriptionHandlerFactoryOptions: { peerConnectionConfiguration: { iceServers: [] },
         iceGatheringTimeout: 1000 },
@@ -80,7 +82,13 @@ function user() {
       onRegistered: () => show("registered"),
       onUnregistered: () => show("unregistered"),
       onCallCreated: () => { watch(); show("calling"); },
-      onCallReceived: () => { $("answer").disabled = false; show("ringing", "incoming call"); },
+      onCallReceived: () => {
+        $("answer").disabled = false;
+        show("ringing", "incoming call");
+        if (query.get("answer") === "1") {
+          answer();
+        }
+      },
       onCallAnswered: () => { watch(); show("established"); },
       onCallHangup: () => { $("answer").disabled = true; show("ended", gateway.response || ""); },
     },

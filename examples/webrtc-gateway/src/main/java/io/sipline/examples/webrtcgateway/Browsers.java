@@ -68,4 +68,11 @@ final class Browsers
         }
         return b.contact().clone();
     }
+
+    /** @return the live bindings (expired ones dropped). */
+    int size(final long nowMs)
+    {
+        bindings.values().removeIf(b -> b.expiresAtMs() - nowMs <= 0);
+        return bindings.size();
+    }
 }

@@ -120,7 +120,7 @@ final class Call implements MediaListener
     @Override
     public void onMediaTimeout(final MediaAnchor anchor, final int stream, final long idleMs)
     {
-        if (endOnMediaTimeout)
+        if (endOnMediaTimeout && (State.ANSWERED == state || State.CONFIRMED == state)) // not while it rings
         {
             schedule("no media on stream " + stream + " for " + idleMs / 1000 + " s");
         }
@@ -200,6 +200,7 @@ final class Call implements MediaListener
             return;
         }
         state = State.ENDED;
+        log.log("webrtc-gateway: call " + application.getId() + " ended: " + reason);
         try
         {
             final SipSession other = isCallee(leg) ? callerInvite.getSession() : calleeInvite.getSession();
