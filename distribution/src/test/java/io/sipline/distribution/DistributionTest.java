@@ -72,7 +72,8 @@ class DistributionTest
         }
         for (final String file : List.of("jvm-profiles/zgc.args", "jvm-profiles/parallel.args", "conf/sipline.conf",
             "examples/b2bua.war", "examples/registrar.war", "examples/uac.war", "examples/proxy.war",
-            "examples/click-to-call.war", "examples/examples.properties", "docs/operations.md"))
+            "examples/click-to-call.war", "examples/webrtc-gateway.war", "examples/examples.properties",
+            "examples/webrtc-gateway.properties", "docs/operations.md"))
         {
             assertTrue(Files.isRegularFile(home.resolve(file)), file + " missing");
         }

@@ -1,0 +1,247 @@
+package io.sipline.container.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.sipline.test.Sipp;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The webrtc-gateway example with a real browser: headless Chromium (the Debian {@code chromium}, with a fake
+ * microphone and no permission prompt) driven by puppeteer-core from npm loads the example's page from the server's
+ * HTTP half; SIP.js in the page talks SIP over WebSocket; the application anchors the media in the server's media
+ * service, DTLS-SRTP and ICE-lite toward the browser, plain RTP toward a sipp that echoes it ({@code -rtp_echo}).
+ * <ul>
+ *   <li>the browser calls sipp's UAS: the call is established (200, ACK), the browser's ICE and DTLS reach
+ *       connected, the browser receives RTP back (inbound packets above 0 and growing: its own audio relayed to
+ *       sipp as plain RTP, echoed, relayed back as SRTP), its BYE reaches sipp, and the anchor is freed;</li>
+ *   <li>a sipp UAC calls the browser, registered over WebSocket, which answers: the same media checks, then sipp's
+ *       BYE ends the call in the browser and the anchor is freed.</li>
+ * </ul>
+ * The browser dials sipp with {@code ;transport=udp}: the INVITE carrying the anchor's offer for a browser's
+ * streams is over 1300 bytes, which would otherwise go over TCP (RFC 3261 §18.1.1), where sipp does not listen.
+ * Every process (server, sipp, node and the Chromium it started) is stopped by its id. Skipped only when chromium is
+ * not installed.
+ */
+class WebRtcGatewayE2eTest
+{
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Pattern WS = Pattern.compile("sipline: listening on ws 127\\.0\\.0\\.1:(\\d+) .*");
+    private static final Pattern STATS = Pattern.compile("STATS sent=(\\d+) received=(\\d+) lost=(-?\\d+)");
+    private static final long BROWSER_MS = 90_000;
+
+    static Path driver;
+    static SiplineServer server;
+    static int wsPort;
+    static String base;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    static void installPuppeteerAndStartTheServer() throws Exception
+    {
+        assumeTrue(Files.isExecutable(CHROMIUM), "chromium is needed for the browser test (apt-get install chromium)");
+        driver = NodeRun.install("browser", List.of("package.json", "package-lock.json", "browser-call.mjs"))
+            .resolve("browser-call.mjs");
+        final int httpPort = ClickToCallCompatE2eTest.freeTcpPort();
+        server = SiplineServer.start("webrtc-gateway", List.of(
+            "--deploy", Examples.war("webrtc-gateway").toString(),
+            "--dar", Examples.root().resolve("examples/dar/webrtc-gateway.properties").toString(),
+            "--ws-port", "0", "--http-port", Integer.toString(httpPort),
+            "--media-ports", "34000-34999", "--media-idle", "10"));
+        assertTrue(!server.output().contains("cannot deploy") && !server.output().contains("media service off"),
+            server.output());
+        wsPort = Integer.parseInt(serverLine(WS).group(1));
+        base = "http://127.0.0.1:" + httpPort + "/webrtc-gateway/";
+    }
+
+    @AfterAll
+    static void stopTheServer() throws Exception
+    {
+        SiplineServer.stopCleanly(server);
+    }
+
+    @Test
+    void shouldCallASipPhoneFromTheBrowserWithMediaBothWays() throws Exception
+    {
+        final int sippPort = Sipp.freeUdpPort();
+        final int mediaPort = freeMediaPort();
+        final String name = "webrtc-gateway-uas";
+        final Process uas = SippRun.callee(name, sippPort, 1,
+            List.of("-sn", "uas", "-rtp_echo", "-mp", Integer.toString(mediaPort)));
+        try
+        {
+            final String sipp = "sip:echo@127.0.0.1:" + sippPort + ";transport=udp";
+            final NodeRun browser = browser(page("caller", "call=" + sipp), "caller");
+            try
+            {
+                assertMedia(browser);
+                assertTrue(browser.has("ENDED"), browser.output());
+                SippRun.awaitCallee(name, uas, 1, server); // INVITE, ACK and the browser's BYE reached sipp
+                assertAnchorsFreed();
+                assertTrue(server.awaitLine(l -> l.contains("ended: the caller hung up"), 5_000), server.output());
+            }
+            finally
+            {
+                stop(browser);
+            }
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+    }
+
+    @Test
+    void shouldConnectASipPhoneToTheRegisteredBrowser() throws Exception
+    {
+        final NodeRun browser = browser(page("gina", "answer=1"), "callee");
+        try
+        {
+            assertTrue(Sipp.await(() -> browser.has("REGISTERED") || !browser.process.isAlive(), BROWSER_MS),
+                browser.output());
+            assertTrue(browser.has("REGISTERED"), browser.output());
+            // sipp's uac: INVITE with a plain RTP offer, 200, ACK, 10 s of call (echoing the browser's RTP), BYE
+            SippRun.call("webrtc-gateway-uac", server, 1, 1, 10_000, List.of("-sn", "uac", "-s", "gina", "-rtp_echo",
+                "-mp", Integer.toString(freeMediaPort()), "-d", "10000")).assertAll(1, server);
+            assertMedia(browser);
+            assertTrue(browser.has("ENDED"), browser.output());
+            assertAnchorsFreed();
+            assertTrue(server.awaitLine(l -> l.contains("ended: the caller hung up"), 5_000), server.output());
+        }
+        finally
+        {
+            stop(browser);
+        }
+    }
+
+    /** Waits for the browser script to end and checks what it reported about the call and its media. */
+    private static void assertMedia(final NodeRun browser) throws InterruptedException
+    {
+        final boolean ended = browser.process.waitFor(BROWSER_MS, TimeUnit.MILLISECONDS);
+        final String why = browser.output() + "\n== server\n" + server.output();
+        assertTrue(ended, "the browser did not finish in " + BROWSER_MS + " ms:\n" + why);
+        assertEquals(0, browser.process.exitValue(), why);
+        assertTrue(browser.has("ESTABLISHED"), why);
+        assertTrue(browser.has("ICE connected") || browser.has("ICE completed"), why);
+        assertTrue(browser.has("DTLS connected"), why);
+        final List<Matcher> stats = browser.output().lines().filter(l -> l.startsWith("STATS ")).map(STATS::matcher)
+            .filter(Matcher::matches).toList();
+        assertEquals(2, stats.size(), why);
+        final long first = Long.parseLong(stats.get(0).group(2));
+        final long second = Long.parseLong(stats.get(1).group(2));
+        assertTrue(first > 0 && second > first, "inbound RTP packets not growing (" + first + ", " + second + "):\n" +
+            why);
+        assertTrue(Long.parseLong(stats.get(1).group(1)) > 100, "the browser sent too few packets:\n" + why);
+    }
+
+    /** The server-wide count of media anchors, from the example's status page, reaches 0 (bounded). */
+    private void assertAnchorsFreed() throws InterruptedException
+    {
+        final String[] last = {""};
+        final boolean freed = Sipp.await(() ->
+        {
+            try
+            {
+                last[0] = http.send(HttpRequest.newBuilder(URI.create(base + "status")).timeout(Duration.ofSeconds(5))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            }
+            catch (final IOException e)
+            {
+                last[0] = e.toString();
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+            return last[0].contains("\"activeAnchors\":0,");
+        }, 10_000);
+        assertTrue(freed && last[0].contains("\"mediaService\":true"), "anchors not freed: " + last[0] + "\n== server\n"
+            + server.output());
+    }
+
+    private static String page(final String user, final String query)
+    {
+        return base + "?auto=1&user=" + user + "&ws=ws://127.0.0.1:" + wsPort + "/&" + query;
+    }
+
+    private static NodeRun browser(final String url, final String role) throws IOException
+    {
+        return NodeRun.start(driver, List.of(url, Long.toString(BROWSER_MS - 10_000), role));
+    }
+
+    /** Stops node and the Chromium it started (and Chromium's helpers), each by its process id. */
+    private static void stop(final NodeRun browser)
+    {
+        final String pid = browser.line("CHROMIUM_PID ");
+        final List<ProcessHandle> children = browser.process.toHandle().descendants().toList();
+        browser.stop();
+        children.forEach(ProcessHandle::destroyForcibly);
+        if (null != pid)
+        {
+            ProcessHandle.of(Long.parseLong(pid.substring("CHROMIUM_PID ".length()).strip())).ifPresent(h ->
+            {
+                h.descendants().forEach(ProcessHandle::destroyForcibly);
+                h.destroyForcibly();
+            });
+        }
+    }
+
+    /** An even UDP port, with the two above it, free right now on 127.0.0.1 (sipp's RTP echo binds them). */
+    private static int freeMediaPort() throws IOException
+    {
+        for (int i = 0; i < 50; i++)
+        {
+            final int port = Sipp.freeUdpPort() & ~1;
+            if (port > 1024 && port < 65530 && udpFree(port) && udpFree(port + 1) && udpFree(port + 2))
+            {
+                return port;
+            }
+        }
+        throw new IOException("no free even UDP port pair found on 127.0.0.1");
+    }
+
+    private static boolean udpFree(final int port)
+    {
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), port)))
+        {
+            return probe.getLocalPort() == port;
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+    }
+
+    private static Matcher serverLine(final Pattern pattern)
+    {
+        for (final String line : server.output().split("\n"))
+        {
+            final Matcher m = pattern.matcher(line);
+            if (m.matches())
+            {
+                return m;
+            }
+        }
+        throw new AssertionError("no line matching " + pattern + " in:\n" + server.output());
+    }
+}
