@@ -66,6 +66,9 @@ public final class SipStackConfig
     private boolean tcp = true;
     private long connectionIdleMillis = CONNECTION_IDLE_MILLIS_DEFAULT;
     private long connectTimeoutMillis = CONNECT_TIMEOUT_MILLIS_DEFAULT;
+    private long messageTimeoutMillis = io.sipline.sip.transport.tcp.StreamSettings.DEFAULT_MESSAGE_TIMEOUT_MILLIS;
+    private int maxConnections = io.sipline.sip.transport.tcp.StreamSettings.DEFAULT_MAX_CONNECTIONS;
+    private int maxConnectionsPerAddress = io.sipline.sip.transport.tcp.StreamSettings.DEFAULT_MAX_PER_ADDRESS;
     private Path tlsCertificate;
     private Path tlsPrivateKey;
     private Path tlsTrustedCertificates;
@@ -398,6 +401,58 @@ public final class SipStackConfig
     public long connectTimeoutMillis()
     {
         return connectTimeoutMillis;
+    }
+
+    public long messageTimeoutMillis()
+    {
+        return messageTimeoutMillis;
+    }
+
+    /**
+     * A message on a TCP or TLS connection must be whole within this long of its first byte, and an accepted
+     * connection must send its first whole message (after its TLS handshake) within this long of its accept; else
+     * the connection is closed (slowloris, headers that never end, connections left idle). 0 = never; default 10 s.
+     */
+    public SipStackConfig messageTimeoutMillis(final long value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException("message timeout must not be negative: " + value);
+        }
+        messageTimeoutMillis = value;
+        return this;
+    }
+
+    public int maxConnections()
+    {
+        return maxConnections;
+    }
+
+    /** Accepted TCP and TLS connections open at once; beyond it a new one is closed at once (0 = no limit). */
+    public SipStackConfig maxConnections(final int value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException("max connections must not be negative: " + value);
+        }
+        maxConnections = value;
+        return this;
+    }
+
+    public int maxConnectionsPerAddress()
+    {
+        return maxConnectionsPerAddress;
+    }
+
+    /** Accepted TCP and TLS connections open at once from one IP address (0 = no limit). */
+    public SipStackConfig maxConnectionsPerAddress(final int value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException("max connections per address must not be negative: " + value);
+        }
+        maxConnectionsPerAddress = value;
+        return this;
     }
 
     /** How long an outbound TCP or TLS connect may take before the request fails with a transport error. */
