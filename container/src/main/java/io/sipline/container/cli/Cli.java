@@ -301,6 +301,9 @@ public final class Cli
         WebSocketFlags webSocket = new WebSocketFlags();
 
         @CommandLine.Mixin
+        StreamFlags streamFlags = new StreamFlags();
+
+        @CommandLine.Mixin
         MediaFlags mediaFlags = new MediaFlags();
 
         @CommandLine.Mixin
@@ -396,10 +399,12 @@ public final class Cli
             }
             final List<Path> shared;
             final InetSocketAddress http;
+            final RunOptions.StreamLimits streamLimits;
             try
             {
                 shared = sharedLibraries();
                 http = httpAddress(unique.getFirst());
+                streamLimits = streamFlags.options();
             }
             catch (final IllegalArgumentException e)
             {
@@ -410,7 +415,7 @@ public final class Cli
             LogSetup.apply(logs);
             return server.serve(new RunOptions(unique, port, extra, Math.min(n, MAX_SHARDS), profile, paths,
                 darFile, adminPort, usersFile, tls, gcMode, warmup, overloadWait, shared, ws, http, media, capture,
-                clusterOptions),
+                clusterOptions, streamLimits),
                 LogSetup.out(logs, spec.commandLine().getOut()), LogSetup.err(logs, err));
         }
 
