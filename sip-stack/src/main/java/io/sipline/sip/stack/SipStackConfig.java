@@ -85,8 +85,8 @@ public final class SipStackConfig
     /**
      * Overload control, the target delay: once the requests a shard takes in have each waited longer than this since
      * the kernel received them (their {@code SipMessage#receivedAtNanos()}: socket buffer, hand-over queue and the
-     * shard's backlog) for a whole {@link #overloadIntervalNs()} (CoDel's standing queue, RFC 8289 §3.2), a new request
-     * outside a dialog is refused by the container with {@code 503 Service Unavailable} and {@code Retry-After}
+     * shard's backlog) for a whole {@link #overloadIntervalNs()} (CoDel's standing queue, RFC 8289 §3.2), a new
+     * request outside a dialog is refused by the container with {@code 503 Service Unavailable} and {@code Retry-After}
      * (RFC 3261 §21.5.4) instead of being routed to an application, until a request waits less; requests within
      * dialogs, CANCELs and responses are always served, so that the calls already up finish. 0 (the default): off.
      */

@@ -120,7 +120,8 @@ class TcpConnectionLimitsTest
     @Test
     void shouldCloseAtTheHeadersOfAMessageWhoseBodyWouldPassTheMaximum()
     {
-        final int declared = TcpTransportConfig.DEFAULT_MAX_MESSAGE_BYTES - 50; // the parser takes it; headers do not fit
+        // A Content-Length the parser takes, but the headers before the body do not fit beside it
+        final int declared = TcpTransportConfig.DEFAULT_MAX_MESSAGE_BYTES - 50;
         final String big = TcpTransportTestMessages.options("big@x", 1, "")
             .replace("Content-Length: 0\r\n", "Content-Length: " + declared + "\r\n") + "body bytes";
         channel.writeInbound(direct(big));
