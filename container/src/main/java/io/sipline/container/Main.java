@@ -332,6 +332,12 @@ public final class Main
                 .tlsPorts(options.tls().port());
         }
         config.hep(options.hep());
+        final RunOptions.StreamLimits streams = options.streams();
+        if (null != streams)
+        {
+            config.messageTimeoutMillis(streams.messageTimeoutMillis()).maxConnections(streams.maxConnections())
+                .maxConnectionsPerAddress(streams.maxPerAddress());
+        }
         if (null != options.cluster())
         {
             config.node(options.cluster().node());

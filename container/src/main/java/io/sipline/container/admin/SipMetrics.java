@@ -50,10 +50,6 @@ public final class SipMetrics
     private static final ParseResult[] PARSE_RESULTS = ParseResult.values();
     private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
     private static final double NANOS_PER_SECOND = 1e9;
-    /** The label of each {@link TcpCounters} slot, by slot number. */
-    private static final String[] STREAM_EVENTS = {"accepted", "closed", "messages_in", "parse_errors", "pings",
-        "framing_errors", "oversize", "idle_closed", "errors", "dropped", "send_failures", "sent", "connected",
-        "connect_failures", "stun", "tls_failures"};
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final SipStack stack;
@@ -69,6 +65,7 @@ public final class SipMetrics
         this.container = container;
         registerSip();
         registerShards();
+        registerStreams();
         registerWebSocket();
         registerCapture();
         registerContainer();
@@ -296,6 +293,15 @@ public final class SipMetrics
             }).register(registry);
     }
 
+    /** SIP over TCP and TLS: the accepted connections open now ({@code sipline_stream_events} counts the rest). */
+    private void registerStreams()
+    {
+        GaugeWithCallback.builder().name("sipline_stream_connections")
+            .help("Accepted TCP and TLS connections open now (TLS handshakes included), over all ports; at most "
+                + "--tcp-max-connections")
+            .callback(cb -> cb.call(stack.streamConnections())).register(registry);
+    }
+
     /**
      * SIP over WebSocket (RFC 7118): {@code sipline_ws_events_total{event}} from the WebSocket layer's counters
      * (handshakes, refusals by reason, limits, 1009 and 1002 closes, pings, idle closes),
@@ -513,14 +519,17 @@ public final class SipMetrics
             }).register(registry);
         CounterWithCallback.builder().name("sipline_stream_events")
             .help("TCP and TLS connection events: accepted, closed, messages, and each drop or close by reason "
-                + "(parse_errors, framing_errors, oversize, idle_closed, errors, dropped, send_failures, tls_failures)")
+                + "(parse_errors, framing_errors, oversize, idle_closed, errors, dropped, send_failures, tls_failures; "
+                + "the limits against abuse: over_max_connections and over_max_per_address refused at the accept, "
+                + "message_timeouts for a message not whole within --tcp-message-timeout, too_large for a "
+                + "Content-Length beyond the maximum message size)")
             .labelNames("event")
             .callback(cb ->
             {
                 final TcpCounters c = stack.streamCounters();
-                for (int slot = 0; slot < STREAM_EVENTS.length; slot++)
+                for (int slot = 0; slot < TcpCounters.SLOTS; slot++)
                 {
-                    cb.call(c.get(slot), STREAM_EVENTS[slot]);
+                    cb.call(c.get(slot), TcpCounters.name(slot));
                 }
             }).register(registry);
     }

@@ -40,13 +40,38 @@ import io.sipline.sip.capture.HepConfig;
  * @param hep      the HEPv3 capture ({@code --hep}, {@code --hep-id}, {@code --hep-password}), or {@code null} when
  *                 it is off.
  * @param cluster  the {@code --cluster-*} membership, or {@code null} outside a cluster.
+ * @param streams  the TCP and TLS limits ({@code --tcp-message-timeout}, {@code --tcp-max-connections},
+ *                 {@code --tcp-max-per-address}), or {@code null} for the defaults.
  */
 public record RunOptions(
     List<InetAddress> bind, int port, PortList udpPorts, int shards, String profile,
     List<Path> deploy, Path dar, Integer adminPort, Path users, Tls tls, GcThreadScheduling.Mode gcThreads,
     int warmupCalls, int overloadWaitMillis, List<Path> sharedLibraries, WebSocket webSocket,
-    InetSocketAddress http, Media media, HepConfig hep, Cluster cluster)
+    InetSocketAddress http, Media media, HepConfig hep, Cluster cluster, StreamLimits streams)
 {
+    /**
+     * The limits of the TCP and TLS listeners against connection abuse ({@code io.sipline.sip.stack.SipStackConfig}).
+     *
+     * @param messageTimeoutMillis a message must be whole within this of its first byte (0: never).
+     * @param maxConnections       accepted connections open at once (0: no limit).
+     * @param maxPerAddress        accepted connections open at once from one IP address (0: no limit).
+     */
+    public record StreamLimits(long messageTimeoutMillis, int maxConnections, int maxPerAddress)
+    {
+    }
+
+    /** Options with the default TCP and TLS limits. */
+    public RunOptions(
+        final List<InetAddress> bind, final int port, final PortList udpPorts, final int shards, final String profile,
+        final List<Path> deploy, final Path dar, final Integer adminPort, final Path users, final Tls tls,
+        final GcThreadScheduling.Mode gcThreads, final int warmupCalls, final int overloadWaitMillis,
+        final List<Path> sharedLibraries, final WebSocket webSocket, final InetSocketAddress http, final Media media,
+        final HepConfig hep, final Cluster cluster)
+    {
+        this(bind, port, udpPorts, shards, profile, deploy, dar, adminPort, users, tls, gcThreads, warmupCalls,
+            overloadWaitMillis, sharedLibraries, webSocket, http, media, hep, cluster, null);
+    }
+
     /**
      * The media relay behind the media service (validated by the run command's media flags).
      *

@@ -87,7 +87,7 @@ public final class ContainerServer implements AutoCloseable
         final SipStack stack = SipStack.start(config, shard ->
         {
             final ContainerShardImpl runtime = new ContainerShardImpl(registry, shard, counters,
-                config.overloadWaitNs(), wallClock);
+                config.overloadWaitNs(), config.overloadIntervalNs(), wallClock);
             runtimes[shard.index()] = runtime;
             return runtime;
         });

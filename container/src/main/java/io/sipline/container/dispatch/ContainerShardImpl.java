@@ -66,12 +66,12 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         public final AtomicLong stray2xx = new AtomicLong();
         /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
         public final AtomicLong routedOut = new AtomicLong();
-        /** New requests refused with 503 because they waited longer than the overload limit. */
+        /** New requests refused with 503 because the waits stood above the overload limit for an interval. */
         public final AtomicLong overloaded = new AtomicLong();
     }
 
     ContainerShardImpl(final ApplicationRegistry registry, final StackShard shard, final Counters counters,
-        final long overloadWaitNs, final LongSupplier wallClock)
+        final long overloadWaitNs, final long overloadIntervalNs, final LongSupplier wallClock)
     {
         this.shard = shard;
         final NextHop nextHop = new NextHop();
@@ -89,7 +89,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         outbound.wire(composition, responses);
         this.proxies = new ProxyDispatch(this, addresses, invoker, outbound);
         this.requests = new InboundRequests(this, registry, addresses, ids, invoker, answers, composition, proxies,
-            uas, overloadWaitNs, wallClock);
+            uas, new OverloadControl(overloadWaitNs, overloadIntervalNs), wallClock);
     }
 
     /** Publishes the shard's thread and the local address (after the stack started). */

@@ -49,15 +49,15 @@ final class InboundRequests
     private final ContainerShardImpl container;
     /** The router's answers as this shard's requests and sessions share them. */
     private final RouterStates routerStates = new RouterStates();
-    /** New requests that waited longer than this are refused with 503 ({@link #overloaded}); 0: never. */
-    private final long overloadWaitNs;
+    /** Whether new requests are refused with 503 ({@link #overloaded}): every request's wait is its sample. */
+    private final OverloadControl overload;
     /** The wall clock the overload check reads ({@link RealtimeClock#nanos()}; a test's own clock in tests). */
     private final LongSupplier wallClock;
 
     InboundRequests(final ContainerShardImpl container, final ApplicationRegistry registry,
         final ShardAddresses addresses, final ContainerIds ids, final ServletInvoker invoker,
         final DirectAnswers answers, final ApplicationComposition composition, final ProxyDispatch proxies,
-        final UasResponses uas, final long overloadWaitNs, final LongSupplier wallClock)
+        final UasResponses uas, final OverloadControl overload, final LongSupplier wallClock)
     {
         this.container = container;
         this.registry = registry;
@@ -70,7 +70,7 @@ final class InboundRequests
         this.composition = composition;
         this.proxies = proxies;
         this.uas = uas;
-        this.overloadWaitNs = overloadWaitNs;
+        this.overload = overload;
         this.wallClock = wallClock;
     }
 
@@ -84,6 +84,7 @@ final class InboundRequests
         try
         {
             final SipMethod method = request.method();
+            final boolean overloaded = overloaded(request);
             if (SipMethod.CANCEL == method)
             {
                 onCancel(tx, request);
@@ -92,7 +93,7 @@ final class InboundRequests
             {
                 onSubsequent(tx, request);
             }
-            else if (overloaded(request))
+            else if (overloaded)
             {
                 answers.shed(tx, request);
             }
@@ -109,18 +110,16 @@ final class InboundRequests
     }
 
     /**
-     * Overload control ({@code SipStackConfig#overloadWaitNs}): whether this new request waited longer than the limit
-     * since the kernel received it. A shard that far behind its input would only add to its backlog by routing it:
-     * its retransmissions and those of the calls already up would come next, and the socket buffers would overflow.
+     * Overload control ({@code SipStackConfig#overloadWaitNs}, {@link OverloadControl}): every request's wait since the
+     * kernel received it is a sample, and the answer is whether the waits have stood above the limit for an interval.
+     * Only a new request is then refused: a shard that far behind its input would only add to its backlog by routing
+     * it, its retransmissions and those of the calls already up would come next, and the socket buffers would
+     * overflow; requests within dialogs and CANCELs are served so that the calls already up finish.
      */
     private boolean overloaded(final SipMessage request)
     {
-        if (0 == overloadWaitNs)
-        {
-            return false;
-        }
         final long received = request.receivedAtNanos();
-        return 0 != received && wallClock.getAsLong() - received > overloadWaitNs;
+        return 0 != received && overload.onRequest(received, wallClock.getAsLong());
     }
 
     /**

@@ -209,7 +209,7 @@ class CliTest extends CliCase
     void shouldTakeAnOverloadWaitInMillisecondsOffByDefaultAndAtZero()
     {
         assertEquals(Cli.SERVING, run("run"));
-        assertEquals(0, started.overloadWaitMillis(), "overload control is off by default");
+        assertEquals(30, started.overloadWaitMillis(), "overload control is on by default, at 30 ms");
         assertEquals(Cli.SERVING, run("run", "--overload-wait", "0"));
         assertEquals(0, started.overloadWaitMillis(), "0 turns it off");
         assertEquals(Cli.SERVING, run("run", "--overload-wait", "100"));

@@ -235,7 +235,8 @@ public final class SipStack implements AutoCloseable
         }
         streams = new TcpShards(loops, k -> shards[k].streamHandler(), new StreamSettings(
             config.connectionIdleMillis(), TcpTransportConfig.DEFAULT_MAX_MESSAGE_BYTES, config.connectTimeoutMillis(),
-            transport.sharesPorts(), serverTls, clientTls), config.webSocket());
+            transport.sharesPorts(), serverTls, clientTls, config.messageTimeoutMillis(), config.maxConnections(),
+            config.maxConnectionsPerAddress()), config.webSocket());
         if (null != capture)
         {
             streams.capture(capture::agent);
@@ -364,6 +365,12 @@ public final class SipStack implements AutoCloseable
     public int webSocketConnections()
     {
         return streams.webSocketConnections();
+    }
+
+    /** Accepted TCP and TLS connections open now over all shards (racy; any thread). */
+    public int streamConnections()
+    {
+        return streams.streamConnections();
     }
 
     /** Counters of every TCP and TLS connection (live; any thread). */

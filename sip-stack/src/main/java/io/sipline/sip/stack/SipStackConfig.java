@@ -42,6 +42,8 @@ public final class SipStackConfig
     public static final int TLS_PORT_DEFAULT = 5061;
     /** How long one DNS query may take before RFC 3263 location moves on without its answer. */
     public static final long DNS_TIMEOUT_MILLIS_DEFAULT = 2_000;
+    /** RFC 8289 §4.3: CoDel's interval, the time a queue may stand above its target before it is overload. */
+    public static final long OVERLOAD_INTERVAL_NS_DEFAULT = 100_000_000L;
 
     private List<InetAddress> addresses = List.of(InetAddress.getLoopbackAddress());
     private int[] ports = {5060};
@@ -64,6 +66,9 @@ public final class SipStackConfig
     private boolean tcp = true;
     private long connectionIdleMillis = CONNECTION_IDLE_MILLIS_DEFAULT;
     private long connectTimeoutMillis = CONNECT_TIMEOUT_MILLIS_DEFAULT;
+    private long messageTimeoutMillis = io.sipline.sip.transport.tcp.StreamSettings.DEFAULT_MESSAGE_TIMEOUT_MILLIS;
+    private int maxConnections = io.sipline.sip.transport.tcp.StreamSettings.DEFAULT_MAX_CONNECTIONS;
+    private int maxConnectionsPerAddress = io.sipline.sip.transport.tcp.StreamSettings.DEFAULT_MAX_PER_ADDRESS;
     private Path tlsCertificate;
     private Path tlsPrivateKey;
     private Path tlsTrustedCertificates;
@@ -74,14 +79,16 @@ public final class SipStackConfig
     private List<InetSocketAddress> dnsServers = List.of();
     private long dnsTimeoutMillis = DNS_TIMEOUT_MILLIS_DEFAULT;
     private long overloadWaitNs;
+    private long overloadIntervalNs = OVERLOAD_INTERVAL_NS_DEFAULT;
     private io.sipline.sip.capture.HepConfig hep;
 
     /**
-     * Overload control: a new request outside a dialog that waited longer than this since the kernel received it
-     * (its {@code SipMessage#receivedAtNanos()}: socket buffer, hand-over queue and the shard's backlog) is refused
-     * by the container with {@code 503 Service Unavailable} and {@code Retry-After} (RFC 3261 §21.5.4) instead of
-     * being routed to an application; requests within dialogs, CANCELs and responses are always served, so that
-     * the calls already up finish. 0 (the default): off.
+     * Overload control, the target delay: once the requests a shard takes in have each waited longer than this since
+     * the kernel received them (their {@code SipMessage#receivedAtNanos()}: socket buffer, hand-over queue and the
+     * shard's backlog) for a whole {@link #overloadIntervalNs()} (CoDel's standing queue, RFC 8289 §3.2), a new
+     * request outside a dialog is refused by the container with {@code 503 Service Unavailable} and {@code Retry-After}
+     * (RFC 3261 §21.5.4) instead of being routed to an application, until a request waits less; requests within
+     * dialogs, CANCELs and responses are always served, so that the calls already up finish. 0 (the default): off.
      */
     public long overloadWaitNs()
     {
@@ -95,6 +102,25 @@ public final class SipStackConfig
             throw new IllegalArgumentException("overload wait must not be negative: " + value);
         }
         overloadWaitNs = value;
+        return this;
+    }
+
+    /**
+     * Overload control, the interval: how long the waits must stay above {@link #overloadWaitNs()} before new
+     * requests are refused (RFC 8289 §4.3; default {@link #OVERLOAD_INTERVAL_NS_DEFAULT}).
+     */
+    public long overloadIntervalNs()
+    {
+        return overloadIntervalNs;
+    }
+
+    public SipStackConfig overloadIntervalNs(final long value)
+    {
+        if (value <= 0)
+        {
+            throw new IllegalArgumentException("overload interval must be positive: " + value);
+        }
+        overloadIntervalNs = value;
         return this;
     }
 
@@ -375,6 +401,58 @@ public final class SipStackConfig
     public long connectTimeoutMillis()
     {
         return connectTimeoutMillis;
+    }
+
+    public long messageTimeoutMillis()
+    {
+        return messageTimeoutMillis;
+    }
+
+    /**
+     * A message on a TCP or TLS connection must be whole within this long of its first byte, and an accepted
+     * connection must send its first whole message (after its TLS handshake) within this long of its accept; else
+     * the connection is closed (slowloris, headers that never end, connections left idle). 0 = never; default 10 s.
+     */
+    public SipStackConfig messageTimeoutMillis(final long value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException("message timeout must not be negative: " + value);
+        }
+        messageTimeoutMillis = value;
+        return this;
+    }
+
+    public int maxConnections()
+    {
+        return maxConnections;
+    }
+
+    /** Accepted TCP and TLS connections open at once; beyond it a new one is closed at once (0 = no limit). */
+    public SipStackConfig maxConnections(final int value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException("max connections must not be negative: " + value);
+        }
+        maxConnections = value;
+        return this;
+    }
+
+    public int maxConnectionsPerAddress()
+    {
+        return maxConnectionsPerAddress;
+    }
+
+    /** Accepted TCP and TLS connections open at once from one IP address (0 = no limit). */
+    public SipStackConfig maxConnectionsPerAddress(final int value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException("max connections per address must not be negative: " + value);
+        }
+        maxConnectionsPerAddress = value;
+        return this;
     }
 
     /** How long an outbound TCP or TLS connect may take before the request fails with a transport error. */

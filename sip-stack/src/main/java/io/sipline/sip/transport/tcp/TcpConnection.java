@@ -1,5 +1,6 @@
 package io.sipline.sip.transport.tcp;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -11,6 +12,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.Ticker;
 import io.netty.util.ReferenceCountUtil;
 import io.sipline.sip.capture.HepCaptureAgent;
 import io.sipline.sip.capture.HepEncoder;
@@ -33,7 +35,13 @@ import io.sipline.sip.transport.StunKeepAlive;
  * request ({@link StunKeepAlive}) and skipped otherwise; anything else is framed by {@code Content-Length}. Pending
  * bytes reaching the maximum size, or a message without Content-Length, close the connection (it cannot be
  * resynchronised); another malformed message goes to the handler, and reading goes on after it when it was framed.
- * A connection with neither a read nor a send for the idle time is closed by one self-re-arming task on its loop.
+ * A connection with neither a read nor a send for the idle time is closed by one self-re-arming task on its loop, and
+ * so is one whose message is not whole within the message timeout of its first byte (slowloris, headers that never
+ * end), or, accepted, has not sent a whole first message within it of its accept (idle connections, slow TLS
+ * handshakes). A message that declares a Content-Length beyond the maximum size closes the connection once its
+ * headers are read, before its body is buffered. An accepted connection past its listener's limits
+ * ({@link ConnectionAdmission}) is closed as it becomes active. Times come from the loop's {@link Ticker} (a test's
+ * {@code EmbeddedChannel} moves it).
  *
  * <p>With HEP capture on (the shard's {@link HepCaptureAgent}), each message framed here is mirrored, timed by the
  * read that completed it, and a {@link StreamCapture} placed below this handler mirrors each message written.
@@ -77,9 +85,23 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean activated;
     private final int maxMessageBytes;
     private final long idleNanos;
+    /** See {@link #limits}; 0: no message timeout. */
+    private long messageTimeoutNanos;
+    /** The accepted connections' limits of the listener, or null; see {@link #limits}. */
+    private ConnectionAdmission admission;
+    /** The peer's address while this connection holds a place in {@link #admission}; else null. */
+    private InetAddress admitted;
+    /** Refused by {@link #admission}: never entered its shard's table. */
+    private boolean refused;
     private final Runnable idleTask = this::checkIdle;
-    /** System.nanoTime() of the last read or send; written by the loop and by senders on other threads. */
+    /** The loop's clock (the system's, or a test's); set when the handler is added. */
+    private volatile Ticker ticker = Ticker.systemTicker();
+    /** {@link #ticker} time of the last read or send; written by the loop and by senders on other threads. */
     private volatile long lastActivity;
+    /** {@link #ticker} time the message now pending began (or the accept, for a first message); see below. */
+    private long messageStartNanos;
+    /** True while a message is pending (or an accepted connection awaits its first): the message timeout runs. */
+    private boolean messageStarted;
     private ScheduledFuture<?> idleCheck;
     private final SipMessage message = new SipMessage();
 
@@ -134,6 +156,20 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         this.tls = tls;
         this.outbound = null != connectTo;
         this.flow = null == connectTo ? null : new TcpFlow(connectTo, this);
+    }
+
+    /**
+     * Sets the limits against abuse, before the handler joins a pipeline (not over WebSocket, whose layer has its own).
+     *
+     * @param messageTimeoutMillis see {@link StreamSettings#messageTimeoutMillis()}; 0: none.
+     * @param limits               the accepted connections' limits of the listener, or null: none.
+     * @return this.
+     */
+    TcpConnection limits(final long messageTimeoutMillis, final ConnectionAdmission limits)
+    {
+        this.messageTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(messageTimeoutMillis);
+        this.admission = limits;
+        return this;
     }
 
     /**
@@ -300,7 +336,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
                 queued = new ArrayDeque<>(4);
             }
             queued.add(bytes);
-            lastActivity = System.nanoTime();
+            lastActivity = ticker.nanoTime();
             return true;
         }
         if (null == ch || !ch.isActive() || !ch.isWritable())
@@ -310,7 +346,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             return false;
         }
         counters.increment(TcpCounters.SENT);
-        lastActivity = System.nanoTime();
+        lastActivity = ticker.nanoTime();
         final ChannelHandlerContext c = context;
         if (inRead && ch.eventLoop().inEventLoop())
         {
@@ -341,6 +377,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         // Outbound: the channel exists before it connects; sends in between are queued (see send).
         context = ctx;
         channel = ctx.channel();
+        ticker = ctx.executor().ticker();
         final HepCaptureAgent capture = null == owner ? null : owner.capture();
         if (null != capture && null == ctx.pipeline().get(StreamCapture.NAME))
         {
@@ -369,10 +406,21 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             flow = new TcpFlow(remote, this);
         }
         counters.increment(outbound ? TcpCounters.CONNECTED : TcpCounters.ACCEPTED);
-        if (idleNanos > 0)
+        if (!admit(ctx))
         {
-            lastActivity = System.nanoTime();
-            idleCheck = ctx.executor().schedule(idleTask, idleNanos, TimeUnit.NANOSECONDS);
+            return;
+        }
+        final long now = ticker.nanoTime();
+        lastActivity = now;
+        if (!outbound && !websocket && messageTimeoutNanos > 0)
+        {
+            messageStarted = true; // the first message (and any TLS handshake before it) is due from the accept
+            messageStartNanos = now;
+        }
+        final long firstCheck = firstCheckNanos();
+        if (firstCheck > 0)
+        {
+            idleCheck = ctx.executor().schedule(idleTask, firstCheck, TimeUnit.NANOSECONDS);
         }
         if (null != owner)
         {
@@ -390,6 +438,41 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /**
+     * An accepted connection takes its place in the listener's limits, or is closed at once (counted by reason).
+     *
+     * @return false when refused.
+     */
+    private boolean admit(final ChannelHandlerContext ctx)
+    {
+        if (null == admission || outbound || websocket
+            || !(ctx.channel().remoteAddress() instanceof InetSocketAddress remote))
+        {
+            return true;
+        }
+        final int refusal = admission.admit(remote.getAddress());
+        if (0 != refusal)
+        {
+            counters.increment(refusal);
+            refused = true;
+            closing = true;
+            ctx.close();
+            return false;
+        }
+        admitted = remote.getAddress();
+        return true;
+    }
+
+    /** The delay of the first timer check: the idle time, or the message timeout when shorter; 0 for none. */
+    private long firstCheckNanos()
+    {
+        if (messageTimeoutNanos > 0 && (0 == idleNanos || messageTimeoutNanos < idleNanos))
+        {
+            return messageTimeoutNanos;
+        }
+        return idleNanos;
+    }
+
     @Override
     public void channelInactive(final ChannelHandlerContext ctx)
     {
@@ -401,7 +484,12 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             idleCheck = null;
         }
         releaseQueued();
-        if (null != owner)
+        if (null != admitted)
+        {
+            admission.release(admitted);
+            admitted = null;
+        }
+        if (null != owner && !refused)
         {
             owner.closed(this);
         }
@@ -413,7 +501,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         // A connect that failed never becomes active or inactive: the queue is released here then.
         releaseQueued();
-        if (null != owner && !activated)
+        if (null != owner && !activated && !refused)
         {
             owner.closed(this);
         }
@@ -441,10 +529,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
         inRead = true;
-        if (idleNanos > 0)
-        {
-            lastActivity = System.nanoTime();
-        }
+        lastActivity = ticker.nanoTime();
         try
         {
             if (msg instanceof ByteBuf in && !closing)
@@ -500,10 +585,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             return true;
         }
         inRead = true;
-        if (idleNanos > 0)
-        {
-            lastActivity = System.nanoTime();
-        }
+        lastActivity = ticker.nanoTime();
         try
         {
             final ParseResult result = SipMessageParser.parseDatagram(bytes, 0, length, message);
@@ -627,6 +709,12 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             final ParseResult result = SipMessageParser.parseStream(b, pos, end - pos, message);
             if (ParseResult.INCOMPLETE == result)
             {
+                if (declaredTooLarge(pos))
+                {
+                    // Its headers are read and its body could never fit: close before buffering any of it.
+                    counters.increment(TcpCounters.TOO_LARGE);
+                    closeNow(ctx);
+                }
                 break;
             }
             if (ParseResult.MISSING_CONTENT_LENGTH == result)
@@ -667,12 +755,39 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             pendingLength = 0;
             return;
         }
+        keepRest(b, pos, end);
+    }
+
+    /** Moves the unframed bytes {@code b[pos, end)} to the front, and times the message they begin. */
+    private void keepRest(final byte[] b, final int pos, final int end)
+    {
         final int left = end - pos;
         if (pos > 0 && left > 0)
         {
             System.arraycopy(b, pos, b, 0, left);
         }
         pendingLength = left;
+        if (0 == left)
+        {
+            messageStarted = false;
+        }
+        else if ((pos > 0 || !messageStarted) && messageTimeoutNanos > 0)
+        {
+            // A message began in this read (an accepted connection's first keeps the accept as its start)
+            messageStarted = true;
+            messageStartNanos = lastActivity;
+        }
+    }
+
+    /**
+     * True when the message at {@code pos}, its headers read but its body not, declares a Content-Length that
+     * makes it longer than the maximum message size (RFC 3261 §18.3 frames it by that length).
+     */
+    private boolean declaredTooLarge(final int pos)
+    {
+        final int bodyStart = message.bodyStart();
+        final int contentLength = message.contentLength();
+        return bodyStart >= pos && contentLength >= 0 && (long)bodyStart - pos + contentLength > maxMessageBytes;
     }
 
     /**
@@ -764,7 +879,10 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         ctx.fireChannelReadComplete();
     }
 
-    /** On the connection's loop: close when idle for the whole period, else re-arm for the time left. */
+    /**
+     * On the connection's loop: close when idle for the whole period, or when the pending message (or an accepted
+     * connection's first) has not come whole within the message timeout; else re-arm for the nearer time left.
+     */
     private void checkIdle()
     {
         final Channel ch = channel;
@@ -772,15 +890,37 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             return;
         }
-        final long idleFor = System.nanoTime() - lastActivity;
-        if (idleFor >= idleNanos)
+        final long now = ticker.nanoTime();
+        long next = Long.MAX_VALUE;
+        if (idleNanos > 0)
         {
-            counters.increment(TcpCounters.IDLE_CLOSED);
-            closing = true;
-            ch.close();
-            return;
+            final long idleFor = now - lastActivity;
+            if (idleFor >= idleNanos)
+            {
+                closeOnTimer(ch, TcpCounters.IDLE_CLOSED);
+                return;
+            }
+            next = idleNanos - idleFor;
         }
-        idleCheck = ch.eventLoop().schedule(idleTask, idleNanos - idleFor, TimeUnit.NANOSECONDS);
+        if (messageTimeoutNanos > 0)
+        {
+            final long waitedFor = messageStarted ? now - messageStartNanos : 0;
+            if (waitedFor >= messageTimeoutNanos)
+            {
+                closeOnTimer(ch, TcpCounters.MESSAGE_TIMEOUTS);
+                return;
+            }
+            next = Math.min(next, messageTimeoutNanos - waitedFor);
+        }
+        idleCheck = ch.eventLoop().schedule(idleTask, next, TimeUnit.NANOSECONDS);
+    }
+
+    private void closeOnTimer(final Channel ch, final int slot)
+    {
+        counters.increment(slot);
+        closing = true;
+        pendingLength = 0;
+        ch.close();
     }
 
     @Override

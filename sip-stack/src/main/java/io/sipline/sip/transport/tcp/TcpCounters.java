@@ -43,8 +43,24 @@ public final class TcpCounters
     public static final int STUN = 14;
     /** TLS handshakes that failed (each closes its connection). */
     public static final int TLS_FAILURES = 15;
+    /**
+     * Connections closed because a message was not whole within the message timeout of its first byte, or an
+     * accepted connection sent no whole first message (TLS handshake included) within it of its accept.
+     */
+    public static final int MESSAGE_TIMEOUTS = 16;
+    /** Accepted connections closed at once: the listeners' total of open connections was reached. */
+    public static final int OVER_MAX_CONNECTIONS = 17;
+    /** Accepted connections closed at once: their IP address had the most open connections allowed. */
+    public static final int OVER_MAX_PER_ADDRESS = 18;
+    /** Connections closed because a message declared a Content-Length beyond the maximum message size. */
+    public static final int TOO_LARGE = 19;
     /** The number of slots. */
-    public static final int SLOTS = 16;
+    public static final int SLOTS = 20;
+
+    private static final String[] NAMES = {"accepted", "closed", "messages_in", "parse_errors", "pings",
+        "framing_errors", "oversize", "idle_closed", "errors", "dropped", "send_failures", "sent", "connected",
+        "connect_failures", "stun", "tls_failures", "message_timeouts", "over_max_connections",
+        "over_max_per_address", "too_large"};
 
     private final AtomicLongArray counts = new AtomicLongArray(SLOTS);
 
@@ -57,6 +73,12 @@ public final class TcpCounters
         counts.getAndIncrement(slot);
     }
 
+    /** The name of a slot in metrics: lower case with underscores ({@code "message_timeouts"}). */
+    public static String name(final int slot)
+    {
+        return NAMES[slot];
+    }
+
     /** The current value of one slot; any thread. */
     public long get(final int slot)
     {
@@ -66,11 +88,11 @@ public final class TcpCounters
     @Override
     public String toString()
     {
-        return "accepted=" + get(ACCEPTED) + " closed=" + get(CLOSED) + " in=" + get(MESSAGES_IN)
-            + " parseErrors=" + get(PARSE_ERRORS) + " pings=" + get(PINGS) + " framingErrors=" + get(FRAMING_ERRORS)
-            + " oversize=" + get(OVERSIZE) + " idleClosed=" + get(IDLE_CLOSED) + " errors=" + get(ERRORS)
-            + " dropped=" + get(DROPPED) + " sendFailures=" + get(SEND_FAILURES) + " sent=" + get(SENT)
-            + " connected=" + get(CONNECTED) + " connectFailures=" + get(CONNECT_FAILURES) + " stun=" + get(STUN)
-            + " tlsFailures=" + get(TLS_FAILURES);
+        final StringBuilder s = new StringBuilder();
+        for (int i = 0; i < SLOTS; i++)
+        {
+            s.append(i == 0 ? "" : " ").append(NAMES[i]).append('=').append(get(i));
+        }
+        return s.toString();
     }
 }

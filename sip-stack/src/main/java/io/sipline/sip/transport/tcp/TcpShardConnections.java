@@ -152,7 +152,7 @@ public final class TcpShardConnections
         final InetSocketAddress target = destination instanceof TcpFlow ?
             new InetSocketAddress(destination.getAddress(), destination.getPort()) : destination;
         final TcpConnection connection = new TcpConnection(handler, counters, settings.maxMessageBytes(),
-            settings.idleMillis(), this, tls, target);
+            settings.idleMillis(), this, tls, target).limits(settings.messageTimeoutMillis(), null);
         // RFC 5922 §7.3: the identity the server must prove; an address literal when no domain was given.
         final String peerHost = !tls ? null : null != domain && end > start ? Ascii.string(domain, start, end) :
             NetUtil.toAddressString(target.getAddress());

@@ -22,6 +22,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslHandler;
 import io.sipline.sip.capture.HepCaptureAgent;
 
 /**
@@ -34,7 +35,7 @@ import io.sipline.sip.capture.HepCaptureAgent;
  * <p>Pipelines: {@code [SslHandler] -> TcpConnection}: the TLS listeners put Netty's {@code SslHandler} (the JDK
  * {@code SSLEngine}) below the same framing handler as TCP. The WebSocket listeners (RFC 7118, {@link #bindWebSocket})
  * are spread the same way; after the HTTP upgrade their pipeline is {@code [SslHandler] -> WsFrames -> TcpConnection},
- * and their limits ({@link WsAdmission}) and Contact hosts ({@link WsContacts}) are shared by the shards.
+ * and their limits ({@link ConnectionAdmission}) and Contact hosts ({@link WsContacts}) are shared by the shards.
  *
  * <p><b>Threading.</b> {@link #bind} and {@link #close} from any thread but a shard's own (they wait for the loops);
  * {@link #shard(int)} hands out objects for their shard's loop only; {@link #counters()} any thread.
@@ -49,7 +50,9 @@ public final class TcpShards
     private final WsCounters wsCounters = new WsCounters();
     /** The SIP messages of WebSocket connections, counted apart from TCP's and TLS's. */
     private final TcpCounters wsMessageCounters = new TcpCounters();
-    private final WsAdmission wsAdmission;
+    private final ConnectionAdmission wsAdmission;
+    /** The accepted TCP and TLS connections' limits ({@link StreamSettings#maxConnections()}, per address). */
+    private final ConnectionAdmission streamAdmission;
     private final WsContacts contacts;
     private final List<Channel> listeners = new ArrayList<>();
     private int bindings;
@@ -71,7 +74,10 @@ public final class TcpShards
         final StreamSettings settings, final WsSettings ws)
     {
         this.ws = ws;
-        this.wsAdmission = new WsAdmission(ws.maxConnections(), ws.maxPerAddress());
+        this.wsAdmission = new ConnectionAdmission(ws.maxConnections(), ws.maxPerAddress(),
+            WsCounters.OVER_MAX_CONNECTIONS, WsCounters.OVER_MAX_PER_ADDRESS);
+        this.streamAdmission = new ConnectionAdmission(settings.maxConnections(), settings.maxPerAddress(),
+            TcpCounters.OVER_MAX_CONNECTIONS, TcpCounters.OVER_MAX_PER_ADDRESS);
         this.loops = loops.clone();
         this.settings = settings;
         this.shards = new TcpShardConnections[loops.length];
@@ -116,6 +122,12 @@ public final class TcpShards
     public TcpCounters webSocketMessageCounters()
     {
         return wsMessageCounters;
+    }
+
+    /** Accepted TCP and TLS connections open now (TLS handshakes in progress included), over all shards; racy. */
+    public int streamConnections()
+    {
+        return streamAdmission.open();
     }
 
     /** WebSocket connections open now (handshaking or upgraded), over all shards; racy. */
@@ -229,7 +241,13 @@ public final class TcpShards
                 {
                     if (tls)
                     {
-                        ch.pipeline().addLast(settings.serverTls().newHandler(ch.alloc()));
+                        final SslHandler ssl = settings.serverTls().newHandler(ch.alloc());
+                        if (settings.messageTimeoutMillis() > 0 && !websocket)
+                        {
+                            // The handshake is part of the first message's time: that timer closes it, counted
+                            ssl.setHandshakeTimeoutMillis(0);
+                        }
+                        ch.pipeline().addLast(ssl);
                     }
                     if (websocket)
                     {
@@ -237,7 +255,8 @@ public final class TcpShards
                         return;
                     }
                     ch.pipeline().addLast(new TcpConnection(handler, counters, settings.maxMessageBytes(),
-                        settings.idleMillis(), shard, tls, null));
+                        settings.idleMillis(), shard, tls, null).limits(settings.messageTimeoutMillis(),
+                        streamAdmission));
                 }
             });
         if (settings.epoll())

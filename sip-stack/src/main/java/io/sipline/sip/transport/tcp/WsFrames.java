@@ -51,7 +51,7 @@ final class WsFrames extends ChannelDuplexHandler
 
     private final WsSettings settings;
     private final WsCounters counters;
-    private final WsAdmission admission;
+    private final ConnectionAdmission admission;
     private final Runnable timerTask = this::onTimer;
     private ChannelHandlerContext ctx;
     /** The loop's clock (a test's mock clock on an embedded channel). */
@@ -81,7 +81,7 @@ final class WsFrames extends ChannelDuplexHandler
     private byte[] control;
     private int controlLength;
 
-    WsFrames(final WsSettings settings, final WsCounters counters, final WsAdmission admission)
+    WsFrames(final WsSettings settings, final WsCounters counters, final ConnectionAdmission admission)
     {
         this.settings = settings;
         this.counters = counters;

@@ -42,7 +42,8 @@ class WsFramesTest
 
     private EmbeddedChannel open(final WsSettings settings)
     {
-        final WsFrames frames = new WsFrames(settings, counters, new WsAdmission(0, 0));
+        final WsFrames frames = new WsFrames(settings, counters, new ConnectionAdmission(0, 0,
+            WsCounters.OVER_MAX_CONNECTIONS, WsCounters.OVER_MAX_PER_ADDRESS));
         channel = new EmbeddedChannel(frames, new HttpServerCodec(4096, 8192, 8192), new HttpObjectAggregator(8192),
             new WsHandshake(frames, settings, counters, (connection, message) ->
             {
@@ -298,7 +299,8 @@ class WsFramesTest
     @Test
     void shouldLimitConnectionsInAllAndPerAddress() throws Exception
     {
-        final WsAdmission admission = new WsAdmission(3, 2);
+        final ConnectionAdmission admission = new ConnectionAdmission(3, 2, WsCounters.OVER_MAX_CONNECTIONS,
+            WsCounters.OVER_MAX_PER_ADDRESS);
         final InetAddress a = InetAddress.getByName("192.0.2.1");
         final InetAddress b = InetAddress.getByName("192.0.2.2");
         assertEquals(0, admission.admit(a));
