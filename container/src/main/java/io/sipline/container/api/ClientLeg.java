@@ -17,8 +17,12 @@ import io.sipline.sip.message.HeaderName;
  */
 final class ClientLeg
 {
-    /** The branch of our Via once sent (a CANCEL reuses it, RFC 3261 §9.1). */
-    String branch;
+    /**
+     * The branch of our Via once sent (a CANCEL reuses it, RFC 3261 §9.1), as the random part of its id
+     * ({@code ShardIds.nextRandom}), -1 before it is sent, and the shard and node it encodes.
+     */
+    long branchRandom = -1;
+    char branchOrigin;
     /** Appended to the branch of our Via (a proxy's loop-detection hash, RFC 3261 §16.6 item 8), or null. */
     String branchSuffix;
     InetSocketAddress destination;

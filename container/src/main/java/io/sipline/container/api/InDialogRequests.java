@@ -84,9 +84,9 @@ final class InDialogRequests
             h.insert(h.size(), "Route", "<" + d.remoteTarget() + ">"); // §12.2.1.1: a strict router's last hop
         }
         h.insert(h.size(), "Max-Forwards", "70");
-        h.insert(h.size(), "From", HeaderText.withTag(d.localParty(), d.localTag()));
+        h.insert(h.size(), "From", d.requestFrom());
         final String remoteTag = d.remoteTag();
-        h.insert(h.size(), "To", null == remoteTag ? d.remoteParty() : HeaderText.withTag(d.remoteParty(), remoteTag));
+        h.insert(h.size(), "To", d.requestTo());
         h.insert(h.size(), "Call-ID", d.callId());
         h.insert(h.size(), "CSeq", cseq + " " + method);
         if (SessionDialog.isTargetRefresh(method))

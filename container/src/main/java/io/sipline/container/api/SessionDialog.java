@@ -57,6 +57,10 @@ final class SessionDialog
 
     /** The To of the UAS's responses to the initial request, local tag included; made once. */
     private String taggedTo;
+    /** The From of this side's requests in the dialog, local tag included (§12.2.1.1); made once per local tag. */
+    private String requestFrom;
+    /** The To of this side's requests in the dialog, remote tag included; made once per remote tag. */
+    private String requestTo;
 
     private SessionDialog(final Dialog record, final String callId, final String localTag)
     {
@@ -133,6 +137,7 @@ final class SessionDialog
     void localTag(final String tag)
     {
         localTag = tag;
+        requestFrom = null;
         if (null != record)
         {
             DialogRecords.localTag(record, tag);
@@ -242,6 +247,31 @@ final class SessionDialog
         return taggedTo;
     }
 
+    /** From of a request this side sends in the dialog: the local party with the local tag (§12.2.1.1). */
+    String requestFrom()
+    {
+        if (null == requestFrom)
+        {
+            requestFrom = HeaderText.withTag(localParty(), localTag);
+        }
+        return requestFrom;
+    }
+
+    /** To of a request this side sends in the dialog: the remote party, with the remote tag once there is one. */
+    String requestTo()
+    {
+        final String tag = remoteTag();
+        if (null == tag)
+        {
+            return remoteParty();
+        }
+        if (null == requestTo)
+        {
+            requestTo = HeaderText.withTag(remoteParty(), tag);
+        }
+        return requestTo;
+    }
+
     /** The UAC's local CSeq starts at its initial request's (§12.1.2), once that request exists. */
     void localCseqBase(final SipServletRequestImpl original, final boolean uac)
     {
@@ -328,6 +358,7 @@ final class SessionDialog
         host.dialogRecords().onUacResponse(record, SipMethod.lookup(request.getMethod()), request.cseqNumber(),
             response.getStatus(), response.headers());
         remoteTag = null;
+        requestTo = null;
         remoteTarget = null;
         routeSet = null;
     }
@@ -339,6 +370,7 @@ final class SessionDialog
         {
             host.dialogRecords().rejectUac(record);
             remoteTag = null;
+            requestTo = null;
             routeSet = null;
         }
     }

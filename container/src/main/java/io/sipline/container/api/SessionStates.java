@@ -74,8 +74,8 @@ final class SessionStates
         final SessionDialog dialog = s.dialog;
         if (request == s.original() && SessionDialog.isDialogCreating(method) && status > 100)
         {
-            final String tag = response.toTag();
-            if (status < 300 && null != tag && (dialog.noRemoteTag() || State.CONFIRMED != state))
+            final boolean tagged = response.hasToTag();
+            if (status < 300 && tagged && (dialog.noRemoteTag() || State.CONFIRMED != state))
             {
                 dialog.adopt(s.host(), response);
             }
@@ -83,7 +83,7 @@ final class SessionStates
             {
                 s.fork.ok = response;
             }
-            if (status < 200 && null != tag && State.INITIAL == state)
+            if (status < 200 && tagged && State.INITIAL == state)
             {
                 s.state(State.EARLY);
             }

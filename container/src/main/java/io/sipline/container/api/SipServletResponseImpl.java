@@ -266,6 +266,12 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         return HeaderText.param(headers.get(HeaderName.TO), "tag");
     }
 
+    /** Whether the To header has a tag; a received response's is known from the parser, without a String. */
+    boolean hasToTag()
+    {
+        return null != toTag || toTagSpan >= 0 || null != toTag();
+    }
+
     @Override
     protected boolean isSystemHeader(final HeaderName known, final String name)
     {

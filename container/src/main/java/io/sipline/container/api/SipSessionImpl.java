@@ -314,6 +314,12 @@ public final class SipSessionImpl implements SipSession
         return dialog.remoteTag();
     }
 
+    /** Whether the dialog has a remote tag ({@link #remoteTag()} not null), read without making its String. */
+    public boolean hasRemoteTag()
+    {
+        return !dialog.noRemoteTag();
+    }
+
     public String callId()
     {
         return dialog.callId();

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import javax.servlet.sip.ProxyBranch;
 
 import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.transaction.Transaction;
 
 /**
@@ -62,17 +63,34 @@ abstract class TransactionalRequest extends ServletRequestAdapter
         transactionId = null == tx ? 0 : tx.id();
     }
 
+    /** The branch of our Via once sent, made into text now (a CANCEL reuses it, RFC 3261 §9.1); else null. */
     public String branch()
     {
-        return null == leg ? null : leg.branch;
+        return hasBranch() ? appendBranch(new StringBuilder(ShardIds.ID_LENGTH + 8)).toString() : null;
     }
 
-    public void branch(final String value)
+    /** Whether the request was given a branch ({@link #branch(int, long)}). */
+    public boolean hasBranch()
     {
-        if (null != value || null != leg)
-        {
-            leg().branch = value;
-        }
+        return null != leg && leg.branchRandom >= 0;
+    }
+
+    /**
+     * Gives the request the branch of our Via: the id of {@code origin} and {@code randomBits} ({@link
+     * ShardIds#nextRandom()}), then the branch suffix if any; kept as numbers and written where needed.
+     */
+    public void branch(final int origin, final long randomBits)
+    {
+        final ClientLeg l = leg();
+        l.branchOrigin = (char)origin;
+        l.branchRandom = randomBits;
+    }
+
+    /** Appends the branch (the request must have one: {@link #hasBranch()}) to {@code sb}; returns {@code sb}. */
+    public StringBuilder appendBranch(final StringBuilder sb)
+    {
+        ShardIds.appendBranch(sb, leg.branchOrigin, leg.branchRandom);
+        return null == leg.branchSuffix ? sb : sb.append(leg.branchSuffix);
     }
 
     public InetSocketAddress destination()

@@ -82,15 +82,26 @@ final class ContainerIds
         }
     }
 
-    /** A fresh branch with {@code suffix} appended (a proxy's loop hash), as one String. */
-    String newBranch(final String suffix)
+    /**
+     * The random part of a fresh branch (any thread), kept by the request as a number and written with
+     * {@link #origin()} into its Via ({@link ShardIds#appendBranch(StringBuilder, int, long)}): no String is made.
+     */
+    long newBranchRandom()
     {
         if (onShardThread())
         {
-            ids.setLength(0);
-            return shard.ids().appendBranch(ids).append(suffix).toString();
+            return shard.ids().nextRandom();
         }
-        return newBranch() + suffix;
+        synchronized (offShardIds)
+        {
+            return offShardIds.nextRandom();
+        }
+    }
+
+    /** The shard and node every id of this shard encodes ({@link ShardIds#origin()}). */
+    int origin()
+    {
+        return shard.ids().origin();
     }
 
     /** A fresh tag in the reused builder: valid until the next id (shard thread only; no String made). */

@@ -184,7 +184,7 @@ final class InboundResponses
     {
         final SipSessionImpl session = request.sessionImpl();
         if (status <= 100 || status >= 300 || request != session.original() || request.isIncoming()
-            || null == session.remoteTag() || !session.isValid() || !"INVITE".equals(request.getMethod()))
+            || !session.hasRemoteTag() || !session.isValid() || !"INVITE".equals(request.getMethod()))
         {
             return session;
         }

@@ -282,10 +282,9 @@ final class OutboundRequests
         final SipSessionImpl session = request.sessionImpl();
         final String method = request.getMethod();
         request.destination(destination);
-        final String branch = null == request.branchSuffix() ? ids.newBranch() : ids.newBranch(request.branchSuffix());
-        request.branch(branch);
+        request.branch(ids.origin(), ids.newBranchRandom());
         final ByteBuf out = shard.allocate(MessageWriter.estimate(request));
-        final int transport = write(out, request, asked, branch, explicit, true);
+        final int transport = write(out, request, asked, explicit, true);
         if (request.isRelayed())
         {
             sendRelayed(request, out, destination); // a received request: getTransport() stays the one it came on
@@ -371,16 +370,29 @@ final class OutboundRequests
     {
         int transport = asked;
         fitTo(request, transport, ownEntries);
-        MessageWriter.writeRequest(out, request, addresses.via(transport, branch));
+        MessageWriter.writeRequest(out, request, via(transport, request, branch));
         if (Transports.UDP == transport && !explicit && out.readableBytes() > Transports.UDP_SIZE_LIMIT
             && addresses.listensOn(Transports.TCP))
         {
             transport = Transports.TCP;
             fitTo(request, transport, ownEntries);
             out.clear();
-            MessageWriter.writeRequest(out, request, addresses.via(transport, branch));
+            MessageWriter.writeRequest(out, request, via(transport, request, branch));
         }
         return transport;
+    }
+
+    /** {@link #write(ByteBuf, SipServletRequestImpl, int, String, boolean, boolean)} with the request's branch. */
+    int write(final ByteBuf out, final SipServletRequestImpl request, final int asked, final boolean explicit,
+        final boolean ownEntries)
+    {
+        return write(out, request, asked, null, explicit, ownEntries);
+    }
+
+    /** Our Via with {@code branch}, or with the request's own branch when null (written in place, no String). */
+    private CharSequence via(final int transport, final SipServletRequestImpl request, final String branch)
+    {
+        return null == branch ? addresses.via(transport, request) : addresses.via(transport, branch);
     }
 
     private void fitTo(final SipServletRequestImpl request, final int transport, final boolean ownEntries)
@@ -409,7 +421,7 @@ final class OutboundRequests
         // RFC 3261 §9.1: the CANCEL's Via is the INVITE's top Via, transport included, and it goes where it went
         final int transport = Math.max(Transports.UDP, Transports.index(invite.sentTransport()));
         final ByteBuf out = shard.allocate(MessageWriter.estimate(cancel));
-        MessageWriter.writeRequest(out, cancel, addresses.via(transport, invite.branch()));
+        MessageWriter.writeRequest(out, cancel, addresses.via(transport, invite));
         cancel.sentTransport(Transports.NAMES[transport]);
         cancel.addresses(invite.destination(), null);
         final ClientTransaction tx = shard.sendRequest(out, invite.destination());
@@ -440,7 +452,7 @@ final class OutboundRequests
         final ByteBuf out = shard.allocate(MessageWriter.estimate(ack));
         // the ACK again as it went: its Via names the transport it was sent on (RFC 3261 §18.1.1)
         final int transport = Math.max(Transports.UDP, Transports.index(ack.sentTransport()));
-        MessageWriter.writeRequest(out, ack, addresses.via(transport, ack.branch()));
+        MessageWriter.writeRequest(out, ack, addresses.via(transport, ack));
         shard.sendStateless(out, ack.destination());
     }
 

@@ -245,6 +245,16 @@ final class ShardAddresses
         return viaValue.append(viaPrefixes[transport]).append(branch).append(";rport");
     }
 
+    /**
+     * The container's Via on {@code transport} with the branch of {@code request} (sent: {@link
+     * SipServletRequestImpl#hasBranch()}) written in place; valid until the next call (shard thread only).
+     */
+    CharSequence via(final int transport, final SipServletRequestImpl request)
+    {
+        viaValue.setLength(0);
+        return request.appendBranch(viaValue.append(viaPrefixes[transport])).append(";rport");
+    }
+
     /** The stack's first listening address: what a received message reports as its local address. */
     InetSocketAddress local()
     {

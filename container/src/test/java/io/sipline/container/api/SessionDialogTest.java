@@ -2,6 +2,7 @@ package io.sipline.container.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +51,12 @@ class SessionDialogTest
         assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", info.getHeader("To"));
         assertEquals("a84b4c76e66710@pc33.atlanta.example", info.getCallId());
         assertEquals(1, info.cseqNumber(), "§8.1.1.5: the UAS's first request of the dialog");
+
+        final SipServletRequestImpl bye = (SipServletRequestImpl)session.createRequest("BYE");
+        assertEquals(info.getHeader("From"), bye.getHeader("From"));
+        assertEquals(info.getHeader("To"), bye.getHeader("To"));
+        assertSame(info.getHeader("From"), bye.getHeader("From"), "the tagged From is made once per dialog");
+        assertSame(info.getHeader("To"), bye.getHeader("To"), "the tagged To is made once per remote tag");
 
         final SipServletRequestImpl refused = reinvite(314160, "<sip:alice@192.0.2.66>");
         session.onResponseSent((SipServletResponseImpl)refused.createResponse(488));

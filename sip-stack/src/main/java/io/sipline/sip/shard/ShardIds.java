@@ -30,6 +30,8 @@ public final class ShardIds
     /** Offset in an id of the first of its thirteen random digits. */
     public static final int RANDOM_OFFSET = 5;
 
+    /** The 52 bits of an id's thirteen random hex digits. */
+    private static final long RANDOM_MASK = (1L << 52) - 1;
     private static final byte MARKER = 's';
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] COOKIE = "z9hG4bK".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -98,14 +100,7 @@ public final class ShardIds
     /** Appends a fresh 18-character id (a tag, or the front of a Call-ID) to {@code sb}. */
     public StringBuilder appendId(final StringBuilder sb)
     {
-        sb.append((char)MARKER).append((char)HEX[(shard >>> 4) & 0xF]).append((char)HEX[shard & 0xF])
-            .append((char)HEX[(node >>> 4) & 0xF]).append((char)HEX[node & 0xF]);
-        final long r = random.nextLong();
-        for (int i = 0; i < 13; i++)
-        {
-            sb.append((char)HEX[(int)(r >>> (4 * (12 - i))) & 0xF]);
-        }
-        return sb;
+        return appendId(sb, origin(), random.nextLong());
     }
 
     /** Appends a fresh branch: the magic cookie and an id (RFC 3261 §8.1.1.7). */
@@ -113,6 +108,42 @@ public final class ShardIds
     {
         sb.append("z9hG4bK");
         return appendId(sb);
+    }
+
+    /**
+     * The random part of a fresh id, kept as a number by a caller that writes the id later (and again) with
+     * {@link #appendBranch(StringBuilder, int, long)}, so that no String is made for it.
+     */
+    public long nextRandom()
+    {
+        return random.nextLong() & RANDOM_MASK;
+    }
+
+    /** This generator's shard and node as one number, {@code shard << 8 | node}, for the static writers. */
+    public int origin()
+    {
+        return shard << 8 | node;
+    }
+
+    /** Appends the id of {@code origin} ({@link #origin()}) and {@code randomBits} ({@link #nextRandom()}). */
+    public static StringBuilder appendId(final StringBuilder sb, final int origin, final long randomBits)
+    {
+        final int s = origin >>> 8;
+        final int n = origin & 0xFF;
+        sb.append((char)MARKER).append((char)HEX[(s >>> 4) & 0xF]).append((char)HEX[s & 0xF])
+            .append((char)HEX[(n >>> 4) & 0xF]).append((char)HEX[n & 0xF]);
+        for (int i = 0; i < 13; i++)
+        {
+            sb.append((char)HEX[(int)(randomBits >>> (4 * (12 - i))) & 0xF]);
+        }
+        return sb;
+    }
+
+    /** Appends the magic cookie and the id of {@code origin} and {@code randomBits} (RFC 3261 §8.1.1.7). */
+    public static StringBuilder appendBranch(final StringBuilder sb, final int origin, final long randomBits)
+    {
+        sb.append("z9hG4bK");
+        return appendId(sb, origin, randomBits);
     }
 
     /**

@@ -55,6 +55,21 @@ class ShardIdsTest
     }
 
     @Test
+    void shouldWriteTheSameBranchFromItsRandomPartEveryTime()
+    {
+        final ShardIds ids = new ShardIds(200, 17, 42);
+        final long random = ids.nextRandom();
+        final String branch = ShardIds.appendBranch(new StringBuilder(), ids.origin(), random).toString();
+        assertEquals(branch, ShardIds.appendBranch(new StringBuilder(), ids.origin(), random).toString());
+        assertEquals("z9hG4bK".length() + ShardIds.ID_LENGTH, branch.length());
+        final byte[] b = branch.getBytes(StandardCharsets.US_ASCII);
+        assertEquals(200, ShardIds.shardOf(b, 0, b.length));
+        assertEquals(17, ShardIds.nodeOf(b, 0, b.length));
+        assertEquals(Long.toHexString(random | 1L << 52).substring(1), branch.substring(branch.length() - 13));
+        assertNotEquals(branch, ShardIds.appendBranch(new StringBuilder(), ids.origin(), ids.nextRandom()).toString());
+    }
+
+    @Test
     void shouldNotClaimANodeForForeignIds()
     {
         assertEquals(-1, ShardIds.nodeOf("a84b4c76e66710@pc33.atlanta.example.com"));
