@@ -132,6 +132,15 @@ class StackWebSocketTest
                 assertNull(tokens.flowOf(f), f);
                 assertFalse(tokens.isAuthentic(f), f);
             }
+            // the two bits the last character carries beyond the token's 160 are zero, and another spelling is forged
+            final String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+            final int last = alphabet.indexOf(token.charAt(FlowTokens.LENGTH - 1));
+            assertEquals(0, last & 3, token);
+            for (int bits = 1; bits < 4; bits++)
+            {
+                final String other = token.substring(0, FlowTokens.LENGTH - 1) + alphabet.charAt(last | bits);
+                assertFalse(tokens.isAuthentic(other), other);
+            }
             assertNull(tokens.flowOf(token.substring(1)));
             assertNull(tokens.flowOf("not a token at all, but 27."));
             ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
