@@ -64,7 +64,12 @@ public final class ApplicationSessionHandle implements SipApplicationSession
         {
             return action.get(); // the caller is the session's own call
         }
-        return null == lane ? host.callAndWait(action) : ContainerShard.callAndWait(lane, action);
+        final Supplier<T> guarded = HttpRequestScope.enter(session) ? () ->
+        {
+            session.holdReadiness();
+            return action.get();
+        } : action;
+        return null == lane ? host.callAndWait(guarded) : ContainerShard.callAndWait(lane, guarded);
     }
 
     private void run(final Runnable action)

@@ -61,6 +61,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private boolean valid = true;
     private boolean invalidateWhenReady = true;
     private boolean readyNotified;
+    /** HTTP requests in service that reached this session: while any, nothing in it is invalidated when ready. */
+    private int readinessHolds;
     private AttributeTable attributes;
     private final List<SipSessionImpl> sessions = new ArrayList<>(2);
     /** The HTTP sessions bound to this one (converged applications), made on first use; shard only. */
@@ -296,7 +298,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
      */
     public void checkReady()
     {
-        if (!valid)
+        if (!valid || readinessHolds > 0)
         {
             return;
         }
@@ -333,6 +335,22 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
                 invalidateNow();
             }
         }
+    }
+
+    /** An HTTP request reached this session ({@link HttpRequestScope}): readiness waits for its end. Owner only. */
+    void holdReadiness()
+    {
+        readinessHolds++;
+    }
+
+    /** The request that held this session ended: readiness is checked again. Owner only. */
+    void releaseReadiness()
+    {
+        if (readinessHolds > 0)
+        {
+            readinessHolds--;
+        }
+        checkReady();
     }
 
     /** §6.1.2.2.2: every protocol session invalidated (they remove themselves) and no timer left. */

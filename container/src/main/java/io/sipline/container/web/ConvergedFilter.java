@@ -9,10 +9,13 @@ import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 
+import io.sipline.container.api.HttpRequestScope;
+
 /**
  * The first filter of every converged application's chain (registered before those of web.xml): wraps each HTTP
  * request in a {@link ConvergedRequest}, so that the application's servlets and filters get
- * {@link javax.servlet.sip.ConvergedHttpSession}s.
+ * {@link javax.servlet.sip.ConvergedHttpSession}s, and opens the request's {@link HttpRequestScope}: the application
+ * sessions it reaches are not invalidated when ready before it ends.
  * <p>
  * Threading: HTTP threads; holds only the application's {@link SessionBinding}.
  */
@@ -34,7 +37,15 @@ final class ConvergedFilter implements Filter
     {
         if (request instanceof HttpServletRequest http && !(request instanceof ConvergedRequest))
         {
-            chain.doFilter(new ConvergedRequest(http, binding), response);
+            final HttpRequestScope scope = HttpRequestScope.open();
+            try
+            {
+                chain.doFilter(new ConvergedRequest(http, binding), response);
+            }
+            finally
+            {
+                scope.close();
+            }
             return;
         }
         chain.doFilter(request, response);

@@ -170,6 +170,45 @@ class ApplicationSessionHandleTest
         assertThrows(IllegalArgumentException.class, () -> handle.getSessions("XMPP"));
     }
 
+    /** JSR 289 §6.1.2.2.2 and §6.3: what a request reached stays valid until the request ends. */
+    @Test
+    void anHttpRequestsSessionsAreNotInvalidatedWhenReadyBeforeTheRequestEnds()
+    {
+        final SipApplicationSessionImpl session = newSession();
+        final ApplicationSessionHandle handle = new ApplicationSessionHandle(session);
+        final HttpRequestScope request = HttpRequestScope.open();
+        try
+        {
+            handle.setAttribute("call", "c1");
+            host.callAndWait(() ->
+            {
+                session.checkReady(); // the shard handled a response meanwhile: no protocol session is left
+                return null;
+            });
+            assertTrue(handle.isValid(), "the request's session was invalidated under it");
+            assertEquals("c1", handle.getAttribute("call"));
+        }
+        finally
+        {
+            request.close();
+        }
+        assertFalse(handle.isValid(), "ready when the request ended: invalidated then");
+    }
+
+    @Test
+    void withoutARequestASessionIsInvalidatedWhenReady()
+    {
+        final SipApplicationSessionImpl session = newSession();
+        final ApplicationSessionHandle handle = new ApplicationSessionHandle(session);
+        handle.setAttribute("call", "c1");
+        host.callAndWait(() ->
+        {
+            session.checkReady();
+            return null;
+        });
+        assertFalse(handle.isValid());
+    }
+
     @Test
     void aHandleEqualsItsSessionAndUnwrapsToIt()
     {
