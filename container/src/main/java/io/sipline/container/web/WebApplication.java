@@ -3,6 +3,9 @@ package io.sipline.container.web;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import org.apache.tomcat.InstanceManager;
+import org.apache.tomcat.SimpleInstanceManager;
+import org.eclipse.jetty.ee8.apache.jsp.JettyJasperInitializer;
 import org.eclipse.jetty.ee8.servlet.ServletContainerInitializerHolder;
 import org.eclipse.jetty.ee8.webapp.WebAppContext;
 import org.eclipse.jetty.server.Handler;
@@ -18,10 +21,10 @@ import io.sipline.container.factory.SipFactoryImpl;
  * engine extracts its own copy, so the file may be replaced while it serves), whose class loader is the application's
  * {@link ApplicationClassLoader} (one loader for both halves: a static field is one object). The engine reads
  * {@code WEB-INF/web.xml} (servlets, filters, listeners, welcome files, error pages, session-config) and serves
- * static resources; {@link WebAnnotations} adds the annotated classes and the converged filter. Once started, the
- * SIP half's {@code ServletContext} moves its attributes into this context's ({@link
- * RunningApplicationImpl#attachWeb}). An HTTP servlet that throws answers 500 for that request only (the engine's
- * error handling).
+ * static resources and JSPs (Jasper, each compiled on its first request); {@link WebAnnotations} adds the annotated
+ * classes and the converged filter. Once started, the SIP half's {@code ServletContext} moves its attributes into
+ * this context's ({@link RunningApplicationImpl#attachWeb}). An HTTP servlet that throws answers 500 for that request
+ * only (the engine's error handling).
  * <p>
  * Threading: made, started and stopped on the deploying thread; serves on the engine's threads.
  */
@@ -56,6 +59,9 @@ final class WebApplication
         context.setThrowUnavailableOnStartupException(true); // a servlet or listener that fails refuses the WAR
         context.setLogUrlOnStart(false);
         context.addServletContainerInitializer(new ServletContainerInitializerHolder(annotations));
+        // JSPs (the engine's default descriptor maps *.jsp to Jasper): its initializer and the instance manager
+        context.addServletContainerInitializer(new ServletContainerInitializerHolder(new JettyJasperInitializer()));
+        context.setAttribute(InstanceManager.class.getName(), new SimpleInstanceManager());
         context.getObjectFactory().addDecorator(new WebInjection(running)); // @Resource in servlets, filters, listeners
         final javax.servlet.ServletContext sip = running.servletContext();
         for (final String name : java.util.Collections.list(sip.getAttributeNames()))

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The compatibility suite's converged application: Mobicents' click-to-call ({@code src/test/compat/click-to-call},
  * unchanged) with its web half on {@code --http-port}. As its readme tells users: an HTTP request with two SIP
  * addresses starts a third-party call (RFC 3725 flow I: INVITE without SDP to the first, its 2xx offer sent to the
- * second, both answers ACKed), and {@code ?bye=all} from the same browser session ends both legs. The two parties are
+ * second, both answers ACKed), and {@code ?bye=all} from the same browser session ends both legs; its status page
+ * is a JSP ({@code index.jsp}, the welcome file). The two parties are
  * sipp's built-in UAS.
  */
 class ClickToCallCompatE2eTest
@@ -50,6 +51,11 @@ class ClickToCallCompatE2eTest
         {
             final HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager())
                 .connectTimeout(Duration.ofSeconds(5)).build();
+            final HttpResponse<String> page = get(browser, "http://127.0.0.1:" + httpPort + "/click-to-call/");
+            assertEquals(200, page.statusCode(), page.body() + server.output());
+            assertTrue(page.body().contains("Click-to-Call Sample Application")
+                && page.body().contains("No registered users"), "the welcome file index.jsp, compiled and run: "
+                + page.body());
             final String call = "http://127.0.0.1:" + httpPort + "/click-to-call/call?from="
                 + encode("sip:alice@127.0.0.1:" + alicePort) + "&to=" + encode("sip:bob@127.0.0.1:" + bobPort);
             assertEquals(200, get(browser, call).statusCode(), server.output());
