@@ -41,8 +41,8 @@ public final class MediaBench implements Callable<Integer>
         description = "measured seconds of each step (default 20)")
     int seconds;
 
-    @Option(names = "--warmup", paramLabel = "S", defaultValue = "3",
-        description = "seconds of load before each step's measurement (default 3)")
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "10",
+        description = "seconds of load before each step's measurement, for the JIT (default 10)")
     int warmup;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2",
@@ -56,6 +56,14 @@ public final class MediaBench implements Callable<Integer>
     @Option(names = "--rtpengine", paramLabel = "PATH", defaultValue = "/usr/bin/rtpengine",
         description = "the rtpengine binary (Debian package rtpengine-daemon; default /usr/bin/rtpengine)")
     String rtpengine;
+
+    @Option(names = "--profile", paramLabel = "NAME", defaultValue = "zgc",
+        description = "JVM profile of the Sipline relay's process, as bin/sipline run takes it (default zgc)")
+    String profile;
+
+    @Option(names = "--sipline-jvm-args", paramLabel = "ARGS", split = " ",
+        description = "more JVM options of the Sipline relay's process, space-separated (e.g. a flight recording)")
+    List<String> siplineJvmArgs;
 
     @Mixin
     HarnessOptions harness;
@@ -79,7 +87,8 @@ public final class MediaBench implements Callable<Integer>
                 final int ng = Sipp.freeUdpPort();
                 final RelayProcess p = switch (r)
                 {
-                    case "sipline" -> RelayProcess.sipline(harness.layout(), dir, threads, ng, base, base + 9999);
+                    case "sipline" -> RelayProcess.sipline(harness.layout(), dir, profile,
+                        null == siplineJvmArgs ? List.of() : siplineJvmArgs, threads, ng, base, base + 9999);
                     case "rtpengine" -> RelayProcess.rtpengine(rtpengine, dir, threads, ng, base, base + 9999);
                     default -> throw new CommandLine.ParameterException(new CommandLine(this), "unknown relay " + r);
                 };
@@ -164,6 +173,7 @@ public final class MediaBench implements Callable<Integer>
     {
         return "bin/sipline bench media --calls " + steps.stream().map(String::valueOf)
             .reduce((a, b) -> a + "," + b).orElse("") + " --seconds " + seconds + " --warmup " + warmup
-            + " --threads " + threads + " --relays " + String.join(",", relays);
+            + " --threads " + threads + " --relays " + String.join(",", relays) + " --profile " + profile
+            + (null == siplineJvmArgs ? "" : " --sipline-jvm-args '" + String.join(" ", siplineJvmArgs) + "'");
     }
 }

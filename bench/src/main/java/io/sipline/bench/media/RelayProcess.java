@@ -37,16 +37,24 @@ final class RelayProcess implements AutoCloseable
         this.ng = new NgClient(new InetSocketAddress(InetAddress.getLoopbackAddress(), ngPort));
     }
 
-    /** Starts the Sipline relay in a JVM of the harness's JDK and class path, logging to {@code dir}. */
-    static RelayProcess sipline(final SystemUnderTest.Layout layout, final Path dir, final int threads,
-        final int ngPort, final int portMin, final int portMax) throws IOException
+    /**
+     * Starts the Sipline relay in a JVM of the harness's JDK and class path, with the server's JVM profile, in and
+     * logging to {@code dir}.
+     *
+     * @param profile the JVM profile of {@code jvm-profiles/}, as the server runs with, e.g. {@code zgc}.
+     * @param jvmArgs more JVM options after the profile's, e.g. a flight recording.
+     */
+    static RelayProcess sipline(final SystemUnderTest.Layout layout, final Path dir, final String profile,
+        final List<String> jvmArgs, final int threads, final int ngPort, final int portMin, final int portMax)
+        throws IOException
     {
         final List<String> cmd = new ArrayList<>(List.of(layout.java(), "--add-modules", "jdk.incubator.vector",
-            "--add-opens", "java.base/com.sun.crypto.provider=ALL-UNNAMED", "-Xms256m", "-Xmx256m",
-            "-XX:+AlwaysPreTouch", "-cp", layout.classpath(), NgRelayServer.class.getName(),
-            Integer.toString(ngPort), Integer.toString(portMin), Integer.toString(portMax),
-            Integer.toString(threads)));
-        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+            "--add-opens", "java.base/com.sun.crypto.provider=ALL-UNNAMED",
+            "@" + layout.profiles().resolve(profile + ".args")));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", layout.classpath(), NgRelayServer.class.getName(), Integer.toString(ngPort),
+            Integer.toString(portMin), Integer.toString(portMax), Integer.toString(threads)));
+        final Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
             .redirectOutput(dir.resolve("sipline-relay.log").toFile()).start();
         return new RelayProcess("Sipline", p, ngPort, true);
     }
