@@ -1,13 +1,16 @@
 package io.sipline.bench.media;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import io.sipline.bench.calls.ProcFs;
 import io.sipline.bench.calls.SystemUnderTest;
@@ -52,7 +55,10 @@ final class RelayProcess implements AutoCloseable
             "--add-opens", "java.base/com.sun.crypto.provider=ALL-UNNAMED",
             "@" + layout.profiles().resolve(profile + ".args")));
         cmd.addAll(jvmArgs);
-        cmd.addAll(List.of("-cp", layout.classpath(), NgRelayServer.class.getName(), Integer.toString(ngPort),
+        // the process runs in the result directory: relative class path entries are made absolute first
+        final String classpath = Arrays.stream(layout.classpath().split(File.pathSeparator))
+            .map(e -> Path.of(e).toAbsolutePath().toString()).collect(Collectors.joining(File.pathSeparator));
+        cmd.addAll(List.of("-cp", classpath, NgRelayServer.class.getName(), Integer.toString(ngPort),
             Integer.toString(portMin), Integer.toString(portMax), Integer.toString(threads)));
         final Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
             .redirectOutput(dir.resolve("sipline-relay.log").toFile()).start();
