@@ -67,7 +67,21 @@ record MediaRow(String system, MediaLoad.Result load, long cpuTicks, long ticksP
             system, load.calls(), load.received(), 100 * loss(), load.latencyP50() / ms, load.latencyP99() / ms,
             load.jitterP99() / ms, cpuSeconds(), Double.isNaN(cpuMsPerThousand()) ? "-"
                 : String.format("%.2f", cpuMsPerThousand()), packetsPerCpuSecond(),
-            Double.isNaN(bytesPerPacket()) ? "-" : String.format("%.2f", bytesPerPacket()), held() ? "yes" : "no");
+            Double.isNaN(bytesPerPacket()) ? "-" : String.format("%.2f", bytesPerPacket()), verdict());
+    }
+
+    /** @return "yes", or "no" with what failed. */
+    String verdict()
+    {
+        if (held())
+        {
+            return "yes";
+        }
+        if (load.received() <= 0)
+        {
+            return "no (nothing relayed)";
+        }
+        return loss() >= MAX_LOSS ? "no (loss)" : "no (jitter)";
     }
 
     /** The header of the table {@link #markdown()} rows go in. */

@@ -43,6 +43,10 @@ class MediaReportTest
             "over 5 ms jitter");
         assertFalse(new MediaRow("x", load(1, 0, 0, 0), 1, 100, -1, -1).held(), "nothing sent");
         assertEquals(1.0, new MediaRow("x", load(1, 0, 0, 0), 1, 100, -1, -1).loss());
+        assertEquals("no (loss)", new MediaRow("x", load(1, 100_000, 99_900, 0), 1, 100, -1, -1).verdict());
+        assertEquals("no (jitter)", new MediaRow("x", load(1, 100, 100, 5_000_001), 1, 100, -1, -1).verdict());
+        assertEquals("no (nothing relayed)", new MediaRow("x", load(1, 100, 0, 0), 1, 100, -1, -1).verdict());
+        assertEquals("yes", new MediaRow("x", load(1, 100, 100, 0), 1, 100, -1, -1).verdict());
     }
 
     @Test
