@@ -123,10 +123,10 @@ class InfinispanReplicatorTest
 
     private static ApplicationSnapshot call(final String id, final int version)
     {
-        final DialogSnapshot caller = new DialogSnapshot("s1", "CONFIRMED", id + "@192.0.2.1",
+        final DialogSnapshot caller = new DialogSnapshot("s1", "CONFIRMED", false, "main", id + "@192.0.2.1",
             "s0001a1b2c3d4e5f60", "1928301774", "sip:service@192.0.2.10", "sip:alice@example.com",
             "sip:alice@192.0.2.1:5060", List.of("<sip:192.0.2.100;lr>"), 1, 2, "s2", Map.of());
-        final DialogSnapshot callee = new DialogSnapshot("s2", "CONFIRMED",
+        final DialogSnapshot callee = new DialogSnapshot("s2", "CONFIRMED", true, "main",
             "s0001deadbeef00123-" + version + "@192.0.2.10",
             "s0001ffeeddccbbaa9", "as83kd", "sip:alice@example.com", "sip:bob@example.org", "sip:bob@192.0.2.2",
             List.of(), 2, -1, "s1", Map.of());

@@ -163,7 +163,8 @@ public final class Main
         }
         exportHttpMetrics(admin, web);
         final GridWriter writer = null == grid ? null : new GridWriter(grid, options.cluster().node(), err);
-        server.registry().replication(writer); // before any deployment: distributable applications write through it
+        // before any deployment: distributable applications write through it, and shards read other nodes' calls
+        server.registry().replication(writer, writer);
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =

@@ -2,11 +2,8 @@ package io.sipline.bench.abuse;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,13 +11,16 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
+import io.sipline.bench.calls.ServerTls;
 import io.sipline.bench.calls.SystemUnderTest;
 import io.sipline.bench.fuzz.FuzzBench;
 import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -38,7 +38,8 @@ import picocli.CommandLine.Option;
         + "without each attack.")
 public final class AbuseBench implements Callable<Integer>
 {
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    @Mixin
+    HarnessOptions harness = new HarnessOptions();
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "30",
         description = "seconds of each attack and of its call load (default 30; at least the 10 s message timeout)")
@@ -60,9 +61,6 @@ public final class AbuseBench implements Callable<Integer>
     @Option(names = "--profile", paramLabel = "NAME", defaultValue = "zgc", description = "GC profile (default zgc)")
     String profile;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "run directory (default bench-results/abuse-<time>)")
-    Path out;
-
     public static void main(final String[] args)
     {
         System.exit(new CommandLine(new AbuseBench()).execute(args));
@@ -76,12 +74,8 @@ public final class AbuseBench implements Callable<Integer>
             System.err.println("sipp is not installed (apt-get install sip-tester)");
             return 2;
         }
-        final Path home = Path.of(System.getProperty("sipline.root", ".")).toAbsolutePath().normalize();
-        final SystemUnderTest.Layout layout = new SystemUnderTest.Layout(home,
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"));
-        final Path dir = (null != out ? out : home.resolve("bench-results").resolve("abuse-"
-            + LocalDateTime.now().format(STAMP))).toAbsolutePath();
-        Files.createDirectories(dir);
+        final SystemUnderTest.Layout layout = harness.layout();
+        final Path dir = harness.resultDir("abuse-");
         final List<String> args = new ArrayList<>(List.of("--warmup", "2000"));
         final int tlsPort = tlsArgs(dir, args);
         if (null != serverArgs)
@@ -200,28 +194,14 @@ public final class AbuseBench implements Callable<Integer>
         return sb.toString();
     }
 
-    /** A self-signed certificate for 127.0.0.1 by openssl, and the server's TLS options; 0 when there is none. */
+    /** The server's TLS options (a certificate made by openssl); 0 when there is none. */
     private static int tlsArgs(final Path dir, final List<String> args) throws IOException, InterruptedException
     {
-        final Path cert = dir.resolve("abuse-cert.pem");
-        final Path key = dir.resolve("abuse-key.pem");
-        final Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-            "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key.toString(), "-out", cert.toString(), "-days",
-            "2", "-subj", "/CN=127.0.0.1").redirectErrorStream(true).redirectOutput(dir.resolve("openssl.out")
-            .toFile()).start();
-        if (!p.waitFor(30, TimeUnit.SECONDS) || 0 != p.exitValue())
+        final int port = ServerTls.addArgs(dir, "abuse", args);
+        if (0 == port)
         {
-            p.destroyForcibly();
             System.out.println("bench abuse: openssl could not make a certificate: no TLS attack");
-            return 0;
         }
-        final int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.ofLiteral("127.0.0.1")))
-        {
-            port = probe.getLocalPort();
-        }
-        args.addAll(List.of("--tls-port", Integer.toString(port), "--tls-cert", cert.toString(), "--tls-key",
-            key.toString()));
         return port;
     }
 }

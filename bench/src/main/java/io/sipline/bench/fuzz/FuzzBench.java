@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
+import io.sipline.bench.calls.ServerTls;
 import io.sipline.bench.calls.SystemUnderTest;
 import io.sipline.test.Sipp;
 import picocli.CommandLine;
@@ -174,28 +174,14 @@ public final class FuzzBench implements Callable<Integer>
         floods.add(r);
     }
 
-    /** A self-signed certificate for 127.0.0.1 by openssl, and the server's TLS options; 0 when there is none. */
+    /** The server's TLS options (a certificate made by openssl); 0 when there is none. */
     private static int tlsArgs(final Path dir, final List<String> serverArgs) throws IOException, InterruptedException
     {
-        final Path cert = dir.resolve("fuzz-cert.pem");
-        final Path key = dir.resolve("fuzz-key.pem");
-        final Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-            "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key.toString(), "-out", cert.toString(), "-days",
-            "2", "-subj", "/CN=127.0.0.1").redirectErrorStream(true).redirectOutput(dir.resolve("openssl.out")
-            .toFile()).start();
-        if (!p.waitFor(30, TimeUnit.SECONDS) || 0 != p.exitValue())
+        final int port = ServerTls.addArgs(dir, "fuzz", serverArgs);
+        if (0 == port)
         {
-            p.destroyForcibly();
             System.out.println("bench fuzz: openssl could not make a certificate: no TLS flood");
-            return 0;
         }
-        final int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.ofLiteral("127.0.0.1")))
-        {
-            port = probe.getLocalPort();
-        }
-        serverArgs.addAll(List.of("--tls-port", Integer.toString(port), "--tls-cert", cert.toString(), "--tls-key",
-            key.toString()));
         return port;
     }
 

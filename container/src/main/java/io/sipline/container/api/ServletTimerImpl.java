@@ -32,12 +32,24 @@ public final class ServletTimerImpl implements ServletTimer, ContainerShard.Time
     public ServletTimerImpl(final SipApplicationSessionImpl session, final long delay, final long period,
         final boolean fixedDelay, final Serializable info)
     {
+        this(session, null, delay, period, fixedDelay, info);
+    }
+
+    /**
+     * A timer with a given id: one a node of the cluster took over with its application session, keeping the id the
+     * application knows it by.
+     *
+     * @param id the timer's id, or null for a new one.
+     */
+    ServletTimerImpl(final SipApplicationSessionImpl session, final String id, final long delay, final long period,
+        final boolean fixedDelay, final Serializable info)
+    {
         if (delay < 0 || period < 0)
         {
             throw new IllegalArgumentException("negative delay or period");
         }
         this.session = session;
-        this.id = session.getId() + "-t" + session.host().newTag();
+        this.id = null != id ? id : session.getId() + "-t" + session.host().newTag();
         this.info = info;
         this.period = period;
         this.fixedDelay = fixedDelay;

@@ -90,6 +90,12 @@ final class SessionAttributes
         }
     }
 
+    /** An attribute of a session taken over from another node: stored, told to no listener (it moved). */
+    void restore(final String key, final Object attribute)
+    {
+        put(key, attribute);
+    }
+
     /** Stores the attribute; returns the value it replaced, or null. */
     private Object put(final String key, final Object attribute)
     {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.sipline.container.replication.ApplicationSnapshot.DialogSnapshot;
 import io.sipline.sip.dialog.Dialog;
 import io.sipline.sip.dialog.DialogLayer;
 import io.sipline.sip.dialog.DialogRecords;
@@ -93,6 +94,23 @@ final class SessionDialog
         s.remoteParty = toWithoutTag;
         s.remoteTarget = requestUri;
         return s;
+    }
+
+    /**
+     * The dialog of a session another node of the cluster wrote to the grid, as it was at its last boundary.
+     *
+     * @throws IllegalArgumentException when its parties or route set are not addresses.
+     */
+    static SessionDialog restored(final ContainerShard host, final DialogSnapshot s)
+    {
+        final Dialog d = host.dialogRecords().restore(s.uac(), s.callId(), s.localTag(), s.remoteTag(), s.localUri(),
+            s.remoteUri(), s.remoteTarget(), s.routeSet(), s.localCSeq(), s.remoteCSeq());
+        if (null == d)
+        {
+            throw new IllegalArgumentException("session " + s.id() + " of the grid: "
+                + host.dialogRecords().lastFailure());
+        }
+        return new SessionDialog(d, s.callId(), s.localTag());
     }
 
     /** The UAC side of another dialog of the same forked request (§12.1.2); its response sets it ({@link #adopt}). */

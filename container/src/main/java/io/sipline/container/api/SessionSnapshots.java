@@ -106,9 +106,9 @@ final class SessionSnapshots
             }
         }
         final SipSessionImpl linked = s.linked();
-        return new DialogSnapshot(s.getId(), s.state().name(), d.callId(), d.localTag(), d.remoteTag(),
-            d.localParty(), d.remoteParty(), d.remoteTarget(), d.routeSet(), d.localCseq(), d.remoteCseq(),
-            null == linked ? null : linked.getId(), attributes);
+        return new DialogSnapshot(s.getId(), s.state().name(), s.isUac(), s.handler(), d.callId(), d.localTag(),
+            d.remoteTag(), d.localParty(), d.remoteParty(), d.remoteTarget(), d.routeSet(), d.localCseq(),
+            d.remoteCseq(), null == linked ? null : linked.getId(), attributes);
     }
 
     /** JSR 289 distributable applications: only Serializable attributes travel; the others stay on this node. */

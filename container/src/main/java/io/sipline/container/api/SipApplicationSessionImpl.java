@@ -88,6 +88,34 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         this.expirationTime = minutes > 0 ? created + minutes * 60_000L : 0;
         host.sessions().putApplication(this);
         application.sessionsChanged(host.index(), 1);
+        created();
+    }
+
+    /**
+     * The session another node of the cluster wrote to the grid, taken over by this node ({@link SessionTakeover}):
+     * its id, creation time and expiry as written; registered in the shard's table, its expiry scheduled. Shard
+     * only; no listener is told (the session was not created, it moved).
+     *
+     * @param expiresAtMs epoch milliseconds; 0 for never.
+     */
+    SipApplicationSessionImpl(final RunningApplication application, final ContainerShard host, final String id,
+        final long createdMs, final long expiresAtMs)
+    {
+        this.application = application;
+        this.host = host;
+        this.id = id;
+        this.key = null;
+        this.created = createdMs;
+        this.lastAccessed = host.currentTimeMillis();
+        this.expirationTime = expiresAtMs;
+        host.sessions().putApplication(this);
+        application.sessionsChanged(host.index(), 1);
+        scheduleExpiry();
+    }
+
+    /** Tells the listeners and schedules the expiry of a session just created. */
+    private void created()
+    {
         final ClassLoader previousLoader = ListenerLoader.enter(application);
         try
         {
@@ -193,6 +221,16 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     AttributeTable attributeTable()
     {
         return attributes;
+    }
+
+    /** An attribute of a session taken over from another node: stored, told to no listener (it moved). */
+    void restoreAttribute(final String name, final Object value)
+    {
+        if (null == attributes)
+        {
+            attributes = new AttributeTable(4);
+        }
+        attributes.put(name, value);
     }
 
     /** The version of the next snapshot of this session: one more than the last. */

@@ -126,6 +126,32 @@ public final class SipSessionImpl implements SipSession
         return s;
     }
 
+    /**
+     * A session of an application session another node of the cluster wrote to the grid ({@link SessionTakeover}):
+     * its id, side, handler, state and dialog as written, its attributes told to no listener (it moved, it was not
+     * created). Not registered yet. Shard only.
+     */
+    static SipSessionImpl restored(final SipApplicationSessionImpl app, final String id, final boolean uac,
+        final String handler, final State state, final SessionDialog dialog)
+    {
+        final SipSessionImpl s = new SipSessionImpl(app, uac, dialog);
+        s.id = id;
+        s.handler = handler;
+        s.state = state;
+        s.hadTransaction = true;
+        return s;
+    }
+
+    /** An attribute of a session taken over from another node (see {@link #restored}). */
+    void restoreAttribute(final String name, final Object value)
+    {
+        if (null == attributes)
+        {
+            attributes = new SessionAttributes();
+        }
+        attributes.restore(name, value);
+    }
+
     /** What a derived session takes from the session it is derived from, beside the dialog state. */
     void copyFrom(final SipSessionImpl from)
     {

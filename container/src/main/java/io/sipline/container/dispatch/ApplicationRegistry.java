@@ -39,6 +39,7 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     private volatile List<SipURI> outboundInterfaces = List.of();
     private volatile Map<String, Object> contextAttributes = Map.of();
     private volatile io.sipline.container.replication.SnapshotSink replication;
+    private volatile io.sipline.container.replication.SnapshotSource takeover;
     private final AtomicInteger nextShard = new AtomicInteger();
 
     /** @param router the application router, initialised by the caller; no users (protected requests fail). */
@@ -148,11 +149,20 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
 
     /**
      * Where distributable applications deployed from now on leave their sessions' snapshots (the cluster's grid);
-     * set once the server joined the grid, before the deploy folders are watched.
+     * and where a shard reads the call of another node that it does not know ({@link CallTakeover}); set once the
+     * server joined the grid, before the deploy folders are watched.
      */
-    public void replication(final io.sipline.container.replication.SnapshotSink sink)
+    public void replication(final io.sipline.container.replication.SnapshotSink sink,
+        final io.sipline.container.replication.SnapshotSource source)
     {
         replication = sink;
+        takeover = source;
+    }
+
+    /** Where the calls of other nodes are read from, or null outside a cluster (any thread). */
+    io.sipline.container.replication.SnapshotSource takeover()
+    {
+        return takeover;
     }
 
     /** The grid's sink, or null outside a cluster (any thread). */

@@ -135,6 +135,17 @@ public final class ContainerServer implements AutoCloseable
         return n;
     }
 
+    /** Application sessions the shards took over from other nodes of the cluster (a metric; read from any thread). */
+    public long takenOver()
+    {
+        long n = 0;
+        for (final ContainerShardImpl r : runtimes)
+        {
+            n += r.takenOver();
+        }
+        return n;
+    }
+
     private void watch()
     {
         final long limit = SLOW_CALL_MILLIS * 1_000_000L;

@@ -99,6 +99,12 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         ids.started(shardThreadId, addresses.host());
     }
 
+    /** Application sessions this shard took over from other nodes (a metric; any thread, may lag). */
+    long takenOver()
+    {
+        return requests.takenOver();
+    }
+
     StackShard shard()
     {
         return shard;

@@ -47,6 +47,8 @@ final class InboundRequests
     private final ProxyDispatch proxies;
     private final UasResponses uas;
     private final ContainerShardImpl container;
+    /** In-dialog requests of calls another node of the cluster left in the grid. */
+    private final CallTakeover takeover;
     /** The router's answers as this shard's requests and sessions share them. */
     private final RouterStates routerStates = new RouterStates();
     /** Whether new requests are refused with 503 ({@link #overloaded}): every request's wait is its sample. */
@@ -72,6 +74,19 @@ final class InboundRequests
         this.uas = uas;
         this.overload = overload;
         this.wallClock = wallClock;
+        this.takeover = new CallTakeover(registry, container, answers, this::redispatch);
+    }
+
+    /** A request of a call just taken over from another node ({@link CallTakeover}): a second miss is a 481. */
+    private void redispatch(final ServerTransaction tx, final SipMessage request)
+    {
+        onSubsequent(tx, request, false);
+    }
+
+    /** Application sessions this shard took over from other nodes (tests and metrics). */
+    long takenOver()
+    {
+        return takeover.restored();
     }
 
     void onRequest(final ServerTransaction tx, final SipMessage request)
@@ -91,7 +106,7 @@ final class InboundRequests
             }
             else if (request.toTagStart() >= 0)
             {
-                onSubsequent(tx, request);
+                onSubsequent(tx, request, true);
             }
             else if (overloaded)
             {
@@ -203,7 +218,8 @@ final class InboundRequests
         return false;
     }
 
-    private void onSubsequent(final ServerTransaction tx, final SipMessage message)
+    /** @param mayTakeOver whether a request of no known session may be a call another node left in the grid. */
+    private void onSubsequent(final ServerTransaction tx, final SipMessage message, final boolean mayTakeOver)
     {
         final long proxyKey = ProxyDispatch.proxyKeySpan(message);
         if (proxyKey >= 0 && proxies.proxySubsequent(tx, message, proxyKey))
@@ -213,7 +229,10 @@ final class InboundRequests
         final SipSessionImpl session = sessions.dialog(message, false);
         if (null == session || !session.isValid())
         {
-            answers.answer(tx, message, 481, "Call/Transaction Does Not Exist");
+            if (!mayTakeOver || !takeover.missed(tx, message))
+            {
+                answers.answer(tx, message, 481, "Call/Transaction Does Not Exist");
+            }
             return;
         }
         final int refusal = session.matchInDialog(message);

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletMessageImpl;
+import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;

@@ -39,6 +39,8 @@ public record ApplicationSnapshot(String id, String application, int node, long 
      * @param id          the SIP session's id, unique within its application session.
      * @param state       the JSR 289 session state ({@code INITIAL}, {@code EARLY}, {@code CONFIRMED},
      *                    {@code TERMINATED}).
+     * @param uac         whether this side sent the dialog-creating request (RFC 3261 §12.1.2).
+     * @param handler     the servlet that handles the session's requests (JSR 289 {@code setHandler}), or null.
      * @param callId      the dialog's Call-ID.
      * @param localTag    our tag.
      * @param remoteTag   the peer's tag; null before a dialog.
@@ -51,8 +53,8 @@ public record ApplicationSnapshot(String id, String application, int node, long 
      * @param linkedId    the id of the session a B2BUA linked to this one in the same application session, or null.
      * @param attributes  the attributes, serialized.
      */
-    public record DialogSnapshot(String id, String state, String callId, String localTag, String remoteTag,
-        String localUri, String remoteUri, String remoteTarget, List<String> routeSet, long localCSeq,
+    public record DialogSnapshot(String id, String state, boolean uac, String handler, String callId, String localTag,
+        String remoteTag, String localUri, String remoteUri, String remoteTarget, List<String> routeSet, long localCSeq,
         long remoteCSeq, String linkedId, Map<String, byte[]> attributes)
     {
         public DialogSnapshot
@@ -66,8 +68,8 @@ public record ApplicationSnapshot(String id, String application, int node, long 
         /** The same dialog without attributes: comparable with {@code equals} (arrays compare by identity). */
         public DialogSnapshot withoutAttributes()
         {
-            return new DialogSnapshot(id, state, callId, localTag, remoteTag, localUri, remoteUri, remoteTarget,
-                routeSet, localCSeq, remoteCSeq, linkedId, Map.of());
+            return new DialogSnapshot(id, state, uac, handler, callId, localTag, remoteTag, localUri, remoteUri,
+                remoteTarget, routeSet, localCSeq, remoteCSeq, linkedId, Map.of());
         }
     }
 

@@ -1,26 +1,34 @@
 package io.sipline.container.replication;
 
 import java.io.PrintWriter;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 import org.jctools.queues.MpscArrayQueue;
 
 /**
- * The {@link SnapshotSink} in front of a {@link SessionReplicator}: shards offer snapshots and removals to a bounded
- * lock-free queue (many producers, one consumer) and one platform thread writes them to the grid in the order they
- * were queued, waiting for each write, so a session's removal never overtakes its last snapshot. A shard never waits:
- * when the queue is full the snapshot is counted as dropped and said once on the error stream (the session's next
- * boundary writes it again).
+ * The {@link SnapshotSink} and {@link SnapshotSource} in front of a {@link SessionReplicator}: shards offer snapshots
+ * and removals to a bounded lock-free queue (many producers, one consumer) and one platform thread writes them to the
+ * grid in the order they were queued, waiting for each write, so a session's removal never overtakes its last
+ * snapshot. A shard never waits: when the queue is full the snapshot is counted as dropped and said once on the error
+ * stream (the session's next boundary writes it again). Reads of a call by Call-ID (a survivor taking a dead node's
+ * call over) run on {@value #READERS} reader threads of their own, so that they do not wait behind the writes.
  * <p>
  * Thread-safe: {@link #write} and {@link #remove} from any shard; {@link #close} once, after the shards stopped,
  * drains what is queued (bounded in time) and stops the writer.
  */
-public final class GridWriter implements SnapshotSink, AutoCloseable
+public final class GridWriter implements SnapshotSink, SnapshotSource, AutoCloseable
 {
+    /** Threads that read calls from the grid for a takeover. */
+    static final int READERS = 2;
     /** Queued operations at most; a burst beyond it is dropped rather than blocking a shard. */
     static final int CAPACITY = 65_536;
     private static final long WRITE_TIMEOUT_MS = 10_000;
@@ -35,6 +43,8 @@ public final class GridWriter implements SnapshotSink, AutoCloseable
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final Thread writer;
+    private final ThreadPoolExecutor readers;
+    private final AtomicLong readFailures = new AtomicLong();
     private volatile boolean idle;
     private volatile boolean closing;
 
@@ -54,6 +64,44 @@ public final class GridWriter implements SnapshotSink, AutoCloseable
         this.node = node;
         this.err = err;
         this.writer = Thread.ofPlatform().daemon().name("sipline-grid-writer").start(this::run);
+        this.readers = new ThreadPoolExecutor(READERS, READERS, 0, TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(CAPACITY), Thread.ofPlatform().daemon().name("sipline-grid-reader-", 0).factory());
+    }
+
+    @Override
+    public void readByCallId(final String callId, final Consumer<Optional<ApplicationSnapshot>> then)
+    {
+        try
+        {
+            readers.execute(() -> then.accept(read(callId)));
+        }
+        catch (final RejectedExecutionException e) // closed, or CAPACITY reads waiting
+        {
+            readFailed(callId, e);
+            then.accept(Optional.empty());
+        }
+    }
+
+    private Optional<ApplicationSnapshot> read(final String callId)
+    {
+        try
+        {
+            return grid.readByCallId(callId);
+        }
+        catch (final RuntimeException e)
+        {
+            readFailed(callId, e);
+            return Optional.empty();
+        }
+    }
+
+    private void readFailed(final String callId, final Exception e)
+    {
+        if (0 == readFailures.getAndIncrement())
+        {
+            err.println("sipline: grid reader: call " + callId + " not read: " + e);
+            err.flush();
+        }
     }
 
     @Override
@@ -170,10 +218,17 @@ public final class GridWriter implements SnapshotSink, AutoCloseable
         }
     }
 
-    /** Writes what is queued (at most {@code 2 x} the write timeout) and stops the writer thread. */
+    /** Reads of calls the grid failed or that found the readers closed or full. */
+    public long readFailures()
+    {
+        return readFailures.get();
+    }
+
+    /** Writes what is queued (at most {@code 2 x} the write timeout) and stops the writer and reader threads. */
     @Override
     public void close()
     {
+        readers.shutdownNow();
         closing = true;
         LockSupport.unpark(writer);
         try

@@ -39,7 +39,7 @@ import io.sipline.container.replication.ApplicationSnapshot.TimerSnapshot;
 public final class SnapshotCodec
 {
     private static final int MAGIC = ('S' << 8) | 'L';
-    private static final int FORMAT = 1;
+    private static final int FORMAT = 2;
 
     private SnapshotCodec()
     {
@@ -133,6 +133,8 @@ public final class SnapshotCodec
     {
         out.writeUTF(d.id());
         writeString(out, d.state());
+        out.writeBoolean(d.uac());
+        writeString(out, d.handler());
         out.writeUTF(d.callId());
         writeString(out, d.localTag());
         writeString(out, d.remoteTag());
@@ -154,6 +156,8 @@ public final class SnapshotCodec
     {
         final String id = in.readUTF();
         final String state = readString(in);
+        final boolean uac = in.readBoolean();
+        final String handler = readString(in);
         final String callId = in.readUTF();
         final String localTag = readString(in);
         final String remoteTag = readString(in);
@@ -169,7 +173,8 @@ public final class SnapshotCodec
         final long localCSeq = in.readLong();
         final long remoteCSeq = in.readLong();
         final String linked = readString(in);
-        return new DialogSnapshot(id, state, callId, localTag, remoteTag, localUri, remoteUri, remoteTarget, routeSet,
+        return new DialogSnapshot(id, state, uac, handler, callId, localTag, remoteTag, localUri, remoteUri,
+            remoteTarget, routeSet,
             localCSeq, remoteCSeq, linked, readAttributes(in));
     }
 

@@ -74,6 +74,14 @@ final class TestApps
     static DeployedApplication application(final String name, final SipServlet servlet,
         final Map<String, String> contextParams, final EventListener... listeners) throws Exception
     {
+        return application(name, servlet, contextParams, false, listeners);
+    }
+
+    /** As {@link #application(String, SipServlet, Map, EventListener...)}, {@code <distributable/>} or not. */
+    static DeployedApplication application(final String name, final SipServlet servlet,
+        final Map<String, String> contextParams, final boolean distributable, final EventListener... listeners)
+        throws Exception
+    {
         final Path dir = Files.createTempDirectory("sipline-test-app");
         Files.createDirectories(dir.resolve("WEB-INF"));
         final ApplicationClassLoader loader;
@@ -81,7 +89,8 @@ final class TestApps
         {
             loader = ApplicationClassLoader.create(archive, name, TestApps.class.getClassLoader());
         }
-        final SipApplicationDescriptor.Builder b = SipApplicationDescriptor.builder().appName(name).source("test");
+        final SipApplicationDescriptor.Builder b = SipApplicationDescriptor.builder().appName(name).source("test")
+            .distributable(distributable);
         contextParams.forEach(b::putContextParam);
         b.putServlet(new ServletDefinition("main", servlet.getClass().getName(), null, null, Map.of(), 1,
             DescriptorOrigin.ANNOTATION, "test", -1));

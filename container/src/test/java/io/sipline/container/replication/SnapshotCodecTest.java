@@ -22,11 +22,13 @@ class SnapshotCodecTest
     /** A B2BUA's application session: two confirmed dialogs linked together, an attribute each, one timer. */
     static ApplicationSnapshot b2buaCall(final String id, final long version)
     {
-        final DialogSnapshot caller = new DialogSnapshot("s1", "CONFIRMED", "a84b4c76e66710@pc33.example.com",
+        final DialogSnapshot caller = new DialogSnapshot("s1", "CONFIRMED", false, "main",
+            "a84b4c76e66710@pc33.example.com",
             "s0001a1b2c3d4e5f60", "1928301774", "sip:service@192.0.2.10", "sip:alice@example.com",
             "sip:alice@192.0.2.1:5060", List.of("<sip:192.0.2.100;lr;ftag=1928301774>"), 1, 2, "s2",
             Map.of("billing", "gold".getBytes(StandardCharsets.UTF_8)));
-        final DialogSnapshot callee = new DialogSnapshot("s2", "CONFIRMED", "s0001deadbeef00123@192.0.2.10",
+        final DialogSnapshot callee = new DialogSnapshot("s2", "CONFIRMED", true, "main",
+            "s0001deadbeef00123@192.0.2.10",
             "s0001ffeeddccbbaa9", "as83kd", "sip:alice@example.com", "sip:bob@example.org", "sip:bob@192.0.2.2",
             List.of(), 2, -1, "s1", Map.of());
         return new ApplicationSnapshot(id, "b2bua", 1, version, 1_700_000_000_000L, 1_700_000_180_000L,

@@ -1,6 +1,7 @@
 package io.sipline.sip.dialog;
 
 import java.util.Arrays;
+import java.util.List;
 
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.HeaderSource;
@@ -321,6 +322,69 @@ public final class DialogRecords
         d.creatingMethod = from.creatingMethod;
         d.creatingCSeq = from.creatingCSeq;
         d.state = DialogState.INITIAL;
+        return d;
+    }
+
+    /**
+     * A confirmed dialog as another node of a cluster left it, for the node that takes the call over: Call-ID, tags,
+     * parties (From and To without tag), remote target, route set in the order its Route headers are written
+     * (§12.2.1.1: the first hop's {@code lr} decides loose or strict routing), local and remote CSeq, and which side
+     * created it. The dialog-creating request is taken to be an INVITE with the remote CSeq (UAS) or the local CSeq
+     * (UAC): only the CSeqs in order matter from there on. In no table.
+     *
+     * @return the record, owned by the caller, or null with {@link #lastFailure()} {@link DialogFailure#BAD_ADDRESS}
+     *         when a party has no URI, or {@link DialogFailure#BAD_RECORD_ROUTE} when a route is not a name-addr.
+     */
+    public Dialog restore(final boolean uac, final CharSequence callId, final CharSequence localTag,
+        final CharSequence remoteTag, final CharSequence localAddress, final CharSequence remoteAddress,
+        final CharSequence remoteTarget, final List<? extends CharSequence> routeSet, final long localCSeq,
+        final long remoteCSeq)
+    {
+        lastFailure = DialogFailure.NONE;
+        final Dialog d = pool.acquire();
+        if (!setAddress(d.localAddress, d.localUri, localAddress) ||
+            !setAddress(d.remoteAddress, d.remoteUri, remoteAddress))
+        {
+            lastFailure = DialogFailure.BAD_ADDRESS;
+            pool.release(d);
+            return null;
+        }
+        d.clearRoutes();
+        for (int k = 0; k < routeSet.size(); k++)
+        {
+            scratch.set(routeSet.get(k));
+            if (!address.wrap(scratch.bytes(), 0, scratch.length()) || !address.isNameAddr())
+            {
+                lastFailure = DialogFailure.BAD_RECORD_ROUTE;
+                pool.release(d);
+                return null;
+            }
+            d.addRoute(scratch.bytes(), 0, scratch.length(), address.uriStart(), address.uriEnd());
+            if (k == 0)
+            {
+                d.firstHopLoose = address.uri().hasLr();
+            }
+        }
+        d.callId.set(callId);
+        d.localTag.set(localTag);
+        if (null == remoteTag)
+        {
+            d.remoteTag.clear();
+        }
+        else
+        {
+            d.remoteTag.set(remoteTag);
+        }
+        d.remoteTarget.set(remoteTarget);
+        d.uac = uac;
+        d.prepared = true;
+        d.secure = remoteTarget.length() > 5 && "sips:".contentEquals(remoteTarget.subSequence(0, 5));
+        d.localCSeq = localCSeq;
+        d.remoteCSeq = remoteCSeq;
+        d.creatingMethod = SipMethod.INVITE;
+        d.creatingCSeq = uac ? localCSeq : remoteCSeq;
+        d.inviteCSeq = d.creatingCSeq;
+        d.state = DialogState.CONFIRMED;
         return d;
     }
 

@@ -30,6 +30,8 @@ public final class FlowTokens
     public static final int LENGTH = 27;
     private static final int BODY_BYTES = 10;
     private static final int MAC_BYTES = 10;
+    /** 27 base64 characters carry 162 bits for the 160 of the token: the last one's two low bits are unused. */
+    private static final int UNUSED_LAST_BITS = 0x3;
     private static final String ALGORITHM = "HmacSHA256";
 
     private final SecretKeySpec key;
@@ -131,7 +133,7 @@ public final class FlowTokens
     /** The token's bytes when its MAC checks out, else null. */
     private byte[] decode(final CharSequence token)
     {
-        if (null == token || token.length() != LENGTH)
+        if (null == token || token.length() != LENGTH || !canonicalLast(token.charAt(LENGTH - 1)))
         {
             return null;
         }
@@ -150,6 +152,17 @@ public final class FlowTokens
         final byte[] wanted = new byte[MAC_BYTES];
         System.arraycopy(mac, 0, wanted, 0, MAC_BYTES);
         return MessageDigest.isEqual(given, wanted) ? bytes : null; // constant time
+    }
+
+    /**
+     * Whether the last character leaves the bits the decoder ignores at zero, as our encoder writes them: otherwise
+     * four spellings would decode to one token, and a changed character would still be authentic.
+     */
+    private static boolean canonicalLast(final char c)
+    {
+        final int sextet = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
+            : c >= '0' && c <= '9' ? c - '0' + 52 : c == '-' ? 62 : c == '_' ? 63 : -1;
+        return sextet >= 0 && 0 == (sextet & UNUSED_LAST_BITS);
     }
 
     private byte[] sign(final byte[] bytes)

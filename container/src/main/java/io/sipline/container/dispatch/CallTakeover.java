@@ -1,0 +1,164 @@
+package io.sipline.container.dispatch;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.sipline.container.api.SessionTakeover;
+import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.replication.ApplicationSnapshot;
+import io.sipline.container.replication.SnapshotSource;
+import io.sipline.sip.message.SipMessage;
+import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.shard.ShardIds;
+import io.sipline.sip.stack.StackShard;
+import io.sipline.sip.transaction.ServerTransaction;
+
+/**
+ * A survivor's part in a cluster's failover: an in-dialog request this shard finds no session for, whose To tag
+ * another node of the cluster made, belongs to a call of a node that died (the front sends such requests to a live
+ * node). The shard keeps the server transaction and a copy of the request, asks the grid for the call's snapshot by
+ * Call-ID on a reading thread ({@link SnapshotSource}), and when the answer is posted back to the shard restores the
+ * application session and its SIP sessions ({@link SessionTakeover}) and dispatches the request again; with no
+ * snapshot, or one of an application not deployed here as distributable, the request gets 481 as any request of an
+ * unknown dialog (RFC 3261 §12.2.2). Retransmissions meanwhile are absorbed by the transaction (§17.2.2: it has
+ * nothing to send yet); other requests of the same call wait with the first.
+ * <p>
+ * Not threadsafe; owned by the shard's event loop. The read's callback only posts to that loop. Allocates per
+ * takeover (a copy of the request, the read), never on a request of a known call.
+ */
+final class CallTakeover
+{
+    /** Dispatches a request again once its call is restored, without trying a takeover a second time. */
+    interface Redispatch
+    {
+        void dispatch(ServerTransaction tx, SipMessage request);
+    }
+
+    private final ApplicationRegistry registry;
+    private final ContainerShardImpl container;
+    private final StackShard shard;
+    private final DirectAnswers answers;
+    private final Redispatch redispatch;
+    /** The requests waiting for their call's read, by Call-ID. */
+    private final Map<String, List<Waiting>> pending = new HashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong restored = new java.util.concurrent.atomic.AtomicLong();
+
+    private record Waiting(ServerTransaction tx, SipMessage request)
+    {
+    }
+
+    CallTakeover(final ApplicationRegistry registry, final ContainerShardImpl container, final DirectAnswers answers,
+        final Redispatch redispatch)
+    {
+        this.registry = registry;
+        this.container = container;
+        this.shard = container.shard();
+        this.answers = answers;
+        this.redispatch = redispatch;
+    }
+
+    /**
+     * An in-dialog request of no known session: whether the grid is asked for its call (the request then waits
+     * here and is answered later), or not (outside a cluster, an ACK or CANCEL, a To tag of this node or of no node
+     * of ours: the caller answers 481).
+     *
+     * @param message borrowed; copied when kept.
+     */
+    boolean missed(final ServerTransaction tx, final SipMessage message)
+    {
+        final SnapshotSource source = registry.takeover();
+        final SipMethod method = message.method();
+        if (null == source || SipMethod.ACK == method || SipMethod.CANCEL == method)
+        {
+            return false;
+        }
+        final int owner = ShardIds.nodeOf(message.buffer(), message.toTagStart(), message.toTagEnd());
+        if (owner < 0 || owner == shard.ids().node())
+        {
+            return false; // not a tag of ours, or a call of this node that ended: nothing to take over
+        }
+        final String callId = message.callId();
+        final List<Waiting> waiting = pending.get(callId);
+        if (null != waiting)
+        {
+            waiting.add(new Waiting(tx, message.copy()));
+            return true;
+        }
+        final List<Waiting> first = new ArrayList<>(2);
+        first.add(new Waiting(tx, message.copy()));
+        pending.put(callId, first);
+        final int index = shard.index();
+        source.readByCallId(callId, found -> shard.stack().execute(index, () -> loaded(callId, found)));
+        return true;
+    }
+
+    /** The grid's answer for {@code callId}, on the shard: the call restored and its requests dispatched, or 481. */
+    private void loaded(final String callId, final Optional<ApplicationSnapshot> found)
+    {
+        final List<Waiting> waiting = pending.remove(callId);
+        if (null == waiting)
+        {
+            return;
+        }
+        SipApplicationSessionImpl app = null;
+        try
+        {
+            app = found.map(this::restore).orElse(null);
+        }
+        catch (final RuntimeException e)
+        {
+            ShardLog.logOnce("takeover:" + e.getClass().getName(), "call " + callId + " not taken over on shard "
+                + shard.index(), e);
+        }
+        for (final Waiting w : waiting)
+        {
+            if (null == app)
+            {
+                answers.answer(w.tx(), w.request(), 481, "Call/Transaction Does Not Exist");
+                continue;
+            }
+            try
+            {
+                redispatch.dispatch(w.tx(), w.request());
+            }
+            catch (final RuntimeException e)
+            {
+                ShardLog.logOnce("dispatch:" + e.getClass().getName(), "dispatch failed on shard " + shard.index(), e);
+                answers.answer(w.tx(), w.request(), 500, "Server Internal Error (" + e.getClass().getName() + ")");
+            }
+        }
+    }
+
+    /** The snapshot's application session on this shard, or null when its application is not distributable here. */
+    private SipApplicationSessionImpl restore(final ApplicationSnapshot snapshot)
+    {
+        final SipApplicationSessionImpl known = container.sessions().application(snapshot.id());
+        if (null != known && known.isValid())
+        {
+            return known; // another of its dialogs brought it here first
+        }
+        final RunningApplicationImpl application = registry.application(snapshot.application());
+        if (null == application || null == application.replication())
+        {
+            return null;
+        }
+        final SipApplicationSessionImpl app = SessionTakeover.restore(application, container, snapshot);
+        restored.lazySet(restored.get() + 1); // one writer: the shard
+        return app;
+    }
+
+    /** Application sessions taken over by this shard (shard only; tests and metrics). */
+    long restored()
+    {
+        return restored.get();
+    }
+
+    /** Requests waiting for their call's read (shard only; tests). */
+    int waiting()
+    {
+        return pending.size();
+    }
+}
