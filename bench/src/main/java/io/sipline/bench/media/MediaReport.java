@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * The report of {@code bin/sipline bench media}: every step's row, then per relay the most calls held and its
- * packets per CPU-second there, and the two relays' packets per CPU-second compared at the largest step both held.
+ * packets per CPU-second there, the two relays' packets per CPU-second compared at the largest step both held, and
+ * compared at every step both ran, held or not.
  *
  * <p>Stateless.
  */
@@ -47,6 +48,17 @@ final class MediaReport
             sb.append(String.format("- At %,d calls, both held: Sipline relays %.2f times the packets per "
                 + "CPU-second of rtpengine's userspace path (target: at least 1).%n", (int)ratio[0], ratio[1]));
         }
+        final List<double[]> each = ratioAtEachStep(rows, "Sipline", "rtpengine");
+        if (!each.isEmpty())
+        {
+            sb.append("- Packets per CPU-second, Sipline / rtpengine, at each step both ran (held or not):");
+            for (int i = 0; i < each.size(); i++)
+            {
+                sb.append(String.format("%s%,d calls %.2f", 0 == i ? " " : "; ", (int)each.get(i)[0],
+                    each.get(i)[1]));
+            }
+            sb.append(".\n");
+        }
         return sb.toString();
     }
 
@@ -63,6 +75,31 @@ final class MediaReport
             }
         }
         return best;
+    }
+
+    /**
+     * @return per call count that both relays ran, in the order run, {calls, packets per CPU-second of {@code a} /
+     *         that of {@code b}}, whether they held it or not; steps where either relayed nothing are left out.
+     */
+    static List<double[]> ratioAtEachStep(final List<MediaRow> rows, final String a, final String b)
+    {
+        final List<double[]> out = new java.util.ArrayList<>();
+        for (final MediaRow ra : rows)
+        {
+            if (!ra.system().equals(a) || ra.load().received() <= 0)
+            {
+                continue;
+            }
+            for (final MediaRow rb : rows)
+            {
+                if (rb.system().equals(b) && rb.load().calls() == ra.load().calls() && rb.load().received() > 0)
+                {
+                    out.add(new double[] {ra.load().calls(), ra.packetsPerCpuSecond() / rb.packetsPerCpuSecond()});
+                    break;
+                }
+            }
+        }
+        return out;
     }
 
     /**

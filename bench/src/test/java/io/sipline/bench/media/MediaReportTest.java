@@ -71,6 +71,26 @@ class MediaReportTest
     }
 
     @Test
+    void shouldCompareAtEveryStepBothRanHeldOrNot()
+    {
+        final List<MediaRow> rows = List.of(
+            new MediaRow("Sipline", load(50, 1000, 1000, 6_000_000), 10, 100, -1, -1),
+            new MediaRow("rtpengine", load(50, 1000, 1000, 9_000_000), 20, 100, -1, -1),
+            new MediaRow("Sipline", load(200, 4000, 4000, 0), 20, 100, -1, -1),
+            new MediaRow("rtpengine", load(200, 4000, 3000, 0), 40, 100, -1, -1),
+            new MediaRow("Sipline", load(400, 8000, 0, 0), 20, 100, -1, -1),
+            new MediaRow("rtpengine", load(400, 8000, 8000, 0), 40, 100, -1, -1),
+            new MediaRow("Sipline", load(800, 16000, 16000, 0), 20, 100, -1, -1));
+        final List<double[]> each = MediaReport.ratioAtEachStep(rows, "Sipline", "rtpengine");
+        assertEquals(2, each.size(), "400: Sipline relayed nothing; 800: rtpengine did not run");
+        assertArrayEquals(new double[] {50, 2.0}, each.get(0), 1e-9);
+        assertArrayEquals(new double[] {200, 20_000.0 / 7_500}, each.get(1), 1e-9);
+        final String md = MediaReport.markdown("cmd", rows);
+        assertTrue(md.contains("- Sipline: held no step.") || md.contains("- Sipline: most calls held 800;"), md);
+        assertTrue(md.contains("at each step both ran (held or not): 50 calls 2.00; 200 calls 2.67."), md);
+    }
+
+    @Test
     void shouldReportARelayThatHeldNothing()
     {
         final List<MediaRow> rows = List.of(new MediaRow("rtpengine", load(50, 1000, 0, 0), 1, 100, -1, -1));
