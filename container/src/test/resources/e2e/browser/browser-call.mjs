@@ -1,7 +1,8 @@
 // The browser of the WebRTC gateway end-to-end test: puppeteer-core starts the Debian chromium headless with a fake
 // microphone and no permission prompt, loads the gateway's page with ?auto=1 (connect over WebSocket, register, call
 // the address given), and reports on stdout, one line each, what the test asserts:
-//   CHROMIUM_PID n | ESTABLISHED | ICE state | DTLS state | STATS sent=a received=b lost=c (twice, 3 s apart)
+//   CHROMIUM_PID n | ESTABLISHED | ICE state | DTLS state | STATS sent=a received=b lost=c (twice, 5 s apart:
+//   at 50 packets/s about 250 more each way, so that the test can ask for over 100 in the window)
 //   ENDED ... | FAILED why
 // As the caller (the page's URL has call=...) it then hangs up (BYE from the browser); as the callee (answer=1) it
 // first says REGISTERED and, once the media checks passed, waits for the far end's BYE. Then it closes the browser.
@@ -74,7 +75,7 @@ try {
   await until(page, "the first RTP packets back", async () => (await window.gateway.stats()).packetsReceived > 0);
   let s = await stats(page);
   say(`STATS sent=${s.packetsSent} received=${s.packetsReceived} lost=${s.packetsLost}`);
-  await sleep(3000);
+  await sleep(5000);
   s = await stats(page);
   say(`STATS sent=${s.packetsSent} received=${s.packetsReceived} lost=${s.packetsLost}`);
   if (role !== "callee") {

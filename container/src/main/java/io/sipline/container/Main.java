@@ -161,7 +161,7 @@ public final class Main
             closeAll(web, admin, server);
             return 1;
         }
-        exportHttpMetrics(admin, web);
+        exportMetrics(admin, web, media);
         final GridWriter writer = null == grid ? null : new GridWriter(grid, options.cluster().node(), err);
         // before any deployment: distributable applications write through it, and shards read other nodes' calls
         server.registry().replication(writer, writer);
@@ -209,12 +209,19 @@ public final class Main
         }
     }
 
-    /** The web engine's requests per application in the admin port's {@code /metrics}, when both run. */
-    private static void exportHttpMetrics(final AdminServer admin, final WebServer web)
+    /**
+     * The web engine's requests per application and the media relay's counters in the admin port's
+     * {@code /metrics}, for those that run.
+     */
+    private static void exportMetrics(final AdminServer admin, final WebServer web, final RelayMediaService media)
     {
         if (null != web && null != admin)
         {
             admin.metrics().registerHttp(web.metrics());
+        }
+        if (null != media && null != admin)
+        {
+            admin.metrics().registerMedia(media, media.relay());
         }
     }
 

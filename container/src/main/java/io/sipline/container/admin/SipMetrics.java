@@ -23,6 +23,9 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricFamilyDescriptor;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.sipline.media.relay.MediaRelay;
+import io.sipline.media.relay.RelayDrop;
+import io.sipline.media.service.MediaService;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.StackShard;
@@ -363,6 +366,41 @@ public final class SipMetrics
                 cb.call(capture.sent(), "sent");
                 cb.call(capture.dropped(), "dropped");
             }).register(registry);
+    }
+
+    /**
+     * The media relay's counters ({@code --media-ports}): {@code sipline_media_packets_relayed_total} (RTP and RTCP
+     * sent on to the other leg), {@code sipline_media_datagrams_dropped_total{reason}} by {@link RelayDrop} reason,
+     * {@code sipline_media_anchors} (anchors not yet ended) and {@code sipline_media_port_pairs} (in use). Registered
+     * when the media service starts; the media threads' own counters, read at each scrape.
+     *
+     * @param media the media service.
+     * @param relay its relay.
+     */
+    public void registerMedia(final MediaService media, final MediaRelay relay)
+    {
+        CounterWithCallback.builder().name("sipline_media_packets_relayed")
+            .help("RTP and RTCP packets the media relay sent on to the other leg of an anchored call")
+            .callback(cb -> cb.call(relay.relayed())).register(registry);
+        CounterWithCallback.builder().name("sipline_media_datagrams_dropped")
+            .help("Datagrams the media relay dropped, by reason: malformed, unsupported-protocol, wrong-source (not "
+                + "the latched peer), auth-fail and replay (SRTP/SRTCP), srtp-other, not-ready (no keys yet), "
+                + "no-destination, stun-unexpected and dtls-unexpected (on a leg that is not WebRTC), too-large, "
+                + "send-failed, inactive (the stream is closing)")
+            .labelNames("reason")
+            .callback(cb ->
+            {
+                for (int r = 0; r < RelayDrop.COUNT; r++)
+                {
+                    cb.call(relay.drops(r), RelayDrop.name(r));
+                }
+            }).register(registry);
+        GaugeWithCallback.builder().name("sipline_media_anchors")
+            .help("Media anchors of calls, not yet ended")
+            .callback(cb -> cb.call(media.activeAnchors())).register(registry);
+        GaugeWithCallback.builder().name("sipline_media_port_pairs")
+            .help("Media port pairs held by the relay's open streams")
+            .callback(cb -> cb.call(relay.portPairsInUse())).register(registry);
     }
 
     /**

@@ -24,6 +24,11 @@ import org.junit.jupiter.api.Test;
 
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.media.relay.MediaRelaySettings;
+import io.sipline.media.sdp.SessionDescription;
+import io.sipline.media.service.MediaAnchor;
+import io.sipline.media.service.MediaProfile;
+import io.sipline.media.service.RelayMediaService;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.test.Sipp;
 
@@ -236,6 +241,59 @@ class AdminServerTest
             assertTrue(!s.containsKey("sipline_application_sessions_active{application=\"app\"}"),
                 "unknown sessions are omitted, not reported as a number");
         }
+    }
+
+    @Test
+    void shouldExposeTheMediaRelaysCountersOnceRegistered() throws Exception
+    {
+        try (ContainerServer server = container();
+            AdminServer admin = AdminServer.start(new InetSocketAddress(LOOPBACK, 0), server.stack(),
+                ContainerStatus.NONE);
+            RelayMediaService media = RelayMediaService.startWithoutWebRtc(new MediaRelaySettings(38000, 38999,
+                LOOPBACK, null, 1, 0));
+            DatagramSocket phoneA = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0));
+            DatagramSocket phoneB = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
+        {
+            assertTrue(!get(admin, "/metrics").body().contains("sipline_media_"), "no media service registered yet");
+            admin.metrics().registerMedia(media, media.relay());
+            final MediaAnchor anchor = media.anchor(plainOffer(phoneA.getLocalPort()), MediaProfile.RTP_AVP, null);
+            final int relayForB = SessionDescription.parse(anchor.offer()).media().getFirst().port();
+            final int relayForA = SessionDescription.parse(anchor.answer(plainOffer(phoneB.getLocalPort())))
+                .media().getFirst().port();
+            Map<String, Double> s = samples(get(admin, "/metrics").body());
+            assertEquals(1, s.get("sipline_media_anchors"));
+            assertEquals(2, s.get("sipline_media_port_pairs"));
+            assertEquals(0, s.get("sipline_media_packets_relayed_total"));
+
+            final byte[] rtp = new byte[172];
+            rtp[0] = (byte)0x80; // RTP version 2, PCMU, sequence 0, SSRC 0
+            phoneA.send(new DatagramPacket(rtp, rtp.length, new InetSocketAddress(LOOPBACK, relayForA)));
+            phoneB.setSoTimeout(5_000);
+            final DatagramPacket got = new DatagramPacket(new byte[2048], 2048);
+            phoneB.receive(got);
+            assertEquals(rtp.length, got.getLength());
+            final byte[] junk = new byte[20];
+            junk[0] = (byte)0xFF; // no protocol of RFC 7983 starts so
+            phoneA.send(new DatagramPacket(junk, junk.length, new InetSocketAddress(LOOPBACK, relayForA)));
+            final String malformed = "sipline_media_datagrams_dropped_total{reason=\"malformed\"}";
+            final long deadline = System.nanoTime() + 5_000_000_000L;
+            do
+            {
+                s = samples(get(admin, "/metrics").body());
+            }
+            while (s.getOrDefault(malformed, 0.0) < 1 && System.nanoTime() < deadline);
+            assertEquals(1, s.get(malformed));
+            assertEquals(1, s.get("sipline_media_packets_relayed_total"));
+            assertEquals(1, sumWhere(s, "sipline_media_datagrams_dropped_total", ""), "one drop, one reason");
+            anchor.end();
+            assertEquals(0, samples(get(admin, "/metrics").body()).get("sipline_media_anchors"));
+        }
+    }
+
+    private static String plainOffer(final int port)
+    {
+        return "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio " + port
+            + " RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n";
     }
 
     // ----------------------------------------------------------------------------------------------------------------

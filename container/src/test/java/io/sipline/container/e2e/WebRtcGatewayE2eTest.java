@@ -32,8 +32,9 @@ import org.junit.jupiter.api.Test;
  * service, DTLS-SRTP and ICE-lite toward the browser, plain RTP toward a sipp that echoes it ({@code -rtp_echo}).
  * <ul>
  *   <li>the browser calls sipp's UAS: the call is established (200, ACK), the browser's ICE and DTLS reach
- *       connected, the browser receives RTP back (inbound packets above 0 and growing: its own audio relayed to
- *       sipp as plain RTP, echoed, relayed back as SRTP), its BYE reaches sipp, and the anchor is freed;</li>
+ *       connected, and in 5 s of its {@code getStats()} the browser sends over 100 audio packets and receives over
+ *       100 back (its own audio relayed to sipp as plain RTP, echoed, relayed back as SRTP: sipp received each of
+ *       them) with under 2 % lost; its BYE reaches sipp, and the anchor is freed;</li>
  *   <li>a sipp UAC calls the browser, registered over WebSocket, which answers: the same media checks, then sipp's
  *       BYE ends the call in the browser and the anchor is freed.</li>
  * </ul>
@@ -146,11 +147,25 @@ class WebRtcGatewayE2eTest
         final List<Matcher> stats = browser.output().lines().filter(l -> l.startsWith("STATS ")).map(STATS::matcher)
             .filter(Matcher::matches).toList();
         assertEquals(2, stats.size(), why);
-        final long first = Long.parseLong(stats.get(0).group(2));
-        final long second = Long.parseLong(stats.get(1).group(2));
-        assertTrue(first > 0 && second > first, "inbound RTP packets not growing (" + first + ", " + second + "):\n" +
-            why);
-        assertTrue(Long.parseLong(stats.get(1).group(1)) > 100, "the browser sent too few packets:\n" + why);
+        final long[] first = counts(stats.get(0));
+        final long[] second = counts(stats.get(1));
+        // sipp sends no RTP of its own, it only echoes what reaches its media port: every packet the browser
+        // received went browser -> relay (SRTP to RTP) -> sipp -> relay (RTP to SRTP) -> browser, so the packets
+        // received in the window were also received by sipp, and both relay directions carried them.
+        assertTrue(second[0] - first[0] > 100, "the browser sent " + (second[0] - first[0]) + " packets in 5 s:\n"
+            + why);
+        assertTrue(second[1] - first[1] > 100, "the browser received " + (second[1] - first[1])
+            + " packets in 5 s (its own audio echoed by sipp through the relay):\n" + why);
+        // packetsLost (RFC 3550 §6.4.1 cumulative lost, as getStats reports it) under 2 % of what arrived
+        assertTrue(second[2] * 50 <= second[1], "the browser lost " + second[2] + " of " + (second[1] + second[2])
+            + " packets:\n" + why);
+    }
+
+    /** @return packets sent, received and lost, from a {@code STATS} line. */
+    private static long[] counts(final Matcher stats)
+    {
+        return new long[] {Long.parseLong(stats.group(1)), Long.parseLong(stats.group(2)),
+            Long.parseLong(stats.group(3))};
     }
 
     /** The server-wide count of media anchors, from the example's status page, reaches 0 (bounded). */
