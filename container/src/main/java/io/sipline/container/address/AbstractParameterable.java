@@ -36,7 +36,12 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
         /** Everything but the {@code tag} parameter (From, To). */
         TAG,
         /** Nothing (system headers). */
-        READ_ONLY
+        READ_ONLY,
+        /**
+         * The container's Contact in a message it writes the Contact of (JSR 289 §4.1.3): display name, header
+         * parameters and the URI's user part and parameters; not the URI itself, its scheme, host or port.
+         */
+        CONTACT
     }
 
     static final String TAG = "tag";

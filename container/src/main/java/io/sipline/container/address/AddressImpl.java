@@ -57,6 +57,17 @@ public final class AddressImpl extends AbstractParameterable implements Address
         return new AddressImpl(displayName, readOnlyUri, copyParams(), paramCount, Protection.READ_ONLY, header);
     }
 
+    /**
+     * A copy for the Contact the container writes ({@link Protection#CONTACT}): a {@code sip:}/{@code sips:} URI's
+     * user part and parameters may change, as may the display name and header parameters; any other URI is read-only.
+     */
+    public AddressImpl containerContact(final String header)
+    {
+        final URI contactUri = uri instanceof SipURIImpl sip ? sip.containerContact(header)
+            : uri instanceof BaseUri base ? base.readOnly(header) : uri;
+        return new AddressImpl(displayName, contactUri, copyParams(), paramCount, Protection.CONTACT, header);
+    }
+
     /** {@link #readOnly(String)} with a generic header name in the error message. */
     public AddressImpl readOnly()
     {
@@ -137,6 +148,11 @@ public final class AddressImpl extends AbstractParameterable implements Address
     public void setURI(final URI uri)
     {
         checkWritable();
+        if (Protection.CONTACT == protection)
+        {
+            throw new IllegalStateException("the URI of the " + systemHeader
+                + " is the container's; only its user part and parameters may change (JSR 289 §4.1.3)");
+        }
         if (null == uri)
         {
             throw new NullPointerException("uri"); // JSR 289 Address.setURI: NullPointerException on null uri

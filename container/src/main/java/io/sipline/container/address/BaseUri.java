@@ -179,7 +179,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     @Override
     public void setParameter(final String name, final String value)
     {
-        checkWritable();
+        checkParameterWritable(name);
         if (null == name || name.isEmpty())
         {
             throw new IllegalArgumentException("URI parameter name must not be null or empty");
@@ -208,7 +208,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     @Override
     public void removeParameter(final String name)
     {
-        checkWritable();
+        checkParameterWritable(name);
         if (null == name)
         {
             return;
@@ -262,6 +262,12 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
         {
             throw new IllegalStateException(systemHeader + " is a system header and cannot be modified");
         }
+    }
+
+    /** {@link #checkWritable}, and what a subclass also refuses of the parameter {@code name}. */
+    void checkParameterWritable(final String name)
+    {
+        checkWritable();
     }
 
     /**

@@ -7,6 +7,7 @@ import javax.servlet.sip.SipURI;
 
 import io.sipline.sip.message.SipUriFlyweight;
 import io.sipline.sip.message.UriComparison;
+import io.sipline.sip.stack.SipStackConfig;
 
 /**
  * A {@code sip:} or {@code sips:} URI (RFC 3261 §19.1) as a JSR 289 {@link SipURI}, kept as its wire bytes (see
@@ -23,9 +24,50 @@ import io.sipline.sip.message.UriComparison;
  */
 public final class SipURIImpl extends BaseUri implements SipURI
 {
+    /**
+     * Null, or the Contact header whose URI this is in a message the container writes the Contact of: its user part
+     * and other parameters may change, its scheme, host, port, {@code transport}, {@code maddr}, {@code lr}, the node
+     * parameter and headers may not (JSR 289 §4.1.3: they are where the dialog's requests come back to).
+     */
+    private final String containerContact;
+
     SipURIImpl(final byte[] wire, final String systemHeader)
     {
+        this(wire, systemHeader, null);
+    }
+
+    private SipURIImpl(final byte[] wire, final String systemHeader, final String containerContact)
+    {
         super(wire, systemHeader);
+        this.containerContact = containerContact;
+    }
+
+    /** A copy (sharing its bytes) for the container's Contact {@code header}: see {@link #containerContact}. */
+    public SipURIImpl containerContact(final String header)
+    {
+        return new SipURIImpl(wire, null, header);
+    }
+
+    private void checkAddressWritable(final String what)
+    {
+        checkWritable();
+        if (null != containerContact)
+        {
+            throw new IllegalStateException("the " + what + " of the " + containerContact
+                + " URI is the container's; only its user part and parameters may change (JSR 289 §4.1.3)");
+        }
+    }
+
+    @Override
+    void checkParameterWritable(final String name)
+    {
+        checkWritable();
+        if (null != containerContact && null != name && ("transport".equalsIgnoreCase(name)
+            || "maddr".equalsIgnoreCase(name) || "lr".equalsIgnoreCase(name)
+            || SipStackConfig.NODE_URI_PARAMETER.equalsIgnoreCase(name)))
+        {
+            checkAddressWritable(name + " parameter");
+        }
     }
 
     @Override
@@ -62,7 +104,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     @Override
     public void setSecure(final boolean secure)
     {
-        checkWritable();
+        checkAddressWritable("scheme");
         if (secure != isSecure())
         {
             replace(0, secure ? 3 : 4, secure ? "sips" : "sip");
@@ -156,7 +198,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     @Override
     public void setHost(final String host)
     {
-        checkWritable();
+        checkAddressWritable("host");
         if (null == host || host.isEmpty())
         {
             throw new IllegalArgumentException("host must not be null or empty");
@@ -175,7 +217,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     @Override
     public void setPort(final int port)
     {
-        checkWritable();
+        checkAddressWritable("port");
         if (port > 65535)
         {
             throw new IllegalArgumentException("port out of range: " + port);
@@ -284,7 +326,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     @Override
     public void setHeader(final String name, final String value)
     {
-        checkWritable();
+        checkAddressWritable("headers");
         if (null == name || name.isEmpty())
         {
             throw new IllegalArgumentException("URI header name must not be null or empty");
@@ -311,7 +353,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     @Override
     public void removeHeader(final String name)
     {
-        checkWritable();
+        checkAddressWritable("headers");
         if (null == name)
         {
             return;

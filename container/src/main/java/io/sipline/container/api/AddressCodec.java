@@ -41,6 +41,11 @@ final class AddressCodec
         return a instanceof AddressImpl impl ? impl.readOnly(header) : a;
     }
 
+    static Address containerContact(final Address a, final String header)
+    {
+        return a instanceof AddressImpl impl ? impl.containerContact(header) : a;
+    }
+
     static Address tagProtected(final Address a, final String header)
     {
         return a instanceof AddressImpl impl ? impl.tagProtected(header) : a;

@@ -353,6 +353,11 @@ public abstract class SipServletMessageImpl implements SipServletMessage
             return getTo();
         }
         final Address a = AddressCodec.address(value);
+        if (HeaderName.CONTACT == k && !committed && !incoming && isSystemHeader(k, name))
+        {
+            // JSR 289 §4.1.3: the container's Contact; its user part and parameters are the application's to set
+            return (Address)bind(name, ordinal, value, AddressCodec.containerContact(a, name), true);
+        }
         if (isSystemHeader(k, name) || committed)
         {
             return AddressCodec.readOnly(a, name);

@@ -149,7 +149,8 @@ final class ShardAddresses
     /**
      * A message's Contact, when it is the one the container wrote for another transport, becomes this transport's
      * (RFC 3261 §8.1.1.8: a {@code transport=tcp}, {@code sips:} or {@code transport=ws} URI on our listener, so that
-     * the peer's requests in the dialog come back the same way). A Contact the application set is left alone. For UDP
+     * the peer's requests in the dialog come back the same way); one the application edited keeps its user part and
+     * parameters ({@link EditedContacts}). A Contact the application set is left alone. For UDP
      * nothing is read (the container's requests are made with its UDP Contact; no String on that path).
      */
     void ownContact(final SipServletMessageImpl message, final int transport)
@@ -166,9 +167,19 @@ final class ShardAddresses
         }
         final String value = headers.value(i);
         final String wanted = contacts[transport];
-        if (!value.equals(wanted) && isOwnContact(value))
+        if (value.equals(wanted))
+        {
+            return;
+        }
+        if (isOwnContact(value))
         {
             headers.setValue(i, wanted);
+            return;
+        }
+        final String moved = EditedContacts.moved(value, wanted, host, ownPorts);
+        if (null != moved)
+        {
+            headers.setValue(i, moved);
         }
     }
 

@@ -251,6 +251,39 @@ class MessageLeniencyTest
     }
 
     @Test
+    void getAddressHeaderOfTheContainersContactTakesUserPartAndParameters() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        final Address contact = ok.getAddressHeader("Contact");
+        final SipURI uri = (SipURI)contact.getURI();
+        uri.setUser("conference-7");
+        uri.setParameter("app", "c2c");
+        contact.setParameter("isfocus", "");
+        final String text = writtenText(ok);
+        assertTrue(text.contains("Contact: <sip:conference-7@192.0.2.1:5060;app=c2c>;isfocus\r\n"), text);
+    }
+
+    @Test
+    void getAddressHeaderOfTheContainersContactRefusesWhereRequestsComeBack() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        final Address contact = ok.getAddressHeader("Contact");
+        final SipURI uri = (SipURI)contact.getURI();
+        assertThrows(IllegalStateException.class, () -> uri.setHost("192.0.2.66"), "JSR 289 §4.1.3");
+        assertThrows(IllegalStateException.class, () -> uri.setPort(5070));
+        assertThrows(IllegalStateException.class, () -> uri.setTransportParam("tcp"));
+        assertThrows(IllegalStateException.class, () -> uri.setSecure(true));
+        assertThrows(IllegalStateException.class, () -> contact.setURI(SipAddresses.sipUri("x", "192.0.2.66")));
+        final String text = writtenText(ok);
+        assertTrue(text.matches("(?s).*Contact: <?sip:192\\.0\\.2\\.1:5060>?\r\n.*"), "nothing changed: " + text);
+        ok.send();
+        assertThrows(IllegalStateException.class, () -> ((SipURI)ok.getAddressHeader("Contact").getURI())
+            .setUser("late"), "a sent message is read-only");
+    }
+
+    @Test
     void pushRouteOnSubsequentRequestIsRefused() throws Exception
     {
         final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
