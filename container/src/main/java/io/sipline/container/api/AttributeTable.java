@@ -119,6 +119,19 @@ final class AttributeTable
         return old;
     }
 
+    /**
+     * The name set first of those left, or null when there is none: removing the first name as many times as
+     * {@link #size()} said empties the table in the order names were set, with no array copied for it.
+     */
+    String firstName()
+    {
+        if (null != map)
+        {
+            return map.isEmpty() ? null : map.keySet().iterator().next();
+        }
+        return 0 == size ? null : names[0];
+    }
+
     /** The names, as a new array (iterating it is safe while attributes are removed). */
     String[] names()
     {

@@ -168,8 +168,15 @@ final class SessionAttributes
     {
         if (null != values)
         {
-            for (final String key : values.names())
+            // the first name each time, once per attribute there was: a listener that sets one meanwhile is not
+            // made to loop, and no copy of the names is made
+            for (int n = values.size(); n > 0; n--)
             {
+                final String key = values.firstName();
+                if (null == key)
+                {
+                    break;
+                }
                 remove(session, key);
             }
         }

@@ -401,8 +401,14 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         if (null != attributes)
         {
-            for (final String name : attributes.names())
+            // the first name each time, once per attribute there was (see SessionAttributes.removeAll)
+            for (int n = attributes.size(); n > 0; n--)
             {
+                final String name = attributes.firstName();
+                if (null == name)
+                {
+                    break;
+                }
                 removeAttribute(name);
             }
         }

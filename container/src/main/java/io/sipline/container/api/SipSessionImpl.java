@@ -68,8 +68,13 @@ public final class SipSessionImpl implements SipSession
     private SipServletRequestImpl original;
     /** The user of the initial request, kept when {@link #settle} lets go of the request. */
     private SipPrincipal settledPrincipal;
-    /** Requests of this session whose transaction has no final response yet (JSR 289 B2BUA pending messages). */
-    private final List<SipServletRequestImpl> ongoing = new ArrayList<>(2);
+    /**
+     * Requests of this session whose transaction has no final response yet (JSR 289 B2BUA pending messages), in the
+     * order they began: the first in a field (a session has one at a time in most calls), the others in a list made
+     * when two overlap.
+     */
+    private SipServletRequestImpl ongoingFirst;
+    private List<SipServletRequestImpl> ongoingMore;
     private boolean hadTransaction;
     /** Written by the thread that sends the BYE (an application's, perhaps not the shard's), read by any. */
     private volatile boolean byeSent;
@@ -541,10 +546,21 @@ public final class SipSessionImpl implements SipSession
     // Transactions and state (JSR 289 §6.2.1)
     // ================================================================================================================
 
-    /** The requests whose transaction has no final response yet. */
+    /** The requests whose transaction has no final response yet, in the order they began (a snapshot). */
     public List<SipServletRequestImpl> ongoing()
     {
-        return ongoing;
+        if (null == ongoingFirst)
+        {
+            return List.of();
+        }
+        if (null == ongoingMore || ongoingMore.isEmpty())
+        {
+            return List.of(ongoingFirst);
+        }
+        final List<SipServletRequestImpl> all = new ArrayList<>(1 + ongoingMore.size());
+        all.add(ongoingFirst);
+        all.addAll(ongoingMore);
+        return all;
     }
 
     /** A transaction starts (a request received or sent). */
@@ -552,7 +568,18 @@ public final class SipSessionImpl implements SipSession
     {
         if (!"ACK".equals(request.getMethod()))
         {
-            ongoing.add(request);
+            if (null == ongoingFirst)
+            {
+                ongoingFirst = request;
+            }
+            else
+            {
+                if (null == ongoingMore)
+                {
+                    ongoingMore = new ArrayList<>(2);
+                }
+                ongoingMore.add(request);
+            }
             hadTransaction = true;
         }
         lastAccessed = app.host().currentTimeMillis();
@@ -562,7 +589,14 @@ public final class SipSessionImpl implements SipSession
     /** A transaction ended for the application (a final response sent or received, or a timeout). */
     public void end(final SipServletRequestImpl request)
     {
-        ongoing.remove(request);
+        if (ongoingFirst == request)
+        {
+            ongoingFirst = null == ongoingMore || ongoingMore.isEmpty() ? null : ongoingMore.removeFirst();
+        }
+        else if (null != ongoingMore)
+        {
+            ongoingMore.remove(request);
+        }
     }
 
     /**
@@ -624,7 +658,7 @@ public final class SipSessionImpl implements SipSession
 
     boolean readyToInvalidate()
     {
-        if (!ongoing.isEmpty())
+        if (null != ongoingFirst)
         {
             return false;
         }

@@ -11,6 +11,8 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import io.sipline.test.AllocationMeter;
+
 /** {@link AttributeTable}: set, replace, read and remove by name, in arrays while few and in a map beyond. */
 class AttributeTableTest
 {
@@ -31,6 +33,37 @@ class AttributeTableTest
         assertArrayEquals(new String[] {"state", "ref"}, t.names());
         assertEquals(7, t.get("ref"));
         assertNull(t.get("absent"));
+    }
+
+    @Test
+    void shouldEmptyByFirstNameInTheOrderSetWithoutAllocating()
+    {
+        final AttributeTable t = new AttributeTable(4);
+        final String[] removed = new String[4];
+        final Runnable drain = () ->
+        {
+            t.put("caller", "a");
+            t.put("callee", "b");
+            t.put("started", 1);
+            // how an invalidated session removes its attributes: the first name, once per attribute there was
+            int k = 0;
+            for (int n = t.size(); n > 0; n--)
+            {
+                final String name = t.firstName();
+                t.remove(name);
+                removed[k++] = name;
+            }
+        };
+        assertEquals(0, AllocationMeter.leastBytes(() ->
+        {
+            for (int i = 0; i < 20_000; i++)
+            {
+                drain.run();
+            }
+        }, drain, 5, 0), "bytes to fill and empty the table once more");
+        assertArrayEquals(new String[] {"caller", "callee", "started", null}, removed);
+        assertEquals(0, t.size());
+        assertNull(t.firstName(), "nothing left");
     }
 
     @Test

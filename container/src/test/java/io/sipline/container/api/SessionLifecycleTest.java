@@ -217,6 +217,32 @@ class SessionLifecycleTest
     }
 
     @Test
+    void shouldKeepOverlappingTransactionsInTheOrderTheyBegan()
+    {
+        final SipServletRequestImpl first = invite(app);
+        final SipSessionImpl s = first.sessionImpl();
+        final SipServletRequestImpl second = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE),
+            null, TestMessages.PEER, TestMessages.LOCAL);
+        final SipServletRequestImpl third = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE),
+            null, TestMessages.PEER, TestMessages.LOCAL);
+        assertEquals(List.of(first), s.ongoing());
+        s.begin(second);
+        s.begin(third);
+        assertEquals(List.of(first, second, third), s.ongoing());
+        s.end(first);
+        assertEquals(List.of(second, third), s.ongoing(), "the next one takes the first place");
+        assertFalse(s.readyToInvalidate(), "transactions still going");
+        s.end(third);
+        assertEquals(List.of(second), s.ongoing());
+        s.end(third);
+        assertEquals(List.of(second), s.ongoing(), "ending a request that is not going changes nothing");
+        s.end(second);
+        assertEquals(List.of(), s.ongoing());
+        s.begin(third);
+        assertEquals(List.of(third), s.ongoing());
+    }
+
+    @Test
     void shouldKeepOneAttributeOrManyAlike()
     {
         app.listeners.add(new Recorder());
@@ -249,8 +275,8 @@ class SessionLifecycleTest
             events);
         events.clear();
         s.invalidate();
-        assertEquals(Set.of("attr-removed:e", "attr-removed:f"),
-            Set.copyOf(events.stream().filter(e -> e.startsWith("attr-")).toList()));
+        assertEquals(List.of("attr-removed:e", "attr-removed:f"),
+            events.stream().filter(e -> e.startsWith("attr-")).toList(), "each once, in the order they were set");
     }
 
     @Test
