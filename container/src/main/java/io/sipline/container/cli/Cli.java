@@ -274,9 +274,10 @@ public final class Cli
             defaultValue = "" + DEFAULT_OVERLOAD_WAIT_MILLIS,
             description = "Overload control: once every request has waited longer than MS milliseconds since the "
                 + "kernel received it for 100 ms on end (the shard has a standing backlog; one slow message is "
-                + "not enough), a new request outside a dialog is refused with 503 Service Unavailable and "
-                + "Retry-After: 1 until a request waits less, so that the calls already up finish and the server "
-                + "does not collapse under retransmissions; requests in dialogs and responses are always served. "
+                + "not enough), each new request outside a dialog that waited longer than MS is refused with 503 "
+                + "Service Unavailable and Retry-After: 1 until the waits have stayed within MS for 100 ms, so that "
+                + "the calls already up finish and the server does not collapse under retransmissions; requests in "
+                + "dialogs and responses are always served. "
                 + "1-10000, or 0 for off (default ${DEFAULT-VALUE}).")
         int overloadWait;
 

@@ -126,10 +126,11 @@ final class InboundRequests
 
     /**
      * Overload control ({@code SipStackConfig#overloadWaitNs}, {@link OverloadControl}): every request's wait since the
-     * kernel received it is a sample, and the answer is whether the waits have stood above the limit for an interval.
-     * Only a new request is then refused: a shard that far behind its input would only add to its backlog by routing
-     * it, its retransmissions and those of the calls already up would come next, and the socket buffers would
-     * overflow; requests within dialogs and CANCELs are served so that the calls already up finish.
+     * kernel received it is a sample, and the answer is whether this request waited past the limit while the shard is
+     * overloaded (the waits stood above the limit for an interval). Only a new request is then refused: a shard that
+     * far behind its input would only add to its backlog by routing it, its retransmissions and those of the calls
+     * already up would come next, and the socket buffers would overflow; requests within dialogs and CANCELs are
+     * served so that the calls already up finish.
      */
     private boolean overloaded(final SipMessage request)
     {

@@ -1,20 +1,21 @@
 package io.sipline.container.dispatch;
 
 /**
- * Overload control of one shard, after CoDel (RFC 8289 §3-§4): the shard refuses new requests only once the queueing
- * delay of the requests it takes in has stayed above the target for a whole interval, so that one slow message (a
- * cold server loading and compiling its classes, a GC pause, a burst) is absorbed and only a standing backlog sheds.
+ * Overload control of one shard: a new request is refused when it waited longer than the target, but only while the
+ * shard is overloaded, which it becomes once the waits have stood above the target for a whole interval (CoDel's
+ * standing queue, RFC 8289 §3.2) and stops being once they have stayed at or below it for a whole interval.
  * <p>
- * Each request's delay (its wait from the kernel's receive time to its dispatch) is a sample. A sample below the
- * target ends any period above it and stops shedding (RFC 8289 §4.4: the sojourn time fell below target). The first
- * sample above it starts the interval; a later sample, still above, at or past the interval's end starts shedding,
- * and shedding goes on while the samples stay above. The minimum delay over the interval is then above the target,
- * which is what RFC 8289 §3.2 calls a standing queue. CoDel resets when its queue empties; the shard cannot see its
- * queue, so a gap of more than one interval without a sample counts as an empty queue (nothing is known to have
- * stood there). CoDel's control law (drops spaced by interval/sqrt(count), §3.3) signals TCP senders one drop at a
- * time; a SIP caller told 503 with Retry-After stops by itself, so while shedding every new request is refused.
+ * Each request's wait (from the kernel's receive time to its dispatch) is a sample. Entering: the first sample above
+ * the target starts the interval, a sample at or below it ends the interval, and a sample still above at or past the
+ * interval's end is overload; one slow message (a cold server loading and compiling its classes, a GC pause, a burst
+ * drained within the interval) is absorbed. While overloaded each new request is judged by its own wait: the ones
+ * that waited past the target are refused, the others served, so that the refusals, cheap beside a call, keep the
+ * shard's queue at about the target (a deadline per request) instead of refusing everything until the queue is empty
+ * and letting it build again for an interval. Leaving: an interval in which no sample was above the target. CoDel
+ * resets when its queue empties; the shard cannot see its queue, so a gap of more than one interval without a sample
+ * counts as an empty queue.
  * <p>
- * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: three
+ * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: four
  * fields. The clock is the caller's (the nanoseconds of the receive times); tests pass their own.
  */
 final class OverloadControl
@@ -23,14 +24,18 @@ final class OverloadControl
     private final long intervalNs;
     /** The end of the interval started by the first sample above the target; {@link #NONE} when below. */
     private long aboveUntilNs = NONE;
+    /** The time of the last sample above the target (while overloaded: an interval without one ends it). */
+    private long lastAboveNs = NONE;
     private long lastSampleNs = NONE;
-    private boolean shedding;
+    private boolean overloaded;
 
     private static final long NONE = Long.MIN_VALUE;
 
     /**
-     * @param targetNs   the delay that, standing for an interval, is overload; 0: never overloaded.
-     * @param intervalNs how long the delay must stay above the target (RFC 8289 §4.3: 100 ms).
+     * @param targetNs   the wait that, standing for an interval, is overload, and past which a new request is then
+     *                   refused; 0: never overloaded.
+     * @param intervalNs how long the waits must stay above the target to enter overload, and at or below it to leave
+     *                   (RFC 8289 §4.3: 100 ms).
      */
     OverloadControl(final long targetNs, final long intervalNs)
     {
@@ -43,39 +48,51 @@ final class OverloadControl
     }
 
     /**
-     * Takes one request's delay and says whether the shard sheds now.
+     * Takes one request's wait and says whether this request, if new, is refused.
      *
-     * @param receivedNs when the kernel received the request (0: unknown, not a sample).
+     * @param receivedNs when the kernel received the request (0: unknown, not a sample, never refused).
      * @param nowNs      the clock now, in the same time base.
-     * @return true when new requests are refused now: the delay has stood above the target for an interval.
+     * @return true when the shard is overloaded and this request waited longer than the target.
      */
     boolean onRequest(final long receivedNs, final long nowNs)
     {
         if (0 == targetNs || 0 == receivedNs)
         {
-            return shedding;
+            return false;
         }
         final long last = lastSampleNs;
         lastSampleNs = nowNs;
-        if (nowNs - receivedNs <= targetNs || (NONE != last && nowNs - last > intervalNs))
+        if (NONE != last && nowNs - last > intervalNs)
         {
-            // Below the target, or the first sample after a silence: no standing queue behind this one.
-            shedding = false;
-            aboveUntilNs = nowNs - receivedNs <= targetNs ? NONE : nowNs + intervalNs;
+            // The first sample after a silence: nothing stood in the queue meanwhile.
+            overloaded = false;
+            aboveUntilNs = NONE;
+        }
+        if (nowNs - receivedNs <= targetNs)
+        {
+            aboveUntilNs = NONE;
+            if (overloaded && nowNs - lastAboveNs >= intervalNs)
+            {
+                overloaded = false; // a whole interval with every wait within the target: the queue has drained
+            }
             return false;
         }
-        if (NONE == aboveUntilNs)
+        lastAboveNs = nowNs;
+        if (!overloaded)
         {
-            aboveUntilNs = nowNs + intervalNs;
-            return shedding;
+            if (NONE == aboveUntilNs)
+            {
+                aboveUntilNs = nowNs + intervalNs;
+                return false;
+            }
+            overloaded = nowNs - aboveUntilNs >= 0;
         }
-        shedding = nowNs - aboveUntilNs >= 0;
-        return shedding;
+        return overloaded;
     }
 
-    /** True while new requests are refused. */
-    boolean shedding()
+    /** True while the shard is overloaded: new requests that waited longer than the target are refused. */
+    boolean overloaded()
     {
-        return shedding;
+        return overloaded;
     }
 }

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The states of {@link OverloadControl} with a clock the test moves: target 30 ms, interval 100 ms. A request is
- * given as its wait and the time it is dispatched ({@code now - wait} is its receive time).
+ * given as its wait and the time it is dispatched ({@code now - wait} is its receive time); the answer is whether it
+ * would be refused if it were new.
  */
 class OverloadControlTest
 {
@@ -31,7 +32,7 @@ class OverloadControlTest
         assertFalse(request(2), "the next one did not wait: no standing queue");
         now += 150 * MS;
         assertFalse(request(1));
-        assertFalse(control.shedding());
+        assertFalse(control.overloaded());
     }
 
     @Test
@@ -76,23 +77,59 @@ class OverloadControlTest
     }
 
     @Test
-    void shouldStopSheddingWhenTheDelayDrops()
+    void shouldJudgeEachNewRequestByItsOwnWaitWhileOverloaded()
     {
-        for (int i = 0; i <= 100; i++)
+        overload();
+        assertFalse(request(30), "within the target: served");
+        assertTrue(control.overloaded(), "one request within the target does not end the overload");
+        now += MS;
+        assertTrue(request(31), "past the target: refused");
+        now += MS;
+        assertFalse(request(1));
+        now += MS;
+        assertTrue(request(200), "the overload goes on: refused at once, no new interval");
+    }
+
+    @Test
+    void shouldLeaveOverloadAfterAnIntervalWithinTheTarget()
+    {
+        overload();
+        for (int ms = 1; ms < 100; ms++)
         {
-            request(200);
+            assertFalse(request(5));
+            assertTrue(control.overloaded(), ms + " ms after the last wait past the target: still overloaded");
             now += MS;
         }
-        assertTrue(request(200));
+        assertFalse(request(5));
+        assertFalse(control.overloaded(), "a whole interval within the target: the queue has drained");
         now += MS;
-        assertFalse(request(30), "a request within the target: the queue has drained");
-        assertFalse(control.shedding());
-        now += MS;
-        assertFalse(request(200), "above again: a new interval starts, no shedding at once");
+        assertFalse(request(200), "above again: a new interval starts, no refusal at once");
         now += 99 * MS;
         assertFalse(request(200));
         now += MS;
         assertTrue(request(200), "a whole interval above again");
+    }
+
+    @Test
+    void shouldLeaveOverloadAfterASilence()
+    {
+        overload();
+        now += 101 * MS;
+        assertFalse(request(200), "nothing for more than an interval: the queue was empty, a new interval starts");
+        assertFalse(control.overloaded());
+    }
+
+    /** Waits of 200 ms for a whole interval: overloaded, with the last request refused at {@link #now}. */
+    private void overload()
+    {
+        for (int i = 0; i < 100; i++)
+        {
+            assertFalse(request(200));
+            now += MS;
+        }
+        assertTrue(request(200));
+        assertTrue(control.overloaded());
+        now += MS;
     }
 
     @Test

@@ -85,10 +85,12 @@ public final class SipStackConfig
     /**
      * Overload control, the target delay: once the requests a shard takes in have each waited longer than this since
      * the kernel received them (their {@code SipMessage#receivedAtNanos()}: socket buffer, hand-over queue and the
-     * shard's backlog) for a whole {@link #overloadIntervalNs()} (CoDel's standing queue, RFC 8289 §3.2), a new
-     * request outside a dialog is refused by the container with {@code 503 Service Unavailable} and {@code Retry-After}
-     * (RFC 3261 §21.5.4) instead of being routed to an application, until a request waits less; requests within
-     * dialogs, CANCELs and responses are always served, so that the calls already up finish. 0 (the default): off.
+     * shard's backlog) for a whole {@link #overloadIntervalNs()} (CoDel's standing queue, RFC 8289 §3.2), the shard is
+     * overloaded: each new request outside a dialog that waited longer than this is refused by the container with
+     * {@code 503 Service Unavailable} and {@code Retry-After} (RFC 3261 §21.5.4) instead of being routed to an
+     * application, the ones that waited less are served, until the waits have stayed within it for an interval;
+     * requests within dialogs, CANCELs and responses are always served, so that the calls already up finish. 0 (the
+     * default of this class; the server's command line turns it on): off.
      */
     public long overloadWaitNs()
     {
@@ -107,7 +109,8 @@ public final class SipStackConfig
 
     /**
      * Overload control, the interval: how long the waits must stay above {@link #overloadWaitNs()} before new
-     * requests are refused (RFC 8289 §4.3; default {@link #OVERLOAD_INTERVAL_NS_DEFAULT}).
+     * requests are refused, and within it before the refusals stop (RFC 8289 §4.3; default
+     * {@link #OVERLOAD_INTERVAL_NS_DEFAULT}).
      */
     public long overloadIntervalNs()
     {
