@@ -163,8 +163,8 @@ class FailoverE2eTest
         }
         // --warmup: a node compiled before its ports open takes the first calls without refusing them as overloaded
         return List.of("--warmup", "3000", "--deploy", war.toString(), "--cluster-name", "failover-e2e",
-            "--cluster-bind", "127.0.0.1:" + grid.get(i).getPort(), "--cluster-peers", String.join(",", peers), "--cluster-node",
-            Integer.toString(i + 1));
+            "--cluster-bind", "127.0.0.1:" + grid.get(i).getPort(), "--cluster-peers", String.join(",", peers),
+            "--cluster-node", Integer.toString(i + 1));
     }
 
     /** ACKs the callee counted so far (sipp's -trace_counts, written every second), or 0. */
