@@ -1,13 +1,16 @@
 package io.sipline.container.replication;
 
 import java.io.PrintWriter;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -16,10 +19,12 @@ import org.jctools.queues.MpscArrayQueue;
 
 /**
  * The {@link SnapshotSink} and {@link SnapshotSource} in front of a {@link SessionReplicator}: shards offer snapshots
- * and removals to a bounded lock-free queue (many producers, one consumer) and one platform thread writes them to the
- * grid in the order they were queued, waiting for each write, so a session's removal never overtakes its last
- * snapshot. A shard never waits: when the queue is full the snapshot is counted as dropped and said once on the error
- * stream (the session's next boundary writes it again). Reads of a call by Call-ID (a survivor taking a dead node's
+ * and removals to a bounded lock-free queue (many producers, one consumer) and one platform thread sends them to the
+ * grid in the order they were queued. Up to {@value #IN_FLIGHT} operations are in flight at once, so the grid's
+ * round trips overlap and the writer keeps up with the calls; those of one session are chained, each sent when the
+ * previous one completed, so a session's removal never overtakes its last snapshot nor a snapshot an older one. A
+ * shard never waits: when the queue is full the snapshot is counted as dropped and said once on the error stream
+ * (the session's next boundary writes it again). Reads of a call by Call-ID (a survivor taking a dead node's
  * call over) run on {@value #READERS} reader threads of their own, so that they do not wait behind the writes.
  * <p>
  * Thread-safe: {@link #write} and {@link #remove} from any shard; {@link #close} once, after the shards stopped,
@@ -33,6 +38,8 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     static final int CAPACITY = 65_536;
     private static final long WRITE_TIMEOUT_MS = 10_000;
     private static final long IDLE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** Grid operations sent and not yet completed, at most. */
+    static final int IN_FLIGHT = 256;
 
     private final SessionReplicator grid;
     private final int node;
@@ -45,6 +52,9 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     private final Thread writer;
     private final ThreadPoolExecutor readers;
     private final AtomicLong readFailures = new AtomicLong();
+    private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
+    /** The last operation sent of each session with one in flight: the next one of that session waits for it. */
+    private final Map<String, CompletableFuture<Void>> tails = new ConcurrentHashMap<>();
     private volatile boolean idle;
     private volatile boolean closing;
 
@@ -191,30 +201,45 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     {
         try
         {
-            if (null == p.snapshot())
-            {
-                grid.remove(p.id()).toCompletableFuture().get(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                removed.incrementAndGet();
-            }
-            else
-            {
-                grid.write(p.snapshot()).toCompletableFuture().get(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                written.incrementAndGet();
-            }
-        }
-        catch (final ExecutionException | TimeoutException | RuntimeException e)
-        {
-            if (0 == failed.getAndIncrement())
-            {
-                err.println("sipline: grid writer: session " + p.id() + " not written: "
-                    + (e instanceof ExecutionException ? e.getCause() : e));
-                err.flush();
-            }
+            inFlight.acquire();
         }
         catch (final InterruptedException e)
         {
             Thread.currentThread().interrupt();
             closing = true;
+            return;
+        }
+        final CompletableFuture<Void> previous = tails.get(p.id());
+        final CompletableFuture<Void> op = null == previous || previous.isDone() ? send(p)
+            : previous.handle((v, e) -> null).thenCompose(v -> send(p));
+        tails.put(p.id(), op);
+        op.orTimeout(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS).whenComplete((v, e) ->
+        {
+            tails.remove(p.id(), op);
+            inFlight.release();
+            if (null == e)
+            {
+                (null == p.snapshot() ? removed : written).incrementAndGet();
+            }
+            else if (0 == failed.getAndIncrement())
+            {
+                err.println("sipline: grid writer: session " + p.id() + " not written: "
+                    + (e instanceof CompletionException ? e.getCause() : e));
+                err.flush();
+            }
+        });
+    }
+
+    /** Sends one operation to the grid; a grid that throws gives a failed future. */
+    private CompletableFuture<Void> send(final Pending p)
+    {
+        try
+        {
+            return (null == p.snapshot() ? grid.remove(p.id()) : grid.write(p.snapshot())).toCompletableFuture();
+        }
+        catch (final RuntimeException e)
+        {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -234,6 +259,11 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
         try
         {
             writer.join(2 * WRITE_TIMEOUT_MS);
+            // the operations still in flight complete or time out
+            if (inFlight.tryAcquire(IN_FLIGHT, WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+            {
+                inFlight.release(IN_FLIGHT);
+            }
         }
         catch (final InterruptedException e)
         {

@@ -20,7 +20,7 @@ import java.util.zip.ZipOutputStream;
  * The example WARs ({@code examples/NAME/target/NAME.war}, built before the container by the reactor) and the
  * sipp scenarios of {@code src/test/resources/e2e/}, as files the tests hand to the server and to sipp.
  */
-final class Examples
+public final class Examples
 {
     private static final Pattern PARAM = Pattern.compile(
         "(<(?:javaee:)?param-name>\\s*(\\S+?)\\s*</(?:javaee:)?param-name>\\s*<(?:javaee:)?param-value>)"
@@ -31,13 +31,13 @@ final class Examples
     }
 
     /** The repository root (surefire sets {@code sipline.root}). */
-    static Path root()
+    public static Path root()
     {
         return Path.of(System.getProperty("sipline.root", "..")).toAbsolutePath().normalize();
     }
 
     /** An example WAR as the build made it; fails with how to build it when it is missing. */
-    static Path war(final String name)
+    public static Path war(final String name)
     {
         final Path war = root().resolve("examples").resolve(name).resolve("target").resolve(name + ".war");
         assertTrue(Files.isRegularFile(war), war + " is missing: the examples build before the container in the "
@@ -49,7 +49,8 @@ final class Examples
      * A copy of an example WAR in {@code dir} whose {@code WEB-INF/sip.xml} context parameters are replaced by
      * {@code params} (e.g. the b2bua's {@code target} pointed at this test's sipp callee).
      */
-    static Path configured(final String name, final Map<String, String> params, final Path dir) throws IOException
+    public static Path configured(final String name, final Map<String, String> params, final Path dir)
+        throws IOException
     {
         final Path out = dir.resolve(name + ".war");
         Files.createDirectories(dir);
@@ -101,7 +102,7 @@ final class Examples
      * A sipp scenario of {@code src/test/resources/e2e/}, with {@code @KEY@} placeholders replaced, written to
      * {@code target/e2e/scenarios/}; returns its absolute path.
      */
-    static String scenario(final String resource, final Map<String, String> values) throws IOException
+    public static String scenario(final String resource, final Map<String, String> values) throws IOException
     {
         String text;
         try (InputStream in = Examples.class.getResourceAsStream("/e2e/" + resource))

@@ -32,7 +32,7 @@ import io.sipline.test.Sipp;
  * <p>
  * Threading: used by one test thread; one daemon thread reads its output.
  */
-final class KamailioFront implements AutoCloseable
+public final class KamailioFront implements AutoCloseable
 {
     static final File BINARY = new File("/usr/sbin/kamailio");
     static final long START_MS = 20_000;
@@ -40,6 +40,8 @@ final class KamailioFront implements AutoCloseable
     private final Process process;
     private final int port;
     private final List<String> lines = new CopyOnWriteArrayList<>();
+    /** When each line was read ({@link System#nanoTime()}), index by index with {@link #lines}. */
+    private final List<Long> times = new CopyOnWriteArrayList<>();
 
     private KamailioFront(final Process process, final int port)
     {
@@ -47,7 +49,7 @@ final class KamailioFront implements AutoCloseable
         this.port = port;
     }
 
-    static boolean available()
+    public static boolean available()
     {
         return BINARY.canExecute();
     }
@@ -56,7 +58,7 @@ final class KamailioFront implements AutoCloseable
      * Starts the front for {@code nodes} (their UDP ports on 127.0.0.1) probing every {@code pingSeconds}, and waits
      * until it answers an OPTIONS sent to itself.
      */
-    static KamailioFront start(final String name, final List<Integer> nodes, final int pingSeconds)
+    public static KamailioFront start(final String name, final List<Integer> nodes, final int pingSeconds)
         throws IOException, InterruptedException
     {
         final Path dir = Files.createDirectories(Path.of("target", "e2e", name)).toAbsolutePath();
@@ -87,6 +89,7 @@ final class KamailioFront implements AutoCloseable
             {
                 for (String line = in.readLine(); null != line; line = in.readLine())
                 {
+                    front.times.add(System.nanoTime()); // before the line: a line seen always has its time
                     front.lines.add(line);
                     log.println(line);
                 }
@@ -109,36 +112,51 @@ final class KamailioFront implements AutoCloseable
         return front;
     }
 
-    int port()
+    public int port()
     {
         return port;
     }
 
-    String output()
+    public String output()
     {
         return String.join("\n", lines);
     }
 
     /** The lines printed so far that match {@code condition}. */
-    List<String> lines(final Predicate<String> condition)
+    public List<String> lines(final Predicate<String> condition)
     {
         return lines.stream().filter(condition).toList();
     }
 
     /** The lines printed from line {@code from} on that match {@code condition}. */
-    List<String> linesSince(final int from, final Predicate<String> condition)
+    public List<String> linesSince(final int from, final Predicate<String> condition)
     {
         final List<String> all = List.copyOf(lines);
         return all.subList(Math.min(from, all.size()), all.size()).stream().filter(condition).toList();
     }
 
-    int lineCount()
+    /** When the first line matching {@code condition} was read ({@link System#nanoTime()}), or -1 when none was. */
+    public long firstLineNanos(final Predicate<String> condition)
+    {
+        final List<String> all = List.copyOf(lines);
+        for (int i = 0; i < all.size(); i++)
+        {
+            if (condition.test(all.get(i)))
+            {
+                return times.get(i);
+            }
+        }
+        return -1;
+    }
+
+    public int lineCount()
     {
         return lines.size();
     }
 
     /** Waits (polling, bounded) until a line matching {@code condition} was printed. */
-    boolean awaitLine(final Predicate<String> condition, final long timeoutMs) throws InterruptedException
+    public boolean awaitLine(final Predicate<String> condition, final long timeoutMs)
+        throws InterruptedException
     {
         return Sipp.await(() -> lines.stream().anyMatch(condition) || !process.isAlive(), timeoutMs)
             && lines.stream().anyMatch(condition);

@@ -27,7 +27,7 @@ import io.sipline.test.Sipp;
  * <p>
  * Threading: used by one test thread; one daemon thread per server reads its output.
  */
-final class SiplineServer implements AutoCloseable
+public final class SiplineServer implements AutoCloseable
 {
     /** The bound on starting (deploying the examples included) and on stopping. */
     static final long START_MS = 60_000;
@@ -50,7 +50,8 @@ final class SiplineServer implements AutoCloseable
      *
      * @param extra arguments after {@code run --bind 127.0.0.1 --port N --shards 2} (e.g. {@code --deploy} paths).
      */
-    static SiplineServer start(final String name, final List<String> extra) throws IOException, InterruptedException
+    public static SiplineServer start(final String name, final List<String> extra)
+        throws IOException, InterruptedException
     {
         final Path dir = Files.createDirectories(Path.of("target", "e2e", name)).toAbsolutePath();
         final int port = Sipp.freeUdpPort();
@@ -94,26 +95,27 @@ final class SiplineServer implements AutoCloseable
         return server;
     }
 
-    int port()
+    public int port()
     {
         return port;
     }
 
     /** Everything the server printed so far. */
-    String output()
+    public String output()
     {
         return String.join("\n", lines);
     }
 
     /** Waits (polling, bounded) until a line matching {@code condition} was printed. */
-    boolean awaitLine(final Predicate<String> condition, final long timeoutMs) throws InterruptedException
+    public boolean awaitLine(final Predicate<String> condition, final long timeoutMs)
+        throws InterruptedException
     {
         return Sipp.await(() -> lines.stream().anyMatch(condition) || !process.isAlive(), timeoutMs)
             && lines.stream().anyMatch(condition);
     }
 
     /** Sends SIGTERM through the process handle and waits for the exit; returns the exit code. */
-    int stop() throws InterruptedException
+    public int stop() throws InterruptedException
     {
         process.toHandle().destroy();
         if (!process.waitFor(STOP_MS, TimeUnit.MILLISECONDS))
@@ -125,7 +127,7 @@ final class SiplineServer implements AutoCloseable
     }
 
     /** Stops the server and checks it ended with exit code 0 after printing that it stopped. */
-    void stopCleanly() throws InterruptedException
+    public void stopCleanly() throws InterruptedException
     {
         final int code = stop();
         assertTrue(0 == code, "exit code " + code + " after SIGTERM:\n" + output());
@@ -150,6 +152,21 @@ final class SiplineServer implements AutoCloseable
     private void kill() throws InterruptedException
     {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Kills the server with SIGKILL ({@link Process#destroyForcibly}, which sends SIGKILL on Linux) and waits until
+     * the JVM is gone: no shutdown hook runs, nothing is flushed, its sockets close with the process.
+     *
+     * @return {@link System#nanoTime()} when the signal was sent.
+     */
+    public long killAbruptly() throws InterruptedException
+    {
+        final long sent = System.nanoTime();
+        process.destroyForcibly();
+        assertTrue(process.waitFor(10, TimeUnit.SECONDS), "the server survived SIGKILL: " + this);
+        assertTrue(137 == process.exitValue(), "exit code " + process.exitValue() + " after SIGKILL, not 137");
+        return sent;
     }
 
     /** Kills the server if a test left it running (a failed test); a clean test has stopped it already. */

@@ -18,7 +18,7 @@ import io.sipline.test.Sipp;
  * <p>
  * Threading: used by one test thread.
  */
-record SippRun(String name, long successful, long failed, int exitCode, long millis)
+public record SippRun(String name, long successful, long failed, int exitCode, long millis)
 {
     /** The bound on one sipp run beyond its own duration. */
     static final long SLACK_MS = 60_000;
@@ -35,7 +35,7 @@ record SippRun(String name, long successful, long failed, int exitCode, long mil
     }
 
     /** As {@link #call(String, SiplineServer, int, int, long, List)}, to any UDP port on loopback (a front). */
-    static SippRun call(final String name, final int port, final int calls, final int rate,
+    public static SippRun call(final String name, final int port, final int calls, final int rate,
         final long expectedMs, final List<String> scenario) throws IOException, InterruptedException
     {
         final List<String> args = new ArrayList<>(scenario);
@@ -64,8 +64,8 @@ record SippRun(String name, long successful, long failed, int exitCode, long mil
      *
      * @param scenario {@code -sn uas} or {@code -sf FILE}.
      */
-    static Process callee(final String name, final int port, final int calls, final List<String> scenario)
-        throws IOException
+    public static Process callee(final String name, final int port, final int calls,
+        final List<String> scenario) throws IOException
     {
         final List<String> args = new ArrayList<>(scenario);
         args.addAll(List.of("-m", Integer.toString(calls)));
@@ -76,7 +76,8 @@ record SippRun(String name, long successful, long failed, int exitCode, long mil
      * Waits (bounded) for a callee started by {@link #callee} to end and checks every one of its calls succeeded:
      * the B2BUA delivered each INVITE, CANCEL, ACK and BYE the scenario expects.
      */
-    static SippRun awaitCallee(final String name, final Process callee, final int calls, final SiplineServer server)
+    public static SippRun awaitCallee(final String name, final Process callee, final int calls,
+        final SiplineServer server)
         throws InterruptedException
     {
         final long start = System.nanoTime();
@@ -113,7 +114,7 @@ record SippRun(String name, long successful, long failed, int exitCode, long mil
     }
 
     /** Checks every call succeeded, with sipp's report and the server's output in the message. */
-    void assertAll(final int calls, final SiplineServer server)
+    public void assertAll(final int calls, final SiplineServer server)
     {
         final String why = this + "\n" + Sipp.report(name) + "\n== server\n" + server.output();
         assertEquals(calls, successful, why);
