@@ -74,6 +74,11 @@ public final class FuzzBench implements Callable<Integer>
         defaultValue = "4475")
     long seed;
 
+    @Option(names = "--settle", paramLabel = "SECONDS", description = "wait after the flood before the second "
+        + "measurement (default 40: the flood's transactions end in 32 s; 220 lets its calls' application sessions "
+        + "expire too)", defaultValue = "40")
+    int settleSeconds;
+
     @Option(names = "--profile", paramLabel = "NAME", description = "GC profile of jvm-profiles/ (default zgc)",
         defaultValue = "zgc")
     String profile;
@@ -142,9 +147,10 @@ public final class FuzzBench implements Callable<Integer>
         {
             Sipp.stop(uas);
         }
-        // The fuzz INVITEs the b2bua relayed live until their transactions end (Timer B/H: 64*T1 = 32 s).
-        System.out.println("bench fuzz: waiting 40 s for the flood's transactions to end ...");
-        TimeUnit.SECONDS.sleep(40);
+        // The fuzz INVITEs the b2bua relayed live until their transactions end (Timer B/H: 64*T1 = 32 s), their
+        // application sessions until they expire (3 minutes by default)
+        System.out.printf("bench fuzz: waiting %d s before measuring again ...%n", settleSeconds);
+        TimeUnit.SECONDS.sleep(settleSeconds);
         final boolean alive = ProcessHandle.of(server.pid()).map(ProcessHandle::isAlive).orElse(false);
         final Map<String, Double> m1 = alive ? metrics(server.adminPort()) : Map.of();
         final long live1 = alive ? server.liveBytes(dir.resolve("histogram-after.txt")) : -1;
