@@ -62,12 +62,17 @@ public final class SipURIImpl extends BaseUri implements SipURI
     void checkParameterWritable(final String name)
     {
         checkWritable();
-        if (null != containerContact && null != name && ("transport".equalsIgnoreCase(name)
-            || "maddr".equalsIgnoreCase(name) || "lr".equalsIgnoreCase(name)
-            || SipStackConfig.NODE_URI_PARAMETER.equalsIgnoreCase(name)))
+        if (null != containerContact && isContainerContactParameter(name))
         {
             checkAddressWritable(name + " parameter");
         }
+    }
+
+    /** Whether a URI parameter of the container's Contact is the container's own (transport, maddr, lr, node). */
+    public static boolean isContainerContactParameter(final String name)
+    {
+        return null != name && ("transport".equalsIgnoreCase(name) || "maddr".equalsIgnoreCase(name)
+            || "lr".equalsIgnoreCase(name) || SipStackConfig.NODE_URI_PARAMETER.equalsIgnoreCase(name));
     }
 
     @Override

@@ -7,7 +7,7 @@ import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipURI;
 
 import io.sipline.container.address.SipAddresses;
-import io.sipline.sip.stack.SipStackConfig;
+import io.sipline.container.address.SipURIImpl;
 
 /**
  * Moves a Contact the container wrote, and the application then edited (its user part or parameters, JSR 289
@@ -44,7 +44,7 @@ final class EditedContacts
             for (final Iterator<String> names = from.getParameterNames(); names.hasNext(); )
             {
                 final String name = names.next();
-                if (!locked(name))
+                if (!SipURIImpl.isContainerContactParameter(name))
                 {
                     to.setParameter(name, from.getParameter(name));
                 }
@@ -73,11 +73,5 @@ final class EditedContacts
             }
         }
         return false;
-    }
-
-    private static boolean locked(final String name)
-    {
-        return "transport".equalsIgnoreCase(name) || "maddr".equalsIgnoreCase(name) || "lr".equalsIgnoreCase(name)
-            || SipStackConfig.NODE_URI_PARAMETER.equalsIgnoreCase(name);
     }
 }
