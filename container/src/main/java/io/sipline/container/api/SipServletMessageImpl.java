@@ -362,8 +362,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             return AddressCodec.readOnly(a, name);
         }
-        // a received message is not written itself (a proxy writes a copy): nothing to bind, nothing allocated
-        return incoming ? a : (Address)bind(name, ordinal, value, a, true);
+        // a received message's too: the copy a proxy or a B2BUA makes of it takes the edits (applyHeaderObjects)
+        return (Address)bind(name, ordinal, value, a, true);
     }
 
     @Override
@@ -412,7 +412,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         final Parameterable p = AddressCodec.parameterable(value);
         final HeaderName k = HeaderName.lookup(name);
-        return incoming || isSystemHeader(k, name) || committed || HeaderName.FROM == k || HeaderName.TO == k ? p
+        return isSystemHeader(k, name) || committed || HeaderName.FROM == k || HeaderName.TO == k ? p
             : bind(name, ordinal, value, p, false);
     }
 
@@ -486,6 +486,18 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         catch (final ServletParseException e)
         {
             throw new IllegalStateException(k.canonical() + " does not parse: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Before the message is copied (a proxy branch, a relayed response, a B2BUA leg): the header objects the
+     * application got and edited are written into the header section, and stay bound (later edits are written too).
+     */
+    public void applyHeaderObjects()
+    {
+        if (null != extras && null != extras.bound)
+        {
+            extras.bound.writeTo(headers);
         }
     }
 

@@ -107,6 +107,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      */
     public static SipServletRequestImpl forwardOf(final SipServletRequestImpl original, final String target)
     {
+        original.applyHeaderObjects();
         final MessageHeaders rh = original.headers;
         final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 3);
         for (int i = 0; i < rh.size(); i++)

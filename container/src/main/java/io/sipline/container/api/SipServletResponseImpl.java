@@ -109,6 +109,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     public static SipServletResponseImpl forwardOf(final SipServletRequestImpl original,
         final SipServletResponseImpl received, final int status)
     {
+        received.applyHeaderObjects();
         final SipServletResponseImpl r = relay(original, received, received.headers, status);
         r.skippedHeader = received.headers.find(HeaderName.VIA, 0); // written without our Via: nothing copied
         r.committed = true;
@@ -122,6 +123,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     public static SipServletResponseImpl editableForwardOf(final SipServletRequestImpl original,
         final SipServletResponseImpl received, final int status)
     {
+        received.applyHeaderObjects();
         final MessageHeaders rh = received.headers;
         final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
         final int ourVia = rh.find(HeaderName.VIA, 0);
@@ -240,6 +242,15 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         proxy = p;
         proxyBranch = b;
         branchResponse = branch;
+    }
+
+    /**
+     * A received response a supervised proxy forwards once the application has seen it: writable until then, so that
+     * the application's edits of its headers and content go upstream (JSR 289 §10.2.4); {@link #markCommitted} after.
+     */
+    public void openForUpstream()
+    {
+        committed = false;
     }
 
     public boolean isForwarded()

@@ -85,6 +85,7 @@ public final class B2buaHelperImpl implements B2buaHelper
         final SipSessionImpl target = check(session);
         final SipServletRequestImpl orig = SipFactoryImpl.check(origRequest);
         final SipServletRequestImpl request = (SipServletRequestImpl)target.createRequest(orig.getMethod());
+        orig.applyHeaderObjects();
         final MessageHeaders oh = orig.headers();
         final MessageHeaders h = request.headers();
         for (int i = 0; i < oh.size(); i++)

@@ -267,6 +267,7 @@ public final class SipFactoryImpl implements SipFactory
             throw new TooManyHopsException();
         }
         final SipApplicationSessionImpl app = orig.sessionImpl().appSession();
+        orig.applyHeaderObjects(); // the headers copied below carry the application's edits of their objects
         final MessageHeaders oh = orig.headers();
         String from = oh.get(HeaderName.FROM);
         String to = oh.get(HeaderName.TO);

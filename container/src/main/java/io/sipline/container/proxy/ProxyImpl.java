@@ -290,6 +290,7 @@ public final class ProxyImpl implements SessionProxy
         response.proxied(this, branch, false);
         if (supervised)
         {
+            response.openForUpstream();
             host.deliver(session, null, response, () -> forward(response));
         }
         else
@@ -300,10 +301,17 @@ public final class ProxyImpl implements SessionProxy
 
     private void forward(final SipServletResponseImpl response)
     {
+        response.markCommitted();
         if (!isFinished())
         {
             sendUpstream(SipServletResponseImpl.forwardOf(original, response, response.getStatus()));
         }
+    }
+
+    private void forward2xx(final SipServletResponseImpl response)
+    {
+        response.markCommitted();
+        sendUpstream(SipServletResponseImpl.forwardOf(original, response, response.getStatus()));
     }
 
     /**
@@ -322,14 +330,14 @@ public final class ProxyImpl implements SessionProxy
                 branches.cancelPending(branch, "SIP;cause=200;text=\"Call completed elsewhere\"");
             }
             forwarded2xx = true;
-            final SipServletResponseImpl out = SipServletResponseImpl.forwardOf(original, response, status);
             if (supervised && !late)
             {
-                host.deliver(session, null, response, () -> sendUpstream(out));
+                response.openForUpstream();
+                host.deliver(session, null, response, () -> forward2xx(response));
             }
             else
             {
-                sendUpstream(out); // RFC 6026 §8.4 / RFC 3261 §16.7 step 5: every 2xx goes upstream
+                forward2xx(response); // RFC 6026 §8.4 / RFC 3261 §16.7 step 5: every 2xx goes upstream
             }
             return;
         }
@@ -476,6 +484,7 @@ public final class ProxyImpl implements SessionProxy
             return;
         }
         best.proxied(this, best.getProxyBranch(), false);
+        best.openForUpstream();
         final int kept = context.responses().size();
         deciding = true;
         host.deliver(session, null, best, () ->
@@ -497,6 +506,7 @@ public final class ProxyImpl implements SessionProxy
     private void forwardBest(final SipServletResponseImpl best)
     {
         finished = true;
+        best.markCommitted();
         final int status = ResponseContext.upstreamStatus(best.getStatus());
         final List<String[]> challenges = 401 == status || 407 == status ? context.otherChallenges(best) : List.of();
         final SipServletResponseImpl out = challenges.isEmpty()

@@ -105,7 +105,16 @@ public final class ProxyRelay
             send(host, out);
             return;
         }
-        host.deliver(session, null, response, () -> send(host, out));
+        response.openForUpstream(); // the servlet may edit what goes upstream (JSR 289 §10.2.4)
+        host.deliver(session, null, response, () ->
+        {
+            response.markCommitted();
+            if (out != response)
+            {
+                out.shareBody(response);
+            }
+            send(host, out);
+        });
     }
 
     /**

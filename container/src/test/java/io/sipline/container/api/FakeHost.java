@@ -124,12 +124,18 @@ public final class FakeHost implements ContainerShard
 
     /** Calls made to the application (session, request, response), in order. */
     public final java.util.List<Object[]> delivered = new java.util.ArrayList<>();
+    /** What the servlet does with a response it is given (doResponse), before the container goes on. */
+    public java.util.function.Consumer<SipServletResponseImpl> servlet = r -> { };
 
     @Override
     public void deliver(final SipSessionImpl session, final SipServletRequestImpl request,
         final SipServletResponseImpl response, final Runnable afterwards)
     {
         delivered.add(new Object[] {session, request, response});
+        if (null != response)
+        {
+            servlet.accept(response);
+        }
         afterwards.run();
     }
 

@@ -208,13 +208,39 @@ class MessageLeniencyTest
     }
 
     @Test
-    void getAddressHeaderOfReceivedRequestIsNotBound() throws Exception
+    void getAddressHeaderOfReceivedRequestEditsGoWithTheProxiedCopy() throws Exception
     {
         final SipServletRequestImpl invite = TestMessages.received(host,
             TestMessages.INVITE.replace("Subject:", "P-Asserted-Identity: <sip:alice@atlanta.example>\r\nSubject:"));
         invite.getAddressHeader("P-Asserted-Identity").setDisplayName("Alice");
-        assertNull(invite.extrasIfAny(), "the container's reads of a received message allocate no binding");
-        assertEquals("<sip:alice@atlanta.example>", invite.getHeader("P-Asserted-Identity"));
+        invite.getParameterableHeader("Subject").setParameter("x", "1");
+        assertEquals("Alice <sip:alice@atlanta.example>",
+            invite.getAddressHeader("P-Asserted-Identity").toString(), "the same object for the same value");
+        final SipServletRequestImpl branch = SipServletRequestImpl.forwardOf(invite, "sip:bob@192.0.2.4");
+        assertEquals("Alice <sip:alice@atlanta.example>", branch.getHeader("P-Asserted-Identity"));
+        assertTrue(branch.getHeader("Subject").endsWith(";x=1"), branch.getHeader("Subject"));
+    }
+
+    @Test
+    void getAddressHeaderOfReceivedResponseEditsGoUpstream() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final String ringing = "SIP/2.0 180 Ringing\r\n"
+            + "Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKours\r\n"
+            + "Via: SIP/2.0/UDP 192.0.2.9:5062;branch=z9hG4bKtheirs\r\n"
+            + "From: <sip:alice@atlanta.example>;tag=a1\r\nTo: <sip:bob@biloxi.example>;tag=b1\r\n"
+            + "Call-ID: c1@192.0.2.9\r\nCSeq: 1 INVITE\r\n"
+            + "P-Asserted-Identity: <sip:bob@biloxi.example>\r\nContent-Length: 0\r\n\r\n";
+        final SipServletResponseImpl received = SipServletResponseImpl.received(TestMessages.parse(ringing), invite,
+            TestMessages.PEER, TestMessages.LOCAL);
+        assertThrows(IllegalStateException.class,
+            () -> received.getAddressHeader("P-Asserted-Identity").setDisplayName("Bob"), "received: committed");
+        received.openForUpstream(); // as a supervised proxy does before doResponse (JSR 289 §10.2.4)
+        received.getAddressHeader("P-Asserted-Identity").setDisplayName("Bob");
+        final SipServletResponseImpl upstream = SipServletResponseImpl.forwardOf(invite, received, 180);
+        assertEquals("Bob <sip:bob@biloxi.example>", upstream.getHeader("P-Asserted-Identity"));
+        final SipServletResponseImpl copied = SipServletResponseImpl.editableForwardOf(invite, received, 180);
+        assertEquals("Bob <sip:bob@biloxi.example>", copied.getHeader("P-Asserted-Identity"));
     }
 
     @Test

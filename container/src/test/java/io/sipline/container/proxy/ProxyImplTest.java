@@ -146,6 +146,50 @@ class ProxyImplTest
     }
 
     @Test
+    void shouldForwardWhatTheApplicationEditedInDoResponse() throws Exception
+    {
+        proxy.proxyTo(List.of(uri("sip:a@192.0.2.20")));
+        host.servlet = r ->
+        {
+            try
+            {
+                r.getAddressHeader("P-Asserted-Identity").setDisplayName("Bob");
+                r.setHeader("X-Seen", String.valueOf(r.getStatus()));
+                r.setContent("v=0\r\n", "application/sdp");
+            }
+            catch (final Exception e)
+            {
+                throw new AssertionError(e);
+            }
+        };
+        respond(sent(0), 180, "P-Asserted-Identity: <sip:bob@biloxi.example>");
+        respond(sent(0), 200, "P-Asserted-Identity: <sip:bob@biloxi.example>");
+
+        assertEquals(List.of(180, 200), upstream());
+        for (final SipServletResponseImpl up : host.responses)
+        {
+            final String text = written(up);
+            assertTrue(text.contains("\r\nP-Asserted-Identity: Bob <sip:bob@biloxi.example>\r\n"), text);
+            assertTrue(text.contains("\r\nX-Seen: " + up.getStatus() + "\r\n"), text);
+            assertTrue(text.endsWith("Content-Length: 5\r\n\r\nv=0\r\n"), text);
+        }
+        final SipServletResponseImpl received = (SipServletResponseImpl)host.delivered.get(1)[2];
+        assertThrows(IllegalStateException.class, () -> received.setHeader("X-Late", "1"),
+            "committed once forwarded (JSR 289 §5.2)");
+    }
+
+    @Test
+    void shouldForwardTheBestFinalResponseAsTheApplicationEditedIt() throws Exception
+    {
+        proxy.proxyTo(List.of(uri("sip:a@192.0.2.20")));
+        host.servlet = r -> r.setHeader("X-Seen", "best");
+        respond(sent(0), 486);
+
+        assertEquals(List.of(486), upstream());
+        assertTrue(written(host.responses.get(0)).contains("\r\nX-Seen: best\r\n"));
+    }
+
+    @Test
     void shouldHoldA486UntilTheOtherBranchAnswers() throws Exception
     {
         proxy.proxyTo(List.of(uri("sip:a@192.0.2.20"), uri("sip:b@192.0.2.21")));
