@@ -142,8 +142,10 @@ final class WebAnnotations implements ServletContainerInitializer
     {
         if (null != binding)
         {
-            context.addFilter(ConvergedFilter.NAME, new ConvergedFilter(binding))
-                .addMappingForUrlPatterns(EnumSet.allOf(DispatcherType.class), false, "/*");
+            final FilterRegistration.Dynamic converged = context.addFilter(ConvergedFilter.NAME,
+                new ConvergedFilter(binding));
+            converged.setAsyncSupported(true); // else no servlet behind it could start async (Servlet 3.1 §2.3.3.3)
+            converged.addMappingForUrlPatterns(EnumSet.allOf(DispatcherType.class), false, "/*");
             context.addListener(binding);
         }
         final ClassLoader loader = context.getClassLoader();

@@ -54,6 +54,12 @@ final class CompatApps
     /** Compiles and packs application NAME into {@code work/NAME.war}; returns the WAR. */
     static Path war(final String name, final Path work) throws IOException
     {
+        return war(name, name, work);
+    }
+
+    /** Compiles application NAME and packs it as its build named it, {@code work/WARNAME.war}; returns the WAR. */
+    static Path war(final String name, final String warName, final Path work) throws IOException
+    {
         final Path src = source(name);
         final Path root = src.resolve("src/main/sipapp");
         final Path classes = Files.createDirectories(work.resolve(name + "-classes"));
@@ -67,7 +73,7 @@ final class CompatApps
         final ByteArrayOutputStream output = new ByteArrayOutputStream();
         final boolean compiled = 0 == javac.run(null, output, output, args.toArray(String[]::new));
         assertTrue(compiled, "cannot compile " + name + ":\n" + output.toString(StandardCharsets.UTF_8));
-        final Path war = work.resolve(name + ".war");
+        final Path war = work.resolve(warName + ".war");
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(war)))
         {
             add(out, root, "");

@@ -1,0 +1,3 @@
+@SipApplication(name="ClickToCallAsyncApplication", displayName="ClickToCallAsyncApplication")
+package org.mobicents.servlet.sip.example;
+import javax.servlet.sip.annotation.SipApplication;
