@@ -93,7 +93,7 @@ class ClickToCallAsyncCompatE2eTest
     }
 
     /** Sends a REGISTER for {@code user} binding {@code contact}; returns the final response's status. */
-    private static int register(final int serverPort, final String user, final String contact) throws Exception
+    static int register(final int serverPort, final String user, final String contact) throws Exception
     {
         try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
         {
