@@ -151,6 +151,12 @@ public final class RelayLeg implements DtlsLeg
     }
 
     @Override
+    public void dropped(final int reason)
+    {
+        thread.drop(this, reason);
+    }
+
+    @Override
     public void execute(final Runnable task)
     {
         thread.execute(task);
