@@ -198,6 +198,18 @@ public final class ClientTransaction
      */
     public void ack()
     {
+        ack(null, null);
+    }
+
+    /**
+     * Sends the ACK of the 2xx {@link #expect} returned, as {@link #ack()}, carrying a body: the answer to the offer
+     * the 2xx made when the INVITE had none (RFC 3261 §13.2.2.4, RFC 3264 §4).
+     *
+     * @param contentType the body's type, or null for no body.
+     * @param body        the body.
+     */
+    public void ack(final String contentType, final String body)
+    {
         final SipMessage ack;
         final Dialog d;
         synchronized (agent)
@@ -210,6 +222,10 @@ public final class ClientTransaction
             d = dialog();
             ack = d.createAck(request.cseq());
             ack.add("Via", agent.via(UserAgent.newBranch()));
+            if (null != contentType)
+            {
+                ack.body(contentType, body);
+            }
             acks.put(last.toTag(), ack);
         }
         agent.transmit(ack, d.destination());

@@ -384,9 +384,12 @@ public final class SipMetrics
             .callback(cb -> cb.call(relay.relayed())).register(registry);
         CounterWithCallback.builder().name("sipline_media_datagrams_dropped")
             .help("Datagrams the media relay dropped, by reason: malformed, unsupported-protocol, wrong-source (not "
-                + "the latched peer), auth-fail and replay (SRTP/SRTCP), srtp-other, not-ready (no keys yet), "
-                + "no-destination, stun-unexpected and dtls-unexpected (on a leg that is not WebRTC), too-large, "
-                + "send-failed, inactive (the stream is closing)")
+                + "the latched peer), auth-fail and replay (SRTP/SRTCP), unknown-ssrc (no SRTP stream may be made "
+                + "for it), srtp-other, not-ready (no keys yet), no-destination, stun-unexpected and dtls-unexpected "
+                + "(on a leg that is not WebRTC), too-large, send-failed, inactive (the stream is closing or its "
+                + "handshake failed), and on WebRTC legs stun-unauthenticated (ICE check answered 401), stun-rejected "
+                + "(answered 400 or 420), stun-unanswered (malformed, bad FINGERPRINT, not a request) and "
+                + "dtls-unchecked (DTLS from an address no valid ICE check came from)")
             .labelNames("reason")
             .callback(cb ->
             {

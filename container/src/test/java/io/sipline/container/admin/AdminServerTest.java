@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +26,16 @@ import org.junit.jupiter.api.Test;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.router.DefaultApplicationRouter;
 import io.sipline.media.relay.MediaRelaySettings;
+import io.sipline.media.relay.RelayDrop;
 import io.sipline.media.sdp.SessionDescription;
 import io.sipline.media.service.MediaAnchor;
 import io.sipline.media.service.MediaProfile;
 import io.sipline.media.service.RelayMediaService;
+import io.sipline.media.stun.StunAttributeType;
+import io.sipline.media.stun.StunCredential;
+import io.sipline.media.stun.StunIntegrity;
+import io.sipline.media.stun.StunMessageType;
+import io.sipline.media.stun.StunMessageWriter;
 import io.sipline.sip.stack.SipStackConfig;
 import io.sipline.test.Sipp;
 
@@ -288,6 +295,121 @@ class AdminServerTest
             anchor.end();
             assertEquals(0, samples(get(admin, "/metrics").body()).get("sipline_media_anchors"));
         }
+    }
+
+    @Test
+    void shouldExportEveryMediaDropReasonAndCountBadPacketsUnderTheirOwn() throws Exception
+    {
+        try (ContainerServer server = container();
+            AdminServer admin = AdminServer.start(new InetSocketAddress(LOOPBACK, 0), server.stack(),
+                ContainerStatus.NONE);
+            RelayMediaService media = RelayMediaService.start(new MediaRelaySettings(38000, 38999, LOOPBACK, null,
+                1, 0));
+            DatagramSocket phone = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0));
+            DatagramSocket stranger = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
+        {
+            admin.metrics().registerMedia(media, media.relay());
+            final Map<String, Double> before = samples(get(admin, "/metrics").body());
+            for (int r = 0; r < RelayDrop.COUNT; r++)
+            {
+                final String sample = "sipline_media_datagrams_dropped_total{reason=\"" + RelayDrop.name(r) + "\"}";
+                assertEquals(0.0, before.get(sample), sample + " exported from the start");
+            }
+            // A plain RTP leg: RTP from its peer latches it; then junk, STUN, DTLS, and RTP from someone else.
+            final MediaAnchor plain = media.anchor(plainOffer(phone.getLocalPort()), MediaProfile.RTP_AVP, null);
+            plain.answer(plainOffer(phone.getLocalPort()));
+            final InetSocketAddress plainLeg = new InetSocketAddress(LOOPBACK,
+                SessionDescription.parse(plain.offer()).media().getFirst().port());
+            final byte[] rtp = new byte[172];
+            rtp[0] = (byte)0x80;
+            datagram(phone, plainLeg, rtp);
+            awaitSample(admin, "sipline_media_packets_relayed_total", 1);
+            final byte[] junk = new byte[20];
+            junk[0] = (byte)0xFF; // no protocol of RFC 7983 starts so
+            datagram(phone, plainLeg, junk);
+            datagram(phone, plainLeg, stun(StunMessageType.BINDING_REQUEST, "u:v", "password"));
+            datagram(phone, plainLeg, dtlsRecord());
+            datagram(stranger, plainLeg, rtp);
+
+            // An SDES-SRTP leg: a packet whose authentication tag does not verify.
+            final String sdes = plainOffer(phone.getLocalPort()).replace("RTP/AVP", "RTP/SAVP")
+                + "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz\r\n";
+            final MediaAnchor srtp = media.anchor(sdes, MediaProfile.RTP_AVP, null);
+            final int srtpLeg = SessionDescription.parse(srtp.answer(plainOffer(phone.getLocalPort()))).media()
+                .getFirst().port();
+            datagram(phone, new InetSocketAddress(LOOPBACK, srtpLeg), rtp);
+
+            // A WebRTC leg: ICE checks with a wrong password, without credentials, an indication; DTLS unchecked.
+            final MediaAnchor webRtc = media.anchor(plainOffer(phone.getLocalPort()), MediaProfile.WEBRTC, null);
+            final String toBrowser = webRtc.offer();
+            final InetSocketAddress webRtcLeg = new InetSocketAddress(LOOPBACK,
+                SessionDescription.parse(toBrowser).media().getFirst().port());
+            final Matcher ufrag = Pattern.compile("a=ice-ufrag:(\\S+)").matcher(toBrowser);
+            assertTrue(ufrag.find(), toBrowser);
+            datagram(phone, webRtcLeg, stun(StunMessageType.BINDING_REQUEST, ufrag.group(1) + ":brws",
+                "notTheRelayPassword0000"));
+            datagram(phone, webRtcLeg, stun(StunMessageType.BINDING_REQUEST, null, null));
+            datagram(phone, webRtcLeg, stun(StunMessageType.BINDING_INDICATION, null, null));
+            datagram(phone, webRtcLeg, dtlsRecord());
+
+            final String[] expected = {"malformed", "stun-unexpected", "dtls-unexpected", "wrong-source",
+                "auth-fail", "stun-unauthenticated", "stun-rejected", "stun-unanswered", "dtls-unchecked"};
+            Map<String, Double> s = Map.of();
+            for (final String reason : expected)
+            {
+                s = awaitSample(admin, "sipline_media_datagrams_dropped_total{reason=\"" + reason + "\"}", 1);
+            }
+            assertEquals(expected.length, sumWhere(s, "sipline_media_datagrams_dropped_total", ""),
+                "each bad datagram counted once, under its own reason: " + s);
+            plain.end();
+            srtp.end();
+            webRtc.end();
+        }
+    }
+
+    /** Polls /metrics until {@code sample} reaches {@code atLeast} (the media thread counts asynchronously). */
+    private Map<String, Double> awaitSample(final AdminServer admin, final String sample, final double atLeast)
+        throws Exception
+    {
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        Map<String, Double> s;
+        do
+        {
+            s = samples(get(admin, "/metrics").body());
+        }
+        while (s.getOrDefault(sample, 0.0) < atLeast && System.nanoTime() < deadline);
+        assertEquals(atLeast, s.getOrDefault(sample, 0.0), sample);
+        return s;
+    }
+
+    private static void datagram(final DatagramSocket from, final InetSocketAddress to, final byte[] bytes)
+        throws Exception
+    {
+        from.send(new DatagramPacket(bytes, bytes.length, to));
+    }
+
+    /** A STUN message with USERNAME, MESSAGE-INTEGRITY and FINGERPRINT, or with none of them when no username. */
+    private static byte[] stun(final int type, final String username, final String password)
+    {
+        final byte[] out = new byte[256];
+        final StunMessageWriter writer = new StunMessageWriter().wrap(out, 0, out.length).header(type, 7, 42);
+        if (null != username)
+        {
+            final StunIntegrity integrity = new StunIntegrity();
+            writer.addAscii(StunAttributeType.USERNAME, username)
+                .addMessageIntegrity(integrity, StunCredential.shortTerm(password)).addFingerprint(integrity);
+        }
+        return Arrays.copyOf(out, writer.length());
+    }
+
+    /** The start of a DTLS 1.2 handshake record (RFC 7983 §7: a first octet of 20-63 is DTLS). */
+    private static byte[] dtlsRecord()
+    {
+        final byte[] record = new byte[40];
+        record[0] = 22;
+        record[1] = (byte)0xFE;
+        record[2] = (byte)0xFD;
+        return record;
     }
 
     private static String plainOffer(final int port)

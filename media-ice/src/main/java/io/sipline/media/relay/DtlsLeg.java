@@ -8,9 +8,9 @@ import java.net.InetSocketAddress;
  * What a relay leg offers its DTLS-SRTP side ({@link DtlsPacketSink}): a way out on the leg's socket, the address to
  * latch once ICE has chosen it, and the two events that end the handshake. {@link RelayLeg} implements it.
  *
- * <p>{@link #send} and {@link #latch} are for the leg's media thread only (from within a {@link DtlsPacketSink}
- * call, or a task given to {@link #execute}); {@link #keysReady}, {@link #handshakeFailed} and {@link #execute} may
- * be called from any thread.
+ * <p>{@link #send}, {@link #latch} and {@link #dropped} are for the leg's media thread only (from within a
+ * {@link DtlsPacketSink} call, or a task given to {@link #execute}); {@link #keysReady}, {@link #handshakeFailed} and
+ * {@link #execute} may be called from any thread.
  */
 public interface DtlsLeg
 {
@@ -49,6 +49,14 @@ public interface DtlsLeg
      * @param reason a short reason for the listener and the log.
      */
     void handshakeFailed(String reason);
+
+    /**
+     * Counts a datagram the DTLS side dropped or refused (an unauthenticated ICE check, DTLS from an address no valid
+     * check came from), on the leg and the relay like the relay's own drops. Media thread only.
+     *
+     * @param reason a {@link RelayDrop} constant.
+     */
+    void dropped(int reason);
 
     /**
      * Runs a task on the leg's media thread (a handshake retransmission timer, for example). Any thread.

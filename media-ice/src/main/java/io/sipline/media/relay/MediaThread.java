@@ -453,7 +453,8 @@ final class MediaThread implements Runnable
         }
     }
 
-    private void drop(final RelayLeg leg, final int reason)
+    /** This thread: counts a dropped datagram on the leg and the thread. */
+    void drop(final RelayLeg leg, final int reason)
     {
         leg.countDrop(reason);
         // Single writer: a release store is enough for the readers of the totals.

@@ -20,7 +20,7 @@ public final class RelayDrop
     public static final int AUTH_FAIL = 3;
     /** SRTP/SRTCP replayed or too old for the replay window (RFC 3711 §3.3.2). */
     public static final int REPLAY = 4;
-    /** Any other SRTP refusal: bad header, unknown SSRC, stream limit, key lifetime over. */
+    /** Any other SRTP refusal: bad header, too short, key lifetime over. */
     public static final int SRTP_OTHER = 5;
     /** The leg is secure but has no keys yet (no answer, or the DTLS handshake has not finished). */
     public static final int NOT_READY = 6;
@@ -34,14 +34,28 @@ public final class RelayDrop
     public static final int TOO_LARGE = 10;
     /** The socket refused the datagram (buffer full, or an ICMP error reported on the socket). */
     public static final int SEND_FAILED = 11;
-    /** Received on a stream that the application rejected or ended. */
+    /** Received on a stream that the application rejected or ended, or on a WebRTC leg whose handshake failed. */
     public static final int INACTIVE = 12;
+    /**
+     * SRTP/SRTCP from an SSRC the context has no stream for and may not create one (libsrtp's
+     * {@code srtp_err_status_no_ctx}), or one more SSRC than the stream limit allows.
+     */
+    public static final int UNKNOWN_SSRC = 13;
+    /** An ICE connectivity check answered 401: an unknown ufrag or a MESSAGE-INTEGRITY that does not verify. */
+    public static final int STUN_UNAUTHENTICATED = 14;
+    /** A STUN request answered with another error (400 bad request, 420 unknown attribute). */
+    public static final int STUN_REJECTED = 15;
+    /** STUN not answered: malformed framing, a bad FINGERPRINT, not a Binding request. */
+    public static final int STUN_UNANSWERED = 16;
+    /** DTLS from an address no valid ICE check came from, or before the peer's DTLS role is known (RFC 8445 §12). */
+    public static final int DTLS_UNCHECKED = 17;
     /** How many reasons there are. */
-    public static final int COUNT = 13;
+    public static final int COUNT = 18;
 
     private static final String[] NAMES = {
         "malformed", "unsupported-protocol", "wrong-source", "auth-fail", "replay", "srtp-other", "not-ready",
         "no-destination", "stun-unexpected", "dtls-unexpected", "too-large", "send-failed", "inactive",
+        "unknown-ssrc", "stun-unauthenticated", "stun-rejected", "stun-unanswered", "dtls-unchecked",
     };
 
     private RelayDrop()
@@ -67,6 +81,7 @@ public final class RelayDrop
         {
             case SrtpResult.AUTH_FAIL -> AUTH_FAIL;
             case SrtpResult.REPLAY_DUPLICATE, SrtpResult.REPLAY_OLD -> REPLAY;
+            case SrtpResult.NO_CONTEXT, SrtpResult.STREAM_LIMIT -> UNKNOWN_SSRC;
             default -> SRTP_OTHER;
         };
     }

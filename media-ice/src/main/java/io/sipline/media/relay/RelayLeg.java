@@ -94,7 +94,9 @@ public final class RelayLeg implements DtlsLeg
     }
 
     /**
-     * Where to send before latching, from the peer's SDP. Any thread.
+     * Where to send before latching, from the peer's SDP. Any thread. When a later description moves the peer's RTP
+     * to another address (RFC 3264 §8.3.1), or puts it on hold with no address, the latch is dropped: media goes to
+     * the new address and the first good packet latches again. A WebRTC leg keeps its latch: ICE chose it.
      *
      * @param rtp     the peer's RTP address ({@code c=} and {@code m=} port), or null if unknown.
      * @param rtcp    the peer's RTCP address ({@code a=rtcp} or the port above), or null.
@@ -103,6 +105,12 @@ public final class RelayLeg implements DtlsLeg
     public void remote(final InetSocketAddress rtp, final InetSocketAddress rtcp, final boolean rtcpMux)
     {
         thread.execute(() -> {
+            if (null == dtls && null != this.remoteRtp && !this.remoteRtp.equals(rtp))
+            {
+                latchedRtp = null;
+                latchedRtcp = null;
+                latchedView = null;
+            }
             this.remoteRtp = rtp;
             this.remoteRtcp = rtcp;
             this.rtcpMux = rtcpMux;
@@ -140,6 +148,12 @@ public final class RelayLeg implements DtlsLeg
     public void handshakeFailed(final String reason)
     {
         thread.execute(() -> thread.handshakeFailed(this, reason));
+    }
+
+    @Override
+    public void dropped(final int reason)
+    {
+        thread.drop(this, reason);
     }
 
     @Override

@@ -11,11 +11,14 @@ import io.sipline.media.srtp.SrtpPolicy;
 import java.util.List;
 
 /**
- * A later offer/answer exchange on an answered {@link AnchoredCall} (RFC 3264 §8), from either leg: the offering
- * leg's streams are checked against the call's (same count and order, same transport), its new addresses, WebRTC
- * description and SDES key are taken, and the other leg gets an offer on the same ports with our same ICE
- * credentials, fingerprint, settled DTLS role and SDES key; its answer is checked and taken the same way and turned
- * into the answer for the offering leg. A stream offered with port 0 is closed and answered with port 0.
+ * A later offer/answer exchange on an answered {@link AnchoredCall} (RFC 3264 §8), from either leg, in two steps.
+ * {@link #offer}: the offering leg's streams are checked against the call's (same count and order, same transport,
+ * a usable SDES key, a WebRTC peer keeping its ICE credentials and fingerprint) and the other leg gets an offer on
+ * the same ports with our same ICE credentials, fingerprint, settled DTLS role and SDES key; nothing of the call
+ * changes yet. {@link #answer}: the other leg's answer is checked, then both legs' new descriptions are taken (their
+ * addresses, SDES keys), streams offered or answered with port 0 are closed (RFC 3264 §8.2), and the answer for the
+ * offering leg is written. {@link #withdraw}: the other leg refused the offer (a 4xx-6xx to the re-INVITE), so the
+ * session stays as it was (RFC 3264 §8: the old description remains in force) and the pending offer is forgotten.
  *
  * <p>Stateless; called under the anchor's state machine (one exchange at a time), from the application's thread.
  */
@@ -42,13 +45,15 @@ final class AnchorRenegotiation
         for (int i = 0; i < streams.size(); i++)
         {
             check(i, call, streams.get(i), from.media().get(i), fromA, true);
+            checkWebRtc(from, streams.get(i), from.media().get(i), fromA, true);
         }
         final SessionDescription to = call.ourDescription(call.nextVersion(!fromA));
         SdpCopy.sessionAttributes(from.attributes(), to.attributes());
         for (int i = 0; i < streams.size(); i++)
         {
-            to.media().add(offerStream(call, from, streams.get(i), from.media().get(i), fromA));
+            to.media().add(offerStream(call, streams.get(i), from.media().get(i), fromA));
         }
+        call.pendingReoffer(from);
         if (call.anyWebRtc(fromA))
         {
             to.attributes().add(new SdpAttribute("ice-lite", null));
@@ -73,22 +78,39 @@ final class AnchorRenegotiation
         for (int i = 0; i < streams.size(); i++)
         {
             final AnchoredCall.Stream s = streams.get(i);
-            if (null != s.reoffered)
+            if (null != s.reoffered && 0 != s.reoffered.port())
             {
                 check(i, call, s, from.media().get(i), !fromA, false);
+                checkWebRtc(from, s, from.media().get(i), !fromA, false);
             }
         }
+        final SessionDescription offered = call.pendingReoffer();
         final SessionDescription to = call.ourDescription(call.nextVersion(fromA));
         SdpCopy.sessionAttributes(from.attributes(), to.attributes());
         for (int i = 0; i < streams.size(); i++)
         {
-            to.media().add(answerStream(call, from, streams.get(i), from.media().get(i), fromA));
+            to.media().add(answerStream(call, offered, from, streams.get(i), from.media().get(i), fromA));
         }
+        call.pendingReoffer(null);
         if (call.anyWebRtc(!fromA))
         {
             to.attributes().add(new SdpAttribute("ice-lite", null));
         }
         return to.format();
+    }
+
+    /**
+     * Forgets the pending re-offer, which the other leg refused: the call keeps its addresses, keys and streams.
+     *
+     * @param call the anchor.
+     */
+    static void withdraw(final AnchoredCall call)
+    {
+        for (final AnchoredCall.Stream s : call.streamList())
+        {
+            s.reoffered = null;
+        }
+        call.pendingReoffer(null);
     }
 
     private static boolean live(final AnchoredCall.Stream s)
@@ -126,24 +148,31 @@ final class AnchorRenegotiation
         }
     }
 
-    private static MediaDescription offerStream(final AnchoredCall call, final SessionDescription from,
-        final AnchoredCall.Stream s, final MediaDescription m, final boolean fromA)
+    /**
+     * Checks that a WebRTC peer keeps its ICE credentials and fingerprint (RFC 8839 §4.4.1.1, RFC 8842 §5.5); once
+     * the first exchange is complete this changes nothing of the leg.
+     */
+    private static void checkWebRtc(final SessionDescription from, final AnchoredCall.Stream s,
+        final MediaDescription m, final boolean sideA, final boolean offer)
+    {
+        final WebRtcLegs.Leg webRtc = sideA ? s.webRtcA : s.webRtcB;
+        if (live(s) && 0 != m.port() && null != webRtc)
+        {
+            webRtc.peer(SdpCopy.withSessionTransport(from, m), offer);
+        }
+    }
+
+    private static MediaDescription offerStream(final AnchoredCall call, final AnchoredCall.Stream s,
+        final MediaDescription m, final boolean fromA)
     {
         final MediaProfile profileY = profile(call, s, !fromA);
+        s.reoffered = m;
         if (!live(s) || 0 == m.port())
         {
-            if (null != s.relay)
-            {
-                // RFC 3264 §8.2: a stream offered with port 0 is removed; its answer has port 0 too.
-                s.relay.close();
-            }
-            s.reoffered = null;
+            // RFC 3264 §8.2: a stream offered with port 0 is removed (once answered); its answer has port 0 too.
             return new MediaDescription(m.media(), 0, null == profileY ? m.proto() : profileY.proto(), m.formats());
         }
-        final RelayLeg legX = fromA ? s.relay.legA() : s.relay.legB();
-        final RelayLeg legY = legX.peer();
-        takeTransport(call, from, s, m, fromA, true);
-        s.reoffered = m;
+        final RelayLeg legY = (fromA ? s.relay.legA() : s.relay.legB()).peer();
         final MediaDescription y = new MediaDescription(m.media(), legY.rtpPort(), profileY.proto(), m.formats());
         SdpCopy.mediaAttributes(m, y, profileY.proto().endsWith("F"));
         if (MediaProfile.WEBRTC != profileY)
@@ -164,21 +193,23 @@ final class AnchorRenegotiation
         return y;
     }
 
-    private static MediaDescription answerStream(final AnchoredCall call, final SessionDescription from,
-        final AnchoredCall.Stream s, final MediaDescription b, final boolean fromA)
+    private static MediaDescription answerStream(final AnchoredCall call, final SessionDescription offered,
+        final SessionDescription from, final AnchoredCall.Stream s, final MediaDescription b, final boolean fromA)
     {
         final MediaDescription m = s.reoffered;
         s.reoffered = null;
-        if (null == m || !live(s) || 0 == b.port())
+        if (null == m || !live(s) || 0 == m.port() || 0 == b.port())
         {
             if (null != s.relay)
             {
                 s.relay.close();
             }
-            final MediaDescription offered = null == m ? s.offeredByA : m;
-            return new MediaDescription(offered.media(), 0, offered.proto(), offered.formats());
+            final MediaDescription was = null == m ? s.offeredByA : m;
+            return new MediaDescription(was.media(), 0, was.proto(), was.formats());
         }
         final RelayLeg legX = fromA ? s.relay.legA() : s.relay.legB();
+        // The offer is taken only now that it is accepted, so that a refused one leaves the call as it was.
+        takeTransport(call, offered, s, m, fromA, true);
         takeTransport(call, from, s, b, !fromA, false);
         final MediaDescription r = new MediaDescription(m.media(), legX.rtpPort(), m.proto(), b.formats());
         SdpCopy.mediaAttributes(b, r, m.proto().endsWith("F"));

@@ -57,6 +57,7 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     private long versionToA = 1;
     private long versionToB = 1;
     private boolean reofferFromA;
+    private SessionDescription pendingReoffer;
 
     /** One {@code m=} line: what leg A offered and the relay stream carrying it, or none when rejected. */
     static final class Stream
@@ -418,6 +419,36 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
             state.compareAndSet(REOFFERING, ANSWERED);
             throw e;
         }
+    }
+
+    @Override
+    public boolean withdraw()
+    {
+        if (!state.compareAndSet(REOFFERED, REANSWERING))
+        {
+            return false;
+        }
+        AnchorRenegotiation.withdraw(this);
+        state.compareAndSet(REANSWERING, ANSWERED);
+        return true;
+    }
+
+    @Override
+    public boolean isReoffered()
+    {
+        return REOFFERED == state.get();
+    }
+
+    /** @return the re-offer waiting for its answer (for {@link AnchorRenegotiation}, under the state machine). */
+    SessionDescription pendingReoffer()
+    {
+        return pendingReoffer;
+    }
+
+    /** @param offer the re-offer now waiting for its answer, or null once answered or withdrawn. */
+    void pendingReoffer(final SessionDescription offer)
+    {
+        pendingReoffer = offer;
     }
 
     /** @return the streams, in {@code m=} line order (for {@link AnchorRenegotiation}, under the state machine). */

@@ -31,10 +31,12 @@ public interface MediaAnchor
     /**
      * A new offer from either leg once the first exchange is complete (a re-INVITE or an UPDATE, RFC 3264 §8), with
      * the same streams in the same order: returns the offer to send on the other leg, whose answer then goes to
-     * {@link #answer(String)}, which returns the answer for the leg that re-offered. The relay keeps its ports, its
-     * ICE credentials, its certificate and DTLS role, and its SDES keys (unless the peer sends new ones), so media
-     * flows on meanwhile; directions, codecs and other media attributes go through. A stream re-offered with port 0
-     * is freed. BUNDLE is refused as in the first answer.
+     * {@link #answer(String)}, which returns the answer for the leg that re-offered; if the other leg refuses it
+     * instead (a 4xx-6xx such as 488 or 491), call {@link #withdraw()}. Nothing of the call changes until the answer
+     * arrives: media flows on as before meanwhile. The relay keeps its ports, its ICE credentials, its certificate and
+     * DTLS role, and its SDES keys (unless the peer sends new ones); directions (hold and resume), codecs and other
+     * media attributes go through. A stream re-offered with port 0 is freed once answered. BUNDLE is refused as in
+     * the first answer.
      *
      * @param offer the new SDP offer.
      * @param fromA whether leg A sent it (else leg B).
@@ -48,6 +50,25 @@ public interface MediaAnchor
     default String reoffer(final String offer, final boolean fromA)
     {
         throw new UnsupportedOperationException("this anchor takes no re-offers");
+    }
+
+    /**
+     * The other leg refused the pending re-offer (a 4xx-6xx to the re-INVITE or UPDATE, a 2xx whose answer
+     * {@link #answer(String)} rejected, or the exchange was abandoned): the re-offer is forgotten and the session stays
+     * as it was before it (RFC 3264 §8: the previous description remains in force), every stream on its addresses,
+     * keys and ports; the next re-offer may come.
+     *
+     * @return whether a re-offer was waiting (false when none was, or the anchor has ended).
+     */
+    default boolean withdraw()
+    {
+        return false;
+    }
+
+    /** @return whether a re-offer waits for its answer (or its withdrawal). */
+    default boolean isReoffered()
+    {
+        return false;
     }
 
     /** Stops relaying and frees every socket and port of the anchor. Idempotent; any thread. */

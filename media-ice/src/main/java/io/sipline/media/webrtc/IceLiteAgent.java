@@ -33,10 +33,12 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
     static final int CHECKED = 0;
     /** A valid check with USE-CANDIDATE: {@link #selected()} is its source. */
     static final int NOMINATED = 1;
-    /** An error response was sent (400, 401 or 420). */
+    /** An error response was sent (400 or 420). */
     static final int REJECTED = 2;
     /** Nothing answered: not a request, malformed framing or a bad FINGERPRINT. */
     static final int DROPPED = 3;
+    /** Answered 401: an unknown ufrag or a MESSAGE-INTEGRITY that does not verify. */
+    static final int UNAUTHENTICATED = 4;
 
     private final String ufrag;
     private final String password;
@@ -94,7 +96,7 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
      * @param length its length.
      * @param source where it came from.
      * @param nowMs  the time, for consent freshness.
-     * @return {@link #CHECKED}, {@link #NOMINATED}, {@link #REJECTED} or {@link #DROPPED}.
+     * @return {@link #CHECKED}, {@link #NOMINATED}, {@link #REJECTED}, {@link #UNAUTHENTICATED} or {@link #DROPPED}.
      */
     int onStun(final byte[] buffer, final int offset, final int length, final InetSocketAddress source,
         final long nowMs)
@@ -109,6 +111,7 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
             {
                 // Past the lookup the only error StunBindingServer sends is 401 (RFC 8489 §9.1.3).
                 unauthenticated++;
+                return UNAUTHENTICATED;
             }
             return REJECTED;
         }

@@ -8,6 +8,7 @@ import io.sipline.media.dtls.DtlsSender;
 import io.sipline.media.dtls.DtlsSetup;
 import io.sipline.media.dtls.DtlsSrtpKeys;
 import io.sipline.media.relay.DtlsLeg;
+import io.sipline.media.relay.RelayDrop;
 import io.sipline.media.sdp.MediaDescription;
 import io.sipline.media.service.WebRtcLegs;
 import io.sipline.media.stun.StunIntegrity;
@@ -124,9 +125,24 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     {
         if (failed)
         {
+            leg.dropped(RelayDrop.INACTIVE);
             return;
         }
-        if (IceLiteAgent.NOMINATED == ice.onStun(buffer, offset, length, source, owner.nowMs()))
+        final int result = ice.onStun(buffer, offset, length, source, owner.nowMs());
+        if (IceLiteAgent.NOMINATED != result)
+        {
+            switch (result)
+            {
+                case IceLiteAgent.UNAUTHENTICATED -> leg.dropped(RelayDrop.STUN_UNAUTHENTICATED);
+                case IceLiteAgent.REJECTED -> leg.dropped(RelayDrop.STUN_REJECTED);
+                case IceLiteAgent.DROPPED -> leg.dropped(RelayDrop.STUN_UNANSWERED);
+                default ->
+                {
+                    // A valid check: consent refreshed, nothing to count.
+                }
+            }
+        }
+        else
         {
             final InetSocketAddress selected = ice.selected();
             leg.latch(selected);
@@ -143,9 +159,15 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     public void onDtlsPacket(final DtlsLeg leg, final byte[] buffer, final int offset, final int length,
         final InetSocketAddress source)
     {
-        if (failed || !ice.isChecked(source))
+        if (failed)
+        {
+            leg.dropped(RelayDrop.INACTIVE);
+            return;
+        }
+        if (!ice.isChecked(source))
         {
             dtlsEarly++;
+            leg.dropped(RelayDrop.DTLS_UNCHECKED);
             return;
         }
         if (null == dtls)
@@ -154,6 +176,7 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
             if (null == p || DtlsRole.SERVER != p.role())
             {
                 dtlsEarly++;
+                leg.dropped(RelayDrop.DTLS_UNCHECKED);
                 return;
             }
             start(p, source);

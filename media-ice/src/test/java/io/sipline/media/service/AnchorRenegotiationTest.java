@@ -1,6 +1,8 @@
 package io.sipline.media.service;
 
 import io.sipline.media.relay.MediaRelaySettings;
+import io.sipline.media.relay.RelayDrop;
+import io.sipline.media.relay.RelayLeg;
 import io.sipline.media.sdp.MediaDescription;
 import io.sipline.media.sdp.SdpException;
 import io.sipline.media.sdp.SessionDescription;
@@ -20,12 +22,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Re-offers on an anchored SDES-SRTP to plain RTP call, with test phones on loopback: a hold from either side keeps
  * the ports and keys and passes the direction; a new SDES key from phone A re-keys leg A, and its packets under the
- * new key are relayed; a re-offer that changes a stream's transport is refused and leaves the call as it was.
+ * new key are relayed; a re-offer that changes a stream's transport is refused and leaves the call as it was; a
+ * re-offer the other side refuses is withdrawn and the previous session stays (address, key, stream); an accepted
+ * one moves the media to the new address, and a stream re-offered with port 0 is freed once answered.
  */
 @Timeout(60)
 class AnchorRenegotiationTest
@@ -106,6 +112,116 @@ class AnchorRenegotiationTest
             assertThrows(IllegalStateException.class, () -> anchor.answer(sdpOfB(b, 4, "sendrecv")),
                 "nothing waits for an answer");
             assertNotEquals(null, anchor.reoffer(sdpOfB(b, 4, "sendrecv"), false));
+            anchor.end();
+        }
+    }
+
+    @Test
+    void shouldKeepThePreviousSessionWhenAReofferIsWithdrawn() throws Exception
+    {
+        try (RelayMediaService media = RelayMediaService.start(new MediaRelaySettings(47000, 47999,
+            InetAddress.getLoopbackAddress(), null, 1, 0));
+            TestPhone a = new TestPhone();
+            TestPhone b = new TestPhone();
+            TestPhone elsewhere = new TestPhone())
+        {
+            final SecureRandom random = new SecureRandom();
+            final SdesCryptoAttribute keyOfA = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, random);
+            final MediaAnchor anchor = media.anchor(offerFromA(a, keyOfA, 1, "sendrecv"), MediaProfile.RTP_AVP, null);
+            final MediaDescription toA = SessionDescription.parse(anchor.answer(sdpOfB(b, 1, "sendrecv"))).media()
+                .getFirst();
+            final SrtpContext protect = SrtpContext.outbound(SrtpPolicy.fromSdes(keyOfA).build());
+            int seq = aToB(a, b, protect, toA.port(), 1);
+            assertFalse(anchor.withdraw(), "nothing to withdraw");
+
+            // B moves to another address and holds; A refuses (488): B's old address still gets the media.
+            final String moved = sdpOfB(elsewhere, 2, "sendonly");
+            assertNotNull(anchor.reoffer(moved, false));
+            assertTrue(anchor.isReoffered());
+            assertThrows(IllegalStateException.class, () -> anchor.reoffer(sdpOfB(b, 3, "sendrecv"), false),
+                "one exchange at a time (the gateway answers 491)");
+            assertTrue(anchor.withdraw());
+            assertFalse(anchor.isReoffered());
+            assertFalse(anchor.withdraw(), "withdrawn once");
+            assertThrows(IllegalStateException.class, () -> anchor.answer(offerFromA(a, keyOfA, 2, "recvonly")),
+                "no re-offer waits for an answer");
+            seq = aToB(a, b, protect, toA.port(), seq);
+            assertEquals(null, elsewhere.receive(200), "the refused address gets nothing");
+
+            // A offers a new key; B refuses: the old key still authenticates, the new one does not.
+            final SdesCryptoAttribute refusedKey = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, random);
+            anchor.reoffer(offerFromA(a, refusedKey, 2, "sendrecv"), true);
+            assertTrue(anchor.withdraw());
+            seq = aToB(a, b, protect, toA.port(), seq);
+            final RelayLeg legA = ((AnchoredCall)anchor).relayStream(0).legA();
+            final long authFailures = legA.drops(RelayDrop.AUTH_FAIL);
+            final byte[] p = rtp(0, ++seq, SSRC_A, 160);
+            a.send(p, SrtpContext.outbound(SrtpPolicy.fromSdes(refusedKey).build()).protectRtp(p, 0, 172),
+                toA.port());
+            TestPhone.await(() -> legA.drops(RelayDrop.AUTH_FAIL) > authFailures, "the refused key's packet dropped");
+            assertEquals(null, b.receive(200));
+
+            // B removes the stream; A refuses: the stream is still relayed.
+            anchor.reoffer(sdpOfB(b, 3, "sendrecv").replace("m=audio " + b.port(), "m=audio 0"), false);
+            assertTrue(anchor.withdraw());
+            assertTrue(anchor.isRelayed(0));
+            seq = aToB(a, b, protect, toA.port(), seq);
+
+            // Accepted this time: the media goes to B's new address, and the next re-offer may come.
+            final MediaDescription answerToB = SessionDescription.parse(anchor.reoffer(sdpOfB(elsewhere, 4,
+                "sendrecv"), false)).media().getFirst();
+            assertEquals(toA.port(), answerToB.port());
+            anchor.answer(offerFromA(a, keyOfA, 3, "sendrecv"));
+            seq = aToB(a, elsewhere, protect, toA.port(), seq);
+
+            // Removing the stream, accepted: freed once answered.
+            anchor.reoffer(offerFromA(a, keyOfA, 4, "sendrecv").replace("m=audio " + a.port(), "m=audio 0"), true);
+            assertTrue(anchor.isRelayed(0), "not before the answer");
+            final MediaDescription removed = SessionDescription.parse(anchor.answer(sdpOfB(elsewhere, 5,
+                "sendrecv"))).media().getFirst();
+            assertEquals(0, removed.port());
+            assertFalse(anchor.isRelayed(0));
+            anchor.end();
+            assertFalse(anchor.withdraw(), "ended");
+        }
+    }
+
+    @Test
+    void shouldPassHoldAndResumeFromEitherSide() throws Exception
+    {
+        try (RelayMediaService media = RelayMediaService.start(new MediaRelaySettings(47000, 47999,
+            InetAddress.getLoopbackAddress(), null, 1, 0));
+            TestPhone a = new TestPhone();
+            TestPhone b = new TestPhone())
+        {
+            final SdesCryptoAttribute keyOfA = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, new SecureRandom());
+            final MediaAnchor anchor = media.anchor(offerFromA(a, keyOfA, 1, "sendrecv"), MediaProfile.RTP_AVP, null);
+            final MediaDescription toA = SessionDescription.parse(anchor.answer(sdpOfB(b, 1, "sendrecv"))).media()
+                .getFirst();
+            final String[][] exchanges = {
+                // who offers, its direction, what the other gets, the other's answer, what the offerer gets back
+                {"A", "inactive", "inactive", "inactive", "inactive"},
+                {"A", "sendrecv", "sendrecv", "sendrecv", "sendrecv"},
+                {"B", "sendonly", "sendonly", "recvonly", "recvonly"},
+                {"B", "sendrecv", "sendrecv", "sendrecv", "sendrecv"},
+            };
+            int version = 2;
+            for (final String[] e : exchanges)
+            {
+                final boolean fromA = "A".equals(e[0]);
+                final String offer = fromA ? offerFromA(a, keyOfA, version, e[1]) : sdpOfB(b, version, e[1]);
+                final MediaDescription offered = SessionDescription.parse(anchor.reoffer(offer, fromA)).media()
+                    .getFirst();
+                assertEquals(e[2], offered.direction(null), String.join(" ", e));
+                final String answer = fromA ? sdpOfB(b, version, e[3]) : offerFromA(a, keyOfA, version, e[3]);
+                final MediaDescription answered = SessionDescription.parse(anchor.answer(answer)).media().getFirst();
+                assertEquals(e[4], answered.direction(null), String.join(" ", e));
+                version++;
+            }
+            aToB(a, b, SrtpContext.outbound(SrtpPolicy.fromSdes(keyOfA).build()), toA.port(), 1);
             anchor.end();
         }
     }

@@ -79,10 +79,11 @@ class IceLiteAgentTest
     @Test
     void shouldAnswer401AndCountAWrongPasswordOrUfragAndSelectNothing()
     {
-        assertEquals(IceLiteAgent.REJECTED, check(UFRAG + ":brws", "notTheRelayPassword0000", true, browser, 0));
+        assertEquals(IceLiteAgent.UNAUTHENTICATED,
+            check(UFRAG + ":brws", "notTheRelayPassword0000", true, browser, 0));
         assertEquals(401, lastResponse().errorCode(lastResponse().findAttribute(StunAttributeType.ERROR_CODE)));
         assertEquals(-1, lastResponse().integrityIndex(), "RFC 8489 §9.1.3: a 401 carries no integrity");
-        assertEquals(IceLiteAgent.REJECTED, check("Other:brws", PASSWORD, true, browser, 0));
+        assertEquals(IceLiteAgent.UNAUTHENTICATED, check("Other:brws", PASSWORD, true, browser, 0));
         assertEquals(401, lastResponse().errorCode(lastResponse().findAttribute(StunAttributeType.ERROR_CODE)));
         assertEquals(2, agent.unauthenticated());
         assertEquals(2, agent.rejected());

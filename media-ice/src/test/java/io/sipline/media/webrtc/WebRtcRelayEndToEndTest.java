@@ -5,6 +5,7 @@ import io.sipline.media.dtls.DtlsEndpointConfig;
 import io.sipline.media.dtls.DtlsRole;
 import io.sipline.media.dtls.DtlsSrtpKeys;
 import io.sipline.media.relay.MediaRelaySettings;
+import io.sipline.media.relay.RelayDrop;
 import io.sipline.media.sdp.MediaDescription;
 import io.sipline.media.sdp.SdpException;
 import io.sipline.media.sdp.SessionDescription;
@@ -175,6 +176,14 @@ class WebRtcRelayEndToEndTest
         assertTrue(error.wrap(rejected, 0, rejected.length) >= 0);
         assertEquals(StunMessageType.BINDING_ERROR_RESPONSE, error.messageType());
         assertEquals(401, error.errorCode(error.findAttribute(StunAttributeType.ERROR_CODE)));
+        awaitDrops(RelayDrop.STUN_UNAUTHENTICATED, 1);
+        // DTLS from an address no valid check came from (RFC 8445 §12): dropped and counted, no handshake.
+        final byte[] clientHello = new byte[40];
+        clientHello[0] = 22; // a DTLS handshake record (RFC 7983 §7: 20-63 is DTLS)
+        clientHello[1] = (byte)0xFE;
+        clientHello[2] = (byte)0xFD;
+        browser.send(clientHello, 0, clientHello.length);
+        awaitDrops(RelayDrop.DTLS_UNCHECKED, 1);
 
         iceAndDtls(toBrowser, DtlsRole.CLIENT);
         mediaBothWays(toPhone.port());
@@ -402,5 +411,16 @@ class WebRtcRelayEndToEndTest
         p[6] = (byte)(ssrc >>> 8);
         p[7] = (byte)ssrc;
         return p;
+    }
+
+    /** Waits until the relay counted {@code count} drops for {@code reason} (counted on the media thread). */
+    private void awaitDrops(final int reason, final long count) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (media.relay().drops(reason) < count && System.nanoTime() < deadline)
+        {
+            Thread.sleep(5);
+        }
+        assertEquals(count, media.relay().drops(reason), RelayDrop.name(reason));
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.sipline.junit.ClientTransaction;
+import io.sipline.junit.Dialog;
 import io.sipline.junit.ServerTransaction;
 import io.sipline.junit.SipMessage;
 import io.sipline.junit.SiplineServer;
@@ -36,9 +39,11 @@ import io.sipline.media.service.RelayMediaService;
  * The webrtc-gateway example without a browser, routed by its DAR file: a media service of the test's own (the
  * relay on loopback) published as the container does, SIP phones as {@link UserAgent}s. A plain-RTP call through the
  * anchor (RTP relayed both ways, BYE ends both legs, the anchor freed), the failures (a stopped media service, no
- * offer, an offer that cannot be anchored, a busy callee, a CANCEL, an answer that does not fit) and a call to a
- * registered browser, which gets a WebRTC offer. (The server is shared by the tests, so the attribute, once
- * published, stays: each test publishes its own service before it deploys.)
+ * offer, an offer that cannot be anchored, a busy callee, a CANCEL, an answer that does not fit), re-INVITEs
+ * relayed through the anchor (hold and resume from either leg, a new address, no offer in the INVITE, a refused
+ * re-offer that keeps the media, glare) and a call to a registered browser, which gets a WebRTC offer. (The server
+ * is shared by the tests, so the attribute, once published, stays: each test publishes its own service before it
+ * deploys.)
  */
 @SiplineTest(dar = "../dar/webrtc-gateway.properties")
 class WebRtcGatewayTest
@@ -46,6 +51,7 @@ class WebRtcGatewayTest
     private static final Path WAR = Path.of("../webrtc-gateway/target/webrtc-gateway.war");
     private static final Pattern MEDIA = Pattern.compile("m=audio (\\d+) (\\S+)");
     private static final Pattern CONNECTION = Pattern.compile("c=IN IP4 (\\S+)");
+    private static final Pattern DIRECTION = Pattern.compile("a=(sendrecv|sendonly|recvonly|inactive)");
 
     private RelayMediaService media;
     private DatagramSocket aliceRtp;
@@ -86,9 +92,172 @@ class WebRtcGatewayTest
 
     private static String offer(final DatagramSocket rtp)
     {
-        return "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n" +
+        return sdp(rtp, 1, "sendrecv");
+    }
+
+    /** A phone's SDP on {@code rtp}'s port, {@code o=} version {@code version}, with a direction attribute. */
+    private static String sdp(final DatagramSocket rtp, final int version, final String direction)
+    {
+        return "v=0\r\no=- 1 " + version + " IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n" +
             "m=audio " + rtp.getLocalPort() + " RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\n" +
-            "a=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\n";
+            "a=rtpmap:101 telephone-event/8000\r\na=" + direction + "\r\n";
+    }
+
+    /** An established call from alice to bob through the gateway, and the relay's address on each leg. */
+    private record Established(ClientTransaction invite, ServerTransaction leg, InetSocketAddress relayForAlice,
+        InetSocketAddress relayForBob)
+    {
+    }
+
+    private Established establish(final SiplineServer sipline, final UserAgent alice, final UserAgent bob)
+        throws IOException
+    {
+        publishMedia(sipline);
+        deploy(sipline, bob);
+        final ClientTransaction invite = invite(alice, sipline.uri("bob"), offer(aliceRtp));
+        final ServerTransaction leg = bob.expectRequest("INVITE");
+        final String toBob = leg.request().body();
+        leg.respond(200, "application/sdp", offer(bobRtp));
+        final String toAlice = invite.expect(200).body();
+        invite.ack();
+        bob.expectRequest("ACK");
+        return new Established(invite, leg, address(toAlice), address(toBob));
+    }
+
+    private static InetSocketAddress address(final String sdp)
+    {
+        return new InetSocketAddress(group(CONNECTION, sdp, 1), Integer.parseInt(group(MEDIA, sdp, 1)));
+    }
+
+    private static String direction(final String sdp)
+    {
+        return group(DIRECTION, sdp, 1);
+    }
+
+    /** One RTP packet from {@code from} through the relay at {@code relay} must arrive at {@code to}. */
+    private static void relayed(final DatagramSocket from, final InetSocketAddress relay, final DatagramSocket to,
+        final int sequence) throws IOException
+    {
+        final byte[] packet = rtp(sequence, 0x33333333);
+        from.send(new DatagramPacket(packet, packet.length, relay));
+        assertArrayEquals(packet, receive(to), "RTP " + sequence + " relayed");
+    }
+
+    @Test
+    void relaysReinvitesFromEitherLegThroughTheAnchor(final SiplineServer sipline, final UserAgent alice,
+        final UserAgent bob) throws IOException
+    {
+        final Established call = establish(sipline, alice, bob);
+        relayed(aliceRtp, call.relayForAlice(), bobRtp, 1);
+
+        // Alice holds (RFC 3264 §8.4): bob is offered sendonly on the relay's same port; his recvonly comes back.
+        final Dialog aliceSide = call.invite().dialog();
+        final ClientTransaction hold = aliceSide.send(aliceSide.createRequest("INVITE")
+            .body("application/sdp", sdp(aliceRtp, 2, "sendonly")));
+        final ServerTransaction holdAtBob = bob.expectRequest("INVITE");
+        final String holdOffer = holdAtBob.request().body();
+        assertEquals("sendonly", direction(holdOffer), holdOffer);
+        assertEquals(call.relayForBob(), address(holdOffer), "the relay keeps its port toward bob");
+        holdAtBob.respond(200, "application/sdp", sdp(bobRtp, 2, "recvonly"));
+        final String holdAnswer = hold.expect(200).body();
+        assertEquals("recvonly", direction(holdAnswer), holdAnswer);
+        assertEquals(call.relayForAlice(), address(holdAnswer));
+        hold.ack();
+        bob.expectRequest("ACK");
+        relayed(aliceRtp, call.relayForAlice(), bobRtp, 2);
+
+        // Bob resumes from another address: alice is offered sendrecv on the same relay port, media follows bob.
+        try (DatagramSocket bobMoved = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+        {
+            bobMoved.setSoTimeout(3_000);
+            final Dialog bobSide = call.leg().dialog();
+            final ClientTransaction resume = bobSide.send(bobSide.createRequest("INVITE")
+                .body("application/sdp", sdp(bobMoved, 3, "sendrecv")));
+            final ServerTransaction resumeAtAlice = alice.expectRequest("INVITE");
+            final String resumeOffer = resumeAtAlice.request().body();
+            assertEquals("sendrecv", direction(resumeOffer), resumeOffer);
+            assertEquals(call.relayForAlice(), address(resumeOffer));
+            resumeAtAlice.respond(200, "application/sdp", sdp(aliceRtp, 3, "sendrecv"));
+            final String resumeAnswer = resume.expect(200).body();
+            assertEquals(call.relayForBob(), address(resumeAnswer));
+            resume.ack();
+            alice.expectRequest("ACK");
+            relayed(aliceRtp, call.relayForAlice(), bobMoved, 3);
+        }
+
+        call.invite().dialog().bye().expect(200);
+        bob.expectRequest("BYE").respond(200);
+        assertNoAnchor();
+    }
+
+    @Test
+    void relaysAReinviteWithoutOfferTheOfferInThe2xxTheAnswerInTheAck(final SiplineServer sipline,
+        final UserAgent alice, final UserAgent bob) throws IOException
+    {
+        final Established call = establish(sipline, alice, bob);
+        final Dialog aliceSide = call.invite().dialog();
+        final ClientTransaction reinvite = aliceSide.send(aliceSide.createRequest("INVITE"));
+        final ServerTransaction atBob = bob.expectRequest("INVITE");
+        assertTrue(null == atBob.request().body() || atBob.request().body().isEmpty(),
+            "no offer: " + atBob.request());
+        atBob.respond(200, "application/sdp", sdp(bobRtp, 2, "sendonly"));
+        final String offerToAlice = reinvite.expect(200).body();
+        assertEquals("sendonly", direction(offerToAlice), offerToAlice);
+        assertEquals(call.relayForAlice(), address(offerToAlice));
+        reinvite.ack("application/sdp", sdp(aliceRtp, 2, "recvonly"));
+        final SipMessage ackAtBob = bob.expectRequest("ACK").request();
+        final String answerToBob = ackAtBob.body();
+        assertEquals("recvonly", direction(answerToBob), ackAtBob.toString());
+        assertEquals(call.relayForBob(), address(answerToBob));
+        relayed(aliceRtp, call.relayForAlice(), bobRtp, 1);
+
+        call.invite().dialog().bye().expect(200);
+        bob.expectRequest("BYE").respond(200);
+        assertNoAnchor();
+    }
+
+    @Test
+    void keepsTheMediaWhenTheOtherLegRefusesAReinviteAndAnswers491ToGlare(final SiplineServer sipline,
+        final UserAgent alice, final UserAgent bob) throws IOException
+    {
+        final Established call = establish(sipline, alice, bob);
+        try (DatagramSocket aliceMoved = new DatagramSocket(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+        {
+            aliceMoved.setSoTimeout(500);
+            final Dialog aliceSide = call.invite().dialog();
+            final ClientTransaction move = aliceSide.send(aliceSide.createRequest("INVITE")
+                .body("application/sdp", sdp(aliceMoved, 2, "sendrecv")));
+            final ServerTransaction atBob = bob.expectRequest("INVITE");
+
+            // Glare (RFC 3261 §14.2): bob's own re-INVITE while alice's is pending gets 491.
+            final Dialog bobSide = call.leg().dialog();
+            bobSide.send(bobSide.createRequest("INVITE").body("application/sdp", sdp(bobRtp, 2, "sendonly")))
+                .expect(491);
+
+            atBob.respond(488);
+            move.expect(488);
+            // RFC 3264 §8: the old session stays: bob's media still goes to alice's old address.
+            relayed(bobRtp, call.relayForBob(), aliceRtp, 1);
+            assertThrows(SocketTimeoutException.class, () -> receive(aliceMoved), "nothing for the refused address");
+
+            // A 491 from bob reaches alice as it is, and the next re-INVITE goes through.
+            final ClientTransaction again = aliceSide.send(aliceSide.createRequest("INVITE")
+                .body("application/sdp", sdp(aliceMoved, 3, "sendrecv")));
+            bob.expectRequest("INVITE").respond(491);
+            again.expect(491);
+            final ClientTransaction third = aliceSide.send(aliceSide.createRequest("INVITE")
+                .body("application/sdp", sdp(aliceMoved, 4, "sendrecv")));
+            bob.expectRequest("INVITE").respond(200, "application/sdp", sdp(bobRtp, 3, "sendrecv"));
+            third.expect(200);
+            third.ack();
+            bob.expectRequest("ACK");
+            aliceMoved.setSoTimeout(3_000);
+            relayed(bobRtp, call.relayForBob(), aliceMoved, 2);
+        }
+        call.invite().dialog().bye().expect(200);
+        bob.expectRequest("BYE").respond(200);
+        assertNoAnchor();
     }
 
     private static ClientTransaction invite(final UserAgent from, final String uri, final String sdp)

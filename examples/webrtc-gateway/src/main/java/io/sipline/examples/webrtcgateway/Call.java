@@ -53,6 +53,7 @@ final class Call implements MediaListener
     private volatile MediaAnchor anchor;
     private volatile State state = State.OFFERED;
     private volatile boolean calleeAnswered;
+    private volatile Reinvite reinvite;
 
     Call(final SipServletRequest callerInvite, final TimerService timers, final ServletContext log,
         final boolean endOnMediaTimeout)
@@ -108,6 +109,23 @@ final class Call implements MediaListener
     boolean isCalleeAnswered()
     {
         return calleeAnswered;
+    }
+
+    /** The re-INVITE being relayed, or null. */
+    Reinvite reinvite()
+    {
+        return reinvite;
+    }
+
+    void reinvite(final Reinvite relayed)
+    {
+        reinvite = relayed;
+    }
+
+    /** The leg that is not {@code leg}. */
+    SipSession otherLeg(final SipSession leg)
+    {
+        return isCallee(leg) ? callerInvite.getSession() : calleeInvite.getSession();
     }
 
     /** Whether {@code session} is the callee's leg. */
@@ -166,6 +184,7 @@ final class Call implements MediaListener
         log.log("webrtc-gateway: call " + application.getId() + " ended: " + reason);
         try
         {
+            answerReinvite(status, reason);
             final SipServletRequest b = calleeInvite;
             if (calleeAnswered)
             {
@@ -203,8 +222,9 @@ final class Call implements MediaListener
         log.log("webrtc-gateway: call " + application.getId() + " ended: " + reason);
         try
         {
-            final SipSession other = isCallee(leg) ? callerInvite.getSession() : calleeInvite.getSession();
-            bye(other, reason);
+            // RFC 3261 §15.1.2: a BYE ends the INVITE still pending on the dialog with 487.
+            answerReinvite(SipServletResponse.SC_REQUEST_TERMINATED, reason);
+            bye(otherLeg(leg), reason);
         }
         finally
         {
@@ -220,6 +240,16 @@ final class Call implements MediaListener
         if (null != a)
         {
             a.end();
+        }
+    }
+
+    private void answerReinvite(final int status, final String reason)
+    {
+        final Reinvite r = reinvite;
+        reinvite = null;
+        if (null != r)
+        {
+            quietly(() -> r.endCall(status, reason));
         }
     }
 

@@ -34,12 +34,15 @@ import io.sipline.media.service.MediaService;
  *   <li>provisional responses are relayed without a body; the callee's 2xx is acknowledged at once, its answer given
  *       to the anchor and the anchor's answer sent to the caller in a 2xx; a final failure is relayed with its
  *       status;</li>
+ *   <li>a re-INVITE from either leg, with an offer or without, is relayed to the other through the anchor
+ *       ({@link Reinvite}): hold and resume, a new address or key; refused by the other leg, the previous media
+ *       stays;</li>
  *   <li>BYE from either leg is answered and sent to the other, CANCEL is passed on, and either frees the anchor;
  *       so does a failed DTLS-SRTP handshake or silent media ({@link Call}), with a BYE to both legs.</li>
  * </ul>
  * Failures get a clear response with a {@code Warning} (RFC 3261 §20.43): no media service 503, an INVITE without
  * an SDP offer or an offer that cannot be anchored 488, no ports left 503, a callee's answer that does not fit
- * 502. A re-INVITE is refused with 488: an anchor takes one offer and its answer.
+ * 502.
  * <p>
  * Threading: the container calls it for one call at a time, on that call's thread.
  */
@@ -137,8 +140,13 @@ public final class Gateway extends SipServlet
     {
         if (!invite.isInitial())
         {
-            reject(invite, SipServletResponse.SC_NOT_ACCEPTABLE_HERE,
-                "this gateway's media anchor takes one offer and answer per call; re-offers are not supported");
+            final Call call = Call.of(invite.getApplicationSession());
+            if (null == call)
+            {
+                reject(invite, SipServletResponse.SC_CALL_LEG_DONE, "no call of this gateway on this dialog");
+                return;
+            }
+            Reinvite.received(call, invite);
             return;
         }
         final MediaService media = (MediaService)getServletContext().getAttribute(MediaService.ATTRIBUTE);
@@ -204,9 +212,15 @@ public final class Gateway extends SipServlet
     }
 
     @Override
-    protected void doAck(final SipServletRequest ack)
+    protected void doAck(final SipServletRequest ack) throws IOException
     {
         final Call call = Call.of(ack.getApplicationSession());
+        final Reinvite reinvite = null == call ? null : call.reinvite();
+        if (null != reinvite && reinvite.isAckOf(ack))
+        {
+            reinvite.acknowledged(call, ack);
+            return;
+        }
         if (null != call && Call.State.ANSWERED == call.state())
         {
             call.state(Call.State.CONFIRMED);
@@ -230,7 +244,12 @@ public final class Gateway extends SipServlet
     {
         // the container has answered the CANCEL and the caller's INVITE (487): cancel the callee's INVITE
         final Call call = Call.of(cancel.getApplicationSession());
-        if (null != call)
+        final Reinvite reinvite = null == call ? null : call.reinvite();
+        if (null != reinvite && reinvite.isFrom(cancel))
+        {
+            reinvite.cancelled(); // only the re-INVITE ends; the call goes on
+        }
+        else if (null != call && Call.State.OFFERED == call.state())
         {
             call.end(SipServletResponse.SC_REQUEST_TERMINATED, "the caller cancelled");
         }
@@ -240,6 +259,12 @@ public final class Gateway extends SipServlet
     protected void doResponse(final SipServletResponse response) throws IOException
     {
         final Call call = Call.of(response.getApplicationSession());
+        final Reinvite reinvite = null == call ? null : call.reinvite();
+        if (null != reinvite && "INVITE".equals(response.getMethod()) && reinvite.isResponseTo(response))
+        {
+            reinvite.responded(call, response);
+            return;
+        }
         if (null == call || !"INVITE".equals(response.getMethod()) || !call.isCallee(response.getSession()))
         {
             return; // the responses to our BYEs and CANCELs
@@ -306,7 +331,7 @@ public final class Gateway extends SipServlet
     }
 
     /** The SDP body of a message, or null. */
-    private static String sdp(final SipServletMessage message) throws IOException
+    static String sdp(final SipServletMessage message) throws IOException
     {
         final byte[] body = message.getRawContent();
         final String type = message.getContentType();
