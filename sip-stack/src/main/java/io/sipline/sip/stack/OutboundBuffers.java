@@ -2,6 +2,7 @@ package io.sipline.sip.stack;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 
 /**
@@ -20,6 +21,12 @@ import io.netty.util.ResourceLeakDetector;
  * it out again, or lets it go when it grew above {@link #MAX_KEPT_CAPACITY}. {@link #close} releases the pool's
  * references.
  *
+ * <p><b>Trimming.</b> Once a second ({@link #trim}) the pool lets go of the free buffers that recent use does not
+ * need: it keeps twice the most buffers found in use at any of its last {@link #TRIM_WINDOW} trims, at least
+ * {@link #MIN_KEPT}, and no free buffer above {@link #MAX_KEPT_CAPACITY}. A burst (a flood of large messages, each
+ * held by a transaction for its retransmissions) so gives its memory back to Netty's allocator seconds after its
+ * transactions end, while a steady load keeps the buffers it uses.
+ *
  * <p><b>Threading.</b> {@link #acquire} and {@link #close} run on the owning shard's thread only; the references
  * handed out may be released on any thread (Netty's reference count is atomic, and a count of 1 read here means
  * nobody else holds the buffer).
@@ -32,6 +39,12 @@ final class OutboundBuffers
     static final int MIN_CAPACITY = 1024;
     /** A free kept buffer larger than this is let go rather than reused. */
     static final int MAX_KEPT_CAPACITY = 16 * 1024;
+    /** How often {@link #trim} looks at the kept buffers. */
+    static final long TRIM_PERIOD_NS = 1_000_000_000L;
+    /** Trims whose largest in-use count sets how many buffers stay kept. */
+    static final int TRIM_WINDOW = 10;
+    /** Buffers a trim always leaves kept. */
+    static final int MIN_KEPT = 64;
 
     private final ByteBufAllocator allocator;
     private final ByteBuf[] kept;
@@ -39,6 +52,12 @@ final class OutboundBuffers
     private int cursor;
     private long reused;
     private long made;
+    private long trimmed;
+    /** Buffers in use at each of the last {@link #TRIM_WINDOW} trims (a ring). */
+    private final int[] inUseAtTrims = new int[TRIM_WINDOW];
+    private int trimSlot;
+    private boolean trimStarted;
+    private long nextTrimNs;
 
     /**
      * @param allocator where new buffers come from.
@@ -95,6 +114,76 @@ final class OutboundBuffers
             kept[count++] = fresh.retain(); // the pool's own reference; the caller has the first
         }
         return fresh;
+    }
+
+    /**
+     * Lets go of the free kept buffers beyond twice the recent peak of buffers in use (see the class), and of any free
+     * one above {@link #MAX_KEPT_CAPACITY}; then has Netty's allocator trim this thread's cache, so that what it let
+     * go is not kept there instead. Does nothing until {@link #TRIM_PERIOD_NS} has passed since the last trim. Shard
+     * thread only; allocates nothing.
+     *
+     * @param nowNs the shard's clock.
+     * @return the buffers let go.
+     */
+    int trim(final long nowNs)
+    {
+        if (trimStarted && nowNs - nextTrimNs < 0)
+        {
+            return 0;
+        }
+        trimStarted = true;
+        nextTrimNs = nowNs + TRIM_PERIOD_NS;
+        int inUse = 0;
+        for (int i = 0; i < count; i++)
+        {
+            inUse += kept[i].refCnt() > 1 ? 1 : 0;
+        }
+        inUseAtTrims[trimSlot] = inUse;
+        trimSlot = (trimSlot + 1) % TRIM_WINDOW;
+        int peak = 0;
+        for (final int n : inUseAtTrims)
+        {
+            peak = Math.max(peak, n);
+        }
+        final int target = Math.max(MIN_KEPT, 2 * peak);
+        int released = 0;
+        for (int i = count - 1; i >= 0; i--) // a removal moves the last buffer, already looked at, into slot i
+        {
+            final ByteBuf buffer = kept[i];
+            final int references = buffer.refCnt();
+            if (0 == references)
+            {
+                forget(i); // freed by a holder's extra release
+            }
+            else if (1 == references && (count > target || buffer.capacity() > MAX_KEPT_CAPACITY))
+            {
+                forget(i);
+                buffer.release(); // the pool's reference: nobody else holds it, back to Netty's allocator
+                released++;
+            }
+        }
+        if (cursor >= count)
+        {
+            cursor = 0;
+        }
+        if (released > 0 && allocator instanceof final PooledByteBufAllocator pooled)
+        {
+            pooled.trimCurrentThreadCache(); // this thread's cache would otherwise keep the memory let go
+        }
+        trimmed += released;
+        return released;
+    }
+
+    private void forget(final int slot)
+    {
+        kept[slot] = kept[--count];
+        kept[count] = null;
+    }
+
+    /** Buffers let go by {@link #trim}. */
+    long trimmed()
+    {
+        return trimmed;
     }
 
     /** Buffers handed out again. */

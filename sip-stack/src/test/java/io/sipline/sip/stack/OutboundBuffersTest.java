@@ -73,6 +73,77 @@ class OutboundBuffersTest
     }
 
     @Test
+    void shouldGiveABurstsBuffersBackOnceRecentUseNoLongerNeedsThem()
+    {
+        // A flood: 1,000 buffers in use at once (each held by a transaction), then every one released.
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4096);
+        final ByteBuf[] burst = new ByteBuf[1_000];
+        long now = 7_000_000_000L;
+        for (int i = 0; i < burst.length; i++)
+        {
+            burst[i] = pool.acquire(100);
+        }
+        assertEquals(0, pool.trim(now), "all in use: nothing to let go");
+        for (final ByteBuf b : burst)
+        {
+            b.release();
+        }
+        assertEquals(1_000, pool.kept());
+        assertEquals(0, pool.trim(now + OutboundBuffers.TRIM_PERIOD_NS - 1), "not a period yet");
+
+        // The peak of the last trims (1,000 in use) still covers them all...
+        now += OutboundBuffers.TRIM_PERIOD_NS;
+        assertEquals(0, pool.trim(now));
+        // ... until it has left the window: then only what a quiet shard needs stays kept, the rest is freed.
+        for (int t = 1; t < OutboundBuffers.TRIM_WINDOW; t++)
+        {
+            now += OutboundBuffers.TRIM_PERIOD_NS;
+            pool.trim(now);
+        }
+        assertEquals(OutboundBuffers.MIN_KEPT, pool.kept());
+        assertEquals(1_000 - OutboundBuffers.MIN_KEPT, pool.trimmed());
+        int freed = 0;
+        for (final ByteBuf b : burst)
+        {
+            freed += 0 == b.refCnt() ? 1 : 0;
+        }
+        assertEquals(1_000 - OutboundBuffers.MIN_KEPT, freed, "back to Netty's allocator");
+
+        // A steady load keeps what it uses: 200 in use at each trim, twice that kept.
+        final ByteBuf[] steady = new ByteBuf[500];
+        for (int i = 0; i < steady.length; i++)
+        {
+            steady[i] = pool.acquire(100);
+        }
+        for (int i = 200; i < steady.length; i++)
+        {
+            steady[i].release();
+        }
+        now += OutboundBuffers.TRIM_PERIOD_NS;
+        pool.trim(now);
+        assertEquals(400, pool.kept(), "2 x the 200 in use");
+        for (int i = 0; i < 200; i++)
+        {
+            assertEquals(2, steady[i].refCnt(), "a buffer in use is never let go");
+            steady[i].release();
+        }
+        pool.close();
+    }
+
+    @Test
+    void shouldTrimAFreeBufferThatGrewTooLargeWithoutWaitingForAnAcquire()
+    {
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf large = pool.acquire(100);
+        large.writeZero(OutboundBuffers.MAX_KEPT_CAPACITY + 1);
+        large.release();
+        assertEquals(1, pool.trim(0L));
+        assertEquals(0, large.refCnt());
+        assertEquals(0, pool.kept());
+        pool.close();
+    }
+
+    @Test
     void shouldLetGoOfAFreeBufferThatGrewTooLarge()
     {
         final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
