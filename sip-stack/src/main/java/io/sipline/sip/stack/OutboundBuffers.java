@@ -118,9 +118,9 @@ final class OutboundBuffers
 
     /**
      * Lets go of the free kept buffers beyond twice the recent peak of buffers in use (see the class), and of any free
-     * one above {@link #MAX_KEPT_CAPACITY}; then has Netty's allocator trim this thread's cache, so that what it let
-     * go is not kept there instead. Does nothing until {@link #TRIM_PERIOD_NS} has passed since the last trim. Shard
-     * thread only; allocates nothing.
+     * one above {@link #MAX_KEPT_CAPACITY}; then has Netty's allocator trim this thread's cache (what it cached and
+     * was not allocated again since the last trim), so that what the pool let go is not kept there instead. Does
+     * nothing until {@link #TRIM_PERIOD_NS} has passed since the last trim. Shard thread only; allocates nothing.
      *
      * @param nowNs the shard's clock.
      * @return the buffers let go.
@@ -166,9 +166,11 @@ final class OutboundBuffers
         {
             cursor = 0;
         }
-        if (released > 0 && allocator instanceof final PooledByteBufAllocator pooled)
+        if (allocator instanceof final PooledByteBufAllocator pooled)
         {
-            pooled.trimCurrentThreadCache(); // this thread's cache would otherwise keep the memory let go
+            // Netty trims a thread's cache only every few thousand allocations by that thread: a shard gone quiet after
+            // a burst would keep the cached memory, and with it whole chunks, for good
+            pooled.trimCurrentThreadCache();
         }
         trimmed += released;
         return released;

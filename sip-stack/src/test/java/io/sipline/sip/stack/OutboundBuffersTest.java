@@ -3,6 +3,7 @@ package io.sipline.sip.stack;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 
@@ -127,6 +128,38 @@ class OutboundBuffersTest
             assertEquals(2, steady[i].refCnt(), "a buffer in use is never let go");
             steady[i].release();
         }
+        pool.close();
+    }
+
+    @Test
+    void shouldGiveTheAllocatorsChunksBackAfterABurst()
+    {
+        // An allocator of its own, with a thread cache for this thread as a shard's event loop has: after a burst of
+        // 8 KiB messages (four 4 MiB chunks) and the trim window, at most two chunks are left (the buffers a quiet
+        // shard keeps are in one), not every chunk the burst took, neither in the pool nor in the thread's cache.
+        final PooledByteBufAllocator allocator = new PooledByteBufAllocator(true, 0, 1, 8192, 9, 256, 64, true);
+        final OutboundBuffers pool = new OutboundBuffers(allocator, 4096);
+        final ByteBuf[] burst = new ByteBuf[2_000];
+        for (int i = 0; i < burst.length; i++)
+        {
+            burst[i] = pool.acquire(8_000);
+        }
+        final long chunk = allocator.metric().chunkSize();
+        final long peak = allocator.metric().usedDirectMemory();
+        assertTrue(peak >= 3 * chunk, "the burst took several chunks: " + peak);
+        for (final ByteBuf b : burst)
+        {
+            b.release();
+        }
+        long now = 0;
+        for (int t = 0; t <= OutboundBuffers.TRIM_WINDOW; t++)
+        {
+            pool.trim(now);
+            now += OutboundBuffers.TRIM_PERIOD_NS;
+        }
+        assertEquals(OutboundBuffers.MIN_KEPT, pool.kept());
+        assertTrue(allocator.metric().usedDirectMemory() <= 2 * chunk && peak >= 4 * chunk,
+            "direct memory after the window: " + allocator.metric().usedDirectMemory() + " (peak " + peak + ")");
         pool.close();
     }
 
