@@ -22,10 +22,11 @@ import io.netty.util.ResourceLeakDetector;
  * references.
  *
  * <p><b>Trimming.</b> Once a second ({@link #trim}) the pool lets go of the free buffers that recent use does not
- * need: it keeps twice the most buffers found in use at any of its last {@link #TRIM_WINDOW} trims, at least
- * {@link #MIN_KEPT}, and no free buffer above {@link #MAX_KEPT_CAPACITY}. A burst (a flood of large messages, each
- * held by a transaction for its retransmissions) so gives its memory back to Netty's allocator seconds after its
- * transactions end, while a steady load keeps the buffers it uses.
+ * need: it keeps as many as were handed out over its last {@link #TRIM_WINDOW} trims (acquires take the kept buffers
+ * in turn, so a load that hands out that many touches every one of them), at least twice the most found in use at
+ * any of those trims, at least {@link #MIN_KEPT}, and no free buffer above {@link #MAX_KEPT_CAPACITY}. A steady load
+ * so keeps its buffers and allocates nothing, while a burst (a flood of large messages, each held by a transaction for
+ * its retransmissions) gives its memory back to Netty's allocator seconds after the traffic that needed it is gone.
  *
  * <p><b>Threading.</b> {@link #acquire} and {@link #close} run on the owning shard's thread only; the references
  * handed out may be released on any thread (Netty's reference count is atomic, and a count of 1 read here means
@@ -55,6 +56,8 @@ final class OutboundBuffers
     private long trimmed;
     /** Buffers in use at each of the last {@link #TRIM_WINDOW} trims (a ring). */
     private final int[] inUseAtTrims = new int[TRIM_WINDOW];
+    /** Buffers handed out in all ({@link #reused} + {@link #made}) at each of the last trims (the same ring). */
+    private final long[] acquiredAtTrims = new long[TRIM_WINDOW];
     private int trimSlot;
     private boolean trimStarted;
     private long nextTrimNs;
@@ -117,8 +120,8 @@ final class OutboundBuffers
     }
 
     /**
-     * Lets go of the free kept buffers beyond twice the recent peak of buffers in use (see the class), and of any free
-     * one above {@link #MAX_KEPT_CAPACITY}; then has Netty's allocator trim this thread's cache (what it cached and
+     * Lets go of the free kept buffers beyond what recent use needs (see the class), and of any free one above
+     * {@link #MAX_KEPT_CAPACITY}; then has Netty's allocator trim this thread's cache (what it cached and
      * was not allocated again since the last trim), so that what the pool let go is not kept there instead. Does
      * nothing until {@link #TRIM_PERIOD_NS} has passed since the last trim. Shard thread only; allocates nothing.
      *
@@ -138,6 +141,9 @@ final class OutboundBuffers
         {
             inUse += kept[i].refCnt() > 1 ? 1 : 0;
         }
+        final long acquired = reused + made;
+        final long acquiredInWindow = acquired - acquiredAtTrims[trimSlot]; // the slot holds the oldest trim's total
+        acquiredAtTrims[trimSlot] = acquired;
         inUseAtTrims[trimSlot] = inUse;
         trimSlot = (trimSlot + 1) % TRIM_WINDOW;
         int peak = 0;
@@ -145,7 +151,7 @@ final class OutboundBuffers
         {
             peak = Math.max(peak, n);
         }
-        final int target = Math.max(MIN_KEPT, 2 * peak);
+        final long target = Math.max(Math.max(MIN_KEPT, 2L * peak), acquiredInWindow);
         int released = 0;
         for (int i = count - 1; i >= 0; i--) // a removal moves the last buffer, already looked at, into slot i
         {
