@@ -83,6 +83,10 @@ public final class FuzzBench implements Callable<Integer>
         defaultValue = "zgc")
     String profile;
 
+    @Option(names = "--server-jvm", paramLabel = "OPTION", split = " ", description = "JVM options for the server, "
+        + "after its profile's, e.g. \"-Dio.netty.leakDetection.level=paranoid\" or a JFR recording (default none)")
+    List<String> serverJvm = new ArrayList<>();
+
     public static void main(final String[] args)
     {
         System.exit(new CommandLine(new FuzzBench()).execute(args));
@@ -103,7 +107,7 @@ public final class FuzzBench implements Callable<Integer>
         final int uasPort = Sipp.freeUdpPort();
         final Scenarios.Flow flow = Scenarios.b2bua(dir, null);
         try (ServerProcess server = SystemUnderTest.SIPLINE.startOnFreePort(layout, dir, "b2bua", profile, uasPort,
-            List.of(), serverArgs, true))
+            serverJvm, serverArgs, true))
         {
             return run(server, dir, layout.root(), flow, uasPort, tlsPort);
         }
@@ -295,10 +299,14 @@ public final class FuzzBench implements Callable<Integer>
                 byLabel(m1, "sipline_stream_events_total", "event"), "errors")));
         sb.append(String.format("call load: %d calls at %d/s: %d successful, %d failed%n", calls, callRate, done[0],
             done[1]));
+        final Map<String, Double> direct0 = byLabel(m0, "sipline_jvm_direct_memory_used_bytes", "pool");
+        final Map<String, Double> direct1 = byLabel(m1, "sipline_jvm_direct_memory_used_bytes", "pool");
         sb.append(String.format("heap after full GC: %,d bytes before, %,d after; heap used (gauge) %,.0f -> %,.0f; "
-            + "direct memory %,.0f -> %,.0f bytes%n", live0, live1, sum(m0, "sipline_jvm_heap_used_bytes"),
-            sum(m1, "sipline_jvm_heap_used_bytes"), sum(m0, "sipline_jvm_direct_memory_used_bytes"),
-            sum(m1, "sipline_jvm_direct_memory_used_bytes")));
+            + "direct memory: Netty's pools %,.0f -> %,.0f bytes, the JDK's direct buffers %,.0f -> %,.0f bytes "
+            + "(Netty's chunks are among them when Netty allocates them as JDK buffers)%n", live0, live1,
+            sum(m0, "sipline_jvm_heap_used_bytes"), sum(m1, "sipline_jvm_heap_used_bytes"),
+            direct0.getOrDefault("netty", 0.0), direct1.getOrDefault("netty", 0.0),
+            direct0.getOrDefault("jdk", 0.0), direct1.getOrDefault("jdk", 0.0)));
         sb.append(String.format("UDP datagrams read by the server: %,.0f%n",
             sum(m1, "sipline_udp_datagrams_received_total") - sum(m0, "sipline_udp_datagrams_received_total")));
         sb.append("\n| drop reason (UDP, /metrics sipline_sip_messages_dropped_total) | count |\n|---|---:|\n");

@@ -6,18 +6,25 @@ import java.util.Arrays;
 /**
  * A small reusable byte array and the length in use: how a {@link Dialog} keeps its Call-ID, tags, addresses, remote
  * target and route set without a {@code String}. The array grows to the largest value it has held and is kept when
- * the dialog is recycled, so a pooled dialog stores the next call's ids without allocating.
+ * the dialog is recycled, so a pooled dialog stores the next call's ids without allocating; only an array grown past
+ * {@link #KEPT_FACTOR} times the slot's initial size (a header of kilobytes) is dropped at recycling
+ * ({@link #recycle()}), so that a pool does not keep the largest value any message ever brought, once per record.
  *
  * <p>Not thread-safe; owned by one shard (through the dialog that holds it). {@link #bytes()} is the live array: read
  * it, never keep it past the dialog's life, never write it.
  */
 public final class ByteSlot
 {
+    /** A recycled slot keeps its array up to this many times its initial size. */
+    static final int KEPT_FACTOR = 8;
+
+    private final int initialCapacity;
     private byte[] bytes;
     private int length;
 
     ByteSlot(final int initialCapacity)
     {
+        this.initialCapacity = initialCapacity;
         bytes = new byte[initialCapacity];
     }
 
@@ -78,6 +85,16 @@ public final class ByteSlot
     void clear()
     {
         length = 0;
+    }
+
+    /** Empties the slot for the record's next use; an outsized array goes back to the initial size. */
+    void recycle()
+    {
+        length = 0;
+        if (bytes.length > KEPT_FACTOR * initialCapacity)
+        {
+            bytes = new byte[initialCapacity]; // rare: only after a value far beyond what calls carry
+        }
     }
 
     void set(final byte[] src, final int start, final int end)

@@ -33,6 +33,9 @@ public final class Dialog
 
     /** Ints per route entry: value start, value end, URI start, URI end (indexes into {@link #routeBytes()}). */
     static final int ROUTE_STRIDE = 4;
+    /** Route entries of a new record's index, and the most a recycled record keeps room for. */
+    private static final int ROUTE_INDEX_INITIAL = 4 * ROUTE_STRIDE;
+    private static final int ROUTE_INDEX_KEPT = 32 * ROUTE_STRIDE;
 
     // --- identity (§12) --------------------------------------------------------------------------------------------
     final ByteSlot callId = new ByteSlot(48);
@@ -51,7 +54,7 @@ public final class Dialog
 
     // --- route set ---------------------------------------------------------------------------------------------------
     final ByteSlot routes = new ByteSlot(128);
-    int[] routeIndex = new int[4 * ROUTE_STRIDE];
+    int[] routeIndex = new int[ROUTE_INDEX_INITIAL];
     int routeCount;
     boolean firstHopLoose;
 
@@ -342,21 +345,26 @@ public final class Dialog
         routeCount++;
     }
 
-    /** Forgets everything but the arrays, for the pool. */
+    /** Forgets everything but the arrays, for the pool (an outsized array is dropped, {@link ByteSlot#recycle()}). */
     void reset()
     {
-        callId.clear();
-        localTag.clear();
-        remoteTag.clear();
+        callId.recycle();
+        localTag.recycle();
+        remoteTag.recycle();
         idHash = 0;
         setHash = 0;
-        localAddress.clear();
-        localUri.clear();
-        remoteAddress.clear();
-        remoteUri.clear();
-        remoteTarget.clear();
-        localContact.clear();
+        localAddress.recycle();
+        localUri.recycle();
+        remoteAddress.recycle();
+        remoteUri.recycle();
+        remoteTarget.recycle();
+        localContact.recycle();
         clearRoutes();
+        routes.recycle();
+        if (routeIndex.length > ROUTE_INDEX_KEPT)
+        {
+            routeIndex = new int[ROUTE_INDEX_INITIAL]; // rare: a route set of hundreds of entries is not kept
+        }
         state = DialogState.TERMINATED;
         uac = false;
         prepared = false;

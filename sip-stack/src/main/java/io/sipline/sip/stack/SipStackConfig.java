@@ -317,8 +317,9 @@ public final class SipStackConfig
 
     /**
      * See {@link #outboundBuffers()}: 0 keeps none (every message buffer comes from the allocator and goes back to
-     * it). Kept buffers hold their memory for the shard's life, at most {@value OutboundBuffers#MAX_KEPT_CAPACITY}
-     * bytes each (about 1 KiB for a typical message).
+     * it). Kept buffers hold their memory while recent use needs them (twice the most in use at once over the last
+     * seconds; see {@link OutboundBuffers}), at most {@value OutboundBuffers#MAX_KEPT_CAPACITY} bytes each (about 1 KiB
+     * for a typical message).
      */
     public SipStackConfig outboundBuffers(final int value)
     {

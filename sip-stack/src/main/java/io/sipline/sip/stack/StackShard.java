@@ -622,6 +622,7 @@ public final class StackShard
         lastPollNs = nowNs;
         transactions.doWork(nowNs);
         appWheel.poll(nowNs, events.appTimers, Integer.MAX_VALUE);
+        outboundBuffers.trim(nowNs); // once a second: free kept buffers a burst left behind
     }
 
     /** Ends a drain's or a tick's batch ({@link #batching}): what it wrote leaves now. */

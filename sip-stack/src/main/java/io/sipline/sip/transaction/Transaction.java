@@ -54,6 +54,9 @@ public abstract class Transaction
     static final int SEG_VIA = 7;
     static final int SEG_RESPONSE_TO_TAG = 8;
     private static final int SEGMENTS = 9;
+    /** Size of a new key array; the largest one a pooled transaction keeps across uses. */
+    private static final int KEY_INITIAL = 96;
+    static final int KEY_KEPT = 2048;
 
     final TransactionLayer layer;
     /** Position in the layer's registry; carried in timer payloads. */
@@ -104,9 +107,10 @@ public abstract class Transaction
      *
      * A transaction matched by an RFC 3261 branch (the magic cookie) uses the branch, sent-by and method; one created
      * by a request without the cookie uses the RFC 2543 fields (§17.2.3). The array grows only when a key is longer
-     * than any before it on this object.
+     * than any before it on this object, and is kept across uses up to {@link #KEY_KEPT} bytes: a key grown past it
+     * (a Via or Request-URI of kilobytes) is dropped at {@link #reset()}, so the pool does not keep it.
      */
-    byte[] key = new byte[96];
+    byte[] key = new byte[KEY_INITIAL];
     final int[] seg = new int[2 * SEGMENTS];
     int keyLength;
     Object attachment;
@@ -300,7 +304,7 @@ public abstract class Transaction
     {
     }
 
-    /** Clears the per-use state before the object goes back to the pool; arrays are kept. */
+    /** Clears the per-use state before the object goes back to the pool; arrays are kept (an outsized key not). */
     void reset()
     {
         state = TransactionState.TERMINATED;
@@ -324,6 +328,10 @@ public abstract class Transaction
         cseq = -1;
         keyLength = 0;
         Arrays.fill(seg, 0);
+        if (key.length > KEY_KEPT)
+        {
+            key = new byte[KEY_INITIAL]; // rare: only after an outsized key
+        }
         attachment = null;
     }
 

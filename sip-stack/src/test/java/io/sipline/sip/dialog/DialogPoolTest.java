@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
+
 import org.junit.jupiter.api.Test;
 
 /** The per-shard free list: reuse, counters, bounds, double release. */
@@ -31,6 +33,41 @@ class DialogPoolTest
         assertEquals(0, again.callId().length());
         assertEquals(DialogState.TERMINATED, again.state());
         assertEquals(3, pool.acquires());
+    }
+
+    @Test
+    void shouldDropOutsizedArraysAtRecyclingAndKeepOrdinaryOnes()
+    {
+        // A message with a header of kilobytes (a fuzzer's, an attacker's) must not leave every pooled record it
+        // passed through holding arrays of that size for the life of the shard.
+        final DialogPool pool = new DialogPool(1, 1);
+        final Dialog d = pool.acquire();
+        final String huge = "x".repeat(20_000);
+        d.remoteTarget.set(huge);
+        d.localAddress.set(huge);
+        d.routes.set(huge);
+        for (int i = 0; i < 500; i++)
+        {
+            final byte[] route = ("<sip:p" + i + ".example.com;lr>").getBytes(StandardCharsets.US_ASCII);
+            d.addRoute(route, 0, route.length, 1, route.length - 1);
+        }
+        d.callId.set("a84b4c76e66710@pc33.atlanta.example.com");
+        final byte[] callIdArray = d.callId.bytes();
+        pool.release(d);
+
+        final Dialog again = pool.acquire();
+        assertSame(d, again);
+        assertEquals(48, again.remoteTarget.bytes().length, "back to the initial size");
+        assertEquals(64, again.localAddress.bytes().length);
+        assertEquals(128, again.routes.bytes().length);
+        assertEquals(16, again.routeIndex.length);
+        assertTrue(callIdArray == again.callId.bytes(), "an ordinary value's array is kept: no allocation per call");
+        final byte[] target = ("<sip:" + "y".repeat(300) + "@example.com>").getBytes(StandardCharsets.US_ASCII);
+        again.remoteTarget.set(target, 0, target.length);
+        final byte[] withinBound = again.remoteTarget.bytes();
+        assertTrue(withinBound.length > 48 && withinBound.length <= ByteSlot.KEPT_FACTOR * 48);
+        pool.release(again);
+        assertTrue(withinBound == pool.acquire().remoteTarget.bytes(), "grown, but within the bound: kept");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.sipline.sip.stack;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 
@@ -70,6 +71,116 @@ class OutboundBuffersTest
         assertEquals(0, b.refCnt());
         assertEquals(0, c.refCnt());
         assertEquals(0, pool.kept());
+    }
+
+    @Test
+    void shouldGiveABurstsBuffersBackOnceRecentUseNoLongerNeedsThem()
+    {
+        // A flood: 1,000 buffers in use at once (each held by a transaction), then every one released.
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4096);
+        final ByteBuf[] burst = new ByteBuf[1_000];
+        long now = 7_000_000_000L;
+        for (int i = 0; i < burst.length; i++)
+        {
+            burst[i] = pool.acquire(100);
+        }
+        assertEquals(0, pool.trim(now), "all in use: nothing to let go");
+        for (final ByteBuf b : burst)
+        {
+            b.release();
+        }
+        assertEquals(1_000, pool.kept());
+        assertEquals(0, pool.trim(now + OutboundBuffers.TRIM_PERIOD_NS - 1), "not a period yet");
+
+        // The peak of the last trims (1,000 in use) still covers them all...
+        now += OutboundBuffers.TRIM_PERIOD_NS;
+        assertEquals(0, pool.trim(now));
+        // ... until it has left the window: then only what a quiet shard needs stays kept, the rest is freed.
+        for (int t = 1; t < OutboundBuffers.TRIM_WINDOW; t++)
+        {
+            now += OutboundBuffers.TRIM_PERIOD_NS;
+            pool.trim(now);
+        }
+        assertEquals(OutboundBuffers.MIN_KEPT, pool.kept());
+        assertEquals(1_000 - OutboundBuffers.MIN_KEPT, pool.trimmed());
+        int freed = 0;
+        for (final ByteBuf b : burst)
+        {
+            freed += 0 == b.refCnt() ? 1 : 0;
+        }
+        assertEquals(1_000 - OutboundBuffers.MIN_KEPT, freed, "back to Netty's allocator");
+
+        // A steady load keeps what it uses: every buffer handed out within the window stays, so the load allocates
+        // nothing; once it has stopped for a window, twice the most in use at once over it stays.
+        final ByteBuf[] steady = new ByteBuf[500];
+        for (int i = 0; i < steady.length; i++)
+        {
+            steady[i] = pool.acquire(100);
+        }
+        for (int i = 200; i < steady.length; i++)
+        {
+            steady[i].release();
+        }
+        now += OutboundBuffers.TRIM_PERIOD_NS;
+        assertEquals(0, pool.trim(now));
+        assertEquals(500, pool.kept(), "the 500 handed out in the window");
+        for (int t = 0; t < OutboundBuffers.TRIM_WINDOW; t++)
+        {
+            now += OutboundBuffers.TRIM_PERIOD_NS;
+            pool.trim(now);
+        }
+        assertEquals(400, pool.kept(), "2 x the 200 in use");
+        for (int i = 0; i < 200; i++)
+        {
+            assertEquals(2, steady[i].refCnt(), "a buffer in use is never let go");
+            steady[i].release();
+        }
+        pool.close();
+    }
+
+    @Test
+    void shouldGiveTheAllocatorsChunksBackAfterABurst()
+    {
+        // An allocator of its own, with a thread cache for this thread as a shard's event loop has: after a burst of
+        // 8 KiB messages (four 4 MiB chunks) and the trim window, at most two chunks are left (the buffers a quiet
+        // shard keeps are in one), not every chunk the burst took, neither in the pool nor in the thread's cache.
+        final PooledByteBufAllocator allocator = new PooledByteBufAllocator(true, 0, 1, 8192, 9, 256, 64, true);
+        final OutboundBuffers pool = new OutboundBuffers(allocator, 4096);
+        final ByteBuf[] burst = new ByteBuf[2_000];
+        for (int i = 0; i < burst.length; i++)
+        {
+            burst[i] = pool.acquire(8_000);
+        }
+        final long chunk = allocator.metric().chunkSize();
+        final long peak = allocator.metric().usedDirectMemory();
+        assertTrue(peak >= 3 * chunk, "the burst took several chunks: " + peak);
+        for (final ByteBuf b : burst)
+        {
+            b.release();
+        }
+        long now = 0;
+        for (int t = 0; t <= OutboundBuffers.TRIM_WINDOW; t++)
+        {
+            pool.trim(now);
+            now += OutboundBuffers.TRIM_PERIOD_NS;
+        }
+        assertEquals(OutboundBuffers.MIN_KEPT, pool.kept());
+        assertTrue(allocator.metric().usedDirectMemory() <= 2 * chunk && peak >= 4 * chunk,
+            "direct memory after the window: " + allocator.metric().usedDirectMemory() + " (peak " + peak + ")");
+        pool.close();
+    }
+
+    @Test
+    void shouldTrimAFreeBufferThatGrewTooLargeWithoutWaitingForAnAcquire()
+    {
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf large = pool.acquire(100);
+        large.writeZero(OutboundBuffers.MAX_KEPT_CAPACITY + 1);
+        large.release();
+        assertEquals(1, pool.trim(0L));
+        assertEquals(0, large.refCnt());
+        assertEquals(0, pool.kept());
+        pool.close();
     }
 
     @Test

@@ -167,6 +167,29 @@ class TransactionMatchingTest
     }
 
     @Test
+    void shouldNotKeepAnOutsizedKeyInThePool()
+    {
+        // A branch of 20 KB grows the key array of the transaction it creates; once that transaction ends, its
+        // pooled object must not keep the array for the life of the shard.
+        final TransactionHarness h = new TransactionHarness();
+        h.receive(request("OPTIONS", "z9hG4bK" + "x".repeat(20_000)));
+        final ServerTransaction big = h.lastServer;
+        assertTrue(big.key.length > 20_000);
+        h.respond(big, 200);
+        h.advanceMs(32_000); // Timer J
+        assertEquals(0, h.layer.activeTransactions());
+        assertTrue(big.key.length <= Transaction.KEY_KEPT, "key array kept: " + big.key.length);
+
+        h.receive(request("OPTIONS", "z9hG4bK" + "y".repeat(600)));
+        assertSame(big, h.lastServer, "the pool's last released object");
+        final byte[] grown = big.key;
+        h.respond(big, 200);
+        h.advanceMs(32_000);
+        assertTrue(grown == big.key, "a key within the bound keeps its array: no allocation on the next use");
+        h.assertNoLeaks();
+    }
+
+    @Test
     void shouldTimeAndPoolThousandsOfTransactionsAcrossRegistryChunks()
     {
         // 3,000 live at once: the registry (by index, for the timers) spans several chunks and both tables grow.
