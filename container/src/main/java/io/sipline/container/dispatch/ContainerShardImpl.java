@@ -89,7 +89,8 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         outbound.wire(composition, responses);
         this.proxies = new ProxyDispatch(this, addresses, invoker, outbound);
         this.requests = new InboundRequests(this, registry, addresses, ids, invoker, answers, composition, proxies,
-            uas, new OverloadControl(overloadWaitNs, overloadIntervalNs), wallClock);
+            uas, new OverloadControl(overloadWaitNs, overloadIntervalNs),
+            AdmissionLimit.configured(overloadWaitNs, overloadIntervalNs), wallClock);
     }
 
     /** Publishes the shard's thread and the local address (after the stack started). */
