@@ -13,9 +13,8 @@ package io.sipline.container.dispatch;
  * {@code marginPercent} (and never fewer than {@link #FLOOR}), so that the admitted rate can grow by the margin per
  * bucket while the completions follow it, and stops growing when they do not; a shard that has never completed
  * {@link #FLOOR} calls in a bucket is not limited. Pressure: a request's wait above {@code pressureNs} in this bucket
- * or the one before; with {@code pressureNs} 0 the limit always holds. Calls that
- * end in a failure response are not counted as completed: for a failure-heavy mix the limit is lower than the rate
- * the shard serves, which matters only under pressure.
+ * or the one before; with {@code pressureNs} 0 the limit always holds. Calls that end in a failure response are not
+ * counted as completed: for a failure-heavy mix the limit is lower than the rate the shard serves.
  * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: a few
  * counters and a ring of {@link #WINDOW} ints. The clock is the caller's; tests pass their own.
@@ -24,8 +23,12 @@ final class AdmissionLimit
 {
     /** Buckets over which the most calls completed in one is the rate the shard has shown it sustains. */
     static final int WINDOW = 10;
-    /** The least a bucket admits under pressure, once the shard has completed that many calls in a bucket. */
-    static final int FLOOR = 10;
+    /**
+     * The least a bucket admits under pressure, and the calls a shard must have completed in one bucket before it is
+     * limited at all: 500 calls/s per shard, so that the noise of a light load (a burst of calls at once, calls that
+     * arrive at random) is never refused.
+     */
+    static final int FLOOR = 50;
 
     /** System property: the margin in percent, or {@code off}; default {@link #MARGIN_PERCENT_DEFAULT}. */
     static final String MARGIN_PROP_NAME = "sipline.overload.admission.margin";
@@ -47,7 +50,7 @@ final class AdmissionLimit
     private long pressedUntilNs = NONE;
     private int admitted;
     private int completed;
-    private int refused;
+    private long refused;
     /**
      * What a bucket admits under pressure, set at each bucket's start from {@link #completedInBucket}; no limit until
      * the shard has completed {@link #FLOOR} calls in a bucket (before that it has shown nothing to hold to).
@@ -87,9 +90,16 @@ final class AdmissionLimit
         {
             return null;
         }
-        final long pressureMs = Long.parseLong(System.getProperty(PRESSURE_PROP_NAME,
-            Integer.toString(PRESSURE_MS_DEFAULT)).trim());
-        return new AdmissionLimit(intervalNs, pressureMs * 1_000_000L, Integer.parseInt(margin));
+        final String pressure = System.getProperty(PRESSURE_PROP_NAME, Integer.toString(PRESSURE_MS_DEFAULT)).trim();
+        try
+        {
+            return new AdmissionLimit(intervalNs, Long.parseLong(pressure) * 1_000_000L, Integer.parseInt(margin));
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IllegalArgumentException(MARGIN_PROP_NAME + "=" + margin + " (percent or off), "
+                + PRESSURE_PROP_NAME + "=" + pressure + " (milliseconds): not a number", e);
+        }
     }
 
     /** One request's wait, as {@link OverloadControl#onRequest} takes it. */
@@ -167,7 +177,7 @@ final class AdmissionLimit
     }
 
     /** New INVITEs refused by this limit so far. */
-    int refused()
+    long refused()
     {
         return refused;
     }

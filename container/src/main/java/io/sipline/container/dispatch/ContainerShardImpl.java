@@ -66,7 +66,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         public final AtomicLong stray2xx = new AtomicLong();
         /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
         public final AtomicLong routedOut = new AtomicLong();
-        /** New requests refused with 503 because the waits stood above the overload limit for an interval. */
+        /** New requests refused with 503: by the waits ({@link OverloadControl}) or the {@link AdmissionLimit}. */
         public final AtomicLong overloaded = new AtomicLong();
     }
 

@@ -56,7 +56,7 @@ class AdmissionLimitTest
             assertEquals(5_000, offer(limit, 5_000), "bucket " + bucket + ": nothing completed, but no pressure");
             now += BUCKET;
         }
-        assertEquals(0, limit.refused());
+        assertEquals(0L, limit.refused());
     }
 
     @Test
@@ -67,7 +67,7 @@ class AdmissionLimitTest
         complete(limit, 200);
         now += BUCKET;
         assertEquals(250, offer(limit, 400), "200 completed in the bucket before, plus 25%");
-        assertEquals(150, limit.refused());
+        assertEquals(150L, limit.refused());
         assertEquals(250, limit.limit());
     }
 
@@ -147,10 +147,10 @@ class AdmissionLimitTest
         complete(limit, AdmissionLimit.FLOOR - 1);
         now += BUCKET;
         assertEquals(1_000, offer(limit, 1_000), "fewer than the floor completed");
-        complete(limit, 40);
+        complete(limit, 80);
         now += BUCKET;
-        assertEquals(50, offer(limit, 1_000), "40 completed in the bucket before, plus 25%");
-        assertEquals(950, limit.refused());
+        assertEquals(100, offer(limit, 1_000), "80 completed in the bucket before, plus 25%");
+        assertEquals(900L, limit.refused());
     }
 
     @Test
@@ -183,6 +183,8 @@ class AdmissionLimitTest
             assertNull(AdmissionLimit.configured(30 * MS, BUCKET));
             System.setProperty(AdmissionLimit.MARGIN_PROP_NAME, "50");
             assertNotNull(AdmissionLimit.configured(30 * MS, BUCKET));
+            System.setProperty(AdmissionLimit.MARGIN_PROP_NAME, "lots");
+            assertThrows(IllegalArgumentException.class, () -> AdmissionLimit.configured(30 * MS, BUCKET));
         }
         finally
         {
