@@ -75,6 +75,12 @@ public final class OverloadBench implements Callable<Integer>
         description = "Sipline's --overload-wait of each series, ms; 0: overload control off (default 0,30,100)")
     List<Integer> overloadWaits;
 
+    @Option(names = "--admission", paramLabel = "LIST", split = ",", defaultValue = "default",
+        description = "Sipline's admission limit of each series: default (the server's own), off, MARGIN (percent "
+            + "over the most calls completed in a recent 100 ms, always held) or MARGIN@MS (held only after a wait "
+            + "above MS ms); default: default")
+    List<String> admissions;
+
     @Option(names = "--steady-share", paramLabel = "F", defaultValue = "0.5",
         description = "the steady load before, during and after the surge, as a share of the maximum (default 0.5)")
     double steadyShare;
@@ -153,6 +159,11 @@ public final class OverloadBench implements Callable<Integer>
         {
             bad = "--overload-waits: each 0 (off) to 10000 ms";
         }
+        else if (admissions.isEmpty()
+            || !admissions.stream().allMatch(a -> a.matches("default|off|\\d{1,3}(@\\d{1,4})?")))
+        {
+            bad = "--admission: each default, off, MARGIN or MARGIN@MS (e.g. 25 or 25@10)";
+        }
         else if ((null != maxRate && maxRate < 1) || (null != kamailioMaxRate && kamailioMaxRate < 1))
         {
             bad = "--max-rate and --kamailio-max-rate must be positive";
@@ -199,15 +210,19 @@ public final class OverloadBench implements Callable<Integer>
         }
         for (final int wait : overloadWaits)
         {
-            for (final int m : multipliers)
+            for (final String admission : 0 == wait ? List.of("default") : admissions)
             {
-                surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.SIPLINE, wait, siplineMax, m));
-                write(dir);
+                for (final int m : multipliers)
+                {
+                    surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.SIPLINE, wait, admission,
+                        siplineMax, m));
+                    write(dir);
+                }
             }
         }
         if (kamailio && kamailioMax > 0)
         {
-            surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.KAMAILIO, 0, kamailioMax, 2));
+            surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.KAMAILIO, 0, "default", kamailioMax, 2));
             write(dir);
         }
         System.out.println(Files.readString(dir.resolve("overload.md")));
@@ -231,22 +246,45 @@ public final class OverloadBench implements Callable<Integer>
         return args;
     }
 
+    /**
+     * The server's JVM options for an {@code --admission} entry: the admission limit's system properties
+     * ({@code sipline.overload.admission.margin} and {@code .pressure}); none for {@code default}.
+     */
+    static List<String> admissionJvm(final String admission)
+    {
+        if ("default".equals(admission))
+        {
+            return List.of();
+        }
+        if ("off".equals(admission))
+        {
+            return List.of("-Dsipline.overload.admission.margin=off");
+        }
+        final int at = admission.indexOf('@');
+        return List.of("-Dsipline.overload.admission.margin=" + (at < 0 ? admission : admission.substring(0, at)),
+            "-Dsipline.overload.admission.pressure=" + (at < 0 ? "0" : admission.substring(at + 1)));
+    }
+
     /** One surge on a fresh, warmed-up server. */
     private Surge surge(final SystemUnderTest.Layout layout, final Path runDir, final Scenarios.Flow flow,
-        final Path scenario, final SystemUnderTest s, final int wait, final int max, final int multiplier)
-        throws IOException, InterruptedException
+        final Path scenario, final SystemUnderTest s, final int wait, final String admission, final int max,
+        final int multiplier) throws IOException, InterruptedException
     {
-        final String name = s.label() + (SystemUnderTest.SIPLINE == s ? "-wait" + wait : "") + "-" + multiplier + "x";
+        final boolean admissionNamed = SystemUnderTest.SIPLINE == s && 0 != wait && !"default".equals(admission);
+        final String name = s.label() + (SystemUnderTest.SIPLINE == s ? "-wait" + wait : "")
+            + (admissionNamed ? "-admission-" + admission.replace('@', '-') : "") + "-" + multiplier + "x";
         final String label = s.label() + (SystemUnderTest.SIPLINE == s ? ", " + (0 == wait ? "overload control off"
-            : "--overload-wait " + wait) : ", stateful proxy") + ", " + multiplier + "x " + max + "/s";
+            : "--overload-wait " + wait) : ", stateful proxy") + (admissionNamed ? ", admission " + admission : "")
+            + ", " + multiplier + "x " + max + "/s";
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
         final List<String> uacOptions = SystemUnderTest.KAMAILIO == s ? Scenarios.KAMAILIO_UAC_OPTIONS : List.of();
         final SurgeRun.Plan plan = new SurgeRun.Plan(max, multiplier, surgeSeconds, before, after, steadyShare,
             population);
         System.out.printf("bench overload: %s: starting%n", label);
-        try (ServerProcess server = s.startOnFreePort(layout, dir, app, s.jvm() ? profile : "-", uasPort, List.of(),
-            serverArgs(s, wait), SystemUnderTest.SIPLINE == s))
+        try (ServerProcess server = s.startOnFreePort(layout, dir, app, s.jvm() ? profile : "-", uasPort,
+            SystemUnderTest.SIPLINE == s ? admissionJvm(admission) : List.of(), serverArgs(s, wait),
+            SystemUnderTest.SIPLINE == s))
         {
             if (warmup > 0)
             {

@@ -489,7 +489,8 @@ public final class SipMetrics
         CounterWithCallback.builder().name("sipline_container_events")
             .help("Container events: servlet_error, slow_call, no_application, stray_2xx (a late 2xx ACKed and ended "
                 + "with BYE), routed_out (an initial request the application router sent to an external route), "
-                + "overloaded (a new request refused with 503 because it waited longer than --overload-wait)")
+                + "overloaded (a new request refused with 503: it waited longer than --overload-wait, or a new INVITE "
+                + "past the shard's admission limit)")
             .labelNames("event")
             .callback(cb ->
             {

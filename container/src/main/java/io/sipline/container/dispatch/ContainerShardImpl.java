@@ -66,7 +66,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         public final AtomicLong stray2xx = new AtomicLong();
         /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
         public final AtomicLong routedOut = new AtomicLong();
-        /** New requests refused with 503 because the waits stood above the overload limit for an interval. */
+        /** New requests refused with 503: by the waits ({@link OverloadControl}) or the {@link AdmissionLimit}. */
         public final AtomicLong overloaded = new AtomicLong();
     }
 
@@ -89,7 +89,8 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         outbound.wire(composition, responses);
         this.proxies = new ProxyDispatch(this, addresses, invoker, outbound);
         this.requests = new InboundRequests(this, registry, addresses, ids, invoker, answers, composition, proxies,
-            uas, new OverloadControl(overloadWaitNs, overloadIntervalNs), wallClock);
+            uas, new OverloadControl(overloadWaitNs, overloadIntervalNs),
+            AdmissionLimit.configured(overloadWaitNs, overloadIntervalNs), wallClock);
     }
 
     /** Publishes the shard's thread and the local address (after the stack started). */

@@ -53,13 +53,16 @@ final class InboundRequests
     private final RouterStates routerStates = new RouterStates();
     /** Whether new requests are refused with 503 ({@link #overloaded}): every request's wait is its sample. */
     private final OverloadControl overload;
+    /** New INVITEs let in under pressure ({@link AdmissionLimit}); null: no limit. */
+    private final AdmissionLimit admission;
     /** The wall clock the overload check reads ({@link RealtimeClock#nanos()}; a test's own clock in tests). */
     private final LongSupplier wallClock;
 
     InboundRequests(final ContainerShardImpl container, final ApplicationRegistry registry,
         final ShardAddresses addresses, final ContainerIds ids, final ServletInvoker invoker,
         final DirectAnswers answers, final ApplicationComposition composition, final ProxyDispatch proxies,
-        final UasResponses uas, final OverloadControl overload, final LongSupplier wallClock)
+        final UasResponses uas, final OverloadControl overload, final AdmissionLimit admission,
+        final LongSupplier wallClock)
     {
         this.container = container;
         this.registry = registry;
@@ -73,6 +76,7 @@ final class InboundRequests
         this.proxies = proxies;
         this.uas = uas;
         this.overload = overload;
+        this.admission = admission;
         this.wallClock = wallClock;
         this.takeover = new CallTakeover(registry, container, answers, this::redispatch);
     }
@@ -99,7 +103,8 @@ final class InboundRequests
         try
         {
             final SipMethod method = request.method();
-            final boolean overloaded = overloaded(request);
+            final long nowNs = wallClock.getAsLong();
+            final boolean overloaded = overloaded(request, nowNs);
             if (SipMethod.CANCEL == method)
             {
                 onCancel(tx, request);
@@ -108,7 +113,7 @@ final class InboundRequests
             {
                 onSubsequent(tx, request, true);
             }
-            else if (overloaded)
+            else if (overloaded || (SipMethod.INVITE == method && null != admission && !admission.admit(nowNs)))
             {
                 answers.shed(tx, request);
             }
@@ -130,12 +135,20 @@ final class InboundRequests
      * overloaded (the waits stood above the limit for an interval). Only a new request is then refused: a shard that
      * far behind its input would only add to its backlog by routing it, its retransmissions and those of the calls
      * already up would come next, and the socket buffers would overflow; requests within dialogs and CANCELs are
-     * served so that the calls already up finish.
+     * served so that the calls already up finish. The wait is also the admission limit's sample of pressure.
      */
-    private boolean overloaded(final SipMessage request)
+    private boolean overloaded(final SipMessage request, final long nowNs)
     {
         final long received = request.receivedAtNanos();
-        return 0 != received && overload.onRequest(received, wallClock.getAsLong());
+        if (0 == received)
+        {
+            return false;
+        }
+        if (null != admission)
+        {
+            admission.onWait(nowNs - received, nowNs);
+        }
+        return overload.onRequest(received, nowNs);
     }
 
     /**
@@ -367,6 +380,7 @@ final class InboundRequests
         final long proxyKey = ProxyDispatch.proxyKeySpan(request);
         if (proxyKey >= 0 && proxies.proxyAck(request, proxyKey, source))
         {
+            completed();
             return;
         }
         final SipSessionImpl session = sessions.dialog(request, false);
@@ -385,9 +399,19 @@ final class InboundRequests
             return; // a retransmitted ACK, or one for no 2xx of ours
         }
         pending.end(session);
+        completed();
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, addresses.local());
         request.session(session);
         request.principal(pending.request().principal()); // the ACK is never challenged: it has its INVITE's user
         invoker.invoke(session, request, null);
+    }
+
+    /** A call completed (its 2xx acknowledged): the admission limit's measure of what the shard sustains. */
+    private void completed()
+    {
+        if (null != admission)
+        {
+            admission.onCompleted(wallClock.getAsLong());
+        }
     }
 }

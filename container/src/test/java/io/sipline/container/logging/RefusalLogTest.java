@@ -42,7 +42,7 @@ class RefusalLogTest
                 "WARNING refused 1000 messages (parse_bad_via) in the last 3600 s, 1005 in all: malformed, Bad Via "
                     + "(answered 400 when it can be)",
                 "WARNING refused 1 message (overloaded) in the last 3600 s, 1 in all: answered 503: it waited longer "
-                    + "than --overload-wait"), lines);
+                    + "than --overload-wait, or a new INVITE past the admission limit"), lines);
 
             lines.clear();
             log.report();

@@ -1,0 +1,184 @@
+package io.sipline.container.dispatch;
+
+/**
+ * Admission limit of one shard: while the shard is under pressure, at most the number of calls it has shown it can
+ * complete per bucket, plus a margin, are let in; the new INVITEs past that are refused at once.
+ * <p>
+ * A wait-based check ({@link OverloadControl}) sees only the shard's own backlog. Forwarding a new INVITE is a small
+ * part of its call: the responses, ACKs and BYEs of both legs come after, and a far end that falls behind does not
+ * show in the shard's waits at all. So a surge can be admitted at well above the rate the calls complete, and the
+ * calls time out later. This limit counts, per bucket (the overload interval), the new INVITEs admitted and the calls
+ * completed (the ACK of a 2xx, RFC 3261 §13.3.1.4: the caller has the answer), and keeps the most calls completed in
+ * a bucket over the last {@link #WINDOW} buckets. Under pressure a bucket admits at most that many plus
+ * {@code marginPercent} (and never fewer than {@link #FLOOR}), so that the admitted rate can grow by the margin per
+ * bucket while the completions follow it, and stops growing when they do not; a shard that has never completed
+ * {@link #FLOOR} calls in a bucket is not limited. Pressure: a request's wait above {@code pressureNs} in this bucket
+ * or the one before; with {@code pressureNs} 0 the limit always holds. Calls that end in a failure response are not
+ * counted as completed: for a failure-heavy mix the limit is lower than the rate the shard serves.
+ * <p>
+ * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: a few
+ * counters and a ring of {@link #WINDOW} ints. The clock is the caller's; tests pass their own.
+ */
+final class AdmissionLimit
+{
+    /** Buckets over which the most calls completed in one is the rate the shard has shown it sustains. */
+    static final int WINDOW = 10;
+    /**
+     * The least a bucket admits under pressure, and the calls a shard must have completed in one bucket before it is
+     * limited at all: 500 calls/s per shard, so that the noise of a light load (a burst of calls at once, calls that
+     * arrive at random) is never refused.
+     */
+    static final int FLOOR = 50;
+
+    /** System property: the margin in percent, or {@code off}; default {@link #MARGIN_PERCENT_DEFAULT}. */
+    static final String MARGIN_PROP_NAME = "sipline.overload.admission.margin";
+    static final int MARGIN_PERCENT_DEFAULT = 25;
+    /** System property: the pressure mark in milliseconds (0: always); default {@link #PRESSURE_MS_DEFAULT}. */
+    static final String PRESSURE_PROP_NAME = "sipline.overload.admission.pressure";
+    static final int PRESSURE_MS_DEFAULT = 0;
+
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final long bucketNs;
+    private final long pressureNs;
+    private final int marginPercent;
+    /** Calls completed in each of the last {@link #WINDOW} buckets (a ring; {@link #slot} is the oldest). */
+    private final int[] completedInBucket = new int[WINDOW];
+    private int slot;
+    private long bucketEndNs = NONE;
+    /** Until when the limit holds: the end of the bucket after the one with a wait above the pressure mark. */
+    private long pressedUntilNs = NONE;
+    private int admitted;
+    private int completed;
+    private long refused;
+    /**
+     * What a bucket admits under pressure, set at each bucket's start from {@link #completedInBucket}; no limit until
+     * the shard has completed {@link #FLOOR} calls in a bucket (before that it has shown nothing to hold to).
+     */
+    private int limit = Integer.MAX_VALUE;
+    /** Whether a bucket ever completed {@link #FLOOR} calls. */
+    private boolean learned;
+
+    /**
+     * @param bucketNs      the length of a bucket (the overload interval).
+     * @param pressureNs    a wait above this puts the shard under pressure for the rest of its bucket and the next;
+     *                      0: always under pressure.
+     * @param marginPercent how much more than the most calls completed in a recent bucket a bucket admits.
+     */
+    AdmissionLimit(final long bucketNs, final long pressureNs, final int marginPercent)
+    {
+        if (bucketNs <= 0 || pressureNs < 0 || marginPercent < 0)
+        {
+            throw new IllegalArgumentException("admission bucket " + bucketNs + " ns, pressure " + pressureNs
+                + " ns, margin " + marginPercent + "%");
+        }
+        this.bucketNs = bucketNs;
+        this.pressureNs = pressureNs;
+        this.marginPercent = marginPercent;
+    }
+
+    /**
+     * The limit a shard runs with: none when overload control is off ({@code overloadWaitNs} 0) or
+     * {@link #MARGIN_PROP_NAME} is {@code off}; otherwise buckets of {@code intervalNs} and the properties' values.
+     *
+     * @return null for no limit.
+     */
+    static AdmissionLimit configured(final long overloadWaitNs, final long intervalNs)
+    {
+        final String margin = System.getProperty(MARGIN_PROP_NAME, Integer.toString(MARGIN_PERCENT_DEFAULT)).trim();
+        if (0 == overloadWaitNs || "off".equals(margin))
+        {
+            return null;
+        }
+        final String pressure = System.getProperty(PRESSURE_PROP_NAME, Integer.toString(PRESSURE_MS_DEFAULT)).trim();
+        try
+        {
+            return new AdmissionLimit(intervalNs, Long.parseLong(pressure) * 1_000_000L, Integer.parseInt(margin));
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IllegalArgumentException(MARGIN_PROP_NAME + "=" + margin + " (percent or off), "
+                + PRESSURE_PROP_NAME + "=" + pressure + " (milliseconds): not a number", e);
+        }
+    }
+
+    /** One request's wait, as {@link OverloadControl#onRequest} takes it. */
+    void onWait(final long waitNs, final long nowNs)
+    {
+        if (pressureNs > 0 && waitNs > pressureNs)
+        {
+            roll(nowNs);
+            pressedUntilNs = bucketEndNs + bucketNs;
+        }
+    }
+
+    /** A call of this shard completed: its caller acknowledged a 2xx to its INVITE. */
+    void onCompleted(final long nowNs)
+    {
+        roll(nowNs);
+        completed++;
+    }
+
+    /**
+     * Whether a new INVITE is let in now.
+     *
+     * @return false when the shard is under pressure and this bucket has admitted its limit.
+     */
+    boolean admit(final long nowNs)
+    {
+        roll(nowNs);
+        if (admitted >= limit && (0 == pressureNs || (NONE != pressedUntilNs && nowNs - pressedUntilNs < 0)))
+        {
+            refused++;
+            return false;
+        }
+        admitted++;
+        return true;
+    }
+
+    /**
+     * Starts a new bucket when {@code nowNs} is past the current one. Buckets in which nothing happened at all are not
+     * counted: a shard without traffic has not shown that it completes less.
+     */
+    private void roll(final long nowNs)
+    {
+        if (NONE == bucketEndNs)
+        {
+            bucketEndNs = nowNs + bucketNs;
+            return;
+        }
+        if (nowNs - bucketEndNs < 0)
+        {
+            return;
+        }
+        push(completed);
+        bucketEndNs += ((nowNs - bucketEndNs) / bucketNs + 1) * bucketNs;
+        admitted = 0;
+        completed = 0;
+        int most = 0;
+        for (int i = 0; i < WINDOW; i++)
+        {
+            most = Math.max(most, completedInBucket[i]);
+        }
+        learned |= most >= FLOOR;
+        limit = learned ? Math.max(FLOOR, most + (int)((long)most * marginPercent / 100)) : Integer.MAX_VALUE;
+    }
+
+    private void push(final int count)
+    {
+        completedInBucket[slot] = count;
+        slot = (slot + 1) % WINDOW;
+    }
+
+    /** New INVITEs a bucket admits under pressure now. */
+    int limit()
+    {
+        return limit;
+    }
+
+    /** New INVITEs refused by this limit so far. */
+    long refused()
+    {
+        return refused;
+    }
+}
