@@ -35,7 +35,7 @@ final class AdmissionLimit
     static final int MARGIN_PERCENT_DEFAULT = 25;
     /** System property: the pressure mark in milliseconds (0: always); default {@link #PRESSURE_MS_DEFAULT}. */
     static final String PRESSURE_PROP_NAME = "sipline.overload.admission.pressure";
-    static final int PRESSURE_MS_DEFAULT = 0;
+    static final int PRESSURE_MS_DEFAULT = 10;
 
     private static final long NONE = Long.MIN_VALUE;
 
