@@ -162,9 +162,7 @@ public final class Main
             return 1;
         }
         exportMetrics(admin, web, media);
-        final GridWriter writer = null == grid ? null : new GridWriter(grid, options.cluster().node(), err);
-        // before any deployment: distributable applications write through it, and shards read other nodes' calls
-        server.registry().replication(writer, writer);
+        final GridWriter writer = wireCluster(server, options, grid, err);
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -186,6 +184,19 @@ public final class Main
         }
         printReady(server, admin, web, out);
         return Cli.SERVING;
+    }
+
+    /**
+     * Before any deployment: the grid's writer, through which distributable applications write and shards read other
+     * nodes' calls, and the cluster's front, through which the node's own initial requests go; null outside a grid.
+     */
+    private static GridWriter wireCluster(final ContainerServer server, final RunOptions options,
+        final SessionReplicator grid, final PrintWriter err)
+    {
+        final GridWriter writer = null == grid ? null : new GridWriter(grid, options.cluster().node(), err);
+        server.registry().replication(writer, writer);
+        server.registry().clusterFront(null == options.cluster() ? null : options.cluster().front());
+        return writer;
     }
 
     /**

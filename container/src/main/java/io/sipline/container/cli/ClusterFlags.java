@@ -13,7 +13,8 @@ import picocli.CommandLine.Option;
 /**
  * The {@code sipline run} flags of a cluster, a picocli mixin of the run command: the cluster's name, the address
  * this node's grid member binds, its peers' addresses (a static member list: no multicast) and the node number written
- * into every Call-ID, tag and branch the node makes. Validated into a {@link RunOptions.Cluster} by {@link #options}.
+ * into every Call-ID, tag and branch the node makes, and the front its own initial requests go through. Validated into
+ * a {@link RunOptions.Cluster} by {@link #options}.
  *
  * <p>Not thread-safe: filled by picocli, read once on the command's thread.
  */
@@ -40,6 +41,12 @@ final class ClusterFlags
             + "same member list.")
     Integer node;
 
+    @Option(names = "--cluster-front", paramLabel = "URI",
+        description = "The SIP URI of the cluster's front (e.g. sip:127.0.0.1:5060): the initial requests this node "
+            + "sends as a user agent (a B2BUA's outbound legs) go through it with a Route to it (RFC 3261 §8.1.2), "
+            + "so that it Record-Routes them and the far end's requests come back through it. Off by default.")
+    String front;
+
     /**
      * @return the cluster, or null when no --cluster-* flag was given.
      * @throws IllegalArgumentException naming the flag that is wrong and why.
@@ -48,10 +55,10 @@ final class ClusterFlags
     {
         if (null == name)
         {
-            if (null != bind || null != peers || null != node)
+            if (null != bind || null != peers || null != node || null != front)
             {
-                throw new IllegalArgumentException("--cluster-bind, --cluster-peers and --cluster-node need "
-                    + "--cluster-name");
+                throw new IllegalArgumentException("--cluster-bind, --cluster-peers, --cluster-node and "
+                    + "--cluster-front need --cluster-name");
             }
             return null;
         }
@@ -86,7 +93,64 @@ final class ClusterFlags
         {
             n = placeOf(self, others);
         }
-        return new RunOptions.Cluster(name, self, others, n);
+        return new RunOptions.Cluster(name, self, others, n, null == front ? null : frontRoute(front.strip()));
+    }
+
+    /**
+     * The front's URI as a loose route ({@code ;lr} added when missing, RFC 3261 §16.12.1.1): a sip or sips URI
+     * with a host, an optional port and parameters, and no user part.
+     */
+    static String frontRoute(final String uri)
+    {
+        final String lower = uri.toLowerCase(java.util.Locale.ROOT);
+        final int colon = uri.indexOf(':');
+        final String why;
+        if (!lower.startsWith("sip:") && !lower.startsWith("sips:"))
+        {
+            why = "is not a sip: or sips: URI";
+        }
+        else if (uri.chars().anyMatch(c -> c <= ' ' || c == '<' || c == '>' || c == '@' || c == '?' || c == '"'))
+        {
+            why = "may hold no user part, header, blank or angle bracket";
+        }
+        else
+        {
+            final int params = uri.indexOf(';');
+            final String hostPort = uri.substring(colon + 1, params < 0 ? uri.length() : params);
+            why = hostPortError(hostPort);
+        }
+        if (null != why)
+        {
+            throw new IllegalArgumentException("--cluster-front: '" + uri + "' " + why
+                + " (like sip:127.0.0.1:5060)");
+        }
+        final boolean loose = lower.matches(".*;lr(=[^;]*)?(;.*)?");
+        return loose ? uri : uri + ";lr";
+    }
+
+    /** Why {@code hostPort} (a host or [IPv6], then an optional :PORT) is not one, or null. */
+    private static String hostPortError(final String hostPort)
+    {
+        final int close = hostPort.startsWith("[") ? hostPort.indexOf(']') : -1;
+        final int colon = hostPort.indexOf(':', Math.max(close, 0));
+        final String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+        if (host.isEmpty() || hostPort.startsWith("[") && close < 0)
+        {
+            return "has no host";
+        }
+        if (colon < 0)
+        {
+            return null;
+        }
+        try
+        {
+            final int port = Integer.parseInt(hostPort.substring(colon + 1));
+            return port < 1 || port > 65535 ? "has a port not within 1-65535" : null;
+        }
+        catch (final NumberFormatException e)
+        {
+            return "has a port that is not a number";
+        }
     }
 
     /** The peers, each once, none equal to {@code self}; an empty or wrong entry names itself in the error. */

@@ -89,13 +89,22 @@ public record RunOptions(
 
     /**
      * A cluster's membership: the grid member of this node binds {@code bind}, the other members are {@code peers}
-     * (a static list), and {@code node} (0-255, unique in the cluster) is written into every id the node makes.
+     * (a static list), and {@code node} (0-255, unique in the cluster) is written into every id the node makes;
+     * {@code front} is the SIP URI of the cluster's front (a loose route, {@code ;lr}) that the node's own initial
+     * requests go through, or null when they go straight to their Request-URI.
      */
-    public record Cluster(String name, InetSocketAddress bind, List<InetSocketAddress> peers, int node)
+    public record Cluster(String name, InetSocketAddress bind, List<InetSocketAddress> peers, int node, String front)
     {
         public Cluster
         {
             peers = List.copyOf(peers);
+        }
+
+        /** A membership whose node's requests go straight to their Request-URI. */
+        public Cluster(final String name, final InetSocketAddress bind, final List<InetSocketAddress> peers,
+            final int node)
+        {
+            this(name, bind, peers, node, null);
         }
     }
 

@@ -40,6 +40,8 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     private volatile Map<String, Object> contextAttributes = Map.of();
     private volatile io.sipline.container.replication.SnapshotSink replication;
     private volatile io.sipline.container.replication.SnapshotSource takeover;
+    /** The Route header value to the cluster's front, or null (see {@link #clusterFront(String)}). */
+    private volatile String frontRoute;
     private final AtomicInteger nextShard = new AtomicInteger();
 
     /** @param router the application router, initialised by the caller; no users (protected requests fail). */
@@ -157,6 +159,23 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     {
         replication = sink;
         takeover = source;
+    }
+
+    /**
+     * The cluster's front ({@code --cluster-front}), a loose-routing SIP URI: the initial requests this node sends as
+     * a user agent get a Route to it (RFC 3261 §8.1.2, an outbound proxy), so that the front Record-Routes their
+     * dialogs and the far end's requests come back through it, to this node or, when it died, to a live one. Null:
+     * they go to their Request-URI. Set before the deploy folders are watched.
+     */
+    public void clusterFront(final String looseRouteUri)
+    {
+        frontRoute = null == looseRouteUri ? null : "<" + looseRouteUri + ">";
+    }
+
+    /** The Route header value to the cluster's front, or null (any thread). */
+    String frontRoute()
+    {
+        return frontRoute;
     }
 
     /** Where the calls of other nodes are read from, or null outside a cluster (any thread). */

@@ -19,12 +19,16 @@ import io.sipline.sip.transaction.ServerTransaction;
 /**
  * A survivor's part in a cluster's failover: an in-dialog request this shard finds no session for, whose To tag
  * another node of the cluster made, belongs to a call of a node that died (the front sends such requests to a live
- * node). The shard keeps the server transaction and a copy of the request, asks the grid for the call's snapshot by
- * Call-ID on a reading thread ({@link SnapshotSource}), and when the answer is posted back to the shard restores the
- * application session and its SIP sessions ({@link SessionTakeover}) and dispatches the request again; with no
- * snapshot, or one of an application not deployed here as distributable, the request gets 481 as any request of an
- * unknown dialog (RFC 3261 §12.2.2). Retransmissions meanwhile are absorbed by the transaction (§17.2.2: it has
- * nothing to send yet); other requests of the same call wait with the first.
+ * node); one whose To tag this node made, to a call of this node's earlier life when it was started again on the
+ * same address (the front sends it back here once it answers again). The shard keeps the server transaction and a
+ * copy of the request, asks the grid for the call's snapshot by Call-ID on a reading thread ({@link SnapshotSource}),
+ * and when the answer is posted back to the shard restores the application session and its SIP sessions
+ * ({@link SessionTakeover}) and dispatches the request again. The request gets 481 as any request of an unknown dialog
+ * (RFC 3261 §12.2.2) when the grid holds no snapshot, one of an application not deployed here as distributable, or
+ * one of a call that ended on this shard (created by this node since it started, or taken over here before): a
+ * request crossing the end of a call is not made a call again while the grid's removal is in flight.
+ * Retransmissions meanwhile are absorbed by the transaction (§17.2.2: it has nothing to send yet); other requests of
+ * the same call wait with the first.
  * <p>
  * Not threadsafe; owned by the shard's event loop. The read's callback only posts to that loop. Allocates per
  * takeover (a copy of the request, the read), never on a request of a known call.
@@ -44,11 +48,25 @@ final class CallTakeover
     private final Redispatch redispatch;
     /** The requests waiting for their call's read, by Call-ID. */
     private final Map<String, List<Waiting>> pending = new HashMap<>();
+    /** The application sessions taken over by this shard (the newest {@link #TAKEN_KEPT}): ended here when gone. */
+    private final Map<String, Boolean> taken = new java.util.LinkedHashMap<>(64, 0.75f, false)
+    {
+        @Override
+        protected boolean removeEldestEntry(final Map.Entry<String, Boolean> eldest)
+        {
+            return size() > TAKEN_KEPT;
+        }
+    };
+    /** When this node started (epoch ms): a call of its own tag created before is one of its earlier life. */
+    private final long startedMs;
     private final java.util.concurrent.atomic.AtomicLong restored = new java.util.concurrent.atomic.AtomicLong();
 
     private record Waiting(ServerTransaction tx, SipMessage request)
     {
     }
+
+    /** How many taken-over application session ids a shard remembers (a call ends long before it is forgotten). */
+    static final int TAKEN_KEPT = 16_384;
 
     CallTakeover(final ApplicationRegistry registry, final ContainerShardImpl container, final DirectAnswers answers,
         final Redispatch redispatch)
@@ -58,12 +76,13 @@ final class CallTakeover
         this.shard = container.shard();
         this.answers = answers;
         this.redispatch = redispatch;
+        this.startedMs = container.currentTimeMillis();
     }
 
     /**
      * An in-dialog request of no known session: whether the grid is asked for its call (the request then waits
-     * here and is answered later), or not (outside a cluster, an ACK or CANCEL, a To tag of this node or of no node
-     * of ours: the caller answers 481).
+     * here and is answered later), or not (outside a cluster, an ACK or CANCEL, a To tag of no node of ours: the
+     * caller answers 481).
      *
      * @param message borrowed; copied when kept.
      */
@@ -76,10 +95,11 @@ final class CallTakeover
             return false;
         }
         final int owner = ShardIds.nodeOf(message.buffer(), message.toTagStart(), message.toTagEnd());
-        if (owner < 0 || owner == shard.ids().node())
+        if (owner < 0)
         {
-            return false; // not a tag of ours, or a call of this node that ended: nothing to take over
+            return false; // not a tag of ours: nothing to take over
         }
+        final boolean own = owner == shard.ids().node(); // this node's: of its earlier life, or one that ended
         final String callId = message.callId();
         final List<Waiting> waiting = pending.get(callId);
         if (null != waiting)
@@ -91,12 +111,16 @@ final class CallTakeover
         first.add(new Waiting(tx, message.copy()));
         pending.put(callId, first);
         final int index = shard.index();
-        source.readByCallId(callId, found -> shard.stack().execute(index, () -> loaded(callId, found)));
+        source.readByCallId(callId, found -> shard.stack().execute(index, () -> loaded(callId, found, own)));
         return true;
     }
 
-    /** The grid's answer for {@code callId}, on the shard: the call restored and its requests dispatched, or 481. */
-    private void loaded(final String callId, final Optional<ApplicationSnapshot> found)
+    /**
+     * The grid's answer for {@code callId}, on the shard: the call restored and its requests dispatched, or 481.
+     *
+     * @param own whether the request's To tag is this node's.
+     */
+    private void loaded(final String callId, final Optional<ApplicationSnapshot> found, final boolean own)
     {
         final List<Waiting> waiting = pending.remove(callId);
         if (null == waiting)
@@ -106,7 +130,8 @@ final class CallTakeover
         SipApplicationSessionImpl app = null;
         try
         {
-            app = found.map(this::restore).orElse(null);
+            app = found.filter(snapshot -> !own || snapshot.createdMs() < startedMs).map(this::restore)
+                .orElse(null);
         }
         catch (final RuntimeException e)
         {
@@ -140,12 +165,17 @@ final class CallTakeover
         {
             return known; // another of its dialogs brought it here first
         }
+        if (taken.containsKey(snapshot.id()))
+        {
+            return null; // taken over here and ended: the grid's removal is still in flight
+        }
         final RunningApplicationImpl application = registry.application(snapshot.application());
         if (null == application || null == application.replication())
         {
             return null;
         }
         final SipApplicationSessionImpl app = SessionTakeover.restore(application, container, snapshot);
+        taken.put(snapshot.id(), Boolean.TRUE);
         restored.lazySet(restored.get() + 1); // one writer: the shard
         return app;
     }

@@ -80,7 +80,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         this.invoker = new ServletInvoker(this, shard, counters);
         this.timers = new TimerSlots(shard, invoker, counters);
         this.uas = new UasResponses(shard, addresses, invoker, timers);
-        this.outbound = new OutboundRequests(shard, addresses, ids, invoker, nextHop);
+        this.outbound = new OutboundRequests(shard, addresses, ids, invoker, nextHop, registry);
         final DirectAnswers answers = new DirectAnswers(shard, ids, counters);
         final ApplicationComposition composition = new ApplicationComposition(registry, shard, addresses, ids,
             sessions, nextHop, counters, outbound, answers);

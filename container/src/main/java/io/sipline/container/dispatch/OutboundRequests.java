@@ -11,6 +11,7 @@ import io.sipline.container.api.SipServletResponseImpl;
 import io.sipline.container.proxy.ProxyBranchImpl;
 import io.sipline.container.proxy.ProxyRelay;
 import io.sipline.container.api.SipSessionImpl;
+import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageParser;
@@ -21,12 +22,12 @@ import io.sipline.sip.transport.tcp.TcpFlow;
 import io.sipline.sip.transport.dns.SipTarget;
 
 /**
- * The requests the container sends (RFC 3261 §8.1.2, §18.1.1; RFC 3263 §4): the next hop of each, located by the
- * shard's SipLocator when named by a host name, the transport it leaves on, and our Via, Contact and Record-Route
- * written for that transport; a WebSocket client is reached only on its connection, found by its {@code .invalid}
- * Contact host (RFC 7118 §5) or by the flow token of the Route of ours the request was routed through (RFC 5626
- * §5.3); CANCEL (§9.1) and ACK retransmission; a request that cannot be sent is answered by the container as if from
- * the network (JSR 289 §11.1.4).
+ * The requests the container sends (RFC 3261 §8.1.2, §18.1.1; RFC 3263 §4): the next hop of each (the cluster's
+ * front for an initial request of a node that has one), located by the shard's SipLocator when named by a host name,
+ * the transport it leaves on, and our Via, Contact and Record-Route written for that transport; a WebSocket client is
+ * reached only on its connection, found by its {@code .invalid} Contact host (RFC 7118 §5) or by the flow token of
+ * the Route of ours the request was routed through (RFC 5626 §5.3); CANCEL (§9.1) and ACK retransmission; a request
+ * that cannot be sent is answered by the container as if from the network (JSR 289 §11.1.4).
  * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard, created with it). A request is
  * borrowed; the buffer it is written into is allocated here and handed to the stack, which takes ownership.
@@ -38,12 +39,14 @@ final class OutboundRequests
     private final ContainerIds ids;
     private final ServletInvoker invoker;
     private final NextHop nextHop;
+    private final ApplicationRegistry registry;
     private ApplicationComposition composition;
     private InboundResponses responses;
 
     OutboundRequests(final StackShard shard, final ShardAddresses addresses, final ContainerIds ids,
-        final ServletInvoker invoker, final NextHop nextHop)
+        final ServletInvoker invoker, final NextHop nextHop, final ApplicationRegistry registry)
     {
+        this.registry = registry;
         this.shard = shard;
         this.addresses = addresses;
         this.ids = ids;
@@ -73,6 +76,7 @@ final class OutboundRequests
         if (request.isInitial() && !"ACK".equals(method))
         {
             composition.composeIfRouted(request);
+            throughClusterFront(request);
         }
         if (sentOnRoutedFlow(request))
         {
@@ -119,6 +123,22 @@ final class OutboundRequests
         {
             ShardLog.logOnce("locate:" + e.getClass().getName(), "locating " + hop.host() + " failed", e);
             noRoute(request, "locating " + hop.host() + " failed: " + e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * In a cluster with a front ({@code --cluster-front}): an initial request this node sends as a user agent, with no
+     * Route of its own, gets a Route to the front (RFC 3261 §8.1.2, a pre-existing route set of the outbound proxy),
+     * so that the front Record-Routes the dialog and the far end's in-dialog requests reach a live node even when
+     * this one died. A proxy's branches are not routed so: the front already saw the request before this node.
+     */
+    private void throughClusterFront(final SipServletRequestImpl request)
+    {
+        final String front = registry.frontRoute();
+        if (null != front && null == request.proxyBranch() && !request.isRelayed()
+            && null == request.headers().get(HeaderName.ROUTE))
+        {
+            request.headers().add("Route", front);
         }
     }
 

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import javax.servlet.sip.ServletTimer;
+import javax.servlet.sip.SipApplicationSession;
+import javax.servlet.sip.SipApplicationSessionEvent;
+import javax.servlet.sip.SipApplicationSessionListener;
 import javax.servlet.sip.SipSession;
 import javax.servlet.sip.TimerListener;
 
@@ -20,7 +23,8 @@ import io.sipline.container.replication.SnapshotCodec;
  * A B2BUA's call written to the grid by one node (its caller leg answered, its callee leg confirmed by a 2xx, the two
  * linked) is taken over by another node whose clock is 20 s further: the same application session and session ids,
  * the dialogs with their tags, targets, route sets and CSeqs (a request of the caller is matched, the callee leg's
- * BYE is written as the first node would have), the link, the attributes, and the servlet timer due at the same time.
+ * BYE is written as the first node would have), the link, the attributes, the servlet timer due at the same time, and
+ * the session's expiry, which fires there when it was due.
  */
 class SessionTakeoverTest
 {
@@ -28,6 +32,31 @@ class SessionTakeoverTest
     private final FakeHost second = new FakeHost();
     private final FakeApp application = new FakeApp();
     private final List<ServletTimer> fired = new ArrayList<>();
+    private final List<SipApplicationSession> expired = new ArrayList<>();
+    /** Records the sessions that expire. */
+    private final SipApplicationSessionListener expiries = new SipApplicationSessionListener()
+    {
+        @Override
+        public void sessionCreated(final SipApplicationSessionEvent event)
+        {
+        }
+
+        @Override
+        public void sessionDestroyed(final SipApplicationSessionEvent event)
+        {
+        }
+
+        @Override
+        public void sessionExpired(final SipApplicationSessionEvent event)
+        {
+            expired.add(event.getApplicationSession());
+        }
+
+        @Override
+        public void sessionReadyToInvalidate(final SipApplicationSessionEvent event)
+        {
+        }
+    };
 
     @Test
     void shouldRestoreTheLinkedDialogsAttributesAndTimersOfACallOnAnotherNode() throws Exception
@@ -59,10 +88,13 @@ class SessionTakeoverTest
         as.setAttribute("legs", 2);
         caller.setAttribute("peer", "bob");
         final ServletTimerImpl timer = new ServletTimerImpl(as, 60_000, 0, false, "reminder");
+        as.setExpires(2); // JSR 289 §6.1.2: due 120 s from now on the first node
+        final long expiresAt = as.getExpirationTime();
         final ApplicationSnapshot written = SnapshotCodec.decode(SnapshotCodec.encode(SessionSnapshots.of(as, 1)));
 
         second.advance(20_000);
         application.listeners.add((TimerListener)fired::add);
+        application.listeners.add(expiries);
         final SipApplicationSessionImpl taken = SessionTakeover.restore(application, second, written);
 
         assertEquals(as.getId(), taken.getId());
@@ -113,5 +145,13 @@ class SessionTakeoverTest
         second.advance(1);
         assertEquals(1, fired.size());
         assertEquals("reminder", fired.getFirst().getInfo());
+
+        // §6.1.2: the session expires on the second node when it was due on the first, 60 s later
+        assertEquals(expiresAt, taken.getExpirationTime());
+        second.advance(59_999);
+        assertTrue(expired.isEmpty());
+        second.advance(1);
+        assertEquals(List.of(taken), expired);
+        assertTrue(!taken.isValid(), "not extended by a listener: invalidated");
     }
 }

@@ -83,6 +83,29 @@ class CliClusterTest extends CliCase
         assertTrue(errorLine().contains("--cluster-name"), err.toString());
     }
 
+    @Test
+    void shouldTakeTheFrontAsALooseRouteAndRefuseOneThatIsNotASipUri()
+    {
+        final String[] base = {"run", "--cluster-name", "c", "--cluster-bind", "127.0.0.1:7800", "--cluster-front"};
+        assertEquals(Cli.SERVING, run(concat(base, "sip:127.0.0.1:5060")), err.toString());
+        assertEquals("sip:127.0.0.1:5060;lr", started.cluster().front());
+        assertEquals(Cli.SERVING, run(concat(base, "sip:front.example;transport=tcp;lr")), err.toString());
+        assertEquals("sip:front.example;transport=tcp;lr", started.cluster().front());
+        assertEquals(Cli.SERVING, run("run", "--cluster-name", "c", "--cluster-bind", "127.0.0.1:7800"));
+        assertNull(started.cluster().front(), "no front: the node's requests go to their Request-URI");
+        assertEquals(2, run(concat(base, "127.0.0.1:5060")));
+        assertTrue(errorLine().contains("--cluster-front: '127.0.0.1:5060' is not a sip: or sips: URI"),
+            err.toString());
+        assertEquals(2, run(concat(base, "sip:lb@127.0.0.1")));
+        assertTrue(errorLine().contains("no user part"), err.toString());
+        assertEquals(2, run(concat(base, "sip:127.0.0.1:99999")));
+        assertTrue(errorLine().contains("not within 1-65535"), err.toString());
+        assertEquals(2, run(concat(base, "sip::5060")));
+        assertTrue(errorLine().contains("has no host"), err.toString());
+        assertEquals(2, run("run", "--cluster-front", "sip:127.0.0.1:5060"));
+        assertTrue(errorLine().contains("need --cluster-name"), err.toString());
+    }
+
     private static String[] concat(final String[] a, final String b)
     {
         final String[] out = java.util.Arrays.copyOf(a, a.length + 1);

@@ -61,6 +61,16 @@ public final class KamailioFront implements AutoCloseable
     public static KamailioFront start(final String name, final List<Integer> nodes, final int pingSeconds)
         throws IOException, InterruptedException
     {
+        return start(name, Sipp.freeUdpPort(), nodes, pingSeconds);
+    }
+
+    /**
+     * As {@link #start(String, List, int)} on the UDP port {@code port} (one the nodes were told of before, as their
+     * {@code --cluster-front}).
+     */
+    public static KamailioFront start(final String name, final int port, final List<Integer> nodes,
+        final int pingSeconds) throws IOException, InterruptedException
+    {
         final Path dir = Files.createDirectories(Path.of("target", "e2e", name)).toAbsolutePath();
         final Path run = Files.createDirectories(dir.resolve("run"));
         final StringBuilder list = new StringBuilder("# written by the test from dispatcher.list.template\n");
@@ -69,7 +79,6 @@ public final class KamailioFront implements AutoCloseable
             list.append("1 sip:127.0.0.1:").append(nodes.get(i)).append(" 0 0 node=").append(i + 1).append('\n');
         }
         final Path listFile = Files.writeString(dir.resolve("dispatcher.list"), list);
-        final int port = Sipp.freeUdpPort();
         final List<String> cmd = new ArrayList<>(List.of(BINARY.getPath(),
             "-f", Examples.root().resolve("cluster/kamailio/kamailio.cfg").toString(),
             // one UDP worker (-n 1): two may reorder the callee's 180 and 200, which sipp's scenario refuses

@@ -53,8 +53,16 @@ public final class SiplineServer implements AutoCloseable
     public static SiplineServer start(final String name, final List<String> extra)
         throws IOException, InterruptedException
     {
+        return start(name, Sipp.freeUdpPort(), extra);
+    }
+
+    /**
+     * As {@link #start(String, List)} on the UDP port {@code port} (a node that comes back on the port it had).
+     */
+    public static SiplineServer start(final String name, final int port, final List<String> extra)
+        throws IOException, InterruptedException
+    {
         final Path dir = Files.createDirectories(Path.of("target", "e2e", name)).toAbsolutePath();
-        final int port = Sipp.freeUdpPort();
         final List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow());
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC", "-Xmx512m",
