@@ -9,33 +9,33 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * A raw SIP-over-WebSocket peer for the dispatch tests (RFC 7118): the JDK's WebSocket client on loopback with the
- * {@code sip} subprotocol, one SIP message per text message; waits, up to a deadline, for the first message that
- * matches.
+ * A raw SIP-over-WebSocket peer for the dispatch and end-to-end tests (RFC 7118): the JDK's WebSocket client on
+ * loopback with the {@code sip} subprotocol, one SIP message per text message; waits, up to a deadline, for the first
+ * message that matches.
  * <p>
  * Threading: the test's thread sends and waits; the client's thread queues what it reads.
  */
-final class WsPeer implements AutoCloseable
+public final class WsPeer implements AutoCloseable
 {
     private static final long WAIT_MS = 10_000;
 
     private final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
     private final WebSocket socket;
 
-    WsPeer(final int port) throws Exception
+    public WsPeer(final int port) throws Exception
     {
         socket = HttpClient.newHttpClient().newWebSocketBuilder().subprotocols("sip")
             .buildAsync(URI.create("ws://127.0.0.1:" + port + "/"), new Collector(received))
             .get(10, TimeUnit.SECONDS);
     }
 
-    void send(final String text) throws Exception
+    public void send(final String text) throws Exception
     {
         socket.sendText(text, true).get(5, TimeUnit.SECONDS);
     }
 
     /** The first message read from now on that matches; fails (AssertionError) after the deadline. */
-    String await(final Predicate<String> wanted, final String what) throws InterruptedException
+    public String await(final Predicate<String> wanted, final String what) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         for (long left = WAIT_MS; left > 0; left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))
