@@ -102,26 +102,35 @@ final class ChatUser implements AutoCloseable
         final String m = new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8);
         if (m.startsWith("MESSAGE "))
         {
-            final StringBuilder ok = new StringBuilder("SIP/2.0 200 OK\r\n");
-            for (final String line : m.substring(0, m.indexOf("\r\n\r\n")).split("\r\n"))
-            {
-                final String lower = line.toLowerCase(java.util.Locale.ROOT);
-                if (lower.startsWith("via:") || lower.startsWith("from:") || lower.startsWith("call-id:")
-                    || lower.startsWith("cseq:"))
-                {
-                    ok.append(line).append("\r\n");
-                }
-                else if (lower.startsWith("to:"))
-                {
-                    ok.append(line).append(";tag=").append(name).append("\r\n");
-                }
-            }
-            ok.append("Content-Length: 0\r\n\r\n");
-            socket.send(new DatagramPacket(ok.toString().getBytes(StandardCharsets.UTF_8), ok.length(),
+            final String ok = answer(m, 200, name);
+            socket.send(new DatagramPacket(ok.getBytes(StandardCharsets.UTF_8), ok.length(),
                 p.getSocketAddress()));
             received.addLast(m.substring(m.indexOf("\r\n\r\n") + 4));
         }
         return m;
+    }
+
+    /**
+     * The answer to a received request (RFC 3261 §8.2.6.2): the status, its Via, From, Call-ID and CSeq copied, To
+     * tagged with {@code tag}, no body.
+     */
+    static String answer(final String request, final int status, final String tag)
+    {
+        final StringBuilder out = new StringBuilder("SIP/2.0 ").append(status).append(" OK\r\n");
+        for (final String line : request.substring(0, request.indexOf("\r\n\r\n")).split("\r\n"))
+        {
+            final String lower = line.toLowerCase(java.util.Locale.ROOT);
+            if (lower.startsWith("via:") || lower.startsWith("from:") || lower.startsWith("call-id:")
+                || lower.startsWith("cseq:"))
+            {
+                out.append(line).append("\r\n");
+            }
+            else if (lower.startsWith("to:"))
+            {
+                out.append(line).append(";tag=").append(tag).append("\r\n");
+            }
+        }
+        return out.append("Content-Length: 0\r\n\r\n").toString();
     }
 
     private void send(final String text) throws IOException

@@ -49,21 +49,7 @@ final class WsUser implements AutoCloseable
     /** Answers a received request with {@code status}, its Via, From, To (tagged), Call-ID and CSeq copied. */
     void answer(final String request, final int status) throws Exception
     {
-        final StringBuilder out = new StringBuilder("SIP/2.0 ").append(status).append(" OK\r\n");
-        for (final String line : request.substring(0, request.indexOf("\r\n\r\n")).split("\r\n"))
-        {
-            final String lower = line.toLowerCase(java.util.Locale.ROOT);
-            if (lower.startsWith("via:") || lower.startsWith("from:") || lower.startsWith("call-id:")
-                || lower.startsWith("cseq:"))
-            {
-                out.append(line).append("\r\n");
-            }
-            else if (lower.startsWith("to:"))
-            {
-                out.append(line).append(";tag=").append(name).append("\r\n");
-            }
-        }
-        peer.send(out.append("Content-Length: 0\r\n\r\n").toString());
+        peer.send(ChatUser.answer(request, status, name));
     }
 
     /** The next message received that matches, waiting at most 10 s; the others are skipped. */
