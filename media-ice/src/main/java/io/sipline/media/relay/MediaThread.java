@@ -267,21 +267,22 @@ final class MediaThread implements Runnable
 
     private void onReady(final SelectionKey key)
     {
-        // Tasks queued before this datagram arrived (a leg's address or keys from the answer) apply to it.
-        if (!commands.isEmpty())
-        {
-            drainCommands();
-        }
-        if (!key.isValid())
-        {
-            return;
-        }
         final RelayLeg leg = (RelayLeg)key.attachment();
         final DatagramChannel channel = (DatagramChannel)key.channel();
         final boolean rtcpPort = channel == leg.rtcpChannel;
         nowNs = System.nanoTime();
         for (int i = 0; i < READ_BURST; i++)
         {
+            // Tasks queued before the next datagram arrived (a leg's address or keys from an answer) apply to it,
+            // even when it is read in the same burst as the datagrams before the task.
+            if (!commands.isEmpty())
+            {
+                drainCommands();
+            }
+            if (!key.isValid())
+            {
+                return;
+            }
             view.clear().limit(MAX_DATAGRAM);
             final SocketAddress source;
             try
