@@ -22,8 +22,9 @@ import io.sipline.container.replication.ApplicationSnapshot.TimerSnapshot;
  * sides, handlers, states and RFC 3261 §12 dialogs (Call-ID, tags, parties, remote target, route set, CSeqs),
  * registered in the shard's table under their local tags; the B2BUA links between them; its servlet timers armed
  * again for the time they were due (at once when it passed). Attributes are read back with the application's class
- * loader; one whose class is not there stays behind and is said on the error stream. No listener is told: the
- * sessions moved, they were not created. The transactions in flight at the writing node are not in a snapshot.
+ * loader; one whose class is not there stays behind and is said on the error stream. The sessions moved, they were
+ * not created: only their activation listeners are told ({@link SessionActivation}). The transactions in flight at
+ * the writing node are not in a snapshot.
  * <p>
  * Stateless; called on the shard the call's requests reach.
  */
@@ -90,6 +91,7 @@ public final class SessionTakeover
                 new ServletTimerImpl(app, t.id(), Math.max(0, t.fireAtMs() - now), t.periodMs(), !t.fixedRate(),
                     info instanceof Serializable s ? s : null);
             }
+            SessionActivation.didActivate(app, byId.values());
             return app;
         }
         finally

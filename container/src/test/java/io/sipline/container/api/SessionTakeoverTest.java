@@ -5,13 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.servlet.sip.ServletTimer;
 import javax.servlet.sip.SipApplicationSession;
+import javax.servlet.sip.SipApplicationSessionActivationListener;
 import javax.servlet.sip.SipApplicationSessionEvent;
 import javax.servlet.sip.SipApplicationSessionListener;
 import javax.servlet.sip.SipSession;
+import javax.servlet.sip.SipSessionActivationListener;
+import javax.servlet.sip.SipSessionEvent;
 import javax.servlet.sip.TimerListener;
 
 import org.junit.jupiter.api.Test;
@@ -24,7 +29,8 @@ import io.sipline.container.replication.SnapshotCodec;
  * linked) is taken over by another node whose clock is 20 s further: the same application session and session ids,
  * the dialogs with their tags, targets, route sets and CSeqs (a request of the caller is matched, the callee leg's
  * BYE is written as the first node would have), the link, the attributes, the servlet timer due at the same time, and
- * the session's expiry, which fires there when it was due.
+ * the session's expiry, which fires there when it was due. The attributes that listen for activation, and the
+ * application's declared activation listeners, are told the sessions were activated there (JSR 289).
  */
 class SessionTakeoverTest
 {
@@ -153,5 +159,78 @@ class SessionTakeoverTest
         second.advance(1);
         assertEquals(List.of(taken), expired);
         assertTrue(!taken.isValid(), "not extended by a listener: invalidated");
+    }
+
+    /** What the activation listeners heard: "app ID" or "sip ID", from any instance (attributes are copies). */
+    private static final List<String> ACTIVATED = new CopyOnWriteArrayList<>();
+
+    /** An attribute that listens for its sessions' activation, as a distributable application binds one. */
+    private static final class ActivationAttribute
+        implements Serializable, SipSessionActivationListener, SipApplicationSessionActivationListener
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void sessionDidActivate(final SipSessionEvent event)
+        {
+            ACTIVATED.add("sip " + event.getSession().getId());
+        }
+
+        @Override
+        public void sessionWillPassivate(final SipSessionEvent event)
+        {
+            ACTIVATED.add("passivated");
+        }
+
+        @Override
+        public void sessionDidActivate(final SipApplicationSessionEvent event)
+        {
+            ACTIVATED.add("app " + event.getApplicationSession().getId());
+        }
+
+        @Override
+        public void sessionWillPassivate(final SipApplicationSessionEvent event)
+        {
+            ACTIVATED.add("passivated");
+        }
+    }
+
+    @Test
+    void shouldTellTheActivationListenersOfATakenOverCall() throws Exception
+    {
+        ACTIVATED.clear();
+        final SipApplicationSessionImpl as = new SipApplicationSessionImpl(application, first, null);
+        final SipServletRequestImpl invite = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE),
+            null, TestMessages.PEER, TestMessages.LOCAL);
+        invite.initial(true);
+        final SipSessionImpl caller = SipSessionImpl.forReceived(as, invite, "main");
+        caller.begin(invite);
+        invite.createResponse(200).send();
+        as.setAttribute("activation", new ActivationAttribute());
+        caller.setAttribute("activation", new ActivationAttribute());
+        caller.setAttribute("plain", "not a listener");
+        assertTrue(ACTIVATED.isEmpty(), "binding an attribute activates nothing");
+        final ApplicationSnapshot written = SnapshotCodec.decode(SnapshotCodec.encode(SessionSnapshots.of(as, 1)));
+
+        // A declared listener that throws is logged; the attributes are still told and the takeover stands.
+        application.listeners.add(new SipApplicationSessionActivationListener()
+        {
+            @Override
+            public void sessionWillPassivate(final SipApplicationSessionEvent event)
+            {
+            }
+
+            @Override
+            public void sessionDidActivate(final SipApplicationSessionEvent event)
+            {
+                ACTIVATED.add("declared " + event.getApplicationSession().getId());
+                throw new IllegalStateException("an application's bug");
+            }
+        });
+        final SipApplicationSessionImpl taken = SessionTakeover.restore(application, second, written);
+
+        assertEquals(List.of("declared " + as.getId(), "app " + as.getId(), "sip " + caller.getId()), ACTIVATED);
+        assertSame(taken, second.table.application(as.getId()));
+        assertNotNull(second.table.dialog(caller.callId(), caller.localTag()));
     }
 }
