@@ -44,7 +44,7 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     private final Runnable startIfReady = this::startIfReady;
     private volatile WebRtcPeer peer;
     /** Our ICE credentials as written in our latest description; the media thread installs them in the agent. */
-    private volatile IceCredentials local;
+    private volatile IceCredentials credentials;
     private IceCredentials installed;
     private volatile boolean described;
     private volatile long negotiatedMs = -1;
@@ -58,8 +58,8 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     WebRtcLeg(final DtlsWebRtcLegs owner, final String ufrag, final String password)
     {
         this.owner = owner;
-        this.local = new IceCredentials(ufrag, password);
-        this.installed = local;
+        this.credentials = new IceCredentials(ufrag, password);
+        this.installed = credentials;
         this.ice = new IceLiteAgent(ufrag, password, new StunIntegrity(), this, owner.consentTimeoutMs());
     }
 
@@ -76,7 +76,7 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
         {
             throw new IllegalStateException("an answer is described after the peer's offer was read");
         }
-        final IceCredentials ours = this.local;
+        final IceCredentials ours = credentials;
         local.add("ice-ufrag", ours.ufrag());
         local.add("ice-pwd", ours.password());
         local.add("candidate", owner.hostCandidate(local.port()));
@@ -120,7 +120,7 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
             {
                 // RFC 8445 §9: the answer to a restart has new credentials of ours; DTLS stays (RFC 8842 §5.5).
                 peer = before.restarted(next);
-                local = new IceCredentials(owner.iceChars(8), owner.iceChars(24));
+                credentials = new IceCredentials(owner.iceChars(8), owner.iceChars(24));
             }
             return;
         }
@@ -158,7 +158,7 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
             leg.dropped(RelayDrop.INACTIVE);
             return;
         }
-        final IceCredentials ours = local;
+        final IceCredentials ours = credentials;
         if (ours != installed)
         {
             // An ICE restart was answered: checks signed with these may come from now on.
