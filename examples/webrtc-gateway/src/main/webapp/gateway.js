@@ -1,7 +1,8 @@
 // The page's script: a SIP.js SimpleUser over WebSocket to the server, which registers this browser with the
 // webrtc-gateway application, calls a SIP address through it and answers calls coming from SIP phones.
 // Query parameters fill the form: ws, user, call; auto=1 connects, registers and, with call, dials at once;
-// answer=1 answers incoming calls at once.
+// answer=1 answers incoming calls at once. Hold puts the call on hold and resumes it (a re-INVITE each, a=sendonly
+// then a=sendrecv); restartIce re-offers with new ICE credentials (RFC 8445 §9).
 // window.gateway exposes the call's state and the peer connection's statistics (the end-to-end test reads them).
 import { Web } from "./sipjs/lib/index.js";
 
@@ -17,16 +18,22 @@ const gateway = {
   response: null,      // the final response to our INVITE: "488 Not Acceptable Here (Warning ...)"
   peerConnection: null,
   user: null,
+  remoteOffers: 0,     // offers the far end sent once the call was set up (its re-INVITEs)
   async stats() {
     const pc = gateway.peerConnection;
     const out = { ice: pc ? pc.iceConnectionState : "none", connection: pc ? pc.connectionState : "none",
-      dtls: "none", packetsReceived: 0, packetsSent: 0, packetsLost: 0 };
+      dtls: "none", packetsReceived: 0, packetsSent: 0, packetsLost: 0, direction: "none",
+      signaling: pc ? pc.signalingState : "none", remoteUfrag: "none", pairChanges: 0 };
     if (!pc) {
       return out;
     }
+    out.direction = pc.getTransceivers().map((t) => t.currentDirection).join(",") || "none";
+    const remote = pc.currentRemoteDescription ? pc.currentRemoteDescription.sdp : "";
+    out.remoteUfrag = (remote.match(/^a=ice-ufrag:(\S+)/m) || [null, "none"])[1];
     (await pc.getStats()).forEach((report) => {
       if (report.type === "transport" && report.dtlsState) {
         out.dtls = report.dtlsState;
+        out.pairChanges = report.selectedCandidatePairChanges || 0;
       } else if (report.type === "inbound-rtp" && report.kind === "audio") {
         out.packetsReceived += report.packetsReceived || 0;
         out.packetsLost += report.packetsLost || 0;
@@ -37,6 +44,9 @@ const gateway = {
     return out;
   },
   hangup: () => hangup(),
+  hold: () => user().hold(),
+  unhold: () => user().unhold(),
+  restartIce: () => restartIce(),
 };
 window.gateway = gateway;
 
@@ -58,6 +68,12 @@ function watch() {
   gateway.peerConnection = pc;
   pc.addEventListener("iceconnectionstatechange", () => show(gateway.state, `ICE ${pc.iceConnectionState}`));
   pc.addEventListener("connectionstatechange", () => show(gateway.state, `DTLS/ICE ${pc.connectionState}`));
+  pc.addEventListener("signalingstatechange", () => {
+    if (pc.signalingState === "have-remote-offer" && pc.currentRemoteDescription) {
+      gateway.remoteOffers++;
+      show(gateway.state, "re-offer received");
+    }
+  });
 }
 
 function user() {
@@ -90,6 +106,11 @@ function user() {
         }
       },
       onCallAnswered: () => { watch(); show("established"); },
+      // called with the state in force once the far end accepted (or refused) the hold or resume re-INVITE
+      onCallHold: (held) => {
+        $("hold").textContent = held ? "Resume" : "Hold";
+        show(gateway.state, held ? "on hold" : "off hold");
+      },
       onCallHangup: () => { $("answer").disabled = true; show("ended", gateway.response || ""); },
     },
   });
@@ -144,6 +165,35 @@ async function answer() {
   }
 }
 
+async function toggleHold() {
+  try {
+    const u = user();
+    await (u.isHeld() ? u.unhold() : u.hold());
+  } catch (e) {
+    show("failed", e.message);
+  }
+}
+
+// A re-INVITE whose offer has new ICE credentials (RTCOfferOptions.iceRestart): the gateway answers with new ones
+// of its own and keeps the DTLS association; the media moves to the pair the new checks select.
+async function restartIce() {
+  const session = gateway.user?.session;
+  if (!session) {
+    throw new Error("no call");
+  }
+  const before = session.sessionDescriptionHandlerOptionsReInvite;
+  try {
+    await session.invite({ sessionDescriptionHandlerOptions: { ...before, offerOptions: { iceRestart: true } },
+      requestDelegate: {
+        onAccept: () => show(gateway.state, "ICE restarted"),
+        onReject: (response) => show(gateway.state, `ICE restart refused: ${response.message.statusCode}`),
+      } });
+  } finally {
+    // SIP.js keeps these options for later re-INVITEs (a hold): only this one restarts ICE
+    session.sessionDescriptionHandlerOptionsReInvite = before;
+  }
+}
+
 async function hangup() {
   try {
     if (gateway.user?.session) {
@@ -158,6 +208,7 @@ $("connect").addEventListener("click", connect);
 $("call").addEventListener("click", call);
 $("answer").addEventListener("click", answer);
 $("hangup").addEventListener("click", hangup);
+$("hold").addEventListener("click", toggleHold);
 setInterval(async () => {
   if (gateway.peerConnection) {
     const s = await gateway.stats();

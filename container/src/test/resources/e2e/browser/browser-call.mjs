@@ -6,10 +6,14 @@
 //   ENDED ... | FAILED why
 // As the caller (the page's URL has call=...) it then hangs up (BYE from the browser); as the callee (answer=1) it
 // first says REGISTERED and, once the media checks passed, waits for the far end's BYE. Then it closes the browser.
-// Arguments: page URL, bound in ms, caller | callee.
+// With "renegotiate", before hanging up, the caller checks that the far end's own re-INVITE (sent while the first
+// STATS are measured) was answered (REOFFERED), puts the call on hold and resumes it (HELD and RESUMED with the
+// transceiver's negotiated direction), reports STATS over 2 s, restarts ICE (RESTARTED old-ufrag new-ufrag
+// pairs=before->after, once a pair of the new ICE generation is selected) and reports STATS over 2 s again.
+// Arguments: page URL, bound in ms, caller | callee, [renegotiate].
 import puppeteer from "puppeteer-core";
 
-const [url, boundArg, role] = process.argv.slice(2);
+const [url, boundArg, role, renegotiate] = process.argv.slice(2);
 const deadline = Date.now() + Number(boundArg || 60000);
 const say = (line) => console.log(line);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -29,6 +33,45 @@ async function until(page, what, condition) {
 
 async function stats(page) {
   return page.evaluate(() => window.gateway.stats());
+}
+
+async function window2s(page) {
+  let s = await stats(page);
+  say(`STATS sent=${s.packetsSent} received=${s.packetsReceived} lost=${s.packetsLost}`);
+  await sleep(2000);
+  s = await stats(page);
+  say(`STATS sent=${s.packetsSent} received=${s.packetsReceived} lost=${s.packetsLost}`);
+}
+
+// The far end's re-INVITE, hold and resume (a=sendonly, then a=sendrecv), then an ICE restart; media after each.
+async function renegotiateCall(page) {
+  await until(page, "the far end's re-INVITE answered", async () => {
+    const s = await window.gateway.stats();
+    return window.gateway.remoteOffers > 0 && s.signaling === "stable";
+  });
+  say(`REOFFERED ${(await stats(page)).direction}`);
+  await page.evaluate(() => window.gateway.hold());
+  await until(page, "the call on hold", () => window.gateway.events.some((e) => e.endsWith(": on hold")));
+  say(`HELD ${(await stats(page)).direction}`);
+  await page.evaluate(() => window.gateway.unhold());
+  await until(page, "the call resumed", () => window.gateway.events.some((e) => e.endsWith(": off hold")));
+  say(`RESUMED ${(await stats(page)).direction}`);
+  await window2s(page);
+  const before = await stats(page);
+  await page.evaluate((n) => { window.gateway.pairsBefore = n; }, before.pairChanges);
+  await page.evaluate(() => window.gateway.restartIce());
+  // the new checks succeeded once the browser selected a pair of the new ICE generation
+  const after = await until(page, "a pair of the new ICE generation", async () => {
+    const s = await window.gateway.stats();
+    const refused = window.gateway.events.find((e) => e.includes("ICE restart refused"));
+    if (refused) {
+      return { ...s, remoteUfrag: refused };
+    }
+    return window.gateway.events.some((e) => e.endsWith(": ICE restarted")) && s.signaling === "stable" &&
+      ["connected", "completed"].includes(s.ice) && s.pairChanges > window.gateway.pairsBefore ? s : null;
+  });
+  say(`RESTARTED ${before.remoteUfrag} ${after.remoteUfrag} pairs=${before.pairChanges}->${after.pairChanges}`);
+  await window2s(page);
 }
 
 try {
@@ -79,6 +122,9 @@ try {
   s = await stats(page);
   say(`STATS sent=${s.packetsSent} received=${s.packetsReceived} lost=${s.packetsLost}`);
   if (role !== "callee") {
+    if (renegotiate === "renegotiate") {
+      await renegotiateCall(page);
+    }
     await page.evaluate(() => window.gateway.hangup());
   }
   await until(page, "the end of the call", () => window.gateway.state === "ended");

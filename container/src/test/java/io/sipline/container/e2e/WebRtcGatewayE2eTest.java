@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,7 +35,13 @@ import org.junit.jupiter.api.Test;
  *   <li>the browser calls sipp's UAS: the call is established (200, ACK), the browser's ICE and DTLS reach
  *       connected, and in 5 s of its {@code getStats()} the browser sends over 100 audio packets and receives over
  *       100 back (its own audio relayed to sipp as plain RTP, echoed, relayed back as SRTP: sipp received each of
- *       them) with under 2 % lost; its BYE reaches sipp, and the anchor is freed;</li>
+ *       them) with under 2 % lost, while sipp re-INVITEs the browser (a second into the call, answered by the
+ *       browser through the anchor). Then the browser puts the call on hold and resumes it (sipp checks a=sendonly
+ *       then a=sendrecv in the offers it gets; the browser's transceiver is sendonly, then sendrecv), and media flows
+ *       again (over 50 packets each way at the browser and over 100 relayed in 2 s); the browser restarts ICE
+ *       ({@code iceRestart}: the gateway answers with new credentials, the browser selects a pair of the new ICE
+ *       generation on the same DTLS association) and media flows again. Its BYE reaches sipp, and the anchor and
+ *       every media port are freed;</li>
  *   <li>a sipp UAC calls the browser, registered over WebSocket, which answers: the same media checks, then sipp's
  *       BYE ends the call in the browser and the anchor is freed.</li>
  * </ul>
@@ -48,12 +55,17 @@ class WebRtcGatewayE2eTest
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Pattern WS = Pattern.compile("sipline: listening on ws 127\\.0\\.0\\.1:(\\d+) .*");
     private static final Pattern STATS = Pattern.compile("STATS sent=(\\d+) received=(\\d+) lost=(-?\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("sipline: admin on http://([^ ]+) ");
+    private static final Pattern RELAYED = Pattern.compile("(?m)^sipline_media_packets_relayed_total ([0-9.E]+)$");
+    private static final Pattern PORT_PAIRS = Pattern.compile("(?m)^sipline_media_port_pairs ([0-9.E]+)$");
+    private static final Pattern RESTARTED = Pattern.compile("RESTARTED (\\S+) (\\S+) pairs=(\\d+)->(\\d+)");
     private static final long BROWSER_MS = 90_000;
 
     static Path driver;
     static SiplineServer server;
     static int wsPort;
     static String base;
+    static String metrics;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
@@ -66,12 +78,16 @@ class WebRtcGatewayE2eTest
         server = SiplineServer.start("webrtc-gateway", List.of(
             "--deploy", Examples.war("webrtc-gateway").toString(),
             "--dar", Examples.root().resolve("examples/dar/webrtc-gateway.properties").toString(),
-            "--ws-port", "0", "--http-port", Integer.toString(httpPort),
+            "--ws-port", "0", "--http-port", Integer.toString(httpPort), "--admin-port",
+            Integer.toString(ClickToCallCompatE2eTest.freeTcpPort()),
             "--media-ports", "34000-34999", "--media-idle", "10"));
         assertTrue(!server.output().contains("cannot deploy") && !server.output().contains("media service off"),
             server.output());
         wsPort = Integer.parseInt(serverLine(WS).group(1));
         base = "http://127.0.0.1:" + httpPort + "/webrtc-gateway/";
+        final Matcher admin = ADMIN.matcher(server.output());
+        assertTrue(admin.find(), server.output());
+        metrics = "http://" + admin.group(1) + "/metrics";
     }
 
     @AfterAll
@@ -81,23 +97,43 @@ class WebRtcGatewayE2eTest
     }
 
     @Test
-    void shouldCallASipPhoneFromTheBrowserWithMediaBothWays() throws Exception
+    void shouldCallASipPhoneFromTheBrowserWithMediaBothWaysThroughHoldResumeAndAnIceRestart() throws Exception
     {
         final int sippPort = Sipp.freeUdpPort();
         final int mediaPort = freeMediaPort();
         final String name = "webrtc-gateway-uas";
-        final Process uas = SippRun.callee(name, sippPort, 1,
-            List.of("-sn", "uas", "-rtp_echo", "-mp", Integer.toString(mediaPort)));
+        final Process uas = SippRun.callee(name, sippPort, 1, List.of("-sf",
+            Examples.scenario("callee-renegotiates.xml", Map.of()), "-rtp_echo", "-mp", Integer.toString(mediaPort)));
         try
         {
             final String sipp = "sip:echo@127.0.0.1:" + sippPort + ";transport=udp";
-            final NodeRun browser = browser(page("caller", "call=" + sipp), "caller");
+            final NodeRun browser = NodeRun.start(driver, List.of(page("caller", "call=" + sipp),
+                Long.toString(BROWSER_MS - 10_000), "caller", "renegotiate"));
             try
             {
-                assertMedia(browser);
+                // The relay's own count over the 2 s the browser measures once resumed.
+                final long[] relayed = {relayedAtStats(browser, 3), relayedAtStats(browser, 4)};
+                assertMedia(browser, 6);
+                final String why = browser.output() + "\n== server\n" + server.output();
+                assertTrue(browser.has("REOFFERED sendrecv"), "sipp's re-INVITE answered:\n" + why);
+                assertTrue(browser.has("HELD sendonly"), "on hold, the browser only sends:\n" + why);
+                assertTrue(browser.has("RESUMED sendrecv"), why);
+                final List<long[]> stats = stats(browser);
+                assertFlows(stats.get(2), stats.get(3), "once resumed", why);
+                assertTrue(relayed[1] - relayed[0] > 100, "the relay relayed " + (relayed[1] - relayed[0])
+                    + " packets in 2 s once resumed:\n" + why);
+                final Matcher restart = RESTARTED.matcher(browser.output());
+                assertTrue(restart.find(), why);
+                assertTrue(!restart.group(1).equals(restart.group(2)) && !restart.group(2).startsWith("failed"),
+                    "RFC 8445 §9: the gateway answers an ICE restart with new credentials:\n" + why);
+                assertTrue(Long.parseLong(restart.group(4)) > Long.parseLong(restart.group(3)),
+                    "the browser selected a pair of the new ICE generation:\n" + why);
+                assertFlows(stats.get(4), stats.get(5), "after the ICE restart", why);
                 assertTrue(browser.has("ENDED"), browser.output());
-                SippRun.awaitCallee(name, uas, 1, server); // INVITE, ACK and the browser's BYE reached sipp
+                // INVITE, sipp's re-INVITE, hold, resume, the restart's re-INVITE and the browser's BYE reached sipp
+                SippRun.awaitCallee(name, uas, 1, server);
                 assertAnchorsFreed();
+                assertPortsFreed();
                 assertTrue(server.awaitLine(l -> l.contains("ended: the caller hung up"), 5_000), server.output());
             }
             finally
@@ -123,9 +159,10 @@ class WebRtcGatewayE2eTest
             // sipp's uac: INVITE with a plain RTP offer, 200, ACK, 10 s of call (echoing the browser's RTP), BYE
             SippRun.call("webrtc-gateway-uac", server, 1, 1, 10_000, List.of("-sn", "uac", "-s", "gina", "-rtp_echo",
                 "-mp", Integer.toString(freeMediaPort()), "-d", "10000")).assertAll(1, server);
-            assertMedia(browser);
+            assertMedia(browser, 2);
             assertTrue(browser.has("ENDED"), browser.output());
             assertAnchorsFreed();
+            assertPortsFreed();
             assertTrue(server.awaitLine(l -> l.contains("ended: the caller hung up"), 5_000), server.output());
         }
         finally
@@ -134,8 +171,11 @@ class WebRtcGatewayE2eTest
         }
     }
 
-    /** Waits for the browser script to end and checks what it reported about the call and its media. */
-    private static void assertMedia(final NodeRun browser) throws InterruptedException
+    /**
+     * Waits for the browser script to end and checks what it reported about the call and its media: {@code lines}
+     * STATS lines, the first two 5 s apart.
+     */
+    private static void assertMedia(final NodeRun browser, final int lines) throws InterruptedException
     {
         final boolean ended = browser.process.waitFor(BROWSER_MS, TimeUnit.MILLISECONDS);
         final String why = browser.output() + "\n== server\n" + server.output();
@@ -144,11 +184,10 @@ class WebRtcGatewayE2eTest
         assertTrue(browser.has("ESTABLISHED"), why);
         assertTrue(browser.has("ICE connected") || browser.has("ICE completed"), why);
         assertTrue(browser.has("DTLS connected"), why);
-        final List<Matcher> stats = browser.output().lines().filter(l -> l.startsWith("STATS ")).map(STATS::matcher)
-            .filter(Matcher::matches).toList();
-        assertEquals(2, stats.size(), why);
-        final long[] first = counts(stats.get(0));
-        final long[] second = counts(stats.get(1));
+        final List<long[]> stats = stats(browser);
+        assertEquals(lines, stats.size(), why);
+        final long[] first = stats.get(0);
+        final long[] second = stats.get(1);
         // sipp sends no RTP of its own, it only echoes what reaches its media port: every packet the browser
         // received went browser -> relay (SRTP to RTP) -> sipp -> relay (RTP to SRTP) -> browser, so the packets
         // received in the window were also received by sipp, and both relay directions carried them.
@@ -159,6 +198,38 @@ class WebRtcGatewayE2eTest
         // packetsLost (RFC 3550 §6.4.1 cumulative lost, as getStats reports it) under 2 % of what arrived
         assertTrue(second[2] * 50 <= second[1], "the browser lost " + second[2] + " of " + (second[1] + second[2])
             + " packets:\n" + why);
+    }
+
+    /** Over 50 packets sent and over 50 received (echoed by sipp) in a 2 s window of the browser's statistics. */
+    private static void assertFlows(final long[] from, final long[] to, final String when, final String why)
+    {
+        assertTrue(to[0] - from[0] > 50, "the browser sent " + (to[0] - from[0]) + " packets in 2 s " + when + ":\n"
+            + why);
+        assertTrue(to[1] - from[1] > 50, "the browser received " + (to[1] - from[1]) + " packets in 2 s " + when
+            + ":\n" + why);
+    }
+
+    /** @return packets sent, received and lost of each {@code STATS} line so far. */
+    private static List<long[]> stats(final NodeRun browser)
+    {
+        return browser.output().lines().filter(l -> l.startsWith("STATS ")).map(STATS::matcher)
+            .filter(Matcher::matches).map(WebRtcGatewayE2eTest::counts).toList();
+    }
+
+    /**
+     * Waits (bounded) for the browser's {@code n}th STATS line, then reads the relay's count of relayed packets from
+     * the server's {@code /metrics}.
+     */
+    private long relayedAtStats(final NodeRun browser, final int n) throws Exception
+    {
+        final boolean seen = Sipp.await(() -> stats(browser).size() >= n || !browser.process.isAlive(), BROWSER_MS);
+        assertTrue(seen && stats(browser).size() >= n, "no STATS line " + n + ":\n" + browser.output()
+            + "\n== server\n" + server.output());
+        final String body = http.send(HttpRequest.newBuilder(URI.create(metrics)).timeout(Duration.ofSeconds(5))
+            .build(), HttpResponse.BodyHandlers.ofString()).body();
+        final Matcher m = RELAYED.matcher(body);
+        assertTrue(m.find(), body);
+        return (long)Double.parseDouble(m.group(1));
     }
 
     /** @return packets sent, received and lost, from a {@code STATS} line. */
@@ -192,6 +263,32 @@ class WebRtcGatewayE2eTest
         }, 10_000);
         assertTrue(freed && last[0].contains("\"mediaService\":true"), "anchors not freed: " + last[0] + "\n== server\n"
             + server.output());
+    }
+
+    /** The relay's media port pairs in use ({@code sipline_media_port_pairs} of {@code /metrics}) reach 0 (bounded). */
+    private void assertPortsFreed() throws InterruptedException
+    {
+        final String[] last = {""};
+        final boolean freed = Sipp.await(() ->
+        {
+            try
+            {
+                last[0] = http.send(HttpRequest.newBuilder(URI.create(metrics)).timeout(Duration.ofSeconds(5))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            }
+            catch (final IOException e)
+            {
+                last[0] = e.toString();
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+            final Matcher m = PORT_PAIRS.matcher(last[0]);
+            return m.find() && 0 == Double.parseDouble(m.group(1));
+        }, 10_000);
+        assertTrue(freed, "media ports not freed:\n" + last[0]);
     }
 
     private static String page(final String user, final String query)

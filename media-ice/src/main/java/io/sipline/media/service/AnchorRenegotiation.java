@@ -8,17 +8,21 @@ import io.sipline.media.sdp.SessionDescription;
 import io.sipline.media.srtp.SdesCryptoAttribute;
 import io.sipline.media.srtp.SrtpPolicy;
 
+import java.io.IOException;
 import java.util.List;
 
 /**
  * A later offer/answer exchange on an answered {@link AnchoredCall} (RFC 3264 §8), from either leg, in two steps.
- * {@link #offer}: the offering leg's streams are checked against the call's (same count and order, same transport,
- * a usable SDES key, a WebRTC peer keeping its ICE credentials and fingerprint) and the other leg gets an offer on
- * the same ports with our same ICE credentials, fingerprint, settled DTLS role and SDES key; nothing of the call
- * changes yet. {@link #answer}: the other leg's answer is checked, then both legs' new descriptions are taken (their
- * addresses, SDES keys), streams offered or answered with port 0 are closed (RFC 3264 §8.2), and the answer for the
- * offering leg is written. {@link #withdraw}: the other leg refused the offer (a 4xx-6xx to the re-INVITE), so the
- * session stays as it was (RFC 3264 §8: the old description remains in force) and the pending offer is forgotten.
+ * {@link #offer}: the offering leg's streams are checked against the call's (same order, same transport, a usable
+ * SDES key, a WebRTC peer keeping its fingerprint and DTLS role) and the other leg gets an offer on the same ports
+ * with our same ICE credentials, fingerprint, settled DTLS role and SDES key; new {@code m=} lines after the call's
+ * add streams ({@link AnchoredCall#addedStream}, RFC 3264 §8.1), whose ports are opened for that offer; nothing else
+ * of the call changes yet. {@link #answer}: the other leg's answer is checked, then both legs' new descriptions are
+ * taken (their addresses, SDES keys, a WebRTC peer's new ICE credentials, which restart ICE on that leg only,
+ * RFC 8445 §9), streams offered or answered with port 0 are closed (RFC 3264 §8.2), and the answer for the offering
+ * leg is written, with our new ICE credentials on a restarted leg. {@link #withdraw}: the other leg refused the offer
+ * (a 4xx-6xx to the re-INVITE), so the session stays as it was (RFC 3264 §8: the old description remains in force):
+ * the pending offer is forgotten and the streams it added are closed.
  *
  * <p>Stateless; called under the anchor's state machine (one exchange at a time), from the application's thread.
  */
@@ -37,21 +41,36 @@ final class AnchorRenegotiation
     static String offer(final AnchoredCall call, final SessionDescription from, final boolean fromA)
     {
         final List<AnchoredCall.Stream> streams = call.streamList();
-        if (from.media().size() != streams.size())
+        final int existing = streams.size();
+        if (from.media().size() < existing)
         {
             throw new SdpException("the re-offer has " + from.media().size() + " m= lines, the call has " +
-                streams.size() + " (adding or removing streams of an anchored call is not supported)");
+                existing + " (RFC 3264 §8: a stream is removed with port 0, its m= line stays)");
         }
-        for (int i = 0; i < streams.size(); i++)
+        for (int i = 0; i < existing; i++)
         {
             check(i, call, streams.get(i), from.media().get(i), fromA, true);
             checkWebRtc(from, streams.get(i), from.media().get(i), fromA, true);
         }
         final SessionDescription to = call.ourDescription(call.nextVersion(!fromA));
         SdpCopy.sessionAttributes(from.attributes(), to.attributes());
-        for (int i = 0; i < streams.size(); i++)
+        try
         {
-            to.media().add(offerStream(call, streams.get(i), from.media().get(i), fromA));
+            for (int i = 0; i < from.media().size(); i++)
+            {
+                to.media().add(i < existing ? offerStream(call, streams.get(i), from.media().get(i), fromA)
+                    : call.addedStream(from, from.media().get(i), fromA));
+            }
+        }
+        catch (final IOException e)
+        {
+            withdraw(call);
+            throw new IllegalStateException("cannot anchor the added stream: " + e.getMessage(), e);
+        }
+        catch (final RuntimeException e)
+        {
+            withdraw(call);
+            throw e;
         }
         call.pendingReoffer(from);
         if (call.anyWebRtc(fromA))
@@ -90,6 +109,7 @@ final class AnchorRenegotiation
         for (int i = 0; i < streams.size(); i++)
         {
             to.media().add(answerStream(call, offered, from, streams.get(i), from.media().get(i), fromA));
+            streams.get(i).added = false;
         }
         call.pendingReoffer(null);
         if (call.anyWebRtc(!fromA))
@@ -106,6 +126,7 @@ final class AnchorRenegotiation
      */
     static void withdraw(final AnchoredCall call)
     {
+        call.dropAddedStreams();
         for (final AnchoredCall.Stream s : call.streamList())
         {
             s.reoffered = null;
@@ -149,8 +170,8 @@ final class AnchorRenegotiation
     }
 
     /**
-     * Checks that a WebRTC peer keeps its ICE credentials and fingerprint (RFC 8839 §4.4.1.1, RFC 8842 §5.5); once
-     * the first exchange is complete this changes nothing of the leg.
+     * Checks a WebRTC peer's later description: the same fingerprint and DTLS roles (RFC 8842 §5.5), new ICE
+     * credentials only in an offer (an ICE restart, RFC 8445 §9). Nothing of the leg changes yet.
      */
     private static void checkWebRtc(final SessionDescription from, final AnchoredCall.Stream s,
         final MediaDescription m, final boolean sideA, final boolean offer)
@@ -158,7 +179,7 @@ final class AnchorRenegotiation
         final WebRtcLegs.Leg webRtc = sideA ? s.webRtcA : s.webRtcB;
         if (live(s) && 0 != m.port() && null != webRtc)
         {
-            webRtc.peer(SdpCopy.withSessionTransport(from, m), offer);
+            webRtc.check(SdpCopy.withSessionTransport(from, m), offer);
         }
     }
 
@@ -236,8 +257,8 @@ final class AnchorRenegotiation
     }
 
     /**
-     * Takes a leg's new description of one stream: its address, its WebRTC description (which must keep ICE and
-     * DTLS as they are) and its SDES key, re-keying the leg only when the key changed.
+     * Takes a leg's new description of one stream: its address, its WebRTC description (DTLS as it is, ICE restarted
+     * when an offer brought new credentials) and its SDES key, re-keying the leg only when the key changed.
      */
     private static void takeTransport(final AnchoredCall call, final SessionDescription from,
         final AnchoredCall.Stream s, final MediaDescription m, final boolean sideA, final boolean offer)

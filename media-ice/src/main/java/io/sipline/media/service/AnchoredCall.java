@@ -14,8 +14,8 @@ import io.sipline.media.srtp.SrtpPolicy;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -51,7 +51,8 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     private final MediaListener listener;
     private final MediaProfile profileB;
     private final long sessionId;
-    private final List<Stream> streams = new ArrayList<>();
+    /** Appended to by a re-offer that adds streams (signalling rate); read by the media thread's events. */
+    private final List<Stream> streams = new CopyOnWriteArrayList<>();
     private final AtomicInteger state = new AtomicInteger(OFFERED);
     private String offerB;
     private long versionToA = 1;
@@ -59,10 +60,15 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     private boolean reofferFromA;
     private SessionDescription pendingReoffer;
 
-    /** One {@code m=} line: what leg A offered and the relay stream carrying it, or none when rejected. */
+    /**
+     * One {@code m=} line: what leg A offered (or, for a stream a re-offer added, what the re-offering leg offered)
+     * and the relay stream carrying it, or none when rejected.
+     */
     static final class Stream
     {
         final MediaDescription offeredByA;
+        /** Added by the pending re-offer: removed again if the re-offer is withdrawn. */
+        boolean added;
         MediaProfile profileA;
         RelayStream relay;
         SdesCryptoAttribute cryptoFromA;
@@ -196,6 +202,104 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
             s.webRtcB.describe(b, true);
         }
         return b;
+    }
+
+    /**
+     * A stream a re-offer adds (RFC 3264 §8.1: a new {@code m=} line after the others): opens its relay stream and
+     * writes the offer for the other leg, Y. The re-offering leg, X, keeps its own profile on leg A, and must use the
+     * call's profile on leg B; leg A is offered the profile of its first relayed stream. SDES: our key for X's answer
+     * under the tag and suite X chose first (RFC 4568 §7.1.2), and one key (AES_CM_128_HMAC_SHA1_80) offered to Y. A
+     * stream that cannot be relayed is offered to Y with port 0 and answered with port 0. X's description and Y's
+     * answer are taken when Y answers ({@link AnchorRenegotiation}); a withdrawn re-offer closes the stream again.
+     *
+     * @param from  the re-offer.
+     * @param m     its new media section.
+     * @param fromA whether leg A sent it.
+     * @return the media section of the offer for Y.
+     * @throws IOException when the port range is exhausted.
+     */
+    MediaDescription addedStream(final SessionDescription from, final MediaDescription m, final boolean fromA)
+        throws IOException
+    {
+        final Stream s = new Stream(m);
+        s.added = true;
+        s.reoffered = m;
+        streams.add(s);
+        final MediaProfile profileX = 0 == m.port() || !m.isRtp() ? null : MediaProfile.ofProto(m.proto());
+        final MediaProfile profileY = fromA ? profileB : firstProfileA();
+        final SdesCryptoAttribute theirs = MediaProfile.RTP_SAVP == profileX ? firstUsableCrypto(m) : null;
+        final boolean usable = null != profileX && null != profileY && (fromA || profileX == profileB) &&
+            (MediaProfile.RTP_SAVP != profileX || null != theirs);
+        if (!usable)
+        {
+            return new MediaDescription(m.media(), 0, null == profileY ? m.proto() : profileY.proto(), m.formats());
+        }
+        s.profileA = fromA ? profileX : profileY;
+        s.webRtcA = MediaProfile.WEBRTC == s.profileA ? service.webRtcLeg() : null;
+        s.webRtcB = MediaProfile.WEBRTC == profileB ? service.webRtcLeg() : null;
+        final WebRtcLegs.Leg webRtcX = fromA ? s.webRtcA : s.webRtcB;
+        if (null != webRtcX)
+        {
+            webRtcX.check(SdpCopy.withSessionTransport(from, m), true);
+        }
+        s.relay = service.relay().open(this, MediaProfile.RTP_AVP != s.profileA, s.webRtcA,
+            MediaProfile.RTP_AVP != profileB, s.webRtcB);
+        SdesCryptoAttribute toY = null;
+        if (MediaProfile.RTP_SAVP == profileY)
+        {
+            toY = SdesCryptoAttribute.generate(1, SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, service.random());
+        }
+        final SdesCryptoAttribute toX = null == theirs ? null
+            : SdesCryptoAttribute.generate(theirs.tag(), theirs.suite(), service.random());
+        s.cryptoToA = fromA ? toX : toY;
+        s.cryptoUsedToB = fromA ? toY : toX;
+        final RelayLeg legY = fromA ? s.relay.legB() : s.relay.legA();
+        final MediaDescription y = new MediaDescription(m.media(), legY.rtpPort(), profileY.proto(), m.formats());
+        SdpCopy.mediaAttributes(m, y, profileY.proto().endsWith("F"));
+        if (MediaProfile.WEBRTC != profileY)
+        {
+            y.add("rtcp", Integer.toString(legY.rtcpPort()));
+        }
+        y.add("rtcp-mux", null);
+        if (null != toY)
+        {
+            y.add("crypto", toY.format());
+        }
+        final WebRtcLegs.Leg webRtcY = fromA ? s.webRtcB : s.webRtcA;
+        if (null != webRtcY)
+        {
+            webRtcY.describe(y, true);
+        }
+        return y;
+    }
+
+    /** @return the profile of leg A's first relayed stream, which a stream added towards leg A is offered in. */
+    private MediaProfile firstProfileA()
+    {
+        for (final Stream s : streams)
+        {
+            if (null != s.profileA && !s.added)
+            {
+                return s.profileA;
+            }
+        }
+        return null;
+    }
+
+    /** Closes and forgets the streams the pending re-offer added (it was refused). */
+    void dropAddedStreams()
+    {
+        for (final Stream s : streams)
+        {
+            if (s.added)
+            {
+                if (null != s.relay)
+                {
+                    s.relay.close();
+                }
+                streams.remove(s);
+            }
+        }
     }
 
     /** RFC 4568 §7.1.2: the answerer picks the first offered attribute it supports; malformed ones are skipped. */

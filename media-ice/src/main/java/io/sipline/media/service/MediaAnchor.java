@@ -30,22 +30,26 @@ public interface MediaAnchor
 
     /**
      * A new offer from either leg once the first exchange is complete (a re-INVITE or an UPDATE, RFC 3264 §8), with
-     * the same streams in the same order: returns the offer to send on the other leg, whose answer then goes to
-     * {@link #answer(String)}, which returns the answer for the leg that re-offered; if the other leg refuses it
-     * instead (a 4xx-6xx such as 488 or 491), call {@link #withdraw()}. Nothing of the call changes until the answer
-     * arrives: media flows on as before meanwhile. The relay keeps its ports, its ICE credentials, its certificate and
-     * DTLS role, and its SDES keys (unless the peer sends new ones); directions (hold and resume), codecs and other
-     * media attributes go through. A stream re-offered with port 0 is freed once answered. BUNDLE is refused as in
-     * the first answer.
+     * the call's streams in the same order, and maybe new ones after them: returns the offer to send on the other
+     * leg, whose answer then goes to {@link #answer(String)}, which returns the answer for the leg that re-offered; if
+     * the other leg refuses it instead (a 4xx-6xx such as 488 or 491), call {@link #withdraw()}. Nothing of the call
+     * changes until the answer arrives: media flows on as before meanwhile. The relay keeps its ports, its ICE
+     * credentials, its certificate and DTLS role, and its SDES keys (unless the peer sends new ones); directions (hold
+     * and resume), codecs and other media attributes go through. A WebRTC peer's re-offer with new ICE credentials
+     * restarts ICE on its leg only (RFC 8445 §9): its answer carries new credentials of ours, the DTLS association and
+     * its keys stay, and media follows the pair the new checks nominate; the other leg is offered no restart. A
+     * stream re-offered with port 0 is freed once answered. A stream added (RFC 3264 §8.1: a new {@code m=} line at
+     * the end) gets its ports at once, for the offer to the other leg, and is relayed once that leg accepts it; a
+     * refused re-offer or a port 0 in the answer frees it again. BUNDLE is refused as in the first answer.
      *
      * @param offer the new SDP offer.
      * @param fromA whether leg A sent it (else leg B).
      * @return the SDP offer to send on the other leg.
-     * @throws io.sipline.media.sdp.SdpException when streams are added, removed or change their transport, or a
-     *                                           WebRTC peer restarts ICE or changes its fingerprint (answer 488);
-     *                                           the anchor is left as it was.
+     * @throws io.sipline.media.sdp.SdpException when streams are missing or change their transport, or a WebRTC
+     *                                           peer changes its fingerprint or DTLS role (answer 488); the anchor
+     *                                           is left as it was.
      * @throws IllegalStateException             before the first answer, while another re-offer waits for its
-     *                                           answer, or once ended.
+     *                                           answer, once ended, or when the ports for an added stream run out.
      */
     default String reoffer(final String offer, final boolean fromA)
     {

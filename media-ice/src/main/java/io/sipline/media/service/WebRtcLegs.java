@@ -30,12 +30,27 @@ public interface WebRtcLegs
         void describe(MediaDescription local, boolean offer);
 
         /**
-         * The peer's media section: its ICE credentials and candidates, {@code a=fingerprint} and {@code a=setup}.
+         * Takes the peer's media section: its ICE credentials and candidates, {@code a=fingerprint} and
+         * {@code a=setup}. A later one (a re-offer or the answer to ours) must pass {@link #check}; when it is an
+         * offer with new ICE credentials, it restarts ICE on this leg (RFC 8445 §9): the leg takes the peer's new
+         * credentials and makes new ones of its own, which the next {@link #describe} writes in the answer.
          *
          * @param remote the peer's media section.
          * @param offer  whether it came in an offer.
          * @throws io.sipline.media.sdp.SdpException when it lacks what DTLS-SRTP needs.
          */
         void peer(MediaDescription remote, boolean offer);
+
+        /**
+         * Checks a later media section of the peer without taking it: nothing of the leg changes, so that a
+         * re-offer the other leg refuses leaves this one as it was.
+         *
+         * @param remote the peer's media section.
+         * @param offer  whether it came in an offer.
+         * @throws io.sipline.media.sdp.SdpException when it lacks what DTLS-SRTP needs, changes the fingerprint or
+         *                                           the DTLS roles (RFC 8842 §5.5), or changes ICE credentials in
+         *                                           an answer or only one of them.
+         */
+        void check(MediaDescription remote, boolean offer);
     }
 }

@@ -156,7 +156,8 @@ public final class DtlsWebRtcLegs implements WebRtcLegs, AutoCloseable
         }
     }
 
-    private String iceChars(final int n)
+    /** @return {@code n} random ICE characters (RFC 8839 §5.4), for a ufrag or a password. */
+    String iceChars(final int n)
     {
         final char[] chars = new char[n];
         for (int i = 0; i < n; i++)

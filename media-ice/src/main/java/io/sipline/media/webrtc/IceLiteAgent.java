@@ -22,6 +22,9 @@ import java.nio.charset.StandardCharsets;
  *       {@link #selected()} address, which the leg latches to. A later nomination replaces it.</li>
  *   <li>Consent freshness (RFC 7675 §5.1): valid checks from the selected address (from any address before one is
  *       selected) refresh consent; once armed, {@link #consentExpired} says, once, when none came for the timeout.</li>
+ *   <li>ICE restart (RFC 8445 §9): {@link #restart} installs new credentials; checks signed with the previous ones
+ *       are still answered, so that media and consent go on over the selected pair, until a check with the new
+ *       credentials nominates a pair; from then on only the new ones verify.</li>
  * </ul>
  *
  * <p>Not thread-safe; owned by the leg's media thread. The clock is passed in ({@code nowMs}) so that tests drive it.
@@ -40,10 +43,14 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
     /** Answered 401: an unknown ufrag or a MESSAGE-INTEGRITY that does not verify. */
     static final int UNAUTHENTICATED = 4;
 
-    private final String ufrag;
-    private final String password;
-    private final byte[] usernamePrefix;
-    private final StunCredential key;
+    private String ufrag;
+    private String password;
+    private byte[] usernamePrefix;
+    private StunCredential key;
+    /** The credentials before a restart, still valid until the new ones nominate a pair; null when none. */
+    private byte[] previousPrefix;
+    private StunCredential previousKey;
+    private boolean previousMatched;
     private final StunBindingServer server;
     private final StunMessageFlyweight request = new StunMessageFlyweight();
     private final long consentTimeoutMs;
@@ -68,12 +75,42 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
     IceLiteAgent(final String ufrag, final String password, final StunIntegrity integrity,
         final StunTransport transport, final long consentTimeoutMs)
     {
-        this.ufrag = ufrag;
-        this.password = password;
-        this.usernamePrefix = (ufrag + ":").getBytes(StandardCharsets.UTF_8);
-        this.key = StunCredential.shortTerm(password);
+        credentials(ufrag, password);
         this.server = new StunBindingServer(transport, integrity, this, null);
         this.consentTimeoutMs = consentTimeoutMs;
+    }
+
+    private void credentials(final String newUfrag, final String newPassword)
+    {
+        this.ufrag = newUfrag;
+        this.password = newPassword;
+        this.usernamePrefix = (newUfrag + ":").getBytes(StandardCharsets.UTF_8);
+        this.key = StunCredential.shortTerm(newPassword);
+    }
+
+    /**
+     * An ICE restart (RFC 8445 §9, RFC 8839 §4.4.3.1.1): the peer re-offered new credentials and we answer with these.
+     * The selected pair, its consent and the DTLS association stay; checks signed with the credentials in use until
+     * now are still answered until a check signed with the new ones nominates a pair (the peer sends media over the
+     * previous pair until its new checks succeed). A restart before that replaces the pending credentials.
+     *
+     * @param newUfrag    our new {@code ice-ufrag}.
+     * @param newPassword our new {@code ice-pwd}.
+     */
+    void restart(final String newUfrag, final String newPassword)
+    {
+        if (null == previousPrefix)
+        {
+            previousPrefix = usernamePrefix;
+            previousKey = key;
+        }
+        credentials(newUfrag, newPassword);
+    }
+
+    /** @return whether a restart waits for a nomination signed with the new credentials. */
+    boolean isRestarting()
+    {
+        return null != previousPrefix;
     }
 
     /** @return our {@code ice-ufrag}. */
@@ -102,6 +139,7 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
         final long nowMs)
     {
         lookedUp = false;
+        previousMatched = false;
         final int wrap = request.wrap(buffer, offset, length);
         final int result = server.onMessage(request, wrap, source);
         if (StunBindingServer.RESPONDED_ERROR == result)
@@ -126,6 +164,12 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
         if (nominated)
         {
             selected = source;
+            if (!previousMatched)
+            {
+                // RFC 8445 §9: the restarted session has nominated a pair, the previous credentials are gone.
+                previousPrefix = null;
+                previousKey = null;
+            }
         }
         if (null == selected || selected.equals(source))
         {
@@ -140,7 +184,16 @@ final class IceLiteAgent implements StunBindingServer.CredentialLookup
     {
         lookedUp = true;
         // RFC 8445 §7.3: the USERNAME of a check for us is "ourUfrag:theirUfrag".
-        return message.valueStartsWith(usernameIndex, usernamePrefix) ? key : null;
+        if (message.valueStartsWith(usernameIndex, usernamePrefix))
+        {
+            return key;
+        }
+        if (null != previousPrefix && message.valueStartsWith(usernameIndex, previousPrefix))
+        {
+            previousMatched = true;
+            return previousKey;
+        }
+        return null;
     }
 
     /**

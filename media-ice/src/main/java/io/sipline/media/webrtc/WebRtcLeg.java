@@ -30,8 +30,11 @@ import java.util.Arrays;
  * {@link DtlsSender} and {@link DtlsListener} on its handshake thread, whose datagrams are copied and queued to the
  * media thread. Buffers handed in are borrowed for the call.
  *
- * <p>Later offers and answers on the same leg (a re-INVITE) keep our ICE credentials, certificate and DTLS role; the
- * peer must keep its own, since an ICE restart or a new DTLS association is refused ({@link WebRtcPeer}).
+ * <p>Later offers and answers on the same leg (a re-INVITE) keep our certificate and DTLS role, and the peer must keep
+ * its own (a new DTLS association is refused, {@link WebRtcPeer}). A re-offer with new ICE credentials restarts ICE
+ * (RFC 8445 §9): we answer with new credentials of our own, which the media thread hands to the agent before the
+ * next STUN datagram; the DTLS association and its keys stay, and the handshake's and the media's address follow the
+ * pair the new checks nominate.
  */
 final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, DtlsListener
 {
@@ -40,6 +43,9 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     private final Runnable tick = this::tick;
     private final Runnable startIfReady = this::startIfReady;
     private volatile WebRtcPeer peer;
+    /** Our ICE credentials as written in our latest description; the media thread installs them in the agent. */
+    private volatile IceCredentials credentials;
+    private IceCredentials installed;
     private volatile boolean described;
     private volatile long negotiatedMs = -1;
     private volatile DtlsLeg relay;
@@ -52,7 +58,14 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     WebRtcLeg(final DtlsWebRtcLegs owner, final String ufrag, final String password)
     {
         this.owner = owner;
+        this.credentials = new IceCredentials(ufrag, password);
+        this.installed = credentials;
         this.ice = new IceLiteAgent(ufrag, password, new StunIntegrity(), this, owner.consentTimeoutMs());
+    }
+
+    /** Our {@code ice-ufrag} and {@code ice-pwd}, published together. */
+    private record IceCredentials(String ufrag, String password)
+    {
     }
 
     @Override
@@ -63,8 +76,9 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
         {
             throw new IllegalStateException("an answer is described after the peer's offer was read");
         }
-        local.add("ice-ufrag", ice.ufrag());
-        local.add("ice-pwd", ice.password());
+        final IceCredentials ours = credentials;
+        local.add("ice-ufrag", ours.ufrag());
+        local.add("ice-pwd", ours.password());
         local.add("candidate", owner.hostCandidate(local.port()));
         local.add("end-of-candidates", null);
         local.add("fingerprint", owner.certificate().sdpFingerprint());
@@ -84,6 +98,17 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     }
 
     @Override
+    public void check(final MediaDescription remote, final boolean offer)
+    {
+        final WebRtcPeer next = WebRtcPeer.parse(remote, offer);
+        final WebRtcPeer before = peer;
+        if (null != before)
+        {
+            before.checkRenegotiation(next, offer);
+        }
+    }
+
+    @Override
     public void peer(final MediaDescription remote, final boolean offer)
     {
         final WebRtcPeer next = WebRtcPeer.parse(remote, offer);
@@ -91,7 +116,12 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
         if (null != before)
         {
             before.checkRenegotiation(next, offer);
-            // The ICE session and the DTLS association stay as they are (RFC 8445 §9, RFC 8842 §5.5).
+            if (before.restartsIce(next))
+            {
+                // RFC 8445 §9: the answer to a restart has new credentials of ours; DTLS stays (RFC 8842 §5.5).
+                peer = before.restarted(next);
+                credentials = new IceCredentials(owner.iceChars(8), owner.iceChars(24));
+            }
             return;
         }
         peer = next;
@@ -127,6 +157,13 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
         {
             leg.dropped(RelayDrop.INACTIVE);
             return;
+        }
+        final IceCredentials ours = credentials;
+        if (ours != installed)
+        {
+            // An ICE restart was answered: checks signed with these may come from now on.
+            installed = ours;
+            ice.restart(ours.ufrag(), ours.password());
         }
         final int result = ice.onStun(buffer, offset, length, source, owner.nowMs());
         if (IceLiteAgent.NOMINATED != result)

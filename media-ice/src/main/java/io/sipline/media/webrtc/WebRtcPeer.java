@@ -70,8 +70,9 @@ record WebRtcPeer(String ufrag, String password, DtlsFingerprint fingerprint, Dt
     }
 
     /**
-     * Checks a later description of the same peer (a re-offer or the answer to ours) against this one: the same ICE
-     * credentials (a change is an ICE restart, RFC 8445 §9), the same fingerprint (a change asks for a new DTLS
+     * Checks a later description of the same peer (a re-offer or the answer to ours) against this one: new ICE
+     * credentials only in an offer and then both of them (an ICE restart, RFC 8445 §9, RFC 8839 §4.4.3.1.1; an
+     * answer restarts nothing, since we never offer a restart), the same fingerprint (a change asks for a new DTLS
      * association, RFC 8842 §5.5) and a setup that keeps our role ({@code actpass} in an offer leaves it to us).
      *
      * @param next  the later description.
@@ -80,10 +81,17 @@ record WebRtcPeer(String ufrag, String password, DtlsFingerprint fingerprint, Dt
      */
     void checkRenegotiation(final WebRtcPeer next, final boolean offer)
     {
-        if (!ufrag.equals(next.ufrag) || !password.equals(next.password))
+        final boolean sameUfrag = ufrag.equals(next.ufrag);
+        final boolean samePassword = password.equals(next.password);
+        if (!offer && !(sameUfrag && samePassword))
         {
-            throw new SdpException("the WebRTC peer changed its ICE credentials: an ICE restart (RFC 8445 §9) is " +
-                "not supported on an anchored leg");
+            throw new SdpException("the WebRTC peer changed its ICE credentials in an answer to an offer that did " +
+                "not restart ICE (RFC 8445 §9: only an offer restarts ICE)");
+        }
+        if (sameUfrag != samePassword)
+        {
+            throw new SdpException("the WebRTC peer changed only its a=ice-" + (sameUfrag ? "pwd" : "ufrag") +
+                ": an ICE restart changes both (RFC 8839 §4.4.3.1.1)");
         }
         if (!fingerprint.equals(next.fingerprint))
         {
@@ -95,6 +103,25 @@ record WebRtcPeer(String ufrag, String password, DtlsFingerprint fingerprint, Dt
             throw new SdpException("a=setup:" + next.setup.sdpValue() + " would change the DTLS roles of the " +
                 "established association (RFC 8842 §5.5)");
         }
+    }
+
+    /**
+     * @param next a later description that passed {@link #checkRenegotiation}.
+     * @return whether it restarts ICE (new credentials, RFC 8445 §9).
+     */
+    boolean restartsIce(final WebRtcPeer next)
+    {
+        return !ufrag.equals(next.ufrag);
+    }
+
+    /**
+     * @param next a later offer that restarts ICE.
+     * @return this peer with the new ICE credentials and the same fingerprint, setup and DTLS role (RFC 8842 §5.5:
+     *         the association survives an ICE restart).
+     */
+    WebRtcPeer restarted(final WebRtcPeer next)
+    {
+        return new WebRtcPeer(next.ufrag, next.password, fingerprint, setup, ourSetup, role);
     }
 
     private static DtlsFingerprint fingerprint(final MediaDescription remote)

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the ports and keys and passes the direction; a new SDES key from phone A re-keys leg A, and its packets under the
  * new key are relayed; a re-offer that changes a stream's transport is refused and leaves the call as it was; a
  * re-offer the other side refuses is withdrawn and the previous session stays (address, key, stream); an accepted
- * one moves the media to the new address, and a stream re-offered with port 0 is freed once answered.
+ * one moves the media to the new address, and a stream re-offered with port 0 is freed once answered; a stream
+ * added by either leg is relayed once the other accepts it, and freed when it refuses it.
  */
 @Timeout(60)
 class AnchorRenegotiationTest
@@ -223,6 +224,94 @@ class AnchorRenegotiationTest
             }
             aToB(a, b, SrtpContext.outbound(SrtpPolicy.fromSdes(keyOfA).build()), toA.port(), 1);
             anchor.end();
+        }
+    }
+
+    @Test
+    void shouldAddAStreamFromEitherLegWhenTheOtherAcceptsItAndFreeItWhenRefused() throws Exception
+    {
+        try (RelayMediaService media = RelayMediaService.start(new MediaRelaySettings(47000, 47999,
+            InetAddress.getLoopbackAddress(), null, 1, 0));
+            TestPhone a = new TestPhone();
+            TestPhone b = new TestPhone();
+            TestPhone videoA = new TestPhone();
+            TestPhone videoB = new TestPhone())
+        {
+            final SecureRandom random = new SecureRandom();
+            final SdesCryptoAttribute keyOfA = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, random);
+            final MediaAnchor anchor = media.anchor(offerFromA(a, keyOfA, 1, "sendrecv"), MediaProfile.RTP_AVP, null);
+            final MediaDescription toA = SessionDescription.parse(anchor.answer(sdpOfB(b, 1, "sendrecv"))).media()
+                .getFirst();
+            final SrtpContext protect = SrtpContext.outbound(SrtpPolicy.fromSdes(keyOfA).build());
+            int seq = aToB(a, b, protect, toA.port(), 1);
+            final int pairs = media.relay().portPairsInUse();
+
+            // A adds video (RFC 3264 §8.1: a new m= line at the end); B refuses the re-INVITE: the ports are freed.
+            final SdesCryptoAttribute videoKeyOfA = SdesCryptoAttribute.generate(3,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_32, random);
+            final String withVideo = offerFromA(a, keyOfA, 2, "sendrecv") + "m=video " + videoA.port() +
+                " RTP/SAVP 96\r\na=rtpmap:96 H264/90000\r\na=rtcp-mux\r\na=crypto:" + videoKeyOfA.format() + "\r\n";
+            assertEquals(2, SessionDescription.parse(anchor.reoffer(withVideo, true)).media().size());
+            assertEquals(pairs + 2, media.relay().portPairsInUse(), "the added stream's ports (a pair per leg)");
+            assertTrue(anchor.withdraw());
+            assertEquals(1, anchor.streams());
+            TestPhone.await(() -> pairs == media.relay().portPairsInUse(), "ports freed with the refused re-offer");
+            seq = aToB(a, b, protect, toA.port(), seq);
+
+            // Again, and B accepts: B is offered plain RTP on new ports with the video's attributes.
+            final SessionDescription videoToB = SessionDescription.parse(anchor.reoffer(withVideo.replace(
+                "o=a 1 2", "o=a 1 3"), true));
+            final MediaDescription video = videoToB.media().get(1);
+            assertEquals("video", video.media());
+            assertEquals("RTP/AVP", video.proto());
+            assertNotEquals(0, video.port());
+            assertNotEquals(videoToB.media().getFirst().port(), video.port());
+            assertEquals("H264/90000", video.attribute("rtpmap").substring(3));
+            final MediaDescription videoToA = SessionDescription.parse(anchor.answer(sdpOfB(b, 2, "sendrecv") +
+                "m=video " + videoB.port() + " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n")).media().get(1);
+            assertEquals("RTP/SAVP", videoToA.proto());
+            final SdesCryptoAttribute ourVideoKey = SdesCryptoAttribute.parse(videoToA.attribute("crypto"));
+            assertEquals(3, ourVideoKey.tag(), "RFC 4568 §7.1.2: the answer keeps the offered tag");
+            assertEquals(SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_32, ourVideoKey.suite());
+            assertEquals(2, anchor.streams());
+            assertTrue(anchor.isRelayed(1));
+            aToB(videoA, videoB, SrtpContext.outbound(SrtpPolicy.fromSdes(videoKeyOfA).build()), videoToA.port(), 1);
+            seq = aToB(a, b, protect, toA.port(), seq);
+
+            // B adds a third stream: A is offered SDES-SRTP (its profile) with a key of ours, and answers with its own.
+            final String audioOfB = sdpOfB(b, 3, "sendrecv") + "m=video " + videoB.port() +
+                " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n";
+            final MediaDescription addedToA = SessionDescription.parse(anchor.reoffer(audioOfB + "m=audio " +
+                b.port() + " RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n", false)).media().get(2);
+            assertEquals("RTP/SAVP", addedToA.proto());
+            final SdesCryptoAttribute offeredToA = SdesCryptoAttribute.parse(addedToA.attribute("crypto"));
+            final SdesCryptoAttribute answerOfA = SdesCryptoAttribute.generate(offeredToA.tag(), offeredToA.suite(),
+                random);
+            final MediaDescription addedToB = SessionDescription.parse(anchor.answer(offerFromA(a, keyOfA, 4,
+                "sendrecv") + "m=video " + videoA.port() + " RTP/SAVP 96\r\na=rtpmap:96 H264/90000\r\n" +
+                "a=rtcp-mux\r\na=crypto:" + videoKeyOfA.format() + "\r\nm=audio " + videoA.port() +
+                " RTP/SAVP 8\r\na=rtpmap:8 PCMA/8000\r\na=rtcp-mux\r\na=crypto:" + answerOfA.format() + "\r\n"))
+                .media().get(2);
+            assertNotEquals(0, addedToB.port());
+            assertTrue(anchor.isRelayed(2));
+
+            // A adds a fourth that B rejects with port 0 in its answer: not relayed, its ports freed.
+            final int before = media.relay().portPairsInUse();
+            final String three = offerFromA(a, keyOfA, 5, "sendrecv") + "m=video " + videoA.port() +
+                " RTP/SAVP 96\r\na=rtpmap:96 H264/90000\r\na=rtcp-mux\r\na=crypto:" + videoKeyOfA.format() +
+                "\r\nm=audio " + videoA.port() + " RTP/SAVP 8\r\na=rtpmap:8 PCMA/8000\r\na=rtcp-mux\r\na=crypto:" +
+                answerOfA.format() + "\r\n";
+            anchor.reoffer(three + "m=text " + videoA.port() + " RTP/SAVP 98\r\na=rtpmap:98 t140/1000\r\n" +
+                "a=crypto:" + videoKeyOfA.format() + "\r\n", true);
+            final MediaDescription rejected = SessionDescription.parse(anchor.answer(audioOfB + "m=audio " +
+                b.port() + " RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\nm=text 0 RTP/AVP 98\r\n")).media().get(3);
+            assertEquals(0, rejected.port());
+            assertFalse(anchor.isRelayed(3));
+            TestPhone.await(() -> before == media.relay().portPairsInUse(), "the rejected stream's ports freed");
+            aToB(a, b, protect, toA.port(), seq);
+            anchor.end();
+            TestPhone.await(() -> 0 == media.relay().portPairsInUse(), "every stream freed at the end");
         }
     }
 

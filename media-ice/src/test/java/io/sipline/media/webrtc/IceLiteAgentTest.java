@@ -118,6 +118,33 @@ class IceLiteAgentTest
     }
 
     @Test
+    void shouldAnswerThePreviousCredentialsAfterARestartUntilTheNewOnesNominate()
+    {
+        assertEquals(IceLiteAgent.NOMINATED, check(UFRAG + ":brws", PASSWORD, true, browser, 0));
+        agent.arm(0);
+        agent.restart("ReSt", "restartedPasswordOf24Ch");
+        assertTrue(agent.isRestarting());
+        assertEquals("ReSt", agent.ufrag());
+        // RFC 8445 §9: the peer keeps using the selected pair, and its consent checks, until its new checks succeed.
+        assertEquals(IceLiteAgent.CHECKED, check(UFRAG + ":brws", PASSWORD, false, browser, 10_000));
+        assertEquals(StunResult.VERIFIED, lastResponse().verifyMessageIntegrity(new StunIntegrity(),
+            StunCredential.shortTerm(PASSWORD)), "answered under the credential it was signed with");
+        assertEquals(IceLiteAgent.CHECKED, check("ReSt:brw2", "restartedPasswordOf24Ch", false, otherPath, 11_000));
+        assertEquals(StunResult.VERIFIED, lastResponse().verifyMessageIntegrity(new StunIntegrity(),
+            StunCredential.shortTerm("restartedPasswordOf24Ch")));
+        assertTrue(agent.isRestarting(), "a check without USE-CANDIDATE completes nothing");
+        assertEquals(browser, agent.selected());
+        assertEquals(IceLiteAgent.NOMINATED, check(UFRAG + ":brws", PASSWORD, true, browser, 12_000));
+        assertTrue(agent.isRestarting(), "a nomination under the previous credentials does not end the restart");
+        assertEquals(IceLiteAgent.NOMINATED, check("ReSt:brw2", "restartedPasswordOf24Ch", true, otherPath, 13_000));
+        assertEquals(otherPath, agent.selected(), "media follows the pair the new checks nominated");
+        assertFalse(agent.isRestarting());
+        assertEquals(IceLiteAgent.UNAUTHENTICATED, check(UFRAG + ":brws", PASSWORD, false, browser, 14_000));
+        assertFalse(agent.consentExpired(13_000 + CONSENT_MS - 1), "the nominating check refreshed consent");
+        assertTrue(agent.consentExpired(13_000 + CONSENT_MS));
+    }
+
+    @Test
     void shouldExpireConsentOnceAfterThirtySecondsWithoutAValidCheckOnTheSelectedPair()
     {
         assertFalse(agent.consentExpired(CONSENT_MS * 10), "not armed before the offer/answer completes");

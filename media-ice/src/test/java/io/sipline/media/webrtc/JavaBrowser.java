@@ -42,6 +42,8 @@ final class JavaBrowser implements AutoCloseable
     private final Thread reader;
     private volatile DtlsEndpoint dtls;
     private volatile InetSocketAddress relay;
+    private volatile String ufrag = UFRAG;
+    private volatile String password = PASSWORD;
 
     JavaBrowser() throws IOException
     {
@@ -59,7 +61,7 @@ final class JavaBrowser implements AutoCloseable
     {
         return "m=audio " + port() + " UDP/TLS/RTP/SAVPF 0 101\r\nc=IN IP4 127.0.0.1\r\n" +
             "a=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\na=mid:0\r\n" +
-            "a=ice-ufrag:" + UFRAG + "\r\na=ice-pwd:" + PASSWORD + "\r\na=fingerprint:" +
+            "a=ice-ufrag:" + ufrag + "\r\na=ice-pwd:" + password + "\r\na=fingerprint:" +
             certificate.sdpFingerprint() + "\r\na=setup:" + setup + "\r\na=rtcp-mux\r\n" +
             "a=candidate:1 1 udp 2122260223 127.0.0.1 " + port() + " typ host\r\n";
     }
@@ -71,15 +73,22 @@ final class JavaBrowser implements AutoCloseable
     }
 
     /** Sends a check signed with the given password, right or wrong. */
-    void check(final MediaDescription relayMedia, final String password, final boolean useCandidate)
+    void check(final MediaDescription relayMedia, final String relayPassword, final boolean useCandidate)
         throws IOException
     {
         final String[] candidate = relayMedia.attribute("candidate").split(" ");
         relay = new InetSocketAddress(InetAddress.ofLiteral(candidate[4]), Integer.parseInt(candidate[5]));
         final byte[] request = new byte[512];
-        final int n = checks.request(request, relayMedia.attribute("ice-ufrag") + ":" + UFRAG, password,
+        final int n = checks.request(request, relayMedia.attribute("ice-ufrag") + ":" + ufrag, relayPassword,
             useCandidate);
         channel.send(ByteBuffer.wrap(request, 0, n), relay);
+    }
+
+    /** An ICE restart, as {@code pc.restartIce()} does: new credentials for the next offer, DTLS untouched. */
+    void restartIce(final String newUfrag, final String newPassword)
+    {
+        ufrag = newUfrag;
+        password = newPassword;
     }
 
     /** Starts DTLS towards the relay's address of the last check, checking the relay's SDP fingerprint. */

@@ -16,6 +16,8 @@ import io.sipline.media.service.RelayMediaService;
 import io.sipline.media.srtp.SrtpContext;
 import io.sipline.media.stun.StunAddress;
 import io.sipline.media.stun.StunAttributeType;
+import io.sipline.media.stun.StunCredential;
+import io.sipline.media.stun.StunIntegrity;
 import io.sipline.media.stun.StunMessageFlyweight;
 import io.sipline.media.stun.StunMessageType;
 import io.sipline.media.stun.StunResult;
@@ -37,6 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -254,7 +257,58 @@ class WebRtcRelayEndToEndTest
     }
 
     @Test
-    void shouldRefuseAReOfferThatRestartsIceChangesTheFingerprintOrTheStreamsAndStayUsable() throws Exception
+    void shouldRestartIceOnABrowserReOfferKeepingDtlsAndMedia() throws Exception
+    {
+        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
+        final MediaDescription toBrowser = SessionDescription.parse(anchor.offer()).media().getFirst();
+        final MediaDescription toPhone = SessionDescription.parse(anchor.answer(browserSdp("active"))).media()
+            .getFirst();
+        iceAndDtls(toBrowser, DtlsRole.CLIENT);
+        mediaBothWays(toPhone.port(), 0);
+
+        // A restart the phone refuses (a 488 to the re-INVITE): the leg keeps its ICE session as it was.
+        browser.restartIce("rfsd", "refusedPasswordOf24Chars");
+        anchor.reoffer(browserSdp("actpass"), false);
+        assertTrue(anchor.withdraw());
+        final MediaDescription unchanged = SessionDescription.parse(anchor.reoffer(phoneSdp(), true)).media()
+            .getFirst();
+        assertEquals(toBrowser.attribute("ice-ufrag"), unchanged.attribute("ice-ufrag"));
+        assertEquals(toBrowser.attribute("ice-pwd"), unchanged.attribute("ice-pwd"));
+        browser.restartIce(JavaBrowser.UFRAG, JavaBrowser.PASSWORD);
+        anchor.answer(browserSdp("active"));
+
+        // The browser restarts ICE (pc.restartIce(): new ufrag and pwd, the same fingerprint, actpass).
+        browser.restartIce("rstr", "restartedPasswordOf24Chr");
+        final MediaDescription toPhoneAgain = SessionDescription.parse(anchor.reoffer(browserSdp("actpass"), false))
+            .media().getFirst();
+        assertEquals(toPhone.port(), toPhoneAgain.port());
+        assertNull(toPhoneAgain.attribute("ice-ufrag"), "the phone's leg has no ICE to restart");
+        final MediaDescription restarted = SessionDescription.parse(anchor.answer(
+            phoneSdp().replace("o=phone 1 1", "o=phone 1 2"))).media().getFirst();
+        assertNotEquals(toBrowser.attribute("ice-ufrag"), restarted.attribute("ice-ufrag"),
+            "RFC 8445 §9: the answer to a restart has new credentials");
+        assertNotEquals(toBrowser.attribute("ice-pwd"), restarted.attribute("ice-pwd"));
+        assertEquals(toBrowser.port(), restarted.port());
+        assertEquals(toBrowser.attribute("candidate"), restarted.attribute("candidate"));
+        assertEquals(toBrowser.attribute("fingerprint"), restarted.attribute("fingerprint"));
+        assertEquals("passive", restarted.attribute("setup"), "RFC 8842 §5.5: the DTLS association stays");
+
+        // Until the new checks nominate a pair, checks under the previous credentials keep consent and media.
+        assertEquals(StunMessageType.BINDING_SUCCESS_RESPONSE, checkAnswered(toBrowser, false));
+        mediaBothWays(toPhone.port(), 2_000);
+        // The new checks, answered under the new password; the nominating one moves the session to them.
+        assertEquals(StunMessageType.BINDING_SUCCESS_RESPONSE, checkAnswered(restarted, false));
+        assertEquals(StunMessageType.BINDING_SUCCESS_RESPONSE, checkAnswered(restarted, true));
+        // The same DTLS keys: media goes on without a new handshake.
+        mediaBothWays(toPhone.port(), 4_000);
+        assertEquals(StunMessageType.BINDING_ERROR_RESPONSE, checkAnswered(toBrowser, false),
+            "the previous credentials are gone once the new ones nominated");
+        assertEquals(null, events.peek(), "no failure reported");
+        anchor.end();
+    }
+
+    @Test
+    void shouldRefuseAReOfferChangingOneIceCredentialOrTheFingerprintAndStayUsable() throws Exception
     {
         final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
         assertThrows(IllegalStateException.class, () -> anchor.reoffer(phoneSdp(), true), "before the answer");
@@ -266,19 +320,44 @@ class WebRtcRelayEndToEndTest
         final SdpException restart = assertThrows(SdpException.class, () -> anchor.reoffer(
             browserSdp("actpass").replace("a=ice-pwd:" + JavaBrowser.PASSWORD, "a=ice-pwd:anotherPasswordOf24Chars"),
             false));
-        assertTrue(restart.getMessage().contains("ICE restart"), restart.getMessage());
+        assertTrue(restart.getMessage().contains("ICE restart changes both"), restart.getMessage());
         final SdpException roles = assertThrows(SdpException.class, () -> anchor.reoffer(browserSdp("passive"),
             false));
         assertTrue(roles.getMessage().contains("DTLS roles"), roles.getMessage());
-        assertThrows(SdpException.class, () -> anchor.reoffer(phoneSdp() + "m=video " + phone.getLocalPort() +
-            " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n", true), "a stream added");
+        // A stream added (RFC 3264 §8.1) that the browser refuses: the call keeps its one stream.
+        assertEquals(2, SessionDescription.parse(anchor.reoffer(phoneSdp() + "m=video " + phone.getLocalPort() +
+            " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n", true)).media().size());
+        assertTrue(anchor.withdraw());
+        assertEquals(1, anchor.streams());
         // Each refusal left the anchor answered: a good re-offer still goes through.
         final MediaDescription again = SessionDescription.parse(anchor.reoffer(phoneSdp(), true)).media().getFirst();
         assertEquals("passive", again.attribute("setup"));
         assertThrows(IllegalStateException.class, () -> anchor.reoffer(phoneSdp(), true), "one exchange at a time");
+        // Only an offer restarts ICE: an answer with new credentials is refused, and the right one still taken.
+        browser.restartIce("nwuf", "answerPasswordOf24Chars0");
+        final SdpException inAnswer = assertThrows(SdpException.class, () -> anchor.answer(browserSdp("active")));
+        assertTrue(inAnswer.getMessage().contains("only an offer restarts ICE"), inAnswer.getMessage());
+        browser.restartIce(JavaBrowser.UFRAG, JavaBrowser.PASSWORD);
         anchor.answer(browserSdp("active"));
         assertTrue(anchor.isRelayed(0));
         anchor.end();
+    }
+
+    /** Sends a check to the relay under the credentials of {@code relayMedia}; returns the response's type. */
+    private int checkAnswered(final MediaDescription relayMedia, final boolean useCandidate) throws Exception
+    {
+        browser.stun.clear();
+        browser.check(relayMedia, useCandidate);
+        final byte[] answer = browser.stun.poll(5, TimeUnit.SECONDS);
+        assertNotNull(answer, "the relay answers the check");
+        final StunMessageFlyweight response = new StunMessageFlyweight();
+        assertTrue(response.wrap(answer, 0, answer.length) >= 0);
+        if (StunMessageType.BINDING_SUCCESS_RESPONSE == response.messageType())
+        {
+            assertEquals(StunResult.VERIFIED, response.verifyMessageIntegrity(new StunIntegrity(),
+                StunCredential.shortTerm(relayMedia.attribute("ice-pwd"))), "signed with the password of that SDP");
+        }
+        return response.messageType();
     }
 
     /** ICE (one nominating check, answered with the browser's address) then DTLS in the browser's role. */

@@ -41,9 +41,9 @@ import io.sipline.media.service.RelayMediaService;
  * anchor (RTP relayed both ways, BYE ends both legs, the anchor freed), the failures (a stopped media service, no
  * offer, an offer that cannot be anchored, a busy callee, a CANCEL, an answer that does not fit), re-INVITEs
  * relayed through the anchor (hold and resume from either leg, a new address, no offer in the INVITE, a refused
- * re-offer that keeps the media, glare) and a call to a registered browser, which gets a WebRTC offer. (The server
- * is shared by the tests, so the attribute, once published, stays: each test publishes its own service before it
- * deploys.)
+ * re-offer that keeps the media, glare, a video stream added) and a call to a registered browser, which gets a
+ * WebRTC offer. (The server is shared by the tests, so the attribute, once published, stays: each test publishes its
+ * own service before it deploys.)
  */
 @SiplineTest(dar = "../dar/webrtc-gateway.properties")
 class WebRtcGatewayTest
@@ -51,6 +51,7 @@ class WebRtcGatewayTest
     private static final Path WAR = Path.of("../webrtc-gateway/target/webrtc-gateway.war");
     private static final Pattern MEDIA = Pattern.compile("m=audio (\\d+) (\\S+)");
     private static final Pattern CONNECTION = Pattern.compile("c=IN IP4 (\\S+)");
+    private static final Pattern VIDEO = Pattern.compile("m=video (\\d+) RTP/AVP 96");
     private static final Pattern DIRECTION = Pattern.compile("a=(sendrecv|sendonly|recvonly|inactive)");
 
     private RelayMediaService media;
@@ -188,6 +189,53 @@ class WebRtcGatewayTest
         call.invite().dialog().bye().expect(200);
         bob.expectRequest("BYE").respond(200);
         assertNoAnchor();
+    }
+
+    @Test
+    void relaysAVideoStreamAddedByAReinviteOnceTheOtherLegAcceptsIt(final SiplineServer sipline,
+        final UserAgent alice, final UserAgent bob) throws IOException
+    {
+        final Established call = establish(sipline, alice, bob);
+        try (DatagramSocket aliceVideo = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            DatagramSocket bobVideo = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+        {
+            bobVideo.setSoTimeout(3_000);
+            // Alice adds video (RFC 3264 §8.1: a new m= line after the audio); bob refuses the re-INVITE first.
+            final Dialog aliceSide = call.invite().dialog();
+            final ClientTransaction refused = aliceSide.send(aliceSide.createRequest("INVITE")
+                .body("application/sdp", sdp(aliceRtp, 2, "sendrecv") + video(aliceVideo)));
+            bob.expectRequest("INVITE").respond(488);
+            refused.expect(488);
+            relayed(aliceRtp, call.relayForAlice(), bobRtp, 1);
+
+            // Again, and bob accepts: each leg gets a video m= line on new relay ports, and video is relayed.
+            final ClientTransaction added = aliceSide.send(aliceSide.createRequest("INVITE")
+                .body("application/sdp", sdp(aliceRtp, 3, "sendrecv") + video(aliceVideo)));
+            final ServerTransaction atBob = bob.expectRequest("INVITE");
+            final String offerToBob = atBob.request().body();
+            final Matcher videoToBob = VIDEO.matcher(offerToBob);
+            assertTrue(videoToBob.find(), offerToBob);
+            assertNotEquals(call.relayForBob().getPort(), Integer.parseInt(videoToBob.group(1)));
+            assertEquals(call.relayForBob(), address(offerToBob), "the audio keeps its relay port");
+            atBob.respond(200, "application/sdp", sdp(bobRtp, 2, "sendrecv") + video(bobVideo));
+            final String answerToAlice = added.expect(200).body();
+            final Matcher videoToAlice = VIDEO.matcher(answerToAlice);
+            assertTrue(videoToAlice.find(), answerToAlice);
+            added.ack();
+            bob.expectRequest("ACK");
+            relayed(aliceVideo, new InetSocketAddress(call.relayForAlice().getAddress(),
+                Integer.parseInt(videoToAlice.group(1))), bobVideo, 2);
+            relayed(aliceRtp, call.relayForAlice(), bobRtp, 3);
+        }
+        call.invite().dialog().bye().expect(200);
+        bob.expectRequest("BYE").respond(200);
+        assertNoAnchor();
+    }
+
+    /** A video m= line on {@code rtp}'s port. */
+    private static String video(final DatagramSocket rtp)
+    {
+        return "m=video " + rtp.getLocalPort() + " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n";
     }
 
     @Test
