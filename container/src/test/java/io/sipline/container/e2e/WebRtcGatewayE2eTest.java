@@ -111,7 +111,8 @@ class WebRtcGatewayE2eTest
                 Long.toString(BROWSER_MS - 10_000), "caller", "renegotiate"));
             try
             {
-                // The relay's own count over the 2 s the browser measures once resumed.
+                // The relay's own count over the 2 s the browser measures once resumed: about 200 (50 packets/s each
+                // way), read when this thread sees the browser's lines, so a busy machine may shorten the window.
                 final long[] relayed = {relayedAtStats(browser, 3), relayedAtStats(browser, 4)};
                 assertMedia(browser, 6);
                 final String why = browser.output() + "\n== server\n" + server.output();
@@ -120,7 +121,7 @@ class WebRtcGatewayE2eTest
                 assertTrue(browser.has("RESUMED sendrecv"), why);
                 final List<long[]> stats = stats(browser);
                 assertFlows(stats.get(2), stats.get(3), "once resumed", why);
-                assertTrue(relayed[1] - relayed[0] > 100, "the relay relayed " + (relayed[1] - relayed[0])
+                assertTrue(relayed[1] - relayed[0] > 50, "the relay relayed " + (relayed[1] - relayed[0])
                     + " packets in 2 s once resumed:\n" + why);
                 final Matcher restart = RESTARTED.matcher(browser.output());
                 assertTrue(restart.find(), why);
