@@ -21,11 +21,12 @@ import io.sipline.sip.message.SipMessage;
  *
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)
- *   entry i: kinds[i]  HeaderName ordinal (UNKNOWN for extension headers, whose name is in names[i] or the span)
- *            span[4i .. 4i+3]  name start, name end, value start, value end in bytes, as chars (16 bits: half
- *                              the index of ints; value start TEXT: the value is text; an entry past 64 KiB is kept
- *                              as text)
- *            values[i]  the value as text: cached from the span, or set by an edit
+ *   entry i: index[3i]       HeaderName ordinal (UNKNOWN for extension headers)
+ *            index[3i+1, +2] value start, value end in bytes, as chars (16 bits: half an index of ints); value
+ *                            start TEXT: the value is text (an edit, or an entry past 64 KiB)
+ *            values[i]       the value as text: cached from the span, or set by an edit (array made on first use)
+ *            names[i]        an extension header's name when its value is text (array made on first use); a
+ *                            spanned extension header's name is read from the bytes before its value
  * </pre>
  *
  * A list header the parser split (Via, Route, Contact, ...) has one entry per value; it is written one line per
@@ -36,7 +37,8 @@ import io.sipline.sip.message.SipMessage;
  */
 public final class MessageHeaders implements HeaderSource
 {
-    private static final int SPAN = 4;
+    /** Chars per entry of {@link #index}: kind, value start, value end. */
+    private static final int ENTRY = 3;
     /** The span mark of a text entry (its value, and for an extension header its name, are Strings). */
     private static final char TEXT = '\uFFFF';
     /** The last byte position a span can hold. */
@@ -49,19 +51,17 @@ public final class MessageHeaders implements HeaderSource
 
     private final byte[] bytes;
     private int count;
-    /** HeaderName ordinal per entry (one byte: fewer than 128 known names). */
-    private byte[] kinds;
-    private char[] span;
+    /** Kind and value span per entry (see above): one array for the whole section. */
+    private char[] index;
     /** The value texts (see above); made on first use: a message that is only relayed never needs it. */
     private String[] values;
-    /** Names of extension headers added by edits (lazily made); base extension names are read from their spans. */
+    /** Names of extension headers whose value is text (lazily made); spanned ones are read from the bytes. */
     private String[] names;
 
     private MessageHeaders(final byte[] bytes, final int capacity)
     {
         this.bytes = bytes;
-        this.kinds = new byte[capacity];
-        this.span = new char[capacity * SPAN];
+        this.index = new char[capacity * ENTRY];
     }
 
     /** An empty header section (a request made by the container), over no base bytes. */
@@ -87,32 +87,31 @@ public final class MessageHeaders implements HeaderSource
         final int n = message.headerCount();
         final MessageHeaders h = new MessageHeaders(bytes, n);
         final int shift = message.offset();
+        final char[] index = h.index;
         for (int i = 0; i < n; i++)
         {
-            h.kinds[i] = (byte)message.headerName(i).ordinal();
-            final int s = i * SPAN;
-            final int nameStart = message.headerNameStart(i) - shift;
-            final int nameEnd = message.headerNameEnd(i) - shift;
+            final int s = i * ENTRY;
+            index[s] = (char)message.headerName(i).ordinal();
             final int valueStart = message.headerValueStart(i) - shift;
             final int valueEnd = message.headerValueEnd(i) - shift;
             if (valueEnd <= MAX_POSITION)
             {
-                h.span[s] = (char)nameStart;
-                h.span[s + 1] = (char)nameEnd;
-                h.span[s + 2] = (char)valueStart;
-                h.span[s + 3] = (char)valueEnd;
+                index[s + 1] = (char)valueStart;
+                index[s + 2] = (char)valueEnd;
                 continue;
             }
             // beyond what a char holds (a header section over 64 KiB, which only TCP can carry): kept as text
-            h.span[s] = h.span[s + 1] = h.span[s + 2] = h.span[s + 3] = TEXT;
+            index[s + 1] = index[s + 2] = TEXT;
             h.values()[i] = unfold(bytes, valueStart, valueEnd);
-            if (HeaderName.UNKNOWN.ordinal() == h.kinds[i])
+            if (HeaderName.UNKNOWN.ordinal() == index[s])
             {
                 if (null == h.names)
                 {
                     h.names = new String[n];
                 }
-                h.names[i] = new String(bytes, nameStart, nameEnd - nameStart, StandardCharsets.US_ASCII);
+                final int nameStart = message.headerNameStart(i) - shift;
+                h.names[i] = new String(bytes, nameStart, message.headerNameEnd(i) - shift - nameStart,
+                    StandardCharsets.US_ASCII);
             }
         }
         h.count = n;
@@ -125,8 +124,8 @@ public final class MessageHeaders implements HeaderSource
      */
     public long valueSpan(final int i)
     {
-        final int s = i * SPAN;
-        return span[s + 2] == TEXT ? -1 : (long)span[s + 2] << 32 | span[s + 3];
+        final int s = i * ENTRY;
+        return index[s + 1] == TEXT ? -1 : (long)index[s + 1] << 32 | index[s + 2];
     }
 
     @Override
@@ -150,15 +149,15 @@ public final class MessageHeaders implements HeaderSource
     @Override
     public int headerValueStart(final int i)
     {
-        final int s = i * SPAN;
-        return span[s + 2] == TEXT ? -1 : span[s + 2];
+        final int s = i * ENTRY;
+        return index[s + 1] == TEXT ? -1 : index[s + 1];
     }
 
     @Override
     public int headerValueEnd(final int i)
     {
-        final int s = i * SPAN;
-        return span[s + 2] == TEXT ? -1 : span[s + 3];
+        final int s = i * ENTRY;
+        return index[s + 1] == TEXT ? -1 : index[s + 2];
     }
 
     /** The base bytes the spans index (may be null). */
@@ -175,7 +174,7 @@ public final class MessageHeaders implements HeaderSource
     /** The canonical or written name of entry {@code i}. */
     public String name(final int i)
     {
-        final HeaderName k = NAMES[kinds[i]];
+        final HeaderName k = NAMES[index[i * ENTRY]];
         if (HeaderName.UNKNOWN != k)
         {
             return k.canonical();
@@ -184,8 +183,40 @@ public final class MessageHeaders implements HeaderSource
         {
             return names[i];
         }
-        final int s = i * SPAN;
-        return new String(bytes, span[s], span[s + 1] - span[s], StandardCharsets.US_ASCII);
+        final int end = nameEnd(i);
+        final int start = nameStart(end);
+        return new String(bytes, start, end - start, StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Where the name of spanned entry {@code i} ends in the bytes: its value follows the name, optional white
+     * space, the colon and optional white space or a line fold (RFC 3261 §7.3.1 HCOLON, SWS), so the name is found
+     * from the value's start backwards; the parser splits no extension header into several values.
+     */
+    private int nameEnd(final int i)
+    {
+        int p = index[i * ENTRY + 1] - 1;
+        while (p > 0 && bytes[p] != ':')
+        {
+            p--;
+        }
+        p--;
+        while (p > 0 && Ascii.isWsp(bytes[p]))
+        {
+            p--;
+        }
+        return p + 1;
+    }
+
+    /** Where a header name ending at {@code end} starts: after the line break before it. */
+    private int nameStart(final int end)
+    {
+        int p = end;
+        while (p > 0 && Ascii.isTokenChar(bytes[p - 1]))
+        {
+            p--;
+        }
+        return p;
     }
 
     /** The value of entry {@code i} (folding replaced by one space, RFC 3261 §7.3.1); cached. */
@@ -194,8 +225,8 @@ public final class MessageHeaders implements HeaderSource
         String v = null == values ? null : values[i];
         if (null == v)
         {
-            final int s = i * SPAN;
-            v = unfold(bytes, span[s + 2], span[s + 3]);
+            final int s = i * ENTRY;
+            v = unfold(bytes, index[s + 1], index[s + 2]);
             values()[i] = v;
         }
         return v;
@@ -206,9 +237,9 @@ public final class MessageHeaders implements HeaderSource
     {
         if (HeaderName.UNKNOWN != k)
         {
-            return kinds[i] == k.ordinal();
+            return index[i * ENTRY] == k.ordinal();
         }
-        if (HeaderName.UNKNOWN.ordinal() != kinds[i])
+        if (HeaderName.UNKNOWN.ordinal() != index[i * ENTRY])
         {
             return false;
         }
@@ -216,15 +247,16 @@ public final class MessageHeaders implements HeaderSource
         {
             return names[i].equalsIgnoreCase(name);
         }
-        final int s = i * SPAN;
-        final int len = span[s + 1] - span[s];
+        final int end = nameEnd(i);
+        final int start = nameStart(end);
+        final int len = end - start;
         if (len != name.length())
         {
             return false;
         }
         for (int j = 0; j < len; j++)
         {
-            if (Character.toLowerCase((char)bytes[span[s] + j]) != Character.toLowerCase(name.charAt(j)))
+            if (Character.toLowerCase((char)bytes[start + j]) != Character.toLowerCase(name.charAt(j)))
             {
                 return false;
             }
@@ -246,8 +278,8 @@ public final class MessageHeaders implements HeaderSource
     {
         for (int i = find(k, 0); i >= 0; i = find(k, i + 1))
         {
-            final int s = i * SPAN;
-            if (span[s + 2] != TEXT ? Ascii.listContains(bytes, span[s + 2], span[s + 3], token, true)
+            final int s = i * ENTRY;
+            if (index[s + 1] != TEXT ? Ascii.listContains(bytes, index[s + 1], index[s + 2], token, true)
                 : textListContains(values[i], token))
             {
                 return true;
@@ -285,9 +317,10 @@ public final class MessageHeaders implements HeaderSource
     /** Index of the first entry of a known header at or after {@code from}, or -1. */
     public int find(final HeaderName k, final int from)
     {
+        final char kind = (char)k.ordinal();
         for (int i = from; i < count; i++)
         {
-            if (kinds[i] == k.ordinal())
+            if (index[i * ENTRY] == kind)
             {
                 return i;
             }
@@ -313,9 +346,9 @@ public final class MessageHeaders implements HeaderSource
      */
     public long leadingNumber(final int i)
     {
-        final int s = i * SPAN;
-        return span[s + 2] == TEXT ? leadingNumber(null, values[i], 0, values[i].length())
-            : leadingNumber(bytes, null, span[s + 2], span[s + 3]);
+        final int s = i * ENTRY;
+        return index[s + 1] == TEXT ? leadingNumber(null, values[i], 0, values[i].length())
+            : leadingNumber(bytes, null, index[s + 1], index[s + 2]);
     }
 
     /** Digits after optional white space, from {@code bytes} or else {@code text}; -1 when there are none. */
@@ -346,10 +379,10 @@ public final class MessageHeaders implements HeaderSource
     public int mixValue(final int i, final int seed)
     {
         int x = seed;
-        final int s = i * SPAN;
-        if (span[s + 2] != TEXT)
+        final int s = i * ENTRY;
+        if (index[s + 1] != TEXT)
         {
-            for (int p = span[s + 2]; p < span[s + 3]; p++)
+            for (int p = index[s + 1]; p < index[s + 2]; p++)
             {
                 x = (x ^ (bytes[p] & 0xFF)) * 0x01000193;
             }
@@ -417,10 +450,11 @@ public final class MessageHeaders implements HeaderSource
     /** Number of values of a known header. */
     public int count(final HeaderName k)
     {
+        final char kind = (char)k.ordinal();
         int n = 0;
         for (int i = 0; i < count; i++)
         {
-            if (kinds[i] == k.ordinal())
+            if (index[i * ENTRY] == kind)
             {
                 n++;
             }
@@ -470,8 +504,13 @@ public final class MessageHeaders implements HeaderSource
     /** Replaces the value of entry {@code i}. */
     public void setValue(final int i, final String value)
     {
+        final int s = i * ENTRY;
+        if (HeaderName.UNKNOWN.ordinal() == index[s] && index[s + 1] != TEXT && (null == names || null == names[i]))
+        {
+            extensionNames()[i] = name(i); // read from the bytes before the value, which is no longer spanned
+        }
         values()[i] = value;
-        span[i * SPAN + 2] = TEXT;
+        index[s + 1] = index[s + 2] = TEXT;
     }
 
     /** Appends a value after the last value of that header (else at the end). */
@@ -498,18 +537,14 @@ public final class MessageHeaders implements HeaderSource
     {
         final HeaderName k = HeaderName.lookup(name);
         final int i = open(at);
-        kinds[i] = (byte)k.ordinal();
+        final int s = i * ENTRY;
+        index[s] = (char)k.ordinal();
         if (HeaderName.UNKNOWN == k)
         {
-            if (null == names)
-            {
-                names = new String[kinds.length];
-            }
-            names[i] = name;
+            extensionNames()[i] = name;
         }
         values()[i] = value;
-        final int s = i * SPAN;
-        span[s] = span[s + 1] = span[s + 2] = span[s + 3] = TEXT;
+        index[s + 1] = index[s + 2] = TEXT;
     }
 
     /**
@@ -524,42 +559,31 @@ public final class MessageHeaders implements HeaderSource
         }
     }
 
-    /** Appends entry {@code i} of {@code from}, sharing its base bytes (which must be this section's base). */
+    /**
+     * Appends entry {@code i} of {@code from}: a spanned entry over the same base bytes shares them (the text
+     * {@code from} may have cached is not carried: it is made again if read here), any other is copied as text.
+     */
     public void appendEntry(final MessageHeaders from, final int i)
     {
         final int j = open(count);
-        kinds[j] = from.kinds[i];
-        System.arraycopy(from.span, i * SPAN, span, j * SPAN, SPAN);
-        if (null != from.values && null != from.values[i])
+        final int s = j * ENTRY;
+        System.arraycopy(from.index, i * ENTRY, index, s, ENTRY);
+        if (from.index[i * ENTRY + 1] != TEXT && from.bytes == bytes)
         {
-            values()[j] = from.values[i];
+            return;
         }
-        if (null != from.names && null != from.names[i])
+        if (HeaderName.UNKNOWN.ordinal() == index[s])
         {
-            if (null == names)
-            {
-                names = new String[kinds.length];
-            }
-            names[j] = from.names[i];
+            extensionNames()[j] = from.name(i);
         }
-        if (from.bytes != bytes && span[j * SPAN + 2] != TEXT)
-        {
-            setValue(j, from.value(i)); // a different base: keep the text
-        }
-        if (from.bytes != bytes && HeaderName.UNKNOWN.ordinal() == kinds[j] && (null == names || null == names[j]))
-        {
-            if (null == names)
-            {
-                names = new String[kinds.length];
-            }
-            names[j] = from.name(i);
-        }
+        values()[j] = from.value(i);
+        index[s + 1] = index[s + 2] = TEXT;
     }
 
     /** The known header of entry {@code i} ({@link HeaderName#UNKNOWN} for extension headers). */
     public HeaderName known(final int i)
     {
-        return NAMES[kinds[i]];
+        return NAMES[index[i * ENTRY]];
     }
 
     /**
@@ -580,12 +604,12 @@ public final class MessageHeaders implements HeaderSource
     {
         for (int i = 0; i < count; i++)
         {
-            final HeaderName k = NAMES[kinds[i]];
+            final int s = i * ENTRY;
+            final HeaderName k = NAMES[index[s]];
             if (HeaderName.CONTENT_LENGTH == k || i == skip)
             {
                 continue;
             }
-            final int s = i * SPAN;
             if (HeaderName.UNKNOWN != k)
             {
                 out.writeBytes(CANONICAL[k.ordinal()]);
@@ -596,12 +620,14 @@ public final class MessageHeaders implements HeaderSource
             }
             else
             {
-                out.writeBytes(bytes, span[s], span[s + 1] - span[s]);
+                final int end = nameEnd(i);
+                final int start = nameStart(end);
+                out.writeBytes(bytes, start, end - start);
             }
             out.writeShort(COLON_SPACE);
-            if (span[s + 2] != TEXT)
+            if (index[s + 1] != TEXT)
             {
-                out.writeBytes(bytes, span[s + 2], span[s + 3] - span[s + 2]);
+                out.writeBytes(bytes, index[s + 1], index[s + 2] - index[s + 1]);
             }
             else
             {
@@ -621,18 +647,26 @@ public final class MessageHeaders implements HeaderSource
     {
         if (null == values)
         {
-            values = new String[kinds.length];
+            values = new String[index.length / ENTRY];
         }
         return values;
     }
 
+    private String[] extensionNames()
+    {
+        if (null == names)
+        {
+            names = new String[index.length / ENTRY];
+        }
+        return names;
+    }
+
     private int open(final int at)
     {
-        if (count == kinds.length)
+        if (count * ENTRY == index.length)
         {
             final int n = Math.max(4, count * 2);
-            kinds = Arrays.copyOf(kinds, n);
-            span = Arrays.copyOf(span, n * SPAN);
+            index = Arrays.copyOf(index, n * ENTRY);
             if (null != values)
             {
                 values = Arrays.copyOf(values, n);
@@ -656,8 +690,7 @@ public final class MessageHeaders implements HeaderSource
         {
             return;
         }
-        kinds[to] = kinds[from];
-        System.arraycopy(span, from * SPAN, span, to * SPAN, SPAN);
+        System.arraycopy(index, from * ENTRY, index, to * ENTRY, ENTRY);
         if (null != values)
         {
             values[to] = values[from];
@@ -672,7 +705,7 @@ public final class MessageHeaders implements HeaderSource
     {
         for (int i = newCount; i < count; i++)
         {
-            kinds[i] = 0;
+            index[i * ENTRY] = 0;
             if (null != values)
             {
                 values[i] = null;

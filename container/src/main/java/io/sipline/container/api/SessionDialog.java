@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.sipline.container.replication.ApplicationSnapshot.DialogSnapshot;
+import io.sipline.sip.dialog.ByteSlot;
 import io.sipline.sip.dialog.Dialog;
 import io.sipline.sip.dialog.DialogLayer;
 import io.sipline.sip.dialog.DialogRecords;
@@ -24,7 +25,8 @@ import io.sipline.sip.message.SipMethod;
  *        1xx or 2xx sets remote tag, target and route set (reversed); a non-2xx final: initial again (JSR 289 §6.2.1)
  * </pre>
  * The record comes from the shard's pool and goes back to it when the session is invalidated ({@link #release}); the
- * Call-ID, tags and parties stay readable as text after that.
+ * Call-ID, tags and parties stay readable as text after that: those not read before are kept as bytes in one array
+ * and made into text when first read.
  * <p>
  * Not threadsafe; used on the session's shard, or by the application while it holds the application session.
  */
@@ -37,6 +39,11 @@ final class SessionDialog
     private String remoteTag;
     private String localParty;
     private String remoteParty;
+    /**
+     * Once released: the remote tag, local party and remote party that were not read as text, as their UTF-8 bytes
+     * after three 16-bit lengths (0 for one already read); null before, or when every one was read.
+     */
+    private byte[] ended;
     private String remoteTarget;
     private List<String> routeSet;
     /**
@@ -169,6 +176,11 @@ final class SessionDialog
         {
             remoteTag = record.remoteTag().toString();
         }
+        else if (null == remoteTag && null != ended)
+        {
+            final String tag = endedText(0);
+            remoteTag = tag.isEmpty() ? null : tag;
+        }
         return remoteTag;
     }
 
@@ -179,7 +191,7 @@ final class SessionDialog
         {
             return start >= 0 && record.remoteTag().contentEquals(b, start, end);
         }
-        final String tag = remoteTag;
+        final String tag = remoteTag();
         if (null == tag || start < 0 || end - start != tag.length())
         {
             return false;
@@ -197,7 +209,7 @@ final class SessionDialog
     /** Whether the dialog has no remote tag (a UAC before a tagged response, or an RFC 2543 peer). */
     boolean noRemoteTag()
     {
-        return null == record ? null == remoteTag : record.remoteTag().isEmpty();
+        return null == record ? null == remoteTag() : record.remoteTag().isEmpty();
     }
 
     /** From or To as this side writes it, without tag (§12.2.1.1: the local and remote URIs of the dialog). */
@@ -207,6 +219,10 @@ final class SessionDialog
         {
             localParty = record.localAddress().toString();
         }
+        else if (null == localParty && null != ended)
+        {
+            localParty = endedText(1);
+        }
         return localParty;
     }
 
@@ -215,6 +231,10 @@ final class SessionDialog
         if (null == remoteParty && null != record)
         {
             remoteParty = record.remoteAddress().toString();
+        }
+        else if (null == remoteParty && null != ended)
+        {
+            remoteParty = endedText(2);
         }
         return remoteParty;
     }
@@ -403,12 +423,68 @@ final class SessionDialog
         {
             return;
         }
-        remoteTag();
-        localParty();
-        remoteParty();
+        keepEnded(record);
         final Dialog d = record;
         record = null;
         host.dialogRecords().release(d);
+    }
+
+    /**
+     * Copies what is still unread of the remote tag, local party and remote party out of the record into one array
+     * ({@link #ended}); past 64 KiB (16-bit lengths) they are made into text at once.
+     */
+    private void keepEnded(final Dialog d)
+    {
+        final ByteSlot tag = null == remoteTag ? d.remoteTag() : null;
+        final ByteSlot local = null == localParty ? d.localAddress() : null;
+        final ByteSlot remote = null == remoteParty ? d.remoteAddress() : null;
+        final int n0 = null == tag ? 0 : tag.length();
+        final int n1 = null == local ? 0 : local.length();
+        final int n2 = null == remote ? 0 : remote.length();
+        if (null == tag && null == local && null == remote)
+        {
+            return;
+        }
+        if (n0 > 0xFFFF || n1 > 0xFFFF || n2 > 0xFFFF)
+        {
+            remoteTag();
+            localParty();
+            remoteParty();
+            return;
+        }
+        final byte[] b = new byte[6 + n0 + n1 + n2];
+        b[0] = (byte)(n0 >>> 8);
+        b[1] = (byte)n0;
+        b[2] = (byte)(n1 >>> 8);
+        b[3] = (byte)n1;
+        b[4] = (byte)(n2 >>> 8);
+        b[5] = (byte)n2;
+        if (n0 > 0)
+        {
+            System.arraycopy(tag.bytes(), 0, b, 6, n0);
+        }
+        if (n1 > 0)
+        {
+            System.arraycopy(local.bytes(), 0, b, 6 + n0, n1);
+        }
+        if (n2 > 0)
+        {
+            System.arraycopy(remote.bytes(), 0, b, 6 + n0 + n1, n2);
+        }
+        ended = b;
+    }
+
+    /** Text {@code k} (0 remote tag, 1 local party, 2 remote party) of {@link #ended}, as UTF-8. */
+    private String endedText(final int k)
+    {
+        final byte[] b = ended;
+        int start = 6;
+        for (int i = 0; i < k; i++)
+        {
+            start += (b[2 * i] & 0xFF) << 8 | b[2 * i + 1] & 0xFF;
+        }
+        final int length = (b[2 * k] & 0xFF) << 8 | b[2 * k + 1] & 0xFF;
+        return new String(b, start, length, StandardCharsets.UTF_8);
     }
 
     static boolean isDialogCreating(final String method)

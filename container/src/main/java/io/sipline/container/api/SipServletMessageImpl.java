@@ -17,6 +17,7 @@ import java.util.Map;
 
 import javax.servlet.sip.Address;
 import javax.servlet.sip.Parameterable;
+import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipServletMessage;
@@ -59,7 +60,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
      * The state few messages need, made on first use, so that every message holds one reference instead of one per
      * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects; for a
      * request, the popped Route as text or Address (JSR 289 §15.5), the route back token, the popped Route's flow
-     * token and a strict router's next hop.
+     * token, a strict router's next hop and the request's proxy (JSR 289 §10.1).
      */
     static final class Extras
     {
@@ -77,6 +78,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         String nextHopUri;
         /** Address and Parameterable objects handed out for writable headers, written back when sent. */
         HeaderBindings bound;
+        /** The proxy of a received request, once the application asked for it. */
+        Proxy proxy;
     }
 
     /** The extras, made now if the message had none. */

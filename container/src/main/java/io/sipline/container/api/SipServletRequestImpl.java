@@ -42,25 +42,31 @@ import io.sipline.sip.transaction.Transaction;
 public final class SipServletRequestImpl extends TransactionalRequest implements SipServletRequest
 {
     private final String method;
+    private static final SipApplicationRoutingDirective[] DIRECTIVES = SipApplicationRoutingDirective.values();
+    /** No span ({@link #uriSpan}, {@link #poppedRouteSpan}): spans are 16-bit positions below 0xFFFF. */
+    private static final int NO_SPAN = -1;
+
     private String requestUriText;
-    /** Where the received Request-URI is in the message's bytes; its String is made when first read. */
-    private int uriStart = -1;
-    private int uriEnd;
+    /**
+     * Where the received Request-URI is in the message's bytes, packed as {@code start << 16 | end}, or
+     * {@link #NO_SPAN}; its String is made when first read.
+     */
+    private int uriSpan = NO_SPAN;
     private URI requestUri;
     private boolean initial;
 
     private boolean b2bua;
-    private SipApplicationRoutingDirective directive = SipApplicationRoutingDirective.NEW;
+    /** The routing directive's ordinal (one byte: the request object stays a size smaller). */
+    private byte directive = (byte)SipApplicationRoutingDirective.NEW.ordinal();
     /** What the application router said (shared with the requests that continue its routing), or null. */
     private RouterState routerState;
     /**
-     * Where the popped Route's text is in the received bytes ({@link MessageHeaders#valueSpan}), made into text when
-     * asked; or -1. A primitive here, so that a proxied subsequent request records its popped Route allocating nothing.
+     * Where the popped Route's text is in the received bytes, packed as {@code start << 16 | end}, made into text
+     * when asked; or {@link #NO_SPAN}. A primitive here, so that a proxied subsequent request records its popped
+     * Route allocating nothing.
      */
-    private long poppedRouteSpan = -1;
+    private int poppedRouteSpan = NO_SPAN;
 
-    /** The proxy of this received request (JSR 289 §10.1), once the application asked for it. */
-    private Proxy proxy;
     /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
     private boolean relayed;
     /**
@@ -74,8 +80,16 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     {
         super(message, bytes, remote, local);
         this.method = message.methodName();
-        this.uriStart = message.requestUriStart() - message.offset();
-        this.uriEnd = message.requestUriEnd() - message.offset();
+        final int uriStart = message.requestUriStart() - message.offset();
+        final int uriEnd = message.requestUriEnd() - message.offset();
+        if (uriStart >= 0 && uriEnd < 0xFFFF)
+        {
+            this.uriSpan = uriStart << 16 | uriEnd;
+        }
+        else if (uriStart >= 0)
+        {
+            this.requestUriText = new String(bytes, uriStart, uriEnd - uriStart, StandardCharsets.UTF_8);
+        }
         // the parser marks a To it read without a tag -2, and one it did not read -1
         this.toTagged = message.toTagStart() >= 0 ? (byte)1 : message.toTagStart() == -2 ? (byte)0 : (byte)-1;
     }
@@ -149,12 +163,12 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */
     public boolean requestUriContains(final byte[] what)
     {
-        if (null != requestUri || null != requestUriText || uriStart < 0)
+        if (null != requestUri || null != requestUriText || NO_SPAN == uriSpan)
         {
             final String text = requestUriText();
             return null != text && text.contains(new String(what, StandardCharsets.US_ASCII));
         }
-        return Ascii.indexOf(headers.bytes(), uriStart, uriEnd, what) >= 0;
+        return Ascii.indexOf(headers.bytes(), uriSpan >>> 16, uriSpan & 0xFFFF, what) >= 0;
     }
 
     /**
@@ -164,10 +178,11 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     public int mixRequestUri(final int seed)
     {
         int x = seed;
-        if (null == requestUri && null == requestUriText && uriStart >= 0)
+        if (null == requestUri && null == requestUriText && NO_SPAN != uriSpan)
         {
             final byte[] b = headers.bytes();
-            int i = uriStart;
+            final int uriEnd = uriSpan & 0xFFFF;
+            int i = uriSpan >>> 16;
             while (i < uriEnd && b[i] >= 0)
             {
                 x = (x ^ b[i]) * 0x01000193;
@@ -202,9 +217,10 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             return requestUri.toString();
         }
-        if (null == requestUriText && uriStart >= 0)
+        if (null == requestUriText && NO_SPAN != uriSpan)
         {
-            requestUriText = new String(headers.bytes(), uriStart, uriEnd - uriStart, StandardCharsets.UTF_8);
+            final int start = uriSpan >>> 16;
+            requestUriText = new String(headers.bytes(), start, (uriSpan & 0xFFFF) - start, StandardCharsets.UTF_8);
         }
         return requestUriText;
     }
@@ -214,7 +230,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     {
         requestUri = null;
         requestUriText = uri;
-        uriStart = -1;
+        uriSpan = NO_SPAN;
     }
 
     public void initial(final boolean value)
@@ -230,12 +246,16 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** The proxy of this received request, or null. */
     public Proxy proxy()
     {
-        return proxy;
+        final Extras x = extrasIfAny();
+        return null == x ? null : x.proxy;
     }
 
     public void proxy(final Proxy value)
     {
-        proxy = value;
+        if (null != value || null != extrasIfAny())
+        {
+            extras().proxy = value;
+        }
     }
 
     /**
@@ -285,13 +305,13 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      */
     public void continueFrom(final SipServletRequestImpl orig)
     {
-        directive = SipApplicationRoutingDirective.CONTINUE;
+        directive = (byte)SipApplicationRoutingDirective.CONTINUE.ordinal();
         routerState = orig.routerState;
     }
 
     public SipApplicationRoutingDirective directive()
     {
-        return directive;
+        return DIRECTIVES[directive];
     }
 
     public void poppedRoute(final Address route)
@@ -299,7 +319,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         final Extras x = extras();
         x.poppedRoute = route;
         x.poppedRouteText = null;
-        poppedRouteSpan = -1;
+        poppedRouteSpan = NO_SPAN;
     }
 
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
@@ -308,7 +328,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         final Extras x = extras();
         x.poppedRoute = null;
         x.poppedRouteText = routeValue;
-        poppedRouteSpan = -1;
+        poppedRouteSpan = NO_SPAN;
     }
 
     /**
@@ -323,7 +343,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
             x.poppedRoute = null;
             x.poppedRouteText = null;
         }
-        poppedRouteSpan = span;
+        poppedRouteSpan = span < 0 ? NO_SPAN : (int)(span >>> 32) << 16 | (int)span;
     }
 
     /**
@@ -472,7 +492,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             throw new IllegalStateException("no session");
         }
-        if (null != proxy)
+        if (null != proxy())
         {
             throw new IllegalStateException("the application already proxies this request");
         }
@@ -495,15 +515,15 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     @Override
     public Proxy getProxy(final boolean create) throws TooManyHopsException
     {
-        if (null != proxy)
+        if (null != proxy())
         {
-            return proxy;
+            return proxy();
         }
         if (relayed)
         {
             // the container already forwards this subsequent request: its proxy, as started, made on first use
-            proxy = session.host().proxyFor(this);
-            return proxy;
+            proxy(session.host().proxyFor(this));
+            return proxy();
         }
         if (!incoming)
         {
@@ -533,8 +553,8 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             throw new IllegalStateException("no session");
         }
-        proxy = session.host().proxyFor(this);
-        return proxy;
+        proxy(session.host().proxyFor(this));
+        return proxy();
     }
 
     @Override
@@ -603,13 +623,13 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     public Address getPoppedRoute()
     {
         Extras x = extrasIfAny();
-        if ((null == x || null == x.poppedRoute && null == x.poppedRouteText) && poppedRouteSpan >= 0)
+        if ((null == x || null == x.poppedRoute && null == x.poppedRouteText) && NO_SPAN != poppedRouteSpan)
         {
-            final int start = (int)(poppedRouteSpan >>> 32);
+            final int start = poppedRouteSpan >>> 16;
             x = extras();
-            x.poppedRouteText = new String(headers.bytes(), start, (int)poppedRouteSpan - start,
+            x.poppedRouteText = new String(headers.bytes(), start, (poppedRouteSpan & 0xFFFF) - start,
                 StandardCharsets.UTF_8);
-            poppedRouteSpan = -1;
+            poppedRouteSpan = NO_SPAN;
         }
         if (null == x)
         {
@@ -655,7 +675,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             throw new IllegalStateException("not an initial request");
         }
-        return directive;
+        return DIRECTIVES[directive];
     }
 
     /**
@@ -676,7 +696,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
             }
             routerState = orig.routerState;
         }
-        directive = value;
+        directive = (byte)value.ordinal();
     }
 
     @Override

@@ -35,8 +35,8 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     private int status;
     /** The reason phrase; for a received response made from the bytes on first use. */
     private String reason;
-    private int reasonStart;
-    private int reasonEnd;
+    /** Where a received response's reason phrase is in its bytes, packed as {@code start << 16 | end}. */
+    private int reasonSpan;
     /** The proxy and branch a received response came through (JSR 289 §10.2.4), or null. */
     private Proxy proxy;
     private ProxyBranch proxyBranch;
@@ -44,7 +44,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     /** A response a proxy relays upstream (not retransmitted by us: the UAS retransmits its 2xx). */
     private boolean forwarded;
     /** The entry of {@link #headers} not written ({@link #forwardOf}), or -1. */
-    private int skippedHeader = -1;
+    private short skippedHeader = -1;
     /** Its RSeq when it is a reliable provisional response (sent with sendReliably, or received), else 0. */
     private long rseq;
     /** Whether {@link #createPrack} was called on this received reliable provisional response. */
@@ -63,8 +63,20 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         super(message, bytes, remote, local);
         this.request = request;
         this.status = message.statusCode();
-        this.reasonStart = message.reasonStart() - message.offset();
-        this.reasonEnd = message.reasonEnd() - message.offset();
+        final int reasonStart = message.reasonStart() - message.offset();
+        final int reasonEnd = message.reasonEnd() - message.offset();
+        if (message.reasonStart() < 0 || reasonEnd < reasonStart)
+        {
+            this.reason = "";
+        }
+        else if (reasonEnd < 0xFFFF)
+        {
+            this.reasonSpan = reasonStart << 16 | reasonEnd;
+        }
+        else
+        {
+            this.reason = ReasonPhrases.received(status, bytes, reasonStart, reasonEnd);
+        }
         this.committed = true;
         final int tagStart = message.toTagStart() - message.offset();
         final int tagEnd = message.toTagEnd() - message.offset();
@@ -111,7 +123,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     {
         received.applyHeaderObjects();
         final SipServletResponseImpl r = relay(original, received, received.headers, status);
-        r.skippedHeader = received.headers.find(HeaderName.VIA, 0); // written without our Via: nothing copied
+        r.skippedHeader = (short)received.headers.find(HeaderName.VIA, 0); // written without our Via: nothing copied
         r.committed = true;
         return r;
     }
@@ -158,7 +170,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     public void relayUpstream()
     {
         forwarded = true;
-        skippedHeader = headers.find(HeaderName.VIA, 0);
+        skippedHeader = (short)headers.find(HeaderName.VIA, 0);
     }
 
     /** The header entry the writer leaves out (our Via in a relayed response), or -1. */
@@ -333,9 +345,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     {
         if (null == reason && incoming)
         {
-            final byte[] b = headers.bytes();
-            reason = reasonStart < 0 || reasonEnd < reasonStart ? ""
-                : ReasonPhrases.received(status, b, reasonStart, reasonEnd);
+            reason = ReasonPhrases.received(status, headers.bytes(), reasonSpan >>> 16, reasonSpan & 0xFFFF);
         }
         return reason;
     }

@@ -400,6 +400,15 @@ public final class SipSessionImpl implements SipSession
         return dialog.taggedTo(requestHeaders, requestTo);
     }
 
+    /**
+     * The From of this session's requests: the local party with the local tag (RFC 3261 §8.1.1.3, §12.2.1.1), made
+     * once and shared by the initial request and the requests in the dialog.
+     */
+    public String requestFrom()
+    {
+        return dialog.requestFrom();
+    }
+
     public String contactValue()
     {
         return app.host().contact();

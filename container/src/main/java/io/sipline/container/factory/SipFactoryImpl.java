@@ -233,7 +233,7 @@ public final class SipFactoryImpl implements SipFactory
             application.defaultServlet());
         final MessageHeaders h = MessageHeaders.empty(8);
         h.insert(h.size(), "Max-Forwards", "70");
-        h.insert(h.size(), "From", HeaderText.withTag(fromBare, session.localTag()));
+        h.insert(h.size(), "From", session.requestFrom());
         h.insert(h.size(), "To", toBare);
         h.insert(h.size(), "Call-ID", session.callId());
         h.insert(h.size(), "CSeq", "1 " + method);
@@ -283,7 +283,7 @@ public final class SipFactoryImpl implements SipFactory
             fromBare, toBare, orig.requestUriText(), orig.sessionImpl().handler());
         final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2);
         h.insert(h.size(), "Max-Forwards", HeaderText.decimal(maxForwards < 0 ? 70 : Math.max(0, maxForwards - 1)));
-        h.insert(h.size(), "From", HeaderText.withTag(fromBare, session.localTag()));
+        h.insert(h.size(), "From", session.requestFrom());
         h.insert(h.size(), "To", toBare);
         h.insert(h.size(), "Call-ID", session.callId());
         h.insert(h.size(), "CSeq", orig.cseqNumber() + " " + method);

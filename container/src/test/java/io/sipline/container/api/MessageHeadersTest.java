@@ -104,4 +104,38 @@ class MessageHeadersTest
         assertEquals("a84b4c76e66710@pc33.atlanta.example", copy.get(HeaderName.CALL_ID));
         assertTrue(copy.bytes() == base.bytes(), "one byte array for both");
     }
+    @Test
+    void shouldReadExtensionNamesFromTheBytesBeforeTheirValues()
+    {
+        // RFC 3261 §7.3.1: white space before the colon, a value folded onto the next line, an empty value
+        final String text = TestMessages.INVITE.replace("Subject:", "X-Spaced \t:  spaced\r\nX-Fold:\r\n  folded"
+            + "\r\nX-Empty:\r\nSubject:");
+        final SipMessage m = TestMessages.parse(text);
+        final byte[] copy = new byte[m.length()];
+        System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
+        final MessageHeaders h = MessageHeaders.of(m, copy);
+        assertEquals("spaced", h.get("x-spaced"));
+        assertEquals("folded", h.get("X-FOLD"));
+        assertEquals("", h.get("X-Empty"));
+        assertEquals(List.of("X-Spaced", "X-Fold", "X-Empty"),
+            List.of(h.name(h.find("x-spaced", 0)), h.name(h.find("x-fold", 0)), h.name(h.find("x-empty", 0))));
+
+        h.setValue(h.find("X-Custom", 0), "edited"); // the name stays known once the value is text
+        final MessageHeaders other = MessageHeaders.empty(2);
+        other.appendEntry(h, h.find("X-Fold", 0)); // another base: copied as text, with its name
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            other.writeTo(out);
+            final String written = out.toString(StandardCharsets.UTF_8);
+            assertTrue(written.contains("X-Custom: edited\r\nX-Custom: two\r\nX-Spaced: spaced\r\n"
+                + "X-Fold: folded\r\nX-Empty: \r\n"), written);
+            assertTrue(written.endsWith("\r\nX-Fold: folded\r\n"), written);
+        }
+        finally
+        {
+            out.release();
+        }
+    }
 }

@@ -56,6 +56,7 @@ class SessionDialogTest
         assertEquals(info.getHeader("From"), bye.getHeader("From"));
         assertEquals(info.getHeader("To"), bye.getHeader("To"));
         assertSame(info.getHeader("From"), bye.getHeader("From"), "the tagged From is made once per dialog");
+        assertSame(session.requestFrom(), bye.getHeader("From"), "and is the one a B2BUA's initial request carries");
         assertSame(info.getHeader("To"), bye.getHeader("To"), "the tagged To is made once per remote tag");
 
         final SipServletRequestImpl refused = reinvite(314160, "<sip:alice@192.0.2.66>");
@@ -102,5 +103,8 @@ class SessionDialogTest
         assertEquals("sip:alice@atlanta.example", session.getRemoteParty().getURI().toString());
         assertEquals(tag, session.getLocalParty().getParameter("tag"));
         assertEquals("sip:bob@biloxi.example", session.getLocalParty().getURI().toString());
+        assertEquals("Alice", session.getRemoteParty().getDisplayName());
+        assertEquals("Bob", session.getLocalParty().getDisplayName());
+        assertEquals("1928301774", session.remoteTag());
     }
 }
