@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntConsumer;
 
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +60,35 @@ class GridWriterTest
         {
             seen.add("remove " + id);
             return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public int owner(final String id)
+        {
+            return -1;
+        }
+
+        @Override
+        public boolean claim(final String id, final int from, final int to)
+        {
+            return false;
+        }
+
+        @Override
+        public List<String> ownedBy(final int node)
+        {
+            return List.of();
+        }
+
+        @Override
+        public boolean member(final int node)
+        {
+            return false;
+        }
+
+        @Override
+        public void onMemberLeft(final IntConsumer left)
+        {
         }
 
         @Override
