@@ -9,14 +9,27 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntConsumer;
 
 import org.infinispan.Cache;
+import org.infinispan.commons.util.CloseableIterator;
+import org.infinispan.container.entries.CacheEntry;
+import org.infinispan.context.Flag;
 import org.infinispan.configuration.cache.CacheMode;
 import org.infinispan.configuration.cache.ConfigurationBuilder;
 import org.infinispan.configuration.global.GlobalConfigurationBuilder;
 import org.infinispan.distribution.DistributionManager;
+import org.infinispan.distribution.ch.ConsistentHash;
+import org.infinispan.distribution.ch.KeyPartitioner;
+import org.infinispan.distribution.group.Grouper;
 import org.infinispan.factories.ComponentRegistry;
 import org.infinispan.manager.DefaultCacheManager;
+import org.infinispan.notifications.Listener;
+import org.infinispan.notifications.cachelistener.annotation.TopologyChanged;
+import org.infinispan.notifications.cachelistener.event.TopologyChangedEvent;
+import org.infinispan.remoting.transport.Address;
 import org.infinispan.remoting.transport.jgroups.JGroupsTransport;
 
 import io.sipline.container.replication.ApplicationSnapshot;
@@ -34,7 +47,13 @@ import io.sipline.container.replication.SnapshotCodec;
  *   value: SnapshotCodec bytes (byte[]): the grid never sees an application class
  *   key:   "call:" + the Call-ID of each of its dialogs
  *   value: the application session's id, UTF-8: how a node that gets a request of a call it never saw finds it
+ *   key:   "owner:" + the application session's id, grouped with it (same owner members)
+ *   value: the number of the node that serves it (Integer): set by each write, moved by a claim (a conditional
+ *          replace, atomic on the entry's primary owner)
  * </pre>
+ * When a member leaves, each survivor looks through the owner records it holds as primary owner in the first topology
+ * without the member (the same on every survivor, whatever rebalance follows): every record has exactly one primary
+ * among the live members, so the dead node's sessions are split among the survivors without a message between them.
  * <p>
  * Thread-safe (Infinispan's cache); never called on a shard's event loop.
  */
@@ -45,13 +64,82 @@ public final class InfinispanReplicator implements SessionReplicator
     /** Owners of an entry: its primary and one backup, so one member lost loses no session. */
     static final int OWNERS = 2;
 
-    private final DefaultCacheManager manager;
-    private final Cache<String, byte[]> sessions;
+    /** The prefix of the keys of owner records. */
+    static final String OWNER_PREFIX = "owner:";
+    private static final String NODE_NAME = "sipline-node-";
 
-    private InfinispanReplicator(final DefaultCacheManager manager)
+    private final DefaultCacheManager manager;
+    private final Cache<String, Object> sessions;
+    private final int node;
+    private final List<IntConsumer> leaveWatchers = new CopyOnWriteArrayList<>();
+    /** The placement of the entries when each departed node was seen leaving: who decides for its sessions. */
+    private final Map<Integer, ConsistentHash> decidedBy = new ConcurrentHashMap<>();
+
+    private InfinispanReplicator(final DefaultCacheManager manager, final int node)
     {
         this.manager = manager;
         this.sessions = manager.getCache(CACHE);
+        this.node = node;
+        sessions.addListener(new Departures());
+    }
+
+    /** An owner record lives where its application session's entry lives. */
+    static final class OwnerGrouper implements Grouper<String>
+    {
+        @Override
+        public Object computeGroup(final String key, final Object group)
+        {
+            return key.startsWith(OWNER_PREFIX) ? key.substring(OWNER_PREFIX.length()) : group;
+        }
+
+        @Override
+        public Class<String> getKeyType()
+        {
+            return String.class;
+        }
+    }
+
+    /** Tells the watchers of each member gone from the topology, once the survivors hold its entries. */
+    @Listener(sync = false)
+    public final class Departures
+    {
+        @TopologyChanged
+        public void changed(final TopologyChangedEvent<String, Object> event)
+        {
+            if (event.isPre() || null == event.getWriteConsistentHashAtStart())
+            {
+                return;
+            }
+            final List<Address> after = event.getWriteConsistentHashAtEnd().getMembers();
+            for (final Address a : event.getWriteConsistentHashAtStart().getMembers())
+            {
+                final int gone = nodeOf(a);
+                if (!after.contains(a) && gone >= 0 && gone != node)
+                {
+                    // every survivor decides by this topology's primaries, though a rebalance may follow at once
+                    decidedBy.put(gone, event.getReadConsistentHashAtEnd());
+                    leaveWatchers.forEach(w -> w.accept(gone));
+                }
+            }
+        }
+    }
+
+    /** The node number of a member (its node name {@code sipline-node-N}), or -1. */
+    static int nodeOf(final Address member)
+    {
+        final String name = member.toString();
+        if (!name.startsWith(NODE_NAME))
+        {
+            return -1;
+        }
+        try
+        {
+            return Integer.parseInt(name.substring(NODE_NAME.length()));
+        }
+        catch (final NumberFormatException e)
+        {
+            return -1;
+        }
     }
 
     /**
@@ -66,13 +154,14 @@ public final class InfinispanReplicator implements SessionReplicator
             .addProperty(JGroupsTransport.CONFIGURATION_STRING, JGroupsStack.tcp(bind, peers));
         global.jmx().enabled(false);
         final ConfigurationBuilder cache = new ConfigurationBuilder();
-        cache.clustering().cacheMode(CacheMode.DIST_SYNC).hash().numOwners(OWNERS);
+        cache.clustering().cacheMode(CacheMode.DIST_SYNC).hash().numOwners(OWNERS).groups().enabled()
+            .addGrouper(new OwnerGrouper());
         final DefaultCacheManager manager = new DefaultCacheManager(global.build(), false);
         try
         {
             manager.defineConfiguration(CACHE, cache.build());
             manager.start();
-            return new InfinispanReplicator(manager);
+            return new InfinispanReplicator(manager, node);
         }
         catch (final RuntimeException e)
         {
@@ -87,8 +176,9 @@ public final class InfinispanReplicator implements SessionReplicator
     @Override
     public CompletionStage<Void> write(final ApplicationSnapshot snapshot)
     {
-        final Map<String, byte[]> entries = new HashMap<>();
+        final Map<String, Object> entries = new HashMap<>();
         entries.put(snapshot.id(), SnapshotCodec.encode(snapshot));
+        entries.put(OWNER_PREFIX + snapshot.id(), snapshot.node());
         final byte[] id = snapshot.id().getBytes(StandardCharsets.UTF_8);
         for (final ApplicationSnapshot.DialogSnapshot d : snapshot.sessions())
         {
@@ -100,24 +190,23 @@ public final class InfinispanReplicator implements SessionReplicator
     @Override
     public Optional<ApplicationSnapshot> read(final String id)
     {
-        final byte[] bytes = sessions.get(id);
-        return null == bytes ? Optional.empty() : Optional.of(SnapshotCodec.decode(bytes));
+        return sessions.get(id) instanceof byte[] bytes ? Optional.of(SnapshotCodec.decode(bytes)) : Optional.empty();
     }
 
     @Override
     public Optional<ApplicationSnapshot> readByCallId(final String callId)
     {
-        final byte[] id = sessions.get(CALL_PREFIX + callId);
-        return null == id ? Optional.empty() : read(new String(id, StandardCharsets.UTF_8));
+        return sessions.get(CALL_PREFIX + callId) instanceof byte[] id ? read(new String(id, StandardCharsets.UTF_8))
+            : Optional.empty();
     }
 
     @Override
     public CompletionStage<Void> remove(final String id)
     {
-        return sessions.getAsync(id).thenCompose(bytes ->
+        return sessions.getAsync(id).thenCompose(value ->
         {
-            final Map<String, byte[]> keys = new HashMap<>();
-            if (null != bytes)
+            final Map<String, Object> keys = new HashMap<>();
+            if (value instanceof byte[] bytes)
             {
                 for (final ApplicationSnapshot.DialogSnapshot d : SnapshotCodec.decode(bytes).sessions())
                 {
@@ -125,10 +214,70 @@ public final class InfinispanReplicator implements SessionReplicator
                 }
             }
             keys.put(id, null);
+            keys.put(OWNER_PREFIX + id, null);
             final CompletableFuture<?>[] removals = keys.keySet().stream().map(k -> sessions.removeAsync(k))
                 .toArray(CompletableFuture<?>[]::new);
             return CompletableFuture.allOf(removals);
         });
+    }
+
+    @Override
+    public int owner(final String id)
+    {
+        return sessions.get(OWNER_PREFIX + id) instanceof Integer owner ? owner : -1;
+    }
+
+    @Override
+    public boolean claim(final String id, final int from, final int to)
+    {
+        final String key = OWNER_PREFIX + id;
+        // a replace retried by the grid after a topology change may say false though it applied: read it back
+        return from != to && sessions.replace(key, from, to) || Integer.valueOf(to).equals(sessions.get(key));
+    }
+
+    @Override
+    public List<String> ownedBy(final int owner)
+    {
+        final ConsistentHash placement = decidedBy.getOrDefault(owner, ComponentRegistry.componentOf(sessions,
+            DistributionManager.class).getCacheTopology().getReadConsistentHash());
+        final KeyPartitioner segments = ComponentRegistry.componentOf(sessions, KeyPartitioner.class);
+        final Address self = manager.getAddress();
+        final Integer wanted = owner;
+        final List<String> out = new ArrayList<>();
+        // this member's entries only (no remote call, no function sent to other members)
+        try (CloseableIterator<CacheEntry<String, Object>> local = sessions.getAdvancedCache()
+            .withFlags(Flag.CACHE_MODE_LOCAL, Flag.SKIP_CACHE_LOAD).cacheEntrySet().iterator())
+        {
+            while (local.hasNext())
+            {
+                final CacheEntry<String, Object> e = local.next();
+                if (e.getKey().startsWith(OWNER_PREFIX) && wanted.equals(e.getValue())
+                    && self.equals(placement.locatePrimaryOwnerForSegment(segments.getSegment(e.getKey()))))
+                {
+                    out.add(e.getKey().substring(OWNER_PREFIX.length()));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public boolean member(final int n)
+    {
+        for (final Address a : manager.getMembers())
+        {
+            if (nodeOf(a) == n)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void onMemberLeft(final IntConsumer left)
+    {
+        leaveWatchers.add(left);
     }
 
     /** The grid's members as this member sees them (their node names). */

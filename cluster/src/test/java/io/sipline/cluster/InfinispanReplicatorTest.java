@@ -27,7 +27,8 @@ import io.sipline.container.replication.ReplicationProvider;
 
 /**
  * Grid members on loopback: a snapshot written on one is read on another, and with a member killed (SIGKILL, in a
- * child JVM) every snapshot is still there, from the backup owner.
+ * child JVM) every snapshot is still there, from the backup owner; the survivors are told the member left, each of
+ * its sessions is listed by exactly one of them, and a claim of a session is won by one survivor only.
  */
 class InfinispanReplicatorTest
 {
@@ -75,6 +76,20 @@ class InfinispanReplicatorTest
             assertEquals("app-7", a.readByCallId("s0001deadbeef00123-7@192.0.2.10").orElseThrow().id(),
                 "found by the callee leg's Call-ID");
 
+            final int orphans = 30; // sessions the third node owns: it wrote them last
+            for (int i = 0; i < orphans; i++)
+            {
+                a.write(call("orphan-" + i, i, 3)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            }
+            assertEquals(3, b.owner("orphan-4"), "the writer owns what it wrote");
+            assertEquals(1, b.owner("app-4"));
+            assertEquals(-1, b.owner("never-written"));
+            final List<Integer> leftA = new java.util.concurrent.CopyOnWriteArrayList<>();
+            final List<Integer> leftB = new java.util.concurrent.CopyOnWriteArrayList<>();
+            a.onMemberLeft(leftA::add);
+            b.onMemberLeft(leftB::add);
+            assertTrue(a.member(3) && b.member(1) && !a.member(4));
+
             final String thirdName = "sipline-node-3";
             final long ownedByThird = countPrimary(a, calls, thirdName);
             assertTrue(ownedByThird > 0, "some sessions have the third member as their primary owner");
@@ -91,6 +106,22 @@ class InfinispanReplicatorTest
                 assertEquals("app-" + i, a.read("app-" + i).orElseThrow().id());
             }
             assertEquals(0, countPrimary(a, calls, thirdName), "the survivors own everything now");
+            assertTrue(await(() -> leftA.contains(3) && leftB.contains(3), JOIN_MS), "both survivors told: "
+                + leftA + " / " + leftB);
+            assertTrue(!a.member(3) && a.member(2), "the view without the third node");
+            final List<String> byA = a.ownedBy(3);
+            final List<String> byB = b.ownedBy(3);
+            assertEquals(orphans, byA.size() + byB.size(), "each of its sessions has one survivor deciding for it: "
+                + byA + " / " + byB);
+            assertTrue(byA.stream().noneMatch(byB::contains), "no session has two");
+            for (final String id : byA)
+            {
+                assertTrue(a.claim(id, 3, 1), "the survivor deciding for " + id + " claims it");
+                assertTrue(!b.claim(id, 3, 2), "the other survivor's claim of the same session fails");
+                assertEquals(1, b.owner(id));
+                assertTrue(a.claim(id, 3, 1), "a claim repeated by its winner holds");
+            }
+            assertTrue(a.ownedBy(3).isEmpty(), "claimed sessions are no longer the dead node's");
 
             assertEquals("app-3", a.readByCallId("app-3@192.0.2.1").orElseThrow().id(), "the index survived too");
             b.remove("app-3").toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -123,6 +154,11 @@ class InfinispanReplicatorTest
 
     private static ApplicationSnapshot call(final String id, final int version)
     {
+        return call(id, version, 1);
+    }
+
+    private static ApplicationSnapshot call(final String id, final int version, final int node)
+    {
         final DialogSnapshot caller = new DialogSnapshot("s1", "CONFIRMED", false, "main", id + "@192.0.2.1",
             "s0001a1b2c3d4e5f60", "1928301774", "sip:service@192.0.2.10", "sip:alice@example.com",
             "sip:alice@192.0.2.1:5060", List.of("<sip:192.0.2.100;lr>"), 1, 2, "s2", Map.of());
@@ -130,7 +166,7 @@ class InfinispanReplicatorTest
             "s0001deadbeef00123-" + version + "@192.0.2.10",
             "s0001ffeeddccbbaa9", "as83kd", "sip:alice@example.com", "sip:bob@example.org", "sip:bob@192.0.2.2",
             List.of(), 2, -1, "s1", Map.of());
-        return new ApplicationSnapshot(id, "b2bua", 1, version, 1_700_000_000_000L, 0,
+        return new ApplicationSnapshot(id, "b2bua", node, version, 1_700_000_000_000L, 0,
             Map.of("legs", new byte[] {(byte)version}), List.of(caller, callee),
             List.of(new TimerSnapshot("t1", 1_700_000_060_000L, 0, false, null)));
     }

@@ -335,6 +335,36 @@ public final class Main
         }
 
         @Override
+        public int owner(final String id)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public boolean claim(final String id, final int from, final int to)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public java.util.List<String> ownedBy(final int node)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public boolean member(final int node)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public void onMemberLeft(final java.util.function.IntConsumer left)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
         public void close()
         {
         }

@@ -1,5 +1,6 @@
 package io.sipline.container.dispatch;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import io.sipline.container.security.DigestClient;
 import io.sipline.container.security.UserRealm;
 import io.sipline.container.api.ContainerShard;
 import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.replication.ApplicationSnapshot;
+import io.sipline.sip.shard.ShardIds;
 
 /**
  * The running applications and the application router, shared by every shard: the deployment side tells it what was
@@ -159,6 +162,43 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     {
         replication = sink;
         takeover = source;
+        if (null != source)
+        {
+            source.adoptOrphans(this::adopt);
+        }
+    }
+
+    /**
+     * A call this node claimed when its owner left the grid (on a grid reader): posted to the shard its requests reach
+     * here, the one its local tag names as {@code ShardRouting} finds it (else its Call-ID's), to be restored there.
+     */
+    private void adopt(final ApplicationSnapshot snapshot)
+    {
+        final ContainerShardImpl[] all = shards;
+        if (0 == all.length || snapshot.sessions().isEmpty())
+        {
+            return;
+        }
+        final ApplicationSnapshot.DialogSnapshot d = snapshot.sessions().stream()
+            .filter(x -> null != x.localTag()).findFirst().orElse(snapshot.sessions().get(0));
+        int index = null == d.localTag() ? -1 : shardOf(d.localTag());
+        if (index < 0 || index >= all.length)
+        {
+            index = shardOf(d.callId());
+        }
+        if (index < 0 || index >= all.length)
+        {
+            final byte[] callId = d.callId().getBytes(StandardCharsets.UTF_8);
+            index = ShardIds.shardForCallId(callId, 0, callId.length, all.length);
+        }
+        final ContainerShardImpl target = all[index];
+        target.shard().stack().execute(target.shard().index(), () -> target.adopt(snapshot));
+    }
+
+    private static int shardOf(final String id)
+    {
+        final byte[] b = id.getBytes(StandardCharsets.UTF_8);
+        return ShardIds.shardOf(b, 0, b.length);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.sipline.container.api.SessionTakeover;
 import io.sipline.container.api.SipApplicationSessionImpl;
 import io.sipline.container.replication.ApplicationSnapshot;
 import io.sipline.container.replication.SnapshotSource;
+import io.sipline.container.replication.Takeover;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.shard.ShardIds;
@@ -23,7 +24,10 @@ import io.sipline.sip.transaction.ServerTransaction;
  * same address (the front sends it back here once it answers again). The shard keeps the server transaction and a
  * copy of the request, asks the grid for the call's snapshot by Call-ID on a reading thread ({@link SnapshotSource}),
  * and when the answer is posted back to the shard restores the application session and its SIP sessions
- * ({@link SessionTakeover}) and dispatches the request again. The request gets 481 as any request of an unknown dialog
+ * ({@link SessionTakeover}) and dispatches the request again. The call is claimed in the grid first: one that another
+ * live node claimed (it took the call over when its owner left the grid) gets 503, and the front tries its next node
+ * (RFC 3261 §21.5.4). A call claimed by this node with no request of it is {@link #adopt adopted} the same way.
+ * The request gets 481 as any request of an unknown dialog
  * (RFC 3261 §12.2.2) when the grid holds no snapshot, one of an application not deployed here as distributable, or
  * one of a call that ended on this shard (created by this node since it started, or taken over here before): a
  * request crossing the end of a call is not made a call again while the grid's removal is in flight.
@@ -111,7 +115,7 @@ final class CallTakeover
         first.add(new Waiting(tx, message.copy()));
         pending.put(callId, first);
         final int index = shard.index();
-        source.readByCallId(callId, found -> shard.stack().execute(index, () -> loaded(callId, found, own)));
+        source.takeOver(callId, owner, found -> shard.stack().execute(index, () -> loaded(callId, found, own)));
         return true;
     }
 
@@ -120,18 +124,26 @@ final class CallTakeover
      *
      * @param own whether the request's To tag is this node's.
      */
-    private void loaded(final String callId, final Optional<ApplicationSnapshot> found, final boolean own)
+    private void loaded(final String callId, final Takeover found, final boolean own)
     {
         final List<Waiting> waiting = pending.remove(callId);
         if (null == waiting)
         {
             return;
         }
+        if (found.elsewhere())
+        {
+            for (final Waiting w : waiting) // the front tries its next node (cluster/kamailio/kamailio.cfg)
+            {
+                answers.answer(w.tx(), w.request(), 503, "Served By Node " + found.owner());
+            }
+            return;
+        }
         SipApplicationSessionImpl app = null;
         try
         {
-            app = found.filter(snapshot -> !own || snapshot.createdMs() < startedMs).map(this::restore)
-                .orElse(null);
+            app = Optional.ofNullable(found.snapshot()).filter(snapshot -> !own || snapshot.createdMs() < startedMs)
+                .map(this::restore).orElse(null);
         }
         catch (final RuntimeException e)
         {
@@ -154,6 +166,33 @@ final class CallTakeover
                 ShardLog.logOnce("dispatch:" + e.getClass().getName(), "dispatch failed on shard " + shard.index(), e);
                 answers.answer(w.tx(), w.request(), 500, "Server Internal Error (" + e.getClass().getName() + ")");
             }
+        }
+    }
+
+    /**
+     * A call this node claimed when its owner left the grid, restored on this shard with no request of it: its
+     * servlet timers and expiry run here from now on (one overdue fires at once, a passed expiry expires it with the
+     * application's listeners told, JSR 289 §6.1.2.1). Nothing when a request of it brought it here first.
+     */
+    void adopt(final ApplicationSnapshot snapshot)
+    {
+        if (taken.containsKey(snapshot.id()))
+        {
+            return; // taken over here and ended: the grid's removal is still in flight
+        }
+        try
+        {
+            if (null == restore(snapshot))
+            {
+                ShardLog.logOnce("adopt:" + snapshot.application(), "call " + snapshot.id() + " of application "
+                    + snapshot.application() + " not taken over on shard " + shard.index()
+                    + ": the application is not deployed here as distributable", null);
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            ShardLog.logOnce("adopt:" + e.getClass().getName(), "call " + snapshot.id() + " not taken over on shard "
+                + shard.index(), e);
         }
     }
 

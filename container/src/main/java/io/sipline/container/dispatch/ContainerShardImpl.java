@@ -100,6 +100,12 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         ids.started(shardThreadId, addresses.host());
     }
 
+    /** Restores a call this node claimed when its owner left the grid (on the shard's event loop). */
+    void adopt(final io.sipline.container.replication.ApplicationSnapshot snapshot)
+    {
+        requests.adopt(snapshot);
+    }
+
     /** Application sessions this shard took over from other nodes (a metric; any thread, may lag). */
     long takenOver()
     {

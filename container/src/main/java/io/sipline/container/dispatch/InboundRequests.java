@@ -87,6 +87,12 @@ final class InboundRequests
         onSubsequent(tx, request, false);
     }
 
+    /** A call this node claimed when its owner left the grid, restored on this shard (shard only). */
+    void adopt(final io.sipline.container.replication.ApplicationSnapshot snapshot)
+    {
+        takeover.adopt(snapshot);
+    }
+
     /** Application sessions this shard took over from other nodes (tests and metrics). */
     long takenOver()
     {

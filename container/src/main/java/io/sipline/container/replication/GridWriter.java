@@ -24,8 +24,9 @@ import org.jctools.queues.MpscArrayQueue;
  * round trips overlap and the writer keeps up with the calls; those of one session are chained, each sent when the
  * previous one completed, so a session's removal never overtakes its last snapshot nor a snapshot an older one. A
  * shard never waits: when the queue is full the snapshot is counted as dropped and said once on the error stream
- * (the session's next boundary writes it again). Reads of a call by Call-ID (a survivor taking a dead node's
- * call over) run on {@value #READERS} reader threads of their own, so that they do not wait behind the writes.
+ * (the session's next boundary writes it again). Takeovers run on {@value #READERS} reader threads of their own,
+ * so that they do not wait behind the writes: the read and claim of a call by Call-ID (a survivor got a request of a
+ * dead node's call), and when a node leaves the grid the claim of the calls it owned that this member decides for.
  * <p>
  * Thread-safe: {@link #write} and {@link #remove} from any shard; {@link #close} once, after the shards stopped,
  * drains what is queued (bounded in time) and stops the writer.
@@ -52,6 +53,7 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     private final Thread writer;
     private final ThreadPoolExecutor readers;
     private final AtomicLong readFailures = new AtomicLong();
+    private final AtomicLong adopted = new AtomicLong();
     private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
     /** The last operation sent of each session with one in flight: the next one of that session waits for it. */
     private final Map<String, CompletableFuture<Void>> tails = new ConcurrentHashMap<>();
@@ -79,37 +81,120 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     }
 
     @Override
-    public void readByCallId(final String callId, final Consumer<Optional<ApplicationSnapshot>> then)
+    public void takeOver(final String callId, final int tagNode, final Consumer<Takeover> then)
     {
         try
         {
-            readers.execute(() -> then.accept(read(callId)));
+            readers.execute(() -> then.accept(claimCall(callId, tagNode)));
         }
         catch (final RejectedExecutionException e) // closed, or CAPACITY reads waiting
         {
             readFailed(callId, e);
-            then.accept(Optional.empty());
+            then.accept(Takeover.NONE);
         }
     }
 
-    private Optional<ApplicationSnapshot> read(final String callId)
+    /**
+     * The call of {@code callId} claimed for this node, or its live owner, or none. A call is claimed from the node
+     * whose tag the request carries (the front found it dead even when the grid has not seen it leave yet), from a
+     * node that left the grid, or is this node's already; a call another live node claimed is that node's.
+     */
+    private Takeover claimCall(final String callId, final int tagNode)
     {
         try
         {
-            return grid.readByCallId(callId);
+            final Optional<ApplicationSnapshot> found = grid.readByCallId(callId);
+            if (found.isEmpty())
+            {
+                return Takeover.NONE;
+            }
+            final String id = found.get().id();
+            for (int attempt = 0; attempt < 2; attempt++) // a claim lost to another node: that node is the owner
+            {
+                final int owner = grid.owner(id);
+                if (owner < 0)
+                {
+                    return Takeover.NONE; // ended meanwhile
+                }
+                if (owner != node && owner != tagNode && grid.member(owner))
+                {
+                    return new Takeover(null, owner);
+                }
+                if (owner == node || grid.claim(id, owner, node))
+                {
+                    final Optional<ApplicationSnapshot> now = grid.read(id); // newer than the first read, maybe
+                    return now.isPresent() ? new Takeover(now.get(), node) : Takeover.NONE;
+                }
+            }
+            return Takeover.NONE;
         }
         catch (final RuntimeException e)
         {
             readFailed(callId, e);
-            return Optional.empty();
+            return Takeover.NONE;
         }
     }
 
-    private void readFailed(final String callId, final Exception e)
+    @Override
+    public void adoptOrphans(final Consumer<ApplicationSnapshot> adopt)
+    {
+        grid.onMemberLeft(left ->
+        {
+            try
+            {
+                readers.execute(() -> adopt(left, adopt));
+            }
+            catch (final RejectedExecutionException e)
+            {
+                readFailed("of node " + left, e);
+            }
+        });
+    }
+
+    /** Claims the calls of node {@code left} this member decides for, and hands each one claimed to {@code adopt}. */
+    private void adopt(final int left, final Consumer<ApplicationSnapshot> adopt)
+    {
+        if (left == node)
+        {
+            return;
+        }
+        int claimed = 0;
+        for (final String id : grid.ownedBy(left))
+        {
+            try
+            {
+                if (grid.claim(id, left, node))
+                {
+                    final Optional<ApplicationSnapshot> snapshot = grid.read(id);
+                    if (snapshot.isPresent())
+                    {
+                        claimed++;
+                        adopt.accept(snapshot.get());
+                    }
+                }
+            }
+            catch (final RuntimeException e)
+            {
+                readFailed(id, e);
+            }
+        }
+        adopted.addAndGet(claimed);
+        err.println("sipline: cluster: node " + left + " left the grid; node " + node + " took over " + claimed
+            + " of its calls");
+        err.flush();
+    }
+
+    /** Calls of nodes that left the grid claimed by this node and handed to its shards. */
+    public long adopted()
+    {
+        return adopted.get();
+    }
+
+    private void readFailed(final String call, final Exception e)
     {
         if (0 == readFailures.getAndIncrement())
         {
-            err.println("sipline: grid reader: call " + callId + " not read: " + e);
+            err.println("sipline: grid reader: call " + call + " not read: " + e);
             err.flush();
         }
     }

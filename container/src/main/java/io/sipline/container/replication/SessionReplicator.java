@@ -1,7 +1,9 @@
 package io.sipline.container.replication;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.function.IntConsumer;
 
 /**
  * The container's seam in front of a data grid: it writes, reads and removes the snapshot of a distributable
@@ -10,12 +12,17 @@ import java.util.concurrent.CompletionStage;
  * <p>
  * Threading: every method may be called from any thread and never from a shard's event loop, which must not wait on
  * the network; implementations are thread-safe.
+ * <p>
+ * Ownership: each application session in the grid has an owner, the node that serves its calls: the node that wrote
+ * its last snapshot, or the one that {@link #claim claimed} it since. A claim is a compare-and-set in the grid, so of
+ * two nodes that claim the same session from the same owner at once exactly one gets it.
  */
 public interface SessionReplicator extends AutoCloseable
 {
     /**
-     * Stores {@code snapshot} under its id, replacing an older one; the application session and its SIP sessions are
-     * kept on one owner (and its backups).
+     * Stores {@code snapshot} under its id, replacing an older one, and makes its writer ({@link
+     * ApplicationSnapshot#node}) its owner; the application session and its SIP sessions are kept on one grid member
+     * (and its backups).
      *
      * @return completes when the owner and its backups hold it.
      */
@@ -35,6 +42,35 @@ public interface SessionReplicator extends AutoCloseable
 
     /** Removes application session {@code id} and its SIP sessions (it ended); completes when removed. */
     CompletionStage<Void> remove(String id);
+
+    /** The node that owns application session {@code id} now, or -1 when the grid holds no owner for it. */
+    int owner(String id);
+
+    /**
+     * Makes node {@code to} the owner of application session {@code id} if node {@code from} owns it now, atomically
+     * in the grid.
+     *
+     * @return whether {@code to} owns it afterwards (also when it already did): false when another node owns it, or
+     *         the grid holds no owner for it.
+     */
+    boolean claim(String id, int from, int to);
+
+    /**
+     * The application sessions owned by node {@code node} for which this member decides: every session has exactly
+     * one such member among the live ones (the grid's primary owner of its entry), so that after {@code node} left
+     * the survivors split its sessions without asking each other.
+     */
+    List<String> ownedBy(int node);
+
+    /** Whether node {@code node} is a member of the grid now. */
+    boolean member(int node);
+
+    /**
+     * Tells {@code left} the number of each node that leaves the grid (it died or stopped), once the grid placed that
+     * node's entries on the survivors, so that {@link #ownedBy} answers for them. Called on a thread of the grid;
+     * {@code left} must return at once.
+     */
+    void onMemberLeft(IntConsumer left);
 
     /** Leaves the grid; this member's entries stay with their backups. */
     @Override

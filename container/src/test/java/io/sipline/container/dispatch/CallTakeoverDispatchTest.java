@@ -6,20 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
-import io.sipline.container.replication.ApplicationSnapshot;
 import io.sipline.container.replication.GridWriter;
-import io.sipline.container.replication.SessionReplicator;
-import io.sipline.container.replication.SnapshotCodec;
+import io.sipline.container.replication.MemoryGrid;
 
 /**
  * Failover between two containers sharing a grid (held in memory): a distributable B2BUA's call set up through node
@@ -31,67 +22,6 @@ import io.sipline.container.replication.SnapshotCodec;
  */
 class CallTakeoverDispatchTest
 {
-    /** A grid in memory: snapshots as the bytes a real one stores, indexed by Call-ID; reads wait for a latch. */
-    static final class MemoryGrid implements SessionReplicator
-    {
-        final Map<String, byte[]> entries = new ConcurrentHashMap<>();
-        final Map<String, String> byCallId = new ConcurrentHashMap<>();
-        final CountDownLatch readsMayGo = new CountDownLatch(1);
-        final AtomicInteger reads = new AtomicInteger();
-
-        @Override
-        public CompletionStage<Void> write(final ApplicationSnapshot snapshot)
-        {
-            entries.put(snapshot.id(), SnapshotCodec.encode(snapshot));
-            snapshot.sessions().forEach(d -> byCallId.put(d.callId(), snapshot.id()));
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public Optional<ApplicationSnapshot> read(final String id)
-        {
-            return Optional.ofNullable(entries.get(id)).map(SnapshotCodec::decode);
-        }
-
-        @Override
-        public Optional<ApplicationSnapshot> readByCallId(final String callId)
-        {
-            reads.incrementAndGet();
-            try
-            {
-                readsMayGo.await(10, TimeUnit.SECONDS);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
-            final String id = byCallId.get(callId);
-            return null == id ? Optional.empty() : read(id);
-        }
-
-        @Override
-        public CompletionStage<Void> remove(final String id)
-        {
-            entries.remove(id);
-            byCallId.values().removeIf(id::equals);
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public void close()
-        {
-        }
-
-        /** Whether the call of {@code callId} is in the grid with {@code sessions} confirmed dialogs. */
-        boolean holds(final String callId, final int sessions)
-        {
-            final String id = byCallId.get(callId);
-            final Optional<ApplicationSnapshot> s = null == id ? Optional.empty() : read(id);
-            return s.isPresent() && sessions == s.get().sessions().stream()
-                .filter(d -> "CONFIRMED".equals(d.state())).count();
-        }
-    }
-
     @Test
     void shouldTakeOverTheCallOfAnotherNodeAndRelayItsBye() throws Exception
     {
@@ -99,8 +29,8 @@ class CallTakeoverDispatchTest
         final PrintWriter err = new PrintWriter(System.err, true);
         try (ContainerServer first = TestApps.server(TestApps.config().node(1));
             ContainerServer second = TestApps.server(TestApps.config().node(2));
-            GridWriter toGrid1 = new GridWriter(grid, 1, err);
-            GridWriter toGrid2 = new GridWriter(grid, 2, err);
+            GridWriter toGrid1 = new GridWriter(grid.member(1), 1, err);
+            GridWriter toGrid2 = new GridWriter(grid.member(2), 2, err);
             SipPeer caller = new SipPeer(DispatchSippTest.address(first));
             SipPeer callee = new SipPeer(DispatchSippTest.address(first)))
         {
@@ -164,9 +94,10 @@ class CallTakeoverDispatchTest
             final String to = callThroughAndDie(grid, params, caller, callee);
             final Map<String, byte[]> held = Map.copyOf(grid.entries);
             final Map<String, String> index = Map.copyOf(grid.byCallId);
+            final Map<String, Integer> owners = Map.copyOf(grid.owners);
             // node 1 is started again with the same node number; the front sends the call's requests to it
             try (ContainerServer again = TestApps.server(TestApps.config().node(1));
-                GridWriter toGrid = new GridWriter(grid, 1, err))
+                GridWriter toGrid = new GridWriter(grid.member(1), 1, err))
             {
                 again.registry().replication(toGrid, toGrid);
                 again.registry().onDeployed(TestApps.application("b2bua", new DispatchSippTest.B2bua(), params,
@@ -182,12 +113,14 @@ class CallTakeoverDispatchTest
                 // a request crossing the end of that call while the grid's removal is still in flight: 481
                 grid.entries.putAll(held);
                 grid.byCallId.putAll(index);
+                grid.owners.putAll(owners);
                 final int reads = grid.reads.get();
                 caller.send(SipPeer.inDialog("INFO", "restart-1", to, 3, "info-r1", ""));
                 caller.await(SipPeer.response(481, "INFO"), "481: the call ended here");
                 assertEquals(reads + 1, grid.reads.get(), "the grid was asked");
                 grid.entries.keySet().removeAll(held.keySet()); // the removal completes
                 grid.byCallId.keySet().removeAll(index.keySet());
+                grid.owners.keySet().removeAll(owners.keySet());
 
                 // a call of this node's present life that ended, still in the grid: 481 too
                 caller.send(TestApps.request("INVITE", "restart-2"));
@@ -199,12 +132,14 @@ class CallTakeoverDispatchTest
                 assertTrue(TestApps.await(() -> grid.holds("restart-2", 2)), "the second call in the grid");
                 final Map<String, byte[]> second = Map.copyOf(grid.entries);
                 final Map<String, String> secondIndex = Map.copyOf(grid.byCallId);
+                final Map<String, Integer> secondOwners = Map.copyOf(grid.owners);
                 caller.send(SipPeer.inDialog("BYE", "restart-2", to2, 2, "bye-r2", ""));
                 callee.send(SipPeer.okTo(callee.await(m -> m.startsWith("BYE "), "its BYE relayed")));
                 caller.await(SipPeer.response(200, "BYE"), "its BYE's 200");
                 assertTrue(TestApps.await(() -> grid.entries.isEmpty()), "the second call left the grid");
                 grid.entries.putAll(second);
                 grid.byCallId.putAll(secondIndex);
+                grid.owners.putAll(secondOwners);
                 caller.send(SipPeer.inDialog("INFO", "restart-2", to2, 3, "info-r2", ""));
                 caller.await(SipPeer.response(481, "INFO"), "481: a call of this life that ended");
                 assertEquals(1, again.takenOver(), "neither ended call was made one again");
@@ -225,7 +160,7 @@ class CallTakeoverDispatchTest
         {
             caller.target(DispatchSippTest.address(first));
             callee.target(DispatchSippTest.address(first));
-            try (GridWriter toGrid = new GridWriter(grid, 1, new PrintWriter(System.err, true)))
+            try (GridWriter toGrid = new GridWriter(grid.member(1), 1, new PrintWriter(System.err, true)))
             {
                 first.registry().replication(toGrid, toGrid);
                 first.registry().onDeployed(TestApps.application("b2bua", new DispatchSippTest.B2bua(), params,
@@ -248,7 +183,7 @@ class CallTakeoverDispatchTest
         final MemoryGrid grid = new MemoryGrid();
         grid.readsMayGo.countDown();
         try (ContainerServer server = TestApps.server(TestApps.config().node(2));
-            GridWriter toGrid = new GridWriter(grid, 2, new PrintWriter(System.err, true));
+            GridWriter toGrid = new GridWriter(grid.member(2), 2, new PrintWriter(System.err, true));
             SipPeer caller = new SipPeer(DispatchSippTest.address(server)))
         {
             server.registry().replication(toGrid, toGrid);

@@ -12,13 +12,16 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntConsumer;
 
 import org.junit.jupiter.api.Test;
 
 /**
  * The writer between the shards and the grid: what shards queue reaches the grid on another thread, in order (a
  * session's removal never overtakes its last snapshot), the queuing thread never waits on a slow grid, and a grid
- * that fails is said once and counted.
+ * that fails is said once and counted. A takeover claims a call only from the node whose tag the request carries, a
+ * node that left the grid, or itself; and when a node leaves, its calls are adopted once each, split between the
+ * survivors.
  */
 class GridWriterTest
 {
@@ -59,6 +62,35 @@ class GridWriterTest
         {
             seen.add("remove " + id);
             return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public int owner(final String id)
+        {
+            return -1;
+        }
+
+        @Override
+        public boolean claim(final String id, final int from, final int to)
+        {
+            return false;
+        }
+
+        @Override
+        public List<String> ownedBy(final int node)
+        {
+            return List.of();
+        }
+
+        @Override
+        public boolean member(final int node)
+        {
+            return false;
+        }
+
+        @Override
+        public void onMemberLeft(final IntConsumer left)
+        {
         }
 
         @Override
@@ -134,6 +166,80 @@ class GridWriterTest
         writer.close();
         assertEquals(50, writer.written());
         assertEquals(50, seen.size());
+    }
+
+    @Test
+    void shouldClaimACallOnlyFromItsTagsNodeADepartedNodeOrItself() throws Exception
+    {
+        final MemoryGrid memory = new MemoryGrid();
+        memory.readsMayGo.countDown();
+        final SessionReplicator one = memory.member(1);
+        memory.member(3);
+        try (GridWriter two = new GridWriter(memory.member(2), 2, new PrintWriter(new StringWriter(), true)))
+        {
+            one.write(call("a", "call-a", 1));
+            one.write(call("b", "call-b", 3)); // node 3, alive, serves call b now
+            one.write(call("c", "call-c", 4)); // node 4 is not in the grid
+
+            final Takeover a = takeOver(two, "call-a", 1);
+            assertTrue(a.taken(), "from the node whose tag the request carries (the front found it dead)");
+            assertEquals("a", a.snapshot().id());
+            assertEquals(2, a.owner());
+            assertEquals(2, memory.owners.get("a"));
+            assertEquals(new Takeover(null, 3), takeOver(two, "call-b", 1), "node 3 serves it: elsewhere");
+            assertEquals(3, memory.owners.get("b"), "not claimed");
+            assertTrue(takeOver(two, "call-c", 1).taken(), "from a node that left the grid");
+            assertTrue(takeOver(two, "call-a", 1).taken(), "already this node's");
+            assertEquals(Takeover.NONE, takeOver(two, "call-x", 1), "no such call");
+        }
+    }
+
+    @Test
+    void shouldAdoptTheCallsItDecidesForWhenANodeLeaves() throws Exception
+    {
+        final MemoryGrid memory = new MemoryGrid();
+        final SessionReplicator one = memory.member(1);
+        final List<String> adopted2 = new CopyOnWriteArrayList<>();
+        final List<String> adopted3 = new CopyOnWriteArrayList<>();
+        final StringWriter said = new StringWriter();
+        try (GridWriter two = new GridWriter(memory.member(2), 2, new PrintWriter(said, true));
+            GridWriter three = new GridWriter(memory.member(3), 3, new PrintWriter(new StringWriter(), true)))
+        {
+            two.adoptOrphans(s -> adopted2.add(s.id()));
+            three.adoptOrphans(s -> adopted3.add(s.id()));
+            final int calls = 40;
+            for (int i = 0; i < calls; i++)
+            {
+                one.write(call("app-" + i, "call-" + i, 1));
+            }
+            one.write(call("other", "call-other", 3));
+            memory.leave(1);
+            assertTrue(await(() -> calls == adopted2.size() + adopted3.size()), adopted2 + " / " + adopted3);
+            assertTrue(adopted2.stream().noneMatch(adopted3::contains), "each call adopted once");
+            assertTrue(!adopted2.isEmpty() && !adopted3.isEmpty(), "split between the survivors");
+            adopted2.forEach(id -> assertEquals(2, memory.owners.get(id)));
+            adopted3.forEach(id -> assertEquals(3, memory.owners.get(id)));
+            assertEquals(3, memory.owners.get("other"), "a survivor's call stays with it");
+            assertEquals(adopted2.size(), two.adopted());
+            assertTrue(await(() -> said.toString().contains("node 1 left the grid; node 2 took over "
+                + adopted2.size() + " of its calls")), said.toString());
+        }
+    }
+
+    private static Takeover takeOver(final GridWriter writer, final String callId, final int tagNode)
+        throws Exception
+    {
+        final CompletableFuture<Takeover> answer = new CompletableFuture<>();
+        writer.takeOver(callId, tagNode, answer::complete);
+        return answer.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    private static ApplicationSnapshot call(final String id, final String callId, final int node)
+    {
+        final ApplicationSnapshot.DialogSnapshot d = new ApplicationSnapshot.DialogSnapshot("s1", "CONFIRMED", false,
+            "main", callId, "s0001a1b2c3d4e5f60", "abc", "sip:a@192.0.2.1", "sip:b@192.0.2.2", "sip:b@192.0.2.2",
+            List.of(), 1, 1, null, Map.of());
+        return new ApplicationSnapshot(id, "b2bua", node, 1, 1L, 0L, Map.of(), List.of(d), List.of());
     }
 
     private static boolean await(final java.util.function.BooleanSupplier condition) throws InterruptedException
