@@ -32,6 +32,7 @@ import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.stack.SipStack;
 import io.sipline.sip.transaction.InviteResponse;
 import io.sipline.sip.transaction.ResponseTimeHistogram;
+import io.sipline.sip.transaction.StatelessShedding;
 import io.sipline.sip.transport.MessageCounters;
 import io.sipline.sip.transport.ShardCounters;
 import io.sipline.sip.transport.tcp.TcpCounters;
@@ -125,6 +126,35 @@ public final class SipMetrics
                     cb.call(t.responsesOut(c), k, CLASSES[c - 1]);
                 }
             }, "class");
+        CounterWithCallback.builder().name("sipline_sip_requests_shed")
+            .help("New requests refused by overload control with a stateless 503 and Retry-After, by method, before "
+                + "any transaction or application: past the waits, the admission limit or the REGISTER budget; "
+                + "method INVITE_again counts the retransmissions of a refused INVITE refused again")
+            .labelNames("shard", "method")
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    final String shard = Integer.toString(k);
+                    final StatelessShedding shed = stack.shard(k).transactions().shedding();
+                    for (final SipMethod m : METHODS)
+                    {
+                        cb.call(shed.refused(m), shard, methodLabel(m));
+                    }
+                    cb.call(shed.refusedAgain(), shard, "INVITE_again");
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("sipline_sip_shed_acks_absorbed")
+            .help("ACKs of the stateless 503s of overload control, recognised by their To tag and absorbed without a "
+                + "transaction or dialog lookup")
+            .labelNames("shard")
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    cb.call(stack.shard(k).transactions().shedding().acksAbsorbed(), Integer.toString(k));
+                }
+            }).register(registry);
         counter("sipline_sip_retransmissions_sent", "Messages re-sent by transactions on their own (timers A, E, G; "
             + "the last response again for a retransmitted request)", (cb, k, t) -> cb.call(t.retransmissions(), k));
         counter("sipline_sip_retransmissions_deferred", "Retransmissions put off because the stack's input lagged "
@@ -489,8 +519,8 @@ public final class SipMetrics
         CounterWithCallback.builder().name("sipline_container_events")
             .help("Container events: servlet_error, slow_call, no_application, stray_2xx (a late 2xx ACKed and ended "
                 + "with BYE), routed_out (an initial request the application router sent to an external route), "
-                + "overloaded (a new request refused with 503: it waited longer than --overload-wait, or a new INVITE "
-                + "past the shard's admission limit)")
+                + "overloaded (a new request refused with a stateless 503: it waited longer than --overload-wait, "
+                + "a new INVITE past the shard's admission limit, or a REGISTER past its budget)")
             .labelNames("event")
             .callback(cb ->
             {

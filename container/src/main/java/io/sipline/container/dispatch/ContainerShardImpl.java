@@ -66,7 +66,10 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         public final AtomicLong stray2xx = new AtomicLong();
         /** Initial requests the application router sent out to an external route (JSR 289 §15.4.1). */
         public final AtomicLong routedOut = new AtomicLong();
-        /** New requests refused with 503: by the waits ({@link OverloadControl}) or the {@link AdmissionLimit}. */
+        /**
+         * New requests refused with a stateless 503 ({@link ShardAdmission}): by the waits, the admission limit or
+         * the REGISTER budget.
+         */
         public final AtomicLong overloaded = new AtomicLong();
     }
 
@@ -89,8 +92,25 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         outbound.wire(composition, responses);
         this.proxies = new ProxyDispatch(this, addresses, invoker, outbound);
         this.requests = new InboundRequests(this, registry, addresses, ids, invoker, answers, composition, proxies,
-            uas, new OverloadControl(overloadWaitNs, overloadIntervalNs),
-            AdmissionLimit.configured(overloadWaitNs, overloadIntervalNs), wallClock);
+            uas, admission(shard, counters, overloadWaitNs, overloadIntervalNs, wallClock));
+    }
+
+    /**
+     * The shard's overload control, handed to its transaction layer so that a new request it refuses is answered
+     * before a transaction exists ({@code StatelessShedding}); null when overload control is off.
+     */
+    private static ShardAdmission admission(final StackShard shard, final Counters counters, final long overloadWaitNs,
+        final long overloadIntervalNs, final LongSupplier wallClock)
+    {
+        if (0 == overloadWaitNs)
+        {
+            return null;
+        }
+        final ShardAdmission admission = new ShardAdmission(new OverloadControl(overloadWaitNs, overloadIntervalNs),
+            AdmissionLimit.configured(overloadWaitNs, overloadIntervalNs),
+            RegisterBudget.configured(overloadWaitNs, overloadIntervalNs), wallClock, counters);
+        shard.transactions().shedding().admission(admission);
+        return admission;
     }
 
     /** Publishes the shard's thread and the local address (after the stack started). */

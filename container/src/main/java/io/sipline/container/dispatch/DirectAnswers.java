@@ -19,11 +19,6 @@ import io.sipline.sip.transport.StatelessResponder;
  */
 final class DirectAnswers
 {
-    /** The reason phrase of an overload 503. */
-    static final String OVERLOADED = "Service Unavailable (overloaded)";
-    /** Retry-After of an overload 503, seconds: the least the header can say. */
-    static final String RETRY_AFTER_SECONDS = "1";
-
     private final StackShard shard;
     private final ContainerIds ids;
     private final ContainerShardImpl.Counters counters;
@@ -48,21 +43,6 @@ final class DirectAnswers
         final ByteBuf out = shard.allocate(256 + request.length());
         shard.builder().startResponse(out, request, status, reason, toTag).end(null, 0, 0);
         shard.respond(tx, out, status);
-    }
-
-    /**
-     * Refuses a new request of an overloaded shard: {@code 503 Service Unavailable} with {@code Retry-After}
-     * (RFC 3261 §21.5.4), on its server transaction, which absorbs the request's retransmissions and, for an INVITE,
-     * retransmits the 503 until the ACK (§17.2.1). No application sees it.
-     */
-    void shed(final ServerTransaction tx, final SipMessage request)
-    {
-        counters.overloaded.incrementAndGet();
-        final ByteBuf out = shard.allocate(256 + request.length());
-        shard.builder().startResponse(out, request, 503, OVERLOADED, ids.newTagOnShard())
-            .header(HeaderName.RETRY_AFTER, RETRY_AFTER_SECONDS)
-            .end(null, 0, 0);
-        shard.respond(tx, out, 503);
     }
 
     /** Without applications: what the server answers without a container (StatelessResponder's rules). */

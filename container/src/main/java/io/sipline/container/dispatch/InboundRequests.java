@@ -2,7 +2,6 @@ package io.sipline.container.dispatch;
 
 import java.io.Serializable;
 import java.net.InetSocketAddress;
-import java.util.function.LongSupplier;
 import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRouterInfo;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
@@ -24,11 +23,11 @@ import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
-import io.sipline.sip.transport.RealtimeClock;
 
 /**
  * The requests the stack receives for this shard (JSR 289 §15): a CANCEL (RFC 3261 §9.2), a subsequent request to its
- * dialog's session, an initial request through overload control, the application router, servlet selection and the
+ * dialog's session, an initial request (overload control refused it in the stack if it had to) through the
+ * application router, servlet selection and the
  * application's security to new sessions; the ACK of a 2xx (§13.3.1.4) to its session.
  * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard, created with it). The stack's
@@ -51,18 +50,13 @@ final class InboundRequests
     private final CallTakeover takeover;
     /** The router's answers as this shard's requests and sessions share them. */
     private final RouterStates routerStates = new RouterStates();
-    /** Whether new requests are refused with 503 ({@link #overloaded}): every request's wait is its sample. */
-    private final OverloadControl overload;
-    /** New INVITEs let in under pressure ({@link AdmissionLimit}); null: no limit. */
-    private final AdmissionLimit admission;
-    /** The wall clock the overload check reads ({@link RealtimeClock#nanos()}; a test's own clock in tests). */
-    private final LongSupplier wallClock;
+    /** Overload control, which the stack asks before a request makes a transaction; told of calls completed. */
+    private final ShardAdmission admission;
 
     InboundRequests(final ContainerShardImpl container, final ApplicationRegistry registry,
         final ShardAddresses addresses, final ContainerIds ids, final ServletInvoker invoker,
         final DirectAnswers answers, final ApplicationComposition composition, final ProxyDispatch proxies,
-        final UasResponses uas, final OverloadControl overload, final AdmissionLimit admission,
-        final LongSupplier wallClock)
+        final UasResponses uas, final ShardAdmission admission)
     {
         this.container = container;
         this.registry = registry;
@@ -75,9 +69,7 @@ final class InboundRequests
         this.composition = composition;
         this.proxies = proxies;
         this.uas = uas;
-        this.overload = overload;
         this.admission = admission;
-        this.wallClock = wallClock;
         this.takeover = new CallTakeover(registry, container, answers, this::redispatch);
     }
 
@@ -108,20 +100,15 @@ final class InboundRequests
         }
         try
         {
-            final SipMethod method = request.method();
-            final long nowNs = wallClock.getAsLong();
-            final boolean overloaded = overloaded(request, nowNs);
-            if (SipMethod.CANCEL == method)
+            // A new request past overload control was refused by the stack before it made a transaction
+            // (ShardAdmission, StatelessShedding): what comes here is served.
+            if (SipMethod.CANCEL == request.method())
             {
                 onCancel(tx, request);
             }
             else if (request.toTagStart() >= 0)
             {
                 onSubsequent(tx, request, true);
-            }
-            else if (overloaded || (SipMethod.INVITE == method && null != admission && !admission.admit(nowNs)))
-            {
-                answers.shed(tx, request);
             }
             else
             {
@@ -133,28 +120,6 @@ final class InboundRequests
             ShardLog.logOnce("dispatch:" + e.getClass().getName(), "dispatch failed on shard " + shard.index(), e);
             answers.answer(tx, request, 500, "Server Internal Error (" + e.getClass().getName() + ")");
         }
-    }
-
-    /**
-     * Overload control ({@code SipStackConfig#overloadWaitNs}, {@link OverloadControl}): every request's wait since the
-     * kernel received it is a sample, and the answer is whether this request waited past the limit while the shard is
-     * overloaded (the waits stood above the limit for an interval). Only a new request is then refused: a shard that
-     * far behind its input would only add to its backlog by routing it, its retransmissions and those of the calls
-     * already up would come next, and the socket buffers would overflow; requests within dialogs and CANCELs are
-     * served so that the calls already up finish. The wait is also the admission limit's sample of pressure.
-     */
-    private boolean overloaded(final SipMessage request, final long nowNs)
-    {
-        final long received = request.receivedAtNanos();
-        if (0 == received)
-        {
-            return false;
-        }
-        if (null != admission)
-        {
-            admission.onWait(nowNs - received, nowNs);
-        }
-        return overload.onRequest(received, nowNs);
     }
 
     /**
@@ -417,7 +382,7 @@ final class InboundRequests
     {
         if (null != admission)
         {
-            admission.onCompleted(wallClock.getAsLong());
+            admission.completed();
         }
     }
 }

@@ -73,8 +73,8 @@ public final class ServerRefusals
         meanings.put("handoff_queue_full", "dropped: the owning shard's queue was full");
         meanings.put("declined", "dropped: no transaction or handler took it");
         meanings.put("no_application", "answered 404: no application takes the request");
-        meanings.put("overloaded", "answered 503: it waited longer than --overload-wait, or a new INVITE past the "
-            + "admission limit");
+        meanings.put("overloaded", "answered 503: it waited longer than --overload-wait, a new INVITE past the "
+            + "admission limit, or a REGISTER past its budget");
         meanings.put("servlet_error", "the servlet threw; answered 500 (the first of each kind is logged with its "
             + "stack)");
         return meanings;

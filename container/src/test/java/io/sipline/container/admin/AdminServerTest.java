@@ -151,6 +151,7 @@ class AdminServerTest
             {
                 assertEquals(0, delta(before, a, "sipline_container_events_total{event=\"" + event + "\"}"), event);
             }
+            assertNothingShed(before, a);
             assertEquals(2, sumWhere(a, "sipline_shard_up", ""));
             assertTrue(a.containsKey("sipline_sip_transactions_active"), a.keySet().toString());
             assertTrue(a.containsKey("sipline_sip_dialogs_active"));
@@ -475,6 +476,15 @@ class AdminServerTest
         }
         assertTrue(!map.isEmpty());
         return map;
+    }
+
+    /** Overload control refused nothing: its stateless refusals are exported, by method, at 0. */
+    private static void assertNothingShed(final Map<String, Double> before, final Map<String, Double> a)
+    {
+        assertEquals(0, delta(before, a, "sipline_sip_requests_shed_total{method=\"INVITE\"}"));
+        assertEquals(0, delta(before, a, "sipline_sip_requests_shed_total{method=\"INVITE_again\"}"));
+        assertEquals(0, sumWhere(a, "sipline_sip_requests_shed_total", ""));
+        assertEquals(0, delta(before, a, "sipline_sip_shed_acks_absorbed_total"));
     }
 
     private static double delta(final Map<String, Double> before, final Map<String, Double> after, final String key)

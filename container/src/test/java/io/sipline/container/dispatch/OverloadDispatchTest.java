@@ -1,7 +1,6 @@
 package io.sipline.container.dispatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,13 +12,17 @@ import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.Test;
 
+import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.transaction.StatelessShedding;
+import io.sipline.sip.transaction.TransactionLayer;
 import io.sipline.sip.transport.RealtimeClock;
 
 /**
  * Overload control ({@code --overload-wait}, {@code SipStackConfig#overloadWaitNs}, {@link OverloadControl}): once the
  * requests' waits since the kernel received them have stood above the limit for an interval, a new request is refused
- * with 503 and Retry-After (RFC 3261 §21.5.4) on its server transaction, and no application sees it; requests within
- * a dialog are served whatever the wait. The waits are made certain by the clock the container reads: one the test
+ * with 503 and Retry-After (RFC 3261 §21.5.4) by the stack before a transaction exists, and no application sees it;
+ * its retransmission gets the same 503 and its ACK is absorbed; requests within a dialog are served whatever the
+ * wait. The waits are made certain by the clock the container reads: one the test
  * holds still an hour ahead of the kernel's receive times and moves by the interval (every request has waited an hour
  * against a limit of 100 ms), or the real one against a limit of 10 s (none has).
  */
@@ -43,6 +46,8 @@ class OverloadDispatchTest
             caller.await(SipPeer.response(200, "OPTIONS"), "200 to the first OPTIONS, however long it waited");
             assertEquals(0, server.counters().overloaded.get());
             clock.addAndGet(interval); // every wait stood above the limit for the whole interval
+            final TransactionLayer layer = server.stack().shard(0).transactions();
+            final long acquires = layer.poolAcquires();
             final String invite = TestApps.request("INVITE", "overload-invite");
             caller.send(invite);
             final String refused = caller.await(SipPeer.response(503, "INVITE"), "503 to the INVITE");
@@ -50,11 +55,21 @@ class OverloadDispatchTest
             assertEquals("1", SipPeer.header(refused, "Retry-After"));
             assertTrue(SipPeer.header(refused, "To").contains(";tag="), "a final response has a To tag: " + refused);
 
-            // The INVITE's retransmission is absorbed by its transaction, which sends the 503 again (RFC 3261 §17.2.1)
+            // The INVITE's retransmission is refused again, statelessly, with the same response; its ACK is absorbed
             caller.send(invite);
-            assertNotNull(caller.await(SipPeer.response(503, "INVITE"), "the 503 again"));
+            final String again = caller.await(SipPeer.response(503, "INVITE"), "the 503 again");
+            assertEquals(SipPeer.header(refused, "To"), SipPeer.header(again, "To"));
             caller.send(SipPeer.inDialog("ACK", "overload-invite", SipPeer.header(refused, "To"), 1, "overload-invite",
                 ""));
+            final StatelessShedding shed = layer.shedding();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (0 == shed.acksAbsorbed() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            assertEquals(1, shed.acksAbsorbed(), "the ACK of the 503");
+            assertEquals(1, shed.refusedAgain());
+            assertEquals(acquires, layer.poolAcquires(), "no transaction for the refused INVITE");
 
             caller.send(TestApps.request("OPTIONS", "overload-options"));
             caller.await(SipPeer.response(503, "OPTIONS"), "503 to a new OPTIONS");
@@ -66,6 +81,8 @@ class OverloadDispatchTest
 
             assertEquals(List.of("OPTIONS"), List.copyOf(uas.seen), "no application sees a refused request");
             assertEquals(2, server.counters().overloaded.get(), "the INVITE once and the OPTIONS");
+            assertEquals(1, shed.refused(SipMethod.INVITE));
+            assertEquals(1, shed.refused(SipMethod.OPTIONS));
             assertNull(caller.within(SipPeer.response(200, "INVITE"), 100));
         }
     }

@@ -42,7 +42,8 @@ class RefusalLogTest
                 "WARNING refused 1000 messages (parse_bad_via) in the last 3600 s, 1005 in all: malformed, Bad Via "
                     + "(answered 400 when it can be)",
                 "WARNING refused 1 message (overloaded) in the last 3600 s, 1 in all: answered 503: it waited longer "
-                    + "than --overload-wait, or a new INVITE past the admission limit"), lines);
+                    + "than --overload-wait, a new INVITE past the admission limit, or a REGISTER past its budget"),
+                lines);
 
             lines.clear();
             log.report();

@@ -190,6 +190,24 @@ final class ShardEvents implements SipMessageHandler, StreamMessageHandler, Tran
         return sent;
     }
 
+    /** A stateless 503 of overload ({@code StatelessShedding}): counted as a message out, not a retransmission. */
+    @Override
+    public boolean sendStateless(final ByteBuf data, final InetSocketAddress destination,
+        final InetSocketAddress local, final boolean reliable)
+    {
+        final boolean outer = stackShard.tuSending;
+        stackShard.tuSending = true;
+        try
+        {
+            return send(data, destination, local, reliable);
+        }
+        finally
+        {
+            stackShard.tuSending = outer;
+            data.release();
+        }
+    }
+
     /**
      * A server transaction's responses go to a Via {@code maddr} naming a host (RFC 3261 §18.2.2): this shard's
      * {@link SipLocator} finds its address like any host with a port (A/AAAA, RFC 3263 §4.2, cached for the

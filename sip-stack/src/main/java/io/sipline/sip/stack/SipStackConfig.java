@@ -86,9 +86,10 @@ public final class SipStackConfig
      * Overload control, the target delay: once the requests a shard takes in have each waited longer than this since
      * the kernel received them (their {@code SipMessage#receivedAtNanos()}: socket buffer, hand-over queue and the
      * shard's backlog) for a whole {@link #overloadIntervalNs()} (CoDel's standing queue, RFC 8289 §3.2), the shard is
-     * overloaded: each new request outside a dialog that waited longer than this is refused by the container with
-     * {@code 503 Service Unavailable} and {@code Retry-After} (RFC 3261 §21.5.4) instead of being routed to an
-     * application, the ones that waited less are served, until the waits have stayed within it for an interval;
+     * overloaded: each new request outside a dialog that waited longer than this is refused (the container's
+     * decision, asked by the transaction layer through {@code Admission}) with a stateless {@code 503 Service
+     * Unavailable} and {@code Retry-After} (RFC 3261 §21.5.4) before a transaction exists, the ones that waited less
+     * are served, until the waits have stayed within it for an interval;
      * requests within dialogs, CANCELs and responses are always served, so that the calls already up finish. 0 (the
      * default of this class; the server's command line turns it on): off.
      */

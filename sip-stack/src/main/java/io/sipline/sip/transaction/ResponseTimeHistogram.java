@@ -107,6 +107,20 @@ public final class ResponseTimeHistogram
         }
     }
 
+    /**
+     * Records {@code toNs - fromNs} (wall clock); untimed when either is unknown (0) or the wall clock was stepped back
+     * between them (no honest figure).
+     */
+    void recordBetween(final long fromNs, final long toNs)
+    {
+        if (0 == fromNs || 0 == toNs || toNs < fromNs)
+        {
+            recordUntimed();
+            return;
+        }
+        record(toNs - fromNs);
+    }
+
     /** One response that could not be timed (its request's arrival time unknown, or the wall clock stepped back). */
     public void recordUntimed()
     {

@@ -27,10 +27,11 @@ import io.sipline.sip.transport.ResponseAddress;
  * </pre>
  *
  * <p>Stages: {@link TransactionKeys} (match keys), {@link LayerMessages} (the 100 Trying and non-2xx ACKs it writes),
- * the four transaction machines. Transactions come from per-machine free lists and go back on termination (a miss
- * allocates one, counted, kept); the client and server {@link TransactionTable}s are primitive maps keyed by a hash;
- * timers live in the shard's {@link TimerWheel}. In steady state the layer allocates nothing. Responses go where RFC
- * 3261 §18.2.2 and RFC 3581 §4 say ({@link ResponseAddress}). Errors are events, never exceptions.
+ * {@link StatelessShedding} (overload refusals before any transaction), the four transaction machines. Transactions
+ * come from per-machine free lists and go back on termination (a miss allocates one, counted, kept); the client and
+ * server {@link TransactionTable}s are primitive maps keyed by a hash; timers live in the shard's {@link TimerWheel}.
+ * In steady state the layer allocates nothing. Responses go where RFC 3261 §18.2.2 and RFC 3581 §4 say
+ * ({@link ResponseAddress}). Errors are events, never exceptions.
  *
  * <p>Buffers: {@link #sendRequest} and {@link #respond} take ownership of theirs (kept for retransmission, released
  * when superseded, at termination, or at once when refused); the transport borrows them for each send.
@@ -65,6 +66,8 @@ public final class TransactionLayer
     /** Writes the Trying and ACKs the layer sends itself. */
     final LayerMessages messages;
     private final ViaFlyweight via = new ViaFlyweight();
+    /** New requests refused without a transaction when the {@link Admission} says so. */
+    private final StatelessShedding shedding;
     private final TransactionTable clientTable;
     private final TransactionTable serverTable;
     private final TimerHandler timerHandler = new LayerTimerHandler();
@@ -126,6 +129,7 @@ public final class TransactionLayer
         this.wheel = wheel;
         this.allocator = config.allocator();
         this.messages = new LayerMessages(allocator, scratch);
+        this.shedding = new StatelessShedding(allocator, transport);
         this.realtimeClock = config.realtimeClock();
         for (int i = 0; i < inviteResponseTimes.length; i++)
         {
@@ -235,7 +239,7 @@ public final class TransactionLayer
             {
                 invite.onAck(request);
             }
-            else
+            else if (!shedding.absorbsAck(request, hash))
             {
                 unmatchedAcks++;
                 user.onStatelessRequest(request, source, reliable); // the ACK for a 2xx: the dialog layer's
@@ -246,6 +250,10 @@ public final class TransactionLayer
         {
             found.onRetransmission(request);
             return true;
+        }
+        if (shedding.refuses(request, method, hash, via, source, local, reliable))
+        {
+            return true; // refused before any state is made: a stateless 503
         }
 
         final ServerTransaction tx = (ServerTransaction)acquire(
@@ -435,6 +443,12 @@ public final class TransactionLayer
         return poolReleases;
     }
 
+    /** The overload refusals of this layer: set its {@link Admission} there; its counts (any thread). */
+    public StatelessShedding shedding()
+    {
+        return shedding;
+    }
+
     /** Retransmitted requests (and ACKs in Completed/Confirmed) absorbed by a server transaction. */
     public long absorbedRequests()
     {
@@ -537,7 +551,8 @@ public final class TransactionLayer
      */
     void recordInviteResponse(final InviteResponse kind, final long arrivalNs)
     {
-        recordBetween(inviteResponseTimes[kind.ordinal()], arrivalNs, 0 == arrivalNs ? 0 : realtimeClock.getAsLong());
+        final long nowNs = 0 == arrivalNs ? 0 : realtimeClock.getAsLong();
+        inviteResponseTimes[kind.ordinal()].recordBetween(arrivalNs, nowNs);
     }
 
     /**
@@ -547,21 +562,7 @@ public final class TransactionLayer
      */
     void recordInviteClientResponse(final InviteResponse kind, final long sentNs, final long receivedNs)
     {
-        recordBetween(inviteClientResponseTimes[kind.ordinal()], sentNs, receivedNs);
-    }
-
-    /**
-     * Records {@code toNs - fromNs} (wall clock); untimed when either is unknown (0) or the wall clock was stepped back
-     * between them (no honest figure).
-     */
-    private static void recordBetween(final ResponseTimeHistogram h, final long fromNs, final long toNs)
-    {
-        if (0 == fromNs || 0 == toNs || toNs < fromNs)
-        {
-            h.recordUntimed();
-            return;
-        }
-        h.record(toNs - fromNs);
+        inviteClientResponseTimes[kind.ordinal()].recordBetween(sentNs, receivedNs);
     }
 
     long scheduleTimer(final Transaction tx, final char timer, final long delayNs)

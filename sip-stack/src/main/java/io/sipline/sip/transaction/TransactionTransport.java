@@ -44,6 +44,27 @@ public interface TransactionTransport
     }
 
     /**
+     * Sends a message no transaction keeps: a stateless response ({@link StatelessShedding}, RFC 3261 §8.2.7). Not a
+     * retransmission. This default sends with {@link #send(ByteBuf, InetSocketAddress, InetSocketAddress, boolean)}
+     * and releases the buffer.
+     *
+     * @param data ownership taken: sent and released.
+     * @return false when it could not be handed to the network.
+     */
+    default boolean sendStateless(final ByteBuf data, final InetSocketAddress destination,
+        final InetSocketAddress local, final boolean reliable)
+    {
+        try
+        {
+            return send(data, destination, local, reliable);
+        }
+        finally
+        {
+            data.release();
+        }
+    }
+
+    /**
      * Finds the address of a host name a transaction must send to: a server transaction whose request's top Via has
      * a {@code maddr} naming a host (RFC 3261 §18.2.2; located like any host with a port, RFC 3263 §4.2). The
      * transport answers later, on the shard, with {@link TransactionLayer#resolved}; meanwhile the transaction holds

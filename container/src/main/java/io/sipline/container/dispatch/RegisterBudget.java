@@ -1,0 +1,137 @@
+package io.sipline.container.dispatch;
+
+/**
+ * The REGISTER budget of one shard: while the shard is under pressure, at most {@code perBucket} REGISTERs are let in
+ * per bucket (the overload interval); the rest are refused with {@code 503} and {@code Retry-After} (RFC 3261
+ * §21.5.4), so that a registration storm (every device of a network registering again after an outage) takes no more
+ * of a loaded shard than its budget and does not starve the calls. Outside pressure every REGISTER is let in: a shard
+ * with cores to spare serves the storm.
+ * <p>
+ * Pressure, as for the {@link AdmissionLimit}: a request's wait above {@code pressureNs} puts the shard under pressure
+ * for the rest of its bucket and the next; with {@code pressureNs} 0 the budget always holds (a plain rate limit).
+ * REGISTER has no completion to measure (no ACK, no dialog), so its budget is a fixed rate, set by the operator
+ * ({@link #RATE_PROP_NAME}).
+ * <p>
+ * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: a few
+ * fields. The clock is the caller's; tests pass their own.
+ */
+final class RegisterBudget
+{
+    /** System property: REGISTERs per second per shard let in under pressure, or {@code off}. */
+    static final String RATE_PROP_NAME = "sipline.overload.register.rate";
+    static final int RATE_DEFAULT = 1000;
+
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final long bucketNs;
+    private final long pressureNs;
+    private final int perBucket;
+    private long bucketEndNs = NONE;
+    private long pressedUntilNs = NONE;
+    private int admitted;
+    private long refused;
+
+    /**
+     * @param bucketNs   the length of a bucket (the overload interval).
+     * @param pressureNs a wait above this puts the shard under pressure for the rest of its bucket and the next; 0:
+     *                   always.
+     * @param perBucket  REGISTERs a bucket lets in under pressure.
+     */
+    RegisterBudget(final long bucketNs, final long pressureNs, final int perBucket)
+    {
+        if (bucketNs <= 0 || pressureNs < 0 || perBucket < 0)
+        {
+            throw new IllegalArgumentException("register budget bucket " + bucketNs + " ns, pressure " + pressureNs
+                + " ns, " + perBucket + " per bucket");
+        }
+        this.bucketNs = bucketNs;
+        this.pressureNs = pressureNs;
+        this.perBucket = perBucket;
+    }
+
+    /**
+     * The budget a shard runs with: none when overload control is off ({@code overloadWaitNs} 0) or
+     * {@link #RATE_PROP_NAME} is {@code off}; otherwise the rate per second over buckets of {@code intervalNs}, and the
+     * admission limit's pressure mark ({@link AdmissionLimit#PRESSURE_PROP_NAME}).
+     *
+     * @return null for no budget.
+     */
+    static RegisterBudget configured(final long overloadWaitNs, final long intervalNs)
+    {
+        final String rate = System.getProperty(RATE_PROP_NAME, Integer.toString(RATE_DEFAULT)).trim();
+        if (0 == overloadWaitNs || "off".equals(rate))
+        {
+            return null;
+        }
+        final String pressure = System.getProperty(AdmissionLimit.PRESSURE_PROP_NAME,
+            Integer.toString(AdmissionLimit.PRESSURE_MS_DEFAULT)).trim();
+        try
+        {
+            final long perSecond = Long.parseLong(rate);
+            if (perSecond < 0)
+            {
+                throw new IllegalArgumentException(RATE_PROP_NAME + "=" + rate + ": not a rate");
+            }
+            final long perBucket = Math.min(Integer.MAX_VALUE, perSecond * intervalNs / 1_000_000_000L);
+            return new RegisterBudget(intervalNs, Long.parseLong(pressure) * 1_000_000L, (int)perBucket);
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IllegalArgumentException(RATE_PROP_NAME + "=" + rate + " (REGISTERs per second per shard, or "
+                + "off), " + AdmissionLimit.PRESSURE_PROP_NAME + "=" + pressure + " (milliseconds): not a number", e);
+        }
+    }
+
+    /** One request's wait: above the pressure mark, the budget holds for the rest of this bucket and the next. */
+    void onWait(final long waitNs, final long nowNs)
+    {
+        if (pressureNs > 0 && waitNs > pressureNs)
+        {
+            roll(nowNs);
+            pressedUntilNs = bucketEndNs + bucketNs;
+        }
+    }
+
+    /**
+     * Whether a REGISTER is let in now.
+     *
+     * @return false when the shard is under pressure and this bucket has let in its budget.
+     */
+    boolean admit(final long nowNs)
+    {
+        roll(nowNs);
+        if (admitted >= perBucket && (0 == pressureNs || (NONE != pressedUntilNs && nowNs - pressedUntilNs < 0)))
+        {
+            refused++;
+            return false;
+        }
+        admitted++;
+        return true;
+    }
+
+    private void roll(final long nowNs)
+    {
+        if (NONE == bucketEndNs)
+        {
+            bucketEndNs = nowNs + bucketNs;
+            return;
+        }
+        if (nowNs - bucketEndNs >= 0)
+        {
+            bucketEndNs += ((nowNs - bucketEndNs) / bucketNs + 1) * bucketNs;
+            admitted = 0;
+        }
+    }
+
+    /** REGISTERs a bucket lets in under pressure. */
+    int perBucket()
+    {
+        return perBucket;
+    }
+
+    /** REGISTERs refused by this budget so far. */
+    long refused()
+    {
+        return refused;
+    }
+}
