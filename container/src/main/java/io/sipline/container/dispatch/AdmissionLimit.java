@@ -37,17 +37,11 @@ final class AdmissionLimit
     static final String PRESSURE_PROP_NAME = "sipline.overload.admission.pressure";
     static final int PRESSURE_MS_DEFAULT = 10;
 
-    private static final long NONE = Long.MIN_VALUE;
-
-    private final long bucketNs;
-    private final long pressureNs;
+    private final PressureBuckets buckets;
     private final int marginPercent;
     /** Calls completed in each of the last {@link #WINDOW} buckets (a ring; {@link #slot} is the oldest). */
     private final int[] completedInBucket = new int[WINDOW];
     private int slot;
-    private long bucketEndNs = NONE;
-    /** Until when the limit holds: the end of the bucket after the one with a wait above the pressure mark. */
-    private long pressedUntilNs = NONE;
     private int admitted;
     private int completed;
     private long refused;
@@ -72,8 +66,7 @@ final class AdmissionLimit
             throw new IllegalArgumentException("admission bucket " + bucketNs + " ns, pressure " + pressureNs
                 + " ns, margin " + marginPercent + "%");
         }
-        this.bucketNs = bucketNs;
-        this.pressureNs = pressureNs;
+        this.buckets = new PressureBuckets(bucketNs, pressureNs);
         this.marginPercent = marginPercent;
     }
 
@@ -105,10 +98,10 @@ final class AdmissionLimit
     /** One request's wait, as {@link OverloadControl#onRequest} takes it. */
     void onWait(final long waitNs, final long nowNs)
     {
-        if (pressureNs > 0 && waitNs > pressureNs)
+        if (buckets.above(waitNs))
         {
             roll(nowNs);
-            pressedUntilNs = bucketEndNs + bucketNs;
+            buckets.press();
         }
     }
 
@@ -127,7 +120,7 @@ final class AdmissionLimit
     boolean admit(final long nowNs)
     {
         roll(nowNs);
-        if (admitted >= limit && (0 == pressureNs || (NONE != pressedUntilNs && nowNs - pressedUntilNs < 0)))
+        if (admitted >= limit && buckets.pressed(nowNs))
         {
             refused++;
             return false;
@@ -142,17 +135,11 @@ final class AdmissionLimit
      */
     private void roll(final long nowNs)
     {
-        if (NONE == bucketEndNs)
-        {
-            bucketEndNs = nowNs + bucketNs;
-            return;
-        }
-        if (nowNs - bucketEndNs < 0)
+        if (!buckets.roll(nowNs))
         {
             return;
         }
         push(completed);
-        bucketEndNs += ((nowNs - bucketEndNs) / bucketNs + 1) * bucketNs;
         admitted = 0;
         completed = 0;
         int most = 0;

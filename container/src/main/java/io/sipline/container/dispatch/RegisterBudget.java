@@ -7,8 +7,9 @@ package io.sipline.container.dispatch;
  * of a loaded shard than its budget and does not starve the calls. Outside pressure every REGISTER is let in: a shard
  * with cores to spare serves the storm.
  * <p>
- * Pressure, as for the {@link AdmissionLimit}: a request's wait above {@code pressureNs} puts the shard under pressure
- * for the rest of its bucket and the next; with {@code pressureNs} 0 the budget always holds (a plain rate limit).
+ * Pressure ({@link PressureBuckets}), as for the {@link AdmissionLimit}: a request's wait above {@code pressureNs}
+ * puts the shard under pressure for the rest of its bucket and the next; with {@code pressureNs} 0 the budget always
+ * holds (a plain rate limit).
  * REGISTER has no completion to measure (no ACK, no dialog), so its budget is a fixed rate, set by the operator
  * ({@link #RATE_PROP_NAME}).
  * <p>
@@ -21,13 +22,8 @@ final class RegisterBudget
     static final String RATE_PROP_NAME = "sipline.overload.register.rate";
     static final int RATE_DEFAULT = 1000;
 
-    private static final long NONE = Long.MIN_VALUE;
-
-    private final long bucketNs;
-    private final long pressureNs;
+    private final PressureBuckets buckets;
     private final int perBucket;
-    private long bucketEndNs = NONE;
-    private long pressedUntilNs = NONE;
     private int admitted;
     private long refused;
 
@@ -44,8 +40,7 @@ final class RegisterBudget
             throw new IllegalArgumentException("register budget bucket " + bucketNs + " ns, pressure " + pressureNs
                 + " ns, " + perBucket + " per bucket");
         }
-        this.bucketNs = bucketNs;
-        this.pressureNs = pressureNs;
+        this.buckets = new PressureBuckets(bucketNs, pressureNs);
         this.perBucket = perBucket;
     }
 
@@ -85,10 +80,10 @@ final class RegisterBudget
     /** One request's wait: above the pressure mark, the budget holds for the rest of this bucket and the next. */
     void onWait(final long waitNs, final long nowNs)
     {
-        if (pressureNs > 0 && waitNs > pressureNs)
+        if (buckets.above(waitNs))
         {
             roll(nowNs);
-            pressedUntilNs = bucketEndNs + bucketNs;
+            buckets.press();
         }
     }
 
@@ -100,7 +95,7 @@ final class RegisterBudget
     boolean admit(final long nowNs)
     {
         roll(nowNs);
-        if (admitted >= perBucket && (0 == pressureNs || (NONE != pressedUntilNs && nowNs - pressedUntilNs < 0)))
+        if (admitted >= perBucket && buckets.pressed(nowNs))
         {
             refused++;
             return false;
@@ -111,14 +106,8 @@ final class RegisterBudget
 
     private void roll(final long nowNs)
     {
-        if (NONE == bucketEndNs)
+        if (buckets.roll(nowNs))
         {
-            bucketEndNs = nowNs + bucketNs;
-            return;
-        }
-        if (nowNs - bucketEndNs >= 0)
-        {
-            bucketEndNs += ((nowNs - bucketEndNs) / bucketNs + 1) * bucketNs;
             admitted = 0;
         }
     }
