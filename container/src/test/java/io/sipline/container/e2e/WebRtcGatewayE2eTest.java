@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -243,39 +244,33 @@ class WebRtcGatewayE2eTest
     /** The server-wide count of media anchors, from the example's status page, reaches 0 (bounded). */
     private void assertAnchorsFreed() throws InterruptedException
     {
-        final String[] last = {""};
-        final boolean freed = Sipp.await(() ->
-        {
-            try
-            {
-                last[0] = http.send(HttpRequest.newBuilder(URI.create(base + "status")).timeout(Duration.ofSeconds(5))
-                    .build(), HttpResponse.BodyHandlers.ofString()).body();
-            }
-            catch (final IOException e)
-            {
-                last[0] = e.toString();
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                return true;
-            }
-            return last[0].contains("\"activeAnchors\":0,");
-        }, 10_000);
-        assertTrue(freed && last[0].contains("\"mediaService\":true"), "anchors not freed: " + last[0] + "\n== server\n"
-            + server.output());
+        final String last = awaitBody(base + "status", b -> b.contains("\"activeAnchors\":0,"));
+        assertTrue(last.contains("\"activeAnchors\":0,") && last.contains("\"mediaService\":true"),
+            "anchors not freed: " + last + "\n== server\n" + server.output());
     }
 
     /** The relay's media port pairs in use ({@code sipline_media_port_pairs} of {@code /metrics}) reach 0 (bounded). */
     private void assertPortsFreed() throws InterruptedException
     {
+        final String last = awaitBody(metrics, b ->
+        {
+            final Matcher m = PORT_PAIRS.matcher(b);
+            return m.find() && 0 == Double.parseDouble(m.group(1));
+        });
+        final Matcher m = PORT_PAIRS.matcher(last);
+        assertTrue(m.find() && 0 == Double.parseDouble(m.group(1)), "media ports not freed:\n" + last);
+    }
+
+    /** GETs {@code uri} until its body satisfies {@code done} (bounded, 10 s); returns the last body or error. */
+    private String awaitBody(final String uri, final Predicate<String> done) throws InterruptedException
+    {
         final String[] last = {""};
-        final boolean freed = Sipp.await(() ->
+        Sipp.await(() ->
         {
             try
             {
-                last[0] = http.send(HttpRequest.newBuilder(URI.create(metrics)).timeout(Duration.ofSeconds(5))
-                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+                last[0] = http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
             }
             catch (final IOException e)
             {
@@ -286,10 +281,9 @@ class WebRtcGatewayE2eTest
                 Thread.currentThread().interrupt();
                 return true;
             }
-            final Matcher m = PORT_PAIRS.matcher(last[0]);
-            return m.find() && 0 == Double.parseDouble(m.group(1));
+            return done.test(last[0]);
         }, 10_000);
-        assertTrue(freed, "media ports not freed:\n" + last[0]);
+        return last[0];
     }
 
     private static String page(final String user, final String query)
