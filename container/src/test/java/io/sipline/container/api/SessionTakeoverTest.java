@@ -68,12 +68,7 @@ class SessionTakeoverTest
     void shouldRestoreTheLinkedDialogsAttributesAndTimersOfACallOnAnotherNode() throws Exception
     {
         final SipApplicationSessionImpl as = new SipApplicationSessionImpl(application, first, null);
-        final SipServletRequestImpl invite = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE),
-            null, TestMessages.PEER, TestMessages.LOCAL);
-        invite.initial(true);
-        final SipSessionImpl caller = SipSessionImpl.forReceived(as, invite, "main");
-        caller.begin(invite);
-        invite.createResponse(200).send();
+        final SipSessionImpl caller = answeredCaller(as);
         final SipSessionImpl callee = SipSessionImpl.forOutgoing(as, null, "<sip:app@192.0.2.1>",
             "<sip:bob@biloxi.example>", "sip:bob@biloxi.example", "main");
         final SipServletRequestImpl out = (SipServletRequestImpl)callee.createRequest("INVITE");
@@ -200,12 +195,7 @@ class SessionTakeoverTest
     {
         ACTIVATED.clear();
         final SipApplicationSessionImpl as = new SipApplicationSessionImpl(application, first, null);
-        final SipServletRequestImpl invite = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE),
-            null, TestMessages.PEER, TestMessages.LOCAL);
-        invite.initial(true);
-        final SipSessionImpl caller = SipSessionImpl.forReceived(as, invite, "main");
-        caller.begin(invite);
-        invite.createResponse(200).send();
+        final SipSessionImpl caller = answeredCaller(as);
         as.setAttribute("activation", new ActivationAttribute());
         caller.setAttribute("activation", new ActivationAttribute());
         caller.setAttribute("plain", "not a listener");
@@ -232,5 +222,17 @@ class SessionTakeoverTest
         assertEquals(List.of("declared " + as.getId(), "app " + as.getId(), "sip " + caller.getId()), ACTIVATED);
         assertSame(taken, second.table.application(as.getId()));
         assertNotNull(second.table.dialog(caller.callId(), caller.localTag()));
+    }
+
+    /** The caller leg of {@code as}: a received INVITE answered 200 by the application. */
+    private static SipSessionImpl answeredCaller(final SipApplicationSessionImpl as) throws Exception
+    {
+        final SipServletRequestImpl invite = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE),
+            null, TestMessages.PEER, TestMessages.LOCAL);
+        invite.initial(true);
+        final SipSessionImpl caller = SipSessionImpl.forReceived(as, invite, "main");
+        caller.begin(invite);
+        invite.createResponse(200).send();
+        return caller;
     }
 }
