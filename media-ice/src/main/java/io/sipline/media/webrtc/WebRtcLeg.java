@@ -100,22 +100,27 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     @Override
     public void check(final MediaDescription remote, final boolean offer)
     {
+        checked(peer, remote, offer);
+    }
+
+    /** The peer's description parsed, and allowed as a renegotiation of {@code before} (if any); else it throws. */
+    private static WebRtcPeer checked(final WebRtcPeer before, final MediaDescription remote, final boolean offer)
+    {
         final WebRtcPeer next = WebRtcPeer.parse(remote, offer);
-        final WebRtcPeer before = peer;
         if (null != before)
         {
             before.checkRenegotiation(next, offer);
         }
+        return next;
     }
 
     @Override
     public void peer(final MediaDescription remote, final boolean offer)
     {
-        final WebRtcPeer next = WebRtcPeer.parse(remote, offer);
         final WebRtcPeer before = peer;
+        final WebRtcPeer next = checked(before, remote, offer);
         if (null != before)
         {
-            before.checkRenegotiation(next, offer);
             if (before.restartsIce(next))
             {
                 // RFC 8445 §9: the answer to a restart has new credentials of ours; DTLS stays (RFC 8842 §5.5).
