@@ -31,8 +31,9 @@ class LockCheckTest
             r.dump(file);
         }
         final LockCheck c = LockCheck.read(file, "sipline/zgc", "at80");
-        assertEquals(1, c.shardThreads());
-        // at least ours: the JVM's own threads (JFR's among them) may wait for a monitor during the recording too
+        // At least ours: a thread may also wait for a JDK-internal monitor while it starts, and the JVM's own
+        // threads (JFR's among them) may wait for a monitor during the recording too.
+        assertTrue(c.shardThreads() >= 1, "shard threads: " + c.shardThreads());
         assertTrue(c.otherThreads() >= 1, "other threads: " + c.otherThreads());
         assertEquals("at80", c.step());
     }
