@@ -401,6 +401,7 @@ public final class SipMetrics
     /**
      * The media relay's counters ({@code --media-ports}): {@code sipline_media_packets_relayed_total} (RTP and RTCP
      * sent on to the other leg), {@code sipline_media_datagrams_dropped_total{reason}} by {@link RelayDrop} reason,
+     * {@code sipline_media_thread_errors_total} (exceptions caught, 0 unless something is wrong),
      * {@code sipline_media_anchors} (anchors not yet ended) and {@code sipline_media_port_pairs} (in use). Registered
      * when the media service starts; the media threads' own counters, read at each scrape.
      *
@@ -428,6 +429,10 @@ public final class SipMetrics
                     cb.call(relay.drops(r), RelayDrop.name(r));
                 }
             }).register(registry);
+        CounterWithCallback.builder().name("sipline_media_thread_errors")
+            .help("Exceptions caught on the media threads (the first one logged); 0 unless something is wrong: bad "
+                + "datagrams are dropped and counted, never thrown")
+            .callback(cb -> cb.call(relay.errors())).register(registry);
         GaugeWithCallback.builder().name("sipline_media_anchors")
             .help("Media anchors of calls, not yet ended")
             .callback(cb -> cb.call(media.activeAnchors())).register(registry);

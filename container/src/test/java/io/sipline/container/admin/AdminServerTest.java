@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -343,7 +344,8 @@ class AdminServerTest
                 .getFirst().port();
             datagram(phone, new InetSocketAddress(LOOPBACK, srtpLeg), rtp);
 
-            // A WebRTC leg: ICE checks with a wrong password, without credentials, an indication; DTLS unchecked.
+            // A WebRTC leg: ICE checks with a wrong password, without credentials, with a bad FINGERPRINT, an
+            // indication; DTLS from an address no valid check came from.
             final MediaAnchor webRtc = media.anchor(plainOffer(phone.getLocalPort()), MediaProfile.WEBRTC, null);
             final String toBrowser = webRtc.offer();
             final InetSocketAddress webRtcLeg = new InetSocketAddress(LOOPBACK,
@@ -354,17 +356,28 @@ class AdminServerTest
                 "notTheRelayPassword0000"));
             datagram(phone, webRtcLeg, stun(StunMessageType.BINDING_REQUEST, null, null));
             datagram(phone, webRtcLeg, stun(StunMessageType.BINDING_INDICATION, null, null));
+            final byte[] badFingerprint = stun(StunMessageType.BINDING_REQUEST, ufrag.group(1) + ":brws",
+                "notTheRelayPassword0000");
+            badFingerprint[badFingerprint.length - 1] ^= 1; // RFC 8489 §14.7: the CRC does not match, no answer
+            datagram(phone, webRtcLeg, badFingerprint);
             datagram(phone, webRtcLeg, dtlsRecord());
 
-            final String[] expected = {"malformed", "stun-unexpected", "dtls-unexpected", "wrong-source",
-                "auth-fail", "stun-unauthenticated", "stun-rejected", "stun-unanswered", "dtls-unchecked"};
-            Map<String, Double> s = Map.of();
-            for (final String reason : expected)
+            final Map<String, Integer> expected = new LinkedHashMap<>();
+            for (final String reason : new String[] {"malformed", "stun-unexpected", "dtls-unexpected",
+                "wrong-source", "auth-fail", "stun-unauthenticated", "stun-rejected", "dtls-unchecked"})
             {
-                s = awaitSample(admin, "sipline_media_datagrams_dropped_total{reason=\"" + reason + "\"}", 1);
+                expected.put(reason, 1);
             }
-            assertEquals(expected.length, sumWhere(s, "sipline_media_datagrams_dropped_total", ""),
+            expected.put("stun-unanswered", 2);
+            Map<String, Double> s = Map.of();
+            for (final Map.Entry<String, Integer> e : expected.entrySet())
+            {
+                s = awaitSample(admin, "sipline_media_datagrams_dropped_total{reason=\"" + e.getKey() + "\"}",
+                    e.getValue());
+            }
+            assertEquals(expected.values().stream().mapToInt(Integer::intValue).sum(), sumWhere(s, "sipline_media_datagrams_dropped_total", ""),
                 "each bad datagram counted once, under its own reason: " + s);
+            assertEquals(0, s.get("sipline_media_thread_errors_total"), "nothing thrown on the media thread");
             plain.end();
             srtp.end();
             webRtc.end();

@@ -151,6 +151,20 @@ public final class MediaRelay implements AutoCloseable
         return sum;
     }
 
+    /**
+     * @return exceptions the media threads caught from a packet or a task (the first one is logged): 0 unless
+     *         something is wrong, since bad input is dropped and counted, never thrown.
+     */
+    public long errors()
+    {
+        long sum = 0;
+        for (final MediaThread t : threads)
+        {
+            sum += t.errors();
+        }
+        return sum;
+    }
+
     /** @return packets relayed, over every thread. */
     public long relayed()
     {

@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A WebRTC leg allocates nothing per relayed packet once its DTLS-SRTP keys are in place: a {@link JavaBrowser}
+ * A WebRTC leg allocates nothing per relayed packet once its DTLS-SRTP keys are in place, nor per bad datagram of
+ * a flood (checks answered 401, bad FINGERPRINTs, unchecked DTLS): a {@link JavaBrowser}
  * completes ICE and DTLS with a {@link WebRtcLeg}, then SRTP from the browser and plain RTP from a phone go through
  * in lockstep while the media thread's allocated bytes ({@code com.sun.management.ThreadMXBean}) are counted. The
  * least of a few attempts is kept, as in the relay's own allocation test, so that a one-off event (a late
@@ -62,22 +64,8 @@ class WebRtcRelayAllocationTest
             DatagramChannel phone = DatagramChannel.open().bind(new InetSocketAddress(loopback, 0)))
         {
             final WebRtcLeg webRtc = (WebRtcLeg)legs.open();
-            final RelayStream stream = relay.open(new RelayEvents()
-            {
-                @Override
-                public void onIdle(final RelayStream s, final long idleMs)
-                {
-                }
-
-                @Override
-                public void onHandshakeFailed(final RelayStream s, final RelayLeg leg, final String reason)
-                {
-                    throw new AssertionError(reason);
-                }
-            }, false, null, true, webRtc);
-            final MediaDescription ours = new MediaDescription("audio", stream.legB().rtpPort(),
-                "UDP/TLS/RTP/SAVPF", List.of("0"));
-            webRtc.describe(ours, true);
+            final RelayStream stream = openStream(relay, webRtc);
+            final MediaDescription ours = describe(webRtc, stream);
             webRtc.peer(SessionDescription.parse("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n" +
                 browser.media("active")).media().getFirst(), false);
             stream.legA().remote((InetSocketAddress)phone.getLocalAddress(), null, true);
@@ -111,6 +99,114 @@ class WebRtcRelayAllocationTest
             }
             assertEquals(0.0, least / (2.0 * ROUNDS), "bytes allocated by the media thread per relayed packet");
         }
+    }
+
+    /**
+     * A flood at a WebRTC leg's port from an address that never passed a check: checks signed with a wrong password
+     * (each answered 401), checks with a bad FINGERPRINT (unanswered), and DTLS records (unchecked, RFC 8445 §12):
+     * each counted once under its reason, nothing thrown, 0 B allocated by the media thread per datagram.
+     */
+    @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldAllocateNothingPerBadCheckOrUncheckedDtlsDatagram() throws Exception
+    {
+        final InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (MediaRelay relay = MediaRelay.start(new MediaRelaySettings(46000, 46999, loopback, null, 1, 0));
+            DtlsWebRtcLegs legs = DtlsWebRtcLegs.start(loopback, DtlsCertificate.generate(new SecureRandom()),
+                DtlsEndpointConfig.defaults(), 600_000);
+            DatagramChannel attacker = DatagramChannel.open().bind(new InetSocketAddress(loopback, 0)))
+        {
+            final WebRtcLeg webRtc = (WebRtcLeg)legs.open();
+            final RelayStream stream = openStream(relay, webRtc);
+            final MediaDescription ours = describe(webRtc, stream);
+            final InetSocketAddress leg = new InetSocketAddress(loopback, stream.legB().rtpPort());
+            final IceChecks checks = new IceChecks();
+            final String username = ours.attribute("ice-ufrag") + ":atck";
+            final int wrong = checks.request(packet, username, "notTheRelayPassword0000", false);
+            final byte[] wrongPassword = Arrays.copyOf(packet, wrong);
+            final byte[] badFingerprint = Arrays.copyOf(packet, checks.request(packet, username,
+                ours.attribute("ice-pwd"), false));
+            badFingerprint[badFingerprint.length - 1] ^= 1;
+            final byte[] dtls = new byte[40];
+            dtls[0] = 22; // a handshake record (RFC 7983 §7: DTLS)
+            dtls[1] = (byte)0xFE;
+            dtls[2] = (byte)0xFD;
+            final CompletableFuture<Thread> mediaThread = new CompletableFuture<>();
+            webRtc.relayLeg().execute(() -> mediaThread.complete(Thread.currentThread()));
+            final long media = mediaThread.get(5, TimeUnit.SECONDS).threadId();
+
+            final int[] reasons = {RelayDrop.STUN_UNAUTHENTICATED, RelayDrop.STUN_UNANSWERED,
+                RelayDrop.DTLS_UNCHECKED};
+            long least = Long.MAX_VALUE;
+            long rounds = 0;
+            for (int attempt = 0; attempt < ATTEMPTS && least > 0; attempt++)
+            {
+                rounds += flood(WARM_UP_ROUNDS / 4, attacker, leg, relay, rounds, wrongPassword, badFingerprint,
+                    dtls);
+                final long before = THREADS.getThreadAllocatedBytes(media);
+                rounds += flood(ROUNDS, attacker, leg, relay, rounds, wrongPassword, badFingerprint, dtls);
+                least = Math.min(least, THREADS.getThreadAllocatedBytes(media) - before);
+            }
+            for (final int reason : reasons)
+            {
+                assertEquals(rounds, relay.drops(reason), RelayDrop.name(reason) + ": one per round");
+            }
+            assertEquals(0, relay.errors(), "nothing thrown on the media thread");
+            assertEquals(0, webRtc.ice().checks(), "no check passed");
+            assertEquals(0.0, least / (3.0 * ROUNDS), "bytes allocated by the media thread per bad datagram");
+        }
+    }
+
+    /** A stream between a plain leg A and the WebRTC leg B, whose handshake must not fail. */
+    private static RelayStream openStream(final MediaRelay relay, final WebRtcLeg webRtc) throws Exception
+    {
+        return relay.open(new RelayEvents()
+        {
+            @Override
+            public void onIdle(final RelayStream s, final long idleMs)
+            {
+            }
+
+            @Override
+            public void onHandshakeFailed(final RelayStream s, final RelayLeg leg, final String reason)
+            {
+                throw new AssertionError(reason);
+            }
+        }, false, null, true, webRtc);
+    }
+
+    /** @return our offer for leg B, as the WebRTC leg describes it (ICE credentials, candidate, fingerprint). */
+    private static MediaDescription describe(final WebRtcLeg webRtc, final RelayStream stream)
+    {
+        final MediaDescription ours = new MediaDescription("audio", stream.legB().rtpPort(), "UDP/TLS/RTP/SAVPF",
+            List.of("0"));
+        webRtc.describe(ours, true);
+        return ours;
+    }
+
+    /** Sends rounds of the three bad datagrams, each waited for until counted; the 401 answers are read away. */
+    private long flood(final int rounds, final DatagramChannel attacker, final InetSocketAddress leg,
+        final MediaRelay relay, final long done, final byte[]... datagrams) throws Exception
+    {
+        for (int i = 0; i < rounds; i++)
+        {
+            for (final byte[] d : datagrams)
+            {
+                toRelay.clear().put(d).flip();
+                attacker.send(toRelay, leg);
+            }
+            fromRelay.clear();
+            attacker.receive(fromRelay);
+            final long expected = 3 * (done + i + 1);
+            final long deadline = System.nanoTime() + 5_000_000_000L;
+            while (relay.drops(RelayDrop.STUN_UNAUTHENTICATED) + relay.drops(RelayDrop.STUN_UNANSWERED)
+                + relay.drops(RelayDrop.DTLS_UNCHECKED) < expected)
+            {
+                assertTrue(System.nanoTime() - deadline < 0, "round " + (done + i) + " not counted");
+                Thread.onSpinWait();
+            }
+        }
+        return rounds;
     }
 
     /** The relay installs its keys a moment after the browser has its own: the browser speaks until one passes. */
