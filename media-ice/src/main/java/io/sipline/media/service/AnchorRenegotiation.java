@@ -15,14 +15,15 @@ import java.util.List;
  * A later offer/answer exchange on an answered {@link AnchoredCall} (RFC 3264 §8), from either leg, in two steps.
  * {@link #offer}: the offering leg's streams are checked against the call's (same order, same transport, a usable
  * SDES key, a WebRTC peer keeping its fingerprint and DTLS role) and the other leg gets an offer on the same ports
- * with our same ICE credentials, fingerprint, settled DTLS role and SDES key; new {@code m=} lines after the call's
- * add streams ({@link AnchoredCall#addedStream}, RFC 3264 §8.1), whose ports are opened for that offer; nothing else
+ * with our same ICE credentials, fingerprint, settled DTLS role and SDES key; new {@code m=} lines after the call's,
+ * and {@code m=} lines with a port in the slot of a stream removed with port 0, add streams
+ * ({@link AnchoredCall#addedStream}, RFC 3264 §8.1), whose ports are opened for that offer; nothing else
  * of the call changes yet. {@link #answer}: the other leg's answer is checked, then both legs' new descriptions are
  * taken (their addresses, SDES keys, a WebRTC peer's new ICE credentials, which restart ICE on that leg only,
  * RFC 8445 §9), streams offered or answered with port 0 are closed (RFC 3264 §8.2), and the answer for the offering
  * leg is written, with our new ICE credentials on a restarted leg. {@link #withdraw}: the other leg refused the offer
  * (a 4xx-6xx to the re-INVITE), so the session stays as it was (RFC 3264 §8: the old description remains in force):
- * the pending offer is forgotten and the streams it added are closed.
+ * the pending offer is forgotten and the streams it added are closed (a reused slot gets its removed stream back).
  *
  * <p>Stateless; called under the anchor's state machine (one exchange at a time), from the application's thread.
  */
@@ -58,8 +59,9 @@ final class AnchorRenegotiation
         {
             for (int i = 0; i < from.media().size(); i++)
             {
-                to.media().add(i < existing ? offerStream(call, streams.get(i), from.media().get(i), fromA)
-                    : call.addedStream(from, from.media().get(i), fromA));
+                final MediaDescription m = from.media().get(i);
+                to.media().add(i < existing && !reusesSlot(streams.get(i), m) ?
+                    offerStream(call, streams.get(i), m, fromA) : call.addedStream(from, m, fromA, i));
             }
         }
         catch (final IOException e)
@@ -110,6 +112,7 @@ final class AnchorRenegotiation
         {
             to.media().add(answerStream(call, offered, from, streams.get(i), from.media().get(i), fromA));
             streams.get(i).added = false;
+            streams.get(i).replaced = null;
         }
         call.pendingReoffer(null);
         if (call.anyWebRtc(!fromA))
@@ -132,6 +135,16 @@ final class AnchorRenegotiation
             s.reoffered = null;
         }
         call.pendingReoffer(null);
+    }
+
+    /**
+     * RFC 3264 §8.1: a new stream may take the slot of one removed earlier (an {@code m=} line with port 0), its
+     * media description replacing the old one in place; an {@code m=} line with a port where the call's stream is
+     * gone is such a stream.
+     */
+    private static boolean reusesSlot(final AnchoredCall.Stream s, final MediaDescription m)
+    {
+        return !live(s) && 0 != m.port();
     }
 
     private static boolean live(final AnchoredCall.Stream s)

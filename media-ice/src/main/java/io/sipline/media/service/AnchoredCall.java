@@ -69,6 +69,8 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         final MediaDescription offeredByA;
         /** Added by the pending re-offer: removed again if the re-offer is withdrawn. */
         boolean added;
+        /** The removed stream whose slot this added one reuses, put back if the re-offer is withdrawn; else null. */
+        Stream replaced;
         MediaProfile profileA;
         RelayStream relay;
         SdesCryptoAttribute cryptoFromA;
@@ -205,7 +207,8 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
     }
 
     /**
-     * A stream a re-offer adds (RFC 3264 §8.1: a new {@code m=} line after the others): opens its relay stream and
+     * A stream a re-offer adds (RFC 3264 §8.1: a new {@code m=} line after the others, or one in the slot of a stream
+     * removed earlier with port 0, which the new description replaces in place): opens its relay stream and
      * writes the offer for the other leg, Y. The re-offering leg, X, keeps its own profile on leg A, and must use the
      * call's profile on leg B; leg A is offered the profile of its first relayed stream. SDES: our key for X's answer
      * under the tag and suite X chose first (RFC 4568 §7.1.2), and one key (AES_CM_128_HMAC_SHA1_80) offered to Y. A
@@ -215,16 +218,25 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
      * @param from  the re-offer.
      * @param m     its new media section.
      * @param fromA whether leg A sent it.
+     * @param slot  its index: the end of the call's streams, or the slot of a removed stream it reuses.
      * @return the media section of the offer for Y.
      * @throws IOException when the port range is exhausted.
      */
-    MediaDescription addedStream(final SessionDescription from, final MediaDescription m, final boolean fromA)
-        throws IOException
+    MediaDescription addedStream(final SessionDescription from, final MediaDescription m, final boolean fromA,
+        final int slot) throws IOException
     {
         final Stream s = new Stream(m);
         s.added = true;
         s.reoffered = m;
-        streams.add(s);
+        if (slot < streams.size())
+        {
+            s.replaced = streams.get(slot);
+            streams.set(slot, s);
+        }
+        else
+        {
+            streams.add(s);
+        }
         final MediaProfile profileX = 0 == m.port() || !m.isRtp() ? null : MediaProfile.ofProto(m.proto());
         final MediaProfile profileY = fromA ? profileB : firstProfileA();
         final SdesCryptoAttribute theirs = MediaProfile.RTP_SAVP == profileX ? firstUsableCrypto(m) : null;
@@ -286,7 +298,10 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
         return null;
     }
 
-    /** Closes and forgets the streams the pending re-offer added (it was refused). */
+    /**
+     * Closes and forgets the streams the pending re-offer added (it was refused); a reused slot gets its removed
+     * stream back.
+     */
     void dropAddedStreams()
     {
         for (final Stream s : streams)
@@ -297,7 +312,14 @@ final class AnchoredCall implements MediaAnchor, RelayEvents
                 {
                     s.relay.close();
                 }
-                streams.remove(s);
+                if (null == s.replaced)
+                {
+                    streams.remove(s);
+                }
+                else
+                {
+                    streams.set(streams.indexOf(s), s.replaced);
+                }
             }
         }
     }

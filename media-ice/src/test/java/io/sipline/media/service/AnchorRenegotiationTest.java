@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * new key are relayed; a re-offer that changes a stream's transport is refused and leaves the call as it was; a
  * re-offer the other side refuses is withdrawn and the previous session stays (address, key, stream); an accepted
  * one moves the media to the new address, and a stream re-offered with port 0 is freed once answered; a stream
- * added by either leg is relayed once the other accepts it, and freed when it refuses it.
+ * added by either leg is relayed once the other accepts it, and freed when it refuses it; a stream added in the slot
+ * of a removed one (RFC 3264 §8.1) is relayed there, and a refusal gives the slot back to the removed stream.
  */
 @Timeout(60)
 class AnchorRenegotiationTest
@@ -309,6 +310,80 @@ class AnchorRenegotiationTest
             assertEquals(0, rejected.port());
             assertFalse(anchor.isRelayed(3));
             TestPhone.await(() -> before == media.relay().portPairsInUse(), "the rejected stream's ports freed");
+            aToB(a, b, protect, toA.port(), seq);
+            anchor.end();
+            TestPhone.await(() -> 0 == media.relay().portPairsInUse(), "every stream freed at the end");
+        }
+    }
+
+    @Test
+    void shouldReuseTheSlotOfARemovedStreamForALaterOneAndGiveItBackWhenRefused() throws Exception
+    {
+        try (RelayMediaService media = RelayMediaService.start(new MediaRelaySettings(47000, 47999,
+            InetAddress.getLoopbackAddress(), null, 1, 0));
+            TestPhone a = new TestPhone();
+            TestPhone b = new TestPhone();
+            TestPhone secondA = new TestPhone();
+            TestPhone secondB = new TestPhone())
+        {
+            final SecureRandom random = new SecureRandom();
+            final SdesCryptoAttribute keyOfA = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, random);
+            final SdesCryptoAttribute videoKey = SdesCryptoAttribute.generate(1,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_80, random);
+            final String video = " RTP/SAVP 96\r\na=rtpmap:96 H264/90000\r\na=rtcp-mux\r\na=crypto:" +
+                videoKey.format() + "\r\n";
+            final MediaAnchor anchor = media.anchor(offerFromA(a, keyOfA, 1, "sendrecv") + "m=video " +
+                secondA.port() + video, MediaProfile.RTP_AVP, null);
+            final String videoOfB = "m=video " + secondB.port() + " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n";
+            final MediaDescription toA = SessionDescription.parse(anchor.answer(sdpOfB(b, 1, "sendrecv") +
+                videoOfB)).media().getFirst();
+            final SrtpContext protect = SrtpContext.outbound(SrtpPolicy.fromSdes(keyOfA).build());
+            int seq = aToB(a, b, protect, toA.port(), 1);
+            assertTrue(anchor.isRelayed(1));
+
+            // A removes the video (port 0, RFC 3264 §8.2), B agrees: the slot's stream and ports are gone.
+            anchor.reoffer(offerFromA(a, keyOfA, 2, "sendrecv") + "m=video 0" + video, true);
+            final SessionDescription removed = SessionDescription.parse(anchor.answer(sdpOfB(b, 2, "sendrecv") +
+                "m=video 0 RTP/AVP 96\r\n"));
+            assertEquals(0, removed.media().get(1).port());
+            assertFalse(anchor.isRelayed(1));
+            TestPhone.await(() -> 2 == media.relay().portPairsInUse(), "the removed stream's ports freed");
+
+            // A puts a new stream in that slot (RFC 3264 §8.1: it replaces the old m= line in place); B refuses the
+            // re-INVITE: the slot is the removed stream's again, with no ports, and the call as it was.
+            final SdesCryptoAttribute textKey = SdesCryptoAttribute.generate(2,
+                SrtpCryptoSuite.AES_CM_128_HMAC_SHA1_32, random);
+            final String withText = offerFromA(a, keyOfA, 3, "sendrecv") + "m=text " + secondA.port() +
+                " RTP/SAVP 98\r\na=rtpmap:98 t140/1000\r\na=rtcp-mux\r\na=crypto:" + textKey.format() + "\r\n";
+            final MediaDescription textToB = SessionDescription.parse(anchor.reoffer(withText, true)).media().get(1);
+            assertEquals("text", textToB.media());
+            assertEquals("RTP/AVP", textToB.proto());
+            assertNotEquals(0, textToB.port(), "the reused slot is offered on, not refused");
+            assertEquals(4, media.relay().portPairsInUse());
+            assertTrue(anchor.withdraw());
+            assertEquals(2, anchor.streams());
+            assertFalse(anchor.isRelayed(1));
+            TestPhone.await(() -> 2 == media.relay().portPairsInUse(), "the refused stream's ports freed");
+            seq = aToB(a, b, protect, toA.port(), seq);
+
+            // Again, and B accepts it: relayed in that slot; then A's next re-offer keeps it like any other stream.
+            anchor.reoffer(withText.replace("o=a 1 3", "o=a 1 4"), true);
+            final String textOfB = "m=text " + secondB.port() + " RTP/AVP 98\r\na=rtpmap:98 t140/1000\r\n";
+            final MediaDescription textToA = SessionDescription.parse(anchor.answer(sdpOfB(b, 3, "sendrecv") +
+                textOfB)).media().get(1);
+            assertEquals("text", textToA.media());
+            assertNotEquals(0, textToA.port());
+            final SdesCryptoAttribute ourTextKey = SdesCryptoAttribute.parse(textToA.attribute("crypto"));
+            assertEquals(2, ourTextKey.tag(), "RFC 4568 §7.1.2: the answer keeps the offered tag");
+            assertTrue(anchor.isRelayed(1));
+            aToB(secondA, secondB, SrtpContext.outbound(SrtpPolicy.fromSdes(textKey).build()), textToA.port(), 1);
+            final MediaDescription again = SessionDescription.parse(anchor.reoffer(withText.replace("o=a 1 3",
+                "o=a 1 5"), true)).media().get(1);
+            assertEquals(textToB.media(), again.media());
+            assertNotEquals(0, again.port());
+            anchor.answer(sdpOfB(b, 4, "sendrecv") + textOfB);
+            assertTrue(anchor.isRelayed(1));
             aToB(a, b, protect, toA.port(), seq);
             anchor.end();
             TestPhone.await(() -> 0 == media.relay().portPairsInUse(), "every stream freed at the end");
