@@ -38,16 +38,19 @@ public interface MediaAnchor
      * and resume), codecs and other media attributes go through. A WebRTC peer's re-offer with new ICE credentials
      * restarts ICE on its leg only (RFC 8445 §9): its answer carries new credentials of ours, the DTLS association and
      * its keys stay, and media follows the pair the new checks nominate; the other leg is offered no restart. A
-     * stream re-offered with port 0 is freed once answered. A stream added (RFC 3264 §8.1: a new {@code m=} line at
-     * the end) gets its ports at once, for the offer to the other leg, and is relayed once that leg accepts it; a
-     * refused re-offer or a port 0 in the answer frees it again. BUNDLE is refused as in the first answer.
+     * WebRTC peer's new fingerprint or new DTLS roles ask for a new DTLS association on its leg (RFC 8842 §4), made
+     * once answered over the pair ICE selected; media goes on under the old keys until then. A stream re-offered
+     * with port 0 is freed once answered. A stream added (RFC 3264 §8.1: a new {@code m=} line at the end, or one
+     * with a port in the slot of a stream removed earlier) gets its ports at once, for the offer to the other leg,
+     * and is relayed once that leg accepts it; a refused re-offer or a port 0 in the answer frees it again. BUNDLE
+     * is refused as in the first answer.
      *
      * @param offer the new SDP offer.
      * @param fromA whether leg A sent it (else leg B).
      * @return the SDP offer to send on the other leg.
      * @throws io.sipline.media.sdp.SdpException when streams are missing or change their transport, or a WebRTC
-     *                                           peer changes its fingerprint or DTLS role (answer 488); the anchor
-     *                                           is left as it was.
+     *                                           peer changes only one of its ICE credentials (answer 488); the
+     *                                           anchor is left as it was.
      * @throws IllegalStateException             before the first answer, while another re-offer waits for its
      *                                           answer, once ended, or when the ports for an added stream run out.
      */

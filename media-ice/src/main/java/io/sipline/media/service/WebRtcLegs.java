@@ -33,7 +33,8 @@ public interface WebRtcLegs
          * Takes the peer's media section: its ICE credentials and candidates, {@code a=fingerprint} and
          * {@code a=setup}. A later one (a re-offer or the answer to ours) must pass {@link #check}; when it is an
          * offer with new ICE credentials, it restarts ICE on this leg (RFC 8445 §9): the leg takes the peer's new
-         * credentials and makes new ones of its own, which the next {@link #describe} writes in the answer.
+         * credentials and makes new ones of its own, which the next {@link #describe} writes in the answer. A new
+         * fingerprint, or new DTLS roles in an offer, start a new DTLS association (RFC 8842 §4).
          *
          * @param remote the peer's media section.
          * @param offer  whether it came in an offer.
@@ -47,9 +48,9 @@ public interface WebRtcLegs
          *
          * @param remote the peer's media section.
          * @param offer  whether it came in an offer.
-         * @throws io.sipline.media.sdp.SdpException when it lacks what DTLS-SRTP needs, changes the fingerprint or
-         *                                           the DTLS roles (RFC 8842 §5.5), or changes ICE credentials in
-         *                                           an answer or only one of them.
+         * @throws io.sipline.media.sdp.SdpException when it lacks what DTLS-SRTP needs, changes the DTLS roles in
+         *                                           an answer (RFC 8842 §5.5), or changes ICE credentials in an
+         *                                           answer or only one of them.
          */
         void check(MediaDescription remote, boolean offer);
     }

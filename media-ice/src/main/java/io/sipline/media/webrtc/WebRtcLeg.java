@@ -30,11 +30,13 @@ import java.util.Arrays;
  * {@link DtlsSender} and {@link DtlsListener} on its handshake thread, whose datagrams are copied and queued to the
  * media thread. Buffers handed in are borrowed for the call.
  *
- * <p>Later offers and answers on the same leg (a re-INVITE) keep our certificate and DTLS role, and the peer must keep
- * its own (a new DTLS association is refused, {@link WebRtcPeer}). A re-offer with new ICE credentials restarts ICE
- * (RFC 8445 §9): we answer with new credentials of our own, which the media thread hands to the agent before the
- * next STUN datagram; the DTLS association and its keys stay, and the handshake's and the media's address follow the
- * pair the new checks nominate.
+ * <p>Later offers and answers on the same leg (a re-INVITE) keep our certificate and, unless the peer's offer changes
+ * them, our DTLS role. A re-offer with new ICE credentials restarts ICE (RFC 8445 §9): we answer with new credentials
+ * of our own, which the media thread hands to the agent before the next STUN datagram; the DTLS association and its
+ * keys stay, and the handshake's and the media's address follow the pair the new checks nominate. A new fingerprint
+ * of the peer, or other DTLS roles in its offer, ask for a new DTLS association (RFC 8842 §4): once the exchange is
+ * complete the media thread closes the established one and starts the new handshake on the selected pair; media goes
+ * on under the old keys until the new ones arrive.
  */
 final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, DtlsListener
 {
@@ -42,6 +44,7 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     private final IceLiteAgent ice;
     private final Runnable tick = this::tick;
     private final Runnable startIfReady = this::startIfReady;
+    private final Runnable renewAssociation = this::renewAssociation;
     private volatile WebRtcPeer peer;
     /** Our ICE credentials as written in our latest description; the media thread installs them in the agent. */
     private volatile IceCredentials credentials;
@@ -126,6 +129,16 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
                 // RFC 8445 §9: the answer to a restart has new credentials of ours; DTLS stays (RFC 8842 §5.5).
                 peer = before.restarted(next);
                 credentials = new IceCredentials(owner.iceChars(8), owner.iceChars(24));
+            }
+            if (before.newAssociation(next, offer))
+            {
+                // RFC 8842 §4: a new fingerprint or new roles replace the association; ICE and its pair stay.
+                peer = before.renewed(next, offer);
+                final DtlsLeg r = relay;
+                if (null != r)
+                {
+                    r.execute(renewAssociation);
+                }
             }
             return;
         }
@@ -247,6 +260,25 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
         }
     }
 
+    /**
+     * Media thread: ends the established DTLS association and starts the new one (RFC 8842 §4) in the role the
+     * renegotiation gave, as the first one started: at once as the client, on the peer's first DTLS datagram as the
+     * server. Media goes on under the old SRTP keys until the new handshake delivers new ones.
+     */
+    private void renewAssociation()
+    {
+        if (failed || closed)
+        {
+            return;
+        }
+        if (null != dtls)
+        {
+            dtls.close();
+            dtls = null;
+        }
+        startIfReady();
+    }
+
     private void start(final WebRtcPeer p, final InetSocketAddress towards)
     {
         dtlsPeer = towards;
@@ -320,7 +352,7 @@ final class WebRtcLeg implements WebRtcLegs.Leg, StunTransport, DtlsSender, Dtls
     @Override
     public void onDtlsConnected(final DtlsEndpoint endpoint, final DtlsSrtpKeys keys)
     {
-        if (!closed)
+        if (!closed && DtlsEndpoint.State.CLOSED != endpoint.state())
         {
             relay.keysReady(keys.outboundPolicy(), keys.inboundPolicy());
         }

@@ -72,8 +72,8 @@ record WebRtcPeer(String ufrag, String password, DtlsFingerprint fingerprint, Dt
     /**
      * Checks a later description of the same peer (a re-offer or the answer to ours) against this one: new ICE
      * credentials only in an offer and then both of them (an ICE restart, RFC 8445 §9, RFC 8839 §4.4.3.1.1; an
-     * answer restarts nothing, since we never offer a restart), the same fingerprint (a change asks for a new DTLS
-     * association, RFC 8842 §5.5) and a setup that keeps our role ({@code actpass} in an offer leaves it to us).
+     * answer restarts nothing, since we never offer a restart), and in an answer the DTLS roles our offer kept. A
+     * new fingerprint, or in an offer other DTLS roles, asks for a new DTLS association ({@link #newAssociation}).
      *
      * @param next  the later description.
      * @param offer whether it came in an offer.
@@ -93,16 +93,35 @@ record WebRtcPeer(String ufrag, String password, DtlsFingerprint fingerprint, Dt
             throw new SdpException("the WebRTC peer changed only its a=ice-" + (sameUfrag ? "pwd" : "ufrag") +
                 ": an ICE restart changes both (RFC 8839 §4.4.3.1.1)");
         }
-        if (!fingerprint.equals(next.fingerprint))
+        if (!offer && role != next.role)
         {
-            throw new SdpException("the WebRTC peer changed its a=fingerprint: a new DTLS association " +
-                "(RFC 8842 §5.5) is not supported on an anchored leg");
+            throw new SdpException("a=setup:" + next.setup.sdpValue() + " in the answer changes the DTLS roles our " +
+                "offer kept (RFC 8842 §5.5)");
         }
-        if (!(offer && DtlsSetup.ACTPASS == next.setup) && role != next.role)
-        {
-            throw new SdpException("a=setup:" + next.setup.sdpValue() + " would change the DTLS roles of the " +
-                "established association (RFC 8842 §5.5)");
-        }
+    }
+
+    /**
+     * @param next  a later description that passed {@link #checkRenegotiation}.
+     * @param offer whether it came in an offer.
+     * @return whether it asks for a new DTLS association (RFC 8842 §4, §5.5: a changed fingerprint, or other DTLS
+     *         roles; {@code actpass} in an offer leaves the roles to us, and we keep them).
+     */
+    boolean newAssociation(final WebRtcPeer next, final boolean offer)
+    {
+        return !fingerprint.equals(next.fingerprint) || offer && DtlsSetup.ACTPASS != next.setup && role != next.role;
+    }
+
+    /**
+     * @param next  a later description that asks for a new DTLS association.
+     * @param offer whether it came in an offer.
+     * @return the peer of the new association: the later description's credentials, fingerprint and setup, and our
+     *         role as it gives it, or the role we had when it leaves the choice to us ({@code actpass}).
+     */
+    WebRtcPeer renewed(final WebRtcPeer next, final boolean offer)
+    {
+        final boolean ours = offer && DtlsSetup.ACTPASS == next.setup;
+        return new WebRtcPeer(next.ufrag, next.password, next.fingerprint, next.setup, next.ourSetup,
+            ours ? role : next.role);
     }
 
     /**

@@ -33,9 +33,9 @@ final class JavaBrowser implements AutoCloseable
     static final String PASSWORD = "browserPasswordOf24Char";
 
     final DatagramChannel channel;
-    final DtlsCertificate certificate = DtlsCertificate.generate(new SecureRandom());
-    final CompletableFuture<DtlsSrtpKeys> keys = new CompletableFuture<>();
-    final CompletableFuture<String> failure = new CompletableFuture<>();
+    volatile DtlsCertificate certificate = DtlsCertificate.generate(new SecureRandom());
+    volatile CompletableFuture<DtlsSrtpKeys> keys = new CompletableFuture<>();
+    volatile CompletableFuture<String> failure = new CompletableFuture<>();
     final LinkedBlockingQueue<byte[]> stun = new LinkedBlockingQueue<>();
     final LinkedBlockingQueue<byte[]> media = new LinkedBlockingQueue<>();
     private final IceChecks checks = new IceChecks();
@@ -91,9 +91,28 @@ final class JavaBrowser implements AutoCloseable
         password = newPassword;
     }
 
+    /**
+     * Ends the DTLS association and takes a new certificate, whose fingerprint the next description carries: a new
+     * association (RFC 8842 §4), started with {@link #startDtls} once the relay answered; {@link #keys} are its keys.
+     */
+    void newAssociation()
+    {
+        final DtlsEndpoint endpoint = dtls;
+        dtls = null;
+        if (null != endpoint)
+        {
+            endpoint.close();
+        }
+        certificate = DtlsCertificate.generate(new SecureRandom());
+        keys = new CompletableFuture<>();
+        failure = new CompletableFuture<>();
+    }
+
     /** Starts DTLS towards the relay's address of the last check, checking the relay's SDP fingerprint. */
     void startDtls(final DtlsRole role, final MediaDescription relayMedia)
     {
+        final CompletableFuture<DtlsSrtpKeys> connected = keys;
+        final CompletableFuture<String> failed = failure;
         dtls = DtlsEndpoint.start(role, certificate, DtlsFingerprint.parse(relayMedia.attribute("fingerprint")),
             DtlsEndpointConfig.builder().handshakeTimeoutMs(8_000).initialResendMs(200).build(),
             (datagram, offset, length) -> send(datagram, offset, length), new DtlsListener()
@@ -101,13 +120,13 @@ final class JavaBrowser implements AutoCloseable
                 @Override
                 public void onDtlsConnected(final DtlsEndpoint endpoint, final DtlsSrtpKeys k)
                 {
-                    keys.complete(k);
+                    connected.complete(k);
                 }
 
                 @Override
                 public void onDtlsFailed(final DtlsEndpoint endpoint, final DtlsFailure f, final String detail)
                 {
-                    failure.complete(f + ": " + detail);
+                    failed.complete(f + ": " + detail);
                 }
 
                 @Override

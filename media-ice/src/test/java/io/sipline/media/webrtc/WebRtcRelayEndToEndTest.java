@@ -39,6 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -49,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A WebRTC call through the media service on loopback: a {@link JavaBrowser} (ICE checks with USE-CANDIDATE, Bouncy
  * Castle DTLS, SRTP) on the WebRTC leg and a plain RTP socket playing the SIP phone on the other. Each test checks
  * the relay's SDP, the ICE-lite answer, the DTLS-SRTP handshake in the role {@code a=setup} gave, then RTP and RTCP
- * both ways with the payload unchanged.
+ * both ways with the payload unchanged; re-offers, an ICE restart and new DTLS associations follow.
  */
 @Timeout(60)
 class WebRtcRelayEndToEndTest
@@ -213,12 +214,10 @@ class WebRtcRelayEndToEndTest
     @Test
     void shouldKeepIceCredentialsFingerprintAndDtlsRoleOnReOffersFromEitherLeg() throws Exception
     {
-        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
-        final MediaDescription toBrowser = SessionDescription.parse(anchor.offer()).media().getFirst();
-        final MediaDescription toPhone = SessionDescription.parse(anchor.answer(browserSdp("active"))).media()
-            .getFirst();
-        iceAndDtls(toBrowser, DtlsRole.CLIENT);
-        mediaBothWays(toPhone.port(), 0);
+        final Established call = established();
+        final MediaAnchor anchor = call.anchor();
+        final MediaDescription toBrowser = call.toBrowser();
+        final MediaDescription toPhone = call.toPhone();
 
         // The phone puts the call on hold (RFC 3264 §8.4): the browser is offered the same ICE and DTLS, our
         // settled role (passive: the browser is the DTLS client), and the direction.
@@ -259,12 +258,10 @@ class WebRtcRelayEndToEndTest
     @Test
     void shouldRestartIceOnABrowserReOfferKeepingDtlsAndMedia() throws Exception
     {
-        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
-        final MediaDescription toBrowser = SessionDescription.parse(anchor.offer()).media().getFirst();
-        final MediaDescription toPhone = SessionDescription.parse(anchor.answer(browserSdp("active"))).media()
-            .getFirst();
-        iceAndDtls(toBrowser, DtlsRole.CLIENT);
-        mediaBothWays(toPhone.port(), 0);
+        final Established call = established();
+        final MediaAnchor anchor = call.anchor();
+        final MediaDescription toBrowser = call.toBrowser();
+        final MediaDescription toPhone = call.toPhone();
 
         // A restart the phone refuses (a 488 to the re-INVITE): the leg keeps its ICE session as it was.
         browser.restartIce("rfsd", "refusedPasswordOf24Chars");
@@ -308,22 +305,91 @@ class WebRtcRelayEndToEndTest
     }
 
     @Test
-    void shouldRefuseAReOfferChangingOneIceCredentialOrTheFingerprintAndStayUsable() throws Exception
+    void shouldMakeANewDtlsAssociationWhenTheBrowserReOffersANewFingerprintOrNewRoles() throws Exception
+    {
+        final Established call = established();
+        final MediaAnchor anchor = call.anchor();
+        final MediaDescription toBrowser = call.toBrowser();
+        final MediaDescription toPhone = call.toPhone();
+        final DtlsSrtpKeys first = browser.keys.getNow(null);
+
+        // A new certificate, actpass (RFC 8842 §4): a new association; we keep our role, the server's.
+        browser.newAssociation();
+        anchor.reoffer(browserSdp("actpass"), false);
+        final MediaDescription renewed = SessionDescription.parse(anchor.answer(
+            phoneSdp().replace("o=phone 1 1", "o=phone 1 2"))).media().getFirst();
+        assertEquals("passive", renewed.attribute("setup"));
+        assertEquals(toBrowser.attribute("fingerprint"), renewed.attribute("fingerprint"), "our certificate stays");
+        assertEquals(toBrowser.attribute("ice-ufrag"), renewed.attribute("ice-ufrag"), "ICE is not restarted");
+        browser.startDtls(DtlsRole.CLIENT, renewed);
+        final DtlsSrtpKeys second = browser.keys.get(15, TimeUnit.SECONDS);
+        assertFalse(Arrays.equals(first.outboundPolicy().masterKey(), second.outboundPolicy().masterKey()),
+            "new keys from the new handshake");
+        awaitBrowserHeard(toPhone.port(), 2_000);
+        mediaBothWays(toPhone.port(), 2_000);
+
+        // Another certificate and the roles turned round (the browser the server now): we connect to it.
+        browser.newAssociation();
+        browser.startDtls(DtlsRole.SERVER, renewed);
+        anchor.reoffer(browserSdp("passive"), false);
+        final MediaDescription turned = SessionDescription.parse(anchor.answer(
+            phoneSdp().replace("o=phone 1 1", "o=phone 1 3"))).media().getFirst();
+        assertEquals("active", turned.attribute("setup"), "RFC 5763 §5: we answer passive with active");
+        browser.keys.get(15, TimeUnit.SECONDS);
+        awaitBrowserHeard(toPhone.port(), 4_000);
+        mediaBothWays(toPhone.port(), 4_000);
+        assertEquals(null, events.peek(), "no failure reported");
+        anchor.end();
+    }
+
+    /**
+     * After a new handshake, until the relay's keys and the browser's agree both ways: the browser speaks until the
+     * phone hears it, and the phone until the browser can read it.
+     */
+    private void awaitBrowserHeard(final int legAPort, final int seqBase) throws Exception
+    {
+        final DtlsSrtpKeys keys = browser.keys.getNow(null);
+        final SrtpContext protect = SrtpContext.outbound(keys.outboundPolicy());
+        final SrtpContext unprotect = SrtpContext.inbound(keys.inboundPolicy());
+        final InetSocketAddress legA = new InetSocketAddress(InetAddress.getLoopbackAddress(), legAPort);
+        boolean heard = false;
+        boolean read = false;
+        // Below mediaBothWays' numbers from seqBase on, so that those go forward on the same keys.
+        int seq = seqBase - 500;
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!(heard && read) && System.nanoTime() < deadline)
+        {
+            final byte[] srtp = rtp(0, ++seq, SSRC_BROWSER, 160);
+            browser.send(srtp, 0, protect.protectRtp(srtp, 0, 172));
+            heard |= null != receivePhone(100);
+            phone.send(new DatagramPacket(rtp(0, seq, SSRC_PHONE, 160), 172, legA));
+            final byte[] atBrowser = browser.receiveMedia(100);
+            read |= null != atBrowser && 172 == unprotect.unprotectRtp(atBrowser, 0, atBrowser.length);
+        }
+        assertTrue(heard && read, "the new keys in use both ways: heard " + heard + ", read " + read);
+        browser.media.clear();
+        while (null != receivePhone(50))
+        {
+            // Packets relayed under the old keys before the switch.
+        }
+    }
+
+    @Test
+    void shouldRefuseAReOfferChangingOneIceCredentialOrAnAnswerChangingRolesAndStayUsable() throws Exception
     {
         final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
         assertThrows(IllegalStateException.class, () -> anchor.reoffer(phoneSdp(), true), "before the answer");
         anchor.answer(browserSdp("active"));
-        final String otherFingerprint = DtlsCertificate.generate(new SecureRandom()).sdpFingerprint();
-        final SdpException fingerprint = assertThrows(SdpException.class, () -> anchor.reoffer(
-            browserSdp("actpass").replace(browser.certificate.sdpFingerprint(), otherFingerprint), false));
-        assertTrue(fingerprint.getMessage().contains("fingerprint"), fingerprint.getMessage());
         final SdpException restart = assertThrows(SdpException.class, () -> anchor.reoffer(
             browserSdp("actpass").replace("a=ice-pwd:" + JavaBrowser.PASSWORD, "a=ice-pwd:anotherPasswordOf24Chars"),
             false));
         assertTrue(restart.getMessage().contains("ICE restart changes both"), restart.getMessage());
-        final SdpException roles = assertThrows(SdpException.class, () -> anchor.reoffer(browserSdp("passive"),
-            false));
-        assertTrue(roles.getMessage().contains("DTLS roles"), roles.getMessage());
+        // A new fingerprint or new roles in an offer ask for a new DTLS association: taken, and here withdrawn.
+        final String otherFingerprint = DtlsCertificate.generate(new SecureRandom()).sdpFingerprint();
+        anchor.reoffer(browserSdp("actpass").replace(browser.certificate.sdpFingerprint(), otherFingerprint), false);
+        assertTrue(anchor.withdraw());
+        anchor.reoffer(browserSdp("passive"), false);
+        assertTrue(anchor.withdraw());
         // A stream added (RFC 3264 §8.1) that the browser refuses: the call keeps its one stream.
         assertEquals(2, SessionDescription.parse(anchor.reoffer(phoneSdp() + "m=video " + phone.getLocalPort() +
             " RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n", true)).media().size());
@@ -333,6 +399,9 @@ class WebRtcRelayEndToEndTest
         final MediaDescription again = SessionDescription.parse(anchor.reoffer(phoneSdp(), true)).media().getFirst();
         assertEquals("passive", again.attribute("setup"));
         assertThrows(IllegalStateException.class, () -> anchor.reoffer(phoneSdp(), true), "one exchange at a time");
+        // An answer may not change the DTLS roles our offer kept (a=setup:passive: we stay the server).
+        final SdpException roles = assertThrows(SdpException.class, () -> anchor.answer(browserSdp("passive")));
+        assertTrue(roles.getMessage().contains("DTLS roles"), roles.getMessage());
         // Only an offer restarts ICE: an answer with new credentials is refused, and the right one still taken.
         browser.restartIce("nwuf", "answerPasswordOf24Chars0");
         final SdpException inAnswer = assertThrows(SdpException.class, () -> anchor.answer(browserSdp("active")));
@@ -341,6 +410,23 @@ class WebRtcRelayEndToEndTest
         anchor.answer(browserSdp("active"));
         assertTrue(anchor.isRelayed(0));
         anchor.end();
+    }
+
+    /** An anchored call the phone offered and the browser answered, with ICE, DTLS and media both ways done. */
+    private record Established(MediaAnchor anchor, MediaDescription toBrowser, MediaDescription toPhone)
+    {
+    }
+
+    /** The phone offers, the browser answers {@code a=setup:active} (the DTLS client); ICE, DTLS, media both ways. */
+    private Established established() throws Exception
+    {
+        final MediaAnchor anchor = media.anchor(phoneSdp(), MediaProfile.WEBRTC, listener);
+        final MediaDescription toBrowser = SessionDescription.parse(anchor.offer()).media().getFirst();
+        final MediaDescription toPhone = SessionDescription.parse(anchor.answer(browserSdp("active"))).media()
+            .getFirst();
+        iceAndDtls(toBrowser, DtlsRole.CLIENT);
+        mediaBothWays(toPhone.port(), 0);
+        return new Established(anchor, toBrowser, toPhone);
     }
 
     /** Sends a check to the relay under the credentials of {@code relayMedia}; returns the response's type. */
@@ -441,7 +527,12 @@ class WebRtcRelayEndToEndTest
 
     private byte[] receivePhone() throws Exception
     {
-        phone.setSoTimeout(3_000);
+        return receivePhone(3_000);
+    }
+
+    private byte[] receivePhone(final int timeoutMs) throws Exception
+    {
+        phone.setSoTimeout(timeoutMs);
         final byte[] buffer = new byte[2048];
         final DatagramPacket p = new DatagramPacket(buffer, buffer.length);
         try
