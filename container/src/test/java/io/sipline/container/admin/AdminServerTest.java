@@ -375,7 +375,8 @@ class AdminServerTest
                 s = awaitSample(admin, "sipline_media_datagrams_dropped_total{reason=\"" + e.getKey() + "\"}",
                     e.getValue());
             }
-            assertEquals(expected.values().stream().mapToInt(Integer::intValue).sum(), sumWhere(s, "sipline_media_datagrams_dropped_total", ""),
+            final int sent = expected.values().stream().mapToInt(Integer::intValue).sum();
+            assertEquals(sent, sumWhere(s, "sipline_media_datagrams_dropped_total", ""),
                 "each bad datagram counted once, under its own reason: " + s);
             assertEquals(0, s.get("sipline_media_thread_errors_total"), "nothing thrown on the media thread");
             plain.end();
