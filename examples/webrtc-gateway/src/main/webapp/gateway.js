@@ -23,13 +23,17 @@ const gateway = {
     const pc = gateway.peerConnection;
     const out = { ice: pc ? pc.iceConnectionState : "none", connection: pc ? pc.connectionState : "none",
       dtls: "none", packetsReceived: 0, packetsSent: 0, packetsLost: 0, direction: "none",
-      signaling: pc ? pc.signalingState : "none", remoteUfrag: "none", pairChanges: 0 };
+      signaling: pc ? pc.signalingState : "none", remoteUfrag: "none", pairChanges: 0,
+      bundleLocal: false, bundleRemote: false };
     if (!pc) {
       return out;
     }
     out.direction = pc.getTransceivers().map((t) => t.currentDirection).join(",") || "none";
     const remote = pc.currentRemoteDescription ? pc.currentRemoteDescription.sdp : "";
     out.remoteUfrag = (remote.match(/^a=ice-ufrag:(\S+)/m) || [null, "none"])[1];
+    // RFC 9143: a=group:BUNDLE in this side's description and in the far end's (the gateway leaves it out)
+    out.bundleLocal = /^a=group:BUNDLE/m.test(pc.localDescription ? pc.localDescription.sdp : "");
+    out.bundleRemote = /^a=group:BUNDLE/m.test(pc.remoteDescription ? pc.remoteDescription.sdp : "");
     (await pc.getStats()).forEach((report) => {
       if (report.type === "transport" && report.dtlsState) {
         out.dtls = report.dtlsState;

@@ -1,15 +1,17 @@
 // The browser of the WebRTC gateway end-to-end test: puppeteer-core starts the Debian chromium headless with a fake
 // microphone and no permission prompt, loads the gateway's page with ?auto=1 (connect over WebSocket, register, call
 // the address given), and reports on stdout, one line each, what the test asserts:
-//   CHROMIUM_PID n | ESTABLISHED | ICE state | DTLS state | STATS sent=a received=b lost=c (twice, 5 s apart:
+//   CHROMIUM_PID n | ESTABLISHED | BUNDLE local=bool remote=bool (a=group:BUNDLE in each side's description) |
+//   ICE state | DTLS state | STATS sent=a received=b lost=c (twice, 5 s apart:
 //   at 50 packets/s about 250 more each way, so that the test can ask for over 100 in the window)
 //   ENDED ... | FAILED why
 // As the caller (the page's URL has call=...) it then hangs up (BYE from the browser); as the callee (answer=1) it
 // first says REGISTERED and, once the media checks passed, waits for the far end's BYE. Then it closes the browser.
 // With "renegotiate", before hanging up, the caller checks that the far end's own re-INVITE (sent while the first
 // STATS are measured) was answered (REOFFERED), puts the call on hold and resumes it (HELD and RESUMED with the
-// transceiver's negotiated direction), reports STATS over 2 s, restarts ICE (RESTARTED old-ufrag new-ufrag
-// pairs=before->after, once a pair of the new ICE generation is selected) and reports STATS over 2 s again.
+// transceiver's negotiated direction; ONHOLD sent=a received=b: packets in the held second), reports STATS over
+// 2 s, restarts ICE (RESTARTED old-ufrag new-ufrag pairs=before->after, once a pair of the new ICE generation is
+// selected) and reports STATS over 2 s again.
 // Arguments: page URL, bound in ms, caller | callee, [renegotiate].
 import puppeteer from "puppeteer-core";
 
@@ -52,7 +54,12 @@ async function renegotiateCall(page) {
   say(`REOFFERED ${(await stats(page)).direction}`);
   await page.evaluate(() => window.gateway.hold());
   await until(page, "the call on hold", () => window.gateway.events.some((e) => e.endsWith(": on hold")));
-  say(`HELD ${(await stats(page)).direction}`);
+  const held = await stats(page);
+  say(`HELD ${held.direction}`);
+  await sleep(1000);
+  const stillHeld = await stats(page);
+  say(`ONHOLD sent=${stillHeld.packetsSent - held.packetsSent} received=` +
+    `${stillHeld.packetsReceived - held.packetsReceived}`);
   await page.evaluate(() => window.gateway.unhold());
   await until(page, "the call resumed", () => window.gateway.events.some((e) => e.endsWith(": off hold")));
   say(`RESUMED ${(await stats(page)).direction}`);
@@ -105,6 +112,8 @@ try {
     throw new Error(`call ${state}: ${await page.evaluate(() => window.gateway.events.join(" | "))}`);
   }
   say("ESTABLISHED");
+  const bundle = await stats(page);
+  say(`BUNDLE local=${bundle.bundleLocal} remote=${bundle.bundleRemote}`);
   const ice = await until(page, "ICE connected", async () => {
     const s = await window.gateway.stats();
     return ["connected", "completed"].includes(s.ice) ? s.ice : null;

@@ -33,13 +33,15 @@ import org.junit.jupiter.api.Test;
  * HTTP half; SIP.js in the page talks SIP over WebSocket; the application anchors the media in the server's media
  * service, DTLS-SRTP and ICE-lite toward the browser, plain RTP toward a sipp that echoes it ({@code -rtp_echo}).
  * <ul>
- *   <li>the browser calls sipp's UAS: the call is established (200, ACK), the browser's ICE and DTLS reach
+ *   <li>the browser calls sipp's UAS: the call is established (200, ACK) unbundled (the browser offers
+ *       {@code a=group:BUNDLE}, the gateway's answer leaves it out, RFC 9143 §7.3.3), the browser's ICE and DTLS reach
  *       connected, and in 5 s of its {@code getStats()} the browser sends over 100 audio packets and receives over
  *       100 back (its own audio relayed to sipp as plain RTP, echoed, relayed back as SRTP: sipp received each of
  *       them) with under 2 % lost, while sipp re-INVITEs the browser (a second into the call, answered by the
  *       browser through the anchor). Then the browser puts the call on hold and resumes it (sipp checks a=sendonly
- *       then a=sendrecv in the offers it gets; the browser's transceiver is sendonly, then sendrecv), and media flows
- *       again (over 50 packets each way at the browser and over 100 relayed in 2 s); the browser restarts ICE
+ *       then a=sendrecv in the offers it gets; the browser's transceiver is sendonly, then sendrecv, and it goes on
+ *       sending while held, RFC 3264 §8.4), and media flows again (over 50 packets each way at the browser and
+ *       over 50 relayed in 2 s); the browser restarts ICE
  *       ({@code iceRestart}: the gateway answers with new credentials, the browser selects a pair of the new ICE
  *       generation on the same DTLS association) and media flows again. Its BYE reaches sipp, and the anchor and
  *       every media port are freed;</li>
@@ -59,6 +61,7 @@ class WebRtcGatewayE2eTest
     private static final Pattern ADMIN = Pattern.compile("sipline: admin on http://([^ ]+) ");
     private static final Pattern RELAYED = Pattern.compile("(?m)^sipline_media_packets_relayed_total ([0-9.E]+)$");
     private static final Pattern PORT_PAIRS = Pattern.compile("(?m)^sipline_media_port_pairs ([0-9.E]+)$");
+    private static final Pattern ON_HOLD = Pattern.compile("ONHOLD sent=(\\d+) received=(-?\\d+)");
     private static final Pattern RESTARTED = Pattern.compile("RESTARTED (\\S+) (\\S+) pairs=(\\d+)->(\\d+)");
     private static final long BROWSER_MS = 90_000;
 
@@ -119,6 +122,14 @@ class WebRtcGatewayE2eTest
                 final String why = browser.output() + "\n== server\n" + server.output();
                 assertTrue(browser.has("REOFFERED sendrecv"), "sipp's re-INVITE answered:\n" + why);
                 assertTrue(browser.has("HELD sendonly"), "on hold, the browser only sends:\n" + why);
+                // RFC 3264 §8.4: the holder marks the stream sendonly and goes on sending (music on hold); it is the
+                // held side (sipp, recvonly) that stops, which sipp's -rtp_echo does not do (the relay passes what
+                // each side sends, as it does RTCP, RFC 3264 §5.1), so only the browser's side is asserted.
+                final Matcher onHold = ON_HOLD.matcher(browser.output());
+                assertTrue(onHold.find() && Long.parseLong(onHold.group(1)) > 25,
+                    "on hold the browser went on sending, through the relay:\n" + why);
+                assertTrue(browser.has("BUNDLE local=true remote=false"), "the browser offers BUNDLE (RFC 9143), the "
+                    + "gateway's answer leaves it out (§7.3.3) and the call works unbundled:\n" + why);
                 assertTrue(browser.has("RESUMED sendrecv"), why);
                 final List<long[]> stats = stats(browser);
                 assertFlows(stats.get(2), stats.get(3), "once resumed", why);
@@ -162,6 +173,8 @@ class WebRtcGatewayE2eTest
             SippRun.call("webrtc-gateway-uac", server, 1, 1, 10_000, List.of("-sn", "uac", "-s", "gina", "-rtp_echo",
                 "-mp", Integer.toString(freeMediaPort()), "-d", "10000")).assertAll(1, server);
             assertMedia(browser, 2);
+            assertTrue(browser.has("BUNDLE local=false remote=false"), "neither the gateway's offer nor the browser's "
+                + "answer bundles:\n" + browser.output());
             assertTrue(browser.has("ENDED"), browser.output());
             assertAnchorsFreed();
             assertPortsFreed();
