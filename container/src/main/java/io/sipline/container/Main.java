@@ -163,6 +163,10 @@ public final class Main
         }
         exportMetrics(admin, web, media);
         final GridWriter writer = wireCluster(server, options, grid, err);
+        if (null != writer && null != admin)
+        {
+            admin.metrics().registerGrid(writer);
+        }
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -360,6 +364,18 @@ public final class Main
 
         @Override
         public void onMemberLeft(final java.util.function.IntConsumer left)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public long bytesWritten()
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public long bytesSent()
         {
             throw new IllegalStateException("no grid");
         }
