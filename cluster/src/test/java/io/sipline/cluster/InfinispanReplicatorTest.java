@@ -65,12 +65,8 @@ class InfinispanReplicatorTest
             long payload = 0;
             for (int i = 0; i < calls; i++)
             {
-                final ApplicationSnapshot s = call("app-" + i, i);
-                // the session's entry, its owner record and one index entry per dialog, keys and values
-                payload += s.id().length() + SnapshotCodec.encode(s).length + "owner:".length() + s.id().length()
-                    + Integer.BYTES + s.sessions().stream().mapToLong(d -> "call:".length() + d.callId().length()
-                    + s.id().length()).sum();
-                a.write(s).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                payload += payload(call("app-" + i, i));
+                a.write(call("app-" + i, i)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             }
             assertEquals(payload, a.bytesWritten());
             assertEquals(0, b.bytesWritten(), "counted by the member that wrote");
@@ -162,6 +158,13 @@ class InfinispanReplicatorTest
             }
         }
         return n;
+    }
+
+    /** The session's entry, its owner record and one index entry per dialog: keys and values, in bytes. */
+    private static long payload(final ApplicationSnapshot s)
+    {
+        return s.id().length() + SnapshotCodec.encode(s).length + "owner:".length() + s.id().length() + Integer.BYTES
+            + s.sessions().stream().mapToLong(d -> "call:".length() + d.callId().length() + s.id().length()).sum();
     }
 
     private static ApplicationSnapshot call(final String id, final int version)

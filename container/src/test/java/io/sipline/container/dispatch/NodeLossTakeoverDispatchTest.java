@@ -227,16 +227,8 @@ class NodeLossTakeoverDispatchTest
             final Map<String, String> params = Map.of("target", "sip:bob@127.0.0.1:" + callee.port());
             first.registry().onDeployed(TestApps.application("b2bua", new TimedB2bua(), params, true, onFirst));
             second.registry().onDeployed(TestApps.application("b2bua", new TimedB2bua(), params, true, onSecond));
-            caller.target(DispatchSippTest.address(first));
-            callee.target(DispatchSippTest.address(first));
             final long setUpAt = System.currentTimeMillis();
-            caller.send(TestApps.request("INVITE", "silent-1"));
-            final String out = callee.await(m -> m.startsWith("INVITE "), "the B2BUA's INVITE to the callee");
-            callee.send(SipPeer.answer(out, "bob-silent-1", callee.port()));
-            final String to = SipPeer.header(caller.await(SipPeer.response(200, "INVITE"), "the 2xx"), "To");
-            caller.send(SipPeer.inDialog("ACK", "silent-1", to, 1, "ack-silent-1", ""));
-            callee.await(m -> m.startsWith("ACK "), "the ACK relayed to the callee");
-            assertTrue(TestApps.await(() -> grid.holds("silent-1", 2)), "both confirmed legs in the grid");
+            final String to = establish(grid, first, caller, callee, "silent-1");
             final String id = grid.idOf("silent-1");
 
             // the front found node 1 dead (it stopped answering OPTIONS); the grid did not: node 1 is still a member
@@ -281,21 +273,33 @@ class NodeLossTakeoverDispatchTest
     {
         try (ContainerServer first = TestApps.server(TestApps.config().node(1)))
         {
-            caller.target(DispatchSippTest.address(first));
-            callee.target(DispatchSippTest.address(first));
             try (GridWriter toGrid = new GridWriter(grid.member(1), 1, err))
             {
                 first.registry().replication(toGrid, toGrid);
                 first.registry().onDeployed(TestApps.application("b2bua", servlet, params, true, seen));
-                caller.send(TestApps.request("INVITE", callId));
-                final String out = callee.await(m -> m.startsWith("INVITE "), "the B2BUA's INVITE to the callee");
-                callee.send(SipPeer.answer(out, "bob-" + callId, callee.port()));
-                final String to = SipPeer.header(caller.await(SipPeer.response(200, "INVITE"), "the 2xx"), "To");
-                caller.send(SipPeer.inDialog("ACK", callId, to, 1, "ack-" + callId, ""));
-                callee.await(m -> m.startsWith("ACK "), "the ACK relayed to the callee");
-                assertTrue(TestApps.await(() -> grid.holds(callId, 2)), "both confirmed legs in the grid");
-                return to;
+                return establish(grid, first, caller, callee, callId);
             }
         }
+    }
+
+    /**
+     * Sets up call {@code callId} through {@code node} (its b2bua distributable) and waits until both legs are in the
+     * grid.
+     *
+     * @return the To header of the caller's dialog.
+     */
+    private static String establish(final MemoryGrid grid, final ContainerServer node, final SipPeer caller,
+        final SipPeer callee, final String callId) throws Exception
+    {
+        caller.target(DispatchSippTest.address(node));
+        callee.target(DispatchSippTest.address(node));
+        caller.send(TestApps.request("INVITE", callId));
+        final String out = callee.await(m -> m.startsWith("INVITE "), "the B2BUA's INVITE to the callee");
+        callee.send(SipPeer.answer(out, "bob-" + callId, callee.port()));
+        final String to = SipPeer.header(caller.await(SipPeer.response(200, "INVITE"), "the 2xx"), "To");
+        caller.send(SipPeer.inDialog("ACK", callId, to, 1, "ack-" + callId, ""));
+        callee.await(m -> m.startsWith("ACK "), "the ACK relayed to the callee");
+        assertTrue(TestApps.await(() -> grid.holds(callId, 2)), "both confirmed legs in the grid");
+        return to;
     }
 }
