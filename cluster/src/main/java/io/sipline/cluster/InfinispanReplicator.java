@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 
 import org.infinispan.Cache;
@@ -25,12 +26,17 @@ import org.infinispan.distribution.ch.ConsistentHash;
 import org.infinispan.distribution.ch.KeyPartitioner;
 import org.infinispan.distribution.group.Grouper;
 import org.infinispan.factories.ComponentRegistry;
+import org.infinispan.factories.GlobalComponentRegistry;
 import org.infinispan.manager.DefaultCacheManager;
 import org.infinispan.notifications.Listener;
 import org.infinispan.notifications.cachelistener.annotation.TopologyChanged;
 import org.infinispan.notifications.cachelistener.event.TopologyChangedEvent;
 import org.infinispan.remoting.transport.Address;
+import org.infinispan.remoting.transport.Transport;
 import org.infinispan.remoting.transport.jgroups.JGroupsTransport;
+
+import org.jgroups.protocols.MsgStats;
+import org.jgroups.protocols.TP;
 
 import io.sipline.container.replication.ApplicationSnapshot;
 import io.sipline.container.replication.SessionReplicator;
@@ -74,12 +80,20 @@ public final class InfinispanReplicator implements SessionReplicator
     private final List<IntConsumer> leaveWatchers = new CopyOnWriteArrayList<>();
     /** The placement of the entries when each departed node was seen leaving: who decides for its sessions. */
     private final Map<Integer, ConsistentHash> decidedBy = new ConcurrentHashMap<>();
+    /** Bytes of keys and values handed to the grid in writes. */
+    private final LongAdder written = new LongAdder();
+    /** The counters of JGroups' transport under the grid: the bytes it sent. */
+    private final MsgStats transportStats;
 
     private InfinispanReplicator(final DefaultCacheManager manager, final int node)
     {
         this.manager = manager;
         this.sessions = manager.getCache(CACHE);
         this.node = node;
+        final TP transport = ((JGroupsTransport)GlobalComponentRegistry.componentOf(manager, Transport.class))
+            .getChannel().getProtocolStack().getTransport();
+        transport.enableStats(true); // the transport's message counters; the stack's other protocols stay quiet
+        this.transportStats = transport.getMessageStats();
         sessions.addListener(new Departures());
     }
 
@@ -177,14 +191,59 @@ public final class InfinispanReplicator implements SessionReplicator
     public CompletionStage<Void> write(final ApplicationSnapshot snapshot)
     {
         final Map<String, Object> entries = new HashMap<>();
-        entries.put(snapshot.id(), SnapshotCodec.encode(snapshot));
+        final byte[] value = SnapshotCodec.encode(snapshot);
+        entries.put(snapshot.id(), value);
         entries.put(OWNER_PREFIX + snapshot.id(), snapshot.node());
         final byte[] id = snapshot.id().getBytes(StandardCharsets.UTF_8);
+        // keys as UTF-8, the owner as an int: what each entry holds, before the grid's marshalling and framing
+        long bytes = id.length + value.length + OWNER_PREFIX.length() + id.length + Integer.BYTES;
         for (final ApplicationSnapshot.DialogSnapshot d : snapshot.sessions())
         {
             entries.put(CALL_PREFIX + d.callId(), id);
+            bytes += CALL_PREFIX.length() + utf8Length(d.callId()) + id.length;
         }
+        written.add(bytes);
         return sessions.putAllAsync(entries);
+    }
+
+    /** The length of {@code s} in UTF-8, without encoding it (a Call-ID is ASCII but for rare exceptions). */
+    static int utf8Length(final String s)
+    {
+        int n = 0;
+        for (int i = 0; i < s.length(); i++)
+        {
+            final char c = s.charAt(i);
+            if (c < 0x80)
+            {
+                n++;
+            }
+            else if (c < 0x800)
+            {
+                n += 2;
+            }
+            else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1)))
+            {
+                n += 4;
+                i++;
+            }
+            else
+            {
+                n += 3;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public long bytesWritten()
+    {
+        return written.sum();
+    }
+
+    @Override
+    public long bytesSent()
+    {
+        return transportStats.getNumBytesSent();
     }
 
     @Override

@@ -24,6 +24,7 @@ import io.sipline.container.replication.ApplicationSnapshot;
 import io.sipline.container.replication.ApplicationSnapshot.DialogSnapshot;
 import io.sipline.container.replication.ApplicationSnapshot.TimerSnapshot;
 import io.sipline.container.replication.ReplicationProvider;
+import io.sipline.container.replication.SnapshotCodec;
 
 /**
  * Grid members on loopback: a snapshot written on one is read on another, and with a member killed (SIGKILL, in a
@@ -60,10 +61,17 @@ class InfinispanReplicatorTest
                 "three members: " + a.members() + " / " + b.members());
 
             final int calls = 60;
+            final long sent0 = a.bytesSent();
+            long payload = 0;
             for (int i = 0; i < calls; i++)
             {
+                payload += payload(call("app-" + i, i));
                 a.write(call("app-" + i, i)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             }
+            assertEquals(payload, a.bytesWritten());
+            assertEquals(0, b.bytesWritten(), "counted by the member that wrote");
+            assertTrue(a.bytesSent() - sent0 > payload / 2, "the transport counted what it sent (the writer owns "
+                + "some entries, so not every byte leaves it): " + (a.bytesSent() - sent0) + " for " + payload);
             final ApplicationSnapshot read = b.read("app-7").orElseThrow();
             assertEquals("b2bua", read.application());
             assertEquals(7, read.version());
@@ -150,6 +158,13 @@ class InfinispanReplicatorTest
             }
         }
         return n;
+    }
+
+    /** The session's entry, its owner record and one index entry per dialog: keys and values, in bytes. */
+    private static long payload(final ApplicationSnapshot s)
+    {
+        return s.id().length() + SnapshotCodec.encode(s).length + "owner:".length() + s.id().length() + Integer.BYTES
+            + s.sessions().stream().mapToLong(d -> "call:".length() + d.callId().length() + s.id().length()).sum();
     }
 
     private static ApplicationSnapshot call(final String id, final int version)

@@ -162,7 +162,7 @@ public final class Main
             return 1;
         }
         exportMetrics(admin, web, media);
-        final GridWriter writer = wireCluster(server, options, grid, err);
+        final GridWriter writer = wireCluster(server, options, grid, admin, err);
         final DeploymentListener deployments =
             null == web ? server.registry() : new ConvergedDeployment(server.registry(), web);
         final DeploymentWatcher watcher =
@@ -188,12 +188,17 @@ public final class Main
 
     /**
      * Before any deployment: the grid's writer, through which distributable applications write and shards read other
-     * nodes' calls, and the cluster's front, through which the node's own initial requests go; null outside a grid.
+     * nodes' calls, its counters in the admin port's {@code /metrics}, and the cluster's front, through which the
+     * node's own initial requests go; null outside a grid.
      */
     private static GridWriter wireCluster(final ContainerServer server, final RunOptions options,
-        final SessionReplicator grid, final PrintWriter err)
+        final SessionReplicator grid, final AdminServer admin, final PrintWriter err)
     {
         final GridWriter writer = null == grid ? null : new GridWriter(grid, options.cluster().node(), err);
+        if (null != writer && null != admin)
+        {
+            admin.metrics().registerGrid(writer);
+        }
         server.registry().replication(writer, writer);
         server.registry().clusterFront(null == options.cluster() ? null : options.cluster().front());
         return writer;
@@ -360,6 +365,18 @@ public final class Main
 
         @Override
         public void onMemberLeft(final java.util.function.IntConsumer left)
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public long bytesWritten()
+        {
+            throw new IllegalStateException("no grid");
+        }
+
+        @Override
+        public long bytesSent()
         {
             throw new IllegalStateException("no grid");
         }

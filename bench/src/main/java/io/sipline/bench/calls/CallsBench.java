@@ -475,7 +475,7 @@ public final class CallsBench implements Callable<Integer>
                     final String warmupName = name + "-warmup" + started++;
                     steps.add(withHttpLoad("warmup", () -> print(name, driver.run(server, warmupName, "warmup",
                         startRate, startRate * warmup, hold)))); // the web half warms up with the SIP half
-                    settle(server);
+                    server.settle();
                 }
             }
             final Instant from = Instant.now();
@@ -493,7 +493,7 @@ public final class CallsBench implements Callable<Integer>
             steps.add(step);
             if (step.sustained())
             {
-                settle(server);
+                server.settle();
             }
             else
             {
@@ -551,9 +551,6 @@ public final class CallsBench implements Callable<Integer>
     /** The label of the step that runs sipp alone at the 80% rate (see {@link CallPath.FarEnd}). */
     static final String FLOOR_STEP = "sipp-alone-at80";
 
-    /** Seconds of warm-up before the allocation run: 64*T1 (T1 = 500 ms) and 5 s. */
-    private static final int WARMUP_SECONDS_FOR_POOLS = 37;
-
     /** Bytes allocated per call: a fixed-count run under epsilon (no collection), TLABs off so every byte counts. */
     private Footprint allocated(final SystemUnderTest.Layout layout, final Path runDir, final SystemUnderTest s,
         final String app, final Scenarios.Flow flow) throws IOException, InterruptedException
@@ -563,19 +560,11 @@ public final class CallsBench implements Callable<Integer>
         final int uasPort = Sipp.freeUdpPort();
         final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
         System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
-        try (ServerProcess server = s.startOnFreePort(layout, dir, app, "epsilon", uasPort, List.of("-XX:-UseTLAB"),
-            serverArgs(s), false))
+        try (ServerProcess server = s.startOnFreePort(layout, dir, app, AllocationRun.PROFILE, uasPort,
+            AllocationRun.JVM_OPTIONS, serverArgs(s), false))
         {
-            // The warm-up lasts a transaction's longest life (64*T1 = 32 s) and 5 s more, so that as many calls are
-            // in their transactions when the run starts as during it: pooled transactions and buffers are then at the
-            // rate's size, and the run measures each call's garbage rather than the pools' growth.
-            final int warmupCalls = Math.max(allocRate * WARMUP_SECONDS_FOR_POOLS, allocCalls / 5);
-            print(name, driver.run(server, name + "-warmup", "warmup", allocRate, warmupCalls, 0));
-            settle(server);
-            final long before = server.heapUsed();
-            final Step step = print(name, driver.run(server, name + "-run", "alloc", allocRate, allocCalls, 0));
-            final long after = server.heapUsed();
-            return new Footprint(s, app, "allocated", "epsilon", step.successful(), after - before);
+            final AllocationRun.Result r = AllocationRun.measure(server, driver, name, allocRate, allocCalls);
+            return new Footprint(s, app, "allocated", AllocationRun.PROFILE, r.step().successful(), r.bytes());
         }
     }
 
@@ -675,24 +664,8 @@ public final class CallsBench implements Callable<Integer>
             dar.toString());
     }
 
-    /** Waits (at most 15 s) until the server uses less than a fifth of a core, so one step's tail is not the next's. */
-    private static void settle(final ServerProcess server) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        long last = server.cpuTicks();
-        while (System.nanoTime() - deadline < 0)
-        {
-            TimeUnit.MILLISECONDS.sleep(500);
-            final long now = server.cpuTicks();
-            if (now - last < ProcFs.CLOCK_TICKS_PER_SECOND / 10)
-            {
-                return;
-            }
-            last = now;
-        }
-    }
-
-    private static Step print(final String name, final Step s)
+    /** Prints one step's line on the console, as every command of the harness does, and returns the step. */
+    public static Step print(final String name, final Step s)
     {
         System.out.printf("bench calls: %-18s %-8s offered %6d/s completed %8.1f/s failed %d retrans %d drops %d "
                 + "p99(200) %.2f ms server p99(2xx) %s far end p99(180) %s gc %d max %.3f ms cpu %.3f s/1k "

@@ -60,6 +60,30 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:\\\\.|[^\"\\\\])*)\"");
     private static final int TIMEOUT_MS = 5_000;
 
+    /** The Prometheus text {@code GET http://127.0.0.1:port/metrics} answers. */
+    public static String metricsText(final int port) throws IOException
+    {
+        final HttpURLConnection http =
+            (HttpURLConnection)URI.create("http://127.0.0.1:" + port + "/metrics").toURL().openConnection();
+        http.setConnectTimeout(TIMEOUT_MS);
+        http.setReadTimeout(TIMEOUT_MS);
+        try
+        {
+            if (200 != http.getResponseCode())
+            {
+                throw new IOException("GET /metrics on port " + port + ": HTTP " + http.getResponseCode());
+            }
+            try (InputStream in = http.getInputStream())
+            {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        }
+        finally
+        {
+            http.disconnect();
+        }
+    }
+
     /**
      * One scrape of the histograms ({@link #METRIC}, {@link #CLIENT_METRIC}, {@link #INPUT_LAG_METRIC}): per histogram
      * and {@code response} (or {@code path}) label, the cumulative count of each {@code le} bound (seconds,
@@ -137,25 +161,7 @@ public record ServerLatency(State state, long count, double p50, double p90, dou
         /** GETs {@code http://127.0.0.1:port/metrics} and parses it. */
         public static Scrape fetch(final int port) throws IOException
         {
-            final HttpURLConnection http =
-                (HttpURLConnection)URI.create("http://127.0.0.1:" + port + "/metrics").toURL().openConnection();
-            http.setConnectTimeout(TIMEOUT_MS);
-            http.setReadTimeout(TIMEOUT_MS);
-            try
-            {
-                if (200 != http.getResponseCode())
-                {
-                    throw new IOException("GET /metrics on port " + port + ": HTTP " + http.getResponseCode());
-                }
-                try (InputStream in = http.getInputStream())
-                {
-                    return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-                }
-            }
-            finally
-            {
-                http.disconnect();
-            }
+            return parse(metricsText(port));
         }
 
         /** The cumulative counts of one histogram's response kind, by bound; null when the scrape has none. */

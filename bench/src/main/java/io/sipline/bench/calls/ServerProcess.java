@@ -145,6 +145,23 @@ public final class ServerProcess implements AutoCloseable, CallPath
         }
     }
 
+    /** Waits (at most 15 s) until the server uses less than a fifth of a core, so one step's tail is not the next's. */
+    public void settle() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        long last = cpuTicks();
+        while (System.nanoTime() - deadline < 0)
+        {
+            TimeUnit.MILLISECONDS.sleep(500);
+            final long now = cpuTicks();
+            if (now - last < ProcFs.CLOCK_TICKS_PER_SECOND / 10)
+            {
+                return;
+            }
+            last = now;
+        }
+    }
+
     /** The Java heap in use, in bytes, from {@code jcmd PID GC.heap_info}. */
     public long heapUsed() throws IOException, InterruptedException
     {

@@ -61,6 +61,8 @@ public enum SystemUnderTest
      */
     public static final List<String> APPS = List.of("typical-b2bua", "b2bua", "proxy");
     private static final long READY_SECONDS = 600; // bin/sipline run may build first
+    /** The element of sip.xml (JSR 289 §B, the deployment descriptor) that makes an application distributable. */
+    private static final Pattern DISTRIBUTABLE = Pattern.compile("<(?:\\w+:)?distributable\\s*/>");
 
     private final String label;
     private final boolean jvm;
@@ -143,7 +145,19 @@ public enum SystemUnderTest
         final int port, final int uasPort, final List<String> extraJvm, final List<String> serverArgs,
         final boolean metrics, final Map<String, String> env) throws IOException, InterruptedException
     {
-        if (SIPLINE != this && !env.isEmpty())
+        return start(layout, dir, app, profile, port, uasPort, extraJvm, serverArgs, metrics, env, true);
+    }
+
+    /**
+     * {@link #start} with the application's {@code <distributable/>} taken out of its {@code sip.xml} when {@code
+     * distributable} is false (Sipline only): the same application, its sessions kept on the node alone.
+     */
+    public ServerProcess start(final Layout layout, final Path dir, final String app, final String profile,
+        final int port, final int uasPort, final List<String> extraJvm, final List<String> serverArgs,
+        final boolean metrics, final Map<String, String> env, final boolean distributable)
+        throws IOException, InterruptedException
+    {
+        if (SIPLINE != this && (!env.isEmpty() || !distributable))
         {
             throw new IllegalArgumentException(label + " takes no Sipline environment: " + env);
         }
@@ -170,7 +184,8 @@ public enum SystemUnderTest
             {
                 final String far = "sip:service@" + target;
                 final Path war = explode(layout.root(), app, dir.resolve(app + "-" + port), proxy(app) ?
-                    Map.of("targets", far, "record-route", "true", "parallel", "true") : Map.of("target", far));
+                    Map.of("targets", far, "record-route", "true", "parallel", "true") : Map.of("target", far),
+                    distributable);
                 cmd.addAll(List.of(layout.root().resolve("bin/sipline").toString(), "run", "--bind", "127.0.0.1",
                     "--port", Integer.toString(port), "--profile", profile, "--deploy", war.toString()));
                 cmd.addAll(serverArgs);
@@ -220,6 +235,43 @@ public enum SystemUnderTest
         catch (final IOException | InterruptedException | RuntimeException ex)
         {
             server.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Kamailio as the front of a Sipline cluster, with the repository's {@code cluster/kamailio/kamailio.cfg} (its
+     * dispatcher, Record-Route and in-dialog routing, its own workers) on {@code 127.0.0.1:port}, {@code -DD -E}
+     * (foreground, log to its output file in {@code dir}), its dispatcher list the Sipline nodes on the UDP ports
+     * {@code nodes} of 127.0.0.1, probed with OPTIONS every second; returns once it listens. The nodes send their own
+     * outbound legs through it with {@code bin/sipline run --cluster-front sip:127.0.0.1:PORT}.
+     */
+    public static ServerProcess clusterFront(final Layout layout, final Path dir, final int port,
+        final List<Integer> nodes) throws IOException, InterruptedException
+    {
+        Files.createDirectories(dir.resolve("run"));
+        final StringBuilder list = new StringBuilder();
+        for (int i = 0; i < nodes.size(); i++)
+        {
+            list.append("1 sip:127.0.0.1:").append(nodes.get(i)).append(" 0 0 node=").append(i + 1).append('\n');
+        }
+        final Path listFile = Files.writeString(dir.resolve("dispatcher.list"), list);
+        final Path output = dir.resolve("kamailio-front-" + port + ".out");
+        final List<String> cmd = List.of("/usr/sbin/kamailio", "-f",
+            layout.root().resolve("cluster/kamailio/kamailio.cfg").toString(), "-DD", "-E", "-Y",
+            dir.resolve("run").toString(), "-w", dir.toString(), "-P", dir.resolve("kamailio-" + port + ".pid")
+            .toString(), "-m", "256", "-M", "16", "-l", "udp:127.0.0.1:" + port,
+            "-A", "DISPATCHER_LIST=\"" + listFile + "\"", "-A", "PING_INTERVAL=1", "-A", "PROBE_TIMEOUT_MS=1000");
+        final ServerProcess front = new ServerProcess(KAMAILIO, "-", new ProcessBuilder(cmd).directory(dir.toFile())
+            .redirectErrorStream(true).redirectOutput(output.toFile()).start(), port, 0, output, null);
+        try
+        {
+            front.awaitReady(null, READY_SECONDS);
+            return front;
+        }
+        catch (final IOException | InterruptedException | RuntimeException ex)
+        {
+            front.close();
             throw ex;
         }
     }
@@ -300,7 +352,7 @@ public enum SystemUnderTest
     }
 
     /** A port of 127.0.0.1 free for both UDP and TCP now, other than {@code avoid}. */
-    static int freeServerPort(final int avoid) throws IOException
+    public static int freeServerPort(final int avoid) throws IOException
     {
         for (int i = 0; i < 20; i++)
         {
@@ -322,7 +374,7 @@ public enum SystemUnderTest
     }
 
     /** A TCP port of 127.0.0.1 free now (bound and released: the server binds it a moment later). */
-    static int freeTcpPort() throws IOException
+    public static int freeTcpPort() throws IOException
     {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.ofLiteral("127.0.0.1")))
         {
@@ -348,6 +400,16 @@ public enum SystemUnderTest
      */
     static Path explode(final Path root, final String app, final Path into, final Map<String, String> params)
         throws IOException
+    {
+        return explode(root, app, into, params, true);
+    }
+
+    /**
+     * {@link #explode(Path, String, Path, Map)}, with the {@code <distributable/>} of {@code sip.xml} taken out when
+     * {@code distributable} is false (it must be there then).
+     */
+    static Path explode(final Path root, final String app, final Path into, final Map<String, String> params,
+        final boolean distributable) throws IOException
     {
         final Path war = root.resolve("examples").resolve(app).resolve("target").resolve(app + ".war");
         if (!Files.isRegularFile(war))
@@ -397,6 +459,15 @@ public enum SystemUnderTest
                 throw new IOException(sipXml + " has no parameter '" + p.getKey() + "' to set");
             }
             xml = m.replaceFirst("$1" + Matcher.quoteReplacement(p.getValue()) + "$2");
+        }
+        if (!distributable)
+        {
+            final Matcher m = DISTRIBUTABLE.matcher(xml);
+            if (!m.find())
+            {
+                throw new IOException(sipXml + " has no <distributable/> to take out");
+            }
+            xml = m.replaceAll("");
         }
         Files.writeString(sipXml, xml);
         return into;

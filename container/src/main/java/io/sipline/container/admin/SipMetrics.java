@@ -23,6 +23,7 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricFamilyDescriptor;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.sipline.container.replication.GridWriter;
 import io.sipline.media.relay.MediaRelay;
 import io.sipline.media.relay.RelayDrop;
 import io.sipline.media.service.MediaService;
@@ -439,6 +440,48 @@ public final class SipMetrics
         GaugeWithCallback.builder().name("sipline_media_port_pairs")
             .help("Media port pairs held by the relay's open streams")
             .callback(cb -> cb.call(relay.portPairsInUse())).register(registry);
+    }
+
+    /**
+     * The grid's counters ({@code --cluster-name}, a grid on the class path): {@code
+     * sipline_grid_snapshots_written_total} and {@code sipline_grid_sessions_removed_total} (completed by the grid),
+     * {@code sipline_grid_operations_dropped_total} (the writer's queue was full) and {@code
+     * sipline_grid_operations_failed_total} (refused or timed out),
+     * {@code sipline_grid_calls_adopted_total} (calls of nodes that left, taken over), {@code
+     * sipline_grid_bytes_written_total} (keys and values handed to the grid) and, when the grid counts them, {@code
+     * sipline_grid_bytes_sent_total} (all the transport sent to the other members). Registered when the node joins the
+     * grid; the writer's own counters, read at each scrape.
+     *
+     * @param grid the node's grid writer.
+     */
+    public void registerGrid(final GridWriter grid)
+    {
+        CounterWithCallback.builder().name("sipline_grid_snapshots_written")
+            .help("Snapshots of distributable application sessions the grid confirmed written")
+            .callback(cb -> cb.call(grid.written())).register(registry);
+        CounterWithCallback.builder().name("sipline_grid_sessions_removed")
+            .help("Ended application sessions the grid confirmed removed")
+            .callback(cb -> cb.call(grid.removed())).register(registry);
+        CounterWithCallback.builder().name("sipline_grid_operations_dropped")
+            .help("Snapshots and removals dropped because the grid writer's queue was full")
+            .callback(cb -> cb.call(grid.dropped())).register(registry);
+        CounterWithCallback.builder().name("sipline_grid_operations_failed")
+            .help("Snapshots and removals the grid refused or did not complete in time")
+            .callback(cb -> cb.call(grid.failed())).register(registry);
+        CounterWithCallback.builder().name("sipline_grid_calls_adopted")
+            .help("Calls of nodes that left the grid, claimed by this node and handed to its shards")
+            .callback(cb -> cb.call(grid.adopted())).register(registry);
+        CounterWithCallback.builder().name("sipline_grid_bytes_written")
+            .help("Bytes of keys and values this node handed to the grid in writes (snapshots and their index and "
+                + "owner entries), before the grid's framing and backup copies")
+            .callback(cb -> cb.call(grid.bytesWritten())).register(registry);
+        if (grid.bytesSent() >= 0)
+        {
+            CounterWithCallback.builder().name("sipline_grid_bytes_sent")
+                .help("Bytes this node's grid transport sent to the other members: writes to owners and backups, "
+                    + "reads, removals, failure detection and membership")
+                .callback(cb -> cb.call(grid.bytesSent())).register(registry);
+        }
     }
 
     /**

@@ -241,6 +241,18 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
         return written.get();
     }
 
+    /** Bytes of keys and values handed to the grid in writes so far ({@link SessionReplicator#bytesWritten}). */
+    public long bytesWritten()
+    {
+        return grid.bytesWritten();
+    }
+
+    /** Bytes the grid's transport sent to the other members so far, or -1 ({@link SessionReplicator#bytesSent}). */
+    public long bytesSent()
+    {
+        return grid.bytesSent();
+    }
+
     /** Sessions removed from the grid so far. */
     public long removed()
     {

@@ -72,6 +72,18 @@ public interface SessionReplicator extends AutoCloseable
      */
     void onMemberLeft(IntConsumer left);
 
+    /**
+     * Bytes of keys and values this member has handed to the grid in {@link #write writes} so far: each snapshot's
+     * encoding and the entries that index and own it, before the grid's own framing and copies.
+     */
+    long bytesWritten();
+
+    /**
+     * Bytes this member's transport has sent to the other members so far, everything included (writes to the owner
+     * and its backup, reads, removals, failure detection, membership), or -1 when the grid does not count them.
+     */
+    long bytesSent();
+
     /** Leaves the grid; this member's entries stay with their backups. */
     @Override
     void close();

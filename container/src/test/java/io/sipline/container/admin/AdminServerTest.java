@@ -3,6 +3,8 @@ package io.sipline.container.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -25,6 +27,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import io.sipline.container.dispatch.ContainerServer;
+import io.sipline.container.replication.ApplicationSnapshot;
+import io.sipline.container.replication.GridWriter;
+import io.sipline.container.replication.MemoryGrid;
+import io.sipline.container.replication.SnapshotCodec;
 import io.sipline.container.router.DefaultApplicationRouter;
 import io.sipline.media.relay.MediaRelaySettings;
 import io.sipline.media.relay.RelayDrop;
@@ -382,6 +388,32 @@ class AdminServerTest
             plain.end();
             srtp.end();
             webRtc.end();
+        }
+    }
+
+    @Test
+    void shouldExposeTheGridWritersCountersOnceRegistered() throws Exception
+    {
+        final MemoryGrid grid = new MemoryGrid();
+        final ApplicationSnapshot call = new ApplicationSnapshot("app-1", "b2bua", 1, 1, 1L, 0L, Map.of(), List.of(),
+            List.of());
+        try (ContainerServer server = container();
+            AdminServer admin = AdminServer.start(new InetSocketAddress(LOOPBACK, 0), server.stack(),
+                ContainerStatus.NONE);
+            GridWriter writer = new GridWriter(grid.member(1), 1, new PrintWriter(new StringWriter())))
+        {
+            assertTrue(!get(admin, "/metrics").body().contains("sipline_grid_"), "no grid registered yet");
+            admin.metrics().registerGrid(writer);
+            writer.write(call);
+            writer.write(call);
+            writer.remove("app-1");
+            final Map<String, Double> s = awaitSample(admin, "sipline_grid_sessions_removed_total", 1);
+            assertEquals(2, s.get("sipline_grid_snapshots_written_total"));
+            assertEquals(2.0 * SnapshotCodec.encode(call).length, s.get("sipline_grid_bytes_written_total"));
+            assertEquals(0, s.get("sipline_grid_operations_dropped_total"));
+            assertEquals(0, s.get("sipline_grid_operations_failed_total"));
+            assertEquals(0, s.get("sipline_grid_calls_adopted_total"));
+            assertTrue(!s.containsKey("sipline_grid_bytes_sent_total"), "a grid that sends nothing has no such count");
         }
     }
 

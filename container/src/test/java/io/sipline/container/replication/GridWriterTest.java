@@ -94,6 +94,18 @@ class GridWriterTest
         }
 
         @Override
+        public long bytesWritten()
+        {
+            return 1_000L * seen.stream().filter(s -> s.startsWith("write ")).count();
+        }
+
+        @Override
+        public long bytesSent()
+        {
+            return -1;
+        }
+
+        @Override
         public void close()
         {
         }
@@ -122,6 +134,8 @@ class GridWriterTest
             gate.complete(null);
             assertTrue(await(() -> 1 == writer.removed()), "drained: " + seen.size());
             assertEquals(100, writer.written());
+            assertEquals(100_000, writer.bytesWritten(), "the grid's own count, as it gives it");
+            assertEquals(-1, writer.bytesSent());
             assertEquals(101, seen.size());
             for (int i = 1; i <= 100; i++)
             {

@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 
 /**
@@ -93,6 +94,8 @@ public final class MemoryGrid
     private final class View implements SessionReplicator
     {
         private final int node;
+        /** Bytes of the encoded snapshots this member wrote. */
+        private final AtomicLong bytes = new AtomicLong();
 
         View(final int node)
         {
@@ -102,7 +105,9 @@ public final class MemoryGrid
         @Override
         public CompletionStage<Void> write(final ApplicationSnapshot snapshot)
         {
-            entries.put(snapshot.id(), SnapshotCodec.encode(snapshot));
+            final byte[] encoded = SnapshotCodec.encode(snapshot);
+            bytes.addAndGet(encoded.length);
+            entries.put(snapshot.id(), encoded);
             owners.put(snapshot.id(), snapshot.node());
             snapshot.sessions().forEach(d -> byCallId.put(d.callId(), snapshot.id()));
             return CompletableFuture.completedFuture(null);
@@ -184,6 +189,18 @@ public final class MemoryGrid
         public void onMemberLeft(final IntConsumer left)
         {
             watchers.computeIfAbsent(node, k -> new CopyOnWriteArrayList<>()).add(left);
+        }
+
+        @Override
+        public long bytesWritten()
+        {
+            return bytes.get();
+        }
+
+        @Override
+        public long bytesSent()
+        {
+            return -1; // nothing goes over a network
         }
 
         @Override
