@@ -24,7 +24,9 @@ final class RequestBudget
     static final String REGISTER_RATE_PROP_NAME = "sipline.overload.register.rate";
     /** System property: other new non-INVITE requests per second per shard let in under pressure, or {@code off}. */
     static final String OTHER_RATE_PROP_NAME = "sipline.overload.other.rate";
-    static final int RATE_DEFAULT = 1000;
+    /** REGISTERs/s per shard let in under pressure by default (how it was chosen: reliability.md, Overload). */
+    static final int REGISTER_RATE_DEFAULT = 4000;
+    static final int OTHER_RATE_DEFAULT = 1000;
 
     private final PressureBuckets buckets;
     private final int perBucket;
@@ -58,7 +60,8 @@ final class RequestBudget
      */
     static RequestBudget configured(final String rateProperty, final long overloadWaitNs, final long intervalNs)
     {
-        final String rate = System.getProperty(rateProperty, Integer.toString(RATE_DEFAULT)).trim();
+        final int rateDefault = REGISTER_RATE_PROP_NAME.equals(rateProperty) ? REGISTER_RATE_DEFAULT : OTHER_RATE_DEFAULT;
+        final String rate = System.getProperty(rateProperty, Integer.toString(rateDefault)).trim();
         if (0 == overloadWaitNs || "off".equals(rate))
         {
             return null;

@@ -88,7 +88,8 @@ class RequestBudgetTest
             try
             {
                 System.clearProperty(property);
-                assertEquals(RequestBudget.RATE_DEFAULT / 10, configured(property).perBucket());
+                assertEquals((RequestBudget.REGISTER_RATE_PROP_NAME.equals(property) ? 4000 : 1000) / 10,
+                    configured(property).perBucket(), "the default, per bucket of 100 ms");
                 System.setProperty(property, "250");
                 assertEquals(25, configured(property).perBucket());
                 System.setProperty(property, "off");
