@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 
 import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.LoadDriver;
+import io.sipline.bench.calls.RegistrarDeployment;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
 import io.sipline.bench.calls.SystemUnderTest;
@@ -80,6 +81,21 @@ public final class OverloadBench implements Callable<Integer>
             + "over the most calls completed in a recent 100 ms, always held) or MARGIN@MS (held only after a wait "
             + "above MS ms); default: default")
     List<String> admissions;
+
+    @Option(names = "--register-storm", paramLabel = "R", defaultValue = "0",
+        description = "a registration storm in the surge's place: R REGISTERs/s from distinct users, to the registrar "
+            + "example deployed beside the B2BUA, while the steady and the established calls go on; Sipline only "
+            + "(default 0: a surge of INVITEs)")
+    int registerStorm;
+
+    @Option(names = "--storm-users", paramLabel = "N", defaultValue = "100000",
+        description = "distinct users of the registration storm, in turn (default 100000)")
+    int stormUsers;
+
+    @Option(names = "--register-rates", paramLabel = "LIST", split = ",", defaultValue = "default",
+        description = "with --register-storm: the server's REGISTER budget of each series "
+            + "(sipline.overload.register.rate: default, off, or REGISTERs/s per shard under pressure)")
+    List<String> registerRates;
 
     @Option(names = "--steady-share", paramLabel = "F", defaultValue = "0.5",
         description = "the steady load before, during and after the surge, as a share of the maximum (default 0.5)")
@@ -164,6 +180,12 @@ public final class OverloadBench implements Callable<Integer>
         {
             bad = "--admission: each default, off, MARGIN or MARGIN@MS (e.g. 25 or 25@10)";
         }
+        else if (registerStorm < 0 || registerStorm > 100_000 || stormUsers < 1 || registerRates.isEmpty()
+            || !registerRates.stream().allMatch(r -> r.matches("default|off|\\d{1,7}")))
+        {
+            bad = "--register-storm 0 to 100000 REGISTERs/s, --storm-users positive, --register-rates: each default, "
+                + "off or a rate";
+        }
         else if ((null != maxRate && maxRate < 1) || (null != kamailioMaxRate && kamailioMaxRate < 1))
         {
             bad = "--max-rate and --kamailio-max-rate must be positive";
@@ -184,7 +206,8 @@ public final class OverloadBench implements Callable<Integer>
             System.out.println("sipp is not installed (apt-get install sip-tester)");
             return 2;
         }
-        final boolean kamailio = !noKamailio;
+        // Kamailio's baseline is a stateful proxy without a registrar: it takes no registration storm.
+        final boolean kamailio = !noKamailio && 0 == registerStorm;
         if (kamailio && !Files.isExecutable(Path.of("/usr/sbin/kamailio")))
         {
             System.out.println("kamailio is not installed (apt-get install kamailio); --no-kamailio leaves it out");
@@ -194,6 +217,7 @@ public final class OverloadBench implements Callable<Integer>
         final Path dir = harness.resultDir("overload-");
         final Scenarios.Flow flow = Scenarios.b2bua(dir, null);
         final Path scenario = SurgeScenario.write(dir);
+        final StormScenario storm = registerStorm > 0 ? StormScenario.write(dir, stormUsers) : null;
         final MaxRate search = new MaxRate(layout, app, profile, serverArgs(SystemUnderTest.SIPLINE, 0), stepSeconds,
             maxSteps, warmup);
         siplineMax = null != maxRate ? maxRate : search.find(dir, flow, SystemUnderTest.SIPLINE, startRate);
@@ -212,17 +236,21 @@ public final class OverloadBench implements Callable<Integer>
         {
             for (final String admission : 0 == wait ? List.of("default") : admissions)
             {
-                for (final int m : multipliers)
+                for (final String registerRate : null == storm ? List.of("default") : registerRates)
                 {
-                    surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.SIPLINE, wait, admission,
-                        siplineMax, m));
-                    write(dir);
+                    for (final int m : null == storm ? multipliers : List.of(1))
+                    {
+                        surges.add(surge(layout, dir, flow, new Callers(scenario, storm), SystemUnderTest.SIPLINE,
+                            new Series(wait, admission, registerRate), siplineMax, m));
+                        write(dir);
+                    }
                 }
             }
         }
         if (kamailio && kamailioMax > 0)
         {
-            surges.add(surge(layout, dir, flow, scenario, SystemUnderTest.KAMAILIO, 0, "default", kamailioMax, 2));
+            surges.add(surge(layout, dir, flow, new Callers(scenario, null), SystemUnderTest.KAMAILIO,
+                new Series(0, "default", "default"), kamailioMax, 2));
             write(dir);
         }
         System.out.println(Files.readString(dir.resolve("overload.md")));
@@ -265,38 +293,82 @@ public final class OverloadBench implements Callable<Integer>
             "-Dsipline.overload.admission.pressure=" + (at < 0 ? "0" : admission.substring(at + 1)));
     }
 
-    /** One surge on a fresh, warmed-up server. */
-    private Surge surge(final SystemUnderTest.Layout layout, final Path runDir, final Scenarios.Flow flow,
-        final Path scenario, final SystemUnderTest s, final int wait, final String admission, final int max,
-        final int multiplier) throws IOException, InterruptedException
+    /**
+     * The server's settings of one series.
+     *
+     * @param overloadWait {@code --overload-wait}, ms; 0: overload control off
+     * @param admission    an {@code --admission} entry
+     * @param registerRate a {@code --register-rates} entry
+     */
+    private record Series(int overloadWait, String admission, String registerRate)
     {
-        final boolean admissionNamed = SystemUnderTest.SIPLINE == s && 0 != wait && !"default".equals(admission);
-        final String name = s.label() + (SystemUnderTest.SIPLINE == s ? "-wait" + wait : "")
-            + (admissionNamed ? "-admission-" + admission.replace('@', '-') : "") + "-" + multiplier + "x";
-        final String label = s.label() + (SystemUnderTest.SIPLINE == s ? ", " + (0 == wait ? "overload control off"
-            : "--overload-wait " + wait) : ", stateful proxy") + (admissionNamed ? ", admission " + admission : "")
-            + ", " + multiplier + "x " + max + "/s";
+        /** The server's JVM options: the admission limit's and the REGISTER budget's system properties. */
+        List<String> jvm()
+        {
+            final List<String> jvm = new ArrayList<>(admissionJvm(admission));
+            if (!"default".equals(registerRate))
+            {
+                jvm.add("-Dsipline.overload.register.rate=" + registerRate);
+            }
+            return jvm;
+        }
+    }
+
+    /**
+     * The callers' scenarios.
+     *
+     * @param calls the surge's and the steady callers' ({@link SurgeScenario})
+     * @param storm the registration storm's, null for a surge of INVITEs
+     */
+    private record Callers(Path calls, StormScenario storm)
+    {
+    }
+
+    /** One surge (or registration storm) on a fresh, warmed-up server. */
+    private Surge surge(final SystemUnderTest.Layout layout, final Path runDir, final Scenarios.Flow flow,
+        final Callers callers, final SystemUnderTest s, final Series series, final int max, final int multiplier)
+        throws IOException, InterruptedException
+    {
+        final boolean sipline = SystemUnderTest.SIPLINE == s;
+        final boolean storm = null != callers.storm();
+        final boolean admissionNamed = sipline && 0 != series.overloadWait() && !"default".equals(series.admission());
+        final boolean budgetNamed = storm && !"default".equals(series.registerRate());
+        final String name = s.label() + (sipline ? "-wait" + series.overloadWait() : "")
+            + (admissionNamed ? "-admission-" + series.admission().replace('@', '-') : "")
+            + (storm ? "-storm" + registerStorm + (budgetNamed ? "-budget-" + series.registerRate() : "")
+                : "-" + multiplier + "x");
+        final String label = s.label() + (sipline ? ", " + (0 == series.overloadWait() ? "overload control off"
+            : "--overload-wait " + series.overloadWait()) : ", stateful proxy")
+            + (admissionNamed ? ", admission " + series.admission() : "")
+            + (storm ? ", register storm " + registerStorm + "/s, REGISTER budget " + series.registerRate()
+                : ", " + multiplier + "x " + max + "/s");
         final Path dir = Files.createDirectories(runDir.resolve(name));
         final int uasPort = Sipp.freeUdpPort();
         final List<String> uacOptions = SystemUnderTest.KAMAILIO == s ? Scenarios.KAMAILIO_UAC_OPTIONS : List.of();
         final SurgeRun.Plan plan = new SurgeRun.Plan(max, multiplier, surgeSeconds, before, after, steadyShare,
-            population);
+            population, storm ? registerStorm : 0);
+        final List<String> args = new ArrayList<>(serverArgs(s, series.overloadWait()));
+        if (storm)
+        {
+            args.addAll(RegistrarDeployment.serverArgs(layout.root(), dir, app));
+        }
         System.out.printf("bench overload: %s: starting%n", label);
         try (ServerProcess server = s.startOnFreePort(layout, dir, app, s.jvm() ? profile : "-", uasPort,
-            SystemUnderTest.SIPLINE == s ? admissionJvm(admission) : List.of(), serverArgs(s, wait),
-            SystemUnderTest.SIPLINE == s))
+            sipline ? series.jvm() : List.of(), args, sipline))
         {
             if (warmup > 0)
             {
                 new LoadDriver(dir, uasPort, uacOptions, flow).run(server, name + "-warmup", "warmup",
                     plan.steadyRate(), plan.steadyRate() * warmup, 0);
             }
-            final Surge result = new SurgeRun(dir, scenario, flow, uacOptions).run(server, uasPort, name, label, plan);
+            final Surge result = new SurgeRun(dir, callers.calls(), flow, uacOptions, callers.storm())
+                .run(server, uasPort, name, label, plan);
             System.out.printf("bench overload: %s: offered %.0f/s in the surge, goodput %.0f/s (least %.0f%% of the "
-                + "max), %d refused with 503, %d retransmissions, %d failed; population %s; recovered %s%n", label,
+                + "max), %d refused with 503, %d retransmissions, %d failed; population %s; recovered %s%s%n", label,
                 result.offeredInSurge(), result.goodputInSurge(), 100 * result.minGoodputShare(), result.refused(),
                 result.retransmissions(), result.failed(), result.population(),
-                result.recoverySeconds() < 0 ? "not within the run" : "after " + result.recoverySeconds() + " s");
+                result.recoverySeconds() < 0 ? "not within the run" : "after " + result.recoverySeconds() + " s",
+                null == result.storm() ? "" : "; storm " + result.storm());
             return result;
         }
     }

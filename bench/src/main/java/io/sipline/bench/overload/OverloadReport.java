@@ -44,6 +44,7 @@ final class OverloadReport
                 .append(" | ").append(s.recoverySeconds() < 0 ? "not within the run" : s.recoverySeconds())
                 .append(" |\n");
         }
+        storms(md, surges);
         for (final Surge s : surges)
         {
             md.append("\n### ").append(s.label()).append("\n\n| second | offered | goodput | 503s | ")
@@ -58,6 +59,29 @@ final class OverloadReport
             }
         }
         return md.toString();
+    }
+
+    /** The registration storms' own table, when there are any. */
+    private static void storms(final StringBuilder md, final List<Surge> surges)
+    {
+        final List<Surge> storms = surges.stream().filter(s -> null != s.storm()).toList();
+        if (storms.isEmpty())
+        {
+            return;
+        }
+        md.append("\nRegistration storms: REGISTERs from distinct users in the surge's seconds, beside the steady ")
+            .append("calls. Steady calls held: every second of the storm completed at least 90% of the steady ")
+            .append("calls offered.\n\n| run | REGISTERs/s offered | sent | answered 200 | refused 503 | failed | ")
+            .append("retransmitted | least steady calls completed / offered | steady calls held |\n")
+            .append("|---|---|---|---|---|---|---|---|---|\n");
+        for (final Surge s : storms)
+        {
+            final Surge.Storm t = s.storm();
+            md.append("| ").append(s.label()).append(" | ").append(t.rate()).append(" | ").append(t.sent())
+                .append(" | ").append(t.registered()).append(" | ").append(t.refused()).append(" | ")
+                .append(t.failed()).append(" | ").append(t.retransmissions()).append(" | ")
+                .append(pct(t.leastSteadyShare())).append(" | ").append(t.callsHeld() ? "yes" : "no").append(" |\n");
+        }
     }
 
     static String json(final String app, final String profile, final int siplineMax, final int kamailioMax,
@@ -82,6 +106,15 @@ final class OverloadReport
                 .append(", \"failed\": ").append(s.failed()).append(", \"drops\": ").append(s.drops())
                 .append(", \"callerDrops\": ").append(s.callerDrops())
                 .append(", \"recoverySeconds\": ").append(s.recoverySeconds());
+            final Surge.Storm t = s.storm();
+            if (null != t)
+            {
+                j.append(", \"storm\": {\"rate\": ").append(t.rate()).append(", \"sent\": ").append(t.sent())
+                    .append(", \"registered\": ").append(t.registered()).append(", \"refused\": ").append(t.refused())
+                    .append(", \"failed\": ").append(t.failed()).append(", \"retransmissions\": ")
+                    .append(t.retransmissions()).append(", \"leastSteadyShare\": ")
+                    .append(String.format(Locale.ROOT, "%.3f", t.leastSteadyShare())).append('}');
+            }
             if (null != p)
             {
                 j.append(", \"population\": {\"calls\": ").append(p.calls()).append(", \"established\": ")

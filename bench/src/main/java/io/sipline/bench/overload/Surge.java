@@ -18,9 +18,11 @@ import java.util.List;
  * @param drops        datagrams the kernel dropped on the server's and the far end's sockets over the run
  * @param callerDrops  datagrams the kernel dropped on the callers' sockets from the start of the surge (sipp, short
  *                     of CPU, not reading its responses in time)
+ * @param storm        the registration storm that took the surge's place, null for a surge of INVITEs; its
+ *                     registrations are not in {@code seconds}
  */
 public record Surge(String label, int max, int multiplier, int surgeSeconds, List<Second> seconds,
-    Population population, long missingRetryAfter, long serverRefused, long drops, long callerDrops)
+    Population population, long missingRetryAfter, long serverRefused, long drops, long callerDrops, Storm storm)
 {
     /** The share of {@code max} the goodput must keep through the surge. */
     public static final double GOODPUT_SHARE = 0.9;
@@ -61,9 +63,40 @@ public record Surge(String label, int max, int multiplier, int surgeSeconds, Lis
         }
     }
 
+    /**
+     * A registration storm in the surge's seconds, beside the steady calls: REGISTERs from distinct users.
+     *
+     * @param rate             REGISTERs/s offered
+     * @param sent             REGISTERs sent (first transmissions)
+     * @param registered       answered 200
+     * @param refused          answered 503 (with Retry-After)
+     * @param failed           registrations sipp failed (no answer in time, a 503 without Retry-After)
+     * @param retransmissions  retransmissions of the storm's REGISTERs
+     * @param leastSteadyShare the least share, over the storm's seconds, of the steady caller's calls/s completed in
+     *                         the second (its calls are not held, so a call completes in the second it is placed)
+     */
+    public record Storm(int rate, long sent, long registered, long refused, long failed, long retransmissions,
+        double leastSteadyShare)
+    {
+        /** The calls did not starve: every second of the storm completed at least 90% of the steady calls. */
+        public boolean callsHeld()
+        {
+            return leastSteadyShare >= GOODPUT_SHARE;
+        }
+    }
+
     public Surge
     {
         seconds = List.copyOf(seconds);
+    }
+
+    /** A surge of INVITEs (no registration storm). */
+    public Surge(final String label, final int max, final int multiplier, final int surgeSeconds,
+        final List<Second> seconds, final Population population, final long missingRetryAfter,
+        final long serverRefused, final long drops, final long callerDrops)
+    {
+        this(label, max, multiplier, surgeSeconds, seconds, population, missingRetryAfter, serverRefused, drops,
+            callerDrops, null);
     }
 
     /** The surge's seconds (full ones: the run's last, partial second is never one of them). */
@@ -78,10 +111,14 @@ public record Surge(String label, int max, int multiplier, int surgeSeconds, Lis
         return surge().stream().mapToDouble(s -> s.completed() / (double)max).min().orElse(0);
     }
 
-    /** Goodput stayed at or above {@link #GOODPUT_SHARE} of the maximum in every second of the surge. */
+    /**
+     * Goodput stayed at or above {@link #GOODPUT_SHARE} of the maximum in every second of the surge; in a
+     * registration storm, of the steady calls offered ({@link Storm#callsHeld}).
+     */
     public boolean goodputHeld()
     {
-        return surge().size() == surgeSeconds && minGoodputShare() >= GOODPUT_SHARE;
+        return surge().size() == surgeSeconds
+            && (null == storm ? minGoodputShare() >= GOODPUT_SHARE : storm.callsHeld());
     }
 
     /** Calls/s offered on average over the surge (what sipp really sent). */

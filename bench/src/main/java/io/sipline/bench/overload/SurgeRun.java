@@ -32,10 +32,19 @@ final class SurgeRun
     /** A call whose next response does not come within this is failed. */
     private static final String RECV_TIMEOUT_MS = "8000";
 
-    /** The shape of a run. */
+    /**
+     * The shape of a run.
+     *
+     * @param registerRate REGISTERs/s of a registration storm in the surge's place (no INVITE surge); 0: none
+     */
     record Plan(int max, int multiplier, int surgeSeconds, int before, int after, double steadyShare,
-        int populationCalls)
+        int populationCalls, int registerRate)
     {
+        boolean storm()
+        {
+            return registerRate > 0;
+        }
+
         int steadyRate()
         {
             return Math.max(1, (int)Math.round(steadyShare * max));
@@ -67,13 +76,17 @@ final class SurgeRun
     private final Path scenario;
     private final Scenarios.Flow flow;
     private final List<String> uacOptions;
+    /** Null: no registration storm. */
+    private final StormScenario storm;
 
-    SurgeRun(final Path dir, final Path scenario, final Scenarios.Flow flow, final List<String> uacOptions)
+    SurgeRun(final Path dir, final Path scenario, final Scenarios.Flow flow, final List<String> uacOptions,
+        final StormScenario storm)
     {
         this.dir = dir;
         this.scenario = scenario;
         this.flow = flow;
         this.uacOptions = List.copyOf(uacOptions);
+        this.storm = storm;
     }
 
     /** Runs {@code plan} through {@code server} (whose far end listens on {@code uasPort}) and returns it measured. */
@@ -113,8 +126,8 @@ final class SurgeRun
             // The callers' own sockets: a caller starved of CPU drops what it is sent, and retransmits for it.
             awaitBound(steady, callerPorts[0]);
             final Map<Long, Long> callerDrops0 = ProcFs.udpDrops(callerPorts);
-            surge = Sipp.start(surgeName, caller(server, plan.surgeRate(), plan.surgeRate() * plan.surgeSeconds(), 0),
-                callerPorts[2]);
+            surge = Sipp.start(surgeName, plan.storm() ? registrations(server, plan)
+                : caller(server, plan.surgeRate(), plan.surgeRate() * plan.surgeSeconds(), 0), callerPorts[2]);
             final long deadline = t0 + TimeUnit.SECONDS.toNanos(total + 60L);
             for (final Process p : new Process[] {surge, steady, population})
             {
@@ -149,10 +162,17 @@ final class SurgeRun
         final Map<Integer, long[]> seconds = new TreeMap<>();
         long missingRetryAfter = 0;
         Surge.Population pop = null;
+        Surge.Storm registrations = null;
         for (final String c : callers)
         {
             final SippCsv counts = SippCsv.read(file(c, "counts.csv"));
             final SippCsv stat = SippCsv.read(file(c, "stat.csv"));
+            if (plan.storm() && "surge".equals(c))
+            {
+                registrations = storm(plan, counts, stat, SippCsv.read(file("steady", "counts.csv")), origin);
+                missingRetryAfter += stat.last(List.of("FailedRegexpHdrNotFound(C)", "FailedRegexpDoesntMatch(C)"));
+                continue;
+            }
             final String bye = counts.column(n -> n.endsWith("_BYE_Sent"));
             final String byeAnswer = null == bye ? null : (Integer.parseInt(bye.substring(0, bye.indexOf('_'))) + 1)
                 + "_200_Recv";
@@ -189,7 +209,26 @@ final class SurgeRun
             list.add(new Surge.Second(e.getKey(), v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         }
         return new Surge(label, plan.max(), plan.multiplier(), plan.surgeSeconds(), list, pop, missingRetryAfter,
-            overloaded, drops[0], drops[1]);
+            overloaded, drops[0], drops[1], registrations);
+    }
+
+    /** The storm's registrations, and the steady caller's calls completed in its seconds. */
+    private static Surge.Storm storm(final Plan plan, final SippCsv counts, final SippCsv stat, final SippCsv steady,
+        final double origin)
+    {
+        final String bye = steady.column(n -> n.endsWith("_BYE_Sent"));
+        final List<String> byeAnswer = null == bye ? List.of()
+            : List.of((Integer.parseInt(bye.substring(0, bye.indexOf('_'))) + 1) + "_200_Recv");
+        final Map<Integer, Long> completed = steady.perSecond(byeAnswer, origin);
+        double least = Double.MAX_VALUE;
+        for (int second = 0; second < plan.surgeSeconds(); second++)
+        {
+            least = Math.min(least, completed.getOrDefault(second, 0L) / (double)plan.steadyRate());
+        }
+        return new Surge.Storm(plan.registerRate(), counts.last(counts.columns(n -> n.endsWith("_REGISTER_Sent"))),
+            counts.last(counts.columns(n -> n.endsWith("_200_Recv"))),
+            counts.last(counts.columns(n -> n.endsWith("_503_Recv"))), stat.last("FailedCall(C)"),
+            stat.last("Retransmissions(C)"), least);
     }
 
     private static void add(final Map<Integer, long[]> seconds, final int column, final Map<Integer, Long> values)
@@ -228,6 +267,16 @@ final class SurgeRun
             "-recv_timeout", RECV_TIMEOUT_MS, "-buff_size", SIPP_BUFFER, "-trace_counts"));
         args.addAll(uacOptions);
         return args;
+    }
+
+    /** The storm's caller: {@code registerRate} REGISTERs/s through the surge, each from the next user. */
+    private List<String> registrations(final ServerProcess server, final Plan plan)
+    {
+        return List.of("127.0.0.1:" + server.port(), "-sf", storm.scenario().toString(), "-inf",
+            storm.users().toString(), "-r", Integer.toString(plan.registerRate()), "-rp", "1000", "-m",
+            Integer.toString(plan.registerRate() * plan.surgeSeconds()), "-l",
+            Integer.toString(plan.registerRate() * 12), "-recv_timeout", RECV_TIMEOUT_MS, "-buff_size", SIPP_BUFFER,
+            "-trace_counts");
     }
 
     /** The copy of sipp's {@code what} file of caller {@code role} in the run's directory. */

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 
 import io.sipline.bench.calls.GcLog;
 import io.sipline.bench.calls.HarnessOptions;
+import io.sipline.bench.calls.RegistrarDeployment;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
 import io.sipline.bench.calls.SystemUnderTest;
@@ -206,7 +207,7 @@ public final class SoakBench implements Callable<Integer>
         final List<String> serverArgs = new ArrayList<>(warm);
         if (SystemUnderTest.SIPLINE == s && registerShare > 0)
         {
-            serverArgs.addAll(registrar(layout.root(), dir));
+            serverArgs.addAll(RegistrarDeployment.serverArgs(layout.root(), dir, app));
         }
         final int uasPort = Sipp.freeUdpPort();
         try (ServerProcess server = s.startOnFreePort(layout, dir, app, profile, uasPort, List.of(), serverArgs,
@@ -220,22 +221,6 @@ public final class SoakBench implements Callable<Integer>
         System.out.println(Files.readString(dir.resolve("soak.md")));
         System.out.println("bench soak: results in " + dir);
         return 0;
-    }
-
-    /** The registrar's WAR beside the B2BUA, and a DAR sending REGISTER to it and INVITE to the B2BUA. */
-    private List<String> registrar(final Path root, final Path dir) throws IOException
-    {
-        final Path war = root.resolve("examples/registrar/target/registrar.war");
-        if (!Files.isRegularFile(war))
-        {
-            throw new IOException("the registrar example is not built: " + war + " is missing (./mvnw -B -q "
-                + "-DskipTests -pl examples/registrar -am package)");
-        }
-        final Path dar = Files.writeString(dir.resolve("soak-dar.properties"),
-            "REGISTER: (\"registrar\", \"DAR:To\", \"TERMINATING\", \"\", \"NO_ROUTE\", \"0\")\n"
-            + "INVITE: (\"" + app + "\", \"DAR:From\", \"ORIGINATING\", \"\", \"NO_ROUTE\", \"0\")\n",
-            StandardCharsets.US_ASCII);
-        return List.of("--deploy", war.toString(), "--dar", dar.toString());
     }
 
     /** The load and the samples, then each caller's totals. */

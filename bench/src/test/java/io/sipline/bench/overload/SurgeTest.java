@@ -50,6 +50,40 @@ class SurgeTest
     }
 
     @Test
+    void shouldJudgeARegistrationStormByTheSteadyCallsItLeaves()
+    {
+        final Surge.Population all = new Surge.Population(100, 100, 40, 60, 100, 0);
+        final List<Surge.Second> seconds = List.of(s(0, 500, 480, 0, 0), s(1, 500, 500, 0, 0), s(2, 500, 470, 0, 0));
+        final Surge held = new Surge("storm", 1000, 1, 3, seconds, all, 0, 0, 0, 0,
+            new Surge.Storm(8000, 24000, 9000, 15000, 0, 12, 0.94));
+        assertTrue(held.goodputHeld(), "judged by the steady calls, not by the maximum (least 47% of it)");
+        final Surge starved = new Surge("storm", 1000, 1, 3, seconds, all, 0, 0, 0, 0,
+            new Surge.Storm(8000, 24000, 24000, 0, 0, 900, 0.41));
+        assertFalse(starved.goodputHeld());
+        assertFalse(new Surge("storm", 1000, 1, 4, seconds, all, 0, 0, 0, 0, held.storm()).goodputHeld(),
+            "a storm second not measured is not held");
+        final String md = OverloadReport.markdown("bench overload --register-storm 8000", "typical-b2bua", "zgc", 1000,
+            0, List.of(held));
+        assertTrue(md.contains("| 8000 | 24000 | 9000 | 15000 | 0 | 12 | 94% | yes |"), md);
+        assertTrue(OverloadReport.json("typical-b2bua", "zgc", 1000, 0, List.of(held))
+            .contains("\"storm\": {\"rate\": 8000, \"sent\": 24000, \"registered\": 9000"));
+    }
+
+    @Test
+    void shouldWriteTheStormsUsersAndItsScenarioThatTakesA503WithRetryAfter(@TempDir final Path dir)
+        throws IOException
+    {
+        final StormScenario storm = StormScenario.write(dir, 3);
+        assertEquals(List.of("SEQUENTIAL", "storm0;3600", "storm1;3600", "storm2;3600"),
+            Files.readAllLines(storm.users()));
+        final String xml = Files.readString(storm.scenario());
+        assertTrue(xml.contains("<recv response=\"200\" optional=\"true\" next=\"registered\"/>"), xml);
+        assertTrue(xml.contains("header=\"Retry-After:\" check_it=\"true\""), xml);
+        assertTrue(xml.contains("REGISTER sip:[remote_ip]:[remote_port] SIP/2.0") && xml.contains("To: <sip:[field0]@"),
+            "each REGISTER from the next user");
+    }
+
+    @Test
     void shouldSpreadWhatEachLineAddedOverTheSecondsOfASharedClock(@TempDir final Path dir) throws IOException
     {
         final String head = "CurrentTime;ElapsedTime;0_INVITE_Sent;0_INVITE_Retrans;4_503_Recv;9_200_Recv;";
@@ -90,7 +124,8 @@ class SurgeTest
     void shouldRefuseOptionsOutOfRange(@TempDir final Path out)
     {
         for (final String[] bad : new String[][] {{"--app", "proxy"}, {"--multipliers", "0"}, {"--surge", "1"},
-            {"--overload-waits", "20000"}, {"--steady-share", "1.5"}, {"--max-rate", "0"}})
+            {"--overload-waits", "20000"}, {"--steady-share", "1.5"}, {"--max-rate", "0"}, {"--register-storm", "-1"},
+            {"--storm-users", "0"}, {"--register-rates", "many"}})
         {
             final StringWriter err = new StringWriter();
             final int exit = new CommandLine(new OverloadBench()).setErr(new PrintWriter(err))

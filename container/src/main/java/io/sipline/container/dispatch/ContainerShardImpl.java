@@ -108,7 +108,9 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         }
         final ShardAdmission admission = new ShardAdmission(new OverloadControl(overloadWaitNs, overloadIntervalNs),
             AdmissionLimit.configured(overloadWaitNs, overloadIntervalNs),
-            RegisterBudget.configured(overloadWaitNs, overloadIntervalNs), wallClock, counters);
+            RequestBudget.configured(RequestBudget.REGISTER_RATE_PROP_NAME, overloadWaitNs, overloadIntervalNs),
+            RequestBudget.configured(RequestBudget.OTHER_RATE_PROP_NAME, overloadWaitNs, overloadIntervalNs),
+            wallClock, counters);
         shard.transactions().shedding().admission(admission);
         return admission;
     }

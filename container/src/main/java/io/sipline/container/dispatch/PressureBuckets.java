@@ -1,7 +1,7 @@
 package io.sipline.container.dispatch;
 
 /**
- * The clock of a shard's admission checks ({@link AdmissionLimit}, {@link RegisterBudget}): time cut into buckets of
+ * The clock of a shard's admission checks ({@link AdmissionLimit}, {@link RequestBudget}): time cut into buckets of
  * the overload interval, and whether the shard is under pressure. A request's wait above {@code pressureNs} puts the
  * shard under pressure for the rest of its bucket and the next; with {@code pressureNs} 0 it always is. The owner
  * calls {@link #roll} before it counts anything or presses, and starts its counts again when a new bucket begins.

@@ -12,9 +12,10 @@ import io.sipline.sip.message.SipMethod;
 
 /**
  * {@link ShardAdmission}, the shard's overload decision as the stack asks it, with a clock the test moves: the waits'
- * target 30 ms over intervals of 100 ms, the admission limit (25%, pressure above 10 ms) and a REGISTER budget of 50 a
- * bucket. A registration storm on a loaded shard is held to its budget while the calls beside it are let in; requests
- * within dialogs are never refused; nothing is allocated per request.
+ * target 30 ms over intervals of 100 ms, the admission limit (25%, pressure above 10 ms), a REGISTER budget of 50 a
+ * bucket and one of 20 for the other new non-INVITE requests. A registration storm or an OPTIONS scan on a loaded
+ * shard is held to its budget while the calls beside it are let in; requests within dialogs are never refused;
+ * nothing is allocated per request.
  */
 class ShardAdmissionTest
 {
@@ -25,7 +26,35 @@ class ShardAdmissionTest
     private long now = START;
     private final ContainerShardImpl.Counters counters = new ContainerShardImpl.Counters();
     private final ShardAdmission admission = new ShardAdmission(new OverloadControl(30 * MS, BUCKET),
-        new AdmissionLimit(BUCKET, 10 * MS, 25), new RegisterBudget(BUCKET, 10 * MS, 50), () -> now, counters);
+        new AdmissionLimit(BUCKET, 10 * MS, 25), new RequestBudget(BUCKET, 10 * MS, 50),
+        new RequestBudget(BUCKET, 10 * MS, 20), () -> now, counters);
+
+    @Test
+    void shouldHoldAnOptionsScanToTheOtherRequestsBudgetApartFromTheRegistrations()
+    {
+        for (int bucket = 0; bucket < 20; bucket++)
+        {
+            int options = 0;
+            int messages = 0;
+            int registers = 0;
+            // 1,000 OPTIONS, 50 MESSAGEs and 50 REGISTERs a bucket, each having waited 20 ms: pressure
+            for (int i = 0; i < 1_100; i++)
+            {
+                now += BUCKET / 1_100;
+                final SipMethod method = i < 1_000 ? SipMethod.OPTIONS
+                    : 0 == i % 2 ? SipMethod.MESSAGE : SipMethod.REGISTER;
+                if (admission.admit(method, true, now - 20 * MS))
+                {
+                    options += SipMethod.OPTIONS == method ? 1 : 0;
+                    messages += SipMethod.MESSAGE == method ? 1 : 0;
+                    registers += SipMethod.REGISTER == method ? 1 : 0;
+                }
+            }
+            assertTrue(options + messages <= 21, "bucket " + bucket + ": OPTIONS and MESSAGE share their budget: "
+                + options + " + " + messages);
+            assertTrue(registers >= 49, "bucket " + bucket + ": the REGISTERs keep their own budget: " + registers);
+        }
+    }
 
     @Test
     void shouldHoldARegistrationStormToItsBudgetAndLetTheCallsIn()
