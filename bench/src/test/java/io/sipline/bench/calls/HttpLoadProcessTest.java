@@ -3,17 +3,12 @@ package io.sipline.bench.calls;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -28,22 +23,12 @@ class HttpLoadProcessTest
     @EnabledOnOs(OS.LINUX)
     void sendsFromItsOwnLoweredProcessUntilClosedAndReports() throws Exception
     {
-        final AtomicInteger served = new AtomicInteger();
-        final HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0), 64);
-        server.createContext("/", exchange ->
+        try (AnsweringHttpServer server = new AnsweringHttpServer())
         {
-            served.incrementAndGet();
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        server.start();
-        try
-        {
-            final HttpLoadProcess load = HttpLoadProcess.start(URI.create("http://127.0.0.1:"
-                + server.getAddress().getPort() + "/calls"), 200, 7);
+            final HttpLoadProcess load = HttpLoadProcess.start(server.uri("/calls"), 200, 7);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             int nice = -1;
-            while (served.get() < 100 && System.nanoTime() - deadline < 0)
+            while (server.served() < 100 && System.nanoTime() - deadline < 0)
             {
                 nice = Math.max(nice, niceOf(load.pid()));
                 TimeUnit.MILLISECONDS.sleep(20);
@@ -56,12 +41,8 @@ class HttpLoadProcessTest
             assertTrue(m.find(), line);
             assertTrue(Long.parseLong(m.group(1)) >= 100, line);
             assertEquals(m.group(1), m.group(2), line);
-            assertEquals(served.get(), Integer.parseInt(m.group(2)), line);
+            assertEquals(server.served(), Integer.parseInt(m.group(2)), line);
             assertTrue(Double.parseDouble(m.group(3)) > 0, line);
-        }
-        finally
-        {
-            server.stop(0);
         }
     }
 
