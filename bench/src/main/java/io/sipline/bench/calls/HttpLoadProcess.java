@@ -54,7 +54,7 @@ final class HttpLoadProcess implements AutoCloseable
 
     /** Ends the load (closes the process's input) and reads its line; a process that does not end is killed. */
     @Override
-    public void close() throws IOException, InterruptedException
+    public void close() throws IOException
     {
         try
         {
@@ -63,6 +63,10 @@ final class HttpLoadProcess implements AutoCloseable
             {
                 line = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt(); // the harness is being stopped: the process goes below
         }
         finally
         {
