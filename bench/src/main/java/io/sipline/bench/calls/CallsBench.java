@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -149,6 +150,11 @@ public final class CallsBench implements Callable<Integer>
         + "every measured step; the report's server lines say what was sent and answered; 0 = none (default)",
         defaultValue = "0")
     int httpLoad;
+
+    @Option(names = "--http-client-nice", paramLabel = "N",
+        description = "the nice value of the --http-load client's own process (default 10: the server's shards and "
+        + "sipp get a busy core before it; 0: the same priority as they)", defaultValue = "10")
+    int httpClientNice;
 
     /** The web port of the Sipline server started last with {@code --http-load}. */
     private int httpPort;
@@ -332,6 +338,11 @@ public final class CallsBench implements Callable<Integer>
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--http-load: " + httpLoad + " is not a number of requests per second (0-100000)");
         }
+        if (httpClientNice < 0 || httpClientNice > 19)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--http-client-nice: " + httpClientNice + " is not a nice value one may set (0-19)");
+        }
         if (machinePauses < 0 || machinePauses > 600)
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
@@ -479,9 +490,16 @@ public final class CallsBench implements Callable<Integer>
                 }
             }
             final Instant from = Instant.now();
+            final ThreadTimes threads0 = ThreadTimes.of(server.handle());
             final Step step = withHttpLoad(label, () -> print(name, driver.run(server, name + "-" + label, label, r,
                 r * duration, hold)));
             final Instant to = Instant.now();
+            final String threads = label + ": " + ThreadTimes.of(server.handle()).since(threads0,
+                Math.max(1e-3, Duration.between(from, to).toNanos() / 1e9));
+            final String safepoints = label + ": " + GcLog.read(server.gcLog()).safepointsBetween(from, to);
+            System.out.printf("bench calls: %s %s%nbench calls: %s %s%n", name, threads, name, safepoints);
+            counters.add(threads);
+            counters.add(safepoints);
             if (lockCheck)
             {
                 final LockCheck locks = server.locks(dir.resolve(name + "-" + label + "-locks.jfr"),
@@ -509,8 +527,8 @@ public final class CallsBench implements Callable<Integer>
             {
                 return step.run();
             }
-            final HttpLoad load = HttpLoad.start(URI.create("http://127.0.0.1:" + httpPort + "/click-to-call/calls"),
-                httpLoad);
+            final HttpLoadProcess load = HttpLoadProcess.start(URI.create("http://127.0.0.1:" + httpPort
+                + "/click-to-call/calls"), httpLoad, httpClientNice);
             try
             {
                 return step.run();

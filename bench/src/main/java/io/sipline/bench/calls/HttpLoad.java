@@ -16,10 +16,11 @@ import java.util.concurrent.atomic.LongAdder;
  * server's web half at a steady rate, paced by a clock (one request every 1/RPS s, not one after the other), over
  * HTTP/1.1 with the JDK's client, so that a slow server does not slow the offered rate down. At most
  * {@link #MAX_IN_FLIGHT} requests wait for an answer; a tick that finds that many is counted as skipped, so the load
- * stays bounded. {@link #close} stops it and waits (bounded) for the answers in flight.
+ * stays bounded. {@link #close} stops it and waits (bounded) for the answers in flight. The harness runs it in a
+ * process of its own ({@link #main}, started by {@link HttpLoadProcess}).
  * <p>
- * Threading: started and closed by the harness's main thread; requests are sent by one scheduler thread and answered
- * on the client's threads; the counters are adders.
+ * Threading: started and closed by one thread (the process's main thread); requests are sent by one scheduler thread
+ * and answered on the client's threads; the counters are adders.
  */
 final class HttpLoad implements AutoCloseable
 {
@@ -100,6 +101,21 @@ final class HttpLoad implements AutoCloseable
             Thread.currentThread().interrupt();
         }
         client.close();
+    }
+
+    /**
+     * The load as a process of its own: {@code URI RATE}; sends until its standard input ends (the harness closes it),
+     * then writes {@link #describe} and its own CPU time as one line on standard output and exits.
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        final HttpLoad load = start(URI.create(args[0]), Integer.parseInt(args[1]));
+        System.in.transferTo(java.io.OutputStream.nullOutputStream()); // blocks until the harness closes it
+        load.close();
+        final double cpu = ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
+        System.out.printf("%s, client process %.2f cores%n", load.describe(),
+            cpu / Math.max(1e-9, load.elapsedNanos / 1e9));
+        System.out.flush();
     }
 
     /** One line: offered and answered rates, statuses, errors, skipped ticks and the mean answer time. */

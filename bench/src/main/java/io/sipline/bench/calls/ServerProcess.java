@@ -61,6 +61,12 @@ public final class ServerProcess implements AutoCloseable, CallPath
         return process.pid();
     }
 
+    /** The process, for reading its threads ({@link ThreadTimes}). */
+    ProcessHandle handle()
+    {
+        return process.toHandle();
+    }
+
     /** The admin port serving {@code /metrics} on 127.0.0.1, or 0 (the baselines). */
     public int adminPort()
     {

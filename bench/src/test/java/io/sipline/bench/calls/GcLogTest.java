@@ -60,4 +60,38 @@ class GcLogTest
         assertEquals(new GcLog.Summary(2, 20.224 + 0.054, 20.224), late);
         assertEquals(0, GcLog.read(dir.resolve("absent.log")).pauses().size());
     }
+
+    @Test
+    void shouldSayHowLongSafepointsTookToReachAndInAll()
+    {
+        final List<GcLog.Safepoint> safepoints = new ArrayList<>();
+        for (final String line : LOG)
+        {
+            GcLog.parseSafepoint(line, safepoints);
+        }
+        GcLog.parseSafepoint("[2026-11-29T21:47:28.723+0000][70.821s][info][safepoint   ] Safepoint "
+            + "\"ZMarkStartYoungAndOld\", Time since last: 43192479121 ns, Reaching safepoint: 129943760 ns, At "
+            + "safepoint: 93661 ns, Leaving safepoint: 9718539 ns, Total: 139755960 ns, Threads: 2 runnable, 89 total",
+            safepoints);
+        assertEquals(List.of("ZMarkEnd", "ZMarkStartYoungAndOld"),
+            safepoints.stream().map(GcLog.Safepoint::operation).toList());
+        assertEquals(129.94376, safepoints.get(1).reachingMillis(), 1e-9);
+        assertEquals(139.75596, safepoints.get(1).totalMillis(), 1e-9);
+        assertEquals(Instant.parse("2026-11-29T21:47:28.723Z"), safepoints.get(1).at());
+    }
+
+    @Test
+    void shouldSumTheSafepointsOfAWindow(@TempDir final Path dir) throws Exception
+    {
+        final Path log = dir.resolve("gc.log");
+        Files.write(log, List.of(LOG[9], "[2026-11-22T10:51:30.000+0000][5.3s][info][safepoint   ] Safepoint "
+            + "\"Cleanup\", Time since last: 1 ns, Reaching safepoint: 3000000 ns, At safepoint: 500000 ns, "
+            + "Total: 4000000 ns"));
+        final GcLog gc = GcLog.read(log);
+        assertEquals("safepoints over the step: 2, 4.0 ms in all, longest 4.00 ms (Cleanup), longest to reach 3.00 ms "
+            + "(Cleanup)", gc.safepointsBetween(Instant.parse("2026-11-22T10:51:00Z"),
+            Instant.parse("2026-11-22T10:52:00Z")));
+        assertEquals("safepoints over the step: none", gc.safepointsBetween(Instant.parse("2026-11-22T11:00:00Z"),
+            Instant.parse("2026-11-22T11:01:00Z")));
+    }
 }

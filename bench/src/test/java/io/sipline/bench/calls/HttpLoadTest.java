@@ -2,14 +2,9 @@ package io.sipline.bench.calls;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
 
 /** The HTTP load of {@code --http-load}: paced by the clock, every request answered and counted. */
@@ -18,19 +13,9 @@ class HttpLoadTest
     @Test
     void sendsTheOfferedRateAndCountsTheAnswers() throws Exception
     {
-        final AtomicInteger served = new AtomicInteger();
-        final HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0), 64);
-        server.createContext("/", exchange ->
+        try (AnsweringHttpServer server = new AnsweringHttpServer())
         {
-            served.incrementAndGet();
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        server.start();
-        try
-        {
-            final HttpLoad load = HttpLoad.start(URI.create("http://127.0.0.1:" + server.getAddress().getPort()
-                + "/calls"), 200);
+            final HttpLoad load = HttpLoad.start(server.uri("/calls"), 200);
             final long end = System.nanoTime() + 1_000_000_000L;
             while (System.nanoTime() < end)
             {
@@ -42,11 +27,8 @@ class HttpLoadTest
             assertTrue(m.find(), line);
             final long sent = Long.parseLong(m.group(1));
             assertTrue(sent >= 150 && sent <= 260, "about 200 in a second: " + line);
-            assertTrue(Long.parseLong(m.group(2)) == sent && served.get() == sent, line + ", served " + served);
-        }
-        finally
-        {
-            server.stop(0);
+            assertTrue(Long.parseLong(m.group(2)) == sent && server.served() == sent, line + ", served "
+                + server.served());
         }
     }
 }

@@ -1,31 +1,43 @@
 package io.sipline.container.web;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.StatisticsHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 
 import io.sipline.container.admin.HttpStatus;
 import io.sipline.container.os.ThreadNice;
 
 /**
  * The embedded servlet engine of the server ({@code --http-port}): one Jetty {@link Server} with one HTTP/1.1
- * connector, a pool of its own threads ({@code sipline-http-*}, at a lower CPU priority than the shards:
- * {@link ThreadNice}), and one context per deployed application, added and removed while it runs ({@link #add},
- * {@link #remove}). Request counts come from Jetty's {@link StatisticsHandler}, and per application from
- * {@link HttpMetrics} ({@link #metrics}, for {@code /metrics}).
+ * connector, and one context per deployed application, added and removed while it runs ({@link #add},
+ * {@link #remove}). Every thread the engine has is one of its own, named {@code sipline-http-*} and at a lower CPU
+ * priority than the shards ({@link ThreadNice}): the pool that runs the acceptor, the selector and the requests
+ * (bounded by the cores: {@link #maxThreads}), and the scheduler's one thread (connection idle timeouts, session
+ * expiry), which Jetty would otherwise start at the shards' priority. Request counts come from Jetty's
+ * {@link StatisticsHandler}, and per application from {@link HttpMetrics} ({@link #metrics}, for {@code /metrics}).
  * <p>
  * Threading: {@link #start} and {@link #close} on the main thread, {@link #add} and {@link #remove} on the deploying
  * thread; the engine serves requests on its own threads, never on a shard. The counters may be read from any thread.
  */
 public final class WebServer implements AutoCloseable
 {
-    /** At most this many requests are served at once; more wait in the connector's queue. */
-    private static final int MAX_THREADS = 64;
+    /** Pool threads beside those of the requests: the acceptor, the selector and a spare. */
+    private static final int ENGINE_THREADS = 4;
+    /** Request threads per core. */
+    private static final int THREADS_PER_CORE = 2;
 
+    private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, job ->
+    {
+        final Thread thread = new Thread(niced(job), "sipline-http-scheduler");
+        thread.setDaemon(true);
+        return thread;
+    });
     private final Server server;
     private final ServerConnector connector;
     private final ContextHandlerCollection contexts = new ContextHandlerCollection(true);
@@ -34,20 +46,18 @@ public final class WebServer implements AutoCloseable
 
     private WebServer(final InetSocketAddress bind)
     {
-        final QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2)
+        final int max = maxThreads(Runtime.getRuntime().availableProcessors());
+        final QueuedThreadPool threads = new QueuedThreadPool(max, 2)
         {
             @Override
             public Thread newThread(final Runnable job)
             {
-                return super.newThread(() ->
-                {
-                    ThreadNice.setForCurrentThread(ThreadNice.HTTP); // a shard with work gets the core first
-                    job.run();
-                });
+                return super.newThread(niced(job));
             }
         };
         threads.setName("sipline-http");
-        server = new Server(threads);
+        timers.setRemoveOnCancelPolicy(true); // idle timeouts are cancelled far more often than they fire
+        server = new Server(threads, new ScheduledExecutorScheduler(timers), null);
         connector = new ServerConnector(server);
         connector.setHost(bind.getAddress().getHostAddress());
         connector.setPort(bind.getPort());
@@ -56,6 +66,28 @@ public final class WebServer implements AutoCloseable
         statistics.setHandler(metrics);
         server.setHandler(statistics);
         server.setStopAtShutdown(false); // Main's shutdown hook stops the halves in order
+    }
+
+    /**
+     * The pool's bound on a machine of {@code cores}: requests beyond it wait in the pool's queue. Kept near the cores
+     * because the kernel weighs each runnable thread on its own (CFS: a nice-10 thread weighs about a tenth of a
+     * shard), so the engine's share of a busy machine grows with its runnable threads: a pool that grows to dozens
+     * under a burst outweighs the shards, where a few threads per core serve short requests as fast. Each runnable
+     * thread is also one that a safepoint (a GC pause) waits for, the shards stopped meanwhile.
+     */
+    static int maxThreads(final int cores)
+    {
+        return ENGINE_THREADS + THREADS_PER_CORE * Math.max(1, cores);
+    }
+
+    /** {@code job}, run by a thread that first lowers its own priority: a shard with work gets the core first. */
+    private static Runnable niced(final Runnable job)
+    {
+        return () ->
+        {
+            ThreadNice.setForCurrentThread(ThreadNice.HTTP);
+            job.run();
+        };
     }
 
     /**
@@ -140,5 +172,6 @@ public final class WebServer implements AutoCloseable
         {
             System.getLogger("io.sipline.container.web").log(System.Logger.Level.WARNING, "stopping the web engine", e);
         }
+        timers.shutdownNow(); // Jetty stops a scheduler it was given, but not that scheduler's executor
     }
 }
