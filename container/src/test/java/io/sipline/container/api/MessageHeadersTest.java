@@ -94,6 +94,37 @@ class MessageHeadersTest
     }
 
     @Test
+    void shouldKeepItsCountWhileGrowingAndShrinking()
+    {
+        // the count lives after the last entry's place: growing moves it, and the new entries start clean
+        final MessageHeaders h = MessageHeaders.empty(0);
+        assertEquals(0, h.size());
+        for (int i = 0; i < 40; i++)
+        {
+            h.add(0 == i % 2 ? "X-Even" : "Max-Forwards", Integer.toString(i));
+            assertEquals(i + 1, h.size());
+        }
+        assertEquals(20, h.count("X-Even"));
+        assertEquals(20, h.count(HeaderName.MAX_FORWARDS));
+        assertEquals("0", h.get("X-Even"));
+        assertEquals("1", h.get(HeaderName.MAX_FORWARDS));
+        h.addFirst("Via", "SIP/2.0/UDP 192.0.2.1;branch=z9hG4bKtop");
+        assertEquals(41, h.size());
+        assertEquals(HeaderName.VIA, h.known(0));
+        assertEquals(1, h.remove("X-Even"), "where the first was, after the new top Via");
+        assertEquals(21, h.size());
+        h.removeAt(0);
+        assertEquals(20, h.size());
+        assertEquals(List.of("1", "3"), h.getAll("Max-Forwards").subList(0, 2));
+        final MessageHeaders received = received();
+        final int n = received.size();
+        received.add("X-Late", "late");
+        assertEquals(n + 1, received.size(), "a received section grows past its exact capacity");
+        assertEquals("late", received.get("X-Late"));
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", received.get("From"));
+    }
+
+    @Test
     void shouldShareBaseBytesWhenCopyingEntries()
     {
         final MessageHeaders base = received();
