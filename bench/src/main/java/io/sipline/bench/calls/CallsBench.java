@@ -44,6 +44,9 @@ public final class CallsBench implements Callable<Integer>
     @Mixin
     HarnessOptions harness = new HarnessOptions();
 
+    @Mixin
+    SiplineJvmArgs siplineJvmArgs = new SiplineJvmArgs();
+
     @Option(names = "--app", paramLabel = "NAME[,NAME...]", split = ",",
         description = "the examples Sipline runs, each its own series: typical-b2bua (default; a B2BUA as "
         + "applications are usually written: listeners, session attributes, a header map, a log line every 10 calls; "
@@ -476,7 +479,7 @@ public final class CallsBench implements Callable<Integer>
                     args.addAll(webHalfArgs(app)); // the app's own name is its app-name in sip.xml
                 }
                 server = system.startOnFreePort(layout, dir, app, system.jvm() ? profile : "-", driver.uasPort(),
-                    List.of(), args, true);
+                    jvmArgs(system, List.of()), args, true);
                 if (SystemUnderTest.SIPLINE == system)
                 {
                     server.startLocks();
@@ -579,7 +582,7 @@ public final class CallsBench implements Callable<Integer>
         final LoadDriver driver = new LoadDriver(dir, uasPort, List.of(), flow);
         System.out.printf("bench calls: %s: %d calls at %d/s under epsilon%n", name, allocCalls, allocRate);
         try (ServerProcess server = s.startOnFreePort(layout, dir, app, AllocationRun.PROFILE, uasPort,
-            AllocationRun.JVM_OPTIONS, serverArgs(s), false))
+            jvmArgs(s, AllocationRun.JVM_OPTIONS), serverArgs(s), false))
         {
             final AllocationRun.Result r = AllocationRun.measure(server, driver, name, allocRate, allocCalls);
             return new Footprint(s, app, "allocated", AllocationRun.PROFILE, r.step().successful(), r.bytes());
@@ -605,8 +608,8 @@ public final class CallsBench implements Callable<Integer>
         final long transactionsEnd = 36;
         final long holdMs = (setupSeconds + transactionsEnd + 60) * 1000;
         System.out.printf("bench calls: %s: %d calls held%n", name, retainedCalls);
-        try (ServerProcess server = s.startOnFreePort(layout, dir, app, "parallel", uasPort, List.of(), serverArgs(s),
-            false))
+        try (ServerProcess server = s.startOnFreePort(layout, dir, app, "parallel", uasPort, jvmArgs(s, List.of()),
+            serverArgs(s), false))
         {
             print(name, driver.run(server, name + "-warmup", "warmup", 50, 100, 0));
             // The warm-up's transactions end too before the first measurement, so neither side holds any.
@@ -680,6 +683,12 @@ public final class CallsBench implements Callable<Integer>
         httpPort = SystemUnderTest.freeTcpPort();
         return List.of("--http-port", Integer.toString(httpPort), "--deploy", war.toString(), "--dar",
             dar.toString());
+    }
+
+    /** {@code own}, the harness's JVM options for a server of {@code s}, then --sipline-jvm-args for Sipline. */
+    private List<String> jvmArgs(final SystemUnderTest s, final List<String> own)
+    {
+        return SystemUnderTest.SIPLINE == s ? siplineJvmArgs.after(own) : own;
     }
 
     /** Prints one step's line on the console, as every command of the harness does, and returns the step. */

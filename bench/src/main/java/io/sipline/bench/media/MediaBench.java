@@ -12,6 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.ProcFs;
+import io.sipline.bench.calls.SiplineJvmArgs;
 import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -68,9 +69,8 @@ public final class MediaBench implements Callable<Integer>
         description = "JVM profile of the Sipline relay's process, as bin/sipline run takes it (default zgc)")
     String profile;
 
-    @Option(names = "--sipline-jvm-args", paramLabel = "ARGS", split = " ",
-        description = "more JVM options of the Sipline relay's process, space-separated (e.g. a flight recording)")
-    List<String> siplineJvmArgs;
+    @Mixin
+    SiplineJvmArgs siplineJvmArgs = new SiplineJvmArgs();
 
     @Mixin
     HarnessOptions harness;
@@ -95,7 +95,7 @@ public final class MediaBench implements Callable<Integer>
                 final RelayProcess p = switch (r)
                 {
                     case "sipline" -> RelayProcess.sipline(harness.layout(), dir, profile,
-                        null == siplineJvmArgs ? List.of() : siplineJvmArgs, threads, ng, base, base + 9999);
+                        siplineJvmArgs.list(), threads, ng, base, base + 9999);
                     case "rtpengine" -> RelayProcess.rtpengine(rtpengine, dir, threads, ng, base, base + 9999);
                     default -> throw new CommandLine.ParameterException(new CommandLine(this), "unknown relay " + r);
                 };
@@ -182,6 +182,6 @@ public final class MediaBench implements Callable<Integer>
             .reduce((a, b) -> a + "," + b).orElse("") + " --seconds " + seconds + " --warmup " + warmup
             + " --threads " + threads + " --relays " + String.join(",", relays) + " --profile " + profile
             + (keepGoing ? " --keep-going" : "")
-            + (null == siplineJvmArgs ? "" : " --sipline-jvm-args '" + String.join(" ", siplineJvmArgs) + "'");
+            + siplineJvmArgs.describe();
     }
 }

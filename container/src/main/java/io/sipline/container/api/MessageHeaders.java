@@ -27,6 +27,8 @@ import io.sipline.sip.message.SipMessage;
  *            values[i]       the value as text: cached from the span, or set by an edit (array made on first use)
  *            names[i]        an extension header's name when its value is text (array made on first use); a
  *                            spanned extension header's name is read from the bytes before its value
+ *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
+ *            in an object made for every message
  * </pre>
  *
  * A list header the parser split (Via, Route, Contact, ...) has one entry per value; it is written one line per
@@ -43,6 +45,8 @@ public final class MessageHeaders implements HeaderSource
     private static final char TEXT = '\uFFFF';
     /** The last byte position a span can hold. */
     private static final int MAX_POSITION = TEXT - 1;
+    /** The most entries a section holds: its count is one char. */
+    private static final int MAX_ENTRIES = Character.MAX_VALUE;
     private static final HeaderName[] NAMES = HeaderName.values();
     private static final byte[][] CANONICAL = canonicalNames();
     /** ": " and CR LF as big-endian shorts (one buffer operation each). */
@@ -50,8 +54,7 @@ public final class MessageHeaders implements HeaderSource
     static final int CRLF = ('\r' << 8) | '\n';
 
     private final byte[] bytes;
-    private int count;
-    /** Kind and value span per entry (see above): one array for the whole section. */
+    /** Kind and value span per entry, then the number of entries (see above): one array for the whole section. */
     private char[] index;
     /** The value texts (see above); made on first use: a message that is only relayed never needs it. */
     private String[] values;
@@ -61,7 +64,7 @@ public final class MessageHeaders implements HeaderSource
     private MessageHeaders(final byte[] bytes, final int capacity)
     {
         this.bytes = bytes;
-        this.index = new char[capacity * ENTRY];
+        this.index = new char[capacity * ENTRY + 1];
     }
 
     /** An empty header section (a request made by the container), over no base bytes. */
@@ -114,7 +117,7 @@ public final class MessageHeaders implements HeaderSource
                     StandardCharsets.US_ASCII);
             }
         }
-        h.count = n;
+        h.size(n);
         return h;
     }
 
@@ -168,7 +171,12 @@ public final class MessageHeaders implements HeaderSource
 
     public int size()
     {
-        return count;
+        return index[index.length - 1];
+    }
+
+    private void size(final int n)
+    {
+        index[index.length - 1] = (char)n;
     }
 
     /** The canonical or written name of entry {@code i}. */
@@ -318,7 +326,7 @@ public final class MessageHeaders implements HeaderSource
     public int find(final HeaderName k, final int from)
     {
         final char kind = (char)k.ordinal();
-        for (int i = from; i < count; i++)
+        for (int i = from; i < size(); i++)
         {
             if (index[i * ENTRY] == kind)
             {
@@ -330,7 +338,7 @@ public final class MessageHeaders implements HeaderSource
 
     private int find(final HeaderName k, final String name, final int from)
     {
-        for (int i = from; i < count; i++)
+        for (int i = from; i < size(); i++)
         {
             if (is(i, k, name))
             {
@@ -428,7 +436,7 @@ public final class MessageHeaders implements HeaderSource
     public Set<String> names()
     {
         final Set<String> out = new LinkedHashSet<>();
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < size(); i++)
         {
             out.add(name(i));
         }
@@ -452,7 +460,7 @@ public final class MessageHeaders implements HeaderSource
     {
         final char kind = (char)k.ordinal();
         int n = 0;
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < size(); i++)
         {
             if (index[i * ENTRY] == kind)
             {
@@ -468,7 +476,7 @@ public final class MessageHeaders implements HeaderSource
         final HeaderName k = HeaderName.lookup(name);
         int first = -1;
         int w = 0;
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < size(); i++)
         {
             if (is(i, k, name))
             {
@@ -487,18 +495,18 @@ public final class MessageHeaders implements HeaderSource
     /** Removes entry {@code i}. */
     public void removeAt(final int i)
     {
-        for (int j = i + 1; j < count; j++)
+        for (int j = i + 1; j < size(); j++)
         {
             move(j, j - 1);
         }
-        clearFrom(count - 1);
+        clearFrom(size() - 1);
     }
 
     /** Replaces every value of a header with one, where the first was (else at the end). */
     public void set(final String name, final String value)
     {
         final int at = remove(name);
-        insert(at < 0 ? count : at, name, value);
+        insert(at < 0 ? size() : at, name, value);
     }
 
     /** Replaces the value of entry {@code i}. */
@@ -522,14 +530,14 @@ public final class MessageHeaders implements HeaderSource
         {
             last = i;
         }
-        insert(last < 0 ? count : last + 1, name, value);
+        insert(last < 0 ? size() : last + 1, name, value);
     }
 
     /** Inserts a value before the first value of that header (else at the end): pushRoute, a new top Via. */
     public void addFirst(final String name, final String value)
     {
         final int first = find(name, 0);
-        insert(first < 0 ? count : first, name, value);
+        insert(first < 0 ? size() : first, name, value);
     }
 
     /** Inserts a text entry at position {@code at}. */
@@ -565,7 +573,7 @@ public final class MessageHeaders implements HeaderSource
      */
     public void appendEntry(final MessageHeaders from, final int i)
     {
-        final int j = open(count);
+        final int j = open(size());
         final int s = j * ENTRY;
         System.arraycopy(from.index, i * ENTRY, index, s, ENTRY);
         if (from.index[i * ENTRY + 1] != TEXT && from.bytes == bytes)
@@ -602,7 +610,7 @@ public final class MessageHeaders implements HeaderSource
      */
     public void writeTo(final ByteBuf out, final int skip)
     {
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < size(); i++)
         {
             final int s = i * ENTRY;
             final HeaderName k = NAMES[index[s]];
@@ -663,10 +671,16 @@ public final class MessageHeaders implements HeaderSource
 
     private int open(final int at)
     {
-        if (count * ENTRY == index.length)
+        final int count = size();
+        if (count * ENTRY == index.length - 1)
         {
-            final int n = Math.max(4, count * 2);
-            index = Arrays.copyOf(index, n * ENTRY);
+            if (MAX_ENTRIES == count)
+            {
+                throw new IllegalStateException("a header section holds at most " + MAX_ENTRIES + " values");
+            }
+            final int n = Math.min(MAX_ENTRIES, Math.max(4, count * 2));
+            index = Arrays.copyOf(index, n * ENTRY + 1);
+            index[count * ENTRY] = 0; // the old count's place is the kind of the first new entry
             if (null != values)
             {
                 values = Arrays.copyOf(values, n);
@@ -680,7 +694,7 @@ public final class MessageHeaders implements HeaderSource
         {
             move(j - 1, j);
         }
-        count++;
+        size(count + 1);
         return at;
     }
 
@@ -703,6 +717,7 @@ public final class MessageHeaders implements HeaderSource
 
     private void clearFrom(final int newCount)
     {
+        final int count = size();
         for (int i = newCount; i < count; i++)
         {
             index[i * ENTRY] = 0;
@@ -715,7 +730,7 @@ public final class MessageHeaders implements HeaderSource
                 names[i] = null;
             }
         }
-        count = newCount;
+        size(newCount);
     }
 
     private static byte[][] canonicalNames()

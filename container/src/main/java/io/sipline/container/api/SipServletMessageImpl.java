@@ -54,13 +54,13 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     protected InetSocketAddress local;
     /** What few messages use, or null until one of its fields is set. */
     private Extras extras;
-    private SipPrincipal principal;
 
     /**
      * The state few messages need, made on first use, so that every message holds one reference instead of one per
      * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects; for a
      * request, the popped Route as text or Address (JSR 289 §15.5), the route back token, the popped Route's flow
-     * token, a strict router's next hop and the request's proxy (JSR 289 §10.1).
+     * token, a strict router's next hop and the request's proxy (JSR 289 §10.1); the authenticated user, which only
+     * an application with security constraints has.
      */
     static final class Extras
     {
@@ -80,6 +80,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         HeaderBindings bound;
         /** The proxy of a received request, once the application asked for it. */
         Proxy proxy;
+        /** The user digest authentication found for the request (JSR 289, Security), or null. */
+        SipPrincipal principal;
     }
 
     /** The extras, made now if the message had none. */
@@ -944,31 +946,35 @@ public abstract class SipServletMessageImpl implements SipServletMessage
      */
     public void principal(final SipPrincipal value)
     {
-        principal = value;
+        // most requests have no user: setting none makes no extras
+        if (null != value || null != extras)
+        {
+            extras().principal = value;
+        }
     }
 
     /** @return the authenticated user, or {@code null}. */
     public SipPrincipal principal()
     {
-        return principal;
+        return null == extras ? null : extras.principal;
     }
 
     @Override
     public String getRemoteUser()
     {
-        return null == principal ? null : principal.getName();
+        return null == principal() ? null : principal().getName();
     }
 
     @Override
     public boolean isUserInRole(final String role)
     {
-        return null != principal && principal.isInRole(role);
+        return null != principal() && principal().isInRole(role);
     }
 
     @Override
     public Principal getUserPrincipal()
     {
-        return principal;
+        return principal();
     }
 
     @Override

@@ -94,6 +94,40 @@ class MessageHeadersTest
     }
 
     @Test
+    void shouldKeepItsCountWhileGrowingAndShrinking()
+    {
+        // the count lives after the last entry's place: growing moves it, and the new entries start clean
+        final MessageHeaders h = MessageHeaders.empty(0);
+        assertEquals(0, h.size());
+        for (int i = 0; i < 40; i++)
+        {
+            h.add(0 == i % 2 ? "X-Even" : "Max-Forwards", Integer.toString(i));
+            assertEquals(i + 1, h.size());
+        }
+        assertEquals(20, h.count("X-Even"));
+        assertEquals(20, h.count(HeaderName.MAX_FORWARDS));
+        assertEquals("0", h.get("X-Even"));
+        assertEquals("1", h.get(HeaderName.MAX_FORWARDS));
+        h.addFirst("Max-Forwards", "top");
+        assertEquals(41, h.size());
+        // add keeps the values of one header together: 20 X-Even, then 20 Max-Forwards
+        assertEquals(HeaderName.MAX_FORWARDS, h.known(20), "before the first Max-Forwards");
+        assertEquals(HeaderName.UNKNOWN, h.known(19));
+        assertEquals("top", h.get(HeaderName.MAX_FORWARDS));
+        assertEquals(0, h.remove("X-Even"), "where the first was");
+        assertEquals(21, h.size());
+        h.removeAt(0);
+        assertEquals(20, h.size());
+        assertEquals(List.of("1", "3"), h.getAll("Max-Forwards").subList(0, 2));
+        final MessageHeaders received = received();
+        final int n = received.size();
+        received.add("X-Late", "late");
+        assertEquals(n + 1, received.size(), "a received section grows past its exact capacity");
+        assertEquals("late", received.get("X-Late"));
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", received.get("From"));
+    }
+
+    @Test
     void shouldShareBaseBytesWhenCopyingEntries()
     {
         final MessageHeaders base = received();

@@ -1,11 +1,15 @@
 package io.sipline.container.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
@@ -13,6 +17,7 @@ import javax.servlet.sip.SipSession;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sipline.container.security.SipPrincipal;
 import org.junit.jupiter.api.Test;
 
 class SipServletRequestImplTest
@@ -34,6 +39,27 @@ class SipServletRequestImplTest
         assertEquals("replaced", r.getHeader("X-Custom"));
         assertThrows(IllegalStateException.class, () -> r.getFrom().setDisplayName("Mallory"),
             "a received request's From is read-only");
+    }
+
+    @Test
+    void shouldKeepTheAuthenticatedUserWithTheFewFieldsMostMessagesLack()
+    {
+        final SipServletRequestImpl anonymous = TestMessages.received(host, TestMessages.INVITE);
+        anonymous.principal(null);
+        assertNull(anonymous.extrasIfAny(), "no user: nothing made for it");
+        assertNull(anonymous.getUserPrincipal());
+        assertNull(anonymous.getRemoteUser());
+        assertFalse(anonymous.isUserInRole("admin"));
+
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        final SipPrincipal alice = new SipPrincipal("alice", "example.com", Set.of("admin"));
+        r.principal(alice);
+        assertSame(alice, r.getUserPrincipal());
+        assertEquals("alice", r.getRemoteUser());
+        assertTrue(r.isUserInRole("admin"));
+        assertFalse(r.isUserInRole("guest"));
+        r.principal(null);
+        assertNull(r.getUserPrincipal(), "cleared");
     }
 
     @Test

@@ -9,14 +9,17 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
+
 import io.sipline.container.os.GcThreadScheduling;
 import io.sipline.container.os.ProcTaskPolicy;
 
 /**
  * The tiny main that {@link JvmProfilesTest} runs in a child JVM started with one of the {@code jvm-profiles}: it
  * makes some short-lived garbage while keeping a few objects alive, asks the collector for a collection with
- * {@link System#gc()}, and prints one line naming the collectors the JVM reports. Reaching the end, exit code 0,
- * proves that the profile's JVM booted, allocated and served a collection request.
+ * {@link System#gc()}, and prints one line naming the collectors the JVM reports and whether its object headers are
+ * compact. Reaching the end, exit code 0, proves that the profile's JVM booted, allocated and served a collection
+ * request.
  *
  * <p>Single-threaded; holds no state between runs.
  */
@@ -26,6 +29,8 @@ final class GcProbe
     static final String DONE = "GcProbe done";
     /** Start of the line printed for each ZGC concurrent thread, with its scheduling policy. */
     static final String THREAD_LINE = "GcProbe gc thread";
+    /** In the line {@link #DONE}: followed by the JVM's value of -XX:UseCompactObjectHeaders. */
+    static final String COMPACT_HEADERS = "compact object headers ";
 
     private static final int CHUNK_BYTES = 1024;
     private static final int CHUNK_COUNT = 64 * 1024;
@@ -76,7 +81,8 @@ final class GcProbe
             keptBytes += chunk.length;
         }
         System.out.println(DONE + ": allocated " + allocatedBytes + " B, kept " + keptBytes + " B, collectors ["
-            + collectors + "]");
+            + collectors + "], " + COMPACT_HEADERS + ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+            .getVMOption("UseCompactObjectHeaders").getValue());
     }
 
     /**

@@ -159,6 +159,9 @@ class JvmProfilesTest
         assertTrue(childOutput.contains(GcProbe.DONE), profile + ": probe did not finish; output:\n" + childOutput);
         assertFalse(childOutput.toLowerCase(Locale.ROOT).contains("warning"),
             profile + ": the JVM warned about the profile; output:\n" + childOutput);
+        // every profile lays objects out with 8-byte headers, the AOT cache included (made with the same options)
+        assertTrue(childOutput.contains(GcProbe.COMPACT_HEADERS + "true"),
+            profile + ": compact object headers are off; output:\n" + childOutput);
 
         final Path gcLog = workDir.resolve("sipline-gc-" + child.pid() + ".log");
         if (!Files.isRegularFile(gcLog))
