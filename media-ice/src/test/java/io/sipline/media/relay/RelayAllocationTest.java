@@ -122,14 +122,6 @@ class RelayAllocationTest
 
     private int rtp(final int ssrc)
     {
-        packet[0] = (byte)0x80;
-        packet[1] = 0;
-        packet[2] = (byte)(seq >>> 8);
-        packet[3] = (byte)seq;
-        packet[8] = (byte)(ssrc >>> 24);
-        packet[9] = (byte)(ssrc >>> 16);
-        packet[10] = (byte)(ssrc >>> 8);
-        packet[11] = (byte)ssrc;
-        return 172;
+        return TestRtp.pcmu(packet, seq, ssrc);
     }
 }
