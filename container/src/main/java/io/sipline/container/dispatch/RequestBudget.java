@@ -60,7 +60,8 @@ final class RequestBudget
      */
     static RequestBudget configured(final String rateProperty, final long overloadWaitNs, final long intervalNs)
     {
-        final int rateDefault = REGISTER_RATE_PROP_NAME.equals(rateProperty) ? REGISTER_RATE_DEFAULT : OTHER_RATE_DEFAULT;
+        final int rateDefault =
+            REGISTER_RATE_PROP_NAME.equals(rateProperty) ? REGISTER_RATE_DEFAULT : OTHER_RATE_DEFAULT;
         final String rate = System.getProperty(rateProperty, Integer.toString(rateDefault)).trim();
         if (0 == overloadWaitNs || "off".equals(rate))
         {
