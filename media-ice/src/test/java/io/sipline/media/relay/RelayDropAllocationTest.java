@@ -100,6 +100,8 @@ class RelayDropAllocationTest
                 send(srtpPhone, srtpLeg, n);
                 receive(phone);
             }
+            // The media thread counts a packet after sending it: wait for the count, not just the packet.
+            await(() -> 2 + SSRC_LIMIT == relay.relayed(), "every latching packet counted as relayed");
             final long relayed = relay.relayed();
             final Flood flood = new Flood(phone, srtpPhone, stranger, phoneProtect, recorded, plainLeg, srtpLeg,
                 otherLeg, otherSrtpLeg, freedPort, neverUsed);
