@@ -132,8 +132,9 @@ class CallsBenchTest
         assertEquals(step.sustained() ? List.of(step) : List.of(), series.confirming(), "one rate: its step or none");
         assertTrue(series.counters().lines().anyMatch(line -> line.startsWith("jainsip-b2bua: stopped (calls="
             + (25 * 2 + 150))), "the baseline's own counters at stop: " + series.counters());
-        assertTrue(series.counters().lines().anyMatch(line -> line.startsWith("r50: server threads over the step: shards "))
-            && series.counters().lines().anyMatch(line -> line.startsWith("r50: safepoints over the step: ")),
+        final List<String> lines = series.counters().lines().toList();
+        assertTrue(lines.stream().anyMatch(line -> line.startsWith("r50: server threads over the step: shards "))
+            && lines.stream().anyMatch(line -> line.startsWith("r50: safepoints over the step: ")),
             "the step's threads and safepoints: " + series.counters());
 
         final String json = Files.readString(out.resolve("results.json"));
