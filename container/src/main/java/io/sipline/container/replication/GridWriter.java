@@ -169,6 +169,7 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
                     if (snapshot.isPresent())
                     {
                         claimed++;
+                        adopted.incrementAndGet(); // before the hand-off: the shard may serve the call at once
                         adopt.accept(snapshot.get());
                     }
                 }
@@ -178,7 +179,6 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
                 readFailed(id, e);
             }
         }
-        adopted.addAndGet(claimed);
         err.println("sipline: cluster: node " + left + " left the grid; node " + node + " took over " + claimed
             + " of its calls");
         err.flush();
