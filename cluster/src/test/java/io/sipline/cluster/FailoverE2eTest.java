@@ -366,12 +366,26 @@ class FailoverE2eTest
         return true;
     }
 
+    /**
+     * A free TCP port below the kernel's ephemeral range (32768 and up here, and media's 20000-29999), so that no
+     * outgoing connection takes it as its local port while the killed node that owns it is down.
+     */
     private static int freeTcpPort() throws IOException
     {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.ofLiteral("127.0.0.1")))
+        final java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 100; attempt++)
         {
-            return s.getLocalPort();
+            final int port = 10_000 + random.nextInt(10_000);
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.ofLiteral("127.0.0.1")))
+            {
+                return s.getLocalPort();
+            }
+            catch (final IOException taken)
+            {
+                // try another
+            }
         }
+        throw new IOException("no free TCP port in 10000-19999 on 127.0.0.1");
     }
 
     /** The Call-IDs that follow {@code marker} in the front's log lines. */
