@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -372,7 +373,7 @@ class FailoverE2eTest
      */
     private static int freeTcpPort() throws IOException
     {
-        final java.util.Random random = new java.util.Random();
+        final Random random = new Random();
         for (int attempt = 0; attempt < 100; attempt++)
         {
             final int port = 10_000 + random.nextInt(10_000);

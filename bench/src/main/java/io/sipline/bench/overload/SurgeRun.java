@@ -174,8 +174,7 @@ final class SurgeRun
                 continue;
             }
             final String bye = counts.column(n -> n.endsWith("_BYE_Sent"));
-            final String byeAnswer = null == bye ? null : (Integer.parseInt(bye.substring(0, bye.indexOf('_'))) + 1)
-                + "_200_Recv";
+            final String byeAnswer = byeAnswer(bye);
             final List<String> invite = counts.columns(n -> n.endsWith("_INVITE_Sent"));
             final List<String> refused = counts.columns(n -> n.endsWith("_503_Recv"));
             add(seconds, 0, counts.perSecond(invite, origin));
@@ -216,10 +215,9 @@ final class SurgeRun
     private static Surge.Storm storm(final Plan plan, final SippCsv counts, final SippCsv stat, final SippCsv steady,
         final double origin)
     {
-        final String bye = steady.column(n -> n.endsWith("_BYE_Sent"));
-        final List<String> byeAnswer = null == bye ? List.of()
-            : List.of((Integer.parseInt(bye.substring(0, bye.indexOf('_'))) + 1) + "_200_Recv");
-        final Map<Integer, Long> completed = steady.perSecond(byeAnswer, origin);
+        final String byeAnswer = byeAnswer(steady.column(n -> n.endsWith("_BYE_Sent")));
+        final Map<Integer, Long> completed = steady.perSecond(null == byeAnswer ? List.of() : List.of(byeAnswer),
+            origin);
         double least = Double.MAX_VALUE;
         for (int second = 0; second < plan.surgeSeconds(); second++)
         {
@@ -267,6 +265,12 @@ final class SurgeRun
             "-recv_timeout", RECV_TIMEOUT_MS, "-buff_size", SIPP_BUFFER, "-trace_counts"));
         args.addAll(uacOptions);
         return args;
+    }
+
+    /** The counts column of the 200 to the BYE sent at column {@code bye} (the scenario's next message), or null. */
+    private static String byeAnswer(final String bye)
+    {
+        return null == bye ? null : (Integer.parseInt(bye.substring(0, bye.indexOf('_'))) + 1) + "_200_Recv";
     }
 
     /** The storm's caller: {@code registerRate} REGISTERs/s through the surge, each from the next user. */
