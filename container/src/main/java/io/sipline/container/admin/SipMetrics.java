@@ -156,6 +156,17 @@ public final class SipMetrics
                     cb.call(stack.shard(k).transactions().shedding().acksAbsorbed(), Integer.toString(k));
                 }
             }).register(registry);
+        CounterWithCallback.builder().name("sipline_sip_shed_cancels_answered")
+            .help("CANCELs of INVITEs refused by overload control (sent before the caller had the 503), answered 481 "
+                + "(RFC 3261 section 9.2) without a transaction")
+            .labelNames("shard")
+            .callback(cb ->
+            {
+                for (int k = 0; k < stack.shardCount(); k++)
+                {
+                    cb.call(stack.shard(k).transactions().shedding().cancelsAnswered(), Integer.toString(k));
+                }
+            }).register(registry);
         counter("sipline_sip_retransmissions_sent", "Messages re-sent by transactions on their own (timers A, E, G; "
             + "the last response again for a retransmitted request)", (cb, k, t) -> cb.call(t.retransmissions(), k));
         counter("sipline_sip_retransmissions_deferred", "Retransmissions put off because the stack's input lagged "

@@ -535,6 +535,7 @@ class AdminServerTest
         assertEquals(0, delta(before, a, "sipline_sip_requests_shed_total{method=\"INVITE_again\"}"));
         assertEquals(0, sumWhere(a, "sipline_sip_requests_shed_total", ""));
         assertEquals(0, delta(before, a, "sipline_sip_shed_acks_absorbed_total"));
+        assertEquals(0, delta(before, a, "sipline_sip_shed_cancels_answered_total"));
     }
 
     private static double delta(final Map<String, Double> before, final Map<String, Double> after, final String key)

@@ -23,6 +23,9 @@ import io.sipline.sip.transport.ResponseAddress;
  * <li>the To tag is a keyed hash of the request's transaction key (branch and method, or the RFC 2543 key), so a
  * retransmitted INVITE gets the same response and the ACK of the 503 (a non-2xx ACK: same branch, our tag,
  * §17.1.1.3) is recognised by recomputing it, absorbed and counted ({@link #absorbsAck});</li>
+ * <li>a CANCEL of a refused INVITE (sent before the caller had the 503) matches no INVITE transaction: it gets the 481
+ * of RFC 3261 §9.2 here, with the 503's To tag, instead of a transaction of its own kept for Timer J
+ * ({@link #answersCancel});</li>
  * <li>the keys of the INVITEs refused are written over a fixed table ({@value #MEMORY} slots in sets of
  * {@value #WAYS}, each set keeping its newest keys), so that a retransmission that crossed the 503 is refused again
  * rather than let in after the caller took the 503: at 4,000 refusals a second, 99.8% of the retransmissions that
@@ -41,6 +44,7 @@ public final class StatelessShedding
     /** Slots per set of that table (a power of two): a key is looked for in its set only. */
     static final int WAYS = 4;
     static final String REASON = "Service Unavailable (overloaded)";
+    static final String CANCEL_REASON = "Call/Transaction Does Not Exist";
     static final int RETRY_AFTER_SECONDS = 1;
     /** The tag's prefix, then 16 hex digits of the keyed hash. */
     private static final String TAG_PREFIX = "sl";
@@ -50,6 +54,7 @@ public final class StatelessShedding
     private static final SipMethod[] METHODS = SipMethod.values();
     private static final int AGAIN = METHODS.length;
     private static final int ACKS = AGAIN + 1;
+    private static final int CANCELS = ACKS + 1;
 
     private final ByteBufAllocator allocator;
     private final TransactionTransport transport;
@@ -57,8 +62,8 @@ public final class StatelessShedding
     private final long[] refused = new long[MEMORY];
     private final long tagKey = ThreadLocalRandom.current().nextLong();
     private final StringBuilder tag = new StringBuilder(TAG_LENGTH);
-    /** Refusals by method ordinal, then retransmissions refused again, then ACKs absorbed. */
-    private final long[] counts = new long[METHODS.length + 2];
+    /** Refusals by method ordinal, then retransmissions refused again, ACKs absorbed, CANCELs answered. */
+    private final long[] counts = new long[METHODS.length + 3];
     private Admission admission = Admission.ALL;
 
     StatelessShedding(final ByteBufAllocator allocator, final TransactionTransport transport)
@@ -89,7 +94,7 @@ public final class StatelessShedding
         if (initial && SipMethod.INVITE == method && remembered(set, hash))
         {
             increment(AGAIN);
-            send(request, hash, via, source, local, reliable);
+            send(request, hash, 503, via, source, local, reliable);
             return true;
         }
         if (admission.admit(method, initial, request.receivedAtNanos()) || !initial)
@@ -103,7 +108,25 @@ public final class StatelessShedding
             refused[set] = hash;
         }
         increment(method.ordinal());
-        send(request, hash, via, source, local, reliable);
+        send(request, hash, 503, via, source, local, reliable);
+        return true;
+    }
+
+    /**
+     * A CANCEL that matched no transaction: answered 481 here when its INVITE (transaction key {@code inviteHash}) is
+     * one this layer refused and still remembers, so that no transaction is made for it under overload.
+     *
+     * @return true when it was answered here: the layer makes no transaction.
+     */
+    boolean answersCancel(final SipMessage cancel, final long inviteHash, final ViaFlyweight via,
+        final InetSocketAddress source, final InetSocketAddress local, final boolean reliable)
+    {
+        if (!remembered(set(inviteHash), inviteHash))
+        {
+            return false;
+        }
+        increment(CANCELS);
+        send(cancel, inviteHash, 481, via, source, local, reliable);
         return true;
     }
 
@@ -131,7 +154,8 @@ public final class StatelessShedding
         return true;
     }
 
-    private void send(final SipMessage request, final long hash, final ViaFlyweight via,
+    /** A 503 with Retry-After, or a CANCEL's 481, with the To tag of the refused INVITE of key {@code hash}. */
+    private void send(final SipMessage request, final long hash, final int status, final ViaFlyweight via,
         final InetSocketAddress source, final InetSocketAddress local, final boolean reliable)
     {
         InetSocketAddress to = source;
@@ -146,9 +170,16 @@ public final class StatelessShedding
             to = selected.isUnresolved() ? source : selected;
         }
         final ByteBuf out = allocator.buffer(request.length() + 96);
-        builder.startResponse(out, request, 503, REASON, tagOf(hash), source)
-            .header(HeaderName.RETRY_AFTER, RETRY_AFTER_SECONDS)
-            .end(null, 0, 0);
+        if (503 == status)
+        {
+            builder.startResponse(out, request, 503, REASON, tagOf(hash), source)
+                .header(HeaderName.RETRY_AFTER, RETRY_AFTER_SECONDS)
+                .end(null, 0, 0);
+        }
+        else
+        {
+            builder.startResponse(out, request, status, CANCEL_REASON, tagOf(hash), source).end(null, 0, 0);
+        }
         transport.sendStateless(out, to, local, reliable);
     }
 
@@ -213,5 +244,11 @@ public final class StatelessShedding
     public long acksAbsorbed()
     {
         return (long)COUNTS.getOpaque(counts, ACKS);
+    }
+
+    /** CANCELs of refused INVITEs answered 481 without a transaction (any thread). */
+    public long cancelsAnswered()
+    {
+        return (long)COUNTS.getOpaque(counts, CANCELS);
     }
 }

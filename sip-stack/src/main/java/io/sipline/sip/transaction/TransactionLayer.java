@@ -255,6 +255,16 @@ public final class TransactionLayer
         {
             return true; // refused before any state is made: a stateless 503
         }
+        // §9.2: the INVITE server transaction the CANCEL would match if its method were INVITE.
+        final long inviteHash = method != SipMethod.CANCEL ? 0
+            : cookie ? TransactionKeys.hashBranch(request, SipMethod.INVITE) : hash;
+        final ServerTransaction invite = method != SipMethod.CANCEL ? null
+            : findServer(inviteHash, request, SipMethod.INVITE, cookie, hostStart, hostEnd, port);
+        if (method == SipMethod.CANCEL && null == invite
+            && shedding.answersCancel(request, inviteHash, via, source, local, reliable))
+        {
+            return true; // the CANCEL of an INVITE refused statelessly: a stateless 481
+        }
 
         final ServerTransaction tx = (ServerTransaction)acquire(
             method == SipMethod.INVITE ? KIND_INVITE_SERVER : KIND_NON_INVITE_SERVER);
@@ -272,17 +282,10 @@ public final class TransactionLayer
         tx.keyHash = hash;
         tx.maxForwardsExhausted = request.maxForwards() == 0;
         TransactionKeys.fillServerKey(tx, request, hostStart, hostEnd, port);
-        if (method == SipMethod.CANCEL)
+        if (null != invite)
         {
-            // §9.2: the INVITE server transaction the CANCEL would match if its method were INVITE.
-            final long inviteHash = cookie ? TransactionKeys.hashBranch(request, SipMethod.INVITE) : hash;
-            final ServerTransaction invite =
-                findServer(inviteHash, request, SipMethod.INVITE, cookie, hostStart, hostEnd, port);
-            if (null != invite)
-            {
-                tx.cancelledInvite = invite;
-                tx.cancelledInviteId = invite.id;
-            }
+            tx.cancelledInvite = invite;
+            tx.cancelledInviteId = invite.id;
         }
         serverTable.put(tx);
         tx.start(request);

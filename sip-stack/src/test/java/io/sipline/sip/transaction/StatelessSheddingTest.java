@@ -62,4 +62,31 @@ class StatelessSheddingTest
         assertEquals(java.util.List.of("stateless-request ACK"), h.events);
         assertEquals(0, h.liveReferences(), "every 503 released once sent");
     }
+
+    @Test
+    void shouldAnswerTheCancelOfARefusedInviteWithoutATransaction()
+    {
+        h.receive(TransactionHarness.request("INVITE", "z9hG4bKrefused"));
+        final String refused = h.sent.get(0);
+        final String toTag = refused.substring(refused.indexOf(";tag=sl") + 5, refused.indexOf('\r',
+            refused.indexOf(";tag=sl")));
+        // RFC 3261 §9.2: no INVITE transaction matches the CANCEL (the INVITE was refused without one): 481
+        h.receive(TransactionHarness.request("CANCEL", "z9hG4bKrefused", "CANCEL", 1, null));
+        final String answer = h.sent.get(1);
+        assertTrue(answer.startsWith("SIP/2.0 481 Call/Transaction Does Not Exist\r\n"), answer);
+        assertTrue(answer.contains("CSeq: 1 CANCEL\r\n"), answer);
+        assertTrue(answer.contains(";tag=" + toTag + "\r\n"), "the 503's To tag: " + answer);
+        h.receive(TransactionHarness.request("CANCEL", "z9hG4bKrefused", "CANCEL", 1, null));
+        assertTrue(h.sent.get(2).startsWith("SIP/2.0 481 "), "a retransmission gets it again");
+        assertEquals(2, h.layer.shedding().cancelsAnswered());
+        assertEquals(0, h.layer.activeTransactions(), "no transaction for the CANCELs");
+        assertEquals(java.util.List.of(), h.events, "nothing passed up");
+        assertEquals(0, h.liveReferences(), "every stateless answer released once sent");
+
+        refuse = false; // a CANCEL of an INVITE never refused is the transaction user's, as before
+        h.receive(TransactionHarness.request("CANCEL", "z9hG4bKother", "CANCEL", 1, null));
+        assertEquals(2, h.layer.shedding().cancelsAnswered());
+        assertEquals(1, h.layer.activeTransactions());
+        assertEquals(java.util.List.of("request CANCEL"), h.events);
+    }
 }
