@@ -345,6 +345,12 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     }
 
     @Override
+    public void onTick(final StackShard s, final long nowNs)
+    {
+        dialogRecords.pool().trim(nowNs); // once a second: free records a burst left behind
+    }
+
+    @Override
     public void onStop(final StackShard s)
     {
         timers.releaseRetransmissions();

@@ -13,11 +13,28 @@ package io.sipline.sip.dialog;
  * route set without allocating. Releasing a record twice is a bug and throws {@link IllegalStateException} (the
  * check is one boolean, so it is always on).
  *
+ * <p>The list follows recent use ({@link #trim}, once a second from the shard's tick): it keeps as many free records
+ * as were acquired over the last {@link #TRIM_WINDOW} seconds, at least {@link #MIN_KEPT}, and leaves the rest to
+ * the collector. A steady load keeps its records; a burst (a flood of INVITEs, a registration storm) gives its
+ * records and their arrays back seconds after it ends.
+ *
  * <p>Not thread-safe; owned by one shard.
  */
 public final class DialogPool
 {
+    /** How often {@link #trim} looks at the list. */
+    static final long TRIM_PERIOD_NS = 1_000_000_000L;
+    /** Trims over which the acquires are counted. */
+    static final int TRIM_WINDOW = 10;
+    /** Free records a trim always leaves. */
+    static final int MIN_KEPT = 64;
+
     private final Dialog[] free;
+    /** {@link #acquires} at each of the last {@link #TRIM_WINDOW} trims (a ring). */
+    private final long[] acquiredAtTrims = new long[TRIM_WINDOW];
+    private int trims;
+    private long nextTrimNs;
+    private long trimmed;
     private final boolean recycles;
     private int freeCount;
     private long nextHandle;
@@ -115,6 +132,38 @@ public final class DialogPool
         {
             evictions++;
         }
+    }
+
+    /**
+     * Once a second (earlier calls return at once): lets go of the free records beyond what the last
+     * {@link #TRIM_WINDOW} seconds acquired, keeping at least {@link #MIN_KEPT}. Allocates nothing.
+     *
+     * @param nowNs the shard's monotonic clock.
+     */
+    public void trim(final long nowNs)
+    {
+        if (trims > 0 && nowNs - nextTrimNs < 0)
+        {
+            return;
+        }
+        nextTrimNs = nowNs + TRIM_PERIOD_NS;
+        final int slot = trims % TRIM_WINDOW;
+        // the ring's slot holds the count of TRIM_WINDOW trims ago (0 before the ring is full: all acquires count)
+        final long recent = acquires - acquiredAtTrims[slot];
+        acquiredAtTrims[slot] = acquires;
+        trims++;
+        final long keep = Math.max(MIN_KEPT, recent);
+        while (freeCount > keep)
+        {
+            free[--freeCount] = null;
+            trimmed++;
+        }
+    }
+
+    /** Free records let go by {@link #trim}. */
+    public long trimmed()
+    {
+        return trimmed;
     }
 
     /** Records ready for reuse. */

@@ -105,4 +105,51 @@ class DialogPoolTest
         assertNotSame(a, pool.acquire());
         assertThrows(IllegalStateException.class, () -> pool.release(a));
     }
+
+    @Test
+    void shouldLetGoOfTheRecordsABurstLeftOnceTenSecondsNoLongerNeedThem()
+    {
+        final DialogPool pool = new DialogPool(4096, 0);
+        final long second = DialogPool.TRIM_PERIOD_NS;
+        final Dialog[] burst = new Dialog[3000];
+        for (int i = 0; i < burst.length; i++)
+        {
+            burst[i] = pool.acquire();
+        }
+        for (final Dialog d : burst)
+        {
+            pool.release(d);
+        }
+        long now = 5 * second;
+        for (int s = 0; s < DialogPool.TRIM_WINDOW; s++, now += second)
+        {
+            pool.trim(now);
+            pool.trim(now + second / 2); // within the period: nothing
+            // a steady trickle beside: 100 records a second, each released again
+            final Dialog[] trickle = new Dialog[100];
+            for (int i = 0; i < trickle.length; i++)
+            {
+                trickle[i] = pool.acquire();
+            }
+            for (final Dialog d : trickle)
+            {
+                pool.release(d);
+            }
+            assertEquals(3000, pool.freeCount(), "the burst's acquires are within the window: " + s);
+        }
+        pool.trim(now);
+        assertEquals(DialogPool.TRIM_WINDOW * 100, pool.freeCount(), "what the last ten seconds acquired");
+        assertEquals(2000, pool.trimmed());
+        for (int s = 1; s <= DialogPool.TRIM_WINDOW; s++)
+        {
+            pool.trim(now + s * second);
+        }
+        assertEquals(DialogPool.MIN_KEPT, pool.freeCount(), "an idle shard keeps the least");
+        final long misses = pool.misses();
+        for (int i = 0; i < DialogPool.MIN_KEPT; i++)
+        {
+            pool.acquire();
+        }
+        assertEquals(misses, pool.misses(), "the records kept are reused");
+    }
 }
