@@ -20,8 +20,12 @@ final class InDialogRequests
     {
     }
 
-    /** {@link SipSessionImpl#createRequest}: the session is valid and {@code method} is neither ACK nor CANCEL. */
-    static SipServletRequestImpl create(final SipSessionImpl s, final String method)
+    /**
+     * {@link SipSessionImpl#createRequest}: the session is valid and {@code method} is neither ACK nor CANCEL.
+     *
+     * @param base the header section whose spans the new one may share (a request a B2BUA relays), or null.
+     */
+    static SipServletRequestImpl create(final SipSessionImpl s, final String method, final MessageHeaders base)
     {
         if (State.TERMINATED == s.state())
         {
@@ -37,7 +41,7 @@ final class InDialogRequests
             throw new IllegalStateException("no dialog yet on the UAS side");
         }
         dialog.localCseqBase(s.original(), s.isUac());
-        final SipServletRequestImpl r = inDialog(s, method, dialog.nextCseq());
+        final SipServletRequestImpl r = inDialog(s, method, dialog.nextCseq(), base);
         final ReliableProvisionals rel = s.reliableProvisionalsIfAny();
         if ("PRACK".equals(method) && null != rel && null != rel.unacknowledged())
         {
@@ -53,7 +57,7 @@ final class InDialogRequests
     /** The ACK for a 2xx to INVITE (§13.2.2.4): CSeq number of the INVITE, method ACK. */
     static SipServletRequestImpl ack(final SipSessionImpl s, final SipServletResponseImpl response)
     {
-        final SipServletRequestImpl ack = inDialog(s, "ACK", response.cseqNumber());
+        final SipServletRequestImpl ack = inDialog(s, "ACK", response.cseqNumber(), null);
         final SessionFork fork = s.fork;
         if (null != fork && null != fork.parent && response == fork.ok)
         {
@@ -66,7 +70,8 @@ final class InDialogRequests
         return ack;
     }
 
-    private static SipServletRequestImpl inDialog(final SipSessionImpl s, final String method, final long cseq)
+    private static SipServletRequestImpl inDialog(final SipSessionImpl s, final String method, final long cseq,
+        final MessageHeaders base)
     {
         final SessionDialog d = s.dialog;
         d.sent(cseq);
@@ -74,7 +79,8 @@ final class InDialogRequests
         final List<String> routes = d.routeSet();
         final boolean strict = d.strictRouting();
         // Max-Forwards, From, To, Call-ID, CSeq, Contact and one header the application or a B2BUA copy adds
-        final MessageHeaders h = MessageHeaders.empty(7 + routes.size());
+        final int capacity = 7 + routes.size();
+        final MessageHeaders h = null == base ? MessageHeaders.empty(capacity) : MessageHeaders.over(base, capacity);
         for (int i = strict ? 1 : 0; i < routes.size(); i++)
         {
             h.insert(h.size(), "Route", routes.get(i));
@@ -86,7 +92,15 @@ final class InDialogRequests
         h.insert(h.size(), "Max-Forwards", "70");
         h.insert(h.size(), "From", d.requestFrom());
         final String remoteTag = d.remoteTag();
-        h.insert(h.size(), "To", d.requestTo());
+        final TaggedParty to = d.requestTo();
+        if (null == to)
+        {
+            h.insert(h.size(), "To", d.remoteParty());
+        }
+        else
+        {
+            h.insert(h.size(), "To", to);
+        }
         h.insert(h.size(), "Call-ID", d.callId());
         h.insert(h.size(), "CSeq", cseq + " " + method);
         if (SessionDialog.isTargetRefresh(method))

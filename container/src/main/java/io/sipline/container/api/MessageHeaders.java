@@ -24,7 +24,9 @@ import io.sipline.sip.message.SipMessage;
  *   entry i: index[3i]       HeaderName ordinal (UNKNOWN for extension headers)
  *            index[3i+1, +2] value start, value end in bytes, as chars (16 bits: half an index of ints); value
  *                            start TEXT: the value is text (an edit, or an entry past 64 KiB)
- *            values[i]       the value as text: cached from the span, or set by an edit (array made on first use)
+ *            values[i]       the value as text: cached from the span, or set by an edit (array made on first use);
+ *                            a From or To the container writes with a tag may be a {@link TaggedParty} instead,
+ *                            made into a String (and cached) when read
  *            names[i]        an extension header's name when its value is text (array made on first use); a
  *                            spanned extension header's name is read from the bytes before its value
  *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
@@ -56,8 +58,11 @@ public final class MessageHeaders implements HeaderSource
     private final byte[] bytes;
     /** Kind and value span per entry, then the number of entries (see above): one array for the whole section. */
     private char[] index;
-    /** The value texts (see above); made on first use: a message that is only relayed never needs it. */
-    private String[] values;
+    /**
+     * The value texts, String or {@link TaggedParty} (see above); made on first use: a message that is only relayed
+     * never needs it.
+     */
+    private Object[] values;
     /** Names of extension headers whose value is text (lazily made); spanned ones are read from the bytes. */
     private String[] names;
 
@@ -230,14 +235,15 @@ public final class MessageHeaders implements HeaderSource
     /** The value of entry {@code i} (folding replaced by one space, RFC 3261 §7.3.1); cached. */
     public String value(final int i)
     {
-        String v = null == values ? null : values[i];
-        if (null == v)
+        final Object v = null == values ? null : values[i];
+        if (v instanceof String text)
         {
-            final int s = i * ENTRY;
-            v = unfold(bytes, index[s + 1], index[s + 2]);
-            values()[i] = v;
+            return text;
         }
-        return v;
+        final int s = i * ENTRY;
+        final String made = null == v ? unfold(bytes, index[s + 1], index[s + 2]) : v.toString();
+        values()[i] = made;
+        return made;
     }
 
     /** True when entry {@code i} is named {@code name} (a known header by any of its forms, or case-insensitively). */
@@ -288,7 +294,7 @@ public final class MessageHeaders implements HeaderSource
         {
             final int s = i * ENTRY;
             if (index[s + 1] != TEXT ? Ascii.listContains(bytes, index[s + 1], index[s + 2], token, true)
-                : textListContains(values[i], token))
+                : textListContains(value(i), token))
             {
                 return true;
             }
@@ -355,8 +361,12 @@ public final class MessageHeaders implements HeaderSource
     public long leadingNumber(final int i)
     {
         final int s = i * ENTRY;
-        return index[s + 1] == TEXT ? leadingNumber(null, values[i], 0, values[i].length())
-            : leadingNumber(bytes, null, index[s + 1], index[s + 2]);
+        if (index[s + 1] == TEXT)
+        {
+            final String v = value(i);
+            return leadingNumber(null, v, 0, v.length());
+        }
+        return leadingNumber(bytes, null, index[s + 1], index[s + 2]);
     }
 
     /** Digits after optional white space, from {@code bytes} or else {@code text}; -1 when there are none. */
@@ -397,7 +407,7 @@ public final class MessageHeaders implements HeaderSource
         }
         else
         {
-            final String v = values[i];
+            final String v = value(i);
             for (int p = 0; p < v.length(); p++)
             {
                 x = (x ^ v.charAt(p)) * 0x01000193;
@@ -512,6 +522,17 @@ public final class MessageHeaders implements HeaderSource
     /** Replaces the value of entry {@code i}. */
     public void setValue(final int i, final String value)
     {
+        setText(i, value);
+    }
+
+    /** Replaces the value of entry {@code i} (a From or To) with a tagged party, written without a String of it. */
+    public void setValue(final int i, final TaggedParty value)
+    {
+        setText(i, value);
+    }
+
+    private void setText(final int i, final Object value)
+    {
         final int s = i * ENTRY;
         if (HeaderName.UNKNOWN.ordinal() == index[s] && index[s + 1] != TEXT && (null == names || null == names[i]))
         {
@@ -542,6 +563,17 @@ public final class MessageHeaders implements HeaderSource
 
     /** Inserts a text entry at position {@code at}. */
     public void insert(final int at, final String name, final String value)
+    {
+        insertText(at, name, value);
+    }
+
+    /** Inserts a From or To entry at position {@code at}, written from its party and tag without a String of both. */
+    public void insert(final int at, final String name, final TaggedParty value)
+    {
+        insertText(at, name, value);
+    }
+
+    private void insertText(final int at, final String name, final Object value)
     {
         final HeaderName k = HeaderName.lookup(name);
         final int i = open(at);
@@ -584,7 +616,9 @@ public final class MessageHeaders implements HeaderSource
         {
             extensionNames()[j] = from.name(i);
         }
-        values()[j] = from.value(i);
+        // a text entry's String or TaggedParty is immutable: shared as it is, not made into text here
+        final Object text = from.index[i * ENTRY + 1] == TEXT ? from.values[i] : from.value(i);
+        values()[j] = text;
         index[s + 1] = index[s + 2] = TEXT;
     }
 
@@ -637,9 +671,13 @@ public final class MessageHeaders implements HeaderSource
             {
                 out.writeBytes(bytes, index[s + 1], index[s + 2] - index[s + 1]);
             }
+            else if (values[i] instanceof TaggedParty tagged)
+            {
+                tagged.writeTo(out);
+            }
             else
             {
-                writeText(out, values[i]);
+                writeText(out, (String)values[i]);
             }
             out.writeShort(CRLF);
         }
@@ -651,11 +689,11 @@ public final class MessageHeaders implements HeaderSource
         out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
-    private String[] values()
+    private Object[] values()
     {
         if (null == values)
         {
-            values = new String[index.length / ENTRY];
+            values = new Object[index.length / ENTRY];
         }
         return values;
     }

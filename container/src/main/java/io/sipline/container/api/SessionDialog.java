@@ -64,11 +64,11 @@ final class SessionDialog
     }
 
     /** The To of the UAS's responses to the initial request, local tag included; made once. */
-    private String taggedTo;
+    private TaggedParty taggedTo;
     /** The From of this side's requests in the dialog, local tag included (§12.2.1.1); made once per local tag. */
-    private String requestFrom;
+    private TaggedParty requestFrom;
     /** The To of this side's requests in the dialog, remote tag included; made once per remote tag. */
-    private String requestTo;
+    private TaggedParty requestTo;
 
     private SessionDialog(final Dialog record, final String callId, final String localTag)
     {
@@ -276,36 +276,39 @@ final class SessionDialog
      * The To of the UAS's responses to its initial request (§8.2.6.2), made once from entry {@code requestTo} of the
      * request's headers; the local tag must be set.
      */
-    String taggedTo(final MessageHeaders requestHeaders, final int requestTo)
+    TaggedParty taggedTo(final MessageHeaders requestHeaders, final int requestTo)
     {
         if (null == taggedTo)
         {
-            taggedTo = HeaderText.withTag(requestHeaders.value(requestTo), localTag);
+            taggedTo = TaggedParty.of(requestHeaders.value(requestTo), localTag);
         }
         return taggedTo;
     }
 
     /** From of a request this side sends in the dialog: the local party with the local tag (§12.2.1.1). */
-    String requestFrom()
+    TaggedParty requestFrom()
     {
         if (null == requestFrom)
         {
-            requestFrom = HeaderText.withTag(localParty(), localTag);
+            requestFrom = TaggedParty.of(localParty(), localTag);
         }
         return requestFrom;
     }
 
-    /** To of a request this side sends in the dialog: the remote party, with the remote tag once there is one. */
-    String requestTo()
+    /**
+     * To of a request this side sends in the dialog: the remote party with the remote tag; null while there is no
+     * remote tag (the To is then {@link #remoteParty} as it is).
+     */
+    TaggedParty requestTo()
     {
         final String tag = remoteTag();
         if (null == tag)
         {
-            return remoteParty();
+            return null;
         }
         if (null == requestTo)
         {
-            requestTo = HeaderText.withTag(remoteParty(), tag);
+            requestTo = TaggedParty.of(remoteParty(), tag);
         }
         return requestTo;
     }

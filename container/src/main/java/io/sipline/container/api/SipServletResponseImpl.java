@@ -218,7 +218,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
             // the request's To is read as text in the request, once: every response to it reads the same
             final int requestTo = rh.find(HeaderName.TO, 0);
             h.setValue(to, request == session.original() ? session.taggedTo(rh, requestTo)
-                : HeaderText.withTag(rh.value(requestTo), session.localTagForResponse()));
+                : TaggedParty.of(rh.value(requestTo), session.localTagForResponse()));
         }
         if (null != session && (dialogCreating || (status >= 200 && status < 300 && isTargetRefresh(request))))
         {

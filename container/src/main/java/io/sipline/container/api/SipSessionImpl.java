@@ -394,7 +394,7 @@ public final class SipSessionImpl implements SipSession
      * The To of this UAS's responses to its initial request: the request's To (entry {@code requestTo} of its
      * headers) with the local tag, made once and shared by every response (RFC 3261 §8.2.6.2).
      */
-    public String taggedTo(final MessageHeaders requestHeaders, final int requestTo)
+    public TaggedParty taggedTo(final MessageHeaders requestHeaders, final int requestTo)
     {
         localTagForResponse();
         return dialog.taggedTo(requestHeaders, requestTo);
@@ -404,7 +404,7 @@ public final class SipSessionImpl implements SipSession
      * The From of this session's requests: the local party with the local tag (RFC 3261 §8.1.1.3, §12.2.1.1), made
      * once and shared by the initial request and the requests in the dialog.
      */
-    public String requestFrom()
+    public TaggedParty requestFrom()
     {
         return dialog.requestFrom();
     }
@@ -699,12 +699,23 @@ public final class SipSessionImpl implements SipSession
     @Override
     public SipServletRequest createRequest(final String method)
     {
+        return createRelayed(method, null);
+    }
+
+    /**
+     * As {@link #createRequest(String)}, for a B2BUA relaying {@code orig} (JSR 289 §12.2.2): the new request's header
+     * section is over {@code orig}'s bytes, so that the headers copied from it are shared spans, not texts.
+     *
+     * @param orig the request relayed, or null (a request of the session's own).
+     */
+    public SipServletRequestImpl createRelayed(final String method, final SipServletRequestImpl orig)
+    {
         checkValid();
         if (null == method || "ACK".equalsIgnoreCase(method) || "CANCEL".equalsIgnoreCase(method))
         {
             throw new IllegalArgumentException("use createAck/createCancel for " + method);
         }
-        return InDialogRequests.create(this, method);
+        return InDialogRequests.create(this, method, null == orig ? null : orig.headers());
     }
 
     /** The ACK for a 2xx to INVITE (RFC 3261 §13.2.2.4): CSeq number of the INVITE, method ACK. */

@@ -84,15 +84,15 @@ public final class B2buaHelperImpl implements B2buaHelper
     {
         final SipSessionImpl target = check(session);
         final SipServletRequestImpl orig = SipFactoryImpl.check(origRequest);
-        final SipServletRequestImpl request = (SipServletRequestImpl)target.createRequest(orig.getMethod());
         orig.applyHeaderObjects();
+        final SipServletRequestImpl request = target.createRelayed(orig.getMethod(), orig);
         final MessageHeaders oh = orig.headers();
         final MessageHeaders h = request.headers();
         for (int i = 0; i < oh.size(); i++)
         {
             if (!isSystemOrRewritten(oh.known(i), oh.name(i)) && h.find(oh.name(i), 0) < 0)
             {
-                h.insert(h.size(), oh.name(i), oh.value(i));
+                h.appendEntry(oh, i); // a received value stays a span of the shared bytes
             }
         }
         if (null != headerMap)

@@ -138,6 +138,38 @@ class MessageHeadersTest
         assertEquals("a84b4c76e66710@pc33.atlanta.example", copy.get(HeaderName.CALL_ID));
         assertTrue(copy.bytes() == base.bytes(), "one byte array for both");
     }
+
+    @Test
+    void shouldWriteATaggedPartyAsTheTextItReadsAs()
+    {
+        final MessageHeaders h = MessageHeaders.empty(3);
+        final TaggedParty from = TaggedParty.of("Bob <sip:bob@biloxi.example>;tag=old", "a6c85cf");
+        h.insert(h.size(), "From", from);
+        h.insert(h.size(), "To", TaggedParty.of("<sip:alice@atlanta.example>", null));
+        h.insert(h.size(), "CSeq", "7 BYE");
+        final MessageHeaders copy = MessageHeaders.empty(3);
+        copy.appendEntry(h, h.find(HeaderName.FROM, 0)); // shared as it is, read here as text
+        h.setValue(h.find(HeaderName.TO, 0), TaggedParty.of("<sip:alice@atlanta.example>", "1928301774"));
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            assertEquals("From: Bob <sip:bob@biloxi.example>;tag=a6c85cf\r\n"
+                + "To: <sip:alice@atlanta.example>;tag=1928301774\r\nCSeq: 7 BYE\r\n",
+                out.toString(StandardCharsets.UTF_8), "the old tag replaced, as HeaderText.withTag does");
+        }
+        finally
+        {
+            out.release();
+        }
+        assertEquals(HeaderText.withTag("Bob <sip:bob@biloxi.example>;tag=old", "a6c85cf"), h.get("From"));
+        assertTrue(h.get("From") == h.get("From"), "made once when read, then cached");
+        assertEquals("<sip:alice@atlanta.example>;tag=1928301774", h.get(HeaderName.TO));
+        assertEquals(h.get("From"), copy.get("f"));
+        assertEquals(7, h.leadingNumber(h.find(HeaderName.CSEQ, 0)));
+        assertEquals(h.mixValue(0, 1), copy.mixValue(0, 1), "hashed as its text");
+    }
+
     @Test
     void shouldReadExtensionNamesFromTheBytesBeforeTheirValues()
     {

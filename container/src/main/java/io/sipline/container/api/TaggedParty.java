@@ -1,0 +1,57 @@
+package io.sipline.container.api;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * A From or To value the container writes with a tag (RFC 3261 §8.1.1.3, §8.2.6.2, §12.2.1.1): the party (a
+ * name-addr or addr-spec without tag) and the tag, kept apart so that a header section holds it as one entry and
+ * writes it from both texts; the whole value is made into a String only when someone reads the header
+ * ({@link MessageHeaders#value}).
+ * <p>
+ * A dialog keeps one for the From and one for the To of its requests, and a UAS session one for the To of the
+ * responses to its initial request: every message of the dialog carries the same object.
+ * <p>
+ * Immutable, so shared by messages of any thread; holds no buffer.
+ */
+public final class TaggedParty
+{
+    private static final byte[] TAG = {';', 't', 'a', 'g', '='};
+
+    private final String party;
+    /** Null for a party without tag (a To before the peer tagged the dialog). */
+    private final String tag;
+
+    private TaggedParty(final String party, final String tag)
+    {
+        this.party = party;
+        this.tag = tag;
+    }
+
+    /** {@code value} with its tag set to {@code tag}, or removed when null, as {@link HeaderText#withTag} writes it. */
+    public static TaggedParty of(final String value, final String tag)
+    {
+        return new TaggedParty(HeaderText.withoutParam(value, "tag"), tag);
+    }
+
+    /**
+     * Writes the value as UTF-8.
+     *
+     * @param out borrowed; bytes appended.
+     */
+    void writeTo(final ByteBuf out)
+    {
+        MessageHeaders.writeText(out, party);
+        if (null != tag)
+        {
+            out.writeBytes(TAG);
+            MessageHeaders.writeText(out, tag);
+        }
+    }
+
+    /** The whole value, {@code party;tag=tag}: a new String each time. */
+    @Override
+    public String toString()
+    {
+        return null == tag ? party : party + ";tag=" + tag;
+    }
+}
