@@ -62,7 +62,7 @@ public final class MessageHeaders implements HeaderSource
      * The value texts, String or {@link TaggedParty} (see above); made on first use: a message that is only relayed
      * never needs it.
      */
-    private Object[] values;
+    private CharSequence[] values;
     /** Names of extension headers whose value is text (lazily made); spanned ones are read from the bytes. */
     private String[] names;
 
@@ -235,7 +235,7 @@ public final class MessageHeaders implements HeaderSource
     /** The value of entry {@code i} (folding replaced by one space, RFC 3261 §7.3.1); cached. */
     public String value(final int i)
     {
-        final Object v = null == values ? null : values[i];
+        final CharSequence v = null == values ? null : values[i];
         if (v instanceof String text)
         {
             return text;
@@ -531,7 +531,7 @@ public final class MessageHeaders implements HeaderSource
         setText(i, value);
     }
 
-    private void setText(final int i, final Object value)
+    private void setText(final int i, final CharSequence value)
     {
         final int s = i * ENTRY;
         if (HeaderName.UNKNOWN.ordinal() == index[s] && index[s + 1] != TEXT && (null == names || null == names[i]))
@@ -573,7 +573,7 @@ public final class MessageHeaders implements HeaderSource
         insertText(at, name, value);
     }
 
-    private void insertText(final int at, final String name, final Object value)
+    private void insertText(final int at, final String name, final CharSequence value)
     {
         final HeaderName k = HeaderName.lookup(name);
         final int i = open(at);
@@ -617,7 +617,7 @@ public final class MessageHeaders implements HeaderSource
             extensionNames()[j] = from.name(i);
         }
         // a text entry's String or TaggedParty is immutable: shared as it is, not made into text here
-        final Object text = from.index[i * ENTRY + 1] == TEXT ? from.values[i] : from.value(i);
+        final CharSequence text = from.index[i * ENTRY + 1] == TEXT ? from.values[i] : from.value(i);
         values()[j] = text;
         index[s + 1] = index[s + 2] = TEXT;
     }
@@ -689,11 +689,11 @@ public final class MessageHeaders implements HeaderSource
         out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
-    private Object[] values()
+    private CharSequence[] values()
     {
         if (null == values)
         {
-            values = new Object[index.length / ENTRY];
+            values = new CharSequence[index.length / ENTRY];
         }
         return values;
     }

@@ -11,9 +11,10 @@ import io.netty.buffer.ByteBuf;
  * A dialog keeps one for the From and one for the To of its requests, and a UAS session one for the To of the
  * responses to its initial request: every message of the dialog carries the same object.
  * <p>
- * Immutable, so shared by messages of any thread; holds no buffer.
+ * A {@link CharSequence} of that text, so that a header section's values are one type; reading it char by char makes
+ * no String. Immutable, so shared by messages of any thread; holds no buffer.
  */
-public final class TaggedParty
+public final class TaggedParty implements CharSequence
 {
     private static final byte[] TAG = {';', 't', 'a', 'g', '='};
 
@@ -46,6 +47,29 @@ public final class TaggedParty
             out.writeBytes(TAG);
             MessageHeaders.writeText(out, tag);
         }
+    }
+
+    @Override
+    public int length()
+    {
+        return party.length() + (null == tag ? 0 : TAG.length + tag.length());
+    }
+
+    @Override
+    public char charAt(final int i)
+    {
+        final int inTag = i - party.length();
+        if (inTag < 0 || null == tag)
+        {
+            return party.charAt(i);
+        }
+        return inTag < TAG.length ? (char)TAG[inTag] : tag.charAt(inTag - TAG.length);
+    }
+
+    @Override
+    public CharSequence subSequence(final int start, final int end)
+    {
+        return toString().subSequence(start, end);
     }
 
     /** The whole value, {@code party;tag=tag}: a new String each time. */
