@@ -2,7 +2,7 @@
 // webrtc-gateway application, calls a SIP address through it and answers calls coming from SIP phones.
 // Query parameters fill the form: ws, user, call; auto=1 connects, registers and, with call, dials at once;
 // answer=1 answers incoming calls at once. Hold puts the call on hold and resumes it (a re-INVITE each, a=sendonly
-// then a=sendrecv); restartIce re-offers with new ICE credentials (RFC 8445 §9).
+// then a=sendrecv); restartIce calls pc.restartIce() and re-offers with new ICE credentials (RFC 8445 §9).
 // window.gateway exposes the call's state and the peer connection's statistics (the end-to-end test reads them).
 import { Web } from "./sipjs/lib/index.js";
 
@@ -23,26 +23,34 @@ const gateway = {
     const pc = gateway.peerConnection;
     const out = { ice: pc ? pc.iceConnectionState : "none", connection: pc ? pc.connectionState : "none",
       dtls: "none", packetsReceived: 0, packetsSent: 0, packetsLost: 0, direction: "none",
-      signaling: pc ? pc.signalingState : "none", remoteUfrag: "none", pairChanges: 0,
-      bundleLocal: false, bundleRemote: false };
+      signaling: pc ? pc.signalingState : "none", remoteUfrag: "none", localUfrag: "none", pairChanges: 0,
+      bundleLocal: false, bundleRemote: false, codecSent: "none", codecReceived: "none" };
     if (!pc) {
       return out;
     }
     out.direction = pc.getTransceivers().map((t) => t.currentDirection).join(",") || "none";
     const remote = pc.currentRemoteDescription ? pc.currentRemoteDescription.sdp : "";
     out.remoteUfrag = (remote.match(/^a=ice-ufrag:(\S+)/m) || [null, "none"])[1];
+    const local = pc.currentLocalDescription ? pc.currentLocalDescription.sdp : "";
+    out.localUfrag = (local.match(/^a=ice-ufrag:(\S+)/m) || [null, "none"])[1];
     // RFC 9143: a=group:BUNDLE in this side's description and in the far end's (the gateway leaves it out)
     out.bundleLocal = /^a=group:BUNDLE/m.test(pc.localDescription ? pc.localDescription.sdp : "");
     out.bundleRemote = /^a=group:BUNDLE/m.test(pc.remoteDescription ? pc.remoteDescription.sdp : "");
-    (await pc.getStats()).forEach((report) => {
+    const reports = [...(await pc.getStats()).values()];
+    // the codec each audio RTP stream carries, as "mimeType/clockRate/channels" (e.g. audio/opus/48000/2)
+    const codecs = new Map(reports.filter((r) => r.type === "codec")
+      .map((r) => [r.id, `${r.mimeType}/${r.clockRate}/${r.channels || 1}`]));
+    reports.forEach((report) => {
       if (report.type === "transport" && report.dtlsState) {
         out.dtls = report.dtlsState;
         out.pairChanges = report.selectedCandidatePairChanges || 0;
       } else if (report.type === "inbound-rtp" && report.kind === "audio") {
         out.packetsReceived += report.packetsReceived || 0;
         out.packetsLost += report.packetsLost || 0;
+        out.codecReceived = codecs.get(report.codecId) || out.codecReceived;
       } else if (report.type === "outbound-rtp" && report.kind === "audio") {
         out.packetsSent += report.packetsSent || 0;
+        out.codecSent = codecs.get(report.codecId) || out.codecSent;
       }
     });
     return out;
@@ -178,24 +186,20 @@ async function toggleHold() {
   }
 }
 
-// A re-INVITE whose offer has new ICE credentials (RTCOfferOptions.iceRestart): the gateway answers with new ones
-// of its own and keeps the DTLS association; the media moves to the pair the new checks select.
+// An ICE restart as an application of the WebRTC API asks for one: pc.restartIce() (RFC 8839 §4.4.1.1.1: the next
+// offer carries a new ice-ufrag and ice-pwd), then a re-INVITE with that offer. The gateway answers with new
+// credentials of its own and keeps the DTLS association; the media moves to the pair the new checks select.
 async function restartIce() {
   const session = gateway.user?.session;
-  if (!session) {
+  const pc = gateway.peerConnection;
+  if (!session || !pc) {
     throw new Error("no call");
   }
-  const before = session.sessionDescriptionHandlerOptionsReInvite;
-  try {
-    await session.invite({ sessionDescriptionHandlerOptions: { ...before, offerOptions: { iceRestart: true } },
-      requestDelegate: {
-        onAccept: () => show(gateway.state, "ICE restarted"),
-        onReject: (response) => show(gateway.state, `ICE restart refused: ${response.message.statusCode}`),
-      } });
-  } finally {
-    // SIP.js keeps these options for later re-INVITEs (a hold): only this one restarts ICE
-    session.sessionDescriptionHandlerOptionsReInvite = before;
-  }
+  pc.restartIce();
+  await session.invite({ requestDelegate: {
+    onAccept: () => show(gateway.state, "ICE restarted"),
+    onReject: (response) => show(gateway.state, `ICE restart refused: ${response.message.statusCode}`),
+  } });
 }
 
 async function hangup() {

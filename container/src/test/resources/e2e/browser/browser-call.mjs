@@ -3,14 +3,16 @@
 // the address given), and reports on stdout, one line each, what the test asserts:
 //   CHROMIUM_PID n | ESTABLISHED | BUNDLE local=bool remote=bool (a=group:BUNDLE in each side's description) |
 //   ICE state | DTLS state | STATS sent=a received=b lost=c (twice, 5 s apart:
-//   at 50 packets/s about 250 more each way, so that the test can ask for over 100 in the window)
+//   at 50 packets/s about 250 more each way, so that the test can ask for over 100 in the window) |
+//   CODEC sent=mime/rate/channels received=mime/rate/channels (the audio codec of each direction, from getStats)
 //   ENDED ... | FAILED why
 // As the caller (the page's URL has call=...) it then hangs up (BYE from the browser); as the callee (answer=1) it
 // first says REGISTERED and, once the media checks passed, waits for the far end's BYE. Then it closes the browser.
 // With "renegotiate", before hanging up, the caller checks that the far end's own re-INVITE (sent while the first
 // STATS are measured) was answered (REOFFERED), puts the call on hold and resumes it (HELD and RESUMED with the
 // transceiver's negotiated direction; ONHOLD sent=a received=b: packets in the held second), reports STATS over
-// 2 s, restarts ICE (RESTARTED old-ufrag new-ufrag pairs=before->after, once a pair of the new ICE generation is
+// 2 s, restarts ICE with pc.restartIce() and a re-INVITE (RESTARTED remote=old->new local=old->new
+// pairs=before->after: the gateway's and the browser's ICE ufrags, once a pair of the new ICE generation is
 // selected) and reports STATS over 2 s again.
 // Arguments: page URL, bound in ms, caller | callee, [renegotiate].
 import puppeteer from "puppeteer-core";
@@ -72,12 +74,13 @@ async function renegotiateCall(page) {
     const s = await window.gateway.stats();
     const refused = window.gateway.events.find((e) => e.includes("ICE restart refused"));
     if (refused) {
-      return { ...s, remoteUfrag: refused };
+      return { ...s, remoteUfrag: `refused-${refused.split(" ").pop()}` };
     }
     return window.gateway.events.some((e) => e.endsWith(": ICE restarted")) && s.signaling === "stable" &&
       ["connected", "completed"].includes(s.ice) && s.pairChanges > window.gateway.pairsBefore ? s : null;
   });
-  say(`RESTARTED ${before.remoteUfrag} ${after.remoteUfrag} pairs=${before.pairChanges}->${after.pairChanges}`);
+  say(`RESTARTED remote=${before.remoteUfrag}->${after.remoteUfrag} local=${before.localUfrag}->` +
+    `${after.localUfrag} pairs=${before.pairChanges}->${after.pairChanges}`);
   await window2s(page);
 }
 
@@ -130,6 +133,7 @@ try {
   await sleep(5000);
   s = await stats(page);
   say(`STATS sent=${s.packetsSent} received=${s.packetsReceived} lost=${s.packetsLost}`);
+  say(`CODEC sent=${s.codecSent} received=${s.codecReceived}`);
   if (role !== "callee") {
     if (renegotiate === "renegotiate") {
       await renegotiateCall(page);

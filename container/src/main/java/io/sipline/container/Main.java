@@ -182,7 +182,7 @@ public final class Main
         {
             err.println("sipline: cannot watch the deploy folders: " + e);
         }
-        printReady(server, admin, web, out);
+        printReady(server, admin, web, media, out);
         return Cli.SERVING;
     }
 
@@ -424,9 +424,9 @@ public final class Main
         return config;
     }
 
-    /** Prints every address the server (and its admin port, if any) listens on, then "ready". */
-    private static void printReady(
-        final ContainerServer server, final AdminServer admin, final WebServer web, final PrintWriter out)
+    /** Prints every address the server (its admin port and media relay, if any) listens on, then "ready". */
+    private static void printReady(final ContainerServer server, final AdminServer admin, final WebServer web,
+        final RelayMediaService media, final PrintWriter out)
     {
         final int n = server.stack().shardCount();
         final String how = " (" + n + (1 == n ? " shard, " : " shards, ") + server.stack().transport().ioName() + ")";
@@ -465,6 +465,10 @@ public final class Main
         {
             out.println("sipline: http on http://" + NetUtil.toSocketAddressString(web.address())
                 + "/<application> (the web half of converged applications)");
+        }
+        if (null != media)
+        {
+            out.println(ContainerMedia.describe(media.relay().settings()));
         }
         out.println("sipline: ready");
     }

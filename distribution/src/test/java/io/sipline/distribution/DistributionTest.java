@@ -99,6 +99,9 @@ class DistributionTest
             assertTrue(server.await(l -> l.equals("sipline: ready"), START_MS),
                 "no 'sipline: ready':\n" + server.output());
             assertTrue(server.output().contains("sipline: profile zgc"), "the conf's profile:\n" + server.output());
+            // bin/sipline starts the JVM with jdk.incubator.vector: the relay's SSRC index scans with SIMD
+            assertTrue(server.output().lines().anyMatch(l -> l.startsWith("sipline: media on udp ")
+                && l.contains("; SSRC index: vector, ")), "the media relay's line:\n" + server.output());
             assertTrue(server.output().contains("127.0.0.1:" + port), server.output());
             final String options = Loopback.exchange(port, "OPTIONS", "");
             assertTrue(options.startsWith("SIP/2.0 200 "), options);

@@ -167,6 +167,9 @@ class ImageTest
             assertTrue(server.output().contains("GC log /tmp/gc-zgc-"), "the image's SIPLINE_LOG_DIR and the conf's"
                 + " profile:\n" + server.output());
             assertTrue(server.output().contains("udp 127.0.0.1:" + port), server.output());
+            // the image's runtime links jdk.incubator.vector and bin/sipline adds it: the SSRC index scans with SIMD
+            assertTrue(server.output().lines().anyMatch(l -> l.startsWith("sipline: media on udp ")
+                && l.contains("; SSRC index: vector, ")), "the media relay's line:\n" + server.output());
             final String options = Loopback.exchange(port, "OPTIONS", "");
             assertTrue(options.startsWith("SIP/2.0 200 "), options);
 

@@ -5,6 +5,7 @@ import io.sipline.container.dispatch.ApplicationRegistry;
 import io.sipline.media.relay.MediaRelaySettings;
 import io.sipline.media.service.MediaService;
 import io.sipline.media.service.RelayMediaService;
+import io.sipline.media.ssrc.SsrcIndex;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -15,14 +16,13 @@ import java.net.InetAddress;
  * listeners and servlets are initialised, so that {@code init} finds it).
  *
  * <p>The relay's SSRC index scans with the JDK's Vector API when the JVM has {@code --add-modules
- * jdk.incubator.vector}, and with its scalar path otherwise; {@link #vectorApi()} says which.
+ * jdk.incubator.vector} (as {@code bin/sipline run} starts it), and with its scalar path otherwise;
+ * {@link #describe} says which in the server's start-up line.
  *
  * <p>Threading: called once on the starting thread; the service itself is thread-safe.
  */
 public final class ContainerMedia
 {
-    private static final String VECTOR_MODULE = "jdk.incubator.vector";
-
     private ContainerMedia()
     {
     }
@@ -56,10 +56,18 @@ public final class ContainerMedia
         return RelayMediaService.start(settings);
     }
 
-    /** @return whether the JVM has the Vector API module, which the SSRC index's SIMD scan needs. */
-    public static boolean vectorApi()
+    /**
+     * The start-up line of a running relay: where its sockets are, its threads, and how its SSRC index scans.
+     *
+     * @param settings the relay's settings.
+     * @return e.g. {@code sipline: media on udp 127.0.0.1 ports 20000-29999 (2 media threads; SSRC index: vector,
+     *         8 int lanes)}.
+     */
+    public static String describe(final MediaRelaySettings settings)
     {
-        return ModuleLayer.boot().findModule(VECTOR_MODULE).isPresent();
+        return "sipline: media on udp " + settings.bind().getHostAddress() + " ports " + settings.portMin() + "-"
+            + settings.portMax() + " (" + settings.threads() + (1 == settings.threads() ? " media thread" :
+            " media threads") + "; SSRC index: " + SsrcIndex.autoScan() + ")";
     }
 
     /**

@@ -46,6 +46,16 @@ class CliMediaTest extends CliCase
     }
 
     @Test
+    void shouldSayWhereTheRelayIsAndThatItsIndexScansWithoutSimdInAJvmWithoutTheVectorModule() throws Exception
+    {
+        // the container's tests run without --add-modules jdk.incubator.vector; DistributionTest sees the vector line
+        final MediaRelaySettings settings = new MediaRelaySettings(30000, 30999, InetAddress.getByName("127.0.0.1"),
+            null, 1, 0);
+        assertEquals("sipline: media on udp 127.0.0.1 ports 30000-30999 (1 media thread; SSRC index: scalar: the JVM "
+            + "was started without --add-modules jdk.incubator.vector)", ContainerMedia.describe(settings));
+    }
+
+    @Test
     void shouldRefuseABadRange()
     {
         assertEquals(Cli.USAGE, run("run", "--media-ports", "20000"));

@@ -65,7 +65,9 @@ public final class SiplineServer implements AutoCloseable
         final Path dir = Files.createDirectories(Path.of("target", "e2e", name)).toAbsolutePath();
         final List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC", "-Xmx512m",
+        // the module bin/sipline adds too: the media relay's SSRC index takes the Vector API path it takes in service
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
+            "-XX:+UseZGC", "-Xmx512m",
             "-cp", System.getProperty("java.class.path"), "io.sipline.container.Main", "run",
             "--bind", "127.0.0.1", "--port", Integer.toString(port), "--shards", "2"));
         cmd.addAll(extra);

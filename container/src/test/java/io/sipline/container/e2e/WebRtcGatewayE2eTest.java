@@ -34,19 +34,22 @@ import org.junit.jupiter.api.Test;
  * service, DTLS-SRTP and ICE-lite toward the browser, plain RTP toward a sipp that echoes it ({@code -rtp_echo}).
  * <ul>
  *   <li>the browser calls sipp's UAS: the call is established (200, ACK) unbundled (the browser offers
- *       {@code a=group:BUNDLE}, the gateway's answer leaves it out, RFC 9143 §7.3.3), the browser's ICE and DTLS reach
- *       connected, and in 5 s of its {@code getStats()} the browser sends over 100 audio packets and receives over
- *       100 back (its own audio relayed to sipp as plain RTP, echoed, relayed back as SRTP: sipp received each of
- *       them) with under 2 % lost, while sipp re-INVITEs the browser (a second into the call, answered by the
+ *       {@code a=group:BUNDLE}, the gateway's answer leaves it out, RFC 9143 §7.3.3) with Opus (sipp answers
+ *       {@code opus/48000/2}, which the anchor offered it as the browser did, and echoes it; the browser's
+ *       {@code getStats()} names Opus for both directions, relayed without transcoding), the browser's ICE and DTLS
+ *       reach connected, and in 5 s of its {@code getStats()} the browser sends over 100 audio packets and receives
+ *       over 100 back (its own audio relayed to sipp as plain RTP, echoed, relayed back as SRTP: sipp received each
+ *       of them) with under 2 % lost, while sipp re-INVITEs the browser (a second into the call, answered by the
  *       browser through the anchor). Then the browser puts the call on hold and resumes it (sipp checks a=sendonly
  *       then a=sendrecv in the offers it gets; the browser's transceiver is sendonly, then sendrecv, and it goes on
  *       sending while held, RFC 3264 §8.4), and media flows again (over 50 packets each way at the browser and
- *       over 50 relayed in 2 s); the browser restarts ICE
- *       ({@code iceRestart}: the gateway answers with new credentials, the browser selects a pair of the new ICE
- *       generation on the same DTLS association) and media flows again. Its BYE reaches sipp, and the anchor and
- *       every media port are freed;</li>
- *   <li>a sipp UAC calls the browser, registered over WebSocket, which answers: the same media checks, then sipp's
- *       BYE ends the call in the browser and the anchor is freed.</li>
+ *       over 50 relayed in 2 s); the browser restarts ICE ({@code pc.restartIce()} and a re-INVITE with its new
+ *       credentials, RFC 8839 §4.4.1.1.1: the gateway answers with new credentials of its own, the browser selects a
+ *       pair of the new ICE generation, checked against the gateway's new credentials, on the same DTLS
+ *       association) and media flows again (over 50 packets each way at the browser and over 50 relayed in 2 s).
+ *       Its BYE reaches sipp, and the anchor and every media port are freed;</li>
+ *   <li>a sipp UAC calls the browser, registered over WebSocket, which answers: the same media checks (PCMU both
+ *       ways, the one codec sipp offers), then sipp's BYE ends the call in the browser and the anchor is freed.</li>
  * </ul>
  * The browser dials sipp with {@code ;transport=udp}: the INVITE carrying the anchor's offer for a browser's
  * streams is over 1300 bytes, which would otherwise go over TCP (RFC 3261 §18.1.1), where sipp does not listen.
@@ -62,7 +65,11 @@ class WebRtcGatewayE2eTest
     private static final Pattern RELAYED = Pattern.compile("(?m)^sipline_media_packets_relayed_total ([0-9.E]+)$");
     private static final Pattern PORT_PAIRS = Pattern.compile("(?m)^sipline_media_port_pairs ([0-9.E]+)$");
     private static final Pattern ON_HOLD = Pattern.compile("ONHOLD sent=(\\d+) received=(-?\\d+)");
-    private static final Pattern RESTARTED = Pattern.compile("RESTARTED (\\S+) (\\S+) pairs=(\\d+)->(\\d+)");
+    private static final Pattern RESTARTED =
+        Pattern.compile("RESTARTED remote=(\\S+)->(\\S+) local=(\\S+)->(\\S+) pairs=(\\d+)->(\\d+)");
+    private static final Pattern CODEC = Pattern.compile("CODEC sent=(\\S+) received=(\\S+)");
+    private static final String OPUS = "audio/opus/48000/2";
+    private static final String PCMU = "audio/PCMU/8000/1";
     private static final long BROWSER_MS = 90_000;
 
     static Path driver;
@@ -87,6 +94,9 @@ class WebRtcGatewayE2eTest
             "--media-ports", "34000-34999", "--media-idle", "10"));
         assertTrue(!server.output().contains("cannot deploy") && !server.output().contains("media service off"),
             server.output());
+        assertTrue(server.output().lines().anyMatch(l -> l.startsWith("sipline: media on udp 127.0.0.1 ports "
+            + "34000-34999 (") && l.contains("; SSRC index: vector, ")), "the relay scans with SIMD, as under "
+            + "bin/sipline run:\n" + server.output());
         wsPort = Integer.parseInt(serverLine(WS).group(1));
         base = "http://127.0.0.1:" + httpPort + "/webrtc-gateway/";
         final Matcher admin = ADMIN.matcher(server.output());
@@ -117,9 +127,13 @@ class WebRtcGatewayE2eTest
             {
                 // The relay's own count over the 2 s the browser measures once resumed: about 200 (50 packets/s each
                 // way), read when this thread sees the browser's lines, so a busy machine may shorten the window.
-                final long[] relayed = {relayedAtStats(browser, 3), relayedAtStats(browser, 4)};
+                final long[] relayed = {relayedAtStats(browser, 3), relayedAtStats(browser, 4),
+                    relayedAtStats(browser, 5), relayedAtStats(browser, 6)};
                 assertMedia(browser, 6);
                 final String why = browser.output() + "\n== server\n" + server.output();
+                // sipp answers Opus (the browser offers it first): the browser leg carries Opus both ways, relayed
+                // without transcoding to sipp's plain RTP leg and back
+                assertCodec(browser, OPUS, why);
                 assertTrue(browser.has("REOFFERED sendrecv"), "sipp's re-INVITE answered:\n" + why);
                 assertTrue(browser.has("HELD sendonly"), "on hold, the browser only sends:\n" + why);
                 // RFC 3264 §8.4: the holder marks the stream sendonly and goes on sending (music on hold); it is the
@@ -137,11 +151,15 @@ class WebRtcGatewayE2eTest
                     + " packets in 2 s once resumed:\n" + why);
                 final Matcher restart = RESTARTED.matcher(browser.output());
                 assertTrue(restart.find(), why);
-                assertTrue(!restart.group(1).equals(restart.group(2)) && !restart.group(2).startsWith("failed"),
+                assertTrue(!restart.group(3).equals(restart.group(4)), "RFC 8839 §4.4.1.1.1: pc.restartIce() made the "
+                    + "browser re-offer with new credentials:\n" + why);
+                assertTrue(!restart.group(1).equals(restart.group(2)) && !restart.group(2).startsWith("refused"),
                     "RFC 8445 §9: the gateway answers an ICE restart with new credentials:\n" + why);
-                assertTrue(Long.parseLong(restart.group(4)) > Long.parseLong(restart.group(3)),
-                    "the browser selected a pair of the new ICE generation:\n" + why);
+                assertTrue(Long.parseLong(restart.group(6)) > Long.parseLong(restart.group(5)),
+                    "the browser selected a pair of the new ICE generation, checked by the gateway:\n" + why);
                 assertFlows(stats.get(4), stats.get(5), "after the ICE restart", why);
+                assertTrue(relayed[3] - relayed[2] > 50, "the relay relayed " + (relayed[3] - relayed[2])
+                    + " packets in 2 s after the ICE restart:\n" + why);
                 assertTrue(browser.has("ENDED"), browser.output());
                 // INVITE, sipp's re-INVITE, hold, resume, the restart's re-INVITE and the browser's BYE reached sipp
                 SippRun.awaitCallee(name, uas, 1, server);
@@ -173,6 +191,8 @@ class WebRtcGatewayE2eTest
             SippRun.call("webrtc-gateway-uac", server, 1, 1, 10_000, List.of("-sn", "uac", "-s", "gina", "-rtp_echo",
                 "-mp", Integer.toString(freeMediaPort()), "-d", "10000")).assertAll(1, server);
             assertMedia(browser, 2);
+            // sipp's uac offers PCMU only: the gateway offers the browser what the phone offered, and no more
+            assertCodec(browser, PCMU, browser.output());
             assertTrue(browser.has("BUNDLE local=false remote=false"), "neither the gateway's offer nor the browser's "
                 + "answer bundles:\n" + browser.output());
             assertTrue(browser.has("ENDED"), browser.output());
@@ -213,6 +233,14 @@ class WebRtcGatewayE2eTest
         // packetsLost (RFC 3550 §6.4.1 cumulative lost, as getStats reports it) under 2 % of what arrived
         assertTrue(second[2] * 50 <= second[1], "the browser lost " + second[2] + " of " + (second[1] + second[2])
             + " packets:\n" + why);
+    }
+
+    /** The browser's getStats() names {@code codec} (mime type, clock rate, channels) for both directions. */
+    private static void assertCodec(final NodeRun browser, final String codec, final String why)
+    {
+        final Matcher m = CODEC.matcher(browser.output());
+        assertTrue(m.find(), why);
+        assertEquals(codec + " " + codec, m.group(1) + " " + m.group(2), "the codec sent and received:\n" + why);
     }
 
     /** Over 50 packets sent and over 50 received (echoed by sipp) in a 2 s window of the browser's statistics. */

@@ -461,6 +461,29 @@ public final class SsrcIndex<S>
         return (S)streams[index];
     }
 
+    /**
+     * What {@link Strategy#AUTO} scans the dense arrays with in this JVM, for the server's start-up line:
+     * {@code "vector, N int lanes"}, or {@code "scalar: "} and why SIMD is not used.
+     *
+     * @return the scan and, for the scalar one, its reason.
+     */
+    public static String autoScan()
+    {
+        if (VECTOR_PREFERRED)
+        {
+            return "vector, " + vectorLanes() + " int lanes";
+        }
+        if (!VECTOR_SUPPORTED)
+        {
+            return "scalar: the JVM was started without --add-modules jdk.incubator.vector";
+        }
+        if (vectorLanes() < 4)
+        {
+            return "scalar: this machine's vectors hold " + vectorLanes() + " int lanes, fewer than 4";
+        }
+        return "scalar: -D" + VECTOR_PROP_NAME + "=false";
+    }
+
     @Override
     public String toString()
     {

@@ -36,6 +36,7 @@ class SsrcIndexTest
         assertTrue(SsrcIndex.VECTOR_SUPPORTED);
         assertEquals(0, new SsrcIndex<Stream>(1, SsrcIndex.Strategy.VECTOR).capacity() % SsrcIndex.PAD);
         assertEquals(0, SsrcIndex.PAD % SsrcVectorScan.LANES);
+        assertEquals("vector, " + SsrcVectorScan.LANES + " int lanes", SsrcIndex.autoScan());
     }
 
     @ParameterizedTest
