@@ -3,7 +3,10 @@ package io.sipline.cluster;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -292,6 +295,47 @@ public final class InfinispanReplicator implements SessionReplicator
         final String key = OWNER_PREFIX + id;
         // a replace retried by the grid after a topology change may say false though it applied: read it back
         return from != to && sessions.replace(key, from, to) || Integer.valueOf(to).equals(sessions.get(key));
+    }
+
+    @Override
+    public List<String> claimAll(final List<String> ids, final int from, final int to)
+    {
+        final Integer was = from;
+        final Integer now = to;
+        final List<CompletableFuture<Boolean>> claims = new ArrayList<>(ids.size());
+        for (final String id : ids)
+        {
+            final String key = OWNER_PREFIX + id;
+            // every replace of the batch is sent before any answer is awaited; one that says false is read back
+            claims.add(from == to ? sessions.getAsync(key).thenApply(now::equals)
+                : sessions.replaceAsync(key, was, now).thenCompose(won -> won ? CompletableFuture.completedFuture(true)
+                    : sessions.getAsync(key).thenApply(now::equals)));
+        }
+        final List<String> out = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++)
+        {
+            if (claims.get(i).join())
+            {
+                out.add(ids.get(i));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, ApplicationSnapshot> readAll(final Collection<String> ids)
+    {
+        final Set<String> keys = new HashSet<>(ids);
+        final Map<String, ApplicationSnapshot> out = new HashMap<>();
+        // one request per member that owns some of them
+        sessions.getAdvancedCache().getAll(keys).forEach((id, value) ->
+        {
+            if (value instanceof byte[] bytes)
+            {
+                out.put(id, SnapshotCodec.decode(bytes));
+            }
+        });
+        return out;
     }
 
     @Override

@@ -130,6 +130,7 @@ class InfinispanReplicatorTest
                 assertTrue(a.claim(id, 3, 1), "a claim repeated by its winner holds");
             }
             assertTrue(a.ownedBy(3).isEmpty(), "claimed sessions are no longer the dead node's");
+            claimTheOtherShareAsOneBatch(a, b, byA, byB);
 
             assertEquals("app-3", a.readByCallId("app-3@192.0.2.1").orElseThrow().id(), "the index survived too");
             b.remove("app-3").toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -145,6 +146,27 @@ class InfinispanReplicatorTest
                 third.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * The second survivor's share claimed as one batch ({@code claimAll}) with the first survivor's share mixed in, one
+     * of its own claimed by the first survivor before (a request of it got there first): it gets all of its share but
+     * that one, and reads the whole batch in one call.
+     */
+    private static void claimTheOtherShareAsOneBatch(final InfinispanReplicator a, final InfinispanReplicator b,
+        final List<String> byA, final List<String> byB)
+    {
+        if (byB.isEmpty())
+        {
+            return;
+        }
+        final List<String> batch = new java.util.ArrayList<>(byB);
+        assertTrue(a.claim(batch.getFirst(), 3, 1), "the first survivor got a request of it first");
+        batch.addAll(byA);
+        assertEquals(byB.subList(1, byB.size()), b.claimAll(batch, 3, 2), "all of its share but the one claimed "
+            + "before, and none of the first survivor's");
+        assertEquals(batch.size(), b.readAll(batch).size(), "every session read in one call");
+        assertTrue(b.ownedBy(3).isEmpty());
     }
 
     private static long countPrimary(final InfinispanReplicator member, final int calls, final String name)

@@ -1,6 +1,8 @@
 package io.sipline.container.dispatch;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -169,30 +171,48 @@ public final class ApplicationRegistry implements DeploymentListener, SipFactory
     }
 
     /**
-     * A call this node claimed when its owner left the grid (on a grid reader): posted to the shard its requests reach
-     * here, the one its local tag names as {@code ShardRouting} finds it (else its Call-ID's), to be restored there.
+     * Calls this node claimed when their owner left the grid (on the grid's adopter thread): each goes to the shard
+     * its requests reach here, the one its local tag names as {@code ShardRouting} finds it (else its Call-ID's), one
+     * task per shard for the batch, to be restored there.
      */
-    private void adopt(final ApplicationSnapshot snapshot)
+    private void adopt(final List<ApplicationSnapshot> snapshots)
     {
         final ContainerShardImpl[] all = shards;
-        if (0 == all.length || snapshot.sessions().isEmpty())
+        if (0 == all.length)
         {
             return;
         }
+        final Map<Integer, List<ApplicationSnapshot>> byShard = new HashMap<>();
+        for (final ApplicationSnapshot snapshot : snapshots)
+        {
+            if (!snapshot.sessions().isEmpty())
+            {
+                byShard.computeIfAbsent(shardFor(snapshot, all.length), k -> new ArrayList<>()).add(snapshot);
+            }
+        }
+        byShard.forEach((index, batch) ->
+        {
+            final ContainerShardImpl target = all[index];
+            target.shard().stack().execute(target.shard().index(), () -> target.adopt(batch));
+        });
+    }
+
+    /** The shard of {@code snapshot}'s requests: its local tag's, else its Call-ID's. */
+    private static int shardFor(final ApplicationSnapshot snapshot, final int shards)
+    {
         final ApplicationSnapshot.DialogSnapshot d = snapshot.sessions().stream()
             .filter(x -> null != x.localTag()).findFirst().orElse(snapshot.sessions().get(0));
         int index = null == d.localTag() ? -1 : shardOf(d.localTag());
-        if (index < 0 || index >= all.length)
+        if (index < 0 || index >= shards)
         {
             index = shardOf(d.callId());
         }
-        if (index < 0 || index >= all.length)
+        if (index < 0 || index >= shards)
         {
             final byte[] callId = d.callId().getBytes(StandardCharsets.UTF_8);
-            index = ShardIds.shardForCallId(callId, 0, callId.length, all.length);
+            index = ShardIds.shardForCallId(callId, 0, callId.length, shards);
         }
-        final ContainerShardImpl target = all[index];
-        target.shard().stack().execute(target.shard().index(), () -> target.adopt(snapshot));
+        return index;
     }
 
     private static int shardOf(final String id)

@@ -26,7 +26,9 @@ import io.sipline.sip.transaction.ServerTransaction;
  * and when the answer is posted back to the shard restores the application session and its SIP sessions
  * ({@link SessionTakeover}) and dispatches the request again. The call is claimed in the grid first: one that another
  * live node claimed (it took the call over when its owner left the grid) gets 503, and the front tries its next node
- * (RFC 3261 §21.5.4). A call claimed by this node with no request of it is {@link #adopt adopted} the same way.
+ * (RFC 3261 §21.5.4). The calls this node claimed when their owner left the grid come in batches ({@link #adopt});
+ * they wait in an {@link AdoptionBacklog} and are restored {@value #ADOPT_PER_TASK} per task on the shard, so that
+ * its requests go on between; a request of one still waiting restores it at once, without a read of the grid.
  * The request gets 481 as any request of an unknown dialog
  * (RFC 3261 §12.2.2) when the grid holds no snapshot, one of an application not deployed here as distributable, or
  * one of a call that ended on this shard (created by this node since it started, or taken over here before): a
@@ -50,6 +52,10 @@ final class CallTakeover
     private final StackShard shard;
     private final DirectAnswers answers;
     private final Redispatch redispatch;
+    /** The calls claimed when their owner left the grid, not restored yet. */
+    private final AdoptionBacklog backlog = new AdoptionBacklog();
+    /** Whether a task that restores the backlog is posted. */
+    private boolean draining;
     /** The requests waiting for their call's read, by Call-ID. */
     private final Map<String, List<Waiting>> pending = new HashMap<>();
     /** The application sessions taken over by this shard (the newest {@link #TAKEN_KEPT}): ended here when gone. */
@@ -71,6 +77,8 @@ final class CallTakeover
 
     /** How many taken-over application session ids a shard remembers (a call ends long before it is forgotten). */
     static final int TAKEN_KEPT = 16_384;
+    /** Adopted calls restored per task: the shard's I/O and timers run between two tasks. */
+    static final int ADOPT_PER_TASK = 16;
 
     CallTakeover(final ApplicationRegistry registry, final ContainerShardImpl container, final DirectAnswers answers,
         final Redispatch redispatch)
@@ -111,6 +119,12 @@ final class CallTakeover
             waiting.add(new Waiting(tx, message.copy()));
             return true;
         }
+        final ApplicationSnapshot adopted = backlog.take(callId);
+        if (null != adopted) // claimed by this node as its owner left, not restored yet: at once, ahead of its turn
+        {
+            serve(List.of(new Waiting(tx, message)), restoreQuietly(callId, adopted));
+            return true;
+        }
         final List<Waiting> first = new ArrayList<>(2);
         first.add(new Waiting(tx, message.copy()));
         pending.put(callId, first);
@@ -139,17 +153,28 @@ final class CallTakeover
             }
             return;
         }
-        SipApplicationSessionImpl app = null;
+        serve(waiting, Optional.ofNullable(found.snapshot()).filter(snapshot -> !own
+            || snapshot.createdMs() < startedMs).map(snapshot -> restoreQuietly(callId, snapshot)).orElse(null));
+    }
+
+    /** {@link #restore}, or null (said once) when the snapshot cannot be restored. */
+    private SipApplicationSessionImpl restoreQuietly(final String callId, final ApplicationSnapshot snapshot)
+    {
         try
         {
-            app = Optional.ofNullable(found.snapshot()).filter(snapshot -> !own || snapshot.createdMs() < startedMs)
-                .map(this::restore).orElse(null);
+            return restore(snapshot);
         }
         catch (final RuntimeException e)
         {
             ShardLog.logOnce("takeover:" + e.getClass().getName(), "call " + callId + " not taken over on shard "
                 + shard.index(), e);
+            return null;
         }
+    }
+
+    /** Dispatches the requests of a call restored as {@code app}, or answers them 481 when it was not. */
+    private void serve(final List<Waiting> waiting, final SipApplicationSessionImpl app)
+    {
         for (final Waiting w : waiting)
         {
             if (null == app)
@@ -170,11 +195,44 @@ final class CallTakeover
     }
 
     /**
+     * Calls this node claimed when their owner left the grid (on the shard): queued, and restored a few per task.
+     */
+    void adopt(final List<ApplicationSnapshot> snapshots)
+    {
+        snapshots.forEach(backlog::add);
+        if (!draining && !backlog.isEmpty())
+        {
+            draining = true;
+            shard.stack().execute(shard.index(), this::drainBacklog);
+        }
+    }
+
+    /** Restores up to {@link #ADOPT_PER_TASK} waiting calls, and posts itself again while some wait. */
+    private void drainBacklog()
+    {
+        for (int i = 0; i < ADOPT_PER_TASK; i++)
+        {
+            final ApplicationSnapshot next = backlog.next();
+            if (null == next)
+            {
+                break;
+            }
+            adoptOne(next);
+        }
+        if (backlog.isEmpty())
+        {
+            draining = false;
+            return;
+        }
+        shard.stack().execute(shard.index(), this::drainBacklog); // behind what came meanwhile
+    }
+
+    /**
      * A call this node claimed when its owner left the grid, restored on this shard with no request of it: its
      * servlet timers and expiry run here from now on (one overdue fires at once, a passed expiry expires it with the
      * application's listeners told, JSR 289 §6.1.2.1). Nothing when a request of it brought it here first.
      */
-    void adopt(final ApplicationSnapshot snapshot)
+    private void adoptOne(final ApplicationSnapshot snapshot)
     {
         if (taken.containsKey(snapshot.id()))
         {
@@ -223,6 +281,12 @@ final class CallTakeover
     long restored()
     {
         return restored.get();
+    }
+
+    /** Adopted calls not restored yet (shard only; tests). */
+    int adoptable()
+    {
+        return backlog.size();
     }
 
     /** Requests waiting for their call's read (shard only; tests). */

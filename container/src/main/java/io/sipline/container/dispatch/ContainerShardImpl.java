@@ -122,10 +122,10 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         ids.started(shardThreadId, addresses.host());
     }
 
-    /** Restores a call this node claimed when its owner left the grid (on the shard's event loop). */
-    void adopt(final io.sipline.container.replication.ApplicationSnapshot snapshot)
+    /** Restores calls this node claimed when their owner left the grid (on the shard's event loop). */
+    void adopt(final java.util.List<io.sipline.container.replication.ApplicationSnapshot> snapshots)
     {
-        requests.adopt(snapshot);
+        requests.adopt(snapshots);
     }
 
     /** Application sessions this shard took over from other nodes (a metric; any thread, may lag). */

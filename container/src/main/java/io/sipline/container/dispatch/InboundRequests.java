@@ -79,10 +79,10 @@ final class InboundRequests
         onSubsequent(tx, request, false);
     }
 
-    /** A call this node claimed when its owner left the grid, restored on this shard (shard only). */
-    void adopt(final io.sipline.container.replication.ApplicationSnapshot snapshot)
+    /** Calls this node claimed when their owner left the grid, to be restored on this shard (shard only). */
+    void adopt(final java.util.List<io.sipline.container.replication.ApplicationSnapshot> snapshots)
     {
-        takeover.adopt(snapshot);
+        takeover.adopt(snapshots);
     }
 
     /** Application sessions this shard took over from other nodes (tests and metrics). */

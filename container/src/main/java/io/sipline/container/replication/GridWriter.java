@@ -1,6 +1,7 @@
 package io.sipline.container.replication;
 
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -24,17 +25,21 @@ import org.jctools.queues.MpscArrayQueue;
  * round trips overlap and the writer keeps up with the calls; those of one session are chained, each sent when the
  * previous one completed, so a session's removal never overtakes its last snapshot nor a snapshot an older one. A
  * shard never waits: when the queue is full the snapshot is counted as dropped and said once on the error stream
- * (the session's next boundary writes it again). Takeovers run on {@value #READERS} reader threads of their own,
- * so that they do not wait behind the writes: the read and claim of a call by Call-ID (a survivor got a request of a
- * dead node's call), and when a node leaves the grid the claim of the calls it owned that this member decides for.
+ * (the session's next boundary writes it again). Takeovers do not wait behind the writes: the read and claim of a
+ * call by Call-ID (a survivor got a request of a dead node's call, which waits for it) run on {@value #READERS}
+ * reader threads; when a node leaves the grid, the claims of the calls it owned that this member decides for run on
+ * one adopter thread, {@value #ADOPT_BATCH} calls claimed and read at once and handed over as one batch, so that
+ * hundreds of them neither hold a reader from the requests nor cost a round trip each.
  * <p>
  * Thread-safe: {@link #write} and {@link #remove} from any shard; {@link #close} once, after the shards stopped,
  * drains what is queued (bounded in time) and stops the writer.
  */
 public final class GridWriter implements SnapshotSink, SnapshotSource, AutoCloseable
 {
-    /** Threads that read calls from the grid for a takeover. */
-    static final int READERS = 2;
+    /** Threads that read calls from the grid for a request's takeover (they wait on the network, not a core). */
+    static final int READERS = 4;
+    /** Calls of a departed node claimed, read and handed to the container together. */
+    static final int ADOPT_BATCH = 64;
     /** Queued operations at most; a burst beyond it is dropped rather than blocking a shard. */
     static final int CAPACITY = 65_536;
     private static final long WRITE_TIMEOUT_MS = 10_000;
@@ -52,6 +57,7 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     private final AtomicLong failed = new AtomicLong();
     private final Thread writer;
     private final ThreadPoolExecutor readers;
+    private final ThreadPoolExecutor adopter;
     private final AtomicLong readFailures = new AtomicLong();
     private final AtomicLong adopted = new AtomicLong();
     private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
@@ -78,6 +84,8 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
         this.writer = Thread.ofPlatform().daemon().name("sipline-grid-writer").start(this::run);
         this.readers = new ThreadPoolExecutor(READERS, READERS, 0, TimeUnit.MILLISECONDS,
             new ArrayBlockingQueue<>(CAPACITY), Thread.ofPlatform().daemon().name("sipline-grid-reader-", 0).factory());
+        this.adopter = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(CAPACITY),
+            Thread.ofPlatform().daemon().name("sipline-grid-adopter").factory());
     }
 
     @Override
@@ -136,13 +144,13 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     }
 
     @Override
-    public void adoptOrphans(final Consumer<ApplicationSnapshot> adopt)
+    public void adoptOrphans(final Consumer<List<ApplicationSnapshot>> adopt)
     {
         grid.onMemberLeft(left ->
         {
             try
             {
-                readers.execute(() -> adopt(left, adopt));
+                adopter.execute(() -> adopt(left, adopt));
             }
             catch (final RejectedExecutionException e)
             {
@@ -151,32 +159,34 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
         });
     }
 
-    /** Claims the calls of node {@code left} this member decides for, and hands each one claimed to {@code adopt}. */
-    private void adopt(final int left, final Consumer<ApplicationSnapshot> adopt)
+    /**
+     * Claims the calls of node {@code left} this member decides for, {@value #ADOPT_BATCH} at a time, and hands each
+     * batch claimed to {@code adopt}.
+     */
+    private void adopt(final int left, final Consumer<List<ApplicationSnapshot>> adopt)
     {
         if (left == node)
         {
             return;
         }
+        final List<String> owned = grid.ownedBy(left);
         int claimed = 0;
-        for (final String id : grid.ownedBy(left))
+        for (int from = 0; from < owned.size(); from += ADOPT_BATCH)
         {
+            final List<String> batch = owned.subList(from, Math.min(owned.size(), from + ADOPT_BATCH));
             try
             {
-                if (grid.claim(id, left, node))
+                final Map<String, ApplicationSnapshot> read = grid.readAll(grid.claimAll(batch, left, node));
+                if (!read.isEmpty())
                 {
-                    final Optional<ApplicationSnapshot> snapshot = grid.read(id);
-                    if (snapshot.isPresent())
-                    {
-                        claimed++;
-                        adopted.incrementAndGet(); // before the hand-off: the shard may serve the call at once
-                        adopt.accept(snapshot.get());
-                    }
+                    claimed += read.size();
+                    adopted.addAndGet(read.size()); // before the hand-off: the shard may serve the calls at once
+                    adopt.accept(List.copyOf(read.values()));
                 }
             }
             catch (final RuntimeException e)
             {
-                readFailed(id, e);
+                readFailed(batch.getFirst() + " and " + (batch.size() - 1) + " more", e);
             }
         }
         err.println("sipline: cluster: node " + left + " left the grid; node " + node + " took over " + claimed
@@ -351,6 +361,7 @@ public final class GridWriter implements SnapshotSink, SnapshotSource, AutoClose
     public void close()
     {
         readers.shutdownNow();
+        adopter.shutdownNow();
         closing = true;
         LockSupport.unpark(writer);
         try

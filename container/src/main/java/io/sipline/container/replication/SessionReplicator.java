@@ -1,6 +1,10 @@
 package io.sipline.container.replication;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.IntConsumer;
@@ -54,6 +58,36 @@ public interface SessionReplicator extends AutoCloseable
      *         the grid holds no owner for it.
      */
     boolean claim(String id, int from, int to);
+
+    /**
+     * {@link #claim} of each of {@code ids}, all from {@code from} to {@code to}: a grid may send the claims of a
+     * batch at once, so that a survivor claims the hundreds of calls of a dead node in a few round trips.
+     *
+     * @return the ids that {@code to} owns afterwards.
+     */
+    default List<String> claimAll(final List<String> ids, final int from, final int to)
+    {
+        final List<String> out = new ArrayList<>(ids.size());
+        for (final String id : ids)
+        {
+            if (claim(id, from, to))
+            {
+                out.add(id);
+            }
+        }
+        return out;
+    }
+
+    /** {@link #read} of each of {@code ids}, read at once where the grid can: by id, those it holds. */
+    default Map<String, ApplicationSnapshot> readAll(final Collection<String> ids)
+    {
+        final Map<String, ApplicationSnapshot> out = new HashMap<>();
+        for (final String id : ids)
+        {
+            read(id).ifPresent(snapshot -> out.put(id, snapshot));
+        }
+        return out;
+    }
 
     /**
      * The application sessions owned by node {@code node} for which this member decides: every session has exactly

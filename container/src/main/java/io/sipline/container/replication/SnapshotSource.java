@@ -1,5 +1,6 @@
 package io.sipline.container.replication;
 
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -25,7 +26,8 @@ public interface SnapshotSource
 
     /**
      * From now on, when a node leaves the grid, claims the calls it owned for which this member decides
-     * ({@link SessionReplicator#ownedBy}) and gives each one claimed to {@code adopt}, on a reading thread.
+     * ({@link SessionReplicator#ownedBy}) and gives them to {@code adopt} in batches as they are claimed, on a
+     * reading thread.
      */
-    void adoptOrphans(Consumer<ApplicationSnapshot> adopt);
+    void adoptOrphans(Consumer<List<ApplicationSnapshot>> adopt);
 }

@@ -29,7 +29,8 @@ import io.sipline.container.replication.SnapshotCodec;
  * owner) claims it and restores it on the shard its requests would reach; its servlet timer, overdue, fires there at
  * once, and its expiry, passed, expires it there with the application's listener told (JSR 289 §6.1.2.1). A request
  * of the same call that reaches another survivor meanwhile does not take it over a second time: that survivor
- * answers 503 and the front's next try, on the owner, is served.
+ * answers 503 and the front's next try, on the owner, is served. A request that reaches the deciding survivor while
+ * it adopts the call is served on demand, and the adoption that follows finds the call there.
  */
 class NodeLossTakeoverDispatchTest
 {
@@ -199,6 +200,46 @@ class NodeLossTakeoverDispatchTest
             assertEquals(1, grid.claimed.get(), "one claim of the call won");
             assertTrue(TestApps.await(() -> grid.entries.isEmpty()), "the ended call left the grid");
             assertEquals(0, other.takenOver());
+        }
+    }
+
+    @Test
+    void shouldServeABYEThatRacesTheAdoptionOfItsCallAndTakeTheCallOverOnce() throws Exception
+    {
+        final MemoryGrid grid = new MemoryGrid();
+        grid.readsMayGo.countDown();
+        grid.adoptionMayGo = new java.util.concurrent.CountDownLatch(1);
+        try (SipPeer caller = new SipPeer(null);
+            SipPeer callee = new SipPeer(null);
+            ContainerServer second = TestApps.server(TestApps.config().node(2));
+            GridWriter toGrid2 = new GridWriter(grid.member(2), 2, err))
+        {
+            second.registry().replication(toGrid2, toGrid2);
+            final Map<String, String> params = Map.of("target", "sip:bob@127.0.0.1:" + callee.port());
+            second.registry().onDeployed(TestApps.application("b2bua", new DispatchSippTest.B2bua(), params, true));
+            final String to = callOnNode1AndDie(grid, new DispatchSippTest.B2bua(), new Seen(), params, caller, callee,
+                "adopting-1");
+            final String id = grid.idOf("adopting-1");
+            grid.leave(1);
+            assertTrue(TestApps.await(() -> 1 == grid.listings.get()), "node 2 listed the call to adopt it");
+
+            // the caller's BYE reaches node 2 between the listing and the claim: claimed and served on demand
+            caller.target(DispatchSippTest.address(second));
+            caller.send(SipPeer.inDialog("BYE", "adopting-1", to, 2, "bye-adopting-1", ""));
+            final String relayed = callee.await(m -> m.startsWith("BYE "), "the BYE relayed by node 2");
+            assertEquals(1, grid.claimed.get(), "claimed by the request");
+            grid.adoptionMayGo.countDown(); // the adoption goes on with the call the request took over
+            assertTrue(TestApps.await(() -> 1 == toGrid2.adopted()), "handed over to the shard as well");
+            callee.target(DispatchSippTest.address(second));
+            callee.send(SipPeer.okTo(relayed));
+            caller.await(SipPeer.response(200, "BYE"), "200 to the caller's BYE");
+
+            assertTrue(TestApps.await(() -> grid.entries.isEmpty()), "the ended call left the grid");
+            assertEquals(1, second.takenOver(), "restored once: the adoption found it here");
+            assertEquals(1, grid.claimed.get());
+            assertEquals(1, grid.reads.get(), "one read by Call-ID: the request's");
+            assertEquals(0, second.counters().servletErrors.get());
+            assertTrue(!grid.owners.containsKey(id), "no owner record left behind");
         }
     }
 

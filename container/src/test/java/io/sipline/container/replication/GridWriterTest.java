@@ -219,8 +219,8 @@ class GridWriterTest
         try (GridWriter two = new GridWriter(memory.member(2), 2, new PrintWriter(said, true));
             GridWriter three = new GridWriter(memory.member(3), 3, new PrintWriter(new StringWriter(), true)))
         {
-            two.adoptOrphans(s -> adopted2.add(s.id()));
-            three.adoptOrphans(s -> adopted3.add(s.id()));
+            two.adoptOrphans(batch -> batch.forEach(s -> adopted2.add(s.id())));
+            three.adoptOrphans(batch -> batch.forEach(s -> adopted3.add(s.id())));
             final int calls = 40;
             for (int i = 0; i < calls; i++)
             {
@@ -237,6 +237,45 @@ class GridWriterTest
             assertEquals(adopted2.size(), two.adopted());
             assertTrue(await(() -> said.toString().contains("node 1 left the grid; node 2 took over "
                 + adopted2.size() + " of its calls")), said.toString());
+        }
+    }
+
+    @Test
+    void shouldClaimADepartedNodesCallsInBatchesWithoutHoldingTheRequestsTakeovers() throws Exception
+    {
+        final MemoryGrid memory = new MemoryGrid();
+        memory.readsMayGo.countDown();
+        memory.adoptionMayGo = new java.util.concurrent.CountDownLatch(1);
+        final SessionReplicator one = memory.member(1);
+        final List<List<String>> batches = new CopyOnWriteArrayList<>();
+        try (GridWriter two = new GridWriter(memory.member(2), 2, new PrintWriter(new StringWriter(), true)))
+        {
+            two.adoptOrphans(batch -> batches.add(batch.stream().map(ApplicationSnapshot::id).toList()));
+            final int calls = 3 * GridWriter.ADOPT_BATCH + 5;
+            for (int i = 0; i < calls; i++)
+            {
+                one.write(call("app-" + i, "call-" + i, 1));
+            }
+            memory.leave(1); // node 2 alone decides for every call; its adoption is held before its claims
+            assertTrue(await(() -> 1 == memory.listings.get()), "node 2 listed the calls to adopt");
+
+            // a request of one of them is served meanwhile: the adoption holds no reader
+            final Takeover byRequest = takeOver(two, "call-7", 1);
+            assertTrue(byRequest.taken(), "claimed on demand while the adoption waits");
+            assertEquals(1, memory.claimed.get());
+            assertTrue(batches.isEmpty(), "the adoption has not handed anything over yet");
+
+            memory.adoptionMayGo.countDown();
+            assertTrue(await(() -> calls == batches.stream().mapToInt(List::size).sum()), batches.toString());
+            assertEquals(List.of(GridWriter.ADOPT_BATCH, GridWriter.ADOPT_BATCH, GridWriter.ADOPT_BATCH, 5),
+                memory.claimBatches, "claimed a batch at a time");
+            assertTrue(batches.stream().allMatch(b -> b.size() <= GridWriter.ADOPT_BATCH), "handed over by batch");
+            assertEquals(calls, memory.claimed.get(), "each call claimed once (the requested one by the request)");
+            assertEquals(calls, batches.stream().flatMap(List::stream).distinct().count());
+            for (int i = 0; i < calls; i++)
+            {
+                assertEquals(2, memory.owners.get("app-" + i));
+            }
         }
     }
 

@@ -20,7 +20,8 @@ import java.util.function.IntConsumer;
  * by Call-ID, each with its owner; a claim is a compare-and-set of the owner, as in a real grid. Each node sees it
  * through its own {@link #member member view}: the member that decides for a session after a node left is the live
  * member at {@code hash(id) mod members}, as a real grid's primary owner is one live member per key. Reads by Call-ID
- * wait for {@link #readsMayGo}, so a test can hold a takeover in the middle.
+ * wait for {@link #readsMayGo}, so a test can hold a takeover in the middle; a departed node's calls, once listed, wait
+ * for {@link #adoptionMayGo}, so a test can hold an adoption before its claims.
  * <p>
  * Thread-safe.
  */
@@ -33,6 +34,12 @@ public final class MemoryGrid
     public final AtomicInteger reads = new AtomicInteger();
     /** Claims that moved a session to a new owner. */
     public final AtomicInteger claimed = new AtomicInteger();
+    /** Departed nodes' calls listed by a member for adoption. */
+    public final AtomicInteger listings = new AtomicInteger();
+    /** Released unless a test holds the adoptions of departed nodes' calls: {@code ownedBy} waits for it. */
+    public volatile CountDownLatch adoptionMayGo = new CountDownLatch(0);
+    /** The sizes of the batches claimed with {@code claimAll}, in order. */
+    public final List<Integer> claimBatches = new CopyOnWriteArrayList<>();
     private final Set<Integer> live = ConcurrentHashMap.newKeySet();
     private final Map<Integer, List<IntConsumer>> watchers = new ConcurrentHashMap<>();
 
@@ -166,6 +173,13 @@ public final class MemoryGrid
         }
 
         @Override
+        public List<String> claimAll(final List<String> ids, final int from, final int to)
+        {
+            claimBatches.add(ids.size());
+            return SessionReplicator.super.claimAll(ids, from, to);
+        }
+
+        @Override
         public List<String> ownedBy(final int owner)
         {
             final List<String> out = new ArrayList<>();
@@ -176,6 +190,15 @@ public final class MemoryGrid
                     out.add(id);
                 }
             });
+            listings.incrementAndGet();
+            try
+            {
+                adoptionMayGo.await(10, TimeUnit.SECONDS); // listed, not claimed yet
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
             return out;
         }
 
