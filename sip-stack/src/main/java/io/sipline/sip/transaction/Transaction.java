@@ -56,7 +56,7 @@ public abstract class Transaction
     private static final int SEGMENTS = 9;
     /** Size of a new key array; the largest one a pooled transaction keeps across uses. */
     private static final int KEY_INITIAL = 96;
-    static final int KEY_KEPT = 2048;
+    static final int KEY_KEPT = 512;
 
     final TransactionLayer layer;
     /** Position in the layer's registry; carried in timer payloads. */

@@ -180,7 +180,7 @@ class TransactionMatchingTest
         assertEquals(0, h.layer.activeTransactions());
         assertTrue(big.key.length <= Transaction.KEY_KEPT, "key array kept: " + big.key.length);
 
-        h.receive(request("OPTIONS", "z9hG4bK" + "y".repeat(600)));
+        h.receive(request("OPTIONS", "z9hG4bK" + "y".repeat(150)));
         assertSame(big, h.lastServer, "the pool's last released object");
         final byte[] grown = big.key;
         h.respond(big, 200);
