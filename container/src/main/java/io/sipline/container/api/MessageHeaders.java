@@ -26,7 +26,8 @@ import io.sipline.sip.message.SipMessage;
  *                            start TEXT: the value is text (an edit, or an entry past 64 KiB)
  *            values[i]       the value as text: cached from the span, or set by an edit (array made on first use);
  *                            a From or To the container writes with a tag may be a {@link TaggedParty} instead,
- *                            made into a String (and cached) when read; an extension header whose value is text
+ *                            and a CSeq the container writes a {@link CSeqText}, each made into a String (and
+ *                            cached) when read; an extension header whose value is text
  *                            has a {@link NamedText} here, its name and value (a spanned one's name is read from
  *                            the bytes before its value), so only the entries that need a name carry one
  *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
@@ -59,8 +60,8 @@ public final class MessageHeaders implements HeaderSource
     /** Kind and value span per entry, then the number of entries (see above): one array for the whole section. */
     private char[] index;
     /**
-     * The value texts, a String or {@link TaggedParty}, or a {@link NamedText} for a text extension header (see
-     * above); made on first use: a message that is only relayed never needs it.
+     * The value texts, a String, {@link TaggedParty} or {@link CSeqText}, or a {@link NamedText} for a text extension
+     * header (see above); made on first use: a message that is only relayed never needs it.
      */
     private Object[] values;
 
@@ -370,6 +371,10 @@ public final class MessageHeaders implements HeaderSource
         final int s = i * ENTRY;
         if (index[s + 1] == TEXT)
         {
+            if (text(i) instanceof CSeqText cseq)
+            {
+                return cseq.number();
+            }
             final String v = value(i);
             return leadingNumber(null, v, 0, v.length());
         }
@@ -584,6 +589,12 @@ public final class MessageHeaders implements HeaderSource
         insertText(at, name, value);
     }
 
+    /** Inserts a CSeq entry at position {@code at}, written from its number and method without a String of both. */
+    public void insert(final int at, final String name, final CSeqText value)
+    {
+        insertText(at, name, value);
+    }
+
     private void insertText(final int at, final String name, final CharSequence value)
     {
         final HeaderName k = HeaderName.lookup(name);
@@ -619,7 +630,7 @@ public final class MessageHeaders implements HeaderSource
         {
             return;
         }
-        // a text entry's String or TaggedParty is immutable: shared as it is, not made into text here
+        // a text entry's String, TaggedParty or CSeqText is immutable: shared as it is, not made into text here
         final CharSequence text = from.index[i * ENTRY + 1] == TEXT ? from.text(i) : from.value(i);
         // a NamedText is the entry's own (its value is cached into it): a new one for the copy
         values()[j] = HeaderName.UNKNOWN.ordinal() == index[s] ? new NamedText(from.name(i), text) : text;
@@ -679,6 +690,10 @@ public final class MessageHeaders implements HeaderSource
             {
                 tagged.writeTo(out);
             }
+            else if (text(i) instanceof CSeqText cseq)
+            {
+                cseq.writeTo(out);
+            }
             else
             {
                 writeText(out, (String)text(i));
@@ -702,7 +717,7 @@ public final class MessageHeaders implements HeaderSource
         return values;
     }
 
-    /** The text of entry {@code i} (a String or {@link TaggedParty}), or null when it has none yet. */
+    /** The text of entry {@code i} (a String, {@link TaggedParty} or {@link CSeqText}), or null when it has none. */
     private CharSequence text(final int i)
     {
         final Object v = null == values ? null : values[i];
