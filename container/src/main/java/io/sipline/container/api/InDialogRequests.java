@@ -102,7 +102,7 @@ final class InDialogRequests
             h.insert(h.size(), "To", to);
         }
         h.insert(h.size(), "Call-ID", d.callId());
-        h.insert(h.size(), "CSeq", cseq + " " + method);
+        h.insert(h.size(), "CSeq", CSeqText.of(cseq, method));
         if (SessionDialog.isTargetRefresh(method))
         {
             h.insert(h.size(), "Contact", s.contactValue());

@@ -26,9 +26,10 @@ import io.sipline.sip.message.SipMessage;
  *                            start TEXT: the value is text (an edit, or an entry past 64 KiB)
  *            values[i]       the value as text: cached from the span, or set by an edit (array made on first use);
  *                            a From or To the container writes with a tag may be a {@link TaggedParty} instead,
- *                            made into a String (and cached) when read
- *            names[i]        an extension header's name when its value is text (array made on first use); a
- *                            spanned extension header's name is read from the bytes before its value
+ *                            and a CSeq the container writes a {@link CSeqText}, each made into a String (and
+ *                            cached) when read; an extension header whose value is text
+ *                            has a {@link NamedText} here, its name and value (a spanned one's name is read from
+ *                            the bytes before its value), so only the entries that need a name carry one
  *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
  *            in an object made for every message
  * </pre>
@@ -59,12 +60,10 @@ public final class MessageHeaders implements HeaderSource
     /** Kind and value span per entry, then the number of entries (see above): one array for the whole section. */
     private char[] index;
     /**
-     * The value texts, String or {@link TaggedParty} (see above); made on first use: a message that is only relayed
-     * never needs it.
+     * The value texts, a String, {@link TaggedParty} or {@link CSeqText}, or a {@link NamedText} for a text extension
+     * header (see above); made on first use: a message that is only relayed never needs it.
      */
-    private CharSequence[] values;
-    /** Names of extension headers whose value is text (lazily made); spanned ones are read from the bytes. */
-    private String[] names;
+    private Object[] values;
 
     private MessageHeaders(final byte[] bytes, final int capacity)
     {
@@ -110,16 +109,16 @@ public final class MessageHeaders implements HeaderSource
             }
             // beyond what a char holds (a header section over 64 KiB, which only TCP can carry): kept as text
             index[s + 1] = index[s + 2] = TEXT;
-            h.values()[i] = unfold(bytes, valueStart, valueEnd);
+            final String value = unfold(bytes, valueStart, valueEnd);
             if (HeaderName.UNKNOWN.ordinal() == index[s])
             {
-                if (null == h.names)
-                {
-                    h.names = new String[n];
-                }
                 final int nameStart = message.headerNameStart(i) - shift;
-                h.names[i] = new String(bytes, nameStart, message.headerNameEnd(i) - shift - nameStart,
-                    StandardCharsets.US_ASCII);
+                h.values()[i] = new NamedText(new String(bytes, nameStart,
+                    message.headerNameEnd(i) - shift - nameStart, StandardCharsets.US_ASCII), value);
+            }
+            else
+            {
+                h.values()[i] = value;
             }
         }
         h.size(n);
@@ -192,9 +191,10 @@ public final class MessageHeaders implements HeaderSource
         {
             return k.canonical();
         }
-        if (null != names && null != names[i])
+        final String written = textName(i);
+        if (null != written)
         {
-            return names[i];
+            return written;
         }
         final int end = nameEnd(i);
         final int start = nameStart(end);
@@ -235,14 +235,21 @@ public final class MessageHeaders implements HeaderSource
     /** The value of entry {@code i} (folding replaced by one space, RFC 3261 §7.3.1); cached. */
     public String value(final int i)
     {
-        final CharSequence v = null == values ? null : values[i];
+        final CharSequence v = text(i);
         if (v instanceof String text)
         {
             return text;
         }
         final int s = i * ENTRY;
         final String made = null == v ? unfold(bytes, index[s + 1], index[s + 2]) : v.toString();
-        values()[i] = made;
+        if (null != values && values[i] instanceof NamedText named)
+        {
+            named.value = made;
+        }
+        else
+        {
+            values()[i] = made;
+        }
         return made;
     }
 
@@ -257,9 +264,10 @@ public final class MessageHeaders implements HeaderSource
         {
             return false;
         }
-        if (null != names && null != names[i])
+        final String written = textName(i);
+        if (null != written)
         {
-            return names[i].equalsIgnoreCase(name);
+            return written.equalsIgnoreCase(name);
         }
         final int end = nameEnd(i);
         final int start = nameStart(end);
@@ -363,6 +371,10 @@ public final class MessageHeaders implements HeaderSource
         final int s = i * ENTRY;
         if (index[s + 1] == TEXT)
         {
+            if (text(i) instanceof CSeqText cseq)
+            {
+                return cseq.number();
+            }
             final String v = value(i);
             return leadingNumber(null, v, 0, v.length());
         }
@@ -534,11 +546,15 @@ public final class MessageHeaders implements HeaderSource
     private void setText(final int i, final CharSequence value)
     {
         final int s = i * ENTRY;
-        if (HeaderName.UNKNOWN.ordinal() == index[s] && index[s + 1] != TEXT && (null == names || null == names[i]))
+        if (HeaderName.UNKNOWN.ordinal() == index[s])
         {
-            extensionNames()[i] = name(i); // read from the bytes before the value, which is no longer spanned
+            // a spanned entry's name is read from the bytes before its value, which is no longer spanned
+            values()[i] = new NamedText(name(i), value);
         }
-        values()[i] = value;
+        else
+        {
+            values()[i] = value;
+        }
         index[s + 1] = index[s + 2] = TEXT;
     }
 
@@ -573,17 +589,19 @@ public final class MessageHeaders implements HeaderSource
         insertText(at, name, value);
     }
 
+    /** Inserts a CSeq entry at position {@code at}, written from its number and method without a String of both. */
+    public void insert(final int at, final String name, final CSeqText value)
+    {
+        insertText(at, name, value);
+    }
+
     private void insertText(final int at, final String name, final CharSequence value)
     {
         final HeaderName k = HeaderName.lookup(name);
         final int i = open(at);
         final int s = i * ENTRY;
         index[s] = (char)k.ordinal();
-        if (HeaderName.UNKNOWN == k)
-        {
-            extensionNames()[i] = name;
-        }
-        values()[i] = value;
+        values()[i] = HeaderName.UNKNOWN == k ? new NamedText(name, value) : value;
         index[s + 1] = index[s + 2] = TEXT;
     }
 
@@ -612,13 +630,10 @@ public final class MessageHeaders implements HeaderSource
         {
             return;
         }
-        if (HeaderName.UNKNOWN.ordinal() == index[s])
-        {
-            extensionNames()[j] = from.name(i);
-        }
-        // a text entry's String or TaggedParty is immutable: shared as it is, not made into text here
-        final CharSequence text = from.index[i * ENTRY + 1] == TEXT ? from.values[i] : from.value(i);
-        values()[j] = text;
+        // a text entry's String, TaggedParty or CSeqText is immutable: shared as it is, not made into text here
+        final CharSequence text = from.index[i * ENTRY + 1] == TEXT ? from.text(i) : from.value(i);
+        // a NamedText is the entry's own (its value is cached into it): a new one for the copy
+        values()[j] = HeaderName.UNKNOWN.ordinal() == index[s] ? new NamedText(from.name(i), text) : text;
         index[s + 1] = index[s + 2] = TEXT;
     }
 
@@ -656,9 +671,9 @@ public final class MessageHeaders implements HeaderSource
             {
                 out.writeBytes(CANONICAL[k.ordinal()]);
             }
-            else if (null != names && null != names[i])
+            else if (null != textName(i))
             {
-                writeText(out, names[i]);
+                writeText(out, textName(i));
             }
             else
             {
@@ -671,13 +686,17 @@ public final class MessageHeaders implements HeaderSource
             {
                 out.writeBytes(bytes, index[s + 1], index[s + 2] - index[s + 1]);
             }
-            else if (values[i] instanceof TaggedParty tagged)
+            else if (text(i) instanceof TaggedParty tagged)
             {
                 tagged.writeTo(out);
             }
+            else if (text(i) instanceof CSeqText cseq)
+            {
+                cseq.writeTo(out);
+            }
             else
             {
-                writeText(out, (String)values[i]);
+                writeText(out, (String)text(i));
             }
             out.writeShort(CRLF);
         }
@@ -689,22 +708,26 @@ public final class MessageHeaders implements HeaderSource
         out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
-    private CharSequence[] values()
+    private Object[] values()
     {
         if (null == values)
         {
-            values = new CharSequence[index.length / ENTRY];
+            values = new Object[index.length / ENTRY];
         }
         return values;
     }
 
-    private String[] extensionNames()
+    /** The text of entry {@code i} (a String, {@link TaggedParty} or {@link CSeqText}), or null when it has none. */
+    private CharSequence text(final int i)
     {
-        if (null == names)
-        {
-            names = new String[index.length / ENTRY];
-        }
-        return names;
+        final Object v = null == values ? null : values[i];
+        return v instanceof NamedText named ? named.value : (CharSequence)v;
+    }
+
+    /** The written name of text extension entry {@code i}, or null for any other entry. */
+    private String textName(final int i)
+    {
+        return null != values && values[i] instanceof NamedText named ? named.name : null;
     }
 
     private int open(final int at)
@@ -722,10 +745,6 @@ public final class MessageHeaders implements HeaderSource
             if (null != values)
             {
                 values = Arrays.copyOf(values, n);
-            }
-            if (null != names)
-            {
-                names = Arrays.copyOf(names, n);
             }
         }
         for (int j = count; j > at; j--)
@@ -747,10 +766,6 @@ public final class MessageHeaders implements HeaderSource
         {
             values[to] = values[from];
         }
-        if (null != names)
-        {
-            names[to] = names[from];
-        }
     }
 
     private void clearFrom(final int newCount)
@@ -763,12 +778,25 @@ public final class MessageHeaders implements HeaderSource
             {
                 values[i] = null;
             }
-            if (null != names)
-            {
-                names[i] = null;
-            }
         }
         size(newCount);
+    }
+
+    /**
+     * An extension header's name and value, for an entry whose value is text: the name a spanned entry reads from
+     * the bytes before its value. Belongs to one entry of one section (its value is cached into it).
+     */
+    private static final class NamedText
+    {
+        private final String name;
+        /** A String, or text set by the container that is made into a String when read. */
+        private CharSequence value;
+
+        NamedText(final String name, final CharSequence value)
+        {
+            this.name = name;
+            this.value = value;
+        }
     }
 
     private static byte[][] canonicalNames()

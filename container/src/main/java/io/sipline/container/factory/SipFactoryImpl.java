@@ -15,6 +15,7 @@ import javax.servlet.sip.TooManyHopsException;
 import javax.servlet.sip.URI;
 
 import io.sipline.container.address.SipAddresses;
+import io.sipline.container.api.CSeqText;
 import io.sipline.container.api.HeaderText;
 import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletRequestImpl;
@@ -286,7 +287,7 @@ public final class SipFactoryImpl implements SipFactory
         h.insert(h.size(), "From", session.requestFrom());
         h.insert(h.size(), "To", toBare);
         h.insert(h.size(), "Call-ID", session.callId());
-        h.insert(h.size(), "CSeq", orig.cseqNumber() + " " + method);
+        h.insert(h.size(), "CSeq", CSeqText.of(orig.cseqNumber(), method));
         if (isDialogCreating(method))
         {
             h.insert(h.size(), "Contact", session.contactValue());

@@ -204,4 +204,40 @@ class MessageHeadersTest
             out.release();
         }
     }
+
+    @Test
+    void shouldKeepTextExtensionNamesWithTheirEntriesThroughEdits()
+    {
+        final MessageHeaders h = MessageHeaders.empty(2);
+        h.insert(h.size(), "Call-ID", "a84b4c76e66710");
+        h.insert(h.size(), "X-Call-Ref", "call-1");
+        h.insert(0, "X-First", "first"); // moves both entries after it
+        h.add("x-call-ref", "call-2"); // grows the section past its capacity
+        h.insert(h.size(), "Max-Forwards", "70");
+        assertEquals(List.of("X-First", "Call-ID", "X-Call-Ref", "x-call-ref", "Max-Forwards"),
+            List.of(h.name(0), h.name(1), h.name(2), h.name(3), h.name(4)), "each name as written");
+        h.remove("Call-ID");
+        h.setValue(h.find("X-CALL-REF", 0), "call-0");
+        assertEquals(List.of("call-0", "call-2"), h.getAll("x-call-ref"));
+        assertEquals(2, h.count("X-Call-Ref"));
+
+        final MessageHeaders copy = MessageHeaders.empty(1);
+        copy.appendEntry(h, h.find("X-First", 0));
+        copy.setValue(0, "changed"); // the copy's entry is its own: the original keeps its value
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            copy.writeTo(out);
+            assertEquals("X-First: first\r\nX-Call-Ref: call-0\r\nx-call-ref: call-2\r\nMax-Forwards: 70\r\n"
+                + "X-First: changed\r\n", out.toString(StandardCharsets.UTF_8));
+        }
+        finally
+        {
+            out.release();
+        }
+        assertEquals("first", h.get("x-first"));
+        assertNull(h.get("Call-ID"));
+        assertTrue(h.is(0, HeaderName.UNKNOWN, "X-FIRST") && !h.is(1, HeaderName.UNKNOWN, "X-First"));
+    }
 }

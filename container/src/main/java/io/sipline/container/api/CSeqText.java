@@ -1,0 +1,123 @@
+package io.sipline.container.api;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * A CSeq value the container writes (RFC 3261 §8.1.1.5: the sequence number, one space, the method): the number and
+ * the method kept apart so that a header section holds it as one entry and writes the digits straight into the
+ * buffer; the whole value is made into a String only when someone reads the header ({@link MessageHeaders#value})
+ * and the number is read without one ({@link MessageHeaders#leadingNumber}).
+ * <p>
+ * A {@link CharSequence} of that text, so that a header section's values are one type; reading it char by char makes
+ * no String. Immutable, so shared by messages of any thread; holds no buffer.
+ */
+public final class CSeqText implements CharSequence
+{
+    private final long number;
+    private final String method;
+
+    private CSeqText(final long number, final String method)
+    {
+        this.number = number;
+        this.method = method;
+    }
+
+    /**
+     * {@code number method}.
+     *
+     * @param number a CSeq number (a 32-bit unsigned integer, §8.1.1.5); a negative one (a request without a CSeq
+     *               number to copy) is written as its decimal text, as a String of the value would be.
+     */
+    public static CSeqText of(final long number, final String method)
+    {
+        return new CSeqText(number, method);
+    }
+
+    /** The sequence number. */
+    long number()
+    {
+        return number;
+    }
+
+    /**
+     * Writes the value as UTF-8.
+     *
+     * @param out borrowed; bytes appended.
+     */
+    void writeTo(final ByteBuf out)
+    {
+        if (number < 0)
+        {
+            MessageHeaders.writeText(out, toString());
+            return;
+        }
+        long scale = 1;
+        for (int d = digits(); d > 1; d--)
+        {
+            scale *= 10;
+        }
+        for (; scale > 0; scale /= 10)
+        {
+            out.writeByte((int)('0' + number / scale % 10));
+        }
+        out.writeByte(' ');
+        MessageHeaders.writeText(out, method);
+    }
+
+    private int digits()
+    {
+        int d = 1;
+        for (long n = number; n >= 10; n /= 10)
+        {
+            d++;
+        }
+        return d;
+    }
+
+    @Override
+    public int length()
+    {
+        if (number < 0)
+        {
+            return toString().length();
+        }
+        return digits() + 1 + method.length();
+    }
+
+    @Override
+    public char charAt(final int i)
+    {
+        if (number < 0)
+        {
+            return toString().charAt(i);
+        }
+        final int digits = digits();
+        if (i < 0 || i >= length())
+        {
+            throw new IndexOutOfBoundsException(i);
+        }
+        if (i < digits)
+        {
+            long n = number;
+            for (int d = digits - 1; d > i; d--)
+            {
+                n /= 10;
+            }
+            return (char)('0' + n % 10);
+        }
+        return i == digits ? ' ' : method.charAt(i - digits - 1);
+    }
+
+    @Override
+    public CharSequence subSequence(final int start, final int end)
+    {
+        return toString().subSequence(start, end);
+    }
+
+    /** The whole value, {@code number method}: a new String each time. */
+    @Override
+    public String toString()
+    {
+        return number + " " + method;
+    }
+}
