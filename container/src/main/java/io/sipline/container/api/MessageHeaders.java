@@ -63,7 +63,7 @@ public final class MessageHeaders implements HeaderSource
      * The value texts, a String, {@link TaggedParty} or {@link CSeqText}, or a {@link NamedText} for a text extension
      * header (see above); made on first use: a message that is only relayed never needs it.
      */
-    private Object[] values;
+    private CharSequence[] values;
 
     private MessageHeaders(final byte[] bytes, final int capacity)
     {
@@ -708,11 +708,11 @@ public final class MessageHeaders implements HeaderSource
         out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
-    private Object[] values()
+    private CharSequence[] values()
     {
         if (null == values)
         {
-            values = new Object[index.length / ENTRY];
+            values = new CharSequence[index.length / ENTRY];
         }
         return values;
     }
@@ -720,8 +720,8 @@ public final class MessageHeaders implements HeaderSource
     /** The text of entry {@code i} (a String, {@link TaggedParty} or {@link CSeqText}), or null when it has none. */
     private CharSequence text(final int i)
     {
-        final Object v = null == values ? null : values[i];
-        return v instanceof NamedText named ? named.value : (CharSequence)v;
+        final CharSequence v = null == values ? null : values[i];
+        return v instanceof NamedText named ? named.value : v;
     }
 
     /** The written name of text extension entry {@code i}, or null for any other entry. */
@@ -786,7 +786,7 @@ public final class MessageHeaders implements HeaderSource
      * An extension header's name and value, for an entry whose value is text: the name a spanned entry reads from
      * the bytes before its value. Belongs to one entry of one section (its value is cached into it).
      */
-    private static final class NamedText
+    private static final class NamedText implements CharSequence
     {
         private final String name;
         /** A String, or text set by the container that is made into a String when read. */
@@ -796,6 +796,30 @@ public final class MessageHeaders implements HeaderSource
         {
             this.name = name;
             this.value = value;
+        }
+
+        @Override
+        public int length()
+        {
+            return value.length();
+        }
+
+        @Override
+        public char charAt(final int i)
+        {
+            return value.charAt(i);
+        }
+
+        @Override
+        public CharSequence subSequence(final int start, final int end)
+        {
+            return value.subSequence(start, end);
+        }
+
+        @Override
+        public String toString()
+        {
+            return value.toString();
         }
     }
 
