@@ -78,7 +78,7 @@ class WebRtcRelayAllocationTest
             final SrtpContext browserProtect = SrtpContext.outbound(keys.outboundPolicy());
             final SrtpContext browserUnprotect = SrtpContext.inbound(keys.inboundPolicy());
             final CompletableFuture<Thread> mediaThread = new CompletableFuture<>();
-            webRtc.relayLeg().execute(() -> mediaThread.complete(Thread.currentThread()));
+            openedLeg(webRtc).execute(() -> mediaThread.complete(Thread.currentThread()));
             final long media = mediaThread.get(5, TimeUnit.SECONDS).threadId();
             final InetSocketAddress legA = new InetSocketAddress(loopback, stream.legA().rtpPort());
             awaitKeysAtRelay(browser, browserProtect, phone, stream.legB());
@@ -133,7 +133,7 @@ class WebRtcRelayAllocationTest
             dtls[1] = (byte)0xFE;
             dtls[2] = (byte)0xFD;
             final CompletableFuture<Thread> mediaThread = new CompletableFuture<>();
-            webRtc.relayLeg().execute(() -> mediaThread.complete(Thread.currentThread()));
+            openedLeg(webRtc).execute(() -> mediaThread.complete(Thread.currentThread()));
             final long media = mediaThread.get(5, TimeUnit.SECONDS).threadId();
 
             final int[] reasons = {RelayDrop.STUN_UNAUTHENTICATED, RelayDrop.STUN_UNANSWERED,
@@ -156,6 +156,17 @@ class WebRtcRelayAllocationTest
             assertEquals(0, webRtc.ice().checks(), "no check passed");
             assertEquals(0.0, least / (3.0 * ROUNDS), "bytes allocated by the media thread per bad datagram");
         }
+    }
+
+    /** The leg's relay side, once the media thread has opened it (it adds the stream after {@code open} returns). */
+    private static io.sipline.media.relay.DtlsLeg openedLeg(final WebRtcLeg webRtc)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (null == webRtc.relayLeg() && System.nanoTime() - deadline < 0)
+        {
+            Thread.onSpinWait();
+        }
+        return java.util.Objects.requireNonNull(webRtc.relayLeg(), "the media thread opened the leg within 5 s");
     }
 
     /** A stream between a plain leg A and the WebRTC leg B, whose handshake must not fail. */
