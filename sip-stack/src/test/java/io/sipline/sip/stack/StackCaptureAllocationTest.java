@@ -28,13 +28,25 @@ class StackCaptureAllocationTest
      * finished late in one measurement, which comes once, not per message (2 B/tx would be 40 KB per 20,000).
      */
     private static final double MAX_ADDED_BYTES_PER_TRANSACTION = 1;
+    /**
+     * Pairs measured at most: a one-off cost (a pool or the timer wheel growing once more in one window) lands in one
+     * measurement only, while a cost per message shows in every one, so the least of each side is compared.
+     */
+    private static final int MAX_PAIRS = 3;
 
     @Test
     void shouldAddNoAllocationPerCapturedMessage() throws Exception
     {
-        final double[] added = measureBoth();
-        assertTrue(added[1] - added[0] <= MAX_ADDED_BYTES_PER_TRANSACTION,
-            "B/tx without capture " + added[0] + ", with " + added[1]);
+        double off = Double.MAX_VALUE;
+        double on = Double.MAX_VALUE;
+        for (int pair = 0; pair < MAX_PAIRS && !(on - off <= MAX_ADDED_BYTES_PER_TRANSACTION); pair++)
+        {
+            final double[] measured = measureBoth();
+            off = Math.min(off, measured[0]);
+            on = Math.min(on, measured[1]);
+        }
+        assertTrue(on - off <= MAX_ADDED_BYTES_PER_TRANSACTION,
+            "least B/tx of " + MAX_PAIRS + " pairs without capture " + off + ", with " + on);
     }
 
     public static void main(final String[] args) throws Exception
