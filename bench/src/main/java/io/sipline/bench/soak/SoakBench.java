@@ -354,7 +354,10 @@ public final class SoakBench implements Callable<Integer>
      */
     private static long heapAfterGc(final ServerProcess server) throws IOException, InterruptedException
     {
-        final Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        // jcmd is a JVM of its own: at nice 19 and with C1 only, its start does not take the cores from the server
+        // and the callers (at normal priority it delayed requests past overload control's wait at each sample)
+        final Process p = new ProcessBuilder("nice", "-n", "19",
+            Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), "-J-XX:TieredStopAtLevel=1",
             Long.toString(server.pid()), "GC.run").redirectErrorStream(true).start();
         try
         {
