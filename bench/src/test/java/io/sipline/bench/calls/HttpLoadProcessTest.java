@@ -60,11 +60,12 @@ class HttpLoadProcessTest
             assertTrue(m.find() && line.contains("(h2load): offered 200/s"), line);
             final long sent = Long.parseLong(m.group(1));
             final long ok = Long.parseLong(m.group(2));
-            assertTrue(sent >= 240 && sent <= 310, "about 300 in 1.5 s: " + line);
+            // one request on each connection as it opens, then 1.5 s at its share of the rate
+            assertTrue(sent >= 240 && sent <= 300 + H2load.clients(200), "about 300 in 1.5 s: " + line);
             // the requests in flight when its time is over are sent and not counted as answered
             assertTrue(ok <= sent && ok >= sent - H2load.clients(200) && server.served() >= ok, line + ", served "
                 + server.served());
-            assertEquals(300 - sent, Long.parseLong(m.group(3)), line);
+            assertEquals(Math.max(0, 300 - sent), Long.parseLong(m.group(3)), line);
         }
     }
 
