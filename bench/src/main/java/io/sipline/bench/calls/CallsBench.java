@@ -154,6 +154,14 @@ public final class CallsBench implements Callable<Integer>
         defaultValue = "0")
     int httpLoad;
 
+    @Option(names = "--http-client", paramLabel = "NAME",
+        description = "the --http-load client: h2load (nghttp2-client, native; the default when installed) or jdk "
+        + "(the JDK's HttpClient in a JVM of its own: several times h2load's CPU per request)")
+    String httpClient;
+
+    /** The client {@link #httpClient} names, or the preferred one. */
+    private HttpLoadProcess.Client httpLoadClient;
+
     @Option(names = "--http-client-nice", paramLabel = "N",
         description = "the nice value of the --http-load client's own process (default 10: the server's shards and "
         + "sipp get a busy core before it; 0: the same priority as they)", defaultValue = "10")
@@ -341,6 +349,18 @@ public final class CallsBench implements Callable<Integer>
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--http-load: " + httpLoad + " is not a number of requests per second (0-100000)");
         }
+        httpLoadClient = null == httpClient ? HttpLoadProcess.Client.preferred() : switch (httpClient)
+        {
+            case "h2load" -> HttpLoadProcess.Client.H2LOAD;
+            case "jdk" -> HttpLoadProcess.Client.JDK;
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                "--http-client: '" + httpClient + "' is not h2load or jdk");
+        };
+        if (HttpLoadProcess.Client.H2LOAD == httpLoadClient && httpLoad > 0 && H2load.binary().isEmpty())
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--http-client h2load: h2load is not installed (apt-get install nghttp2-client)");
+        }
         if (httpClientNice < 0 || httpClientNice > 19)
         {
             throw new CommandLine.ParameterException(spec.commandLine(),
@@ -487,15 +507,15 @@ public final class CallsBench implements Callable<Integer>
                 if (warmup > 0)
                 {
                     final String warmupName = name + "-warmup" + started++;
-                    steps.add(withHttpLoad("warmup", () -> print(name, driver.run(server, warmupName, "warmup",
-                        startRate, startRate * warmup, hold)))); // the web half warms up with the SIP half
+                    steps.add(withHttpLoad("warmup", warmup, () -> print(name, driver.run(server, warmupName,
+                        "warmup", startRate, startRate * warmup, hold)))); // the web half warms up with the SIP half
                     server.settle();
                 }
             }
             final Instant from = Instant.now();
             final ThreadTimes threads0 = ThreadTimes.of(server.handle());
-            final Step step = withHttpLoad(label, () -> print(name, driver.run(server, name + "-" + label, label, r,
-                r * duration, hold)));
+            final Step step = withHttpLoad(label, duration, () -> print(name, driver.run(server, name + "-" + label,
+                label, r, r * duration, hold)));
             final Instant to = Instant.now();
             final String threads = label + ": " + ThreadTimes.of(server.handle()).since(threads0,
                 Math.max(1e-3, Duration.between(from, to).toNanos() / 1e9));
@@ -523,15 +543,19 @@ public final class CallsBench implements Callable<Integer>
             return step;
         }
 
-        /** Runs {@code step} with the HTTP load of {@code --http-load} beside it (Sipline), or alone. */
-        private Step withHttpLoad(final String label, final StepRun step) throws IOException, InterruptedException
+        /**
+         * Runs {@code step}, which sends calls for {@code seconds} (each held {@code --hold} more), with the HTTP load
+         * of {@code --http-load} beside it (Sipline), or alone.
+         */
+        private Step withHttpLoad(final String label, final int seconds, final StepRun step)
+            throws IOException, InterruptedException
         {
             if (httpLoad <= 0 || SystemUnderTest.SIPLINE != system)
             {
                 return step.run();
             }
-            final HttpLoadProcess load = HttpLoadProcess.start(URI.create("http://127.0.0.1:" + httpPort
-                + "/click-to-call/calls"), httpLoad, httpClientNice);
+            final HttpLoadProcess load = HttpLoadProcess.start(httpLoadClient, URI.create("http://127.0.0.1:"
+                + httpPort + "/click-to-call/calls"), httpLoad, seconds * 1000L + hold, httpClientNice);
             try
             {
                 return step.run();

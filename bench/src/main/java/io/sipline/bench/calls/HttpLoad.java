@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,7 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
  * HTTP/1.1 with the JDK's client, so that a slow server does not slow the offered rate down. At most
  * {@link #MAX_IN_FLIGHT} requests wait for an answer; a tick that finds that many is counted as skipped, so the load
  * stays bounded. {@link #close} stops it and waits (bounded) for the answers in flight. The harness runs it in a
- * process of its own ({@link #main}, started by {@link HttpLoadProcess}).
+ * process of its own ({@link #main}, started by {@link HttpLoadProcess}) when {@code h2load} is not installed or
+ * {@code --http-client jdk} asks for it: it needs several times the CPU per request of {@link H2load}.
  * <p>
  * Threading: started and closed by one thread (the process's main thread); requests are sent by one scheduler thread
  * and answered on the client's threads; the counters are adders.
@@ -40,6 +42,7 @@ final class HttpLoad implements AutoCloseable
     private final LongAdder errors = new LongAdder();
     private final LongAdder skipped = new LongAdder();
     private final LongAdder latencyNanos = new LongAdder();
+    private final LongAccumulator maxLatencyNanos = new LongAccumulator(Math::max, 0);
     private final long startNanos = System.nanoTime();
     private long elapsedNanos;
 
@@ -76,8 +79,10 @@ final class HttpLoad implements AutoCloseable
                     errors.increment();
                     return;
                 }
-                latencyNanos.add(System.nanoTime() - t0);
-                (200 == response.statusCode() ? ok : otherStatus).increment();
+                final long latency = System.nanoTime() - t0;
+                latencyNanos.add(latency);
+                maxLatencyNanos.accumulate(latency);
+                (response.statusCode() / 100 == 2 ? ok : otherStatus).increment();
             });
     }
 
@@ -105,7 +110,7 @@ final class HttpLoad implements AutoCloseable
 
     /**
      * The load as a process of its own: {@code URI RATE}; sends until its standard input ends (the harness closes it),
-     * then writes {@link #describe} and its own CPU time as one line on standard output and exits.
+     * then writes its {@link #summary} (with its own CPU time) as one line on standard output and exits.
      */
     public static void main(final String[] args) throws Exception
     {
@@ -113,18 +118,16 @@ final class HttpLoad implements AutoCloseable
         System.in.transferTo(java.io.OutputStream.nullOutputStream()); // blocks until the harness closes it
         load.close();
         final double cpu = ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
-        System.out.printf("%s, client process %.2f cores%n", load.describe(),
-            cpu / Math.max(1e-9, load.elapsedNanos / 1e9));
+        System.out.println(load.summary(cpu / Math.max(1e-9, load.elapsedNanos / 1e9)).describe());
         System.out.flush();
     }
 
-    /** One line: offered and answered rates, statuses, errors, skipped ticks and the mean answer time. */
-    String describe()
+    /** What was sent and answered, after {@link #close}; {@code cores}: what the process used, as measured by it. */
+    HttpLoadSummary summary(final double cores)
     {
-        final double seconds = Math.max(1e-9, elapsedNanos / 1e9);
         final long answered = ok.sum() + otherStatus.sum();
-        return String.format("http load %s: offered %d/s, sent %d (%.0f/s), 200 %d, other status %d, errors %d, "
-            + "skipped %d, mean %.2f ms", uri, rate, sent.sum(), sent.sum() / seconds, ok.sum(), otherStatus.sum(),
-            errors.sum(), skipped.sum(), 0 == answered ? 0.0 : latencyNanos.sum() / 1e6 / answered);
+        return new HttpLoadSummary("jdk", uri, rate, elapsedNanos / 1e9, sent.sum(), ok.sum(), otherStatus.sum(),
+            errors.sum(), skipped.sum(), 0 == answered ? 0.0 : latencyNanos.sum() / 1e6 / answered,
+            maxLatencyNanos.get() / 1e6, cores);
     }
 }

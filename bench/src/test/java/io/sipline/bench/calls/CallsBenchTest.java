@@ -93,6 +93,7 @@ class CallsBenchTest
         assertRefused(out, "--far-end-timewait: -1 is not a number of milliseconds (0-32000)", "--far-end-timewait",
             "-1");
         assertRefused(out, "--machine-pauses: 601 is not a number of seconds (0-600)", "--machine-pauses", "601");
+        assertRefused(out, "--http-client: 'curl' is not h2load or jdk", "--http-client", "curl");
     }
 
     /** A one-rate run with {@code option value} exits with 2 and says {@code message}, before anything starts. */

@@ -1,13 +1,11 @@
 package io.sipline.bench.calls;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
-/** The HTTP load of {@code --http-load}: paced by the clock, every request answered and counted. */
+/** The JDK client of {@code --http-load}: paced by the clock, every request answered and counted. */
 class HttpLoadTest
 {
     @Test
@@ -22,13 +20,15 @@ class HttpLoadTest
                 Thread.sleep(50);
             }
             load.close();
-            final String line = load.describe();
-            final Matcher m = Pattern.compile("sent (\\d+) .*, 200 (\\d+), other status 0, errors 0").matcher(line);
-            assertTrue(m.find(), line);
-            final long sent = Long.parseLong(m.group(1));
-            assertTrue(sent >= 150 && sent <= 260, "about 200 in a second: " + line);
-            assertTrue(Long.parseLong(m.group(2)) == sent && server.served() == sent, line + ", served "
-                + server.served());
+            final HttpLoadSummary summary = load.summary(0.5);
+            final String line = summary.describe();
+            assertTrue(summary.sent() >= 150 && summary.sent() <= 260, "about 200 in a second: " + line);
+            assertEquals(summary.sent(), summary.ok(), line);
+            assertEquals(server.served(), summary.ok(), line);
+            assertEquals(0, summary.otherStatus() + summary.errors(), line);
+            assertTrue(summary.maxMillis() >= summary.meanMillis() && summary.meanMillis() > 0, line);
+            assertTrue(line.startsWith("http load " + server.uri("/calls") + " (jdk): offered 200/s, sent "), line);
+            assertTrue(line.endsWith(", client process 0.50 cores"), line);
         }
     }
 }
