@@ -66,7 +66,7 @@ public final class SipAddresses
         {
             throw error(uriKind(text), text, f.errorReason(), Scratch.charIndex(text, f.errorOffset()));
         }
-        return newUri(text, buf, start, end, f.scheme());
+        return newUri(text, buf, start, end, f.scheme(), AbstractParameterable.Protection.NONE, null);
     }
 
     /**
@@ -77,6 +77,21 @@ public final class SipAddresses
      * @throws ServletParseException when the text is not an address.
      */
     public static Address parseAddress(final String text) throws ServletParseException
+    {
+        return parseAddress(text, AbstractParameterable.Protection.NONE, null);
+    }
+
+    /**
+     * Parses an address as {@link #parseAddress(String)} does, made with {@code protection} at once (no modifiable
+     * address first and a protected copy of it): {@link AbstractParameterable.Protection#READ_ONLY} with a read-only
+     * URI, {@link AbstractParameterable.Protection#CONTACT} with the URI of {@link AddressImpl#containerContact},
+     * {@link AbstractParameterable.Protection#TAG} and {@code NONE} with a URI of its own the application may change.
+     *
+     * @param header the header named in refusals (null: "this header"); unused for {@code NONE}.
+     * @throws ServletParseException when the text is not an address.
+     */
+    public static Address parseAddress(final String text, final AbstractParameterable.Protection protection,
+        final String header) throws ServletParseException
     {
         if (null == text)
         {
@@ -91,9 +106,10 @@ public final class SipAddresses
         }
         if (na.isWildcard())
         {
-            return AddressImpl.wildcard();
+            return AbstractParameterable.Protection.NONE == protection ? AddressImpl.wildcard()
+                : new AddressImpl(null, null, null, 0, protection, header);
         }
-        final URI uri = newUri(text, buf, na.uriStart(), na.uriEnd(), na.uri().scheme());
+        final URI uri = newUri(text, buf, na.uriStart(), na.uriEnd(), na.uri().scheme(), protection, header);
         final int count = na.paramCount();
         final String[] params = count == 0 ? null : new String[2 * count];
         for (int i = 0; i < count; i++)
@@ -104,7 +120,7 @@ public final class SipAddresses
         }
         final String displayName = na.hasDisplayName() ?
             displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
-        return new AddressImpl(displayName, uri, params, count, AbstractParameterable.Protection.NONE, null);
+        return new AddressImpl(displayName, uri, params, count, protection, header);
     }
 
     /**
@@ -170,8 +186,12 @@ public final class SipAddresses
         return new AddressImpl(displayName, uri, null, 0, AbstractParameterable.Protection.NONE, null);
     }
 
-    private static URI newUri(final String text, final byte[] buf, final int start, final int end, final int scheme)
-        throws ServletParseException
+    /**
+     * The URI object of {@code [start, end)} of {@code buf}: read-only for an address of {@code READ_ONLY}, the
+     * container's Contact's for {@code CONTACT} (a SIP URI; any other read-only), else modifiable.
+     */
+    private static URI newUri(final String text, final byte[] buf, final int start, final int end, final int scheme,
+        final AbstractParameterable.Protection protection, final String header) throws ServletParseException
     {
         for (int i = start; i < end; i++)
         {
@@ -182,12 +202,20 @@ public final class SipAddresses
             }
         }
         final byte[] wire = Arrays.copyOfRange(buf, start, end);
-        return switch (scheme)
+        final boolean sip = SipUriFlyweight.SCHEME_SIP == scheme || SipUriFlyweight.SCHEME_SIPS == scheme;
+        if (AbstractParameterable.Protection.CONTACT == protection && sip)
         {
-            case SipUriFlyweight.SCHEME_SIP, SipUriFlyweight.SCHEME_SIPS -> new SipURIImpl(wire, null);
-            case SipUriFlyweight.SCHEME_TEL -> new TelURLImpl(wire, null);
-            default -> new GenericURIImpl(wire, null);
-        };
+            return SipURIImpl.ofContainerContact(wire, header);
+        }
+        final boolean readOnly = AbstractParameterable.Protection.READ_ONLY == protection
+            || AbstractParameterable.Protection.CONTACT == protection;
+        final String systemHeader = !readOnly ? null : null == header ? "this header" : header;
+        if (sip)
+        {
+            return new SipURIImpl(wire, systemHeader);
+        }
+        return SipUriFlyweight.SCHEME_TEL == scheme ? new TelURLImpl(wire, systemHeader)
+            : new GenericURIImpl(wire, systemHeader);
     }
 
     /** A parameter name; the common ones as constants, so that a parse makes no string for them. */

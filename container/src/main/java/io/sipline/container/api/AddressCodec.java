@@ -5,7 +5,7 @@ import javax.servlet.sip.Parameterable;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.URI;
 
-import io.sipline.container.address.AddressImpl;
+import io.sipline.container.address.AbstractParameterable.Protection;
 import io.sipline.container.address.SipAddresses;
 
 /**
@@ -26,6 +26,24 @@ final class AddressCodec
         return SipAddresses.parseAddress(text);
     }
 
+    /** A read-only address of {@code text}, made so at once (no modifiable one to copy). */
+    static Address readOnlyAddress(final String text, final String header) throws ServletParseException
+    {
+        return SipAddresses.parseAddress(text, Protection.READ_ONLY, header);
+    }
+
+    /** A tag-protected address of {@code text} (From, To of a request still to be sent), made so at once. */
+    static Address tagProtectedAddress(final String text, final String header) throws ServletParseException
+    {
+        return SipAddresses.parseAddress(text, Protection.TAG, header);
+    }
+
+    /** An address of {@code text} for the container's Contact (JSR 289 §4.1.3), made so at once. */
+    static Address containerContactAddress(final String text, final String header) throws ServletParseException
+    {
+        return SipAddresses.parseAddress(text, Protection.CONTACT, header);
+    }
+
     static URI uri(final String text) throws ServletParseException
     {
         return SipAddresses.parseUri(text);
@@ -34,20 +52,5 @@ final class AddressCodec
     static Parameterable parameterable(final String text) throws ServletParseException
     {
         return SipAddresses.parseParameterable(text);
-    }
-
-    static Address readOnly(final Address a, final String header)
-    {
-        return a instanceof AddressImpl impl ? impl.readOnly(header) : a;
-    }
-
-    static Address containerContact(final Address a, final String header)
-    {
-        return a instanceof AddressImpl impl ? impl.containerContact(header) : a;
-    }
-
-    static Address tagProtected(final Address a, final String header)
-    {
-        return a instanceof AddressImpl impl ? impl.tagProtected(header) : a;
     }
 }
