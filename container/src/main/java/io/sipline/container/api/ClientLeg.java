@@ -44,7 +44,7 @@ final class ClientLeg
     static SipServletRequestImpl cancelFor(final SipServletRequestImpl invite)
     {
         final MessageHeaders headers = invite.headers();
-        final MessageHeaders h = MessageHeaders.over(headers, 8);
+        final MessageHeaders h = MessageHeaders.over(headers, 8, 8);
         h.copyFrom(headers, HeaderName.ROUTE);
         h.insert(h.size(), "Max-Forwards", "70");
         h.copyFrom(headers, HeaderName.FROM);

@@ -123,7 +123,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     {
         original.applyHeaderObjects();
         final MessageHeaders rh = original.headers;
-        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 3);
+        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 3, 4);
         for (int i = 0; i < rh.size(); i++)
         {
             h.appendEntry(rh, i);

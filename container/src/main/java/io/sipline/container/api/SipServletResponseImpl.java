@@ -137,7 +137,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     {
         received.applyHeaderObjects();
         final MessageHeaders rh = received.headers;
-        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
+        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2, 2);
         final int ourVia = rh.find(HeaderName.VIA, 0);
         for (int i = 0; i < rh.size(); i++)
         {
@@ -200,7 +200,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
             && request.isInitial();
         // room for what is copied, a Contact and one header the application adds
         final int copied = rh.count(HeaderName.VIA) + (dialogCreating ? rh.count(HeaderName.RECORD_ROUTE) : 0) + 4;
-        final MessageHeaders h = MessageHeaders.over(rh, copied + 2);
+        final MessageHeaders h = MessageHeaders.over(rh, copied + 2, 2); // texts: the tagged To, Contact
         h.copyFrom(rh, HeaderName.VIA);
         if (dialogCreating)
         {

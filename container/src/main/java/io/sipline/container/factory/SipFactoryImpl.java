@@ -282,7 +282,9 @@ public final class SipFactoryImpl implements SipFactory
         final String method = orig.getMethod();
         final SipSessionImpl session = SipSessionImpl.forOutgoing(app, sameCallId ? orig.getCallId() : null,
             fromBare, toBare, orig.requestUriText(), orig.sessionImpl().handler());
-        final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2);
+        // texts: the six headers inserted below and one per header the map sets; the rest are spans of oh's bytes
+        final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2,
+            6 + (null == headerMap ? 0 : headerMap.size()));
         h.insert(h.size(), "Max-Forwards", HeaderText.decimal(maxForwards < 0 ? 70 : Math.max(0, maxForwards - 1)));
         h.insert(h.size(), "From", session.requestFrom());
         h.insert(h.size(), "To", toBare);
