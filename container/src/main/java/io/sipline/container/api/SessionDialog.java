@@ -86,9 +86,14 @@ final class SessionDialog
         return new SessionDialog(d, h.get(HeaderName.CALL_ID), null);
     }
 
-    /** The dialog of a request the application originates (UAC, §12.1.2), before any response. */
+    /**
+     * The dialog of a request the application originates (UAC, §12.1.2), before any response.
+     *
+     * @param requestUri its Request-URI: a String is kept as the remote target's text; any other text (a view of a
+     *                   received request's bytes) only as bytes in the record, made into text when first read.
+     */
     static SessionDialog outgoing(final ContainerShard host, final String callId, final String localTag,
-        final String fromWithoutTag, final String toWithoutTag, final String requestUri)
+        final String fromWithoutTag, final String toWithoutTag, final CharSequence requestUri)
     {
         final Dialog d = host.dialogRecords().prepareUac(callId, localTag, fromWithoutTag, toWithoutTag, requestUri,
             Dialog.EMPTY_CSEQ);
@@ -99,7 +104,7 @@ final class SessionDialog
         final SessionDialog s = new SessionDialog(d, callId, localTag);
         s.localParty = fromWithoutTag;
         s.remoteParty = toWithoutTag;
-        s.remoteTarget = requestUri;
+        s.remoteTarget = requestUri instanceof String text ? text : null;
         return s;
     }
 

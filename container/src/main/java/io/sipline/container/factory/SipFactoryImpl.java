@@ -281,7 +281,7 @@ public final class SipFactoryImpl implements SipFactory
         final String toBare = HeaderText.withTag(to, null);
         final String method = orig.getMethod();
         final SipSessionImpl session = SipSessionImpl.forOutgoing(app, sameCallId ? orig.getCallId() : null,
-            fromBare, toBare, orig.requestUriText(), orig.sessionImpl().handler());
+            fromBare, toBare, orig.requestUriChars(), orig.sessionImpl().handler());
         // texts: the six headers inserted below and one per header the map sets; the rest are spans of oh's bytes
         final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2,
             6 + (null == headerMap ? 0 : headerMap.size()));
@@ -305,7 +305,7 @@ public final class SipFactoryImpl implements SipFactory
         {
             applyHeaderMap(h, headerMap);
         }
-        final SipServletRequestImpl request = SipServletRequestImpl.outgoing(method, orig.requestUriText(), h);
+        final SipServletRequestImpl request = SipServletRequestImpl.outgoingWithUriOf(method, orig, h);
         request.session(session);
         request.initial(true);
         request.shareBody(orig);
