@@ -254,7 +254,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      * The Request-URI as it goes on the wire when it is a URI object of this container (set by the application or
      * parsed from text): borrowed, never to be modified; else null (read {@link #requestUriText}).
      */
-    byte[] requestUriWire()
+    public byte[] requestUriWire()
     {
         return requestUri instanceof BaseUri b ? b.wireBytes() : null;
     }
