@@ -9,6 +9,7 @@ import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipURI;
 import javax.servlet.sip.URI;
 
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.SipUriFlyweight;
 
@@ -104,6 +105,84 @@ public final class SipAddresses
         {
             throw error("address", text, na.errorReason(), Scratch.charIndex(text, na.errorOffset()));
         }
+        return address(text, buf, na, protection, header);
+    }
+
+    /**
+     * Parses the address at {@code [start, end)} of a header's bytes as {@link #parseAddress(String,
+     * AbstractParameterable.Protection, String)} parses its text, without making that text, when the value is ASCII
+     * on one line (its text is then its bytes); null for any other value (folded, UTF-8) and for one that is not an
+     * address: the caller parses its text (the same address, or the exception that says what is wrong).
+     *
+     * @param bytes never written (a received message's copy); read through a copy, which the parse compacts.
+     */
+    public static Address parsePlainAddress(final byte[] bytes, final int start, final int end,
+        final AbstractParameterable.Protection protection, final String header) throws ServletParseException
+    {
+        if (!plainAscii(bytes, start, end))
+        {
+            return null;
+        }
+        final Scratch scratch = Scratch.get();
+        final byte[] buf = scratch.copy(bytes, start, end);
+        final NameAddrFlyweight na = scratch.nameAddr;
+        return na.wrap(buf, 0, scratch.encodedLength) ? address(null, buf, na, protection, header) : null;
+    }
+
+    /**
+     * Where the value {@code [start, end)} of a From or To is without its tag parameter, as {@code
+     * HeaderText.withTag(value, null)} cuts its text (before the {@code ;} of the tag, RFC 3261 §20.20): packed
+     * {@code start << 32 | end}, the whole value when it has no tag; -1 when the value is not ASCII on one line, not
+     * an address, or has parameters after its tag (its text is then cut instead). Allocates nothing.
+     */
+    public static long withoutTag(final byte[] bytes, final int start, final int end)
+    {
+        final NameAddrFlyweight na = Scratch.get().nameAddr;
+        if (!plainAscii(bytes, start, end) || !na.wrap(bytes, start, end) || na.isWildcard())
+        {
+            return -1;
+        }
+        final int n = na.paramCount();
+        for (int i = 0; i < n; i++)
+        {
+            if (Ascii.equalsIgnoreCase(bytes, na.paramNameStart(i), na.paramNameEnd(i), TAG))
+            {
+                if (i != n - 1)
+                {
+                    return -1;
+                }
+                int semicolon = na.paramNameStart(i) - 1;
+                while (semicolon > start && bytes[semicolon] != ';')
+                {
+                    semicolon--;
+                }
+                return (long)start << 32 | semicolon;
+            }
+        }
+        return (long)start << 32 | end;
+    }
+
+    /** Whether {@code [start, end)} is ASCII without a line break (a header value's text reads as its bytes). */
+    private static boolean plainAscii(final byte[] bytes, final int start, final int end)
+    {
+        for (int i = start; i < end; i++)
+        {
+            if (bytes[i] < 0 || bytes[i] == '\r' || bytes[i] == '\n')
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The address {@code na} wrapped over {@code buf} (which the parse compacts in place) holds, with {@code
+     * protection}; {@code text} is the parsed text for error messages, null when it was read from a header's bytes
+     * (which are ASCII, so the URI check cannot fail).
+     */
+    private static Address address(final String text, final byte[] buf, final NameAddrFlyweight na,
+        final AbstractParameterable.Protection protection, final String header) throws ServletParseException
+    {
         if (na.isWildcard())
         {
             return AbstractParameterable.Protection.NONE == protection ? AddressImpl.wildcard()

@@ -32,10 +32,18 @@ final class AddressCodec
         return SipAddresses.parseAddress(text, Protection.READ_ONLY, header);
     }
 
-    /** A tag-protected address of {@code text} (From, To of a request still to be sent), made so at once. */
-    static Address tagProtectedAddress(final String text, final String header) throws ServletParseException
+    /**
+     * The From or To address of entry {@code i} of {@code h}: read-only, or tag-protected (a request still to be sent),
+     * made so at once; while the entry is a span, parsed from its bytes, so that no String of the value is made.
+     */
+    static Address partyAddress(final MessageHeaders h, final int i, final boolean readOnly, final String header)
+        throws ServletParseException
     {
-        return SipAddresses.parseAddress(text, Protection.TAG, header);
+        final Protection protection = readOnly ? Protection.READ_ONLY : Protection.TAG;
+        final long span = h.valueSpan(i);
+        final Address plain = span < 0 ? null
+            : SipAddresses.parsePlainAddress(h.bytes(), (int)(span >>> 32), (int)span, protection, header);
+        return null != plain ? plain : SipAddresses.parseAddress(h.value(i), protection, header);
     }
 
     /** An address of {@code text} for the container's Contact (JSR 289 §4.1.3), made so at once. */

@@ -480,12 +480,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
         try
         {
-            final String value = headers.value(i);
-            if (incoming || committed || this instanceof SipServletResponseImpl)
-            {
-                return AddressCodec.readOnlyAddress(value, k.canonical());
-            }
-            return AddressCodec.tagProtectedAddress(value, k.canonical());
+            final boolean readOnly = incoming || committed || this instanceof SipServletResponseImpl;
+            return AddressCodec.partyAddress(headers, i, readOnly, k.canonical());
         }
         catch (final ServletParseException e)
         {
