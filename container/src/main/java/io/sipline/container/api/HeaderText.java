@@ -194,7 +194,12 @@ public final class HeaderText
      */
     public static CharSequence partyWithoutTag(final MessageHeaders h, final HeaderName k)
     {
-        final int i = h.find(k, 0);
+        return partyWithoutTag(h, h.find(k, 0));
+    }
+
+    /** {@link #partyWithoutTag(MessageHeaders, HeaderName)} of entry {@code i} (a From or To; -1: none). */
+    public static CharSequence partyWithoutTag(final MessageHeaders h, final int i)
+    {
         final long span = i < 0 ? -1 : h.valueSpan(i);
         final long party = span < 0 ? -1 : SipAddresses.withoutTag(h.bytes(), (int)(span >>> 32), (int)span);
         if (party < 0)

@@ -319,9 +319,22 @@ final class SessionDialog
     {
         if (null == taggedTo)
         {
-            taggedTo = TaggedParty.of(requestHeaders.value(requestTo), localTag);
+            // the party a view of the request's bytes while they are plain: no String of the request's To
+            taggedTo = TaggedParty.ofParty(HeaderText.partyWithoutTag(requestHeaders, requestTo), localTag);
         }
         return taggedTo;
+    }
+
+    /**
+     * The request the dialog was made from is let go ({@link SipSessionImpl#settle}): the parties are kept as text
+     * and what was made over that request's bytes (the tagged To of its responses, the tagged From and To of a
+     * B2BUA's copy) is dropped, made again from the text if ever needed, so that the dialog holds none of its bytes.
+     */
+    void settle()
+    {
+        localParty();
+        remoteParty();
+        taggedTo = null;
     }
 
     /** From of a request this side sends in the dialog: the local party with the local tag (§12.2.1.1). */

@@ -215,7 +215,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         final int to = h.find(HeaderName.TO, 0);
         if (status > 100 && to >= 0 && null != session && !request.toHasTag())
         {
-            // the request's To is read as text in the request, once: every response to it reads the same
+            // the request's To is cut from its tag once (a view of its bytes): every response to it carries the same
             final int requestTo = rh.find(HeaderName.TO, 0);
             h.setValue(to, request == session.original() ? session.taggedTo(rh, requestTo)
                 : TaggedParty.of(rh.value(requestTo), session.localTagForResponse()));

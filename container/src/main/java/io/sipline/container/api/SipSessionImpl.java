@@ -464,8 +464,7 @@ public final class SipSessionImpl implements SipSession
         {
             return;
         }
-        dialog.localParty();
-        dialog.remoteParty();
+        dialog.settle();
         dialog.localCseqBase(original, uac);
         settledPrincipal = request.principal();
         original = null;
