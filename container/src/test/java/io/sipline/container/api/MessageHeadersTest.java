@@ -290,25 +290,26 @@ class MessageHeadersTest
     @Test
     void shouldReadMoreSpannedValuesThanItsSlotBitsNameAsEqualStrings()
     {
-        final StringBuilder many = new StringBuilder();
+        // a received section holds fewer headers than the parser's limit: spans shared 600 times make more reads
+        final MessageHeaders base = received();
+        final MessageHeaders h = MessageHeaders.over(base, 4, 1);
+        final int custom = base.find("X-Custom", 0);
         for (int i = 0; i < 600; i++)
         {
-            many.append("X-H").append(i).append(": v").append(i).append("\r\n");
+            h.appendEntry(base, custom);
         }
-        final SipMessage m = TestMessages.parse(TestMessages.INVITE.replace("Subject:", many + "Subject:"));
-        final byte[] copy = new byte[m.length()];
-        System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
-        final MessageHeaders h = MessageHeaders.of(m, copy);
         for (int round = 0; round < 2; round++)
         {
             for (int i = 0; i < 600; i++)
             {
-                assertEquals("v" + i, h.get("x-h" + i));
+                assertEquals("one", h.value(i));
             }
         }
-        assertEquals("X-H599", h.name(h.find("X-H599", 0)));
-        h.remove("X-H0"); // frees a slot a later read takes
-        assertEquals("lunch and more", h.get("Subject"));
-        assertEquals("lunch and more", h.get("Subject"));
+        assertEquals("X-Custom", h.name(599));
+        h.removeAt(0); // frees a slot a later text takes
+        h.add("X-Last", "last");
+        assertEquals("last", h.get("x-last"));
+        assertEquals("one", h.value(598));
+        assertEquals(599, h.count("X-Custom"));
     }
 }
