@@ -97,8 +97,31 @@ final class Scratch
         return out;
     }
 
-    /** Bytes written by the last {@link #encode(String)}. */
+    /** Bytes written by the last {@link #encode(String)} or {@link #copy}. */
     int encodedLength;
+
+    /**
+     * Copies {@code [start, end)} of {@code src} (bytes that are never written, a message's) into the buffer, which a
+     * parse may then compact in place; the number of bytes is left in {@link #encodedLength}.
+     *
+     * @return the buffer holding the bytes from index 0.
+     */
+    byte[] copy(final byte[] src, final int start, final int end)
+    {
+        final int n = end - start;
+        byte[] out = buf;
+        if (n > out.length)
+        {
+            out = new byte[n];
+            if (n <= MAX_KEPT_BYTES)
+            {
+                buf = out;
+            }
+        }
+        System.arraycopy(src, start, out, 0, n);
+        encodedLength = n;
+        return out;
+    }
 
     /**
      * The index in {@code text} of the character that byte {@code byteOffset} of its UTF-8 encoding belongs to

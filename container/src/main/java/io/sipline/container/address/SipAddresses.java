@@ -9,6 +9,7 @@ import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipURI;
 import javax.servlet.sip.URI;
 
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.NameAddrFlyweight;
 import io.sipline.sip.message.SipUriFlyweight;
 
@@ -66,7 +67,7 @@ public final class SipAddresses
         {
             throw error(uriKind(text), text, f.errorReason(), Scratch.charIndex(text, f.errorOffset()));
         }
-        return newUri(text, buf, start, end, f.scheme());
+        return newUri(text, buf, start, end, f.scheme(), AbstractParameterable.Protection.NONE, null);
     }
 
     /**
@@ -77,6 +78,21 @@ public final class SipAddresses
      * @throws ServletParseException when the text is not an address.
      */
     public static Address parseAddress(final String text) throws ServletParseException
+    {
+        return parseAddress(text, AbstractParameterable.Protection.NONE, null);
+    }
+
+    /**
+     * Parses an address as {@link #parseAddress(String)} does, made with {@code protection} at once (no modifiable
+     * address first and a protected copy of it): {@link AbstractParameterable.Protection#READ_ONLY} with a read-only
+     * URI, {@link AbstractParameterable.Protection#CONTACT} with the URI of {@link AddressImpl#containerContact},
+     * {@link AbstractParameterable.Protection#TAG} and {@code NONE} with a URI of its own the application may change.
+     *
+     * @param header the header named in refusals (null: "this header"); unused for {@code NONE}.
+     * @throws ServletParseException when the text is not an address.
+     */
+    public static Address parseAddress(final String text, final AbstractParameterable.Protection protection,
+        final String header) throws ServletParseException
     {
         if (null == text)
         {
@@ -89,11 +105,90 @@ public final class SipAddresses
         {
             throw error("address", text, na.errorReason(), Scratch.charIndex(text, na.errorOffset()));
         }
+        return address(text, buf, na, protection, header);
+    }
+
+    /**
+     * Parses the address at {@code [start, end)} of a header's bytes as {@link #parseAddress(String,
+     * AbstractParameterable.Protection, String)} parses its text, without making that text, when the value is ASCII
+     * on one line (its text is then its bytes); null for any other value (folded, UTF-8) and for one that is not an
+     * address: the caller parses its text (the same address, or the exception that says what is wrong).
+     *
+     * @param bytes never written (a received message's copy); read through a copy, which the parse compacts.
+     */
+    public static Address parsePlainAddress(final byte[] bytes, final int start, final int end,
+        final AbstractParameterable.Protection protection, final String header) throws ServletParseException
+    {
+        if (!plainAscii(bytes, start, end))
+        {
+            return null;
+        }
+        final Scratch scratch = Scratch.get();
+        final byte[] buf = scratch.copy(bytes, start, end);
+        final NameAddrFlyweight na = scratch.nameAddr;
+        return na.wrap(buf, 0, scratch.encodedLength) ? address(null, buf, na, protection, header) : null;
+    }
+
+    /**
+     * Where the value {@code [start, end)} of a From or To is without its tag parameter, as {@code
+     * HeaderText.withTag(value, null)} cuts its text (before the {@code ;} of the tag, RFC 3261 §20.20): packed
+     * {@code start << 32 | end}, the whole value when it has no tag; -1 when the value is not ASCII on one line, not
+     * an address, or has parameters after its tag (its text is then cut instead). Allocates nothing.
+     */
+    public static long withoutTag(final byte[] bytes, final int start, final int end)
+    {
+        final NameAddrFlyweight na = Scratch.get().nameAddr;
+        if (!plainAscii(bytes, start, end) || !na.wrap(bytes, start, end) || na.isWildcard())
+        {
+            return -1;
+        }
+        final int n = na.paramCount();
+        for (int i = 0; i < n; i++)
+        {
+            if (Ascii.equalsIgnoreCase(bytes, na.paramNameStart(i), na.paramNameEnd(i), TAG))
+            {
+                if (i != n - 1)
+                {
+                    return -1;
+                }
+                int semicolon = na.paramNameStart(i) - 1;
+                while (semicolon > start && bytes[semicolon] != ';')
+                {
+                    semicolon--;
+                }
+                return (long)start << 32 | semicolon;
+            }
+        }
+        return (long)start << 32 | end;
+    }
+
+    /** Whether {@code [start, end)} is ASCII without a line break (a header value's text reads as its bytes). */
+    private static boolean plainAscii(final byte[] bytes, final int start, final int end)
+    {
+        for (int i = start; i < end; i++)
+        {
+            if (bytes[i] < 0 || bytes[i] == '\r' || bytes[i] == '\n')
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The address {@code na} wrapped over {@code buf} (which the parse compacts in place) holds, with {@code
+     * protection}; {@code text} is the parsed text for error messages, null when it was read from a header's bytes
+     * (which are ASCII, so the URI check cannot fail).
+     */
+    private static Address address(final String text, final byte[] buf, final NameAddrFlyweight na,
+        final AbstractParameterable.Protection protection, final String header) throws ServletParseException
+    {
         if (na.isWildcard())
         {
-            return AddressImpl.wildcard();
+            return AbstractParameterable.Protection.NONE == protection ? AddressImpl.wildcard()
+                : new AddressImpl(null, null, null, 0, protection, header);
         }
-        final URI uri = newUri(text, buf, na.uriStart(), na.uriEnd(), na.uri().scheme());
+        final URI uri = newUri(text, buf, na.uriStart(), na.uriEnd(), na.uri().scheme(), protection, header);
         final int count = na.paramCount();
         final String[] params = count == 0 ? null : new String[2 * count];
         for (int i = 0; i < count; i++)
@@ -104,7 +199,7 @@ public final class SipAddresses
         }
         final String displayName = na.hasDisplayName() ?
             displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
-        return new AddressImpl(displayName, uri, params, count, AbstractParameterable.Protection.NONE, null);
+        return new AddressImpl(displayName, uri, params, count, protection, header);
     }
 
     /**
@@ -170,8 +265,12 @@ public final class SipAddresses
         return new AddressImpl(displayName, uri, null, 0, AbstractParameterable.Protection.NONE, null);
     }
 
-    private static URI newUri(final String text, final byte[] buf, final int start, final int end, final int scheme)
-        throws ServletParseException
+    /**
+     * The URI object of {@code [start, end)} of {@code buf}: read-only for an address of {@code READ_ONLY}, the
+     * container's Contact's for {@code CONTACT} (a SIP URI; any other read-only), else modifiable.
+     */
+    private static URI newUri(final String text, final byte[] buf, final int start, final int end, final int scheme,
+        final AbstractParameterable.Protection protection, final String header) throws ServletParseException
     {
         for (int i = start; i < end; i++)
         {
@@ -182,12 +281,20 @@ public final class SipAddresses
             }
         }
         final byte[] wire = Arrays.copyOfRange(buf, start, end);
-        return switch (scheme)
+        final boolean sip = SipUriFlyweight.SCHEME_SIP == scheme || SipUriFlyweight.SCHEME_SIPS == scheme;
+        if (AbstractParameterable.Protection.CONTACT == protection && sip)
         {
-            case SipUriFlyweight.SCHEME_SIP, SipUriFlyweight.SCHEME_SIPS -> new SipURIImpl(wire, null);
-            case SipUriFlyweight.SCHEME_TEL -> new TelURLImpl(wire, null);
-            default -> new GenericURIImpl(wire, null);
-        };
+            return SipURIImpl.ofContainerContact(wire, header);
+        }
+        final boolean readOnly = AbstractParameterable.Protection.READ_ONLY == protection
+            || AbstractParameterable.Protection.CONTACT == protection;
+        final String systemHeader = !readOnly ? null : null == header ? "this header" : header;
+        if (sip)
+        {
+            return new SipURIImpl(wire, systemHeader);
+        }
+        return SipUriFlyweight.SCHEME_TEL == scheme ? new TelURLImpl(wire, systemHeader)
+            : new GenericURIImpl(wire, systemHeader);
     }
 
     /** A parameter name; the common ones as constants, so that a parse makes no string for them. */

@@ -25,32 +25,50 @@ import io.sipline.sip.stack.SipStackConfig;
 public final class SipURIImpl extends BaseUri implements SipURI
 {
     /**
-     * Null, or the Contact header whose URI this is in a message the container writes the Contact of: its user part
-     * and other parameters may change, its scheme, host, port, {@code transport}, {@code maddr}, {@code lr}, the node
-     * parameter and headers may not (JSR 289 §4.1.3: they are where the dialog's requests come back to).
+     * What the owner ({@link BaseUri#owner}) of a URI in the Contact header of a message the container writes the
+     * Contact of is: its user part and other parameters may change, its scheme, host, port, {@code transport},
+     * {@code maddr}, {@code lr}, the node parameter and headers may not (JSR 289 §4.1.3: they are where the dialog's
+     * requests come back to).
+     *
+     * @param header the Contact header, as named in refusals.
      */
-    private final String containerContact;
+    record ContactGuard(String header) implements java.io.Serializable
+    {
+    }
 
     SipURIImpl(final byte[] wire, final String systemHeader)
     {
-        this(wire, systemHeader, null);
+        this(wire, (Object)systemHeader);
     }
 
-    private SipURIImpl(final byte[] wire, final String systemHeader, final String containerContact)
+    /** @param owner null, a system header's name or a {@link ContactGuard} ({@link BaseUri#owner}). */
+    private SipURIImpl(final byte[] wire, final Object owner)
     {
-        super(wire, systemHeader);
-        this.containerContact = containerContact;
+        super(wire, owner);
     }
 
-    /** A copy (sharing its bytes) for the container's Contact {@code header}: see {@link #containerContact}. */
+    /** A copy (sharing its bytes) for the container's Contact {@code header}: see {@link ContactGuard}. */
     public SipURIImpl containerContact(final String header)
     {
-        return new SipURIImpl(wire, null, header);
+        return ofContainerContact(wire, header);
+    }
+
+    /** The URI of {@code wire} (kept, never written) as the container's Contact {@code header}'s. */
+    static SipURIImpl ofContainerContact(final byte[] wire, final String header)
+    {
+        return new SipURIImpl(wire, new ContactGuard(null == header ? "Contact" : header));
+    }
+
+    /** The Contact header this URI is the container's of, or null (see {@link ContactGuard}). */
+    private String containerContact()
+    {
+        return owner instanceof ContactGuard guard ? guard.header() : null;
     }
 
     private void checkAddressWritable(final String what)
     {
         checkWritable();
+        final String containerContact = containerContact();
         if (null != containerContact)
         {
             throw new IllegalStateException("the " + what + " of the " + containerContact
@@ -62,7 +80,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     void checkParameterWritable(final String name)
     {
         checkWritable();
-        if (null != containerContact && isContainerContactParameter(name))
+        if (null != containerContact() && isContainerContactParameter(name))
         {
             checkAddressWritable(name + " parameter");
         }

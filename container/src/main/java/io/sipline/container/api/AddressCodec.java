@@ -5,7 +5,7 @@ import javax.servlet.sip.Parameterable;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.URI;
 
-import io.sipline.container.address.AddressImpl;
+import io.sipline.container.address.AbstractParameterable.Protection;
 import io.sipline.container.address.SipAddresses;
 
 /**
@@ -26,6 +26,32 @@ final class AddressCodec
         return SipAddresses.parseAddress(text);
     }
 
+    /** A read-only address of {@code text}, made so at once (no modifiable one to copy). */
+    static Address readOnlyAddress(final String text, final String header) throws ServletParseException
+    {
+        return SipAddresses.parseAddress(text, Protection.READ_ONLY, header);
+    }
+
+    /**
+     * The From or To address of entry {@code i} of {@code h}: read-only, or tag-protected (a request still to be sent),
+     * made so at once; while the entry is a span, parsed from its bytes, so that no String of the value is made.
+     */
+    static Address partyAddress(final MessageHeaders h, final int i, final boolean readOnly, final String header)
+        throws ServletParseException
+    {
+        final Protection protection = readOnly ? Protection.READ_ONLY : Protection.TAG;
+        final long span = h.valueSpan(i);
+        final Address plain = span < 0 ? null
+            : SipAddresses.parsePlainAddress(h.bytes(), (int)(span >>> 32), (int)span, protection, header);
+        return null != plain ? plain : SipAddresses.parseAddress(h.value(i), protection, header);
+    }
+
+    /** An address of {@code text} for the container's Contact (JSR 289 §4.1.3), made so at once. */
+    static Address containerContactAddress(final String text, final String header) throws ServletParseException
+    {
+        return SipAddresses.parseAddress(text, Protection.CONTACT, header);
+    }
+
     static URI uri(final String text) throws ServletParseException
     {
         return SipAddresses.parseUri(text);
@@ -34,20 +60,5 @@ final class AddressCodec
     static Parameterable parameterable(final String text) throws ServletParseException
     {
         return SipAddresses.parseParameterable(text);
-    }
-
-    static Address readOnly(final Address a, final String header)
-    {
-        return a instanceof AddressImpl impl ? impl.readOnly(header) : a;
-    }
-
-    static Address containerContact(final Address a, final String header)
-    {
-        return a instanceof AddressImpl impl ? impl.containerContact(header) : a;
-    }
-
-    static Address tagProtected(final Address a, final String header)
-    {
-        return a instanceof AddressImpl impl ? impl.tagProtected(header) : a;
     }
 }

@@ -30,10 +30,12 @@ final class ClientLeg
     String sentTransport;
     SipServletResponseImpl last2xx;
     SipServletRequestImpl ack;
-    /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
-    SipServletRequestImpl pendingCancel;
-    /** For a CANCEL: the INVITE it cancels. */
-    SipServletRequestImpl cancelled;
+    /**
+     * For an INVITE, a CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1); for
+     * a CANCEL, the INVITE it cancels. One field for both (a request is one or the other), so that the object ends
+     * on an 8-byte step.
+     */
+    SipServletRequestImpl cancelLink;
     /** For a request a proxy sends: its branch. */
     ProxyBranch proxyBranch;
 
@@ -44,7 +46,7 @@ final class ClientLeg
     static SipServletRequestImpl cancelFor(final SipServletRequestImpl invite)
     {
         final MessageHeaders headers = invite.headers();
-        final MessageHeaders h = MessageHeaders.over(headers, 8);
+        final MessageHeaders h = MessageHeaders.over(headers, 8, 8);
         h.copyFrom(headers, HeaderName.ROUTE);
         h.insert(h.size(), "Max-Forwards", "70");
         h.copyFrom(headers, HeaderName.FROM);
@@ -53,7 +55,7 @@ final class ClientLeg
         h.insert(h.size(), "CSeq", invite.cseqNumber() + " CANCEL");
         final SipServletRequestImpl cancel = SipServletRequestImpl.outgoing("CANCEL", invite.requestUriText(), h);
         cancel.session(invite.sessionImpl());
-        cancel.leg().cancelled = invite;
+        cancel.leg().cancelLink = invite;
         return cancel;
     }
 }

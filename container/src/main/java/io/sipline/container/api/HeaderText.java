@@ -1,5 +1,8 @@
 package io.sipline.container.api;
 
+import io.sipline.container.address.SipAddresses;
+import io.sipline.sip.message.HeaderName;
+
 /**
  * Small readers and writers of name-addr / addr-spec header text (RFC 3261 §20.10 grammar) that the container needs
  * on its own path without building {@code Address} objects: the URI of a Contact or Route, the tag of a From or To,
@@ -182,6 +185,28 @@ public final class HeaderText
     public static String decimal(final int n)
     {
         return n >= 0 && n < SMALL_DECIMALS.length ? SMALL_DECIMALS[n] : Integer.toString(n);
+    }
+
+    /**
+     * The party of entry {@code k} (From or To) of {@code h} without its tag, as {@link #withTag withTag(value, null)}
+     * cuts it: a view of the section's bytes while the entry is a span of plain ASCII with nothing after its tag (no
+     * String made; the bytes are a received message's, never written), else that text.
+     */
+    public static CharSequence partyWithoutTag(final MessageHeaders h, final HeaderName k)
+    {
+        return partyWithoutTag(h, h.find(k, 0));
+    }
+
+    /** {@link #partyWithoutTag(MessageHeaders, HeaderName)} of entry {@code i} (a From or To; -1: none). */
+    public static CharSequence partyWithoutTag(final MessageHeaders h, final int i)
+    {
+        final long span = i < 0 ? -1 : h.valueSpan(i);
+        final long party = span < 0 ? -1 : SipAddresses.withoutTag(h.bytes(), (int)(span >>> 32), (int)span);
+        if (party < 0)
+        {
+            return withTag(i < 0 ? null : h.value(i), null);
+        }
+        return new AsciiSpan(h.bytes(), (int)(party >>> 32), (int)party);
     }
 
     /** The value with its tag set to {@code tag} (or removed when null). */

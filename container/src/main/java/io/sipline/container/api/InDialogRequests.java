@@ -80,7 +80,8 @@ final class InDialogRequests
         final boolean strict = d.strictRouting();
         // Max-Forwards, From, To, Call-ID, CSeq, Contact and one header the application or a B2BUA copy adds
         final int capacity = 7 + routes.size();
-        final MessageHeaders h = null == base ? MessageHeaders.empty(capacity) : MessageHeaders.over(base, capacity);
+        final MessageHeaders h = null == base ? MessageHeaders.empty(capacity)
+            : MessageHeaders.over(base, capacity, capacity);
         for (int i = strict ? 1 : 0; i < routes.size(); i++)
         {
             h.insert(h.size(), "Route", routes.get(i));

@@ -21,15 +21,19 @@ import io.sipline.sip.message.SipMessage;
  *
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)
- *   entry i: index[3i]       HeaderName ordinal (UNKNOWN for extension headers)
+ *   entry i: index[3i]       HeaderName ordinal in the low 7 bits (UNKNOWN for extension headers); above
+ *                            them, for a spanned entry whose String was read, its slot in values plus one
  *            index[3i+1, +2] value start, value end in bytes, as chars (16 bits: half an index of ints); value
- *                            start TEXT: the value is text (an edit, or an entry past 64 KiB)
- *            values[i]       the value as text: cached from the span, or set by an edit (array made on first use);
- *                            a From or To the container writes with a tag may be a {@link TaggedParty} instead,
- *                            and a CSeq the container writes a {@link CSeqText}, each made into a String (and
- *                            cached) when read; an extension header whose value is text
- *                            has a {@link NamedText} here, its name and value (a spanned one's name is read from
- *                            the bytes before its value), so only the entries that need a name carry one
+ *                            start TEXT: the value is text (an edit, or an entry past 64 KiB), and index[3i+2]
+ *                            is its slot in values
+ *   values:  the texts, one slot per text entry and per spanned entry read as a String, in no order (a slot of a
+ *            removed entry is taken again); made on first use, as long as the section's maker expects texts, and
+ *            doubled when full, so that a section with a few texts among many spans has a short array.
+ *            A slot holds the value as text: cached from the span, or set by an edit; a From or To the container
+ *            writes with a tag may be a {@link TaggedParty} instead, and a CSeq the container writes a
+ *            {@link CSeqText}, each made into a String (and cached) when read; an extension header whose value is
+ *            text has a {@link NamedText}, its name and value (a spanned one's name is read from the bytes before
+ *            its value), so only the entries that need a name carry one
  *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
  *            in an object made for every message
  * </pre>
@@ -51,6 +55,13 @@ public final class MessageHeaders implements HeaderSource
     /** The most entries a section holds: its count is one char. */
     private static final int MAX_ENTRIES = Character.MAX_VALUE;
     private static final HeaderName[] NAMES = HeaderName.values();
+    /** Bits of an entry's kind char that hold its HeaderName ordinal; those above hold a spanned entry's slot + 1. */
+    private static final int KIND_BITS = 7;
+    private static final int KIND_MASK = (1 << KIND_BITS) - 1;
+    /** The last slot a spanned entry's kind char can name; a String read past it is made again on the next read. */
+    private static final int MAX_CACHE_SLOT = (Character.MAX_VALUE >>> KIND_BITS) - 1;
+    /** Slots of the values of a received section: the few headers the container and an application read. */
+    private static final int RECEIVED_TEXTS = 4;
     private static final byte[][] CANONICAL = canonicalNames();
     /** ": " and CR LF as big-endian shorts (one buffer operation each). */
     static final int COLON_SPACE = (':' << 8) | ' ';
@@ -64,23 +75,39 @@ public final class MessageHeaders implements HeaderSource
      * header (see above); made on first use: a message that is only relayed never needs it.
      */
     private CharSequence[] values;
+    /** The length of {@link #values} when it is made (within the object's 8-byte step: costs no room). */
+    private final char firstTexts;
 
-    private MessageHeaders(final byte[] bytes, final int capacity)
+    static
+    {
+        if (NAMES.length > KIND_MASK + 1)
+        {
+            throw new ExceptionInInitializerError("more header kinds than an entry's kind bits hold");
+        }
+    }
+
+    private MessageHeaders(final byte[] bytes, final int capacity, final int texts)
     {
         this.bytes = bytes;
         this.index = new char[capacity * ENTRY + 1];
+        this.firstTexts = (char)Math.clamp(texts, 1, MAX_ENTRIES);
     }
 
-    /** An empty header section (a request made by the container), over no base bytes. */
+    /** An empty header section (a request made by the container), over no base bytes: every entry is text. */
     public static MessageHeaders empty(final int capacity)
     {
-        return new MessageHeaders(null, capacity);
+        return new MessageHeaders(null, capacity, capacity);
     }
 
-    /** An empty header section whose entries may refer to {@code base}'s bytes (see {@link #copyFrom}). */
-    public static MessageHeaders over(final MessageHeaders base, final int capacity)
+    /**
+     * An empty header section whose entries may refer to {@code base}'s bytes (see {@link #copyFrom}).
+     *
+     * @param texts how many entries its maker expects to be text (inserted, or copied from text): the first length
+     *              of the values array, which doubles past it.
+     */
+    public static MessageHeaders over(final MessageHeaders base, final int capacity, final int texts)
     {
-        return new MessageHeaders(base.bytes, capacity);
+        return new MessageHeaders(base.bytes, capacity, texts);
     }
 
     /**
@@ -92,7 +119,7 @@ public final class MessageHeaders implements HeaderSource
     public static MessageHeaders of(final SipMessage message, final byte[] bytes)
     {
         final int n = message.headerCount();
-        final MessageHeaders h = new MessageHeaders(bytes, n);
+        final MessageHeaders h = new MessageHeaders(bytes, n, RECEIVED_TEXTS);
         final int shift = message.offset();
         final char[] index = h.index;
         for (int i = 0; i < n; i++)
@@ -108,18 +135,20 @@ public final class MessageHeaders implements HeaderSource
                 continue;
             }
             // beyond what a char holds (a header section over 64 KiB, which only TCP can carry): kept as text
-            index[s + 1] = index[s + 2] = TEXT;
             final String value = unfold(bytes, valueStart, valueEnd);
+            final int slot = h.freeSlot();
             if (HeaderName.UNKNOWN.ordinal() == index[s])
             {
                 final int nameStart = message.headerNameStart(i) - shift;
-                h.values()[i] = new NamedText(new String(bytes, nameStart,
+                h.values[slot] = new NamedText(new String(bytes, nameStart,
                     message.headerNameEnd(i) - shift - nameStart, StandardCharsets.US_ASCII), value);
             }
             else
             {
-                h.values()[i] = value;
+                h.values[slot] = value;
             }
+            index[s + 1] = TEXT;
+            index[s + 2] = (char)slot;
         }
         h.size(n);
         return h;
@@ -186,7 +215,7 @@ public final class MessageHeaders implements HeaderSource
     /** The canonical or written name of entry {@code i}. */
     public String name(final int i)
     {
-        final HeaderName k = NAMES[index[i * ENTRY]];
+        final HeaderName k = NAMES[kind(i)];
         if (HeaderName.UNKNOWN != k)
         {
             return k.canonical();
@@ -241,14 +270,30 @@ public final class MessageHeaders implements HeaderSource
             return text;
         }
         final int s = i * ENTRY;
-        final String made = null == v ? unfold(bytes, index[s + 1], index[s + 2]) : v.toString();
-        if (null != values && values[i] instanceof NamedText named)
+        if (index[s + 1] != TEXT)
+        {
+            final String made = unfold(bytes, index[s + 1], index[s + 2]);
+            final int slot = freeSlot();
+            if (slot <= MAX_CACHE_SLOT)
+            {
+                values[slot] = made;
+                index[s] = (char)(index[s] | (slot + 1) << KIND_BITS);
+            }
+            return made;
+        }
+        if (null == v)
+        {
+            return null;
+        }
+        final String made = v.toString();
+        final int slot = index[s + 2];
+        if (values[slot] instanceof NamedText named)
         {
             named.value = made;
         }
         else
         {
-            values()[i] = made;
+            values[slot] = made;
         }
         return made;
     }
@@ -258,9 +303,9 @@ public final class MessageHeaders implements HeaderSource
     {
         if (HeaderName.UNKNOWN != k)
         {
-            return index[i * ENTRY] == k.ordinal();
+            return kind(i) == k.ordinal();
         }
-        if (HeaderName.UNKNOWN.ordinal() != index[i * ENTRY])
+        if (HeaderName.UNKNOWN.ordinal() != kind(i))
         {
             return false;
         }
@@ -339,10 +384,10 @@ public final class MessageHeaders implements HeaderSource
     /** Index of the first entry of a known header at or after {@code from}, or -1. */
     public int find(final HeaderName k, final int from)
     {
-        final char kind = (char)k.ordinal();
+        final int kind = k.ordinal();
         for (int i = from; i < size(); i++)
         {
-            if (index[i * ENTRY] == kind)
+            if (kind(i) == kind)
             {
                 return i;
             }
@@ -480,11 +525,11 @@ public final class MessageHeaders implements HeaderSource
     /** Number of values of a known header. */
     public int count(final HeaderName k)
     {
-        final char kind = (char)k.ordinal();
+        final int kind = k.ordinal();
         int n = 0;
         for (int i = 0; i < size(); i++)
         {
-            if (index[i * ENTRY] == kind)
+            if (kind(i) == kind)
             {
                 n++;
             }
@@ -506,6 +551,7 @@ public final class MessageHeaders implements HeaderSource
                 {
                     first = w;
                 }
+                release(i);
                 continue;
             }
             move(i, w++);
@@ -517,6 +563,7 @@ public final class MessageHeaders implements HeaderSource
     /** Removes entry {@code i}. */
     public void removeAt(final int i)
     {
+        release(i);
         for (int j = i + 1; j < size(); j++)
         {
             move(j, j - 1);
@@ -545,17 +592,20 @@ public final class MessageHeaders implements HeaderSource
 
     private void setText(final int i, final CharSequence value)
     {
+        requireValue(value);
         final int s = i * ENTRY;
-        if (HeaderName.UNKNOWN.ordinal() == index[s])
+        final int kind = kind(i);
+        // a spanned entry's name is read from the bytes before its value, which is no longer spanned
+        final CharSequence text = HeaderName.UNKNOWN.ordinal() == kind ? new NamedText(name(i), value) : value;
+        int slot = slot(i);
+        if (slot < 0)
         {
-            // a spanned entry's name is read from the bytes before its value, which is no longer spanned
-            values()[i] = new NamedText(name(i), value);
+            slot = freeSlot();
         }
-        else
-        {
-            values()[i] = value;
-        }
-        index[s + 1] = index[s + 2] = TEXT;
+        values[slot] = text;
+        index[s] = (char)kind;
+        index[s + 1] = TEXT;
+        index[s + 2] = (char)slot;
     }
 
     /** Appends a value after the last value of that header (else at the end). */
@@ -597,12 +647,24 @@ public final class MessageHeaders implements HeaderSource
 
     private void insertText(final int at, final String name, final CharSequence value)
     {
+        requireValue(value);
         final HeaderName k = HeaderName.lookup(name);
         final int i = open(at);
         final int s = i * ENTRY;
+        final int slot = freeSlot();
+        values[slot] = HeaderName.UNKNOWN == k ? new NamedText(name, value) : value;
         index[s] = (char)k.ordinal();
-        values()[i] = HeaderName.UNKNOWN == k ? new NamedText(name, value) : value;
-        index[s + 1] = index[s + 2] = TEXT;
+        index[s + 1] = TEXT;
+        index[s + 2] = (char)slot;
+    }
+
+    /** A text entry's value is never null: a null slot is a free one. */
+    private static void requireValue(final CharSequence value)
+    {
+        if (null == value)
+        {
+            throw new NullPointerException("header value");
+        }
     }
 
     /**
@@ -623,24 +685,32 @@ public final class MessageHeaders implements HeaderSource
      */
     public void appendEntry(final MessageHeaders from, final int i)
     {
-        final int j = open(size());
-        final int s = j * ENTRY;
-        System.arraycopy(from.index, i * ENTRY, index, s, ENTRY);
-        if (from.index[i * ENTRY + 1] != TEXT && from.bytes == bytes)
+        final int f = i * ENTRY;
+        final int kind = from.kind(i);
+        if (from.index[f + 1] != TEXT && from.bytes == bytes)
         {
+            final int s = open(size()) * ENTRY;
+            index[s] = (char)kind; // the span without the slot of the String from may have cached
+            index[s + 1] = from.index[f + 1];
+            index[s + 2] = from.index[f + 2];
             return;
         }
         // a text entry's String, TaggedParty or CSeqText is immutable: shared as it is, not made into text here
-        final CharSequence text = from.index[i * ENTRY + 1] == TEXT ? from.text(i) : from.value(i);
+        final CharSequence text = from.index[f + 1] == TEXT ? from.text(i) : from.value(i);
         // a NamedText is the entry's own (its value is cached into it): a new one for the copy
-        values()[j] = HeaderName.UNKNOWN.ordinal() == index[s] ? new NamedText(from.name(i), text) : text;
-        index[s + 1] = index[s + 2] = TEXT;
+        final CharSequence value = HeaderName.UNKNOWN.ordinal() == kind ? new NamedText(from.name(i), text) : text;
+        final int s = open(size()) * ENTRY;
+        final int slot = freeSlot();
+        values[slot] = value;
+        index[s] = (char)kind;
+        index[s + 1] = TEXT;
+        index[s + 2] = (char)slot;
     }
 
     /** The known header of entry {@code i} ({@link HeaderName#UNKNOWN} for extension headers). */
     public HeaderName known(final int i)
     {
-        return NAMES[index[i * ENTRY]];
+        return NAMES[kind(i)];
     }
 
     /**
@@ -662,7 +732,7 @@ public final class MessageHeaders implements HeaderSource
         for (int i = 0; i < size(); i++)
         {
             final int s = i * ENTRY;
-            final HeaderName k = NAMES[index[s]];
+            final HeaderName k = NAMES[kind(i)];
             if (HeaderName.CONTENT_LENGTH == k || i == skip)
             {
                 continue;
@@ -708,26 +778,65 @@ public final class MessageHeaders implements HeaderSource
         out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
-    private CharSequence[] values()
+    /** The HeaderName ordinal of entry {@code i}. */
+    private int kind(final int i)
+    {
+        return index[i * ENTRY] & KIND_MASK;
+    }
+
+    /** The slot of entry {@code i} in {@link #values}: a text entry's, a read spanned entry's, else -1. */
+    private int slot(final int i)
+    {
+        final int s = i * ENTRY;
+        return index[s + 1] == TEXT ? index[s + 2] : (index[s] >>> KIND_BITS) - 1;
+    }
+
+    /**
+     * A free slot of {@link #values} (null), the array made or doubled when there is none; the caller fills it at
+     * once, before another slot is asked for.
+     */
+    private int freeSlot()
     {
         if (null == values)
         {
-            values = new CharSequence[index.length / ENTRY];
+            values = new CharSequence[firstTexts];
+            return 0;
         }
-        return values;
+        for (int k = 0; k < values.length; k++)
+        {
+            if (null == values[k])
+            {
+                return k;
+            }
+        }
+        final int n = values.length;
+        values = Arrays.copyOf(values, Math.max(2, 2 * n));
+        return n;
+    }
+
+    /** Frees the slot of entry {@code i}, which is being removed. */
+    private void release(final int i)
+    {
+        final int slot = slot(i);
+        if (slot >= 0)
+        {
+            values[slot] = null;
+        }
     }
 
     /** The text of entry {@code i} (a String, {@link TaggedParty} or {@link CSeqText}), or null when it has none. */
     private CharSequence text(final int i)
     {
-        final CharSequence v = null == values ? null : values[i];
+        final int slot = slot(i);
+        final CharSequence v = slot < 0 ? null : values[slot];
         return v instanceof NamedText named ? named.value : v;
     }
 
     /** The written name of text extension entry {@code i}, or null for any other entry. */
     private String textName(final int i)
     {
-        return null != values && values[i] instanceof NamedText named ? named.name : null;
+        final int slot = slot(i);
+        return slot >= 0 && values[slot] instanceof NamedText named ? named.name : null;
     }
 
     private int open(final int at)
@@ -742,10 +851,6 @@ public final class MessageHeaders implements HeaderSource
             final int n = Math.min(MAX_ENTRIES, Math.max(4, count * 2));
             index = Arrays.copyOf(index, n * ENTRY + 1);
             index[count * ENTRY] = 0; // the old count's place is the kind of the first new entry
-            if (null != values)
-            {
-                values = Arrays.copyOf(values, n);
-            }
         }
         for (int j = count; j > at; j--)
         {
@@ -761,23 +866,16 @@ public final class MessageHeaders implements HeaderSource
         {
             return;
         }
-        System.arraycopy(index, from * ENTRY, index, to * ENTRY, ENTRY);
-        if (null != values)
-        {
-            values[to] = values[from];
-        }
+        System.arraycopy(index, from * ENTRY, index, to * ENTRY, ENTRY); // its slot goes with it
     }
 
+    /** Drops the entries from {@code newCount} on: their places, not slots (those of removed entries are freed). */
     private void clearFrom(final int newCount)
     {
         final int count = size();
         for (int i = newCount; i < count; i++)
         {
             index[i * ENTRY] = 0;
-            if (null != values)
-            {
-                values[i] = null;
-            }
         }
         size(newCount);
     }

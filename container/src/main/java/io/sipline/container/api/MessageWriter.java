@@ -40,9 +40,14 @@ public final class MessageWriter
         text(out, request.getMethod());
         out.writeByte(' ');
         final byte[] uri = request.requestUriWire();
+        final int span = request.requestUriSpan();
         if (null != uri)
         {
             out.writeBytes(uri);
+        }
+        else if (span >= 0)
+        {
+            out.writeBytes(request.headers().bytes(), span >>> 16, (span & 0xFFFF) - (span >>> 16));
         }
         else
         {

@@ -37,8 +37,10 @@ final class SessionDialog
     private final String callId;
     private String localTag;
     private String remoteTag;
-    private String localParty;
-    private String remoteParty;
+    /** A String, or an {@link AsciiSpan} of the received request a B2BUA's copy made this dialog from. */
+    private CharSequence localParty;
+    /** As {@link #localParty}. */
+    private CharSequence remoteParty;
     /**
      * Once released: the remote tag, local party and remote party that were not read as text, as their UTF-8 bytes
      * after three 16-bit lengths (0 for one already read); null before, or when every one was read.
@@ -86,9 +88,14 @@ final class SessionDialog
         return new SessionDialog(d, h.get(HeaderName.CALL_ID), null);
     }
 
-    /** The dialog of a request the application originates (UAC, §12.1.2), before any response. */
+    /**
+     * The dialog of a request the application originates (UAC, §12.1.2), before any response.
+     *
+     * @param requestUri its Request-URI: a String is kept as the remote target's text; any other text (a view of a
+     *                   received request's bytes) only as bytes in the record, made into text when first read.
+     */
     static SessionDialog outgoing(final ContainerShard host, final String callId, final String localTag,
-        final String fromWithoutTag, final String toWithoutTag, final String requestUri)
+        final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final CharSequence requestUri)
     {
         final Dialog d = host.dialogRecords().prepareUac(callId, localTag, fromWithoutTag, toWithoutTag, requestUri,
             Dialog.EMPTY_CSEQ);
@@ -99,7 +106,7 @@ final class SessionDialog
         final SessionDialog s = new SessionDialog(d, callId, localTag);
         s.localParty = fromWithoutTag;
         s.remoteParty = toWithoutTag;
-        s.remoteTarget = requestUri;
+        s.remoteTarget = requestUri instanceof String text ? text : null;
         return s;
     }
 
@@ -212,8 +219,40 @@ final class SessionDialog
         return null == record ? null == remoteTag() : record.remoteTag().isEmpty();
     }
 
-    /** From or To as this side writes it, without tag (§12.2.1.1: the local and remote URIs of the dialog). */
+    /**
+     * From or To as this side writes it, without tag (§12.2.1.1: the local and remote URIs of the dialog). A party
+     * kept as a view of a request's bytes is made into text here, and the tagged From made over it is dropped, so
+     * that the dialog no longer holds that request's bytes ({@link SipSessionImpl#settle} lets the request go).
+     */
     String localParty()
+    {
+        final CharSequence p = localPartyChars();
+        if (null == p || p instanceof String)
+        {
+            return (String)p;
+        }
+        final String text = p.toString();
+        localParty = text;
+        requestFrom = null;
+        return text;
+    }
+
+    /** As {@link #localParty}, for the remote party and the tagged To. */
+    String remoteParty()
+    {
+        final CharSequence p = remotePartyChars();
+        if (null == p || p instanceof String)
+        {
+            return (String)p;
+        }
+        final String text = p.toString();
+        remoteParty = text;
+        requestTo = null;
+        return text;
+    }
+
+    /** {@link #localParty} as it is kept: a String, or a view of a received request's bytes (no String made). */
+    private CharSequence localPartyChars()
     {
         if (null == localParty && null != record)
         {
@@ -226,7 +265,7 @@ final class SessionDialog
         return localParty;
     }
 
-    String remoteParty()
+    private CharSequence remotePartyChars()
     {
         if (null == remoteParty && null != record)
         {
@@ -280,9 +319,22 @@ final class SessionDialog
     {
         if (null == taggedTo)
         {
-            taggedTo = TaggedParty.of(requestHeaders.value(requestTo), localTag);
+            // the party a view of the request's bytes while they are plain: no String of the request's To
+            taggedTo = TaggedParty.ofParty(HeaderText.partyWithoutTag(requestHeaders, requestTo), localTag);
         }
         return taggedTo;
+    }
+
+    /**
+     * The request the dialog was made from is let go ({@link SipSessionImpl#settle}): the parties are kept as text
+     * and what was made over that request's bytes (the tagged To of its responses, the tagged From and To of a
+     * B2BUA's copy) is dropped, made again from the text if ever needed, so that the dialog holds none of its bytes.
+     */
+    void settle()
+    {
+        localParty();
+        remoteParty();
+        taggedTo = null;
     }
 
     /** From of a request this side sends in the dialog: the local party with the local tag (§12.2.1.1). */
@@ -290,7 +342,7 @@ final class SessionDialog
     {
         if (null == requestFrom)
         {
-            requestFrom = TaggedParty.of(localParty(), localTag);
+            requestFrom = TaggedParty.ofParty(localPartyChars(), localTag);
         }
         return requestFrom;
     }
@@ -308,7 +360,7 @@ final class SessionDialog
         }
         if (null == requestTo)
         {
-            requestTo = TaggedParty.of(remoteParty(), tag);
+            requestTo = TaggedParty.ofParty(remotePartyChars(), tag);
         }
         return requestTo;
     }

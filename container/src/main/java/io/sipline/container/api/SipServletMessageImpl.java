@@ -357,18 +357,17 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             return getTo();
         }
-        final Address a = AddressCodec.address(value);
         if (HeaderName.CONTACT == k && !committed && !incoming && isSystemHeader(k, name))
         {
             // JSR 289 §4.1.3: the container's Contact; its user part and parameters are the application's to set
-            return (Address)bind(name, ordinal, value, AddressCodec.containerContact(a, name), true);
+            return (Address)bind(name, ordinal, value, AddressCodec.containerContactAddress(value, name), true);
         }
         if (isSystemHeader(k, name) || committed)
         {
-            return AddressCodec.readOnly(a, name);
+            return AddressCodec.readOnlyAddress(value, name);
         }
         // a received message's too: the copy a proxy or a B2BUA makes of it takes the edits (applyHeaderObjects)
-        return (Address)bind(name, ordinal, value, a, true);
+        return (Address)bind(name, ordinal, value, AddressCodec.address(value), true);
     }
 
     @Override
@@ -481,12 +480,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
         try
         {
-            final Address parsed = AddressCodec.address(headers.value(i));
-            if (incoming || committed || this instanceof SipServletResponseImpl)
-            {
-                return AddressCodec.readOnly(parsed, k.canonical());
-            }
-            return AddressCodec.tagProtected(parsed, k.canonical());
+            final boolean readOnly = incoming || committed || this instanceof SipServletResponseImpl;
+            return AddressCodec.partyAddress(headers, i, readOnly, k.canonical());
         }
         catch (final ServletParseException e)
         {

@@ -123,7 +123,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     {
         original.applyHeaderObjects();
         final MessageHeaders rh = original.headers;
-        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 3);
+        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 3, 4);
         for (int i = 0; i < rh.size(); i++)
         {
             h.appendEntry(rh, i);
@@ -146,6 +146,54 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         return new SipServletRequestImpl(method, requestUri, headers);
     }
 
+    /**
+     * A request the container makes with {@code orig}'s Request-URI (a B2BUA or SipFactory copy): over the same
+     * bytes ({@code headers} over {@code orig}'s), the received Request-URI stays a span of them, so that no String
+     * of it is made unless read; else its text.
+     */
+    public static SipServletRequestImpl outgoingWithUriOf(final String method, final SipServletRequestImpl orig,
+        final MessageHeaders headers)
+    {
+        if (orig.uriUnread() && headers.bytes() == orig.headers.bytes())
+        {
+            final SipServletRequestImpl r = new SipServletRequestImpl(method, null, headers);
+            r.uriSpan = orig.uriSpan;
+            return r;
+        }
+        return new SipServletRequestImpl(method, orig.requestUriText(), headers);
+    }
+
+    /** Whether the Request-URI is the received span, neither made into text nor replaced. */
+    private boolean uriUnread()
+    {
+        return null == requestUri && null == requestUriText && NO_SPAN != uriSpan;
+    }
+
+    /**
+     * The Request-URI as characters: a view of the received span while it is unread and ASCII (no String made; the
+     * view is valid as long as this request), else {@link #requestUriText}.
+     */
+    public CharSequence requestUriChars()
+    {
+        if (uriUnread())
+        {
+            final byte[] b = headers.bytes();
+            final int start = uriSpan >>> 16;
+            final int end = uriSpan & 0xFFFF;
+            if (AsciiSpan.isAscii(b, start, end))
+            {
+                return new AsciiSpan(b, start, end);
+            }
+        }
+        return requestUriText();
+    }
+
+    /** The received span of the Request-URI, {@code start << 16 | end}, while unread; else -1. */
+    int requestUriSpan()
+    {
+        return uriUnread() ? uriSpan : NO_SPAN;
+    }
+
     // ================================================================================================================
     // Container view: Request-URI, proxy and B2BUA roles
     // ================================================================================================================
@@ -163,7 +211,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */
     public boolean requestUriContains(final byte[] what)
     {
-        if (null != requestUri || null != requestUriText || NO_SPAN == uriSpan)
+        if (!uriUnread())
         {
             final String text = requestUriText();
             return null != text && text.contains(new String(what, StandardCharsets.US_ASCII));
@@ -178,7 +226,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     public int mixRequestUri(final int seed)
     {
         int x = seed;
-        if (null == requestUri && null == requestUriText && NO_SPAN != uriSpan)
+        if (uriUnread())
         {
             final byte[] b = headers.bytes();
             final int uriEnd = uriSpan & 0xFFFF;
@@ -206,7 +254,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      * The Request-URI as it goes on the wire when it is a URI object of this container (set by the application or
      * parsed from text): borrowed, never to be modified; else null (read {@link #requestUriText}).
      */
-    byte[] requestUriWire()
+    public byte[] requestUriWire()
     {
         return requestUri instanceof BaseUri b ? b.wireBytes() : null;
     }

@@ -137,7 +137,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     {
         received.applyHeaderObjects();
         final MessageHeaders rh = received.headers;
-        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2);
+        final MessageHeaders h = MessageHeaders.over(rh, rh.size() + 2, 2);
         final int ourVia = rh.find(HeaderName.VIA, 0);
         for (int i = 0; i < rh.size(); i++)
         {
@@ -200,7 +200,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
             && request.isInitial();
         // room for what is copied, a Contact and one header the application adds
         final int copied = rh.count(HeaderName.VIA) + (dialogCreating ? rh.count(HeaderName.RECORD_ROUTE) : 0) + 4;
-        final MessageHeaders h = MessageHeaders.over(rh, copied + 2);
+        final MessageHeaders h = MessageHeaders.over(rh, copied + 2, 2); // texts: the tagged To, Contact
         h.copyFrom(rh, HeaderName.VIA);
         if (dialogCreating)
         {
@@ -215,7 +215,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         final int to = h.find(HeaderName.TO, 0);
         if (status > 100 && to >= 0 && null != session && !request.toHasTag())
         {
-            // the request's To is read as text in the request, once: every response to it reads the same
+            // the request's To is cut from its tag once (a view of its bytes): every response to it carries the same
             final int requestTo = rh.find(HeaderName.TO, 0);
             h.setValue(to, request == session.original() ? session.taggedTo(rh, requestTo)
                 : TaggedParty.of(rh.value(requestTo), session.localTagForResponse()));

@@ -121,7 +121,8 @@ public final class SipSessionImpl implements SipSession
      * and local tag from the shard, parties as given, remote target the Request-URI until a response says more.
      */
     public static SipSessionImpl forOutgoing(final SipApplicationSessionImpl app, final String callId,
-        final String fromWithoutTag, final String toWithoutTag, final String requestUri, final String handler)
+        final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final CharSequence requestUri,
+        final String handler)
     {
         final ContainerShard host = app.host();
         final SipSessionImpl s = new SipSessionImpl(app, true, SessionDialog.outgoing(host,
@@ -463,8 +464,7 @@ public final class SipSessionImpl implements SipSession
         {
             return;
         }
-        dialog.localParty();
-        dialog.remoteParty();
+        dialog.settle();
         dialog.localCseqBase(original, uac);
         settledPrincipal = request.principal();
         original = null;

@@ -1,12 +1,15 @@
 package io.sipline.container.api;
 
+import java.nio.charset.StandardCharsets;
+
 import io.netty.buffer.ByteBuf;
 
 /**
  * A From or To value the container writes with a tag (RFC 3261 §8.1.1.3, §8.2.6.2, §12.2.1.1): the party (a
  * name-addr or addr-spec without tag) and the tag, kept apart so that a header section holds it as one entry and
  * writes it from both texts; the whole value is made into a String only when someone reads the header
- * ({@link MessageHeaders#value}).
+ * ({@link MessageHeaders#value}). The party is a String, or an {@link AsciiSpan} of a received request's bytes (the
+ * parties of a B2BUA's copy of it), which no one writes.
  * <p>
  * A dialog keeps one for the From and one for the To of its requests, and a UAS session one for the To of the
  * responses to its initial request: every message of the dialog carries the same object.
@@ -18,11 +21,11 @@ public final class TaggedParty implements CharSequence
 {
     private static final byte[] TAG = {';', 't', 'a', 'g', '='};
 
-    private final String party;
+    private final CharSequence party;
     /** Null for a party without tag (a To before the peer tagged the dialog). */
     private final String tag;
 
-    private TaggedParty(final String party, final String tag)
+    private TaggedParty(final CharSequence party, final String tag)
     {
         this.party = party;
         this.tag = tag;
@@ -34,6 +37,12 @@ public final class TaggedParty implements CharSequence
         return new TaggedParty(HeaderText.withoutParam(value, "tag"), tag);
     }
 
+    /** {@code party} (a String or an {@link AsciiSpan}) with {@code tag}; {@code party} has no tag: a dialog's. */
+    public static TaggedParty ofParty(final CharSequence party, final String tag)
+    {
+        return party instanceof String text ? of(text, tag) : new TaggedParty(party, tag);
+    }
+
     /**
      * Writes the value as UTF-8.
      *
@@ -41,7 +50,7 @@ public final class TaggedParty implements CharSequence
      */
     void writeTo(final ByteBuf out)
     {
-        MessageHeaders.writeText(out, party);
+        out.writeCharSequence(party, StandardCharsets.UTF_8);
         if (null != tag)
         {
             out.writeBytes(TAG);
@@ -76,6 +85,6 @@ public final class TaggedParty implements CharSequence
     @Override
     public String toString()
     {
-        return null == tag ? party : party + ";tag=" + tag;
+        return null == tag ? party.toString() : party + ";tag=" + tag;
     }
 }

@@ -159,21 +159,27 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
     public SipServletRequestImpl pendingCancel()
     {
-        return null == leg ? null : leg.pendingCancel;
+        return null == leg || isCancel() ? null : leg.cancelLink;
     }
 
+    /** Sets or clears the CANCEL waiting to be sent; this request is not a CANCEL. */
     public void pendingCancel(final SipServletRequestImpl cancel)
     {
         if (null != cancel || null != leg)
         {
-            leg().pendingCancel = cancel;
+            leg().cancelLink = cancel;
         }
     }
 
-    /** For a CANCEL: the INVITE it cancels. */
+    /** For a CANCEL: the INVITE it cancels; else null. */
     public SipServletRequestImpl cancelled()
     {
-        return null == leg ? null : leg.cancelled;
+        return null == leg || !isCancel() ? null : leg.cancelLink;
+    }
+
+    private boolean isCancel()
+    {
+        return "CANCEL".equals(getMethod());
     }
 
     public SipServletRequestImpl linked()

@@ -2,6 +2,8 @@ package io.sipline.container.dispatch;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -45,12 +47,48 @@ final class NextHop
 
     /** Hops by URI text: in-dialog requests reuse the remote target's String, so a hit allocates nothing. */
     private final Map<String, Hop> byUri = new HashMap<>();
+    /**
+     * Hops by the wire bytes of a Request-URI object (one the application set, or parsed from text): looked up
+     * with {@link #probe} over the object's bytes, so that a hit makes no String of the URI.
+     */
+    private final Map<WireKey, Hop> byWire = new HashMap<>();
+    private final WireKey probe = new WireKey(null);
 
     /** The URI a request is sent towards: its top Route's, else its Request-URI. */
     static String uriOf(final SipServletRequestImpl request)
     {
         final String route = request.headers().get(HeaderName.ROUTE);
         return null != route ? HeaderText.uri(route) : request.requestUriText();
+    }
+
+    /**
+     * The next hop of a request (null as {@link #of(String)}): a strict router's next hop when it has one, else the
+     * URI of {@link #uriOf}; a Request-URI object's is found by its bytes.
+     */
+    Hop of(final SipServletRequestImpl request)
+    {
+        if (null != request.nextHopUri())
+        {
+            return of(request.nextHopUri());
+        }
+        final byte[] wire = request.headers().find(HeaderName.ROUTE, 0) < 0 ? request.requestUriWire() : null;
+        if (null == wire)
+        {
+            return of(uriOf(request));
+        }
+        probe.wire = wire;
+        final Hop known = byWire.get(probe);
+        probe.wire = null;
+        if (null != known)
+        {
+            return known;
+        }
+        final Hop found = parse(new String(wire, StandardCharsets.ISO_8859_1));
+        if (null != found && byWire.size() < 10_000)
+        {
+            byWire.put(new WireKey(wire), found); // the object's bytes are never written: kept, not copied
+        }
+        return found;
     }
 
     /**
@@ -73,6 +111,29 @@ final class NextHop
             byUri.put(uri, found);
         }
         return found;
+    }
+
+    /** A URI's wire bytes as a map key, equal by content. */
+    private static final class WireKey
+    {
+        private byte[] wire;
+
+        WireKey(final byte[] wire)
+        {
+            this.wire = wire;
+        }
+
+        @Override
+        public boolean equals(final Object o)
+        {
+            return o instanceof WireKey other && Arrays.equals(wire, other.wire);
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return Arrays.hashCode(wire);
+        }
     }
 
     private static Hop parse(final String uri)

@@ -62,7 +62,7 @@ final class OkRetransmission extends Retransmission implements AckWait
     @Override
     long nextIntervalMs()
     {
-        return Math.min(2 * intervalMs, Math.max(1, shard.stack().config().t2Ns() / 1_000_000));
+        return Math.min(2 * intervalMs, Math.max(1, shard().stack().config().t2Ns() / 1_000_000));
     }
 
     @Override
@@ -74,6 +74,6 @@ final class OkRetransmission extends Retransmission implements AckWait
         {
             session.awaitingAck(null);
         }
-        invoker.tellErrorListeners(session, new SipErrorEvent(request, response), true, null);
+        invoker().tellErrorListeners(session, new SipErrorEvent(request, response), true, null);
     }
 }

@@ -82,8 +82,7 @@ final class OutboundRequests
         {
             return;
         }
-        final NextHop.Hop hop = nextHop.of(null != request.nextHopUri() ? request.nextHopUri()
-            : NextHop.uriOf(request));
+        final NextHop.Hop hop = nextHop.of(request);
         if (null == hop)
         {
             noRoute(request, "no route to " + request.requestUriText());

@@ -34,7 +34,7 @@ final class ReliableRetransmission extends Retransmission
     @Override
     long nextIntervalMs()
     {
-        return Math.min(2 * intervalMs, 64 * t1Ms - elapsedMs); // the last wait ends at 64*T1 exactly
+        return Math.min(2 * intervalMs, 64 * t1Ms() - elapsedMs); // the last wait ends at 64*T1 exactly
     }
 
     @Override
@@ -48,7 +48,7 @@ final class ReliableRetransmission extends Retransmission
             return;
         }
         // the listener may answer the INVITE itself; what it left unanswered is rejected after it returned
-        invoker.tellErrorListeners(session, new SipErrorEvent(request, response), false, () ->
+        invoker().tellErrorListeners(session, new SipErrorEvent(request, response), false, () ->
         {
             if (session.isValid() && null == request.finalResponse()
                 && request.transaction() instanceof ServerTransaction)

@@ -18,14 +18,12 @@ import io.sipline.sip.transaction.TransactionLayer;
  */
 abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRetransmission
 {
-    final StackShard shard;
-    final TimerSlots timers;
-    final ServletInvoker invoker;
+    /** The shard's UAS responses, whose shard, timer wheel and invoker these are (one field, not three). */
+    private final UasResponses uas;
     final ServerTransaction tx;
     final long txId;
     final SipServletRequestImpl request;
     final SipServletResponseImpl response;
-    final long t1Ms;
     private ByteBuf bytes;
     long intervalMs;
     long elapsedMs;
@@ -36,23 +34,36 @@ abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRet
     Retransmission(final UasResponses uas, final ServerTransaction tx, final ByteBuf bytes,
         final SipServletRequestImpl request, final SipServletResponseImpl response)
     {
-        this.shard = uas.shard();
-        this.timers = uas.timers();
-        this.invoker = uas.invoker();
+        this.uas = uas;
         this.tx = tx;
         this.txId = tx.id();
         this.bytes = bytes;
         this.request = request;
         this.response = response;
-        this.t1Ms = Math.max(1, shard.stack().config().t1Ns() / 1_000_000);
+    }
+
+    final StackShard shard()
+    {
+        return uas.shard();
+    }
+
+    final ServletInvoker invoker()
+    {
+        return uas.invoker();
+    }
+
+    /** T1 in milliseconds, at least 1 (read from the stack's configuration rather than kept per response). */
+    final long t1Ms()
+    {
+        return Math.max(1, uas.shard().stack().config().t1Ns() / 1_000_000);
     }
 
     /** Schedules the first retransmission, T1 after the send. */
     final void firstTimer()
     {
-        intervalMs = t1Ms;
-        dueNs = shard.nowNs() + intervalMs * 1_000_000L;
-        timer = timers.schedule(intervalMs, this);
+        intervalMs = t1Ms();
+        dueNs = shard().nowNs() + intervalMs * 1_000_000L;
+        timer = uas.timers().schedule(intervalMs, this);
     }
 
     @Override
@@ -63,24 +74,24 @@ abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRet
             return;
         }
         timer = -1;
-        if (elapsedMs + intervalMs < 64 * t1Ms && putOff())
+        if (elapsedMs + intervalMs < 64 * t1Ms() && putOff())
         {
             return;
         }
         elapsedMs += intervalMs;
-        if (elapsedMs >= 64 * t1Ms)
+        if (elapsedMs >= 64 * t1Ms())
         {
             giveUp(true);
             return;
         }
-        if (tx.id() != txId || !shard.respond(tx, bytes.retainedDuplicate(), response.getStatus()))
+        if (tx.id() != txId || !shard().respond(tx, bytes.retainedDuplicate(), response.getStatus()))
         {
             giveUp(false); // the transaction ended (a final response, a transport failure)
             return;
         }
         intervalMs = nextIntervalMs();
-        dueNs = shard.nowNs() + intervalMs * 1_000_000L;
-        timer = timers.schedule(intervalMs, this);
+        dueNs = shard().nowNs() + intervalMs * 1_000_000L;
+        timer = uas.timers().schedule(intervalMs, this);
     }
 
     /**
@@ -91,14 +102,14 @@ abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRet
      */
     private boolean putOff()
     {
-        final long now = shard.nowNs();
-        final long lag = shard.inputLagNs(now);
+        final long now = shard().nowNs();
+        final long lag = shard().inputLagNs(now);
         if (!TransactionLayer.retransmissionWaits(dueNs, now, lag))
         {
             return false;
         }
-        shard.countDeferredRetransmission();
-        timer = timers.schedule((dueNs + lag - now + 999_999L) / 1_000_000L, this);
+        shard().countDeferredRetransmission();
+        timer = uas.timers().schedule((dueNs + lag - now + 999_999L) / 1_000_000L, this);
         return true;
     }
 
@@ -113,7 +124,7 @@ abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRet
     {
         if (timer >= 0)
         {
-            timers.cancel(timer);
+            uas.timers().cancel(timer);
             timer = -1;
         }
         release();

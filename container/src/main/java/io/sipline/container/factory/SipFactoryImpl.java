@@ -19,6 +19,7 @@ import io.sipline.container.api.CSeqText;
 import io.sipline.container.api.HeaderText;
 import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletRequestImpl;
+import io.sipline.container.api.TaggedParty;
 import io.sipline.container.security.AuthInfoImpl;
 import io.sipline.container.api.ApplicationSessionHandle;
 import io.sipline.container.api.ContainerShard;
@@ -270,22 +271,29 @@ public final class SipFactoryImpl implements SipFactory
         final SipApplicationSessionImpl app = orig.sessionImpl().appSession();
         orig.applyHeaderObjects(); // the headers copied below carry the application's edits of their objects
         final MessageHeaders oh = orig.headers();
-        String from = oh.get(HeaderName.FROM);
-        String to = oh.get(HeaderName.TO);
-        if (null != headerMap)
-        {
-            from = mapped(headerMap, "From", from);
-            to = mapped(headerMap, "To", to);
-        }
-        final String fromBare = HeaderText.withTag(from, null);
-        final String toBare = HeaderText.withTag(to, null);
+        final String mappedFrom = null == headerMap ? null : mapped(headerMap, "From", null);
+        final String mappedTo = null == headerMap ? null : mapped(headerMap, "To", null);
+        // the original's parties stay views of its bytes (no String) unless the map gives others
+        final CharSequence fromBare = null != mappedFrom ? HeaderText.withTag(mappedFrom, null)
+            : HeaderText.partyWithoutTag(oh, HeaderName.FROM);
+        final CharSequence toBare = null != mappedTo ? HeaderText.withTag(mappedTo, null)
+            : HeaderText.partyWithoutTag(oh, HeaderName.TO);
         final String method = orig.getMethod();
         final SipSessionImpl session = SipSessionImpl.forOutgoing(app, sameCallId ? orig.getCallId() : null,
-            fromBare, toBare, orig.requestUriText(), orig.sessionImpl().handler());
-        final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2);
+            fromBare, toBare, orig.requestUriChars(), orig.sessionImpl().handler());
+        // texts: the six headers inserted below and one per header the map sets; the rest are spans of oh's bytes
+        final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2,
+            6 + (null == headerMap ? 0 : headerMap.size()));
         h.insert(h.size(), "Max-Forwards", HeaderText.decimal(maxForwards < 0 ? 70 : Math.max(0, maxForwards - 1)));
         h.insert(h.size(), "From", session.requestFrom());
-        h.insert(h.size(), "To", toBare);
+        if (toBare instanceof String text)
+        {
+            h.insert(h.size(), "To", text);
+        }
+        else
+        {
+            h.insert(h.size(), "To", TaggedParty.ofParty(toBare, null)); // written from the original's bytes
+        }
         h.insert(h.size(), "Call-ID", session.callId());
         h.insert(h.size(), "CSeq", CSeqText.of(orig.cseqNumber(), method));
         if (isDialogCreating(method))
@@ -303,7 +311,7 @@ public final class SipFactoryImpl implements SipFactory
         {
             applyHeaderMap(h, headerMap);
         }
-        final SipServletRequestImpl request = SipServletRequestImpl.outgoing(method, orig.requestUriText(), h);
+        final SipServletRequestImpl request = SipServletRequestImpl.outgoingWithUriOf(method, orig, h);
         request.session(session);
         request.initial(true);
         request.shareBody(orig);

@@ -1,6 +1,7 @@
 package io.sipline.container.address;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -54,6 +55,24 @@ class AddressFootprintTest
         final double text = perParse(() -> new String(bytes, StandardCharsets.ISO_8859_1));
         System.out.printf("parsed SipURI %s: %.1f B; the same text as a String: %.1f B%n", URI, uri, text);
         assertTrue(uri <= URI_BUDGET, "B per parsed URI: " + uri);
+    }
+
+    @Test
+    void shouldParseAReadOnlyAddressAtOnceWithoutAModifiableOneToCopy() throws Exception
+    {
+        final double plain = perParse(() -> SipAddresses.parseAddress(ADDRESS));
+        final double readOnly = perParse(() -> SipAddresses.parseAddress(ADDRESS,
+            AbstractParameterable.Protection.READ_ONLY, "From"));
+        System.out.printf("parsed Address: %.1f B; read-only: %.1f B%n", plain, readOnly);
+        assertTrue(readOnly <= plain + 1, "a read-only address costs what a parse costs: " + readOnly);
+        final Address a = SipAddresses.parseAddress(ADDRESS, AbstractParameterable.Protection.READ_ONLY, "From");
+        assertEquals(SipAddresses.parseAddress(ADDRESS), a);
+        assertThrows(IllegalStateException.class, () -> a.setDisplayName("Mallory"));
+        assertThrows(IllegalStateException.class, () -> ((SipURIImpl)a.getURI()).setUser("mallory"));
+        final Address tagged = SipAddresses.parseAddress(ADDRESS, AbstractParameterable.Protection.TAG, "From");
+        ((SipURIImpl)tagged.getURI()).setUser("bob"); // From of a request still to be sent: its URI may change
+        assertThrows(IllegalStateException.class, () -> tagged.setParameter("tag", "x"));
+        assertEquals("Alice <sip:bob@atlanta.example.com>;tag=1928301774", tagged.toString());
     }
 
     @Test

@@ -250,6 +250,54 @@ class SipAddressesParseTest
         assertEquals("sip:atlanta.com", SipAddresses.address(uriOf("sip:atlanta.com"), null).toString());
     }
 
+    @Test
+    void shouldParseAHeadersPlainBytesAsItsTextAndLeaveTheRestToTheText() throws Exception
+    {
+        for (final String value : new String[] {"\"Alice\" <sip:alice@atlanta.example>;tag=1928301774",
+            "sip:bob@biloxi.example;tag=a6;x=y", "Bob  Smith <sip:bob@biloxi.example>", "*"})
+        {
+            final byte[] wire = ("To: " + value + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            final Address fromBytes = SipAddresses.parsePlainAddress(wire, 4, wire.length - 2,
+                AbstractParameterable.Protection.READ_ONLY, "To");
+            final Address fromText = SipAddresses.parseAddress(value);
+            assertEquals(fromText.toString(), fromBytes.toString(), value);
+            assertEquals(fromText.getDisplayName(), fromBytes.getDisplayName(), value);
+            assertEquals(AbstractParameterable.Protection.READ_ONLY, ((AddressImpl)fromBytes).protection());
+        }
+        for (final String value : new String[] {"\"Ann\u00e9\" <sip:ann@x.example>", "Bob\r\n <sip:bob@b.example>",
+            "<sip:@x>"})
+        {
+            final byte[] wire = ("To: " + value + "\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertNull(SipAddresses.parsePlainAddress(wire, 4, wire.length - 2,
+                AbstractParameterable.Protection.READ_ONLY, "To"), "UTF-8, folded or bad: parsed as text");
+        }
+    }
+
+    @Test
+    void shouldFindAPartyWithoutItsTagInTheBytesAsTheTextIsCut()
+    {
+        final String[][] cases = {
+            {"\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", "\"Alice\" <sip:alice@atlanta.example>"},
+            {"<sip:bob@biloxi.example>", "<sip:bob@biloxi.example>"},
+            {"sip:bob@biloxi.example;TAG=a6", "sip:bob@biloxi.example"},
+            {"\"a;tag=b\" <sip:c@d.example;tag=e>;tag=f", "\"a;tag=b\" <sip:c@d.example;tag=e>"},
+            {"<sip:bob@biloxi.example>;tag=a6;x=1", null}, // a parameter after the tag: the text is cut instead
+            {"\"Ann\u00e9\" <sip:ann@x.example>;tag=1", null}, // not ASCII
+        };
+        for (final String[] c : cases)
+        {
+            final byte[] b = ("From: " + c[0]).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            final long span = SipAddresses.withoutTag(b, 6, b.length);
+            if (null == c[1])
+            {
+                assertEquals(-1, span, c[0]);
+                continue;
+            }
+            assertEquals(6, (int)(span >>> 32), c[0]);
+            assertEquals(c[1], new String(b, 6, (int)span - 6, java.nio.charset.StandardCharsets.US_ASCII), c[0]);
+        }
+    }
+
     private static URI uriOf(final String text)
     {
         try

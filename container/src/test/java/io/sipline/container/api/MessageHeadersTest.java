@@ -131,7 +131,7 @@ class MessageHeadersTest
     void shouldShareBaseBytesWhenCopyingEntries()
     {
         final MessageHeaders base = received();
-        final MessageHeaders copy = MessageHeaders.over(base, 4);
+        final MessageHeaders copy = MessageHeaders.over(base, 4, 1);
         copy.copyFrom(base, HeaderName.VIA);
         copy.copyFrom(base, HeaderName.CALL_ID);
         assertEquals(3, copy.size());
@@ -239,5 +239,77 @@ class MessageHeadersTest
         assertEquals("first", h.get("x-first"));
         assertNull(h.get("Call-ID"));
         assertTrue(h.is(0, HeaderName.UNKNOWN, "X-FIRST") && !h.is(1, HeaderName.UNKNOWN, "X-First"));
+    }
+
+    @Test
+    void shouldKeepEachTextInASlotOfItsOwnThroughReadsEditsAndRemovals()
+    {
+        final MessageHeaders h = received();
+        final String from = h.get(HeaderName.FROM);
+        final String callId = h.get(HeaderName.CALL_ID);
+        final String subject = h.get("Subject");
+        final List<String> vias = h.getAll("Via"); // more reads than the first slots: the values array grows
+        assertTrue(from == h.get("f") && callId == h.get(HeaderName.CALL_ID) && vias.get(1) == h.getAll("v").get(1),
+            "a read value is made once and cached");
+        final int fromAt = h.find(HeaderName.FROM, 0);
+        assertTrue(h.valueSpan(fromAt) >= 0 && h.headerValueStart(fromAt) >= 0, "a read entry keeps its span");
+        assertEquals(HeaderName.FROM, h.known(fromAt));
+        assertEquals(1, h.count(HeaderName.FROM));
+
+        h.remove("Subject"); // its slot is free again: the next texts take it
+        h.add("X-One", "1");
+        h.add("X-Two", "2");
+        h.setValue(h.find(HeaderName.CALL_ID, 0), "edited@example"); // a read entry becomes text in its slot
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", h.get("From"));
+        assertEquals("edited@example", h.get("Call-ID"));
+        assertEquals("lunch and more", subject);
+        assertNull(h.get("Subject"));
+        assertEquals(List.of("1", "2"), List.of(h.get("x-one"), h.get("x-two")));
+        assertEquals(vias, h.getAll("Via"));
+
+        final MessageHeaders copy = MessageHeaders.over(h, 4, 1);
+        copy.copyFrom(h, HeaderName.FROM); // a read span is shared as a span: the copy caches its own String
+        copy.copyFrom(h, HeaderName.CALL_ID); // text: shared as it is
+        assertEquals(h.valueSpan(fromAt), copy.valueSpan(0));
+        assertEquals(from, copy.get(HeaderName.FROM));
+        assertEquals(-1, copy.valueSpan(1));
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            final String written = out.toString(StandardCharsets.UTF_8);
+            assertTrue(written.contains("Call-ID: edited@example\r\n") && written.endsWith("X-One: 1\r\nX-Two: 2\r\n")
+                && !written.contains("Subject"), written);
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
+    @Test
+    void shouldReadMoreSpannedValuesThanItsSlotBitsNameAsEqualStrings()
+    {
+        // a received section holds fewer headers than the parser's limit: spans shared 600 times make more reads
+        final MessageHeaders base = received();
+        final MessageHeaders h = MessageHeaders.over(base, 4, 1);
+        final int custom = base.find("X-Custom", 0);
+        for (int i = 0; i < 600; i++)
+        {
+            h.appendEntry(base, custom);
+        }
+        for (int round = 0; round < 2; round++)
+        {
+            for (int i = 0; i < 600; i++)
+            {
+                assertEquals("one", h.value(i));
+            }
+        }
+        assertEquals("X-Custom", h.name(599));
+        h.removeAt(0); // frees a slot a later text takes
+        h.add("X-Last", "last");
+        assertEquals("last", h.get("x-last"));
+        assertEquals("one", h.value(598));
+        assertEquals(599, h.count("X-Custom"));
     }
 }

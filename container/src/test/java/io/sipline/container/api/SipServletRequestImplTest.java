@@ -172,6 +172,37 @@ class SipServletRequestImplTest
     }
 
     @Test
+    void shouldKeepTheReceivedRequestUriOfACopyOverItsBytesUntilRead() throws Exception
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        final MessageHeaders h = MessageHeaders.over(r.headers(), 2, 1);
+        h.insert(0, "Max-Forwards", "69");
+        final SipServletRequestImpl copy = SipServletRequestImpl.outgoingWithUriOf("INVITE", r, h);
+        final CharSequence chars = copy.requestUriChars();
+        assertFalse(chars instanceof String, "a view of the received bytes while unread");
+        assertEquals("sip:bob@192.0.2.1", chars.toString());
+        final SipSessionImpl callee = SipSessionImpl.forOutgoing(r.sessionImpl().appSession(), null,
+            "<sip:app@192.0.2.1>", "<sip:bob@192.0.2.1>", chars, "m");
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            MessageWriter.writeRequest(out, copy, "SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKc1");
+            assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("INVITE sip:bob@192.0.2.1 SIP/2.0\r\n"));
+        }
+        finally
+        {
+            out.release();
+        }
+        assertEquals("sip:bob@192.0.2.1", copy.requestUriText(), "made into text when read");
+        assertTrue(copy.requestUriChars() instanceof String);
+        assertEquals("sip:bob@192.0.2.1", callee.createRequest("INFO").getRequestURI().toString(),
+            "the new dialog's remote target, read from its record");
+        final SipServletRequestImpl other = SipServletRequestImpl.outgoingWithUriOf("INVITE", r,
+            MessageHeaders.empty(1));
+        assertEquals("sip:bob@192.0.2.1", other.requestUriText(), "over other bytes: the text");
+    }
+
+    @Test
     void shouldRefuseResponsesToAck()
     {
         final SipServletRequestImpl ack = TestMessages.received(host, TestMessages.INVITE.replace("INVITE", "ACK"));
