@@ -81,6 +81,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 addr() { echo "127.0.0.$(( $1 + 1 ))"; }
+# a sleep that a signal interrupts at once: bash runs a trap during wait, not during a foreground command
+nap() { sleep "$1" & wait $! || true; }
 
 # The front first: it probes the nodes from the start (flag 8) and takes each in at its first answer.
 {
@@ -117,7 +119,7 @@ while :; do
     kill -0 "${pids[$i]}" 2>/dev/null || die "${names[$i]} ended before the cluster was ready; its log is in $dir"
   done
   (( SECONDS < deadline )) || die "the cluster was not ready within $ready_seconds s; the logs are in $dir"
-  sleep 0.5
+  nap 0.5
 done
 
 cat <<TXT
@@ -131,5 +133,5 @@ answered 200 by a survivor, sipp counts no failed call), and new calls go to the
 Logs: $dir/node-N.log, $dir/kamailio.log. Ctrl-C stops everything.
 TXT
 # a killed node is part of the demo; the demo ends when the user stops it, or when the front itself ends
-while kill -0 "${pids[0]}" 2>/dev/null; do sleep 1; done
+while kill -0 "${pids[0]}" 2>/dev/null; do nap 1; done
 die "Kamailio ended; its log is $dir/kamailio.log"
