@@ -120,7 +120,7 @@ public final class CallsBench implements Callable<Integer>
 
     @Option(names = "--overload-wait", paramLabel = "MS",
         description = "Sipline's overload control: bin/sipline run --overload-wait MS "
-        + "(new requests that waited longer are refused with 503; 0: off; default: not given, the server's own: off)")
+        + "(new requests that waited longer are refused with 503; 0: off; default: not given, the server's own: 30)")
     Integer overloadWait;
 
     @Option(names = "--server-warmup", paramLabel = "CALLS",

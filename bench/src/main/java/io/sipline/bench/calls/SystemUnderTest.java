@@ -19,6 +19,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
 import io.sipline.bench.baseline.jainsip.JainSipB2bua;
+import io.sipline.bench.machine.CpuConfinement;
 import io.sipline.test.Sipp;
 
 /**
@@ -45,9 +46,24 @@ public enum SystemUnderTest
     JAINSIP("jainsip", true),
     KAMAILIO("kamailio", false);
 
-    /** Where the harness finds the repository, the JDK and its own class path. */
-    public record Layout(Path root, String java, String classpath)
+    /**
+     * Where the harness finds the repository, the JDK and its own class path; {@code cpu}, when not null, the cgroup
+     * and CPU every server is started in.
+     */
+    public record Layout(Path root, String java, String classpath, CpuConfinement cpu)
     {
+        /** A layout whose servers run wherever the scheduler puts them. */
+        public Layout(final Path root, final String java, final String classpath)
+        {
+            this(root, java, classpath, null);
+        }
+
+        /** This layout with every server started in {@code confinement} (see {@link CpuConfinement}). */
+        public Layout confined(final CpuConfinement confinement)
+        {
+            return new Layout(root, java, classpath, confinement);
+        }
+
         public Path profiles()
         {
             return root.resolve("jvm-profiles");
@@ -220,6 +236,10 @@ public enum SystemUnderTest
                     "-l", "udp:127.0.0.1:" + port, "-A", "UAS_ADDR=\"" + target + "\"", "-w", dir.toString(),
                     "-P", dir.resolve("kamailio-" + port + ".pid").toString(), "-m", "256", "-M", "16"));
             }
+        }
+        if (null != layout.cpu())
+        {
+            pb.command(layout.cpu().wrap(cmd));
         }
         final ServerProcess server = new ServerProcess(this, jvm ? profile : "-", pb.start(), port, adminPort, output,
             gcLog);

@@ -13,6 +13,7 @@ import io.sipline.bench.calls.RegistrarDeployment;
 import io.sipline.bench.calls.Scenarios;
 import io.sipline.bench.calls.ServerProcess;
 import io.sipline.bench.calls.SystemUnderTest;
+import io.sipline.bench.machine.CpuConfinement;
 import io.sipline.test.Sipp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,8 +29,10 @@ import picocli.CommandLine.Spec;
  * server, runs a surge ({@link SurgeRun}): steady calls at half the maximum, a population of established calls whose
  * BYEs fall during and after the surge, and the surge bringing the offered rate to the multiple of the maximum for
  * {@code --surge} seconds. Kamailio's stateful proxy (the {@code bench calls} baseline) is measured the same way at
- * twice its own maximum. Each run is reported second by second and judged ({@link Surge}): goodput at or above 90%
- * of the maximum through the surge, the established calls' BYEs all answered, seconds to recover. Writes
+ * twice its own maximum. With {@code --server-cpu} every server runs on a share of CPU 0 and the callers on the other
+ * CPUs ({@link CpuConfinement}), as if the load came from another machine. Each run is reported second by second and
+ * judged ({@link Surge}): goodput at or above 90% of the maximum through the surge, the established calls' BYEs all
+ * answered, seconds to recover. Writes
  * {@code overload.md} and {@code overload.json} into {@code bench-results/overload-<stamp>/}. Every child process is
  * stopped by its handle. Runs on the main thread.
  */
@@ -129,12 +132,18 @@ public final class OverloadBench implements Callable<Integer>
         description = "bound on the steps of each phase of the search (default 8)")
     int maxSteps;
 
+    @Option(names = "--server-cpu", paramLabel = "PERCENT",
+        description = "confine every server to PERCENT of CPU 0 (a cgroup CPU quota) and the callers to the other "
+            + "CPUs, as if the load came from another machine (needs root; default: the callers share the cores)")
+    Integer serverCpu;
+
     @Spec
     CommandSpec spec;
 
     private final List<Surge> surges = new ArrayList<>();
     private int siplineMax;
     private int kamailioMax;
+    private String confinement;
 
     public static void main(final String[] args)
     {
@@ -190,6 +199,10 @@ public final class OverloadBench implements Callable<Integer>
         {
             bad = "--max-rate and --kamailio-max-rate must be positive";
         }
+        else if (null != serverCpu && (serverCpu < 1 || serverCpu > 100))
+        {
+            bad = "--server-cpu: a share of CPU 0 from 1 to 100 percent";
+        }
         else
         {
             return;
@@ -213,7 +226,23 @@ public final class OverloadBench implements Callable<Integer>
             System.out.println("kamailio is not installed (apt-get install kamailio); --no-kamailio leaves it out");
             return 2;
         }
-        final SystemUnderTest.Layout layout = harness.layout();
+        if (null == serverCpu)
+        {
+            return measure(kamailio, harness.layout());
+        }
+        try (CpuConfinement cpu = CpuConfinement.create(serverCpu))
+        {
+            cpu.pinHarness();
+            confinement = cpu.describe();
+            System.out.println("bench overload: " + confinement);
+            return measure(kamailio, harness.layout().confined(cpu));
+        }
+    }
+
+    /** Finds the maxima (or takes them) and runs every series; {@link #call} after its checks. */
+    private int measure(final boolean kamailio, final SystemUnderTest.Layout layout)
+        throws IOException, InterruptedException
+    {
         final Path dir = harness.resultDir("overload-");
         final Scenarios.Flow flow = Scenarios.b2bua(dir, null);
         final Path scenario = SurgeScenario.write(dir);
@@ -378,7 +407,7 @@ public final class OverloadBench implements Callable<Integer>
         final String command = "bin/sipline bench overload " + String.join(" ",
             spec.commandLine().getParseResult().originalArgs());
         Files.writeString(dir.resolve("overload.md"), OverloadReport.markdown(command, app, profile, siplineMax,
-            kamailioMax, surges));
+            kamailioMax, confinement, surges));
         Files.writeString(dir.resolve("overload.json"), OverloadReport.json(app, profile, siplineMax, kamailioMax,
             surges));
     }

@@ -13,8 +13,9 @@ final class OverloadReport
     {
     }
 
+    /** The markdown report; {@code cpus}: how the servers and the callers shared the CPUs, null when not confined. */
     static String markdown(final String command, final String app, final String profile, final int siplineMax,
-        final int kamailioMax, final List<Surge> surges)
+        final int kamailioMax, final String cpus, final List<Surge> surges)
     {
         final StringBuilder md = new StringBuilder(8192);
         md.append("# bench overload\n\n`").append(command).append("`\n\nApplication `").append(app)
@@ -22,6 +23,7 @@ final class OverloadReport
             .append("retransmission): Sipline ").append(siplineMax).append(" calls/s, Kamailio ")
             .append(0 == kamailioMax ? "not measured" : kamailioMax + " calls/s").append(". Machine: ")
             .append(Runtime.getRuntime().availableProcessors()).append(" cores, JDK ").append(Runtime.version())
+            .append(null == cpus ? "; the callers share the server's cores" : "; " + cpus)
             .append(".\n\nSeconds are counted from the start of the surge. Goodput: calls whose BYE was answered. ")
             .append("Recovery: seconds from the end of the surge until every second refuses nothing, retransmits ")
             .append("nothing and completes at least 90% of what it is offered.\n\n")

@@ -63,7 +63,8 @@ class SurgeTest
         assertFalse(new Surge("storm", 1000, 1, 4, seconds, all, 0, 0, 0, 0, held.storm()).goodputHeld(),
             "a storm second not measured is not held");
         final String md = OverloadReport.markdown("bench overload --register-storm 8000", "typical-b2bua", "zgc", 1000,
-            0, List.of(held));
+            0, "server confined to 50% of CPU 0", List.of(held));
+        assertTrue(md.contains("; server confined to 50% of CPU 0."), md);
         assertTrue(md.contains("| 8000 | 24000 | 9000 | 15000 | 0 | 12 | 94% | yes |"), md);
         assertTrue(OverloadReport.json("typical-b2bua", "zgc", 1000, 0, List.of(held))
             .contains("\"storm\": {\"rate\": 8000, \"sent\": 24000, \"registered\": 9000"));
