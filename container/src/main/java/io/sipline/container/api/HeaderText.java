@@ -209,6 +209,18 @@ public final class HeaderText
         return new AsciiSpan(h.bytes(), (int)(party >>> 32), (int)party);
     }
 
+    /**
+     * Whether entry {@code i} (a From or To; -1: none) has a tag, found in its bytes while it is a span of plain
+     * ASCII (no String made): 1 yes, 0 no; -1 when its text must be read instead (an edit, a folded or UTF-8 value,
+     * parameters after the tag, no entry).
+     */
+    static int tagged(final MessageHeaders h, final int i)
+    {
+        final long span = i < 0 ? -1 : h.valueSpan(i);
+        final long party = span < 0 ? -1 : SipAddresses.withoutTag(h.bytes(), (int)(span >>> 32), (int)span);
+        return party < 0 ? -1 : (int)party == (int)span ? 0 : 1;
+    }
+
     /** The value with its tag set to {@code tag} (or removed when null). */
     public static String withTag(final String value, final String tag)
     {

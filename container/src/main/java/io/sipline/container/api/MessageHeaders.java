@@ -272,6 +272,11 @@ public final class MessageHeaders implements HeaderSource
         final int s = i * ENTRY;
         if (index[s + 1] != TEXT)
         {
+            final String common = CommonValues.of(bytes, index[s + 1], index[s + 2]);
+            if (null != common)
+            {
+                return common; // made once: nothing to make or cache
+            }
             final String made = unfold(bytes, index[s + 1], index[s + 2]);
             final int slot = freeSlot();
             if (slot <= MAX_CACHE_SLOT)

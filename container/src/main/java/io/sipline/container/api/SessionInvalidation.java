@@ -53,7 +53,7 @@ final class SessionInvalidation
         if (null != s.proxyRouteKey())
         {
             unregister(s, s.proxyRouteKey());
-            s.proxyRouteKey = null;
+            s.clearProxyRouteKey();
         }
         final SipSessionImpl linked = s.linked();
         if (null != linked && linked.linked() == s)

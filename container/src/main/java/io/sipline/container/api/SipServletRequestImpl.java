@@ -198,14 +198,18 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     // Container view: Request-URI, proxy and B2BUA roles
     // ================================================================================================================
 
-    /** Whether the To header has a tag; a received request's is known from the parser, without its text. */
+    /**
+     * Whether the To header has a tag: a received request's is known from the parser, else found in the To's bytes
+     * while it is a span (no String of it made), else read in its text.
+     */
     boolean toHasTag()
     {
         if (toTagged >= 0)
         {
             return 1 == toTagged;
         }
-        return null != HeaderText.param(headers.get(HeaderName.TO), "tag");
+        final int tagged = HeaderText.tagged(headers, headers.find(HeaderName.TO, 0));
+        return tagged >= 0 ? 1 == tagged : null != HeaderText.param(headers.get(HeaderName.TO), "tag");
     }
 
     /** Whether the Request-URI contains the ASCII bytes {@code what}; as received, it is read in place. */

@@ -3,7 +3,6 @@ package io.sipline.container.api;
 import java.io.Serializable;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -66,15 +65,12 @@ public final class SipSessionImpl implements SipSession
     boolean registered;
 
     private SipServletRequestImpl original;
-    /** The user of the initial request, kept when {@link #settle} lets go of the request. */
-    private SipPrincipal settledPrincipal;
     /**
      * Requests of this session whose transaction has no final response yet (JSR 289 B2BUA pending messages), in the
-     * order they began: the first in a field (a session has one at a time in most calls), the others in a list made
-     * when two overlap.
+     * order they began: the first in a field (a session has one at a time in most calls), the others in the extras'
+     * list, made when two overlap.
      */
     private SipServletRequestImpl ongoingFirst;
-    private List<SipServletRequestImpl> ongoingMore;
     private boolean hadTransaction;
     /** Written by the thread that sends the BYE (an application's, perhaps not the shard's), read by any. */
     private volatile boolean byeSent;
@@ -82,12 +78,8 @@ public final class SipSessionImpl implements SipSession
     private boolean b2bua;
     /** The 2xx this UAS sent and whose ACK has not come yet, or null. */
     private AckWait awaitingAck;
-    /** The proxy of this session's initial request (JSR 289 §10), or null. */
-    private SessionProxy proxy;
-    /** The key of our Record-Route (the session is found by it for subsequent requests), or null. */
-    String proxyRouteKey;
-    /** RFC 3262 state (RSeq numbers, the reliable provisional awaiting its PRACK), made on first use, or null. */
-    private ReliableProvisionals reliableProvisionals;
+    /** What few sessions use (proxy role, 100rel, overlapping requests, settled user), or null until then. */
+    private SessionExtras extras;
     /** The session's part in a forked request's dialogs, made on the first other dialog, or null. */
     SessionFork fork;
 
@@ -442,7 +434,7 @@ public final class SipSessionImpl implements SipSession
      */
     public SipPrincipal initialPrincipal()
     {
-        return null != original ? original.principal() : settledPrincipal;
+        return null != original ? original.principal() : null == extras ? null : extras.settledPrincipal;
     }
 
     /**
@@ -459,14 +451,17 @@ public final class SipSessionImpl implements SipSession
     public void settle(final SipServletRequestImpl request)
     {
         if (request != original || State.CONFIRMED != state || !"INVITE".equals(request.getMethod())
-            || null != awaitingAck || (uac && null == request.ack()) || null != proxy
+            || null != awaitingAck || (uac && null == request.ack()) || null != proxy()
             || request.headers().find(HeaderName.REPLACES, 0) >= 0 || null != request.getHeader("Join"))
         {
             return;
         }
         dialog.settle();
         dialog.localCseqBase(original, uac);
-        settledPrincipal = request.principal();
+        if (null != request.principal())
+        {
+            extras().settledPrincipal = request.principal();
+        }
         original = null;
     }
 
@@ -499,17 +494,38 @@ public final class SipSessionImpl implements SipSession
     /** The proxy of this session's initial request, or null. */
     public SessionProxy proxy()
     {
-        return proxy;
+        return null == extras ? null : extras.proxy;
     }
 
     public void proxy(final SessionProxy value)
     {
-        proxy = value;
+        if (null != value || null != extras)
+        {
+            extras().proxy = value;
+        }
     }
 
     public String proxyRouteKey()
     {
-        return proxyRouteKey;
+        return null == extras ? null : extras.proxyRouteKey;
+    }
+
+    /** The session no longer record-routes (its Record-Route key is unregistered). */
+    void clearProxyRouteKey()
+    {
+        if (null != extras)
+        {
+            extras.proxyRouteKey = null;
+        }
+    }
+
+    private SessionExtras extras()
+    {
+        if (null == extras)
+        {
+            extras = new SessionExtras();
+        }
+        return extras;
     }
 
     /**
@@ -518,9 +534,9 @@ public final class SipSessionImpl implements SipSession
      */
     public void registerProxyRoute(final String key)
     {
-        if (null == proxyRouteKey && valid)
+        if (null == proxyRouteKey() && valid)
         {
-            proxyRouteKey = key;
+            extras().proxyRouteKey = key;
             app.host().sessions().putDialog(dialog.callId(), key, this);
         }
     }
@@ -528,17 +544,18 @@ public final class SipSessionImpl implements SipSession
     /** This session's reliable provisional responses (RFC 3262), made on first use. */
     public ReliableProvisionals reliableProvisionals()
     {
-        if (null == reliableProvisionals)
+        final SessionExtras x = extras();
+        if (null == x.reliableProvisionals)
         {
-            reliableProvisionals = new ReliableProvisionals();
+            x.reliableProvisionals = new ReliableProvisionals();
         }
-        return reliableProvisionals;
+        return x.reliableProvisionals;
     }
 
     /** As {@link #reliableProvisionals()}, null when the session never used 100rel. */
     public ReliableProvisionals reliableProvisionalsIfAny()
     {
-        return reliableProvisionals;
+        return null == extras ? null : extras.reliableProvisionals;
     }
 
     public void markB2bua()
@@ -562,14 +579,7 @@ public final class SipSessionImpl implements SipSession
         {
             return List.of();
         }
-        if (null == ongoingMore || ongoingMore.isEmpty())
-        {
-            return List.of(ongoingFirst);
-        }
-        final List<SipServletRequestImpl> all = new ArrayList<>(1 + ongoingMore.size());
-        all.add(ongoingFirst);
-        all.addAll(ongoingMore);
-        return all;
+        return null == extras ? List.of(ongoingFirst) : extras.ongoing(ongoingFirst);
     }
 
     /** A transaction starts (a request received or sent). */
@@ -583,11 +593,7 @@ public final class SipSessionImpl implements SipSession
             }
             else
             {
-                if (null == ongoingMore)
-                {
-                    ongoingMore = new ArrayList<>(2);
-                }
-                ongoingMore.add(request);
+                extras().overlapping(request);
             }
             hadTransaction = true;
         }
@@ -600,11 +606,11 @@ public final class SipSessionImpl implements SipSession
     {
         if (ongoingFirst == request)
         {
-            ongoingFirst = null == ongoingMore || ongoingMore.isEmpty() ? null : ongoingMore.removeFirst();
+            ongoingFirst = null == extras ? null : extras.nextOngoing();
         }
-        else if (null != ongoingMore)
+        else if (null != extras)
         {
-            ongoingMore.remove(request);
+            extras.ended(request);
         }
     }
 
@@ -671,7 +677,7 @@ public final class SipSessionImpl implements SipSession
         {
             return false;
         }
-        if (null != proxy && null == proxyRouteKey && hadTransaction)
+        if (null != proxy() && null == proxyRouteKey() && hadTransaction)
         {
             return true; // a proxy that did not record-route sees nothing of the dialog after its transaction
         }

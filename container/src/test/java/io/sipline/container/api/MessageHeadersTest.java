@@ -1,7 +1,9 @@
 package io.sipline.container.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -36,6 +38,22 @@ class MessageHeadersTest
         assertNull(h.get("Nope"));
         assertEquals(2, h.count("X-Custom"));
         assertTrue(h.names().contains("From") && h.names().contains("X-Custom"), h.names().toString());
+    }
+
+    @Test
+    void shouldReadACommonValueAsOneSharedStringAndOthersAsTheirOwn()
+    {
+        final MessageHeaders a = received();
+        final MessageHeaders b = received();
+        assertEquals("application/sdp", a.get("Content-Type"));
+        assertSame(a.get("Content-Type"), b.get("c"), "the Content-Type of SDP bodies is made once");
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", a.get(HeaderName.CALL_ID));
+        assertNotSame(a.get(HeaderName.CALL_ID), b.get(HeaderName.CALL_ID));
+        assertSame(a.get(HeaderName.CALL_ID), a.get(HeaderName.CALL_ID), "any other value is cached once read");
+        final SipMessage m = TestMessages.parse(TestMessages.INVITE.replace("application/sdp", "application/SDP"));
+        final byte[] copy = new byte[m.length()];
+        System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
+        assertEquals("application/SDP", MessageHeaders.of(m, copy).get("Content-Type"), "only the same bytes match");
     }
 
     @Test
