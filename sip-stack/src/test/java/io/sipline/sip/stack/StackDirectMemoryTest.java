@@ -37,9 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * from several sockets, over many TCP and TLS connections at once: thousands of 200s held by transactions, the kept
  * buffers grown to their size or let go and made again, beside the connections' read and TLS buffers. Once the
  * transactions have ended and the shards have trimmed (once a second, over a window of 10 s), the pooled direct memory
- * the stack uses ({@link SipStack#pooledDirectMemory}) must be back within two of Netty's default chunks (8 MiB) of
- * what it was before the burst, polled with a deadline: Netty keeps an empty run of each size class for good, and the
- * chunk it is in (in the shared allocator, a run of the transports' read and TLS buffers may keep one more chunk).
+ * the stack uses ({@link SipStack#pooledDirectMemory}) must be back within three of Netty's default chunks (12 MiB) of
+ * what it was before the burst (the burst takes about twice that), polled with a deadline: Netty keeps an empty run of
+ * each size class for good, and the chunk it is in (in the shared allocator, a run of the transports' read and TLS
+ * buffers may keep one more chunk; in each shard's own, a chunk of 256 KiB per size class).
  *
  * <p>Netty's leak detector is off for the test: under it the shards keep no outbound buffer, and kept buffers are the
  * point. Figures go to standard output.
@@ -62,7 +63,7 @@ class StackDirectMemoryTest
     /** The trim window (10 s) and then some. */
     private static final long SETTLE_DEADLINE_NS = 40_000_000_000L;
     /** Netty's default chunks the memory may stay above its start (see the class). */
-    private static final int CHUNKS_ABOVE_START = 2;
+    private static final int CHUNKS_ABOVE_START = 3;
 
     @Test
     void shouldGiveTheDirectMemoryOfABurstBack(@TempDir final Path directory) throws Exception
