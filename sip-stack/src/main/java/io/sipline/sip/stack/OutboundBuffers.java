@@ -18,17 +18,20 @@ import io.netty.util.ResourceLeakDetector;
  * <p><b>Memory.</b> A kept buffer lives for seconds to hours, and Netty frees a chunk only once nothing in it is
  * allocated: beside the short-lived buffers of the transports, the few buffers kept after a burst would hold every
  * chunk the burst took. So this pool's buffers, kept or not, come from an allocator of its own
- * ({@link #ownAllocator()}: one arena, small chunks, no thread cache), and the shard's allocator holds only buffers of
+ * ({@link #ownAllocator()}: one arena, small chunks), and the shard's allocator holds only buffers of
  * microseconds. Within its own, the buffers still kept after a burst are spread over the chunks the burst took, a few
- * in each: once they hold more than {@link #SPARSE_FACTOR} times what the kept buffers take (and two chunks),
- * {@link #trim} lets go of every free one, so the chunks empty and go back, and the buffers made again fill few.
+ * in each: once they hold more than {@link #SPARSE_FACTOR} times what the kept buffers take (and a few chunks),
+ * {@link #trim} lets go of every one, free or in use, so the chunks empty and go back, and the buffers made again
+ * fill few. It looks only after a trim let buffers go (the end of a burst; a steady load lets none go, so it never pays
+ * for this), and the buffers it kept are let go at once, so no second time is needed for the ones in use then.
  *
  * <p><b>Reference counts.</b> Each kept buffer carries one reference owned by this pool. {@link #acquire} hands a
  * buffer out with one more reference, which passes with the buffer as usual (to a send, a transaction, Netty's write,
  * another shard) and is released by whoever ends its use, on any thread; derived buffers count on the same buffer. A
  * kept buffer whose count is back to 1 is free: the next {@link #acquire} that finds it clears its indexes and hands
- * it out again, or lets it go when it grew above {@link #MAX_KEPT_CAPACITY}. {@link #close} releases the pool's
- * references.
+ * it out again, or lets it go when it grew above {@link #MAX_KEPT_CAPACITY}. {@link #close}, and letting go of a
+ * sparse allocator's buffers ({@link #compactIfSparse}), release the pool's references, also on buffers still in use:
+ * their last holder frees them.
  *
  * <p><b>Trimming.</b> Once a second ({@link #trim}) the pool lets go of the free buffers that recent use does not
  * need: it keeps as many as were handed out over its last {@link #TRIM_WINDOW} trims (acquires take the kept buffers
@@ -59,8 +62,13 @@ final class OutboundBuffers
     static final int OWN_PAGE_SIZE = 8192;
     /** Chunk of {@link #ownAllocator()}: 2^5 pages of 8 KiB = 256 KiB, 16 of the largest kept buffers. */
     static final int OWN_MAX_ORDER = 5;
-    /** The own allocator holding more than this times the kept buffers' capacity (and two chunks) is sparse. */
+    /** The own allocator holding more than this times the kept buffers' capacity (and the slack) is sparse. */
     static final int SPARSE_FACTOR = 2;
+    /**
+     * Chunks a dense own allocator may hold beyond its kept buffers: Netty keeps an empty run of each size class
+     * (five up to 16 KiB, {@link #roundedCapacity}) and its first chunk for good, each holding a chunk.
+     */
+    static final long SPARSE_SLACK_CHUNKS = 8;
     /** Most trims between two times the pool lets go of every free buffer of a sparse own allocator. */
     static final int MAX_COMPACTION_WAIT = 32 * TRIM_WINDOW;
 
@@ -116,12 +124,15 @@ final class OutboundBuffers
     /**
      * A pooled allocator for one shard's outbound buffers: direct only, one arena (one shard allocates from it; its
      * lock is taken only when a buffer is made, grows or is let go, not when a kept one is reused), chunks of 256 KiB
-     * (a chunk that a few kept buffers hold after a burst holds little), and no thread cache (it would keep what a
-     * trim let go).
+     * (a chunk that a few kept buffers hold after a burst holds little), and Netty's thread cache for the shard's
+     * thread, trimmed with every {@link #trim}: beyond the kept buffers (a load that holds more at once) each message
+     * takes a buffer from the allocator and its holder frees it, and without the cache each would go to the arena,
+     * where Netty makes and drops run and chunk records as buffers come and go, on the shard's heap.
      */
     static PooledByteBufAllocator ownAllocator()
     {
-        return new PooledByteBufAllocator(true, 0, 1, OWN_PAGE_SIZE, OWN_MAX_ORDER, 0, 0, false, 0);
+        return new PooledByteBufAllocator(true, 0, 1, OWN_PAGE_SIZE, OWN_MAX_ORDER,
+            PooledByteBufAllocator.defaultSmallCacheSize(), PooledByteBufAllocator.defaultNormalCacheSize(), false, 0);
     }
 
     /**
@@ -163,12 +174,22 @@ final class OutboundBuffers
             return buffer.retain(); // the caller's reference
         }
         made++;
-        final ByteBuf fresh = own.directBuffer(Math.max(initialCapacity, MIN_CAPACITY));
+        final ByteBuf fresh = own.directBuffer(roundedCapacity(initialCapacity));
         if (count < kept.length && keeping())
         {
             kept[count++] = fresh.retain(); // the pool's own reference; the caller has the first
         }
         return fresh;
+    }
+
+    /**
+     * {@code initialCapacity}, at least {@link #MIN_CAPACITY}, rounded up to a power of two, as a buffer grows anyway:
+     * the own allocator sees few size classes, and Netty keeps one run of each class for good, holding its chunk.
+     */
+    static int roundedCapacity(final int initialCapacity)
+    {
+        final int wanted = Math.max(initialCapacity, MIN_CAPACITY);
+        return wanted > 1 << 30 ? wanted : Integer.highestOneBit(wanted - 1) << 1;
     }
 
     /**
@@ -239,16 +260,22 @@ final class OutboundBuffers
             // a burst would keep the transports' cached buffers, and with them whole chunks, for good
             pooled.trimCurrentThreadCache();
         }
+        if (null != ownMetric)
+        {
+            ((PooledByteBufAllocator)own).trimCurrentThreadCache(); // what the pool let go is not kept there instead
+        }
         trimmed += released;
         return released;
     }
 
     /**
      * Lets go of every free kept buffer when the own allocator holds more than {@link #SPARSE_FACTOR} times the
-     * capacity of the kept buffers, and two chunks. Looked at after trims that let buffers go, and again after letting
-     * go (buffers in use then may still hold chunks); a window of trims after the first time, each time after twice
-     * as many (at most {@link #MAX_COMPACTION_WAIT}) while it keeps finding the allocator sparse, so that buffers an
-     * application holds for long cannot make the pool let go of its buffers every window.
+     * capacity of the kept buffers, and {@link #SPARSE_SLACK_CHUNKS} chunks; the ones in use too, which go back when
+     * their holder releases them (the pool no longer keeps them), so that nothing of the burst stays kept. Looked at
+     * only after a trim that let buffers go (the end of a burst: a steady load lets none go), a window of trims after
+     * the last time at the soonest, and twice as long each time it is found sparse again (at most
+     * {@link #MAX_COMPACTION_WAIT}): a load that comes and goes cannot make the pool let go of its buffers every
+     * window.
      *
      * @param keptBytes the capacity of the buffers kept now, in use or free.
      * @return the buffers let go.
@@ -265,7 +292,7 @@ final class OutboundBuffers
         }
         sparseCheckDue = false;
         final long held = ownMetric.usedDirectMemory();
-        if (held <= SPARSE_FACTOR * keptBytes + 2L * ownMetric.chunkSize())
+        if (held <= SPARSE_FACTOR * keptBytes + SPARSE_SLACK_CHUNKS * ownMetric.chunkSize())
         {
             compactionWait = TRIM_WINDOW;
             return 0;
@@ -275,19 +302,19 @@ final class OutboundBuffers
             compactionWait = Math.min(2 * compactionWait, MAX_COMPACTION_WAIT);
         }
         trimsSinceCompaction = 0;
-        sparseCheckDue = true;
         compactions++;
-        int released = 0;
-        for (int i = count - 1; i >= 0; i--)
+        final int released = count;
+        for (int i = 0; i < count; i++)
         {
             final ByteBuf buffer = kept[i];
-            if (1 == buffer.refCnt())
+            kept[i] = null;
+            if (buffer.refCnt() > 0) // not already freed by a holder's extra release
             {
-                forget(i);
-                buffer.release(); // the pool's reference: its chunk can empty
-                released++;
+                // The pool's reference: a free buffer goes back now, one in use when its holder releases it
+                buffer.release();
             }
         }
+        count = 0;
         return released;
     }
 

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * derived buffer) is released, with its indexes cleared; a buffer that grew too large is let go; one a holder freed
  * by releasing too often is forgotten; close releases the pool's references; nothing is kept while the leak detector
  * records accesses; a burst's buffers and the chunks of the pool's own allocator go back after the trim window, all
- * the free ones at once when the kept ones hold that allocator's chunks sparsely. The detector is switched off around
+ * the kept ones at once (those in use when their holder releases them) when they hold that allocator's chunks
+ * sparsely, and only once for one burst; buffers are made in powers of two. The detector is switched off around
  * the tests that keep buffers (kept buffers are the point) and restored after each.
  */
 class OutboundBuffersTest
@@ -197,7 +198,7 @@ class OutboundBuffersTest
         }
         assertEquals(burst.length, pool.trim(0), "the grown ones let go, then the sparse rest");
         assertEquals(1, pool.compactions());
-        assertEquals(0, pool.kept(), "every free buffer let go");
+        assertEquals(0, pool.kept(), "every kept buffer let go");
         assertTrue(own.metric().usedDirectMemory() <= 2 * chunk, "the burst's chunks back: "
             + own.metric().usedDirectMemory());
 
@@ -220,6 +221,78 @@ class OutboundBuffersTest
         assertEquals(1, pool.compactions(), "dense: not let go again");
         assertEquals(steady.length, pool.kept());
         assertTrue(own.metric().usedDirectMemory() <= 4 * chunk, "" + own.metric().usedDirectMemory());
+        pool.close();
+    }
+
+    @Test
+    void shouldLetGoOfTheBuffersInUseTooWhenTheKeptOnesHoldChunksSparsely()
+    {
+        // A burst's tail: one buffer in thirty still held (a transaction's answer) when the rest, grown, is let go.
+        // The pool lets go of those too, so that their holders' releases give the chunks back with no second time.
+        final PooledByteBufAllocator own = OutboundBuffers.ownAllocator();
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, own, 4096);
+        final ByteBuf[] burst = new ByteBuf[960];
+        for (int i = 0; i < burst.length; i++)
+        {
+            burst[i] = pool.acquire(8_000);
+        }
+        final long chunk = own.metric().chunkSize();
+        for (int i = 0; i < burst.length; i++)
+        {
+            if (i % 30 != 0)
+            {
+                burst[i].writeZero(OutboundBuffers.MAX_KEPT_CAPACITY + 1);
+                burst[i].release();
+            }
+        }
+        assertEquals(burst.length, pool.trim(0), "the grown ones let go, then the ones in use");
+        assertEquals(1, pool.compactions());
+        assertEquals(0, pool.kept());
+        for (int i = 0; i < burst.length; i += 30)
+        {
+            assertEquals(1, burst[i].refCnt(), "the holder's reference alone");
+            burst[i].release();
+        }
+        assertTrue(own.metric().usedDirectMemory() <= 2 * chunk, "the burst's chunks back once the holders released: "
+            + own.metric().usedDirectMemory());
+
+        // A load that comes and goes afterwards: buffers made, let go by the trims, the allocator dense each time.
+        long now = 0;
+        for (int round = 0; round < 3; round++)
+        {
+            final ByteBuf[] load = new ByteBuf[200];
+            for (int i = 0; i < load.length; i++)
+            {
+                load[i] = pool.acquire(1_000);
+            }
+            for (final ByteBuf b : load)
+            {
+                b.release();
+            }
+            for (int t = 0; t <= OutboundBuffers.TRIM_WINDOW; t++)
+            {
+                now += OutboundBuffers.TRIM_PERIOD_NS;
+                pool.trim(now);
+            }
+            assertEquals(OutboundBuffers.MIN_KEPT, pool.kept(), "round " + round);
+        }
+        assertEquals(1, pool.compactions(), "dense after the burst: never let go of all again");
+        pool.close();
+    }
+
+    @Test
+    void shouldMakeBuffersOfPowerOfTwoSizes()
+    {
+        // As a buffer grows: the own allocator sees few size classes, each of which Netty keeps a run of for good.
+        assertEquals(OutboundBuffers.MIN_CAPACITY, OutboundBuffers.roundedCapacity(100));
+        assertEquals(1024, OutboundBuffers.roundedCapacity(1024));
+        assertEquals(2048, OutboundBuffers.roundedCapacity(1025));
+        assertEquals(8192, OutboundBuffers.roundedCapacity(7_300));
+        assertEquals(32_768, OutboundBuffers.roundedCapacity(20_000));
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf b = pool.acquire(7_300);
+        assertEquals(8192, b.capacity());
+        b.release();
         pool.close();
     }
 
