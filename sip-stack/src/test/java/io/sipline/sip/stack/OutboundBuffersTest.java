@@ -147,11 +147,7 @@ class OutboundBuffersTest
         // holding the buffers a quiet shard keeps are left, not every chunk the burst took.
         final PooledByteBufAllocator own = OutboundBuffers.ownAllocator();
         final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, own, 4096);
-        final ByteBuf[] burst = new ByteBuf[2_000];
-        for (int i = 0; i < burst.length; i++)
-        {
-            burst[i] = pool.acquire(8_000);
-        }
+        final ByteBuf[] burst = burst(pool, 2_000);
         final long chunk = own.metric().chunkSize();
         final long peak = own.metric().usedDirectMemory();
         assertTrue(peak >= 32 * chunk, "the burst took dozens of chunks: " + peak);
@@ -181,11 +177,7 @@ class OutboundBuffersTest
         // hold every chunk: the pool lets go of all of them, and what it makes again fills a chunk or two.
         final PooledByteBufAllocator own = OutboundBuffers.ownAllocator();
         final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, own, 4096);
-        final ByteBuf[] burst = new ByteBuf[960];
-        for (int i = 0; i < burst.length; i++)
-        {
-            burst[i] = pool.acquire(8_000);
-        }
+        final ByteBuf[] burst = burst(pool, 960);
         final long chunk = own.metric().chunkSize();
         assertTrue(own.metric().usedDirectMemory() >= 24 * chunk, "" + own.metric().usedDirectMemory());
         for (int i = 0; i < burst.length; i++)
@@ -231,11 +223,7 @@ class OutboundBuffersTest
         // The pool lets go of those too, so that their holders' releases give the chunks back with no second time.
         final PooledByteBufAllocator own = OutboundBuffers.ownAllocator();
         final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, own, 4096);
-        final ByteBuf[] burst = new ByteBuf[960];
-        for (int i = 0; i < burst.length; i++)
-        {
-            burst[i] = pool.acquire(8_000);
-        }
+        final ByteBuf[] burst = burst(pool, 960);
         final long chunk = own.metric().chunkSize();
         for (int i = 0; i < burst.length; i++)
         {
@@ -369,5 +357,16 @@ class OutboundBuffersTest
         assertEquals(0, pool.kept());
         a.release();
         pool.close();
+    }
+
+    /** {@code n} buffers of 8,000 bytes from {@code pool}, all in use: a burst of large messages. */
+    private static ByteBuf[] burst(final OutboundBuffers pool, final int n)
+    {
+        final ByteBuf[] burst = new ByteBuf[n];
+        for (int i = 0; i < n; i++)
+        {
+            burst[i] = pool.acquire(8_000);
+        }
+        return burst;
     }
 }
