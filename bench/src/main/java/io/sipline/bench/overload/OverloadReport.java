@@ -22,8 +22,9 @@ final class OverloadReport
             .append("`, profile `").append(profile).append("`; maximum sustained (twice, no failure, no ")
             .append("retransmission): Sipline ").append(siplineMax).append(" calls/s, Kamailio ")
             .append(0 == kamailioMax ? "not measured" : kamailioMax + " calls/s").append(". Machine: ")
-            .append(Runtime.getRuntime().availableProcessors()).append(" cores, JDK ").append(Runtime.version())
-            .append(null == cpus ? "; the callers share the server's cores" : "; " + cpus)
+            // confined, this JVM sees only the callers' CPUs: the confinement's own line says what each had
+            .append(null == cpus ? Runtime.getRuntime().availableProcessors() + " cores, " : "").append("JDK ")
+            .append(Runtime.version()).append(null == cpus ? "; the callers share the server's cores" : "; " + cpus)
             .append(".\n\nSeconds are counted from the start of the surge. Goodput: calls whose BYE was answered. ")
             .append("Recovery: seconds from the end of the surge until every second refuses nothing, retransmits ")
             .append("nothing and completes at least 90% of what it is offered.\n\n")
