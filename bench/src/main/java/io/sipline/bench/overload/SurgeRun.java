@@ -107,6 +107,7 @@ final class SurgeRun
         Process steady = null;
         Process population = null;
         Process surge = null;
+        ServerTimeline timeline = null;
         try
         {
             final List<String> uasArgs = new ArrayList<>(flow.uasArgs());
@@ -117,6 +118,8 @@ final class SurgeRun
             final int[] callerPorts = {Sipp.freeUdpPort(), Sipp.freeUdpPort(), Sipp.freeUdpPort()};
             final Map<Long, Long> drops0 = ProcFs.udpDrops(ports);
             final long t0 = System.nanoTime();
+            timeline = ServerTimeline.start(server, dir, t0 + TimeUnit.SECONDS.toNanos(plan.before()),
+                server.socketPorts());
             steady = Sipp.start(steadyName, caller(server, plan.steadyRate(), plan.steadyRate() * total, 0),
                 callerPorts[0]);
             population = Sipp.start(popName, caller(server, plan.populationRate(), plan.populationCalls(),
@@ -145,6 +148,10 @@ final class SurgeRun
         }
         finally
         {
+            if (null != timeline)
+            {
+                timeline.close();
+            }
             Sipp.stop(surge);
             Sipp.stop(population);
             Sipp.stop(steady);
