@@ -2,28 +2,32 @@ package io.sipline.container.dispatch;
 
 /**
  * Overload control of one shard: a new request is refused when it waited longer than the target, but only while the
- * shard is overloaded, which it becomes once the waits have stood above the target for a whole interval (CoDel's
- * standing queue, RFC 8289 §3.2) and stops being once they have stayed at or below it for a whole interval.
+ * shard is overloaded, which it becomes once waits above the target have kept coming for a whole interval (CoDel's
+ * standing queue, RFC 8289 §3.2) and stops being once none has come for a whole interval.
  * <p>
- * Each request's wait (from the kernel's receive time to its dispatch) is a sample. Entering: the first sample above
- * the target starts the interval, a sample at or below it ends the interval, and a sample still above at or past the
- * interval's end is overload; one slow message (a cold server loading and compiling its classes, a GC pause, a burst
- * drained within the interval) is absorbed. While overloaded each new request is judged by its own wait: the ones
- * that waited past the target are refused, the others served, so that the refusals, cheap beside a call, keep the
- * shard's queue at about the target (a deadline per request) instead of refusing everything until the queue is empty
- * and letting it build again for an interval. Leaving: an interval in which no sample was above the target. CoDel
- * resets when its queue empties; the shard cannot see its queue, so a gap of more than one interval without a sample
- * counts as an empty queue.
+ * Each request's wait (from the kernel's receive time to its dispatch) is a sample. A shard reads several queues: its
+ * listening socket and a connected socket per busy peer, each with its own backlog, so a queue that stands behind a
+ * surging caller shows only in that caller's samples, between the short waits of the others. Entering: the first
+ * sample above the target starts a run, further ones continue it unless {@link #gapNs} passed without one, and a run
+ * that has lasted an interval is overload; one slow message or the backlog of one stall (a cold server loading and
+ * compiling its classes, a GC pause, a burst drained within the interval) is absorbed. While overloaded each new
+ * request is judged by its own wait: the ones that waited past the target are refused, the others served, so that
+ * the refusals, cheap beside a call, keep each queue at about the target (a deadline per request) instead of refusing
+ * everything until the queues are empty and letting them build again for an interval. Leaving: an interval in which
+ * no sample was above the target. CoDel resets when its queue empties; the shard cannot see its queues, so a gap of
+ * more than one interval without a sample counts as empty queues.
  * <p>
- * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: four
+ * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: a few
  * fields. The clock is the caller's (the nanoseconds of the receive times); tests pass their own.
  */
 final class OverloadControl
 {
     private final long targetNs;
     private final long intervalNs;
-    /** The end of the interval started by the first sample above the target; {@link #NONE} when below. */
-    private long aboveUntilNs = NONE;
+    /** Samples above the target further apart than this are two runs, not one standing queue. */
+    private final long gapNs;
+    /** The first sample of the current run above the target; {@link #NONE} when there is none. */
+    private long aboveSinceNs = NONE;
     /** The time of the last sample above the target (while overloaded: an interval without one ends it). */
     private long lastAboveNs = NONE;
     private long lastSampleNs = NONE;
@@ -45,6 +49,7 @@ final class OverloadControl
         }
         this.targetNs = targetNs;
         this.intervalNs = intervalNs;
+        this.gapNs = Math.max(1, intervalNs / 4);
     }
 
     /**
@@ -64,29 +69,27 @@ final class OverloadControl
         lastSampleNs = nowNs;
         if (NONE != last && nowNs - last > intervalNs)
         {
-            // The first sample after a silence: nothing stood in the queue meanwhile.
+            // The first sample after a silence: nothing stood in the queues meanwhile.
             overloaded = false;
-            aboveUntilNs = NONE;
+            aboveSinceNs = NONE;
         }
         if (nowNs - receivedNs <= targetNs)
         {
-            aboveUntilNs = NONE;
             if (overloaded && nowNs - lastAboveNs >= intervalNs)
             {
-                overloaded = false; // a whole interval with every wait within the target: the queue has drained
+                overloaded = false; // a whole interval with every wait within the target: the queues have drained
             }
             return false;
         }
-        lastAboveNs = nowNs;
         if (!overloaded)
         {
-            if (NONE == aboveUntilNs)
+            if (NONE == aboveSinceNs || nowNs - lastAboveNs > gapNs)
             {
-                aboveUntilNs = nowNs + intervalNs;
-                return false;
+                aboveSinceNs = nowNs;
             }
-            overloaded = nowNs - aboveUntilNs >= 0;
+            overloaded = nowNs - aboveSinceNs >= intervalNs;
         }
+        lastAboveNs = nowNs;
         return overloaded;
     }
 

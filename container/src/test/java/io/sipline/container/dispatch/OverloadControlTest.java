@@ -104,10 +104,53 @@ class OverloadControlTest
         assertFalse(control.overloaded(), "a whole interval within the target: the queue has drained");
         now += MS;
         assertFalse(request(200), "above again: a new interval starts, no refusal at once");
-        now += 99 * MS;
-        assertFalse(request(200));
+        for (int ms = 1; ms < 100; ms++)
+        {
+            now += MS;
+            assertFalse(request(200));
+        }
         now += MS;
         assertTrue(request(200), "a whole interval above again");
+    }
+
+    @Test
+    void shouldFindAQueueStandingBehindOneCallerBetweenTheShortWaitsOfOthers()
+    {
+        // Two sockets read in turn: a surging caller's, whose backlog stands at 200 ms, and another peer's, served at
+        // once. Each short wait must not end the run of long ones.
+        boolean shed = false;
+        int ms = 0;
+        for (; ms <= 100 && !shed; ms++)
+        {
+            assertFalse(request(2), "the other peer's request, " + ms + " ms in");
+            shed = request(200);
+            now += MS;
+        }
+        assertTrue(shed, "the standing queue found after an interval");
+        assertTrue(ms >= 100, "not before the interval's end: " + ms);
+        assertFalse(request(2), "the other peer's requests are still served");
+        assertTrue(request(200), "the surging caller's are refused");
+    }
+
+    @Test
+    void shouldStartANewRunAfterAGapWithoutALongWait()
+    {
+        for (int ms = 0; ms < 60; ms++)
+        {
+            assertFalse(request(200));
+            assertFalse(request(2));
+            now += MS;
+        }
+        for (int ms = 0; ms < 30; ms++)
+        {
+            assertFalse(request(2), "the backlog is gone: only short waits for 30 ms");
+            now += MS;
+        }
+        for (int ms = 0; ms < 60; ms++)
+        {
+            assertFalse(request(200), "a new run, 60 ms old after 90 of long and short waits with a gap between");
+            now += MS;
+        }
     }
 
     @Test

@@ -19,11 +19,11 @@ import io.sipline.sip.transport.RealtimeClock;
 
 /**
  * Overload control ({@code --overload-wait}, {@code SipStackConfig#overloadWaitNs}, {@link OverloadControl}): once the
- * requests' waits since the kernel received them have stood above the limit for an interval, a new request is refused
- * with 503 and Retry-After (RFC 3261 §21.5.4) by the stack before a transaction exists, and no application sees it;
- * its retransmission gets the same 503 and its ACK is absorbed; requests within a dialog are served whatever the
- * wait. The waits are made certain by the clock the container reads: one the test
- * holds still an hour ahead of the kernel's receive times and moves by the interval (every request has waited an hour
+ * requests' waits since the kernel received them have kept coming above the limit for an interval, a new request is
+ * refused with 503 and Retry-After (RFC 3261 §21.5.4) by the stack before a transaction exists, and no application
+ * sees it; its retransmission gets the same 503 and its ACK is absorbed; requests within a dialog are served whatever
+ * the wait. The waits are made certain by the clock the container reads: one the test holds still an hour ahead of
+ * the kernel's receive times and moves by fifths of the interval (every request has waited an hour
  * against a limit of 100 ms), or the real one against a limit of 10 s (none has).
  */
 class OverloadDispatchTest
@@ -44,8 +44,15 @@ class OverloadDispatchTest
             // One request that waited an hour is not yet overload: it starts the interval, and is served
             caller.send(TestApps.request("OPTIONS", "overload-first"));
             caller.await(SipPeer.response(200, "OPTIONS"), "200 to the first OPTIONS, however long it waited");
+            // Requests that waited an hour keep coming, a fifth of the interval apart: still no overload
+            for (int i = 1; i < 5; i++)
+            {
+                clock.addAndGet(interval / 5);
+                caller.send(TestApps.request("OPTIONS", "overload-next-" + i));
+                caller.await(SipPeer.response(200, "OPTIONS"), "200 to OPTIONS " + i + " within the interval");
+            }
             assertEquals(0, server.counters().overloaded.get());
-            clock.addAndGet(interval); // every wait stood above the limit for the whole interval
+            clock.addAndGet(interval / 5); // long waits have now kept coming for the whole interval
             final TransactionLayer layer = server.stack().shard(0).transactions();
             final long acquires = layer.poolAcquires();
             final String invite = TestApps.request("INVITE", "overload-invite");
@@ -79,7 +86,8 @@ class OverloadDispatchTest
                 "overload-bye", ""));
             caller.await(SipPeer.response(481, "BYE"), "481 to a BYE in an unknown dialog, not 503");
 
-            assertEquals(List.of("OPTIONS"), List.copyOf(uas.seen), "no application sees a refused request");
+            assertEquals(List.of("OPTIONS", "OPTIONS", "OPTIONS", "OPTIONS", "OPTIONS"), List.copyOf(uas.seen),
+                "no application sees a refused request");
             assertEquals(2, server.counters().overloaded.get(), "the INVITE once and the OPTIONS");
             assertEquals(1, shed.refused(SipMethod.INVITE));
             assertEquals(1, shed.refused(SipMethod.OPTIONS));
