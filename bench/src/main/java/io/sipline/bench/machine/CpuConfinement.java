@@ -81,7 +81,7 @@ public final class CpuConfinement implements AutoCloseable
         {
             throw new IOException("confining the server needs taskset (apt-get install util-linux)");
         }
-        final boolean v2 = !Files.isDirectory(V1.resolve(".")) || !Files.exists(V1.resolve("cpu.cfs_quota_us"));
+        final boolean v2 = !Files.exists(V1.resolve("cpu.cfs_quota_us"));
         final Path group = (v2 ? V2 : V1).resolve("sipline-bench-" + ProcessHandle.current().pid());
         final int period = periodUs(percent);
         final int quota = quotaUs(percent);
