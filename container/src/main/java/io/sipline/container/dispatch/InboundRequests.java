@@ -369,11 +369,12 @@ final class InboundRequests
         {
             return; // a retransmitted ACK, or one for no 2xx of ours
         }
-        pending.end(session);
+        final SipServletRequestImpl invite = pending.request();
+        pending.end(session); // pending is pooled again: read nothing of it after
         completed();
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, addresses.local());
         request.session(session);
-        request.principal(pending.request().principal()); // the ACK is never challenged: it has its INVITE's user
+        request.principal(invite.principal()); // the ACK is never challenged: it has its INVITE's user
         invoker.invoke(session, request, null);
     }
 

@@ -24,10 +24,16 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  */
 final class UasResponses
 {
+    /** At most this many ended 2xx retransmissions are kept: the ACKs of a burst's calls come within a few ms. */
+    private static final int POOLED_OKS = 256;
+
     private final StackShard shard;
     private final ShardAddresses addresses;
     private final ServletInvoker invoker;
     private final TimerSlots timers;
+    /** Ended 2xx retransmissions kept for reuse, {@code [0, freeOks)}. */
+    private final OkRetransmission[] freeOks = new OkRetransmission[POOLED_OKS];
+    private int freeOkCount;
 
     UasResponses(final StackShard shard, final ShardAddresses addresses, final ServletInvoker invoker,
         final TimerSlots timers)
@@ -122,11 +128,34 @@ final class UasResponses
         }
         else if (null != keep)
         {
-            new OkRetransmission(this, tx, keep, request, response).start();
+            okRetransmission(tx, keep, request, response).start();
         }
         session.onResponseSent(response);
         releaseIfDone(request, status);
         invoker.afterSend(session);
+    }
+
+    /** A 2xx retransmission for {@code ok}: a pooled one when there is one. */
+    OkRetransmission okRetransmission(final ServerTransaction tx, final ByteBuf ok,
+        final SipServletRequestImpl request, final SipServletResponseImpl response)
+    {
+        if (0 == freeOkCount)
+        {
+            return new OkRetransmission(this, tx, ok, request, response);
+        }
+        final OkRetransmission r = freeOks[--freeOkCount];
+        freeOks[freeOkCount] = null;
+        r.reuse(tx, ok, request, response);
+        return r;
+    }
+
+    /** An ended 2xx retransmission, kept for the next 2xx while the pool has room. */
+    void recycle(final OkRetransmission ended)
+    {
+        if (freeOkCount < freeOks.length)
+        {
+            freeOks[freeOkCount++] = ended;
+        }
     }
 
     /**
