@@ -186,14 +186,17 @@ final class UasResponses
         }
         final SipSessionImpl session = request.sessionImpl();
         // our own UAS answered with the session's local tag (a String it has); a proxy relayed the callee's
-        tx.attachment(new AnsweredInvite(null != session && null == session.proxy() && null != session.localTag()
-            ? session.localTag() : answer.toTag()));
+        final String toTag = null != session && null == session.proxy() && null != session.localTag()
+            ? session.localTag() : answer.toTag();
+        tx.attachment(null == toTag ? ANSWERED_WITHOUT_TAG : toTag);
     }
 
-    /** What an INVITE server transaction keeps once its request was released: the To tag a late CANCEL's 200 has. */
-    record AnsweredInvite(String toTag)
-    {
-    }
+    /**
+     * What an INVITE server transaction keeps once its request was released, for a late CANCEL's 200: the To tag of
+     * its final response (the String itself: no transaction has another String attachment), or this mark when that
+     * response had none.
+     */
+    static final Object ANSWERED_WITHOUT_TAG = new Object();
 
     /**
      * Ends the wait for a PRACK of a reliable provisional response to {@code request} (RFC 3262 §3): its
