@@ -1,5 +1,7 @@
 package io.sipline.container.address;
 
+import java.nio.charset.StandardCharsets;
+
 import javax.servlet.sip.Address;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.URI;
@@ -33,15 +35,36 @@ public final class AddressImpl extends AbstractParameterable implements Address
     /** Parameters RFC 3261 defines for address headers: compared even when only one side has them. */
     private static final String[] DEFINED = {TAG, Q, EXPIRES};
 
-    private String displayName;
+    /**
+     * The display name: a String, or as parsed from a header its UTF-8 bytes (its own array, never written), made
+     * into the String when first read, so that an address whose name no one reads costs no String object; or null.
+     */
+    private Object displayName;
     private URI uri;
 
     AddressImpl(final String displayName, final URI uri, final String[] params, final int paramCount,
         final Protection protection, final String systemHeader)
     {
+        this(uri, params, paramCount, protection, systemHeader, checkDisplayName(displayName));
+    }
+
+    /** An address with a display name as {@link #displayName} holds one (checked, or parsed bytes), or null. */
+    private AddressImpl(final URI uri, final String[] params, final int paramCount, final Protection protection,
+        final String systemHeader, final Object displayName)
+    {
         super(params, paramCount, protection, systemHeader);
-        this.displayName = checkDisplayName(displayName);
+        this.displayName = displayName;
         this.uri = uri;
+    }
+
+    /**
+     * An address parsed from a header: {@code displayName} the name's UTF-8 bytes, not empty and without CR or LF
+     * (its own array, kept), or null.
+     */
+    static AddressImpl parsed(final byte[] displayName, final URI uri, final String[] params, final int paramCount,
+        final Protection protection, final String systemHeader)
+    {
+        return new AddressImpl(uri, params, paramCount, protection, systemHeader, displayName);
     }
 
     /** The Contact wildcard {@code *}. */
@@ -54,7 +77,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     public AddressImpl readOnly(final String header)
     {
         final URI readOnlyUri = uri instanceof BaseUri base ? base.readOnly(header) : uri;
-        return new AddressImpl(displayName, readOnlyUri, copyParams(), paramCount, Protection.READ_ONLY, header);
+        return new AddressImpl(readOnlyUri, copyParams(), paramCount, Protection.READ_ONLY, header, displayName);
     }
 
     /**
@@ -65,7 +88,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     {
         final URI contactUri = uri instanceof SipURIImpl sip ? sip.containerContact(header)
             : uri instanceof BaseUri base ? base.readOnly(header) : uri;
-        return new AddressImpl(displayName, contactUri, copyParams(), paramCount, Protection.CONTACT, header);
+        return new AddressImpl(contactUri, copyParams(), paramCount, Protection.CONTACT, header, displayName);
     }
 
     /** {@link #readOnly(String)} with a generic header name in the error message. */
@@ -81,7 +104,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
      */
     public AddressImpl tagProtected(final String header)
     {
-        return new AddressImpl(displayName, cloneUri(), copyParams(), paramCount, Protection.TAG, header);
+        return new AddressImpl(cloneUri(), copyParams(), paramCount, Protection.TAG, header, displayName);
     }
 
     /** {@link #tagProtected(String)} with a generic header name in the error message. */
@@ -102,13 +125,19 @@ public final class AddressImpl extends AbstractParameterable implements Address
     /** A deep, modifiable copy with every parameter, the tag included. */
     public AddressImpl copy()
     {
-        return new AddressImpl(displayName, cloneUri(), copyParams(), paramCount, Protection.NONE, null);
+        return new AddressImpl(cloneUri(), copyParams(), paramCount, Protection.NONE, null, displayName);
     }
 
     @Override
     public String getDisplayName()
     {
-        return displayName;
+        if (displayName instanceof byte[] utf8)
+        {
+            final String name = new String(utf8, StandardCharsets.UTF_8);
+            displayName = name; // the same text every time: a benign race on a shared read-only copy
+            return name;
+        }
+        return (String)displayName;
     }
 
     /**
@@ -322,7 +351,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
             u.indexOf(',') >= 0 || u.indexOf(';') >= 0 || u.indexOf('?') >= 0;
         if (null != displayName)
         {
-            appendDisplayName(out, displayName).append(' ');
+            appendDisplayName(out, getDisplayName()).append(' ');
         }
         return brackets ? out.append('<').append(u).append('>') : out.append(u);
     }

@@ -197,9 +197,9 @@ public final class SipAddresses
             params[2 * i + 1] =
                 na.paramHasValue(i) ? unfolded(buf, na.paramValueStart(i), na.paramValueEnd(i)) : "";
         }
-        final String displayName = na.hasDisplayName() ?
+        final byte[] displayName = na.hasDisplayName() ?
             displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
-        return new AddressImpl(displayName, uri, params, count, protection, header);
+        return AddressImpl.parsed(displayName, uri, params, count, protection, header);
     }
 
     /**
@@ -335,10 +335,10 @@ public final class SipAddresses
     /**
      * The display name as the application reads it (RFC 3261 §25.1): a quoted-string without its quotes, with
      * quoted-pairs unescaped and the CR LF of folded lines dropped; a token run with each run of white space turned
-     * into one space; UTF-8. Compacts the span in place (the scratch buffer is the parse's own), so nothing but the
-     * result is allocated.
+     * into one space; its UTF-8 bytes, null when it is empty. Compacts the span in place (the scratch buffer is the
+     * parse's own), so nothing but the result is allocated.
      */
-    private static String displayName(final byte[] buf, final int start, final int end, final boolean quoted)
+    private static byte[] displayName(final byte[] buf, final int start, final int end, final boolean quoted)
     {
         final int from = quoted ? start + 1 : start;
         final int to = quoted ? end - 1 : end;
@@ -370,7 +370,7 @@ public final class SipAddresses
                 space = false;
             }
         }
-        return new String(buf, from, n - from, StandardCharsets.UTF_8);
+        return n == from ? null : Arrays.copyOfRange(buf, from, n);
     }
 
     private static boolean equalsAscii(final byte[] buf, final int start, final int end, final String s)

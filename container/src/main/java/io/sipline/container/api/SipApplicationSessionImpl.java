@@ -64,7 +64,9 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** HTTP requests in service that reached this session: while any, nothing in it is invalidated when ready. */
     private int readinessHolds;
     private AttributeTable attributes;
-    private final List<SipSessionImpl> sessions = new ArrayList<>(2);
+    /** The SIP sessions in {@code [0, sessionCount)}, in the order made: an array, not a list object around one. */
+    private SipSessionImpl[] sessions = new SipSessionImpl[2];
+    private int sessionCount;
     /** The HTTP sessions bound to this one (converged applications), made on first use; shard only. */
     private List<HttpSession> httpSessions;
     private Map<String, ServletTimerImpl> timers;
@@ -183,12 +185,24 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
 
     void add(final SipSessionImpl session)
     {
-        sessions.add(session);
+        if (sessionCount == sessions.length)
+        {
+            sessions = Arrays.copyOf(sessions, 2 * sessionCount);
+        }
+        sessions[sessionCount++] = session;
     }
 
     void remove(final SipSessionImpl session)
     {
-        sessions.remove(session);
+        for (int i = 0; i < sessionCount; i++)
+        {
+            if (sessions[i] == session)
+            {
+                System.arraycopy(sessions, i + 1, sessions, i, sessionCount - i - 1);
+                sessions[--sessionCount] = null;
+                return;
+            }
+        }
     }
 
     void touch()
@@ -241,10 +255,10 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         return ++snapshotVersion;
     }
 
-    /** The SIP sessions, live (container use). */
+    /** The SIP sessions now, as a new list (container use). */
     public List<SipSessionImpl> sipSessions()
     {
-        return sessions;
+        return Arrays.asList(Arrays.copyOf(sessions, sessionCount));
     }
 
     // ================================================================================================================
@@ -302,9 +316,9 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             return;
         }
-        for (int i = sessions.size() - 1; i >= 0 && i < sessions.size(); i--)
+        for (int i = sessionCount - 1; i >= 0 && i < sessionCount; i--)
         {
-            final SipSessionImpl s = sessions.get(i);
+            final SipSessionImpl s = sessions[i];
             if (s.isValid() && s.readyToInvalidate() && !s.readyNotified())
             {
                 s.readyNotified(true);
@@ -356,7 +370,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** §6.1.2.2.2: every protocol session invalidated (they remove themselves) and no timer left. */
     boolean readyToInvalidate()
     {
-        return sessions.isEmpty() && (null == timers || timers.isEmpty())
+        return 0 == sessionCount && (null == timers || timers.isEmpty())
             && (null == httpSessions || httpSessions.isEmpty());
     }
 
@@ -366,9 +380,9 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             return;
         }
-        if (!sessions.isEmpty()) // invalidated when ready, it has none left: no copy to make
+        if (0 != sessionCount) // invalidated when ready, it has none left: no copy to make
         {
-            for (final SipSessionImpl s : new ArrayList<>(sessions))
+            for (final SipSessionImpl s : Arrays.copyOf(sessions, sessionCount))
             {
                 s.invalidateNow();
             }
@@ -665,7 +679,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public Iterator<?> getSessions()
     {
         checkValid();
-        final List<Object> all = new ArrayList<>(sessions);
+        final List<Object> all = new ArrayList<>(Arrays.asList(sessions).subList(0, sessionCount));
         if (null != httpSessions)
         {
             all.addAll(httpSessions);
@@ -680,7 +694,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         checkValid();
         if ("SIP".equalsIgnoreCase(protocol))
         {
-            return new ArrayList<SipSession>(sessions).iterator();
+            return new ArrayList<SipSession>(Arrays.asList(sessions).subList(0, sessionCount)).iterator();
         }
         if ("HTTP".equalsIgnoreCase(protocol))
         {
@@ -693,8 +707,9 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public SipSession getSipSession(final String sessionId)
     {
         checkValid();
-        for (final SipSessionImpl s : sessions)
+        for (int i = 0; i < sessionCount; i++)
         {
+            final SipSessionImpl s = sessions[i];
             if (s.getId().equals(sessionId))
             {
                 return s;

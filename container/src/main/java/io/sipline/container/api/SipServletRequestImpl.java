@@ -46,18 +46,43 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** No span ({@link #uriSpan}, {@link #poppedRouteSpan}): spans are 16-bit positions below 0xFFFF. */
     private static final int NO_SPAN = -1;
 
-    private String requestUriText;
+    /** Bits of {@link #flags}: an initial request, a B2BUA's, one the container relays without a proxy object. */
+    private static final int INITIAL = 1;
+    private static final int B2BUA = 2;
+    private static final int RELAYED = 4;
+    /** Where {@link #flags} holds the routing directive's ordinal (two bits). */
+    private static final int DIRECTIVE_SHIFT = 3;
+    private static final int DIRECTIVE_MASK = 3 << DIRECTIVE_SHIFT;
+    /** Where {@link #flags} holds whether the To has a tag: 0 not known, 1 no, 2 yes (two bits). */
+    private static final int TO_TAGGED_SHIFT = 5;
+    private static final int TO_TAGGED_MASK = 3 << TO_TAGGED_SHIFT;
+
+    /**
+     * The Request-URI as a {@link URI} (set by the application, or parsed when it asked for one) or as its text;
+     * null while it is the received span ({@link #uriSpan}) and unread. One field for both forms: the text of a
+     * URI object is its {@code toString()}.
+     */
+    private Object uri;
     /**
      * Where the received Request-URI is in the message's bytes, packed as {@code start << 16 | end}, or
      * {@link #NO_SPAN}; its String is made when first read.
      */
     private int uriSpan = NO_SPAN;
-    private URI requestUri;
-    private boolean initial;
+    /**
+     * {@link #INITIAL}, {@link #B2BUA}, {@link #RELAYED} (a received subsequent request the container forwards itself,
+     * without a proxy object: ProxyRelay), the routing directive's ordinal and whether a received request's To has a
+     * tag as the parser found (not known for a request the container made: its To is read as text), in one byte: the
+     * request object stays within 88 B.
+     */
+    private byte flags = (byte)(SipApplicationRoutingDirective.NEW.ordinal() << DIRECTIVE_SHIFT);
 
-    private boolean b2bua;
-    /** The routing directive's ordinal (one byte: the request object stays a size smaller). */
-    private byte directive = (byte)SipApplicationRoutingDirective.NEW.ordinal();
+    static
+    {
+        if (DIRECTIVES.length > (DIRECTIVE_MASK >>> DIRECTIVE_SHIFT) + 1)
+        {
+            throw new ExceptionInInitializerError("more routing directives than two bits hold");
+        }
+    }
     /** What the application router said (shared with the requests that continue its routing), or null. */
     private RouterState routerState;
     /**
@@ -66,14 +91,6 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      * Route allocating nothing.
      */
     private int poppedRouteSpan = NO_SPAN;
-
-    /** A received subsequent request the container forwards itself, without a proxy object (ProxyRelay). */
-    private boolean relayed;
-    /**
-     * Whether a received request's To has a tag, as the parser found: 1 yes, 0 no, -1 not known (a request the
-     * container made: its To is read as text).
-     */
-    private byte toTagged = -1;
 
     private SipServletRequestImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
         final InetSocketAddress local)
@@ -88,17 +105,18 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         }
         else if (uriStart >= 0)
         {
-            this.requestUriText = new String(bytes, uriStart, uriEnd - uriStart, StandardCharsets.UTF_8);
+            this.uri = new String(bytes, uriStart, uriEnd - uriStart, StandardCharsets.UTF_8);
         }
         // the parser marks a To it read without a tag -2, and one it did not read -1
-        this.toTagged = message.toTagStart() >= 0 ? (byte)1 : message.toTagStart() == -2 ? (byte)0 : (byte)-1;
+        final int toTagged = message.toTagStart() >= 0 ? 2 : message.toTagStart() == -2 ? 1 : 0;
+        flags = (byte)(flags | toTagged << TO_TAGGED_SHIFT);
     }
 
     private SipServletRequestImpl(final String method, final String requestUri, final MessageHeaders headers)
     {
         super(headers);
         this.method = method;
-        this.requestUriText = requestUri;
+        this.uri = requestUri;
     }
 
     /**
@@ -133,7 +151,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         final SipServletRequestImpl r = new SipServletRequestImpl(original.method, target, h);
         r.shareBody(original);
         r.session = original.session;
-        r.initial = original.initial;
+        r.initial(original.isInitial());
         r.principal(original.principal());
         r.continueFrom(original);
         return r;
@@ -166,7 +184,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** Whether the Request-URI is the received span, neither made into text nor replaced. */
     private boolean uriUnread()
     {
-        return null == requestUri && null == requestUriText && NO_SPAN != uriSpan;
+        return null == uri && NO_SPAN != uriSpan;
     }
 
     /**
@@ -204,9 +222,10 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      */
     boolean toHasTag()
     {
-        if (toTagged >= 0)
+        final int toTagged = (flags & TO_TAGGED_MASK) >>> TO_TAGGED_SHIFT;
+        if (0 != toTagged)
         {
-            return 1 == toTagged;
+            return 2 == toTagged;
         }
         final int tagged = HeaderText.tagged(headers, headers.find(HeaderName.TO, 0));
         return tagged >= 0 ? 1 == tagged : null != HeaderText.param(headers.get(HeaderName.TO), "tag");
@@ -260,39 +279,43 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      */
     public byte[] requestUriWire()
     {
-        return requestUri instanceof BaseUri b ? b.wireBytes() : null;
+        return uri instanceof BaseUri b ? b.wireBytes() : null;
     }
 
     public String requestUriText()
     {
-        if (null != requestUri)
+        if (uri instanceof URI u)
         {
-            return requestUri.toString();
+            return u.toString();
         }
-        if (null == requestUriText && NO_SPAN != uriSpan)
+        if (null == uri && NO_SPAN != uriSpan)
         {
             final int start = uriSpan >>> 16;
-            requestUriText = new String(headers.bytes(), start, (uriSpan & 0xFFFF) - start, StandardCharsets.UTF_8);
+            uri = new String(headers.bytes(), start, (uriSpan & 0xFFFF) - start, StandardCharsets.UTF_8);
         }
-        return requestUriText;
+        return (String)uri;
     }
 
     /** The container replaces the Request-URI (proxy Route rules, RFC 3261 §16.4, §16.6 step 6). */
     public void replaceRequestUri(final String uri)
     {
-        requestUri = null;
-        requestUriText = uri;
+        this.uri = uri;
         uriSpan = NO_SPAN;
     }
 
     public void initial(final boolean value)
     {
-        initial = value;
+        flag(INITIAL, value);
     }
 
     public boolean isB2bua()
     {
-        return b2bua;
+        return 0 != (flags & B2BUA);
+    }
+
+    private void flag(final int bit, final boolean value)
+    {
+        flags = (byte)(value ? flags | bit : flags & ~bit);
     }
 
     /** The proxy of this received request, or null. */
@@ -317,12 +340,12 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      */
     public boolean isRelayed()
     {
-        return relayed;
+        return 0 != (flags & RELAYED);
     }
 
     public void relayed(final boolean value)
     {
-        relayed = value;
+        flag(RELAYED, value);
     }
 
     // ================================================================================================================
@@ -357,13 +380,18 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      */
     public void continueFrom(final SipServletRequestImpl orig)
     {
-        directive = (byte)SipApplicationRoutingDirective.CONTINUE.ordinal();
+        directive(SipApplicationRoutingDirective.CONTINUE);
         routerState = orig.routerState;
     }
 
     public SipApplicationRoutingDirective directive()
     {
-        return DIRECTIVES[directive];
+        return DIRECTIVES[(flags & DIRECTIVE_MASK) >>> DIRECTIVE_SHIFT];
+    }
+
+    private void directive(final SipApplicationRoutingDirective value)
+    {
+        flags = (byte)(flags & ~DIRECTIVE_MASK | value.ordinal() << DIRECTIVE_SHIFT);
     }
 
     public void poppedRoute(final Address route)
@@ -458,18 +486,18 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     @Override
     public URI getRequestURI()
     {
-        if (null == requestUri)
+        if (!(uri instanceof URI))
         {
             try
             {
-                requestUri = AddressCodec.uri(requestUriText());
+                uri = AddressCodec.uri(requestUriText());
             }
             catch (final ServletParseException e)
             {
                 throw new IllegalStateException("Request-URI does not parse: " + e.getMessage(), e);
             }
         }
-        return requestUri;
+        return (URI)uri;
     }
 
     @Override
@@ -480,13 +508,13 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             throw new NullPointerException("uri");
         }
-        requestUri = uri;
+        this.uri = uri;
     }
 
     @Override
     public boolean isInitial()
     {
-        return initial;
+        return 0 != (flags & INITIAL);
     }
 
     @Override
@@ -548,7 +576,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             throw new IllegalStateException("the application already proxies this request");
         }
-        b2bua = true;
+        flags |= B2BUA;
         session.markB2bua();
         return session.appSession().b2buaHelper();
     }
@@ -571,7 +599,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             return proxy();
         }
-        if (relayed)
+        if (0 != (flags & RELAYED))
         {
             // the container already forwards this subsequent request: its proxy, as started, made on first use
             proxy(session.host().proxyFor(this));
@@ -589,7 +617,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
         {
             throw new TooManyHopsException();
         }
-        if (b2bua)
+        if (0 != (flags & B2BUA))
         {
             throw new IllegalStateException("the application already acts as a B2BUA on this request");
         }
@@ -653,7 +681,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     private void pushRouteText(final String value)
     {
         checkWritable();
-        if (!initial && !incoming)
+        if (!isInitial() && !incoming)
         {
             throw new IllegalStateException("pushRoute applies to initial requests");
         }
@@ -723,11 +751,11 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     @Override
     public SipApplicationRoutingDirective getRoutingDirective()
     {
-        if (!initial)
+        if (!isInitial())
         {
             throw new IllegalStateException("not an initial request");
         }
-        return DIRECTIVES[directive];
+        return DIRECTIVES[(flags & DIRECTIVE_MASK) >>> DIRECTIVE_SHIFT];
     }
 
     /**
@@ -736,19 +764,19 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     @Override
     public void setRoutingDirective(final SipApplicationRoutingDirective value, final SipServletRequest origRequest)
     {
-        if (!initial || committed)
+        if (!isInitial() || committed)
         {
             throw new IllegalStateException(committed ? "the request was sent" : "not an initial request");
         }
         if (SipApplicationRoutingDirective.NEW != value)
         {
-            if (!(origRequest instanceof SipServletRequestImpl orig) || !orig.initial || !orig.incoming)
+            if (!(origRequest instanceof SipServletRequestImpl orig) || !orig.isInitial() || !orig.incoming)
             {
                 throw new IllegalStateException("CONTINUE and REVERSE need the received initial request");
             }
             routerState = orig.routerState;
         }
-        directive = (byte)value.ordinal();
+        directive(value);
     }
 
     @Override

@@ -31,8 +31,14 @@ import io.sipline.sip.message.SipMessage;
  */
 public final class SipServletResponseImpl extends ServletResponseAdapter implements SipServletResponse
 {
+    /** Bits of {@link #flags}: the response came through a proxy branch, is relayed upstream, has its PRACK made. */
+    private static final byte BRANCH_RESPONSE = 1;
+    private static final byte FORWARDED = 2;
+    private static final byte PRACK_CREATED = 4;
+
     private final SipServletRequestImpl request;
-    private int status;
+    /** 100..699 (checked where set, RFC 3261 §21), in two bytes: the object stays within 80 B. */
+    private short status;
     /** The reason phrase; for a received response made from the bytes on first use. */
     private String reason;
     /** Where a received response's reason phrase is in its bytes, packed as {@code start << 16 | end}. */
@@ -40,15 +46,19 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     /** The proxy and branch a received response came through (JSR 289 §10.2.4), or null. */
     private Proxy proxy;
     private ProxyBranch proxyBranch;
-    private boolean branchResponse;
-    /** A response a proxy relays upstream (not retransmitted by us: the UAS retransmits its 2xx). */
-    private boolean forwarded;
+    /**
+     * {@link #BRANCH_RESPONSE}; {@link #FORWARDED}: a response a proxy relays upstream (not retransmitted by us: the
+     * UAS retransmits its 2xx); {@link #PRACK_CREATED}: {@link #createPrack} was called on this received reliable
+     * provisional response. One byte for the three.
+     */
+    private byte flags;
     /** The entry of {@link #headers} not written ({@link #forwardOf}), or -1. */
     private short skippedHeader = -1;
-    /** Its RSeq when it is a reliable provisional response (sent with sendReliably, or received), else 0. */
-    private long rseq;
-    /** Whether {@link #createPrack} was called on this received reliable provisional response. */
-    private boolean prackCreated;
+    /**
+     * Its RSeq when it is a reliable provisional response (sent with sendReliably, or received), else 0: unsigned,
+     * as RFC 3262 §7.1 bounds it by 2**32-1.
+     */
+    private int rseq;
     /**
      * Where a received response's To tag is in its bytes, packed as {@code start << 16 | end}; -1 when it has none
      * or it lies past 64 KiB (then {@link #toTag} reads the header's text).
@@ -62,7 +72,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     {
         super(message, bytes, remote, local);
         this.request = request;
-        this.status = message.statusCode();
+        this.status = (short)message.statusCode();
         final int reasonStart = message.reasonStart() - message.offset();
         final int reasonEnd = message.reasonEnd() - message.offset();
         if (message.reasonStart() < 0 || reasonEnd < reasonStart)
@@ -91,7 +101,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     {
         super(headers);
         this.request = request;
-        this.status = status;
+        this.status = (short)status;
         this.reason = null == reason ? ReasonPhrases.of(status) : reason;
         this.session = request.sessionImpl();
     }
@@ -156,7 +166,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         final SipServletResponseImpl r = new SipServletResponseImpl(original, headers, status,
             status == received.status ? received.getReasonPhrase() : null);
         r.shareBody(received);
-        r.forwarded = true;
+        r.flags |= FORWARDED;
         r.proxy = received.proxy;
         r.proxyBranch = received.proxyBranch;
         return r;
@@ -169,7 +179,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
      */
     public void relayUpstream()
     {
-        forwarded = true;
+        flags |= FORWARDED;
         skippedHeader = (short)headers.find(HeaderName.VIA, 0);
     }
 
@@ -253,7 +263,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     {
         proxy = p;
         proxyBranch = b;
-        branchResponse = branch;
+        flags = (byte)(branch ? flags | BRANCH_RESPONSE : flags & ~BRANCH_RESPONSE);
     }
 
     /**
@@ -267,7 +277,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
 
     public boolean isForwarded()
     {
-        return forwarded;
+        return 0 != (flags & FORWARDED);
     }
 
     /**
@@ -368,7 +378,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         {
             throw new IllegalArgumentException("status " + statusCode + " is not 100..699");
         }
-        status = statusCode;
+        status = (short)statusCode;
         reason = null == reasonPhrase ? ReasonPhrases.of(statusCode) : reasonPhrase;
     }
 
@@ -416,13 +426,13 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         {
             throw new Rel100Exception(Rel100Exception.NOT_100rel);
         }
-        if (prackCreated)
+        if (0 != (flags & PRACK_CREATED))
         {
             throw new IllegalStateException("the PRACK for this response was already created");
         }
         final SipServletRequestImpl prack = (SipServletRequestImpl)session.createRequest("PRACK");
         prack.headers().set("RAck", ReliableProvisionals.rackOf(this));
-        prackCreated = true;
+        flags |= PRACK_CREATED;
         session.reliableProvisionals().prackCreated(this);
         return prack;
     }
@@ -430,13 +440,13 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     /** The RSeq of a reliable provisional response, or 0 for any other response. */
     public long rseq()
     {
-        return rseq;
+        return Integer.toUnsignedLong(rseq);
     }
 
     /** A received response is a reliable provisional one with this RSeq (RFC 3262 §4: Require 100rel and RSeq). */
     public void markReliable(final long value)
     {
-        rseq = value;
+        rseq = (int)value;
     }
 
     /**
@@ -469,7 +479,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
             throw new IllegalStateException("a final response (" + request.finalResponse().getStatus()
                 + ") was already sent");
         }
-        if (status >= 200 && status < 300 && !forwarded)
+        if (status >= 200 && status < 300 && 0 == (flags & FORWARDED))
         {
             checkNoUnacknowledgedOffer();
         }
@@ -491,7 +501,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         if (null != pending && pending.request == request && pending.bodyLength() > 0)
         {
             throw new IllegalStateException("the reliable provisional response " + pending.status + " (RSeq "
-                + pending.rseq + ") carried a session description and has no PRACK yet: RFC 3262 §3 forbids a 2xx "
+                + pending.rseq() + ") carried a session description and has no PRACK yet: RFC 3262 §3 forbids a 2xx "
                 + "before it is acknowledged");
         }
     }
@@ -541,14 +551,14 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         if (null != rel.pending())
         {
             throw new IllegalStateException("the reliable provisional response " + rel.pending().status + " (RSeq "
-                + rel.pending().rseq + ") has no PRACK yet (RFC 3262 §3: one at a time)");
+                + rel.pending().rseq() + ") has no PRACK yet (RFC 3262 §3: one at a time)");
         }
-        rseq = rel.takeRseq();
+        rseq = (int)rel.takeRseq();
         if (!ReliableProvisionals.listsOptionTag(headers, HeaderName.REQUIRE))
         {
             headers.add("Require", ReliableProvisionals.OPTION_TAG);
         }
-        headers.set("RSeq", Long.toString(rseq));
+        headers.set("RSeq", Long.toString(rseq()));
         rel.pending(this);
         sendOnShard();
     }
@@ -614,7 +624,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     @Override
     public boolean isBranchResponse()
     {
-        return branchResponse;
+        return 0 != (flags & BRANCH_RESPONSE);
     }
 
     @Override

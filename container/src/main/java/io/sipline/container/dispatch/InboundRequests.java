@@ -276,11 +276,12 @@ final class InboundRequests
     private void onCancel(final ServerTransaction tx, final SipMessage message)
     {
         final ServerTransaction inviteTx = tx.cancelledInvite();
-        if (null != inviteTx && inviteTx.attachment() instanceof UasResponses.AnsweredInvite answered)
+        final Object answered = null == inviteTx ? null : inviteTx.attachment();
+        if (answered instanceof String || answered == UasResponses.ANSWERED_WITHOUT_TAG)
         {
             // §9.2: the INVITE has its final response and its call is over; the CANCEL has no effect but a 200,
             // with the To tag of that final response
-            answers.answer(tx, message, 200, "OK", answered.toTag());
+            answers.answer(tx, message, 200, "OK", answered instanceof String toTag ? toTag : null);
             return;
         }
         if (null != inviteTx && inviteTx.attachment() instanceof RoutedOut relay)
@@ -369,11 +370,12 @@ final class InboundRequests
         {
             return; // a retransmitted ACK, or one for no 2xx of ours
         }
-        pending.end(session);
+        final SipServletRequestImpl invite = pending.request();
+        pending.end(session); // pending is pooled again: read nothing of it after
         completed();
         final SipServletRequestImpl request = SipServletRequestImpl.received(ack, null, null, addresses.local());
         request.session(session);
-        request.principal(pending.request().principal()); // the ACK is never challenged: it has its INVITE's user
+        request.principal(invite.principal()); // the ACK is never challenged: it has its INVITE's user
         invoker.invoke(session, request, null);
     }
 

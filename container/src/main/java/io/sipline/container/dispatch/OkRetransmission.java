@@ -13,18 +13,43 @@ import io.sipline.sip.transaction.ServerTransaction;
  * A 2xx to INVITE sent by a UAS session, retransmitted with T1 doubling up to T2 until the ACK, given up after
  * 64*T1 (then the application's {@link SipErrorListener#noAckReceived} is told).
  * <p>
+ * No application sees one, so it is pooled by its shard ({@link UasResponses#okRetransmission}): once it ended
+ * ({@link #end}, {@link #giveUp}) the session no longer points to it and its timer is cancelled, so it goes back to
+ * the pool. One that a newer 2xx of its session replaced ({@link #start}) is stopped and left to the GC.
+ * <p>
  * Threading: not threadsafe; on the shard's event loop.
  */
 final class OkRetransmission extends Retransmission implements AckWait
 {
     /** The CSeq number of the INVITE whose ACK ends it. */
-    final long cseq;
+    long cseq;
 
     OkRetransmission(final UasResponses uas, final ServerTransaction tx, final ByteBuf ok,
         final SipServletRequestImpl request, final SipServletResponseImpl response)
     {
         super(uas, tx, ok, request, response);
         this.cseq = request.cseqNumber();
+    }
+
+    /** Takes up another 2xx (a pooled one). */
+    void reuse(final ServerTransaction tx, final ByteBuf ok, final SipServletRequestImpl request,
+        final SipServletResponseImpl response)
+    {
+        use(tx, ok, request, response);
+        this.cseq = request.cseqNumber();
+    }
+
+    /** Ended: lets go of the messages and goes back to the shard's pool (once). */
+    private void recycle()
+    {
+        if (null == request)
+        {
+            return;
+        }
+        request = null;
+        response = null;
+        tx = null;
+        uas().recycle(this);
     }
 
     void start()
@@ -57,6 +82,7 @@ final class OkRetransmission extends Retransmission implements AckWait
     {
         stop();
         session.awaitingAck(null);
+        recycle();
     }
 
     @Override
@@ -75,5 +101,6 @@ final class OkRetransmission extends Retransmission implements AckWait
             session.awaitingAck(null);
         }
         invoker().tellErrorListeners(session, new SipErrorEvent(request, response), true, null);
+        recycle();
     }
 }

@@ -20,10 +20,10 @@ abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRet
 {
     /** The shard's UAS responses, whose shard, timer wheel and invoker these are (one field, not three). */
     private final UasResponses uas;
-    final ServerTransaction tx;
-    final long txId;
-    final SipServletRequestImpl request;
-    final SipServletResponseImpl response;
+    ServerTransaction tx;
+    long txId;
+    SipServletRequestImpl request;
+    SipServletResponseImpl response;
     private ByteBuf bytes;
     long intervalMs;
     long elapsedMs;
@@ -35,11 +35,28 @@ abstract class Retransmission implements ContainerShard.TimerTarget, ResponseRet
         final SipServletRequestImpl request, final SipServletResponseImpl response)
     {
         this.uas = uas;
+        use(tx, bytes, request, response);
+    }
+
+    /** Takes up a response to retransmit: at construction, or again for a pooled one ({@link OkRetransmission}). */
+    final void use(final ServerTransaction tx, final ByteBuf bytes, final SipServletRequestImpl request,
+        final SipServletResponseImpl response)
+    {
         this.tx = tx;
         this.txId = tx.id();
         this.bytes = bytes;
         this.request = request;
         this.response = response;
+        intervalMs = 0;
+        elapsedMs = 0;
+        dueNs = 0;
+        timer = -1;
+    }
+
+    /** The shard's UAS responses, which pool the 2xx retransmissions. */
+    final UasResponses uas()
+    {
+        return uas;
     }
 
     final StackShard shard()

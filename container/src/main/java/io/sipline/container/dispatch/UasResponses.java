@@ -24,10 +24,16 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  */
 final class UasResponses
 {
+    /** At most this many ended 2xx retransmissions are kept: the ACKs of a burst's calls come within a few ms. */
+    private static final int POOLED_OKS = 256;
+
     private final StackShard shard;
     private final ShardAddresses addresses;
     private final ServletInvoker invoker;
     private final TimerSlots timers;
+    /** Ended 2xx retransmissions kept for reuse, {@code [0, freeOks)}. */
+    private final OkRetransmission[] freeOks = new OkRetransmission[POOLED_OKS];
+    private int freeOkCount;
 
     UasResponses(final StackShard shard, final ShardAddresses addresses, final ServletInvoker invoker,
         final TimerSlots timers)
@@ -122,11 +128,34 @@ final class UasResponses
         }
         else if (null != keep)
         {
-            new OkRetransmission(this, tx, keep, request, response).start();
+            okRetransmission(tx, keep, request, response).start();
         }
         session.onResponseSent(response);
         releaseIfDone(request, status);
         invoker.afterSend(session);
+    }
+
+    /** A 2xx retransmission for {@code ok}: a pooled one when there is one. */
+    OkRetransmission okRetransmission(final ServerTransaction tx, final ByteBuf ok,
+        final SipServletRequestImpl request, final SipServletResponseImpl response)
+    {
+        if (0 == freeOkCount)
+        {
+            return new OkRetransmission(this, tx, ok, request, response);
+        }
+        final OkRetransmission r = freeOks[--freeOkCount];
+        freeOks[freeOkCount] = null;
+        r.reuse(tx, ok, request, response);
+        return r;
+    }
+
+    /** An ended 2xx retransmission, kept for the next 2xx while the pool has room. */
+    void recycle(final OkRetransmission ended)
+    {
+        if (freeOkCount < freeOks.length)
+        {
+            freeOks[freeOkCount++] = ended;
+        }
     }
 
     /**
@@ -157,14 +186,17 @@ final class UasResponses
         }
         final SipSessionImpl session = request.sessionImpl();
         // our own UAS answered with the session's local tag (a String it has); a proxy relayed the callee's
-        tx.attachment(new AnsweredInvite(null != session && null == session.proxy() && null != session.localTag()
-            ? session.localTag() : answer.toTag()));
+        final String toTag = null != session && null == session.proxy() && null != session.localTag()
+            ? session.localTag() : answer.toTag();
+        tx.attachment(null == toTag ? ANSWERED_WITHOUT_TAG : toTag);
     }
 
-    /** What an INVITE server transaction keeps once its request was released: the To tag a late CANCEL's 200 has. */
-    record AnsweredInvite(String toTag)
-    {
-    }
+    /**
+     * What an INVITE server transaction keeps once its request was released, for a late CANCEL's 200: the To tag of
+     * its final response (the String itself: no transaction has another String attachment), or this mark when that
+     * response had none.
+     */
+    static final Object ANSWERED_WITHOUT_TAG = new Object();
 
     /**
      * Ends the wait for a PRACK of a reliable provisional response to {@code request} (RFC 3262 §3): its

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.HashSet;
@@ -110,5 +111,30 @@ class AttributeTableTest
         assertEquals(0, big.get("b0"));
         assertSame(null, bigCopy.get("b0"));
         assertEquals(AttributeTable.MAX_LINEAR + 1, big.size());
+    }
+
+    /**
+     * A call's application session sets four attributes: the table and its one array of pairs, 16 + 48 B with
+     * compact object headers, 24 + 48 with 12-byte headers (two arrays of names and values would be 24 + 32 + 32).
+     */
+    @Test
+    void shouldHoldFourAttributesInOneSmallArray()
+    {
+        final AttributeTable[] kept = new AttributeTable[1_000];
+        final Runnable fill = () ->
+        {
+            for (int i = 0; i < kept.length; i++)
+            {
+                final AttributeTable t = new AttributeTable(4);
+                t.put("caller", "a");
+                t.put("callee", "b");
+                t.put("started", "c");
+                t.put("ref", "d");
+                kept[i] = t;
+            }
+        };
+        final long bytes = AllocationMeter.leastBytes(fill, fill, 5, 72L * kept.length);
+        assertTrue(bytes <= 72L * kept.length, "B per table of four: " + (double)bytes / kept.length);
+        assertEquals("d", kept[kept.length - 1].get("ref"));
     }
 }
