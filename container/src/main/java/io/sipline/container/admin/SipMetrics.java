@@ -648,10 +648,10 @@ public final class SipMetrics
             }).register(registry);
         CounterWithCallback.builder().name("sipline_stream_events")
             .help("TCP and TLS connection events: accepted, closed, messages, and each drop or close by reason "
-                + "(parse_errors, framing_errors, oversize, idle_closed, errors, socket_errors, dropped, "
-                + "send_failures, tls_failures; the limits against abuse: over_max_connections and "
-                + "over_max_per_address refused at the accept, message_timeouts for a message not whole within "
-                + "--tcp-message-timeout, too_large for a Content-Length beyond the maximum message size)")
+                + "(parse_errors, framing_errors, oversize, idle_closed, errors, dropped, send_failures, tls_failures; "
+                + "the limits against abuse: over_max_connections and over_max_per_address refused at the accept, "
+                + "message_timeouts for a message not whole within --tcp-message-timeout, too_large for a "
+                + "Content-Length beyond the maximum message size)")
             .labelNames("event")
             .callback(cb ->
             {

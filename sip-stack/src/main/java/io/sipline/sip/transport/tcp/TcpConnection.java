@@ -1,13 +1,10 @@
 package io.sipline.sip.transport.tcp;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-
-import javax.net.ssl.SSLException;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -930,18 +927,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
         // Never rethrow: this connection is closed, the loop and every other connection go on.
-        final boolean tls = cause instanceof SSLException || cause.getCause() instanceof SSLException;
-        if (!tls && cause instanceof IOException)
-        {
-            // A read or write of the socket failed (the peer reset, or closed before our write), or writes were pending
-            // at a close: Netty raises no other IOException here. A peer may cause it any time; not the stack's fault.
-            counters.increment(TcpCounters.SOCKET_ERRORS);
-        }
-        else
-        {
-            counters.error(cause);
-        }
-        if (tls)
+        counters.error(cause);
+        if (cause instanceof javax.net.ssl.SSLException || cause.getCause() instanceof javax.net.ssl.SSLException)
         {
             counters.increment(TcpCounters.TLS_FAILURES); // a handshake or record error, wrapped by SslHandler
         }

@@ -28,10 +28,7 @@ public final class TcpCounters
     public static final int OVERSIZE = 6;
     /** Connections closed after the idle time. */
     public static final int IDLE_CLOSED = 7;
-    /**
-     * Exceptions caught on a connection other than its socket's I/O errors ({@link #SOCKET_ERRORS}): a handler's, the
-     * stack's own, a TLS record's. Each closes that connection only.
-     */
+    /** Exceptions caught on a connection (each closes that connection only). */
     public static final int ERRORS = 8;
     /** Messages the handler discarded. */
     public static final int DROPPED = 9;
@@ -58,19 +55,13 @@ public final class TcpCounters
     public static final int OVER_MAX_PER_ADDRESS = 18;
     /** Connections closed because a message declared a Content-Length beyond the maximum message size. */
     public static final int TOO_LARGE = 19;
-    /**
-     * Connections closed by an I/O error of their socket: reset by the peer (it closed with our answer unread), a write
-     * after the peer's close (broken pipe), timed out, or writes still pending when the connection closed. The peer's
-     * or the network's doing, not an exception of the stack.
-     */
-    public static final int SOCKET_ERRORS = 20;
     /** The number of slots. */
-    public static final int SLOTS = 21;
+    public static final int SLOTS = 20;
 
     private static final String[] NAMES = {"accepted", "closed", "messages_in", "parse_errors", "pings",
         "framing_errors", "oversize", "idle_closed", "errors", "dropped", "send_failures", "sent", "connected",
         "connect_failures", "stun", "tls_failures", "message_timeouts", "over_max_connections",
-        "over_max_per_address", "too_large", "socket_errors"};
+        "over_max_per_address", "too_large"};
 
     private final AtomicLongArray counts = new AtomicLongArray(SLOTS);
     /** The first exception counted in {@link #ERRORS}: the count alone does not say what went wrong. */

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,16 +94,6 @@ class TcpConnectionTest
     }
 
     @Test
-    void shouldCountASocketErrorApartFromTheStacksExceptions()
-    {
-        channel.pipeline().fireExceptionCaught(new IOException("recvAddress(..) failed: Connection reset by peer"));
-        assertFalse(channel.isActive());
-        assertEquals(1, counters.get(TcpCounters.SOCKET_ERRORS));
-        assertEquals(0, counters.get(TcpCounters.ERRORS));
-        assertNull(counters.firstError());
-    }
-
-    @Test
     void shouldCountAnExceptionOfTheStackAndKeepTheFirst()
     {
         final IllegalStateException bug = new IllegalStateException("a bug");
@@ -115,18 +104,15 @@ class TcpConnectionTest
         other.finishAndReleaseAll();
         assertFalse(channel.isActive());
         assertEquals(2, counters.get(TcpCounters.ERRORS));
-        assertEquals(0, counters.get(TcpCounters.SOCKET_ERRORS));
         assertSame(bug, counters.firstError());
     }
 
     @Test
     void shouldCountAFailedTlsHandshakeAsAnExceptionAndATlsFailure()
     {
-        // SSLException is an IOException, but a bad record or handshake is no socket failure
         channel.pipeline().fireExceptionCaught(new SSLHandshakeException("no cipher suites in common"));
         assertEquals(1, counters.get(TcpCounters.ERRORS));
         assertEquals(1, counters.get(TcpCounters.TLS_FAILURES));
-        assertEquals(0, counters.get(TcpCounters.SOCKET_ERRORS));
     }
 
     private void assertPong()
