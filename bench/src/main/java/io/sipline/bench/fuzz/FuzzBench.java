@@ -28,8 +28,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code bin/sipline bench fuzz}: the wire fuzzer against the server. Starts Sipline with its {@code b2bua} example
- * (and a TLS port when {@code openssl} can make it a certificate), runs a sipp call load through it, and meanwhile
- * sends {@link SipMutator} messages over UDP, then TCP, then TLS ({@link WireFlood}). Reports whether the server is
+ * (and a TLS port when {@code openssl} can make it a certificate), runs a sipp call load through it, and once the calls
+ * are under way ({@link #CALLS_LEAD_SECONDS}) sends {@link SipMutator} messages over UDP, then TCP, then TLS
+ * ({@link WireFlood}). Reports whether the server is
  * alive, the ERROR lines it logged, the shard and connection errors and every drop by reason (from {@code /metrics},
  * before and after), heap after a full GC and direct memory before and after, and sipp's failed calls. Writes
  * {@code report.md} into the run directory. Runs on the main thread; every process it starts is stopped by its
@@ -39,6 +40,10 @@ import picocli.CommandLine.Option;
     description = "Mutated SIP messages over UDP, TCP and TLS into the b2bua example under a sipp call load.")
 public final class FuzzBench implements Callable<Integer>
 {
+    /** Seconds between the first heap histogram and the load. */
+    static final int QUIET_SECONDS = 5;
+    /** Seconds the call load runs before the flood starts. */
+    static final int CALLS_LEAD_SECONDS = 5;
     @Mixin
     HarnessOptions harness = new HarnessOptions();
 
@@ -119,8 +124,10 @@ public final class FuzzBench implements Callable<Integer>
         final List<byte[]> seeds = SipMutator.seedMessages(home.resolve("sip-stack/src/test/resources"), "127.0.0.1");
         final Map<String, Double> m0 = metrics(server.adminPort());
         final long live0 = server.liveBytes(dir.resolve("histogram-before.txt"));
+        // The histogram stops the server for a heap walk and a full collection: the load starts once that is over
+        TimeUnit.SECONDS.sleep(QUIET_SECONDS);
         final double seconds = udp / (double)Math.max(1, rate) + (tcp + tls) / (double)Math.max(1, streamRate);
-        final int calls = Math.max(callRate, (int)(callRate * seconds));
+        final int calls = Math.max(callRate, (int)(callRate * (seconds + CALLS_LEAD_SECONDS)));
         final Process uas = Sipp.start("fuzz-uas", new ArrayList<>(flow.uasArgs()), uasPort);
         final List<WireFlood.Result> floods = new ArrayList<>();
         final long[] done;
@@ -131,6 +138,8 @@ public final class FuzzBench implements Callable<Integer>
                 Integer.toString(callRate * 20), "-recv_timeout", "8000", "-timeout", (long)(seconds + 120) + "s"));
             try
             {
+                // the calls are under way when the flood comes, as a server's users are when it is attacked
+                TimeUnit.SECONDS.sleep(CALLS_LEAD_SECONDS);
                 final InetSocketAddress sip = new InetSocketAddress("127.0.0.1", server.port());
                 flood(floods, sip, WireFlood.Transport.UDP, udp, rate, 0);
                 flood(floods, sip, WireFlood.Transport.TCP, tcp, streamRate, 1);

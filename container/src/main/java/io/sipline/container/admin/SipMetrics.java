@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.IntSupplier;
 
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocatorMetric;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.Collector;
@@ -631,15 +629,15 @@ public final class SipMetrics
         final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         GaugeWithCallback.builder().name("sipline_jvm_heap_used_bytes").help("Heap in use")
             .callback(cb -> cb.call(memory.getHeapMemoryUsage().getUsed())).register(registry);
-        final PooledByteBufAllocatorMetric netty = PooledByteBufAllocator.DEFAULT.metric();
         final List<BufferPoolMXBean> pools = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class);
         GaugeWithCallback.builder().name("sipline_jvm_direct_memory_used_bytes")
-            .help("Off-heap buffer memory in use: Netty's pooled direct arenas (pool=netty, allocated without the "
-                + "JDK's accounting) and the JDK's direct ByteBuffers (pool=jdk)")
+            .help("Off-heap buffer memory in use: the chunks of Netty's pooled allocators, the shared one and the "
+                + "shards' own of outbound buffers (pool=netty), and the JDK's direct ByteBuffers (pool=jdk, which "
+                + "counts Netty's chunks again on this JVM)")
             .labelNames("pool")
             .callback(cb ->
             {
-                cb.call(netty.usedDirectMemory(), "netty");
+                cb.call(stack.pooledDirectMemory(), "netty");
                 for (final BufferPoolMXBean pool : pools)
                 {
                     if ("direct".equals(pool.getName()))

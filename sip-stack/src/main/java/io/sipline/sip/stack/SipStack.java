@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.ResourceLeakDetector;
@@ -400,6 +401,21 @@ public final class SipStack implements AutoCloseable
     public void execute(final int k, final Runnable task)
     {
         transport.eventLoop(k).execute(task);
+    }
+
+    /**
+     * Direct memory held in chunks by the pooled allocators the stack uses: Netty's shared
+     * {@code PooledByteBufAllocator.DEFAULT} (the transports' reads and writes, stateless answers; the whole JVM's) and
+     * each shard's allocator of outbound buffers. Any thread; reads each allocator's chunk lists.
+     */
+    public long pooledDirectMemory()
+    {
+        long bytes = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+        for (final StackShard shard : shards)
+        {
+            bytes += shard.outboundBufferMemory();
+        }
+        return bytes;
     }
 
     /** The transport's counters summed over the shards (any thread). */

@@ -372,7 +372,12 @@ public final class SipStackConfig
         return allocator;
     }
 
-    /** Where outbound messages and hand-over copies are allocated; default Netty's pooled allocator. */
+    /**
+     * The shards' allocator: stateless answers and the transaction layer's own messages; default Netty's pooled
+     * allocator, and then each shard's outbound messages and hand-over copies come from a pooled allocator of the
+     * shard's own ({@link OutboundBuffers}), so that the buffers it keeps hold no chunk of this one. Any other
+     * allocator serves those too.
+     */
     public SipStackConfig allocator(final ByteBufAllocator value)
     {
         allocator = value;

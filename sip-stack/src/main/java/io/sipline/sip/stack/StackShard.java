@@ -431,6 +431,21 @@ public final class StackShard
         return outboundBuffers.made();
     }
 
+    /** Outbound buffers this shard's pool keeps now, in use or free ({@link OutboundBuffers}); racy read. */
+    public int outboundBuffersKept()
+    {
+        return outboundBuffers.kept();
+    }
+
+    /**
+     * Direct memory held in Netty chunks by the allocator of this shard's outbound buffers ({@link OutboundBuffers});
+     * 0 when they come from {@link SipStackConfig#allocator()} (not a pooled one). Any thread.
+     */
+    public long outboundBufferMemory()
+    {
+        return outboundBuffers.ownMemory();
+    }
+
     /** Exceptions thrown by the listener, caught and counted. */
     public long listenerErrors()
     {

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.IoEventLoop;
@@ -21,8 +21,9 @@ import io.netty.util.AttributeKey;
  * the kernel's receive timestamp, hands each to {@link UdpShardSockets#onDatagram}, and flushes once per batch. Where
  * a reader cannot be set up, Netty keeps reading that socket (counted as an error).
  *
- * <p>Buffers: the receive buffer is pooled, made with the first reader and released when the last one stops; it is
- * lent to the shard for each datagram and never handed on.
+ * <p>Buffers: the receive buffer is a plain direct buffer, not a pooled one (it lives as long as the shard, and in a
+ * pooled chunk it would keep that chunk from going back after a burst), made with the first reader and released when
+ * the last one stops; it is lent to the shard for each datagram and never handed on.
  *
  * <p>Not thread-safe; owned by the shard's event loop (made once per shard by {@link UdpShardSockets}).
  */
@@ -35,7 +36,6 @@ final class UdpShardReads
     private final UdpShardSockets shard;
     private final UdpCounterSlots counters;
     private final DistinctErrors errors;
-    private final ByteBufAllocator allocator;
     /** This shard's recvmsg on its sockets; null when Netty reads everything (NIO, not Linux, off). */
     private final UdpRecvMsg recvFrom;
     /** The buffer {@link #recvFrom} reads into, while at least one socket (listening or peer) is read that way. */
@@ -51,12 +51,11 @@ final class UdpShardReads
     private int peerReaders;
 
     UdpShardReads(final UdpShardSockets shard, final UdpCounterSlots counters, final DistinctErrors errors,
-        final ByteBufAllocator allocator, final UdpRecvMsg recvFrom)
+        final UdpRecvMsg recvFrom)
     {
         this.shard = shard;
         this.counters = counters;
         this.errors = errors;
-        this.allocator = allocator;
         this.recvFrom = recvFrom;
     }
 
@@ -123,11 +122,11 @@ final class UdpShardReads
         }
         if (null == receiveBuffer)
         {
-            final ByteBuf buffer = allocator.directBuffer(UdpTransport.RECEIVE_BUFFER_BYTES,
+            final ByteBuf buffer = UnpooledByteBufAllocator.DEFAULT.directBuffer(UdpTransport.RECEIVE_BUFFER_BYTES,
                 UdpTransport.RECEIVE_BUFFER_BYTES);
             if (!buffer.hasMemoryAddress())
             {
-                buffer.release(); // the allocator's buffers cannot be read into in place: Netty keeps reading
+                buffer.release(); // no address to read into in place: Netty keeps reading
                 return -1;
             }
             receiveBuffer = buffer;

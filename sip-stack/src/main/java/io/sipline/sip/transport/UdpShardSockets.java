@@ -98,7 +98,7 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
         this.peerChannels = peerConfig.enabled() ? new UdpPeerChannels(this, counters, errors, peerConfig) : null;
         this.peers = null == peerChannels ? null : peerChannels.peers;
         this.output = new UdpShardOutput(index, counters, errors, peers, sendTo);
-        this.reads = new UdpShardReads(this, counters, errors, allocator, recvFrom);
+        this.reads = new UdpShardReads(this, counters, errors, recvFrom);
         this.sendsDirect = null != sendTo;
     }
 

@@ -44,9 +44,10 @@ import io.sipline.sip.capture.HepCaptureAgent;
  * given peer always lands on the same shard). Without epoll (NIO, off Linux) a port cannot be shared: each
  * address:port gets one channel, on shard {@code i mod N}, and a log line says so.
  *
- * <p>Receive buffers are pooled direct buffers ({@link PooledByteBufAllocator}) of 64 KiB, enough for any UDP
- * datagram, so none is ever cut short; the shard copies each datagram into its reused message and releases the buffer
- * at once ({@link UdpShardSockets}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive
+ * <p>Receive buffers are direct buffers of 64 KiB, enough for any UDP datagram, so none is ever cut short: one plain
+ * buffer per shard where the shard reads its sockets itself ({@code UdpShardReads}), else pooled ones
+ * ({@link PooledByteBufAllocator}) that the shard releases as soon as it has copied the datagram into its reused
+ * message ({@link UdpShardSockets}). Each socket asks the kernel for {@value #SOCKET_BUFFER_BYTES} bytes of receive
  * and send buffer ({@code SO_RCVBUF}, {@code SO_SNDBUF}): the default (Linux {@code net.core.rmem_default}, about
  * 208 KiB) holds a few hundred datagrams, and a burst above that is dropped by the kernel before any shard sees it,
  * which the peer then retransmits. The kernel caps the request at {@code net.core.rmem_max}/{@code wmem_max}; when the

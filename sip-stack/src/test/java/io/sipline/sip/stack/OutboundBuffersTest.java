@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
  * {@link OutboundBuffers}: a kept buffer is handed out again only once every reference handed out with it (and every
  * derived buffer) is released, with its indexes cleared; a buffer that grew too large is let go; one a holder freed
  * by releasing too often is forgotten; close releases the pool's references; nothing is kept while the leak detector
- * records accesses. The detector is switched off around the tests that keep buffers (kept buffers are the point) and
- * restored after each.
+ * records accesses; a burst's buffers and the chunks of the pool's own allocator go back after the trim window, all
+ * the kept ones at once (those in use when their holder releases them) when they hold that allocator's chunks
+ * sparsely, and only once for one burst; buffers are made in powers of two. The detector is switched off around
+ * the tests that keep buffers (kept buffers are the point) and restored after each.
  */
 class OutboundBuffersTest
 {
@@ -139,21 +141,16 @@ class OutboundBuffersTest
     }
 
     @Test
-    void shouldGiveTheAllocatorsChunksBackAfterABurst()
+    void shouldGiveTheChunksOfABurstBack()
     {
-        // An allocator of its own, with a thread cache for this thread as a shard's event loop has: after a burst of
-        // 8 KiB messages (four 4 MiB chunks) and the trim window, at most two chunks are left (the buffers a quiet
-        // shard keeps are in one), not every chunk the burst took, neither in the pool nor in the thread's cache.
-        final PooledByteBufAllocator allocator = new PooledByteBufAllocator(true, 0, 1, 8192, 9, 256, 64, true);
-        final OutboundBuffers pool = new OutboundBuffers(allocator, 4096);
-        final ByteBuf[] burst = new ByteBuf[2_000];
-        for (int i = 0; i < burst.length; i++)
-        {
-            burst[i] = pool.acquire(8_000);
-        }
-        final long chunk = allocator.metric().chunkSize();
-        final long peak = allocator.metric().usedDirectMemory();
-        assertTrue(peak >= 3 * chunk, "the burst took several chunks: " + peak);
+        // After a burst of 8 KiB messages (dozens of the own allocator's chunks) and the trim window, the chunks
+        // holding the buffers a quiet shard keeps are left, not every chunk the burst took.
+        final PooledByteBufAllocator own = OutboundBuffers.ownAllocator();
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, own, 4096);
+        final ByteBuf[] burst = burst(pool, 2_000);
+        final long chunk = own.metric().chunkSize();
+        final long peak = own.metric().usedDirectMemory();
+        assertTrue(peak >= 32 * chunk, "the burst took dozens of chunks: " + peak);
         for (final ByteBuf b : burst)
         {
             b.release();
@@ -165,8 +162,125 @@ class OutboundBuffersTest
             now += OutboundBuffers.TRIM_PERIOD_NS;
         }
         assertEquals(OutboundBuffers.MIN_KEPT, pool.kept());
-        assertTrue(allocator.metric().usedDirectMemory() <= 2 * chunk && peak >= 4 * chunk,
-            "direct memory after the window: " + allocator.metric().usedDirectMemory() + " (peak " + peak + ")");
+        assertTrue(own.metric().usedDirectMemory() <= 4 * chunk,
+            "direct memory after the window: " + own.metric().usedDirectMemory() + " (peak " + peak + ")");
+        assertEquals(0, pool.compactions(), "the buffers kept fill their chunks");
+        pool.close();
+        assertTrue(own.metric().usedDirectMemory() <= chunk, "closed: every chunk back but an empty first one, which "
+            + "Netty keeps: " + own.metric().usedDirectMemory());
+    }
+
+    @Test
+    void shouldLetGoOfEveryFreeBufferWhenTheKeptOnesHoldChunksSparsely()
+    {
+        // Kept buffers spread over a burst's chunks, one in thirty (the others let go because they grew too large),
+        // hold every chunk: the pool lets go of all of them, and what it makes again fills a chunk or two.
+        final PooledByteBufAllocator own = OutboundBuffers.ownAllocator();
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, own, 4096);
+        final ByteBuf[] burst = burst(pool, 960);
+        final long chunk = own.metric().chunkSize();
+        assertTrue(own.metric().usedDirectMemory() >= 24 * chunk, "" + own.metric().usedDirectMemory());
+        for (int i = 0; i < burst.length; i++)
+        {
+            if (i % 30 != 0)
+            {
+                burst[i].writeZero(OutboundBuffers.MAX_KEPT_CAPACITY + 1);
+            }
+            burst[i].release();
+        }
+        assertEquals(burst.length, pool.trim(0), "the grown ones let go, then the sparse rest");
+        assertEquals(1, pool.compactions());
+        assertEquals(0, pool.kept(), "every kept buffer let go");
+        assertTrue(own.metric().usedDirectMemory() <= 2 * chunk, "the burst's chunks back: "
+            + own.metric().usedDirectMemory());
+
+        // Made again, the buffers a steady load needs fill few chunks, and nothing more is let go.
+        final ByteBuf[] steady = new ByteBuf[burst.length / 30];
+        for (int i = 0; i < steady.length; i++)
+        {
+            steady[i] = pool.acquire(8_000);
+        }
+        for (final ByteBuf b : steady)
+        {
+            b.release();
+        }
+        long now = 0;
+        for (int t = 0; t < 2 * OutboundBuffers.TRIM_WINDOW; t++)
+        {
+            now += OutboundBuffers.TRIM_PERIOD_NS;
+            pool.trim(now);
+        }
+        assertEquals(1, pool.compactions(), "dense: not let go again");
+        assertEquals(steady.length, pool.kept());
+        assertTrue(own.metric().usedDirectMemory() <= 4 * chunk, "" + own.metric().usedDirectMemory());
+        pool.close();
+    }
+
+    @Test
+    void shouldLetGoOfTheBuffersInUseTooWhenTheKeptOnesHoldChunksSparsely()
+    {
+        // A burst's tail: one buffer in thirty still held (a transaction's answer) when the rest, grown, is let go.
+        // The pool lets go of those too, so that their holders' releases give the chunks back with no second time.
+        final PooledByteBufAllocator own = OutboundBuffers.ownAllocator();
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, own, 4096);
+        final ByteBuf[] burst = burst(pool, 960);
+        final long chunk = own.metric().chunkSize();
+        for (int i = 0; i < burst.length; i++)
+        {
+            if (i % 30 != 0)
+            {
+                burst[i].writeZero(OutboundBuffers.MAX_KEPT_CAPACITY + 1);
+                burst[i].release();
+            }
+        }
+        assertEquals(burst.length, pool.trim(0), "the grown ones let go, then the ones in use");
+        assertEquals(1, pool.compactions());
+        assertEquals(0, pool.kept());
+        for (int i = 0; i < burst.length; i += 30)
+        {
+            assertEquals(1, burst[i].refCnt(), "the holder's reference alone");
+            burst[i].release();
+        }
+        assertTrue(own.metric().usedDirectMemory() <= 2 * chunk, "the burst's chunks back once the holders released: "
+            + own.metric().usedDirectMemory());
+
+        // A load that comes and goes afterwards: buffers made, let go by the trims, the allocator dense each time.
+        long now = 0;
+        for (int round = 0; round < 3; round++)
+        {
+            final ByteBuf[] load = new ByteBuf[200];
+            for (int i = 0; i < load.length; i++)
+            {
+                load[i] = pool.acquire(1_000);
+            }
+            for (final ByteBuf b : load)
+            {
+                b.release();
+            }
+            for (int t = 0; t <= OutboundBuffers.TRIM_WINDOW; t++)
+            {
+                now += OutboundBuffers.TRIM_PERIOD_NS;
+                pool.trim(now);
+            }
+            assertEquals(OutboundBuffers.MIN_KEPT, pool.kept(), "round " + round);
+        }
+        assertEquals(1, pool.compactions(), "dense after the burst: never let go of all again");
+        pool.close();
+    }
+
+    @Test
+    void shouldMakeBuffersOfPowerOfTwoSizes()
+    {
+        // As a buffer grows: the own allocator sees few size classes, each of which Netty keeps a run of for good.
+        assertEquals(OutboundBuffers.MIN_CAPACITY, OutboundBuffers.roundedCapacity(100));
+        assertEquals(1024, OutboundBuffers.roundedCapacity(1024));
+        assertEquals(2048, OutboundBuffers.roundedCapacity(1025));
+        assertEquals(8192, OutboundBuffers.roundedCapacity(7_300));
+        assertEquals(32_768, OutboundBuffers.roundedCapacity(20_000));
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf b = pool.acquire(7_300);
+        assertEquals(8192, b.capacity());
+        b.release();
         pool.close();
     }
 
@@ -243,5 +357,16 @@ class OutboundBuffersTest
         assertEquals(0, pool.kept());
         a.release();
         pool.close();
+    }
+
+    /** {@code n} buffers of 8,000 bytes from {@code pool}, all in use: a burst of large messages. */
+    private static ByteBuf[] burst(final OutboundBuffers pool, final int n)
+    {
+        final ByteBuf[] burst = new ByteBuf[n];
+        for (int i = 0; i < n; i++)
+        {
+            burst[i] = pool.acquire(8_000);
+        }
+        return burst;
     }
 }

@@ -66,10 +66,10 @@ class StackCaptureAllocationTest
         {
             final HepConfig hep = new HepConfig((InetSocketAddress)collector.getLocalAddress(), 1, "secret");
             System.out.print("HEP capture off: ");
-            final double off = StackAllocationTest.measure(WARM_UP, MEASURED, SipStackConfig.OUTBOUND_BUFFERS_DEFAULT,
+            final double off = StackAllocationTest.measure(WARM_UP, MEASURED, StackAllocationTest.KEPT_BUFFERS,
                 UdpPeerConfig.DEFAULT, null);
             System.out.print("HEP capture on:  ");
-            final double on = StackAllocationTest.measure(WARM_UP, MEASURED, SipStackConfig.OUTBOUND_BUFFERS_DEFAULT,
+            final double on = StackAllocationTest.measure(WARM_UP, MEASURED, StackAllocationTest.KEPT_BUFFERS,
                 UdpPeerConfig.DEFAULT, hep);
             System.out.printf("HEP capture adds %.2f B per transaction (2 captures each)%n", on - off);
             collector.configureBlocking(false);

@@ -927,7 +927,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
         // Never rethrow: this connection is closed, the loop and every other connection go on.
-        counters.increment(TcpCounters.ERRORS);
+        counters.error(cause);
         if (cause instanceof javax.net.ssl.SSLException || cause.getCause() instanceof javax.net.ssl.SSLException)
         {
             counters.increment(TcpCounters.TLS_FAILURES); // a handshake or record error, wrapped by SslHandler

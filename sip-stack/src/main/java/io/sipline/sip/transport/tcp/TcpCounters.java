@@ -1,6 +1,7 @@
 package io.sipline.sip.transport.tcp;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Counters of one TCP listener, shared by its connections. Slots are {@code int} constants so that counting neither
@@ -63,6 +64,8 @@ public final class TcpCounters
         "over_max_per_address", "too_large"};
 
     private final AtomicLongArray counts = new AtomicLongArray(SLOTS);
+    /** The first exception counted in {@link #ERRORS}: the count alone does not say what went wrong. */
+    private final AtomicReference<Throwable> firstError = new AtomicReference<>();
 
     TcpCounters()
     {
@@ -71,6 +74,19 @@ public final class TcpCounters
     void increment(final int slot)
     {
         counts.getAndIncrement(slot);
+    }
+
+    /** Counts an exception in {@link #ERRORS}, keeping the first one for {@link #firstError}. */
+    void error(final Throwable cause)
+    {
+        counts.getAndIncrement(ERRORS);
+        firstError.compareAndSet(null, cause);
+    }
+
+    /** The first exception counted in {@link #ERRORS}, with its stack; null when none. Any thread. */
+    public Throwable firstError()
+    {
+        return firstError.get();
     }
 
     /** The name of a slot in metrics: lower case with underscores ({@code "message_timeouts"}). */

@@ -3,11 +3,14 @@ package io.sipline.sip.transport.tcp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+
+import javax.net.ssl.SSLHandshakeException;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +21,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 
 /**
  * The framing rules of {@link TcpConnection} on an {@link EmbeddedChannel}, fed pooled direct buffers as epoll would
- * (each one must be released by the handler, or the leak guard fails the class).
+ * (each one must be released by the handler, or the leak guard fails the class), and how it counts what it catches.
  */
 class TcpConnectionTest
 {
@@ -88,6 +91,28 @@ class TcpConnectionTest
         assertNull(channel.readOutbound());
         assertEquals(1, counters.get(TcpCounters.FRAMING_ERRORS));
         assertEquals(List.of(), seen);
+    }
+
+    @Test
+    void shouldCountAnExceptionOfTheStackAndKeepTheFirst()
+    {
+        final IllegalStateException bug = new IllegalStateException("a bug");
+        channel.pipeline().fireExceptionCaught(bug);
+        final EmbeddedChannel other = new EmbeddedChannel(new TcpConnection((connection, message) -> true, counters,
+            TcpTransportConfig.DEFAULT_MAX_MESSAGE_BYTES, 0));
+        other.pipeline().fireExceptionCaught(new IndexOutOfBoundsException("another"));
+        other.finishAndReleaseAll();
+        assertFalse(channel.isActive());
+        assertEquals(2, counters.get(TcpCounters.ERRORS));
+        assertSame(bug, counters.firstError());
+    }
+
+    @Test
+    void shouldCountAFailedTlsHandshakeAsAnExceptionAndATlsFailure()
+    {
+        channel.pipeline().fireExceptionCaught(new SSLHandshakeException("no cipher suites in common"));
+        assertEquals(1, counters.get(TcpCounters.ERRORS));
+        assertEquals(1, counters.get(TcpCounters.TLS_FAILURES));
     }
 
     private void assertPong()
