@@ -272,9 +272,9 @@ public final class Cli
 
         @Option(names = "--overload-wait", paramLabel = "MS", converter = OverloadWaitConverter.class,
             defaultValue = "" + DEFAULT_OVERLOAD_WAIT_MILLIS,
-            description = "Overload control: once every request has waited longer than MS milliseconds since the "
-                + "kernel received it for 100 ms on end (the shard has a standing backlog; one slow message is "
-                + "not enough), each new request outside a dialog that waited longer than MS is refused with 503 "
+            description = "Overload control: once requests that waited longer than MS milliseconds since the "
+                + "kernel received them have kept coming for 100 ms (the shard has a standing backlog; one slow "
+                + "message is not enough), each new request outside a dialog that waited longer than MS is refused with 503 "
                 + "Service Unavailable and Retry-After: 1 until the waits have stayed within MS for 100 ms, so that "
                 + "the calls already up finish and the server does not collapse under retransmissions; requests in "
                 + "dialogs and responses are always served. "
