@@ -276,8 +276,8 @@ public final class Cli
                 + "kernel received them have kept coming for 100 ms (the shard has a standing backlog; one slow "
                 + "message is not enough), each new request outside a dialog that waited longer than MS is refused "
                 + "with 503 Service Unavailable and Retry-After: 1 until the waits have stayed within MS for "
-                + "100 ms, so that the calls already up finish and the server does not collapse under retransmissions; requests in "
-                + "dialogs and responses are always served. "
+                + "100 ms, so that the calls already up finish and the server does not collapse under "
+                + "retransmissions; requests in dialogs and responses are always served. "
                 + "1-10000, or 0 for off (default ${DEFAULT-VALUE}).")
         int overloadWait;
 
