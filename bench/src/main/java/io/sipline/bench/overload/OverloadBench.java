@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
 import io.sipline.bench.calls.HarnessOptions;
 import io.sipline.bench.calls.LoadDriver;
@@ -253,7 +254,7 @@ public final class OverloadBench implements Callable<Integer>
         }
         final Process p = new ProcessBuilder(root.resolve("bin/sipline").toString(), "aot", "--profile", profile)
             .inheritIO().start();
-        if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES) || 0 != p.exitValue())
+        if (!p.waitFor(10, TimeUnit.MINUTES) || 0 != p.exitValue())
         {
             p.destroyForcibly();
             throw new IOException("bin/sipline aot --profile " + profile + " failed");
