@@ -90,14 +90,15 @@ class DistributionTest
     @Test
     void shouldServeFromTheUnpackedArchive() throws IOException, InterruptedException
     {
-        final int port = Loopback.freeUdpPort();
-        final int admin = Loopback.freeTcpPort();
-        final Loopback.Server server = Server.start(home, install, List.of("run", "--port", Integer.toString(port),
-            "--admin-port", Integer.toString(admin), "--shards", "1"));
+        final Loopback.Started started = Loopback.startReady(p -> Server.start(home, install, List.of("run",
+            "--port", Integer.toString(p.sip()), "--admin-port", Integer.toString(p.admin()), "--shards", "1")),
+            l -> l.equals("sipline: ready"), START_MS);
+        final Loopback.Server server = started.server();
+        final int port = started.ports().sip();
+        final int admin = started.ports().admin();
         try
         {
-            assertTrue(server.await(l -> l.equals("sipline: ready"), START_MS),
-                "no 'sipline: ready':\n" + server.output());
+            assertTrue(started.ready(), "no 'sipline: ready':\n" + server.output());
             assertTrue(server.output().contains("sipline: profile zgc"), "the conf's profile:\n" + server.output());
             // bin/sipline starts the JVM with jdk.incubator.vector: the relay's SSRC index scans with SIMD
             assertTrue(server.output().lines().anyMatch(l -> l.startsWith("sipline: media on udp ")
@@ -139,13 +140,15 @@ class DistributionTest
     @Test
     void shouldLogJsonLinesWithTheRefusals() throws IOException, InterruptedException
     {
-        final int port = Loopback.freeUdpPort();
-        final Loopback.Server server = Server.start(home, install, List.of("run", "--port", Integer.toString(port),
-            "--admin-port", Integer.toString(Loopback.freeTcpPort()), "--shards", "1", "--log-format", "json"),
-            "-Dsipline.log.refusals.seconds=1");
+        final Loopback.Started started = Loopback.startReady(p -> Server.start(home, install, List.of("run",
+            "--port", Integer.toString(p.sip()), "--admin-port", Integer.toString(p.admin()), "--shards", "1",
+            "--log-format", "json"), "-Dsipline.log.refusals.seconds=1"),
+            l -> l.contains("\"message\":\"ready\""), START_MS);
+        final Loopback.Server server = started.server();
+        final int port = started.ports().sip();
         try
         {
-            assertTrue(server.await(l -> l.contains("\"message\":\"ready\""), START_MS), server.output());
+            assertTrue(started.ready(), server.output());
             final String bad = "INVITE sip:bob@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKx\r\n"
                 + "From: <sip:a@127.0.0.1>;tag=1\r\nTo: <sip:bob@127.0.0.1>\r\nCSeq: 1 INVITE\r\n"
                 + "Content-Length: 0\r\n\r\n"; // no Call-ID

@@ -154,16 +154,17 @@ class ImageTest
     @Test
     void shouldAnswerOptionsFromTheImageRunAsAContainer() throws IOException, InterruptedException
     {
-        final int port = Loopback.freeUdpPort();
-        final int admin = Loopback.freeTcpPort();
         // docker run --network host -e SIPLINE_JAVA_OPTS=... IMAGE ARGS: the arguments replace the image's Cmd
-        final Loopback.Server server = Loopback.Server.start(container(List.of(
-            "--config", HOME + "/conf/sipline.conf", "--bind", "127.0.0.1", "--port", Integer.toString(port),
-            "--admin-port", Integer.toString(admin), "--shards", "1")), STOP_MS);
+        final Loopback.Started started = Loopback.startReady(p -> Loopback.Server.start(container(List.of(
+            "--config", HOME + "/conf/sipline.conf", "--bind", "127.0.0.1", "--port", Integer.toString(p.sip()),
+            "--admin-port", Integer.toString(p.admin()), "--shards", "1")), STOP_MS),
+            l -> l.equals("sipline: ready"), START_MS);
+        final Loopback.Server server = started.server();
+        final int port = started.ports().sip();
+        final int admin = started.ports().admin();
         try
         {
-            assertTrue(server.await(l -> l.equals("sipline: ready"), START_MS),
-                "no 'sipline: ready':\n" + server.output());
+            assertTrue(started.ready(), "no 'sipline: ready':\n" + server.output());
             assertTrue(server.output().contains("GC log /tmp/gc-zgc-"), "the image's SIPLINE_LOG_DIR and the conf's"
                 + " profile:\n" + server.output());
             assertTrue(server.output().contains("udp 127.0.0.1:" + port), server.output());

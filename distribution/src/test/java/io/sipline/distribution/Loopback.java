@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.BindException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -19,8 +20,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
- * What the distribution's tests share: free loopback ports, one SIP request over UDP and its final response, and a
- * started server as a child process with its output kept by line. Not threadsafe; used by one test at a time.
+ * What the distribution's tests share: one SIP request over UDP and its final response, and a server started as a
+ * child process on free loopback ports, its output kept by line. Not threadsafe; used by one test at a time.
  */
 final class Loopback
 {
@@ -69,20 +70,62 @@ final class Loopback
         }
     }
 
-    static int freeUdpPort() throws IOException
+    /** A SIP port free for UDP and for TCP (the server binds both, RFC 3261 §18) and a free admin port. */
+    static Ports freePorts() throws IOException
     {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+        while (true)
         {
-            return s.getLocalPort();
+            try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                ServerSocket admin = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+            {
+                try (ServerSocket tcp = new ServerSocket())
+                {
+                    tcp.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), udp.getLocalPort()), 1);
+                }
+                return new Ports(udp.getLocalPort(), admin.getLocalPort());
+            }
+            catch (final BindException e)
+            {
+                // the UDP port's TCP twin is in use: take another
+            }
         }
     }
 
-    static int freeTcpPort() throws IOException
+    /**
+     * Starts a server on free ports ({@code start} makes it from them) and waits up to {@code timeoutMs} for a line
+     * matching {@code ready}. A port found free can be taken by another process before the server binds it; a server
+     * that exits saying so is started again on other ports, at most three times in all.
+     */
+    static Started startReady(final Starter start, final Predicate<String> ready, final long timeoutMs)
+        throws IOException, InterruptedException
     {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        for (int attempt = 1; ; attempt++)
         {
-            return s.getLocalPort();
+            final Ports ports = freePorts();
+            final Server server = start.start(ports);
+            final boolean up = server.await(ready, timeoutMs);
+            if (up || attempt == 3 || server.process.isAlive() || !server.output().contains("Address already in use"))
+            {
+                return new Started(server, ports, up);
+            }
+            server.kill();
         }
+    }
+
+    /** Starts a server on the ports given. */
+    interface Starter
+    {
+        Server start(Ports ports) throws IOException;
+    }
+
+    /** The SIP port (UDP and TCP) and the admin port a test server is given. */
+    record Ports(int sip, int admin)
+    {
+    }
+
+    /** A server from {@link #startReady}, its ports, and whether it said it was ready. */
+    record Started(Server server, Ports ports, boolean ready)
+    {
     }
 
     /** Polls {@code condition} every 20 ms until it holds or {@code timeoutMs} passed; whether it held. */
