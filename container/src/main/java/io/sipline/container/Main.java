@@ -120,7 +120,7 @@ public final class Main
         final SipStackConfig config = stackConfig(options);
         if (options.warmupCalls() > 0)
         {
-            warmUp(options.warmupCalls(), options.shards(), out, err);
+            warmUp(options.warmupCalls(), options.shards(), options.overloadWaitMillis() * 1_000_000L, out, err);
         }
         final ContainerServer server;
         try
@@ -477,15 +477,18 @@ public final class Main
      * The {@code --warmup}: calls through a container of its own on loopback, before the server binds its ports
      * ({@link Warmup}). A warm-up that cannot run is said in one line and the server starts all the same.
      */
-    private static void warmUp(final int calls, final int shards, final PrintWriter out, final PrintWriter err)
+    private static void warmUp(final int calls, final int shards, final long overloadWaitNs, final PrintWriter out,
+        final PrintWriter err)
     {
         out.println("sipline: warming up: " + calls + " calls at " + Warmup.RATE + "/s through a B2BUA of its own "
             + "on loopback (not the deployed applications) ...");
         try
         {
-            final Warmup.Result r = Warmup.run(calls, shards);
-            out.printf("sipline: warmed up in %.1f s: %d calls completed, %d failed%s%n", r.millis() / 1000.0,
-                r.completed(), r.failed(), r.jitMillis() < 0 ? "" : ", JIT compile time " + r.jitMillis() + " ms");
+            final Warmup.Result r = Warmup.run(calls, shards, overloadWaitNs);
+            out.printf("sipline: warmed up in %.1f s: %d calls completed, %d refused by overload control, "
+                + "%d failed%s%n",
+                r.millis() / 1000.0, r.completed(), r.refused(), r.failed(),
+                r.jitMillis() < 0 ? "" : ", JIT compile time " + r.jitMillis() + " ms");
         }
         catch (final IOException | RuntimeException e)
         {

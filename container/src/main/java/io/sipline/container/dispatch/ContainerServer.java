@@ -76,9 +76,9 @@ public final class ContainerServer implements AutoCloseable
     /**
      * Starts the stack with the container on every shard, the overload check ({@link SipStackConfig#overloadWaitNs()})
      * reading {@code wallClock} (nanoseconds since the epoch, the time base of a message's arrival time): tests give
-     * one that makes a wait certain.
+     * one that makes a wait certain, the warm-up one that is late at times.
      */
-    static ContainerServer start(final SipStackConfig config, final SipApplicationRouter router,
+    public static ContainerServer start(final SipStackConfig config, final SipApplicationRouter router,
         final UserRealm users, final LongSupplier wallClock) throws UdpBindException
     {
         final ApplicationRegistry registry = new ApplicationRegistry(router, users);

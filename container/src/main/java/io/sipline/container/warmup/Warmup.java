@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 import javax.servlet.sip.SipServlet;
@@ -26,6 +27,7 @@ import io.sipline.container.deploy.ServletDefinition;
 import io.sipline.container.deploy.SipApplicationDescriptor;
 import io.sipline.container.dispatch.ContainerServer;
 import io.sipline.container.router.DefaultApplicationRouter;
+import io.sipline.container.security.UserRealm;
 import io.sipline.sip.stack.SipStack;
 import io.sipline.sip.stack.SipStackConfig;
 
@@ -40,6 +42,9 @@ import io.sipline.sip.stack.SipStackConfig;
  * (INVITE, ACK, BYE) place {@code calls} calls through it at {@link #RATE} calls/s. All three are closed afterwards,
  * and the method returns once the JIT's compile queue is quiet ({@link CompilationMXBean}). The container, stack and
  * transport code that carries a relayed call is then compiled in this JVM; the deployed applications' own code is not.
+ * With overload control on, the B2BUA runs it with the server's target on a clock that is late in windows
+ * ({@link LateWindows}): a share of the calls is refused {@code 503} as a surge would have them, so that the code of
+ * refusing is compiled too, and the call path with it.
  *
  * <p>Threading: the caller's thread waits; the three stacks run on their own shard threads.
  */
@@ -57,17 +62,25 @@ public final class Warmup
     static final long JIT_LIMIT_NS = TimeUnit.SECONDS.toNanos(10);
     /** The compile queue is quiet when the JIT's total time did not move over this much. */
     static final long JIT_QUIET_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** The late windows of the overload clock: the first opens after the first calls completed, then every second. */
+    static final long LATE_FIRST_NS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** A window: an interval to find the standing queue, about two of refusals. */
+    static final long LATE_WINDOW_NS = TimeUnit.MILLISECONDS.toNanos(300);
+    static final long LATE_PERIOD_NS = TimeUnit.SECONDS.toNanos(1);
+    /** How far past the target the clock runs in a window (past the admission limit's pressure mark as well). */
+    static final long LATE_PAST_TARGET_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /**
      * What the warm-up did.
      *
      * @param calls     calls asked for.
      * @param completed calls that ended with the 200 to their BYE.
-     * @param failed    calls that failed (the warm-up goes on: it only has to run the code).
+     * @param refused   calls its overload control refused (503, the late windows).
+     * @param failed    calls that failed otherwise (the warm-up goes on: it only has to run the code).
      * @param millis    how long it took, with the wait for the JIT.
      * @param jitMillis the JIT's compile time during it (-1 where the JVM does not measure it).
      */
-    public record Result(int calls, long completed, long failed, long millis, long jitMillis)
+    public record Result(int calls, long completed, long refused, long failed, long millis, long jitMillis)
     {
     }
 
@@ -78,9 +91,18 @@ public final class Warmup
     /**
      * Places {@code calls} calls through a warm-up container of {@code shards} shards, then waits for the JIT.
      *
+     * @param overloadWaitNs the server's overload target ({@code --overload-wait}); 0: off, nothing refused.
      * @throws IOException when a loopback socket cannot be bound or the warm-up application cannot be made.
      */
-    public static Result run(final int calls, final int shards) throws IOException, InterruptedException
+    public static Result run(final int calls, final int shards, final long overloadWaitNs)
+        throws IOException, InterruptedException
+    {
+        return run(calls, shards, overloadWaitNs, new LateWindows(LATE_FIRST_NS, LATE_WINDOW_NS, LATE_PERIOD_NS,
+            overloadWaitNs + LATE_PAST_TARGET_NS));
+    }
+
+    static Result run(final int calls, final int shards, final long overloadWaitNs, final LongSupplier overloadClock)
+        throws IOException, InterruptedException
     {
         final long start = System.nanoTime();
         final long jitBefore = jitMillis();
@@ -89,7 +111,8 @@ public final class Warmup
         final Path dir = Files.createTempDirectory(APPLICATION);
         try (ContainerServer callee = ContainerServer.start(config(loopback, shards), router());
             Deployed _ = deploy(callee, application(dir.resolve("callee"), CALLEE, new WarmupCallee(), Map.of()));
-            ContainerServer server = ContainerServer.start(config(loopback, shards), router());
+            ContainerServer server = ContainerServer.start(config(loopback, shards).overloadWaitNs(overloadWaitNs),
+                router(), UserRealm.empty(), overloadClock);
             Deployed _ = deploy(server, application(dir.resolve("b2bua"), APPLICATION, new WarmupB2bua(),
                 Map.of(WarmupB2bua.TARGET, "sip:warmup@" + NetUtil.toSocketAddressString(
                     callee.localAddresses().getFirst()))));
@@ -97,7 +120,8 @@ public final class Warmup
                 WarmupCaller.factory(callers, server.localAddresses().getFirst(), calls, RATE)))
         {
             final long deadline = System.nanoTime() + CALLS_LIMIT_NS;
-            while (callers.completed.get() + callers.failed.get() < calls && System.nanoTime() < deadline)
+            while (callers.completed.get() + callers.refused.get() + callers.failed.get() < calls
+                && System.nanoTime() < deadline)
             {
                 TimeUnit.MILLISECONDS.sleep(10); // the caller's thread only waits; the shards work
             }
@@ -108,7 +132,7 @@ public final class Warmup
         }
         awaitQuietJit();
         final long jitAfter = jitMillis();
-        return new Result(calls, callers.completed.get(), callers.failed.get(),
+        return new Result(calls, callers.completed.get(), callers.refused.get(), callers.failed.get(),
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), jitBefore < 0 ? -1 : jitAfter - jitBefore);
     }
 

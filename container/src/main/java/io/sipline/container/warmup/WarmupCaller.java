@@ -31,6 +31,7 @@ final class WarmupCaller implements SipListener
     static final class Totals
     {
         final AtomicLong completed = new AtomicLong();
+        final AtomicLong refused = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
     }
 
@@ -102,7 +103,8 @@ final class WarmupCaller implements SipListener
         final boolean invite = tx.method() == SipMethod.INVITE;
         if (status >= 300)
         {
-            totals.failed.incrementAndGet(); // the transaction ACKs a non-2xx itself (§17.1.1.3)
+            // the transaction ACKs a non-2xx itself (§17.1.1.3)
+            (503 == status ? totals.refused : totals.failed).incrementAndGet();
         }
         else if (!invite)
         {

@@ -3,21 +3,38 @@ package io.sipline.container.warmup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.TimeUnit;
+
 import org.junit.jupiter.api.Test;
 
 /**
  * The warm-up places its calls through a container of its own: its B2BUA relays the 180, the 200, the ACK and the BYE
- * between the stack-level UAC and UAS, and every call completes.
+ * between the stack-level UAC and UAS, and every call completes; with overload control on, the calls of its late
+ * windows are refused {@code 503} and the others complete.
  */
 class WarmupTest
 {
     @Test
     void shouldCompleteEveryCallThroughItsOwnB2bua() throws Exception
     {
-        final Warmup.Result r = Warmup.run(200, 2);
+        final Warmup.Result r = Warmup.run(200, 2, 0);
         assertEquals(200, r.calls());
         assertEquals(200, r.completed(), "calls completed: " + r);
+        assertEquals(0, r.refused(), "calls refused: " + r);
         assertEquals(0, r.failed(), "calls failed: " + r);
         assertTrue(r.millis() > 0, r.toString());
+    }
+
+    @Test
+    void shouldRefuseTheCallsOfItsLateWindowsWithOverloadControlOn() throws Exception
+    {
+        // 2,000 calls in about a second: the window from 100 to 600 ms is late by 300 ms against a target of 30 ms
+        final Warmup.Result r = Warmup.run(2_000, 1, TimeUnit.MILLISECONDS.toNanos(30),
+            new LateWindows(TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.MILLISECONDS.toNanos(500),
+                TimeUnit.SECONDS.toNanos(60), TimeUnit.MILLISECONDS.toNanos(300)));
+        assertEquals(0, r.failed(), "calls failed: " + r);
+        assertTrue(r.refused() > 0, "calls refused: " + r);
+        assertTrue(r.completed() > 0, "calls completed: " + r);
+        assertEquals(2_000, r.completed() + r.refused(), r.toString());
     }
 }
