@@ -131,6 +131,7 @@ public final class FuzzBench implements Callable<Integer>
         final Process uas = Sipp.start("fuzz-uas", new ArrayList<>(flow.uasArgs()), uasPort);
         final List<WireFlood.Result> floods = new ArrayList<>();
         final long[] done;
+        final Map<String, Double> withCalls;
         try
         {
             final Process uac = Sipp.start("fuzz-uac", List.of("127.0.0.1:" + server.port(), "-sf",
@@ -140,6 +141,8 @@ public final class FuzzBench implements Callable<Integer>
             {
                 // the calls are under way when the flood comes, as a server's users are when it is attacked
                 TimeUnit.SECONDS.sleep(CALLS_LEAD_SECONDS);
+                // the pools as the call load alone has them: what the flood leaves is measured against this
+                withCalls = metrics(server.adminPort());
                 final InetSocketAddress sip = new InetSocketAddress("127.0.0.1", server.port());
                 flood(floods, sip, WireFlood.Transport.UDP, udp, rate, 0);
                 flood(floods, sip, WireFlood.Transport.TCP, tcp, streamRate, 1);
@@ -168,7 +171,8 @@ public final class FuzzBench implements Callable<Integer>
         final Map<String, Double> m1 = alive ? metrics(server.adminPort()) : Map.of();
         final long live1 = alive ? server.liveBytes(dir.resolve("histogram-after.txt")) : -1;
         final long errorLines = countErrors(server.output());
-        final String report = report(floods, alive, errorLines, m0, m1, live0, live1, calls, done);
+        final String report = report(floods, alive, errorLines, List.of(m0, withCalls, m1), live0, live1, calls,
+            done);
         Files.writeString(dir.resolve("report.md"), report);
         System.out.println(report);
         System.out.println("bench fuzz: results in " + dir);
@@ -290,9 +294,11 @@ public final class FuzzBench implements Callable<Integer>
     }
 
     private String report(final List<WireFlood.Result> floods, final boolean alive, final long errorLines,
-        final Map<String, Double> m0, final Map<String, Double> m1, final long live0, final long live1,
-        final int calls, final long[] done)
+        final List<Map<String, Double>> snapshots, final long live0, final long live1, final int calls,
+        final long[] done)
     {
+        final Map<String, Double> m0 = snapshots.get(0);
+        final Map<String, Double> m1 = snapshots.get(2);
         final StringBuilder sb = new StringBuilder("# bench fuzz\n\n| transport | messages | bytes | seconds | "
             + "reconnects | send errors |\n|---|---:|---:|---:|---:|---:|\n");
         for (final WireFlood.Result r : floods)
@@ -309,13 +315,17 @@ public final class FuzzBench implements Callable<Integer>
         sb.append(String.format("call load: %d calls at %d/s: %d successful, %d failed%n", calls, callRate, done[0],
             done[1]));
         final Map<String, Double> direct0 = byLabel(m0, "sipline_jvm_direct_memory_used_bytes", "pool");
+        final Map<String, Double> directCalls = byLabel(snapshots.get(1), "sipline_jvm_direct_memory_used_bytes",
+            "pool");
         final Map<String, Double> direct1 = byLabel(m1, "sipline_jvm_direct_memory_used_bytes", "pool");
         sb.append(String.format("heap after full GC: %,d bytes before, %,d after; heap used (gauge) %,.0f -> %,.0f; "
-            + "direct memory: Netty's pools %,.0f -> %,.0f bytes, the JDK's direct buffers %,.0f -> %,.0f bytes "
-            + "(Netty's chunks are among them when Netty allocates them as JDK buffers)%n", live0, live1,
+            + "direct memory (before any traffic -> with the call load, before the flood -> after): Netty's pools "
+            + "%,.0f -> %,.0f -> %,.0f bytes, the JDK's direct buffers %,.0f -> %,.0f -> %,.0f bytes (Netty's chunks "
+            + "are among them when Netty allocates them as JDK buffers)%n", live0, live1,
             sum(m0, "sipline_jvm_heap_used_bytes"), sum(m1, "sipline_jvm_heap_used_bytes"),
-            direct0.getOrDefault("netty", 0.0), direct1.getOrDefault("netty", 0.0),
-            direct0.getOrDefault("jdk", 0.0), direct1.getOrDefault("jdk", 0.0)));
+            direct0.getOrDefault("netty", 0.0), directCalls.getOrDefault("netty", 0.0),
+            direct1.getOrDefault("netty", 0.0), direct0.getOrDefault("jdk", 0.0), directCalls.getOrDefault("jdk", 0.0),
+            direct1.getOrDefault("jdk", 0.0)));
         sb.append(String.format("UDP datagrams read by the server: %,.0f%n",
             sum(m1, "sipline_udp_datagrams_received_total") - sum(m0, "sipline_udp_datagrams_received_total")));
         sb.append("\n| drop reason (UDP, /metrics sipline_sip_messages_dropped_total) | count |\n|---|---:|\n");
