@@ -267,7 +267,8 @@ public final class Cli
             description = "Before binding its ports, place CALLS calls through a B2BUA of the server's own on "
                 + "loopback (never the deployed applications), so that the JIT has compiled the container before "
                 + "the first real call: a server started under full load then keeps up from its first second "
-                + "(about 5 s for 10000; default ${DEFAULT-VALUE}, none).")
+                + "(about 5 s for 10000; default ${DEFAULT-VALUE}, none). With overload control on, a share of "
+                + "them is refused with a 503, so that refusing is compiled too.")
         int warmup;
 
         @Option(names = "--overload-wait", paramLabel = "MS", converter = OverloadWaitConverter.class,
