@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import javax.servlet.sip.SipServlet;
@@ -89,7 +90,10 @@ public final class Warmup
     }
 
     /**
-     * Places {@code calls} calls through a warm-up container of {@code shards} shards, then waits for the JIT.
+     * Places {@code calls} calls through a warm-up container of {@code shards} shards in two rounds, each followed by
+     * a wait for the JIT. Two, because while the JIT's compile queue is long (a busy or confined CPU) C1 compiles
+     * without a branch profile (tier 2): what the first round ran only there, refusing among it, is profiled in the
+     * second, once the queue is quiet, so that C2 does not compile it with those branches pruned as never taken.
      *
      * @param overloadWaitNs the server's overload target ({@code --overload-wait}); 0: off, nothing refused.
      * @throws IOException when a loopback socket cannot be bound or the warm-up application cannot be made.
@@ -97,17 +101,35 @@ public final class Warmup
     public static Result run(final int calls, final int shards, final long overloadWaitNs)
         throws IOException, InterruptedException
     {
-        return run(calls, shards, overloadWaitNs, new LateWindows(LATE_FIRST_NS, LATE_WINDOW_NS, LATE_PERIOD_NS,
-            overloadWaitNs + LATE_PAST_TARGET_NS));
+        return run(calls, shards, overloadWaitNs, () -> new LateWindows(LATE_FIRST_NS, LATE_WINDOW_NS,
+            LATE_PERIOD_NS, overloadWaitNs + LATE_PAST_TARGET_NS));
     }
 
-    static Result run(final int calls, final int shards, final long overloadWaitNs, final LongSupplier overloadClock)
-        throws IOException, InterruptedException
+    /** {@link #run(int, int, long)} with the overload clock of each round made by {@code overloadClocks}. */
+    static Result run(final int calls, final int shards, final long overloadWaitNs,
+        final Supplier<LongSupplier> overloadClocks) throws IOException, InterruptedException
     {
         final long start = System.nanoTime();
         final long jitBefore = jitMillis();
-        final InetAddress loopback = InetAddress.getLoopbackAddress();
         final WarmupCaller.Totals callers = new WarmupCaller.Totals();
+        round(calls - calls / 2, shards, overloadWaitNs, overloadClocks.get(), callers);
+        awaitQuietJit();
+        if (calls / 2 > 0)
+        {
+            round(calls / 2, shards, overloadWaitNs, overloadClocks.get(), callers);
+            awaitQuietJit();
+        }
+        final long jitAfter = jitMillis();
+        return new Result(calls, callers.completed.get(), callers.refused.get(), callers.failed.get(),
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), jitBefore < 0 ? -1 : jitAfter - jitBefore);
+    }
+
+    /** One round: {@code calls} calls through containers of its own, counted into {@code callers}. */
+    private static void round(final int calls, final int shards, final long overloadWaitNs,
+        final LongSupplier overloadClock, final WarmupCaller.Totals callers) throws IOException, InterruptedException
+    {
+        final long before = callers.completed.get() + callers.refused.get() + callers.failed.get();
+        final InetAddress loopback = InetAddress.getLoopbackAddress();
         final Path dir = Files.createTempDirectory(APPLICATION);
         try (ContainerServer callee = ContainerServer.start(config(loopback, shards), router());
             Deployed _ = deploy(callee, application(dir.resolve("callee"), CALLEE, new WarmupCallee(), Map.of()));
@@ -120,7 +142,7 @@ public final class Warmup
                 WarmupCaller.factory(callers, server.localAddresses().getFirst(), calls, RATE)))
         {
             final long deadline = System.nanoTime() + CALLS_LIMIT_NS;
-            while (callers.completed.get() + callers.refused.get() + callers.failed.get() < calls
+            while (callers.completed.get() + callers.refused.get() + callers.failed.get() - before < calls
                 && System.nanoTime() < deadline)
             {
                 TimeUnit.MILLISECONDS.sleep(10); // the caller's thread only waits; the shards work
@@ -130,10 +152,6 @@ public final class Warmup
         {
             delete(dir);
         }
-        awaitQuietJit();
-        final long jitAfter = jitMillis();
-        return new Result(calls, callers.completed.get(), callers.refused.get(), callers.failed.get(),
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), jitBefore < 0 ? -1 : jitAfter - jitBefore);
     }
 
     private static SipStackConfig config(final InetAddress loopback, final int shards)
