@@ -1,22 +1,20 @@
 package io.sipline.container.warmup;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import io.sipline.sip.transport.RealtimeClock;
 
 /**
  * The wall clock of the warm-up's overload control: the real one, run ahead by {@code lateNs} in a window at the
- * start of every period for three reads in four, so that most requests read in a window seem to have waited that long
- * and the others not, as a surging caller's requests come between a steady caller's. The warm-up B2BUA's
+ * start of every period, so that every request read in a window seems to have waited that long. The warm-up B2BUA's
  * overload control then goes through what a surge makes it do (a standing queue found after an interval, new INVITEs
  * refused with a stateless {@code 503}, their ACKs absorbed, the admission limit under pressure, the end of overload
  * an interval after the window) on its real code, so that the JIT compiles that code before the server takes traffic.
  * Left cold, it is first run in the first second of the first surge, interpreted and then compiled on the cores the
  * surge needs, and a call path compiled without it is thrown away on the first refusal (a branch never taken).
  * <p>
- * Threading: any thread (the windows are counted from {@link System#nanoTime()} at construction; the reads with an
- * atomic counter).
+ * Threading: any thread; immutable after construction (the windows are counted from {@link System#nanoTime()} at
+ * construction).
  */
 final class LateWindows implements LongSupplier
 {
@@ -25,7 +23,6 @@ final class LateWindows implements LongSupplier
     private final long windowNs;
     private final long periodNs;
     private final long lateNs;
-    private final AtomicInteger reads = new AtomicInteger();
 
     /**
      * @param firstNs  when the first window opens, from construction.
@@ -49,11 +46,10 @@ final class LateWindows implements LongSupplier
     @Override
     public long getAsLong()
     {
-        final boolean onTime = (reads.incrementAndGet() & 3) == 0;
-        return RealtimeClock.nanos() + (!onTime && late(System.nanoTime() - originNs) ? lateNs : 0);
+        return RealtimeClock.nanos() + (late(System.nanoTime() - originNs) ? lateNs : 0);
     }
 
-    /** Whether {@code sinceOriginNs} after construction falls in a window (where three reads in four are late). */
+    /** Whether {@code sinceOriginNs} after construction falls in a window. */
     boolean late(final long sinceOriginNs)
     {
         final long t = sinceOriginNs - firstNs;
