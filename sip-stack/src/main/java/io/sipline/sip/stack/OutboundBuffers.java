@@ -81,12 +81,6 @@ final class OutboundBuffers
     private final ByteBuf[] kept;
     private int count;
     private int cursor;
-    /**
-     * The last acquire found no free buffer in a full pool: under a load whose holders keep most buffers for seconds
-     * (a server transaction keeps its response 32 s) the next one looks at one kept buffer, not {@link #PROBES}, each
-     * look reading a buffer's count from memory that is seldom in cache.
-     */
-    private boolean missedWhenFull;
     private long reused;
     private long made;
     private long trimmed;
@@ -147,7 +141,7 @@ final class OutboundBuffers
      */
     ByteBuf acquire(final int initialCapacity)
     {
-        for (int probes = missedWhenFull && count == kept.length ? 1 : Math.min(PROBES, count); probes > 0; probes--)
+        for (int probes = Math.min(PROBES, count); probes > 0; probes--)
         {
             if (cursor >= count)
             {
@@ -176,12 +170,10 @@ final class OutboundBuffers
             }
             cursor++;
             reused++;
-            missedWhenFull = false;
             buffer.clear();
             return buffer.retain(); // the caller's reference
         }
         made++;
-        missedWhenFull = count == kept.length;
         final ByteBuf fresh = own.directBuffer(roundedCapacity(initialCapacity));
         if (count < kept.length && keeping())
         {

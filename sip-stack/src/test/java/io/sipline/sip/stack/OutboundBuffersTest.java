@@ -20,8 +20,7 @@ import org.junit.jupiter.api.Test;
  * by releasing too often is forgotten; close releases the pool's references; nothing is kept while the leak detector
  * records accesses; a burst's buffers and the chunks of the pool's own allocator go back after the trim window, all
  * the kept ones at once (those in use when their holder releases them) when they hold that allocator's chunks
- * sparsely, and only once for one burst; buffers are made in powers of two; after a full pool had none free, each
- * acquire looks at one kept buffer until it finds a free one. The detector is switched off around
+ * sparsely, and only once for one burst; buffers are made in powers of two. The detector is switched off around
  * the tests that keep buffers (kept buffers are the point) and restored after each.
  */
 class OutboundBuffersTest
@@ -346,51 +345,6 @@ class OutboundBuffersTest
         assertEquals(0, pool.kept());
         a.release();
         assertEquals(0, a.refCnt());
-        pool.close();
-    }
-
-    @Test
-    void shouldLookAtOneKeptBufferAfterAFullPoolHadNoneFreeUntilOneIsFound()
-    {
-        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
-        final ByteBuf[] held = new ByteBuf[4];
-        for (int i = 0; i < held.length; i++)
-        {
-            held[i] = pool.acquire(100);
-        }
-        final ByteBuf extra = pool.acquire(100); // every kept one in use: made, not kept
-        assertEquals(1, extra.refCnt(), "not kept: the pool is full");
-        assertEquals(5, pool.made());
-        held[3].release(); // free, but not where the next single look is
-        final ByteBuf next = pool.acquire(100);
-        assertNotSame(held[3], next, "one look after the miss, at a buffer still in use");
-        assertEquals(6, pool.made());
-        ByteBuf found = null;
-        for (int i = 0; i < held.length && null == found; i++)
-        {
-            final ByteBuf b = pool.acquire(100);
-            if (b == held[3])
-            {
-                found = b;
-            }
-            else
-            {
-                b.release();
-            }
-        }
-        assertSame(held[3], found, "the single looks go round the kept buffers and find the free one");
-        found.release();
-        held[0].release();
-        held[1].release();
-        final ByteBuf[] again = {pool.acquire(100), pool.acquire(100)};
-        for (final ByteBuf b : again)
-        {
-            assertEquals(2, b.refCnt(), "after a find, every look goes on as before: kept ones are reused");
-            b.release();
-        }
-        held[2].release();
-        extra.release();
-        next.release();
         pool.close();
     }
 
