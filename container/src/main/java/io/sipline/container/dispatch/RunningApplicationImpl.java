@@ -68,6 +68,11 @@ public final class RunningApplicationImpl implements RunningApplication
     private final io.sipline.container.replication.SnapshotSink replication;
     private final ApplicationStats stats = new ApplicationStats(Runtime.getRuntime().availableProcessors() * 2);
     private Method keyMethod;
+    /**
+     * The context parameter {@value #THREADING_PARAMETER} read once its value is settled (the descriptor's, then
+     * whatever a context listener set): every servlet call asks, and the parameter map is no place to ask per message.
+     */
+    private volatile boolean virtualThreads;
 
     RunningApplicationImpl(final DeployedApplication deployed, final ApplicationRegistry registry,
         final ApplicationSecurity security)
@@ -92,6 +97,7 @@ public final class RunningApplicationImpl implements RunningApplication
         context.setAttribute(PRACK_SUPPORTED, Boolean.TRUE); // JSR 289 §5.7.1: sendReliably works
         context.setAttribute(SipServlet.OUTBOUND_INTERFACES, registry.outboundInterfaces());
         registry.contextAttributes().forEach(context::setAttribute);
+        virtualThreads = readThreading();
     }
 
     /**
@@ -178,6 +184,7 @@ public final class RunningApplicationImpl implements RunningApplication
                     + l.getClass().getName() + " failed in contextInitialized: " + e, e);
             }
         }
+        virtualThreads = readThreading(); // a context listener may have set it (Servlet 3.1 §4.4)
         for (final Map.Entry<String, SipServlet> e : deployed.servlets().entrySet())
         {
             final ServletDefinition definition = deployed.descriptor().servlets().get(e.getKey());
@@ -352,6 +359,11 @@ public final class RunningApplicationImpl implements RunningApplication
 
     /** True when the application asked to run on virtual threads (context parameter {@value #THREADING_PARAMETER}). */
     boolean virtualThreads()
+    {
+        return virtualThreads;
+    }
+
+    private boolean readThreading()
     {
         return "virtual".equalsIgnoreCase(context.getInitParameter(THREADING_PARAMETER));
     }

@@ -219,14 +219,25 @@ public enum HeaderName
     private static int shapeHash(final byte[] buf, final int start, final int end)
     {
         final int len = end - start;
-        final int first = Ascii.lower(buf[start]);
-        final int middle = Ascii.lower(buf[start + (len >> 1)]);
-        final int last = Ascii.lower(buf[end - 1]);
+        return shapeHash(len, Ascii.lower(buf[start]), Ascii.lower(buf[start + (len >> 1)]), Ascii.lower(buf[end - 1]));
+    }
+
+    private static int shapeHash(final int len, final int first, final int middle, final int last)
+    {
         final int h = (len * 0x9E3779B1) ^ (first * 0x85EBCA6B) ^ (middle * 0xC2B2AE35) ^ (last * 0x27D4EB2F);
         return h ^ (h >>> 15);
     }
 
-    /** Looks up a name given as text (e.g. from an application), with compact forms. Allocates nothing. */
+    /** {@code c} in lower case when it is an ASCII letter; any other char as it is. */
+    private static int lowerAscii(final char c)
+    {
+        return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+    }
+
+    /**
+     * Looks up a name given as text (e.g. from an application), case-insensitively in ASCII (a header name is a token,
+     * RFC 3261 §25.1), with compact forms; by the same table as the bytes of a received name. Allocates nothing.
+     */
     public static HeaderName lookup(final CharSequence name)
     {
         final int len = name.length();
@@ -236,13 +247,34 @@ public enum HeaderName
             final HeaderName h = c < 128 ? BY_COMPACT[c] : null;
             return null == h ? UNKNOWN : h;
         }
-        for (final HeaderName h : VALUES)
+        if (len == 0)
         {
-            if (h != UNKNOWN && h.canonical.equalsIgnoreCase(name.toString()))
+            return UNKNOWN;
+        }
+        int slot = shapeHash(len, lowerAscii(name.charAt(0)), lowerAscii(name.charAt(len >> 1)),
+            lowerAscii(name.charAt(len - 1))) & TABLE_MASK;
+        HeaderName h;
+        while (null != (h = TABLE[slot]))
+        {
+            if (h.lowerName.length == len && equalsLower(name, h.lowerName))
             {
                 return h;
             }
+            slot = (slot + 1) & TABLE_MASK;
         }
         return UNKNOWN;
+    }
+
+    /** Whether {@code name} is {@code lower} (ASCII, lower case, as long as {@code name}) in any case. */
+    private static boolean equalsLower(final CharSequence name, final byte[] lower)
+    {
+        for (int i = 0; i < lower.length; i++)
+        {
+            if (lowerAscii(name.charAt(i)) != lower[i])
+            {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -32,6 +32,9 @@ final class TransportSelection
 
     private final ViaFlyweight outboundVia = new ViaFlyweight();
 
+    /** Reads the top Via's transport without parsing the message, when its lines are plain enough. */
+    private final TopViaReader topVia = new TopViaReader();
+
     /** The Request-URI and top Route of an outbound TLS request: the SIP domain its server must prove. */
     private final SipUriFlyweight outboundUri = new SipUriFlyweight();
 
@@ -69,12 +72,22 @@ final class TransportSelection
         {
             return destination;
         }
-        final int transport = topViaTransport(message);
-        if (TRANSPORT_UDP == transport)
+        final int quick = topVia.transport(message);
+        if (TopViaReader.UDP == quick)
         {
             return destination;
         }
-        return TRANSPORT_TLS == transport ? tlsFlow(destination) : tcp.flowTo(destination, false);
+        if (TopViaReader.TCP == quick)
+        {
+            return tcp.flowTo(destination, false);
+        }
+        // TLS needs the parsed message (tlsFlow reads its Route or Request-URI); the parser judges an unsure read
+        final int transport = topViaTransport(message);
+        if (TopViaReader.UDP == transport)
+        {
+            return destination;
+        }
+        return TopViaReader.TLS == transport ? tlsFlow(destination) : tcp.flowTo(destination, false);
     }
 
     /**
@@ -110,38 +123,19 @@ final class TransportSelection
         return tcp.flowTo(destination, true, b, uri.hostStart(), uri.hostEnd());
     }
 
-    private static final int TRANSPORT_UDP = 0;
-
-    private static final int TRANSPORT_TCP = 1;
-
-    private static final int TRANSPORT_TLS = 2;
-
-    /** The top Via's transport of an outbound message (UDP when it cannot be read: the datagram path judges it). */
+    /**
+     * The top Via's transport of an outbound message, parsed into {@link #outbound} (UDP when it cannot be read: the
+     * datagram path judges it).
+     */
     private int topViaTransport(final ByteBuf message)
     {
         final SipMessage m = outbound;
         if (SipMessageParser.parseDatagram(message, m) != ParseResult.OK || m.topVia() < 0
             || !outboundVia.wrap(m.buffer(), m.headerValueStart(m.topVia()), m.headerValueEnd(m.topVia())))
         {
-            return TRANSPORT_UDP;
+            return TopViaReader.UDP;
         }
-        final byte[] b = m.buffer();
-        final int start = outboundVia.transportStart();
-        final int length = outboundVia.transportEnd() - start;
-        if (3 == length && (b[start] | 0x20) == 't')
-        {
-            final int second = b[start + 1] | 0x20;
-            final int third = b[start + 2] | 0x20;
-            if (second == 'c' && third == 'p')
-            {
-                return TRANSPORT_TCP;
-            }
-            if (second == 'l' && third == 's')
-            {
-                return TRANSPORT_TLS;
-            }
-        }
-        return TRANSPORT_UDP;
+        return TopViaReader.transportOf(m.buffer(), outboundVia.transportStart(), outboundVia.transportEnd());
     }
 
     /**

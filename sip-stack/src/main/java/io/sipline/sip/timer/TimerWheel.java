@@ -17,9 +17,11 @@ import java.util.Arrays;
  *     v  deadlines[], payloads[], generations[]   +--+---------------+--------------+-----------------+
  *   [ d | d | MAX | d | ... ]   MAX = free slot
  * </pre>
- * A slot's generation is bumped each time its timer fires or is cancelled, and an id carries the generation it was
- * issued with, so a stale id cancels nothing and reads no payload. Generations wrap after 2^23 reuses of one slot; an
- * id kept that long could alias, which the transaction layer never does (it forgets an id when its timer ends).
+ * A new timer takes a free slot from its spoke's stack of free positions, and a timer that fires or is cancelled
+ * puts its slot back there. A slot's generation is bumped each time its timer fires or is cancelled, and an id
+ * carries the generation it was issued with, so a stale id cancels nothing and reads no payload. Generations wrap
+ * after 2^23 reuses of one slot; an id kept that long could alias, which the transaction layer never does (it forgets
+ * an id when its timer ends).
  *
  * <p>Not thread-safe; owned by one shard thread, which schedules, cancels and polls.
  */
@@ -53,6 +55,11 @@ public final class TimerWheel
     private final long[][] payloads;
     private final int[][] generations;
     private final int[] spokeCounts;
+    /**
+     * Each spoke's free positions as a stack, {@code length - spokeCounts[spoke]} deep: a timer takes the top one in
+     * O(1), where a search from the spoke's start would walk past the live timers that fill its low positions.
+     */
+    private final int[][] freePositions;
     private long currentTick;
     private int timerCount;
     private long spokeGrowths;
@@ -95,6 +102,7 @@ public final class TimerWheel
         this.payloads = new long[ticksPerWheel][];
         this.generations = new int[ticksPerWheel][];
         this.spokeCounts = new int[ticksPerWheel];
+        this.freePositions = new int[ticksPerWheel][];
         for (int i = 0; i < ticksPerWheel; i++)
         {
             final long[] d = new long[spokeCapacity];
@@ -102,6 +110,8 @@ public final class TimerWheel
             deadlines[i] = d;
             payloads[i] = new long[spokeCapacity];
             generations[i] = new int[spokeCapacity];
+            freePositions[i] = new int[spokeCapacity];
+            pushFree(freePositions[i], 0, spokeCapacity);
         }
         dueIds = new long[spokeCapacity];
         dueDeadlines = new long[spokeCapacity];
@@ -126,19 +136,12 @@ public final class TimerWheel
         final long tick = Math.max(tickOf(deadlineNs), currentTick);
         final int spoke = (int)(tick & tickMask);
         long[] d = deadlines[spoke];
-        int position = -1;
+        final int position;
         if (spokeCounts[spoke] < d.length)
         {
-            for (int i = 0; i < d.length; i++)
-            {
-                if (NULL_DEADLINE == d[i])
-                {
-                    position = i;
-                    break;
-                }
-            }
+            position = freePositions[spoke][d.length - spokeCounts[spoke] - 1];
         }
-        if (position < 0)
+        else
         {
             position = d.length;
             d = grow(spoke);
@@ -390,6 +393,7 @@ public final class TimerWheel
 
     private void free(final int spoke, final int position)
     {
+        freePositions[spoke][deadlines[spoke].length - spokeCounts[spoke]] = position;
         deadlines[spoke][position] = NULL_DEADLINE;
         payloads[spoke][position] = 0L;
         generations[spoke][position] = (generations[spoke][position] + 1) & GENERATION_MASK;
@@ -411,6 +415,9 @@ public final class TimerWheel
         deadlines[spoke] = d;
         payloads[spoke] = Arrays.copyOf(payloads[spoke], newLength);
         generations[spoke] = Arrays.copyOf(generations[spoke], newLength);
+        // every old position is live (a spoke grows only when full): the free ones are the new half
+        freePositions[spoke] = new int[newLength];
+        pushFree(freePositions[spoke], oldLength, newLength);
         if (dueIds.length < newLength)
         {
             // A handler may schedule into the spoke being polled: keep the ids collected so far.
@@ -419,6 +426,18 @@ public final class TimerWheel
         }
         spokeGrowths++;
         return d;
+    }
+
+    /**
+     * Puts positions {@code [from, to)} on an empty free stack, the lowest on top: a fresh spoke fills from its start,
+     * in the order its timers are scheduled.
+     */
+    private static void pushFree(final int[] stack, final int from, final int to)
+    {
+        for (int i = 0; i < to - from; i++)
+        {
+            stack[i] = to - 1 - i;
+        }
     }
 
     private static int spokeOf(final long timerId)

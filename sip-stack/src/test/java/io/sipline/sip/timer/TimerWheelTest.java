@@ -132,6 +132,42 @@ class TimerWheelTest
     }
 
     @Test
+    void shouldReuseTheSlotsFreedInASpokeOfLongLivedTimersWithoutGrowing()
+    {
+        // one spoke of 8 slots holding timers of later rotations, as 32 s transaction timers do on a 1 s wheel
+        final TimerWheel wheel = new TimerWheel(START, MS, 4, 8);
+        final Recorder r = new Recorder();
+        final long[] later = new long[6];
+        for (int i = 0; i < later.length; i++)
+        {
+            later[i] = wheel.schedule(START + (1 + 4 * (i + 2)) * MS, 100 + i);
+        }
+        final long soon = wheel.schedule(START + MS, 1);
+        final long cancelled = wheel.schedule(START + 5 * MS, 2);
+        assertTrue(wheel.cancel(cancelled));
+        assertEquals(1, wheel.poll(START + 2 * MS, r, 10));
+        assertEquals(soon, r.ids[0]);
+        // the two freed slots take the next two timers; only a ninth live timer grows the spoke
+        final long a = wheel.schedule(START + 5 * MS, 3);
+        final long b = wheel.schedule(START + 5 * MS + 1, 4);
+        assertEquals(0, wheel.spokeGrowths());
+        assertTrue(wheel.isLive(a) && wheel.isLive(b));
+        assertEquals(3, wheel.payload(a));
+        assertEquals(4, wheel.payload(b));
+        final long c = wheel.schedule(START + 9 * MS, 5);
+        assertEquals(1, wheel.spokeGrowths());
+        assertEquals(9, wheel.timerCount());
+        r.count = 0;
+        assertEquals(9, wheel.poll(START + 40 * MS, r, 100));
+        assertEquals(a, r.ids[0]);
+        assertEquals(b, r.ids[1]);
+        assertEquals(later[0], r.ids[2]);
+        assertEquals(c, r.ids[3]);
+        assertEquals(later[5], r.ids[8]);
+        assertEquals(0, wheel.timerCount());
+    }
+
+    @Test
     void shouldFireTimersScheduledInThePastOnNextPoll()
     {
         final TimerWheel wheel = new TimerWheel(START);
