@@ -24,6 +24,12 @@ final class SessionInvalidation
     /** Tells the session's listeners that it is ready to be invalidated (JSR 289 §6.1.2.2.2). */
     static void readyToInvalidate(final SipSessionImpl s)
     {
+        tell(s, false);
+    }
+
+    /** Tells the session's listeners that it is ready to be invalidated, or that it was ({@code destroyed}). */
+    private static void tell(final SipSessionImpl s, final boolean destroyed)
+    {
         final SipApplicationSessionImpl app = s.appSession();
         final ClassLoader previousLoader = ListenerLoader.enter(app.application());
         try
@@ -31,7 +37,15 @@ final class SessionInvalidation
             final List<SipSessionListener> listeners = app.application().listeners(SipSessionListener.class);
             for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per session
             {
-                listeners.get(i).sessionReadyToInvalidate(new SipSessionEvent(s));
+                final SipSessionEvent event = new SipSessionEvent(s);
+                if (destroyed)
+                {
+                    listeners.get(i).sessionDestroyed(event);
+                }
+                else
+                {
+                    listeners.get(i).sessionReadyToInvalidate(event);
+                }
             }
         }
         finally
@@ -42,20 +56,8 @@ final class SessionInvalidation
 
     static void invalidate(final SipSessionImpl s)
     {
+        tell(s, true);
         final SipApplicationSessionImpl app = s.appSession();
-        final ClassLoader previousLoader = ListenerLoader.enter(app.application());
-        try
-        {
-            final List<SipSessionListener> listeners = app.application().listeners(SipSessionListener.class);
-            for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per session
-            {
-                listeners.get(i).sessionDestroyed(new SipSessionEvent(s));
-            }
-        }
-        finally
-        {
-            ListenerLoader.exit(previousLoader);
-        }
         s.removeAttributes();
         s.valid = false;
         // the sessions of a forked INVITE's other dialogs keep using its transaction; a derived UAS session's request
