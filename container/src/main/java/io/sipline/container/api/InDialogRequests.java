@@ -78,8 +78,9 @@ final class InDialogRequests
         final SipServletRequestImpl original = s.original();
         final List<String> routes = d.routeSet();
         final boolean strict = d.strictRouting();
-        // Max-Forwards, From, To, Call-ID, CSeq, Contact and one header the application or a B2BUA copy adds
-        final int capacity = 7 + routes.size();
+        // Max-Forwards, From, To, Call-ID, CSeq, Contact and one header the application or a B2BUA copy adds; an
+        // ACK has no Contact, and seldom more than these (a section grows when it must)
+        final int capacity = ("ACK".equals(method) ? 5 : 7) + routes.size();
         final MessageHeaders h = null == base ? MessageHeaders.empty(capacity)
             : MessageHeaders.over(base, capacity, capacity);
         for (int i = strict ? 1 : 0; i < routes.size(); i++)

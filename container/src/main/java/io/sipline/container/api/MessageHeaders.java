@@ -492,6 +492,22 @@ public final class MessageHeaders implements HeaderSource
         return i < 0 ? null : value(i);
     }
 
+    /**
+     * As {@link #get(HeaderName)}, but a String made from the bytes is not cached in the section: for a caller that
+     * keeps the value itself (a dialog's Call-ID), so that a section no one else reads as text makes no value array.
+     */
+    public String getUncached(final HeaderName k)
+    {
+        final int i = find(k, 0);
+        if (i < 0 || slot(i) >= 0)
+        {
+            return i < 0 ? null : value(i);
+        }
+        final int s = i * ENTRY;
+        final String common = CommonValues.of(bytes, index[s + 1], index[s + 2]);
+        return null != common ? common : unfold(bytes, index[s + 1], index[s + 2]);
+    }
+
     /** Every value of a header, in order (a fresh list). */
     public List<String> getAll(final String name)
     {

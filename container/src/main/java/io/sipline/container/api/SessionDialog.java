@@ -85,7 +85,7 @@ final class SessionDialog
         final MessageHeaders h = request.headers();
         final Dialog d = host.dialogRecords().prepareUas(h, SipMethod.lookup(request.getMethod()),
             request.cseqNumber(), false);
-        return new SessionDialog(d, h.get(HeaderName.CALL_ID), null);
+        return new SessionDialog(d, h.getUncached(HeaderName.CALL_ID), null);
     }
 
     /**

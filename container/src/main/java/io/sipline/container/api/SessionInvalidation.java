@@ -1,14 +1,16 @@
 package io.sipline.container.api;
 
+import java.util.List;
+
 import javax.servlet.sip.SipSessionEvent;
 import javax.servlet.sip.SipSessionListener;
 
 
 /**
- * The end of a {@link SipSessionImpl} (JSR 289 §6.2.4): its listeners are told, its attributes unbound, it leaves
- * its shard's {@link SessionTable} (a forked request's session leaves its siblings, {@link SessionFork#leave}), its
- * linked session and its application session, its initial INVITE's transaction lets go of the request, and its
- * dialog record goes back to the shard's pool.
+ * The end of a {@link SipSessionImpl} (JSR 289 §6.2.4): its listeners are told it is ready to be invalidated, then
+ * that it is; its attributes are unbound, it leaves its shard's {@link SessionTable} (a forked request's session
+ * leaves its siblings, {@link SessionFork#leave}), its linked session and its application session, its initial
+ * INVITE's transaction lets go of the request, and its dialog record goes back to the shard's pool.
  * <p>
  * Stateless; called on the session's shard or by the application's thread, which hands the table's changes to the
  * shard.
@@ -19,21 +21,43 @@ final class SessionInvalidation
     {
     }
 
-    static void invalidate(final SipSessionImpl s)
+    /** Tells the session's listeners that it is ready to be invalidated (JSR 289 §6.1.2.2.2). */
+    static void readyToInvalidate(final SipSessionImpl s)
+    {
+        tell(s, false);
+    }
+
+    /** Tells the session's listeners that it is ready to be invalidated, or that it was ({@code destroyed}). */
+    private static void tell(final SipSessionImpl s, final boolean destroyed)
     {
         final SipApplicationSessionImpl app = s.appSession();
         final ClassLoader previousLoader = ListenerLoader.enter(app.application());
         try
         {
-            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+            final List<SipSessionListener> listeners = app.application().listeners(SipSessionListener.class);
+            for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per session
             {
-                l.sessionDestroyed(new SipSessionEvent(s));
+                final SipSessionEvent event = new SipSessionEvent(s);
+                if (destroyed)
+                {
+                    listeners.get(i).sessionDestroyed(event);
+                }
+                else
+                {
+                    listeners.get(i).sessionReadyToInvalidate(event);
+                }
             }
         }
         finally
         {
             ListenerLoader.exit(previousLoader);
         }
+    }
+
+    static void invalidate(final SipSessionImpl s)
+    {
+        tell(s, true);
+        final SipApplicationSessionImpl app = s.appSession();
         s.removeAttributes();
         s.valid = false;
         // the sessions of a forked INVITE's other dialogs keep using its transaction; a derived UAS session's request

@@ -123,9 +123,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         final ClassLoader previousLoader = ListenerLoader.enter(application);
         try
         {
-            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            final List<SipApplicationSessionListener> listeners =
+                application.listeners(SipApplicationSessionListener.class);
+            for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per session
             {
-                l.sessionCreated(new SipApplicationSessionEvent(this));
+                listeners.get(i).sessionCreated(new SipApplicationSessionEvent(this));
             }
         }
         finally
@@ -291,9 +293,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         final ClassLoader previousLoader = ListenerLoader.enter(application);
         try
         {
-            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            final List<SipApplicationSessionListener> listeners =
+                application.listeners(SipApplicationSessionListener.class);
+            for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per session
             {
-                l.sessionExpired(new SipApplicationSessionEvent(this));
+                listeners.get(i).sessionExpired(new SipApplicationSessionEvent(this));
             }
         }
         finally
@@ -322,7 +326,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
             if (s.isValid() && s.readyToInvalidate() && !s.readyNotified())
             {
                 s.readyNotified(true);
-                s.fireReadyToInvalidate();
+                SessionInvalidation.readyToInvalidate(s);
                 if (s.isValid() && s.invalidateWhenReadyFlag() && s.readyToInvalidate())
                 {
                     s.invalidateNow();
@@ -335,9 +339,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
             final ClassLoader previousLoader = ListenerLoader.enter(application);
             try
             {
-                for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+                final List<SipApplicationSessionListener> listeners =
+                    application.listeners(SipApplicationSessionListener.class);
+                for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per session
                 {
-                    l.sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
+                    listeners.get(i).sessionReadyToInvalidate(new SipApplicationSessionEvent(this));
                 }
             }
             finally
@@ -404,9 +410,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         final ClassLoader previousLoader = ListenerLoader.enter(application);
         try
         {
-            for (final SipApplicationSessionListener l : application.listeners(SipApplicationSessionListener.class))
+            final List<SipApplicationSessionListener> listeners =
+                application.listeners(SipApplicationSessionListener.class);
+            for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per session
             {
-                l.sessionDestroyed(new SipApplicationSessionEvent(this));
+                listeners.get(i).sessionDestroyed(new SipApplicationSessionEvent(this));
             }
         }
         finally

@@ -13,11 +13,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Locale;
-import java.util.Map;
 
 import javax.servlet.sip.Address;
 import javax.servlet.sip.Parameterable;
-import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipServletMessage;
@@ -52,51 +50,42 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     protected boolean committed;
     protected InetSocketAddress remote;
     protected InetSocketAddress local;
-    /** What few messages use, or null until one of its fields is set. */
-    private Extras extras;
-
     /**
-     * The state few messages need, made on first use, so that every message holds one reference instead of one per
-     * field: JSR 289 attributes, a character encoding, a header form, the From/To {@code Address} objects; for a
-     * request, the popped Route as text or Address (JSR 289 §15.5), the route back token, the popped Route's flow
-     * token, a strict router's next hop and the request's proxy (JSR 289 §10.1); the authenticated user, which only
-     * an application with security constraints has.
+     * What few messages use, or null until one of its fields is set: the From and To {@code Address} objects alone
+     * (what an application reads of most requests), or {@link MessageExtras}, which holds them too.
      */
-    static final class Extras
-    {
-        Map<String, Object> attributes;
-        String characterEncoding;
-        HeaderForm headerForm = HeaderForm.DEFAULT;
-        Address fromAddress;
-        Address toAddress;
-        Address poppedRoute;
-        String poppedRouteText;
-        /** The token of the route back to this container pushed for ROUTE_BACK (JSR 289 §15.4.1), or null. */
-        String routeBackToken;
-        /** The RFC 5626 flow token of the Route of ours the container popped (a WebSocket client's flow), or null. */
-        String flowToken;
-        String nextHopUri;
-        /** Address and Parameterable objects handed out for writable headers, written back when sent. */
-        HeaderBindings bound;
-        /** The proxy of a received request, once the application asked for it. */
-        Proxy proxy;
-        /** The user digest authentication found for the request (JSR 289, Security), or null. */
-        SipPrincipal principal;
-    }
+    private MessageParties extras;
 
-    /** The extras, made now if the message had none. */
-    final Extras extras()
+    /** The extras, made now if the message had none (taking over its {@link MessageParties}, if any). */
+    final MessageExtras extras()
     {
-        if (null == extras)
+        if (extras instanceof MessageExtras x)
         {
-            extras = new Extras();
+            return x;
         }
-        return extras;
+        final MessageExtras x = new MessageExtras();
+        if (null != extras)
+        {
+            x.fromAddress = extras.fromAddress;
+            x.toAddress = extras.toAddress;
+        }
+        extras = x;
+        return x;
     }
 
     /** The extras, or null when none was ever needed. */
-    final Extras extrasIfAny()
+    final MessageExtras extrasIfAny()
     {
+        return extras instanceof MessageExtras x ? x : null;
+    }
+
+    /** The holder of the From and To objects, made now if the message had none: parties only, not extras. */
+    private MessageParties parties()
+    {
+        if (null == extras)
+        {
+            extras = new MessageParties();
+        }
         return extras;
     }
 
@@ -241,9 +230,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             throw new IllegalArgumentException(name + " is a system header (JSR 289 §5.4.2): the container manages it");
         }
-        if (null != extras && null != extras.bound)
+        final MessageExtras x = extrasIfAny();
+        if (null != x && null != x.bound)
         {
-            extras.bound.unbind(k, name); // set explicitly: objects handed out for its old values no longer write it
+            x.bound.unbind(k, name); // set explicitly: objects handed out for its old values no longer write it
         }
     }
 
@@ -251,7 +241,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     private Parameterable bind(final String name, final int ordinal, final String text, final Parameterable value,
         final boolean address)
     {
-        final Extras x = extras();
+        final MessageExtras x = extras();
         if (null == x.bound)
         {
             x.bound = new HeaderBindings();
@@ -452,7 +442,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public Address getFrom()
     {
-        final Extras x = extras();
+        final MessageParties x = parties();
         if (null == x.fromAddress)
         {
             x.fromAddress = partyAddress(HeaderName.FROM);
@@ -463,7 +453,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public Address getTo()
     {
-        final Extras x = extras();
+        final MessageParties x = parties();
         if (null == x.toAddress)
         {
             x.toAddress = partyAddress(HeaderName.TO);
@@ -495,9 +485,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
      */
     public void applyHeaderObjects()
     {
-        if (null != extras && null != extras.bound)
+        final MessageExtras x = extrasIfAny();
+        if (null != x && null != x.bound)
         {
-            extras.bound.writeTo(headers);
+            x.bound.writeTo(headers);
         }
     }
 
@@ -508,7 +499,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
      */
     public void syncParties()
     {
-        final Extras x = extras;
+        final MessageParties x = extras;
         if (null == x)
         {
             return;
@@ -523,10 +514,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
         x.fromAddress = null;
         x.toAddress = null;
-        if (null != x.bound)
+        if (x instanceof MessageExtras e && null != e.bound)
         {
-            x.bound.writeTo(headers);
-            x.bound = null;
+            e.bound.writeTo(headers);
+            e.bound = null;
         }
     }
 
@@ -586,13 +577,14 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public HeaderForm getHeaderForm()
     {
-        return null == extras ? HeaderForm.DEFAULT : extras.headerForm;
+        final MessageExtras x = extrasIfAny();
+        return null == x ? HeaderForm.DEFAULT : x.headerForm;
     }
 
     @Override
     public void setHeaderForm(final HeaderForm form)
     {
-        if (null != form && HeaderForm.DEFAULT != form || null != extras)
+        if (null != form && HeaderForm.DEFAULT != form || null != extrasIfAny())
         {
             extras().headerForm = null == form ? HeaderForm.DEFAULT : form;
         }
@@ -712,7 +704,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     /** The character encoding the application set, or null. */
     private String characterEncodingSet()
     {
-        return null == extras ? null : extras.characterEncoding;
+        final MessageExtras x = extrasIfAny();
+        return null == x ? null : x.characterEncoding;
     }
 
     /** The Servlet API's locale: {@code locale}, else the JVM's default (ServletRequest/ServletResponse.getLocale). */
@@ -728,7 +721,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             return false;
         }
-        if (null != enc || null != extras)
+        if (null != enc || null != extrasIfAny())
         {
             extras().characterEncoding = enc;
         }
@@ -800,14 +793,16 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             throw new NullPointerException("name");
         }
-        return null == extras || null == extras.attributes ? null : extras.attributes.get(name);
+        final MessageExtras x = extrasIfAny();
+        return null == x || null == x.attributes ? null : x.attributes.get(name);
     }
 
     @Override
     public Enumeration<String> getAttributeNames()
     {
-        return null == extras || null == extras.attributes ? Collections.emptyEnumeration()
-            : Collections.enumeration(new ArrayList<>(extras.attributes.keySet()));
+        final MessageExtras x = extrasIfAny();
+        return null == x || null == x.attributes ? Collections.emptyEnumeration()
+            : Collections.enumeration(new ArrayList<>(x.attributes.keySet()));
     }
 
     @Override
@@ -817,7 +812,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         {
             throw new NullPointerException(null == name ? "name" : "value");
         }
-        final Extras x = extras();
+        final MessageExtras x = extras();
         if (null == x.attributes)
         {
             x.attributes = new HashMap<>(4);
@@ -828,9 +823,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public void removeAttribute(final String name)
     {
-        if (null != extras && null != extras.attributes)
+        final MessageExtras x = extrasIfAny();
+        if (null != x && null != x.attributes)
         {
-            extras.attributes.remove(name);
+            x.attributes.remove(name);
         }
     }
 
@@ -942,7 +938,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     public void principal(final SipPrincipal value)
     {
         // most requests have no user: setting none makes no extras
-        if (null != value || null != extras)
+        if (null != value || null != extrasIfAny())
         {
             extras().principal = value;
         }
@@ -951,7 +947,8 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     /** @return the authenticated user, or {@code null}. */
     public SipPrincipal principal()
     {
-        return null == extras ? null : extras.principal;
+        final MessageExtras x = extrasIfAny();
+        return null == x ? null : x.principal;
     }
 
     @Override

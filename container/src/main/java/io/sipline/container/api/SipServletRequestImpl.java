@@ -321,7 +321,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** The proxy of this received request, or null. */
     public Proxy proxy()
     {
-        final Extras x = extrasIfAny();
+        final MessageExtras x = extrasIfAny();
         return null == x ? null : x.proxy;
     }
 
@@ -396,7 +396,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
 
     public void poppedRoute(final Address route)
     {
-        final Extras x = extras();
+        final MessageExtras x = extras();
         x.poppedRoute = route;
         x.poppedRouteText = null;
         poppedRouteSpan = NO_SPAN;
@@ -405,7 +405,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** The Route value the container popped (JSR 289 §15.5), parsed when the application asks for it. */
     public void poppedRoute(final String routeValue)
     {
-        final Extras x = extras();
+        final MessageExtras x = extras();
         x.poppedRoute = null;
         x.poppedRouteText = routeValue;
         poppedRouteSpan = NO_SPAN;
@@ -417,7 +417,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
      */
     public void poppedRouteSpan(final long span)
     {
-        final Extras x = extrasIfAny();
+        final MessageExtras x = extrasIfAny();
         if (null != x)
         {
             x.poppedRoute = null;
@@ -447,14 +447,14 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     /** The flow token of the Route of ours popped from this request, or null (no extras are made to answer). */
     public String flowToken()
     {
-        final Extras x = extrasIfAny();
+        final MessageExtras x = extrasIfAny();
         return null == x ? null : x.flowToken;
     }
 
     /** The token of the container's route back on this request, or null (no extras are made to answer). */
     public String routeBackToken()
     {
-        final Extras x = extrasIfAny();
+        final MessageExtras x = extrasIfAny();
         return null == x ? null : x.routeBackToken;
     }
 
@@ -702,7 +702,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     @Override
     public Address getPoppedRoute()
     {
-        Extras x = extrasIfAny();
+        MessageExtras x = extrasIfAny();
         if ((null == x || null == x.poppedRoute && null == x.poppedRouteText) && NO_SPAN != poppedRouteSpan)
         {
             final int start = poppedRouteSpan >>> 16;

@@ -208,9 +208,9 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         final MessageHeaders rh = request.headers();
         final boolean dialogCreating = status > 100 && status < 300 && isDialogCreating(request.getMethod())
             && request.isInitial();
-        // room for what is copied, a Contact and one header the application adds
+        // room for what is copied, a Contact and one header the application adds (a body's Content-Type)
         final int copied = rh.count(HeaderName.VIA) + (dialogCreating ? rh.count(HeaderName.RECORD_ROUTE) : 0) + 4;
-        final MessageHeaders h = MessageHeaders.over(rh, copied + 2, 2); // texts: the tagged To, Contact
+        final MessageHeaders h = MessageHeaders.over(rh, copied + 2, 3); // texts: the tagged To, Contact, that one
         h.copyFrom(rh, HeaderName.VIA);
         if (dialogCreating)
         {

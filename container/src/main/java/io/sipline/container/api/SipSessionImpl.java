@@ -962,25 +962,11 @@ public final class SipSessionImpl implements SipSession
         final ClassLoader previousLoader = ListenerLoader.enter(app.application());
         try
         {
-            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
+            // by index: a for-each over the listener list makes an iterator per session
+            final List<SipSessionListener> listeners = app.application().listeners(SipSessionListener.class);
+            for (int i = 0; i < listeners.size(); i++)
             {
-                l.sessionCreated(new SipSessionEvent(this));
-            }
-        }
-        finally
-        {
-            ListenerLoader.exit(previousLoader);
-        }
-    }
-
-    void fireReadyToInvalidate()
-    {
-        final ClassLoader previousLoader = ListenerLoader.enter(app.application());
-        try
-        {
-            for (final SipSessionListener l : app.application().listeners(SipSessionListener.class))
-            {
-                l.sessionReadyToInvalidate(new SipSessionEvent(this));
+                listeners.get(i).sessionCreated(new SipSessionEvent(this));
             }
         }
         finally

@@ -241,7 +241,7 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** A strict router's next hop (RFC 3261 §16.6 step 6), or null. */
     public String nextHopUri()
     {
-        final Extras x = extrasIfAny();
+        final MessageExtras x = extrasIfAny();
         return null == x ? null : x.nextHopUri;
     }
 

@@ -57,6 +57,21 @@ class MessageHeadersTest
     }
 
     @Test
+    void shouldReadAValueUncachedWhileNoneIsCachedAndTheCachedOneAfter()
+    {
+        final MessageHeaders h = received();
+        final String first = h.getUncached(HeaderName.CALL_ID);
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", first);
+        assertNotSame(first, h.getUncached(HeaderName.CALL_ID), "not cached: made again");
+        assertNotSame(first, h.get(HeaderName.CALL_ID));
+        assertSame(h.get(HeaderName.CALL_ID), h.getUncached(HeaderName.CALL_ID), "once cached, the cached one");
+        assertSame(h.get("Content-Type"), h.getUncached(HeaderName.CONTENT_TYPE), "a common value: the shared one");
+        assertNull(h.getUncached(HeaderName.RSEQ));
+        h.set("Call-ID", "edited@example");
+        assertEquals("edited@example", h.getUncached(HeaderName.CALL_ID), "an edited value is its text");
+    }
+
+    @Test
     void shouldKeepHeadersBeyond64KiBAsTextAndWriteThemUnchanged()
     {
         // a header section over 64 KiB (TCP carries up to 64 KiB + 4 KiB): spans are 16-bit, later entries are text

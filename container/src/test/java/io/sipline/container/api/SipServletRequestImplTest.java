@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
+import javax.servlet.sip.Address;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipServletResponse;
 import javax.servlet.sip.SipSession;
@@ -39,6 +40,22 @@ class SipServletRequestImplTest
         assertEquals("replaced", r.getHeader("X-Custom"));
         assertThrows(IllegalStateException.class, () -> r.getFrom().setDisplayName("Mallory"),
             "a received request's From is read-only");
+    }
+
+    @Test
+    void shouldKeepTheFromAndToObjectsWithoutExtrasAndAcrossTheirMaking()
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        final Address from = r.getFrom();
+        final Address to = r.getTo();
+        assertNull(r.extrasIfAny(), "reading From and To makes no extras");
+        assertSame(from, r.getFrom());
+        r.setAttribute("a", "b");
+        assertNotNull(r.extrasIfAny());
+        assertSame(from, r.getFrom(), "the extras take over the objects already handed out");
+        assertSame(to, r.getTo());
+        assertEquals("b", r.getAttribute("a"));
+        assertNull(r.getCharacterEncoding());
     }
 
     @Test
