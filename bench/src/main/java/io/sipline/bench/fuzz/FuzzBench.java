@@ -171,8 +171,8 @@ public final class FuzzBench implements Callable<Integer>
         final Map<String, Double> m1 = alive ? metrics(server.adminPort()) : Map.of();
         final long live1 = alive ? server.liveBytes(dir.resolve("histogram-after.txt")) : -1;
         final long errorLines = countErrors(server.output());
-        final String report = report(floods, alive, errorLines, List.of(m0, withCalls, m1), live0, live1, calls,
-            done);
+        final String report = report(floods, alive, errorLines, new Snapshots(m0, withCalls, m1), live0, live1,
+            calls, done);
         Files.writeString(dir.resolve("report.md"), report);
         System.out.println(report);
         System.out.println("bench fuzz: results in " + dir);
@@ -225,6 +225,11 @@ public final class FuzzBench implements Callable<Integer>
             http.disconnect();
         }
         return parse(text);
+    }
+
+    /** The server's {@code /metrics} before any traffic, with the call load just before the flood, and after it. */
+    private record Snapshots(Map<String, Double> before, Map<String, Double> withCalls, Map<String, Double> after)
+    {
     }
 
     /** Prometheus text exposition: one sample per line, {@code name{labels} value}; comments skipped. */
@@ -294,11 +299,11 @@ public final class FuzzBench implements Callable<Integer>
     }
 
     private String report(final List<WireFlood.Result> floods, final boolean alive, final long errorLines,
-        final List<Map<String, Double>> snapshots, final long live0, final long live1, final int calls,
+        final Snapshots snapshots, final long live0, final long live1, final int calls,
         final long[] done)
     {
-        final Map<String, Double> m0 = snapshots.get(0);
-        final Map<String, Double> m1 = snapshots.get(2);
+        final Map<String, Double> m0 = snapshots.before();
+        final Map<String, Double> m1 = snapshots.after();
         final StringBuilder sb = new StringBuilder("# bench fuzz\n\n| transport | messages | bytes | seconds | "
             + "reconnects | send errors |\n|---|---:|---:|---:|---:|---:|\n");
         for (final WireFlood.Result r : floods)
@@ -315,7 +320,7 @@ public final class FuzzBench implements Callable<Integer>
         sb.append(String.format("call load: %d calls at %d/s: %d successful, %d failed%n", calls, callRate, done[0],
             done[1]));
         final Map<String, Double> direct0 = byLabel(m0, "sipline_jvm_direct_memory_used_bytes", "pool");
-        final Map<String, Double> directCalls = byLabel(snapshots.get(1), "sipline_jvm_direct_memory_used_bytes",
+        final Map<String, Double> directCalls = byLabel(snapshots.withCalls(), "sipline_jvm_direct_memory_used_bytes",
             "pool");
         final Map<String, Double> direct1 = byLabel(m1, "sipline_jvm_direct_memory_used_bytes", "pool");
         sb.append(String.format("heap after full GC: %,d bytes before, %,d after; heap used (gauge) %,.0f -> %,.0f; "

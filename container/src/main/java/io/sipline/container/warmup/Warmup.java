@@ -128,7 +128,7 @@ public final class Warmup
     private static void round(final int calls, final int shards, final long overloadWaitNs,
         final LongSupplier overloadClock, final WarmupCaller.Totals callers) throws IOException, InterruptedException
     {
-        final long before = callers.completed.get() + callers.refused.get() + callers.failed.get();
+        final long before = callers.ended();
         final InetAddress loopback = InetAddress.getLoopbackAddress();
         final Path dir = Files.createTempDirectory(APPLICATION);
         try (ContainerServer callee = ContainerServer.start(config(loopback, shards), router());
@@ -142,8 +142,7 @@ public final class Warmup
                 WarmupCaller.factory(callers, server.localAddresses().getFirst(), calls, RATE)))
         {
             final long deadline = System.nanoTime() + CALLS_LIMIT_NS;
-            while (callers.completed.get() + callers.refused.get() + callers.failed.get() - before < calls
-                && System.nanoTime() < deadline)
+            while (callers.ended() - before < calls && System.nanoTime() < deadline)
             {
                 TimeUnit.MILLISECONDS.sleep(10); // the caller's thread only waits; the shards work
             }

@@ -33,6 +33,12 @@ final class WarmupCaller implements SipListener
         final AtomicLong completed = new AtomicLong();
         final AtomicLong refused = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
+
+        /** Calls that ended, whichever way. */
+        long ended()
+        {
+            return completed.get() + refused.get() + failed.get();
+        }
     }
 
     private final Totals totals;
