@@ -119,7 +119,7 @@ public final class OverloadBench implements Callable<Integer>
 
     @Option(names = "--warmup", paramLabel = "S", defaultValue = "5",
         description = "seconds of calls at the steady rate on each fresh server before it is measured (default 5; "
-            + "under --server-cpu the JIT compilers share the quota: 90 warmed a server on 30%)")
+            + "under --server-cpu the JIT compilers share the quota: 90 warmed a server on 30%%)")
     int warmup;
 
     @Option(names = "--start-rate", paramLabel = "R", defaultValue = "1000",
