@@ -227,7 +227,7 @@ class TransactionMatchingTest
         final TransactionHarness h = new TransactionHarness();
         final InetSocketAddress gone = new InetSocketAddress("192.0.2.20", 5060);
         final InetSocketAddress other = new InetSocketAddress("192.0.2.21", 5060);
-        final int toGone = TransactionLayer.PEER_SCAN_PER_POLL + 2_000;
+        final int toGone = PeerFailures.PER_POLL + 2_000;
         final List<ClientTransaction> goneTx = new java.util.ArrayList<>();
         for (int i = 0; i < toGone; i++)
         {
