@@ -9,7 +9,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
-import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.ViaFlyweight;
 import io.sipline.sip.timer.TimerHandler;
@@ -60,6 +59,8 @@ public final class TransactionLayer
     private final ByteBufAllocator allocator;
     /** Parses what the layer reads back from its own buffers (requests to send, ACK sources); never a caller's. */
     private final SipMessage scratch = new SipMessage();
+    /** Reads the method, top Via branch and CSeq of a request to send, parsing it into {@link #scratch} if need be. */
+    private final RequestKeyReader requestKey = new RequestKeyReader(scratch);
     /** Writes the Trying and ACKs the layer sends itself. */
     final LayerMessages messages;
     private final ViaFlyweight via = new ViaFlyweight();
@@ -194,7 +195,9 @@ public final class TransactionLayer
         final long hash = TransactionKeys.hashBranch(response.buffer(), response.topViaBranchStart(),
             response.topViaBranchEnd(), response.cseqMethod(), response.buffer(), response.cseqMethodStart(),
             response.cseqMethodEnd());
-        final ClientTransaction tx = findClient(hash, response);
+        final ClientTransaction tx = findClient(hash, response.cseqMethod(), response.buffer(),
+            response.cseqMethodStart(), response.cseqMethodEnd(), response.topViaBranchStart(),
+            response.topViaBranchEnd());
         if (null == tx)
         {
             strayResponses++;
@@ -292,15 +295,17 @@ public final class TransactionLayer
     /**
      * Sends a request statefully: creates and starts a client transaction. The caller builds the whole request
      * (e.g. with {@link SipMessageBuilder}, top Via carrying a fresh magic-cookie branch from
-     * {@code io.sipline.sip.shard.ShardIds}); the layer parses it once to learn branch and method, so the two can
-     * never disagree with the bytes on the wire.
+     * {@code io.sipline.sip.shard.ShardIds}); the layer reads branch, method and CSeq from its bytes
+     * ({@link RequestKeyReader}: the request line, the top Via and the CSeq, parsing the whole request only when
+     * these lines are not plain), so they can never disagree with the bytes on the wire.
      *
      * @param request     ownership taken: the transaction holds it for retransmission until it is no longer needed;
      *                    released at once when refused.
      * @param destination next hop (already resolved, RFC 3263 is the transport's).
      * @param reliable    true over TCP/TLS: no retransmission timers A/E, zero timers D/K.
-     * @return the new transaction, or null when refused (unparseable, an ACK, no magic-cookie branch, or a
-     *         transaction with this branch and method already exists); counted in {@link #rejectedRequests()}.
+     * @return the new transaction, or null when refused (not a request, a request line, top Via or CSeq that does not
+     *         parse, a CSeq method other than the request's, an ACK, no magic-cookie branch, or a transaction with
+     *         this branch and method already exists); counted in {@link #rejectedRequests()}.
      */
     public ClientTransaction sendRequest(
         final ByteBuf request, final InetSocketAddress destination, final boolean reliable)
@@ -319,18 +324,18 @@ public final class TransactionLayer
         final ByteBuf request, final InetSocketAddress destination, final InetSocketAddress local,
         final boolean reliable)
     {
-        final SipMessage m = scratch;
-        if (SipMessageParser.parseDatagram(request, m) != ParseResult.OK || !m.isRequest()
-            || m.method() == SipMethod.ACK || !m.topViaHasMagicCookie() || m.cseqMethod() != m.method())
+        final RequestKeyReader k = requestKey;
+        if (!k.read(request) || k.method() == SipMethod.ACK || !k.magicCookie() || k.cseqMethod() != k.method())
         {
             rejectedRequests++;
             request.release(); // refused: the reference we were given
             return null;
         }
-        final SipMethod method = m.method();
-        final long hash = TransactionKeys.hashBranch(m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd(), method,
-            m.buffer(), m.methodStart(), m.methodEnd());
-        if (null != findClient(hash, m))
+        final SipMethod method = k.method();
+        final byte[] b = k.buffer();
+        final long hash = TransactionKeys.hashBranch(b, k.branchStart(), k.branchEnd(), method, b, k.methodStart(),
+            k.methodEnd());
+        if (null != findClient(hash, method, b, k.methodStart(), k.methodEnd(), k.branchStart(), k.branchEnd()))
         {
             rejectedRequests++;
             request.release();
@@ -343,11 +348,11 @@ public final class TransactionLayer
         tx.peer = destination;
         tx.local = local;
         tx.keyHash = hash;
-        tx.cseq = m.cseqNumber();
-        tx.segSet(Transaction.SEG_BRANCH, m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd());
+        tx.cseq = k.cseqNumber();
+        tx.segSet(Transaction.SEG_BRANCH, b, k.branchStart(), k.branchEnd());
         if (method == SipMethod.EXTENSION)
         {
-            tx.segSet(Transaction.SEG_METHOD, m.buffer(), m.methodStart(), m.methodEnd());
+            tx.segSet(Transaction.SEG_METHOD, b, k.methodStart(), k.methodEnd());
         }
         tx.outbound = request; // the transaction's reference from now on
         clientTable.put(tx);
@@ -725,13 +730,15 @@ public final class TransactionLayer
     // Matching
     // ============================================================================================================
 
-    private ClientTransaction findClient(final long hash, final SipMessage response)
+    /** The client transaction of this method (its bytes compared for an extension) and top Via branch, or null. */
+    private ClientTransaction findClient(final long hash, final SipMethod method, final byte[] b,
+        final int methodStart, final int methodEnd, final int branchStart, final int branchEnd)
     {
         final TransactionTable table = clientTable;
         for (int i = table.first(hash); i >= 0; i = table.next(i, hash))
         {
             final ClientTransaction t = (ClientTransaction)table.entry(i);
-            if (t.matchesResponse(response))
+            if (t.matches(method, b, methodStart, methodEnd, branchStart, branchEnd))
             {
                 return t;
             }
