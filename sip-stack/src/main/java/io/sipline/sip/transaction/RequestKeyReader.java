@@ -1,5 +1,8 @@
 package io.sipline.sip.transaction;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.netty.buffer.ByteBuf;
@@ -35,6 +38,13 @@ import io.sipline.sip.message.ViaFlyweight;
  */
 public final class RequestKeyReader
 {
+    /** Eight bytes of an array as one long, the first byte lowest: the first LF is the lowest flagged byte. */
+    private static final VarHandle LONG_LE =
+        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101_0101_0101_0101L;
+    private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
+    private static final long LFS = ONES * Ascii.LF;
+
     private final SipMessage message;
     private final ViaFlyweight via = new ViaFlyweight();
     private byte[] bytes = new byte[2048];
@@ -184,7 +194,7 @@ public final class RequestKeyReader
     {
         final byte[] b = bytes;
         final int end = length;
-        int lf = Ascii.indexOf(b, 0, end, Ascii.LF);
+        int lf = indexOfLf(b, 0, end);
         if (lf < 0 || !requestLine(b, lf))
         {
             return false;
@@ -194,7 +204,7 @@ public final class RequestKeyReader
         int p = lf + 1;
         while (p < end && b[p] != Ascii.LF && !(b[p] == Ascii.CR && p + 1 < end && b[p + 1] == Ascii.LF))
         {
-            lf = Ascii.indexOf(b, p, end, Ascii.LF);
+            lf = indexOfLf(b, p, end);
             if (lf < 0 || !Ascii.isTokenChar(b[p]))
             {
                 return false; // no line end, or a folded line, a lone CR, a line without a name
@@ -213,7 +223,7 @@ public final class RequestKeyReader
             {
                 return false;
             }
-            final HeaderName name = HeaderName.lookup(b, p, nameEnd);
+            final HeaderName name = maybeViaOrCseq(b, p, nameEnd) ? HeaderName.lookup(b, p, nameEnd) : null;
             final int valueEnd = b[lf - 1] == Ascii.CR ? lf - 1 : lf;
             if (name == HeaderName.VIA && !topVia)
             {
@@ -323,6 +333,40 @@ public final class RequestKeyReader
         cseqMethodStart = methodAt;
         cseqMethodEnd = end;
         return true;
+    }
+
+    /** Whether the name {@code [start, end)} can be Via, v or CSeq, by length and first letter (the lookup decides). */
+    private static boolean maybeViaOrCseq(final byte[] b, final int start, final int end)
+    {
+        final int first = b[start] | 0x20;
+        final int length = end - start;
+        return first == 'v' ? 1 == length || 3 == length : first == 'c' && 4 == length;
+    }
+
+    /**
+     * The first LF in {@code [from, end)}, or -1; eight bytes a step: a byte equal to LF is zero once xored with LFs,
+     * and {@code (x - ONES) & ~x & HIGH_BITS} flags the lowest zero byte of {@code x} exactly.
+     */
+    static int indexOfLf(final byte[] b, final int from, final int end)
+    {
+        int i = from;
+        for (; i + Long.BYTES <= end; i += Long.BYTES)
+        {
+            final long x = (long)LONG_LE.get(b, i) ^ LFS;
+            final long flagged = (x - ONES) & ~x & HIGH_BITS;
+            if (0 != flagged)
+            {
+                return i + (Long.numberOfTrailingZeros(flagged) >>> 3);
+            }
+        }
+        for (; i < end; i++)
+        {
+            if (b[i] == Ascii.LF)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static int skipWsp(final byte[] b, final int from, final int to)

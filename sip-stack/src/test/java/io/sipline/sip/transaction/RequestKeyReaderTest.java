@@ -172,6 +172,29 @@ class RequestKeyReaderTest
         assertTrue(quick > checked / 10, quick + " quick of " + checked);
     }
 
+    @Test
+    void shouldFindTheFirstLfAsAPlainScanDoes()
+    {
+        final Random random = new Random(10);
+        final byte[] others = {'\r', 0x0B, 0x09, 0x1A, (byte)0xFF, 0, 'a', (byte)0x8A};
+        for (int n = 0; n < 20_000; n++)
+        {
+            final byte[] b = new byte[random.nextInt(40)];
+            for (int i = 0; i < b.length; i++)
+            {
+                b[i] = 0 == random.nextInt(12) ? (byte)'\n' : others[random.nextInt(others.length)];
+            }
+            final int from = random.nextInt(b.length + 1);
+            final int end = from + random.nextInt(b.length - from + 1);
+            int expected = -1;
+            for (int i = from; i < end && expected < 0; i++)
+            {
+                expected = b[i] == '\n' ? i : -1;
+            }
+            assertEquals(expected, RequestKeyReader.indexOfLf(b, from, end));
+        }
+    }
+
     private static List<String> changes(final String request)
     {
         final List<String> out = new ArrayList<>();
