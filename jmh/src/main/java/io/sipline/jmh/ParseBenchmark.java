@@ -222,7 +222,8 @@ public class ParseBenchmark
         }
     }
 
-    private static byte[] load(final String name) throws IOException
+    /** The bytes of the resource {@code name} next to this class (the benchmarks' messages). */
+    static byte[] load(final String name) throws IOException
     {
         try (InputStream in = ParseBenchmark.class.getResourceAsStream(name))
         {

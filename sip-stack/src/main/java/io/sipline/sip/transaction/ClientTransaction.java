@@ -33,19 +33,22 @@ public abstract class ClientTransaction extends Transaction
     /** A response matched this transaction; {@code response} is borrowed. */
     abstract void onResponse(SipMessage response);
 
-    /** §17.1.3: top Via branch and CSeq method. */
-    final boolean matchesResponse(final SipMessage response)
+    /**
+     * §17.1.3, on spans of {@code b}: whether a message with this method (its bytes in
+     * {@code [methodStart, methodEnd)}, compared for an extension) and top Via branch belongs to this transaction: a
+     * response by its CSeq method, a request to send by its own.
+     */
+    final boolean matches(final SipMethod other, final byte[] b, final int methodStart, final int methodEnd,
+        final int branchStart, final int branchEnd)
     {
-        if (response.cseqMethod() != method)
+        if (other != method)
         {
             return false;
         }
-        if (method == SipMethod.EXTENSION && !segEquals(SEG_METHOD, response.buffer(), response.cseqMethodStart(),
-            response.cseqMethodEnd()))
+        if (method == SipMethod.EXTENSION && !segEquals(SEG_METHOD, b, methodStart, methodEnd))
         {
             return false;
         }
-        return Ascii.equalsIgnoreCase(key, seg[2 * SEG_BRANCH], seg[2 * SEG_BRANCH + 1], response.buffer(),
-            response.topViaBranchStart(), response.topViaBranchEnd());
+        return Ascii.equalsIgnoreCase(key, seg[2 * SEG_BRANCH], seg[2 * SEG_BRANCH + 1], b, branchStart, branchEnd);
     }
 }

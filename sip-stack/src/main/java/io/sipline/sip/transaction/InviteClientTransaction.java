@@ -122,7 +122,7 @@ public final class InviteClientTransaction extends ClientTransaction
                     state = TransactionState.COMPLETED;
                     cancelTimers();
                     final ByteBuf ack = layer.messages.buildAck(outbound, response);
-                    replaceOutbound(ack);
+                    replaceOutbound(ack); // null when no ACK could be built: then nothing is sent nor re-sent
                     sendOutbound();
                     startTimeoutTimer(TIMER_D, reliable ? 0 : layer.config().timerDNs());
                     layer.user().onResponse(this, response);

@@ -65,12 +65,17 @@ final class LayerMessages
      *
      * @param request  borrowed: the original INVITE this transaction retains.
      * @param response borrowed.
-     * @return an owned buffer.
+     * @return an owned buffer, or null when the request does not parse (see below).
      */
     ByteBuf buildAck(final ByteBuf request, final SipMessage response)
     {
         final SipMessage req = scratch;
-        SipMessageParser.parseDatagram(request, req); // our own bytes, parsed OK when sent
+        // Sending read only the request line, top Via and CSeq (RequestKeyReader): a header the writer got wrong
+        // leaves no ACK to build; the transaction then waits out timer D without one.
+        if (SipMessageParser.parseDatagram(request, req) != ParseResult.OK)
+        {
+            return null;
+        }
         final byte[] b = req.buffer();
         final ByteBuf out = allocator.buffer(request.readableBytes());
         out.writeBytes(ACK_PREFIX);

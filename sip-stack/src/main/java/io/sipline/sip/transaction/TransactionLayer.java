@@ -9,7 +9,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.sipline.sip.message.ParseResult;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMessageBuilder;
-import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.ViaFlyweight;
 import io.sipline.sip.timer.TimerHandler;
@@ -27,7 +26,8 @@ import io.sipline.sip.transport.ResponseAddress;
  * </pre>
  *
  * <p>Stages: {@link TransactionKeys} (match keys), {@link LayerMessages} (the 100 Trying and non-2xx ACKs it writes),
- * {@link StatelessShedding} (overload refusals before any transaction), the four transaction machines. Transactions
+ * {@link StatelessShedding} (overload refusals before any transaction), {@link PeerFailures} (a lost peer's
+ * transactions failed a slice at a time), the four transaction machines. Transactions
  * come from per-machine free lists and go back on termination (a miss allocates one, counted, kept); the client and
  * server {@link TransactionTable}s are primitive maps keyed by a hash; timers live in the shard's {@link TimerWheel}.
  * In steady state the layer allocates nothing. Responses go where RFC 3261 §18.2.2 and RFC 3581 §4 say
@@ -46,10 +46,6 @@ public final class TransactionLayer
     static final int KIND_INVITE_SERVER = 2;
     static final int KIND_NON_INVITE_SERVER = 3;
     private static final int KINDS = 4;
-    /** Registry entries a peer failure looks at per {@link #doWork} ({@link #failPeer}). */
-    static final int PEER_SCAN_PER_POLL = 8192;
-    /** Peer failures that may wait for their scan at once. */
-    static final int PEER_SCANS = 8;
     /** Transactions per chunk of the registry (a power of two). */
     private static final int REGISTRY_CHUNK_BITS = 10;
     private static final int REGISTRY_CHUNK = 1 << REGISTRY_CHUNK_BITS;
@@ -63,6 +59,8 @@ public final class TransactionLayer
     private final ByteBufAllocator allocator;
     /** Parses what the layer reads back from its own buffers (requests to send, ACK sources); never a caller's. */
     private final SipMessage scratch = new SipMessage();
+    /** Reads the method, top Via branch and CSeq of a request to send, parsing it into {@link #scratch} if need be. */
+    private final RequestKeyReader requestKey = new RequestKeyReader(scratch);
     /** Writes the Trying and ACKs the layer sends itself. */
     final LayerMessages messages;
     private final ViaFlyweight via = new ViaFlyweight();
@@ -85,9 +83,8 @@ public final class TransactionLayer
      */
     private Transaction[][] registry;
     private int registryCount;
-    private final PeerScan[] peerScans = new PeerScan[PEER_SCANS];
-    private int peerScanFirst;
-    private int peerScanCount;
+    /** The transport failures of peers still being applied to the transactions, a slice per {@link #doWork}. */
+    private final PeerFailures peerFailures = new PeerFailures(this);
     /** Free list of each kind, linked through {@link Transaction#nextFree}: no array to grow. */
     private final Transaction[] free = new Transaction[KINDS];
     private final int[] freeCount = new int[KINDS];
@@ -138,10 +135,6 @@ public final class TransactionLayer
         }
         this.clientTable = new TransactionTable(config.initialTableCapacity());
         this.serverTable = new TransactionTable(config.initialTableCapacity());
-        for (int i = 0; i < PEER_SCANS; i++)
-        {
-            peerScans[i] = new PeerScan();
-        }
         final int perKind = config.initialPoolSize();
         registry = new Transaction[Math.max(1, (perKind * KINDS + REGISTRY_CHUNK - 1) / REGISTRY_CHUNK)][];
         for (int kind = 0; kind < KINDS; kind++)
@@ -202,7 +195,9 @@ public final class TransactionLayer
         final long hash = TransactionKeys.hashBranch(response.buffer(), response.topViaBranchStart(),
             response.topViaBranchEnd(), response.cseqMethod(), response.buffer(), response.cseqMethodStart(),
             response.cseqMethodEnd());
-        final ClientTransaction tx = findClient(hash, response);
+        final ClientTransaction tx = findClient(hash, response.cseqMethod(), response.buffer(),
+            response.cseqMethodStart(), response.cseqMethodEnd(), response.topViaBranchStart(),
+            response.topViaBranchEnd());
         if (null == tx)
         {
             strayResponses++;
@@ -300,15 +295,17 @@ public final class TransactionLayer
     /**
      * Sends a request statefully: creates and starts a client transaction. The caller builds the whole request
      * (e.g. with {@link SipMessageBuilder}, top Via carrying a fresh magic-cookie branch from
-     * {@code io.sipline.sip.shard.ShardIds}); the layer parses it once to learn branch and method, so the two can
-     * never disagree with the bytes on the wire.
+     * {@code io.sipline.sip.shard.ShardIds}); the layer reads branch, method and CSeq from its bytes
+     * ({@link RequestKeyReader}: the request line, the top Via and the CSeq, parsing the whole request only when
+     * these lines are not plain), so they can never disagree with the bytes on the wire.
      *
      * @param request     ownership taken: the transaction holds it for retransmission until it is no longer needed;
      *                    released at once when refused.
      * @param destination next hop (already resolved, RFC 3263 is the transport's).
      * @param reliable    true over TCP/TLS: no retransmission timers A/E, zero timers D/K.
-     * @return the new transaction, or null when refused (unparseable, an ACK, no magic-cookie branch, or a
-     *         transaction with this branch and method already exists); counted in {@link #rejectedRequests()}.
+     * @return the new transaction, or null when refused (not a request, a request line, top Via or CSeq that does not
+     *         parse, a CSeq method other than the request's, an ACK, no magic-cookie branch, or a transaction with
+     *         this branch and method already exists); counted in {@link #rejectedRequests()}.
      */
     public ClientTransaction sendRequest(
         final ByteBuf request, final InetSocketAddress destination, final boolean reliable)
@@ -327,18 +324,18 @@ public final class TransactionLayer
         final ByteBuf request, final InetSocketAddress destination, final InetSocketAddress local,
         final boolean reliable)
     {
-        final SipMessage m = scratch;
-        if (SipMessageParser.parseDatagram(request, m) != ParseResult.OK || !m.isRequest()
-            || m.method() == SipMethod.ACK || !m.topViaHasMagicCookie() || m.cseqMethod() != m.method())
+        final RequestKeyReader k = requestKey;
+        if (!k.read(request) || k.method() == SipMethod.ACK || !k.magicCookie() || k.cseqMethod() != k.method())
         {
             rejectedRequests++;
             request.release(); // refused: the reference we were given
             return null;
         }
-        final SipMethod method = m.method();
-        final long hash = TransactionKeys.hashBranch(m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd(), method,
-            m.buffer(), m.methodStart(), m.methodEnd());
-        if (null != findClient(hash, m))
+        final SipMethod method = k.method();
+        final byte[] b = k.buffer();
+        final long hash = TransactionKeys.hashBranch(b, k.branchStart(), k.branchEnd(), method, b, k.methodStart(),
+            k.methodEnd());
+        if (null != findClient(hash, method, b, k.methodStart(), k.methodEnd(), k.branchStart(), k.branchEnd()))
         {
             rejectedRequests++;
             request.release();
@@ -351,11 +348,11 @@ public final class TransactionLayer
         tx.peer = destination;
         tx.local = local;
         tx.keyHash = hash;
-        tx.cseq = m.cseqNumber();
-        tx.segSet(Transaction.SEG_BRANCH, m.buffer(), m.topViaBranchStart(), m.topViaBranchEnd());
+        tx.cseq = k.cseqNumber();
+        tx.segSet(Transaction.SEG_BRANCH, b, k.branchStart(), k.branchEnd());
         if (method == SipMethod.EXTENSION)
         {
-            tx.segSet(Transaction.SEG_METHOD, m.buffer(), m.methodStart(), m.methodEnd());
+            tx.segSet(Transaction.SEG_METHOD, b, k.methodStart(), k.methodEnd());
         }
         tx.outbound = request; // the transaction's reference from now on
         clientTable.put(tx);
@@ -383,14 +380,14 @@ public final class TransactionLayer
 
     /**
      * The shard's duty cycle for the layer: fires due timers (retransmissions, timeouts, terminations) and goes on
-     * with the peer failures still being applied ({@link #failPeer}).
+     * with the peer failures still being applied ({@link PeerFailures}).
      *
      * @return the number of timers fired and transactions failed (0 means idle).
      */
     public int doWork(final long nowNs)
     {
         final int fired = wheel.poll(nowNs, timerHandler, config.timerPollLimit());
-        return 0 == peerScanCount ? fired : fired + scanPeers(PEER_SCAN_PER_POLL, peerScanCount);
+        return fired + peerFailures.poll();
     }
 
     // ============================================================================================================
@@ -636,7 +633,7 @@ public final class TransactionLayer
     }
 
     /** §17.1.4 / §17.2.4: report and terminate, from doWork, never inside the caller's call. */
-    private void failTransport(final Transaction tx)
+    void failTransport(final Transaction tx)
     {
         transportErrors++;
         tx.cancelTimers();
@@ -648,122 +645,34 @@ public final class TransactionLayer
      * The transport lost a peer after the send was accepted: a connection closed, or its connect failed (RFC 3261
      * §17.1.4, §18.4). Every client transaction still waiting for its final response whose peer is that very object
      * (a connection's flow) gets a transport error and terminates, as for a failed send, from {@link #doWork}.
-     * Server transactions find out when they next send. The transactions are looked at {@link #PEER_SCAN_PER_POLL}
-     * at a time, the first slice now and the others in the next {@link #doWork}s ({@link #failPeer}).
+     * Server transactions find out when they next send. The transactions are looked at
+     * {@link PeerFailures#PER_POLL} at a time, the first slice now and the others in the next {@link #doWork}s.
      *
      * @param peer compared by identity: the flow object the transactions were given as peer.
      * @return how many transactions were failed by the first slice.
      */
     public int failTransport(final InetSocketAddress peer)
     {
-        return failPeer(peer, false);
+        return peerFailures.start(peer, false);
     }
 
     /**
      * An ICMP port unreachable came back from a UDP peer (RFC 3261 §18.4): every transaction with that peer that is
      * still going ends with a transport error from {@link #doWork} (§17.1.4 for a client transaction waiting for its
      * final response; §17.2.4 for a server transaction, whose responses could not reach it). Peers compare by address
-     * and port. The transactions are looked at {@link #PEER_SCAN_PER_POLL} at a time, as in {@link #failTransport}.
+     * and port. The transactions are looked at {@link PeerFailures#PER_POLL} at a time, as in {@link #failTransport}.
      *
      * @return how many transactions were failed by the first slice.
      */
     public int failDatagramPeer(final InetSocketAddress peer)
     {
-        return failPeer(peer, true);
+        return peerFailures.start(peer, true);
     }
 
-    /**
-     * Starts a scan of every transaction for {@code peer} and spends one slice of {@link #PEER_SCAN_PER_POLL} entries
-     * now (on the oldest scan waiting, this one when it is alone); {@link #doWork} spends one more each time. One
-     * scan of 400,000 transactions at once held a shard 13 ms (perf, b2bua at 6,000 calls/s). Only transactions that
-     * exist now are looked at: one started after the report (its id is higher) is left alone, whatever the scan
-     * finds later. At most {@link #PEER_SCANS} scans wait at once; one more finishes the oldest first.
-     *
-     * @return the transactions failed by this slice.
-     */
-    private int failPeer(final InetSocketAddress peer, final boolean datagram)
-    {
-        if (null == peer)
-        {
-            return 0;
-        }
-        if (peerScanCount == peerScans.length)
-        {
-            scanPeers(Integer.MAX_VALUE, 1); // the oldest, to its end
-        }
-        final PeerScan scan = peerScans[(peerScanFirst + peerScanCount++) % peerScans.length];
-        scan.peer = peer;
-        scan.datagram = datagram;
-        scan.idLimit = nextId;
-        scan.cursor = 0;
-        return scanPeers(PEER_SCAN_PER_POLL, peerScanCount);
-    }
-
-    /**
-     * Advances the waiting peer scans, oldest first, by up to {@code budget} registry entries in all, looking at the
-     * first {@code scans} of them at most; a scan that reaches the end of the registry is done.
-     *
-     * @return the transactions failed.
-     */
-    private int scanPeers(final int budget, final int scans)
-    {
-        int failed = 0;
-        int left = budget;
-        for (int n = 0; n < scans && peerScanCount > 0 && left > 0; n++)
-        {
-            final PeerScan scan = peerScans[peerScanFirst];
-            final int end = (int)Math.min(registryCount, (long)scan.cursor + left);
-            for (int i = scan.cursor; i < end; i++)
-            {
-                final Transaction tx = registered(i);
-                if (matchesFailedPeer(tx, scan))
-                {
-                    failTransport(tx);
-                    failed++;
-                }
-            }
-            left -= end - scan.cursor;
-            scan.cursor = end;
-            if (end < registryCount)
-            {
-                break; // out of budget
-            }
-            scan.peer = null;
-            peerScanFirst = (peerScanFirst + 1) % peerScans.length;
-            peerScanCount--;
-        }
-        return failed;
-    }
-
-    private static boolean matchesFailedPeer(final Transaction tx, final PeerScan scan)
-    {
-        if (null == tx || 0 == tx.id || tx.id >= scan.idLimit || tx.transportFailed
-            || tx.state == TransactionState.TERMINATED)
-        {
-            return false;
-        }
-        final boolean waiting = tx.state == TransactionState.CALLING || tx.state == TransactionState.TRYING
-            || tx.state == TransactionState.PROCEEDING;
-        return scan.datagram ?
-            !tx.reliable && scan.peer.equals(tx.responseDestination()) && (!tx.isClient() || waiting) :
-            tx.peer == scan.peer && tx.isClient() && waiting;
-    }
-
-    /** Peer scans waiting to go on ({@link #failPeer}). */
+    /** Peer scans waiting to go on ({@link PeerFailures}). */
     int peerScansWaiting()
     {
-        return peerScanCount;
-    }
-
-    /** A transport failure of one peer being applied to the transactions, a slice of the registry per poll. */
-    private static final class PeerScan
-    {
-        InetSocketAddress peer;
-        boolean datagram;
-        /** Transactions with this id or higher started after the report. */
-        long idLimit;
-        /** Registry index where the scan goes on. */
-        int cursor;
+        return peerFailures.waiting();
     }
 
     void countAbsorbedRequest()
@@ -821,13 +730,15 @@ public final class TransactionLayer
     // Matching
     // ============================================================================================================
 
-    private ClientTransaction findClient(final long hash, final SipMessage response)
+    /** The client transaction of this method (its bytes compared for an extension) and top Via branch, or null. */
+    private ClientTransaction findClient(final long hash, final SipMethod method, final byte[] b,
+        final int methodStart, final int methodEnd, final int branchStart, final int branchEnd)
     {
         final TransactionTable table = clientTable;
         for (int i = table.first(hash); i >= 0; i = table.next(i, hash))
         {
             final ClientTransaction t = (ClientTransaction)table.entry(i);
-            if (t.matchesResponse(response))
+            if (t.matches(method, b, methodStart, methodEnd, branchStart, branchEnd))
             {
                 return t;
             }
@@ -889,9 +800,16 @@ public final class TransactionLayer
         freeCount[kind]++;
     }
 
-    private Transaction registered(final int index)
+    /** The transaction at {@code index} of the registry ({@link Transaction#index}). */
+    Transaction registered(final int index)
     {
         return registry[index >>> REGISTRY_CHUNK_BITS][index & (REGISTRY_CHUNK - 1)];
+    }
+
+    /** The id the next transaction acquired gets: every transaction live now has a lower one. */
+    long nextId()
+    {
+        return nextId;
     }
 
     private Transaction newTransaction(final int kind)

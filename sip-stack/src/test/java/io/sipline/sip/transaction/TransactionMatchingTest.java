@@ -5,6 +5,7 @@ import static io.sipline.sip.transaction.TransactionHarness.request;
 import static io.sipline.sip.transaction.TransactionHarness.response;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -127,6 +128,25 @@ class TransactionMatchingTest
     }
 
     @Test
+    void shouldSendARequestMalformedWhereSendingDoesNotReadAndAckNothingForItsFailure()
+    {
+        final TransactionHarness h = new TransactionHarness();
+        // The layer reads the request line, the top Via and the CSeq; a From without a URI is its writer's fault.
+        final ClientTransaction tx = h.send(outgoing("INVITE", "z9hG4bKbadfrom")
+            .replace("From: <sip:us@example.com>;tag=ourtag", "From: nobody;tag=ourtag"), false);
+        assertNotNull(tx);
+        assertEquals(1, h.sent.size());
+        h.receive(response(486, "z9hG4bKbadfrom", "INVITE"));
+        assertEquals(TransactionState.COMPLETED, tx.state());
+        h.receive(response(486, "z9hG4bKbadfrom", "INVITE")); // a retransmission: nothing to re-send either
+        assertEquals(1, h.sent.size(), "no ACK can be built from a request that does not parse");
+        assertEquals(List.of("response 486"), h.events);
+        h.advanceMs(40_000);
+        assertEquals(0, h.layer.activeTransactions());
+        h.assertNoLeaks();
+    }
+
+    @Test
     void shouldPassUnmatchedAcksAndStrayResponsesUpStatelessly()
     {
         final TransactionHarness h = new TransactionHarness();
@@ -227,7 +247,7 @@ class TransactionMatchingTest
         final TransactionHarness h = new TransactionHarness();
         final InetSocketAddress gone = new InetSocketAddress("192.0.2.20", 5060);
         final InetSocketAddress other = new InetSocketAddress("192.0.2.21", 5060);
-        final int toGone = TransactionLayer.PEER_SCAN_PER_POLL + 2_000;
+        final int toGone = PeerFailures.PER_POLL + 2_000;
         final List<ClientTransaction> goneTx = new java.util.ArrayList<>();
         for (int i = 0; i < toGone; i++)
         {
