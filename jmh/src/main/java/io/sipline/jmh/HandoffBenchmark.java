@@ -1,8 +1,6 @@
 package io.sipline.jmh;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
@@ -71,7 +69,7 @@ public class HandoffBenchmark
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
-        final byte[] bytes = load(message + ".sip");
+        final byte[] bytes = ParseBenchmark.load(message + ".sip");
         if (SipMessageParser.parseDatagram(bytes, 0, bytes.length, reader) != ParseResult.OK
             || reader.frameLength() != bytes.length)
         {
@@ -107,7 +105,7 @@ public class HandoffBenchmark
     {
         final ByteBuf b = copy.clear();
         ByteBufCopy.write(reader.buffer(), reader.offset(), reader.length(), b);
-        return mix(SipMessageParser.parseDatagram(b, owner), owner);
+        return ParseBenchmark.mix(SipMessageParser.parseDatagram(b, owner), owner);
     }
 
     /**
@@ -121,20 +119,7 @@ public class HandoffBenchmark
     {
         final ByteBuf b = copy.clear();
         ParsedCopy.write(reader, b);
-        return mix(ParsedCopy.read(b, owner), owner);
-    }
-
-    private static long mix(final ParseResult result, final SipMessage m)
-    {
-        long h = result.ordinal();
-        h = 31 * h + m.topViaBranchStart();
-        h = 31 * h + m.topViaBranchEnd();
-        h = 31 * h + m.callIdStart();
-        h = 31 * h + m.callIdEnd();
-        h = 31 * h + m.cseqNumber();
-        h = 31 * h + m.toTagStart();
-        h = 31 * h + m.toTagEnd();
-        return h;
+        return ParseBenchmark.mix(ParsedCopy.read(b, owner), owner);
     }
 
     /** The owner's parse as text: start line, every header entry's spans and value, the body. */
@@ -153,13 +138,5 @@ public class HandoffBenchmark
                 .append(m.headerLineEnd(i)).append(' ').append(m.headerValue(i));
         }
         return sb.toString();
-    }
-
-    private static byte[] load(final String resource) throws IOException
-    {
-        try (InputStream in = Objects.requireNonNull(HandoffBenchmark.class.getResourceAsStream(resource), resource))
-        {
-            return in.readAllBytes();
-        }
     }
 }
