@@ -22,7 +22,9 @@ import java.util.Arrays;
  * <p><b>Ownership.</b> The message borrows the caller's {@code byte[]} ({@link SipMessageParser#parseDatagram(byte[],
  * int, int, SipMessage)}) or owns a copy in its own reusable array (parsing from a Netty {@code ByteBuf}, which can
  * be released as soon as parsing returns). Not thread-safe: one owner (a shard) at a time. The next parse invalidates
- * every span, view and position taken from it; {@link #copy()} keeps a message beyond that.
+ * every span, view and position taken from it; {@link #copy()} keeps a message beyond that. {@link ParsedCopy} carries
+ * the bytes and the parse to another thread's message without a second parse: a field the parser fills must be
+ * carried there too.
  */
 public final class SipMessage implements HeaderSource
 {

@@ -5,19 +5,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import io.sipline.sip.message.ByteBufCopy;
+import io.sipline.sip.message.ParsedCopy;
 import io.sipline.sip.message.SipMessage;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscArrayQueue;
 
 /**
  * The hand-over between shards, one per {@link StackShard}: the reading shard copies a message of another shard's call
- * into a pooled buffer and offers it, in a {@link Handoff} record of its own, to the owner's bounded MPSC inbox; the
- * owner drains its inbox in one task scheduled when the inbox goes non-empty (no task per message), and sends each
- * record back to its origin's return queue, so that records are reused and no node is made per message.
+ * into a pooled buffer, with its parse ({@link ParsedCopy}: the owner rebinds it rather than parsing again), and
+ * offers it, in a {@link Handoff} record of its own, to the owner's bounded MPSC inbox; the owner drains its inbox in
+ * one task scheduled when the inbox goes non-empty (no task per message), and sends each record back to its origin's
+ * return queue, so that records are reused and no node is made per message.
  *
  * <p>Buffers: the copy belongs to the reading shard until the target's inbox accepts it (a full inbox releases it at
- * once and counts the drop: UDP retransmits), then to the owning shard, which releases it once after parsing.
+ * once and counts the drop: UDP retransmits), then to the owning shard, which releases it once after reading it
+ * into its message.
  *
  * <p>Threading: {@link #handOver} and the record pool run on the reading shard's loop; {@link #offer} and
  * {@link #wake} on any thread; the drain and {@link #returnRecord} on the owning shard's loop. The counters are plain
@@ -61,15 +63,13 @@ final class ShardInbox
         }
     }
 
-    /** Reading shard: copy the message and offer it to the owner's inbox; false when that inbox is full. */
+    /** Reading shard: copy the message and its parse and offer them to the owner's inbox; false when that is full. */
     boolean handOver(final StackShard target, final SipMessage m, final InetSocketAddress source,
         final InetSocketAddress local)
     {
         final Handoff h = acquireRecord();
-        final int length = m.length();
-        final ByteBuf copy = shard.allocate(length); // released by the target shard after parsing
-        // Not writeBytes: it would make a ByteBuffer view of the new buffer when Netty runs without Unsafe (JDK 25).
-        ByteBufCopy.write(m.buffer(), m.offset(), length, copy);
+        final ByteBuf copy = shard.allocate(ParsedCopy.size(m)); // released by the target shard once it has read it
+        ParsedCopy.write(m, copy); // the bytes and this shard's parse of them: the owner need not parse again
         h.datagram = copy;
         h.source = source;
         h.local = local;

@@ -13,10 +13,10 @@ import io.sipline.sip.dialog.DialogLayer;
 import io.sipline.sip.dialog.DialogPool;
 import io.sipline.sip.dialog.DialogTable;
 import io.sipline.sip.message.ParseResult;
+import io.sipline.sip.message.ParsedCopy;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.message.SipMessageBuilder;
-import io.sipline.sip.message.SipMessageParser;
 import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.timer.TimerWheel;
 import io.sipline.sip.transaction.ClientTransaction;
@@ -49,7 +49,8 @@ import io.sipline.sip.transport.tcp.TcpShardConnections;
  *
  * <p>Buffers: {@link #respond}, {@link #sendRequest} and {@link #sendStateless} take ownership of theirs. A hand-over
  * copy belongs to the reading shard until the target's inbox accepts it (a full inbox drops it: UDP retransmits),
- * then to the owning shard, which releases it right after parsing. Messages passed to the listener are borrowed.
+ * then to the owning shard, which releases it right after reading it (bytes and parse) into its own message. Messages
+ * passed to the listener are borrowed.
  *
  * <p>Not thread-safe; owned by its event loop, except {@link #index()}, the counters (racy reads, for metrics) and
  * the hand-over offer made by other shards. Nothing blocks or locks; the only cross-thread state is the MPSC inbox,
@@ -529,7 +530,8 @@ public final class StackShard
             final long now = System.nanoTime();
             noteInputLag(now, h.receivedAtNanos, handoverLag); // before the timers: they read it
             pollTimersIfDue(now);
-            if (SipMessageParser.parseDatagram(datagram, handedOver) == ParseResult.OK)
+            // The reading shard's parse rides with the bytes (ParsedCopy): rebind it, no second parse.
+            if (ParsedCopy.read(datagram, handedOver) == ParseResult.OK)
             {
                 handedOver.receivedAtNanos(h.receivedAtNanos); // when the reading shard got it, not now
                 dispatch(handedOver, h.source, h.local);
