@@ -31,7 +31,7 @@ final class OverloadReport
             .append("| run | offered in the surge, calls/s | goodput in the surge, calls/s | least goodput / max | ")
             .append("held >= 90% | 503s | 503s without Retry-After | server's overload refusals | ")
             .append("retransmissions | failed calls | kernel drops: server and far end / callers | ")
-            .append("established calls: BYEs in surge / after / answered of calls | recovery, s |\n")
+            .append("established calls: BYEs in surge / after / answered of established | recovery, s |\n")
             .append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final Surge s : surges)
         {
@@ -42,8 +42,7 @@ final class OverloadReport
                 .append(s.missingRetryAfter()).append(" | ").append(s.serverRefused() < 0 ? "-" : s.serverRefused())
                 .append(" | ").append(s.retransmissions()).append(" | ").append(s.failed()).append(" | ")
                 .append(s.drops()).append(" / ").append(s.callerDrops()).append(" | ")
-                .append(null == p ? "-" : p.byesInSurge() + " / " + p.byesAfter() + " / " + p.byesAnswered() + " of "
-                    + p.calls() + (p.allAnswered() ? " (all)" : " (NOT all)"))
+                .append(null == p ? "-" : population(p))
                 .append(" | ").append(s.recoverySeconds() < 0 ? "not within the run" : s.recoverySeconds())
                 .append(" |\n");
         }
@@ -139,6 +138,15 @@ final class OverloadReport
             j.append("]}");
         }
         return j.append("\n  ]\n}\n").toString();
+    }
+
+    /** BYEs of the held calls; a call refused at its set-up (before the surge) was never established. */
+    private static String population(final Surge.Population p)
+    {
+        final long notSetUp = p.calls() - p.established();
+        return p.byesInSurge() + " / " + p.byesAfter() + " / " + p.byesAnswered() + " of " + p.established()
+            + (p.establishedAnswered() ? " (all)" : " (NOT all)")
+            + (notSetUp > 0 ? "; " + notSetUp + " of " + p.calls() + " not set up" : "");
     }
 
     private static String f0(final double v)

@@ -61,6 +61,12 @@ public record Surge(String label, int max, int multiplier, int surgeSeconds, Lis
         {
             return calls > 0 && established == calls && byesAnswered == established && 0 == failed;
         }
+
+        /** Every call that was established had its BYE answered (some may have been refused at set-up). */
+        public boolean establishedAnswered()
+        {
+            return established > 0 && byesAnswered == established;
+        }
     }
 
     /**

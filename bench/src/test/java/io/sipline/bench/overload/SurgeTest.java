@@ -45,6 +45,10 @@ class SurgeTest
         assertFalse(collapsed.goodputHeld());
         assertEquals(-1, collapsed.recoverySeconds(), "no normal full second after the surge");
         assertFalse(new Surge.Population(100, 100, 40, 60, 99, 1).allAnswered(), "one BYE unanswered");
+        assertFalse(new Surge.Population(100, 100, 40, 60, 99, 1).establishedAnswered(), "one BYE unanswered");
+        final Surge.Population refusedAtSetUp = new Surge.Population(1000, 997, 503, 494, 997, 0);
+        assertFalse(refusedAtSetUp.allAnswered(), "3 calls were refused before they were established");
+        assertTrue(refusedAtSetUp.establishedAnswered(), "every established call's BYE was answered");
         assertFalse(new Surge("z", 1000, 2, 3, List.of(s(0, 2000, 950, 0, 0)), all, 0, 0, 0, 0).goodputHeld(),
             "a surge second not measured is not held");
     }
