@@ -24,18 +24,19 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bin/sipline bench abuse}: connection abuse on the TCP and TLS ports of the server (its {@code b2bua}
- * example, the run's limits at their defaults unless {@code --server-args} says otherwise) while a sipp call load
- * runs over UDP beside it. Each {@link ConnectionAttack.Kind}, the baseline first, runs for {@code --seconds} with a
- * fresh sipp load of {@code --call-rate} calls/s; the report gives that load's calls/s and failed calls under each
- * attack against the baseline of the same run, what the attack opened and saw closed, and the server's
- * {@code sipline_stream_events_total} by event over the attack (from {@code /metrics}). Writes {@code abuse.md} into
+ * {@code bin/sipline bench abuse}: connection abuse on the TCP, TLS, WS and WSS ports of the server (its
+ * {@code b2bua} example, the run's limits at their defaults unless {@code --server-args} says otherwise) while a sipp
+ * call load runs over UDP beside it. Each {@link ConnectionAttack.Kind}, the baseline first, runs for
+ * {@code --seconds} with a fresh sipp load of {@code --call-rate} calls/s; the report gives that load's calls/s and
+ * failed calls under each attack against the baseline of the same run, what the attack opened and saw closed, and
+ * the server's {@code sipline_stream_events_total} and {@code sipline_ws_events_total} (these as {@code ws_EVENT}) by
+ * event over the attack (from {@code /metrics}). Writes {@code abuse.md} into
  * {@code bench-results/abuse-<stamp>/}. Runs on the main thread; every process it starts is stopped by its handle.
  */
 @Command(name = "sipline bench abuse", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Connection abuse on TCP and TLS (idle connections, slowloris, 10 MB Content-Length, endless "
-        + "headers, TLS garbage, one address) beside a sipp call load; the load's calls/s and failures with and "
-        + "without each attack.")
+    description = "Connection abuse on TCP, TLS, WS and WSS (idle connections, slowloris, 10 MB Content-Length or "
+        + "frame, WebSocket fragments past the message limit, endless headers, TLS garbage, one address) beside a "
+        + "sipp call load; the load's calls/s and failures with and without each attack.")
 public final class AbuseBench implements Callable<Integer>
 {
     @Mixin
@@ -51,7 +52,8 @@ public final class AbuseBench implements Callable<Integer>
 
     @Option(names = "--attacks", paramLabel = "LIST", split = ",",
         description = "the attacks to run (default all): IDLE, SLOWLORIS, HUGE_BODY, ENDLESS_HEADERS, TLS_GARBAGE, "
-            + "ONE_ADDRESS; the baseline always runs first")
+            + "ONE_ADDRESS, WS_IDLE, WS_SLOWLORIS, WS_SLOW_MESSAGE, WS_HUGE_FRAME, WS_FRAGMENTS, "
+            + "WS_ENDLESS_HEADERS, WS_ONE_ADDRESS, WSS_GARBAGE; the baseline always runs first")
     List<ConnectionAttack.Kind> attacks;
 
     @Option(names = "--server-args", paramLabel = "ARGS", split = " ",
@@ -78,6 +80,13 @@ public final class AbuseBench implements Callable<Integer>
         final Path dir = harness.resultDir("abuse-");
         final List<String> args = new ArrayList<>(List.of("--warmup", "2000"));
         final int tlsPort = tlsArgs(dir, args);
+        final int wsPort = SystemUnderTest.freeTcpPort();
+        final int wssPort = tlsPort > 0 ? SystemUnderTest.freeTcpPort() : 0;
+        args.addAll(List.of("--ws-port", Integer.toString(wsPort)));
+        if (wssPort > 0)
+        {
+            args.addAll(List.of("--wss-port", Integer.toString(wssPort)));
+        }
         if (null != serverArgs)
         {
             args.addAll(serverArgs);
@@ -97,14 +106,14 @@ public final class AbuseBench implements Callable<Integer>
         try (ServerProcess server = SystemUnderTest.SIPLINE.startOnFreePort(layout, dir, "b2bua", profile, uasPort,
             List.of(), args, true))
         {
-            final InetSocketAddress tcp = new InetSocketAddress("127.0.0.1", server.port());
-            final InetSocketAddress tls = tlsPort > 0 ? new InetSocketAddress("127.0.0.1", tlsPort) : null;
+            final ConnectionAttack.Targets targets = new ConnectionAttack.Targets(loopback(server.port()),
+                loopback(tlsPort), loopback(wsPort), loopback(wssPort));
             final Process uas = Sipp.start("abuse-uas", new ArrayList<>(flow.uasArgs()), uasPort);
             try
             {
                 for (final ConnectionAttack.Kind kind : kinds)
                 {
-                    rows.add(attack(server, flow, tcp, tls, kind));
+                    rows.add(attack(server, flow, targets, kind));
                     System.out.println("bench abuse: " + rows.getLast().line());
                     TimeUnit.SECONDS.sleep(12); // what the attack left open times out before the next
                 }
@@ -122,12 +131,11 @@ public final class AbuseBench implements Callable<Integer>
         return alive ? 0 : 1;
     }
 
-    /** One attack with its own sipp call load beside it, and the server's stream events over it. */
-    private Row attack(final ServerProcess server, final Scenarios.Flow flow, final InetSocketAddress tcp,
-        final InetSocketAddress tls, final ConnectionAttack.Kind kind) throws Exception
+    /** One attack with its own sipp call load beside it, and the server's stream and WebSocket events over it. */
+    private Row attack(final ServerProcess server, final Scenarios.Flow flow, final ConnectionAttack.Targets targets,
+        final ConnectionAttack.Kind kind) throws Exception
     {
-        final Map<String, Double> before = FuzzBench.byLabel(FuzzBench.metrics(server.adminPort()),
-            "sipline_stream_events_total", "event");
+        final Map<String, Double> before = events(server);
         final String name = "abuse-uac-" + kind.name().toLowerCase(java.util.Locale.ROOT);
         final int calls = callRate * seconds;
         final long start = System.nanoTime();
@@ -137,7 +145,7 @@ public final class AbuseBench implements Callable<Integer>
         final ConnectionAttack.Result result;
         try
         {
-            result = new ConnectionAttack(tcp, tls).run(kind, seconds);
+            result = new ConnectionAttack(targets).run(kind, seconds);
             uac.waitFor(seconds + 60L, TimeUnit.SECONDS);
         }
         finally
@@ -146,8 +154,7 @@ public final class AbuseBench implements Callable<Integer>
         }
         final double elapsed = (System.nanoTime() - start) / 1e9;
         final long[] done = Sipp.successAndFailed(name);
-        final Map<String, Double> after = FuzzBench.byLabel(FuzzBench.metrics(server.adminPort()),
-            "sipline_stream_events_total", "event");
+        final Map<String, Double> after = events(server);
         final Map<String, Long> events = new TreeMap<>();
         for (final Map.Entry<String, Double> e : after.entrySet())
         {
@@ -158,6 +165,21 @@ public final class AbuseBench implements Callable<Integer>
             }
         }
         return new Row(kind, result, done[0], done[1], done[0] / elapsed, events);
+    }
+
+    /** The server's stream events by name, and its WebSocket events as {@code ws_NAME}. */
+    private static Map<String, Double> events(final ServerProcess server) throws IOException
+    {
+        final Map<String, Double> samples = FuzzBench.metrics(server.adminPort());
+        final Map<String, Double> events = new TreeMap<>(FuzzBench.byLabel(samples, "sipline_stream_events_total",
+            "event"));
+        FuzzBench.byLabel(samples, "sipline_ws_events_total", "event").forEach((k, v) -> events.put("ws_" + k, v));
+        return events;
+    }
+
+    private static InetSocketAddress loopback(final int port)
+    {
+        return port > 0 ? new InetSocketAddress("127.0.0.1", port) : null;
     }
 
     /** One line of the table. */
@@ -178,9 +200,10 @@ public final class AbuseBench implements Callable<Integer>
         final StringBuilder sb = new StringBuilder("# bench abuse\n\n`bin/sipline bench abuse --seconds " + seconds
             + " --call-rate " + callRate + (null == serverArgs ? "" : " --server-args '" + String.join(" ", serverArgs)
             + "'") + "`: the b2bua example, sipp calls over UDP at " + callRate + "/s for " + seconds
-            + " s beside each attack. Server alive at the end: " + alive + ".\n\n"
+            + " s beside each attack; WebSocket events are shown as ws_EVENT. Server alive at the end: " + alive
+            + ".\n\n"
             + "| attack | calls/s beside it (vs baseline) | failed calls | connections the attack opened | closed by "
-            + "the server | connect failures | server's stream events (/metrics) |\n"
+            + "the server | connect failures | server's stream and ws events (/metrics) |\n"
             + "|---|---:|---:|---:|---:|---:|---|\n");
         for (final Row r : rows)
         {
@@ -200,7 +223,7 @@ public final class AbuseBench implements Callable<Integer>
         final int port = ServerTls.addArgs(dir, "abuse", args);
         if (0 == port)
         {
-            System.out.println("bench abuse: openssl could not make a certificate: no TLS attack");
+            System.out.println("bench abuse: openssl could not make a certificate: no TLS or WSS attack");
         }
         return port;
     }

@@ -1,26 +1,21 @@
 package io.sipline.bench.abuse;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One connection attack on the server's TCP or TLS port, for a given time, on virtual threads (one per attacking
- * connection, blocking sockets): what it opened, how many of its connections the server closed, and how many
- * connects failed. Connections come from several loopback source addresses ({@code 127.0.0.2} and up; Linux answers
- * for all of 127/8) where the attack is not the one-address one, so that the per-address cap does not hide the
- * other limits. Every socket is closed when the attack ends.
+ * One connection attack on the server's TCP, TLS, WS or WSS port, for a given time: what it opened, how many of its
+ * connections the server closed, and how many connects failed. Connections come from several loopback source
+ * addresses ({@code 127.0.0.2} and up) where the attack is not a one-address one, so that the per-address cap does
+ * not hide the other limits. The TCP and TLS attacks are here; the WebSocket ones are {@link WebSocketAttack}'s;
+ * the sockets, attackers and tallies are {@link AttackSockets}', which closes every socket when the attack ends.
  * <p>
- * Threading: {@link #run} on one thread; the counters are atomic.
+ * Threading: {@link #run} on one thread; the attackers on virtual threads of their own.
  */
 final class ConnectionAttack
 {
@@ -33,7 +28,17 @@ final class ConnectionAttack
         HUGE_BODY("Content-Length of 10 MB, the body streamed (20 connections, reconnecting)"),
         ENDLESS_HEADERS("headers that never end, sent as fast as taken (20 connections, reconnecting)"),
         TLS_GARBAGE("TLS ClientHellos of garbage (20 connections, reconnecting)"),
-        ONE_ADDRESS("3,000 connections from one address");
+        ONE_ADDRESS("3,000 connections from one address"),
+        WS_IDLE("WS: 10,000 connections never sending the upgrade"),
+        WS_SLOWLORIS("WS: 1,000 connections sending the upgrade request a byte a second"),
+        WS_SLOW_MESSAGE("WS: 1,000 connections upgraded, then a 60,000-byte frame's payload a byte a second"),
+        WS_HUGE_FRAME("WS: a frame claiming 10 MB after the upgrade, its payload streamed (20 connections, "
+            + "reconnecting)"),
+        WS_FRAGMENTS("WS: 4 KiB fragments of one message past the 64 KiB message limit (20 connections, "
+            + "reconnecting)"),
+        WS_ENDLESS_HEADERS("WS: upgrade headers that never end (20 connections, reconnecting)"),
+        WS_ONE_ADDRESS("WS: 3,000 connections from one address"),
+        WSS_GARBAGE("WSS: TLS ClientHellos of garbage (20 connections, reconnecting)");
 
         final String description;
 
@@ -48,283 +53,86 @@ final class ConnectionAttack
     {
     }
 
-    private final InetSocketAddress tcp;
-    private final InetSocketAddress tls;
-    private final AtomicLong opened = new AtomicLong();
-    private final AtomicLong closedByServer = new AtomicLong();
-    private final AtomicLong connectFailures = new AtomicLong();
-    private final List<Socket> sockets = new ArrayList<>();
-    private volatile boolean running = true;
-
-    ConnectionAttack(final InetSocketAddress tcp, final InetSocketAddress tls)
+    /** The server's listeners under attack; {@code tls}, {@code ws} and {@code wss} are null when it has none. */
+    record Targets(InetSocketAddress tcp, InetSocketAddress tls, InetSocketAddress ws, InetSocketAddress wss)
     {
-        this.tcp = tcp;
-        this.tls = tls;
+    }
+
+    private final Targets targets;
+    private final AttackSockets sockets = new AttackSockets();
+
+    ConnectionAttack(final Targets targets)
+    {
+        this.targets = targets;
     }
 
     /** Runs {@code kind} for {@code seconds}, then closes every socket it holds. */
     Result run(final Kind kind, final int seconds) throws InterruptedException
     {
-        final List<Thread> threads = new ArrayList<>();
+        final WebSocketAttack ws = new WebSocketAttack(sockets, targets.ws());
+        final AttackSockets s = sockets;
         switch (kind)
         {
             case NONE -> { }
-            case IDLE -> spawn(threads, 10_000, 40, i -> idle(source(i % 40), tcp));
-            case SLOWLORIS -> spawn(threads, 1_000, 4, i -> loop(() -> slowloris(source(i % 4))));
-            case HUGE_BODY -> spawn(threads, 20, 1, i -> loop(() -> hugeBody(source(i % 4))));
-            case ENDLESS_HEADERS -> spawn(threads, 20, 1, i -> loop(() -> endlessHeaders(source(i % 4))));
-            case TLS_GARBAGE -> spawn(threads, 20, 1, i -> loop(() -> tlsGarbage(source(i % 4), i)));
-            case ONE_ADDRESS -> spawn(threads, 3_000, 1, i -> idle(source(7), tcp));
-            default -> throw new IllegalArgumentException(kind.name());
+            case IDLE -> s.spawn(10_000, 40, i -> s.idle(AttackSockets.source(i % 40), targets.tcp()));
+            case SLOWLORIS -> s.spawn(1_000, 4, i -> s.loop(() -> slowloris(AttackSockets.source(i % 4))));
+            case HUGE_BODY -> s.spawn(20, 1, i -> s.loop(() -> hugeBody(AttackSockets.source(i % 4))));
+            case ENDLESS_HEADERS -> s.spawn(20, 1, i -> s.loop(() -> endlessHeaders(AttackSockets.source(i % 4))));
+            case TLS_GARBAGE -> s.spawn(20, 1, i -> s.loop(() -> tlsGarbage(AttackSockets.source(i % 4),
+                targets.tls(), i)));
+            case ONE_ADDRESS -> s.spawn(3_000, 1, i -> s.idle(AttackSockets.source(7), targets.tcp()));
+            case WSS_GARBAGE -> s.spawn(20, 1, i -> s.loop(() -> tlsGarbage(AttackSockets.source(i % 4),
+                targets.wss(), i)));
+            default -> ws.start(kind);
         }
         TimeUnit.SECONDS.sleep(seconds);
-        running = false;
-        synchronized (sockets)
-        {
-            for (final Socket s : sockets)
-            {
-                try
-                {
-                    s.close();
-                }
-                catch (final IOException ignored)
-                {
-                    // closing: nothing to do
-                }
-            }
-        }
-        for (final Thread t : threads)
-        {
-            t.join(10_000);
-        }
-        return new Result(kind, opened.get(), closedByServer.get(), connectFailures.get());
-    }
-
-    @FunctionalInterface
-    private interface Attacker
-    {
-        void attack(int index) throws IOException, InterruptedException;
-    }
-
-    @FunctionalInterface
-    private interface Round
-    {
-        void once() throws IOException, InterruptedException;
-    }
-
-    /** Starts {@code count} attackers, a few at a time so that the accept queue is not the only thing measured. */
-    private void spawn(final List<Thread> threads, final int count, final int perMillisecond, final Attacker attacker)
-        throws InterruptedException
-    {
-        for (int i = 0; i < count && running; i++)
-        {
-            final int index = i;
-            threads.add(Thread.ofVirtual().start(() ->
-            {
-                try
-                {
-                    attacker.attack(index);
-                }
-                catch (final IOException | InterruptedException e)
-                {
-                    // the attack ended or its socket failed: counted where it happened
-                }
-            }));
-            if (i % perMillisecond == 0)
-            {
-                TimeUnit.MICROSECONDS.sleep(500);
-            }
-        }
-    }
-
-    private void loop(final Round round) throws InterruptedException
-    {
-        while (running)
-        {
-            try
-            {
-                round.once();
-            }
-            catch (final IOException e)
-            {
-                // the server closed or refused it: next round
-            }
-        }
-    }
-
-    private static InetAddress source(final int k)
-    {
-        return InetAddress.ofLiteral("127.0.0." + (2 + k));
-    }
-
-    private Socket connect(final InetAddress from, final InetSocketAddress to) throws IOException
-    {
-        final Socket s = new Socket();
-        try
-        {
-            s.bind(new InetSocketAddress(from, 0));
-            s.connect(to, 5_000);
-        }
-        catch (final IOException e)
-        {
-            connectFailures.incrementAndGet();
-            s.close();
-            throw e;
-        }
-        opened.incrementAndGet();
-        synchronized (sockets)
-        {
-            sockets.add(s);
-        }
-        return s;
-    }
-
-    private void forget(final Socket s)
-    {
-        synchronized (sockets)
-        {
-            sockets.remove(s);
-        }
-        try
-        {
-            s.close();
-        }
-        catch (final IOException ignored)
-        {
-            // already closed
-        }
-    }
-
-    /** Opens one connection and sends nothing; counts it when the server closes it. */
-    private void idle(final InetAddress from, final InetSocketAddress to) throws IOException
-    {
-        final Socket s = connect(from, to);
-        try (InputStream in = s.getInputStream())
-        {
-            while (in.read() >= 0)
-            {
-                // nothing is expected; read on to the close
-            }
-            if (running)
-            {
-                closedByServer.incrementAndGet();
-            }
-        }
-        catch (final IOException e)
-        {
-            if (running)
-            {
-                closedByServer.incrementAndGet();
-            }
-        }
+        return sockets.stop(kind);
     }
 
     private void slowloris(final InetAddress from) throws IOException, InterruptedException
     {
         final byte[] headers = invite(100).getBytes(StandardCharsets.US_ASCII);
-        final Socket s = connect(from, tcp);
-        try
-        {
-            final OutputStream out = s.getOutputStream();
-            for (int i = 0; i < headers.length - 2 && running; i++)
-            {
-                out.write(headers[i]);
-                out.flush();
-                TimeUnit.SECONDS.sleep(1);
-            }
-        }
-        catch (final IOException e)
-        {
-            closedByServer.incrementAndGet();
-        }
-        finally
-        {
-            forget(s);
-        }
+        sockets.session(from, targets.tcp(), s -> sockets.trickle(s, headers, headers.length - 2));
     }
 
-    private void hugeBody(final InetAddress from) throws IOException
+    private void hugeBody(final InetAddress from) throws IOException, InterruptedException
     {
-        final Socket s = connect(from, tcp);
-        try
+        sockets.session(from, targets.tcp(), s ->
         {
             final OutputStream out = s.getOutputStream();
             out.write(invite(10 * 1024 * 1024).getBytes(StandardCharsets.US_ASCII));
             final byte[] chunk = new byte[64 * 1024];
-            for (long sent = 0; sent < 10L * 1024 * 1024 && running; sent += chunk.length)
+            for (long sent = 0; sent < 10L * 1024 * 1024 && sockets.running(); sent += chunk.length)
             {
                 out.write(chunk);
             }
-            awaitClose(s);
-        }
-        catch (final IOException e)
-        {
-            closedByServer.incrementAndGet();
-        }
-        finally
-        {
-            forget(s);
-        }
+            sockets.awaitClose(s);
+        });
     }
 
-    private void endlessHeaders(final InetAddress from) throws IOException
+    private void endlessHeaders(final InetAddress from) throws IOException, InterruptedException
     {
-        final Socket s = connect(from, tcp);
-        try
-        {
-            final OutputStream out = s.getOutputStream();
-            out.write("INVITE sip:service@127.0.0.1 SIP/2.0\r\n".getBytes(StandardCharsets.US_ASCII));
-            final byte[] line = ("X-Pad: " + "a".repeat(1_000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-            while (running)
-            {
-                out.write(line);
-            }
-        }
-        catch (final IOException e)
-        {
-            closedByServer.incrementAndGet();
-        }
-        finally
-        {
-            forget(s);
-        }
+        sockets.session(from, targets.tcp(), s -> sockets.endless(s,
+            "INVITE sip:service@127.0.0.1 SIP/2.0\r\n", "X-Pad: " + "a".repeat(1_000) + "\r\n"));
     }
 
-    private void tlsGarbage(final InetAddress from, final int seed) throws IOException
+    /** A TLS handshake record's type, then 2 KiB of nonsense, on the TLS or WSS port (absent: the attack ends). */
+    private void tlsGarbage(final InetAddress from, final InetSocketAddress to, final int seed)
+        throws IOException, InterruptedException
     {
-        if (null == tls)
+        if (null == to)
         {
-            running = false;
+            sockets.abandon();
             return;
         }
-        final Socket s = connect(from, tls);
-        try
+        sockets.session(from, to, s ->
         {
             final byte[] garbage = new byte[2_048];
             new Random(seed ^ System.nanoTime()).nextBytes(garbage);
-            garbage[0] = 0x16; // a TLS handshake record's type, then nonsense
+            garbage[0] = 0x16;
             s.getOutputStream().write(garbage);
-            awaitClose(s);
-        }
-        catch (final IOException e)
-        {
-            closedByServer.incrementAndGet();
-        }
-        finally
-        {
-            forget(s);
-        }
-    }
-
-    private void awaitClose(final Socket s) throws IOException
-    {
-        s.setSoTimeout(30_000);
-        final InputStream in = s.getInputStream();
-        while (in.read() >= 0)
-        {
-            // an alert or nothing: read on to the close
-        }
-        closedByServer.incrementAndGet();
+            sockets.awaitClose(s);
+        });
     }
 
     /** An INVITE's headers declaring a body of {@code contentLength} bytes, without the body. */

@@ -356,7 +356,7 @@ public final class SipMetrics
             .help("WebSocket listener events, by kind: accepted, upgraded, refusals (no_sip_subprotocol 400, "
                 + "origin_refused 403, path_refused 404, bad_handshake), limits (over_max_connections, "
                 + "over_max_per_address, handshake_timeouts, too_big 1009, protocol_errors 1002, not_sip, "
-                + "idle_closed), pings and closes")
+                + "idle_closed, message_timeouts 1008), pings and closes")
             .labelNames("event")
             .callback(cb ->
             {

@@ -16,7 +16,8 @@ final class StreamFlags
         defaultValue = "" + StreamSettings.DEFAULT_MESSAGE_TIMEOUT_MILLIS,
         description = "A SIP message on a TCP or TLS connection must arrive whole within MS milliseconds of its first "
             + "byte, and an accepted connection must send its first message (TLS handshake included) within MS of "
-            + "its accept; else the connection is closed and counted (message_timeouts). 0: never (default "
+            + "its accept; else the connection is closed and counted (message_timeouts). A WebSocket message on a "
+            + "WS or WSS connection has the same MS from its first byte (closed with 1008). 0: never (default "
             + "${DEFAULT-VALUE}).")
     long messageTimeoutMillis;
 

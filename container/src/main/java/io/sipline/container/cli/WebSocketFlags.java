@@ -37,9 +37,9 @@ final class WebSocketFlags
             + "a handshake from another Origin, or without one, gets 403. Default: any.")
     List<String> origins;
 
-    @Option(names = "--ws-max-connections", paramLabel = "N", defaultValue = "0",
+    @Option(names = "--ws-max-connections", paramLabel = "N", defaultValue = "" + WsSettings.DEFAULT_MAX_CONNECTIONS,
         description = "WebSocket connections open at once over all WS and WSS ports; more are closed at accept and "
-            + "counted. 0 (default): no limit but the file descriptors.")
+            + "counted (default ${DEFAULT-VALUE}). 0: no limit but the file descriptors.")
     int maxConnections;
 
     @Option(names = "--ws-max-per-address", paramLabel = "N", defaultValue = "" + WsSettings.DEFAULT_MAX_PER_ADDRESS,

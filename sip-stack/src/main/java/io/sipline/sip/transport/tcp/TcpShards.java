@@ -274,7 +274,7 @@ public final class TcpShards
 
     private void webSocketPipeline(final Channel ch, final TcpShardConnections shard, final boolean tls)
     {
-        final WsFrames frames = new WsFrames(ws, wsCounters, wsAdmission);
+        final WsFrames frames = new WsFrames(ws, wsCounters, wsAdmission, settings.messageTimeoutMillis());
         ch.pipeline()
             .addLast("ws-frames", frames)
             .addLast(new HttpServerCodec(4096, 8192, 8192))

@@ -47,14 +47,16 @@ public final class WsCounters
     public static final int IDLE_CLOSED = 16;
     /** Connections closed, for any reason (handshaking or upgraded). */
     public static final int CLOSED = 17;
+    /** Connections closed with 1008: a data message not whole within the stream message timeout of its first byte. */
+    public static final int MESSAGE_TIMEOUTS = 18;
     /** The number of slots. */
-    public static final int SLOTS = 18;
+    public static final int SLOTS = 19;
 
     /** Names as the metrics endpoint shows them, by slot. */
     private static final String[] NAMES = {"accepted", "upgraded", "no_sip_subprotocol", "origin_refused",
         "path_refused", "bad_handshake", "over_max_connections", "over_max_per_address", "handshake_timeouts",
         "too_big", "protocol_errors", "not_sip", "pings_sent", "pongs", "pings_received", "closes_received",
-        "idle_closed", "closed"};
+        "idle_closed", "closed", "message_timeouts"};
 
     private final AtomicLongArray counts = new AtomicLongArray(SLOTS);
 

@@ -26,8 +26,12 @@ import io.sipline.sip.message.ByteBufCopy;
  * a joined message over the maximum with 1009; a message without a SIP start line with 1002. Text payloads are not
  * checked as UTF-8 here: the SIP parser judges them. Outbound: every {@link ByteBuf} written by the connection (one
  * SIP message) gets a text-frame header in a pooled two-to-ten-byte buffer written before it; no frame object is made.
- * Keep-alive: one self-re-arming task sends a Ping after {@link WsSettings#pingMillis()} without a frame from the
- * client and closes after {@link WsSettings#idleMillis()}.
+ * Keep-alive and deadlines: one self-re-arming task sends a Ping after {@link WsSettings#pingMillis()} without a
+ * frame from the client, closes after {@link WsSettings#idleMillis()}, and closes with 1008 a connection whose data
+ * message (its frames, and any control frames between them) is not whole within the stream message timeout of its
+ * first byte, as a TCP connection's message must be (a payload trickled a byte at a time would otherwise hold the
+ * connection as long as each byte came before the idle time). The message buffer grows with the payload received,
+ * not with the length a frame header claims.
  *
  * <p>Buffers: each inbound {@link ByteBuf} is released in {@link #channelRead}'s {@code finally}; the written
  * payload's ownership passes to the channel with the write. Not thread-safe: everything runs on the connection's loop
@@ -45,6 +49,7 @@ final class WsFrames extends ChannelDuplexHandler
     static final int CLOSE_NORMAL = 1000;
     static final int CLOSE_GOING_AWAY = 1001;
     static final int CLOSE_PROTOCOL_ERROR = 1002;
+    static final int CLOSE_POLICY_VIOLATION = 1008;
     static final int CLOSE_TOO_BIG = 1009;
     private static final int MAX_CONTROL = 125;
     private static final int INITIAL_MESSAGE = 2048;
@@ -52,6 +57,8 @@ final class WsFrames extends ChannelDuplexHandler
     private final WsSettings settings;
     private final WsCounters counters;
     private final ConnectionAdmission admission;
+    /** 0: no message timeout. */
+    private final long messageTimeoutNanos;
     private final Runnable timerTask = this::onTimer;
     private ChannelHandlerContext ctx;
     /** The loop's clock (a test's mock clock on an embedded channel). */
@@ -64,6 +71,10 @@ final class WsFrames extends ChannelDuplexHandler
     private ScheduledFuture<?> timer;
     /** {@link #ticker} time of the last frame read. */
     private long lastInbound;
+    /** True from the first byte of a data message (or of a frame outside one) until it is whole. */
+    private boolean messagePending;
+    /** {@link #ticker} time of the read that brought the pending message's first byte. */
+    private long messageStart;
 
     /** The frame header being read: 2 bytes, up to 8 of extended length, 4 of mask. */
     private final byte[] head = new byte[14];
@@ -81,11 +92,17 @@ final class WsFrames extends ChannelDuplexHandler
     private byte[] control;
     private int controlLength;
 
-    WsFrames(final WsSettings settings, final WsCounters counters, final ConnectionAdmission admission)
+    /**
+     * @param messageTimeoutMillis a data message must be whole within this long of its first byte
+     *                             ({@link StreamSettings#messageTimeoutMillis()}); 0: never.
+     */
+    WsFrames(final WsSettings settings, final WsCounters counters, final ConnectionAdmission admission,
+        final long messageTimeoutMillis)
     {
         this.settings = settings;
         this.counters = counters;
         this.admission = admission;
+        this.messageTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(messageTimeoutMillis);
     }
 
     @Override
@@ -137,11 +154,17 @@ final class WsFrames extends ChannelDuplexHandler
         counters.increment(WsCounters.UPGRADED);
         cancelTimer();
         lastInbound = ticker.nanoTime();
-        final long period = keepAlivePeriodMillis();
+        final long period = firstTimerMillis();
         if (period > 0 && !closing)
         {
             timer = ctx.executor().schedule(timerTask, period, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** The message buffer's size now, 0 before the first data frame (for tests of its growth). */
+    int messageCapacity()
+    {
+        return null == message ? 0 : message.length;
     }
 
     boolean isUpgraded()
@@ -185,6 +208,11 @@ final class WsFrames extends ChannelDuplexHandler
             {
                 readPayload(in);
                 continue;
+            }
+            if (0 == headLength && !messagePending)
+            {
+                messagePending = true;
+                messageStart = lastInbound;
             }
             int need = headerNeed();
             while (headLength < need && in.isReadable())
@@ -273,7 +301,8 @@ final class WsFrames extends ChannelDuplexHandler
             {
                 messageOpcode = opcode;
             }
-            ensureRoom((int)(messageLength + length));
+            // Room for what is likely to come; the rest as it arrives (readPayload), never more than was received.
+            ensureRoom(messageLength + (int)Math.min(length, INITIAL_MESSAGE));
         }
         frameOpcode = opcode;
         frameFin = fin;
@@ -305,6 +334,10 @@ final class WsFrames extends ChannelDuplexHandler
     {
         final int n = (int)Math.min(payloadLeft, in.readableBytes());
         final boolean isControl = frameOpcode >= OP_CLOSE;
+        if (!isControl && messageLength + n > message.length)
+        {
+            ensureRoom(messageLength + n);
+        }
         final byte[] to = isControl ? control : message;
         final int at = isControl ? controlLength : messageLength;
         // ByteBufCopy: a bulk getBytes out of a pooled direct buffer would build a ByteBuffer view (JDK 25).
@@ -335,6 +368,8 @@ final class WsFrames extends ChannelDuplexHandler
     private void endFrame()
     {
         inPayload = false;
+        // A control frame inside a fragmented message leaves that message pending (§5.4: it may come between them).
+        messagePending = frameOpcode < OP_CLOSE ? !frameFin : 0 != messageOpcode;
         switch (frameOpcode)
         {
             case OP_CLOSE ->
@@ -431,14 +466,22 @@ final class WsFrames extends ChannelDuplexHandler
         context.write(payload, promise);
     }
 
-    private long keepAlivePeriodMillis()
+    /** The first timer delay after the upgrade: the nearest of Ping, idle and message timeout; 0: no timer. */
+    private long firstTimerMillis()
     {
-        final long ping = settings.pingMillis();
-        final long idle = settings.idleMillis();
-        return ping == 0 ? idle : idle == 0 ? ping : Math.min(ping, idle);
+        long first = Long.MAX_VALUE;
+        for (final long period : new long[] {settings.pingMillis(), settings.idleMillis(),
+            TimeUnit.NANOSECONDS.toMillis(messageTimeoutNanos)})
+        {
+            if (period > 0)
+            {
+                first = Math.min(first, period);
+            }
+        }
+        return Long.MAX_VALUE == first ? 0 : first;
     }
 
-    /** On the loop: the handshake deadline before the upgrade; Ping and idle close after it. */
+    /** On the loop: the handshake deadline before the upgrade; Ping, idle close and message timeout after it. */
     private void onTimer()
     {
         timer = null;
@@ -453,7 +496,8 @@ final class WsFrames extends ChannelDuplexHandler
             ctx.close();
             return;
         }
-        final long silentMillis = TimeUnit.NANOSECONDS.toMillis(ticker.nanoTime() - lastInbound);
+        final long now = ticker.nanoTime();
+        final long silentMillis = TimeUnit.NANOSECONDS.toMillis(now - lastInbound);
         final long idle = settings.idleMillis();
         final long ping = settings.pingMillis();
         if (idle > 0 && silentMillis >= idle)
@@ -480,6 +524,16 @@ final class WsFrames extends ChannelDuplexHandler
         if (idle > 0)
         {
             next = Math.min(next, idle - silentMillis);
+        }
+        if (messageTimeoutNanos > 0)
+        {
+            final long waited = messagePending ? now - messageStart : 0;
+            if (waited >= messageTimeoutNanos)
+            {
+                fail(WsCounters.MESSAGE_TIMEOUTS, CLOSE_POLICY_VIOLATION);
+                return;
+            }
+            next = Math.min(next, TimeUnit.NANOSECONDS.toMillis(messageTimeoutNanos - waited + 999_999));
         }
         timer = ctx.executor().schedule(timerTask, Math.max(1, next), TimeUnit.MILLISECONDS);
     }

@@ -29,6 +29,8 @@ public record WsSettings(String path, Set<String> origins, int maxMessageBytes, 
     public static final long DEFAULT_HANDSHAKE_MILLIS = 10_000;
     /** Per-address default: generous for a NAT in front of an office, small against one host opening thousands. */
     public static final int DEFAULT_MAX_PER_ADDRESS = 1_000;
+    /** As TCP's total (StreamSettings): a flood of idle connections meets a bound before the file descriptors. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
 
     /** Validates; the origin set is copied. */
     public WsSettings
@@ -51,7 +53,7 @@ public record WsSettings(String path, Set<String> origins, int maxMessageBytes, 
     /** Any path, any origin, 64 KiB, no connection limit but the per-address default, default timers. */
     public static WsSettings defaults()
     {
-        return new WsSettings(null, null, DEFAULT_MAX_BYTES, DEFAULT_MAX_BYTES, 0, DEFAULT_MAX_PER_ADDRESS,
+        return new WsSettings(null, null, DEFAULT_MAX_BYTES, DEFAULT_MAX_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS,
             DEFAULT_PING_MILLIS, DEFAULT_IDLE_MILLIS, DEFAULT_HANDSHAKE_MILLIS);
     }
 }

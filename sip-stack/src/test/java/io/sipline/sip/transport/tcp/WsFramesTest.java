@@ -33,6 +33,9 @@ class WsFramesTest
     /** RFC 6455 §1.3's example key and its accept value. */
     private static final String KEY = "dGhlIHNhbXBsZSBub25jZQ==";
     private static final String ACCEPT = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
+    private static final long MESSAGE_TIMEOUT_MILLIS = 10_000;
+    /** No Ping, no idle close: only the message timeout runs after the upgrade. */
+    private static final WsSettings NO_KEEP_ALIVE = new WsSettings(null, null, 65_536, 65_536, 0, 0, 0, 0, 10_000);
 
     private final List<String> seen = new ArrayList<>();
     private final WsCounters counters = new WsCounters();
@@ -43,7 +46,7 @@ class WsFramesTest
     private EmbeddedChannel open(final WsSettings settings)
     {
         final WsFrames frames = new WsFrames(settings, counters, new ConnectionAdmission(0, 0,
-            WsCounters.OVER_MAX_CONNECTIONS, WsCounters.OVER_MAX_PER_ADDRESS));
+            WsCounters.OVER_MAX_CONNECTIONS, WsCounters.OVER_MAX_PER_ADDRESS), MESSAGE_TIMEOUT_MILLIS);
         channel = new EmbeddedChannel(frames, new HttpServerCodec(4096, 8192, 8192), new HttpObjectAggregator(8192),
             new WsHandshake(frames, settings, counters, (connection, message) ->
             {
@@ -286,6 +289,70 @@ class WsFramesTest
     }
 
     @Test
+    void shouldCloseWith1008AMessageTrickledPastTheMessageTimeout()
+    {
+        // idle close after 5 s of silence: never reached, as a byte comes every second
+        upgraded(new WsSettings(null, null, 65_536, 65_536, 0, 0, 0, 5_000, 10_000));
+        // a fragment, then a Ping inside the message, then the last fragment's payload a byte a second
+        channel.writeInbound(direct(frame(0x01, options("t@x", 1, false))));
+        channel.writeInbound(direct(frame(0x89, new byte[0])));
+        readBytes(); // the Pong
+        final byte[] last = frame(0x80, new byte[100]);
+        channel.writeInbound(direct(java.util.Arrays.copyOfRange(last, 0, 6)));
+        for (int second = 0; second < 9; second++)
+        {
+            channel.advanceTimeBy(1, TimeUnit.SECONDS);
+            channel.runScheduledPendingTasks();
+            channel.writeInbound(direct(new byte[] {last[6 + second]}));
+            assertTrue(channel.isOpen(), "9 s into the message");
+        }
+        channel.advanceTimeBy(1, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(1, counters.get(WsCounters.MESSAGE_TIMEOUTS));
+        assertEquals(0, counters.get(WsCounters.IDLE_CLOSED));
+        assertCloseCode(1008);
+        assertTrue(seen.isEmpty());
+    }
+
+    @Test
+    void shouldKeepOpenAConnectionWhoseMessagesComeWholeHoweverLongItLives()
+    {
+        upgraded(NO_KEEP_ALIVE);
+        for (int i = 1; i <= 10; i++)
+        {
+            final byte[] whole = frame(0x81, options("w@x", i, false));
+            channel.writeInbound(direct(java.util.Arrays.copyOfRange(whole, 0, 20)));
+            channel.advanceTimeBy(6, TimeUnit.SECONDS);
+            channel.runScheduledPendingTasks();
+            channel.writeInbound(direct(java.util.Arrays.copyOfRange(whole, 20, whole.length)));
+            channel.advanceTimeBy(3, TimeUnit.SECONDS);
+            channel.runScheduledPendingTasks();
+        }
+        assertTrue(channel.isOpen());
+        assertEquals(10, seen.size());
+        assertEquals(0, counters.get(WsCounters.MESSAGE_TIMEOUTS));
+    }
+
+    @Test
+    void shouldGrowTheMessageBufferWithThePayloadReceivedNotTheLengthClaimed()
+    {
+        upgraded();
+        final byte[] claim = frame(0x81, new byte[60_000]);
+        channel.writeInbound(direct(java.util.Arrays.copyOfRange(claim, 0, 108)));
+        assertTrue(channel.pipeline().get(WsFrames.class).messageCapacity() <= 2_048,
+            "a 60,000-byte claim with 100 bytes received holds no more than the first 2 KiB");
+        channel.finishAndReleaseAll();
+        upgraded();
+        final byte[] big = options("g@x", 3, false, 20_000);
+        final byte[] whole = frame(0x81, big);
+        for (int at = 0; at < whole.length; at += 3_000)
+        {
+            channel.writeInbound(direct(java.util.Arrays.copyOfRange(whole, at, Math.min(whole.length, at + 3_000))));
+        }
+        assertEquals(List.of("OK g@x 3"), seen, "a message grown past the first 2 KiB read by read");
+    }
+
+    @Test
     void shouldAnswerACrlfKeepAliveMessageWithCrlf()
     {
         upgraded();
@@ -394,9 +461,16 @@ class WsFramesTest
 
     private static byte[] options(final String callId, final int cseq, final boolean contentLength)
     {
+        return options(callId, cseq, contentLength, 0);
+    }
+
+    /** An OPTIONS with an {@code X-Pad} header of {@code pad} bytes when {@code pad > 0}. */
+    private static byte[] options(final String callId, final int cseq, final boolean contentLength, final int pad)
+    {
         return ("OPTIONS sip:bob@example.com SIP/2.0\r\nVia: SIP/2.0/WS df7jal23ls0d.invalid;branch=z9hG4bK-" + cseq
             + "\r\nMax-Forwards: 70\r\nFrom: <sip:alice@example.com>;tag=1\r\nTo: <sip:bob@example.com>\r\n"
             + "Call-ID: " + callId + "\r\nCSeq: " + cseq + " OPTIONS\r\n"
+            + (pad > 0 ? "X-Pad: " + "a".repeat(pad) + "\r\n" : "")
             + (contentLength ? "Content-Length: 0\r\n" : "") + "\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 
