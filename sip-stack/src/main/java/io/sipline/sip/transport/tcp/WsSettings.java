@@ -53,7 +53,7 @@ public record WsSettings(String path, Set<String> origins, int maxMessageBytes, 
     /** Any path, any origin, 64 KiB, no connection limit but the per-address default, default timers. */
     public static WsSettings defaults()
     {
-        return new WsSettings(null, null, DEFAULT_MAX_BYTES, DEFAULT_MAX_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS,
-            DEFAULT_PING_MILLIS, DEFAULT_IDLE_MILLIS, DEFAULT_HANDSHAKE_MILLIS);
+        return new WsSettings(null, null, DEFAULT_MAX_BYTES, DEFAULT_MAX_BYTES, DEFAULT_MAX_CONNECTIONS,
+            DEFAULT_MAX_PER_ADDRESS, DEFAULT_PING_MILLIS, DEFAULT_IDLE_MILLIS, DEFAULT_HANDSHAKE_MILLIS);
     }
 }
