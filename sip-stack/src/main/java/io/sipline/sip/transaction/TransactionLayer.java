@@ -120,7 +120,7 @@ public final class TransactionLayer
         }
         this.clientTable = new TransactionTable(config.initialTableCapacity());
         this.serverTable = new TransactionTable(config.initialTableCapacity());
-        this.pool = new TransactionPool(this, config.initialPoolSize());
+        this.pool = new TransactionPool(this, config.initialPoolSize(), config.timerDNs());
     }
 
     // ============================================================================================================

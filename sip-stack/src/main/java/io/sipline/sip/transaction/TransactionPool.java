@@ -9,10 +9,12 @@ import java.util.Arrays;
  * a terminated transaction goes back to the head. In steady state nothing is made and nothing let go.
  *
  * <p><b>Following recent use.</b> Once a second ({@link #trim}, from the layer's duty cycle) each kind keeps as many
- * free objects as it acquired over the last {@link #TRIM_WINDOW} seconds, at least its floor (the configured initial
- * size, and {@link #MIN_KEPT}); the rest leave the registry and go to the collector, so the objects a flood made are
- * gone about ten seconds after their transactions end (64*T1 = 32 s, RFC 3261 §17). A steady load acquires as many
- * as it frees, so its free list stays below the window and nothing goes.
+ * free objects as it acquired over the window, at least its floor (the configured initial size, and
+ * {@link #MIN_KEPT}); the rest leave the registry and go to the collector. The window is twice a transaction's
+ * longest life (Timer D: 32 s, or 64*T1 when T1 is larger, RFC 3261 §17.1.1.2), 64 s by default: a transaction
+ * goes back to the pool up to one life after its acquire, so a steady load that pauses for up to one life still finds
+ * its objects when it resumes (the free ones never outnumber the acquires of the window), while the objects a flood
+ * made are gone about a minute after it. A steady load acquires as many as it frees and nothing goes.
  *
  * <p><b>Indices.</b> A released object's index becomes a hole: its registry slot is null and a bitmap marks it. A new
  * object takes the lowest hole (else the next index), so the registry stays compact; the holes at its top are given
@@ -30,8 +32,8 @@ final class TransactionPool
 {
     /** How often {@link #trim} looks at the free lists. */
     static final long TRIM_PERIOD_NS = 1_000_000_000L;
-    /** Trims over which the acquires are counted. */
-    static final int TRIM_WINDOW = 10;
+    /** Trims over which the acquires are counted, at the least. */
+    static final int MIN_WINDOW = 10;
     /** Free objects of each kind a trim always leaves. */
     static final int MIN_KEPT = 64;
     /** Transactions per chunk of the registry (a power of two). */
@@ -59,8 +61,8 @@ final class TransactionPool
     private final Transaction[] free = new Transaction[TransactionLayer.KINDS];
     private final int[] freeCount = new int[TransactionLayer.KINDS];
     private final long[] acquiresOf = new long[TransactionLayer.KINDS];
-    /** {@link #acquiresOf} at each of the last {@link #TRIM_WINDOW} trims (a ring). */
-    private final long[][] acquiredAtTrims = new long[TRIM_WINDOW][TransactionLayer.KINDS];
+    /** {@link #acquiresOf} at each of the last {@link #window()} trims (a ring). */
+    private final long[][] acquiredAtTrims;
     private int trims;
     private long nextTrimNs;
     private long nextId = 1;
@@ -72,11 +74,14 @@ final class TransactionPool
     /**
      * @param layer   the owner of the machines made here.
      * @param perKind objects of each kind made now, and the floor of each kind's free list.
+     * @param lifeNs  the longest life of a transaction from its acquire (the window is twice that).
      */
-    TransactionPool(final TransactionLayer layer, final int perKind)
+    TransactionPool(final TransactionLayer layer, final int perKind, final long lifeNs)
     {
         this.layer = layer;
         this.floor = Math.max(MIN_KEPT, perKind);
+        final long window = (2 * lifeNs + TRIM_PERIOD_NS - 1) / TRIM_PERIOD_NS;
+        this.acquiredAtTrims = new long[(int)Math.max(MIN_WINDOW, window)][TransactionLayer.KINDS];
         final int chunks = Math.max(1, (perKind * TransactionLayer.KINDS + CHUNK - 1) / CHUNK);
         registry = new Transaction[chunks][];
         chunkObjects = new int[chunks];
@@ -120,7 +125,7 @@ final class TransactionPool
 
     /**
      * Once a second (earlier calls return at once): lets go of the free objects of each kind beyond what the last
-     * {@link #TRIM_WINDOW} seconds acquired, keeping at least the floor. Allocates nothing.
+     * {@link #window()} trims acquired, keeping at least the floor. Allocates nothing.
      *
      * @param nowNs the shard's monotonic clock.
      * @return the objects let go.
@@ -132,8 +137,8 @@ final class TransactionPool
             return 0;
         }
         nextTrimNs = nowNs + TRIM_PERIOD_NS;
-        // the ring's slot holds the counts of TRIM_WINDOW trims ago (0 before the ring is full: all acquires count)
-        final long[] then = acquiredAtTrims[trims % TRIM_WINDOW];
+        // the ring's slot holds the counts of a window ago (0 before the ring is full: all acquires count)
+        final long[] then = acquiredAtTrims[trims % acquiredAtTrims.length];
         trims++;
         int released = 0;
         for (int kind = 0; kind < TransactionLayer.KINDS; kind++)
@@ -163,6 +168,12 @@ final class TransactionPool
     {
         final Transaction[] chunk = registry[index >>> CHUNK_BITS];
         return null == chunk ? null : chunk[index & (CHUNK - 1)];
+    }
+
+    /** Trims over which the acquires are counted. */
+    int window()
+    {
+        return acquiredAtTrims.length;
     }
 
     /** Every object's index is below this: where a walk of the registry ends (holes on the way read null). */

@@ -1,6 +1,5 @@
 package io.sipline.sip.transaction;
 
-import static io.sipline.sip.transaction.TransactionHarness.outgoing;
 import static io.sipline.sip.transaction.TransactionHarness.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -28,14 +27,14 @@ class TransactionPoolTest
         assertEquals(3_000, pool.freeObjects(NIS));
         assertEquals(0, pool.trimmed(), "the burst's acquires are recent use");
 
-        quietSeconds(h, TransactionPool.TRIM_WINDOW + 1);
+        quietSeconds(h, pool.window() + 1);
 
         assertEquals(TransactionPool.MIN_KEPT, pool.freeObjects(NIS), "down to the floor");
         assertEquals(3_000 - TransactionPool.MIN_KEPT, pool.trimmed());
         assertEquals(TransactionPool.MIN_KEPT + 3 * h.config.initialPoolSize(), h.layer.transactionObjects());
         assertEquals(1, pool.chunks(), "the emptied chunks are dropped");
         assertTrue(pool.limit() < TransactionPool.CHUNK, "the registry's top given back: " + pool.limit());
-        quietSeconds(h, TransactionPool.TRIM_WINDOW + 1);
+        quietSeconds(h, pool.window() + 1);
         assertEquals(3_000 - TransactionPool.MIN_KEPT, pool.trimmed(), "the floor stays");
 
         // a second burst fills the holes from the lowest, and every transaction is still found by its timers
@@ -86,7 +85,7 @@ class TransactionPoolTest
         final ServerTransaction last = h.lastServer;
         final int index = last.index;
         expireInOrder(h, 2_000);
-        quietSeconds(h, TransactionPool.TRIM_WINDOW + 1);
+        quietSeconds(h, pool.window() + 1);
         assertNull(pool.registered(index), "the last one made and freed is let go");
         final int events = h.events.size();
 
@@ -127,42 +126,46 @@ class TransactionPoolTest
     @Test
     void shouldFailAPeersTransactionsAcrossTheRegistrysHoles()
     {
-        // RFC 3261 §18.4: client transactions to a lost UDP peer, made among others that ended and were let go
+        // RFC 3261 §18.4: a UDP peer unreachable; its INVITE server transactions (Proceeding: no timeout of their own,
+        // §17.2.1) were made among others that ended and were let go
         final TransactionHarness h = new TransactionHarness();
         final TransactionPool pool = h.layer.pool;
         final InetSocketAddress gone = new InetSocketAddress("192.0.2.20", 5060);
         final InetSocketAddress other = new InetSocketAddress("192.0.2.21", 5060);
-        final List<ClientTransaction> goneTx = new ArrayList<>();
-        final List<ClientTransaction> otherTx = new ArrayList<>();
+        final List<ServerTransaction> goneTx = new ArrayList<>();
+        final List<ServerTransaction> otherTx = new ArrayList<>();
         for (int i = 0; i < 600; i++)
         {
-            goneTx.add(h.layer.sendRequest(h.buffer(outgoing("OPTIONS", "z9hG4bKgone" + i)), gone, false));
-            otherTx.add(h.layer.sendRequest(h.buffer(outgoing("OPTIONS", "z9hG4bKother" + i)), other, false));
+            // rport (RFC 3581 §4): responses go back to the source, the peer the scan compares
+            h.layer.onIncoming(TransactionHarness.parse(request("INVITE", "z9hG4bKgone" + i + ";rport")), gone, false);
+            goneTx.add(h.lastServer);
+            h.layer.onIncoming(TransactionHarness.parse(request("INVITE", "z9hG4bKother" + i + ";rport")), other,
+                false);
+            otherTx.add(h.lastServer);
             for (int k = 0; k < 3; k++)
             {
                 // over a connection: Timer J is 0, so each ends at the next poll
-                h.layer.onIncoming(TransactionHarness.parse(request("OPTIONS", "z9hG4bKtcp" + i + "x" + k)),
-                    TransactionHarness.PEER, true);
+                h.receive(request("OPTIONS", "z9hG4bKtcp" + i + "x" + k), true);
                 h.respond(h.lastServer, 200);
             }
         }
         h.advanceMs(1);
-        quietSeconds(h, TransactionPool.TRIM_WINDOW + 1); // Timer F (32 s) still far
+        quietSeconds(h, pool.window() + 1);
         assertTrue(pool.holes() > 1_000, "holes among the live ones: " + pool.holes());
         assertEquals(1_200, h.layer.activeTransactions());
 
         assertEquals(600, h.layer.failDatagramPeer(gone));
         h.advanceMs(0);
         assertEquals(600, h.events.stream().filter("transport-error"::equals).count());
-        for (final ClientTransaction tx : goneTx)
+        for (final ServerTransaction tx : goneTx)
         {
             assertEquals(0, tx.id(), "ended");
         }
-        for (final ClientTransaction tx : otherTx)
+        for (final ServerTransaction tx : otherTx)
         {
             assertNotEquals(0, tx.id(), "another peer's goes on");
         }
-        expireAll(h); // Timer F of the others
+        assertEquals(600, h.layer.terminateAll(), "the others, found across the holes");
         assertEquals(0, h.layer.activeTransactions());
         h.assertNoLeaks();
     }
