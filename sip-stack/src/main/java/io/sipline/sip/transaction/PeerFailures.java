@@ -7,7 +7,8 @@ import java.net.InetSocketAddress;
  * §17.2.4, §18.4). A report starts a scan of the layer's registry of transactions and spends one slice of
  * {@link #PER_POLL} entries at once; each {@link TransactionLayer#doWork} spends one more, so a peer with hundreds of
  * thousands of transactions never holds the shard for the whole walk. Only transactions that existed when the peer
- * was reported are looked at: one started later (its id is higher) is left alone, whatever the scan finds afterwards.
+ * was reported are looked at: one started later (its id is higher) is left alone, whatever the scan finds afterwards,
+ * even in a slot of the registry the pool emptied and filled again ({@link TransactionPool}: holes read null).
  * At most {@link #SCANS} reports wait at once, in a ring; one more finishes the oldest first.
  *
  * <p>A matching transaction is failed through {@link TransactionLayer#failTransport(Transaction)}: it reports its
@@ -87,18 +88,20 @@ final class PeerFailures
         for (int k = 0; k < n && count > 0 && left > 0; k++)
         {
             final Scan scan = scans[first];
-            final int registered = layer.createdTransactions();
-            final int end = (int)Math.min(registered, (long)scan.cursor + left);
-            for (int i = scan.cursor; i < end; i++)
+            // the registry may have shrunk below the cursor since the last slice (its top let go by the pool's trim)
+            final int registered = layer.registryLimit();
+            final int start = Math.min(scan.cursor, registered);
+            final int end = (int)Math.min(registered, (long)start + left);
+            for (int i = start; i < end; i++)
             {
-                final Transaction tx = layer.registered(i);
+                final Transaction tx = layer.registered(i); // null for a hole
                 if (matches(tx, scan))
                 {
                     layer.failTransport(tx);
                     failed++;
                 }
             }
-            left -= end - scan.cursor;
+            left -= end - start;
             scan.cursor = end;
             if (end < registered)
             {

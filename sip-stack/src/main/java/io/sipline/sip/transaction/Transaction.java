@@ -11,7 +11,7 @@ import io.sipline.sip.timer.TimerWheel;
 /**
  * What the four RFC 3261 §17 machines share: identity, state, the retained outbound message, two timer slots and
  * the matching key ({@link #key}: branch, sent-by and method, or the RFC 2543 fields, §17.2.3). Instances come from a
- * per-shard pool in {@link TransactionLayer} and go back to it when they terminate, so every field is reset for reuse
+ * per-shard {@link TransactionPool} and go back to it when they terminate, so every field is reset for reuse
  * and every array is kept across pool lifetimes. Key bytes are copied out of the borrowed message.
  *
  * <p><b>The outbound buffer.</b> {@code outbound} holds the one reference this transaction owns on the last message
@@ -114,7 +114,7 @@ public abstract class Transaction
     final int[] seg = new int[2 * SEGMENTS];
     int keyLength;
     Object attachment;
-    /** The next transaction of its layer's free list while this one is free (TransactionLayer's pool). */
+    /** The next transaction of its layer's free list while this one is free ({@link TransactionPool}). */
     Transaction nextFree;
 
     Transaction(final TransactionLayer layer, final int index, final int kind)

@@ -1,7 +1,6 @@
 package io.sipline.sip.transaction;
 
 import java.net.InetSocketAddress;
-import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 import io.netty.buffer.ByteBuf;
@@ -27,9 +26,10 @@ import io.sipline.sip.transport.ResponseAddress;
  *
  * <p>Stages: {@link TransactionKeys} (match keys), {@link LayerMessages} (the 100 Trying and non-2xx ACKs it writes),
  * {@link StatelessShedding} (overload refusals before any transaction), {@link PeerFailures} (a lost peer's
- * transactions failed a slice at a time), the four transaction machines. Transactions
- * come from per-machine free lists and go back on termination (a miss allocates one, counted, kept); the client and
- * server {@link TransactionTable}s are primitive maps keyed by a hash; timers live in the shard's {@link TimerWheel}.
+ * transactions failed a slice at a time), {@link TransactionPool} (the transaction objects: a registry by index
+ * and per-machine free lists, a miss allocates one, counted; trimmed to recent use once a second), the four
+ * transaction machines. The client and server {@link TransactionTable}s are primitive maps keyed by a hash; timers
+ * live in the shard's {@link TimerWheel}.
  * In steady state the layer allocates nothing. Responses go where RFC 3261 §18.2.2 and RFC 3581 §4 say
  * ({@link ResponseAddress}). Errors are events, never exceptions.
  *
@@ -45,10 +45,7 @@ public final class TransactionLayer
     static final int KIND_NON_INVITE_CLIENT = 1;
     static final int KIND_INVITE_SERVER = 2;
     static final int KIND_NON_INVITE_SERVER = 3;
-    private static final int KINDS = 4;
-    /** Transactions per chunk of the registry (a power of two). */
-    private static final int REGISTRY_CHUNK_BITS = 10;
-    private static final int REGISTRY_CHUNK = 1 << REGISTRY_CHUNK_BITS;
+    static final int KINDS = 4;
     private static final InviteResponse[] INVITE_RESPONSES = InviteResponse.values();
 
     private final TransactionConfig config;
@@ -76,24 +73,12 @@ public final class TransactionLayer
     private final ResponseTimeHistogram[] inviteClientResponseTimes =
         new ResponseTimeHistogram[INVITE_RESPONSES.length];
 
-    /**
-     * Every transaction made, by index ({@link Transaction#index}: timers carry it), in chunks of
-     * {@link #REGISTRY_CHUNK}: growing adds a chunk and, rarely, copies the small outer array, never every transaction
-     * (one copy of a 400,000-entry array held a shard for milliseconds, ZGC's barriers included).
-     */
-    private Transaction[][] registry;
-    private int registryCount;
+    /** Every transaction object, by index ({@link Transaction#index}: timers carry it), and the free lists. */
+    final TransactionPool pool;
     /** The transport failures of peers still being applied to the transactions, a slice per {@link #doWork}. */
     private final PeerFailures peerFailures = new PeerFailures(this);
-    /** Free list of each kind, linked through {@link Transaction#nextFree}: no array to grow. */
-    private final Transaction[] free = new Transaction[KINDS];
-    private final int[] freeCount = new int[KINDS];
-    private long nextId = 1;
 
     // --- counters (plain longs: read on the shard, or racily for metrics) ---------------------------------------
-    private long poolAcquires;
-    private long poolMisses;
-    private long poolReleases;
     private long absorbedRequests;
     private long absorbedResponses;
     private long strayResponses;
@@ -135,15 +120,7 @@ public final class TransactionLayer
         }
         this.clientTable = new TransactionTable(config.initialTableCapacity());
         this.serverTable = new TransactionTable(config.initialTableCapacity());
-        final int perKind = config.initialPoolSize();
-        registry = new Transaction[Math.max(1, (perKind * KINDS + REGISTRY_CHUNK - 1) / REGISTRY_CHUNK)][];
-        for (int kind = 0; kind < KINDS; kind++)
-        {
-            for (int i = 0; i < perKind; i++)
-            {
-                push(newTransaction(kind));
-            }
-        }
+        this.pool = new TransactionPool(this, config.initialPoolSize(), config.timerDNs());
     }
 
     // ============================================================================================================
@@ -261,7 +238,7 @@ public final class TransactionLayer
             return true; // the CANCEL of an INVITE refused statelessly: a stateless 481
         }
 
-        final ServerTransaction tx = (ServerTransaction)acquire(
+        final ServerTransaction tx = (ServerTransaction)pool.acquire(
             method == SipMethod.INVITE ? KIND_INVITE_SERVER : KIND_NON_INVITE_SERVER);
         tx.method = method;
         tx.reliable = reliable;
@@ -341,7 +318,7 @@ public final class TransactionLayer
             request.release();
             return null;
         }
-        final ClientTransaction tx = (ClientTransaction)acquire(
+        final ClientTransaction tx = (ClientTransaction)pool.acquire(
             method == SipMethod.INVITE ? KIND_INVITE_CLIENT : KIND_NON_INVITE_CLIENT);
         tx.method = method;
         tx.reliable = reliable;
@@ -379,15 +356,18 @@ public final class TransactionLayer
     }
 
     /**
-     * The shard's duty cycle for the layer: fires due timers (retransmissions, timeouts, terminations) and goes on
-     * with the peer failures still being applied ({@link PeerFailures}).
+     * The shard's duty cycle for the layer: fires due timers (retransmissions, timeouts, terminations), goes on
+     * with the peer failures still being applied ({@link PeerFailures}) and, once a second, lets go of the free
+     * transactions recent use does not need ({@link TransactionPool#trim}).
      *
      * @return the number of timers fired and transactions failed (0 means idle).
      */
     public int doWork(final long nowNs)
     {
         final int fired = wheel.poll(nowNs, timerHandler, config.timerPollLimit());
-        return fired + peerFailures.poll();
+        final int failed = peerFailures.poll();
+        pool.trim(nowNs);
+        return fired + failed;
     }
 
     // ============================================================================================================
@@ -413,34 +393,35 @@ public final class TransactionLayer
     /** Transactions waiting in the four free lists. */
     public int freeTransactions()
     {
-        int n = 0;
-        for (int kind = 0; kind < KINDS; kind++)
-        {
-            n += freeCount[kind];
-        }
-        return n;
+        return pool.freeObjects();
     }
 
-    /** Every transaction object this layer ever made (pool high-water mark). */
-    public int createdTransactions()
+    /** The transaction objects this layer holds, in use and free (made, and not let go by the pool's trim). */
+    public int transactionObjects()
     {
-        return registryCount;
+        return pool.objects();
     }
 
     public long poolAcquires()
     {
-        return poolAcquires;
+        return pool.acquires();
     }
 
     /** Acquires that found the free list empty and allocated. */
     public long poolMisses()
     {
-        return poolMisses;
+        return pool.misses();
     }
 
     public long poolReleases()
     {
-        return poolReleases;
+        return pool.releases();
+    }
+
+    /** Free transactions the pool let go once recent use no longer needed them. */
+    public long poolTrimmed()
+    {
+        return pool.trimmed();
     }
 
     /** The overload refusals of this layer: set its {@link Admission} there; its counts (any thread). */
@@ -695,9 +676,9 @@ public final class TransactionLayer
     public int terminateAll()
     {
         int ended = 0;
-        for (int i = 0; i < registryCount; i++)
+        for (int i = 0; i < pool.limit(); i++)
         {
-            final Transaction tx = registered(i);
+            final Transaction tx = pool.registered(i);
             if (null != tx && 0 != tx.id && tx.state != TransactionState.TERMINATED)
             {
                 terminate(tx);
@@ -723,7 +704,7 @@ public final class TransactionLayer
         tx.releaseBuffers();
         user.onTerminated(tx);
         tx.reset();
-        release(tx);
+        pool.release(tx);
     }
 
     // ============================================================================================================
@@ -762,78 +743,22 @@ public final class TransactionLayer
         return null;
     }
 
-    // ============================================================================================================
-    // Pool
-    // ============================================================================================================
-
-    private Transaction acquire(final int kind)
-    {
-        poolAcquires++;
-        final Transaction tx;
-        if (null != free[kind])
-        {
-            tx = free[kind];
-            free[kind] = tx.nextFree;
-            tx.nextFree = null;
-            freeCount[kind]--;
-        }
-        else
-        {
-            poolMisses++;
-            tx = newTransaction(kind); // a miss: allocate, counted; the pool keeps it afterwards
-        }
-        tx.id = nextId++;
-        return tx;
-    }
-
-    private void release(final Transaction tx)
-    {
-        poolReleases++;
-        push(tx);
-    }
-
-    private void push(final Transaction tx)
-    {
-        final int kind = tx.kind;
-        tx.nextFree = free[kind];
-        free[kind] = tx;
-        freeCount[kind]++;
-    }
-
-    /** The transaction at {@code index} of the registry ({@link Transaction#index}). */
+    /** The transaction at {@code index} of the registry ({@link Transaction#index}), or null for a hole. */
     Transaction registered(final int index)
     {
-        return registry[index >>> REGISTRY_CHUNK_BITS][index & (REGISTRY_CHUNK - 1)];
+        return pool.registered(index);
+    }
+
+    /** Where a walk of the registry ends: every transaction's index is below it. */
+    int registryLimit()
+    {
+        return pool.limit();
     }
 
     /** The id the next transaction acquired gets: every transaction live now has a lower one. */
     long nextId()
     {
-        return nextId;
-    }
-
-    private Transaction newTransaction(final int kind)
-    {
-        final int index = registryCount++;
-        final int chunk = index >>> REGISTRY_CHUNK_BITS;
-        if (chunk == registry.length)
-        {
-            registry = Arrays.copyOf(registry, registry.length * 2); // the outer array: one slot per chunk
-        }
-        if (null == registry[chunk])
-        {
-            registry[chunk] = new Transaction[REGISTRY_CHUNK];
-        }
-        final Transaction tx = switch (kind)
-        {
-            case KIND_INVITE_CLIENT -> new InviteClientTransaction(this, index);
-            case KIND_NON_INVITE_CLIENT -> new NonInviteClientTransaction(this, index);
-            case KIND_INVITE_SERVER -> new InviteServerTransaction(this, index);
-            default -> new NonInviteServerTransaction(this, index);
-        };
-        tx.reset();
-        registry[chunk][index & (REGISTRY_CHUNK - 1)] = tx;
-        return tx;
+        return pool.nextId();
     }
 
     /**
@@ -881,8 +806,12 @@ public final class TransactionLayer
         public boolean onTimer(final long timerId, final long nowNs)
         {
             final long payload = wheel.payload(timerId);
-            final Transaction tx = registered((int)(payload >>> 8));
+            final Transaction tx = pool.registered((int)(payload >>> 8));
             final char timer = (char)(payload & 0xFF);
+            if (null == tx)
+            {
+                return true; // the index of an object the pool let go: no live transaction had this timer
+            }
             if (tx.retransmitTimerId == timerId)
             {
                 tx.retransmitTimerId = TimerWheel.NULL_TIMER_ID;

@@ -162,7 +162,7 @@ class TransactionMatchingTest
     {
         final TransactionHarness h = new TransactionHarness();
         final int free = h.layer.freeTransactions();
-        final int created = h.layer.createdTransactions();
+        final int created = h.layer.transactionObjects();
         for (int i = 0; i < 10; i++)
         {
             h.receive(request("OPTIONS", "z9hG4bKpool" + i));
@@ -173,7 +173,7 @@ class TransactionMatchingTest
         h.advanceMs(32_000);
         assertEquals(0, h.layer.activeTransactions());
         assertEquals(free + 6, h.layer.freeTransactions());
-        assertEquals(created + 6, h.layer.createdTransactions());
+        assertEquals(created + 6, h.layer.transactionObjects());
         for (int i = 0; i < 10; i++)
         {
             h.receive(request("OPTIONS", "z9hG4bKagain" + i));
@@ -214,7 +214,7 @@ class TransactionMatchingTest
     {
         // 3,000 live at once: the registry (by index, for the timers) spans several chunks and both tables grow.
         final TransactionHarness h = new TransactionHarness();
-        final int created = h.layer.createdTransactions();
+        final int created = h.layer.transactionObjects();
         for (int i = 0; i < 3_000; i++)
         {
             h.receive(request("OPTIONS", "z9hG4bKmany" + i));
@@ -222,7 +222,7 @@ class TransactionMatchingTest
         }
         assertEquals(3_000, h.layer.activeTransactions());
         final long misses = h.layer.poolMisses();
-        assertEquals(created + misses, h.layer.createdTransactions());
+        assertEquals(created + misses, h.layer.transactionObjects());
         h.receive(request("OPTIONS", "z9hG4bKmany2999")); // a retransmission: the last one answers it again
         assertEquals("SIP/2.0 200", h.sent.getLast().substring(0, 11));
         expireAll(h); // Timer J of every one, each found through its index
