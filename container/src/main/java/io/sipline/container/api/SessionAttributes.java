@@ -77,15 +77,16 @@ final class SessionAttributes
         {
             b.valueUnbound(new SipSessionBindingEvent(session, key));
         }
-        for (final SipSessionAttributeListener l : listeners(session))
+        final List<SipSessionAttributeListener> listeners = listeners(session);
+        for (int i = 0; i < listeners.size(); i++) // by index: a for-each's iterator stays on the heap under C2
         {
             if (null == old)
             {
-                l.attributeAdded(new SipSessionBindingEvent(session, key));
+                listeners.get(i).attributeAdded(new SipSessionBindingEvent(session, key));
             }
             else
             {
-                l.attributeReplaced(new SipSessionBindingEvent(session, key));
+                listeners.get(i).attributeReplaced(new SipSessionBindingEvent(session, key));
             }
         }
     }
@@ -129,9 +130,10 @@ final class SessionAttributes
         {
             b.valueUnbound(new SipSessionBindingEvent(session, key));
         }
-        for (final SipSessionAttributeListener l : listeners(session))
+        final List<SipSessionAttributeListener> listeners = listeners(session);
+        for (int i = 0; i < listeners.size(); i++) // by index, as in set
         {
-            l.attributeRemoved(new SipSessionBindingEvent(session, key));
+            listeners.get(i).attributeRemoved(new SipSessionBindingEvent(session, key));
         }
         return isEmpty(); // a listener may have set another one
     }
@@ -186,7 +188,7 @@ final class SessionAttributes
         }
     }
 
-    private static Iterable<SipSessionAttributeListener> listeners(final SipSessionImpl session)
+    private static List<SipSessionAttributeListener> listeners(final SipSessionImpl session)
     {
         return session.appSession().application().listeners(SipSessionAttributeListener.class);
     }

@@ -405,7 +405,14 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             final long timerId = expiryTimerId;
             expiryTimerId = -1;
-            host.execute(() -> host.cancel(timerId));
+            if (host.onShardThread())
+            {
+                host.cancel(timerId); // no task to queue (and no lambda to allocate) on the wheel's own thread
+            }
+            else
+            {
+                host.execute(() -> host.cancel(timerId));
+            }
         }
         final ClassLoader previousLoader = ListenerLoader.enter(application);
         try
@@ -596,16 +603,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         final ClassLoader previousLoader = ListenerLoader.enter(application);
         try
         {
-            for (final SipApplicationSessionAttributeListener l
-                : application.listeners(SipApplicationSessionAttributeListener.class))
+            final List<SipApplicationSessionAttributeListener> listeners =
+                application.listeners(SipApplicationSessionAttributeListener.class);
+            for (int i = 0; i < listeners.size(); i++) // by index: a for-each makes an iterator per attribute
             {
                 if (null == old)
                 {
-                    l.attributeAdded(new SipApplicationSessionBindingEvent(this, name));
+                    listeners.get(i).attributeAdded(new SipApplicationSessionBindingEvent(this, name));
                 }
                 else
                 {
-                    l.attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
+                    listeners.get(i).attributeReplaced(new SipApplicationSessionBindingEvent(this, name));
                 }
             }
         }
@@ -631,10 +639,11 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         final ClassLoader previousLoader = ListenerLoader.enter(application);
         try
         {
-            for (final SipApplicationSessionAttributeListener l
-                : application.listeners(SipApplicationSessionAttributeListener.class))
+            final List<SipApplicationSessionAttributeListener> listeners =
+                application.listeners(SipApplicationSessionAttributeListener.class);
+            for (int i = 0; i < listeners.size(); i++) // by index, as in setAttribute
             {
-                l.attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
+                listeners.get(i).attributeRemoved(new SipApplicationSessionBindingEvent(this, name));
             }
         }
         finally

@@ -235,8 +235,10 @@ public final class B2buaHelperImpl implements B2buaHelper
     private static List<SipServletMessage> pending(final SipSessionImpl s, final UAMode mode)
     {
         final List<SipServletMessage> out = new ArrayList<>(2);
-        for (final SipServletRequestImpl r : s.ongoing())
+        final List<SipServletRequestImpl> ongoing = s.ongoing();
+        for (int i = 0; i < ongoing.size(); i++) // by index: a for-each's iterator stays on the heap under C2
         {
+            final SipServletRequestImpl r = ongoing.get(i);
             final boolean pending = UAMode.UAS == mode ? r.isIncoming() && !r.isCommitted() : !r.isIncoming();
             if (pending)
             {

@@ -271,8 +271,28 @@ public final class SipFactoryImpl implements SipFactory
         final SipApplicationSessionImpl app = orig.sessionImpl().appSession();
         orig.applyHeaderObjects(); // the headers copied below carry the application's edits of their objects
         final MessageHeaders oh = orig.headers();
-        final String mappedFrom = null == headerMap ? null : mapped(headerMap, "From", null);
-        final String mappedTo = null == headerMap ? null : mapped(headerMap, "To", null);
+        String mappedFrom = null;
+        String mappedTo = null;
+        if (null != headerMap && !headerMap.isEmpty())
+        {
+            // one pass for both: each pass over a map's entries is an iterator and its entries on the heap
+            for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
+            {
+                final String first = null == e.getValue() || e.getValue().isEmpty() ? null : e.getValue().getFirst();
+                if (null == first)
+                {
+                    continue;
+                }
+                if (null == mappedFrom && "From".equalsIgnoreCase(e.getKey()))
+                {
+                    mappedFrom = first;
+                }
+                else if (null == mappedTo && "To".equalsIgnoreCase(e.getKey()))
+                {
+                    mappedTo = first;
+                }
+            }
+        }
         // the original's parties stay views of its bytes (no String) unless the map gives others
         final CharSequence fromBare = null != mappedFrom ? HeaderText.withTag(mappedFrom, null)
             : HeaderText.partyWithoutTag(oh, HeaderName.FROM);
@@ -307,7 +327,7 @@ public final class SipFactoryImpl implements SipFactory
                 h.appendEntry(oh, i);
             }
         }
-        if (null != headerMap)
+        if (null != headerMap && !headerMap.isEmpty())
         {
             applyHeaderMap(h, headerMap);
         }
@@ -318,18 +338,6 @@ public final class SipFactoryImpl implements SipFactory
         request.continueFrom(orig);
         session.original(request);
         return request;
-    }
-
-    private static String mapped(final Map<String, List<String>> headerMap, final String name, final String current)
-    {
-        for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
-        {
-            if (name.equalsIgnoreCase(e.getKey()) && null != e.getValue() && !e.getValue().isEmpty())
-            {
-                return e.getValue().getFirst();
-            }
-        }
-        return current;
     }
 
     /** B2BUA header map (JSR 289 §12.2.1): From/To handled above; Route and non-system headers replace. */
@@ -348,10 +356,12 @@ public final class SipFactoryImpl implements SipFactory
                 throw new IllegalArgumentException(name + " is a system header and cannot be set in the header map");
             }
             h.remove(name);
-            if (null != e.getValue())
+            final List<String> values = e.getValue();
+            if (null != values)
             {
-                for (final String v : e.getValue())
+                for (int i = 0; i < values.size(); i++) // by index: no iterator per header
                 {
+                    final String v = values.get(i);
                     if (HeaderName.ROUTE == k)
                     {
                         h.insert(0, name, v);
