@@ -185,6 +185,12 @@ public final class ServerProcess implements AutoCloseable, CallPath
         return HeapInfo.liveBytes(histogram);
     }
 
+    /** Writes the server's live objects (after a full collection) to {@code file}, an HPROF heap dump. */
+    public void heapDump(final Path file) throws IOException, InterruptedException
+    {
+        jcmd("GC.heap_dump " + file.toAbsolutePath());
+    }
+
     /**
      * Starts the JFR recording of {@link LockCheck#RECORDING} (read with {@link #locks}). The harness starts it with
      * the server, before the warm-up: starting JFR attaches to the JVM, loads and initializes the recorder and reaches

@@ -92,6 +92,10 @@ public final class FuzzBench implements Callable<Integer>
         + "after its profile's, e.g. \"-Dio.netty.leakDetection.level=paranoid\" or a JFR recording (default none)")
     List<String> serverJvm = new ArrayList<>();
 
+    @Option(names = "--heap-dump", description = "also write the server's live heap to heap-after.hprof in the run "
+        + "directory at the second measurement, to find what holds what stayed (some seconds, as large as the heap)")
+    boolean heapDump;
+
     public static void main(final String[] args)
     {
         System.exit(new CommandLine(new FuzzBench()).execute(args));
@@ -170,6 +174,10 @@ public final class FuzzBench implements Callable<Integer>
         final boolean alive = ProcessHandle.of(server.pid()).map(ProcessHandle::isAlive).orElse(false);
         final Map<String, Double> m1 = alive ? metrics(server.adminPort()) : Map.of();
         final long live1 = alive ? server.liveBytes(dir.resolve("histogram-after.txt")) : -1;
+        if (alive && heapDump)
+        {
+            server.heapDump(dir.resolve("heap-after.hprof"));
+        }
         final long errorLines = countErrors(server.output());
         final String report = report(floods, alive, errorLines, new Snapshots(m0, withCalls, m1), live0, live1,
             calls, done);

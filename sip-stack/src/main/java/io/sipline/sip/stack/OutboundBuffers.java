@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocatorMetric;
 import io.netty.util.ResourceLeakDetector;
+import io.sipline.sip.transport.tcp.TlsAllocator;
 
 /**
  * One shard's outbound message buffers, kept for reuse (per-shard pools): the buffers {@link StackShard#allocate}
@@ -259,6 +260,7 @@ final class OutboundBuffers
             // Netty trims a thread's cache only every few thousand allocations by that thread: a shard gone quiet after
             // a burst would keep the transports' cached buffers, and with them whole chunks, for good
             pooled.trimCurrentThreadCache();
+            TlsAllocator.SHARED.trimCurrentThreadCache(); // the TLS connections' heap records, likewise
         }
         if (null != ownMetric)
         {
