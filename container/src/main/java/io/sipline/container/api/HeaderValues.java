@@ -2,10 +2,12 @@ package io.sipline.container.api;
 
 import java.nio.charset.StandardCharsets;
 
+import io.sipline.sip.message.HeaderName;
+
 /**
  * The rules {@link MessageHeaders} reads header values by where they are text: a token list searched ignoring case,
  * the leading number of a value (a CSeq's), and a received value made into text with its line folding replaced by
- * one space (RFC 3261 §7.3.1).
+ * one space (RFC 3261 §7.3.1), and the canonical names it writes.
  * <p>
  * Stateless: pure functions; any thread. Byte arrays are borrowed, never kept.
  */
@@ -85,5 +87,17 @@ final class HeaderValues
         }
         final String raw = new String(b, start, end - start, StandardCharsets.UTF_8);
         return raw.replaceAll("[ \\t]*\\r?\\n[ \\t]+", " ");
+    }
+
+    /** The canonical name of each {@link HeaderName} as ASCII bytes, by ordinal. */
+    static byte[][] canonicalNames()
+    {
+        final HeaderName[] all = HeaderName.values();
+        final byte[][] out = new byte[all.length][];
+        for (final HeaderName k : all)
+        {
+            out[k.ordinal()] = k.canonical().getBytes(StandardCharsets.US_ASCII);
+        }
+        return out;
     }
 }

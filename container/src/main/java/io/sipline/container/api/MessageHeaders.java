@@ -68,7 +68,7 @@ public final class MessageHeaders implements HeaderSource
     private static final int MAX_CACHE_SLOTS = 512;
     /** Slots of the values of a received section: the few headers the container and an application read. */
     private static final int RECEIVED_TEXTS = 4;
-    private static final byte[][] CANONICAL = canonicalNames();
+    private static final byte[][] CANONICAL = HeaderValues.canonicalNames();
     /** ": " and CR LF as big-endian shorts (one buffer operation each). */
     static final int COLON_SPACE = (':' << 8) | ' ';
     static final int CRLF = ('\r' << 8) | '\n';
@@ -660,7 +660,7 @@ public final class MessageHeaders implements HeaderSource
         final int kind = kind(i);
         // a spanned entry's name is read from the bytes before its value, which is no longer spanned
         final CharSequence text = HeaderName.UNKNOWN.ordinal() == kind ? new NamedText(name(i), value) : value;
-        int slot = slot(i);
+        int slot = slot(i) >= 0 ? slot(i) : readSlot(i);
         if (slot < 0)
         {
             slot = freeSlot();
@@ -890,14 +890,50 @@ public final class MessageHeaders implements HeaderSource
         return n;
     }
 
-    /** Frees the slot of entry {@code i}, which is being removed. */
+    /** Frees the slot of entry {@code i}, which is being removed: its own, or that of the String read from it. */
     private void release(final int i)
     {
-        final int slot = slot(i);
+        final int slot = slot(i) >= 0 ? slot(i) : readSlot(i);
         if (slot >= 0)
         {
             values[slot] = null;
         }
+    }
+
+    /**
+     * The slot of the String read from short span {@code i} when no text entry holds it, so that an edit or removal
+     * of the entry takes or frees it (another entry that read the same characters makes its String again); else -1.
+     */
+    private int readSlot(final int i)
+    {
+        final int s = i * ENTRY;
+        final int mark = index[s] >>> KIND_BITS;
+        if (mark > SHORT || null == values)
+        {
+            return -1;
+        }
+        final int start = index[s + 1];
+        for (int k = 0; k < values.length; k++)
+        {
+            if (values[k] instanceof String text && text.length() == mark && sameAscii(text, start))
+            {
+                return heldByText(k) ? -1 : k;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether a text entry's value is in slot {@code k}. */
+    private boolean heldByText(final int k)
+    {
+        for (int i = 0; i < size(); i++)
+        {
+            if (index[i * ENTRY] >>> KIND_BITS == TEXT && index[i * ENTRY + 1] == k)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The text of entry {@code i} (a String, {@link TaggedParty} or {@link CSeqText}), or null when it has none. */
@@ -957,32 +993,5 @@ public final class MessageHeaders implements HeaderSource
             index[i * ENTRY] = 0;
         }
         size(newCount);
-    }
-
-    /**
-     * A span longer than a short entry's mark holds, and its String once read. Belongs to one entry of one section.
-     */
-    private static final class LongSpan
-    {
-        final char start;
-        final char end;
-        String text;
-
-        LongSpan(final char start, final char end)
-        {
-            this.start = start;
-            this.end = end;
-        }
-    }
-
-    private static byte[][] canonicalNames()
-    {
-        final HeaderName[] all = HeaderName.values();
-        final byte[][] out = new byte[all.length][];
-        for (final HeaderName k : all)
-        {
-            out[k.ordinal()] = k.canonical().getBytes(StandardCharsets.US_ASCII);
-        }
-        return out;
     }
 }

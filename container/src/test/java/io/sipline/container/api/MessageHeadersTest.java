@@ -150,6 +150,27 @@ class MessageHeadersTest
     }
 
     @Test
+    void shouldFreeAReadValueWithItsEntryButNotATextOfTheSameCharacters()
+    {
+        final MessageHeaders base = received();
+        final MessageHeaders h = MessageHeaders.over(base, 4, 1);
+        final int custom = base.find("X-Custom", 0);
+        h.appendEntry(base, custom);
+        h.appendEntry(base, custom);
+        h.add("Subject", "one");
+        assertSame(h.get("Subject"), h.value(0), "a span reads as the text of the same characters");
+        h.removeAt(0); // the String is the text entry's: it stays
+        assertEquals("one", h.get("Subject"));
+        h.removeAt(h.find("Subject", 0));
+        final String read = h.value(0);
+        h.setValue(0, "edited"); // takes the slot of the String read from it
+        assertEquals(List.of("edited"), h.getAll("X-Custom"));
+        assertEquals("one", read);
+        h.appendEntry(base, custom);
+        assertEquals(List.of("edited", "one"), h.getAll("X-Custom"));
+    }
+
+    @Test
     void shouldEditThroughAnOverlayAndWriteTheResult()
     {
         final MessageHeaders h = received();
