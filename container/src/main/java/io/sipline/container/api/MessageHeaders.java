@@ -21,19 +21,21 @@ import io.sipline.sip.message.SipMessage;
  *
  * <pre>
  *   bytes:   the base message's bytes (shared, never written)
- *   entry i: index[3i]       HeaderName ordinal in the low 7 bits (UNKNOWN for extension headers); above
- *                            them, for a spanned entry whose String was read, its slot in values plus one
- *            index[3i+1, +2] value start, value end in bytes, as chars (16 bits: half an index of ints); value
- *                            start TEXT: the value is text (an edit, or an entry past 64 KiB), and index[3i+2]
- *                            is its slot in values
- *   values:  the texts, one slot per text entry and per spanned entry read as a String, in no order (a slot of a
- *            removed entry is taken again); made on first use, as long as the section's maker expects texts, and
- *            doubled when full, so that a section with a few texts among many spans has a short array.
- *            A slot holds the value as text: cached from the span, or set by an edit; a From or To the container
- *            writes with a tag may be a {@link TaggedParty} instead, and a CSeq the container writes a
- *            {@link CSeqText}, each made into a String (and cached) when read; an extension header whose value is
- *            text has a {@link NamedText}, its name and value (a spanned one's name is read from the bytes before
- *            its value), so only the entries that need a name carry one
+ *   entry i: index[2i]       HeaderName ordinal in the low 7 bits (UNKNOWN for extension headers); above them a
+ *                            mark: the value's length in bytes (0..SHORT), LONG or TEXT
+ *            index[2i+1]     a short span's value start in bytes (16 bits: the value ends at start + length);
+ *                            for LONG and TEXT the entry's slot in values
+ *   values:  one slot per text entry, per span longer than SHORT (a {@link LongSpan}: start, end and the String
+ *            once read) and per String read from a short span, in no order (a slot of a removed entry is taken
+ *            again); made on first use, as long as the section's maker expects texts, and doubled when full, so
+ *            that a section with a few texts among many spans has a short array.
+ *            A text slot holds the value as text: set by an edit, or past 64 KiB; a From or To the container writes
+ *            with a tag may be a {@link TaggedParty} instead, and a CSeq the container writes a {@link CSeqText},
+ *            each made into a String (and cached) when read; an extension header whose value is text has a
+ *            {@link NamedText}, its name and value (a spanned one's name is read from the bytes before its value),
+ *            so only the entries that need a name carry one. A String read from a short span is found again by its
+ *            characters (an entry has no bits left for its slot): any String of the section equal to the span's
+ *            bytes is its value
  *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
  *            in an object made for every message
  * </pre>
@@ -46,23 +48,27 @@ import io.sipline.sip.message.SipMessage;
  */
 public final class MessageHeaders implements HeaderSource
 {
-    /** Chars per entry of {@link #index}: kind, value start, value end. */
-    private static final int ENTRY = 3;
-    /** The span mark of a text entry (its value, and for an extension header its name, are Strings). */
-    private static final char TEXT = '\uFFFF';
+    /** Chars per entry of {@link #index}: kind and mark, value start or slot. */
+    private static final int ENTRY = 2;
+    /** The mark of a text entry (its value, and for an extension header its name, are text in its slot). */
+    private static final int TEXT = 511;
+    /** The mark of a span longer than {@link #SHORT}: its start and end are a {@link LongSpan} in its slot. */
+    private static final int LONG = 510;
+    /** The longest value a short span's mark holds as its length. */
+    private static final int SHORT = 509;
     /** The last byte position a span can hold. */
-    private static final int MAX_POSITION = TEXT - 1;
+    private static final int MAX_POSITION = Character.MAX_VALUE - 1;
     /** The most entries a section holds: its count is one char. */
     private static final int MAX_ENTRIES = Character.MAX_VALUE;
     private static final HeaderName[] NAMES = HeaderName.values();
-    /** Bits of an entry's kind char that hold its HeaderName ordinal; those above hold a spanned entry's slot + 1. */
+    /** Bits of an entry's first char that hold its HeaderName ordinal; those above hold its mark. */
     private static final int KIND_BITS = 7;
     private static final int KIND_MASK = (1 << KIND_BITS) - 1;
-    /** The last slot a spanned entry's kind char can name; a String read past it is made again on the next read. */
-    private static final int MAX_CACHE_SLOT = (Character.MAX_VALUE >>> KIND_BITS) - 1;
+    /** The values array is grown for a String read from a short span only up to this length. */
+    private static final int MAX_CACHE_SLOTS = 512;
     /** Slots of the values of a received section: the few headers the container and an application read. */
     private static final int RECEIVED_TEXTS = 4;
-    private static final byte[][] CANONICAL = canonicalNames();
+    private static final byte[][] CANONICAL = HeaderValues.canonicalNames();
     /** ": " and CR LF as big-endian shorts (one buffer operation each). */
     static final int COLON_SPACE = (':' << 8) | ' ';
     static final int CRLF = ('\r' << 8) | '\n';
@@ -72,9 +78,10 @@ public final class MessageHeaders implements HeaderSource
     private char[] index;
     /**
      * The value texts, a String, {@link TaggedParty} or {@link CSeqText}, or a {@link NamedText} for a text extension
-     * header (see above); made on first use: a message that is only relayed never needs it.
+     * header, the {@link LongSpan}s and the Strings read from short spans (see above); made on first use: a message
+     * that is only relayed never needs it.
      */
-    private CharSequence[] values;
+    private Object[] values;
     /** The length of {@link #values} when it is made (within the object's 8-byte step: costs no room). */
     private final char firstTexts;
 
@@ -125,19 +132,26 @@ public final class MessageHeaders implements HeaderSource
         for (int i = 0; i < n; i++)
         {
             final int s = i * ENTRY;
-            index[s] = (char)message.headerName(i).ordinal();
+            final int kind = message.headerName(i).ordinal();
             final int valueStart = message.headerValueStart(i) - shift;
             final int valueEnd = message.headerValueEnd(i) - shift;
+            if (valueEnd <= MAX_POSITION && valueEnd - valueStart <= SHORT)
+            {
+                index[s] = (char)(kind | (valueEnd - valueStart) << KIND_BITS);
+                index[s + 1] = (char)valueStart;
+                continue;
+            }
+            final int slot = h.freeSlot();
             if (valueEnd <= MAX_POSITION)
             {
-                index[s + 1] = (char)valueStart;
-                index[s + 2] = (char)valueEnd;
+                h.values[slot] = new LongSpan((char)valueStart, (char)valueEnd);
+                index[s] = (char)(kind | LONG << KIND_BITS);
+                index[s + 1] = (char)slot;
                 continue;
             }
             // beyond what a char holds (a header section over 64 KiB, which only TCP can carry): kept as text
-            final String value = unfold(bytes, valueStart, valueEnd);
-            final int slot = h.freeSlot();
-            if (HeaderName.UNKNOWN.ordinal() == index[s])
+            final String value = HeaderValues.unfold(bytes, valueStart, valueEnd);
+            if (HeaderName.UNKNOWN.ordinal() == kind)
             {
                 final int nameStart = message.headerNameStart(i) - shift;
                 h.values[slot] = new NamedText(new String(bytes, nameStart,
@@ -147,8 +161,8 @@ public final class MessageHeaders implements HeaderSource
             {
                 h.values[slot] = value;
             }
-            index[s + 1] = TEXT;
-            index[s + 2] = (char)slot;
+            index[s] = (char)(kind | TEXT << KIND_BITS);
+            index[s + 1] = (char)slot;
         }
         h.size(n);
         return h;
@@ -160,8 +174,24 @@ public final class MessageHeaders implements HeaderSource
      */
     public long valueSpan(final int i)
     {
+        final int start = spanStart(i);
+        return start < 0 ? -1 : (long)start << 32 | spanEnd(i);
+    }
+
+    /** Where the value of spanned entry {@code i} starts in {@link #bytes()}; -1 for a text entry. */
+    private int spanStart(final int i)
+    {
         final int s = i * ENTRY;
-        return index[s + 1] == TEXT ? -1 : (long)index[s + 1] << 32 | index[s + 2];
+        final int mark = index[s] >>> KIND_BITS;
+        return mark <= SHORT ? index[s + 1] : LONG == mark ? ((LongSpan)values[index[s + 1]]).start : -1;
+    }
+
+    /** Where the value of spanned entry {@code i} ends in {@link #bytes()}; -1 for a text entry. */
+    private int spanEnd(final int i)
+    {
+        final int s = i * ENTRY;
+        final int mark = index[s] >>> KIND_BITS;
+        return mark <= SHORT ? index[s + 1] + mark : LONG == mark ? ((LongSpan)values[index[s + 1]]).end : -1;
     }
 
     @Override
@@ -185,15 +215,13 @@ public final class MessageHeaders implements HeaderSource
     @Override
     public int headerValueStart(final int i)
     {
-        final int s = i * ENTRY;
-        return index[s + 1] == TEXT ? -1 : index[s + 1];
+        return spanStart(i);
     }
 
     @Override
     public int headerValueEnd(final int i)
     {
-        final int s = i * ENTRY;
-        return index[s + 1] == TEXT ? -1 : index[s + 2];
+        return spanEnd(i);
     }
 
     /** The base bytes the spans index (may be null). */
@@ -237,7 +265,7 @@ public final class MessageHeaders implements HeaderSource
      */
     private int nameEnd(final int i)
     {
-        int p = index[i * ENTRY + 1] - 1;
+        int p = spanStart(i) - 1;
         while (p > 0 && bytes[p] != ':')
         {
             p--;
@@ -264,43 +292,104 @@ public final class MessageHeaders implements HeaderSource
     /** The value of entry {@code i} (folding replaced by one space, RFC 3261 §7.3.1); cached. */
     public String value(final int i)
     {
-        final CharSequence v = text(i);
-        if (v instanceof String text)
-        {
-            return text;
-        }
         final int s = i * ENTRY;
-        if (index[s + 1] != TEXT)
+        final int mark = index[s] >>> KIND_BITS;
+        if (TEXT == mark)
         {
-            final String common = CommonValues.of(bytes, index[s + 1], index[s + 2]);
-            if (null != common)
+            final CharSequence v = text(i);
+            if (v instanceof String text)
             {
-                return common; // made once: nothing to make or cache
+                return text;
             }
-            final String made = unfold(bytes, index[s + 1], index[s + 2]);
-            final int slot = freeSlot();
-            if (slot <= MAX_CACHE_SLOT)
+            final String made = v.toString();
+            final int slot = index[s + 1];
+            if (values[slot] instanceof NamedText named)
+            {
+                named.value = made;
+            }
+            else
             {
                 values[slot] = made;
-                index[s] = (char)(index[s] | (slot + 1) << KIND_BITS);
             }
             return made;
         }
-        if (null == v)
+        if (LONG == mark)
         {
-            return null;
+            final LongSpan span = (LongSpan)values[index[s + 1]];
+            if (null == span.text)
+            {
+                span.text = HeaderValues.unfold(bytes, span.start, span.end);
+            }
+            return span.text;
         }
-        final String made = v.toString();
-        final int slot = index[s + 2];
-        if (values[slot] instanceof NamedText named)
+        final int start = index[s + 1];
+        final String read = readSpan(start, start + mark);
+        if (null != read)
         {
-            named.value = made;
+            return read;
         }
-        else
+        final String made = HeaderValues.unfold(bytes, start, start + mark);
+        // folded or not ASCII: compared as text, so that reading it again does not take another slot
+        final int same = equalString(made);
+        if (same >= 0 || (null != values && values.length > MAX_CACHE_SLOTS))
         {
-            values[slot] = made;
+            return same >= 0 ? (String)values[same] : made; // past the slots kept for reads: made again when read
         }
+        final int slot = freeSlot(); // before values is read: it may make or grow the array
+        values[slot] = made;
         return made;
+    }
+
+    /**
+     * The value of a short span as one of the Strings made once ({@link CommonValues}), or as a String of this
+     * section with the same characters (read before, or a text entry's), without making one; else null.
+     */
+    private String readSpan(final int start, final int end)
+    {
+        final String common = CommonValues.of(bytes, start, end);
+        if (null != common || null == values)
+        {
+            return common;
+        }
+        final int length = end - start;
+        for (final Object v : values)
+        {
+            if (v instanceof String text && text.length() == length && sameAscii(text, start))
+            {
+                return text;
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code text} is the ASCII bytes at {@code start} (a folded value's line breaks match no text). */
+    private boolean sameAscii(final String text, final int start)
+    {
+        for (int j = 0; j < text.length(); j++)
+        {
+            final byte b = bytes[start + j];
+            if (b != text.charAt(j) || '\r' == b || '\n' == b)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The slot of a String of this section equal to {@code text}, or -1. */
+    private int equalString(final String text)
+    {
+        if (null != values)
+        {
+            for (int k = 0; k < values.length; k++)
+            {
+                if (values[k] instanceof String other && other.equals(text))
+                {
+                    return k;
+                }
+            }
+        }
+        return -1;
     }
 
     /** True when entry {@code i} is named {@code name} (a known header by any of its forms, or case-insensitively). */
@@ -350,38 +439,12 @@ public final class MessageHeaders implements HeaderSource
     {
         for (int i = find(k, 0); i >= 0; i = find(k, i + 1))
         {
-            final int s = i * ENTRY;
-            if (index[s + 1] != TEXT ? Ascii.listContains(bytes, index[s + 1], index[s + 2], token, true)
-                : textListContains(value(i), token))
+            final int start = spanStart(i);
+            if (start >= 0 ? Ascii.listContains(bytes, start, spanEnd(i), token, true)
+                : HeaderValues.listContains(value(i), token))
             {
                 return true;
             }
-        }
-        return false;
-    }
-
-    private static boolean textListContains(final String list, final String token)
-    {
-        int p = 0;
-        while (p <= list.length())
-        {
-            int q = list.indexOf(',', p);
-            q = q < 0 ? list.length() : q;
-            int ts = p;
-            int te = q;
-            while (ts < te && Character.isWhitespace(list.charAt(ts)))
-            {
-                ts++;
-            }
-            while (te > ts && Character.isWhitespace(list.charAt(te - 1)))
-            {
-                te--;
-            }
-            if (te - ts == token.length() && list.regionMatches(true, ts, token, 0, token.length()))
-            {
-                return true;
-            }
-            p = q + 1;
         }
         return false;
     }
@@ -418,38 +481,17 @@ public final class MessageHeaders implements HeaderSource
      */
     public long leadingNumber(final int i)
     {
-        final int s = i * ENTRY;
-        if (index[s + 1] == TEXT)
+        final int start = spanStart(i);
+        if (start < 0)
         {
             if (text(i) instanceof CSeqText cseq)
             {
                 return cseq.number();
             }
             final String v = value(i);
-            return leadingNumber(null, v, 0, v.length());
+            return HeaderValues.leadingNumber(null, v, 0, v.length());
         }
-        return leadingNumber(bytes, null, index[s + 1], index[s + 2]);
-    }
-
-    /** Digits after optional white space, from {@code bytes} or else {@code text}; -1 when there are none. */
-    private static long leadingNumber(final byte[] bytes, final String text, final int from, final int to)
-    {
-        long n = 0;
-        int digits = 0;
-        for (int p = from; p < to && digits < 18; p++)
-        {
-            final int c = null != bytes ? bytes[p] : text.charAt(p);
-            if (c >= '0' && c <= '9')
-            {
-                n = n * 10 + (c - '0');
-                digits++;
-            }
-            else if (digits > 0 || (c != ' ' && c != '\t'))
-            {
-                break;
-            }
-        }
-        return 0 == digits ? -1 : n;
+        return HeaderValues.leadingNumber(bytes, null, start, spanEnd(i));
     }
 
     /**
@@ -459,10 +501,10 @@ public final class MessageHeaders implements HeaderSource
     public int mixValue(final int i, final int seed)
     {
         int x = seed;
-        final int s = i * ENTRY;
-        if (index[s + 1] != TEXT)
+        final int start = spanStart(i);
+        if (start >= 0)
         {
-            for (int p = index[s + 1]; p < index[s + 2]; p++)
+            for (int p = start; p < spanEnd(i); p++)
             {
                 x = (x ^ (bytes[p] & 0xFF)) * 0x01000193;
             }
@@ -499,13 +541,14 @@ public final class MessageHeaders implements HeaderSource
     public String getUncached(final HeaderName k)
     {
         final int i = find(k, 0);
-        if (i < 0 || slot(i) >= 0)
+        if (i < 0 || index[i * ENTRY] >>> KIND_BITS > SHORT)
         {
             return i < 0 ? null : value(i);
         }
-        final int s = i * ENTRY;
-        final String common = CommonValues.of(bytes, index[s + 1], index[s + 2]);
-        return null != common ? common : unfold(bytes, index[s + 1], index[s + 2]);
+        final int start = index[i * ENTRY + 1];
+        final int end = spanEnd(i);
+        final String read = readSpan(start, end);
+        return null != read ? read : HeaderValues.unfold(bytes, start, end);
     }
 
     /** Every value of a header, in order (a fresh list). */
@@ -614,19 +657,16 @@ public final class MessageHeaders implements HeaderSource
     private void setText(final int i, final CharSequence value)
     {
         requireValue(value);
-        final int s = i * ENTRY;
         final int kind = kind(i);
         // a spanned entry's name is read from the bytes before its value, which is no longer spanned
         final CharSequence text = HeaderName.UNKNOWN.ordinal() == kind ? new NamedText(name(i), value) : value;
-        int slot = slot(i);
+        int slot = slot(i) >= 0 ? slot(i) : readSlot(i);
         if (slot < 0)
         {
             slot = freeSlot();
         }
         values[slot] = text;
-        index[s] = (char)kind;
-        index[s + 1] = TEXT;
-        index[s + 2] = (char)slot;
+        textEntry(i, kind, slot);
     }
 
     /** Appends a value after the last value of that header (else at the end). */
@@ -671,12 +711,16 @@ public final class MessageHeaders implements HeaderSource
         requireValue(value);
         final HeaderName k = HeaderName.lookup(name);
         final int i = open(at);
-        final int s = i * ENTRY;
         final int slot = freeSlot();
         values[slot] = HeaderName.UNKNOWN == k ? new NamedText(name, value) : value;
-        index[s] = (char)k.ordinal();
-        index[s + 1] = TEXT;
-        index[s + 2] = (char)slot;
+        textEntry(i, k.ordinal(), slot);
+    }
+
+    /** Makes entry {@code i} a text entry of header {@code kind} whose value is in {@code slot}. */
+    private void textEntry(final int i, final int kind, final int slot)
+    {
+        index[i * ENTRY] = (char)(kind | TEXT << KIND_BITS);
+        index[i * ENTRY + 1] = (char)slot;
     }
 
     /** A text entry's value is never null: a null slot is a free one. */
@@ -708,24 +752,33 @@ public final class MessageHeaders implements HeaderSource
     {
         final int f = i * ENTRY;
         final int kind = from.kind(i);
-        if (from.index[f + 1] != TEXT && from.bytes == bytes)
+        final int mark = from.index[f] >>> KIND_BITS;
+        if (TEXT != mark && from.bytes == bytes)
         {
+            final char first = from.index[f];
+            final char second = from.index[f + 1];
+            final LongSpan span = LONG == mark ? (LongSpan)from.values[second] : null;
             final int s = open(size()) * ENTRY;
-            index[s] = (char)kind; // the span without the slot of the String from may have cached
-            index[s + 1] = from.index[f + 1];
-            index[s + 2] = from.index[f + 2];
+            if (null == span)
+            {
+                index[s] = first; // the span; a String from may have read is not carried
+                index[s + 1] = second;
+                return;
+            }
+            final int slot = freeSlot();
+            values[slot] = new LongSpan(span.start, span.end); // the entry's own: it caches its String
+            index[s] = (char)(kind | LONG << KIND_BITS);
+            index[s + 1] = (char)slot;
             return;
         }
         // a text entry's String, TaggedParty or CSeqText is immutable: shared as it is, not made into text here
-        final CharSequence text = from.index[f + 1] == TEXT ? from.text(i) : from.value(i);
+        final CharSequence text = TEXT == mark ? from.text(i) : from.value(i);
         // a NamedText is the entry's own (its value is cached into it): a new one for the copy
         final CharSequence value = HeaderName.UNKNOWN.ordinal() == kind ? new NamedText(from.name(i), text) : text;
-        final int s = open(size()) * ENTRY;
+        final int at = open(size());
         final int slot = freeSlot();
         values[slot] = value;
-        index[s] = (char)kind;
-        index[s + 1] = TEXT;
-        index[s + 2] = (char)slot;
+        textEntry(at, kind, slot);
     }
 
     /** The known header of entry {@code i} ({@link HeaderName#UNKNOWN} for extension headers). */
@@ -752,7 +805,6 @@ public final class MessageHeaders implements HeaderSource
     {
         for (int i = 0; i < size(); i++)
         {
-            final int s = i * ENTRY;
             final HeaderName k = NAMES[kind(i)];
             if (HeaderName.CONTENT_LENGTH == k || i == skip)
             {
@@ -773,9 +825,10 @@ public final class MessageHeaders implements HeaderSource
                 out.writeBytes(bytes, start, end - start);
             }
             out.writeShort(COLON_SPACE);
-            if (index[s + 1] != TEXT)
+            final int start = spanStart(i);
+            if (start >= 0)
             {
-                out.writeBytes(bytes, index[s + 1], index[s + 2] - index[s + 1]);
+                out.writeBytes(bytes, start, spanEnd(i) - start);
             }
             else if (text(i) instanceof TaggedParty tagged)
             {
@@ -805,11 +858,13 @@ public final class MessageHeaders implements HeaderSource
         return index[i * ENTRY] & KIND_MASK;
     }
 
-    /** The slot of entry {@code i} in {@link #values}: a text entry's, a read spanned entry's, else -1. */
+    /**
+     * The slot of entry {@code i} in {@link #values}: a text entry's or a long span's, else -1 (a String read from a
+     * short span stays in its slot while the section lives: another entry may read the same characters).
+     */
     private int slot(final int i)
     {
-        final int s = i * ENTRY;
-        return index[s + 1] == TEXT ? index[s + 2] : (index[s] >>> KIND_BITS) - 1;
+        return index[i * ENTRY] >>> KIND_BITS >= LONG ? index[i * ENTRY + 1] : -1;
     }
 
     /**
@@ -820,7 +875,7 @@ public final class MessageHeaders implements HeaderSource
     {
         if (null == values)
         {
-            values = new CharSequence[firstTexts];
+            values = new Object[firstTexts];
             return 0;
         }
         for (int k = 0; k < values.length; k++)
@@ -835,29 +890,68 @@ public final class MessageHeaders implements HeaderSource
         return n;
     }
 
-    /** Frees the slot of entry {@code i}, which is being removed. */
+    /** Frees the slot of entry {@code i}, which is being removed: its own, or that of the String read from it. */
     private void release(final int i)
     {
-        final int slot = slot(i);
+        final int slot = slot(i) >= 0 ? slot(i) : readSlot(i);
         if (slot >= 0)
         {
             values[slot] = null;
         }
     }
 
+    /**
+     * The slot of the String read from short span {@code i} when no text entry holds it, so that an edit or removal
+     * of the entry takes or frees it (another entry that read the same characters makes its String again); else -1.
+     */
+    private int readSlot(final int i)
+    {
+        final int s = i * ENTRY;
+        final int mark = index[s] >>> KIND_BITS;
+        if (mark > SHORT || null == values)
+        {
+            return -1;
+        }
+        final int start = index[s + 1];
+        for (int k = 0; k < values.length; k++)
+        {
+            if (values[k] instanceof String text && text.length() == mark && sameAscii(text, start))
+            {
+                return heldByText(k) ? -1 : k;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether a text entry's value is in slot {@code k}. */
+    private boolean heldByText(final int k)
+    {
+        for (int i = 0; i < size(); i++)
+        {
+            if (index[i * ENTRY] >>> KIND_BITS == TEXT && index[i * ENTRY + 1] == k)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The text of entry {@code i} (a String, {@link TaggedParty} or {@link CSeqText}), or null when it has none. */
     private CharSequence text(final int i)
     {
-        final int slot = slot(i);
-        final CharSequence v = slot < 0 ? null : values[slot];
-        return v instanceof NamedText named ? named.value : v;
+        if (index[i * ENTRY] >>> KIND_BITS != TEXT)
+        {
+            return null;
+        }
+        final Object v = values[index[i * ENTRY + 1]];
+        return v instanceof NamedText named ? named.value : (CharSequence)v;
     }
 
     /** The written name of text extension entry {@code i}, or null for any other entry. */
     private String textName(final int i)
     {
-        final int slot = slot(i);
-        return slot >= 0 && values[slot] instanceof NamedText named ? named.name : null;
+        return index[i * ENTRY] >>> KIND_BITS == TEXT && values[index[i * ENTRY + 1]] instanceof NamedText named
+            ? named.name : null;
     }
 
     private int open(final int at)
@@ -899,80 +993,5 @@ public final class MessageHeaders implements HeaderSource
             index[i * ENTRY] = 0;
         }
         size(newCount);
-    }
-
-    /**
-     * An extension header's name and value, for an entry whose value is text: the name a spanned entry reads from
-     * the bytes before its value. Belongs to one entry of one section (its value is cached into it).
-     */
-    private static final class NamedText implements CharSequence
-    {
-        private final String name;
-        /** A String, or text set by the container that is made into a String when read. */
-        private CharSequence value;
-
-        NamedText(final String name, final CharSequence value)
-        {
-            this.name = name;
-            this.value = value;
-        }
-
-        @Override
-        public int length()
-        {
-            return value.length();
-        }
-
-        @Override
-        public char charAt(final int i)
-        {
-            return value.charAt(i);
-        }
-
-        @Override
-        public CharSequence subSequence(final int start, final int end)
-        {
-            return value.subSequence(start, end);
-        }
-
-        @Override
-        public String toString()
-        {
-            return value.toString();
-        }
-    }
-
-    private static byte[][] canonicalNames()
-    {
-        final HeaderName[] all = HeaderName.values();
-        final byte[][] out = new byte[all.length][];
-        for (final HeaderName k : all)
-        {
-            out[k.ordinal()] = k.canonical().getBytes(StandardCharsets.US_ASCII);
-        }
-        return out;
-    }
-
-    private static String unfold(final byte[] b, final int start, final int end)
-    {
-        boolean folded = false;
-        boolean ascii = true;
-        for (int p = start; p < end; p++)
-        {
-            if (b[p] == '\r' || b[p] == '\n')
-            {
-                folded = true;
-            }
-            else if (b[p] < 0)
-            {
-                ascii = false;
-            }
-        }
-        if (!folded)
-        {
-            return new String(b, start, end - start, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
-        }
-        final String raw = new String(b, start, end - start, StandardCharsets.UTF_8);
-        return raw.replaceAll("[ \\t]*\\r?\\n[ \\t]+", " ");
     }
 }

@@ -101,6 +101,76 @@ class MessageHeadersTest
     }
 
     @Test
+    void shouldKeepValuesLongerThanAShortEntryAsSpansAndReadEachValueOnce()
+    {
+        // an entry's length bits hold values up to 509 bytes: a longer one (an Identity header) is a span all the same
+        final String identity = "y".repeat(900);
+        final String text = TestMessages.INVITE.replace("Subject:", "Identity: " + identity + "\r\nX-Folded: one\r\n"
+            + " two\r\nX-Utf8: caf\u00e9\r\nX-Max: " + "m".repeat(509) + "\r\nSubject:");
+        final SipMessage m = TestMessages.parse(text);
+        final byte[] copy = new byte[m.length()];
+        System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
+        final MessageHeaders h = MessageHeaders.of(m, copy);
+        final int at = h.find(HeaderName.IDENTITY, 0);
+        final long span = h.valueSpan(at);
+        assertEquals(identity, new String(copy, (int)(span >>> 32), (int)span - (int)(span >>> 32),
+            StandardCharsets.US_ASCII));
+        assertEquals(identity, h.getUncached(HeaderName.IDENTITY));
+        assertSame(h.get("Identity"), h.get("identity"), "read once, then cached");
+        assertEquals("m".repeat(509), h.get("X-Max"));
+        assertSame(h.get("X-Folded"), h.get("x-folded"), "a folded value is found again as text");
+        assertEquals("one two", h.get("X-Folded"));
+        assertSame(h.get("X-Utf8"), h.get("x-utf8"), "so is one that is not ASCII");
+        assertEquals("caf\u00e9", h.get("X-Utf8"));
+
+        final MessageHeaders relayed = MessageHeaders.over(h, 2, 1);
+        relayed.appendEntry(h, at);
+        relayed.appendEntry(h, h.find("X-Max", 0));
+        assertEquals(span, relayed.valueSpan(0), "a long span is shared as a span");
+        assertEquals(identity, relayed.value(0));
+        assertEquals(h.valueSpan(h.find("X-Max", 0)), relayed.valueSpan(1));
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            relayed.writeTo(out);
+            assertEquals("Identity: " + identity + "\r\nX-Max: " + "m".repeat(509) + "\r\n",
+                out.toString(StandardCharsets.US_ASCII));
+        }
+        finally
+        {
+            out.release();
+        }
+        h.setValue(at, "short");
+        assertEquals(-1, h.valueSpan(at));
+        assertEquals("short", h.get(HeaderName.IDENTITY));
+        h.remove("X-Max");
+        h.add("X-After", "after"); // takes a free slot
+        assertEquals(List.of("short", "after", "one two"), List.of(h.get("Identity"), h.get("X-After"),
+            h.get("X-Folded")));
+    }
+
+    @Test
+    void shouldFreeAReadValueWithItsEntryButNotATextOfTheSameCharacters()
+    {
+        final MessageHeaders base = received();
+        final MessageHeaders h = MessageHeaders.over(base, 4, 1);
+        final int custom = base.find("X-Custom", 0);
+        h.appendEntry(base, custom);
+        h.appendEntry(base, custom);
+        h.add("Subject", "one");
+        assertSame(h.get("Subject"), h.value(0), "a span reads as the text of the same characters");
+        h.removeAt(0); // the String is the text entry's: it stays
+        assertEquals("one", h.get("Subject"));
+        h.removeAt(h.find("Subject", 0));
+        final String read = h.value(0);
+        h.setValue(0, "edited"); // takes the slot of the String read from it
+        assertEquals(List.of("edited"), h.getAll("X-Custom"));
+        assertEquals("one", read);
+        h.appendEntry(base, custom);
+        assertEquals(List.of("edited", "one"), h.getAll("X-Custom"));
+    }
+
+    @Test
     void shouldEditThroughAnOverlayAndWriteTheResult()
     {
         final MessageHeaders h = received();
