@@ -10,7 +10,6 @@ import io.sipline.sip.dialog.Dialog;
 import io.sipline.sip.dialog.DialogLayer;
 import io.sipline.sip.dialog.DialogRecords;
 import io.sipline.sip.dialog.InDialogResult;
-import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMethod;
 
 /**
@@ -26,15 +25,20 @@ import io.sipline.sip.message.SipMethod;
  * </pre>
  * The record comes from the shard's pool and goes back to it when the session is invalidated ({@link #release}); the
  * Call-ID, tags and parties stay readable as text after that: those not read before are kept as bytes in one array
- * and made into text when first read.
+ * and made into text when first read. A received request's Call-ID is such a text too: kept in the record only, and
+ * compared there with the Call-ID of a message that names the dialog ({@link #callIdIs}).
  * <p>
  * Not threadsafe; used on the session's shard, or by the application while it holds the application session.
  */
 final class SessionDialog
 {
+    /** The texts {@link #ended} keeps: remote tag, local party, remote party, Call-ID. */
+    private static final int ENDED_TEXTS = 4;
+
     /** Null once released. */
     private Dialog record;
-    private final String callId;
+    /** Null until read when the record holds it (a received request's), else the text the dialog was made with. */
+    private String callId;
     private String localTag;
     private String remoteTag;
     /** A String, or an {@link AsciiSpan} of the received request a B2BUA's copy made this dialog from. */
@@ -42,8 +46,8 @@ final class SessionDialog
     /** As {@link #localParty}. */
     private CharSequence remoteParty;
     /**
-     * Once released: the remote tag, local party and remote party that were not read as text, as their UTF-8 bytes
-     * after three 16-bit lengths (0 for one already read); null before, or when every one was read.
+     * Once released: the remote tag, local party, remote party and Call-ID that were not read as text, as their bytes
+     * after four 16-bit lengths (0 for one already read); null before, or when every one was read.
      */
     private byte[] ended;
     private String remoteTarget;
@@ -85,7 +89,8 @@ final class SessionDialog
         final MessageHeaders h = request.headers();
         final Dialog d = host.dialogRecords().prepareUas(h, SipMethod.lookup(request.getMethod()),
             request.cseqNumber(), false);
-        return new SessionDialog(d, h.getUncached(HeaderName.CALL_ID), null);
+        // the Call-ID stays in the record until read: a B2BUA's caller leg seldom reads it as text
+        return new SessionDialog(d, null, null);
     }
 
     /**
@@ -157,7 +162,38 @@ final class SessionDialog
 
     String callId()
     {
+        if (null == callId && null != record && !record.callId().isEmpty())
+        {
+            final ByteSlot id = record.callId();
+            callId = HeaderValues.unfold(id.bytes(), 0, id.length()); // as the request's header reads (§8.1.1.4)
+        }
+        else if (null == callId && null != ended && !endedText(3).isEmpty())
+        {
+            callId = endedText(3);
+        }
         return callId;
+    }
+
+    /** Whether the Call-ID is the one at {@code [start, end)} of {@code b}; no String is made. */
+    boolean callIdIs(final byte[] b, final int start, final int end)
+    {
+        if (null == callId && null != record)
+        {
+            return start >= 0 && record.callId().contentEquals(b, start, end);
+        }
+        final String id = callId();
+        if (null == id || start < 0 || end - start != id.length())
+        {
+            return false;
+        }
+        for (int i = 0; i < id.length(); i++)
+        {
+            if (b[start + i] != id.charAt(i))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     String localTag()
@@ -485,61 +521,72 @@ final class SessionDialog
     }
 
     /**
-     * Copies what is still unread of the remote tag, local party and remote party out of the record into one array
-     * ({@link #ended}); past 64 KiB (16-bit lengths) they are made into text at once.
+     * Copies what is still unread of the remote tag, local party, remote party and Call-ID out of the record into one
+     * array ({@link #ended}); past 64 KiB (16-bit lengths) they are made into text at once.
      */
     private void keepEnded(final Dialog d)
     {
         final ByteSlot tag = null == remoteTag ? d.remoteTag() : null;
         final ByteSlot local = null == localParty ? d.localAddress() : null;
         final ByteSlot remote = null == remoteParty ? d.remoteAddress() : null;
-        final int n0 = null == tag ? 0 : tag.length();
-        final int n1 = null == local ? 0 : local.length();
-        final int n2 = null == remote ? 0 : remote.length();
-        if (null == tag && null == local && null == remote)
+        final ByteSlot id = null == callId ? d.callId() : null;
+        if (null == tag && null == local && null == remote && null == id)
         {
             return;
         }
-        if (n0 > 0xFFFF || n1 > 0xFFFF || n2 > 0xFFFF)
+        final int n0 = length(tag);
+        final int n1 = length(local);
+        final int n2 = length(remote);
+        final int n3 = length(id);
+        if (n0 > 0xFFFF || n1 > 0xFFFF || n2 > 0xFFFF || n3 > 0xFFFF)
         {
             remoteTag();
             localParty();
             remoteParty();
+            callId();
             return;
         }
-        final byte[] b = new byte[6 + n0 + n1 + n2];
-        b[0] = (byte)(n0 >>> 8);
-        b[1] = (byte)n0;
-        b[2] = (byte)(n1 >>> 8);
-        b[3] = (byte)n1;
-        b[4] = (byte)(n2 >>> 8);
-        b[5] = (byte)n2;
-        if (n0 > 0)
-        {
-            System.arraycopy(tag.bytes(), 0, b, 6, n0);
-        }
-        if (n1 > 0)
-        {
-            System.arraycopy(local.bytes(), 0, b, 6 + n0, n1);
-        }
-        if (n2 > 0)
-        {
-            System.arraycopy(remote.bytes(), 0, b, 6 + n0 + n1, n2);
-        }
+        final byte[] b = new byte[2 * ENDED_TEXTS + n0 + n1 + n2 + n3];
+        int at = keep(b, 0, tag, 2 * ENDED_TEXTS);
+        at = keep(b, 1, local, at);
+        at = keep(b, 2, remote, at);
+        keep(b, 3, id, at);
         ended = b;
     }
 
-    /** Text {@code k} (0 remote tag, 1 local party, 2 remote party) of {@link #ended}, as UTF-8. */
+    private static int length(final ByteSlot slot)
+    {
+        return null == slot ? 0 : slot.length();
+    }
+
+    /** Writes text {@code k}'s length and bytes (none for null) at {@code at} of {@code b}; returns where it ends. */
+    private static int keep(final byte[] b, final int k, final ByteSlot slot, final int at)
+    {
+        final int n = length(slot);
+        b[2 * k] = (byte)(n >>> 8);
+        b[2 * k + 1] = (byte)n;
+        if (n > 0)
+        {
+            System.arraycopy(slot.bytes(), 0, b, at, n);
+        }
+        return at + n;
+    }
+
+    /**
+     * Text {@code k} (0 remote tag, 1 local party, 2 remote party: as UTF-8; 3 Call-ID: as its header reads) of
+     * {@link #ended}.
+     */
     private String endedText(final int k)
     {
         final byte[] b = ended;
-        int start = 6;
+        int start = 2 * ENDED_TEXTS;
         for (int i = 0; i < k; i++)
         {
             start += (b[2 * i] & 0xFF) << 8 | b[2 * i + 1] & 0xFF;
         }
         final int length = (b[2 * k] & 0xFF) << 8 | b[2 * k + 1] & 0xFF;
-        return new String(b, start, length, StandardCharsets.UTF_8);
+        return 3 == k ? HeaderValues.unfold(b, start, start + length) : new String(b, start, length,
+            StandardCharsets.UTF_8);
     }
 
     static boolean isDialogCreating(final String method)

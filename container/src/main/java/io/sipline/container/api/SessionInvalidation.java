@@ -138,18 +138,17 @@ final class SessionInvalidation
         }
     }
 
-    /** Removes the session's entry under (Call-ID, {@code key}) from its shard's table, on the shard. */
+    /** Removes the session's entry under {@code key} from its shard's table, on the shard. */
     private static void unregister(final SipSessionImpl s, final String key)
     {
-        final String callId = s.callId();
         final ContainerShard host = s.host();
         if (host.onShardThread())
         {
-            host.sessions().removeDialog(callId, key, s);
+            host.sessions().removeDialog(key, s);
         }
         else
         {
-            host.execute(() -> host.sessions().removeDialog(callId, key, s));
+            host.execute(() -> host.sessions().removeDialog(key, s));
         }
     }
 }

@@ -119,28 +119,11 @@ public final class SessionTable
     public SipSessionImpl dialog(final SipMessage m, final int keyStart, final int keyEnd)
     {
         final SipSessionImpl s = get(key(m.buffer(), keyStart, keyEnd));
-        if (null == s || null == s.callId())
-        {
-            return null;
-        }
-        final String callId = s.callId();
-        final byte[] b = m.buffer();
-        final int start = m.callIdStart();
-        if (m.callIdEnd() - start != callId.length())
-        {
-            return null;
-        }
-        for (int i = 0; i < callId.length(); i++)
-        {
-            if (b[start + i] != callId.charAt(i))
-            {
-                return null;
-            }
-        }
-        return s;
+        return null != s && s.callIdIs(m.buffer(), m.callIdStart(), m.callIdEnd()) ? s : null;
     }
 
-    void putDialog(final String callId, final String localTag, final SipSessionImpl session)
+    /** Registers the session under its local tag (or proxy route key); the Call-ID is checked at lookup. */
+    void putDialog(final String localTag, final SipSessionImpl session)
     {
         final long k = key(localTag);
         if (k < 0)
@@ -158,7 +141,7 @@ public final class SessionTable
         }
     }
 
-    void removeDialog(final String callId, final String localTag, final SipSessionImpl session)
+    void removeDialog(final String localTag, final SipSessionImpl session)
     {
         final long k = key(localTag);
         if (k >= 0)

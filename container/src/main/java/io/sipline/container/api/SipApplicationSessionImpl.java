@@ -53,7 +53,6 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private final RunningApplication application;
     private final ContainerShard host;
     private final String id;
-    private final String key;
     private final long created;
     private long lastAccessed;
     private long expirationTime;
@@ -67,11 +66,9 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** The SIP sessions in {@code [0, sessionCount)}, in the order made: an array, not a list object around one. */
     private SipSessionImpl[] sessions = new SipSessionImpl[2];
     private int sessionCount;
-    /** The HTTP sessions bound to this one (converged applications), made on first use; shard only. */
-    private List<HttpSession> httpSessions;
-    private Map<String, ServletTimerImpl> timers;
     private int sessionCounter;
-    private long snapshotVersion;
+    /** The key, HTTP sessions, servlet timers and snapshot version, which few sessions have; made on first use. */
+    private ApplicationExtras extras;
     private B2buaHelper b2buaHelper;
     /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
     private volatile Executor lane;
@@ -86,7 +83,10 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         this.application = application;
         this.host = host;
         this.id = host.newTag();
-        this.key = key;
+        if (null != key)
+        {
+            extras().key = key;
+        }
         this.created = this.lastAccessed = host.currentTimeMillis();
         final int minutes = application.sessionTimeoutMinutes();
         this.expirationTime = minutes > 0 ? created + minutes * 60_000L : 0;
@@ -108,7 +108,6 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         this.application = application;
         this.host = host;
         this.id = id;
-        this.key = null;
         this.created = createdMs;
         this.lastAccessed = host.currentTimeMillis();
         this.expirationTime = expiresAtMs;
@@ -167,7 +166,28 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
 
     public String key()
     {
-        return key;
+        return null == extras ? null : extras.key;
+    }
+
+    private ApplicationExtras extras()
+    {
+        if (null == extras)
+        {
+            extras = new ApplicationExtras();
+        }
+        return extras;
+    }
+
+    /** The servlet timers, or null when none was ever added. */
+    private Map<String, ServletTimerImpl> timers()
+    {
+        return null == extras ? null : extras.timers;
+    }
+
+    /** The HTTP sessions bound to this one, or null when none ever was. */
+    private List<HttpSession> httpSessions()
+    {
+        return null == extras ? null : extras.httpSessions;
     }
 
     /** The B2BUA helper of this application session (made on first use). */
@@ -214,15 +234,17 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
 
     void addTimer(final ServletTimerImpl timer)
     {
-        if (null == timers)
+        final ApplicationExtras x = extras();
+        if (null == x.timers)
         {
-            timers = new LinkedHashMap<>(4);
+            x.timers = new LinkedHashMap<>(4);
         }
-        timers.put(timer.getId(), timer);
+        x.timers.put(timer.getId(), timer);
     }
 
     void removeTimer(final ServletTimerImpl timer)
     {
+        final Map<String, ServletTimerImpl> timers = timers();
         if (null != timers)
         {
             timers.remove(timer.getId());
@@ -232,6 +254,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** The pending servlet timers, in creation order (a copy; container use). */
     List<ServletTimerImpl> timerList()
     {
+        final Map<String, ServletTimerImpl> timers = timers();
         return null == timers ? List.of() : List.copyOf(timers.values());
     }
 
@@ -254,7 +277,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** The version of the next snapshot of this session: one more than the last. */
     long nextSnapshotVersion()
     {
-        return ++snapshotVersion;
+        return ++extras().snapshotVersion;
     }
 
     /** The SIP sessions now, as a new list (container use). */
@@ -376,6 +399,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** §6.1.2.2.2: every protocol session invalidated (they remove themselves) and no timer left. */
     boolean readyToInvalidate()
     {
+        final Map<String, ServletTimerImpl> timers = timers();
+        final List<HttpSession> httpSessions = httpSessions();
         return 0 == sessionCount && (null == timers || timers.isEmpty())
             && (null == httpSessions || httpSessions.isEmpty());
     }
@@ -394,6 +419,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
             }
         }
         invalidateHttpSessions();
+        final Map<String, ServletTimerImpl> timers = timers();
         if (null != timers)
         {
             for (final ServletTimerImpl t : new ArrayList<>(timers.values()))
@@ -492,13 +518,14 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public void addHttpSession(final HttpSession session)
     {
         checkValid();
-        if (null == httpSessions)
+        final ApplicationExtras x = extras();
+        if (null == x.httpSessions)
         {
-            httpSessions = new ArrayList<>(1);
+            x.httpSessions = new ArrayList<>(1);
         }
         if (null == findHttp(session.getId()))
         {
-            httpSessions.add(session);
+            x.httpSessions.add(session);
         }
     }
 
@@ -508,12 +535,13 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         final HttpSession found = findHttp(httpSessionId);
         if (null != found)
         {
-            httpSessions.remove(found);
+            httpSessions().remove(found);
         }
     }
 
     private HttpSession findHttp(final String httpSessionId)
     {
+        final List<HttpSession> httpSessions = httpSessions();
         if (null != httpSessions)
         {
             for (final HttpSession h : httpSessions)
@@ -533,6 +561,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
      */
     private void invalidateHttpSessions()
     {
+        final List<HttpSession> httpSessions = httpSessions();
         if (null == httpSessions || httpSessions.isEmpty())
         {
             return;
@@ -697,6 +726,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     {
         checkValid();
         final List<Object> all = new ArrayList<>(Arrays.asList(sessions).subList(0, sessionCount));
+        final List<HttpSession> httpSessions = httpSessions();
         if (null != httpSessions)
         {
             all.addAll(httpSessions);
@@ -715,6 +745,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         if ("HTTP".equalsIgnoreCase(protocol))
         {
+            final List<HttpSession> httpSessions = httpSessions();
             return null == httpSessions ? Collections.emptyIterator() : new ArrayList<>(httpSessions).iterator();
         }
         throw new IllegalArgumentException("protocol " + protocol + " is not SIP or HTTP");
@@ -750,6 +781,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public ServletTimer getTimer(final String timerId)
     {
         checkValid();
+        final Map<String, ServletTimerImpl> timers = timers();
         return null == timers ? null : timers.get(timerId);
     }
 
@@ -757,6 +789,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public Collection<ServletTimer> getTimers()
     {
         checkValid();
+        final Map<String, ServletTimerImpl> timers = timers();
         return null == timers ? List.of() : List.copyOf(timers.values());
     }
 

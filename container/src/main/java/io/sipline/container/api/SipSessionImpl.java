@@ -349,6 +349,12 @@ public final class SipSessionImpl implements SipSession
         return dialog.callId();
     }
 
+    /** Whether the session's Call-ID is the one at {@code [start, end)} of {@code b}; no String is made. */
+    boolean callIdIs(final byte[] b, final int start, final int end)
+    {
+        return dialog.callIdIs(b, start, end);
+    }
+
     State state()
     {
         return state;
@@ -378,7 +384,7 @@ public final class SipSessionImpl implements SipSession
     {
         if (!registered && null != dialog.localTag() && valid)
         {
-            app.host().sessions().putDialog(dialog.callId(), dialog.localTag(), this);
+            app.host().sessions().putDialog(dialog.localTag(), this);
             registered = true;
         }
     }
@@ -537,7 +543,7 @@ public final class SipSessionImpl implements SipSession
         if (null == proxyRouteKey() && valid)
         {
             extras().proxyRouteKey = key;
-            app.host().sessions().putDialog(dialog.callId(), key, this);
+            app.host().sessions().putDialog(key, this);
         }
     }
 

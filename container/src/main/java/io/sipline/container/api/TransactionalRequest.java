@@ -90,7 +90,8 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     public StringBuilder appendBranch(final StringBuilder sb)
     {
         ShardIds.appendBranch(sb, leg.branchOrigin, leg.branchRandom);
-        return null == leg.branchSuffix ? sb : sb.append(leg.branchSuffix);
+        final String suffix = branchSuffix();
+        return null == suffix ? sb : sb.append(suffix);
     }
 
     public InetSocketAddress destination()
@@ -109,14 +110,14 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** The transport this request was sent on (its top Via's), null before it was sent or when it was received. */
     public String sentTransport()
     {
-        return null == leg ? null : leg.sentTransport;
+        return null == leg ? null : leg.sentTransport();
     }
 
     public void sentTransport(final String value)
     {
         if (null != value || null != leg)
         {
-            leg().sentTransport = value;
+            leg().sentTransport(value);
         }
     }
 
@@ -253,16 +254,9 @@ abstract class TransactionalRequest extends ServletRequestAdapter
         }
     }
 
+    /** What the branch of our Via ends with: the suffix of the proxy branch that sent this request, or null. */
     public String branchSuffix()
     {
-        return null == leg ? null : leg.branchSuffix;
-    }
-
-    public void branchSuffix(final String value)
-    {
-        if (null != value || null != leg)
-        {
-            leg().branchSuffix = value;
-        }
+        return null != leg && leg.proxyBranch instanceof SuffixedBranch b ? b.branchSuffix() : null;
     }
 }

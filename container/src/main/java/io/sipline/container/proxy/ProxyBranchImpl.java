@@ -16,6 +16,7 @@ import javax.servlet.sip.URI;
 import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.api.SipServletResponseImpl;
+import io.sipline.container.api.SuffixedBranch;
 import io.sipline.container.api.ContainerShard;
 import io.sipline.sip.message.HeaderName;
 
@@ -30,7 +31,7 @@ import io.sipline.sip.message.HeaderName;
  * <p>
  * Threading: the proxy's shard.
  */
-public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerTarget
+public final class ProxyBranchImpl implements SuffixedBranch, ContainerShard.TimerTarget
 {
     private final ProxyImpl proxy;
     private final URI target;
@@ -66,7 +67,12 @@ public final class ProxyBranchImpl implements ProxyBranch, ContainerShard.TimerT
         this.timeoutSeconds = null == from ? 0 : from.timeoutSeconds;
         this.request = SipServletRequestImpl.forwardOf(proxy.original(), target.toString());
         request.proxyBranch(this);
-        request.branchSuffix(proxy.branchSuffix());
+    }
+
+    @Override
+    public String branchSuffix()
+    {
+        return proxy.branchSuffix();
     }
 
     /**

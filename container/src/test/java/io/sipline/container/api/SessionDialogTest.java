@@ -2,9 +2,12 @@ package io.sipline.container.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
+
+import io.sipline.sip.message.SipMessage;
 
 /**
  * A UAS session's dialog on a {@link FakeHost}: taken from the initial request (RFC 3261 §12.1.1), written into the
@@ -106,5 +109,60 @@ class SessionDialogTest
         assertEquals("Alice", session.getRemoteParty().getDisplayName());
         assertEquals("Bob", session.getLocalParty().getDisplayName());
         assertEquals("1928301774", session.remoteTag());
+    }
+
+    private SipMessage byeTo(final String callId)
+    {
+        return TestMessages.parse("BYE sip:bob@192.0.2.1 SIP/2.0\r\n"
+            + "Via: SIP/2.0/UDP 192.0.2.9:5062;branch=z9hG4bKbye\r\n"
+            + "From: \"Alice\" <sip:alice@atlanta.example>;tag=1928301774\r\n"
+            + "To: Bob <sip:bob@biloxi.example>;tag=" + session.localTag() + "\r\n"
+            + "Call-ID: " + callId + "\r\n"
+            + "CSeq: 314160 BYE\r\n"
+            + "Content-Length: 0\r\n\r\n");
+    }
+
+    @Test
+    void shouldFindTheDialogByTheCallIdOfARequestInItWithoutReadingItAsText()
+    {
+        // RFC 3261 §12.2.2: a request in a dialog is matched to it by Call-ID, To tag (ours) and From tag
+        session.localTagForResponse();
+        session.onResponseSent((SipServletResponseImpl)invite.createResponse(200));
+        assertSame(session, host.table.dialog(byeTo("a84b4c76e66710@pc33.atlanta.example"), false));
+        assertNull(host.table.dialog(byeTo("a84b4c76e66710@pc33.atlanta.other"), false),
+            "another Call-ID with our tag is another dialog");
+        assertNull(host.table.dialog(byeTo("a84b4c76e66710"), false));
+    }
+
+    @Test
+    void shouldTellTheCallIdOfTheInitialRequestBeforeAndAfterInvalidation()
+    {
+        // JSR 289 SipSession.getCallId: the value of the Call-ID header of every message of the session; the
+        // session's requests carry it (RFC 3261 §12.2.1.1)
+        session.localTagForResponse();
+        session.onResponseSent((SipServletResponseImpl)invite.createResponse(200));
+        assertEquals(invite.getCallId(), session.getCallId());
+        assertSame(session.getCallId(), session.getCallId(), "made once");
+        assertEquals(invite.getCallId(), session.createRequest("BYE").getCallId());
+        session.invalidate();
+        TestMessages.received(host, TestMessages.INVITE.replace("a84b4c76e66710", "other-call"));
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", session.getCallId(), "read before: kept as it was");
+    }
+
+    @Test
+    void shouldKeepEveryUnreadIdOfAnInvalidatedSession()
+    {
+        // the Call-ID, remote tag and parties first read after the record went back to the pool and was reused
+        final SipServletRequestImpl other = TestMessages.received(host, TestMessages.INVITE
+            .replace("Call-ID: a84b4c76e66710@pc33.atlanta.example", "i: c-2@192.0.2.9"));
+        final SipSessionImpl s = other.sessionImpl();
+        s.localTagForResponse();
+        s.invalidate();
+        TestMessages.received(host, TestMessages.INVITE.replace("a84b4c76e66710", "reused"));
+        assertEquals("c-2@192.0.2.9", s.getCallId(), "RFC 3261 §7.3.3: the compact form i is Call-ID");
+        assertEquals(other.getCallId(), s.getCallId());
+        assertEquals("1928301774", s.getRemoteParty().getParameter("tag"));
+        assertEquals("sip:bob@biloxi.example", s.getLocalParty().getURI().toString());
+        assertEquals("sip:alice@atlanta.example", s.getRemoteParty().getURI().toString());
     }
 }

@@ -25,12 +25,12 @@ class SessionTableTest
         for (int i = 0; i < 10_000; i++)
         {
             final SipSessionImpl s = SipSessionImpl.forOutgoing(app, null, "<sip:a@x>", "<sip:b@y>", "sip:b@y", "m");
-            table.putDialog(s.callId(), s.localTag(), s);
+            table.putDialog(s.localTag(), s);
             live.add(s);
             if (random.nextInt(3) == 0)
             {
                 final SipSessionImpl gone = live.remove(random.nextInt(live.size()));
-                table.removeDialog(gone.callId(), gone.localTag(), gone);
+                table.removeDialog(gone.localTag(), gone);
                 assertNull(table.dialog(gone.callId(), gone.localTag()));
             }
         }
@@ -50,7 +50,7 @@ class SessionTableTest
         assertEquals(-1, SessionTable.key("s0000zzzzzzzzzzzzz"));
         assertEquals(-1, SessionTable.key("s01abcdef0123456"), "16 characters are not an id of ours");
         assertEquals(0x1ABCDEF0123456L, SessionTable.key("s0107abcdef0123456"), "the node digits are not in the key");
-        assertThrows(IllegalArgumentException.class, () -> table.putDialog("c", "peer-tag", null));
+        assertThrows(IllegalArgumentException.class, () -> table.putDialog("peer-tag", null));
         assertNull(table.dialog("c", "peer-tag"));
     }
 }
