@@ -373,6 +373,10 @@ public final class TransactionLayer
         {
             clientTable.trim(pool.window());
             serverTable.trim(pool.window());
+            requestKey.trim(); // before the scratch message it parses into: both between two sends
+            scratch.trimScratch();
+            via.forget();
+            messages.trim();
         }
         return fired + failed;
     }
