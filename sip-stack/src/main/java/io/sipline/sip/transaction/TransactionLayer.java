@@ -377,6 +377,7 @@ public final class TransactionLayer
             scratch.trimScratch();
             via.forget();
             messages.trim();
+            shedding.trim();
         }
         return fired + failed;
     }
