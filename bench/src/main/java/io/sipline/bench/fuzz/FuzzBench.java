@@ -92,8 +92,9 @@ public final class FuzzBench implements Callable<Integer>
         + "after its profile's, e.g. \"-Dio.netty.leakDetection.level=paranoid\" or a JFR recording (default none)")
     List<String> serverJvm = new ArrayList<>();
 
-    @Option(names = "--heap-dump", description = "also write the server's live heap to heap-after.hprof in the run "
-        + "directory at the second measurement, to find what holds what stayed (some seconds, as large as the heap)")
+    @Option(names = "--heap-dump", description = "also write the server's live heap to heap-before.hprof and "
+        + "heap-after.hprof in the run directory at the two measurements, to find what holds what stayed (some "
+        + "seconds each, as large as the heap)")
     boolean heapDump;
 
     public static void main(final String[] args)
@@ -128,6 +129,10 @@ public final class FuzzBench implements Callable<Integer>
         final List<byte[]> seeds = SipMutator.seedMessages(home.resolve("sip-stack/src/test/resources"), "127.0.0.1");
         final Map<String, Double> m0 = metrics(server.adminPort());
         final long live0 = server.liveBytes(dir.resolve("histogram-before.txt"));
+        if (heapDump)
+        {
+            server.heapDump(dir.resolve("heap-before.hprof"));
+        }
         // The histogram stops the server for a heap walk and a full collection: the load starts once that is over
         TimeUnit.SECONDS.sleep(QUIET_SECONDS);
         final double seconds = udp / (double)Math.max(1, rate) + (tcp + tls) / (double)Math.max(1, streamRate);

@@ -23,8 +23,15 @@ public final class SessionTable
     /** The URI parameter that carries an encoded application session id (JSR 289 §15.11.1). */
     public static final String ENCODED_URI_PARAMETER = io.sipline.sip.stack.StackShard.TARGET_URI_PARAMETER;
 
+    /** How often {@link #trim} looks at the dialog index. */
+    static final long TRIM_PERIOD_NS = 1_000_000_000L;
+    /** Trims in a row the dialog index must stay at an eighth of its slots or less before it shrinks. */
+    static final int QUIET_TRIMS = 64;
+
     /** SIP sessions by local tag, keyed by the tag's 60 id bits; one session per key; grows a few slots per put. */
     private final LongHashIndex<SipSessionImpl> dialogs = new LongHashIndex<>(2048);
+    private long nextTrimNs;
+    private boolean trimmedOnce;
     private final ConcurrentHashMap<String, SipApplicationSessionImpl> applications = new ConcurrentHashMap<>(1024);
     private final ConcurrentHashMap<String, SipApplicationSessionImpl> byKey = new ConcurrentHashMap<>();
 
@@ -148,6 +155,28 @@ public final class SessionTable
         {
             dialogs.remove(k, session);
         }
+    }
+
+    /**
+     * The shard's tick (earlier calls than once a second return at once): shrinks the dialog index a burst of calls
+     * grew once it has stayed mostly empty for {@link #QUIET_TRIMS} seconds ({@link LongHashIndex#trim}), so that
+     * it does not keep the burst's high-water mark. Allocates nothing unless it starts a shrink. Shard only.
+     */
+    public void trim(final long nowNs)
+    {
+        if (trimmedOnce && nowNs - nextTrimNs < 0)
+        {
+            return;
+        }
+        trimmedOnce = true;
+        nextTrimNs = nowNs + TRIM_PERIOD_NS;
+        dialogs.trim(QUIET_TRIMS);
+    }
+
+    /** Slots of the dialog index (shard only; tests). */
+    int dialogCapacity()
+    {
+        return dialogs.capacity();
     }
 
     /** Number of SIP sessions registered by dialog (shard only; tests and metrics). */

@@ -53,4 +53,38 @@ class SessionTableTest
         assertThrows(IllegalArgumentException.class, () -> table.putDialog("peer-tag", null));
         assertNull(table.dialog("c", "peer-tag"));
     }
+
+    @Test
+    void shouldShrinkTheDialogIndexOnceABurstOfCallsHasEndedForTheQuietTrims()
+    {
+        final FakeHost host = new FakeHost();
+        final SessionTable table = new SessionTable();
+        final SipApplicationSessionImpl app = new SipApplicationSessionImpl(new FakeApp(), host, null);
+        final List<SipSessionImpl> burst = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++)
+        {
+            final SipSessionImpl s = SipSessionImpl.forOutgoing(app, null, "<sip:a@x>", "<sip:b@y>", "sip:b@y", "m");
+            table.putDialog(s.callId(), s.localTag(), s);
+            burst.add(s);
+        }
+        assertEquals(16_384, table.dialogCapacity());
+        final SipSessionImpl held = burst.removeFirst();
+        for (final SipSessionImpl s : burst)
+        {
+            table.removeDialog(s.callId(), s.localTag(), s);
+        }
+        long now = 7_000_000_000L;
+        for (int second = 0; second < SessionTable.QUIET_TRIMS; second++, now += SessionTable.TRIM_PERIOD_NS)
+        {
+            table.trim(now);
+            table.trim(now + SessionTable.TRIM_PERIOD_NS / 2); // a tick within the second: nothing
+        }
+        assertEquals(16_384, table.dialogCapacity(), "the first trim saw the burst's peak");
+        table.trim(now);
+        assertEquals(2_048, table.dialogCapacity(), "back to its initial size");
+        now += SessionTable.TRIM_PERIOD_NS;
+        table.trim(now); // the rest of the old slots moved
+        assertSame(held, table.dialog(held.callId(), held.localTag()));
+        assertEquals(1, table.dialogCount());
+    }
 }

@@ -14,7 +14,10 @@ package io.sipline.sip.collection;
  * </pre>
  *
  * <p>Growth doubles at half load and moves the old slots a few per {@link #put} ({@link #previousKeys} says how and
- * why); what stays per growth is the allocation of the new arrays (the JVM zeroes them). Shrinks never.
+ * why); what stays per growth is the allocation of the new arrays (the JVM zeroes them). The owner's once-a-second
+ * {@link #trim} shrinks an index that a burst grew, once its size has stayed at an eighth of its slots or less for as
+ * many trims as the owner asks, back towards its initial capacity, by the same migration; in steady state a trim
+ * compares a few integers and allocates nothing.
  *
  * <p>Not thread-safe; owned by one shard.
  *
@@ -24,6 +27,8 @@ public final class LongHashIndex<V>
 {
     /** Slots of the previous table moved by each put while a growth is under way. */
     public static final int MIGRATE_PER_PUT = 8;
+    /** Slots of the previous table a {@link #trim} moves, besides those the puts move. */
+    public static final int MIGRATE_PER_TRIM = 16_384;
     /** A cursor bit: the slot is in the previous table. Tables stay below 2^30 slots. */
     private static final int IN_PREVIOUS = 1 << 30;
     /** Left in a previous table's slot whose value has moved: keeps the probe runs through it unbroken. */
@@ -43,6 +48,9 @@ public final class LongHashIndex<V>
      * table, then the previous one; removal takes a value out of whichever holds it. The previous table holds at most
      * a quarter of the new capacity in half as many slots, so it is empty long before the new table reaches half
      * load (a migration takes capacity/16 puts, the next growth at least capacity/4); its arrays are then dropped.
+     * A shrink ({@link #trim}) makes the previous table the larger one, holding at most a quarter of the new
+     * capacity; the trims move {@link #MIGRATE_PER_TRIM} of its slots each besides the puts', so that an idle index
+     * lets go of it too, and a growth that comes first moves what is left at once.
      */
     private long[] previousKeys;
     private Object[] previousValues;
@@ -51,6 +59,13 @@ public final class LongHashIndex<V>
     private int migrated;
     private int size;
     private long growths;
+    private long shrinks;
+    private final int initialCapacity;
+    /** The largest size since the last {@link #trim}. */
+    private int peakSinceTrim;
+    /** Trims in a row that found the peak at an eighth of the capacity or less, and the largest of their peaks. */
+    private int sparseTrims;
+    private int sparsePeak;
 
     /** An index of at least {@code initialCapacity} slots (a power of two, 16 or more) that grows a little per put. */
     public LongHashIndex(final int initialCapacity)
@@ -74,6 +89,7 @@ public final class LongHashIndex<V>
         }
         final int capacity = Math.max(16, Integer.highestOneBit(Math.max(1, initialCapacity - 1)) << 1);
         this.migratePerPut = migratePerPut;
+        this.initialCapacity = capacity;
         keys = new long[capacity];
         values = new Object[capacity];
         mask = capacity - 1;
@@ -97,7 +113,13 @@ public final class LongHashIndex<V>
         return growths;
     }
 
-    /** Whether a growth is under way: some values are still in the previous table. */
+    /** How many times a {@link #trim} has shrunk the index. */
+    public long shrinks()
+    {
+        return shrinks;
+    }
+
+    /** Whether a growth or a shrink is under way: some values are still in the previous table. */
     public boolean migrating()
     {
         return null != previousValues;
@@ -158,7 +180,7 @@ public final class LongHashIndex<V>
         {
             if (null != previousValues)
             {
-                migrate(Integer.MAX_VALUE); // not reached by the sizes above; kept so that two growths never overlap
+                migrate(Integer.MAX_VALUE); // only when a load comes back during a shrink: two tables at most
             }
             grow();
         }
@@ -167,7 +189,59 @@ public final class LongHashIndex<V>
             migrate(migratePerPut);
         }
         insert(key, value);
-        size++;
+        if (++size > peakSinceTrim)
+        {
+            peakSinceTrim = size;
+        }
+    }
+
+    /**
+     * The owner's periodic duty (once a second): moves up to {@link #MIGRATE_PER_TRIM} slots of a previous table,
+     * and, when the index has held at most an eighth of its slots at every moment of the last {@code quietTrims}
+     * trims, starts a shrink to the smallest power of two of at least four times the largest size seen over them
+     * (never below the initial capacity), so that the next growth is two doublings of the load away. Allocates only
+     * when it starts a shrink. Call it between operations: a cursor does not survive it.
+     *
+     * @param quietTrims trims in a row the index must stay that sparse for (at least 1).
+     * @return true when this trim started a shrink.
+     */
+    public boolean trim(final int quietTrims)
+    {
+        final int peak = peakSinceTrim;
+        peakSinceTrim = size;
+        if (null != previousValues)
+        {
+            migrate(MIGRATE_PER_TRIM);
+        }
+        final int capacity = values.length;
+        if (capacity <= initialCapacity || (long)peak * 8 > capacity)
+        {
+            sparseTrims = 0;
+            sparsePeak = 0;
+            return false;
+        }
+        sparsePeak = Math.max(sparsePeak, peak);
+        if (++sparseTrims < Math.max(1, quietTrims) || null != previousValues)
+        {
+            return false;
+        }
+        final int target = Math.max(initialCapacity, Integer.highestOneBit(Math.max(1, sparsePeak * 4 - 1)) << 1);
+        sparseTrims = 0;
+        sparsePeak = 0;
+        if (target >= capacity)
+        {
+            return false;
+        }
+        previousKeys = keys;
+        previousValues = values;
+        previousMask = mask;
+        migrated = 0;
+        values = new Object[target];
+        keys = new long[target];
+        mask = target - 1;
+        shrinks++;
+        migrate(MIGRATE_PER_TRIM);
+        return true;
     }
 
     /** Removes exactly {@code value} (by identity) from under {@code key}; false when it is not there. */

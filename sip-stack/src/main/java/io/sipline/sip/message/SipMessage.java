@@ -37,13 +37,20 @@ public final class SipMessage implements HeaderSource
     /** The most header values a message may carry; more is {@link ParseResult#TOO_MANY_HEADERS}. */
     public static final int MAX_HEADERS = 512;
 
+    /** The own array a message starts with; {@link #trimScratch} goes back to it, or to what recent use needed. */
+    static final int INITIAL_OWN_BYTES = 2048;
+    /** An own array up to this size is kept by {@link #trimScratch} whatever recent use: larger ones are a burst's. */
+    public static final int KEPT_OWN_BYTES = 16_384;
+    /** Header entries the index starts with, and keeps through {@link #trimScratch} unless recent use needed more. */
+    static final int INITIAL_ENTRIES = 64;
+
     private static final HeaderName[] NAMES = HeaderName.values();
     private static final int ID_MASK = 0xFFFF;
     private static final int FLAGS_SHIFT = 16;
 
     // --- bytes -------------------------------------------------------------------------------------------------
     byte[] buf;
-    byte[] ownBuffer = new byte[2048];
+    byte[] ownBuffer = new byte[INITIAL_OWN_BYTES];
     int offset;
     int limit;
 
@@ -61,10 +68,10 @@ public final class SipMessage implements HeaderSource
     int reasonEnd;
 
     // --- header index -------------------------------------------------------------------------------------------
-    int[] index = new int[64 * STRIDE];
+    int[] index = new int[INITIAL_ENTRIES * STRIDE];
     int headerCount;
     final int[] firstById = new int[NAMES.length];
-    String[] valueCache = new String[64];
+    String[] valueCache = new String[INITIAL_ENTRIES];
 
     // --- located while parsing ----------------------------------------------------------------------------------
     int callIdStart;
@@ -107,6 +114,12 @@ public final class SipMessage implements HeaderSource
     /** See {@link #receivedAtNanos()}; not touched by parsing, so the reader may set it before or after. */
     private long receivedAtNanos;
 
+    // --- recent use, for trimScratch ----------------------------------------------------------------------------
+    /** The largest own array asked for since the last {@link #trimScratch}. */
+    private int ownBytesSinceTrim;
+    /** The most header entries a message parsed here held since the last {@link #trimScratch}. */
+    private int entriesSinceTrim;
+
     void reset(final byte[] bytes, final int off, final int len)
     {
         buf = bytes;
@@ -120,6 +133,7 @@ public final class SipMessage implements HeaderSource
         if (headerCount > 0)
         {
             Arrays.fill(valueCache, 0, Math.min(headerCount, valueCache.length), null);
+            entriesSinceTrim = Math.max(entriesSinceTrim, headerCount);
         }
         headerCount = 0;
         Arrays.fill(firstById, -1);
@@ -144,11 +158,45 @@ public final class SipMessage implements HeaderSource
     /** Grows the owned array when a message does not fit; returns the array to copy into. */
     byte[] ownBuffer(final int capacity)
     {
+        ownBytesSinceTrim = Math.max(ownBytesSinceTrim, capacity);
         if (ownBuffer.length < capacity)
         {
             ownBuffer = new byte[Math.max(capacity, ownBuffer.length * 2)];
         }
         return ownBuffer;
+    }
+
+    /**
+     * For a message its owner reuses for every message it handles (a shard's receive, hand-over or scratch message),
+     * called once a second between two of them: lets go of an own array larger than {@link #KEPT_OWN_BYTES} and of a
+     * header index longer than its initial one when no message since the last trim needed them (a flood's header of
+     * 60 KB is not kept past the next trim), and forgets the last message, whose bytes may be an array it only
+     * borrowed, and the scratch views' spans into it. The last message must be dead: its spans, views and Strings
+     * are invalid after this, as after the next parse. Allocates only when it lets an array go.
+     */
+    public void trimScratch()
+    {
+        entriesSinceTrim = Math.max(entriesSinceTrim, headerCount);
+        if (ownBuffer.length > KEPT_OWN_BYTES && ownBytesSinceTrim <= KEPT_OWN_BYTES)
+        {
+            ownBuffer = new byte[Math.max(INITIAL_OWN_BYTES, ownBytesSinceTrim)];
+        }
+        if (entriesSinceTrim <= INITIAL_ENTRIES)
+        {
+            if (index.length > INITIAL_ENTRIES * STRIDE)
+            {
+                index = new int[INITIAL_ENTRIES * STRIDE];
+            }
+            if (valueCache.length > INITIAL_ENTRIES)
+            {
+                valueCache = new String[INITIAL_ENTRIES];
+            }
+        }
+        reset(ownBuffer, 0, 0); // notes the last message's entries: the counts start again after it
+        ownBytesSinceTrim = 0;
+        entriesSinceTrim = 0;
+        viaScratch.forget();
+        uriScratch.reset();
     }
 
     /** Adds a header entry; false when the message has too many. */

@@ -56,6 +56,15 @@ public final class SipMessageBuilder
         return startResponse(out, request, status, reason, toTag, null);
     }
 
+    /** Forgets its Via stamper's span into the last request it copied from: a kept builder holds no such array. */
+    public void forget()
+    {
+        if (null != stamper)
+        {
+            stamper.forget();
+        }
+    }
+
     /**
      * As {@link #startResponse(ByteBuf, SipMessage, int, CharSequence, CharSequence)}, with the top Via stamped as
      * the server transport stamps it on receipt ({@link ViaStamper}: {@code received} per RFC 3261 §18.2.1,

@@ -52,6 +52,14 @@ public final class ViaFlyweight
     private String error;
     private int errorOffset;
 
+    /** Forgets the wrapped bytes (an owner that keeps the view lets the array go); read nothing until the next wrap. */
+    public void forget()
+    {
+        buf = null;
+        start = 0;
+        end = 0;
+    }
+
     /**
      * Re-points the view at a Via value and parses it.
      *

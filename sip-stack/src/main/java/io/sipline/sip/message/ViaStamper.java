@@ -41,6 +41,12 @@ public final class ViaStamper
     /** The same address as the JDK writes it (IPv6 uncompressed, "0:0:0:0:0:0:0:1"), which peers also put in Vias. */
     private byte[] cachedAddressLongText = new byte[0];
 
+    /** Forgets the span of the last request's top Via (an owner that keeps the stamper lets that array go). */
+    public void forget()
+    {
+        via.forget();
+    }
+
     /**
      * The Via lines of the response: the top one stamped with received/rport when RFC 3261 §18.2.1 or RFC 3581 §4
      * asks for it, the others as they came.

@@ -63,6 +63,8 @@ public final class StackShard
     private static final ConcurrentHashMap<String, Boolean> LOGGED = new ConcurrentHashMap<>();
     /** A loop that polled no timer for this many ticks was stalled; see {@link TickTask}. */
     static final int STALL_TICKS = 10;
+    /** How often the shard's reused messages let go of a burst's arrays ({@link #trimScratch}). */
+    static final long SCRATCH_TRIM_PERIOD_NS = 1_000_000_000L;
 
     final int index;
     private final SipStack stack;
@@ -80,6 +82,7 @@ public final class StackShard
     /** Buffers of outbound messages and hand-over copies, reused once released (shard thread; see the class). */
     private final OutboundBuffers outboundBuffers;
     private final SipMessage handedOver = new SipMessage();
+    private long nextScratchTrimNs;
     private final ShardEvents events = new ShardEvents(this);
     /** Picks the transport of each outbound message and sends on connections (RFC 3261 §18.1.1, §18.2.2). */
     final TransportSelection transports = new TransportSelection();
@@ -143,6 +146,7 @@ public final class StackShard
         this.appWheel = new TimerWheel(now, config.tickNs(), TimerWheel.DEFAULT_TICKS_PER_WHEEL,
             TimerWheel.DEFAULT_SPOKE_CAPACITY);
         this.lastPollNs = now;
+        this.nextScratchTrimNs = now + SCRATCH_TRIM_PERIOD_NS;
         this.inputLag = new InputLag(now);
         this.transactions = new TransactionLayer(config.transactionConfig(), events, events, NanoClock.SYSTEM,
             transactionWheel);
@@ -642,6 +646,27 @@ public final class StackShard
         outboundBuffers.trim(nowNs); // once a second: free kept buffers a burst left behind
     }
 
+    /**
+     * Once a second, from the tick task (never from a read, whose datagram is in the receive message): the reused
+     * messages and views of this shard let go of what a burst of large messages grew and of their spans into the
+     * last message ({@link SipMessage#trimScratch}).
+     */
+    private void trimScratch(final long nowNs)
+    {
+        if (nowNs - nextScratchTrimNs < 0)
+        {
+            return;
+        }
+        nextScratchTrimNs = nowNs + SCRATCH_TRIM_PERIOD_NS;
+        handedOver.trimScratch();
+        transports.trim();
+        malformedAnswers.trim();
+        if (null != udp)
+        {
+            udp.trim();
+        }
+    }
+
     /** Ends a drain's or a tick's batch ({@link #batching}): what it wrote leaves now. */
     private void endBatch()
     {
@@ -837,6 +862,7 @@ public final class StackShard
                     pollTimers(now);
                 }
                 inbox.drain();
+                trimScratch(now);
                 mirrorCounters();
                 try
                 {

@@ -27,6 +27,16 @@ import io.sipline.sip.transport.tcp.TcpShardConnections;
  */
 final class TransportSelection
 {
+    /**
+     * Once a second, between two sends: the read-back message lets go of a burst's arrays and of the last message
+     * ({@link SipMessage#trimScratch}), and the Via view of its span.
+     */
+    void trim()
+    {
+        outbound.trimScratch();
+        outboundVia.forget();
+    }
+
     /** Reads back outbound messages (their top Via's transport, a response's sent-by port); never a caller's. */
     private final SipMessage outbound = new SipMessage();
 

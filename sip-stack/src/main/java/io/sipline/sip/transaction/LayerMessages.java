@@ -126,4 +126,10 @@ final class LayerMessages
         }
         out.writeByte((int)('0' + value % 10));
     }
+
+    /** Once a second, between two messages: the builder lets go of its spans into the last request. */
+    void trim()
+    {
+        builder.forget();
+    }
 }

@@ -45,10 +45,14 @@ public final class RequestKeyReader
     private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
     private static final long LFS = ONES * Ascii.LF;
 
+    private static final int INITIAL_BYTES = 2048;
+
     private final SipMessage message;
     private final ViaFlyweight via = new ViaFlyweight();
-    private byte[] bytes = new byte[2048];
+    private byte[] bytes = new byte[INITIAL_BYTES];
     private int length;
+    /** The largest request copied since the last {@link #trim}. */
+    private int longestSinceTrim;
     private boolean quick;
 
     private SipMethod method;
@@ -96,6 +100,23 @@ public final class RequestKeyReader
     {
         quick = false;
         return copy(request) && parse();
+    }
+
+    /**
+     * Once a second, between two reads: lets go of a copy array larger than {@link SipMessage#KEPT_OWN_BYTES} that
+     * no request since the last trim needed (a burst's), and of the Via view's span into the last copy, so that an
+     * idle reader keeps no large request. The last read's fields are invalid after this. Allocates only when it lets
+     * the array go.
+     */
+    public void trim()
+    {
+        if (bytes.length > SipMessage.KEPT_OWN_BYTES && longestSinceTrim <= SipMessage.KEPT_OWN_BYTES)
+        {
+            bytes = new byte[Math.max(INITIAL_BYTES, longestSinceTrim)];
+            length = 0;
+        }
+        longestSinceTrim = 0;
+        via.forget();
     }
 
     /** Whether the last read was answered without the parser. */
@@ -161,6 +182,7 @@ public final class RequestKeyReader
         {
             return false;
         }
+        longestSinceTrim = Math.max(longestSinceTrim, n);
         if (n > bytes.length)
         {
             bytes = new byte[Math.max(n, 2 * bytes.length)];

@@ -251,4 +251,10 @@ public final class StatelessShedding
     {
         return (long)COUNTS.getOpaque(counts, CANCELS);
     }
+
+    /** Once a second, between two refusals (shard thread): the builder lets go of its span into the last request. */
+    void trim()
+    {
+        builder.forget();
+    }
 }

@@ -358,7 +358,8 @@ public final class TransactionLayer
     /**
      * The shard's duty cycle for the layer: fires due timers (retransmissions, timeouts, terminations), goes on
      * with the peer failures still being applied ({@link PeerFailures}) and, once a second, lets go of the free
-     * transactions recent use does not need ({@link TransactionPool#trim}).
+     * transactions recent use does not need ({@link TransactionPool#trim}) and shrinks a table that has stayed mostly
+     * empty over the pool's window ({@link TransactionTable#trim}), so that neither keeps a burst's high-water mark.
      *
      * @return the number of timers fired and transactions failed (0 means idle).
      */
@@ -366,7 +367,18 @@ public final class TransactionLayer
     {
         final int fired = wheel.poll(nowNs, timerHandler, config.timerPollLimit());
         final int failed = peerFailures.poll();
+        final int trims = pool.trims();
         pool.trim(nowNs);
+        if (trims != pool.trims())
+        {
+            clientTable.trim(pool.window());
+            serverTable.trim(pool.window());
+            requestKey.trim(); // before the scratch message it parses into: both between two sends
+            scratch.trimScratch();
+            via.forget();
+            messages.trim();
+            shedding.trim();
+        }
         return fired + failed;
     }
 
@@ -382,6 +394,12 @@ public final class TransactionLayer
     public TransactionUser user()
     {
         return user;
+    }
+
+    /** The table of client ({@code true}) or server transactions. */
+    TransactionTable table(final boolean client)
+    {
+        return client ? clientTable : serverTable;
     }
 
     /** Transactions in use (in either table). */

@@ -170,6 +170,12 @@ final class TransactionPool
         return null == chunk ? null : chunk[index & (CHUNK - 1)];
     }
 
+    /** Trims done so far: a caller sees a trim happen when this changes. */
+    int trims()
+    {
+        return trims;
+    }
+
     /** Trims over which the acquires are counted. */
     int window()
     {

@@ -37,7 +37,21 @@ final class TransactionTable
         return index.growths();
     }
 
-    /** Whether a growth is under way: some transactions are still in the previous table. */
+    long shrinks()
+    {
+        return index.shrinks();
+    }
+
+    /**
+     * Once a second: shrinks the index a burst grew once it has stayed mostly empty for {@code quietTrims} trims
+     * ({@link LongHashIndex#trim}); allocates nothing unless it starts a shrink.
+     */
+    void trim(final int quietTrims)
+    {
+        index.trim(quietTrims);
+    }
+
+    /** Whether a growth or a shrink is under way: some transactions are still in the previous table. */
     boolean migrating()
     {
         return index.migrating();

@@ -180,6 +180,15 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
     }
 
     /**
+     * Once a second, between two datagrams: the receive message lets go of a burst's arrays and of the last datagram
+     * ({@link SipMessage#trimScratch}). Shard thread only.
+     */
+    public void trim()
+    {
+        message.trimScratch();
+    }
+
+    /**
      * Flushes every socket written by {@link #sendFrom} or {@link #send} since the last flush. Shard thread only.
      * Re-entrant: a call from inside a flush (a refused write's unreachable report) returns at once, and the outer
      * flush sends what it wrote.

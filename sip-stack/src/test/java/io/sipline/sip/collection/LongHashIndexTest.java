@@ -16,7 +16,10 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
-/** The index's lookups, removal, replacement and growth, the growth moving a few slots per put (no rehash at once). */
+/**
+ * The index's lookups, removal, replacement, growth and shrink, both moving a few slots per put or trim (no rehash at
+ * once).
+ */
 class LongHashIndexTest
 {
     /** A value that knows its key, so that a walk can check what it yields. */
@@ -201,5 +204,179 @@ class LongHashIndexTest
         assertTrue(index.growths() >= 6, "grew from 16 slots to " + index.capacity());
         assertTrue(checksWhileMigrating > 0, "checked while values were in both tables");
         assertEquals(-1, index.first(123_456), "a key never put is not found");
+    }
+
+    @Test
+    void aTrimShrinksAnIndexThatStayedAnEighthFullForTheQuietTrims()
+    {
+        final LongHashIndex<Entry> index = new LongHashIndex<>(16);
+        final List<Entry> kept = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++)
+        {
+            final Entry e = entry(i * 7919L);
+            index.put(e.key(), e);
+            if (i < 10)
+            {
+                kept.add(e);
+            }
+        }
+        assertEquals(8_192, index.capacity());
+        for (int i = 10; i < 3_000; i++)
+        {
+            assertTrue(index.remove(i * 7919L, walk(index, i * 7919L).iterator().next()));
+        }
+        assertFalse(index.trim(3), "the peak since the last trim was 3,000: not sparse");
+        assertFalse(index.trim(3));
+        assertFalse(index.trim(3));
+        assertEquals(8_192, index.capacity());
+        assertTrue(index.trim(3), "the third trim in a row at 10 values");
+        assertEquals(1, index.shrinks());
+        assertEquals(64, index.capacity(), "four times the largest size seen over the quiet trims, a power of two");
+        assertFalse(index.migrating(), "8,192 old slots are moved by the trim itself");
+        for (final Entry e : kept)
+        {
+            assertEquals(Set.of(e), walk(index, e.key()));
+        }
+        assertEquals(10, index.size());
+        for (int i = 0; i < 10; i++)
+        {
+            assertFalse(index.trim(3));
+        }
+        assertEquals(64, index.capacity(), "at 10 of 64 slots (over an eighth) it stays");
+    }
+
+    @Test
+    void aPeakBetweenTrimsStartsTheQuietCountAgainAndTheInitialCapacityIsTheFloor()
+    {
+        final LongHashIndex<Entry> index = new LongHashIndex<>(256);
+        final Entry a = entry(1);
+        index.put(1, a);
+        for (int i = 0; i < 100; i++)
+        {
+            assertFalse(index.trim(1), "never below the initial capacity");
+        }
+        for (int i = 0; i < 200; i++)
+        {
+            index.put(1_000 + i, entry(1_000 + i));
+        }
+        assertEquals(512, index.capacity());
+        for (int i = 0; i < 200; i++)
+        {
+            index.remove(1_000 + i, walk(index, 1_000 + i).iterator().next());
+        }
+        index.trim(2); // the peak of 201
+        index.trim(2);
+        // 100 values put and removed between two trims: the peak of 101 is more than an eighth of 512
+        for (int i = 0; i < 100; i++)
+        {
+            index.put(5_000 + i, entry(5_000 + i));
+        }
+        for (int i = 0; i < 100; i++)
+        {
+            index.remove(5_000 + i, walk(index, 5_000 + i).iterator().next());
+        }
+        assertFalse(index.trim(2));
+        assertFalse(index.trim(2), "one quiet trim since the peak");
+        assertTrue(index.trim(2));
+        assertEquals(256, index.capacity(), "down to the initial capacity, not below");
+        assertEquals(Set.of(a), walk(index, 1));
+    }
+
+    @Test
+    void aShrinkOfALargeIndexMovesItsSlotsOverTrimsAndPutsAndAReturningLoadGrowsItAgain()
+    {
+        final LongHashIndex<Entry> index = new LongHashIndex<>(16);
+        final Map<Long, Entry> live = new HashMap<>();
+        for (int i = 0; i < 40_000; i++)
+        {
+            final Entry e = entry(i);
+            index.put(i, e);
+            live.put((long)i, e);
+        }
+        assertEquals(131_072, index.capacity());
+        for (int i = 100; i < 40_000; i++)
+        {
+            assertTrue(index.remove(i, live.remove((long)i)));
+        }
+        index.trim(1);
+        assertTrue(index.trim(1));
+        assertEquals(512, index.capacity());
+        assertTrue(index.migrating(), "131,072 old slots, 16,384 a trim");
+        for (final Entry e : live.values())
+        {
+            assertEquals(Set.of(e), walk(index, e.key()), "found in either table");
+        }
+        // puts go to the new table and move 8 old slots each; removal finds a value in either table
+        for (int i = 0; i < 50; i++)
+        {
+            final Entry e = entry(100_000 + i);
+            index.put(e.key(), e);
+            live.put(e.key(), e);
+            assertTrue(index.remove(i, live.remove((long)i)));
+        }
+        for (int i = 0; i < 8 && index.migrating(); i++)
+        {
+            index.trim(1);
+        }
+        assertFalse(index.migrating());
+        assertEquals(1, index.shrinks());
+        for (final Entry e : live.values())
+        {
+            assertEquals(Set.of(e), walk(index, e.key()));
+        }
+
+        // a load back at once: the index grows again, and every value is still found
+        for (int i = 0; i < 5_000; i++)
+        {
+            final Entry e = entry(200_000 + i);
+            index.put(e.key(), e);
+            live.put(e.key(), e);
+        }
+        assertEquals(16_384, index.capacity());
+        assertEquals(live.size(), index.size());
+        for (final Entry e : live.values())
+        {
+            assertEquals(Set.of(e), walk(index, e.key()));
+        }
+    }
+
+    @Test
+    void aShrinkInterruptedByAReturningLoadMovesTheRestAtOnceAndLosesNothing()
+    {
+        final Random random = new Random(20261130);
+        final LongHashIndex<Entry> index = new LongHashIndex<>(16);
+        final Map<Long, List<Entry>> model = new HashMap<>();
+        final List<Entry> live = new ArrayList<>();
+        int shrinksWhileMigrating = 0;
+        for (int round = 0; round < 30; round++)
+        {
+            // a burst, then most of it gone, then quiet trims: a shrink; then the next burst while it migrates
+            final int burst = 500 + random.nextInt(20_000);
+            for (int i = 0; i < burst; i++)
+            {
+                final Entry e = entry(random.nextInt(50_000));
+                index.put(e.key(), e);
+                live.add(e);
+                model.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
+            }
+            while (live.size() > 40)
+            {
+                final Entry e = live.remove(random.nextInt(live.size()));
+                assertTrue(index.remove(e.key(), e));
+                model.get(e.key()).remove(e);
+            }
+            for (int t = 0; t < 3; t++)
+            {
+                index.trim(2);
+            }
+            shrinksWhileMigrating += index.migrating() ? 1 : 0;
+            assertEquals(live.size(), index.size());
+            for (final Map.Entry<Long, List<Entry>> under : model.entrySet())
+            {
+                assertEquals(Set.copyOf(under.getValue()), walk(index, under.getKey()), "key " + under.getKey());
+            }
+        }
+        assertTrue(index.shrinks() >= 20, "shrinks: " + index.shrinks());
+        assertTrue(shrinksWhileMigrating > 0, "some bursts came while a shrink was moving slots");
     }
 }

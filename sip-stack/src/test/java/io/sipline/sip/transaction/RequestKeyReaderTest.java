@@ -2,6 +2,7 @@ package io.sipline.sip.transaction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -318,5 +319,48 @@ class RequestKeyReaderTest
             at = lineEnd;
         }
         return 1 == cseqLines;
+    }
+
+    private static boolean read(final RequestKeyReader r, final String request)
+    {
+        final ByteBuf b = Unpooled.copiedBuffer(request, StandardCharsets.US_ASCII);
+        try
+        {
+            return r.read(b);
+        }
+        finally
+        {
+            b.release();
+        }
+    }
+
+    @Test
+    void shouldLetABurstsLargeCopyGoAtTheFirstTrimWithNoLargeRequestSinceTheLast()
+    {
+        final RequestKeyReader r = new RequestKeyReader(new SipMessage());
+        final String plain = TransactionHarness.outgoing("INVITE", "z9hG4bKtrim");
+        final String large = plain.replace("Max-Forwards:", "X-Pad: " + "x".repeat(20_000) + "\r\nMax-Forwards:");
+        assertTrue(read(r, large));
+        final byte[] copy = r.buffer();
+        assertTrue(copy.length > SipMessage.KEPT_OWN_BYTES);
+        r.trim();
+        assertSame(copy, r.buffer(), "a request since the last trim needed it: kept one more second");
+        r.trim();
+        assertEquals(2048, r.buffer().length, "no large request for a whole trim: let go");
+        assertTrue(read(r, plain));
+        assertEquals("z9hG4bKtrim", new String(r.buffer(), r.branchStart(), r.branchEnd() - r.branchStart(),
+            StandardCharsets.US_ASCII));
+
+        // a request of the kept size each second: its array stays (no allocation)
+        final String medium = plain.replace("Max-Forwards:", "X-Pad: " + "x".repeat(8_000) + "\r\nMax-Forwards:");
+        assertTrue(read(r, medium));
+        final byte[] kept = r.buffer();
+        for (int second = 0; second < 3; second++)
+        {
+            r.trim();
+            r.trim();
+            assertTrue(read(r, plain));
+            assertSame(kept, r.buffer(), "an array up to the kept size stays");
+        }
     }
 }

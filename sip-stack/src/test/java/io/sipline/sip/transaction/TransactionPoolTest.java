@@ -2,6 +2,7 @@ package io.sipline.sip.transaction;
 
 import static io.sipline.sip.transaction.TransactionHarness.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -49,6 +50,35 @@ class TransactionPoolTest
     }
 
     @Test
+    void shouldShrinkTheServerTableABurstGrewOnceItStayedMostlyEmptyForTheWindow()
+    {
+        final TransactionHarness h = new TransactionHarness();
+        final TransactionPool pool = h.layer.pool;
+        final TransactionTable table = h.layer.table(false);
+        burst(h, "z9hG4bKflood", 3_000);
+        assertEquals(8_192, table.capacity(), "3,000 transactions at most half load");
+        expireAll(h);
+        assertEquals(0, table.size());
+
+        quietSeconds(h, pool.window() - 2);
+        assertEquals(8_192, table.capacity(), "a table empty for less than the pool's window keeps its slots");
+        quietSeconds(h, 4);
+        assertEquals(1, table.shrinks());
+        assertEquals(16, table.capacity(), "back to its initial capacity");
+        assertFalse(table.migrating(), "8,192 old slots: moved by the trim that shrank it");
+        assertEquals(0, h.layer.table(true).shrinks(), "the client table never grew");
+
+        // the next burst finds its transactions again (a retransmission is absorbed, RFC 3261 §17.2.2)
+        burst(h, "z9hG4bKagain", 100);
+        final int events = h.events.size();
+        h.receive(request("OPTIONS", "z9hG4bKagain42"));
+        assertEquals(events, h.events.size(), "the retransmission matched its transaction");
+        assertEquals(100, h.layer.activeTransactions());
+        expireAll(h);
+        h.assertNoLeaks();
+    }
+
+    @Test
     void shouldLetNothingGoUnderASteadyLoad()
     {
         // 40 new transactions a second, each living 32 s (Timer J): the pool grows to the load once, then neither
@@ -72,6 +102,7 @@ class TransactionPoolTest
         assertTrue(h.layer.activeTransactions() > 1_000, "the load's transactions: " + h.layer.activeTransactions());
         assertEquals(missesAfterWarmup, pool.misses(), "no object made after the first 32 s");
         assertEquals(0, pool.trimmed(), "none let go");
+        assertEquals(0, h.layer.table(false).shrinks(), "a table under a steady load keeps its slots");
         expireAll(h);
         h.assertNoLeaks();
     }
