@@ -64,14 +64,14 @@ class SessionTableTest
         for (int i = 0; i < 5_000; i++)
         {
             final SipSessionImpl s = SipSessionImpl.forOutgoing(app, null, "<sip:a@x>", "<sip:b@y>", "sip:b@y", "m");
-            table.putDialog(s.callId(), s.localTag(), s);
+            table.putDialog(s.localTag(), s);
             burst.add(s);
         }
         assertEquals(16_384, table.dialogCapacity());
         final SipSessionImpl held = burst.removeFirst();
         for (final SipSessionImpl s : burst)
         {
-            table.removeDialog(s.callId(), s.localTag(), s);
+            table.removeDialog(s.localTag(), s);
         }
         long now = 7_000_000_000L;
         for (int second = 0; second < SessionTable.QUIET_TRIMS; second++, now += SessionTable.TRIM_PERIOD_NS)
