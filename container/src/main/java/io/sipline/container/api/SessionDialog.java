@@ -181,19 +181,7 @@ final class SessionDialog
         {
             return start >= 0 && record.callId().contentEquals(b, start, end);
         }
-        final String id = callId();
-        if (null == id || start < 0 || end - start != id.length())
-        {
-            return false;
-        }
-        for (int i = 0; i < id.length(); i++)
-        {
-            if (b[start + i] != id.charAt(i))
-            {
-                return false;
-            }
-        }
-        return true;
+        return sameChars(callId(), b, start, end);
     }
 
     String localTag()
@@ -234,14 +222,19 @@ final class SessionDialog
         {
             return start >= 0 && record.remoteTag().contentEquals(b, start, end);
         }
-        final String tag = remoteTag();
-        if (null == tag || start < 0 || end - start != tag.length())
+        return sameChars(remoteTag(), b, start, end);
+    }
+
+    /** Whether {@code text} (ASCII: a tag or a Call-ID) has exactly the bytes at {@code [start, end)} of {@code b}. */
+    private static boolean sameChars(final String text, final byte[] b, final int start, final int end)
+    {
+        if (null == text || start < 0 || end - start != text.length())
         {
             return false;
         }
-        for (int i = 0; i < tag.length(); i++)
+        for (int i = 0; i < text.length(); i++)
         {
-            if (b[start + i] != tag.charAt(i))
+            if (b[start + i] != text.charAt(i))
             {
                 return false;
             }
