@@ -31,13 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code sipline-VERSION.tar.gz} as an operator installs it: unpacked with {@code tar} into a temporary directory
  * outside the source tree and started with its own {@code bin/sipline} and {@code conf/sipline.conf}, with this
- * JVM's Java 25 as {@code JAVA_HOME} and nothing else of the build. The server answers OPTIONS over UDP and
- * {@code GET /health}, deploys a WAR dropped into its {@code webapps/} folder, and stops with 0 on SIGTERM sent to its
- * process id.
+ * JVM's Java 25 as {@code JAVA_HOME} and nothing else of the build. The server warms up as its conf says, answers
+ * OPTIONS over UDP and {@code GET /health}, deploys a WAR dropped into its {@code webapps/} folder, and stops with 0
+ * on SIGTERM sent to its process id.
  */
 class DistributionTest
 {
-    private static final long START_MS = 60_000;
+    private static final long START_MS = 120_000;
     private static final long STOP_MS = 30_000;
 
     @TempDir
@@ -100,6 +100,9 @@ class DistributionTest
         {
             assertTrue(started.ready(), "no 'sipline: ready':\n" + server.output());
             assertTrue(server.output().contains("sipline: profile zgc"), "the conf's profile:\n" + server.output());
+            // the conf's warm-up: an installed server compiles its call path before it binds its ports
+            assertTrue(server.output().lines().anyMatch(l -> l.startsWith("sipline: warmed up in ")),
+                "the conf's warm-up:\n" + server.output());
             // bin/sipline starts the JVM with jdk.incubator.vector: the relay's SSRC index scans with SIMD
             assertTrue(server.output().lines().anyMatch(l -> l.startsWith("sipline: media on udp ")
                 && l.contains("; SSRC index: vector, ")), "the media relay's line:\n" + server.output());

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ImageTest
 {
-    private static final long START_MS = 60_000;
+    private static final long START_MS = 120_000;
     private static final long STOP_MS = 30_000;
     private static final String HOME = "/opt/sipline";
     private static final String JAVA_HOME = "/opt/java/openjdk";
