@@ -23,7 +23,9 @@ import io.netty.buffer.ByteBuf;
  * One shard's reads of its UDP sockets with {@code recvmsg(2)}, through the FFM API (a {@link Linker} downcall to
  * libc), with the kernel's receive timestamp of each datagram ({@code SO_TIMESTAMPNS}, socket(7), the time base of
  * {@link RealtimeClock}) and the senders' addresses cached for reuse ({@link #sender()}). {@link UdpShardReads} reads
- * a socket's duplicate descriptor ({@link #dup}) with it, in place of Netty's read, which allocates per datagram.
+ * a socket's duplicate descriptor ({@link #dup}) with it, in place of Netty's read, which allocates per datagram,
+ * where its reads are not batched with {@link UdpRecvMmsg} (which shares this object's sender cache, downcall handles
+ * and control-message walk, {@link #kernelTime}).
  * <pre>
  * struct msghdr (56 bytes, LP64)            struct iovec (16 bytes)      struct cmsghdr + timespec (32 bytes)
  *   void  *msg_name        @0                 void  *iov_base  @0          size_t cmsg_len   = 32        @0
