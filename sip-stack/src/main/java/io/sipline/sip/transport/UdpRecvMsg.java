@@ -23,7 +23,9 @@ import io.netty.buffer.ByteBuf;
  * One shard's reads of its UDP sockets with {@code recvmsg(2)}, through the FFM API (a {@link Linker} downcall to
  * libc), with the kernel's receive timestamp of each datagram ({@code SO_TIMESTAMPNS}, socket(7), the time base of
  * {@link RealtimeClock}) and the senders' addresses cached for reuse ({@link #sender()}). {@link UdpShardReads} reads
- * a socket's duplicate descriptor ({@link #dup}) with it, in place of Netty's read, which allocates per datagram.
+ * a socket's duplicate descriptor ({@link #dup}) with it, in place of Netty's read, which allocates per datagram,
+ * where its reads are not batched with {@link UdpRecvMmsg} (which shares this object's sender cache, downcall handles
+ * and control-message walk, {@link #kernelTime}).
  * <pre>
  * struct msghdr (56 bytes, LP64)            struct iovec (16 bytes)      struct cmsghdr + timespec (32 bytes)
  *   void  *msg_name        @0                 void  *iov_base  @0          size_t cmsg_len   = 32        @0
@@ -87,12 +89,20 @@ final class UdpRecvMsg
     private static final MethodHandle RECVMSG;
     /** The same, with {@code errno} captured into a segment passed first: to tell why a call failed. */
     private static final MethodHandle RECVMSG_ERRNO;
+    /**
+     * {@code int recvmmsg(int fd, struct mmsghdr *vector, unsigned vlen, int flags, struct timespec *timeout)}, for
+     * {@link UdpRecvMmsg}; null where libc has none. Without the call state, as {@link #RECVMSG}.
+     */
+    static final MethodHandle RECVMMSG;
+    /** The same, with {@code errno} captured into a segment passed first. */
+    static final MethodHandle RECVMMSG_ERRNO;
     /** {@code int dup(int fd)}, errno captured. */
     private static final MethodHandle DUP;
     /** {@code int setsockopt(int fd, int level, int name, const void *value, socklen_t length)}, errno captured. */
     private static final MethodHandle SETSOCKOPT;
-    private static final StructLayout CALL_STATE;
-    private static final VarHandle ERRNO;
+    /** The layout of the call state the {@code _ERRNO} handles capture into, and its {@code errno}. */
+    static final StructLayout CALL_STATE;
+    static final VarHandle ERRNO;
 
     static
     {
@@ -100,6 +110,8 @@ final class UdpRecvMsg
         final String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
         MethodHandle recvmsg = null;
         MethodHandle recvmsgErrno = null;
+        MethodHandle recvmmsg = null;
+        MethodHandle recvmmsgErrno = null;
         MethodHandle dup = null;
         MethodHandle setsockopt = null;
         StructLayout state = null;
@@ -116,6 +128,11 @@ final class UdpRecvMsg
                 recvmsg = libc.find("recvmsg").map(symbol -> downcall(linker, symbol, type)).orElse(null);
                 recvmsgErrno = libc.find("recvmsg").map(symbol -> downcall(linker, symbol, type, capture))
                     .orElse(null);
+                final FunctionDescriptor batch = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS);
+                recvmmsg = libc.find("recvmmsg").map(symbol -> downcall(linker, symbol, batch)).orElse(null);
+                recvmmsgErrno = libc.find("recvmmsg").map(symbol -> downcall(linker, symbol, batch, capture))
+                    .orElse(null);
                 dup = libc.find("dup").map(symbol -> downcall(linker, symbol,
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT), capture)).orElse(null);
                 setsockopt = libc.find("setsockopt").map(symbol -> downcall(linker, symbol,
@@ -127,10 +144,13 @@ final class UdpRecvMsg
             catch (final RuntimeException | LinkageError e)
             {
                 recvmsg = null; // no native access: Netty keeps reading
+                recvmmsg = null;
             }
         }
         RECVMSG = recvmsg;
         RECVMSG_ERRNO = recvmsgErrno;
+        RECVMMSG = null == recvmsg ? null : recvmmsg;
+        RECVMMSG_ERRNO = null == recvmsg ? null : recvmmsgErrno;
         DUP = dup;
         SETSOCKOPT = setsockopt;
         CALL_STATE = state;
@@ -338,37 +358,45 @@ final class UdpRecvMsg
         flags = 0;
     }
 
-    /** After a successful call: the buffer's indexes, the flags, the timestamp (walking the control messages). */
+    /** After a successful call: the buffer's indexes, the flags, the timestamp. */
     private int received(final ByteBuf into, final long n)
     {
         into.setIndex(0, (int)n);
         flags = header.get(hostIntLayout, MSG_FLAGS);
         if (0 == (flags & MSG_CTRUNC))
         {
-            final long written = Math.min(controlBytes, header.get(hostLongLayout, MSG_CONTROLLEN));
-            long at = 0;
-            while (at + CMSGHDR_BYTES <= written)
-            {
-                final long length = control.get(hostLongLayout, at);
-                if (length < CMSGHDR_BYTES || at + length > written)
-                {
-                    break; // malformed: nothing further can be trusted
-                }
-                if (SOL_SOCKET == control.get(hostIntLayout, at + 8)
-                    && SO_TIMESTAMPNS == control.get(hostIntLayout, at + 12) && length >= CMSG_TIMESPEC_BYTES)
-                {
-                    final long seconds = control.get(hostLongLayout, at + CMSGHDR_BYTES);
-                    final long nanos = control.get(hostLongLayout, at + CMSGHDR_BYTES + 8);
-                    if (seconds > 0 && nanos >= 0 && nanos < NANOS_PER_SECOND)
-                    {
-                        receivedAtNanos = seconds * NANOS_PER_SECOND + nanos;
-                    }
-                    break;
-                }
-                at += length + 7 & ~7L; // CMSG_ALIGN
-            }
+            receivedAtNanos = kernelTime(control, 0, Math.min(controlBytes, header.get(hostLongLayout,
+                MSG_CONTROLLEN)));
         }
         return (int)n;
+    }
+
+    /**
+     * The {@code SCM_TIMESTAMPNS} time in the control messages the kernel wrote at {@code base} of {@code control}
+     * ({@code written} bytes, no more than their room), walking them: nanoseconds since the epoch, or 0 for none.
+     */
+    static long kernelTime(final MemorySegment control, final long base, final long written)
+    {
+        final ValueLayout.OfLong hostLong = ValueLayout.JAVA_LONG;
+        final ValueLayout.OfInt hostInt = ValueLayout.JAVA_INT;
+        long at = 0;
+        while (at + CMSGHDR_BYTES <= written)
+        {
+            final long length = control.get(hostLong, base + at);
+            if (length < CMSGHDR_BYTES || at + length > written)
+            {
+                return 0; // malformed: nothing further can be trusted
+            }
+            if (SOL_SOCKET == control.get(hostInt, base + at + 8)
+                && SO_TIMESTAMPNS == control.get(hostInt, base + at + 12) && length >= CMSG_TIMESPEC_BYTES)
+            {
+                final long seconds = control.get(hostLong, base + at + CMSGHDR_BYTES);
+                final long nanos = control.get(hostLong, base + at + CMSGHDR_BYTES + 8);
+                return seconds > 0 && nanos >= 0 && nanos < NANOS_PER_SECOND ? seconds * NANOS_PER_SECOND + nanos : 0;
+            }
+            at += length + 7 & ~7L; // CMSG_ALIGN
+        }
+        return 0;
     }
 
     /**
@@ -399,23 +427,32 @@ final class UdpRecvMsg
      */
     InetSocketAddress sender()
     {
-        final short family = from.get(familyLayout, 0);
-        final int port = Short.toUnsignedInt(from.get(portLayout, 2));
+        return sender(from, 0);
+    }
+
+    /**
+     * The sender whose {@code sockaddr} the kernel wrote at {@code at} of {@code names} (the cache of
+     * {@link #sender()}, shared with {@link UdpRecvMmsg}); null for a family other than IPv4 and IPv6.
+     */
+    InetSocketAddress sender(final MemorySegment names, final long at)
+    {
+        final short family = names.get(familyLayout, at);
+        final int port = Short.toUnsignedInt(names.get(portLayout, at + 2));
         if (UdpSendTo.AF_INET == family)
         {
-            return sender4(from.get(addressLayout, 4), port);
+            return sender4(names.get(addressLayout, at + 4), port);
         }
         if (UdpSendTo.AF_INET6 != family)
         {
             return null;
         }
-        final long high = from.get(address6Layout, 8);
-        final long low = from.get(address6Layout, 16);
+        final long high = names.get(address6Layout, at + 8);
+        final long low = names.get(address6Layout, at + 16);
         if (0 == high && 0x0000_FFFFL == low >>> 32)
         {
             return sender4((int)low, port); // ::ffff:a.b.c.d
         }
-        final int scope = from.get(hostIntLayout, 24);
+        final int scope = names.get(hostIntLayout, at + 24);
         final long portScope = (long)port << 32 | (scope & 0xFFFF_FFFFL);
         final int slot = slot((high * 31 + low) ^ portScope);
         final InetSocketAddress known = senders6[slot];
@@ -424,7 +461,7 @@ final class UdpRecvMsg
             return known;
         }
         final byte[] bytes = new byte[16];
-        MemorySegment.copy(from, ValueLayout.JAVA_BYTE, 8, bytes, 0, 16);
+        MemorySegment.copy(names, ValueLayout.JAVA_BYTE, at + 8, bytes, 0, 16);
         final InetSocketAddress made;
         try
         {

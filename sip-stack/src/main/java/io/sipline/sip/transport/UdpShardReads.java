@@ -17,13 +17,17 @@ import io.netty.util.AttributeKey;
  * The recvmsg side of one UDP shard: where the shard reads its epoll sockets itself, listening ones and connected peer
  * channels alike, instead of Netty (whose datagram path allocates per datagram). Each such socket gets a
  * {@link UdpNativeReader} on a duplicate of its descriptor, with Netty's auto-read off; every wake-up reads up to
- * {@link UdpShardSockets#READS_PER_WAKEUP} datagrams with {@link UdpRecvMsg} into the shard's one receive buffer, with
- * the kernel's receive timestamp, hands each to {@link UdpShardSockets#onDatagram}, and flushes once per batch. Where
- * a reader cannot be set up, Netty keeps reading that socket (counted as an error).
+ * {@link UdpShardSockets#READS_PER_WAKEUP} datagrams, with the kernel's receive timestamp, hands each to
+ * {@link UdpShardSockets#onDatagram} in the order read, and flushes once per batch. The reads are batched with
+ * {@link UdpRecvMmsg} (one downcall for the whole wake-up; one that returns fewer datagrams than asked for found the
+ * queue empty, so no further call is made to hear {@code EAGAIN}), or, where {@code recvmmsg} is not available or
+ * {@link UdpTransport#RECVMMSG_PROP_NAME} is false, made one at a time with {@link UdpRecvMsg}. Where a reader cannot
+ * be set up, Netty keeps reading that socket (counted as an error).
  *
- * <p>Buffers: the receive buffer is a plain direct buffer, not a pooled one (it lives as long as the shard, and in a
- * pooled chunk it would keep that chunk from going back after a burst), made with the first reader and released when
- * the last one stops; it is lent to the shard for each datagram and never handed on.
+ * <p>Buffers: the receive buffers, one per batch slot (one without batching), are plain direct buffers, not pooled
+ * ones (they live as long as the shard, and in a pooled chunk they would keep that chunk from going back after a
+ * burst), made with the first reader and released when the last one stops; each is lent to the shard for one datagram
+ * at a time and never handed on.
  *
  * <p>Not thread-safe; owned by the shard's event loop (made once per shard by {@link UdpShardSockets}).
  */
@@ -38,25 +42,38 @@ final class UdpShardReads
     private final DistinctErrors errors;
     /** This shard's recvmsg on its sockets; null when Netty reads everything (NIO, not Linux, off). */
     private final UdpRecvMsg recvFrom;
-    /** The buffer {@link #recvFrom} reads into, while at least one socket (listening or peer) is read that way. */
-    private ByteBuf receiveBuffer;
+    /** This shard's recvmmsg; null when the reads are made one at a time with {@link #recvFrom}. */
+    private final UdpRecvMmsg batch;
     /**
-     * What is read and handed on of {@link #receiveBuffer}: the buffer under the leak detector's wrapper when it has
+     * The buffers the reads go into, one per slot of {@link #batch} (else one), while at least one socket (listening or
+     * peer) is read that way; null otherwise.
+     */
+    private ByteBuf[] receiveBuffers;
+    /**
+     * What is read and handed on of {@link #receiveBuffers}: each buffer under the leak detector's wrapper when it has
      * one. Made while the detector runs at {@code ADVANCED} or {@code PARANOID} (tests start so), the wrapper would
      * record a stack trace on every access for the shard's whole life; the wrapper itself is kept for the release, so
      * a missing release is still reported.
      */
-    private ByteBuf receiveView;
+    private ByteBuf[] receiveViews;
     private int nativeReaders;
     private int peerReaders;
 
+    /** @param batch null: one recvmsg per datagram; else the batched reads, sharing {@code recvFrom}'s senders. */
     UdpShardReads(final UdpShardSockets shard, final UdpCounterSlots counters, final DistinctErrors errors,
-        final UdpRecvMsg recvFrom)
+        final UdpRecvMsg recvFrom, final UdpRecvMmsg batch)
     {
         this.shard = shard;
         this.counters = counters;
         this.errors = errors;
         this.recvFrom = recvFrom;
+        this.batch = null == recvFrom ? null : batch;
+    }
+
+    /** True when the reads are batched with recvmmsg. */
+    boolean batched()
+    {
+        return null != batch;
     }
 
     /** True when this shard reads its epoll sockets with recvmsg (else Netty reads them). */
@@ -120,18 +137,9 @@ final class UdpShardReads
         {
             return -1;
         }
-        if (null == receiveBuffer)
+        if (null == receiveBuffers && !allocateReceiveBuffers())
         {
-            final ByteBuf buffer = UnpooledByteBufAllocator.DEFAULT.directBuffer(UdpTransport.RECEIVE_BUFFER_BYTES,
-                UdpTransport.RECEIVE_BUFFER_BYTES);
-            if (!buffer.hasMemoryAddress())
-            {
-                buffer.release(); // no address to read into in place: Netty keeps reading
-                return -1;
-            }
-            receiveBuffer = buffer;
-            final ByteBuf unwrapped = buffer.unwrap();
-            receiveView = null == unwrapped ? buffer : unwrapped;
+            return -1; // no address to read into in place: Netty keeps reading
         }
         final int copy = recvFrom.dup(fd);
         if (copy < 0)
@@ -147,6 +155,33 @@ final class UdpShardReads
                 + ": its datagrams are timed by the shard's clock"));
         }
         return copy;
+    }
+
+    /** Makes the receive buffers, one per batch slot; false (none kept) when they have no memory address. */
+    private boolean allocateReceiveBuffers()
+    {
+        final int n = null == batch ? 1 : batch.slots();
+        final ByteBuf[] buffers = new ByteBuf[n];
+        final ByteBuf[] views = new ByteBuf[n];
+        for (int i = 0; i < n; i++)
+        {
+            final ByteBuf buffer = UnpooledByteBufAllocator.DEFAULT.directBuffer(UdpTransport.RECEIVE_BUFFER_BYTES,
+                UdpTransport.RECEIVE_BUFFER_BYTES);
+            buffers[i] = buffer;
+            if (!buffer.hasMemoryAddress())
+            {
+                for (int j = 0; j <= i; j++)
+                {
+                    buffers[j].release();
+                }
+                return false;
+            }
+            final ByteBuf unwrapped = buffer.unwrap();
+            views[i] = null == unwrapped ? buffer : unwrapped;
+        }
+        receiveBuffers = buffers;
+        receiveViews = views;
+        return true;
     }
 
     /**
@@ -229,11 +264,14 @@ final class UdpShardReads
 
     private void releaseReceiveBufferIfUnused()
     {
-        if (0 == nativeReaders && 0 == peerReaders && null != receiveBuffer)
+        if (0 == nativeReaders && 0 == peerReaders && null != receiveBuffers)
         {
-            receiveBuffer.release(); // release rule (class javadoc): the last reader is gone
-            receiveBuffer = null;
-            receiveView = null;
+            for (final ByteBuf buffer : receiveBuffers)
+            {
+                buffer.release(); // release rule (class javadoc): the last reader is gone
+            }
+            receiveBuffers = null;
+            receiveViews = null;
         }
     }
 
@@ -250,10 +288,67 @@ final class UdpShardReads
         errors.record("udp shard " + shard.index(), e);
     }
 
-    /** True, counted as read and dropped, when the datagram just read was longer than the buffer (its tail is lost). */
-    private boolean droppedTruncated()
+    /**
+     * One datagram read from a listening socket, in {@code buffer}, slot {@code slot} of the last batch (-1: the one
+     * datagram {@link #recvFrom} read): counted, dropped when truncated or of a family other than IPv4 and IPv6, else
+     * handed to the shard with its sender and arrival time.
+     */
+    private void deliver(final UdpEndpoint endpoint, final ByteBuf buffer, final int slot)
     {
-        if (!recvFrom.truncated())
+        counters.increment(ShardCounters.NATIVE_DATAGRAMS_IN);
+        try
+        {
+            if (droppedTruncated(slot))
+            {
+                return;
+            }
+            final long arrival = arrival(slot);
+            final InetSocketAddress sender = slot < 0 ? recvFrom.sender() : batch.sender(slot);
+            if (null == sender)
+            {
+                counters.increment(ShardCounters.DROPPED); // neither IPv4 nor IPv6: nothing to answer
+                return;
+            }
+            if (null != shard.peers)
+            {
+                shard.peers.note(endpoint, sender, System.nanoTime());
+            }
+            shard.onDatagram(endpoint, buffer, sender, arrival);
+        }
+        catch (final RuntimeException e)
+        {
+            failed(e);
+        }
+    }
+
+    /** One datagram read from {@code peer}'s connected channel, as {@link #deliver}; its source is the peer. */
+    private void deliver(final UdpPeers.Peer peer, final ByteBuf buffer, final int slot)
+    {
+        counters.increment(ShardCounters.NATIVE_PEER_DATAGRAMS_IN);
+        counters.increment(ShardCounters.PEER_DATAGRAMS_IN);
+        try
+        {
+            if (droppedTruncated(slot))
+            {
+                return;
+            }
+            final long arrival = arrival(slot);
+            shard.peers.touch(peer, System.nanoTime());
+            shard.onDatagram(peer.endpoint, buffer, peer.address, arrival);
+        }
+        catch (final RuntimeException e)
+        {
+            failed(e);
+        }
+    }
+
+    /**
+     * True, counted as read and dropped, when the datagram of {@code slot} (-1: the one {@link #recvFrom} read) was
+     * longer than its buffer (its tail is lost).
+     */
+    private boolean droppedTruncated(final int slot)
+    {
+        if (slot < 0 ? !recvFrom.truncated() : !batch.truncated(slot))
         {
             return false;
         }
@@ -263,12 +358,31 @@ final class UdpShardReads
     }
 
     /**
-     * The arrival time of the datagram {@link #recvFrom} just read: the kernel's ({@code SO_TIMESTAMPNS}) when it came
-     * with one, else now.
+     * The rest of a batch, {@code count} datagrams already read, when the reader stopped under the shard's handling of
+     * an earlier one (its buffers may be gone with it): counted as read and dropped, as the socket's close would have
+     * dropped them had they still been queued.
      */
-    private long arrivalOfLastRead()
+    private void droppedAfterStop(final int count, final boolean peer)
     {
-        final long kernel = recvFrom.receivedAtNanos();
+        for (int i = 0; i < count; i++)
+        {
+            counters.increment(peer ? ShardCounters.NATIVE_PEER_DATAGRAMS_IN : ShardCounters.NATIVE_DATAGRAMS_IN);
+            if (peer)
+            {
+                counters.increment(ShardCounters.PEER_DATAGRAMS_IN);
+            }
+            counters.increment(ShardCounters.DATAGRAMS_IN);
+            counters.increment(ShardCounters.DROPPED);
+        }
+    }
+
+    /**
+     * The arrival time of the datagram of {@code slot} (-1: the one {@link #recvFrom} read): the kernel's
+     * ({@code SO_TIMESTAMPNS}) when it came with one, else now.
+     */
+    private long arrival(final int slot)
+    {
+        final long kernel = slot < 0 ? recvFrom.receivedAtNanos() : batch.receivedAtNanos(slot);
         if (0 != kernel)
         {
             counters.increment(ShardCounters.KERNEL_TIMESTAMPS);
@@ -281,46 +395,59 @@ final class UdpShardReads
     void onReadable(final UdpNativeReader.Listening reader)
     {
         final UdpEndpoint endpoint = reader.endpoint;
-        final ByteBuf buffer = receiveView;
-        if (reader.stopped || endpoint.reader != reader || null == buffer)
+        final ByteBuf[] buffers = receiveViews;
+        if (reader.stopped || endpoint.reader != reader || null == buffers)
         {
             return; // stopped meanwhile
         }
-        for (int i = 0; i < UdpShardSockets.READS_PER_WAKEUP && !reader.stopped; i++)
+        if (null != batch)
         {
-            final int n = receive(reader, buffer, 0 == i);
-            if (n < 0)
+            readBatches(reader, buffers);
+        }
+        else
+        {
+            for (int i = 0; i < UdpShardSockets.READS_PER_WAKEUP && !reader.stopped; i++)
             {
-                break;
-            }
-            counters.increment(ShardCounters.NATIVE_DATAGRAMS_IN);
-            try
-            {
-                if (droppedTruncated())
+                if (receive(reader, buffers[0], 0 == i) < 0)
                 {
-                    continue;
+                    break;
                 }
-                final long arrival = arrivalOfLastRead();
-                final InetSocketAddress sender = recvFrom.sender();
-                if (null == sender)
-                {
-                    counters.increment(ShardCounters.DROPPED); // neither IPv4 nor IPv6: nothing to answer
-                    continue;
-                }
-                if (null != shard.peers)
-                {
-                    shard.peers.note(endpoint, sender, System.nanoTime());
-                }
-                shard.onDatagram(endpoint, buffer, sender, arrival);
-            }
-            catch (final RuntimeException e)
-            {
-                failed(e);
+                deliver(endpoint, buffers[0], -1);
             }
         }
         if (shard.output.pending())
         {
             shard.output.flush(); // one flush per batch, as channelReadComplete does
+        }
+    }
+
+    /**
+     * A wake-up's reads of a listening socket with recvmmsg: calls until {@link UdpShardSockets#READS_PER_WAKEUP}
+     * datagrams are read or a call returns fewer than it asked for (the queue was found empty).
+     */
+    private void readBatches(final UdpNativeReader.Listening reader, final ByteBuf[] buffers)
+    {
+        int left = UdpShardSockets.READS_PER_WAKEUP;
+        boolean first = true;
+        while (left > 0 && !reader.stopped)
+        {
+            final int want = Math.min(left, buffers.length);
+            final int n = receive(reader, buffers, want, first);
+            first = false;
+            for (int i = 0; i < n; i++)
+            {
+                if (reader.stopped)
+                {
+                    droppedAfterStop(n - i, false);
+                    return;
+                }
+                deliver(reader.endpoint, buffers[i], i);
+            }
+            if (n < want)
+            {
+                return;
+            }
+            left -= n;
         }
     }
 
@@ -340,10 +467,7 @@ final class UdpShardReads
                 // taken for EAGAIN (nothing left); were it an error, the socket stays readable and the next
                 // wake-up's first read reports it here.
                 n = recvFrom.receiveOrErrno(reader.fd.intValue(), buffer);
-                if (n < 0 && -n != UdpRecvMsg.EAGAIN)
-                {
-                    readerFailed(new IOException("recvmsg on a listening socket failed, errno " + -n));
-                }
+                listeningReadFailed(n);
             }
             return n;
         }
@@ -355,6 +479,39 @@ final class UdpShardReads
     }
 
     /**
+     * One recvmmsg on a listening socket, as {@link #receive(UdpNativeReader.Listening, ByteBuf, boolean)}: how many
+     * datagrams were read into the first of {@code buffers}, or negative when none.
+     */
+    private int receive(final UdpNativeReader.Listening reader, final ByteBuf[] buffers, final int want,
+        final boolean first)
+    {
+        try
+        {
+            int n = batch.receive(reader.fd.intValue(), buffers, want);
+            if (n < 0 && first)
+            {
+                n = batch.receiveOrErrno(reader.fd.intValue(), buffers, want, true); // as above: for the reason
+                listeningReadFailed(n);
+            }
+            return n;
+        }
+        catch (final RuntimeException e)
+        {
+            readerFailed(e);
+            return -1;
+        }
+    }
+
+    /** Reports the failure of a listening socket's read asked for its errno ({@code n} negative), unless EAGAIN. */
+    private void listeningReadFailed(final int n)
+    {
+        if (n < 0 && -n != UdpRecvMsg.EAGAIN)
+        {
+            readerFailed(new IOException("recvmsg on a listening socket failed, errno " + -n));
+        }
+    }
+
+    /**
      * The connected socket of {@code reader} is readable, or has an error pending: reads a batch. Every read reports
      * its errno: {@code ECONNREFUSED} (an ICMP port unreachable, RFC 3261 §18.4) is taken where Netty's read reported
      * it ({@link UdpPeerChannels#exceptionCaught}), and the batch stops as soon as the reader is stopped (the handler
@@ -362,14 +519,17 @@ final class UdpShardReads
      */
     void onReadable(final UdpNativeReader.Peer reader)
     {
-        final ByteBuf buffer = receiveView;
-        final UdpPeers.Peer peer = reader.peer;
-        for (int i = 0; i < UdpShardSockets.READS_PER_WAKEUP && !reader.stopped && null != buffer; i++)
+        final ByteBuf[] buffers = receiveViews;
+        final int fd = reader.fd.intValue();
+        int left = UdpShardSockets.READS_PER_WAKEUP;
+        while (left > 0 && !reader.stopped && null != buffers)
         {
+            final int want = null == batch ? 1 : Math.min(left, buffers.length);
             final int n;
             try
             {
-                n = recvFrom.receiveConnected(reader.fd.intValue(), buffer);
+                n = null == batch ? recvFrom.receiveConnected(fd, buffers[0])
+                    : batch.receiveOrErrno(fd, buffers, want, false);
             }
             catch (final RuntimeException e)
             {
@@ -378,38 +538,44 @@ final class UdpShardReads
             }
             if (n < 0)
             {
-                if (-n == UdpRecvMsg.ECONNREFUSED)
-                {
-                    shard.peerChannels.onPeerRefused(peer);
-                }
-                else if (-n != UdpRecvMsg.EAGAIN)
-                {
-                    counters.increment(ShardCounters.ERRORS);
-                    errors.record("udp shard " + shard.index() + " peer channel",
-                        new IOException("recvmsg on a peer channel failed, errno " + -n));
-                }
+                peerReadFailed(reader.peer, -n);
                 break;
             }
-            counters.increment(ShardCounters.NATIVE_PEER_DATAGRAMS_IN);
-            counters.increment(ShardCounters.PEER_DATAGRAMS_IN);
-            try
+            final int read = null == batch ? 1 : n;
+            for (int i = 0; i < read; i++)
             {
-                if (droppedTruncated())
+                if (reader.stopped)
                 {
-                    continue;
+                    droppedAfterStop(read - i, true);
+                    left = 0;
+                    break;
                 }
-                final long arrival = arrivalOfLastRead();
-                shard.peers.touch(peer, System.nanoTime());
-                shard.onDatagram(peer.endpoint, buffer, peer.address, arrival);
+                deliver(reader.peer, buffers[i], null == batch ? -1 : i);
             }
-            catch (final RuntimeException e)
+            if (null != batch && n < want)
             {
-                failed(e);
+                break; // the queue was found empty
             }
+            left -= read;
         }
         if (shard.output.pending())
         {
             shard.output.flush(); // one flush per batch, as channelReadComplete does
+        }
+    }
+
+    /** A peer channel's read failed with {@code errno}: the peer reported unreachable, or the error recorded. */
+    private void peerReadFailed(final UdpPeers.Peer peer, final int errno)
+    {
+        if (UdpRecvMsg.ECONNREFUSED == errno)
+        {
+            shard.peerChannels.onPeerRefused(peer);
+        }
+        else if (UdpRecvMsg.EAGAIN != errno)
+        {
+            counters.increment(ShardCounters.ERRORS);
+            errors.record("udp shard " + shard.index() + " peer channel",
+                new IOException("recvmsg on a peer channel failed, errno " + errno));
         }
     }
 }

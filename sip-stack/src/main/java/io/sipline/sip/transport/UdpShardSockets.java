@@ -91,6 +91,14 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
         final DistinctErrors errors, final UdpPeerConfig peerConfig, final UdpSendTo sendTo,
         final UdpRecvMsg recvFrom)
     {
+        this(index, handler, allocator, errors, peerConfig, sendTo, recvFrom, null);
+    }
+
+    /** @param batch the batched reads on {@code recvFrom}'s senders, or null for one recvmsg per datagram. */
+    UdpShardSockets(final int index, final SipMessageHandler handler, final ByteBufAllocator allocator,
+        final DistinctErrors errors, final UdpPeerConfig peerConfig, final UdpSendTo sendTo,
+        final UdpRecvMsg recvFrom, final UdpRecvMmsg batch)
+    {
         this.index = index;
         this.handler = handler;
         this.allocator = allocator;
@@ -98,7 +106,7 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
         this.peerChannels = peerConfig.enabled() ? new UdpPeerChannels(this, counters, errors, peerConfig) : null;
         this.peers = null == peerChannels ? null : peerChannels.peers;
         this.output = new UdpShardOutput(index, counters, errors, peers, sendTo);
-        this.reads = new UdpShardReads(this, counters, errors, recvFrom);
+        this.reads = new UdpShardReads(this, counters, errors, recvFrom, batch);
         this.sendsDirect = null != sendTo;
     }
 

@@ -83,6 +83,13 @@ public final class UdpTransport implements AutoCloseable
     public static final String RECVFROM_PROP_NAME = "sipline.udp.recvfrom";
     /** {@link #RECVFROM_PROP_NAME}'s default: on wherever it can be. */
     public static final boolean RECVFROM_DEFAULT = true;
+    /**
+     * System property: {@code false} makes the shard's own reads take one {@code recvmsg} per datagram instead of
+     * batches of {@code recvmmsg} ({@link UdpRecvMmsg}); no effect when {@link #RECVFROM_PROP_NAME} is off.
+     */
+    public static final String RECVMMSG_PROP_NAME = "sipline.udp.recvmmsg";
+    /** {@link #RECVMMSG_PROP_NAME}'s default: on wherever it can be. */
+    public static final boolean RECVMMSG_DEFAULT = true;
 
     private static final Logger LOG = System.getLogger("io.sipline.sip.transport");
 
@@ -114,10 +121,14 @@ public final class UdpTransport implements AutoCloseable
             && Boolean.parseBoolean(System.getProperty(SENDTO_PROP_NAME, Boolean.toString(SENDTO_DEFAULT)));
         final boolean recvFrom = epoll && UdpRecvMsg.AVAILABLE
             && Boolean.parseBoolean(System.getProperty(RECVFROM_PROP_NAME, Boolean.toString(RECVFROM_DEFAULT)));
+        final boolean batched = recvFrom && UdpRecvMmsg.AVAILABLE
+            && Boolean.parseBoolean(System.getProperty(RECVMMSG_PROP_NAME, Boolean.toString(RECVMMSG_DEFAULT)));
         for (int k = 0; k < n; k++)
         {
+            final UdpRecvMsg recv = recvFrom ? new UdpRecvMsg() : null;
             shards[k] = new UdpShardSockets(k, handlers.create(k), allocator, errors, peers,
-                sendTo ? new UdpSendTo() : null, recvFrom ? new UdpRecvMsg() : null);
+                sendTo ? new UdpSendTo() : null, recv,
+                batched ? new UdpRecvMmsg(recv, UdpShardSockets.READS_PER_WAKEUP) : null);
             shards[k].capture(null == captures ? null : captures.apply(k));
         }
         for (final UdpShardSockets shard : shards)

@@ -12,6 +12,7 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -248,10 +249,10 @@ class UdpRecvMsgTest
             assertEquals(0, recv.enableTimestamps(dup), "set through the duplicate: the option is the socket's");
             for (int i = 0; i < 3; i++)
             {
-                final long before = RealtimeClock.nanos();
+                final long before = wallNanos();
                 send(a, server, "timed " + i);
                 assertEquals("timed " + i, 0 == i % 2 ? read(recv, fd, buffer) : readOrErrno(recv, dup, buffer));
-                final long after = RealtimeClock.nanos();
+                final long after = wallNanos();
                 final long at = recv.receivedAtNanos();
                 assertTrue(before <= at && at <= after, before + " <= " + at + " <= " + after);
                 assertEquals(a.getLocalSocketAddress(), recv.sender());
@@ -317,6 +318,16 @@ class UdpRecvMsgTest
             assertTrue(System.nanoTime() - deadline < 0, "no datagram within the deadline");
             Thread.onSpinWait();
         }
+    }
+
+    /**
+     * The wall clock read exactly ({@code CLOCK_REALTIME}, the kernel's timestamps' clock): {@link RealtimeClock} is
+     * the monotonic clock plus a calibrated offset, off by up to half its calibration's bracket, too much to order.
+     */
+    private static long wallNanos()
+    {
+        final Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     private static void assumeNative()
