@@ -348,6 +348,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     public void onTick(final StackShard s, final long nowNs)
     {
         dialogRecords.pool().trim(nowNs); // once a second: free records a burst left behind
+        timers.trim(nowNs); // once a second: shrink the timer slots a burst grew
         sessions.trim(nowNs); // once a second: shrink a dialog index a burst grew
     }
 

@@ -23,7 +23,12 @@ import java.util.Arrays;
  * after 2^23 reuses of one slot; an id kept that long could alias, which the transaction layer never does (it forgets
  * an id when its timer ends).
  *
- * <p>Not thread-safe; owned by one shard thread, which schedules, cancels and polls.
+ * <p>A burst grows spokes; {@link #trim} (the owner's once-a-second duty) shrinks a grown spoke back once it has
+ * held at most a quarter of its slots for {@link #QUIET_TRIMS} trims in a row and no live timer sits in the part let
+ * go (a live timer's id names its position, so it is never moved). A spoke that grows again after a shrink starts its
+ * new slots' generations above every generation the dropped ones had issued, so a stale id never names a new timer.
+ *
+ * <p>Not thread-safe; owned by one shard thread, which schedules, cancels, polls and trims.
  */
 public final class TimerWheel
 {
@@ -47,6 +52,8 @@ public final class TimerWheel
     private static final int SPOKE_SHIFT = POSITION_BITS;
     private static final int GENERATION_SHIFT = POSITION_BITS + SPOKE_BITS;
     private static final int INSERTION_SORT_MAX = 16;
+    /** Trims in a row a grown spoke must stay at a quarter of its slots or less before {@link #trim} shrinks it. */
+    public static final int QUIET_TRIMS = 32;
 
     private final long startTimeNs;
     private final long tickResolutionNs;
@@ -63,6 +70,15 @@ public final class TimerWheel
     private long currentTick;
     private int timerCount;
     private long spokeGrowths;
+    private long spokeShrinks;
+    /** Slots a spoke starts with, and the least {@link #trim} leaves it. */
+    private final int initialSpokeCapacity;
+    /** Per spoke: the most live timers since its count was last reset by {@link #trim}. */
+    private final int[] spokePeaks;
+    /** Per spoke: trims in a row its peak stayed at a quarter of its slots or less. */
+    private final int[] quietTrims;
+    /** Per spoke: the generation a slot it grows again starts with (above those of the slots a shrink dropped). */
+    private final int[] generationFloors;
 
     /** Scratch for one poll: the due ids of the current spoke and their deadlines, sorted together. */
     private long[] dueIds;
@@ -103,6 +119,10 @@ public final class TimerWheel
         this.generations = new int[ticksPerWheel][];
         this.spokeCounts = new int[ticksPerWheel];
         this.freePositions = new int[ticksPerWheel][];
+        this.initialSpokeCapacity = spokeCapacity;
+        this.spokePeaks = new int[ticksPerWheel];
+        this.quietTrims = new int[ticksPerWheel];
+        this.generationFloors = new int[ticksPerWheel];
         for (int i = 0; i < ticksPerWheel; i++)
         {
             final long[] d = new long[spokeCapacity];
@@ -148,7 +168,11 @@ public final class TimerWheel
         }
         d[position] = deadlineNs;
         payloads[spoke][position] = payload;
-        spokeCounts[spoke]++;
+        final int count = ++spokeCounts[spoke];
+        if (count > spokePeaks[spoke])
+        {
+            spokePeaks[spoke] = count;
+        }
         timerCount++;
         return ((long)generations[spoke][position] << GENERATION_SHIFT) | ((long)spoke << SPOKE_SHIFT) | position;
     }
@@ -283,10 +307,105 @@ public final class TimerWheel
         return spokeGrowths;
     }
 
+    /** How many times {@link #trim} shrank a spoke. */
+    public long spokeShrinks()
+    {
+        return spokeShrinks;
+    }
+
     /** Slots of the largest spoke. */
     public int maxSpokeCapacity()
     {
         return dueIds.length;
+    }
+
+    /** Slots of all the spokes together. */
+    public long totalSlots()
+    {
+        long n = 0;
+        for (final long[] d : deadlines)
+        {
+            n += d.length;
+        }
+        return n;
+    }
+
+    /**
+     * The owner's periodic duty (once a second; never from inside {@link #poll}): shrinks each grown spoke that has
+     * held at most a quarter of its slots for {@link #QUIET_TRIMS} trims in a row to four times the most timers it held
+     * over them (at least its initial capacity), when no live timer sits in the part let go. Allocates only when it
+     * shrinks.
+     *
+     * @return the number of spokes shrunk.
+     */
+    public int trim()
+    {
+        int shrunk = 0;
+        int longest = initialSpokeCapacity;
+        for (int spoke = 0; spoke <= tickMask; spoke++)
+        {
+            final int length = deadlines[spoke].length;
+            if (length > initialSpokeCapacity)
+            {
+                if (spokePeaks[spoke] > length >> 2)
+                {
+                    quietTrims[spoke] = 0;
+                    spokePeaks[spoke] = spokeCounts[spoke];
+                }
+                else if (++quietTrims[spoke] >= QUIET_TRIMS && shrink(spoke))
+                {
+                    shrunk++;
+                }
+            }
+            longest = Math.max(longest, deadlines[spoke].length);
+        }
+        if (dueIds.length > longest)
+        {
+            dueIds = new long[longest];
+            dueDeadlines = new long[longest];
+        }
+        return shrunk;
+    }
+
+    /** Shrinks a quiet spoke when none of its live timers sits at or above the new length. */
+    private boolean shrink(final int spoke)
+    {
+        final int length = deadlines[spoke].length;
+        final int wanted = Math.max(1, spokePeaks[spoke]) << 2;
+        final int target = Math.max(initialSpokeCapacity, Integer.highestOneBit(wanted - 1) << 1);
+        if (target >= length)
+        {
+            return false;
+        }
+        final long[] d = deadlines[spoke];
+        final int[] g = generations[spoke];
+        int floor = generationFloors[spoke];
+        for (int i = target; i < length; i++)
+        {
+            if (NULL_DEADLINE != d[i])
+            {
+                return false; // a live timer up there: try again at the next trim
+            }
+            floor = Math.max(floor, g[i]);
+        }
+        generationFloors[spoke] = floor;
+        deadlines[spoke] = Arrays.copyOf(d, target);
+        payloads[spoke] = Arrays.copyOf(payloads[spoke], target);
+        generations[spoke] = Arrays.copyOf(g, target);
+        final int[] stack = new int[target];
+        int depth = 0;
+        for (int i = target - 1; i >= 0; i--)
+        {
+            if (NULL_DEADLINE == d[i])
+            {
+                stack[depth++] = i; // the lowest free position ends on top
+            }
+        }
+        freePositions[spoke] = stack;
+        quietTrims[spoke] = 0;
+        spokePeaks[spoke] = spokeCounts[spoke];
+        spokeShrinks++;
+        return true;
     }
 
     private long tickOf(final long timeNs)
@@ -415,6 +534,8 @@ public final class TimerWheel
         deadlines[spoke] = d;
         payloads[spoke] = Arrays.copyOf(payloads[spoke], newLength);
         generations[spoke] = Arrays.copyOf(generations[spoke], newLength);
+        // a slot dropped by a shrink may have issued ids still held: its new generations start above them
+        Arrays.fill(generations[spoke], oldLength, newLength, generationFloors[spoke]);
         // every old position is live (a spoke grows only when full): the free ones are the new half
         freePositions[spoke] = new int[newLength];
         pushFree(freePositions[spoke], oldLength, newLength);
