@@ -349,6 +349,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     {
         dialogRecords.pool().trim(nowNs); // once a second: free records a burst left behind
         timers.trim(nowNs); // once a second: shrink the timer slots a burst grew
+        uas.trim(nowNs); // once a second: free 2xx retransmissions a burst left behind
         sessions.trim(nowNs); // once a second: shrink a dialog index a burst grew
     }
 
