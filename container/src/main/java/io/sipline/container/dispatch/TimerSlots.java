@@ -11,7 +11,9 @@ import io.sipline.sip.stack.StackShard;
  * <p>
  * The slot arrays grow (doubling) with the timers pending at once; {@link #trim} (once a second, from the shard's
  * tick) shrinks them back once at most a quarter of them was in use for {@link #QUIET_TRIMS} trims in a row, when no
- * pending timer sits in the part let go (a handle names its slot, so a pending timer never moves). Slots made again
+ * pending timer sits in the part let go (a handle names its slot, so a pending timer never moves); while one does,
+ * the slots up there that end are held back and new timers take the lower ones, so a trickle of timers cannot keep
+ * the arrays large (running out of lower slots gives the held-back ones back at once). Slots made again
  * after a shrink start their generations above those the dropped ones issued, so a stale handle stays stale.
  * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard, created with it).
@@ -46,6 +48,10 @@ final class TimerSlots
     private int[] freeSlots = new int[INITIAL_SLOTS];
     private int freeCount;
     private int slotCount;
+    /** Timers pending. */
+    private int pendingCount;
+    /** Slots from here up are not handed out again while a shrink waits for their timers to end. */
+    private int slotLimit = Integer.MAX_VALUE;
     /** The most timers pending at once since the last trim that was not quiet. */
     private int peak;
     private int quietTrims;
@@ -95,6 +101,10 @@ final class TimerSlots
     long schedule(final long delayMillis, final ContainerShard.TimerTarget target)
     {
         final int slot;
+        if (0 == freeCount && slotLimit < slotCount)
+        {
+            giveBackHeldSlots(); // the lower slots ran out: the shrink waits for another quiet spell
+        }
         if (freeCount > 0)
         {
             slot = freeSlots[--freeCount];
@@ -113,10 +123,9 @@ final class TimerSlots
             }
             slot = slotCount++;
         }
-        final int pending = slotCount - freeCount;
-        if (pending > peak)
+        if (++pendingCount > peak)
         {
-            peak = pending;
+            peak = pendingCount;
         }
         timerTargets[slot] = target;
         final int generation = ++timerGenerations[slot] & 0x7FFFFFFF;
@@ -141,7 +150,11 @@ final class TimerSlots
     {
         timerTargets[slot] = null;
         timerGenerations[slot]++;
-        freeSlots[freeCount++] = slot;
+        pendingCount--;
+        if (slot < slotLimit)
+        {
+            freeSlots[freeCount++] = slot;
+        }
     }
 
     /**
@@ -198,7 +211,8 @@ final class TimerSlots
         if (peak > length >> 2)
         {
             quietTrims = 0;
-            peak = slotCount - freeCount;
+            peak = pendingCount;
+            giveBackHeldSlots();
             return false;
         }
         if (++quietTrims < QUIET_TRIMS)
@@ -217,7 +231,8 @@ final class TimerSlots
         {
             if (null != timerTargets[i])
             {
-                return false; // a pending timer up there: try again at the next trim
+                holdBack(target); // a pending timer up there: new timers take lower slots until it ends
+                return false;
             }
             floor = Math.max(floor, timerGenerations[i] & 0x7FFFFFFF);
         }
@@ -236,8 +251,45 @@ final class TimerSlots
             }
         }
         quietTrims = 0;
-        peak = slotCount - freeCount;
+        peak = pendingCount;
+        slotLimit = Integer.MAX_VALUE;
         return true;
+    }
+
+    /** From now on the free slots from {@code limit} up are held back: new timers take the lower ones. */
+    private void holdBack(final int limit)
+    {
+        if (slotLimit == limit)
+        {
+            return;
+        }
+        slotLimit = limit;
+        int kept = 0;
+        for (int i = 0; i < freeCount; i++)
+        {
+            if (freeSlots[i] < limit)
+            {
+                freeSlots[kept++] = freeSlots[i];
+            }
+        }
+        freeCount = kept;
+    }
+
+    /** Ends {@link #holdBack}: the free slots held back go back on the free stack. Allocates nothing. */
+    private void giveBackHeldSlots()
+    {
+        if (Integer.MAX_VALUE == slotLimit)
+        {
+            return;
+        }
+        for (int i = slotLimit; i < slotCount; i++)
+        {
+            if (null == timerTargets[i])
+            {
+                freeSlots[freeCount++] = i;
+            }
+        }
+        slotLimit = Integer.MAX_VALUE;
     }
 
     /** Slots the arrays hold (in use, free, or never used yet). */
@@ -249,7 +301,7 @@ final class TimerSlots
     /** Timers pending. */
     int pending()
     {
-        return slotCount - freeCount;
+        return pendingCount;
     }
 
     /** The shard stops: the bytes of the pending retransmissions are released (their timers never fire). */

@@ -149,6 +149,60 @@ class TimerSlotsTest
     }
 
     @Test
+    void aTrickleOfTimersTakesTheLowerSlotsSoThatAPendingOneHighUpCannotHoldTheArraysLarge()
+    {
+        final FakeWheel w = wheel();
+        final Target target = new Target();
+        final List<Long> handles = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++)
+        {
+            handles.add(w.slots.schedule(40_000, target));
+        }
+        for (int i = 0; i < 999; i++)
+        {
+            w.slots.cancel(handles.get(i));
+        }
+        // slot 999 pending for 40 s; meanwhile a timer of 5 s every 100 ms, freed slots reused at once (LIFO)
+        final Target trickle = new Target();
+        for (int ms = 0; ms < 45_000; ms += 100)
+        {
+            w.slots.schedule(5_000, trickle);
+            w.advance(100 * MS);
+            w.slots.trim(w.now);
+        }
+        assertEquals(1, target.fired);
+        assertTrue(trickle.fired > 350, "the trickle ran: " + trickle.fired);
+        assertEquals(TimerSlots.INITIAL_SLOTS, w.slots.capacity(), "shrunk once the one high up ended");
+    }
+
+    @Test
+    void heldBackSlotsComeBackWhenTheLowerOnesRunOut()
+    {
+        final FakeWheel w = wheel();
+        final Target target = new Target();
+        final List<Long> handles = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++)
+        {
+            handles.add(w.slots.schedule(600_000, target));
+        }
+        for (int i = 0; i < 999; i++)
+        {
+            w.slots.cancel(handles.get(i));
+        }
+        quietTrims(w); // blocked by slot 999: the slots from 256 up are held back
+        assertEquals(1_024, w.slots.capacity());
+        // a burst needs more than the 256 lower free slots: it gets the held-back ones, no growth
+        for (int i = 0; i < 900; i++)
+        {
+            w.slots.schedule(1_000, target);
+        }
+        assertEquals(901, w.slots.pending());
+        assertEquals(1_024, w.slots.capacity());
+        w.advance(2 * SECOND);
+        assertEquals(900, target.fired);
+    }
+
+    @Test
     void aStaleHandleCancelsNothingAfterTheSlotsShrankAndGrewAgain()
     {
         final FakeWheel w = wheel();

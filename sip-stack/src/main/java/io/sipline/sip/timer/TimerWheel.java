@@ -25,7 +25,9 @@ import java.util.Arrays;
  *
  * <p>A burst grows spokes; {@link #trim} (the owner's once-a-second duty) shrinks a grown spoke back once it has
  * held at most a quarter of its slots for {@link #QUIET_TRIMS} trims in a row and no live timer sits in the part let
- * go (a live timer's id names its position, so it is never moved). A spoke that grows again after a shrink starts its
+ * go (a live timer's id names its position, so it is never moved); while one does, the positions up there that end
+ * are held back and new timers take the lower ones, so a steady trickle cannot keep the spoke large (running out of
+ * lower positions gives the held-back ones back at once). A spoke that grows again after a shrink starts its
  * new slots' generations above every generation the dropped ones had issued, so a stale id never names a new timer.
  *
  * <p>Not thread-safe; owned by one shard thread, which schedules, cancels, polls and trims.
@@ -63,10 +65,13 @@ public final class TimerWheel
     private final int[][] generations;
     private final int[] spokeCounts;
     /**
-     * Each spoke's free positions as a stack, {@code length - spokeCounts[spoke]} deep: a timer takes the top one in
-     * O(1), where a search from the spoke's start would walk past the live timers that fill its low positions.
+     * Each spoke's free positions as a stack, {@code freeDepths[spoke]} deep: a timer takes the top one in O(1), where
+     * a search from the spoke's start would walk past the live timers that fill its low positions.
      */
     private final int[][] freePositions;
+    private final int[] freeDepths;
+    /** Per spoke: free positions from here up are held back while a shrink waits ({@link #trim}); else MAX_VALUE. */
+    private final int[] positionLimits;
     private long currentTick;
     private int timerCount;
     private long spokeGrowths;
@@ -119,6 +124,10 @@ public final class TimerWheel
         this.generations = new int[ticksPerWheel][];
         this.spokeCounts = new int[ticksPerWheel];
         this.freePositions = new int[ticksPerWheel][];
+        this.freeDepths = new int[ticksPerWheel];
+        this.positionLimits = new int[ticksPerWheel];
+        Arrays.fill(positionLimits, Integer.MAX_VALUE);
+        Arrays.fill(freeDepths, spokeCapacity);
         this.initialSpokeCapacity = spokeCapacity;
         this.spokePeaks = new int[ticksPerWheel];
         this.quietTrims = new int[ticksPerWheel];
@@ -156,10 +165,17 @@ public final class TimerWheel
         final long tick = Math.max(tickOf(deadlineNs), currentTick);
         final int spoke = (int)(tick & tickMask);
         long[] d = deadlines[spoke];
-        final int position;
-        if (spokeCounts[spoke] < d.length)
+        int depth = freeDepths[spoke];
+        if (0 == depth && spokeCounts[spoke] < d.length)
         {
-            position = freePositions[spoke][d.length - spokeCounts[spoke] - 1];
+            giveBackHeld(spoke); // the lower positions ran out: the shrink waits for another quiet spell
+            depth = freeDepths[spoke];
+        }
+        final int position;
+        if (depth > 0)
+        {
+            position = freePositions[spoke][--depth];
+            freeDepths[spoke] = depth;
         }
         else
         {
@@ -351,6 +367,7 @@ public final class TimerWheel
                 {
                     quietTrims[spoke] = 0;
                     spokePeaks[spoke] = spokeCounts[spoke];
+                    giveBackHeld(spoke);
                 }
                 else if (++quietTrims[spoke] >= QUIET_TRIMS && shrink(spoke))
                 {
@@ -384,7 +401,8 @@ public final class TimerWheel
         {
             if (NULL_DEADLINE != d[i])
             {
-                return false; // a live timer up there: try again at the next trim
+                holdBack(spoke, target); // a live timer up there: new timers take lower positions until it ends
+                return false;
             }
             floor = Math.max(floor, g[i]);
         }
@@ -402,6 +420,8 @@ public final class TimerWheel
             }
         }
         freePositions[spoke] = stack;
+        freeDepths[spoke] = depth;
+        positionLimits[spoke] = Integer.MAX_VALUE;
         quietTrims[spoke] = 0;
         spokePeaks[spoke] = spokeCounts[spoke];
         spokeShrinks++;
@@ -510,9 +530,55 @@ public final class TimerWheel
         keys[b] = key;
     }
 
+    /** From now on the spoke's free positions from {@code limit} up are held back: new timers take lower ones. */
+    private void holdBack(final int spoke, final int limit)
+    {
+        if (positionLimits[spoke] == limit)
+        {
+            return;
+        }
+        positionLimits[spoke] = limit;
+        final int[] stack = freePositions[spoke];
+        final int depth = freeDepths[spoke];
+        int kept = 0;
+        for (int i = 0; i < depth; i++)
+        {
+            if (stack[i] < limit)
+            {
+                stack[kept++] = stack[i];
+            }
+        }
+        freeDepths[spoke] = kept;
+    }
+
+    /** Ends {@link #holdBack}: the spoke's free positions held back go back on its stack. Allocates nothing. */
+    private void giveBackHeld(final int spoke)
+    {
+        final int limit = positionLimits[spoke];
+        if (Integer.MAX_VALUE == limit)
+        {
+            return;
+        }
+        final long[] d = deadlines[spoke];
+        final int[] stack = freePositions[spoke];
+        int depth = freeDepths[spoke];
+        for (int i = d.length - 1; i >= limit; i--)
+        {
+            if (NULL_DEADLINE == d[i])
+            {
+                stack[depth++] = i;
+            }
+        }
+        freeDepths[spoke] = depth;
+        positionLimits[spoke] = Integer.MAX_VALUE;
+    }
+
     private void free(final int spoke, final int position)
     {
-        freePositions[spoke][deadlines[spoke].length - spokeCounts[spoke]] = position;
+        if (position < positionLimits[spoke])
+        {
+            freePositions[spoke][freeDepths[spoke]++] = position;
+        }
         deadlines[spoke][position] = NULL_DEADLINE;
         payloads[spoke][position] = 0L;
         generations[spoke][position] = (generations[spoke][position] + 1) & GENERATION_MASK;
@@ -539,6 +605,8 @@ public final class TimerWheel
         // every old position is live (a spoke grows only when full): the free ones are the new half
         freePositions[spoke] = new int[newLength];
         pushFree(freePositions[spoke], oldLength, newLength);
+        freeDepths[spoke] = newLength - oldLength - 1; // the caller takes the lowest new position, on top
+        positionLimits[spoke] = Integer.MAX_VALUE; // a spoke that fills up is busy: no shrink waits on it
         if (dueIds.length < newLength)
         {
             // A handler may schedule into the spoke being polled: keep the ids collected so far.

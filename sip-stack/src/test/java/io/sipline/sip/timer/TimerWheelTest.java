@@ -336,6 +336,66 @@ class TimerWheelTest
     }
 
     @Test
+    void shouldShrinkASpokeATrickleKeepsUsingOnceTheLiveTimerHighUpEnded()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        final long[] ids = new long[64];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(START + 10 * MS + i);
+        }
+        // position 63 stays live for 40 rotations; the others end, pushed on the free stack in order (63 on top)
+        for (int i = 0; i < ids.length - 1; i++)
+        {
+            wheel.cancel(ids[i]);
+        }
+        wheel.cancel(ids[ids.length - 1]);
+        final long high = wheel.schedule(START + (10 + 40 * 64) * MS);
+        long now = START + 10 * MS;
+        for (int round = 0; round < 60; round++)
+        {
+            // a trickle on the same spoke, two rotations long, so one is live at every trim: a LIFO stack alone would
+            // keep putting it at positions 61 and 62
+            wheel.schedule(now + 128 * MS);
+            now += 64 * MS;
+            wheel.poll(now, r, Integer.MAX_VALUE);
+            wheel.trim();
+        }
+        assertFalse(wheel.isLive(high), "the one up high fired");
+        // four times the three it held at most (the one up high and two of the trickle)
+        assertEquals(16, wheel.maxSpokeCapacity(), "shrunk once it ended, the trickle kept below the cut");
+        assertEquals(1, wheel.spokeShrinks());
+    }
+
+    @Test
+    void shouldGiveTheHeldBackPositionsBackWhenTheLowerOnesRunOut()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final long[] ids = new long[64];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(START + 10 * MS + i);
+        }
+        for (int i = 0; i < ids.length - 1; i++)
+        {
+            wheel.cancel(ids[i]);
+        }
+        for (int t = 0; t <= TimerWheel.QUIET_TRIMS; t++)
+        {
+            assertEquals(0, wheel.trim()); // blocked by position 63: the positions from 4 up are held back
+        }
+        final long growths = wheel.spokeGrowths();
+        for (int i = 0; i < 60; i++)
+        {
+            wheel.schedule(START + 10 * MS);
+        }
+        assertEquals(growths, wheel.spokeGrowths(), "60 more fit in the 63 free positions, held back or not");
+        assertEquals(61, wheel.timerCount());
+        assertTrue(wheel.isLive(ids[63]));
+    }
+
+    @Test
     void shouldKeepLiveTimersBelowTheCutWhenShrinking()
     {
         final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
