@@ -32,9 +32,11 @@ import picocli.CommandLine.Option;
  * are under way ({@link #CALLS_LEAD_SECONDS}) sends {@link SipMutator} messages over UDP, then TCP, then TLS
  * ({@link WireFlood}). Reports whether the server is
  * alive, the ERROR lines it logged, the shard and connection errors and every drop by reason (from {@code /metrics},
- * before and after), heap after a full GC and direct memory before and after, and sipp's failed calls. Writes
- * {@code report.md} into the run directory. Runs on the main thread; every process it starts is stopped by its
- * handle.
+ * before and after), heap after a full GC and direct memory before and after, and sipp's failed calls. With
+ * {@code --prime N} a priming round comes first (N mutants over each transport and a second of calls, then the settle
+ * time) and is measured too, so that the report tells what a process makes once in its life (classes, tables, a
+ * pool's first chunk, thread caches) from what the flood itself leaves. Writes {@code report.md} into the run
+ * directory. Runs on the main thread; every process it starts is stopped by its handle.
  */
 @Command(name = "sipline bench fuzz", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Mutated SIP messages over UDP, TCP and TLS into the b2bua example under a sipp call load.")
@@ -42,6 +44,8 @@ public final class FuzzBench implements Callable<Integer>
 {
     /** Seconds between the first heap histogram and the load. */
     static final int QUIET_SECONDS = 5;
+    /** Added to {@link #seed} for the priming round's mutators, so the flood after it sends what it sends without. */
+    static final int PRIMING_SEED = 1000;
     /** Seconds the call load runs before the flood starts. */
     static final int CALLS_LEAD_SECONDS = 5;
     @Mixin
@@ -97,6 +101,12 @@ public final class FuzzBench implements Callable<Integer>
         + "seconds each, as large as the heap)")
     boolean heapDump;
 
+    @Option(names = "--prime", paramLabel = "N", description = "first a priming round: N messages over each "
+        + "transport and a second of calls, then --settle seconds, and a measurement after it (and heap-primed.hprof "
+        + "with --heap-dump), so that the report shows what the flood leaves beyond what the first message of each "
+        + "kind made (default 0: none)", defaultValue = "0")
+    long prime;
+
     public static void main(final String[] args)
     {
         System.exit(new CommandLine(new FuzzBench()).execute(args));
@@ -135,6 +145,7 @@ public final class FuzzBench implements Callable<Integer>
         }
         // The histogram stops the server for a heap walk and a full collection: the load starts once that is over
         TimeUnit.SECONDS.sleep(QUIET_SECONDS);
+        final Primed primed = prime > 0 ? prime(server, dir, flow, uasPort, tlsPort) : null;
         final double seconds = udp / (double)Math.max(1, rate) + (tcp + tls) / (double)Math.max(1, streamRate);
         final int calls = Math.max(callRate, (int)(callRate * (seconds + CALLS_LEAD_SECONDS)));
         final Process uas = Sipp.start("fuzz-uas", new ArrayList<>(flow.uasArgs()), uasPort);
@@ -185,7 +196,7 @@ public final class FuzzBench implements Callable<Integer>
         }
         final long errorLines = countErrors(server.output());
         final String report = report(floods, alive, errorLines, new Snapshots(m0, withCalls, m1), live0, live1,
-            calls, done);
+            calls, done) + (null == primed ? "" : primed.report(live0, live1, m1));
         Files.writeString(dir.resolve("report.md"), report);
         System.out.println(report);
         System.out.println("bench fuzz: results in " + dir);
@@ -208,6 +219,73 @@ public final class FuzzBench implements Callable<Integer>
         System.out.printf("bench fuzz: %s: sent %,d (%,d bytes) in %.1f s, reconnects %,d, send errors %,d%n",
             transport, r.sent(), r.bytes(), r.seconds(), r.reconnects(), r.sendErrors());
         floods.add(r);
+    }
+
+    /**
+     * The priming round: {@link #prime} mutants over each transport (another seed than the flood's), a second of
+     * calls, the settle time, then the server's heap after a full collection and {@code /metrics}.
+     */
+    private Primed prime(final ServerProcess server, final Path dir, final Scenarios.Flow flow, final int uasPort,
+        final int tlsPort) throws Exception
+    {
+        final List<WireFlood.Result> floods = new ArrayList<>();
+        final long[] done;
+        final Process uas = Sipp.start("fuzz-prime-uas", new ArrayList<>(flow.uasArgs()), uasPort);
+        try
+        {
+            final Process uac = Sipp.start("fuzz-prime-uac", List.of("127.0.0.1:" + server.port(), "-sf",
+                flow.uac().toString(), "-m", Integer.toString(callRate), "-r", Integer.toString(callRate), "-l",
+                Integer.toString(callRate * 20), "-recv_timeout", "8000", "-timeout", "120s"));
+            try
+            {
+                final InetSocketAddress sip = new InetSocketAddress("127.0.0.1", server.port());
+                flood(floods, sip, WireFlood.Transport.UDP, prime, rate, PRIMING_SEED + 0);
+                flood(floods, sip, WireFlood.Transport.TCP, prime, streamRate, PRIMING_SEED + 1);
+                if (tlsPort > 0)
+                {
+                    flood(floods, new InetSocketAddress("127.0.0.1", tlsPort), WireFlood.Transport.TLS, prime,
+                        streamRate, PRIMING_SEED + 2);
+                }
+                uac.waitFor(120, TimeUnit.SECONDS);
+            }
+            finally
+            {
+                Sipp.stop(uac);
+            }
+            done = Sipp.successAndFailed("fuzz-prime-uac");
+        }
+        finally
+        {
+            Sipp.stop(uas);
+        }
+        System.out.printf("bench fuzz: primed; waiting %d s before measuring ...%n", settleSeconds);
+        TimeUnit.SECONDS.sleep(settleSeconds);
+        final Map<String, Double> metrics = metrics(server.adminPort());
+        final long live = server.liveBytes(dir.resolve("histogram-primed.txt"));
+        if (heapDump)
+        {
+            server.heapDump(dir.resolve("heap-primed.hprof"));
+        }
+        TimeUnit.SECONDS.sleep(QUIET_SECONDS);
+        return new Primed(prime, settleSeconds, metrics, live, done);
+    }
+
+    /** The measurement after the priming round ({@link #prime}). */
+    private record Primed(long messages, int settle, Map<String, Double> metrics, long live, long[] calls)
+    {
+        String report(final long live0, final long live1, final Map<String, Double> after)
+        {
+            final Map<String, Double> direct = byLabel(metrics, "sipline_jvm_direct_memory_used_bytes", "pool");
+            final Map<String, Double> direct1 = byLabel(after, "sipline_jvm_direct_memory_used_bytes", "pool");
+            return String.format("%npriming round (%,d messages over each transport, %d calls: %d successful, %d "
+                + "failed; measured %d s after it): heap after full GC %,d bytes at the start, %,d after the priming, "
+                + "%,d after the flood: %,d above the start, %,d above the priming; direct memory after the priming: "
+                + "Netty's pools %,.0f (%,.0f after the flood), the JDK's direct buffers %,.0f (%,.0f after the "
+                + "flood). The counts above include the priming's messages.%n", messages, calls[0] + calls[1],
+                calls[0], calls[1], settle, live0, live, live1, live1 - live0, live1 - live, direct.getOrDefault(
+                "netty", 0.0), direct1.getOrDefault("netty", 0.0), direct.getOrDefault("jdk", 0.0),
+                direct1.getOrDefault("jdk", 0.0));
+        }
     }
 
     /** The server's TLS options (a certificate made by openssl); 0 when there is none. */

@@ -348,6 +348,8 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     public void onTick(final StackShard s, final long nowNs)
     {
         dialogRecords.pool().trim(nowNs); // once a second: free records a burst left behind
+        timers.trim(nowNs); // once a second: shrink the timer slots a burst grew
+        uas.trim(nowNs); // once a second: free 2xx retransmissions a burst left behind
         sessions.trim(nowNs); // once a second: shrink a dialog index a burst grew
     }
 

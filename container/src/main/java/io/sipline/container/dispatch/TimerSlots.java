@@ -9,24 +9,90 @@ import io.sipline.sip.stack.StackShard;
  * {@code slot | generation << 32}, so that cancelling is O(1), a stale handle is ignored, and a slot is reused without
  * allocation once its timer fired or was cancelled. The wheel's payload is the slot.
  * <p>
+ * The slot arrays grow (doubling) with the timers pending at once; {@link #trim} (once a second, from the shard's
+ * tick) shrinks them back once at most a quarter of them was in use for {@link #QUIET_TRIMS} trims in a row, when no
+ * pending timer sits in the part let go (a handle names its slot, so a pending timer never moves); while one does,
+ * the slots up there that end are held back and new timers take the lower ones, so a trickle of timers cannot keep
+ * the arrays large (running out of lower slots gives the held-back ones back at once). Slots made again
+ * after a shrink start their generations above those the dropped ones issued, so a stale handle stays stale.
+ * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard, created with it).
  */
 final class TimerSlots
 {
-    private final StackShard shard;
+    /** Slots the arrays start with, and the least {@link #trim} leaves. */
+    static final int INITIAL_SLOTS = 256;
+    /** Trims in a row the slots in use must stay at a quarter of the arrays or less before they shrink. */
+    static final int QUIET_TRIMS = 32;
+    static final long TRIM_PERIOD_NS = 1_000_000_000L;
+
+    /** The shard's application timer wheel, as this class uses it (a test's fake in unit tests). */
+    interface Wheel
+    {
+        long nowNs();
+
+        long schedule(long deadlineNs, long payload);
+
+        boolean cancel(long wheelId);
+
+        int index();
+    }
+
+    private final Wheel shard;
     private final ServletInvoker invoker;
     private final ContainerShardImpl.Counters counters;
 
-    private ContainerShard.TimerTarget[] timerTargets = new ContainerShard.TimerTarget[256];
-    private long[] timerWheelIds = new long[256];
-    private int[] timerGenerations = new int[256];
-    private int[] freeSlots = new int[256];
+    private ContainerShard.TimerTarget[] timerTargets = new ContainerShard.TimerTarget[INITIAL_SLOTS];
+    private long[] timerWheelIds = new long[INITIAL_SLOTS];
+    private int[] timerGenerations = new int[INITIAL_SLOTS];
+    private int[] freeSlots = new int[INITIAL_SLOTS];
     private int freeCount;
     private int slotCount;
+    /** Timers pending. */
+    private int pendingCount;
+    /** Slots from here up are not handed out again while a shrink waits for their timers to end. */
+    private int slotLimit = Integer.MAX_VALUE;
+    /** The most timers pending at once since the last trim that was not quiet. */
+    private int peak;
+    private int quietTrims;
+    private long nextTrimNs;
+    private boolean trimmedOnce;
+    /** The generation a slot made again after a shrink starts from (the highest of the dropped slots'). */
+    private int generationFloor;
 
     TimerSlots(final StackShard shard, final ServletInvoker invoker, final ContainerShardImpl.Counters counters)
     {
-        this.shard = shard;
+        this(new Wheel()
+        {
+            @Override
+            public long nowNs()
+            {
+                return shard.nowNs();
+            }
+
+            @Override
+            public long schedule(final long deadlineNs, final long payload)
+            {
+                return shard.schedule(deadlineNs, payload);
+            }
+
+            @Override
+            public boolean cancel(final long wheelId)
+            {
+                return shard.cancel(wheelId);
+            }
+
+            @Override
+            public int index()
+            {
+                return shard.index();
+            }
+        }, invoker, counters);
+    }
+
+    TimerSlots(final Wheel wheel, final ServletInvoker invoker, final ContainerShardImpl.Counters counters)
+    {
+        this.shard = wheel;
         this.invoker = invoker;
         this.counters = counters;
     }
@@ -35,6 +101,10 @@ final class TimerSlots
     long schedule(final long delayMillis, final ContainerShard.TimerTarget target)
     {
         final int slot;
+        if (0 == freeCount && slotLimit < slotCount)
+        {
+            giveBackHeldSlots(); // the lower slots ran out: the shrink waits for another quiet spell
+        }
         if (freeCount > 0)
         {
             slot = freeSlots[--freeCount];
@@ -47,9 +117,15 @@ final class TimerSlots
                 timerTargets = Arrays.copyOf(timerTargets, n);
                 timerWheelIds = Arrays.copyOf(timerWheelIds, n);
                 timerGenerations = Arrays.copyOf(timerGenerations, n);
+                // slots a shrink dropped may have issued handles still held: the new ones start above them
+                Arrays.fill(timerGenerations, slotCount, n, generationFloor);
                 freeSlots = Arrays.copyOf(freeSlots, n);
             }
             slot = slotCount++;
+        }
+        if (++pendingCount > peak)
+        {
+            peak = pendingCount;
         }
         timerTargets[slot] = target;
         final int generation = ++timerGenerations[slot] & 0x7FFFFFFF;
@@ -74,7 +150,11 @@ final class TimerSlots
     {
         timerTargets[slot] = null;
         timerGenerations[slot]++;
-        freeSlots[freeCount++] = slot;
+        pendingCount--;
+        if (slot < slotLimit)
+        {
+            freeSlots[freeCount++] = slot;
+        }
     }
 
     /**
@@ -105,6 +185,123 @@ final class TimerSlots
         {
             invoker.exit();
         }
+    }
+
+    /**
+     * Once a second (earlier calls return at once): shrinks the slot arrays a burst grew, to four times the most
+     * timers pending at once over the last {@link #QUIET_TRIMS} trims (at least {@link #INITIAL_SLOTS}), once that
+     * many trims in a row saw at most a quarter of them in use and no pending timer sits in the part let go. Allocates
+     * only when it shrinks.
+     *
+     * @return true when this trim shrank the arrays.
+     */
+    boolean trim(final long nowNs)
+    {
+        if (trimmedOnce && nowNs - nextTrimNs < 0)
+        {
+            return false;
+        }
+        trimmedOnce = true;
+        nextTrimNs = nowNs + TRIM_PERIOD_NS;
+        final int length = timerTargets.length;
+        if (length <= INITIAL_SLOTS)
+        {
+            return false;
+        }
+        if (peak > length >> 2)
+        {
+            quietTrims = 0;
+            peak = pendingCount;
+            giveBackHeldSlots();
+            return false;
+        }
+        if (++quietTrims < QUIET_TRIMS)
+        {
+            return false;
+        }
+        final int wanted = Math.max(1, peak) << 2;
+        final int target = Math.max(INITIAL_SLOTS, Integer.highestOneBit(wanted - 1) << 1);
+        return target < length && shrink(target);
+    }
+
+    private boolean shrink(final int target)
+    {
+        int floor = generationFloor;
+        for (int i = target; i < slotCount; i++)
+        {
+            if (null != timerTargets[i])
+            {
+                holdBack(target); // a pending timer up there: new timers take lower slots until it ends
+                return false;
+            }
+            floor = Math.max(floor, timerGenerations[i] & 0x7FFFFFFF);
+        }
+        generationFloor = floor;
+        slotCount = Math.min(slotCount, target);
+        timerTargets = Arrays.copyOf(timerTargets, target);
+        timerWheelIds = Arrays.copyOf(timerWheelIds, target);
+        timerGenerations = Arrays.copyOf(timerGenerations, target);
+        freeSlots = new int[target];
+        freeCount = 0;
+        for (int i = slotCount - 1; i >= 0; i--)
+        {
+            if (null == timerTargets[i])
+            {
+                freeSlots[freeCount++] = i; // the lowest free slot ends on top
+            }
+        }
+        quietTrims = 0;
+        peak = pendingCount;
+        slotLimit = Integer.MAX_VALUE;
+        return true;
+    }
+
+    /** From now on the free slots from {@code limit} up are held back: new timers take the lower ones. */
+    private void holdBack(final int limit)
+    {
+        if (slotLimit == limit)
+        {
+            return;
+        }
+        slotLimit = limit;
+        int kept = 0;
+        for (int i = 0; i < freeCount; i++)
+        {
+            if (freeSlots[i] < limit)
+            {
+                freeSlots[kept++] = freeSlots[i];
+            }
+        }
+        freeCount = kept;
+    }
+
+    /** Ends {@link #holdBack}: the free slots held back go back on the free stack. Allocates nothing. */
+    private void giveBackHeldSlots()
+    {
+        if (Integer.MAX_VALUE == slotLimit)
+        {
+            return;
+        }
+        for (int i = slotLimit; i < slotCount; i++)
+        {
+            if (null == timerTargets[i])
+            {
+                freeSlots[freeCount++] = i;
+            }
+        }
+        slotLimit = Integer.MAX_VALUE;
+    }
+
+    /** Slots the arrays hold (in use, free, or never used yet). */
+    int capacity()
+    {
+        return timerTargets.length;
+    }
+
+    /** Timers pending. */
+    int pending()
+    {
+        return pendingCount;
     }
 
     /** The shard stops: the bytes of the pending retransmissions are released (their timers never fire). */

@@ -26,14 +26,15 @@ final class UasResponses
 {
     /** At most this many ended 2xx retransmissions are kept: the ACKs of a burst's calls come within a few ms. */
     private static final int POOLED_OKS = 256;
+    /** Ended 2xx retransmissions kept whatever the recent use (a trim lets go of the rest). */
+    private static final int MIN_KEPT_OKS = 16;
 
     private final StackShard shard;
     private final ShardAddresses addresses;
     private final ServletInvoker invoker;
     private final TimerSlots timers;
-    /** Ended 2xx retransmissions kept for reuse, {@code [0, freeOks)}. */
-    private final OkRetransmission[] freeOks = new OkRetransmission[POOLED_OKS];
-    private int freeOkCount;
+    /** Ended 2xx retransmissions kept for reuse, as many as recent use needs ({@link #trim}). */
+    private final RecentFreeList<OkRetransmission> freeOks = new RecentFreeList<>(POOLED_OKS, MIN_KEPT_OKS);
 
     UasResponses(final StackShard shard, final ShardAddresses addresses, final ServletInvoker invoker,
         final TimerSlots timers)
@@ -139,12 +140,11 @@ final class UasResponses
     OkRetransmission okRetransmission(final ServerTransaction tx, final ByteBuf ok,
         final SipServletRequestImpl request, final SipServletResponseImpl response)
     {
-        if (0 == freeOkCount)
+        final OkRetransmission r = freeOks.take();
+        if (null == r)
         {
             return new OkRetransmission(this, tx, ok, request, response);
         }
-        final OkRetransmission r = freeOks[--freeOkCount];
-        freeOks[freeOkCount] = null;
         r.reuse(tx, ok, request, response);
         return r;
     }
@@ -152,10 +152,13 @@ final class UasResponses
     /** An ended 2xx retransmission, kept for the next 2xx while the pool has room. */
     void recycle(final OkRetransmission ended)
     {
-        if (freeOkCount < freeOks.length)
-        {
-            freeOks[freeOkCount++] = ended;
-        }
+        freeOks.give(ended);
+    }
+
+    /** Once a second, from the shard's tick: lets go of the ended 2xx retransmissions a burst left. */
+    void trim(final long nowNs)
+    {
+        freeOks.trim(nowNs);
     }
 
     /**

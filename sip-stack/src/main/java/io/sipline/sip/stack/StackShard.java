@@ -649,7 +649,8 @@ public final class StackShard
     /**
      * Once a second, from the tick task (never from a read, whose datagram is in the receive message): the reused
      * messages and views of this shard let go of what a burst of large messages grew and of their spans into the
-     * last message ({@link SipMessage#trimScratch}).
+     * last message ({@link SipMessage#trimScratch}), and the timer wheels of the spokes a burst grew
+     * ({@link TimerWheel#trim}).
      */
     private void trimScratch(final long nowNs)
     {
@@ -659,6 +660,8 @@ public final class StackShard
         }
         nextScratchTrimNs = nowNs + SCRATCH_TRIM_PERIOD_NS;
         handedOver.trimScratch();
+        transactionWheel.trim(); // spokes a burst of timers grew
+        appWheel.trim();
         transports.trim();
         malformedAnswers.trim();
         if (null != udp)

@@ -23,7 +23,14 @@ import java.util.Arrays;
  * after 2^23 reuses of one slot; an id kept that long could alias, which the transaction layer never does (it forgets
  * an id when its timer ends).
  *
- * <p>Not thread-safe; owned by one shard thread, which schedules, cancels and polls.
+ * <p>A burst grows spokes; {@link #trim} (the owner's once-a-second duty) shrinks a grown spoke back once it has
+ * held at most a quarter of its slots for {@link #QUIET_TRIMS} trims in a row and no live timer sits in the part let
+ * go (a live timer's id names its position, so it is never moved); while one does, the positions up there that end
+ * are held back and new timers take the lower ones, so a steady trickle cannot keep the spoke large (running out of
+ * lower positions gives the held-back ones back at once). A spoke that grows again after a shrink starts its
+ * new slots' generations above every generation the dropped ones had issued, so a stale id never names a new timer.
+ *
+ * <p>Not thread-safe; owned by one shard thread, which schedules, cancels, polls and trims.
  */
 public final class TimerWheel
 {
@@ -47,6 +54,8 @@ public final class TimerWheel
     private static final int SPOKE_SHIFT = POSITION_BITS;
     private static final int GENERATION_SHIFT = POSITION_BITS + SPOKE_BITS;
     private static final int INSERTION_SORT_MAX = 16;
+    /** Trims in a row a grown spoke must stay at a quarter of its slots or less before {@link #trim} shrinks it. */
+    public static final int QUIET_TRIMS = 32;
 
     private final long startTimeNs;
     private final long tickResolutionNs;
@@ -56,13 +65,25 @@ public final class TimerWheel
     private final int[][] generations;
     private final int[] spokeCounts;
     /**
-     * Each spoke's free positions as a stack, {@code length - spokeCounts[spoke]} deep: a timer takes the top one in
-     * O(1), where a search from the spoke's start would walk past the live timers that fill its low positions.
+     * Each spoke's free positions as a stack, {@code freeDepths[spoke]} deep: a timer takes the top one in O(1), where
+     * a search from the spoke's start would walk past the live timers that fill its low positions.
      */
     private final int[][] freePositions;
+    private final int[] freeDepths;
+    /** Per spoke: free positions from here up are held back while a shrink waits ({@link #trim}); else MAX_VALUE. */
+    private final int[] positionLimits;
     private long currentTick;
     private int timerCount;
     private long spokeGrowths;
+    private long spokeShrinks;
+    /** Slots a spoke starts with, and the least {@link #trim} leaves it. */
+    private final int initialSpokeCapacity;
+    /** Per spoke: the most live timers since its count was last reset by {@link #trim}. */
+    private final int[] spokePeaks;
+    /** Per spoke: trims in a row its peak stayed at a quarter of its slots or less. */
+    private final int[] quietTrims;
+    /** Per spoke: the generation a slot it grows again starts with (above those of the slots a shrink dropped). */
+    private final int[] generationFloors;
 
     /** Scratch for one poll: the due ids of the current spoke and their deadlines, sorted together. */
     private long[] dueIds;
@@ -103,6 +124,14 @@ public final class TimerWheel
         this.generations = new int[ticksPerWheel][];
         this.spokeCounts = new int[ticksPerWheel];
         this.freePositions = new int[ticksPerWheel][];
+        this.freeDepths = new int[ticksPerWheel];
+        this.positionLimits = new int[ticksPerWheel];
+        Arrays.fill(positionLimits, Integer.MAX_VALUE);
+        Arrays.fill(freeDepths, spokeCapacity);
+        this.initialSpokeCapacity = spokeCapacity;
+        this.spokePeaks = new int[ticksPerWheel];
+        this.quietTrims = new int[ticksPerWheel];
+        this.generationFloors = new int[ticksPerWheel];
         for (int i = 0; i < ticksPerWheel; i++)
         {
             final long[] d = new long[spokeCapacity];
@@ -136,10 +165,17 @@ public final class TimerWheel
         final long tick = Math.max(tickOf(deadlineNs), currentTick);
         final int spoke = (int)(tick & tickMask);
         long[] d = deadlines[spoke];
-        final int position;
-        if (spokeCounts[spoke] < d.length)
+        int depth = freeDepths[spoke];
+        if (0 == depth && spokeCounts[spoke] < d.length)
         {
-            position = freePositions[spoke][d.length - spokeCounts[spoke] - 1];
+            giveBackHeld(spoke); // the lower positions ran out: the shrink waits for another quiet spell
+            depth = freeDepths[spoke];
+        }
+        final int position;
+        if (depth > 0)
+        {
+            position = freePositions[spoke][--depth];
+            freeDepths[spoke] = depth;
         }
         else
         {
@@ -148,7 +184,11 @@ public final class TimerWheel
         }
         d[position] = deadlineNs;
         payloads[spoke][position] = payload;
-        spokeCounts[spoke]++;
+        final int count = ++spokeCounts[spoke];
+        if (count > spokePeaks[spoke])
+        {
+            spokePeaks[spoke] = count;
+        }
         timerCount++;
         return ((long)generations[spoke][position] << GENERATION_SHIFT) | ((long)spoke << SPOKE_SHIFT) | position;
     }
@@ -283,10 +323,109 @@ public final class TimerWheel
         return spokeGrowths;
     }
 
+    /** How many times {@link #trim} shrank a spoke. */
+    public long spokeShrinks()
+    {
+        return spokeShrinks;
+    }
+
     /** Slots of the largest spoke. */
     public int maxSpokeCapacity()
     {
         return dueIds.length;
+    }
+
+    /** Slots of all the spokes together. */
+    public long totalSlots()
+    {
+        long n = 0;
+        for (final long[] d : deadlines)
+        {
+            n += d.length;
+        }
+        return n;
+    }
+
+    /**
+     * The owner's periodic duty (once a second; never from inside {@link #poll}): shrinks each grown spoke that has
+     * held at most a quarter of its slots for {@link #QUIET_TRIMS} trims in a row to four times the most timers it held
+     * over them (at least its initial capacity), when no live timer sits in the part let go. Allocates only when it
+     * shrinks.
+     *
+     * @return the number of spokes shrunk.
+     */
+    public int trim()
+    {
+        int shrunk = 0;
+        int longest = initialSpokeCapacity;
+        for (int spoke = 0; spoke <= tickMask; spoke++)
+        {
+            final int length = deadlines[spoke].length;
+            if (length > initialSpokeCapacity)
+            {
+                if (spokePeaks[spoke] > length >> 2)
+                {
+                    quietTrims[spoke] = 0;
+                    spokePeaks[spoke] = spokeCounts[spoke];
+                    giveBackHeld(spoke);
+                }
+                else if (++quietTrims[spoke] >= QUIET_TRIMS && shrink(spoke))
+                {
+                    shrunk++;
+                }
+            }
+            longest = Math.max(longest, deadlines[spoke].length);
+        }
+        if (dueIds.length > longest)
+        {
+            dueIds = new long[longest];
+            dueDeadlines = new long[longest];
+        }
+        return shrunk;
+    }
+
+    /** Shrinks a quiet spoke when none of its live timers sits at or above the new length. */
+    private boolean shrink(final int spoke)
+    {
+        final int length = deadlines[spoke].length;
+        final int wanted = Math.max(1, spokePeaks[spoke]) << 2;
+        final int target = Math.max(initialSpokeCapacity, Integer.highestOneBit(wanted - 1) << 1);
+        if (target >= length)
+        {
+            return false;
+        }
+        final long[] d = deadlines[spoke];
+        final int[] g = generations[spoke];
+        int floor = generationFloors[spoke];
+        for (int i = target; i < length; i++)
+        {
+            if (NULL_DEADLINE != d[i])
+            {
+                holdBack(spoke, target); // a live timer up there: new timers take lower positions until it ends
+                return false;
+            }
+            floor = Math.max(floor, g[i]);
+        }
+        generationFloors[spoke] = floor;
+        deadlines[spoke] = Arrays.copyOf(d, target);
+        payloads[spoke] = Arrays.copyOf(payloads[spoke], target);
+        generations[spoke] = Arrays.copyOf(g, target);
+        final int[] stack = new int[target];
+        int depth = 0;
+        for (int i = target - 1; i >= 0; i--)
+        {
+            if (NULL_DEADLINE == d[i])
+            {
+                stack[depth++] = i; // the lowest free position ends on top
+            }
+        }
+        freePositions[spoke] = stack;
+        freeDepths[spoke] = depth;
+        positionLimits[spoke] = Integer.MAX_VALUE;
+        quietTrims[spoke] = 0;
+        spokePeaks[spoke] = spokeCounts[spoke];
+        spokeShrinks++;
+        return true;
     }
 
     private long tickOf(final long timeNs)
@@ -391,9 +530,55 @@ public final class TimerWheel
         keys[b] = key;
     }
 
+    /** From now on the spoke's free positions from {@code limit} up are held back: new timers take lower ones. */
+    private void holdBack(final int spoke, final int limit)
+    {
+        if (positionLimits[spoke] == limit)
+        {
+            return;
+        }
+        positionLimits[spoke] = limit;
+        final int[] stack = freePositions[spoke];
+        final int depth = freeDepths[spoke];
+        int kept = 0;
+        for (int i = 0; i < depth; i++)
+        {
+            if (stack[i] < limit)
+            {
+                stack[kept++] = stack[i];
+            }
+        }
+        freeDepths[spoke] = kept;
+    }
+
+    /** Ends {@link #holdBack}: the spoke's free positions held back go back on its stack. Allocates nothing. */
+    private void giveBackHeld(final int spoke)
+    {
+        final int limit = positionLimits[spoke];
+        if (Integer.MAX_VALUE == limit)
+        {
+            return;
+        }
+        final long[] d = deadlines[spoke];
+        final int[] stack = freePositions[spoke];
+        int depth = freeDepths[spoke];
+        for (int i = d.length - 1; i >= limit; i--)
+        {
+            if (NULL_DEADLINE == d[i])
+            {
+                stack[depth++] = i;
+            }
+        }
+        freeDepths[spoke] = depth;
+        positionLimits[spoke] = Integer.MAX_VALUE;
+    }
+
     private void free(final int spoke, final int position)
     {
-        freePositions[spoke][deadlines[spoke].length - spokeCounts[spoke]] = position;
+        if (position < positionLimits[spoke])
+        {
+            freePositions[spoke][freeDepths[spoke]++] = position;
+        }
         deadlines[spoke][position] = NULL_DEADLINE;
         payloads[spoke][position] = 0L;
         generations[spoke][position] = (generations[spoke][position] + 1) & GENERATION_MASK;
@@ -415,9 +600,13 @@ public final class TimerWheel
         deadlines[spoke] = d;
         payloads[spoke] = Arrays.copyOf(payloads[spoke], newLength);
         generations[spoke] = Arrays.copyOf(generations[spoke], newLength);
+        // a slot dropped by a shrink may have issued ids still held: its new generations start above them
+        Arrays.fill(generations[spoke], oldLength, newLength, generationFloors[spoke]);
         // every old position is live (a spoke grows only when full): the free ones are the new half
         freePositions[spoke] = new int[newLength];
         pushFree(freePositions[spoke], oldLength, newLength);
+        freeDepths[spoke] = newLength - oldLength - 1; // the caller takes the lowest new position, on top
+        positionLimits[spoke] = Integer.MAX_VALUE; // a spoke that fills up is busy: no shrink waits on it
         if (dueIds.length < newLength)
         {
             // A handler may schedule into the spoke being polled: keep the ids collected so far.

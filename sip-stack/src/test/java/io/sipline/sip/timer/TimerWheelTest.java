@@ -267,6 +267,245 @@ class TimerWheelTest
         assertEquals(0, allocated, "bytes allocated by 20,000 rounds of schedule/cancel/poll");
     }
 
+    @Test
+    void shouldShrinkASpokeABurstGrewOnceItStayedSmall()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        // a burst: 200 timers in one tick grow its spoke from 4 to 256 slots
+        for (int i = 0; i < 200; i++)
+        {
+            wheel.schedule(START + 10 * MS);
+        }
+        assertEquals(256, wheel.maxSpokeCapacity());
+        assertEquals(200, wheel.poll(START + 10 * MS, r, Integer.MAX_VALUE));
+        final long grown = wheel.totalSlots();
+        assertEquals(63 * 4 + 256, grown);
+        // the first trim after the burst sees its peak: not quiet yet
+        assertEquals(0, wheel.trim());
+        for (int t = 1; t < TimerWheel.QUIET_TRIMS; t++)
+        {
+            assertEquals(0, wheel.trim(), "trim " + t);
+        }
+        assertEquals(1, wheel.trim(), "quiet for QUIET_TRIMS trims in a row");
+        assertEquals(64 * 4, wheel.totalSlots());
+        assertEquals(4, wheel.maxSpokeCapacity());
+        assertEquals(1, wheel.spokeShrinks());
+        // the shrunk spoke still takes timers, and grows again under another burst
+        final long[] ids = new long[10];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(START + 74 * MS, i);
+        }
+        for (int i = 0; i < ids.length; i++)
+        {
+            assertEquals(i, wheel.payload(ids[i]));
+        }
+        r.count = 0;
+        assertEquals(10, wheel.poll(START + 74 * MS, r, Integer.MAX_VALUE));
+    }
+
+    @Test
+    void shouldNeverShrinkOverALiveTimer()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        final long[] ids = new long[64];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(START + 10 * MS + i, i);
+        }
+        // all but the last one end: the live one sits at position 63 of a 64-slot spoke
+        for (int i = 0; i < ids.length - 1; i++)
+        {
+            assertTrue(wheel.cancel(ids[i]));
+        }
+        final long live = ids[ids.length - 1];
+        for (int t = 0; t <= 2 * TimerWheel.QUIET_TRIMS; t++)
+        {
+            assertEquals(0, wheel.trim());
+        }
+        assertEquals(64, wheel.maxSpokeCapacity());
+        assertTrue(wheel.isLive(live));
+        assertEquals(63, wheel.payload(live));
+        // once it fired, the next trim shrinks the spoke
+        assertEquals(1, wheel.poll(START + 20 * MS, r, Integer.MAX_VALUE));
+        assertEquals(live, r.ids[0]);
+        assertEquals(1, wheel.trim());
+        assertEquals(4, wheel.maxSpokeCapacity());
+    }
+
+    @Test
+    void shouldShrinkASpokeATrickleKeepsUsingOnceTheLiveTimerHighUpEnded()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        final long[] ids = new long[64];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(START + 10 * MS + i);
+        }
+        // position 63 stays live for 40 rotations; the others end, pushed on the free stack in order (63 on top)
+        for (int i = 0; i < ids.length - 1; i++)
+        {
+            wheel.cancel(ids[i]);
+        }
+        wheel.cancel(ids[ids.length - 1]);
+        final long high = wheel.schedule(START + (10 + 40 * 64) * MS);
+        long now = START + 10 * MS;
+        for (int round = 0; round < 60; round++)
+        {
+            // a trickle on the same spoke, two rotations long, so one is live at every trim: a LIFO stack alone would
+            // keep putting it at positions 61 and 62
+            wheel.schedule(now + 128 * MS);
+            now += 64 * MS;
+            wheel.poll(now, r, Integer.MAX_VALUE);
+            wheel.trim();
+        }
+        assertFalse(wheel.isLive(high), "the one up high fired");
+        // four times the three it held at most (the one up high and two of the trickle)
+        assertEquals(16, wheel.maxSpokeCapacity(), "shrunk once it ended, the trickle kept below the cut");
+        assertEquals(1, wheel.spokeShrinks());
+    }
+
+    @Test
+    void shouldGiveTheHeldBackPositionsBackWhenTheLowerOnesRunOut()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final long[] ids = new long[64];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(START + 10 * MS + i);
+        }
+        for (int i = 0; i < ids.length - 1; i++)
+        {
+            wheel.cancel(ids[i]);
+        }
+        for (int t = 0; t <= TimerWheel.QUIET_TRIMS; t++)
+        {
+            assertEquals(0, wheel.trim()); // blocked by position 63: the positions from 4 up are held back
+        }
+        final long growths = wheel.spokeGrowths();
+        for (int i = 0; i < 60; i++)
+        {
+            wheel.schedule(START + 10 * MS);
+        }
+        assertEquals(growths, wheel.spokeGrowths(), "60 more fit in the 63 free positions, held back or not");
+        assertEquals(61, wheel.timerCount());
+        assertTrue(wheel.isLive(ids[63]));
+    }
+
+    @Test
+    void shouldKeepLiveTimersBelowTheCutWhenShrinking()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        final long[] ids = new long[64];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = wheel.schedule(START + 10 * MS + i, i);
+        }
+        for (int i = 2; i < ids.length; i++)
+        {
+            wheel.cancel(ids[i]);
+        }
+        // the first trim sees the burst's peak; QUIET_TRIMS quiet ones follow
+        for (int t = 0; t <= TimerWheel.QUIET_TRIMS; t++)
+        {
+            wheel.trim();
+        }
+        assertEquals(8, wheel.maxSpokeCapacity(), "four times the two it held, a power of two");
+        assertTrue(wheel.isLive(ids[0]));
+        assertTrue(wheel.isLive(ids[1]));
+        assertEquals(1, wheel.payload(ids[1]));
+        // the free positions were rebuilt: six more fit without growth, in order from the lowest
+        final long growths = wheel.spokeGrowths();
+        for (int i = 0; i < 6; i++)
+        {
+            wheel.schedule(START + 10 * MS + 100 + i);
+        }
+        assertEquals(growths, wheel.spokeGrowths());
+        assertEquals(8, wheel.poll(START + 20 * MS, r, Integer.MAX_VALUE));
+        assertEquals(ids[0], r.ids[0]);
+        assertEquals(ids[1], r.ids[1]);
+    }
+
+    @Test
+    void shouldNotLetAStaleIdNameATimerOfASpokeThatGrewAgain()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        // ids of generation 0, as a fresh slot would issue again without the floor
+        final long[] old = new long[64];
+        for (int i = 0; i < old.length; i++)
+        {
+            old[i] = wheel.schedule(START + 10 * MS, i);
+        }
+        for (final long id : old)
+        {
+            wheel.cancel(id);
+        }
+        for (int t = 0; t <= TimerWheel.QUIET_TRIMS; t++)
+        {
+            wheel.trim();
+        }
+        assertEquals(4, wheel.maxSpokeCapacity());
+        // the spoke grows again: its positions from 4 up are issued anew and must not answer to the ids they issued
+        final long[] fresh = new long[64];
+        for (int i = 0; i < fresh.length; i++)
+        {
+            fresh[i] = wheel.schedule(START + 10 * MS, 100 + i);
+        }
+        for (int i = 0; i < old.length; i++)
+        {
+            assertFalse(wheel.isLive(old[i]), "stale id " + i);
+            assertFalse(wheel.cancel(old[i]), "stale id " + i);
+        }
+        assertEquals(64, wheel.timerCount());
+        assertEquals(64, wheel.poll(START + 10 * MS, r, Integer.MAX_VALUE));
+    }
+
+    @Test
+    void shouldNotShrinkASpokeASteadyLoadKeepsBusy()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        long now = START;
+        for (int t = 0; t < 3 * TimerWheel.QUIET_TRIMS; t++)
+        {
+            // every round the same tick of the wheel holds 40 timers: a load, not a burst
+            for (int i = 0; i < 40; i++)
+            {
+                wheel.schedule(now + 64 * MS);
+            }
+            now += 64 * MS;
+            wheel.poll(now, r, Integer.MAX_VALUE);
+            r.count = 0;
+            assertEquals(0, wheel.trim());
+        }
+        assertEquals(64, wheel.maxSpokeCapacity());
+        assertEquals(0, wheel.spokeShrinks());
+    }
+
+    @Test
+    void shouldNotAllocateWhenTrimmingInSteadyState()
+    {
+        final TimerWheel wheel = new TimerWheel(START);
+        final Recorder r = new Recorder();
+        final long[] ids = new long[256];
+        final long[] now = {START};
+        final Runnable rounds = () ->
+        {
+            for (int round = 0; round < 2_000; round++)
+            {
+                now[0] = cycle(wheel, r, ids, now[0]);
+                wheel.trim();
+            }
+        };
+        final long allocated = AllocationMeter.leastBytes(rounds, rounds, 5, 0);
+        assertEquals(0, allocated, "bytes allocated by 2,000 rounds of schedule/cancel/poll/trim");
+    }
+
     private static long cycle(final TimerWheel wheel, final Recorder r, final long[] ids, final long start)
     {
         long now = start;

@@ -38,8 +38,9 @@ import io.sipline.sip.transport.StunKeepAlive;
  * A connection with neither a read nor a send for the idle time is closed by one self-re-arming task on its loop, and
  * so is one whose message is not whole within the message timeout of its first byte (slowloris, headers that never
  * end), or, accepted, has not sent a whole first message within it of its accept (idle connections, slow TLS
- * handshakes). A message that declares a Content-Length beyond the maximum size closes the connection once its
- * headers are read, before its body is buffered. An accepted connection past its listener's limits
+ * handshakes); the same check trims what a burst of large messages grew ({@link #trimBuffers}). A message that
+ * declares a Content-Length beyond the maximum size closes the connection once its headers are read, before its body
+ * is buffered. An accepted connection past its listener's limits
  * ({@link ConnectionAdmission}) is closed as it becomes active. Times come from the loop's {@link Ticker} (a test's
  * {@code EmbeddedChannel} moves it).
  *
@@ -108,6 +109,8 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
     /** Unconsumed inbound bytes live in {@code pending[0, pendingLength)}; unused over WebSocket. */
     private byte[] pending;
     private int pendingLength;
+    /** The most bytes pending at once since the last {@link #trimBuffers}. */
+    private int pendingPeak;
 
     private volatile Channel channel;
     /** This handler's context: sends start here, so that they pass the handlers below it only (WebSocket framing). */
@@ -661,6 +664,10 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         // ByteBufCopy: a bulk getBytes out of a pooled direct buffer would build a ByteBuffer view (JDK 25).
         ByteBufCopy.copyOut(in, from, pending, pendingLength, length);
         pendingLength = needed;
+        if (needed > pendingPeak)
+        {
+            pendingPeak = needed;
+        }
     }
 
     /** Frames and hands over every whole message in {@link #pending}, then moves the rest to the front. */
@@ -890,6 +897,7 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             return;
         }
+        trimBuffers();
         final long now = ticker.nanoTime();
         long next = Long.MAX_VALUE;
         if (idleNanos > 0)
@@ -913,6 +921,33 @@ public final class TcpConnection extends ChannelInboundHandlerAdapter
             next = Math.min(next, messageTimeoutNanos - waitedFor);
         }
         idleCheck = ch.eventLoop().schedule(idleTask, next, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * From the timer check, between reads: the reused message lets go of what a burst of large messages grew
+     * ({@link SipMessage#trimScratch}; its last message was handled and is dead), and the pending buffer, when empty,
+     * goes back to its initial size unless a message since the last check needed more than
+     * {@link SipMessage#KEPT_OWN_BYTES}. Allocates only when it lets an array go.
+     */
+    private void trimBuffers()
+    {
+        if (inRead)
+        {
+            return;
+        }
+        message.trimScratch();
+        final int kept = SipMessage.KEPT_OWN_BYTES;
+        if (0 == pendingLength && pending.length > kept && pendingPeak <= kept)
+        {
+            pending = new byte[INITIAL_BYTES];
+        }
+        pendingPeak = pendingLength;
+    }
+
+    /** The pending buffer's size (for tests of {@link #trimBuffers}). */
+    int pendingCapacity()
+    {
+        return pending.length;
     }
 
     private void closeOnTimer(final Channel ch, final int slot)

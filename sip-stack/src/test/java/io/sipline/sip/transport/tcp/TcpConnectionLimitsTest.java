@@ -164,6 +164,56 @@ class TcpConnectionLimitsTest
         assertEquals(0, counters.get(TcpCounters.MESSAGE_TIMEOUTS));
     }
 
+    @Test
+    void shouldLetGoOfTheBufferALargeMessageGrewAtTheChecksAfterIt()
+    {
+        final int initial = channel.pipeline().get(TcpConnection.class).pendingCapacity();
+        channel.writeInbound(direct(TcpTransportTestMessages.options("big@x", 1, "b".repeat(40_000))));
+        final TcpConnection connection = channel.pipeline().get(TcpConnection.class);
+        assertTrue(connection.pendingCapacity() >= 40_000, "grown: " + connection.pendingCapacity());
+        // the first check after it sees the large message among the recent ones; the next lets the buffer go
+        advanceMillis(MESSAGE_TIMEOUT_MILLIS + 1);
+        assertTrue(connection.pendingCapacity() >= 40_000);
+        advanceMillis(MESSAGE_TIMEOUT_MILLIS + 1);
+        assertEquals(initial, connection.pendingCapacity());
+        // and the connection goes on reading, growing again for the next large message
+        channel.writeInbound(direct(TcpTransportTestMessages.options("big@x", 2, "c".repeat(30_000))));
+        assertEquals(List.of("big@x 1", "big@x 2"), seen);
+        assertTrue(channel.isActive());
+    }
+
+    @Test
+    void shouldNeverLetGoOfTheBufferWhileAMessageIsPartlyIn()
+    {
+        final TcpConnection connection = channel.pipeline().get(TcpConnection.class);
+        final int initial = connection.pendingCapacity();
+        channel.writeInbound(direct(TcpTransportTestMessages.options("p@x", 1, "b".repeat(40_000))));
+        advanceMillis(MESSAGE_TIMEOUT_MILLIS + 1); // the check at 10 s sees the large message: kept
+        advanceMillis(2_000);
+        final String small = TcpTransportTestMessages.options("p@x", 2, "");
+        channel.writeInbound(direct(small.substring(0, 100)));
+        advanceMillis(8_000); // the check at 20 s: nothing large since the last, but a message is partly in
+        assertTrue(connection.pendingCapacity() >= 40_000, "kept while bytes are pending");
+        channel.writeInbound(direct(small.substring(100)));
+        assertEquals(List.of("p@x 1", "p@x 2"), seen, "the pending part was kept whole");
+        advanceMillis(2_500); // the check at 22 s: the message is whole and handled
+        assertEquals(initial, connection.pendingCapacity());
+        assertTrue(channel.isActive());
+    }
+
+    @Test
+    void shouldKeepTheBufferWhileLargeMessagesKeepComing()
+    {
+        final TcpConnection connection = channel.pipeline().get(TcpConnection.class);
+        for (int i = 1; i <= 5; i++)
+        {
+            channel.writeInbound(direct(TcpTransportTestMessages.options("k@x", i, "k".repeat(40_000))));
+            advanceMillis(MESSAGE_TIMEOUT_MILLIS + 1);
+            assertTrue(connection.pendingCapacity() >= 40_000, "check " + i);
+        }
+        assertEquals(5, seen.size());
+    }
+
     private void advanceMillis(final long millis)
     {
         channel.advanceTimeBy(millis, TimeUnit.MILLISECONDS);
