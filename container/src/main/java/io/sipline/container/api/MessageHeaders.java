@@ -90,7 +90,10 @@ public final class MessageHeaders implements HeaderSource
     private Object[] values;
     /** The length of {@link #values} when it is made (within the object's 8-byte step: costs no room). */
     private final char firstTexts;
-    /** The entries the tail of {@link #bytes} has room for while it holds the index, else 0 (as above: no room). */
+    /**
+     * The entries of the index the tail of {@link #bytes} was made for (this section's while {@link #index} is null,
+     * or its base's), else 0 (within the object's 8-byte step, as above).
+     */
     private char tail;
 
     static
@@ -138,7 +141,9 @@ public final class MessageHeaders implements HeaderSource
      */
     public static MessageHeaders over(final MessageHeaders base, final int capacity, final int texts)
     {
-        return new MessageHeaders(base.bytes, capacity, texts);
+        final MessageHeaders h = new MessageHeaders(base.bytes, capacity, texts);
+        h.tail = base.tail; // the base's index may be in the bytes' tail: not this section's to write
+        return h;
     }
 
     /**
@@ -254,6 +259,12 @@ public final class MessageHeaders implements HeaderSource
     public byte[] bytes()
     {
         return bytes;
+    }
+
+    /** The length of the message in the base bytes (without an index in their tail); -1 when there are none. */
+    public int baseLength()
+    {
+        return null == bytes ? -1 : bytes.length - (0 == tail ? 0 : tailBytes(tail));
     }
 
     public int size()
@@ -955,7 +966,6 @@ public final class MessageHeaders implements HeaderSource
                 grown[k] = (char)ix(k); // the old count's place stays 0: the kind of the first new entry
             }
             index = grown;
-            tail = 0;
         }
         for (int j = count; j > at; j--)
         {
