@@ -2,12 +2,13 @@ package io.sipline.container.api;
 
 import java.nio.charset.StandardCharsets;
 
+import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 
 /**
  * The rules {@link MessageHeaders} reads header values by where they are text: a token list searched ignoring case,
  * the leading number of a value (a CSeq's), and a received value made into text with its line folding replaced by
- * one space (RFC 3261 §7.3.1), and the canonical names it writes.
+ * one space (RFC 3261 §7.3.1), the canonical names it writes, and where a received extension header's name is.
  * <p>
  * Stateless: pure functions; any thread. Byte arrays are borrowed, never kept.
  */
@@ -99,5 +100,37 @@ final class HeaderValues
             out[k.ordinal()] = k.canonical().getBytes(StandardCharsets.US_ASCII);
         }
         return out;
+    }
+
+    /**
+     * Where the name of a spanned header whose value starts at {@code valueStart} of {@code bytes} ends: the value
+     * follows the name, optional white space, the colon and optional white space or a line fold (RFC 3261 §7.3.1
+     * HCOLON, SWS), so the name is found from the value's start backwards; the parser splits no extension header into
+     * several values.
+     */
+    static int nameEnd(final byte[] bytes, final int valueStart)
+    {
+        int p = valueStart - 1;
+        while (p > 0 && bytes[p] != ':')
+        {
+            p--;
+        }
+        p--;
+        while (p > 0 && Ascii.isWsp(bytes[p]))
+        {
+            p--;
+        }
+        return p + 1;
+    }
+
+    /** Where a header name ending at {@code end} of {@code bytes} starts: after the line break before it. */
+    static int nameStart(final byte[] bytes, final int end)
+    {
+        int p = end;
+        while (p > 0 && Ascii.isTokenChar(bytes[p - 1]))
+        {
+            p--;
+        }
+        return p;
     }
 }

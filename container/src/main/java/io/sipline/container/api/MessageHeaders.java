@@ -20,7 +20,8 @@ import io.sipline.sip.message.SipMessage;
  * first access and cached, edits in place of the entries they replace.
  *
  * <pre>
- *   bytes:   the base message's bytes (shared, never written)
+ *   bytes:   the base message's bytes (shared, never written but for the index a received section keeps in
+ *            their tail, see below)
  *   entry i: index[2i]       HeaderName ordinal in the low 7 bits (UNKNOWN for extension headers); above them a
  *                            mark: the value's length in bytes (0..SHORT), LONG or TEXT
  *            index[2i+1]     a short span's value start in bytes (16 bits: the value ends at start + length);
@@ -38,6 +39,9 @@ import io.sipline.sip.message.SipMessage;
  *            bytes is its value
  *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
  *            in an object made for every message
+ *   tail:    a received section's index is not an array of its own: its chars (big-endian) are the last bytes of
+ *            the array its message was copied into, one array header fewer per message; a section that grows past
+ *            them moves its index into a char array
  * </pre>
  *
  * A list header the parser split (Via, Route, Contact, ...) has one entry per value; it is written one line per
@@ -68,13 +72,15 @@ public final class MessageHeaders implements HeaderSource
     private static final int MAX_CACHE_SLOTS = 512;
     /** Slots of the values of a received section: the few headers the container and an application read. */
     private static final int RECEIVED_TEXTS = 4;
-    private static final byte[][] CANONICAL = HeaderValues.canonicalNames();
     /** ": " and CR LF as big-endian shorts (one buffer operation each). */
     static final int COLON_SPACE = (':' << 8) | ' ';
     static final int CRLF = ('\r' << 8) | '\n';
 
     private final byte[] bytes;
-    /** Kind and value span per entry, then the number of entries (see above): one array for the whole section. */
+    /**
+     * Kind and value span per entry, then the number of entries (see above): one array for the whole section; null
+     * while the index is in the tail of {@link #bytes}.
+     */
     private char[] index;
     /**
      * The value texts, a String, {@link TaggedParty} or {@link CSeqText}, or a {@link NamedText} for a text extension
@@ -84,6 +90,11 @@ public final class MessageHeaders implements HeaderSource
     private Object[] values;
     /** The length of {@link #values} when it is made (within the object's 8-byte step: costs no room). */
     private final char firstTexts;
+    /**
+     * The entries of the index the tail of {@link #bytes} was made for (this section's while {@link #index} is null,
+     * or its base's), else 0 (within the object's 8-byte step, as above).
+     */
+    private char tail;
 
     static
     {
@@ -95,9 +106,25 @@ public final class MessageHeaders implements HeaderSource
 
     private MessageHeaders(final byte[] bytes, final int capacity, final int texts)
     {
+        this(bytes, capacity, texts, false);
+    }
+
+    /** {@code inTail}: the index is the last {@link #tailBytes}({@code capacity}) bytes of {@code bytes}. */
+    private MessageHeaders(final byte[] bytes, final int capacity, final int texts, final boolean inTail)
+    {
         this.bytes = bytes;
-        this.index = new char[capacity * ENTRY + 1];
+        this.index = inTail ? null : new char[capacity * ENTRY + 1];
+        this.tail = inTail ? (char)capacity : 0;
         this.firstTexts = (char)Math.clamp(texts, 1, MAX_ENTRIES);
+    }
+
+    /**
+     * The bytes a received message's copy needs past the message for the index of its {@code headers} entries
+     * ({@link #of}), or 0 when it holds more than an index has room for.
+     */
+    public static int tailBytes(final int headers)
+    {
+        return headers > MAX_ENTRIES ? 0 : 2 * (headers * ENTRY + 1);
     }
 
     /** An empty header section (a request made by the container), over no base bytes: every entry is text. */
@@ -114,21 +141,25 @@ public final class MessageHeaders implements HeaderSource
      */
     public static MessageHeaders over(final MessageHeaders base, final int capacity, final int texts)
     {
-        return new MessageHeaders(base.bytes, capacity, texts);
+        final MessageHeaders h = new MessageHeaders(base.bytes, capacity, texts);
+        h.tail = base.tail; // the base's index may be in the bytes' tail: not this section's to write
+        return h;
     }
 
     /**
      * The header section of a received message, indexing {@code bytes}, which hold a copy of {@code message}'s
-     * bytes starting at {@code message.offset()}.
+     * bytes starting at {@code message.offset()}, and {@link #tailBytes} more for the index when there is room
+     * (the section then writes its index there: the copy is the section's).
      *
      * @param message borrowed, parsed OK.
      */
     public static MessageHeaders of(final SipMessage message, final byte[] bytes)
     {
         final int n = message.headerCount();
-        final MessageHeaders h = new MessageHeaders(bytes, n, RECEIVED_TEXTS);
+        final int length = message.frameLength() > 0 ? message.frameLength() : message.length();
+        final MessageHeaders h = new MessageHeaders(bytes, n, RECEIVED_TEXTS,
+            n > 0 && tailBytes(n) > 0 && bytes.length - length >= tailBytes(n));
         final int shift = message.offset();
-        final char[] index = h.index;
         for (int i = 0; i < n; i++)
         {
             final int s = i * ENTRY;
@@ -137,16 +168,16 @@ public final class MessageHeaders implements HeaderSource
             final int valueEnd = message.headerValueEnd(i) - shift;
             if (valueEnd <= MAX_POSITION && valueEnd - valueStart <= SHORT)
             {
-                index[s] = (char)(kind | (valueEnd - valueStart) << KIND_BITS);
-                index[s + 1] = (char)valueStart;
+                h.ix(s, kind | (valueEnd - valueStart) << KIND_BITS);
+                h.ix(s + 1, valueStart);
                 continue;
             }
             final int slot = h.freeSlot();
             if (valueEnd <= MAX_POSITION)
             {
                 h.values[slot] = new LongSpan((char)valueStart, (char)valueEnd);
-                index[s] = (char)(kind | LONG << KIND_BITS);
-                index[s + 1] = (char)slot;
+                h.ix(s, kind | LONG << KIND_BITS);
+                h.ix(s + 1, slot);
                 continue;
             }
             // beyond what a char holds (a header section over 64 KiB, which only TCP can carry): kept as text
@@ -161,8 +192,8 @@ public final class MessageHeaders implements HeaderSource
             {
                 h.values[slot] = value;
             }
-            index[s] = (char)(kind | TEXT << KIND_BITS);
-            index[s + 1] = (char)slot;
+            h.ix(s, kind | TEXT << KIND_BITS);
+            h.ix(s + 1, slot);
         }
         h.size(n);
         return h;
@@ -182,16 +213,16 @@ public final class MessageHeaders implements HeaderSource
     private int spanStart(final int i)
     {
         final int s = i * ENTRY;
-        final int mark = index[s] >>> KIND_BITS;
-        return mark <= SHORT ? index[s + 1] : LONG == mark ? ((LongSpan)values[index[s + 1]]).start : -1;
+        final int mark = ix(s) >>> KIND_BITS;
+        return mark <= SHORT ? ix(s + 1) : LONG == mark ? ((LongSpan)values[ix(s + 1)]).start : -1;
     }
 
     /** Where the value of spanned entry {@code i} ends in {@link #bytes()}; -1 for a text entry. */
     private int spanEnd(final int i)
     {
         final int s = i * ENTRY;
-        final int mark = index[s] >>> KIND_BITS;
-        return mark <= SHORT ? index[s + 1] + mark : LONG == mark ? ((LongSpan)values[index[s + 1]]).end : -1;
+        final int mark = ix(s) >>> KIND_BITS;
+        return mark <= SHORT ? ix(s + 1) + mark : LONG == mark ? ((LongSpan)values[ix(s + 1)]).end : -1;
     }
 
     @Override
@@ -230,14 +261,50 @@ public final class MessageHeaders implements HeaderSource
         return bytes;
     }
 
+    /** The length of the message in the base bytes (without an index in their tail); -1 when there are none. */
+    public int baseLength()
+    {
+        return null == bytes ? -1 : bytes.length - (0 == tail ? 0 : tailBytes(tail));
+    }
+
     public int size()
     {
-        return index[index.length - 1];
+        return ix(indexLength() - 1);
     }
 
     private void size(final int n)
     {
-        index[index.length - 1] = (char)n;
+        ix(indexLength() - 1, n);
+    }
+
+    /** Char {@code k} of the index: of {@link #index}, or of the tail of {@link #bytes} (see above). */
+    private int ix(final int k)
+    {
+        if (null != index)
+        {
+            return index[k];
+        }
+        final int at = bytes.length - 2 * (tail * ENTRY + 1) + 2 * k;
+        return (bytes[at] & 0xFF) << 8 | bytes[at + 1] & 0xFF;
+    }
+
+    /** Sets char {@code k} of the index to {@code c} (0..65535). */
+    private void ix(final int k, final int c)
+    {
+        if (null != index)
+        {
+            index[k] = (char)c;
+            return;
+        }
+        final int at = bytes.length - 2 * (tail * ENTRY + 1) + 2 * k;
+        bytes[at] = (byte)(c >>> 8);
+        bytes[at + 1] = (byte)c;
+    }
+
+    /** The chars of the index: its entries' and the count's. */
+    private int indexLength()
+    {
+        return null != index ? index.length : tail * ENTRY + 1;
     }
 
     /** The canonical or written name of entry {@code i}. */
@@ -253,47 +320,16 @@ public final class MessageHeaders implements HeaderSource
         {
             return written;
         }
-        final int end = nameEnd(i);
-        final int start = nameStart(end);
+        final int end = HeaderValues.nameEnd(bytes, spanStart(i));
+        final int start = HeaderValues.nameStart(bytes, end);
         return new String(bytes, start, end - start, StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * Where the name of spanned entry {@code i} ends in the bytes: its value follows the name, optional white
-     * space, the colon and optional white space or a line fold (RFC 3261 §7.3.1 HCOLON, SWS), so the name is found
-     * from the value's start backwards; the parser splits no extension header into several values.
-     */
-    private int nameEnd(final int i)
-    {
-        int p = spanStart(i) - 1;
-        while (p > 0 && bytes[p] != ':')
-        {
-            p--;
-        }
-        p--;
-        while (p > 0 && Ascii.isWsp(bytes[p]))
-        {
-            p--;
-        }
-        return p + 1;
-    }
-
-    /** Where a header name ending at {@code end} starts: after the line break before it. */
-    private int nameStart(final int end)
-    {
-        int p = end;
-        while (p > 0 && Ascii.isTokenChar(bytes[p - 1]))
-        {
-            p--;
-        }
-        return p;
     }
 
     /** The value of entry {@code i} (folding replaced by one space, RFC 3261 §7.3.1); cached. */
     public String value(final int i)
     {
         final int s = i * ENTRY;
-        final int mark = index[s] >>> KIND_BITS;
+        final int mark = ix(s) >>> KIND_BITS;
         if (TEXT == mark)
         {
             final CharSequence v = text(i);
@@ -302,7 +338,7 @@ public final class MessageHeaders implements HeaderSource
                 return text;
             }
             final String made = v.toString();
-            final int slot = index[s + 1];
+            final int slot = ix(s + 1);
             if (values[slot] instanceof NamedText named)
             {
                 named.value = made;
@@ -315,14 +351,14 @@ public final class MessageHeaders implements HeaderSource
         }
         if (LONG == mark)
         {
-            final LongSpan span = (LongSpan)values[index[s + 1]];
+            final LongSpan span = (LongSpan)values[ix(s + 1)];
             if (null == span.text)
             {
                 span.text = HeaderValues.unfold(bytes, span.start, span.end);
             }
             return span.text;
         }
-        final int start = index[s + 1];
+        final int start = ix(s + 1);
         final String read = readSpan(start, start + mark);
         if (null != read)
         {
@@ -408,8 +444,8 @@ public final class MessageHeaders implements HeaderSource
         {
             return written.equalsIgnoreCase(name);
         }
-        final int end = nameEnd(i);
-        final int start = nameStart(end);
+        final int end = HeaderValues.nameEnd(bytes, spanStart(i));
+        final int start = HeaderValues.nameStart(bytes, end);
         final int len = end - start;
         if (len != name.length())
         {
@@ -541,11 +577,11 @@ public final class MessageHeaders implements HeaderSource
     public String getUncached(final HeaderName k)
     {
         final int i = find(k, 0);
-        if (i < 0 || index[i * ENTRY] >>> KIND_BITS > SHORT)
+        if (i < 0 || ix(i * ENTRY) >>> KIND_BITS > SHORT)
         {
             return i < 0 ? null : value(i);
         }
-        final int start = index[i * ENTRY + 1];
+        final int start = ix(i * ENTRY + 1);
         final int end = spanEnd(i);
         final String read = readSpan(start, end);
         return null != read ? read : HeaderValues.unfold(bytes, start, end);
@@ -719,8 +755,8 @@ public final class MessageHeaders implements HeaderSource
     /** Makes entry {@code i} a text entry of header {@code kind} whose value is in {@code slot}. */
     private void textEntry(final int i, final int kind, final int slot)
     {
-        index[i * ENTRY] = (char)(kind | TEXT << KIND_BITS);
-        index[i * ENTRY + 1] = (char)slot;
+        ix(i * ENTRY, (kind | TEXT << KIND_BITS));
+        ix(i * ENTRY + 1, slot);
     }
 
     /** A text entry's value is never null: a null slot is a free one. */
@@ -752,23 +788,23 @@ public final class MessageHeaders implements HeaderSource
     {
         final int f = i * ENTRY;
         final int kind = from.kind(i);
-        final int mark = from.index[f] >>> KIND_BITS;
+        final int mark = from.ix(f) >>> KIND_BITS;
         if (TEXT != mark && from.bytes == bytes)
         {
-            final char first = from.index[f];
-            final char second = from.index[f + 1];
+            final int first = from.ix(f);
+            final int second = from.ix(f + 1);
             final LongSpan span = LONG == mark ? (LongSpan)from.values[second] : null;
             final int s = open(size()) * ENTRY;
             if (null == span)
             {
-                index[s] = first; // the span; a String from may have read is not carried
-                index[s + 1] = second;
+                ix(s, first); // the span; a String from may have read is not carried
+                ix(s + 1, second);
                 return;
             }
             final int slot = freeSlot();
             values[slot] = new LongSpan(span.start, span.end); // the entry's own: it caches its String
-            index[s] = (char)(kind | LONG << KIND_BITS);
-            index[s + 1] = (char)slot;
+            ix(s, (kind | LONG << KIND_BITS));
+            ix(s + 1, slot);
             return;
         }
         // a text entry's String, TaggedParty or CSeqText is immutable: shared as it is, not made into text here
@@ -803,47 +839,7 @@ public final class MessageHeaders implements HeaderSource
      */
     public void writeTo(final ByteBuf out, final int skip)
     {
-        for (int i = 0; i < size(); i++)
-        {
-            final HeaderName k = NAMES[kind(i)];
-            if (HeaderName.CONTENT_LENGTH == k || i == skip)
-            {
-                continue;
-            }
-            if (HeaderName.UNKNOWN != k)
-            {
-                out.writeBytes(CANONICAL[k.ordinal()]);
-            }
-            else if (null != textName(i))
-            {
-                writeText(out, textName(i));
-            }
-            else
-            {
-                final int end = nameEnd(i);
-                final int start = nameStart(end);
-                out.writeBytes(bytes, start, end - start);
-            }
-            out.writeShort(COLON_SPACE);
-            final int start = spanStart(i);
-            if (start >= 0)
-            {
-                out.writeBytes(bytes, start, spanEnd(i) - start);
-            }
-            else if (text(i) instanceof TaggedParty tagged)
-            {
-                tagged.writeTo(out);
-            }
-            else if (text(i) instanceof CSeqText cseq)
-            {
-                cseq.writeTo(out);
-            }
-            else
-            {
-                writeText(out, (String)text(i));
-            }
-            out.writeShort(CRLF);
-        }
+        HeaderSectionWriter.write(this, out, skip);
     }
 
     /** Writes text as UTF-8 in one buffer operation, without a temporary array. */
@@ -855,7 +851,7 @@ public final class MessageHeaders implements HeaderSource
     /** The HeaderName ordinal of entry {@code i}. */
     private int kind(final int i)
     {
-        return index[i * ENTRY] & KIND_MASK;
+        return ix(i * ENTRY) & KIND_MASK;
     }
 
     /**
@@ -864,7 +860,7 @@ public final class MessageHeaders implements HeaderSource
      */
     private int slot(final int i)
     {
-        return index[i * ENTRY] >>> KIND_BITS >= LONG ? index[i * ENTRY + 1] : -1;
+        return ix(i * ENTRY) >>> KIND_BITS >= LONG ? ix(i * ENTRY + 1) : -1;
     }
 
     /**
@@ -907,12 +903,12 @@ public final class MessageHeaders implements HeaderSource
     private int readSlot(final int i)
     {
         final int s = i * ENTRY;
-        final int mark = index[s] >>> KIND_BITS;
+        final int mark = ix(s) >>> KIND_BITS;
         if (mark > SHORT || null == values)
         {
             return -1;
         }
-        final int start = index[s + 1];
+        final int start = ix(s + 1);
         for (int k = 0; k < values.length; k++)
         {
             if (values[k] instanceof String text && text.length() == mark && sameAscii(text, start))
@@ -928,7 +924,7 @@ public final class MessageHeaders implements HeaderSource
     {
         for (int i = 0; i < size(); i++)
         {
-            if (index[i * ENTRY] >>> KIND_BITS == TEXT && index[i * ENTRY + 1] == k)
+            if (ix(i * ENTRY) >>> KIND_BITS == TEXT && ix(i * ENTRY + 1) == k)
             {
                 return true;
             }
@@ -937,35 +933,39 @@ public final class MessageHeaders implements HeaderSource
     }
 
     /** The text of entry {@code i} (a String, {@link TaggedParty} or {@link CSeqText}), or null when it has none. */
-    private CharSequence text(final int i)
+    CharSequence text(final int i)
     {
-        if (index[i * ENTRY] >>> KIND_BITS != TEXT)
+        if (ix(i * ENTRY) >>> KIND_BITS != TEXT)
         {
             return null;
         }
-        final Object v = values[index[i * ENTRY + 1]];
+        final Object v = values[ix(i * ENTRY + 1)];
         return v instanceof NamedText named ? named.value : (CharSequence)v;
     }
 
     /** The written name of text extension entry {@code i}, or null for any other entry. */
-    private String textName(final int i)
+    String textName(final int i)
     {
-        return index[i * ENTRY] >>> KIND_BITS == TEXT && values[index[i * ENTRY + 1]] instanceof NamedText named
+        return ix(i * ENTRY) >>> KIND_BITS == TEXT && values[ix(i * ENTRY + 1)] instanceof NamedText named
             ? named.name : null;
     }
 
     private int open(final int at)
     {
         final int count = size();
-        if (count * ENTRY == index.length - 1)
+        if (count * ENTRY == indexLength() - 1)
         {
             if (MAX_ENTRIES == count)
             {
                 throw new IllegalStateException("a header section holds at most " + MAX_ENTRIES + " values");
             }
             final int n = Math.min(MAX_ENTRIES, Math.max(4, count * 2));
-            index = Arrays.copyOf(index, n * ENTRY + 1);
-            index[count * ENTRY] = 0; // the old count's place is the kind of the first new entry
+            final char[] grown = new char[n * ENTRY + 1];
+            for (int k = 0; k < count * ENTRY; k++)
+            {
+                grown[k] = (char)ix(k); // the old count's place stays 0: the kind of the first new entry
+            }
+            index = grown;
         }
         for (int j = count; j > at; j--)
         {
@@ -981,7 +981,8 @@ public final class MessageHeaders implements HeaderSource
         {
             return;
         }
-        System.arraycopy(index, from * ENTRY, index, to * ENTRY, ENTRY); // its slot goes with it
+        ix(to * ENTRY, ix(from * ENTRY)); // its slot goes with it
+        ix(to * ENTRY + 1, ix(from * ENTRY + 1));
     }
 
     /** Drops the entries from {@code newCount} on: their places, not slots (those of removed entries are freed). */
@@ -990,7 +991,7 @@ public final class MessageHeaders implements HeaderSource
         final int count = size();
         for (int i = newCount; i < count; i++)
         {
-            index[i * ENTRY] = 0;
+            ix(i * ENTRY, 0);
         }
         size(newCount);
     }

@@ -25,8 +25,8 @@ public final class MessageWriter
     /** Bytes a buffer should start with for this message (it grows if needed). */
     public static int estimate(final SipServletMessageImpl m)
     {
-        final byte[] base = m.headers().bytes();
-        return 256 + (null == base ? 256 : base.length) + m.bodyLength();
+        final int base = m.headers().baseLength();
+        return 256 + (base < 0 ? 256 : base) + m.bodyLength();
     }
 
     /**

@@ -13,48 +13,68 @@ import javax.servlet.sip.SipSessionBindingListener;
  * The attributes of one {@link SipSessionImpl} (JSR 289 §6.2.5) and the listeners they tell: the value's own
  * {@link SipSessionBindingListener} and the application's {@link SipSessionAttributeListener}s. The session makes
  * one on its first attribute and drops it with the last, so that an established call without attributes holds none.
- * A session with one attribute (a B2BUA's 2xx kept until the ACK) holds it in this object's own fields; an
- * {@link AttributeTable} is made for the second, so that the common case costs this object alone.
+ * A session with one or two attributes (a B2BUA's 2xx kept until the ACK; a leg's role and state) holds them in this
+ * object's own fields, in the order they were set; an {@link AttributeTable} is made for the third, so that the common
+ * cases cost this object alone. The table takes the first value field (the first name is then null), so that the
+ * object stays four fields, 24 bytes with compact headers.
  * <p>
  * Not threadsafe; used by the session's shard or by the application while it holds the application session.
  */
 final class SessionAttributes
 {
-    /** The one attribute while there is at most one, else null. */
+    /** The first attribute's name; null when there is none, or when {@link #value} is the table of all. */
     private String name;
+    /** The first attribute's value, or the {@link AttributeTable} of every attribute once a third one was set. */
     private Object value;
-    /** Every attribute once a second one was set (the fields above are then null), else null. */
-    private AttributeTable values;
+    /** The second attribute, while there are at most two; else null. */
+    private String name2;
+    private Object value2;
 
     /** A copy of {@code other}'s attributes (a derived session's), told to no listener. */
     static SessionAttributes copyOf(final SessionAttributes other)
     {
         final SessionAttributes a = new SessionAttributes();
         a.name = other.name;
-        a.value = other.value;
-        if (null != other.values)
-        {
-            a.values = new AttributeTable(other.values);
-        }
+        a.name2 = other.name2;
+        a.value2 = other.value2;
+        final AttributeTable all = other.table();
+        a.value = null == all ? other.value : new AttributeTable(all);
         return a;
+    }
+
+    /** The table of every attribute once there were more than two, else null. */
+    private AttributeTable table()
+    {
+        // no application can set an AttributeTable (the class is the container's): with no first name it is ours
+        return null == name && value instanceof AttributeTable all ? all : null;
     }
 
     Object get(final String key)
     {
-        if (null != values)
+        final AttributeTable all = table();
+        if (null != all)
         {
-            return values.get(key);
+            return all.get(key);
         }
-        return null != name && name.equals(key) ? value : null;
+        if (null != name && name.equals(key))
+        {
+            return value;
+        }
+        return null != name2 && name2.equals(key) ? value2 : null;
     }
 
     Enumeration<String> names()
     {
-        if (null != values)
+        final AttributeTable all = table();
+        if (null != all)
         {
-            return Collections.enumeration(Arrays.asList(values.names()));
+            return Collections.enumeration(Arrays.asList(all.names()));
         }
-        return null == name ? Collections.emptyEnumeration() : Collections.enumeration(List.of(name));
+        if (null == name)
+        {
+            return Collections.emptyEnumeration();
+        }
+        return Collections.enumeration(null == name2 ? List.of(name) : List.of(name, name2));
     }
 
     /** Sets an attribute of {@code session} and tells the listeners; {@code key} and {@code attribute} not null. */
@@ -100,9 +120,10 @@ final class SessionAttributes
     /** Stores the attribute; returns the value it replaced, or null. */
     private Object put(final String key, final Object attribute)
     {
-        if (null != values)
+        final AttributeTable all = table();
+        if (null != all)
         {
-            return values.put(key, attribute);
+            return all.put(key, attribute);
         }
         if (null == name || name.equals(key))
         {
@@ -111,11 +132,21 @@ final class SessionAttributes
             value = attribute;
             return old;
         }
-        values = new AttributeTable(4);
-        values.put(name, value);
+        if (null == name2 || name2.equals(key))
+        {
+            final Object old = value2;
+            name2 = key;
+            value2 = attribute;
+            return old;
+        }
+        final AttributeTable table = new AttributeTable(4);
+        table.put(name, value);
+        table.put(name2, value2);
         name = null;
-        value = null;
-        return values.put(key, attribute);
+        name2 = null;
+        value2 = null;
+        value = table;
+        return table.put(key, attribute);
     }
 
     /** Removes an attribute of {@code session}; returns whether none is left (the session then drops this object). */
@@ -141,50 +172,55 @@ final class SessionAttributes
     /** Takes the attribute out; returns its value, or null when there was none. */
     private Object take(final String key)
     {
-        if (null != values)
+        final AttributeTable all = table();
+        if (null != all)
         {
-            final Object old = values.remove(key);
-            if (0 == values.size())
+            final Object old = all.remove(key);
+            if (0 == all.size())
             {
-                values = null; // an established call keeps no empty map
+                value = null; // an established call keeps no empty table
             }
             return old;
         }
-        if (null == name || !name.equals(key))
+        if (null != name && name.equals(key))
+        {
+            final Object old = value;
+            name = name2; // the second becomes the first: names stay in the order they were set
+            value = value2;
+            name2 = null;
+            value2 = null;
+            return old;
+        }
+        if (null == name2 || !name2.equals(key))
         {
             return null;
         }
-        final Object old = value;
-        name = null;
-        value = null;
+        final Object old = value2;
+        name2 = null;
+        value2 = null;
         return old;
     }
 
     private boolean isEmpty()
     {
-        return null == values && null == name;
+        return null == name && null == value;
     }
 
     /** Removes every attribute of {@code session}, each told to its listeners (the session is being invalidated). */
     void removeAll(final SipSessionImpl session)
     {
-        if (null != values)
+        // the first name each time, once per attribute there was: a listener that sets one meanwhile is not made to
+        // loop, and no copy of the names is made
+        final AttributeTable all = table();
+        for (int n = null != all ? all.size() : null == name ? 0 : null == name2 ? 1 : 2; n > 0; n--)
         {
-            // the first name each time, once per attribute there was: a listener that sets one meanwhile is not
-            // made to loop, and no copy of the names is made
-            for (int n = values.size(); n > 0; n--)
+            final AttributeTable now = table();
+            final String key = null != now ? now.firstName() : name;
+            if (null == key)
             {
-                final String key = values.firstName();
-                if (null == key)
-                {
-                    break;
-                }
-                remove(session, key);
+                break;
             }
-        }
-        else if (null != name)
-        {
-            remove(session, name);
+            remove(session, key);
         }
     }
 

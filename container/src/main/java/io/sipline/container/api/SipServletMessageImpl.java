@@ -89,7 +89,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         return extras;
     }
 
-    /** A received message: headers and body over one exact copy of its bytes. */
+    /** A received message: headers and body over one copy of its bytes ({@link #bytesOf}). */
     protected SipServletMessageImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
         final InetSocketAddress local)
     {
@@ -108,11 +108,14 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         this.headers = headers;
     }
 
-    /** Exact copy of a borrowed message's frame. */
+    /**
+     * Exact copy of a borrowed message's frame, and room after it for its header section's index
+     * ({@link MessageHeaders#of}).
+     */
     protected static byte[] bytesOf(final SipMessage message)
     {
         final int len = message.frameLength() > 0 ? message.frameLength() : message.length();
-        final byte[] out = new byte[len];
+        final byte[] out = new byte[len + MessageHeaders.tailBytes(message.headerCount())];
         System.arraycopy(message.buffer(), message.offset(), out, 0, len);
         return out;
     }

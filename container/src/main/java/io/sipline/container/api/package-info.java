@@ -1,8 +1,9 @@
 /**
  * The JSR 289 objects an application holds, and the seams dispatch implements for them. Messages (§5):
  * {@link io.sipline.container.api.SipServletRequestImpl} and {@link io.sipline.container.api.SipServletResponseImpl},
- * each one copy of its bytes plus an offset index ({@link io.sipline.container.api.MessageHeaders}), written by
- * {@link io.sipline.container.api.MessageWriter} straight into a pooled buffer. Sessions and timers (§6, §22):
+ * each one copy of its bytes plus an offset index ({@link io.sipline.container.api.MessageHeaders}; a received
+ * message's index in the tail of that copy), written by {@link io.sipline.container.api.MessageWriter} (the header
+ * lines by {@code HeaderSectionWriter}) straight into a pooled buffer. Sessions and timers (§6, §22):
  * {@link io.sipline.container.api.SipApplicationSessionImpl}, {@link io.sipline.container.api.SipSessionImpl} (the
  * JSR 289 face of a session; its dialog a record of the stack's dialog layer, held by {@code SessionDialog}; derived
  * sessions in {@code SessionFork}), the

@@ -17,12 +17,71 @@ import org.junit.jupiter.api.Test;
 
 class MessageHeadersTest
 {
+    /** A received INVITE's section as the container makes it: its index in the tail of the copy. */
     private static MessageHeaders received()
+    {
+        final SipMessage m = TestMessages.parse(TestMessages.INVITE);
+        final byte[] copy = new byte[m.length() + MessageHeaders.tailBytes(m.headerCount())];
+        System.arraycopy(m.buffer(), m.offset(), copy, 0, m.length());
+        return MessageHeaders.of(m, copy);
+    }
+
+    /** The same section over an exact copy: its index in an array of its own. */
+    private static MessageHeaders receivedExact()
     {
         final SipMessage m = TestMessages.parse(TestMessages.INVITE);
         final byte[] copy = new byte[m.length()];
         System.arraycopy(m.buffer(), m.offset(), copy, 0, copy.length);
         return MessageHeaders.of(m, copy);
+    }
+
+    private static String written(final MessageHeaders h)
+    {
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            h.writeTo(out);
+            return out.toString(StandardCharsets.UTF_8);
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
+    /**
+     * The index of a received section in the tail of its message's copy reads, edits and writes as one in an array
+     * of its own (RFC 3261 §7.3: the same header fields in the same order), grows out of the tail when edits need
+     * more entries than the message had, and never writes into the message's own bytes.
+     */
+    @Test
+    void shouldIndexAReceivedSectionInTheTailOfItsCopyAsInAnArray()
+    {
+        final SipMessage m = TestMessages.parse(TestMessages.INVITE);
+        final byte[] message = new byte[m.length()];
+        System.arraycopy(m.buffer(), m.offset(), message, 0, message.length);
+        final MessageHeaders tail = received();
+        final MessageHeaders array = receivedExact();
+        assertEquals(written(array), written(tail));
+        for (final MessageHeaders h : List.of(tail, array))
+        {
+            h.set("Subject", "edited");
+            h.remove("X-Custom");
+            h.addFirst("Route", "<sip:p1.example;lr>");
+            h.add("X-One", "1");
+        }
+        assertEquals(written(array), written(tail));
+        assertEquals(array.size(), tail.size());
+        for (int i = 0; i < 2 * m.headerCount(); i++)
+        {
+            tail.add("X-Grown", Integer.toString(i)); // past the tail's room: the index moves into an array
+            array.add("X-Grown", Integer.toString(i));
+        }
+        assertEquals(written(array), written(tail));
+        assertEquals(array.getAll("X-Grown"), tail.getAll("X-Grown"));
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", tail.get(HeaderName.CALL_ID));
+        assertTrue(java.util.Arrays.equals(message, 0, message.length, tail.bytes(), 0, message.length),
+            "the message's bytes are as received");
     }
 
     @Test

@@ -279,6 +279,98 @@ class SessionLifecycleTest
             events.stream().filter(e -> e.startsWith("attr-")).toList(), "each once, in the order they were set");
     }
 
+    /**
+     * JSR 289 §6.2.5 (SipSession attributes) as for one or many: two attributes are read, replaced, removed and
+     * listed in the order they were set; the third moves them all into a table with no name lost or reordered.
+     */
+    @Test
+    void shouldKeepTwoAttributesAsManyInTheOrderTheyWereSet()
+    {
+        app.listeners.add(new Recorder());
+        final SipSessionImpl s = invite(app).sessionImpl();
+        events.clear();
+        s.setAttribute("role", "caller");
+        s.setAttribute("state", "offered");
+        assertEquals(List.of("role", "state"), java.util.Collections.list(s.getAttributeNames()));
+        s.setAttribute("state", "confirmed");
+        s.setAttribute("role", "callee");
+        assertEquals("callee", s.getAttribute("role"));
+        assertEquals("confirmed", s.getAttribute("state"));
+        assertNull(s.getAttribute("other"));
+        s.removeAttribute("role");
+        assertNull(s.getAttribute("role"));
+        assertEquals(List.of("state"), java.util.Collections.list(s.getAttributeNames()));
+        s.setAttribute("ref", 7);
+        assertEquals(List.of("state", "ref"), java.util.Collections.list(s.getAttributeNames()));
+        s.removeAttribute("ref");
+        s.setAttribute("ref", 8);
+        s.setAttribute("third", "3");
+        assertEquals(List.of("state", "ref", "third"), java.util.Collections.list(s.getAttributeNames()));
+        assertEquals(8, s.getAttribute("ref"));
+        assertEquals("confirmed", s.getAttribute("state"));
+        s.removeAttribute("state");
+        s.removeAttribute("third");
+        assertEquals(List.of("ref"), java.util.Collections.list(s.getAttributeNames()));
+        s.setAttribute("last", "4");
+        assertEquals(List.of("attr-added:role", "attr-added:state", "attr-replaced:state", "attr-replaced:role",
+            "attr-removed:role", "attr-added:ref", "attr-removed:ref", "attr-added:ref", "attr-added:third",
+            "attr-removed:state", "attr-removed:third", "attr-added:last"), events);
+        events.clear();
+        s.invalidate();
+        assertEquals(List.of("attr-removed:ref", "attr-removed:last"),
+            events.stream().filter(e -> e.startsWith("attr-")).toList(), "each once, in the order they were set");
+    }
+
+    /** JSR 289 §6.2.5: the second attribute of two is removed alone, and invalidation unbinds both in order. */
+    @Test
+    void shouldRemoveTheSecondOfTwoAttributesAlone()
+    {
+        app.listeners.add(new Recorder());
+        final SipSessionImpl s = invite(app).sessionImpl();
+        s.setAttribute("a", "1");
+        s.setAttribute("b", "2");
+        s.removeAttribute("b");
+        s.removeAttribute("b");
+        assertEquals(List.of("a"), java.util.Collections.list(s.getAttributeNames()));
+        assertEquals("1", s.getAttribute("a"));
+        s.setAttribute("c", "3");
+        events.clear();
+        s.invalidate();
+        assertEquals(List.of("attr-removed:a", "attr-removed:c"),
+            events.stream().filter(e -> e.startsWith("attr-")).toList());
+    }
+
+    /**
+     * A derived session (JSR 289 §6.2.3.2) starts with a copy of its parent's attributes, two kept in its own fields
+     * or more in a table: setting or removing one on either session leaves the other's as it was.
+     */
+    @Test
+    void shouldGiveADerivedSessionACopyOfTwoOrMoreAttributes()
+    {
+        final SipSessionImpl two = invite(app).sessionImpl();
+        two.setAttribute("role", "caller");
+        two.setAttribute("state", "offered");
+        final SipSessionImpl twoCopy = SessionFork.deriveUas(two);
+        twoCopy.setAttribute("state", "early");
+        twoCopy.removeAttribute("role");
+        assertEquals(List.of("role", "state"), java.util.Collections.list(two.getAttributeNames()));
+        assertEquals("offered", two.getAttribute("state"));
+        assertEquals(List.of("state"), java.util.Collections.list(twoCopy.getAttributeNames()));
+        assertEquals("early", twoCopy.getAttribute("state"));
+
+        final SipSessionImpl three = invite(app).sessionImpl();
+        three.setAttribute("a", "1");
+        three.setAttribute("b", "2");
+        three.setAttribute("c", "3");
+        final SipSessionImpl threeCopy = SessionFork.deriveUas(three);
+        threeCopy.removeAttribute("a");
+        threeCopy.setAttribute("c", "33");
+        assertEquals(List.of("a", "b", "c"), java.util.Collections.list(three.getAttributeNames()));
+        assertEquals("3", three.getAttribute("c"));
+        assertEquals(List.of("b", "c"), java.util.Collections.list(threeCopy.getAttributeNames()));
+        assertEquals("33", threeCopy.getAttribute("c"));
+    }
+
     @Test
     void shouldExpireTheApplicationSessionUnlessAListenerExtendsIt()
     {

@@ -228,6 +228,36 @@ class SipServletRequestImplTest
             .createResponse(99));
     }
 
+    /**
+     * A received message's copy holds its header index after the message (MessageHeaders#of): the body (RFC 3261
+     * §20.14, Content-Length bytes after the empty line) and the message written from the copy end where the
+     * message ended, and what the copy's length sizes counts the message alone.
+     */
+    @Test
+    void shouldEndTheBodyAndTheWrittenMessageWhereTheReceivedMessageEnded() throws Exception
+    {
+        final SipServletRequestImpl r = TestMessages.received(host, TestMessages.INVITE);
+        final int length = TestMessages.INVITE.getBytes(StandardCharsets.UTF_8).length;
+        assertTrue(r.headers().bytes().length > length, "the index after the message");
+        assertEquals(length, r.headers().baseLength());
+        assertEquals("v=0\n", new String(r.getRawContent(), StandardCharsets.US_ASCII));
+        assertEquals(4, r.getContentLength());
+        assertEquals(256 + length + 4, MessageWriter.estimate(r));
+        final SipServletResponseImpl ok = (SipServletResponseImpl)r.createResponse(200);
+        assertEquals(length, ok.headers().baseLength(), "a response made over the request's bytes");
+        final ByteBuf out = Unpooled.buffer();
+        try
+        {
+            MessageWriter.writeRequest(out, r, null);
+            final String written = out.toString(StandardCharsets.UTF_8);
+            assertTrue(written.endsWith("\r\nContent-Length: 4\r\n\r\nv=0\n"), written);
+        }
+        finally
+        {
+            out.release();
+        }
+    }
+
     @Test
     void shouldDecodeContentByType() throws Exception
     {
