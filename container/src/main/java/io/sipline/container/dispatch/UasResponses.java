@@ -7,6 +7,7 @@ import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.api.SipServletResponseImpl;
 import io.sipline.container.api.ReliableProvisionals;
 import io.sipline.container.api.SipSessionImpl;
+import io.sipline.sip.collection.RecentFreeList;
 import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ServerTransaction;

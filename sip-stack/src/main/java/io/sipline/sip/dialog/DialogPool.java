@@ -1,5 +1,7 @@
 package io.sipline.sip.dialog;
 
+import io.sipline.sip.collection.RecentFreeList;
+
 /**
  * The shard's free list of {@link Dialog} records (a per-thread free list, never a shared pool). Bounded: a dialog
  * released when the list is full is left to the collector and counted as an eviction; an empty list means a new
@@ -13,30 +15,24 @@ package io.sipline.sip.dialog;
  * route set without allocating. Releasing a record twice is a bug and throws {@link IllegalStateException} (the
  * check is one boolean, so it is always on).
  *
- * <p>The list follows recent use ({@link #trim}, once a second from the shard's tick): it keeps as many free records
- * as were acquired over the last {@link #TRIM_WINDOW} seconds, at least {@link #MIN_KEPT}, and leaves the rest to
- * the collector. A steady load keeps its records; a burst (a flood of INVITEs, a registration storm) gives its
- * records and their arrays back seconds after it ends.
+ * <p>The list follows recent use ({@link #trim}, once a second from the shard's tick; a {@link RecentFreeList}): it
+ * keeps as many free records as were acquired over the last {@link #TRIM_WINDOW} seconds, at least {@link #MIN_KEPT},
+ * and leaves the rest to the collector. A steady load keeps its records; a burst (a flood of INVITEs, a registration
+ * storm) gives its records and their arrays back seconds after it ends.
  *
  * <p>Not thread-safe; owned by one shard.
  */
 public final class DialogPool
 {
     /** How often {@link #trim} looks at the list. */
-    static final long TRIM_PERIOD_NS = 1_000_000_000L;
+    static final long TRIM_PERIOD_NS = RecentFreeList.TRIM_PERIOD_NS;
     /** Trims over which the acquires are counted. */
-    static final int TRIM_WINDOW = 10;
+    static final int TRIM_WINDOW = RecentFreeList.TRIM_WINDOW;
     /** Free records a trim always leaves. */
     static final int MIN_KEPT = 64;
 
-    private final Dialog[] free;
-    /** {@link #acquires} at each of the last {@link #TRIM_WINDOW} trims (a ring). */
-    private final long[] acquiredAtTrims = new long[TRIM_WINDOW];
-    private int trims;
-    private long nextTrimNs;
-    private long trimmed;
+    private final RecentFreeList<Dialog> free;
     private final boolean recycles;
-    private int freeCount;
     private long nextHandle;
     private long acquires;
     private long misses;
@@ -59,12 +55,12 @@ public final class DialogPool
         {
             throw new IllegalArgumentException("need 0 <= prefill <= maxFree: " + prefill + ", " + maxFree);
         }
-        free = new Dialog[maxFree];
+        free = new RecentFreeList<>(maxFree, MIN_KEPT);
         for (int i = 0; i < prefill; i++)
         {
             final Dialog d = new Dialog();
             d.pooled = true;
-            free[freeCount++] = d;
+            free.give(d);
         }
     }
 
@@ -88,13 +84,8 @@ public final class DialogPool
     public Dialog acquire()
     {
         acquires++;
-        final Dialog d;
-        if (freeCount > 0)
-        {
-            d = free[--freeCount];
-            free[freeCount] = null;
-        }
-        else
+        Dialog d = free.take();
+        if (null == d)
         {
             misses += recycles ? 1 : 0;
             d = new Dialog();
@@ -124,11 +115,7 @@ public final class DialogPool
         }
         d.reset();
         d.pooled = true;
-        if (freeCount < free.length)
-        {
-            free[freeCount++] = d;
-        }
-        else
+        if (!free.give(d))
         {
             evictions++;
         }
@@ -142,34 +129,19 @@ public final class DialogPool
      */
     public void trim(final long nowNs)
     {
-        if (trims > 0 && nowNs - nextTrimNs < 0)
-        {
-            return;
-        }
-        nextTrimNs = nowNs + TRIM_PERIOD_NS;
-        final int slot = trims % TRIM_WINDOW;
-        // the ring's slot holds the count of TRIM_WINDOW trims ago (0 before the ring is full: all acquires count)
-        final long recent = acquires - acquiredAtTrims[slot];
-        acquiredAtTrims[slot] = acquires;
-        trims++;
-        final long keep = Math.max(MIN_KEPT, recent);
-        while (freeCount > keep)
-        {
-            free[--freeCount] = null;
-            trimmed++;
-        }
+        free.trim(nowNs);
     }
 
     /** Free records let go by {@link #trim}. */
     public long trimmed()
     {
-        return trimmed;
+        return free.trimmed();
     }
 
     /** Records ready for reuse. */
     public int freeCount()
     {
-        return freeCount;
+        return free.size();
     }
 
     public long acquires()

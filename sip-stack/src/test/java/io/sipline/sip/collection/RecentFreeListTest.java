@@ -1,4 +1,4 @@
-package io.sipline.container.dispatch;
+package io.sipline.sip.collection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.sipline.container.dispatch;
+package io.sipline.sip.collection;
 
 /**
  * A shard's free list of one kind of reusable object, bounded, that follows recent use: {@link #trim} (once a second,
@@ -11,11 +11,12 @@ package io.sipline.container.dispatch;
  *
  * @param <T> the pooled objects' type.
  */
-final class RecentFreeList<T>
+public final class RecentFreeList<T>
 {
-    static final long TRIM_PERIOD_NS = 1_000_000_000L;
+    /** How often {@link #trim} looks at the list. */
+    public static final long TRIM_PERIOD_NS = 1_000_000_000L;
     /** Trims over which the takes are counted. */
-    static final int TRIM_WINDOW = 10;
+    public static final int TRIM_WINDOW = 10;
 
     private final Object[] free;
     private final int minKept;
@@ -25,12 +26,13 @@ final class RecentFreeList<T>
     private long takes;
     private int trims;
     private long nextTrimNs;
+    private long trimmed;
 
     /**
      * @param capacity the most free objects kept.
      * @param minKept  free objects a trim always leaves.
      */
-    RecentFreeList(final int capacity, final int minKept)
+    public RecentFreeList(final int capacity, final int minKept)
     {
         this.free = new Object[capacity];
         this.minKept = minKept;
@@ -38,7 +40,7 @@ final class RecentFreeList<T>
 
     /** A free object, or null when there is none (the caller makes one); counted as taken either way. */
     @SuppressWarnings("unchecked")
-    T take()
+    public T take()
     {
         takes++;
         if (0 == count)
@@ -51,7 +53,7 @@ final class RecentFreeList<T>
     }
 
     /** Gives back an object no longer used; false when the list is full and it is left to the collector. */
-    boolean give(final T t)
+    public boolean give(final T t)
     {
         if (count == free.length)
         {
@@ -65,7 +67,7 @@ final class RecentFreeList<T>
      * Once a second (earlier calls return at once): lets go of the free objects beyond what the last
      * {@link #TRIM_WINDOW} trims took, keeping at least {@code minKept}. Allocates nothing.
      */
-    void trim(final long nowNs)
+    public void trim(final long nowNs)
     {
         if (trims > 0 && nowNs - nextTrimNs < 0)
         {
@@ -81,11 +83,18 @@ final class RecentFreeList<T>
         while (count > keep)
         {
             free[--count] = null;
+            trimmed++;
         }
     }
 
+    /** Free objects let go by {@link #trim}. */
+    public long trimmed()
+    {
+        return trimmed;
+    }
+
     /** Free objects ready for reuse. */
-    int size()
+    public int size()
     {
         return count;
     }
