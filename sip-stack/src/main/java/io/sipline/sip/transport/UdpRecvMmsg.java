@@ -33,14 +33,15 @@ final class UdpRecvMmsg
         && null != UdpRecvMsg.RECVMMSG_ERRNO;
 
     private static final int MMSGHDR_BYTES = 64;
-    private static final long MSG_NAME = 0;
-    private static final long MSG_NAMELEN = 8;
-    private static final long MSG_IOV = 16;
-    private static final long MSG_IOVLEN = 24;
-    private static final long MSG_CONTROL = 32;
-    private static final long MSG_CONTROLLEN = 40;
-    private static final long MSG_FLAGS = 48;
-    private static final long MSG_LEN = 56;
+    private static final long MSG_NAME = UdpRecvMsg.MSG_NAME;
+    private static final long MSG_NAMELEN = UdpRecvMsg.MSG_NAMELEN;
+    private static final long MSG_IOV = UdpRecvMsg.MSG_IOV;
+    private static final long MSG_IOVLEN = UdpRecvMsg.MSG_IOVLEN;
+    private static final long MSG_CONTROL = UdpRecvMsg.MSG_CONTROL;
+    private static final long MSG_CONTROLLEN = UdpRecvMsg.MSG_CONTROLLEN;
+    private static final long MSG_FLAGS = UdpRecvMsg.MSG_FLAGS;
+    /** After the {@code msghdr}: the datagram's length. */
+    private static final long MSG_LEN = UdpRecvMsg.MSGHDR_BYTES;
     private static final int IOVEC_BYTES = 16;
     private static final int NAME_BYTES = 32;
 

@@ -67,14 +67,15 @@ final class UdpRecvMsg
     /** Senders kept per family; a power of two. */
     static final int SENDER_SLOTS = 4096;
 
-    private static final int MSGHDR_BYTES = 56;
-    private static final long MSG_NAME = 0;
-    private static final long MSG_NAMELEN = 8;
-    private static final long MSG_IOV = 16;
-    private static final long MSG_IOVLEN = 24;
-    private static final long MSG_CONTROL = 32;
-    private static final long MSG_CONTROLLEN = 40;
-    private static final long MSG_FLAGS = 48;
+    /** {@code struct msghdr}'s size and field offsets (LP64, drawn above); {@link UdpRecvMmsg} lays out the same. */
+    static final int MSGHDR_BYTES = 56;
+    static final long MSG_NAME = 0;
+    static final long MSG_NAMELEN = 8;
+    static final long MSG_IOV = 16;
+    static final long MSG_IOVLEN = 24;
+    static final long MSG_CONTROL = 32;
+    static final long MSG_CONTROLLEN = 40;
+    static final long MSG_FLAGS = 48;
     private static final int CMSGHDR_BYTES = 16;
     private static final int CMSG_TIMESPEC_BYTES = CMSGHDR_BYTES + 16;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;

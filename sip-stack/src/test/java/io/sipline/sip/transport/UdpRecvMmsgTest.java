@@ -301,44 +301,9 @@ class UdpRecvMmsgTest
      */
     private static List<Boolean> answer(final String property) throws Exception
     {
-        final String before = System.getProperty(UdpTransport.RECVMMSG_PROP_NAME);
-        if (null == property)
-        {
-            System.clearProperty(UdpTransport.RECVMMSG_PROP_NAME);
-        }
-        else
-        {
-            System.setProperty(UdpTransport.RECVMMSG_PROP_NAME, property);
-        }
-        try (UdpTransport transport = UdpTransport.start(new UdpTransportConfig(List.of(LOOPBACK), new int[] {0}, 1,
-            true, UdpPeerConfig.OFF, false), StatelessResponder.factory());
-            DatagramSocket client = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
-        {
-            client.setSoTimeout((int)TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS));
-            final byte[] request = ("OPTIONS sip:ping@example.com SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:"
-                + client.getLocalPort() + ";branch=z9hG4bKmmsg1;rport\r\nMax-Forwards: 70\r\n"
-                + "From: <sip:t@example.com>;tag=t1\r\nTo: <sip:ping@example.com>\r\nCall-ID: mmsg1\r\n"
-                + "CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-            client.send(new DatagramPacket(request, request.length, transport.localAddresses().get(0)));
-            final DatagramPacket reply = new DatagramPacket(new byte[4096], 4096);
-            client.receive(reply);
-            final boolean ok = new String(reply.getData(), 0, reply.getLength(), StandardCharsets.US_ASCII)
-                .startsWith("SIP/2.0 200 OK\r\n");
-            final ShardCounters totals = transport.totals();
-            final boolean batched = transport.eventLoop(0).submit(() -> transport.shard(0).reads.batched()).get();
-            return List.of(ok && 1 == totals.nativeDatagramsIn() && 1 == totals.kernelTimestamps(), batched);
-        }
-        finally
-        {
-            if (null == before)
-            {
-                System.clearProperty(UdpTransport.RECVMMSG_PROP_NAME);
-            }
-            else
-            {
-                System.setProperty(UdpTransport.RECVMMSG_PROP_NAME, before);
-            }
-        }
+        final OptionsThroughTransport.Answer<Boolean> a = OptionsThroughTransport.send(
+            UdpTransport.RECVMMSG_PROP_NAME, property, "mmsg1", t -> t.shard(0).reads.batched());
+        return List.of(a.ok() && 1 == a.totals().nativeDatagramsIn() && 1 == a.totals().kernelTimestamps(), a.probe());
     }
 
     private static Channel bind(final EventLoopGroup group, final InetAddress address) throws InterruptedException

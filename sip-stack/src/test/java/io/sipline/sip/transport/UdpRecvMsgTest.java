@@ -128,38 +128,12 @@ class UdpRecvMsgTest
     void shouldLeaveTheListeningSocketsToNettyWhenTurnedOff() throws Exception
     {
         assumeNative();
-        final String before = System.getProperty(UdpTransport.RECVFROM_PROP_NAME);
-        System.setProperty(UdpTransport.RECVFROM_PROP_NAME, "false");
-        try (UdpTransport transport = UdpTransport.start(new UdpTransportConfig(List.of(LOOPBACK), new int[] {0}, 1,
-            true, UdpPeerConfig.OFF, false), StatelessResponder.factory());
-            DatagramSocket client = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
-        {
-            client.setSoTimeout((int)TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS));
-            final byte[] request = ("OPTIONS sip:ping@example.com SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:"
-                + client.getLocalPort() + ";branch=z9hG4bKoff1;rport\r\nMax-Forwards: 70\r\n"
-                + "From: <sip:t@example.com>;tag=t1\r\nTo: <sip:ping@example.com>\r\nCall-ID: off1\r\n"
-                + "CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-            client.send(new DatagramPacket(request, request.length, transport.localAddresses().get(0)));
-            final DatagramPacket reply = new DatagramPacket(new byte[4096], 4096);
-            client.receive(reply);
-            assertTrue(new String(reply.getData(), 0, reply.getLength(), StandardCharsets.US_ASCII)
-                .startsWith("SIP/2.0 200 OK\r\n"));
-            final ShardCounters totals = transport.totals();
-            assertEquals(1, totals.datagramsIn(), totals.toString());
-            assertEquals(0, totals.nativeDatagramsIn(), "read by Netty: " + totals);
-            assertEquals(0, (int)transport.eventLoop(0).submit(transport.shard(0)::nativeReaders).get());
-        }
-        finally
-        {
-            if (null == before)
-            {
-                System.clearProperty(UdpTransport.RECVFROM_PROP_NAME);
-            }
-            else
-            {
-                System.setProperty(UdpTransport.RECVFROM_PROP_NAME, before);
-            }
-        }
+        final OptionsThroughTransport.Answer<Integer> a = OptionsThroughTransport.send(UdpTransport.RECVFROM_PROP_NAME,
+            "false", "off1", t -> t.shard(0).nativeReaders());
+        assertTrue(a.ok());
+        assertEquals(1, a.totals().datagramsIn(), a.totals().toString());
+        assertEquals(0, a.totals().nativeDatagramsIn(), "read by Netty: " + a.totals());
+        assertEquals(0, (int)a.probe());
     }
 
     private static void readAndReuseSenders(final InetAddress address) throws Exception
