@@ -163,14 +163,7 @@ public final class FuzzBench implements Callable<Integer>
                 TimeUnit.SECONDS.sleep(CALLS_LEAD_SECONDS);
                 // the pools as the call load alone has them: what the flood leaves is measured against this
                 withCalls = metrics(server.adminPort());
-                final InetSocketAddress sip = new InetSocketAddress("127.0.0.1", server.port());
-                flood(floods, sip, WireFlood.Transport.UDP, udp, rate, 0);
-                flood(floods, sip, WireFlood.Transport.TCP, tcp, streamRate, 1);
-                if (tlsPort > 0)
-                {
-                    flood(floods, new InetSocketAddress("127.0.0.1", tlsPort), WireFlood.Transport.TLS, tls,
-                        streamRate, 2);
-                }
+                floodEach(floods, server.port(), tlsPort, new long[] {udp, tcp, tls}, 0);
                 uac.waitFor((long)seconds + 180, TimeUnit.SECONDS);
             }
             finally
@@ -201,6 +194,23 @@ public final class FuzzBench implements Callable<Integer>
         System.out.println(report);
         System.out.println("bench fuzz: results in " + dir);
         return alive && 0 == errorLines && 0 == done[1] ? 0 : 1;
+    }
+
+    /**
+     * The floods in turn: {@code counts[0]} mutants over UDP, {@code counts[1]} over TCP, {@code counts[2]} over TLS
+     * (when the server listens for it), their streams {@code stream}, {@code stream + 1} and {@code stream + 2}.
+     */
+    private void floodEach(final List<WireFlood.Result> floods, final int sipPort, final int tlsPort,
+        final long[] counts, final int stream) throws IOException, InterruptedException
+    {
+        final InetSocketAddress sip = new InetSocketAddress("127.0.0.1", sipPort);
+        flood(floods, sip, WireFlood.Transport.UDP, counts[0], rate, stream);
+        flood(floods, sip, WireFlood.Transport.TCP, counts[1], streamRate, stream + 1);
+        if (tlsPort > 0)
+        {
+            flood(floods, new InetSocketAddress("127.0.0.1", tlsPort), WireFlood.Transport.TLS, counts[2],
+                streamRate, stream + 2);
+        }
     }
 
     private void flood(final List<WireFlood.Result> floods, final InetSocketAddress to,
@@ -238,14 +248,7 @@ public final class FuzzBench implements Callable<Integer>
                 Integer.toString(callRate * 20), "-recv_timeout", "8000", "-timeout", "120s"));
             try
             {
-                final InetSocketAddress sip = new InetSocketAddress("127.0.0.1", server.port());
-                flood(floods, sip, WireFlood.Transport.UDP, prime, rate, PRIMING_SEED + 0);
-                flood(floods, sip, WireFlood.Transport.TCP, prime, streamRate, PRIMING_SEED + 1);
-                if (tlsPort > 0)
-                {
-                    flood(floods, new InetSocketAddress("127.0.0.1", tlsPort), WireFlood.Transport.TLS, prime,
-                        streamRate, PRIMING_SEED + 2);
-                }
+                floodEach(floods, server.port(), tlsPort, new long[] {prime, prime, prime}, PRIMING_SEED);
                 uac.waitFor(120, TimeUnit.SECONDS);
             }
             finally
