@@ -23,6 +23,7 @@ import io.sipline.sip.message.Ascii;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transaction.TransactionAttachment;
 
 /**
  * A SIP request (JSR 289 §5.1, §11): received (over one compact copy of its bytes, with the server transaction that
@@ -39,7 +40,8 @@ import io.sipline.sip.transaction.Transaction;
  * <p>
  * Threading: see {@link SipServletMessageImpl}.
  */
-public final class SipServletRequestImpl extends TransactionalRequest implements SipServletRequest
+public final class SipServletRequestImpl extends TransactionalRequest implements SipServletRequest,
+    TransactionAttachment
 {
     private final String method;
     private static final SipApplicationRoutingDirective[] DIRECTIVES = SipApplicationRoutingDirective.values();

@@ -276,12 +276,11 @@ final class InboundRequests
     private void onCancel(final ServerTransaction tx, final SipMessage message)
     {
         final ServerTransaction inviteTx = tx.cancelledInvite();
-        final Object answered = null == inviteTx ? null : inviteTx.attachment();
-        if (answered instanceof String || answered == UasResponses.ANSWERED_WITHOUT_TAG)
+        if (null != inviteTx && TransactionMark.ANSWERED_INVITE == inviteTx.attachment())
         {
             // §9.2: the INVITE has its final response and its call is over; the CANCEL has no effect but a 200,
             // with the To tag of that final response
-            answers.answer(tx, message, 200, "OK", answered instanceof String toTag ? toTag : null);
+            answers.answer(tx, message, 200, "OK", inviteTx.answeredToTag());
             return;
         }
         if (null != inviteTx && inviteTx.attachment() instanceof RoutedOut relay)

@@ -12,6 +12,7 @@ import io.sipline.sip.message.SipMethod;
 import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
+import io.sipline.sip.transaction.TransactionAttachment;
 
 /**
  * An initial request the application router sent out of the container without an application (JSR 289 §15.4.1,
@@ -31,7 +32,7 @@ import io.sipline.sip.transaction.ServerTransaction;
  * Threading: owned by the shard that received the request; every method on its event loop. It is the attachment of
  * both its server and its client transaction.
  */
-final class RoutedOut
+final class RoutedOut implements TransactionAttachment
 {
     private final SipServletRequestImpl received;
     private final SipServletRequestImpl forwarded;

@@ -33,9 +33,6 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  */
 final class StrayTwoHundreds
 {
-    /** The attachment of the BYE's client transaction: its response is nobody's. */
-    static final Object CONTAINER_BYE = new Object();
-
     private static final int REMEMBERED = 256;
 
     private final StackShard shard;
@@ -164,7 +161,7 @@ final class StrayTwoHundreds
         final var tx = shard.sendRequest(out, to);
         if (null != tx)
         {
-            tx.attachment(CONTAINER_BYE);
+            tx.attachment(TransactionMark.CONTAINER_BYE);
         }
     }
 

@@ -183,7 +183,7 @@ final class UasResponses
             return;
         }
         final SipServletResponseImpl answer = request.finalResponse();
-        if (!(tx instanceof ServerTransaction) || SipMethod.INVITE != tx.method() || null == answer)
+        if (!(tx instanceof ServerTransaction server) || SipMethod.INVITE != tx.method() || null == answer)
         {
             tx.attachment(null);
             return;
@@ -192,15 +192,9 @@ final class UasResponses
         // our own UAS answered with the session's local tag (a String it has); a proxy relayed the callee's
         final String toTag = null != session && null == session.proxy() && null != session.localTag()
             ? session.localTag() : answer.toTag();
-        tx.attachment(null == toTag ? ANSWERED_WITHOUT_TAG : toTag);
+        server.answeredToTag(toTag);
+        tx.attachment(TransactionMark.ANSWERED_INVITE);
     }
-
-    /**
-     * What an INVITE server transaction keeps once its request was released, for a late CANCEL's 200: the To tag of
-     * its final response (the String itself: no transaction has another String attachment), or this mark when that
-     * response had none.
-     */
-    static final Object ANSWERED_WITHOUT_TAG = new Object();
 
     /**
      * Ends the wait for a PRACK of a reliable provisional response to {@code request} (RFC 3262 §3): its

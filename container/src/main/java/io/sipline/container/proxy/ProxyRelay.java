@@ -6,6 +6,7 @@ import io.sipline.container.api.SipServletResponseImpl;
 import io.sipline.container.api.ContainerShard;
 import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transaction.TransactionAttachment;
 
 /**
  * A subsequent non-INVITE request (BYE, INFO, UPDATE, PRACK, NOTIFY...) of a dialog this container record-routed as a
@@ -27,7 +28,7 @@ import io.sipline.sip.transaction.Transaction;
  * <p>
  * Threading: the request's shard.
  */
-public final class ProxyRelay
+public final class ProxyRelay implements TransactionAttachment
 {
     private final SipServletRequestImpl request;
     private final long transactionId;

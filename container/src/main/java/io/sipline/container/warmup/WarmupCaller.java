@@ -12,6 +12,7 @@ import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transaction.TransactionAttachment;
 
 /**
  * The callers of the {@link Warmup}, on a stack of their own: each shard places its share of the calls at its share
@@ -25,7 +26,9 @@ import io.sipline.sip.transaction.Transaction;
 final class WarmupCaller implements SipListener
 {
     /** Marks an INVITE transaction whose first 2xx was answered with a BYE already. */
-    private static final Object HUNG_UP = new Object();
+    private static final TransactionAttachment HUNG_UP = new TransactionAttachment()
+    {
+    };
 
     /** Stack-wide counts of the calls; any thread. */
     static final class Totals

@@ -20,7 +20,7 @@ import io.sipline.sip.message.SipMethod;
  *
  * <p>Everything is kept as bytes: the record holds no {@code String} and allocates nothing once its arrays have
  * grown to the sizes a shard's calls need. The record changes only through the {@link DialogLayer}; the transaction
- * user reads it and may hang its own object on {@link #attachment(Object)}.
+ * user reads it.
  *
  * <p>Not thread-safe; owned by one shard. A reference is valid until {@link DialogListener#onDialogTerminated}
  * returns for this dialog (for a record of a {@link DialogPool#unpooled()} pool: as long as it is held); code that
@@ -76,7 +76,6 @@ public final class Dialog
     boolean inTable;
     boolean inSet;
     Dialog nextInSet;
-    private Object attachment;
 
     Dialog()
     {
@@ -302,22 +301,6 @@ public final class Dialog
     }
 
     // =================================================================================================================
-    // Transaction user's attachment
-    // =================================================================================================================
-
-    /** The transaction user's object (a session); cleared when the dialog is recycled. */
-    public Object attachment()
-    {
-        return attachment;
-    }
-
-    public Dialog attachment(final Object value)
-    {
-        attachment = value;
-        return this;
-    }
-
-    // =================================================================================================================
     // Package-private: written by the layer
     // =================================================================================================================
 
@@ -377,7 +360,6 @@ public final class Dialog
         inTable = false;
         inSet = false;
         nextInSet = null;
-        attachment = null;
     }
 
     /** Debug text; allocates. */

@@ -20,6 +20,8 @@ public abstract class ServerTransaction extends Transaction
     boolean maxForwardsExhausted;
     ServerTransaction cancelledInvite;
     long cancelledInviteId;
+    /** The To tag of the final response the user sent, kept for a late CANCEL's 200 ({@link #answeredToTag()}). */
+    String answeredToTag;
 
     ServerTransaction(final TransactionLayer layer, final int index, final int kind)
     {
@@ -73,6 +75,22 @@ public abstract class ServerTransaction extends Transaction
         maxForwardsExhausted = false;
         cancelledInvite = null;
         cancelledInviteId = 0;
+        answeredToTag = null;
+    }
+
+    /**
+     * The To tag of the final response sent on this INVITE transaction, as its user recorded it when it let go of the
+     * request; null when none was recorded or that response had no tag. A CANCEL that comes after the final response
+     * gets a 200 with this tag (RFC 3261 §9.2: the same To tag as the response to the original request).
+     */
+    public final String answeredToTag()
+    {
+        return answeredToTag;
+    }
+
+    public final void answeredToTag(final String tag)
+    {
+        answeredToTag = tag;
     }
 
     /**

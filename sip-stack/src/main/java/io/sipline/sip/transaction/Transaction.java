@@ -113,7 +113,7 @@ public abstract class Transaction
     byte[] key = new byte[KEY_INITIAL];
     final int[] seg = new int[2 * SEGMENTS];
     int keyLength;
-    Object attachment;
+    TransactionAttachment attachment;
     /** The next transaction of its layer's free list while this one is free ({@link TransactionPool}). */
     Transaction nextFree;
 
@@ -193,13 +193,13 @@ public abstract class Transaction
         return legacy;
     }
 
-    /** The user's object for this transaction (a session, a proxy branch, ...); cleared on termination. */
-    public final Object attachment()
+    /** The user's record of this transaction (a request, a proxy branch, ...); cleared on termination. */
+    public final TransactionAttachment attachment()
     {
         return attachment;
     }
 
-    public final void attachment(final Object value)
+    public final void attachment(final TransactionAttachment value)
     {
         attachment = value;
     }

@@ -238,7 +238,6 @@ class DialogLayerUasTest
         assertSame(d, next);
         assertTrue(next.handle() != handle);
         assertEquals("next@h", next.callId().toString());
-        assertNull(next.attachment());
     }
 
     @Test
@@ -246,12 +245,10 @@ class DialogLayerUasTest
     {
         final SipMessage invite = parse(inviteToBob());
         final Dialog d = ringing(invite);
-        d.attachment("session");
 
         assertNull(layer.onUasResponse(d, invite, 486));
         assertEquals(List.of(ALICE_TAG + ":REJECTED"), listener.ended);
         assertEquals(0, layer.table().size());
-        assertNull(d.attachment());
     }
 
     @Test

@@ -26,7 +26,6 @@ class DialogPoolTest
         assertTrue(b.handle() > a.handle());
 
         a.callId.set("x@y");
-        a.attachment("s");
         pool.release(a);
         final Dialog again = pool.acquire();
         assertSame(a, again);
@@ -95,11 +94,9 @@ class DialogPoolTest
         assertEquals(0, pool.misses(), "nothing to miss: every record is new");
 
         a.callId.set("x@y");
-        a.attachment("session");
         pool.release(a);
-        // the transaction user's object that holds the record still reads it
+        // the transaction user that holds the record still reads it
         assertEquals("x@y", a.callId().toString());
-        assertEquals("session", a.attachment());
         assertEquals(0, pool.freeCount());
         assertEquals(1, pool.releases());
         assertNotSame(a, pool.acquire());

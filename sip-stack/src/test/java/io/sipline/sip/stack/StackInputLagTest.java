@@ -22,6 +22,8 @@ import java.util.concurrent.locks.LockSupport;
 import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.stack.RelayAttachments.HeldAnswer;
+import io.sipline.sip.stack.RelayAttachments.RelayedFor;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
@@ -106,7 +108,7 @@ class StackInputLagTest
             final ByteBuf ok = shard.allocate(256 + request.length());
             shard.builder().startResponse(ok, request, 200, "OK", shard.ids().appendId(new StringBuilder()),
                 tx.peer()).end(null, 0, 0);
-            tx.attachment(ok);
+            tx.attachment(new HeldAnswer(ok));
             final InetSocketAddress to = upstream.get();
             final String text = "OPTIONS sip:up@127.0.0.1:" + to.getPort() + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP 127.0.0.1:" + shard.stack().localAddresses().get(0).getPort() + ";branch="
@@ -119,7 +121,7 @@ class StackInputLagTest
             final ClientTransaction sent = shard.sendRequest(forward, to);
             if (null != sent)
             {
-                sent.attachment(tx);
+                sent.attachment(new RelayedFor(tx));
             }
             stall(sentAt);
         }
@@ -145,8 +147,8 @@ class StackInputLagTest
         @Override
         public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
         {
-            if (response.statusCode() >= 200 && tx.attachment() instanceof ServerTransaction server
-                && server.attachment() instanceof ByteBuf ok)
+            if (response.statusCode() >= 200 && tx.attachment() instanceof RelayedFor(ServerTransaction server)
+                && server.attachment() instanceof HeldAnswer(ByteBuf ok))
             {
                 server.attachment(null);
                 shard.respond(server, ok, 200);
@@ -166,7 +168,7 @@ class StackInputLagTest
         @Override
         public void onTerminated(final StackShard shard, final Transaction tx)
         {
-            if (tx.attachment() instanceof ByteBuf unsent)
+            if (tx.attachment() instanceof HeldAnswer(ByteBuf unsent))
             {
                 tx.attachment(null);
                 unsent.release();

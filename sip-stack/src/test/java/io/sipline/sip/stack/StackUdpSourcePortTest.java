@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.netty.buffer.ByteBuf;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
+import io.sipline.sip.stack.RelayAttachments.HeldAnswer;
+import io.sipline.sip.stack.RelayAttachments.RelayedFor;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import org.junit.jupiter.api.Test;
@@ -114,7 +116,7 @@ class StackUdpSourcePortTest
             }
             if (request.method() == SipMethod.MESSAGE)
             {
-                tx.attachment(out); // answered when the forwarded request gets its 200
+                tx.attachment(new HeldAnswer(out)); // answered when the forwarded request gets its 200
                 final String branch = shard.ids().appendBranch(new StringBuilder()).toString();
                 final InetSocketAddress to = forwardTo.get();
                 final String text = "OPTIONS sip:up@127.0.0.1:" + to.getPort() + " SIP/2.0\r\n"
@@ -127,7 +129,7 @@ class StackUdpSourcePortTest
                 final ClientTransaction sent = shard.sendRequest(forward, to);
                 if (null != sent)
                 {
-                    sent.attachment(tx);
+                    sent.attachment(new RelayedFor(tx));
                 }
                 return;
             }
@@ -148,8 +150,8 @@ class StackUdpSourcePortTest
         @Override
         public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
         {
-            if (response.statusCode() >= 200 && tx.attachment() instanceof ServerTransaction server
-                && server.attachment() instanceof ByteBuf answer)
+            if (response.statusCode() >= 200 && tx.attachment() instanceof RelayedFor(ServerTransaction server)
+                && server.attachment() instanceof HeldAnswer(ByteBuf answer))
             {
                 server.attachment(null);
                 shard.respond(server, answer, 200);
@@ -159,7 +161,7 @@ class StackUdpSourcePortTest
         @Override
         public void onTerminated(final StackShard shard, final io.sipline.sip.transaction.Transaction tx)
         {
-            if (tx.attachment() instanceof ByteBuf unsent)
+            if (tx.attachment() instanceof HeldAnswer(ByteBuf unsent))
             {
                 unsent.release(); // a MESSAGE whose forwarded request never got its 200
             }

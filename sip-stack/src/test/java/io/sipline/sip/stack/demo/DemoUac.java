@@ -12,6 +12,7 @@ import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transaction.TransactionAttachment;
 
 /**
  * A stack-level UAC for tests and the bench: each shard places its share of {@code calls} calls to {@code target}
@@ -237,7 +238,7 @@ public final class DemoUac implements SipListener
     }
 
     /** One call in progress. */
-    private static final class Call
+    private static final class Call implements TransactionAttachment
     {
         boolean inUse;
         boolean byeSent;

@@ -14,6 +14,7 @@ import io.sipline.sip.stack.StackShard;
 import io.sipline.sip.transaction.ClientTransaction;
 import io.sipline.sip.transaction.ServerTransaction;
 import io.sipline.sip.transaction.Transaction;
+import io.sipline.sip.transaction.TransactionAttachment;
 
 /**
  * A stack-level UAS for tests and the bench: INVITE gets 100 (from the transaction layer), 180 and 200 with a To tag
@@ -273,7 +274,7 @@ public final class DemoUas implements SipListener
     }
 
     /** A 200 to INVITE waiting for its ACK. */
-    private static final class Pending
+    private static final class Pending implements TransactionAttachment
     {
         final int slot;
         ServerTransaction tx;
