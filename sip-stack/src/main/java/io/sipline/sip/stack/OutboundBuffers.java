@@ -260,8 +260,8 @@ final class OutboundBuffers
             // Netty trims a thread's cache only every few thousand allocations by that thread: a shard gone quiet after
             // a burst would keep the transports' cached buffers, and with them whole chunks, for good
             pooled.trimCurrentThreadCache();
-            TlsAllocator.SHARED.trimCurrentThreadCache(); // the TLS connections' heap records, likewise
         }
+        TlsAllocator.SHARED.trim(nowNs); // the TLS connections' heap records: the free arrays no longer used
         if (null != ownMetric)
         {
             ((PooledByteBufAllocator)own).trimCurrentThreadCache(); // what the pool let go is not kept there instead

@@ -16,6 +16,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -28,6 +31,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
@@ -42,9 +46,11 @@ import io.sipline.sip.test.Loopback6;
  * read whole, in the order sent, with its sender (the cached object of {@link UdpRecvMsg}) and the kernel's receive
  * time (between a clock read before the sends and one after the read: an ordering, not a duration); a batch cut short
  * because the queue ran empty; {@code EAGAIN} with nothing queued; {@code MSG_CTRUNC} per slot; {@code ECONNREFUSED}
- * on a connected socket whose peer is gone; and the transport answering with its reads batched or, by the system
- * property, one at a time. Loopback delivers a datagram to the receiving socket before {@code sendto} returns; reads
- * still poll with a deadline. Nothing sleeps.
+ * on a connected socket whose peer is gone; a batch cut short by its reader's stop under the shard's handling of
+ * one of its datagrams (the socket's channel going inactive stops it so): those before delivered, the rest counted
+ * as read and dropped, the reader off its duplicate descriptor; and the transport answering with its reads batched
+ * or, by the system property, one at a time. Loopback delivers a datagram to the receiving socket before
+ * {@code sendto} returns; reads still poll with a deadline. Nothing sleeps.
  */
 class UdpRecvMmsgTest
 {
@@ -202,6 +208,84 @@ class UdpRecvMmsgTest
     }
 
     @Test
+    void shouldDeliverOrCountEveryDatagramOfABatchCutShortByItsReadersStop() throws Exception
+    {
+        assumeNative();
+        final List<String> handled = new ArrayList<>();
+        final CompletableFuture<UdpNativeReader> stoppedReader = new CompletableFuture<>();
+        // The second datagram of the batch stops the reader of the socket it came in on, as channelInactive does.
+        final SipMessageHandler stopper = (shard, message, source) ->
+        {
+            handled.add(message.callId());
+            if ("batch-1".equals(message.callId()))
+            {
+                final UdpNativeReader reader = shard.output.current.reader;
+                shard.reads.stopReading(shard.output.current);
+                stoppedReader.complete(reader);
+            }
+            return true;
+        };
+        final ByteBuf[] buffers = buffers(SLOTS);
+        try (UdpTransport transport = UdpTransport.start(new UdpTransportConfig(List.of(LOOPBACK), new int[] {0}, 1,
+            true, UdpPeerConfig.OFF, false), shard -> stopper);
+            DatagramSocket client = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
+        {
+            final InetSocketAddress server = transport.localAddresses().get(0);
+            final UdpShardSockets shard = transport.shard(0);
+            final EventLoop loop = transport.eventLoop(0);
+            send(client, server, options("first"));
+            awaitOnLoop(loop, () -> 1 == shard.snapshot().nativeDatagramsIn()); // the reader is registered and reads
+            assertTrue(loop.submit(() -> shard.reads.batched()).get(), "recvmmsg is on by default");
+
+            // The loop held while five datagrams queue: its next wake-up reads them in one recvmmsg.
+            final CountDownLatch release = new CountDownLatch(1);
+            final CountDownLatch held = new CountDownLatch(1);
+            loop.execute(() ->
+            {
+                held.countDown();
+                try
+                {
+                    release.await(10, TimeUnit.SECONDS);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(held.await(10, TimeUnit.SECONDS));
+            for (int i = 0; i < 5; i++)
+            {
+                send(client, server, options("batch-" + i));
+            }
+            release.countDown();
+            final UdpNativeReader reader = stoppedReader.get(10, TimeUnit.SECONDS);
+            // Runs after the wake-up that stopped the reader: the batch is over.
+            final ShardCounters counters = loop.submit(shard::snapshot).get();
+            assertEquals(List.of("first", "batch-0", "batch-1"), loop.submit(() -> List.copyOf(handled)).get(),
+                "those before the stop delivered, in order, and none after it");
+            assertEquals(6, counters.nativeDatagramsIn(), "every datagram the batch read is counted as read");
+            assertEquals(6, counters.datagramsIn());
+            assertEquals(3, counters.dropped(), "the three after the stop counted as dropped");
+            assertEquals(0, counters.errors());
+            assertTrue(reader.stopped);
+            assertFalse(reader.fd.isOpen(), "the duplicate descriptor closed");
+            assertEquals(0, loop.submit(() -> shard.reads.nativeReaders()).get().intValue());
+
+            // Stopped for good: a datagram sent now stays queued on the socket, which only its channel holds.
+            send(client, server, options("after"));
+            final UdpRecvMmsg direct = new UdpRecvMmsg(new UdpRecvMsg(), SLOTS);
+            final int fd = loop.submit(() -> shard.output.byLocal(server).fd).get();
+            assertEquals(1, direct.receive(fd, buffers, SLOTS), "the stopped reader read nothing more");
+            assertTrue(buffers[0].toString(StandardCharsets.US_ASCII).contains("Call-ID: after\r\n"));
+            assertEquals(6, loop.submit(shard::snapshot).get().nativeDatagramsIn());
+        }
+        finally
+        {
+            release(buffers);
+        }
+    }
+
+    @Test
     void shouldAnswerThroughTheTransportWithBatchedReads() throws Exception
     {
         assumeNative();
@@ -304,6 +388,25 @@ class UdpRecvMmsgTest
         final OptionsThroughTransport.Answer<Boolean> a = OptionsThroughTransport.send(
             UdpTransport.RECVMMSG_PROP_NAME, property, "mmsg1", t -> t.shard(0).reads.batched());
         return List.of(a.ok() && 1 == a.totals().nativeDatagramsIn() && 1 == a.totals().kernelTimestamps(), a.probe());
+    }
+
+    /** Polls {@code condition} on {@code loop} until it holds, within the deadline. */
+    private static void awaitOnLoop(final EventLoop loop, final Callable<Boolean> condition) throws Exception
+    {
+        final long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (!loop.submit(condition).get())
+        {
+            assertTrue(System.nanoTime() - deadline < 0, "not within the deadline");
+            Thread.onSpinWait();
+        }
+    }
+
+    /** An OPTIONS with its own Call-ID and branch. */
+    private static byte[] options(final String callId)
+    {
+        return text("OPTIONS sip:ping@example.com SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:5999;branch=z9hG4bK" + callId
+            + "\r\nMax-Forwards: 70\r\nFrom: <sip:t@example.com>;tag=t1\r\nTo: <sip:ping@example.com>\r\nCall-ID: "
+            + callId + "\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n");
     }
 
     private static Channel bind(final EventLoopGroup group, final InetAddress address) throws InterruptedException

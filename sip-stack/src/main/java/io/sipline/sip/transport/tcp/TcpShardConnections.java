@@ -174,7 +174,7 @@ public final class TcpShardConnections
                     {
                         // RFC 3261 §26.2.1, RFC 5922 §7.3: the chain is checked against the client context's trust,
                         // then the certificate against the SIP domain, which the engine carries as its peer host.
-                        ch.config().setAllocator(TlsAllocator.SHARED); // the engine's heap records: small chunks
+                        ch.config().setAllocator(TlsAllocator.SHARED); // the engine's heap records: pooled arrays
                         ch.pipeline().addLast(settings.clientTls().newHandler(ch.alloc(), peerHost,
                             target.getPort()));
                     }

@@ -241,7 +241,7 @@ public final class TcpShards
                 {
                     if (tls)
                     {
-                        ch.config().setAllocator(TlsAllocator.SHARED); // the engine's heap records: small chunks
+                        ch.config().setAllocator(TlsAllocator.SHARED); // the engine's heap records: pooled arrays
                         final SslHandler ssl = settings.serverTls().newHandler(ch.alloc());
                         if (settings.messageTimeoutMillis() > 0 && !websocket)
                         {

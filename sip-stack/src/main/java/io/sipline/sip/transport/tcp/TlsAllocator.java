@@ -1,66 +1,58 @@
 package io.sipline.sip.transport.tcp;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocatorMetric;
+import io.netty.buffer.UnpooledHeapByteBuf;
 
 /**
  * The allocator of TLS connections (SIP over TLS and WSS, accepted or opened): direct buffers (the socket's reads,
- * the handlers' writes) from the stack's shared allocator, heap buffers from a pool of small chunks of its own.
+ * the handlers' writes) from the stack's shared allocator, heap buffers over arrays of a {@link HeapArrayPool}.
  *
  * <p>Why: Netty's {@code SslHandler} over the JDK's {@code SSLEngine} wraps every record into a heap buffer of the
- * engine's packet size (about 16 KiB), as the engine works on byte arrays. From Netty's shared allocator those take
- * a heap arena per event-loop thread, and each arena keeps its first chunk (4 MiB by default) for good
- * once allocated, however little of it is used: 4 MiB of heap per shard that ever served TLS. Here a chunk is
- * {@link #CHUNK_SIZE}, so what stays after TLS traffic, however heavy, is one such chunk per arena and what the
- * thread caches hold until their shard trims them ({@link #trimCurrentThreadCache}, once a second).
+ * engine's packet size (about 16 KiB), as the engine works on byte arrays. From a pooled allocator of Netty's those
+ * take chunks of a heap arena, and an arena keeps some chunks for good however little of them is used (its first
+ * chunk list, the last subpage of each size class): heap that a burst of TLS traffic left behind. Here a heap buffer
+ * is a plain heap buffer whose array comes from the pool and goes back to it on release; the pool keeps what the
+ * last seconds used ({@link #trim}, once a second, from the shards), so once TLS traffic stops nothing stays. A buffer
+ * object is made per heap buffer (a record's), its array is not.
  *
- * <p>Threading: any thread, as Netty's allocators; the heap pool has {@link #HEAP_ARENAS} arenas, so the shards'
- * loops rarely meet on one, and a thread cache per event-loop thread (Netty gives none to other threads).
+ * <p>Threading: any thread, as Netty's allocators; the pool takes a lock per array taken or given back.
  *
- * <p>Buffer ownership: a buffer handed out belongs to the caller, who releases it; nothing is kept here.
+ * <p>Buffer ownership: a buffer handed out belongs to the caller, who releases it; its array goes back to the pool
+ * then. Heap buffers are under Netty's leak detector as its own allocators' are.
  */
 public final class TlsAllocator implements ByteBufAllocator
 {
-    /** Netty's page size; with {@link #MAX_ORDER} a chunk of {@link #CHUNK_SIZE}. */
-    static final int PAGE_SIZE = 8192;
-    static final int MAX_ORDER = 5;
-    /** 256 KiB: a dozen of the engine's 16 KiB records, against the 4 MiB of Netty's default chunk. */
-    public static final int CHUNK_SIZE = PAGE_SIZE << MAX_ORDER;
-    /** As many arenas as cores: Netty's default is twice that, for its 4 MiB chunks. */
-    static final int HEAP_ARENAS = Math.max(1, Runtime.getRuntime().availableProcessors());
-    /** The one every TLS channel of the stack uses: heap from the small-chunk pool, direct from Netty's shared one. */
-    public static final TlsAllocator SHARED = new TlsAllocator(PooledByteBufAllocator.DEFAULT, HEAP_ARENAS);
+    /** The one every TLS channel of the stack uses: heap from the array pool, direct from Netty's shared one. */
+    public static final TlsAllocator SHARED = new TlsAllocator(PooledByteBufAllocator.DEFAULT);
 
     private final ByteBufAllocator direct;
-    private final PooledByteBufAllocator heap;
+    private final HeapArrayPool arrays = new HeapArrayPool();
+    private final ArrayHeapAllocator heap;
 
-    /**
-     * @param direct     where direct buffers, and composites, come from.
-     * @param heapArenas the heap pool's arenas (at least 1).
-     */
-    TlsAllocator(final ByteBufAllocator direct, final int heapArenas)
+    /** @param direct where direct buffers, and direct composites, come from. */
+    TlsAllocator(final ByteBufAllocator direct)
     {
         this.direct = direct;
-        this.heap = new PooledByteBufAllocator(false, heapArenas, 0, PAGE_SIZE, MAX_ORDER,
-            PooledByteBufAllocator.defaultSmallCacheSize(), PooledByteBufAllocator.defaultNormalCacheSize(), false, 0);
+        this.heap = new ArrayHeapAllocator(direct, arrays);
     }
 
-    /** The heap pool's figures (chunks held, heap memory used). */
-    public PooledByteBufAllocatorMetric heapMetric()
+    /** The bytes of the free heap arrays the pool keeps for reuse. */
+    public long keptHeapBytes()
     {
-        return heap.metric();
+        return arrays.keptBytes();
     }
 
     /**
-     * Lets go of what the calling thread's cache of the heap pool holds, so that a loop gone quiet after TLS traffic
-     * does not keep its chunks (Netty trims a cache only every few thousand allocations by its thread).
+     * Once a second, from any shard (earlier calls do nothing): the pool lets go of the free arrays beyond what the
+     * last ten seconds took, so that a quiet server keeps none.
      */
-    public void trimCurrentThreadCache()
+    public void trim(final long nowNs)
     {
-        heap.trimCurrentThreadCache();
+        arrays.trim(nowNs);
     }
 
     @Override
@@ -181,5 +173,66 @@ public final class TlsAllocator implements ByteBufAllocator
     public int calculateNewCapacity(final int minNewCapacity, final int maxCapacity)
     {
         return direct.calculateNewCapacity(minNewCapacity, maxCapacity);
+    }
+
+    /** Heap buffers over the pool's arrays, under the leak detector; direct ones from {@code direct}. */
+    private static final class ArrayHeapAllocator extends AbstractByteBufAllocator
+    {
+        private final ByteBufAllocator direct;
+        private final HeapArrayPool arrays;
+
+        ArrayHeapAllocator(final ByteBufAllocator direct, final HeapArrayPool arrays)
+        {
+            super(false);
+            this.direct = direct;
+            this.arrays = arrays;
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(final int initialCapacity, final int maxCapacity)
+        {
+            final byte[] array = HeapArrayPool.arrayLength(initialCapacity) <= maxCapacity
+                ? arrays.take(initialCapacity) : new byte[initialCapacity];
+            return toLeakAwareBuffer(new ArrayHeapByteBuf(this, arrays, array, maxCapacity));
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(final int initialCapacity, final int maxCapacity)
+        {
+            return direct.directBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        public boolean isDirectBufferPooled()
+        {
+            return direct.isDirectBufferPooled();
+        }
+    }
+
+    /** A heap buffer whose arrays, the first and any it grows into, come from the pool and go back to it. */
+    static final class ArrayHeapByteBuf extends UnpooledHeapByteBuf
+    {
+        private final HeapArrayPool arrays;
+
+        ArrayHeapByteBuf(final ByteBufAllocator alloc, final HeapArrayPool arrays, final byte[] array,
+            final int maxCapacity)
+        {
+            super(alloc, array, maxCapacity);
+            this.arrays = arrays;
+            setIndex(0, 0); // the array constructor takes the array as written, this one is empty
+        }
+
+        @Override
+        protected byte[] allocateArray(final int initialCapacity)
+        {
+            return HeapArrayPool.arrayLength(initialCapacity) <= maxCapacity() ? arrays.take(initialCapacity)
+                : new byte[initialCapacity];
+        }
+
+        @Override
+        protected void freeArray(final byte[] array)
+        {
+            arrays.give(array);
+        }
     }
 }
