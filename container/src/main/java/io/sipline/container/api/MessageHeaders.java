@@ -842,10 +842,10 @@ public final class MessageHeaders implements HeaderSource
         HeaderSectionWriter.write(this, out, skip);
     }
 
-    /** Writes text as UTF-8 in one buffer operation, without a temporary array. */
+    /** Writes text as UTF-8 without a temporary array ({@link Utf8Text}). */
     static void writeText(final ByteBuf out, final String text)
     {
-        out.writeCharSequence(text, StandardCharsets.UTF_8);
+        Utf8Text.write(out, text);
     }
 
     /** The HeaderName ordinal of entry {@code i}. */
