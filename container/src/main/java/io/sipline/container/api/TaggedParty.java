@@ -52,7 +52,7 @@ public final class TaggedParty implements CharSequence
         if (null != tag)
         {
             out.writeBytes(TAG);
-            MessageHeaders.writeText(out, tag);
+            Utf8Text.write(out, tag);
         }
     }
 
