@@ -2,6 +2,8 @@ package io.sipline.container.api;
 
 import java.nio.charset.StandardCharsets;
 
+import io.netty.buffer.ByteBuf;
+
 /**
  * A span of ASCII bytes read as characters, byte for char: how a request copied from a received one hands the
  * received Request-URI to the dialog record ({@code DialogRecords.prepareUac} copies it as bytes) without making a
@@ -51,6 +53,12 @@ final class AsciiSpan implements CharSequence
     public CharSequence subSequence(final int from, final int to)
     {
         return new AsciiSpan(bytes, start + from, start + to);
+    }
+
+    /** Appends the span's bytes, which are its UTF-8 (ASCII: one byte per char). */
+    void writeTo(final ByteBuf out)
+    {
+        out.writeBytes(bytes, start, end - start);
     }
 
     /** The span as a new String. */

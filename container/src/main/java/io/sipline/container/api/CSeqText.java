@@ -48,7 +48,7 @@ public final class CSeqText implements CharSequence
     {
         if (number < 0)
         {
-            MessageHeaders.writeText(out, toString());
+            Utf8Text.write(out, toString());
             return;
         }
         long scale = 1;
@@ -61,7 +61,7 @@ public final class CSeqText implements CharSequence
             out.writeByte((int)('0' + number / scale % 10));
         }
         out.writeByte(' ');
-        MessageHeaders.writeText(out, method);
+        Utf8Text.write(out, method);
     }
 
     private int digits()

@@ -40,7 +40,7 @@ final class HeaderSectionWriter
             }
             else if (null != h.textName(i))
             {
-                MessageHeaders.writeText(out, h.textName(i));
+                Utf8Text.write(out, h.textName(i));
             }
             else
             {
@@ -64,7 +64,7 @@ final class HeaderSectionWriter
             }
             else
             {
-                MessageHeaders.writeText(out, (String)text);
+                Utf8Text.write(out, (String)text);
             }
             out.writeShort(MessageHeaders.CRLF);
         }

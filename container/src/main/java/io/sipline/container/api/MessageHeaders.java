@@ -489,9 +489,13 @@ public final class MessageHeaders implements HeaderSource
     public int find(final HeaderName k, final int from)
     {
         final int kind = k.ordinal();
-        for (int i = from; i < size(); i++)
+        final int n = size();
+        final char[] ix = index;
+        // an index in the tail (see ix(int)): an entry's kind is in the low byte of its first big-endian char
+        final int low = null == ix ? bytes.length - 2 * (tail * ENTRY + 1) + 1 : 0;
+        for (int i = from; i < n; i++)
         {
-            if (kind(i) == kind)
+            if (((null != ix ? ix[i * ENTRY] : bytes[low + 2 * ENTRY * i]) & KIND_MASK) == kind)
             {
                 return i;
             }
@@ -840,12 +844,6 @@ public final class MessageHeaders implements HeaderSource
     public void writeTo(final ByteBuf out, final int skip)
     {
         HeaderSectionWriter.write(this, out, skip);
-    }
-
-    /** Writes text as UTF-8 in one buffer operation, without a temporary array. */
-    static void writeText(final ByteBuf out, final String text)
-    {
-        out.writeCharSequence(text, StandardCharsets.UTF_8);
     }
 
     /** The HeaderName ordinal of entry {@code i}. */

@@ -1,7 +1,5 @@
 package io.sipline.container.api;
 
-import java.nio.charset.StandardCharsets;
-
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -94,7 +92,7 @@ public final class MessageWriter
 
     private static void text(final ByteBuf out, final CharSequence s)
     {
-        out.writeCharSequence(s, StandardCharsets.UTF_8);
+        Utf8Text.write(out, s);
     }
 
     private static void decimal(final ByteBuf out, final int value)

@@ -1,7 +1,5 @@
 package io.sipline.container.api;
 
-import java.nio.charset.StandardCharsets;
-
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -50,11 +48,11 @@ public final class TaggedParty implements CharSequence
      */
     void writeTo(final ByteBuf out)
     {
-        out.writeCharSequence(party, StandardCharsets.UTF_8);
+        Utf8Text.write(out, party);
         if (null != tag)
         {
             out.writeBytes(TAG);
-            MessageHeaders.writeText(out, tag);
+            Utf8Text.write(out, tag);
         }
     }
 

@@ -84,6 +84,35 @@ class MessageHeadersTest
             "the message's bytes are as received");
     }
 
+    /** find, from any entry on, gives the next entry of that header, whether the index is in the tail or an array. */
+    @Test
+    void shouldFindEachEntryOfAKnownHeaderFromAnyPositionInEitherIndex()
+    {
+        final MessageHeaders tail = received();
+        final MessageHeaders array = receivedExact();
+        final MessageHeaders grown = received();
+        for (int i = 0; i < 40; i++)
+        {
+            grown.add("Route", "<sip:p" + i + ".example;lr>"); // past the tail's room: the index in an array
+        }
+        for (final MessageHeaders h : List.of(tail, array, grown))
+        {
+            for (final HeaderName k : HeaderName.values())
+            {
+                for (int from = 0; from <= h.size(); from++)
+                {
+                    int expected = -1;
+                    for (int i = h.size() - 1; i >= from; i--)
+                    {
+                        expected = h.known(i) == k ? i : expected;
+                    }
+                    assertEquals(expected, h.find(k, from), k + " from " + from);
+                }
+            }
+        }
+        assertEquals(40, grown.getAll("Route").size());
+    }
+
     @Test
     void shouldReadHeadersByAnyFormAndSplitLists()
     {

@@ -30,16 +30,20 @@ import io.sipline.sip.transport.tcp.TlsAllocator;
  * buffer out with one more reference, which passes with the buffer as usual (to a send, a transaction, Netty's write,
  * another shard) and is released by whoever ends its use, on any thread; derived buffers count on the same buffer. A
  * kept buffer whose count is back to 1 is free: the next {@link #acquire} that finds it clears its indexes and hands
- * it out again, or lets it go when it grew above {@link #MAX_KEPT_CAPACITY}. {@link #close}, and letting go of a
- * sparse allocator's buffers ({@link #compactIfSparse}), release the pool's references, also on buffers still in use:
- * their last holder frees them.
+ * it out again, or lets it go when it grew above {@link #MAX_KEPT_CAPACITY}. {@link #close}, letting go of a
+ * sparse allocator's buffers ({@link #compactIfSparse}) and of a buffer held across trims ({@link #trim}) release the
+ * pool's references, also on buffers still in use: their last holder frees them.
  *
  * <p><b>Trimming.</b> Once a second ({@link #trim}) the pool lets go of the free buffers that recent use does not
  * need: it keeps as many as were handed out over its last {@link #TRIM_WINDOW} trims (acquires take the kept buffers
  * in turn, so a load that hands out that many touches every one of them), at least twice the most found in use at
  * any of those trims, at least {@link #MIN_KEPT}, and no free buffer above {@link #MAX_KEPT_CAPACITY}. A steady load
  * so keeps its buffers and allocates nothing, while a burst (a flood of large messages, each held by a transaction for
- * its retransmissions) gives its memory back seconds after the traffic that needed it is gone.
+ * its retransmissions) gives its memory back seconds after the traffic that needed it is gone. A buffer in use at two
+ * trims in a row and not handed out between them (an answer a transaction keeps for its timer: a non-INVITE's final
+ * response, 32 s) is no longer kept: the pool's reference is released, the holder's release frees it, and its slot
+ * goes to a buffer that serves again; else a steady load would leave every kept buffer held so, and each
+ * {@link #acquire} would look at {@link #PROBES} of them and then make a buffer anyway.
  *
  * <p><b>Threading.</b> {@link #acquire}, {@link #trim} and {@link #close} run on the owning shard's thread only; the
  * references handed out may be released on any thread (Netty's reference count is atomic, and a count of 1 read here
@@ -80,11 +84,14 @@ final class OutboundBuffers
     /** {@link #own}'s metric when it is this pool's alone, else null (nothing to compact). */
     private final PooledByteBufAllocatorMetric ownMetric;
     private final ByteBuf[] kept;
+    /** Per slot of {@link #kept}: its buffer was in use at the last trim and has not been handed out since. */
+    private final boolean[] inUseAtTrim;
     private int count;
     private int cursor;
     private long reused;
     private long made;
     private long trimmed;
+    private long letGoInUse;
     /** Buffers in use at each of the last {@link #TRIM_WINDOW} trims (a ring). */
     private final int[] inUseAtTrims = new int[TRIM_WINDOW];
     /** Buffers handed out in all ({@link #reused} + {@link #made}) at each of the last trims (the same ring). */
@@ -120,6 +127,7 @@ final class OutboundBuffers
         this.own = own;
         this.ownMetric = own != shared && own instanceof final PooledByteBufAllocator pooled ? pooled.metric() : null;
         this.kept = new ByteBuf[Math.max(0, capacity)];
+        this.inUseAtTrim = new boolean[kept.length];
     }
 
     /**
@@ -153,8 +161,7 @@ final class OutboundBuffers
             if (0 == references)
             {
                 // Released once too often by a holder (the pool's reference with it): already freed, forget it.
-                kept[cursor] = kept[--count];
-                kept[count] = null;
+                forget(cursor);
                 continue;
             }
             if (1 != references)
@@ -164,11 +171,11 @@ final class OutboundBuffers
             }
             if (buffer.capacity() > MAX_KEPT_CAPACITY)
             {
-                kept[cursor] = kept[--count]; // let it go: the slot takes the last kept buffer
-                kept[count] = null;
+                forget(cursor); // let it go: the slot takes the last kept buffer
                 buffer.release(); // the pool's reference: the buffer goes back to Netty's allocator
                 continue;
             }
+            inUseAtTrim[cursor] = false;
             cursor++;
             reused++;
             buffer.clear();
@@ -178,6 +185,7 @@ final class OutboundBuffers
         final ByteBuf fresh = own.directBuffer(roundedCapacity(initialCapacity));
         if (count < kept.length && keeping())
         {
+            inUseAtTrim[count] = false;
             kept[count++] = fresh.retain(); // the pool's own reference; the caller has the first
         }
         return fresh;
@@ -194,8 +202,9 @@ final class OutboundBuffers
     }
 
     /**
-     * Lets go of the free kept buffers beyond what recent use needs (see the class), and of any free one above
-     * {@link #MAX_KEPT_CAPACITY}; then, when that left the own allocator sparse, of every free one
+     * Lets go of the free kept buffers beyond what recent use needs (see the class), of any free one above
+     * {@link #MAX_KEPT_CAPACITY}, and of those in use since the last trim ({@link #letGoInUse}, not counted in the
+     * result: their holders free them); then, when that left the own allocator sparse, of every free one
      * ({@link #compactIfSparse}); then has Netty's allocator trim this thread's cache (what it cached and was
      * not allocated again since the last trim), so that what the pool let go is not kept there instead. Does nothing
      * until {@link #TRIM_PERIOD_NS} has passed since the last trim. Shard thread only; allocates nothing but when it
@@ -244,8 +253,15 @@ final class OutboundBuffers
                 buffer.release(); // the pool's reference: nobody else holds it, back to Netty's allocator
                 released++;
             }
+            else if (1 != references && inUseAtTrim[i])
+            {
+                forget(i); // held since the last trim (a transaction's answer kept for its timer): its slot serves
+                buffer.release(); // the pool's reference: the holder's release frees it
+                letGoInUse++;
+            }
             else
             {
+                inUseAtTrim[i] = 1 != references;
                 keptBytes += buffer.capacity();
             }
         }
@@ -320,9 +336,11 @@ final class OutboundBuffers
         return released;
     }
 
+    /** Drops slot {@code slot}, which takes the last kept buffer (and what the last trim saw of it). */
     private void forget(final int slot)
     {
         kept[slot] = kept[--count];
+        inUseAtTrim[slot] = inUseAtTrim[count];
         kept[count] = null;
     }
 
@@ -345,6 +363,12 @@ final class OutboundBuffers
     long trimmed()
     {
         return trimmed;
+    }
+
+    /** Buffers in use at two trims in a row, not handed out between them, that the pool stopped keeping. */
+    long letGoInUse()
+    {
+        return letGoInUse;
     }
 
     /** Buffers handed out again. */

@@ -113,7 +113,8 @@ class OutboundBuffersTest
         assertEquals(1_000 - OutboundBuffers.MIN_KEPT, freed, "back to Netty's allocator");
 
         // A steady load keeps what it uses: every buffer handed out within the window stays, so the load allocates
-        // nothing; once it has stopped for a window, twice the most in use at once over it stays.
+        // nothing; once it has stopped for a window, twice the most in use at once over it stays. A buffer held from
+        // one trim to the next is no longer kept (its holder frees it).
         final ByteBuf[] steady = new ByteBuf[500];
         for (int i = 0; i < steady.length; i++)
         {
@@ -131,13 +132,56 @@ class OutboundBuffersTest
             now += OutboundBuffers.TRIM_PERIOD_NS;
             pool.trim(now);
         }
-        assertEquals(400, pool.kept(), "2 x the 200 in use");
+        assertEquals(300, pool.kept(), "the free ones, fewer than 2 x the 200 in use");
+        assertEquals(200, pool.letGoInUse());
         for (int i = 0; i < 200; i++)
         {
-            assertEquals(2, steady[i].refCnt(), "a buffer in use is never let go");
+            assertEquals(1, steady[i].refCnt(), "held across two trims: the holder's reference alone");
             steady[i].release();
+            assertEquals(0, steady[i].refCnt(), "the holder's release freed it");
         }
         pool.close();
+    }
+
+    @Test
+    void shouldStopKeepingABufferHeldFromOneTrimToTheNext()
+    {
+        // A non-INVITE's final response is held by its transaction for timer J (RFC 3261 §17.2.2, 32 s): kept, such
+        // buffers would fill the pool, and every acquire would look at them and make a buffer anyway.
+        final OutboundBuffers pool = new OutboundBuffers(PooledByteBufAllocator.DEFAULT, 4);
+        final ByteBuf held = pool.acquire(100);
+        final ByteBuf reused = pool.acquire(100);
+        final ByteBuf free = pool.acquire(100);
+        long now = 0;
+        assertEquals(0, pool.trim(now), "all in use at a first trim: kept");
+        assertEquals(3, pool.kept());
+        free.release();
+        reused.release();
+        assertSame(reused, pool.acquire(100), "handed out again since the trim");
+        now += OutboundBuffers.TRIM_PERIOD_NS;
+        pool.trim(now);
+        assertEquals(1, pool.letGoInUse(), "only the one in use at both trims and not handed out between");
+        assertEquals(2, pool.kept());
+        assertEquals(1, held.refCnt(), "the holder's reference alone");
+        assertEquals(2, reused.refCnt(), "in use again, still kept");
+        assertEquals(1, free.refCnt(), "free, still kept");
+        held.release();
+        assertEquals(0, held.refCnt(), "the holder's release freed it");
+
+        now += OutboundBuffers.TRIM_PERIOD_NS;
+        pool.trim(now);
+        assertEquals(2, pool.letGoInUse(), "the reused one, in use at this trim and the last");
+        assertEquals(1, pool.kept());
+        reused.release();
+        assertEquals(0, reused.refCnt());
+        assertSame(free, pool.acquire(100), "the free one serves");
+        final ByteBuf fresh = pool.acquire(100);
+        assertEquals(2, pool.kept(), "a buffer made takes a slot let go");
+        free.release();
+        fresh.release();
+        pool.close();
+        assertEquals(0, free.refCnt());
+        assertEquals(0, fresh.refCnt());
     }
 
     @Test
