@@ -190,8 +190,8 @@ final class TimerSlots
     /**
      * Once a second (earlier calls return at once): shrinks the slot arrays a burst grew, to four times the most
      * timers pending at once over the last {@link #QUIET_TRIMS} trims (at least {@link #INITIAL_SLOTS}), once that
-     * many trims in a row saw at most a quarter of them in use and no pending timer sits in the part let go. Allocates
-     * only when it shrinks.
+     * many trims in a row saw at most a quarter of them in use and no pending timer sits in the part let go; a spell
+     * whose most needs every slot (a quarter exactly) starts a new spell. Allocates only when it shrinks.
      *
      * @return true when this trim shrank the arrays.
      */
@@ -221,7 +221,14 @@ final class TimerSlots
         }
         final int wanted = Math.max(1, peak) << 2;
         final int target = Math.max(INITIAL_SLOTS, Integer.highestOneBit(wanted - 1) << 1);
-        return target < length && shrink(target);
+        if (target >= length)
+        {
+            // the spell's most needs every slot: a new spell measures the use from now on, not the burst's tail
+            quietTrims = 0;
+            peak = pendingCount;
+            return false;
+        }
+        return shrink(target);
     }
 
     private boolean shrink(final int target)

@@ -123,6 +123,34 @@ class TimerSlotsTest
     }
 
     @Test
+    void slotsWhoseBurstEndedAtAQuarterShrinkAfterASecondQuietSpell()
+    {
+        final FakeWheel w = wheel();
+        final Target target = new Target();
+        for (int i = 0; i < 3_000; i++)
+        {
+            w.slots.schedule(100, target);
+        }
+        w.advance(200 * MS);
+        // the burst's tail: a quarter of the 4,096 slots pending at the trim that starts the quiet spell
+        final long[] tail = new long[1_024];
+        for (int i = 0; i < tail.length; i++)
+        {
+            tail[i] = w.slots.schedule(600_000, target);
+        }
+        w.advance(SECOND);
+        assertFalse(w.slots.trim(w.now), "the burst's peak: not quiet");
+        for (final long handle : tail)
+        {
+            w.slots.cancel(handle);
+        }
+        assertEquals(0, quietTrims(w), "four times the spell's most is every slot: kept, and a new spell begins");
+        assertEquals(4_096, w.slots.capacity());
+        assertEquals(1, quietTrims(w), "the new spell saw none pending");
+        assertEquals(TimerSlots.INITIAL_SLOTS, w.slots.capacity());
+    }
+
+    @Test
     void aPendingTimerInThePartToLetGoHoldsTheShrinkUntilItFires()
     {
         final FakeWheel w = wheel();

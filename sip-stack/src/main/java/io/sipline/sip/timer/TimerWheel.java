@@ -349,8 +349,9 @@ public final class TimerWheel
     /**
      * The owner's periodic duty (once a second; never from inside {@link #poll}): shrinks each grown spoke that has
      * held at most a quarter of its slots for {@link #QUIET_TRIMS} trims in a row to four times the most timers it held
-     * over them (at least its initial capacity), when no live timer sits in the part let go. Allocates only when it
-     * shrinks.
+     * over them (at least its initial capacity), when no live timer sits in the part let go. A spell whose most needs
+     * every slot (a quarter exactly) starts a new spell, so the next one sizes the spoke by what it holds after the
+     * burst. Allocates only when it shrinks.
      *
      * @return the number of spokes shrunk.
      */
@@ -369,9 +370,9 @@ public final class TimerWheel
                     spokePeaks[spoke] = spokeCounts[spoke];
                     giveBackHeld(spoke);
                 }
-                else if (++quietTrims[spoke] >= QUIET_TRIMS && shrink(spoke))
+                else if (++quietTrims[spoke] >= QUIET_TRIMS)
                 {
-                    shrunk++;
+                    shrunk += shrink(spoke) ? 1 : 0;
                 }
             }
             longest = Math.max(longest, deadlines[spoke].length);
@@ -392,6 +393,9 @@ public final class TimerWheel
         final int target = Math.max(initialSpokeCapacity, Integer.highestOneBit(wanted - 1) << 1);
         if (target >= length)
         {
+            // the spell's peak needs every slot: a new spell measures the use from now on, not the burst's tail
+            quietTrims[spoke] = 0;
+            spokePeaks[spoke] = spokeCounts[spoke];
             return false;
         }
         final long[] d = deadlines[spoke];

@@ -336,6 +336,44 @@ class TimerWheelTest
     }
 
     @Test
+    void shouldShrinkASpokeWhoseBurstEndedAtAQuarterOfItsSlots()
+    {
+        final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
+        final Recorder r = new Recorder();
+        // a burst grows the spoke of tick 10 from 4 to 32 slots ...
+        for (int i = 0; i < 32; i++)
+        {
+            wheel.schedule(START + 10 * MS);
+        }
+        assertEquals(32, wheel.poll(START + 10 * MS, r, Integer.MAX_VALUE));
+        // ... and its tail holds 8 of them, a quarter, at the trim that starts the quiet spell
+        final long[] tail = new long[8];
+        for (int i = 0; i < tail.length; i++)
+        {
+            tail[i] = wheel.schedule(START + 74 * MS);
+        }
+        assertEquals(0, wheel.trim(), "the burst's peak: not quiet");
+        for (final long id : tail)
+        {
+            assertTrue(wheel.cancel(id));
+        }
+        for (int t = 1; t < TimerWheel.QUIET_TRIMS; t++)
+        {
+            assertEquals(0, wheel.trim(), "trim " + t);
+        }
+        // four times the spell's most (8) is every slot: a new spell, which sees an empty spoke
+        assertEquals(0, wheel.trim());
+        assertEquals(32, wheel.maxSpokeCapacity());
+        for (int t = 1; t < TimerWheel.QUIET_TRIMS; t++)
+        {
+            assertEquals(0, wheel.trim(), "second spell, trim " + t);
+        }
+        assertEquals(1, wheel.trim(), "the second quiet spell shrinks it");
+        assertEquals(4, wheel.maxSpokeCapacity());
+        assertEquals(64 * 4, wheel.totalSlots());
+    }
+
+    @Test
     void shouldShrinkASpokeATrickleKeepsUsingOnceTheLiveTimerHighUpEnded()
     {
         final TimerWheel wheel = new TimerWheel(START, MS, 64, 4);
