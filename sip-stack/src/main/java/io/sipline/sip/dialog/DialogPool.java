@@ -28,8 +28,11 @@ public final class DialogPool
     static final long TRIM_PERIOD_NS = RecentFreeList.TRIM_PERIOD_NS;
     /** Trims over which the acquires are counted. */
     static final int TRIM_WINDOW = RecentFreeList.TRIM_WINDOW;
-    /** Free records a trim always leaves. */
-    static final int MIN_KEPT = 64;
+    /**
+     * Free records a trim always leaves: a few calls' worth for a shard that has been idle, not a burst's. A load keeps
+     * what its last {@link #TRIM_WINDOW} seconds acquired, so this floor matters only below a call or two a second.
+     */
+    static final int MIN_KEPT = 16;
 
     private final RecentFreeList<Dialog> free;
     private final boolean recycles;
