@@ -39,8 +39,14 @@ public final class SipMessage implements HeaderSource
 
     /** The own array a message starts with; {@link #trimScratch} goes back to it, or to what recent use needed. */
     static final int INITIAL_OWN_BYTES = 2048;
-    /** An own array up to this size is kept by {@link #trimScratch} whatever recent use: larger ones are a burst's. */
+    /** An own array up to this size is kept by {@link #trimScratch} while in use: larger ones are a burst's. */
     public static final int KEPT_OWN_BYTES = 16_384;
+    /**
+     * Trims in a row with no message above {@link #INITIAL_OWN_BYTES} after which {@link #trimScratch} goes back to the
+     * initial array: a quiet shard does not keep a burst's 16 KiB, and a trickle of large messages allocates at most
+     * once a minute.
+     */
+    static final int QUIET_TRIMS = 64;
     /** Header entries the index starts with, and keeps through {@link #trimScratch} unless recent use needed more. */
     static final int INITIAL_ENTRIES = 64;
 
@@ -119,6 +125,8 @@ public final class SipMessage implements HeaderSource
     private int ownBytesSinceTrim;
     /** The most header entries a message parsed here held since the last {@link #trimScratch}. */
     private int entriesSinceTrim;
+    /** Trims in a row that saw no own array above {@link #INITIAL_OWN_BYTES} asked for. */
+    private int smallTrims;
 
     void reset(final byte[] bytes, final int off, final int len)
     {
@@ -170,16 +178,22 @@ public final class SipMessage implements HeaderSource
      * For a message its owner reuses for every message it handles (a shard's receive, hand-over or scratch message),
      * called once a second between two of them: lets go of an own array larger than {@link #KEPT_OWN_BYTES} and of a
      * header index longer than its initial one when no message since the last trim needed them (a flood's header of
-     * 60 KB is not kept past the next trim), and forgets the last message, whose bytes may be an array it only
+     * 60 KB is not kept past the next trim), of a smaller grown array after {@link #QUIET_TRIMS} trims in a row with
+     * no message above the initial size, and forgets the last message, whose bytes may be an array it only
      * borrowed, and the scratch views' spans into it. The last message must be dead: its spans, views and Strings
      * are invalid after this, as after the next parse. Allocates only when it lets an array go.
      */
     public void trimScratch()
     {
         entriesSinceTrim = Math.max(entriesSinceTrim, headerCount);
+        smallTrims = ownBytesSinceTrim <= INITIAL_OWN_BYTES ? smallTrims + 1 : 0;
         if (ownBuffer.length > KEPT_OWN_BYTES && ownBytesSinceTrim <= KEPT_OWN_BYTES)
         {
             ownBuffer = new byte[Math.max(INITIAL_OWN_BYTES, ownBytesSinceTrim)];
+        }
+        else if (ownBuffer.length > INITIAL_OWN_BYTES && smallTrims >= QUIET_TRIMS)
+        {
+            ownBuffer = new byte[INITIAL_OWN_BYTES]; // a quiet minute: the burst's array up to the kept size goes too
         }
         if (entriesSinceTrim <= INITIAL_ENTRIES)
         {

@@ -79,6 +79,38 @@ class SipMessageTrimTest
     }
 
     @Test
+    void aGrownArrayUpToTheKeptSizeGoesAfterAQuietMinute()
+    {
+        final SipMessage m = new SipMessage();
+        parse(m, options(100, 100)); // 12 KB: grown, but within the kept size
+        final byte[] own = m.ownBuffer;
+        assertTrue(own.length > SipMessage.INITIAL_OWN_BYTES && own.length <= SipMessage.KEPT_OWN_BYTES);
+        m.trimScratch(); // the large message was since the last trim
+        for (int trim = 1; trim < SipMessage.QUIET_TRIMS; trim++)
+        {
+            parse(m, options(0, 0)); // small messages only
+            m.trimScratch();
+            assertSame(own, m.ownBuffer, "kept through trim " + trim + " of the quiet spell");
+        }
+        m.trimScratch();
+        assertEquals(SipMessage.INITIAL_OWN_BYTES, m.ownBuffer.length, "a quiet spell of a minute: back to the start");
+        assertSame(m.ownBuffer, m.buffer(), "the message points at its own array, not the one let go");
+
+        parse(m, options(100, 100));
+        final byte[] again = m.ownBuffer;
+        m.trimScratch();
+        for (int trim = 0; trim < 2 * SipMessage.QUIET_TRIMS; trim++)
+        {
+            if (trim % (SipMessage.QUIET_TRIMS / 2) == 0)
+            {
+                parse(m, options(100, 100)); // a large message every half minute: the quiet spell never ends
+            }
+            m.trimScratch();
+            assertSame(again, m.ownBuffer, "a trickle of large messages keeps its array: " + trim);
+        }
+    }
+
+    @Test
     void aLongHeaderIndexGoesOnceNoMessageSinceTheLastTrimNeededIt()
     {
         final SipMessage m = new SipMessage();
