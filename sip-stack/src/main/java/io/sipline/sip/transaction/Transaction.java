@@ -59,8 +59,11 @@ public abstract class Transaction
     static final int KEY_KEPT = 512;
 
     final TransactionLayer layer;
-    /** Position in the layer's registry; carried in timer payloads. */
-    final int index;
+    /**
+     * Position in the layer's registry; carried in timer payloads. Changed only by the pool, while the object is free
+     * (no timer then carries it).
+     */
+    int index;
     final int kind;
 
     TransactionState state = TransactionState.TERMINATED;

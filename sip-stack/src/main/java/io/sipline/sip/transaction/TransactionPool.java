@@ -18,7 +18,9 @@ import java.util.Arrays;
  *
  * <p><b>Indices.</b> A released object's index becomes a hole: its registry slot is null and a bitmap marks it. A new
  * object takes the lowest hole (else the next index), so the registry stays compact; the holes at its top are given
- * back at once ({@link #limit()} shrinks), and a chunk of {@link #CHUNK} slots left with no object is dropped. A
+ * back at once ({@link #limit()} shrinks), and a chunk of {@link #CHUNK} slots left with no object is dropped. When
+ * the objects are spread over more chunks than they fill (a burst's kept ones), a trim moves free objects down into
+ * the lowest holes ({@link #compact}), so that the chunks above empty. A
  * timer can carry the index of a released object, or of a hole taken since by another object, only if it outlived
  * its transaction, which {@link TransactionLayer#terminate} never lets happen (it cancels both timers first); the
  * layer still acts on a fired timer only when the object at its index holds that very timer id (the wheel's ids carry
@@ -155,11 +157,12 @@ final class TransactionPool
                 released++;
             }
         }
-        if (released > 0)
+        trimmed += released;
+        if (chunks() > (objects + CHUNK - 1) / CHUNK)
         {
-            trimmed += released;
-            shrink();
+            compact(); // the objects kept are spread over more chunks than they fill
         }
+        shrink();
         return released;
     }
 
@@ -267,6 +270,21 @@ final class TransactionPool
     private Transaction make(final int kind)
     {
         final int index = holeCount > 0 ? takeLowestHole() : limit++;
+        final Transaction tx = switch (kind)
+        {
+            case TransactionLayer.KIND_INVITE_CLIENT -> new InviteClientTransaction(layer, index);
+            case TransactionLayer.KIND_NON_INVITE_CLIENT -> new NonInviteClientTransaction(layer, index);
+            case TransactionLayer.KIND_INVITE_SERVER -> new InviteServerTransaction(layer, index);
+            default -> new NonInviteServerTransaction(layer, index);
+        };
+        tx.reset();
+        register(tx, index);
+        return tx;
+    }
+
+    /** Puts {@code tx} at {@code index} of the registry (taken from the holes or the top by the caller). */
+    private void register(final Transaction tx, final int index)
+    {
         final int chunk = index >>> CHUNK_BITS;
         if (chunk == registry.length)
         {
@@ -279,18 +297,42 @@ final class TransactionPool
         {
             registry[chunk] = new Transaction[CHUNK];
         }
-        final Transaction tx = switch (kind)
-        {
-            case TransactionLayer.KIND_INVITE_CLIENT -> new InviteClientTransaction(layer, index);
-            case TransactionLayer.KIND_NON_INVITE_CLIENT -> new NonInviteClientTransaction(layer, index);
-            case TransactionLayer.KIND_INVITE_SERVER -> new InviteServerTransaction(layer, index);
-            default -> new NonInviteServerTransaction(layer, index);
-        };
-        tx.reset();
+        tx.index = index;
         registry[chunk][index & (CHUNK - 1)] = tx;
         chunkObjects[chunk]++;
         objects++;
-        return tx;
+    }
+
+    /**
+     * Moves free objects above the lowest hole down into the holes, so that the chunks above them empty and go: after
+     * a burst the objects kept are those released first, at any index, and a few of them would hold every chunk the
+     * burst made. A free object has no timer (the layer cancels both before releasing it), so no payload carries its
+     * index. Allocates only when a hole's chunk was dropped (the chunks it empties go).
+     */
+    private void compact()
+    {
+        for (int kind = 0; kind < TransactionLayer.KINDS; kind++)
+        {
+            for (Transaction tx = free[kind]; null != tx && holeCount > 0; tx = tx.nextFree)
+            {
+                if (lowestHoleIndex() < tx.index)
+                {
+                    forget(tx); // its index becomes a hole above the lowest: the one taken next is below it
+                    register(tx, takeLowestHole());
+                }
+            }
+        }
+    }
+
+    /** The lowest hole's index, not taken; there must be one. */
+    private int lowestHoleIndex()
+    {
+        int word = lowestHole >>> 6;
+        while (0 == holes[word])
+        {
+            word++;
+        }
+        return (word << 6) + Long.numberOfTrailingZeros(holes[word]);
     }
 
     private int takeLowestHole()

@@ -50,6 +50,42 @@ class TransactionPoolTest
     }
 
     @Test
+    void shouldMoveTheKeptObjectsOfABurstThatEndedTopFirstDownSoThatItsChunksGo()
+    {
+        final TransactionHarness h = new TransactionHarness();
+        final TransactionPool pool = h.layer.pool;
+        final List<ServerTransaction> txs = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++)
+        {
+            h.receive(request("OPTIONS", "z9hG4bKtop" + i));
+            txs.add(h.lastServer);
+        }
+        // answered last first, a millisecond apart: Timer J ends the highest indices first, and those stay kept
+        for (int i = txs.size() - 1; i >= 0; i--)
+        {
+            h.respond(txs.get(i), 200);
+            h.advanceMs(1);
+        }
+        expireInOrder(h, 3_000);
+        final int top = pool.limit();
+
+        quietSeconds(h, pool.window() + 1);
+
+        assertEquals(TransactionPool.MIN_KEPT, pool.freeObjects(NIS), "down to the floor");
+        assertEquals(1, pool.chunks(), "the kept objects moved down: the burst's chunks are dropped");
+        assertTrue(pool.limit() < TransactionPool.CHUNK, "the registry's top given back: " + pool.limit() + ", was "
+            + top);
+        assertEquals(0, pool.holes(), "the objects kept fill the lowest indices");
+
+        // the moved objects serve again, and their timers find them at their new indices
+        burst(h, "z9hG4bKmoved", 100);
+        assertEquals(100, h.layer.activeTransactions());
+        expireAll(h);
+        assertEquals(0, h.layer.activeTransactions());
+        h.assertNoLeaks();
+    }
+
+    @Test
     void shouldShrinkTheServerTableABurstGrewOnceItStayedMostlyEmptyForTheWindow()
     {
         final TransactionHarness h = new TransactionHarness();
