@@ -46,6 +46,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     private final SessionTable sessions = new SessionTable();
     /** Kept free for reuse: about the sessions of a second of calls at the rates a shard carries. */
     private final DialogRecords dialogRecords = new DialogRecords(new DialogPool(4096, 0));
+    private final StrayTwoHundreds strays;
     private final ContainerIds ids;
     private final ShardAddresses addresses;
     private final ServletInvoker invoker;
@@ -87,7 +88,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         final DirectAnswers answers = new DirectAnswers(shard, ids, counters);
         final ApplicationComposition composition = new ApplicationComposition(registry, shard, addresses, ids,
             sessions, nextHop, counters, outbound, answers);
-        final StrayTwoHundreds strays = new StrayTwoHundreds(shard, addresses, ids, nextHop);
+        strays = new StrayTwoHundreds(shard, addresses, ids, nextHop);
         this.responses = new InboundResponses(this, addresses, ids, invoker, outbound, uas, strays, counters);
         outbound.wire(composition, responses);
         this.proxies = new ProxyDispatch(this, addresses, invoker, outbound);
@@ -351,6 +352,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
         timers.trim(nowNs); // once a second: shrink the timer slots a burst grew
         uas.trim(nowNs); // once a second: free 2xx retransmissions a burst left behind
         sessions.trim(nowNs); // once a second: shrink a dialog index a burst grew
+        strays.trim(nowNs); // once a second: forget the stray 2xx dialogs no longer retransmitted
     }
 
     @Override

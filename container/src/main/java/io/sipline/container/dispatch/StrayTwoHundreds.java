@@ -3,9 +3,7 @@ package io.sipline.container.dispatch;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import io.netty.buffer.ByteBuf;
 import io.sipline.container.api.HeaderText;
@@ -24,7 +22,7 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  * to hold the dialog, both are built from the 2xx alone (§13.2.2.4 and §12.1.2: the Request-URI is its Contact, the
  * route set its Record-Route reversed; From, To, Call-ID as in the 2xx; the ACK has the INVITE's CSeq number, the BYE
  * the next one). The BYE goes on a client transaction whose response stays here. A retransmission of the same 2xx
- * gets the ACK again and no second BYE (the last 256 such dialogs are remembered).
+ * gets the ACK again and no second BYE ({@link EndedDialogs}: for 64*T1 after its last 2xx, at most 256).
  * <p>
  * Only a response with a single Via value is taken: a 2xx of a request this container proxied (or relayed for the
  * application router) carries the upstream Vias too, and is not ours to end.
@@ -33,22 +31,11 @@ import io.sipline.sip.transport.tcp.TcpFlow;
  */
 final class StrayTwoHundreds
 {
-    private static final int REMEMBERED = 256;
-
     private final StackShard shard;
     private final ShardAddresses addresses;
     private final ContainerIds ids;
     private final NextHop nextHop;
-    private final Map<String, Boolean> ended = new LinkedHashMap<>(64, 0.75f, true)
-    {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(final Map.Entry<String, Boolean> eldest)
-        {
-            return size() > REMEMBERED;
-        }
-    };
+    private final EndedDialogs ended;
 
     StrayTwoHundreds(final StackShard shard, final ShardAddresses addresses, final ContainerIds ids,
         final NextHop nextHop)
@@ -57,6 +44,13 @@ final class StrayTwoHundreds
         this.addresses = addresses;
         this.ids = ids;
         this.nextHop = nextHop;
+        this.ended = new EndedDialogs(64 * shard.stack().config().t1Ns());
+    }
+
+    /** Once a second, from the shard's tick: forgets the dialogs whose 2xx is no longer retransmitted. */
+    void trim(final long nowNs)
+    {
+        ended.trim(nowNs);
     }
 
     /** Whether a response is a 2xx to an INVITE that only this container's Via carried (a request we sent as UAC). */
@@ -97,7 +91,7 @@ final class StrayTwoHundreds
         final String callId = text(m, m.callIdStart(), m.callIdEnd());
         final String toTag = text(m, m.toTagStart(), m.toTagEnd());
         final String key = callId + '\n' + toTag;
-        final boolean first = null == ended.put(key, Boolean.TRUE);
+        final boolean first = ended.remember(key, shard.nowNs());
         final String target = contactUri(m);
         if (null == target)
         {
