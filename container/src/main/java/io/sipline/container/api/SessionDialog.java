@@ -8,8 +8,10 @@ import io.sipline.container.replication.ApplicationSnapshot.DialogSnapshot;
 import io.sipline.sip.dialog.ByteSlot;
 import io.sipline.sip.dialog.Dialog;
 import io.sipline.sip.dialog.DialogLayer;
+import io.sipline.sip.dialog.DialogPool;
 import io.sipline.sip.dialog.DialogRecords;
 import io.sipline.sip.dialog.InDialogResult;
+import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMethod;
 
 /**
@@ -24,8 +26,9 @@ import io.sipline.sip.message.SipMethod;
  *        1xx or 2xx sets remote tag, target and route set (reversed); a non-2xx final: initial again (JSR 289 §6.2.1)
  * </pre>
  * The record comes from the shard's pool and goes back to it when the session is invalidated ({@link #release}); the
- * Call-ID, tags and parties stay readable as text after that: those not read before are kept as bytes in one array
- * and made into text when first read. A received request's Call-ID is such a text too: kept in the record only, and
+ * Call-ID, tags and parties stay readable as text after that: a UAS dialog reads those not read before from the
+ * received request it was made from, which its session keeps anyway; any other keeps them as bytes in one array; both
+ * are made into text when first read. A received request's Call-ID is such a text too: kept in the record only, and
  * compared there with the Call-ID of a message that names the dialog ({@link #callIdIs}).
  * <p>
  * Not threadsafe; used on the session's shard, or by the application while it holds the application session.
@@ -50,6 +53,11 @@ final class SessionDialog
      * after four 16-bit lengths (0 for one already read); null before, or when every one was read.
      */
     private byte[] ended;
+    /**
+     * Once released, a UAS dialog's: the header section of the received request the record was made from, whose
+     * From, To and Call-ID give the texts not read before ({@link #requestText}) instead of {@link #ended}.
+     */
+    private MessageHeaders endedRequest;
     private String remoteTarget;
     private List<String> routeSet;
     /**
@@ -167,9 +175,10 @@ final class SessionDialog
             final ByteSlot id = record.callId();
             callId = HeaderValues.unfold(id.bytes(), 0, id.length()); // as the request's header reads (§8.1.1.4)
         }
-        else if (null == callId && null != ended && !endedText(3).isEmpty())
+        else if (null == callId && null == record && hasEnded())
         {
-            callId = endedText(3);
+            final String id = endedText(3);
+            callId = id.isEmpty() ? null : id;
         }
         return callId;
     }
@@ -207,7 +216,7 @@ final class SessionDialog
         {
             remoteTag = record.remoteTag().toString();
         }
-        else if (null == remoteTag && null != ended)
+        else if (null == remoteTag && null == record && hasEnded())
         {
             final String tag = endedText(0);
             remoteTag = tag.isEmpty() ? null : tag;
@@ -287,7 +296,7 @@ final class SessionDialog
         {
             localParty = record.localAddress().toString();
         }
-        else if (null == localParty && null != ended)
+        else if (null == localParty && null == record && hasEnded())
         {
             localParty = endedText(1);
         }
@@ -300,7 +309,7 @@ final class SessionDialog
         {
             remoteParty = record.remoteAddress().toString();
         }
-        else if (null == remoteParty && null != ended)
+        else if (null == remoteParty && null == record && hasEnded())
         {
             remoteParty = endedText(2);
         }
@@ -497,20 +506,59 @@ final class SessionDialog
         }
     }
 
+    /** {@link #release(ContainerShard, SipServletRequestImpl)} without a request to read the texts from. */
+    void release(final ContainerShard host)
+    {
+        release(host, null);
+    }
+
     /**
      * The session is invalidated: the text read after it (Call-ID, tags, parties) is kept, and the record goes back
      * to the shard's pool. Shard only.
+     *
+     * @param original the session's initial request, or null: when it is the received request this UAS dialog was
+     *                 made from and its From, To and Call-ID are still its received bytes, the texts not read yet are
+     *                 read from it later instead of copied now.
      */
-    void release(final ContainerShard host)
+    void release(final ContainerShard host, final SipServletRequestImpl original)
     {
         if (null == record)
         {
             return;
         }
-        keepEnded(record);
+        if (!record.isUac() && null != original && original.isIncoming() && receivedIds(original.headers()))
+        {
+            endedRequest = original.headers();
+        }
+        else
+        {
+            keepEnded(record);
+        }
         final Dialog d = record;
         record = null;
         host.dialogRecords().release(d);
+    }
+
+    /** Whether the From, To and Call-ID of {@code h} are spans of its bytes, which no one writes (not edited). */
+    private static boolean receivedIds(final MessageHeaders h)
+    {
+        final int from = h.find(HeaderName.FROM, 0);
+        final int to = h.find(HeaderName.TO, 0);
+        final int callId = h.find(HeaderName.CALL_ID, 0);
+        return from >= 0 && to >= 0 && callId >= 0 && h.valueSpan(from) >= 0 && h.valueSpan(to) >= 0
+            && h.valueSpan(callId) >= 0;
+    }
+
+    /** Whether the release copied the unread ids into {@link #ended} (tests). */
+    boolean copiedAtRelease()
+    {
+        return null != ended;
+    }
+
+    /** Whether the released dialog has texts that were not read before its release. */
+    private boolean hasEnded()
+    {
+        return null != ended || null != endedRequest;
     }
 
     /**
@@ -571,6 +619,14 @@ final class SessionDialog
      */
     private String endedText(final int k)
     {
+        if (null != endedRequest)
+        {
+            return requestText(endedRequest, k);
+        }
+        if (null == ended)
+        {
+            return "";
+        }
         final byte[] b = ended;
         int start = 2 * ENDED_TEXTS;
         for (int i = 0; i < k; i++)
@@ -580,6 +636,23 @@ final class SessionDialog
         final int length = (b[2 * k] & 0xFF) << 8 | b[2 * k + 1] & 0xFF;
         return 3 == k ? HeaderValues.unfold(b, start, start + length) : new String(b, start, length,
             StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Text {@code k} of {@link #endedText} as the record had it: the request's ids copied again by the same rules
+     * ({@link DialogRecords#prepareUas}), into a record of its own that no pool keeps. Allocates; read once per text.
+     */
+    private static String requestText(final MessageHeaders h, final int k)
+    {
+        final Dialog d = new DialogRecords(DialogPool.unpooled()).prepareUas(h, SipMethod.INVITE, 0, false);
+        final ByteSlot slot = switch (k)
+        {
+            case 0 -> d.remoteTag();
+            case 1 -> d.localAddress();
+            case 2 -> d.remoteAddress();
+            default -> d.callId();
+        };
+        return 3 == k ? HeaderValues.unfold(slot.bytes(), 0, slot.length()) : slot.toString();
     }
 
     static boolean isDialogCreating(final String method)

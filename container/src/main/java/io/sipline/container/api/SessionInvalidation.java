@@ -91,13 +91,15 @@ final class SessionInvalidation
         }
         app.remove(s);
         final ContainerShard host = s.host();
+        // the session keeps its initial request: a UAS dialog's unread ids are read from it later, not copied now
+        final SipServletRequestImpl original = null == s.proxy() ? s.original() : null;
         if (host.onShardThread())
         {
-            s.dialog.release(host);
+            s.dialog.release(host, original);
         }
         else
         {
-            host.execute(() -> s.dialog.release(host));
+            host.execute(() -> s.dialog.release(host, original));
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -164,5 +165,57 @@ class SessionDialogTest
         assertEquals("1928301774", s.getRemoteParty().getParameter("tag"));
         assertEquals("sip:bob@biloxi.example", s.getLocalParty().getURI().toString());
         assertEquals("sip:alice@atlanta.example", s.getRemoteParty().getURI().toString());
+    }
+
+    @Test
+    void shouldReadTheUnreadIdsOfAnInvalidatedUasSessionFromItsRequestAsTheRecordHadThem()
+    {
+        // a quoted display name in UTF-8, an addr-spec To (the record puts it in angle brackets, §12.2.1.1),
+        // parameters beside the tag, the compact Call-ID: what is read after the release is what was read before
+        final String text = TestMessages.INVITE
+            .replace("f: \"Alice\" <sip:alice@atlanta.example>;tag=1928301774",
+                "f: \"Zo\u00eb\" <sip:zoe@atlanta.example>;x=1;tag=1928301774")
+            .replace("To: Bob <sip:bob@biloxi.example>", "t: sip:bob@biloxi.example;y=2")
+            .replace("Call-ID: a84b4c76e66710@pc33.atlanta.example", "i: c-3@192.0.2.9");
+        final SipSessionImpl readBefore = TestMessages.received(host, text).sessionImpl();
+        final SipSessionImpl readAfter = TestMessages.received(host, text).sessionImpl();
+        readBefore.localTagForResponse();
+        readAfter.localTagForResponse();
+        final SessionDialog before = readBefore.dialog;
+        final String[] expected = {before.callId(), before.remoteTag(), before.localParty(), before.remoteParty()};
+
+        readAfter.invalidate();
+        assertFalse(readAfter.dialog.copiedAtRelease(), "the session's INVITE holds them: nothing is copied");
+        // the record goes back to the pool and is taken by another call: the session must not read that one
+        TestMessages.received(host, TestMessages.INVITE.replace("a84b4c76e66710", "reused")
+            .replace("1928301774", "reused-tag"));
+        final SessionDialog after = readAfter.dialog;
+        assertEquals("c-3@192.0.2.9", expected[0]);
+        assertEquals("1928301774", expected[1]);
+        assertEquals("<sip:bob@biloxi.example>", expected[2]);
+        assertEquals("\"Zo\u00eb\" <sip:zoe@atlanta.example>", expected[3]);
+        assertEquals(expected[0], after.callId());
+        assertEquals(expected[1], after.remoteTag());
+        assertEquals(expected[2], after.localParty());
+        assertEquals(expected[3], after.remoteParty());
+        assertSame(after.callId(), after.callId(), "made once");
+        assertEquals("Zo\u00eb", readAfter.getRemoteParty().getDisplayName());
+        assertEquals(readAfter.localTag(), readAfter.getLocalParty().getParameter("tag"));
+    }
+
+    @Test
+    void shouldCopyTheUnreadIdsWhenNoRequestOfItsOwnIsGiven()
+    {
+        // a released dialog whose session has no received request to read (a settled or restored session) copies
+        final SipSessionImpl s = TestMessages.received(host, TestMessages.INVITE).sessionImpl();
+        s.localTagForResponse();
+        s.dialog.release(host);
+        assertTrue(s.dialog.copiedAtRelease());
+        TestMessages.received(host, TestMessages.INVITE.replace("a84b4c76e66710", "reused")
+            .replace("1928301774", "reused-tag"));
+        assertEquals("a84b4c76e66710@pc33.atlanta.example", s.dialog.callId());
+        assertEquals("1928301774", s.dialog.remoteTag());
+        assertEquals("Bob <sip:bob@biloxi.example>", s.dialog.localParty());
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>", s.dialog.remoteParty());
     }
 }
