@@ -13,6 +13,10 @@ package io.sipline.sip.collection;
  *   values[]: | v0 |   | v2 | v3 |   | ...
  * </pre>
  *
+ * <p>A probe reads the keys only, until it finds its key: a slot whose key is 0 is empty, unless a value was ever put
+ * under key 0 ({@link #zeroKeys}), when its value says. The tables outgrow the caches (a shard holds hundreds of
+ * thousands of transactions), so a lookup that finds nothing, and an insert, touch one array instead of two.
+ *
  * <p>Growth doubles at half load and moves the old slots a few per {@link #put} ({@link #previousKeys} says how and
  * why); what stays per growth is the allocation of the new arrays (the JVM zeroes them). The owner's once-a-second
  * {@link #trim} shrinks an index that a burst grew, once its size has stayed at an eighth of its slots or less for as
@@ -66,6 +70,11 @@ public final class LongHashIndex<V>
     /** Trims in a row that found the peak at an eighth of the capacity or less, and the largest of their peaks. */
     private int sparseTrims;
     private int sparsePeak;
+    /**
+     * Whether a value was ever put under key 0: from then on a slot whose key is 0 may hold one, and its value (null
+     * or not) tells whether it is empty. Hash keys are 0 once in 2^64, so this stays false but for a test.
+     */
+    private boolean zeroKeys;
 
     /** An index of at least {@code initialCapacity} slots (a power of two, 16 or more) that grows a little per put. */
     public LongHashIndex(final int initialCapacity)
@@ -128,7 +137,7 @@ public final class LongHashIndex<V>
     /** Cursor of the first value under {@code key}, or -1 when there is none. */
     public int first(final long key)
     {
-        final int i = match(keys, values, mask, slot(key, mask), key);
+        final int i = match(keys, values, mask, slot(key, mask), key, zeroKeys);
         return i >= 0 ? i : firstInPrevious(key);
     }
 
@@ -137,11 +146,11 @@ public final class LongHashIndex<V>
     {
         if (0 == (cursor & IN_PREVIOUS))
         {
-            final int i = match(keys, values, mask, (cursor + 1) & mask, key);
+            final int i = match(keys, values, mask, (cursor + 1) & mask, key, zeroKeys);
             return i >= 0 ? i : firstInPrevious(key);
         }
         final int i = match(previousKeys, previousValues, previousMask, ((cursor & ~IN_PREVIOUS) + 1) & previousMask,
-            key);
+            key, zeroKeys);
         return i < 0 ? -1 : i | IN_PREVIOUS;
     }
 
@@ -187,6 +196,10 @@ public final class LongHashIndex<V>
         if (null != previousValues)
         {
             migrate(migratePerPut);
+        }
+        if (0 == key)
+        {
+            zeroKeys = true;
         }
         insert(key, value);
         if (++size > peakSinceTrim)
@@ -247,7 +260,7 @@ public final class LongHashIndex<V>
     /** Removes exactly {@code value} (by identity) from under {@code key}; false when it is not there. */
     public boolean remove(final long key, final V value)
     {
-        final int i = indexOf(keys, values, mask, key, value);
+        final int i = indexOf(keys, values, mask, key, value, zeroKeys);
         if (i >= 0)
         {
             removeAt(i);
@@ -255,7 +268,8 @@ public final class LongHashIndex<V>
         else
         {
             // In the previous table: marked moved, so that the run through its slot stays whole.
-            final int j = null == previousValues ? -1 : indexOf(previousKeys, previousValues, previousMask, key, value);
+            final int j = null == previousValues ? -1 : indexOf(previousKeys, previousValues, previousMask, key, value,
+                zeroKeys);
             if (j < 0)
             {
                 return false;
@@ -287,7 +301,7 @@ public final class LongHashIndex<V>
     {
         int hole = i;
         int j = (i + 1) & mask;
-        while (null != values[j])
+        while (occupied(keys, values, j, zeroKeys))
         {
             final int home = slot(keys[j], mask);
             // the value at j may move into the hole when its home is not cyclically within (hole, j]
@@ -306,16 +320,22 @@ public final class LongHashIndex<V>
 
     /** The slot of {@code value} along the run of {@code key}, or -1. */
     private static int indexOf(final long[] keys, final Object[] values, final int mask, final long key,
-        final Object value)
+        final Object value, final boolean zeroKeys)
     {
-        for (int i = slot(key, mask); null != values[i]; i = (i + 1) & mask)
+        for (int i = slot(key, mask); occupied(keys, values, i, zeroKeys); i = (i + 1) & mask)
         {
-            if (values[i] == value && keys[i] == key)
+            if (keys[i] == key && values[i] == value)
             {
                 return i;
             }
         }
         return -1;
+    }
+
+    /** Whether slot {@code i} holds a value (or, in a previous table, {@link #MOVED}): its key says, but for key 0. */
+    private static boolean occupied(final long[] keys, final Object[] values, final int i, final boolean zeroKeys)
+    {
+        return 0 != keys[i] || (zeroKeys && null != values[i]);
     }
 
     private int firstInPrevious(final long key)
@@ -324,23 +344,35 @@ public final class LongHashIndex<V>
         {
             return -1;
         }
-        final int i = match(previousKeys, previousValues, previousMask, slot(key, previousMask), key);
+        final int i = match(previousKeys, previousValues, previousMask, slot(key, previousMask), key, zeroKeys);
         return i < 0 ? -1 : i | IN_PREVIOUS;
     }
 
-    /** From slot {@code from} along its run: the first slot holding a value under {@code key}, else -1. */
-    private static int match(final long[] keys, final Object[] values, final int mask, final int from, final long key)
+    /**
+     * From slot {@code from} along its run: the first slot holding a value under {@code key}, else -1. The values
+     * array is read only where the key matches (or is 0 while {@link #zeroKeys}).
+     */
+    private static int match(final long[] keys, final Object[] values, final int mask, final int from, final long key,
+        final boolean zeroKeys)
     {
         for (int i = from; ; i = (i + 1) & mask)
         {
-            final Object v = values[i];
-            if (null == v)
+            final long k = keys[i];
+            if (k == key)
+            {
+                final Object v = values[i];
+                if (null == v)
+                {
+                    return -1; // key 0 on an empty slot
+                }
+                if (v != MOVED)
+                {
+                    return i;
+                }
+            }
+            else if (0 == k && (!zeroKeys || null == values[i]))
             {
                 return -1;
-            }
-            if (keys[i] == key && v != MOVED)
-            {
-                return i;
             }
         }
     }
@@ -348,7 +380,7 @@ public final class LongHashIndex<V>
     private void insert(final long key, final Object value)
     {
         int i = slot(key, mask);
-        while (null != values[i])
+        while (occupied(keys, values, i, zeroKeys))
         {
             i = (i + 1) & mask;
         }

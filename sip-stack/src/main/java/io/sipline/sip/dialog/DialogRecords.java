@@ -71,9 +71,17 @@ public final class DialogRecords
         lastFailure = DialogFailure.NONE;
         final Dialog d = pool.acquire();
         copyValue(request, HeaderName.CALL_ID, d.callId);
-        copyTag(request, HeaderName.FROM, d.remoteTag);
-        if (!copyAddress(request, HeaderName.TO, d.localAddress, d.localUri) ||
-            !copyAddress(request, HeaderName.FROM, d.remoteAddress, d.remoteUri))
+        // From first: its one parse gives both the remote tag and the remote party
+        final boolean fromParty = copyAddress(request, HeaderName.FROM, d.remoteAddress, d.remoteUri);
+        if (fromParty && address.hasTag())
+        {
+            d.remoteTag.set(request.buffer(), address.tagStart(), address.tagEnd());
+        }
+        else
+        {
+            d.remoteTag.clear(); // no From, no usable From, or a From without tag (an RFC 2543 peer, §12.1.1)
+        }
+        if (!copyAddress(request, HeaderName.TO, d.localAddress, d.localUri) || !fromParty)
         {
             lastFailure = DialogFailure.BAD_ADDRESS;
         }

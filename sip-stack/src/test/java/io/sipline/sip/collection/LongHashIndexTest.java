@@ -150,6 +150,52 @@ class LongHashIndexTest
     @Test
     void randomPutsRemovesAndReplacementsThroughSeveralGrowthsMatchAModel()
     {
+        // keys around 0: the slots whose key is 0 are told empty or not by their values
+        randomOperationsMatchAModel(-2_000);
+    }
+
+    @Test
+    void randomOperationsWithoutKeyZeroMatchAModelWithProbesThatReadOnlyTheKeys()
+    {
+        randomOperationsMatchAModel(1);
+    }
+
+    @Test
+    void aValuePutUnderKeyZeroIsFoundBesideKeysThatShareItsRunAndRemovedFromIt()
+    {
+        final LongHashIndex<Entry> index = new LongHashIndex<>(16);
+        final List<Entry> all = new ArrayList<>();
+        for (long k = 1; k <= 5; k++)
+        {
+            final Entry e = entry(k);
+            index.put(k, e);
+            all.add(e);
+        }
+        assertEquals(-1, index.first(0), "no value under key 0 yet: an empty slot ends the probe");
+        final Entry zero = entry(0);
+        index.put(0, zero);
+        final Entry zeroToo = entry(0);
+        index.put(0, zeroToo);
+        assertEquals(Set.of(zero, zeroToo), walk(index, 0));
+        for (final Entry e : all)
+        {
+            assertEquals(Set.of(e), walk(index, e.key()));
+        }
+        assertTrue(index.remove(0, zero));
+        assertEquals(Set.of(zeroToo), walk(index, 0));
+        for (final Entry e : all)
+        {
+            assertTrue(index.remove(e.key(), e));
+            assertEquals(-1, index.first(e.key()));
+        }
+        assertEquals(Set.of(zeroToo), walk(index, 0), "the backward shifts kept the value under key 0 reachable");
+        assertTrue(index.remove(0, zeroToo));
+        assertEquals(-1, index.first(0));
+        assertEquals(0, index.size());
+    }
+
+    private void randomOperationsMatchAModel(final int lowestKey)
+    {
         final Random random = new Random(20261124);
         final LongHashIndex<Entry> index = new LongHashIndex<>(16);
         final Map<Long, List<Entry>> model = new HashMap<>();
@@ -162,7 +208,7 @@ class LongHashIndexTest
             // Mostly puts, so that it grows; keys from a small range, so that they share keys and collide.
             if (live.isEmpty() || dice < 60)
             {
-                final Entry e = entry(random.nextInt(4_000) - 2_000);
+                final Entry e = entry(random.nextInt(4_000) + lowestKey);
                 index.put(e.key(), e);
                 live.add(e);
                 model.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);

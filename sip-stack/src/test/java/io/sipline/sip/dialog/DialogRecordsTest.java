@@ -156,6 +156,31 @@ class DialogRecordsTest
     }
 
     @Test
+    void shouldTakeTheRemoteTagAndPartyFromOneFromAndClearATagNoFromCarries()
+    {
+        final Dialog tagged = uas();
+        records.release(tagged);
+        // §12.1.1: a From without tag (an RFC 2543 peer) leaves the remote tag empty, also in a record reused
+        final String untagged = inviteToBob().replace(";tag=" + ALICE_TAG, "");
+        final SipMessage invite = parse(untagged);
+        final Dialog d = records.prepareUas(invite, SipMethod.INVITE, invite.cseqNumber(), false);
+        assertEquals(DialogFailure.NONE, records.lastFailure());
+        assertTrue(d.remoteTag().isEmpty());
+        assertEquals("\"Alice\" <sip:alice@atlanta.example.com>", d.remoteAddress().toString());
+        assertEquals("sip:alice@atlanta.example.com", d.remoteUri().toString());
+        assertEquals("Bob <sip:bob@biloxi.example.com>", d.localAddress().toString());
+        records.release(d);
+
+        // an addr-spec From: put in angle brackets, its tag still taken
+        final SipMessage bare = parse(inviteToBob().replace("From: \"Alice\" <sip:alice@atlanta.example.com>",
+            "From: sip:alice@atlanta.example.com"));
+        final Dialog b = records.prepareUas(bare, SipMethod.INVITE, bare.cseqNumber(), false);
+        assertEquals(DialogFailure.NONE, records.lastFailure());
+        assertEquals(ALICE_TAG, b.remoteTag().toString());
+        assertEquals("<sip:alice@atlanta.example.com>", b.remoteAddress().toString());
+    }
+
+    @Test
     void shouldGiveARecordBackToThePoolOnce()
     {
         final Dialog d = uas();
