@@ -66,7 +66,10 @@ final class Utf8Text
         }
     }
 
-    /** Appends {@code text} as UTF-8. */
+    /**
+     * Appends {@code text} as UTF-8: the String loop's twin on purpose, as one loop over {@link CharSequence} would
+     * make its {@code charAt} a call through the interface again.
+     */
     static void write(final ByteBuf out, final StringBuilder text)
     {
         final int n = text.length();
