@@ -9,14 +9,20 @@ import io.netty.buffer.ByteBuf;
  * and the number is read without one ({@link MessageHeaders#leadingNumber}).
  * <p>
  * A {@link CharSequence} of that text, so that a header section's values are one type; reading it char by char makes
- * no String. Immutable, so shared by messages of any thread; holds no buffer.
+ * no String. The number is kept in 32 bits (unsigned), so that the object is 16 B with compact object headers; a
+ * number outside them (a negative one) is kept as the whole text in place of the method, which then holds a space
+ * (a method, a token, never does). Immutable, so shared by messages of any thread; holds no buffer.
  */
 public final class CSeqText implements CharSequence
 {
-    private final long number;
+    private static final long MAX_NUMBER = 0xFFFF_FFFFL;
+
+    /** The number, unsigned; 0 when {@link #method} holds the whole value. */
+    private final int number;
+    /** The method; or the whole value ({@code number method}) when the number is outside 32 bits unsigned. */
     private final String method;
 
-    private CSeqText(final long number, final String method)
+    private CSeqText(final int number, final String method)
     {
         this.number = number;
         this.method = method;
@@ -30,13 +36,20 @@ public final class CSeqText implements CharSequence
      */
     public static CSeqText of(final long number, final String method)
     {
-        return new CSeqText(number, method);
+        return number >= 0 && number <= MAX_NUMBER && method.indexOf(' ') < 0 ? new CSeqText((int)number, method)
+            : new CSeqText(0, number + " " + method);
+    }
+
+    /** Whether {@link #method} holds the whole value. */
+    private boolean whole()
+    {
+        return method.indexOf(' ') >= 0;
     }
 
     /** The sequence number. */
     long number()
     {
-        return number;
+        return whole() ? Long.parseLong(method, 0, method.indexOf(' '), 10) : Integer.toUnsignedLong(number);
     }
 
     /**
@@ -46,11 +59,12 @@ public final class CSeqText implements CharSequence
      */
     void writeTo(final ByteBuf out)
     {
-        if (number < 0)
+        if (whole())
         {
-            Utf8Text.write(out, toString());
+            Utf8Text.write(out, method);
             return;
         }
+        final long n = Integer.toUnsignedLong(number);
         long scale = 1;
         for (int d = digits(); d > 1; d--)
         {
@@ -58,7 +72,7 @@ public final class CSeqText implements CharSequence
         }
         for (; scale > 0; scale /= 10)
         {
-            out.writeByte((int)('0' + number / scale % 10));
+            out.writeByte((int)('0' + n / scale % 10));
         }
         out.writeByte(' ');
         Utf8Text.write(out, method);
@@ -67,7 +81,7 @@ public final class CSeqText implements CharSequence
     private int digits()
     {
         int d = 1;
-        for (long n = number; n >= 10; n /= 10)
+        for (long n = Integer.toUnsignedLong(number); n >= 10; n /= 10)
         {
             d++;
         }
@@ -77,9 +91,9 @@ public final class CSeqText implements CharSequence
     @Override
     public int length()
     {
-        if (number < 0)
+        if (whole())
         {
-            return toString().length();
+            return method.length();
         }
         return digits() + 1 + method.length();
     }
@@ -87,9 +101,9 @@ public final class CSeqText implements CharSequence
     @Override
     public char charAt(final int i)
     {
-        if (number < 0)
+        if (whole())
         {
-            return toString().charAt(i);
+            return method.charAt(i);
         }
         final int digits = digits();
         if (i < 0 || i >= length())
@@ -98,7 +112,7 @@ public final class CSeqText implements CharSequence
         }
         if (i < digits)
         {
-            long n = number;
+            long n = Integer.toUnsignedLong(number);
             for (int d = digits - 1; d > i; d--)
             {
                 n /= 10;
@@ -114,10 +128,10 @@ public final class CSeqText implements CharSequence
         return toString().subSequence(start, end);
     }
 
-    /** The whole value, {@code number method}: a new String each time. */
+    /** The whole value, {@code number method}: a new String each time (the same one for a number kept as text). */
     @Override
     public String toString()
     {
-        return number + " " + method;
+        return whole() ? method : Integer.toUnsignedLong(number) + " " + method;
     }
 }

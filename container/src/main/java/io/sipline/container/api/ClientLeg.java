@@ -1,35 +1,20 @@
 package io.sipline.container.api;
 
-import java.net.InetSocketAddress;
-
 import javax.servlet.sip.ProxyBranch;
 
 import io.sipline.sip.message.HeaderName;
 
 /**
- * The bookkeeping of a request the container sends on a client transaction (RFC 3261 §17.1): the branch of its Via,
- * where and on which transport it went, the last 2xx to an INVITE and the ACK sent for it (resent when the 2xx is
- * retransmitted, RFC 3261 §13.2.2.4), the CANCEL links (§9.1), and the proxy branch that sent it (which also gives
- * the suffix of the branch, {@link SuffixedBranch}). A request makes one the first time any of these is set, so that
- * a received request carries none. The transport is a number beside the branch's origin, not a reference, so that
- * the object ends on an 8-byte step.
+ * The bookkeeping of a request the container sends on a client transaction (RFC 3261 §17.1): beside where and how it
+ * went ({@link SentLeg}), the last 2xx to an INVITE and the ACK sent for it (resent when the 2xx is retransmitted,
+ * RFC 3261 §13.2.2.4), the CANCEL links (§9.1), and the proxy branch that sent it (which also gives the suffix of the
+ * branch, {@link SuffixedBranch}). A request makes one the first time any of these is set, so that a received
+ * request carries none; an ACK, which has no transaction, makes a {@link SentLeg} only.
  * <p>
  * Threading: owned by its request (see {@link SipServletMessageImpl}).
  */
-final class ClientLeg
+final class ClientLeg extends SentLeg
 {
-    /** The transports a request goes on, by the number {@link #sentTransport} keeps (less one). */
-    private static final String[] TRANSPORTS = {"UDP", "TCP", "TLS", "WS", "WSS"};
-
-    /**
-     * The branch of our Via once sent (a CANCEL reuses it, RFC 3261 §9.1), as the random part of its id
-     * ({@code ShardIds.nextRandom}), -1 before it is sent, and the shard and node it encodes.
-     */
-    long branchRandom = -1;
-    char branchOrigin;
-    /** The transport the request was sent on (RFC 3261 §18.1.1): 1 + its index in {@link #TRANSPORTS}, 0 before. */
-    byte sentTransport;
-    InetSocketAddress destination;
     SipServletResponseImpl last2xx;
     SipServletRequestImpl ack;
     /**
@@ -40,36 +25,6 @@ final class ClientLeg
     SipServletRequestImpl cancelLink;
     /** For a request a proxy sends: its branch. */
     ProxyBranch proxyBranch;
-
-    /** The transport's name as {@link #sentTransport(String)} took it, or null before the request was sent. */
-    String sentTransport()
-    {
-        return 0 == sentTransport ? null : TRANSPORTS[sentTransport - 1];
-    }
-
-    /**
-     * Keeps the transport the request was sent on.
-     *
-     * @param name one of UDP, TCP, TLS, WS, WSS (any case), or null (not sent).
-     * @throws IllegalArgumentException for any other name.
-     */
-    void sentTransport(final String name)
-    {
-        if (null == name)
-        {
-            sentTransport = 0;
-            return;
-        }
-        for (int i = 0; i < TRANSPORTS.length; i++)
-        {
-            if (TRANSPORTS[i].equalsIgnoreCase(name))
-            {
-                sentTransport = (byte)(i + 1);
-                return;
-            }
-        }
-        throw new IllegalArgumentException("not a transport a request is sent on: " + name);
-    }
 
     /**
      * The CANCEL for a sent INVITE (RFC 3261 §9.1): its Route set, Max-Forwards 70, From, To, Call-ID, and its CSeq

@@ -31,34 +31,40 @@ import io.sipline.sip.message.SipMessage;
  */
 public final class SipServletResponseImpl extends ServletResponseAdapter implements SipServletResponse
 {
-    /** Bits of {@link #flags}: the response came through a proxy branch, is relayed upstream, has its PRACK made. */
+    /**
+     * Bits of {@link #flags}: the response came through a proxy branch, is relayed upstream, has its PRACK made, is a
+     * reliable provisional response.
+     */
     private static final byte BRANCH_RESPONSE = 1;
     private static final byte FORWARDED = 2;
     private static final byte PRACK_CREATED = 4;
+    private static final byte RELIABLE = 8;
+
+    /** The header that holds a reliable provisional response's RSeq (RFC 3262 §7.1). */
+    private static final String RSEQ = "RSeq";
 
     private final SipServletRequestImpl request;
-    /** 100..699 (checked where set, RFC 3261 §21), in two bytes: the object stays within 80 B. */
+    /** 100..699 (checked where set, RFC 3261 §21), in two bytes: the object stays within 72 B. */
     private short status;
     /** The reason phrase; for a received response made from the bytes on first use. */
     private String reason;
     /** Where a received response's reason phrase is in its bytes, packed as {@code start << 16 | end}. */
     private int reasonSpan;
-    /** The proxy and branch a received response came through (JSR 289 §10.2.4), or null. */
-    private Proxy proxy;
-    private ProxyBranch proxyBranch;
+    /**
+     * The proxy and branch a received response came through (JSR 289 §10.2.4), in one field: the branch when there is
+     * one and it is the proxy's ({@code ProxyBranch.getProxy}), the proxy when there is no branch, a {@link
+     * ProxyPair} otherwise; null when none.
+     */
+    private Object proxyLink;
     /**
      * {@link #BRANCH_RESPONSE}; {@link #FORWARDED}: a response a proxy relays upstream (not retransmitted by us: the
      * UAS retransmits its 2xx); {@link #PRACK_CREATED}: {@link #createPrack} was called on this received reliable
-     * provisional response. One byte for the three.
+     * provisional response; {@link #RELIABLE}: a reliable provisional response, whose RSeq is its RSeq header's (a
+     * system header, JSR 289 §5.4.1, so the application cannot change it). One byte for the four.
      */
     private byte flags;
     /** The entry of {@link #headers} not written ({@link #forwardOf}), or -1. */
     private short skippedHeader = -1;
-    /**
-     * Its RSeq when it is a reliable provisional response (sent with sendReliably, or received), else 0: unsigned,
-     * as RFC 3262 §7.1 bounds it by 2**32-1.
-     */
-    private int rseq;
     /**
      * Where a received response's To tag is in its bytes, packed as {@code start << 16 | end}; -1 when it has none
      * or it lies past 64 KiB (then {@link #toTag} reads the header's text).
@@ -167,8 +173,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
             status == received.status ? received.getReasonPhrase() : null);
         r.shareBody(received);
         r.flags |= FORWARDED;
-        r.proxy = received.proxy;
-        r.proxyBranch = received.proxyBranch;
+        r.proxyLink = received.proxyLink;
         return r;
     }
 
@@ -261,8 +266,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     /** Marks a response received on a proxy branch; {@code branch} makes it an intermediate one (doBranchResponse). */
     public void proxied(final Proxy p, final ProxyBranch b, final boolean branch)
     {
-        proxy = p;
-        proxyBranch = b;
+        proxyLink = link(p, b);
         flags = (byte)(branch ? flags | BRANCH_RESPONSE : flags & ~BRANCH_RESPONSE);
     }
 
@@ -422,7 +426,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         {
             throw new IllegalStateException("createPrack applies to a received reliable provisional response");
         }
-        if (0 == rseq)
+        if (0 == (flags & RELIABLE))
         {
             throw new Rel100Exception(Rel100Exception.NOT_100rel);
         }
@@ -437,16 +441,24 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
         return prack;
     }
 
-    /** The RSeq of a reliable provisional response, or 0 for any other response. */
+    /** The RSeq of a reliable provisional response (its RSeq header's, RFC 3262 §7.1), or 0 for any other response. */
     public long rseq()
     {
-        return Integer.toUnsignedLong(rseq);
+        if (0 == (flags & RELIABLE))
+        {
+            return 0;
+        }
+        final int i = headers.find(RSEQ, 0);
+        return i < 0 ? 0 : headers.leadingNumber(i);
     }
 
-    /** A received response is a reliable provisional one with this RSeq (RFC 3262 §4: Require 100rel and RSeq). */
+    /**
+     * A received response is a reliable provisional one with this RSeq (RFC 3262 §4: Require 100rel and RSeq), as its
+     * RSeq header reads ({@link ReliableProvisionals#parseRseq}): 0 marks it as not reliable.
+     */
     public void markReliable(final long value)
     {
-        rseq = (int)value;
+        flags = (byte)(0 == value ? flags & ~RELIABLE : flags | RELIABLE);
     }
 
     /**
@@ -553,12 +565,13 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
             throw new IllegalStateException("the reliable provisional response " + rel.pending().status + " (RSeq "
                 + rel.pending().rseq() + ") has no PRACK yet (RFC 3262 §3: one at a time)");
         }
-        rseq = (int)rel.takeRseq();
+        final long rseq = rel.takeRseq();
         if (!ReliableProvisionals.listsOptionTag(headers, HeaderName.REQUIRE))
         {
             headers.add("Require", ReliableProvisionals.OPTION_TAG);
         }
-        headers.set("RSeq", Long.toString(rseq()));
+        headers.set(RSEQ, Long.toString(rseq));
+        flags |= RELIABLE;
         rel.pending(this);
         sendOnShard();
     }
@@ -589,14 +602,30 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     public Proxy getProxy()
     {
         relayedProxy();
-        return proxy;
+        return proxyLink instanceof ProxyBranch b ? b.getProxy()
+            : proxyLink instanceof ProxyPair pair ? pair.proxy() : (Proxy)proxyLink;
     }
 
     @Override
     public ProxyBranch getProxyBranch()
     {
         relayedProxy();
-        return proxyBranch;
+        return proxyLink instanceof ProxyBranch b ? b : proxyLink instanceof ProxyPair pair ? pair.branch() : null;
+    }
+
+    /** What {@link #proxyLink} holds for proxy {@code p} and branch {@code b}. */
+    private static Object link(final Proxy p, final ProxyBranch b)
+    {
+        if (null == b)
+        {
+            return p;
+        }
+        return b.getProxy() == p ? b : new ProxyPair(p, b);
+    }
+
+    /** A proxy and a branch that is not one of its own, which {@link #proxyLink} cannot hold as the branch alone. */
+    private record ProxyPair(Proxy proxy, ProxyBranch branch)
+    {
     }
 
     /**
@@ -605,10 +634,11 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
      */
     private void relayedProxy()
     {
-        if (null != proxy || !request.isRelayed())
+        if (null != proxyLink || !request.isRelayed())
         {
             return;
         }
+        final Proxy proxy;
         try
         {
             proxy = request.getProxy();
@@ -618,7 +648,7 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
             return; // not for a relayed request: its Max-Forwards was above 0
         }
         final List<ProxyBranch> branches = proxy.getProxyBranches();
-        proxyBranch = branches.isEmpty() ? null : branches.get(0);
+        proxyLink = link(proxy, branches.isEmpty() ? null : branches.get(0));
     }
 
     @Override

@@ -25,8 +25,11 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     private SipServletResponseImpl finalResponse;
     private SipServletRequestImpl linked;
     private boolean provisionalReceived;
-    /** The client-leg bookkeeping once one of its fields was set, else null. */
-    private ClientLeg leg;
+    /**
+     * The client-leg bookkeeping once one of its fields was set, else null: a {@link SentLeg} for an ACK until one
+     * of {@link ClientLeg}'s own is set.
+     */
+    private SentLeg leg;
 
     /** A received request over one exact copy of its bytes. */
     TransactionalRequest(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
@@ -41,14 +44,36 @@ abstract class TransactionalRequest extends ServletRequestAdapter
         super(headers);
     }
 
-    /** The client-leg bookkeeping, made now if this request had none. */
+    /** The client-leg bookkeeping, made now if this request had none (or had the {@link SentLeg} of an ACK). */
     final ClientLeg leg()
+    {
+        if (leg instanceof ClientLeg l)
+        {
+            return l;
+        }
+        final ClientLeg l = new ClientLeg();
+        if (null != leg)
+        {
+            leg.copyTo(l);
+        }
+        leg = l;
+        return l;
+    }
+
+    /** Where and how this request went, made now if it had none: an ACK's holds no more (it has no transaction). */
+    private SentLeg sentLeg()
     {
         if (null == leg)
         {
-            leg = new ClientLeg();
+            leg = "ACK".equals(getMethod()) ? new SentLeg() : new ClientLeg();
         }
         return leg;
+    }
+
+    /** The client leg's own bookkeeping, or null when none was set. */
+    private ClientLeg clientLegIfAny()
+    {
+        return leg instanceof ClientLeg l ? l : null;
     }
 
     /** The transaction, or null once it ended or was reused. */
@@ -81,7 +106,7 @@ abstract class TransactionalRequest extends ServletRequestAdapter
      */
     public void branch(final int origin, final long randomBits)
     {
-        final ClientLeg l = leg();
+        final SentLeg l = sentLeg();
         l.branchOrigin = (char)origin;
         l.branchRandom = randomBits;
     }
@@ -103,7 +128,7 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     {
         if (null != value || null != leg)
         {
-            leg().destination = value;
+            sentLeg().destination = value;
         }
     }
 
@@ -117,7 +142,7 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     {
         if (null != value || null != leg)
         {
-            leg().sentTransport(value);
+            sentLeg().sentTransport(value);
         }
     }
 
@@ -160,13 +185,14 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** A CANCEL waiting for the first provisional response before it may be sent (RFC 3261 §9.1). */
     public SipServletRequestImpl pendingCancel()
     {
-        return null == leg || isCancel() ? null : leg.cancelLink;
+        final ClientLeg l = clientLegIfAny();
+        return null == l || isCancel() ? null : l.cancelLink;
     }
 
     /** Sets or clears the CANCEL waiting to be sent; this request is not a CANCEL. */
     public void pendingCancel(final SipServletRequestImpl cancel)
     {
-        if (null != cancel || null != leg)
+        if (null != cancel || leg instanceof ClientLeg)
         {
             leg().cancelLink = cancel;
         }
@@ -175,7 +201,8 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** For a CANCEL: the INVITE it cancels; else null. */
     public SipServletRequestImpl cancelled()
     {
-        return null == leg || !isCancel() ? null : leg.cancelLink;
+        final ClientLeg l = clientLegIfAny();
+        return null == l || !isCancel() ? null : l.cancelLink;
     }
 
     private boolean isCancel()
@@ -200,12 +227,13 @@ abstract class TransactionalRequest extends ServletRequestAdapter
 
     public SipServletResponseImpl last2xx()
     {
-        return null == leg ? null : leg.last2xx;
+        final ClientLeg l = clientLegIfAny();
+        return null == l ? null : l.last2xx;
     }
 
     public void last2xx(final SipServletResponseImpl response)
     {
-        if (null != response || null != leg)
+        if (null != response || leg instanceof ClientLeg)
         {
             leg().last2xx = response;
         }
@@ -214,12 +242,13 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** The ACK sent for the 2xx to this INVITE (resent when the 2xx is retransmitted, RFC 3261 §13.2.2.4). */
     public SipServletRequestImpl ack()
     {
-        return null == leg ? null : leg.ack;
+        final ClientLeg l = clientLegIfAny();
+        return null == l ? null : l.ack;
     }
 
     public void ack(final SipServletRequestImpl value)
     {
-        if (null != value || null != leg)
+        if (null != value || leg instanceof ClientLeg)
         {
             leg().ack = value;
         }
@@ -228,12 +257,13 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** The branch that sent this request, when a proxy did; else null. */
     public ProxyBranch proxyBranch()
     {
-        return null == leg ? null : leg.proxyBranch;
+        final ClientLeg l = clientLegIfAny();
+        return null == l ? null : l.proxyBranch;
     }
 
     public void proxyBranch(final ProxyBranch value)
     {
-        if (null != value || null != leg)
+        if (null != value || leg instanceof ClientLeg)
         {
             leg().proxyBranch = value;
         }
@@ -257,6 +287,6 @@ abstract class TransactionalRequest extends ServletRequestAdapter
     /** What the branch of our Via ends with: the suffix of the proxy branch that sent this request, or null. */
     public String branchSuffix()
     {
-        return null != leg && leg.proxyBranch instanceof SuffixedBranch b ? b.branchSuffix() : null;
+        return leg instanceof ClientLeg l && l.proxyBranch instanceof SuffixedBranch b ? b.branchSuffix() : null;
     }
 }

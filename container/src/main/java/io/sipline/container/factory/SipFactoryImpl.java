@@ -271,25 +271,31 @@ public final class SipFactoryImpl implements SipFactory
         final SipApplicationSessionImpl app = orig.sessionImpl().appSession();
         orig.applyHeaderObjects(); // the headers copied below carry the application's edits of their objects
         final MessageHeaders oh = orig.headers();
+        // a map of one entry (a B2BUA's usual map) is read once for both uses below: each pass over a map's entries
+        // is an iterator and its entries on the heap
+        final Map.Entry<String, List<String>> single =
+            null != headerMap && 1 == headerMap.size() ? headerMap.entrySet().iterator().next() : null;
+        final String singleName = null == single ? null : single.getKey();
+        final List<String> singleValues = null == single ? null : single.getValue();
         String mappedFrom = null;
         String mappedTo = null;
-        if (null != headerMap && !headerMap.isEmpty())
+        if (null != single)
         {
-            // one pass for both: each pass over a map's entries is an iterator and its entries on the heap
+            mappedFrom = mappedParty(singleName, singleValues, "From");
+            mappedTo = mappedParty(singleName, singleValues, "To");
+        }
+        else if (null != headerMap && !headerMap.isEmpty())
+        {
+            // one pass for both
             for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
             {
-                final String first = null == e.getValue() || e.getValue().isEmpty() ? null : e.getValue().getFirst();
-                if (null == first)
+                if (null == mappedFrom)
                 {
-                    continue;
+                    mappedFrom = mappedParty(e.getKey(), e.getValue(), "From");
                 }
-                if (null == mappedFrom && "From".equalsIgnoreCase(e.getKey()))
+                if (null == mappedTo)
                 {
-                    mappedFrom = first;
-                }
-                else if (null == mappedTo && "To".equalsIgnoreCase(e.getKey()))
-                {
-                    mappedTo = first;
+                    mappedTo = mappedParty(e.getKey(), e.getValue(), "To");
                 }
             }
         }
@@ -327,9 +333,16 @@ public final class SipFactoryImpl implements SipFactory
                 h.appendEntry(oh, i);
             }
         }
-        if (null != headerMap && !headerMap.isEmpty())
+        if (null != single)
         {
-            applyHeaderMap(h, headerMap);
+            applyHeader(h, singleName, singleValues);
+        }
+        else if (null != headerMap && !headerMap.isEmpty())
+        {
+            for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
+            {
+                applyHeader(h, e.getKey(), e.getValue());
+            }
         }
         final SipServletRequestImpl request = SipServletRequestImpl.outgoingWithUriOf(method, orig, h);
         request.session(session);
@@ -340,36 +353,37 @@ public final class SipFactoryImpl implements SipFactory
         return request;
     }
 
-    /** B2BUA header map (JSR 289 §12.2.1): From/To handled above; Route and non-system headers replace. */
-    private static void applyHeaderMap(final MessageHeaders h, final Map<String, List<String>> headerMap)
+    /** The first value of a header map's entry when it names {@code party} (From or To), else null. */
+    private static String mappedParty(final String name, final List<String> values, final String party)
     {
-        for (final Map.Entry<String, List<String>> e : headerMap.entrySet())
+        return null == values || values.isEmpty() || !party.equalsIgnoreCase(name) ? null : values.getFirst();
+    }
+
+    /** One entry of a B2BUA header map (JSR 289 §12.2.1): From/To are read above; Route and others replace. */
+    private static void applyHeader(final MessageHeaders h, final String name, final List<String> values)
+    {
+        final HeaderName k = HeaderName.lookup(name);
+        if (HeaderName.FROM == k || HeaderName.TO == k)
         {
-            final String name = e.getKey();
-            final HeaderName k = HeaderName.lookup(name);
-            if (HeaderName.FROM == k || HeaderName.TO == k)
+            return;
+        }
+        if (isSystem(k) && HeaderName.ROUTE != k)
+        {
+            throw new IllegalArgumentException(name + " is a system header and cannot be set in the header map");
+        }
+        h.remove(name);
+        if (null != values)
+        {
+            for (int i = 0; i < values.size(); i++) // by index: no iterator per header
             {
-                continue;
-            }
-            if (isSystem(k) && HeaderName.ROUTE != k)
-            {
-                throw new IllegalArgumentException(name + " is a system header and cannot be set in the header map");
-            }
-            h.remove(name);
-            final List<String> values = e.getValue();
-            if (null != values)
-            {
-                for (int i = 0; i < values.size(); i++) // by index: no iterator per header
+                final String v = values.get(i);
+                if (HeaderName.ROUTE == k)
                 {
-                    final String v = values.get(i);
-                    if (HeaderName.ROUTE == k)
-                    {
-                        h.insert(0, name, v);
-                    }
-                    else
-                    {
-                        h.add(name, v);
-                    }
+                    h.insert(0, name, v);
+                }
+                else
+                {
+                    h.add(name, v);
                 }
             }
         }

@@ -3,15 +3,23 @@ package io.sipline.container.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.sipline.sip.message.HeaderName;
+import io.sipline.test.AllocationMeter;
 import org.junit.jupiter.api.Test;
 
 class CSeqTextTest
 {
+    private static final int OBJECTS = 1_000;
+    private static final boolean COMPACT_HEADERS = "true".equals(ManagementFactory
+        .getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption("UseCompactObjectHeaders").getValue());
+
     private static String written(final MessageHeaders h)
     {
         final ByteBuf out = Unpooled.buffer();
@@ -74,5 +82,42 @@ class CSeqTextTest
         assertEquals(2, response.leadingNumber(0));
         assertEquals("2 ACK", response.value(0));
         assertEquals(request.mixValue(0, 1), response.mixValue(0, 1), "hashed as its text");
+    }
+
+    @Test
+    void shouldKeepANumberPast32BitsAndAMethodWithASpaceAsTheirText()
+    {
+        // RFC 3261 §8.1.1.5 bounds the number by 2**32-1; a value past it is still written as given
+        for (final String[] c : new String[][] {{"4294967296", "BYE"}, {"7", "NOT A TOKEN"}})
+        {
+            final long n = Long.parseLong(c[0]);
+            final CSeqText cseq = CSeqText.of(n, c[1]);
+            final String text = c[0] + " " + c[1];
+            assertEquals(text, cseq.toString());
+            assertEquals(text.length(), cseq.length());
+            assertEquals(text.charAt(text.length() - 1), cseq.charAt(text.length() - 1));
+            final MessageHeaders h = MessageHeaders.empty(1);
+            h.insert(0, "CSeq", cseq);
+            assertEquals("CSeq: " + text + "\r\n", written(h));
+            assertEquals(n, h.leadingNumber(0));
+        }
+    }
+
+    @Test
+    void shouldKeepTheObjectWithinItsStep()
+    {
+        // one per request the container writes a CSeq for: a B2BUA's leg, its ACK and BYE
+        final CSeqText[] kept = new CSeqText[OBJECTS];
+        final Runnable make = () ->
+        {
+            for (int i = 0; i < kept.length; i++)
+            {
+                kept[i] = CSeqText.of(i, "BYE");
+            }
+        };
+        final long budget = (COMPACT_HEADERS ? 16 : 24) * (long)OBJECTS;
+        final long bytes = AllocationMeter.leastBytes(make, make, 5, budget);
+        assertTrue(bytes <= budget, "B per CSeqText: " + (double)bytes / OBJECTS);
+        assertEquals("999 BYE", kept[OBJECTS - 1].toString());
     }
 }

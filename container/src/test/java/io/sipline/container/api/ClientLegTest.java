@@ -2,6 +2,7 @@ package io.sipline.container.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +16,8 @@ import io.sipline.test.AllocationMeter;
 
 /**
  * The client-leg bookkeeping of a sent request: the transport it went on as JSR 289 {@code getTransport} reports it,
- * and the object's size (one per request the container sends on a client transaction, two per B2BUA call).
+ * and the object's size (one per request the container sends on a client transaction, two per B2BUA call); an ACK's
+ * smaller {@link SentLeg} (RFC 3261 §13.2.2.4: it is resent as it went, and has no transaction).
  */
 class ClientLegTest
 {
@@ -72,6 +74,50 @@ class ClientLegTest
         final long budget = (COMPACT_HEADERS ? 40 : 48) * (long)OBJECTS;
         final long bytes = AllocationMeter.leastBytes(make, make, 5, budget);
         assertTrue(bytes <= budget, "B per ClientLeg: " + (double)bytes / OBJECTS);
+        assertNull(kept[OBJECTS - 1].sentTransport());
+    }
+
+    @Test
+    void shouldKeepAnAcksBranchTransportAndDestinationInASentLeg()
+    {
+        final SipServletRequestImpl ack = SipServletRequestImpl.outgoing("ACK", "sip:bob@192.0.2.7",
+            MessageHeaders.empty(1));
+        final java.net.InetSocketAddress to = new java.net.InetSocketAddress("192.0.2.7", 5060);
+        ack.destination(to);
+        ack.branch(3, 42);
+        ack.sentTransport("UDP");
+        ack.last2xx(null); // clearing a client leg's field makes none
+        assertNull(ack.ack());
+        assertNull(ack.proxyBranch());
+        assertSame(to, ack.destination());
+        assertEquals("UDP", ack.getTransport());
+        final String branch = ack.branch();
+        assertTrue(branch.startsWith("z9hG4bK"), branch);
+        // a field only a client leg has: the leg grows and keeps what it held
+        final SipServletRequestImpl other = SipServletRequestImpl.outgoing("BYE", "sip:bob@192.0.2.7",
+            MessageHeaders.empty(1));
+        ack.last2xx(null);
+        ack.pendingCancel(other);
+        assertSame(other, ack.pendingCancel());
+        assertSame(to, ack.destination());
+        assertEquals("UDP", ack.sentTransport());
+        assertEquals(branch, ack.branch());
+    }
+
+    @Test
+    void shouldKeepAnAcksSentLegWithinItsStep()
+    {
+        final SentLeg[] kept = new SentLeg[OBJECTS];
+        final Runnable make = () ->
+        {
+            for (int i = 0; i < kept.length; i++)
+            {
+                kept[i] = new SentLeg();
+            }
+        };
+        final long budget = (COMPACT_HEADERS ? 24 : 32) * (long)OBJECTS;
+        final long bytes = AllocationMeter.leastBytes(make, make, 5, budget);
+        assertTrue(bytes <= budget, "B per SentLeg: " + (double)bytes / OBJECTS);
         assertNull(kept[OBJECTS - 1].sentTransport());
     }
 }
