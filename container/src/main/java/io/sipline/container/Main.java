@@ -560,6 +560,7 @@ public final class Main
             grid.close();
         }
         refusals.close(); // the last interval's refusals
+        LogSetup.drain(); // the applications' last lines, before the server's
         final ShardCounters totals = server.stack().transportTotals();
         out.println("sipline: stopped (" + totals + ")");
         out.flush();

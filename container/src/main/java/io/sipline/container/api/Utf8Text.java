@@ -10,14 +10,22 @@ import io.netty.buffer.ByteBufUtil;
  * header values) into its buffer as UTF-8, the same bytes Netty's {@code writeCharSequence} writes: each kind of text
  * it is given (a {@link String}, an {@link AsciiSpan} of received bytes, the {@link StringBuilder} of a Via) has a
  * loop of its own, so that reading a character is a call the compiler inlines, not a call through
- * {@link CharSequence} that one shared loop would make for every character of every kind; an ASCII run goes into the
- * buffer byte for char, the rest of a text from its first non-ASCII character through Netty's encoder.
+ * {@link CharSequence} that one shared loop would make for every character of every kind; an ASCII run is copied byte
+ * for char into a per-thread array and goes into the buffer in one copy (a buffer written a byte at a time checks its
+ * reference count and bounds for every byte), the rest of a text from its first non-ASCII character through Netty's
+ * encoder.
  * <p>
- * Stateless; called on the thread that owns the message. The buffer is borrowed: bytes are appended at its writer
+ * Called on the thread that owns the message; the array of {@link #SCRATCH_BYTES} is that thread's (a
+ * {@link ThreadLocal}), filled and emptied within one call. The buffer is borrowed: bytes are appended at its writer
  * index.
  */
 final class Utf8Text
 {
+    /** The per-thread array an ASCII run is gathered in; a longer run goes in pieces of this size. */
+    static final int SCRATCH_BYTES = 512;
+
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[SCRATCH_BYTES]);
+
     private Utf8Text()
     {
     }
@@ -48,18 +56,28 @@ final class Utf8Text
     {
         final int n = text.length();
         out.ensureWritable(n);
-        final int at = out.writerIndex();
+        final byte[] ascii = SCRATCH.get();
         int i = 0;
-        for (; i < n; i++)
+        while (i < n)
         {
-            final char c = text.charAt(i);
-            if (c >= 0x80)
+            final int piece = Math.min(n - i, ascii.length);
+            int j = 0;
+            for (; j < piece; j++)
+            {
+                final char c = text.charAt(i + j);
+                if (c >= 0x80)
+                {
+                    break;
+                }
+                ascii[j] = (byte)c;
+            }
+            out.writeBytes(ascii, 0, j);
+            i += j;
+            if (j < piece)
             {
                 break;
             }
-            out.setByte(at + i, c);
         }
-        out.writerIndex(at + i);
         if (i < n)
         {
             ByteBufUtil.writeUtf8(out, text, i, n);
@@ -74,18 +92,28 @@ final class Utf8Text
     {
         final int n = text.length();
         out.ensureWritable(n);
-        final int at = out.writerIndex();
+        final byte[] ascii = SCRATCH.get();
         int i = 0;
-        for (; i < n; i++)
+        while (i < n)
         {
-            final char c = text.charAt(i);
-            if (c >= 0x80)
+            final int piece = Math.min(n - i, ascii.length);
+            int j = 0;
+            for (; j < piece; j++)
+            {
+                final char c = text.charAt(i + j);
+                if (c >= 0x80)
+                {
+                    break;
+                }
+                ascii[j] = (byte)c;
+            }
+            out.writeBytes(ascii, 0, j);
+            i += j;
+            if (j < piece)
             {
                 break;
             }
-            out.setByte(at + i, c);
         }
-        out.writerIndex(at + i);
         if (i < n)
         {
             ByteBufUtil.writeUtf8(out, text, i, n);

@@ -10,6 +10,7 @@ import org.apache.logging.log4j.Logger;
 import org.apache.logging.log4j.core.appender.ConsoleAppender;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.apache.logging.log4j.core.config.builder.api.AppenderComponentBuilder;
+import org.apache.logging.log4j.core.config.builder.api.LayoutComponentBuilder;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilder;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilderFactory;
 import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
@@ -26,21 +27,35 @@ import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
  * </ul>
  * Both layouts and the console appender are garbage-free in Log4j's sense (a record formats into reused buffers);
  * {@link #beforeFirstUse()} turns on Log4j's thread-local reuse, which it leaves off when it finds a servlet API on the
- * class path (it takes the process for a web application). Nothing on a shard logs per message: a fault is logged
- * once per kind, refused messages by {@link RefusalLog}, from its own thread.
+ * class path (it takes the process for a web application). Nothing of the stack on a shard logs per message: a fault
+ * is logged once per kind, refused messages by {@link RefusalLog}, from its own thread.
+ * <p>
+ * Applications do log per call ({@code ServletContext.log}, on the shard that runs the call): their logger
+ * {@value #APPLICATION_LOGGER} is one of Log4j's asynchronous loggers. The shard copies the record into Log4j's ring
+ * (LMAX Disruptor, preallocated records: no garbage) and goes on; Log4j's thread wakes every
+ * {@link #APPLICATION_WAKE_NANOS} ns (a sleeping wait: the shard never signals it, no system call per line), formats
+ * the lines that came and writes them with one flush at the end of the batch. {@link #drain()} writes what is left.
  *
- * <p>Threading: {@link #apply} on the main thread before the server starts; the loggers are threadsafe.
+ * <p>Threading: {@link #apply} on the main thread before the server starts, {@link #drain} on the thread that stops
+ * it; the loggers are threadsafe.
  */
 public final class LogSetup
 {
     /** The logger of the server's status lines in the JSON layout. */
     public static final String SERVER_LOGGER = "io.sipline.server";
+    /** The logger of {@code ServletContext.log}: asynchronous (see the class). */
+    public static final String APPLICATION_LOGGER = "io.sipline.container.app";
+    /** How often Log4j's thread looks for application lines: a line is written this long after it was logged. */
+    static final long APPLICATION_WAKE_NANOS = 50_000_000L;
     /** The text layout: the prefix of every line of the server. */
     static final String TEXT_PATTERN = "sipline: %level: %msg%n%throwable";
     /** Log4j's configuration from its start to {@link #apply}: {@link LogSettings#DEFAULT}'s. */
     static final String STARTUP_CONFIGURATION = "io/sipline/container/logging/log4j2-startup.xml";
     /** The JSON layout's event template (shipped in log4j-layout-template-json). */
     static final String JSON_TEMPLATE = "classpath:EcsLayout.json";
+
+    /** What {@link #apply} configured last, for {@link #drain}. */
+    private static volatile LogSettings applied;
 
     private LogSetup()
     {
@@ -75,34 +90,105 @@ public final class LogSetup
             // the default clock reads an Instant (24 bytes) per record; milliseconds are precise enough for a log
             System.setProperty("log4j2.clock", "SystemMillisClock");
         }
+        if (null == System.getProperty("AsyncLoggerConfig.WaitStrategy"))
+        {
+            // the application logger's thread sleeps between batches: a blocking wait would cost the logging shard a
+            // wake-up (a futex call) per line, more than formatting the line itself
+            System.setProperty("AsyncLoggerConfig.WaitStrategy", "Sleep");
+            System.setProperty("AsyncLoggerConfig.Retries", "0");
+            System.setProperty("AsyncLoggerConfig.SleepTimeNs", Long.toString(APPLICATION_WAKE_NANOS));
+        }
     }
 
     /** Configures Log4j: the layout, the root level and each named logger's level. */
     public static void apply(final LogSettings settings)
     {
-        Configurator.reconfigure(configuration(settings, settings.json() ?
-            ConsoleAppender.Target.SYSTEM_OUT : ConsoleAppender.Target.SYSTEM_ERR));
+        Configurator.reconfigure(configuration(settings, target(settings), true));
+        applied = settings;
     }
 
-    /** The configuration of {@link #apply}, with its console on {@code target}. */
-    static BuiltConfiguration configuration(final LogSettings settings, final ConsoleAppender.Target target)
+    /**
+     * Writes the application lines still waiting for Log4j's thread, before the server's last lines: the
+     * configuration is made again with the application logger synchronous, and Log4j stops the old one once its
+     * thread has written every line it was given. Does nothing before {@link #apply}.
+     */
+    public static void drain()
+    {
+        final LogSettings settings = applied;
+        if (null != settings)
+        {
+            Configurator.reconfigure(configuration(settings, target(settings), false));
+        }
+    }
+
+    private static ConsoleAppender.Target target(final LogSettings settings)
+    {
+        return settings.json() ? ConsoleAppender.Target.SYSTEM_OUT : ConsoleAppender.Target.SYSTEM_ERR;
+    }
+
+    /**
+     * The configuration of {@link #apply}, with its console on {@code target}; {@code asynchronous}: the application
+     * logger's lines written by Log4j's thread (else on the caller's, as every other logger's).
+     */
+    static BuiltConfiguration configuration(final LogSettings settings, final ConsoleAppender.Target target,
+        final boolean asynchronous)
     {
         final ConfigurationBuilder<BuiltConfiguration> b = ConfigurationBuilderFactory.newConfigurationBuilder();
         b.setConfigurationName("sipline");
         b.setStatusLevel(Level.WARN);
-        // follow: the stream System.out/err is when a line is written (a test's capture, a redirection)
-        final AppenderComponentBuilder console = b.newAppender("console", "Console")
-            .addAttribute("target", target).addAttribute("follow", true);
-        console.add(settings.json() ?
-            b.newLayout("JsonTemplateLayout").addAttribute("eventTemplateUri", JSON_TEMPLATE) :
-            b.newLayout("PatternLayout").addAttribute("pattern", TEXT_PATTERN));
-        b.add(console);
+        b.add(console(b, "console", settings, target, true));
         b.add(b.newRootLogger(settings.root()).add(b.newAppenderRef("console")));
         for (final Map.Entry<String, Level> e : settings.loggers().entrySet())
         {
-            b.add(b.newLogger(e.getKey(), e.getValue())); // additive: the root's console prints it
+            if (!APPLICATION_LOGGER.equals(e.getKey()))
+            {
+                b.add(b.newLogger(e.getKey(), e.getValue())); // additive: the root's console prints it
+            }
+        }
+        final Level application = levelOf(settings, APPLICATION_LOGGER);
+        if (asynchronous)
+        {
+            // not additive: the root's console would print its lines on the caller's thread as well; the same
+            // console stream, flushed at the end of each batch instead of each line
+            b.add(console(b, "application-console", settings, target, false));
+            b.add(b.newAsyncLogger(APPLICATION_LOGGER, application, false).addAttribute("additivity", false)
+                .add(b.newAppenderRef("application-console")));
+        }
+        else
+        {
+            b.add(b.newLogger(APPLICATION_LOGGER, application));
         }
         return b.build(false);
+    }
+
+    /** A console appender in the layout of {@code settings}. */
+    private static AppenderComponentBuilder console(final ConfigurationBuilder<BuiltConfiguration> b,
+        final String name, final LogSettings settings, final ConsoleAppender.Target target, final boolean flushEach)
+    {
+        // follow: the stream System.out/err is when a line is written (a test's capture, a redirection)
+        final AppenderComponentBuilder console = b.newAppender(name, "Console").addAttribute("target", target)
+            .addAttribute("follow", true).addAttribute("immediateFlush", flushEach);
+        final LayoutComponentBuilder layout = settings.json() ?
+            b.newLayout("JsonTemplateLayout").addAttribute("eventTemplateUri", JSON_TEMPLATE) :
+            b.newLayout("PatternLayout").addAttribute("pattern", TEXT_PATTERN);
+        return console.add(layout);
+    }
+
+    /** The level {@code settings} give logger {@code name}: its own, its nearest named ancestor's, or the root's. */
+    static Level levelOf(final LogSettings settings, final String name)
+    {
+        for (String n = name; ; n = n.substring(0, n.lastIndexOf('.')))
+        {
+            final Level level = settings.loggers().get(n);
+            if (null != level)
+            {
+                return level;
+            }
+            if (n.indexOf('.') < 0)
+            {
+                return settings.root();
+            }
+        }
     }
 
     /** The writer for the server's status lines: {@code out} itself, or in JSON its lines logged at INFO. */

@@ -14,11 +14,16 @@ import org.junit.jupiter.api.Test;
 
 class Utf8TextTest
 {
-    /** ASCII, Latin-1, a BMP character, a surrogate pair (U+1F600) and a lone surrogate, mid-text and at the end. */
+    /**
+     * ASCII, Latin-1, a BMP character, a surrogate pair (U+1F600) and a lone surrogate, mid-text and at the end; ASCII
+     * runs longer than the writer's per-thread array, one ending at its end and non-ASCII at the edges of a piece.
+     */
     private static final String[] TEXTS = {
         "", "INVITE", "\"Alice\" <sip:alice@example.com>", "Ren\u00e9 <sip:rene@example.com>",
         "\"\u5f20\u4f1f\" <sip:zw@example.cn>;x=1", "smile \ud83d\ude00 <sip:s@example.com>", "lone \ud800 x",
-        "end \u00e9", "tail \ud83d", "x".repeat(3000)};
+        "end \u00e9", "tail \ud83d", "x".repeat(3000), "x".repeat(Utf8Text.SCRATCH_BYTES),
+        "x".repeat(Utf8Text.SCRATCH_BYTES) + "\u00e9" + "y".repeat(600),
+        "x".repeat(Utf8Text.SCRATCH_BYTES - 1) + "\u5f20" + "y".repeat(Utf8Text.SCRATCH_BYTES + 1)};
 
     /** What Netty's {@code writeCharSequence(text, UTF_8)} writes, the bytes the writer must keep. */
     private static byte[] netty(final CharSequence text)

@@ -8,8 +8,12 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.stream.IntStream;
 
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.apache.logging.log4j.util.Unbox;
@@ -19,8 +23,9 @@ import org.junit.jupiter.api.Test;
 import io.sipline.test.AllocationMeter;
 
 /**
- * The lines Log4j writes with {@link LogSetup}'s configuration, text and JSON, and what a log call allocates: Log4j's
- * garbage-free path against the JDK's logging, which {@code System.Logger} used before.
+ * The lines Log4j writes with {@link LogSetup}'s configuration, text and JSON, the application logger's lines written
+ * by Log4j's thread and all there after {@link LogSetup#drain()}, and what a log call allocates: Log4j's garbage-free
+ * path against the JDK's logging, which {@code System.Logger} used before.
  */
 class LogSetupTest
 {
@@ -82,6 +87,74 @@ class LogSetupTest
     }
 
     /**
+     * {@code ServletContext.log}'s logger: its lines are written by Log4j's thread, not the caller's (a shard), in the
+     * order logged, and none is missing once {@link LogSetup#drain()} returned (the server's stop), in either layout;
+     * after it the logger writes on the caller's thread.
+     */
+    @Test
+    void shouldWriteApplicationLinesOnLog4jsThreadAndDrainThemAtStop()
+    {
+        for (final String format : List.of("text", "json"))
+        {
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            final List<Thread> writers = Collections.synchronizedList(new ArrayList<>());
+            final PrintStream stream = new PrintStream(new OutputStream()
+            {
+                @Override
+                public void write(final int b)
+                {
+                    write(new byte[] {(byte)b}, 0, 1);
+                }
+
+                @Override
+                public void write(final byte[] b, final int off, final int len)
+                {
+                    writers.add(Thread.currentThread());
+                    synchronized (bytes)
+                    {
+                        bytes.write(b, off, len);
+                    }
+                }
+            }, true, StandardCharsets.UTF_8);
+            System.setOut(stream);
+            System.setErr(stream);
+            LogSetup.apply(LogSettings.parse(null, format));
+            final Logger app = LogManager.getLogger(LogSetup.APPLICATION_LOGGER);
+            for (int i = 0; i < 100; i++)
+            {
+                app.info("typical-b2bua: {} calls placed", Unbox.box(i));
+            }
+            LogSetup.drain();
+            assertTrue(!writers.isEmpty() && !writers.contains(Thread.currentThread()), format + ": " + writers);
+            final List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+            assertEquals(IntStream.range(0, 100).mapToObj(i -> "typical-b2bua: " + i + " calls placed").toList(),
+                lines.stream().map(l -> "text".equals(format) ? l.substring("sipline: INFO: ".length()) :
+                    l.replaceAll(".*\"message\":\"([^\"]*)\".*", "$1")).toList(), format);
+            writers.clear();
+            app.info("after the stop");
+            assertEquals(List.of(Thread.currentThread()), writers, format);
+        }
+    }
+
+    /** The application logger takes the level of its nearest named ancestor, else the root's. */
+    @Test
+    void shouldGiveTheApplicationLoggerTheLevelOfItsNearestNamedAncestor()
+    {
+        assertEquals(Level.INFO, LogSetup.levelOf(LogSettings.DEFAULT, LogSetup.APPLICATION_LOGGER));
+        assertEquals(Level.DEBUG, LogSetup.levelOf(LogSettings.parse(List.of("warn", "io.sipline.container=debug"),
+            null), LogSetup.APPLICATION_LOGGER));
+        assertEquals(Level.OFF, LogSetup.levelOf(LogSettings.parse(List.of("io.sipline=debug",
+            "io.sipline.container.app=off"), null), LogSetup.APPLICATION_LOGGER));
+        assertEquals(Level.WARN, LogSetup.levelOf(LogSettings.parse(List.of("warn"), null),
+            LogSetup.APPLICATION_LOGGER));
+        final ByteArrayOutputStream bytes = capture(LogSettings.parse(List.of("io.sipline.container.app=warn"), null));
+        LogManager.getLogger(LogSetup.APPLICATION_LOGGER).info("not at warn");
+        LogManager.getLogger(LogSetup.APPLICATION_LOGGER).warn("at warn");
+        LogSetup.drain();
+        assertEquals("sipline: WARN: at warn", bytes.toString(StandardCharsets.UTF_8).strip());
+    }
+
+    /**
      * A refusal line logged through Log4j in this configuration allocates nothing per call (parameters boxed by
      * {@link Unbox}); the same line through {@code System.Logger} on the JDK's logging allocates a record, the
      * formatted message and more each time. Both figures are printed.
@@ -102,6 +175,16 @@ class LogSetupTest
             }
         };
         final long log4jBytes = AllocationMeter.leastBytes(viaLog4j, viaLog4j, 5, calls / 10);
+        final Logger app = LogManager.getLogger(LogSetup.APPLICATION_LOGGER);
+        final Runnable viaRing = () ->
+        {
+            for (int i = 0; i < calls; i++)
+            {
+                app.info("typical-b2bua: {} calls placed", Unbox.box(i));
+            }
+        };
+        // the caller's part of an asynchronous line: the record copied into Log4j's preallocated ring
+        final long ringBytes = AllocationMeter.leastBytes(viaRing, viaRing, 5, calls / 10);
 
         final System.Logger jdk = System.getLogger("io.sipline.test.jul");
         final java.util.logging.Logger jul = java.util.logging.Logger.getLogger("io.sipline.test.jul");
@@ -122,6 +205,8 @@ class LogSetupTest
         System.out.printf("bytes allocated per log call: Log4j garbage-free %.2f, System.Logger on java.util.logging "
             + "%.1f%n", log4jBytes / (double)calls, jdkBytes / (double)calls);
         assertTrue(log4jBytes <= calls / 10, "Log4j allocated " + log4jBytes + " bytes for " + calls + " calls");
+        assertTrue(ringBytes <= calls / 10, "the application logger allocated " + ringBytes + " bytes for " + calls
+            + " calls");
         assertTrue(jdkBytes > 100L * calls, "the JDK's logging allocates per call: " + jdkBytes);
     }
 }
