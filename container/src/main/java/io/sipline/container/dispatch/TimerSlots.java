@@ -2,6 +2,7 @@ package io.sipline.container.dispatch;
 
 import java.util.Arrays;
 import io.sipline.container.api.ContainerShard;
+import io.sipline.sip.collection.QuietSpells;
 import io.sipline.sip.stack.StackShard;
 
 /**
@@ -52,9 +53,8 @@ final class TimerSlots
     private int pendingCount;
     /** Slots from here up are not handed out again while a shrink waits for their timers to end. */
     private int slotLimit = Integer.MAX_VALUE;
-    /** The most timers pending at once since the last trim that was not quiet. */
-    private int peak;
-    private int quietTrims;
+    /** The quiet spell, at a quarter of the slots or less, that {@link #trim} shrinks them after. */
+    private final QuietSpells spell = new QuietSpells(1, 2, INITIAL_SLOTS);
     private long nextTrimNs;
     private boolean trimmedOnce;
     /** The generation a slot made again after a shrink starts from (the highest of the dropped slots'). */
@@ -123,10 +123,7 @@ final class TimerSlots
             }
             slot = slotCount++;
         }
-        if (++pendingCount > peak)
-        {
-            peak = pendingCount;
-        }
+        spell.use(0, ++pendingCount);
         timerTargets[slot] = target;
         final int generation = ++timerGenerations[slot] & 0x7FFFFFFF;
         timerWheelIds[slot] = shard.schedule(shard.nowNs() + Math.max(0, delayMillis) * 1_000_000L, slot);
@@ -203,32 +200,13 @@ final class TimerSlots
         }
         trimmedOnce = true;
         nextTrimNs = nowNs + TRIM_PERIOD_NS;
-        final int length = timerTargets.length;
-        if (length <= INITIAL_SLOTS)
+        final int target = spell.trim(0, timerTargets.length, pendingCount, QUIET_TRIMS);
+        if (QuietSpells.BUSY == target)
         {
-            return false;
-        }
-        if (peak > length >> 2)
-        {
-            quietTrims = 0;
-            peak = pendingCount;
             giveBackHeldSlots();
             return false;
         }
-        if (++quietTrims < QUIET_TRIMS)
-        {
-            return false;
-        }
-        final int wanted = Math.max(1, peak) << 2;
-        final int target = Math.max(INITIAL_SLOTS, Integer.highestOneBit(wanted - 1) << 1);
-        if (target >= length)
-        {
-            // the spell's most needs every slot: a new spell measures the use from now on, not the burst's tail
-            quietTrims = 0;
-            peak = pendingCount;
-            return false;
-        }
-        return shrink(target);
+        return QuietSpells.KEEP != target && shrink(target);
     }
 
     private boolean shrink(final int target)
@@ -257,8 +235,7 @@ final class TimerSlots
                 freeSlots[freeCount++] = i; // the lowest free slot ends on top
             }
         }
-        quietTrims = 0;
-        peak = pendingCount;
+        spell.restart(0, pendingCount);
         slotLimit = Integer.MAX_VALUE;
         return true;
     }

@@ -65,11 +65,8 @@ public final class LongHashIndex<V>
     private long growths;
     private long shrinks;
     private final int initialCapacity;
-    /** The largest size since the last {@link #trim}. */
-    private int peakSinceTrim;
-    /** Trims in a row that found the peak at an eighth of the capacity or less, and the largest of their peaks. */
-    private int sparseTrims;
-    private int sparsePeak;
+    /** The quiet spell, at an eighth of the slots or less, that {@link #trim} shrinks the index after. */
+    private final QuietSpells spell;
     /**
      * Whether a value was ever put under key 0: from then on a slot whose key is 0 may hold one, and its value (null
      * or not) tells whether it is empty. Hash keys are 0 once in 2^64, so this stays false but for a test.
@@ -99,6 +96,7 @@ public final class LongHashIndex<V>
         final int capacity = Math.max(16, Integer.highestOneBit(Math.max(1, initialCapacity - 1)) << 1);
         this.migratePerPut = migratePerPut;
         this.initialCapacity = capacity;
+        this.spell = new QuietSpells(1, 3, capacity);
         keys = new long[capacity];
         values = new Object[capacity];
         mask = capacity - 1;
@@ -202,10 +200,7 @@ public final class LongHashIndex<V>
             zeroKeys = true;
         }
         insert(key, value);
-        if (++size > peakSinceTrim)
-        {
-            peakSinceTrim = size;
-        }
+        spell.use(0, ++size);
     }
 
     /**
@@ -220,31 +215,16 @@ public final class LongHashIndex<V>
      */
     public boolean trim(final int quietTrims)
     {
-        final int peak = peakSinceTrim;
-        peakSinceTrim = size;
         if (null != previousValues)
         {
             migrate(MIGRATE_PER_TRIM);
         }
-        final int capacity = values.length;
-        if (capacity <= initialCapacity || (long)peak * 8 > capacity)
+        final int target = spell.trim(0, values.length, size, Math.max(1, quietTrims));
+        if (target <= QuietSpells.KEEP || null != previousValues)
         {
-            sparseTrims = 0;
-            sparsePeak = 0;
-            return false;
+            return false; // not quiet long enough, or a migration under way: the next trim asks again
         }
-        sparsePeak = Math.max(sparsePeak, peak);
-        if (++sparseTrims < Math.max(1, quietTrims) || null != previousValues)
-        {
-            return false;
-        }
-        final int target = Math.max(initialCapacity, Integer.highestOneBit(Math.max(1, sparsePeak * 4 - 1)) << 1);
-        sparseTrims = 0;
-        sparsePeak = 0;
-        if (target >= capacity)
-        {
-            return false;
-        }
+        spell.restart(0, size);
         previousKeys = keys;
         previousValues = values;
         previousMask = mask;

@@ -1,6 +1,7 @@
 package io.sipline.sip.timer;
 
 import java.util.Arrays;
+import io.sipline.sip.collection.QuietSpells;
 
 /**
  * A hashed timing wheel of deadlines, for RFC 3261 timers A to M and the container's timers. Time is cut into ticks
@@ -78,10 +79,8 @@ public final class TimerWheel
     private long spokeShrinks;
     /** Slots a spoke starts with, and the least {@link #trim} leaves it. */
     private final int initialSpokeCapacity;
-    /** Per spoke: the most live timers since its count was last reset by {@link #trim}. */
-    private final int[] spokePeaks;
-    /** Per spoke: trims in a row its peak stayed at a quarter of its slots or less. */
-    private final int[] quietTrims;
+    /** Per spoke: its quiet spell, at a quarter of its slots or less, that {@link #trim} shrinks it after. */
+    private final QuietSpells spells;
     /** Per spoke: the generation a slot it grows again starts with (above those of the slots a shrink dropped). */
     private final int[] generationFloors;
 
@@ -129,8 +128,7 @@ public final class TimerWheel
         Arrays.fill(positionLimits, Integer.MAX_VALUE);
         Arrays.fill(freeDepths, spokeCapacity);
         this.initialSpokeCapacity = spokeCapacity;
-        this.spokePeaks = new int[ticksPerWheel];
-        this.quietTrims = new int[ticksPerWheel];
+        this.spells = new QuietSpells(ticksPerWheel, 2, spokeCapacity);
         this.generationFloors = new int[ticksPerWheel];
         for (int i = 0; i < ticksPerWheel; i++)
         {
@@ -184,11 +182,7 @@ public final class TimerWheel
         }
         d[position] = deadlineNs;
         payloads[spoke][position] = payload;
-        final int count = ++spokeCounts[spoke];
-        if (count > spokePeaks[spoke])
-        {
-            spokePeaks[spoke] = count;
-        }
+        spells.use(spoke, ++spokeCounts[spoke]);
         timerCount++;
         return ((long)generations[spoke][position] << GENERATION_SHIFT) | ((long)spoke << SPOKE_SHIFT) | position;
     }
@@ -361,19 +355,14 @@ public final class TimerWheel
         int longest = initialSpokeCapacity;
         for (int spoke = 0; spoke <= tickMask; spoke++)
         {
-            final int length = deadlines[spoke].length;
-            if (length > initialSpokeCapacity)
+            final int target = spells.trim(spoke, deadlines[spoke].length, spokeCounts[spoke], QUIET_TRIMS);
+            if (QuietSpells.BUSY == target)
             {
-                if (spokePeaks[spoke] > length >> 2)
-                {
-                    quietTrims[spoke] = 0;
-                    spokePeaks[spoke] = spokeCounts[spoke];
-                    giveBackHeld(spoke);
-                }
-                else if (++quietTrims[spoke] >= QUIET_TRIMS)
-                {
-                    shrunk += shrink(spoke) ? 1 : 0;
-                }
+                giveBackHeld(spoke);
+            }
+            else if (QuietSpells.KEEP != target)
+            {
+                shrunk += shrink(spoke, target) ? 1 : 0;
             }
             longest = Math.max(longest, deadlines[spoke].length);
         }
@@ -385,19 +374,10 @@ public final class TimerWheel
         return shrunk;
     }
 
-    /** Shrinks a quiet spoke when none of its live timers sits at or above the new length. */
-    private boolean shrink(final int spoke)
+    /** Shrinks a quiet spoke to {@code target} slots when none of its live timers sits at or above it. */
+    private boolean shrink(final int spoke, final int target)
     {
         final int length = deadlines[spoke].length;
-        final int wanted = Math.max(1, spokePeaks[spoke]) << 2;
-        final int target = Math.max(initialSpokeCapacity, Integer.highestOneBit(wanted - 1) << 1);
-        if (target >= length)
-        {
-            // the spell's peak needs every slot: a new spell measures the use from now on, not the burst's tail
-            quietTrims[spoke] = 0;
-            spokePeaks[spoke] = spokeCounts[spoke];
-            return false;
-        }
         final long[] d = deadlines[spoke];
         final int[] g = generations[spoke];
         int floor = generationFloors[spoke];
@@ -426,8 +406,7 @@ public final class TimerWheel
         freePositions[spoke] = stack;
         freeDepths[spoke] = depth;
         positionLimits[spoke] = Integer.MAX_VALUE;
-        quietTrims[spoke] = 0;
-        spokePeaks[spoke] = spokeCounts[spoke];
+        spells.restart(spoke, spokeCounts[spoke]);
         spokeShrinks++;
         return true;
     }
