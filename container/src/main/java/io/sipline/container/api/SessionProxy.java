@@ -1,6 +1,7 @@
 package io.sipline.container.api;
 
 import javax.servlet.sip.Proxy;
+import javax.servlet.sip.ProxyBranch;
 
 /**
  * The proxy of a session's initial request (JSR 289 §10) as the session sees it: the session only records that it
@@ -8,6 +9,17 @@ import javax.servlet.sip.Proxy;
  * <p>
  * Threading as {@link Proxy}: the session's shard, or the application's thread while it holds the application session.
  */
-public interface SessionProxy extends Proxy
+public interface SessionProxy extends Proxy, ResponseRoute
 {
+    @Override
+    default Proxy routeProxy()
+    {
+        return this;
+    }
+
+    @Override
+    default ProxyBranch routeBranch()
+    {
+        return null;
+    }
 }

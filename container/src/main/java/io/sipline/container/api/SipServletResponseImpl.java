@@ -53,9 +53,9 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     /**
      * The proxy and branch a received response came through (JSR 289 §10.2.4), in one field: the branch when there is
      * one and it is the proxy's ({@code ProxyBranch.getProxy}), the proxy when there is no branch, a {@link
-     * ProxyPair} otherwise; null when none.
+     * ProxyPair} otherwise (a fake proxy in a test, say); null when none.
      */
-    private Object proxyLink;
+    private ResponseRoute proxyLink;
     /**
      * {@link #BRANCH_RESPONSE}; {@link #FORWARDED}: a response a proxy relays upstream (not retransmitted by us: the
      * UAS retransmits its 2xx); {@link #PRACK_CREATED}: {@link #createPrack} was called on this received reliable
@@ -602,29 +602,32 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     public Proxy getProxy()
     {
         relayedProxy();
-        return proxyLink instanceof ProxyBranch b ? b.getProxy()
-            : proxyLink instanceof ProxyPair pair ? pair.proxy() : (Proxy)proxyLink;
+        return null == proxyLink ? null : proxyLink.routeProxy();
     }
 
     @Override
     public ProxyBranch getProxyBranch()
     {
         relayedProxy();
-        return proxyLink instanceof ProxyBranch b ? b : proxyLink instanceof ProxyPair pair ? pair.branch() : null;
+        return null == proxyLink ? null : proxyLink.routeBranch();
     }
 
     /** What {@link #proxyLink} holds for proxy {@code p} and branch {@code b}. */
-    private static Object link(final Proxy p, final ProxyBranch b)
+    private static ResponseRoute link(final Proxy p, final ProxyBranch b)
     {
+        if (null == p && null == b)
+        {
+            return null;
+        }
         if (null == b)
         {
-            return p;
+            return p instanceof final ResponseRoute own && null == own.routeBranch() ? own : new ProxyPair(p, null);
         }
-        return b.getProxy() == p ? b : new ProxyPair(p, b);
+        return b.getProxy() == p && b instanceof final ResponseRoute own ? own : new ProxyPair(p, b);
     }
 
     /** A proxy and a branch that is not one of its own, which {@link #proxyLink} cannot hold as the branch alone. */
-    private record ProxyPair(Proxy proxy, ProxyBranch branch)
+    private record ProxyPair(Proxy routeProxy, ProxyBranch routeBranch) implements ResponseRoute
     {
     }
 

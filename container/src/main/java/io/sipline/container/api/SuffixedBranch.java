@@ -1,5 +1,6 @@
 package io.sipline.container.api;
 
+import javax.servlet.sip.Proxy;
 import javax.servlet.sip.ProxyBranch;
 
 /**
@@ -9,8 +10,20 @@ import javax.servlet.sip.ProxyBranch;
  * <p>
  * Threading: read on the request's shard while the request is sent.
  */
-public interface SuffixedBranch extends ProxyBranch
+public interface SuffixedBranch extends ProxyBranch, ResponseRoute
 {
+    @Override
+    default Proxy routeProxy()
+    {
+        return getProxy();
+    }
+
+    @Override
+    default ProxyBranch routeBranch()
+    {
+        return this;
+    }
+
     /** The suffix appended to the branch of the proxy's Via, or null for none. */
     String branchSuffix();
 }
