@@ -13,7 +13,7 @@ import io.netty.buffer.ByteBuf;
  * number outside them (a negative one) is kept as the whole text in place of the method, which then holds a space
  * (a method, a token, never does). Immutable, so shared by messages of any thread; holds no buffer.
  */
-public final class CSeqText implements CharSequence
+public final class CSeqText implements WrittenText
 {
     private static final long MAX_NUMBER = 0xFFFF_FFFFL;
 
@@ -52,12 +52,8 @@ public final class CSeqText implements CharSequence
         return whole() ? Long.parseLong(method, 0, method.indexOf(' '), 10) : Integer.toUnsignedLong(number);
     }
 
-    /**
-     * Writes the value as UTF-8.
-     *
-     * @param out borrowed; bytes appended.
-     */
-    void writeTo(final ByteBuf out)
+    @Override
+    public void writeTo(final ByteBuf out)
     {
         if (whole())
         {

@@ -86,6 +86,21 @@ public interface ContainerShard
     /** A fresh Call-ID that encodes this shard (any thread). */
     String newCallId();
 
+    /**
+     * A fresh local tag that encodes this shard, as text that need not be a String: the shard's own kind keeps it as
+     * its numbers ({@link IdText}) until someone reads it as a String (any thread).
+     */
+    default CharSequence newTagText()
+    {
+        return newTag();
+    }
+
+    /** A fresh Call-ID that encodes this shard, as {@link #newTagText} (any thread). */
+    default CharSequence newCallIdText()
+    {
+        return newCallId();
+    }
+
     /** A fresh magic-cookie branch that encodes this shard (any thread). */
     String newBranch();
 

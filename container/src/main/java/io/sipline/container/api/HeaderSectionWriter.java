@@ -6,7 +6,7 @@ import io.sipline.sip.message.HeaderName;
 /**
  * Writes a {@link MessageHeaders} section as {@code Name: value CRLF} lines: a known header under its canonical name,
  * an extension header under the name it was written or received with; a received value as its bytes, a text value
- * as UTF-8 ({@link TaggedParty} and {@link CSeqText} from their parts, without a String of the whole).
+ * as UTF-8 (a {@link WrittenText} from its parts, without a String of the whole).
  * <p>
  * Stateless; called on the thread that owns the message. The buffer is borrowed: bytes are appended.
  */
@@ -54,13 +54,9 @@ final class HeaderSectionWriter
             {
                 out.writeBytes(bytes, start, (int)span - start);
             }
-            else if (text instanceof TaggedParty tagged)
+            else if (text instanceof WrittenText written)
             {
-                tagged.writeTo(out);
-            }
-            else if (text instanceof CSeqText cseq)
-            {
-                cseq.writeTo(out);
+                written.writeTo(out);
             }
             else
             {

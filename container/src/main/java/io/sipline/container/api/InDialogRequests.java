@@ -103,7 +103,7 @@ final class InDialogRequests
         {
             h.insert(h.size(), "To", to);
         }
-        h.insert(h.size(), "Call-ID", d.callId());
+        d.insertCallId(h);
         h.insert(h.size(), "CSeq", CSeqText.of(cseq, method));
         if (SessionDialog.isTargetRefresh(method))
         {

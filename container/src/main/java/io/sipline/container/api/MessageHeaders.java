@@ -31,12 +31,12 @@ import io.sipline.sip.message.SipMessage;
  *            again); made on first use, as long as the section's maker expects texts, and doubled when full, so
  *            that a section with a few texts among many spans has a short array.
  *            A text slot holds the value as text: set by an edit, or past 64 KiB; a From or To the container writes
- *            with a tag may be a {@link TaggedParty} instead, and a CSeq the container writes a {@link CSeqText},
- *            each made into a String (and cached) when read; an extension header whose value is text has a
- *            {@link NamedText}, its name and value (a spanned one's name is read from the bytes before its value),
- *            so only the entries that need a name carry one. A String read from a short span is found again by its
- *            characters (an entry has no bits left for its slot): any String of the section equal to the span's
- *            bytes is its value
+ *            with a tag may be a {@link TaggedParty} instead, a CSeq a {@link CSeqText}, a Call-ID it made an
+ *            {@link IdText} (each a {@link WrittenText}), made into a String (and cached) when read; an
+ *            extension header whose value is text has a {@link NamedText}, its name and value (a spanned one's
+ *            name is read from the bytes before its value), so only the entries that need a name carry one. A
+ *            String read from a short span is found again by its characters (an entry has no bits left for its
+ *            slot): any String of the section equal to the span's bytes is its value
  *   count:   index[index.length - 1], one char after the last entry's place: no field of its own, one field fewer
  *            in an object made for every message
  *   tail:    a received section's index is not an array of its own: its chars (big-endian) are the last bytes of
@@ -689,7 +689,7 @@ public final class MessageHeaders implements HeaderSource
     }
 
     /** Replaces the value of entry {@code i} (a From or To) with a tagged party, written without a String of it. */
-    public void setValue(final int i, final TaggedParty value)
+    public void setValue(final int i, final WrittenText value)
     {
         setText(i, value);
     }
@@ -734,14 +734,11 @@ public final class MessageHeaders implements HeaderSource
         insertText(at, name, value);
     }
 
-    /** Inserts a From or To entry at position {@code at}, written from its party and tag without a String of both. */
-    public void insert(final int at, final String name, final TaggedParty value)
-    {
-        insertText(at, name, value);
-    }
-
-    /** Inserts a CSeq entry at position {@code at}, written from its number and method without a String of both. */
-    public void insert(final int at, final String name, final CSeqText value)
+    /**
+     * Inserts an entry the container writes from its parts (a tagged From or To, a CSeq, a Call-ID it made) at
+     * position {@code at}, without a String of it.
+     */
+    public void insert(final int at, final String name, final WrittenText value)
     {
         insertText(at, name, value);
     }

@@ -4,6 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import javax.servlet.sip.Address;
+import javax.servlet.sip.ServletParseException;
+
+import io.sipline.container.address.SipAddresses;
 import io.sipline.container.replication.ApplicationSnapshot.DialogSnapshot;
 import io.sipline.sip.dialog.ByteSlot;
 import io.sipline.sip.dialog.Dialog;
@@ -40,9 +44,13 @@ final class SessionDialog
 
     /** Null once released. */
     private Dialog record;
-    /** Null until read when the record holds it (a received request's), else the text the dialog was made with. */
-    private String callId;
-    private String localTag;
+    /**
+     * Null until read when the record holds it (a received request's), else the text the dialog was made with: a
+     * String, or an {@link IdText} (a new leg's, made into a String only when read as one).
+     */
+    private CharSequence callId;
+    /** A String, or an {@link IdText} (a tag this container made, written from its numbers); null until made. */
+    private CharSequence localTag;
     private String remoteTag;
     /** A String, or an {@link AsciiSpan} of the received request a B2BUA's copy made this dialog from. */
     private CharSequence localParty;
@@ -84,7 +92,7 @@ final class SessionDialog
     /** The To of this side's requests in the dialog, remote tag included; made once per remote tag. */
     private TaggedParty requestTo;
 
-    private SessionDialog(final Dialog record, final String callId, final String localTag)
+    private SessionDialog(final Dialog record, final CharSequence callId, final CharSequence localTag)
     {
         this.record = record;
         this.callId = callId;
@@ -107,7 +115,7 @@ final class SessionDialog
      * @param requestUri its Request-URI: a String is kept as the remote target's text; any other text (a view of a
      *                   received request's bytes) only as bytes in the record, made into text when first read.
      */
-    static SessionDialog outgoing(final ContainerShard host, final String callId, final String localTag,
+    static SessionDialog outgoing(final ContainerShard host, final CharSequence callId, final CharSequence localTag,
         final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final CharSequence requestUri)
     {
         final Dialog d = host.dialogRecords().prepareUac(callId, localTag, fromWithoutTag, toWithoutTag, requestUri,
@@ -170,6 +178,13 @@ final class SessionDialog
 
     String callId()
     {
+        final CharSequence id = callIdChars();
+        return null == id ? null : id.toString();
+    }
+
+    /** The Call-ID as it is kept: a String, or an {@link IdText} not made into one; null when there is none. */
+    CharSequence callIdChars()
+    {
         if (null == callId && null != record && !record.callId().isEmpty())
         {
             final ByteSlot id = record.callId();
@@ -183,6 +198,20 @@ final class SessionDialog
         return callId;
     }
 
+    /** Adds the Call-ID to {@code h} as it is kept (an {@link IdText} is written from its numbers). */
+    void insertCallId(final MessageHeaders h)
+    {
+        final CharSequence id = callIdChars();
+        if (id instanceof IdText made)
+        {
+            h.insert(h.size(), "Call-ID", made);
+        }
+        else
+        {
+            h.insert(h.size(), "Call-ID", (String)id);
+        }
+    }
+
     /** Whether the Call-ID is the one at {@code [start, end)} of {@code b}; no String is made. */
     boolean callIdIs(final byte[] b, final int start, final int end)
     {
@@ -190,16 +219,22 @@ final class SessionDialog
         {
             return start >= 0 && record.callId().contentEquals(b, start, end);
         }
-        return sameChars(callId(), b, start, end);
+        return sameChars(callIdChars(), b, start, end);
     }
 
     String localTag()
     {
+        return null == localTag ? null : localTag.toString();
+    }
+
+    /** The local tag as it is kept: a String, or an {@link IdText} not made into one; null until made. */
+    CharSequence localTagChars()
+    {
         return localTag;
     }
 
-    /** The UAS's tag, made for its first response (§12.1.1). */
-    void localTag(final String tag)
+    /** The UAS's tag, made for its first response (§12.1.1): a String, or an {@link IdText}. */
+    void localTag(final CharSequence tag)
     {
         localTag = tag;
         requestFrom = null;
@@ -235,7 +270,7 @@ final class SessionDialog
     }
 
     /** Whether {@code text} (ASCII: a tag or a Call-ID) has exactly the bytes at {@code [start, end)} of {@code b}. */
-    private static boolean sameChars(final String text, final byte[] b, final int start, final int end)
+    private static boolean sameChars(final CharSequence text, final byte[] b, final int start, final int end)
     {
         if (null == text || start < 0 || end - start != text.length())
         {
@@ -653,6 +688,23 @@ final class SessionDialog
             default -> d.callId();
         };
         return 3 == k ? HeaderValues.unfold(slot.bytes(), 0, slot.length()) : slot.toString();
+    }
+
+    /** A party as an application reads it ({@code getLocalParty}, {@code getRemoteParty}): with its tag; or null. */
+    static Address party(final String value, final String tag)
+    {
+        if (null == value)
+        {
+            return null;
+        }
+        try
+        {
+            return SipAddresses.parseAddress(null == tag ? value : HeaderText.withTag(value, tag));
+        }
+        catch (final ServletParseException e)
+        {
+            throw new IllegalStateException("party does not parse: " + value, e);
+        }
     }
 
     static boolean isDialogCreating(final String method)

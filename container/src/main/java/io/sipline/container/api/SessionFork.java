@@ -155,7 +155,7 @@ final class SessionFork
         final SessionTable table = s.host().sessions();
         if (rest.isEmpty())
         {
-            table.removeDialog(s.localTag(), s); // no-op unless the entry is still ours
+            table.removeDialog(s.localTagChars(), s); // no-op unless the entry is still ours
             return;
         }
         final SipSessionImpl heir = rest.remove(0);
@@ -165,6 +165,6 @@ final class SessionFork
         {
             d.fork.parent = heir;
         }
-        table.putDialog(s.localTag(), heir);
+        table.putDialog(s.localTagChars(), heir);
     }
 }

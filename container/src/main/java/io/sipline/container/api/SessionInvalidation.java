@@ -71,7 +71,7 @@ final class SessionInvalidation
         }
         else if (s.registered)
         {
-            unregister(s, s.localTag());
+            unregister(s, s.localTagChars());
         }
         s.registered = false;
         if (null != s.proxyRouteKey())
@@ -141,7 +141,7 @@ final class SessionInvalidation
     }
 
     /** Removes the session's entry under {@code key} from its shard's table, on the shard. */
-    private static void unregister(final SipSessionImpl s, final String key)
+    private static void unregister(final SipSessionImpl s, final CharSequence key)
     {
         final ContainerShard host = s.host();
         if (host.onShardThread())

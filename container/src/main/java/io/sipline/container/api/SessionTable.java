@@ -32,7 +32,9 @@ public final class SessionTable
     private final LongHashIndex<SipSessionImpl> dialogs = new LongHashIndex<>(2048);
     private long nextTrimNs;
     private boolean trimmedOnce;
-    private final ConcurrentHashMap<String, SipApplicationSessionImpl> applications = new ConcurrentHashMap<>(1024);
+    /** By {@link #applicationKey} of the id: an {@link IdText} for an id of the ShardIds form, else a String. */
+    private final ConcurrentHashMap<CharSequence, SipApplicationSessionImpl> applications =
+        new ConcurrentHashMap<>(1024);
     private final ConcurrentHashMap<String, SipApplicationSessionImpl> byKey = new ConcurrentHashMap<>();
 
     /**
@@ -42,6 +44,10 @@ public final class SessionTable
      */
     static long key(final CharSequence tag)
     {
+        if (tag instanceof IdText id && id.length() == ShardIds.ID_LENGTH)
+        {
+            return id.dialogKey();
+        }
         if (null == tag || tag.length() != ShardIds.ID_LENGTH || tag.charAt(0) != 's')
         {
             return -1;
@@ -60,6 +66,21 @@ public final class SessionTable
             }
         }
         return k;
+    }
+
+    /**
+     * The key of an application session id in {@link #applications}: the same for an id's {@link IdText} and its
+     * String (an id made here, or read from an encoded URI), so that a session is found by either without a String of
+     * the id made for the table.
+     */
+    static CharSequence applicationKey(final CharSequence id)
+    {
+        if (id instanceof IdText)
+        {
+            return id;
+        }
+        final IdText made = IdText.parseTag(id);
+        return null == made ? id.toString() : made;
     }
 
     private static long key(final byte[] b, final int start, final int end)
@@ -94,7 +115,7 @@ public final class SessionTable
      * The SIP session registered under (Call-ID, local tag), or null; the head of a forked request's sessions when
      * it has derived ones (see {@link SipSessionImpl#dialogFor(String)}). Shard only.
      */
-    public SipSessionImpl dialog(final String callId, final String localTag)
+    public SipSessionImpl dialog(final String callId, final CharSequence localTag)
     {
         final SipSessionImpl s = null == callId ? null : get(key(localTag));
         return null != s && callId.equals(s.callId()) ? s : null;
@@ -130,7 +151,7 @@ public final class SessionTable
     }
 
     /** Registers the session under its local tag (or proxy route key); the Call-ID is checked at lookup. */
-    void putDialog(final String localTag, final SipSessionImpl session)
+    void putDialog(final CharSequence localTag, final SipSessionImpl session)
     {
         final long k = key(localTag);
         if (k < 0)
@@ -148,7 +169,7 @@ public final class SessionTable
         }
     }
 
-    void removeDialog(final String localTag, final SipSessionImpl session)
+    void removeDialog(final CharSequence localTag, final SipSessionImpl session)
     {
         final long k = key(localTag);
         if (k >= 0)
@@ -188,7 +209,7 @@ public final class SessionTable
     /** An application session by id, or null (any thread). */
     public SipApplicationSessionImpl application(final String id)
     {
-        return applications.get(id);
+        return null == id ? null : applications.get(applicationKey(id));
     }
 
     /** An application session by application name and key, or null (any thread). */
@@ -211,7 +232,7 @@ public final class SessionTable
 
     void putApplication(final SipApplicationSessionImpl session)
     {
-        applications.put(session.getId(), session);
+        applications.put(applicationKey(session.idChars()), session);
         if (null != session.key())
         {
             byKey.put(session.getApplicationName() + '\n' + session.key(), session);
@@ -220,7 +241,7 @@ public final class SessionTable
 
     void removeApplication(final SipApplicationSessionImpl session)
     {
-        applications.remove(session.getId(), session);
+        applications.remove(applicationKey(session.idChars()), session);
         if (null != session.key())
         {
             byKey.remove(session.getApplicationName() + '\n' + session.key(), session);

@@ -52,7 +52,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
 
     private final RunningApplication application;
     private final ContainerShard host;
-    private final String id;
+    /** A String (a session taken over from the grid), or an {@link IdText}: no String until someone reads it. */
+    private final CharSequence id;
     private final long created;
     private long lastAccessed;
     private long expirationTime;
@@ -82,7 +83,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     {
         this.application = application;
         this.host = host;
-        this.id = host.newTag();
+        this.id = host.newTagText();
         if (null != key)
         {
             extras().key = key;
@@ -487,7 +488,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         {
             throw new IllegalArgumentException("only sip, sips and tel URIs can be encoded");
         }
-        uri.setParameter(SessionTable.ENCODED_URI_PARAMETER, id);
+        uri.setParameter(SessionTable.ENCODED_URI_PARAMETER, getId());
     }
 
     /**
@@ -697,6 +698,12 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
 
     @Override
     public String getId()
+    {
+        return id.toString();
+    }
+
+    /** {@link #getId()} as it is kept: a String, or an {@link IdText} that no String was made of. */
+    CharSequence idChars()
     {
         return id;
     }

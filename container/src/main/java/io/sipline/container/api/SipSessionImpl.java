@@ -10,7 +10,6 @@ import java.util.List;
 import javax.servlet.ServletContext;
 import javax.servlet.ServletException;
 import javax.servlet.sip.Address;
-import javax.servlet.sip.ServletParseException;
 import javax.servlet.sip.SipApplicationSession;
 import javax.servlet.sip.SipServletRequest;
 import javax.servlet.sip.SipSession;
@@ -19,7 +18,6 @@ import javax.servlet.sip.SipSessionListener;
 import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
-import io.sipline.container.address.SipAddresses;
 import io.sipline.container.security.SipPrincipal;
 import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
@@ -118,7 +116,8 @@ public final class SipSessionImpl implements SipSession
     {
         final ContainerShard host = app.host();
         final SipSessionImpl s = new SipSessionImpl(app, true, SessionDialog.outgoing(host,
-            null == callId ? host.newCallId() : callId, host.newTag(), fromWithoutTag, toWithoutTag, requestUri));
+            null == callId ? host.newCallIdText() : callId, host.newTagText(), fromWithoutTag, toWithoutTag,
+            requestUri));
         s.handler = handler;
         s.fireCreated();
         return s;
@@ -333,6 +332,12 @@ public final class SipSessionImpl implements SipSession
         return dialog.localTag();
     }
 
+    /** {@link #localTag()} as it is kept: a String, or an {@link IdText} that no String was made of; or null. */
+    public CharSequence localTagChars()
+    {
+        return dialog.localTagChars();
+    }
+
     public String remoteTag()
     {
         return dialog.remoteTag();
@@ -347,6 +352,12 @@ public final class SipSessionImpl implements SipSession
     public String callId()
     {
         return dialog.callId();
+    }
+
+    /** Adds the session's Call-ID to {@code h}, written from its numbers when this container made it. */
+    public void insertCallId(final MessageHeaders h)
+    {
+        dialog.insertCallId(h);
     }
 
     /** Whether the session's Call-ID is the one at {@code [start, end)} of {@code b}; no String is made. */
@@ -365,26 +376,29 @@ public final class SipSessionImpl implements SipSession
         state = value;
     }
 
-    /** The local tag the UAS puts in To of its responses; made (and the session registered) on first use. */
-    public String localTagForResponse()
+    /**
+     * The local tag the UAS puts in To of its responses; made (and the session registered) on first use. A String, or
+     * an {@link IdText} that no String was made of (written from its numbers).
+     */
+    public CharSequence localTagForResponse()
     {
-        if (null == dialog.localTag())
+        if (null == dialog.localTagChars())
         {
-            dialog.localTag(app.host().newTag());
+            dialog.localTag(app.host().newTagText());
             if (app.host().onShardThread())
             {
                 register();
             }
         }
-        return dialog.localTag();
+        return dialog.localTagChars();
     }
 
     /** Registers the session under (Call-ID, local tag) in its shard's table; shard thread only. */
     public void register()
     {
-        if (!registered && null != dialog.localTag() && valid)
+        if (!registered && null != dialog.localTagChars() && valid)
         {
-            app.host().sessions().putDialog(dialog.localTag(), this);
+            app.host().sessions().putDialog(dialog.localTagChars(), this);
             registered = true;
         }
     }
@@ -778,29 +792,13 @@ public final class SipSessionImpl implements SipSession
     @Override
     public Address getLocalParty()
     {
-        return party(dialog.localParty(), dialog.localTag());
+        return SessionDialog.party(dialog.localParty(), dialog.localTag());
     }
 
     @Override
     public Address getRemoteParty()
     {
-        return party(dialog.remoteParty(), dialog.remoteTag());
-    }
-
-    private static Address party(final String value, final String tag)
-    {
-        if (null == value)
-        {
-            return null;
-        }
-        try
-        {
-            return SipAddresses.parseAddress(null == tag ? value : HeaderText.withTag(value, tag));
-        }
-        catch (final ServletParseException e)
-        {
-            throw new IllegalStateException("party does not parse: " + value, e);
-        }
+        return SessionDialog.party(dialog.remoteParty(), dialog.remoteTag());
     }
 
     @Override

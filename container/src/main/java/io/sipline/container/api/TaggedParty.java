@@ -15,38 +15,40 @@ import io.netty.buffer.ByteBuf;
  * A {@link CharSequence} of that text, so that a header section's values are one type; reading it char by char makes
  * no String. Immutable, so shared by messages of any thread; holds no buffer.
  */
-public final class TaggedParty implements CharSequence
+public final class TaggedParty implements WrittenText
 {
     private static final byte[] TAG = {';', 't', 'a', 'g', '='};
 
     private final CharSequence party;
-    /** Null for a party without tag (a To before the peer tagged the dialog). */
-    private final String tag;
+    /**
+     * A String, or an {@link IdText} (a local tag the container made, written from its numbers); null for a party
+     * without tag (a To before the peer tagged the dialog).
+     */
+    private final CharSequence tag;
 
-    private TaggedParty(final CharSequence party, final String tag)
+    private TaggedParty(final CharSequence party, final CharSequence tag)
     {
         this.party = party;
         this.tag = tag;
     }
 
     /** {@code value} with its tag set to {@code tag}, or removed when null, as {@link HeaderText#withTag} writes it. */
-    public static TaggedParty of(final String value, final String tag)
+    public static TaggedParty of(final String value, final CharSequence tag)
     {
         return new TaggedParty(HeaderText.withoutParam(value, "tag"), tag);
     }
 
-    /** {@code party} (a String or an {@link AsciiSpan}) with {@code tag}; {@code party} has no tag: a dialog's. */
-    public static TaggedParty ofParty(final CharSequence party, final String tag)
+    /**
+     * {@code party} (a String or an {@link AsciiSpan}) with {@code tag} (a String or an {@link IdText}); {@code party}
+     * has no tag: a dialog's.
+     */
+    public static TaggedParty ofParty(final CharSequence party, final CharSequence tag)
     {
         return party instanceof String text ? of(text, tag) : new TaggedParty(party, tag);
     }
 
-    /**
-     * Writes the value as UTF-8.
-     *
-     * @param out borrowed; bytes appended.
-     */
-    void writeTo(final ByteBuf out)
+    @Override
+    public void writeTo(final ByteBuf out)
     {
         Utf8Text.write(out, party);
         if (null != tag)

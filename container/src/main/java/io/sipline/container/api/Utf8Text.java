@@ -41,6 +41,10 @@ final class Utf8Text
         {
             span.writeTo(out);
         }
+        else if (text instanceof WrittenText written)
+        {
+            written.writeTo(out);
+        }
         else if (text instanceof StringBuilder b)
         {
             write(out, b);

@@ -1,5 +1,6 @@
 package io.sipline.container.dispatch;
 
+import io.sipline.container.api.IdText;
 import io.sipline.sip.shard.ShardIds;
 import io.sipline.sip.stack.StackShard;
 
@@ -66,6 +67,12 @@ final class ContainerIds
         {
             return offShardIds.appendId(new StringBuilder(40)).append('@').append(host).toString();
         }
+    }
+
+    /** A fresh Call-ID that encodes this shard, kept as its numbers until read as a String (any thread). */
+    IdText newCallIdText()
+    {
+        return IdText.callId(origin(), newBranchRandom(), host);
     }
 
     /** A fresh magic-cookie branch that encodes this shard (any thread). */

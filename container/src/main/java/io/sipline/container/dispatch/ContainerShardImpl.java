@@ -9,6 +9,7 @@ import javax.servlet.sip.Proxy;
 import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.api.SipServletResponseImpl;
 import io.sipline.container.api.ContainerShard;
+import io.sipline.container.api.IdText;
 import io.sipline.container.api.SessionTable;
 import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.dialog.DialogPool;
@@ -200,6 +201,18 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     public String newCallId()
     {
         return ids.newCallId();
+    }
+
+    @Override
+    public IdText newTagText()
+    {
+        return IdText.tag(ids.origin(), ids.newBranchRandom());
+    }
+
+    @Override
+    public IdText newCallIdText()
+    {
+        return ids.newCallIdText();
     }
 
     @Override

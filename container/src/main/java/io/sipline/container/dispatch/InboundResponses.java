@@ -279,7 +279,8 @@ final class InboundResponses
             outbound.resendAck(invite.ack());
             return true;
         }
-        final SipSessionImpl head = sessions.dialog(invite.sessionImpl().callId(), invite.sessionImpl().localTag());
+        final SipSessionImpl invited = invite.sessionImpl();
+        final SipSessionImpl head = sessions.dialog(invited.callId(), invited.localTagChars());
         final SipSessionImpl dialog = null == head ? null : head.dialogFor(tag);
         if (null != dialog && null != dialog.derived2xx())
         {
@@ -406,7 +407,7 @@ final class InboundResponses
     private void endEarlyDialogs(final SipSessionImpl session)
     {
         final SipSessionImpl head = session.isValid() ? session : sessions.dialog(session.callId(),
-            session.localTag());
+            session.localTagChars());
         if (null == head || !head.isValid())
         {
             return;

@@ -189,9 +189,9 @@ final class UasResponses
             return;
         }
         final SipSessionImpl session = request.sessionImpl();
-        // our own UAS answered with the session's local tag (a String it has); a proxy relayed the callee's
-        final String toTag = null != session && null == session.proxy() && null != session.localTag()
-            ? session.localTag() : answer.toTag();
+        // our own UAS answered with the session's local tag (text it has); a proxy relayed the callee's
+        final CharSequence toTag = null != session && null == session.proxy() && null != session.localTagChars()
+            ? session.localTagChars() : answer.toTag();
         server.answeredToTag(toTag);
         tx.attachment(TransactionMark.ANSWERED_INVITE);
     }

@@ -237,7 +237,7 @@ public final class SipFactoryImpl implements SipFactory
         h.insert(h.size(), "Max-Forwards", "70");
         h.insert(h.size(), "From", session.requestFrom());
         h.insert(h.size(), "To", toBare);
-        h.insert(h.size(), "Call-ID", session.callId());
+        session.insertCallId(h);
         h.insert(h.size(), "CSeq", "1 " + method);
         if (isDialogCreating(method))
         {
@@ -320,7 +320,7 @@ public final class SipFactoryImpl implements SipFactory
         {
             h.insert(h.size(), "To", TaggedParty.ofParty(toBare, null)); // written from the original's bytes
         }
-        h.insert(h.size(), "Call-ID", session.callId());
+        session.insertCallId(h);
         h.insert(h.size(), "CSeq", CSeqText.of(orig.cseqNumber(), method));
         if (isDialogCreating(method))
         {

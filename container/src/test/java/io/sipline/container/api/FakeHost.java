@@ -90,6 +90,19 @@ public final class FakeHost implements ContainerShard
         return "s00call" + (++ids) + "@test";
     }
 
+    /** The container's own kind: a tag kept as its numbers, as a shard makes it. */
+    @Override
+    public CharSequence newTagText()
+    {
+        return IdText.tag(0, ++ids);
+    }
+
+    @Override
+    public CharSequence newCallIdText()
+    {
+        return IdText.callId(0, ++ids, "test");
+    }
+
     @Override
     public String newBranch()
     {

@@ -139,6 +139,28 @@ public final class ShardIds
         return sb;
     }
 
+    /**
+     * Character {@code i} (0..{@link #ID_LENGTH}) of the id of {@code origin} and {@code randomBits}, as
+     * {@link #appendId(StringBuilder, int, long)} writes it: so that an id kept as its numbers is read or written
+     * without a String.
+     */
+    public static char idChar(final int origin, final long randomBits, final int i)
+    {
+        if (0 == i)
+        {
+            return (char)MARKER;
+        }
+        if (i < RANDOM_OFFSET)
+        {
+            return (char)HEX[(origin >>> (4 * (RANDOM_OFFSET - 1 - i))) & 0xF];
+        }
+        if (i < ID_LENGTH)
+        {
+            return (char)HEX[(int)(randomBits >>> (4 * (ID_LENGTH - 1 - i))) & 0xF];
+        }
+        throw new IndexOutOfBoundsException(i);
+    }
+
     /** Appends the magic cookie and the id of {@code origin} and {@code randomBits} (RFC 3261 §8.1.1.7). */
     public static StringBuilder appendBranch(final StringBuilder sb, final int origin, final long randomBits)
     {

@@ -21,7 +21,7 @@ public abstract class ServerTransaction extends Transaction
     ServerTransaction cancelledInvite;
     long cancelledInviteId;
     /** The To tag of the final response the user sent, kept for a late CANCEL's 200 ({@link #answeredToTag()}). */
-    String answeredToTag;
+    CharSequence answeredToTag;
 
     ServerTransaction(final TransactionLayer layer, final int index, final int kind)
     {
@@ -81,14 +81,15 @@ public abstract class ServerTransaction extends Transaction
     /**
      * The To tag of the final response sent on this INVITE transaction, as its user recorded it when it let go of the
      * request; null when none was recorded or that response had no tag. A CANCEL that comes after the final response
-     * gets a 200 with this tag (RFC 3261 §9.2: the same To tag as the response to the original request).
+     * gets a 200 with this tag (RFC 3261 §9.2: the same To tag as the response to the original request). Immutable
+     * text (a String, or an id kept as its numbers), written as it is.
      */
-    public final String answeredToTag()
+    public final CharSequence answeredToTag()
     {
         return answeredToTag;
     }
 
-    public final void answeredToTag(final String tag)
+    public final void answeredToTag(final CharSequence tag)
     {
         answeredToTag = tag;
     }

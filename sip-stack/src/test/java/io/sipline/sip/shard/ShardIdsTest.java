@@ -70,6 +70,22 @@ class ShardIdsTest
     }
 
     @Test
+    void shouldReadEachCharOfAnIdFromItsNumbers()
+    {
+        final ShardIds ids = new ShardIds(200, 17, 42);
+        for (int n = 0; n < 100; n++)
+        {
+            final long random = ids.nextRandom();
+            final String id = ShardIds.appendId(new StringBuilder(), ids.origin(), random).toString();
+            for (int i = 0; i < ShardIds.ID_LENGTH; i++)
+            {
+                assertEquals(id.charAt(i), ShardIds.idChar(ids.origin(), random, i));
+            }
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> ShardIds.idChar(0, 0, ShardIds.ID_LENGTH));
+    }
+
+    @Test
     void shouldNotClaimANodeForForeignIds()
     {
         assertEquals(-1, ShardIds.nodeOf("a84b4c76e66710@pc33.atlanta.example.com"));
