@@ -26,7 +26,13 @@ import javax.servlet.sip.URI;
  * JSR 289 javadoc of {@code Address.clone} requires (so that the clone can be the From of a new request);
  * {@link #copy()} keeps the tag.
  *
- * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
+ * <p>A received message's From or To ({@link #received}) is parsed on first use, over the message's bytes (which it
+ * keeps until then): its URI when first asked for, made from its text in those bytes without a copy of them, and its
+ * display name and parameters when one of them is, so that an application that reads only the URI makes no String of
+ * the tag.
+ *
+ * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable, but for that
+ * first parse of a received From or To, which happens on the thread that uses its message.
  */
 public final class AddressImpl extends AbstractParameterable implements Address
 {
@@ -37,7 +43,8 @@ public final class AddressImpl extends AbstractParameterable implements Address
 
     /**
      * The display name: a String, or as parsed from a header its UTF-8 bytes (its own array, never written), made
-     * into the String when first read, so that an address whose name no one reads costs no String object; or null.
+     * into the String when first read, so that an address whose name no one reads costs no String object; or null;
+     * or, while a received From or To is not parsed yet, its {@link Source} (display name and parameters unknown).
      */
     private Object displayName;
     private URI uri;
@@ -67,6 +74,48 @@ public final class AddressImpl extends AbstractParameterable implements Address
         return new AddressImpl(uri, params, paramCount, protection, systemHeader, displayName);
     }
 
+    /**
+     * Where the value of a received From or To is, while it is not parsed: in bytes never written (the message's).
+     *
+     * @param bytes the message's bytes.
+     * @param start where the value starts in them.
+     * @param end   where it ends.
+     */
+    private record Source(byte[] bytes, int start, int end)
+    {
+    }
+
+    /**
+     * The read-only From or To of a received message, its value at {@code [start, end)} of the message's {@code
+     * bytes} (never written; checked by {@link SipAddresses#parseReceivedParty}), parsed when first used.
+     */
+    static AddressImpl received(final byte[] bytes, final int start, final int end, final String header)
+    {
+        return new AddressImpl(null, null, 0, Protection.READ_ONLY, header, new Source(bytes, start, end));
+    }
+
+    /** Parses display name and parameters of a received From or To not parsed yet; its URI first. */
+    @Override
+    void load()
+    {
+        if (displayName instanceof Source source)
+        {
+            uri();
+            final byte[] name = SipAddresses.loadParts(this, source.bytes(), source.start(), source.end());
+            displayName = name; // last: while it is the source, the address is not parsed
+        }
+    }
+
+    /** The URI, made from the bytes of a received From or To on first use; null for the wildcard. */
+    private URI uri()
+    {
+        if (null == uri && displayName instanceof Source source)
+        {
+            uri = SipAddresses.receivedUri(source.bytes(), source.start(), source.end(), systemHeader);
+        }
+        return uri;
+    }
+
     /** The Contact wildcard {@code *}. */
     static AddressImpl wildcard()
     {
@@ -76,6 +125,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     /** A copy (sharing its URI's bytes) that refuses every change with {@link IllegalStateException}. */
     public AddressImpl readOnly(final String header)
     {
+        load();
         final URI readOnlyUri = uri instanceof BaseUri base ? base.readOnly(header) : uri;
         return new AddressImpl(readOnlyUri, copyParams(), paramCount, Protection.READ_ONLY, header, displayName);
     }
@@ -86,6 +136,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
      */
     public AddressImpl containerContact(final String header)
     {
+        load();
         final URI contactUri = uri instanceof SipURIImpl sip ? sip.containerContact(header)
             : uri instanceof BaseUri base ? base.readOnly(header) : uri;
         return new AddressImpl(contactUri, copyParams(), paramCount, Protection.CONTACT, header, displayName);
@@ -104,6 +155,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
      */
     public AddressImpl tagProtected(final String header)
     {
+        load();
         return new AddressImpl(cloneUri(), copyParams(), paramCount, Protection.TAG, header, displayName);
     }
 
@@ -125,12 +177,14 @@ public final class AddressImpl extends AbstractParameterable implements Address
     /** A deep, modifiable copy with every parameter, the tag included. */
     public AddressImpl copy()
     {
+        load();
         return new AddressImpl(cloneUri(), copyParams(), paramCount, Protection.NONE, null, displayName);
     }
 
     @Override
     public String getDisplayName()
     {
+        load();
         if (displayName instanceof byte[] utf8)
         {
             final String name = new String(utf8, StandardCharsets.UTF_8);
@@ -169,7 +223,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public URI getURI()
     {
-        return uri;
+        return uri();
     }
 
     /** Sets the URI (kept by reference); an address that was the wildcard stops being one. */
@@ -192,7 +246,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public boolean isWildcard()
     {
-        return null == uri;
+        return null == uri();
     }
 
     /** The {@code q} parameter (RFC 3261 §20.10), or -1.0 when absent or not a number. */
@@ -276,6 +330,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public String getValue()
     {
+        load();
         if (null == uri)
         {
             return "*";
@@ -313,6 +368,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public String toString()
     {
+        load();
         if (null == uri)
         {
             return appendParams(new StringBuilder(8).append('*')).toString();
@@ -331,17 +387,20 @@ public final class AddressImpl extends AbstractParameterable implements Address
         {
             return false;
         }
-        if (null == uri || null == other.uri)
+        final URI mine = uri();
+        final URI theirs = other.uri();
+        if (null == mine || null == theirs)
         {
-            return null == uri && null == other.uri;
+            return null == mine && null == theirs;
         }
-        return uri.equals(other.uri) && paramsMatch(other, DEFINED) && other.paramsMatch(this, DEFINED);
+        return mine.equals(theirs) && paramsMatch(other, DEFINED) && other.paramsMatch(this, DEFINED);
     }
 
     @Override
     public int hashCode()
     {
-        return null == uri ? 0 : uri.hashCode() * 31 + paramsHash(DEFINED);
+        final URI mine = uri();
+        return null == mine ? 0 : mine.hashCode() * 31 + paramsHash(DEFINED);
     }
 
     private StringBuilder appendNameAddr(final StringBuilder out)
