@@ -26,15 +26,11 @@ import javax.servlet.sip.URI;
  * JSR 289 javadoc of {@code Address.clone} requires (so that the clone can be the From of a new request);
  * {@link #copy()} keeps the tag.
  *
- * <p>A received message's From or To ({@link #received}) is parsed on first use, over the message's bytes (which it
- * keeps until then): its URI when first asked for, made from its text in those bytes without a copy of them, and its
- * display name and parameters when one of them is, so that an application that reads only the URI makes no String of
- * the tag.
+ * <p>A received message's From or To is a {@link ReceivedParty}, parsed on first use.
  *
- * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable, but for that
- * first parse of a received From or To, which happens on the thread that uses its message.
+ * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
  */
-public final class AddressImpl extends AbstractParameterable implements Address
+public sealed class AddressImpl extends AbstractParameterable implements Address permits ReceivedParty
 {
     private static final String EXPIRES = "expires";
     private static final String Q = "q";
@@ -43,11 +39,11 @@ public final class AddressImpl extends AbstractParameterable implements Address
 
     /**
      * The display name: a String, or as parsed from a header its UTF-8 bytes (its own array, never written), made
-     * into the String when first read, so that an address whose name no one reads costs no String object; or null;
-     * or, while a received From or To is not parsed yet, its {@link Source} (display name and parameters unknown).
+     * into the String when first read, so that an address whose name no one reads costs no String object; or null.
      */
-    private Object displayName;
-    private URI uri;
+    Object displayName;
+    /** The URI; null for the wildcard, and in a {@link ReceivedParty} until it is first asked for. */
+    URI uri;
 
     AddressImpl(final String displayName, final URI uri, final String[] params, final int paramCount,
         final Protection protection, final String systemHeader)
@@ -56,7 +52,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     }
 
     /** An address with a display name as {@link #displayName} holds one (checked, or parsed bytes), or null. */
-    private AddressImpl(final URI uri, final String[] params, final int paramCount, final Protection protection,
+    AddressImpl(final URI uri, final String[] params, final int paramCount, final Protection protection,
         final String systemHeader, final Object displayName)
     {
         super(params, paramCount, protection, systemHeader);
@@ -74,45 +70,9 @@ public final class AddressImpl extends AbstractParameterable implements Address
         return new AddressImpl(uri, params, paramCount, protection, systemHeader, displayName);
     }
 
-    /**
-     * Where the value of a received From or To is, while it is not parsed: in bytes never written (the message's).
-     *
-     * @param bytes the message's bytes.
-     * @param start where the value starts in them.
-     * @param end   where it ends.
-     */
-    private record Source(byte[] bytes, int start, int end)
+    /** The URI (made first by a {@link ReceivedParty}); null for the wildcard. */
+    URI uri()
     {
-    }
-
-    /**
-     * The read-only From or To of a received message, its value at {@code [start, end)} of the message's {@code
-     * bytes} (never written; checked by {@link SipAddresses#parseReceivedParty}), parsed when first used.
-     */
-    static AddressImpl received(final byte[] bytes, final int start, final int end, final String header)
-    {
-        return new AddressImpl(null, null, 0, Protection.READ_ONLY, header, new Source(bytes, start, end));
-    }
-
-    /** Parses display name and parameters of a received From or To not parsed yet; its URI first. */
-    @Override
-    void load()
-    {
-        if (displayName instanceof Source source)
-        {
-            uri();
-            final byte[] name = SipAddresses.loadParts(this, source.bytes(), source.start(), source.end());
-            displayName = name; // last: while it is the source, the address is not parsed
-        }
-    }
-
-    /** The URI, made from the bytes of a received From or To on first use; null for the wildcard. */
-    private URI uri()
-    {
-        if (null == uri && displayName instanceof Source source)
-        {
-            uri = SipAddresses.receivedUri(source.bytes(), source.start(), source.end(), systemHeader);
-        }
         return uri;
     }
 

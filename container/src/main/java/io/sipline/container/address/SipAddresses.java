@@ -131,9 +131,10 @@ public final class SipAddresses
 
     /**
      * The read-only From or To of a received message, its value at {@code [start, end)} of the message's bytes,
-     * parsed when first used ({@link AddressImpl}) once checked here (allocating nothing but the address) when the
-     * value is ASCII on one line: null for any other value (folded, UTF-8), the wildcard, and one that is not an
-     * address; the caller parses its text (the same address, or the exception that says what is wrong).
+     * parsed when first used ({@link ReceivedParty}) once checked here (allocating nothing but the address) when the
+     * value is ASCII on one line within the first 64 KiB: null for any other value (folded, UTF-8, further), the
+     * wildcard, and one that is not an address; the caller parses its text (the same address, or the exception that
+     * says what is wrong).
      *
      * @param bytes never written (a received message's copy), and kept by the address until it is parsed.
      * @param header the header named in refusals (null: "this header").
@@ -141,11 +142,12 @@ public final class SipAddresses
     public static Address parseReceivedParty(final byte[] bytes, final int start, final int end, final String header)
     {
         final NameAddrFlyweight na = Scratch.get().nameAddr;
-        if (!plainAscii(bytes, start, end) || !na.wrap(bytes, start, end) || na.isWildcard())
+        if (end > ReceivedParty.MAX_POSITION || !plainAscii(bytes, start, end) || !na.wrap(bytes, start, end)
+            || na.isWildcard())
         {
             return null;
         }
-        return AddressImpl.received(bytes, start, end, header);
+        return new ReceivedParty(bytes, start, end, header);
     }
 
     /**
