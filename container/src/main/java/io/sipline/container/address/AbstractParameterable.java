@@ -67,6 +67,14 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
     @Override
     public abstract AbstractParameterable clone();
 
+    /**
+     * Makes {@link #params} when a subclass defers them (an address read from a received header parses on first
+     * use); nothing here. Called before every read of the parameters.
+     */
+    void load()
+    {
+    }
+
     /** What the application may change. */
     public final Protection protection()
     {
@@ -83,6 +91,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
     @Override
     public Iterator<String> getParameterNames()
     {
+        load();
         if (paramCount == 0)
         {
             return Collections.emptyIterator();
@@ -99,6 +108,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
     @Override
     public Set<Map.Entry<String, String>> getParameters()
     {
+        load();
         final Set<Map.Entry<String, String>> entries = new LinkedHashSet<>();
         for (int i = 0; i < paramCount; i++)
         {
@@ -138,9 +148,17 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
         append(name, wireValue);
     }
 
+    /** Sets the parameters made by a deferred parse ({@link #load}): names and wire values alternately, or null. */
+    final void setParams(final String[] params, final int count)
+    {
+        this.params = null == params ? NO_PARAMS : params;
+        this.paramCount = count;
+    }
+
     /** Appends a parameter as it is (no checks), growing the array when full. */
     final void append(final String name, final String wireValue)
     {
+        load();
         if (2 * paramCount + 2 > params.length)
         {
             final String[] grown = new String[Math.max(4, params.length * 2)];
@@ -170,6 +188,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
     /** Index of the parameter named {@code name} ignoring case, or -1. */
     final int indexOf(final String name)
     {
+        load();
         if (null == name)
         {
             return -1;
@@ -205,6 +224,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
     /** A copy of the parameter array trimmed to its size (for clones and protected copies). */
     final String[] copyParams()
     {
+        load();
         if (paramCount == 0)
         {
             return NO_PARAMS;
@@ -217,6 +237,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
     /** Appends {@code ;name[=value]} for every parameter. */
     final StringBuilder appendParams(final StringBuilder out)
     {
+        load();
         for (int i = 0; i < paramCount; i++)
         {
             out.append(';').append(params[2 * i]);
@@ -246,6 +267,8 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
      */
     final boolean paramsMatch(final AbstractParameterable other, final String[] mustMatch)
     {
+        load();
+        other.load();
         for (int i = 0; i < paramCount; i++)
         {
             final String name = params[2 * i];
@@ -281,6 +304,7 @@ public abstract sealed class AbstractParameterable implements Parameterable perm
      */
     final int paramsHash(final String[] names)
     {
+        load();
         int h = 0;
         for (int i = 0; i < paramCount; i++)
         {

@@ -26,9 +26,11 @@ import javax.servlet.sip.URI;
  * JSR 289 javadoc of {@code Address.clone} requires (so that the clone can be the From of a new request);
  * {@link #copy()} keeps the tag.
  *
+ * <p>A received message's From or To is a {@link ReceivedParty}, parsed on first use.
+ *
  * <p>Threading: not thread-safe; one application thread at a time. Read-only copies are immutable.
  */
-public final class AddressImpl extends AbstractParameterable implements Address
+public sealed class AddressImpl extends AbstractParameterable implements Address permits ReceivedParty
 {
     private static final String EXPIRES = "expires";
     private static final String Q = "q";
@@ -39,8 +41,9 @@ public final class AddressImpl extends AbstractParameterable implements Address
      * The display name: a String, or as parsed from a header its UTF-8 bytes (its own array, never written), made
      * into the String when first read, so that an address whose name no one reads costs no String object; or null.
      */
-    private Object displayName;
-    private URI uri;
+    Object displayName;
+    /** The URI; null for the wildcard, and in a {@link ReceivedParty} until it is first asked for. */
+    URI uri;
 
     AddressImpl(final String displayName, final URI uri, final String[] params, final int paramCount,
         final Protection protection, final String systemHeader)
@@ -49,7 +52,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     }
 
     /** An address with a display name as {@link #displayName} holds one (checked, or parsed bytes), or null. */
-    private AddressImpl(final URI uri, final String[] params, final int paramCount, final Protection protection,
+    AddressImpl(final URI uri, final String[] params, final int paramCount, final Protection protection,
         final String systemHeader, final Object displayName)
     {
         super(params, paramCount, protection, systemHeader);
@@ -67,6 +70,12 @@ public final class AddressImpl extends AbstractParameterable implements Address
         return new AddressImpl(uri, params, paramCount, protection, systemHeader, displayName);
     }
 
+    /** The URI (made first by a {@link ReceivedParty}); null for the wildcard. */
+    URI uri()
+    {
+        return uri;
+    }
+
     /** The Contact wildcard {@code *}. */
     static AddressImpl wildcard()
     {
@@ -76,6 +85,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     /** A copy (sharing its URI's bytes) that refuses every change with {@link IllegalStateException}. */
     public AddressImpl readOnly(final String header)
     {
+        load();
         final URI readOnlyUri = uri instanceof BaseUri base ? base.readOnly(header) : uri;
         return new AddressImpl(readOnlyUri, copyParams(), paramCount, Protection.READ_ONLY, header, displayName);
     }
@@ -86,6 +96,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
      */
     public AddressImpl containerContact(final String header)
     {
+        load();
         final URI contactUri = uri instanceof SipURIImpl sip ? sip.containerContact(header)
             : uri instanceof BaseUri base ? base.readOnly(header) : uri;
         return new AddressImpl(contactUri, copyParams(), paramCount, Protection.CONTACT, header, displayName);
@@ -104,6 +115,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
      */
     public AddressImpl tagProtected(final String header)
     {
+        load();
         return new AddressImpl(cloneUri(), copyParams(), paramCount, Protection.TAG, header, displayName);
     }
 
@@ -125,12 +137,14 @@ public final class AddressImpl extends AbstractParameterable implements Address
     /** A deep, modifiable copy with every parameter, the tag included. */
     public AddressImpl copy()
     {
+        load();
         return new AddressImpl(cloneUri(), copyParams(), paramCount, Protection.NONE, null, displayName);
     }
 
     @Override
     public String getDisplayName()
     {
+        load();
         if (displayName instanceof byte[] utf8)
         {
             final String name = new String(utf8, StandardCharsets.UTF_8);
@@ -169,7 +183,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public URI getURI()
     {
-        return uri;
+        return uri();
     }
 
     /** Sets the URI (kept by reference); an address that was the wildcard stops being one. */
@@ -192,7 +206,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public boolean isWildcard()
     {
-        return null == uri;
+        return null == uri();
     }
 
     /** The {@code q} parameter (RFC 3261 §20.10), or -1.0 when absent or not a number. */
@@ -276,6 +290,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public String getValue()
     {
+        load();
         if (null == uri)
         {
             return "*";
@@ -313,6 +328,7 @@ public final class AddressImpl extends AbstractParameterable implements Address
     @Override
     public String toString()
     {
+        load();
         if (null == uri)
         {
             return appendParams(new StringBuilder(8).append('*')).toString();
@@ -331,17 +347,20 @@ public final class AddressImpl extends AbstractParameterable implements Address
         {
             return false;
         }
-        if (null == uri || null == other.uri)
+        final URI mine = uri();
+        final URI theirs = other.uri();
+        if (null == mine || null == theirs)
         {
-            return null == uri && null == other.uri;
+            return null == mine && null == theirs;
         }
-        return uri.equals(other.uri) && paramsMatch(other, DEFINED) && other.paramsMatch(this, DEFINED);
+        return mine.equals(theirs) && paramsMatch(other, DEFINED) && other.paramsMatch(this, DEFINED);
     }
 
     @Override
     public int hashCode()
     {
-        return null == uri ? 0 : uri.hashCode() * 31 + paramsHash(DEFINED);
+        final URI mine = uri();
+        return null == mine ? 0 : mine.hashCode() * 31 + paramsHash(DEFINED);
     }
 
     private StringBuilder appendNameAddr(final StringBuilder out)

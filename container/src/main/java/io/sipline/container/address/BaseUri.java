@@ -15,7 +15,10 @@ import io.sipline.sip.message.SipUriFlyweight;
 /**
  * The common part of the URI objects an application sees ({@link SipURIImpl}, {@link TelURLImpl},
  * {@link GenericURIImpl}): the URI is kept as one compact ASCII byte array, exactly as it goes on the wire, and
- * nothing else. Every getter reads that array through the stack's
+ * its text once {@link #toString()} made it (the two are the same characters). A URI read from a received header
+ * may start as its text alone ({@link #BaseUri(String, Object)}): the array is made from it when a getter first needs
+ * it, so that reading such a URI's text costs one String and no copy of its bytes. Every getter reads that array
+ * through the stack's
  * {@link SipUriFlyweight} (borrowed from the thread's {@link Scratch}) and makes the string it returns; every setter
  * builds a new array by splicing the escaped component in, validates it with the same flyweight, and swaps it in.
  * The array is never written in place, so clones and read-only copies share it.
@@ -31,8 +34,13 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     /** RFC 3261 §25.1 {@code reserved}, for {@link #hashDecoded}. */
     private static final String RESERVED = ";/?:@&=+$,";
 
-    /** The URI on the wire: ASCII, validated; replaced, never modified. */
-    byte[] wire;
+    /**
+     * The URI on the wire: ASCII, validated; replaced, never modified; null until first needed when this URI was made
+     * from its {@link #text}. Read it through {@link #wire()}.
+     */
+    private byte[] wire;
+    /** The characters of {@link #wire}, made once asked for; null until then and after an edit. */
+    private String text;
     /**
      * Null when the application may modify this URI; a String, the header that owns it (for the error message), when
      * it is read-only; or a {@link SipURIImpl.ContactGuard} when it is the container's Contact's, of which only some
@@ -44,6 +52,33 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     {
         this.wire = wire;
         this.owner = owner;
+    }
+
+    /** A URI of {@code text}, ASCII and validated, whose bytes are made from it when first needed. */
+    BaseUri(final String text, final Object owner)
+    {
+        this.text = text;
+        this.owner = owner;
+    }
+
+    /** A URI with the bytes and text of {@code other} (both shared: neither is ever modified). */
+    BaseUri(final BaseUri other, final Object owner)
+    {
+        this.wire = other.wire;
+        this.text = other.text;
+        this.owner = owner;
+    }
+
+    /** The wire form: made from the text on first use (a benign race on a shared read-only copy: the same bytes). */
+    final byte[] wire()
+    {
+        byte[] w = wire;
+        if (null == w)
+        {
+            w = text.getBytes(StandardCharsets.ISO_8859_1);
+            wire = w;
+        }
+        return w;
     }
 
     /**
@@ -72,18 +107,26 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     /** The wire form, for the message writer: borrowed, never to be modified. */
     public final byte[] wireBytes()
     {
-        return wire;
+        return wire();
     }
 
+    /** The wire form as text: made once and kept until an edit (a benign race on a shared read-only copy). */
     @Override
     public final String toString()
     {
-        return new String(wire, StandardCharsets.ISO_8859_1);
+        String t = text;
+        if (null == t)
+        {
+            t = new String(wire, StandardCharsets.ISO_8859_1);
+            text = t;
+        }
+        return t;
     }
 
     @Override
     public String getScheme()
     {
+        final byte[] wire = wire();
         int colon = 0;
         while (wire[colon] != ':')
         {
@@ -115,7 +158,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
         {
             return null;
         }
-        return f.paramHasValue(i) ? UriText.unescape(wire, f.paramValueStart(i), f.paramValueEnd(i)) : "";
+        return f.paramHasValue(i) ? UriText.unescape(wire(), f.paramValueStart(i), f.paramValueEnd(i)) : "";
     }
 
     @Override
@@ -136,7 +179,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
         for (int i = 0; i < count; i++)
         {
             final int base = i * ParamsComparison.STRIDE;
-            names.add(UriText.unescape(wire, table[base + ParamsComparison.NAME_START],
+            names.add(UriText.unescape(wire(), table[base + ParamsComparison.NAME_START],
                 table[base + ParamsComparison.NAME_END]));
         }
         return Collections.unmodifiableList(names).iterator();
@@ -228,7 +271,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     /** Index just after the last parameter: where a new one is inserted. */
     int paramsEnd(final SipUriFlyweight f)
     {
-        return wire.length;
+        return wire().length;
     }
 
     static int paramEntryEnd(final SipUriFlyweight f, final int i)
@@ -243,6 +286,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
     /** Wraps {@code f} (one of the thread's scratch views) on this URI; the bytes were validated when set. */
     final SipUriFlyweight view(final SipUriFlyweight f)
     {
+        final byte[] wire = wire();
         if (!f.wrap(wire, 0, wire.length))
         {
             throw new IllegalStateException("URI bytes no longer parse: " + f.errorReason());
@@ -257,7 +301,9 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
      */
     final boolean sameBytes(final BaseUri other)
     {
-        return Arrays.equals(wire, other.wire);
+        final String t = text;
+        final String o = other.text;
+        return null != t && null != o ? t.equals(o) : Arrays.equals(wire(), other.wire());
     }
 
     final void checkWritable()
@@ -282,6 +328,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
      */
     final void replace(final int start, final int end, final String text)
     {
+        final byte[] wire = wire();
         final byte[] next = new byte[wire.length - (end - start) + text.length()];
         System.arraycopy(wire, 0, next, 0, start);
         for (int i = 0; i < text.length(); i++)
@@ -315,6 +362,7 @@ public abstract sealed class BaseUri implements URI permits SipURIImpl, TelURLIm
             throw new IllegalArgumentException("edit would change the URI scheme");
         }
         wire = next;
+        text = null;
     }
 
     /** Bytes of a string known to be ASCII. */

@@ -40,13 +40,13 @@ public final class GenericURIImpl extends BaseUri
     @Override
     public GenericURIImpl readOnly(final String header)
     {
-        return new GenericURIImpl(wire, null == header ? "this header" : header, parameters);
+        return new GenericURIImpl(wire(), null == header ? "this header" : header, parameters);
     }
 
     @Override
     public GenericURIImpl clone()
     {
-        return new GenericURIImpl(wire, null, parameters);
+        return new GenericURIImpl(wire(), null, parameters);
     }
 
     /** A parameter the application set on this object (name ignoring case), or null. */
@@ -131,6 +131,6 @@ public final class GenericURIImpl extends BaseUri
     public int hashCode()
     {
         final SipUriFlyweight f = view(Scratch.get().first);
-        return hashDecoded(wire, f.opaqueStart(), f.opaqueEnd(), hashIgnoreCase(wire, 0, f.schemeEnd(), 7));
+        return hashDecoded(wire(), f.opaqueStart(), f.opaqueEnd(), hashIgnoreCase(wire(), 0, f.schemeEnd(), 7));
     }
 }

@@ -130,6 +130,67 @@ public final class SipAddresses
     }
 
     /**
+     * The read-only From or To of a received message, its value at {@code [start, end)} of the message's bytes,
+     * parsed when first used ({@link ReceivedParty}) once checked here (allocating nothing but the address) when the
+     * value is ASCII on one line within the first 64 KiB: null for any other value (folded, UTF-8, further), the
+     * wildcard, and one that is not an address; the caller parses its text (the same address, or the exception that
+     * says what is wrong).
+     *
+     * @param bytes never written (a received message's copy), and kept by the address until it is parsed.
+     * @param header the header named in refusals (null: "this header").
+     */
+    public static Address parseReceivedParty(final byte[] bytes, final int start, final int end, final String header)
+    {
+        final NameAddrFlyweight na = Scratch.get().nameAddr;
+        if (end > ReceivedParty.MAX_POSITION || !plainAscii(bytes, start, end) || !na.wrap(bytes, start, end)
+            || na.isWildcard())
+        {
+            return null;
+        }
+        return new ReceivedParty(bytes, start, end, header);
+    }
+
+    /**
+     * The URI of the address {@link #parseReceivedParty} checked at {@code [start, end)} of {@code bytes}, read-only:
+     * a {@code sip:}/{@code sips:} URI made of its text alone (no copy of its bytes until a getter needs them).
+     */
+    static URI receivedUri(final byte[] bytes, final int start, final int end, final String systemHeader)
+    {
+        final NameAddrFlyweight na = Scratch.get().nameAddr;
+        if (!na.wrap(bytes, start, end))
+        {
+            throw new IllegalStateException("received address no longer parses: " + na.errorReason());
+        }
+        final int scheme = na.uri().scheme();
+        if (SipUriFlyweight.SCHEME_SIP == scheme || SipUriFlyweight.SCHEME_SIPS == scheme)
+        {
+            return new SipURIImpl(new String(bytes, na.uriStart(), na.uriEnd() - na.uriStart(),
+                StandardCharsets.ISO_8859_1), systemHeader);
+        }
+        return uriOf(Arrays.copyOfRange(bytes, na.uriStart(), na.uriEnd()), scheme,
+            AbstractParameterable.Protection.READ_ONLY, systemHeader);
+    }
+
+    /**
+     * Sets the header parameters of {@code address} to those of the address {@link #parseReceivedParty} checked at
+     * {@code [start, end)} of {@code bytes} (read through a copy, which the parse compacts) and returns its display
+     * name as {@link #displayName} makes it.
+     */
+    static byte[] loadParts(final AddressImpl address, final byte[] bytes, final int start, final int end)
+    {
+        final Scratch scratch = Scratch.get();
+        final byte[] buf = scratch.copy(bytes, start, end);
+        final NameAddrFlyweight na = scratch.nameAddr;
+        if (!na.wrap(buf, 0, scratch.encodedLength))
+        {
+            throw new IllegalStateException("received address no longer parses: " + na.errorReason());
+        }
+        address.setParams(params(buf, na), na.paramCount());
+        return na.hasDisplayName() ?
+            displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
+    }
+
+    /**
      * Where the value {@code [start, end)} of a From or To is without its tag parameter, as {@code
      * HeaderText.withTag(value, null)} cuts its text (before the {@code ;} of the tag, RFC 3261 §20.20): packed
      * {@code start << 32 | end}, the whole value when it has no tag; -1 when the value is not ASCII on one line, not
@@ -189,6 +250,15 @@ public final class SipAddresses
                 : new AddressImpl(null, null, null, 0, protection, header);
         }
         final URI uri = newUri(text, buf, na.uriStart(), na.uriEnd(), na.uri().scheme(), protection, header);
+        final String[] params = params(buf, na);
+        final byte[] displayName = na.hasDisplayName() ?
+            displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
+        return AddressImpl.parsed(displayName, uri, params, na.paramCount(), protection, header);
+    }
+
+    /** The header parameters of {@code na} over {@code buf}, names and values alternately; null when none. */
+    private static String[] params(final byte[] buf, final NameAddrFlyweight na)
+    {
         final int count = na.paramCount();
         final String[] params = count == 0 ? null : new String[2 * count];
         for (int i = 0; i < count; i++)
@@ -197,9 +267,7 @@ public final class SipAddresses
             params[2 * i + 1] =
                 na.paramHasValue(i) ? unfolded(buf, na.paramValueStart(i), na.paramValueEnd(i)) : "";
         }
-        final byte[] displayName = na.hasDisplayName() ?
-            displayName(buf, na.displayNameStart(), na.displayNameEnd(), na.isDisplayNameQuoted()) : null;
-        return AddressImpl.parsed(displayName, uri, params, count, protection, header);
+        return params;
     }
 
     /**
@@ -280,7 +348,13 @@ public final class SipAddresses
                     Scratch.charIndex(text, i));
             }
         }
-        final byte[] wire = Arrays.copyOfRange(buf, start, end);
+        return uriOf(Arrays.copyOfRange(buf, start, end), scheme, protection, header);
+    }
+
+    /** The URI object of {@code wire} (kept) as {@link #newUri} makes it. */
+    private static URI uriOf(final byte[] wire, final int scheme, final AbstractParameterable.Protection protection,
+        final String header)
+    {
         final boolean sip = SipUriFlyweight.SCHEME_SIP == scheme || SipUriFlyweight.SCHEME_SIPS == scheme;
         if (AbstractParameterable.Protection.CONTACT == protection && sip)
         {

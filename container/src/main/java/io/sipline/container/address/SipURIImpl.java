@@ -47,10 +47,22 @@ public final class SipURIImpl extends BaseUri implements SipURI
         super(wire, owner);
     }
 
+    /** A URI of {@code text} (ASCII, validated as a {@code sip:} or {@code sips:} URI): see {@link BaseUri}. */
+    SipURIImpl(final String text, final String systemHeader)
+    {
+        super(text, systemHeader);
+    }
+
+    /** A copy of {@code other} sharing its bytes and text; {@code owner} as above. */
+    private SipURIImpl(final SipURIImpl other, final Object owner)
+    {
+        super(other, owner);
+    }
+
     /** A copy (sharing its bytes) for the container's Contact {@code header}: see {@link ContactGuard}. */
     public SipURIImpl containerContact(final String header)
     {
-        return ofContainerContact(wire, header);
+        return new SipURIImpl(this, new ContactGuard(null == header ? "Contact" : header));
     }
 
     /** The URI of {@code wire} (kept, never written) as the container's Contact {@code header}'s. */
@@ -96,13 +108,13 @@ public final class SipURIImpl extends BaseUri implements SipURI
     @Override
     public SipURIImpl readOnly(final String header)
     {
-        return new SipURIImpl(wire, null == header ? "this header" : header);
+        return new SipURIImpl(this, null == header ? "this header" : header);
     }
 
     @Override
     public SipURIImpl clone()
     {
-        return new SipURIImpl(wire, null);
+        return new SipURIImpl(this, null);
     }
 
     @Override
@@ -121,7 +133,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     public boolean isSecure()
     {
         // "sips:" is the only scheme of this class with an 's' before the colon.
-        return wire[3] != ':';
+        return wire()[3] != ':';
     }
 
     @Override
@@ -138,7 +150,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     public String getUser()
     {
         final SipUriFlyweight f = view(Scratch.get().first);
-        return f.hasUser() ? UriText.unescape(wire, f.userStart(), f.userEnd()) : null;
+        return f.hasUser() ? UriText.unescape(wire(), f.userStart(), f.userEnd()) : null;
     }
 
     /** Sets the user part, escaping it; null or "" removes user and password. */
@@ -170,7 +182,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     public String getUserPassword()
     {
         final SipUriFlyweight f = view(Scratch.get().first);
-        return f.hasPassword() ? UriText.unescape(wire, f.passwordStart(), f.passwordEnd()) : null;
+        return f.hasPassword() ? UriText.unescape(wire(), f.passwordStart(), f.passwordEnd()) : null;
     }
 
     /**
@@ -210,7 +222,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     public String getHost()
     {
         final SipUriFlyweight f = view(Scratch.get().first);
-        return new String(wire, f.hostStart(), f.hostEnd() - f.hostStart(), StandardCharsets.ISO_8859_1);
+        return new String(wire(), f.hostStart(), f.hostEnd() - f.hostStart(), StandardCharsets.ISO_8859_1);
     }
 
     /**
@@ -335,7 +347,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
         }
         final SipUriFlyweight f = view(Scratch.get().first);
         final int i = f.headerIndex(UriText.escape(name, UriText.HEADER));
-        return i < 0 ? null : UriText.unescape(wire, f.headerValueStart(i), f.headerValueEnd(i));
+        return i < 0 ? null : UriText.unescape(wire(), f.headerValueStart(i), f.headerValueEnd(i));
     }
 
     @Override
@@ -369,7 +381,8 @@ public final class SipURIImpl extends BaseUri implements SipURI
         }
         else
         {
-            replace(wire.length, wire.length, (f.headerCount() == 0 ? "?" : "&") + escapedName + '=' + escapedValue);
+            final int end = wire().length;
+            replace(end, end, (f.headerCount() == 0 ? "?" : "&") + escapedName + '=' + escapedValue);
         }
     }
 
@@ -415,6 +428,7 @@ public final class SipURIImpl extends BaseUri implements SipURI
     public int hashCode()
     {
         final SipUriFlyweight f = view(Scratch.get().first);
+        final byte[] wire = wire();
         int h = 31 * f.scheme() + f.port();
         if (f.hasUser())
         {

@@ -30,13 +30,13 @@ public final class TelURLImpl extends BaseUri implements TelURL
     @Override
     public TelURLImpl readOnly(final String header)
     {
-        return new TelURLImpl(wire, null == header ? "this header" : header);
+        return new TelURLImpl(wire(), null == header ? "this header" : header);
     }
 
     @Override
     public TelURLImpl clone()
     {
-        return new TelURLImpl(wire, null);
+        return new TelURLImpl(wire(), null);
     }
 
     @Override
@@ -51,7 +51,7 @@ public final class TelURLImpl extends BaseUri implements TelURL
     {
         final SipUriFlyweight f = view(Scratch.get().first);
         final int start = f.isGlobalNumber() ? f.userStart() + 1 : f.userStart();
-        return UriText.unescape(wire, start, f.userEnd());
+        return UriText.unescape(wire(), start, f.userEnd());
     }
 
     @Override
@@ -118,7 +118,7 @@ public final class TelURLImpl extends BaseUri implements TelURL
         int h = f.isGlobalNumber() ? 1 : 0;
         for (int i = f.userStart(); i < f.userEnd(); i++)
         {
-            final int c = wire[i];
+            final int c = wire()[i];
             if (c != '-' && c != '.' && c != '(' && c != ')')
             {
                 h = 31 * h + (c >= 'A' && c <= 'Z' ? c + 32 : c);
@@ -131,7 +131,7 @@ public final class TelURLImpl extends BaseUri implements TelURL
     private void rebuild(final String number, final String phoneContext)
     {
         final SipUriFlyweight f = view(Scratch.get().first);
-        final StringBuilder text = new StringBuilder(wire.length + number.length() + 32).append("tel:")
+        final StringBuilder text = new StringBuilder(wire().length + number.length() + 32).append("tel:")
             .append(UriText.escape(number, UriText.PARAM));
         if (null != phoneContext)
         {
@@ -142,7 +142,7 @@ public final class TelURLImpl extends BaseUri implements TelURL
             final int start = f.paramNameStart(i);
             if (!isPhoneContext(start, f.paramNameEnd(i)))
             {
-                text.append(';').append(new String(wire, start, paramEntryEnd(f, i) - start,
+                text.append(';').append(new String(wire(), start, paramEntryEnd(f, i) - start,
                     StandardCharsets.ISO_8859_1));
             }
         }
@@ -159,7 +159,7 @@ public final class TelURLImpl extends BaseUri implements TelURL
     private boolean isPhoneContext(final int start, final int end)
     {
         return end - start == PHONE_CONTEXT.length() &&
-            PHONE_CONTEXT.regionMatches(true, 0, new String(wire, start, end - start, StandardCharsets.ISO_8859_1),
+            PHONE_CONTEXT.regionMatches(true, 0, new String(wire(), start, end - start, StandardCharsets.ISO_8859_1),
                 0, PHONE_CONTEXT.length());
     }
 }

@@ -34,15 +34,18 @@ final class AddressCodec
 
     /**
      * The From or To address of entry {@code i} of {@code h}: read-only, or tag-protected (a request still to be sent),
-     * made so at once; while the entry is a span, parsed from its bytes, so that no String of the value is made.
+     * made so at once; while the entry is a span, parsed from its bytes, so that no String of the value is made (a
+     * read-only one on first use, see {@link SipAddresses#parseReceivedParty}).
      */
     static Address partyAddress(final MessageHeaders h, final int i, final boolean readOnly, final String header)
         throws ServletParseException
     {
         final Protection protection = readOnly ? Protection.READ_ONLY : Protection.TAG;
         final long span = h.valueSpan(i);
+        final int start = (int)(span >>> 32);
         final Address plain = span < 0 ? null
-            : SipAddresses.parsePlainAddress(h.bytes(), (int)(span >>> 32), (int)span, protection, header);
+            : readOnly ? SipAddresses.parseReceivedParty(h.bytes(), start, (int)span, header)
+            : SipAddresses.parsePlainAddress(h.bytes(), start, (int)span, protection, header);
         return null != plain ? plain : SipAddresses.parseAddress(h.value(i), protection, header);
     }
 
