@@ -54,13 +54,9 @@ final class HeaderSectionWriter
             {
                 out.writeBytes(bytes, start, (int)span - start);
             }
-            else if (text instanceof WrittenText written)
-            {
-                written.writeTo(out);
-            }
             else
             {
-                Utf8Text.write(out, (String)text);
+                Utf8Text.write(out, text);
             }
             out.writeShort(MessageHeaders.CRLF);
         }

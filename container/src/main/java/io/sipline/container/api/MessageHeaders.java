@@ -688,7 +688,7 @@ public final class MessageHeaders implements HeaderSource
         setText(i, value);
     }
 
-    /** Replaces the value of entry {@code i} (a From or To) with a tagged party, written without a String of it. */
+    /** Replaces the value of entry {@code i} with one the container writes from its parts, without a String of it. */
     public void setValue(final int i, final WrittenText value)
     {
         setText(i, value);

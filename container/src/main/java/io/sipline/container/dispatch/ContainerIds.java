@@ -69,6 +69,12 @@ final class ContainerIds
         }
     }
 
+    /** A fresh tag that encodes this shard, kept as its numbers until read as a String (any thread). */
+    IdText newTagText()
+    {
+        return IdText.tag(origin(), newBranchRandom());
+    }
+
     /** A fresh Call-ID that encodes this shard, kept as its numbers until read as a String (any thread). */
     IdText newCallIdText()
     {

@@ -206,7 +206,7 @@ public final class ContainerShardImpl implements SipListener, ContainerShard
     @Override
     public IdText newTagText()
     {
-        return IdText.tag(ids.origin(), ids.newBranchRandom());
+        return ids.newTagText();
     }
 
     @Override
