@@ -145,9 +145,10 @@ public final class MemoryGrid
         @Override
         public CompletionStage<Void> remove(final String id)
         {
-            entries.remove(id);
+            // the entry goes last: a test that waits for it to go then finds the owner and Call-ID records gone too
             owners.remove(id);
             byCallId.values().removeIf(id::equals);
+            entries.remove(id);
             return CompletableFuture.completedFuture(null);
         }
 
