@@ -59,9 +59,10 @@ final class ContentText
     /**
      * The bytes of content an application sets: a {@code byte[]} itself, not a copy (the message then reads it when
      * it is sent, as the reference container does; the JSR 289 javadoc asks for no copy, and an application relaying
-     * {@code getRawContent()} has one already), a String encoded with {@link #charset}, or any other object's
-     * {@code toString()} encoded the same way (the JSR 289 javadoc allows it for text types; the reference container
-     * does it for every type, e.g. an SDP object with {@code application/sdp}).
+     * {@code getRawContent()} passes the other message's body array, which neither message writes), a String encoded
+     * with {@link #charset}, or any other object's {@code toString()} encoded the same way (the JSR 289 javadoc
+     * allows it for text types; the reference container does it for every type, e.g. an SDP object with
+     * {@code application/sdp}).
      *
      * @throws IllegalArgumentException for an object other than a String or byte[] with a {@code multipart/*} type:
      *                                  its {@code toString()} is not its MIME body (the javadoc allows refusing).

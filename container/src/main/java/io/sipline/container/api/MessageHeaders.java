@@ -148,15 +148,15 @@ public final class MessageHeaders implements HeaderSource
 
     /**
      * The header section of a received message, indexing {@code bytes}, which hold a copy of {@code message}'s
-     * bytes starting at {@code message.offset()}, and {@link #tailBytes} more for the index when there is room
-     * (the section then writes its index there: the copy is the section's).
+     * head from {@code message.offset()} ({@link ReceivedCopy#head}: the body has an array of its own), and
+     * {@link #tailBytes} more for the index when there is room (then written there: the copy is the section's).
      *
      * @param message borrowed, parsed OK.
      */
     public static MessageHeaders of(final SipMessage message, final byte[] bytes)
     {
         final int n = message.headerCount();
-        final int length = message.frameLength() > 0 ? message.frameLength() : message.length();
+        final int length = ReceivedCopy.headLength(message);
         final MessageHeaders h = new MessageHeaders(bytes, n, RECEIVED_TEXTS,
             n > 0 && tailBytes(n) > 0 && bytes.length - length >= tailBytes(n));
         final int shift = message.offset();
@@ -261,7 +261,7 @@ public final class MessageHeaders implements HeaderSource
         return bytes;
     }
 
-    /** The length of the message in the base bytes (without an index in their tail); -1 when there are none. */
+    /** The length of the head in the base bytes (without an index in their tail, nor the body); -1 without them. */
     public int baseLength()
     {
         return null == bytes ? -1 : bytes.length - (0 == tail ? 0 : tailBytes(tail));

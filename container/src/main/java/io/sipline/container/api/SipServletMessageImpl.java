@@ -30,9 +30,9 @@ import io.sipline.sip.message.SipMessage;
  * plus an edit overlay), the body, attributes, the session, the transport addresses, and the rules that protect
  * system headers (§5.4.2) and committed messages (§5.2).
  * <p>
- * A received message keeps one compact copy of its bytes; header Strings and {@code Address} objects are made on
- * first access and cached. A message made by the container or the application writes straight into a pooled
- * buffer when sent.
+ * A received message keeps a compact copy of its head and one of its body ({@link ReceivedCopy}); header Strings
+ * and {@code Address} objects are made on first access and cached. A message made by the container or the
+ * application writes straight into a pooled buffer when sent.
  * <p>
  * Threading: a message belongs to its application session's shard; the container uses it only there, and an
  * application that hands it to another thread must not use it concurrently (JSR 289 §5: messages are not
@@ -41,7 +41,10 @@ import io.sipline.sip.message.SipMessage;
 public abstract class SipServletMessageImpl implements SipServletMessage
 {
     protected MessageHeaders headers;
-    /** The body: a span of the base bytes (received) or an array of its own (set by the application). */
+    /**
+     * The body, null when there is none: an array of exactly its bytes (the received body's copy, or the array the
+     * application set), shared by the messages made from this one; the offset is kept for a span of a larger array.
+     */
     protected byte[] body;
     protected int bodyOffset;
     protected int bodyLength;
@@ -89,13 +92,15 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         return extras;
     }
 
-    /** A received message: headers and body over one copy of its bytes ({@link #bytesOf}). */
+    /**
+     * A received message: headers over {@code bytes}, a copy of its head ({@link ReceivedCopy#head}), and its body
+     * copied into an array of its own ({@link ReceivedCopy#body}).
+     */
     protected SipServletMessageImpl(final SipMessage message, final byte[] bytes, final InetSocketAddress remote,
         final InetSocketAddress local)
     {
         this.headers = MessageHeaders.of(message, bytes);
-        this.body = bytes;
-        this.bodyOffset = message.bodyLength() > 0 ? message.bodyStart() - message.offset() : 0;
+        this.body = ReceivedCopy.body(message);
         this.bodyLength = message.bodyLength();
         this.incoming = true;
         this.remote = remote;
@@ -106,18 +111,6 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     protected SipServletMessageImpl(final MessageHeaders headers)
     {
         this.headers = headers;
-    }
-
-    /**
-     * Exact copy of a borrowed message's frame, and room after it for its header section's index
-     * ({@link MessageHeaders#of}).
-     */
-    protected static byte[] bytesOf(final SipMessage message)
-    {
-        final int len = message.frameLength() > 0 ? message.frameLength() : message.length();
-        final byte[] out = new byte[len + MessageHeaders.tailBytes(message.headerCount())];
-        System.arraycopy(message.buffer(), message.offset(), out, 0, len);
-        return out;
     }
 
     // ================================================================================================================
@@ -646,12 +639,23 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         }
     }
 
+    /**
+     * The content as bytes, null when there is none. The JSR 289 javadoc of {@code getRawContent}: "The reference is
+     * returned"; as in the JAIN-SIP reference container, the array is the message's own body (the received body's
+     * copy, or the array given to {@link #setContent}), shared with the messages made from this one (a proxied
+     * request, a relayed response) and with any message it is set on: writing into it changes all their content.
+     * The container never writes into it. Only a body that is a span of a larger array is copied.
+     */
     @Override
     public byte[] getRawContent() throws IOException
     {
         if (0 == bodyLength)
         {
             return null;
+        }
+        if (0 == bodyOffset && body.length == bodyLength)
+        {
+            return body;
         }
         final byte[] out = new byte[bodyLength];
         System.arraycopy(body, bodyOffset, out, 0, bodyLength);
@@ -660,7 +664,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
 
     /**
      * The content (JSR 289 §5.6): a String for {@code text/*} types (decoded with the charset parameter, else the
-     * character encoding set, else UTF-8), the bytes for anything else; null when there is none.
+     * character encoding set, else UTF-8), {@link #getRawContent} for anything else; null when there is none.
      */
     @Override
     public Object getContent() throws IOException

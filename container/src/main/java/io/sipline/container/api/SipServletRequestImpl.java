@@ -129,7 +129,7 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     public static SipServletRequestImpl received(final SipMessage message, final Transaction tx,
         final InetSocketAddress remote, final InetSocketAddress local)
     {
-        final SipServletRequestImpl r = new SipServletRequestImpl(message, bytesOf(message), remote, local);
+        final SipServletRequestImpl r = new SipServletRequestImpl(message, ReceivedCopy.head(message), remote, local);
         r.transaction(tx);
         return r;
     }

@@ -120,7 +120,8 @@ public final class SipServletResponseImpl extends ServletResponseAdapter impleme
     public static SipServletResponseImpl received(final SipMessage message, final SipServletRequestImpl request,
         final InetSocketAddress remote, final InetSocketAddress local)
     {
-        final SipServletResponseImpl r = new SipServletResponseImpl(message, bytesOf(message), request, remote, local);
+        final SipServletResponseImpl r = new SipServletResponseImpl(message, ReceivedCopy.head(message), request,
+            remote, local);
         r.session = request.sessionImpl();
         if (r.status >= 200 && r.status < 300 && "INVITE".equals(request.getMethod()))
         {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -146,6 +147,19 @@ class MessageLeniencyTest
         ok.setContent(sdp, "application/sdp");
         assertEquals(SDP, new String(ok.getRawContent(), StandardCharsets.US_ASCII), "toString, as the reference");
         assertEquals(SDP.length(), written(ok).contentLength());
+    }
+
+    @Test
+    void getRawContentIsTheMessagesOwnArray() throws Exception
+    {
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final byte[] raw = invite.getRawContent();
+        assertSame(raw, invite.getRawContent(), "JSR 289 javadoc: the reference is returned");
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        ok.setContent(raw, "application/sdp");
+        raw[0] = 'V'; // a write into the array is the content of both messages, as in the reference container
+        assertEquals("V=0\n", new String(invite.getRawContent(), StandardCharsets.US_ASCII));
+        assertTrue(writtenText(ok).endsWith("\r\nContent-Length: 4\r\n\r\nV=0\n"));
     }
 
     @Test
