@@ -70,7 +70,6 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private int sessionCounter;
     /** The key, HTTP sessions, servlet timers and snapshot version, which few sessions have; made on first use. */
     private ApplicationExtras extras;
-    private B2buaHelper b2buaHelper;
     /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
     private volatile Executor lane;
 
@@ -191,14 +190,10 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         return null == extras ? null : extras.httpSessions;
     }
 
-    /** The B2BUA helper of this application session (made on first use). */
+    /** The B2BUA helper for this application session: its application's. */
     public B2buaHelper b2buaHelper()
     {
-        if (null == b2buaHelper)
-        {
-            b2buaHelper = application.b2buaHelper(this);
-        }
-        return b2buaHelper;
+        return application.b2buaHelper();
     }
 
     int nextSessionNumber()
