@@ -252,13 +252,12 @@ public final class B2buaHelperImpl implements B2buaHelper
         SipServletMessage first = null;
         SipServletMessage second = null;
         List<SipServletMessage> more = null;
-        final List<SipServletRequestImpl> ongoing = s.ongoing();
-        for (int i = 0; i <= ongoing.size(); i++) // by index: a for-each's iterator stays on the heap under C2
+        for (int i = 0; ; i++) // by index, on the session's own list: no snapshot, no iterator
         {
+            final SipServletRequestImpl r = s.ongoing(i);
             final SipServletMessage m;
-            if (i < ongoing.size())
+            if (null != r)
             {
-                final SipServletRequestImpl r = ongoing.get(i);
                 final boolean pending = UAMode.UAS == mode ? r.isIncoming() && !r.isCommitted() : !r.isIncoming();
                 m = pending ? r : null;
             }
@@ -266,25 +265,25 @@ public final class B2buaHelperImpl implements B2buaHelper
             {
                 m = UAMode.UAC == mode ? s.unacknowledged2xx() : null; // last: after the requests
             }
-            if (null == m)
-            {
-                continue;
-            }
-            if (null == first)
+            if (null != m && null == first)
             {
                 first = m;
             }
-            else if (null == second)
+            else if (null != m && null == second)
             {
                 second = m;
             }
-            else
+            else if (null != m)
             {
                 if (null == more)
                 {
                     more = new ArrayList<>(List.of(first, second));
                 }
                 more.add(m);
+            }
+            if (null == r)
+            {
+                break;
             }
         }
         if (null != more)
