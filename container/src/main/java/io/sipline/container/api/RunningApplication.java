@@ -37,8 +37,8 @@ public interface RunningApplication
     /** The application's class loader (the thread context class loader while its code runs). */
     ClassLoader classLoader();
 
-    /** Makes the B2BUA helper of one application session. */
-    B2buaHelper b2buaHelper(SipApplicationSessionImpl session);
+    /** The application's B2BUA helper: one for all its application sessions (it keeps no state of a call). */
+    B2buaHelper b2buaHelper();
 
     /** The container's digest client, for {@code SipServletRequest.addAuthHeader} (thread-safe, shared). */
     DigestClient digestClient();

@@ -64,13 +64,18 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** HTTP requests in service that reached this session: while any, nothing in it is invalidated when ready. */
     private int readinessHolds;
     private AttributeTable attributes;
-    /** The SIP sessions in {@code [0, sessionCount)}, in the order made: an array, not a list object around one. */
-    private SipSessionImpl[] sessions = new SipSessionImpl[2];
+    /**
+     * The SIP sessions in the order made ({@link #session(int)}, {@code [0, sessionCount)}): the first two (a B2BUA
+     * call's two legs) in fields, so that a call holds no array for them, the others in {@link #moreSessions}.
+     */
+    private SipSessionImpl firstSession;
+    private SipSessionImpl secondSession;
+    /** The SIP sessions from the third on (index 2 at slot 0), or null while there never were more than two. */
+    private SipSessionImpl[] moreSessions;
     private int sessionCount;
     private int sessionCounter;
     /** The key, HTTP sessions, servlet timers and snapshot version, which few sessions have; made on first use. */
     private ApplicationExtras extras;
-    private B2buaHelper b2buaHelper;
     /** The serial executor of this session's calls when the application runs on virtual threads, or null. */
     private volatile Executor lane;
 
@@ -191,14 +196,10 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         return null == extras ? null : extras.httpSessions;
     }
 
-    /** The B2BUA helper of this application session (made on first use). */
+    /** The B2BUA helper for this application session: its application's. */
     public B2buaHelper b2buaHelper()
     {
-        if (null == b2buaHelper)
-        {
-            b2buaHelper = application.b2buaHelper(this);
-        }
-        return b2buaHelper;
+        return application.b2buaHelper();
     }
 
     int nextSessionNumber()
@@ -208,24 +209,67 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
 
     void add(final SipSessionImpl session)
     {
-        if (sessionCount == sessions.length)
+        if (sessionCount >= 2)
         {
-            sessions = Arrays.copyOf(sessions, 2 * sessionCount);
+            if (null == moreSessions)
+            {
+                moreSessions = new SipSessionImpl[2];
+            }
+            else if (sessionCount - 2 == moreSessions.length)
+            {
+                moreSessions = Arrays.copyOf(moreSessions, 2 * moreSessions.length);
+            }
         }
-        sessions[sessionCount++] = session;
+        session(sessionCount++, session);
     }
 
     void remove(final SipSessionImpl session)
     {
         for (int i = 0; i < sessionCount; i++)
         {
-            if (sessions[i] == session)
+            if (session(i) == session)
             {
-                System.arraycopy(sessions, i + 1, sessions, i, sessionCount - i - 1);
-                sessions[--sessionCount] = null;
+                for (int j = i + 1; j < sessionCount; j++) // the later ones move up: the order made is kept
+                {
+                    session(j - 1, session(j));
+                }
+                session(--sessionCount, null);
                 return;
             }
         }
+    }
+
+    /** The SIP session at {@code i} in the order made, {@code i} in {@code [0, sessionCount)}. */
+    private SipSessionImpl session(final int i)
+    {
+        return 0 == i ? firstSession : 1 == i ? secondSession : moreSessions[i - 2];
+    }
+
+    private void session(final int i, final SipSessionImpl session)
+    {
+        if (0 == i)
+        {
+            firstSession = session;
+        }
+        else if (1 == i)
+        {
+            secondSession = session;
+        }
+        else
+        {
+            moreSessions[i - 2] = session;
+        }
+    }
+
+    /** The SIP sessions now, in the order made, as a new array. */
+    private SipSessionImpl[] sessionArray()
+    {
+        final SipSessionImpl[] all = new SipSessionImpl[sessionCount];
+        for (int i = 0; i < all.length; i++)
+        {
+            all[i] = session(i);
+        }
+        return all;
     }
 
     void touch()
@@ -284,7 +328,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     /** The SIP sessions now, as a new list (container use). */
     public List<SipSessionImpl> sipSessions()
     {
-        return Arrays.asList(Arrays.copyOf(sessions, sessionCount));
+        return Arrays.asList(sessionArray());
     }
 
     // ================================================================================================================
@@ -346,7 +390,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         for (int i = sessionCount - 1; i >= 0 && i < sessionCount; i--)
         {
-            final SipSessionImpl s = sessions[i];
+            final SipSessionImpl s = session(i);
             if (s.isValid() && s.readyToInvalidate() && !s.readyNotified())
             {
                 s.readyNotified(true);
@@ -414,7 +458,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         }
         if (0 != sessionCount) // invalidated when ready, it has none left: no copy to make
         {
-            for (final SipSessionImpl s : Arrays.copyOf(sessions, sessionCount))
+            for (final SipSessionImpl s : sessionArray())
             {
                 s.invalidateNow();
             }
@@ -732,7 +776,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     public Iterator<?> getSessions()
     {
         checkValid();
-        final List<Object> all = new ArrayList<>(Arrays.asList(sessions).subList(0, sessionCount));
+        final List<Object> all = new ArrayList<>(Arrays.asList(sessionArray()));
         final List<HttpSession> httpSessions = httpSessions();
         if (null != httpSessions)
         {
@@ -748,7 +792,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         checkValid();
         if ("SIP".equalsIgnoreCase(protocol))
         {
-            return new ArrayList<SipSession>(Arrays.asList(sessions).subList(0, sessionCount)).iterator();
+            return new ArrayList<SipSession>(Arrays.asList(sessionArray())).iterator();
         }
         if ("HTTP".equalsIgnoreCase(protocol))
         {
@@ -764,7 +808,7 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
         checkValid();
         for (int i = 0; i < sessionCount; i++)
         {
-            final SipSessionImpl s = sessions[i];
+            final SipSessionImpl s = session(i);
             if (s.getId().equals(sessionId))
             {
                 return s;

@@ -602,6 +602,17 @@ public final class SipSessionImpl implements SipSession
         return null == extras ? List.of(ongoingFirst) : extras.ongoing(ongoingFirst);
     }
 
+    /** The request at {@code i} in {@link #ongoing()}, or null past its end: the same without a list. */
+    public SipServletRequestImpl ongoing(final int i)
+    {
+        if (0 == i || null == ongoingFirst)
+        {
+            return 0 == i ? ongoingFirst : null;
+        }
+        final List<SipServletRequestImpl> more = null == extras ? null : extras.ongoingMore;
+        return null == more || i > more.size() ? null : more.get(i - 1);
+    }
+
     /** A transaction starts (a request received or sent). */
     public void begin(final SipServletRequestImpl request)
     {

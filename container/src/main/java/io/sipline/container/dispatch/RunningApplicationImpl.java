@@ -56,6 +56,7 @@ public final class RunningApplicationImpl implements RunningApplication
     private final DeployedApplication deployed;
     private final ServletContextImpl context;
     private final SipFactoryImpl factory;
+    private final B2buaHelperImpl b2buaHelper;
     private final TimerServiceImpl timerService = new TimerServiceImpl();
     private final SipSessionsUtilImpl sessionsUtil;
     private ApplicationNaming naming;
@@ -83,6 +84,7 @@ public final class RunningApplicationImpl implements RunningApplication
         this.replication = deployed.descriptor().distributable() ? registry.replication() : null;
         this.context = new ServletContextImpl(this, deployed.descriptor().contextParams());
         this.factory = new SipFactoryImpl(this, registry);
+        this.b2buaHelper = new B2buaHelperImpl(factory, this);
         this.sessionsUtil = new SipSessionsUtilImpl(registry, deployed.name());
         final String main = deployed.descriptor().mainServlet();
         this.defaultServlet = null != main ? main
@@ -495,9 +497,9 @@ public final class RunningApplicationImpl implements RunningApplication
     }
 
     @Override
-    public B2buaHelper b2buaHelper(final SipApplicationSessionImpl session)
+    public B2buaHelper b2buaHelper()
     {
-        return new B2buaHelperImpl(factory, session);
+        return b2buaHelper;
     }
 
     @Override

@@ -16,27 +16,33 @@ import io.sipline.container.api.MessageHeaders;
 import io.sipline.container.api.SipServletRequestImpl;
 import io.sipline.container.api.SipServletResponseImpl;
 import io.sipline.container.api.ContainerShard;
-import io.sipline.container.api.SipApplicationSessionImpl;
+import io.sipline.container.api.RunningApplication;
 import io.sipline.container.api.SipSessionImpl;
 import io.sipline.sip.message.HeaderName;
 
 /**
- * The B2BUA helper of one application session (JSR 289 §12): new legs copied from a received request (in a new SIP
+ * The B2BUA helper of one application (JSR 289 §12): new legs copied from a received request (in a new SIP
  * session whose Call-ID comes from the same shard, so both legs are processed on one thread), subsequent requests on
  * the other leg, the links between sessions and between requests, responses to the original request, CANCEL of the
  * other leg, and the messages still pending.
  * <p>
- * Threading: the application session's shard (or the application's own thread, not concurrently).
+ * One for all the application's sessions: it keeps no state of a call (the links and pending messages are the
+ * sessions' and requests'), so a call costs no helper object. The sessions given to a method must be this
+ * application's, and those that must share an application session (JSR 289 §12: linked sessions, a subsequent
+ * request and its original) are checked to.
+ * <p>
+ * Threading: its fields are final; each method runs on the shard of the sessions it is given (or on the
+ * application's own thread, not concurrently with their shard), which the sessions' own methods require.
  */
 public final class B2buaHelperImpl implements B2buaHelper
 {
     private final SipFactoryImpl factory;
-    private final SipApplicationSessionImpl appSession;
+    private final RunningApplication application;
 
-    public B2buaHelperImpl(final SipFactoryImpl factory, final SipApplicationSessionImpl appSession)
+    public B2buaHelperImpl(final SipFactoryImpl factory, final RunningApplication application)
     {
         this.factory = factory;
-        this.appSession = appSession;
+        this.application = application;
     }
 
     @Override
@@ -84,6 +90,11 @@ public final class B2buaHelperImpl implements B2buaHelper
     {
         final SipSessionImpl target = check(session);
         final SipServletRequestImpl orig = SipFactoryImpl.check(origRequest);
+        if (null == orig.sessionImpl() || orig.sessionImpl().appSession() != target.appSession())
+        {
+            throw new IllegalArgumentException("the session and the original request belong to different "
+                + "application sessions");
+        }
         orig.applyHeaderObjects();
         final SipServletRequestImpl request = target.createRelayed(orig.getMethod(), orig);
         final MessageHeaders oh = orig.headers();
@@ -232,25 +243,54 @@ public final class B2buaHelperImpl implements B2buaHelper
         return host.onShardThread() ? pending(s, mode) : host.callAndWait(() -> pending(s, mode));
     }
 
+    /**
+     * The pending messages as an unmodifiable list made for their number (JSR 289 asks for a list, not a modifiable
+     * one): a call has one or two, which {@link List#of} holds in one small object instead of a list and its array.
+     */
     private static List<SipServletMessage> pending(final SipSessionImpl s, final UAMode mode)
     {
-        final List<SipServletMessage> out = new ArrayList<>(2);
-        final List<SipServletRequestImpl> ongoing = s.ongoing();
-        for (int i = 0; i < ongoing.size(); i++) // by index: a for-each's iterator stays on the heap under C2
+        SipServletMessage first = null;
+        SipServletMessage second = null;
+        List<SipServletMessage> more = null;
+        for (int i = 0; ; i++) // by index, on the session's own list: no snapshot, no iterator
         {
-            final SipServletRequestImpl r = ongoing.get(i);
-            final boolean pending = UAMode.UAS == mode ? r.isIncoming() && !r.isCommitted() : !r.isIncoming();
-            if (pending)
+            final SipServletRequestImpl r = s.ongoing(i);
+            final SipServletMessage m;
+            if (null != r)
             {
-                out.add(r);
+                final boolean pending = UAMode.UAS == mode ? r.isIncoming() && !r.isCommitted() : !r.isIncoming();
+                m = pending ? r : null;
+            }
+            else
+            {
+                m = UAMode.UAC == mode ? s.unacknowledged2xx() : null; // last: after the requests
+            }
+            if (null != m && null == first)
+            {
+                first = m;
+            }
+            else if (null != m && null == second)
+            {
+                second = m;
+            }
+            else if (null != m)
+            {
+                if (null == more)
+                {
+                    more = new ArrayList<>(List.of(first, second));
+                }
+                more.add(m);
+            }
+            if (null == r)
+            {
+                break;
             }
         }
-        final SipServletResponseImpl ok = UAMode.UAC == mode ? s.unacknowledged2xx() : null;
-        if (null != ok)
+        if (null != more)
         {
-            out.add(ok);
+            return List.copyOf(more);
         }
-        return out;
+        return null == first ? List.of() : null == second ? List.of(first) : List.of(first, second);
     }
 
     @Override
@@ -258,6 +298,10 @@ public final class B2buaHelperImpl implements B2buaHelper
     {
         final SipSessionImpl a = check(session1);
         final SipSessionImpl b = check(session2);
+        if (a.appSession() != b.appSession())
+        {
+            throw new IllegalArgumentException("the sessions belong to different application sessions");
+        }
         if (SipSession.State.TERMINATED == a.getState() || SipSession.State.TERMINATED == b.getState())
         {
             throw new IllegalArgumentException("a terminated session cannot be linked");
@@ -307,9 +351,9 @@ public final class B2buaHelperImpl implements B2buaHelper
         {
             throw new IllegalArgumentException("not a valid session of this container");
         }
-        if (s.appSession() != appSession)
+        if (s.appSession().application() != application)
         {
-            throw new IllegalArgumentException("the session belongs to another application session");
+            throw new IllegalArgumentException("the session belongs to another application");
         }
         return s;
     }

@@ -2,6 +2,7 @@ package io.sipline.container.factory;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 import javax.servlet.sip.Address;
 import javax.servlet.sip.AuthInfo;
@@ -271,12 +272,11 @@ public final class SipFactoryImpl implements SipFactory
         final SipApplicationSessionImpl app = orig.sessionImpl().appSession();
         orig.applyHeaderObjects(); // the headers copied below carry the application's edits of their objects
         final MessageHeaders oh = orig.headers();
-        // a map of one entry (a B2BUA's usual map) is read once for both uses below: each pass over a map's entries
-        // is an iterator and its entries on the heap
-        final Map.Entry<String, List<String>> single =
-            null != headerMap && 1 == headerMap.size() ? headerMap.entrySet().iterator().next() : null;
-        final String singleName = null == single ? null : single.getKey();
-        final List<String> singleValues = null == single ? null : single.getValue();
+        // a map of one entry (a B2BUA's usual map) is read once for both uses below, with forEach: a pass over a
+        // map's entries is an iterator and its entries on the heap (a Map.of map's entry set is a new set besides)
+        final SingleEntry single = null != headerMap && 1 == headerMap.size() ? SingleEntry.of(headerMap) : null;
+        final String singleName = null == single ? null : single.name;
+        final List<String> singleValues = null == single ? null : single.values;
         String mappedFrom = null;
         String mappedTo = null;
         if (null != single)
@@ -351,6 +351,30 @@ public final class SipFactoryImpl implements SipFactory
         request.continueFrom(orig);
         session.original(request);
         return request;
+    }
+
+    /**
+     * The name and values of a one-entry header map, read by {@link Map#forEach}, which a {@code Map.of} map answers
+     * with its fields (no entry, set or iterator); made and read in one method, so the JIT may keep it off the heap.
+     */
+    private static final class SingleEntry implements BiConsumer<String, List<String>>
+    {
+        private String name;
+        private List<String> values;
+
+        static SingleEntry of(final Map<String, List<String>> map)
+        {
+            final SingleEntry e = new SingleEntry();
+            map.forEach(e);
+            return e;
+        }
+
+        @Override
+        public void accept(final String key, final List<String> value)
+        {
+            name = key;
+            values = value;
+        }
     }
 
     /** The first value of a header map's entry when it names {@code party} (From or To), else null. */

@@ -76,7 +76,7 @@ public final class FakeApp implements RunningApplication
     }
 
     @Override
-    public B2buaHelper b2buaHelper(final SipApplicationSessionImpl session)
+    public B2buaHelper b2buaHelper()
     {
         return null;
     }

@@ -225,21 +225,34 @@ class SessionLifecycleTest
             null, TestMessages.PEER, TestMessages.LOCAL);
         final SipServletRequestImpl third = SipServletRequestImpl.received(TestMessages.parse(TestMessages.INVITE),
             null, TestMessages.PEER, TestMessages.LOCAL);
-        assertEquals(List.of(first), s.ongoing());
+        assertOngoing(s, List.of(first));
         s.begin(second);
         s.begin(third);
-        assertEquals(List.of(first, second, third), s.ongoing());
+        assertOngoing(s, List.of(first, second, third));
         s.end(first);
-        assertEquals(List.of(second, third), s.ongoing(), "the next one takes the first place");
+        assertOngoing(s, List.of(second, third), "the next one takes the first place");
         assertFalse(s.readyToInvalidate(), "transactions still going");
         s.end(third);
-        assertEquals(List.of(second), s.ongoing());
+        assertOngoing(s, List.of(second));
         s.end(third);
-        assertEquals(List.of(second), s.ongoing(), "ending a request that is not going changes nothing");
+        assertOngoing(s, List.of(second), "ending a request that is not going changes nothing");
         s.end(second);
-        assertEquals(List.of(), s.ongoing());
+        assertOngoing(s, List.of());
         s.begin(third);
-        assertEquals(List.of(third), s.ongoing());
+        assertOngoing(s, List.of(third));
+    }
+
+    /** {@code ongoing()} and the same read by index ({@code ongoing(i)}, null past the end) are {@code expected}. */
+    private static void assertOngoing(final SipSessionImpl s, final List<SipServletRequestImpl> expected,
+        final String... message)
+    {
+        assertEquals(expected, s.ongoing(), String.join("", message));
+        final List<SipServletRequestImpl> indexed = new ArrayList<>();
+        for (int i = 0; null != s.ongoing(i); i++)
+        {
+            indexed.add(s.ongoing(i));
+        }
+        assertEquals(expected, indexed, "by index");
     }
 
     @Test

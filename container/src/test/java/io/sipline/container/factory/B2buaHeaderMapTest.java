@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +71,25 @@ class B2buaHeaderMapTest
         assertEquals(List.of("three", "four"), custom);
         assertEquals("<sip:edge.example;lr>", out.getHeader("Route"));
         assertEquals("lunch and more", out.getHeader("Subject"), "headers the map does not name are copied");
+    }
+
+    @Test
+    void aMapOfOneEntryIsReadWhateverItsKind() throws Exception
+    {
+        final Map<String, List<String>> ofOne = Map.of("X-Call-Ref", List.of("call-1"));
+        for (final Map<String, List<String>> map : List.of(ofOne, new HashMap<>(ofOne), new LinkedHashMap<>(ofOne)))
+        {
+            final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+            final SipServletRequest out = factory.copyRequest(invite, false, map, true);
+            assertEquals("call-1", out.getHeader("X-Call-Ref"), map.getClass().getName());
+            assertEquals("sip:alice@atlanta.example", out.getFrom().getURI().toString());
+            assertEquals("one", out.getHeader("X-Custom"));
+        }
+        final SipServletRequestImpl invite = TestMessages.received(host, TestMessages.INVITE);
+        final SipServletRequest out = factory.copyRequest(invite, false,
+            Map.of("to", List.of("<sip:dave@denver.example>")), true);
+        assertEquals("sip:dave@denver.example", out.getTo().getURI().toString(), "a one-entry map's To");
+        assertEquals("sip:alice@atlanta.example", out.getFrom().getURI().toString());
     }
 
     @Test
