@@ -28,8 +28,8 @@ import io.sipline.sip.message.HeaderName;
  * <p>
  * One for all the application's sessions: it keeps no state of a call (the links and pending messages are the
  * sessions' and requests'), so a call costs no helper object. The sessions given to a method must be this
- * application's, and those that must share an application session (JSR 289 §12: linked sessions, a subsequent
- * request and its original) are checked to.
+ * application's, and linked sessions must share an application session (JSR 289 §12); the original request of a
+ * subsequent request is not checked against its session, so a request of any of the application's sessions relays.
  * <p>
  * Threading: its fields are final; each method runs on the shard of the sessions it is given (or on the
  * application's own thread, not concurrently with their shard), which the sessions' own methods require.
@@ -90,11 +90,6 @@ public final class B2buaHelperImpl implements B2buaHelper
     {
         final SipSessionImpl target = check(session);
         final SipServletRequestImpl orig = SipFactoryImpl.check(origRequest);
-        if (null == orig.sessionImpl() || orig.sessionImpl().appSession() != target.appSession())
-        {
-            throw new IllegalArgumentException("the session and the original request belong to different "
-                + "application sessions");
-        }
         orig.applyHeaderObjects();
         final SipServletRequestImpl request = target.createRelayed(orig.getMethod(), orig);
         final MessageHeaders oh = orig.headers();
