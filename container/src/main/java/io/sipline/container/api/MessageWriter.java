@@ -86,7 +86,7 @@ public final class MessageWriter
         crlf(out);
         if (m.bodyLength() > 0)
         {
-            out.writeBytes(m.bodyBytes(), m.bodyOffset(), m.bodyLength());
+            out.writeBytes(m.bodyBytes());
         }
     }
 

@@ -43,11 +43,9 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     protected MessageHeaders headers;
     /**
      * The body, null when there is none: an array of exactly its bytes (the received body's copy, or the array the
-     * application set), shared by the messages made from this one; the offset is kept for a span of a larger array.
+     * application set), shared by the messages made from this one; its length is the Content-Length.
      */
     protected byte[] body;
-    protected int bodyOffset;
-    protected int bodyLength;
     protected SipSessionImpl session;
     protected boolean incoming;
     protected boolean committed;
@@ -101,7 +99,6 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     {
         this.headers = MessageHeaders.of(message, bytes);
         this.body = ReceivedCopy.body(message);
-        this.bodyLength = message.bodyLength();
         this.incoming = true;
         this.remote = remote;
         this.local = local;
@@ -142,20 +139,15 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         committed = true;
     }
 
-    /** The body as bytes for writing; {@link #bodyOffset()}, {@link #bodyLength()} delimit it. May be null. */
+    /** The body as bytes for writing, all of the array; null when there is none. */
     public byte[] bodyBytes()
     {
         return body;
     }
 
-    public int bodyOffset()
-    {
-        return bodyOffset;
-    }
-
     public int bodyLength()
     {
-        return bodyLength;
+        return null == body ? 0 : body.length;
     }
 
     /**
@@ -165,8 +157,6 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     public void shareBody(final SipServletMessageImpl from)
     {
         body = from.body;
-        bodyOffset = from.bodyOffset;
-        bodyLength = from.bodyLength;
     }
 
     /** Sets the transport addresses (the container, when the message is sent or received). */
@@ -593,7 +583,7 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public int getContentLength()
     {
-        return bodyLength;
+        return bodyLength();
     }
 
     /**
@@ -644,22 +634,12 @@ public abstract class SipServletMessageImpl implements SipServletMessage
      * returned"; as in the JAIN-SIP reference container, the array is the message's own body (the received body's
      * copy, or the array given to {@link #setContent}), shared with the messages made from this one (a proxied
      * request, a relayed response) and with any message it is set on: writing into it changes all their content.
-     * The container never writes into it. Only a body that is a span of a larger array is copied.
+     * The container never writes into it.
      */
     @Override
     public byte[] getRawContent() throws IOException
     {
-        if (0 == bodyLength)
-        {
-            return null;
-        }
-        if (0 == bodyOffset && body.length == bodyLength)
-        {
-            return body;
-        }
-        final byte[] out = new byte[bodyLength];
-        System.arraycopy(body, bodyOffset, out, 0, bodyLength);
-        return out;
+        return 0 == bodyLength() ? null : body;
     }
 
     /**
@@ -669,14 +649,14 @@ public abstract class SipServletMessageImpl implements SipServletMessage
     @Override
     public Object getContent() throws IOException
     {
-        if (0 == bodyLength)
+        if (0 == bodyLength())
         {
             return null;
         }
         final String type = getContentType();
         if (ContentText.isText(type))
         {
-            return new String(body, bodyOffset, bodyLength, ContentText.charset(type, characterEncodingSet()));
+            return new String(body, ContentText.charset(type, characterEncodingSet()));
         }
         return getRawContent();
     }
@@ -688,14 +668,10 @@ public abstract class SipServletMessageImpl implements SipServletMessage
         if (null == content)
         {
             body = null;
-            bodyOffset = bodyLength = 0;
             setContentType(null);
             return;
         }
-        final byte[] bytes = ContentText.bytesOf(content, contentType, characterEncodingSet());
-        body = bytes;
-        bodyOffset = 0;
-        bodyLength = bytes.length;
+        body = ContentText.bytesOf(content, contentType, characterEncodingSet());
         if (null != contentType)
         {
             headers.set("Content-Type", contentType);
