@@ -438,7 +438,11 @@ final class SessionDialog
      */
     TaggedParty requestTo()
     {
-        if (null == requestTo && null == remoteTag && null != record && !record.remoteTag().isEmpty())
+        if (null != requestTo)
+        {
+            return requestTo; // made for the remote tag there is now: reset whenever it changes
+        }
+        if (null == remoteTag && null != record && !record.remoteTag().isEmpty())
         {
             // the tag as bytes: an in-dialog request (the ACK of a 2xx, a relayed BYE) needs no String of it
             final ByteSlot t = record.remoteTag();
@@ -446,11 +450,7 @@ final class SessionDialog
             return requestTo;
         }
         final String tag = remoteTag();
-        if (null == tag)
-        {
-            return null;
-        }
-        if (null == requestTo)
+        if (null != tag)
         {
             requestTo = TaggedParty.ofParty(remotePartyChars(), tag);
         }
