@@ -190,7 +190,8 @@ public final class HeaderText
     /**
      * The party of entry {@code k} (From or To) of {@code h} without its tag, as {@link #withTag withTag(value, null)}
      * cuts it: a view of the section's bytes while the entry is a span of plain ASCII with nothing after its tag (no
-     * String made; the bytes are a received message's, never written), else that text.
+     * String made; the bytes are a received message's, never written), else that text. The view is a
+     * {@link TaggedParty} without tag, so that a From or To made of it without tag is that same object.
      */
     public static CharSequence partyWithoutTag(final MessageHeaders h, final HeaderName k)
     {
@@ -206,7 +207,20 @@ public final class HeaderText
         {
             return withTag(i < 0 ? null : h.value(i), null);
         }
-        return new AsciiSpan(h.bytes(), (int)(party >>> 32), (int)party);
+        final TaggedParty view = TaggedParty.span(h.bytes(), (int)(party >>> 32), (int)party, null);
+        return null != view ? view : new AsciiSpan(h.bytes(), (int)(party >>> 32), (int)party);
+    }
+
+    /**
+     * {@link #partyWithoutTag(MessageHeaders, int) partyWithoutTag(h, i)} with {@code tag}: one object over the
+     * section's bytes while the party is such a view, no view besides.
+     */
+    static TaggedParty partyWithTag(final MessageHeaders h, final int i, final CharSequence tag)
+    {
+        final long span = i < 0 ? -1 : h.valueSpan(i);
+        final long party = span < 0 ? -1 : SipAddresses.withoutTag(h.bytes(), (int)(span >>> 32), (int)span);
+        final TaggedParty view = party < 0 ? null : TaggedParty.span(h.bytes(), (int)(party >>> 32), (int)party, tag);
+        return null != view ? view : TaggedParty.ofParty(partyWithoutTag(h, i), tag);
     }
 
     /**

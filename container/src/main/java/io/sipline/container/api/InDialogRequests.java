@@ -93,7 +93,7 @@ final class InDialogRequests
         }
         h.insert(h.size(), "Max-Forwards", "70");
         h.insert(h.size(), "From", d.requestFrom());
-        final String remoteTag = d.remoteTag();
+        final boolean noRemoteTag = d.noRemoteTag();
         final TaggedParty to = d.requestTo();
         if (null == to)
         {
@@ -112,7 +112,7 @@ final class InDialogRequests
         final String requestUri = strict ? d.firstRouteUri() : d.remoteTarget();
         final SipServletRequestImpl r = SipServletRequestImpl.outgoing(method, requestUri, h);
         r.session(s);
-        if (null == remoteTag && State.INITIAL == s.state())
+        if (noRemoteTag && State.INITIAL == s.state())
         {
             r.initial(true);
             s.original(r);

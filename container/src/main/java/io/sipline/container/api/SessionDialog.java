@@ -2,6 +2,7 @@ package io.sipline.container.api;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import javax.servlet.sip.Address;
@@ -52,7 +53,10 @@ final class SessionDialog
     /** A String, or an {@link IdText} (a tag this container made, written from its numbers); null until made. */
     private CharSequence localTag;
     private String remoteTag;
-    /** A String, or an {@link AsciiSpan} of the received request a B2BUA's copy made this dialog from. */
+    /**
+     * A String, or a view of the received request a B2BUA's copy made this dialog from ({@link TaggedParty} without
+     * tag, or {@link AsciiSpan}: {@link HeaderText#partyWithoutTag}).
+     */
     private CharSequence localParty;
     /** As {@link #localParty}. */
     private CharSequence remoteParty;
@@ -89,7 +93,11 @@ final class SessionDialog
     private TaggedParty taggedTo;
     /** The From of this side's requests in the dialog, local tag included (§12.2.1.1); made once per local tag. */
     private TaggedParty requestFrom;
-    /** The To of this side's requests in the dialog, remote tag included; made once per remote tag. */
+    /**
+     * The To of this side's requests in the dialog, remote tag included; made once per remote tag. While the remote tag
+     * was not read as text, it holds a copy of the tag's bytes ({@link TaggedParty#withTagBytes}) that is also the
+     * tag's text once the record is released.
+     */
     private TaggedParty requestTo;
 
     private SessionDialog(final Dialog record, final CharSequence callId, final CharSequence localTag)
@@ -251,6 +259,10 @@ final class SessionDialog
         {
             remoteTag = record.remoteTag().toString();
         }
+        else if (null == remoteTag && null == record && null != requestTo)
+        {
+            remoteTag = requestTo.tag();
+        }
         else if (null == remoteTag && null == record && hasEnded())
         {
             final String tag = endedText(0);
@@ -393,7 +405,7 @@ final class SessionDialog
         if (null == taggedTo)
         {
             // the party a view of the request's bytes while they are plain: no String of the request's To
-            taggedTo = TaggedParty.ofParty(HeaderText.partyWithoutTag(requestHeaders, requestTo), localTag);
+            taggedTo = HeaderText.partyWithTag(requestHeaders, requestTo, localTag);
         }
         return taggedTo;
     }
@@ -426,12 +438,19 @@ final class SessionDialog
      */
     TaggedParty requestTo()
     {
-        final String tag = remoteTag();
-        if (null == tag)
+        if (null != requestTo)
         {
-            return null;
+            return requestTo; // made for the remote tag there is now: reset whenever it changes
         }
-        if (null == requestTo)
+        if (null == remoteTag && null != record && !record.remoteTag().isEmpty())
+        {
+            // the tag as bytes: an in-dialog request (the ACK of a 2xx, a relayed BYE) needs no String of it
+            final ByteSlot t = record.remoteTag();
+            requestTo = TaggedParty.withTagBytes(remotePartyChars(), Arrays.copyOf(t.bytes(), t.length()));
+            return requestTo;
+        }
+        final String tag = remoteTag();
+        if (null != tag)
         {
             requestTo = TaggedParty.ofParty(remotePartyChars(), tag);
         }
@@ -602,7 +621,8 @@ final class SessionDialog
      */
     private void keepEnded(final Dialog d)
     {
-        final ByteSlot tag = null == remoteTag ? d.remoteTag() : null;
+        // a To of requests made since the remote tag last changed holds its bytes already
+        final ByteSlot tag = null == remoteTag && null == requestTo ? d.remoteTag() : null;
         final ByteSlot local = null == localParty ? d.localAddress() : null;
         final ByteSlot remote = null == remoteParty ? d.remoteAddress() : null;
         final ByteSlot id = null == callId ? d.callId() : null;

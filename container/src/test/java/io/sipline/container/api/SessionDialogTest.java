@@ -218,4 +218,35 @@ class SessionDialogTest
         assertEquals("Bob <sip:bob@biloxi.example>", s.dialog.localParty());
         assertEquals("\"Alice\" <sip:alice@atlanta.example>", s.dialog.remoteParty());
     }
+    @Test
+    void shouldWriteTheRemoteTagOfItsRequestsFromItsBytesAndStillTellItOnceReleased()
+    {
+        // §12.2.1.1: the To of a request in the dialog is the remote party with the remote tag; written without a
+        // String of the tag, which the To's copy of its bytes still gives after the record went back to the pool
+        session.localTagForResponse();
+        session.onResponseSent((SipServletResponseImpl)invite.createResponse(200));
+        final SipServletRequestImpl bye = (SipServletRequestImpl)session.createRequest("BYE");
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", bye.getHeader("To"));
+        assertEquals("1928301774", bye.getTo().getParameter("tag"));
+        final SessionDialog d = session.dialog;
+        assertSame(d.requestTo(), d.requestTo(), "made once per remote tag");
+        assertEquals(invite.getCallId(), d.callId());
+        assertEquals("Bob <sip:bob@biloxi.example>", d.localParty());
+        d.release(host);
+        assertFalse(d.copiedAtRelease(), "the To of its requests holds the only unread id");
+        TestMessages.received(host, TestMessages.INVITE.replace("a84b4c76e66710", "reused")
+            .replace("1928301774", "reused-tag"));
+        assertEquals("1928301774", d.remoteTag());
+        assertEquals("\"Alice\" <sip:alice@atlanta.example>;tag=1928301774", bye.getHeader("To"));
+    }
+
+    @Test
+    void shouldAnswerWithTheRequestsToAndTheLocalTag()
+    {
+        // §8.2.6.2: the To of the responses is the request's with the UAS's tag added
+        final SipServletResponseImpl ringing = (SipServletResponseImpl)invite.createResponse(180);
+        final SipServletResponseImpl ok = (SipServletResponseImpl)invite.createResponse(200);
+        assertEquals("Bob <sip:bob@biloxi.example>;tag=" + session.localTag(), ok.getHeader("To"));
+        assertEquals(ringing.getHeader("To"), ok.getHeader("To"));
+    }
 }
