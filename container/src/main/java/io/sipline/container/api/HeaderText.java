@@ -201,8 +201,7 @@ public final class HeaderText
     /** {@link #partyWithoutTag(MessageHeaders, HeaderName)} of entry {@code i} (a From or To; -1: none). */
     public static CharSequence partyWithoutTag(final MessageHeaders h, final int i)
     {
-        final long span = i < 0 ? -1 : h.valueSpan(i);
-        final long party = span < 0 ? -1 : SipAddresses.withoutTag(h.bytes(), (int)(span >>> 32), (int)span);
+        final long party = partySpan(h, i);
         if (party < 0)
         {
             return withTag(i < 0 ? null : h.value(i), null);
@@ -217,10 +216,19 @@ public final class HeaderText
      */
     static TaggedParty partyWithTag(final MessageHeaders h, final int i, final CharSequence tag)
     {
-        final long span = i < 0 ? -1 : h.valueSpan(i);
-        final long party = span < 0 ? -1 : SipAddresses.withoutTag(h.bytes(), (int)(span >>> 32), (int)span);
+        final long party = partySpan(h, i);
         final TaggedParty view = party < 0 ? null : TaggedParty.span(h.bytes(), (int)(party >>> 32), (int)party, tag);
         return null != view ? view : TaggedParty.ofParty(partyWithoutTag(h, i), tag);
+    }
+
+    /**
+     * Where the party of entry {@code i} lies in the section's bytes, its tag cut ({@link SipAddresses#withoutTag}):
+     * {@code start << 32 | end}; -1 when the entry is none, not a span, or not such a plain value.
+     */
+    private static long partySpan(final MessageHeaders h, final int i)
+    {
+        final long span = i < 0 ? -1 : h.valueSpan(i);
+        return span < 0 ? -1 : SipAddresses.withoutTag(h.bytes(), (int)(span >>> 32), (int)span);
     }
 
     /**

@@ -246,46 +246,58 @@ public final class B2buaHelperImpl implements B2buaHelper
     {
         SipServletMessage first = null;
         SipServletMessage second = null;
-        List<SipServletMessage> more = null;
+        int n = 0;
         for (int i = 0; ; i++) // by index, on the session's own list: no snapshot, no iterator
         {
             final SipServletRequestImpl r = s.ongoing(i);
-            final SipServletMessage m;
-            if (null != r)
-            {
-                final boolean pending = UAMode.UAS == mode ? r.isIncoming() && !r.isCommitted() : !r.isIncoming();
-                m = pending ? r : null;
-            }
-            else
-            {
-                m = UAMode.UAC == mode ? s.unacknowledged2xx() : null; // last: after the requests
-            }
-            if (null != m && null == first)
-            {
-                first = m;
-            }
-            else if (null != m && null == second)
-            {
-                second = m;
-            }
-            else if (null != m)
-            {
-                if (null == more)
-                {
-                    more = new ArrayList<>(List.of(first, second));
-                }
-                more.add(m);
-            }
             if (null == r)
             {
                 break;
             }
+            if (isPending(r, mode))
+            {
+                first = 0 == n ? r : first;
+                second = 1 == n ? r : second;
+                n++;
+            }
         }
-        if (null != more)
+        final SipServletResponseImpl ok = UAMode.UAC == mode ? s.unacknowledged2xx() : null; // last: after them
+        if (null != ok)
         {
-            return List.copyOf(more);
+            first = 0 == n ? ok : first;
+            second = 1 == n ? ok : second;
+            n++;
         }
-        return null == first ? List.of() : null == second ? List.of(first) : List.of(first, second);
+        if (n > 2)
+        {
+            return allPending(s, mode, ok);
+        }
+        return 0 == n ? List.of() : 1 == n ? List.of(first) : List.of(first, second);
+    }
+
+    /** {@link #pending} of a session with more than two: in a list made for them. */
+    private static List<SipServletMessage> allPending(final SipSessionImpl s, final UAMode mode,
+        final SipServletResponseImpl ok)
+    {
+        final List<SipServletMessage> all = new ArrayList<>();
+        for (int i = 0; null != s.ongoing(i); i++)
+        {
+            if (isPending(s.ongoing(i), mode))
+            {
+                all.add(s.ongoing(i));
+            }
+        }
+        if (null != ok)
+        {
+            all.add(ok);
+        }
+        return List.copyOf(all);
+    }
+
+    /** Pending for {@code mode}: for the UAS a received request not yet answered, for the UAC a request it sent. */
+    private static boolean isPending(final SipServletRequestImpl r, final UAMode mode)
+    {
+        return UAMode.UAS == mode ? r.isIncoming() && !r.isCommitted() : !r.isIncoming();
     }
 
     @Override
