@@ -73,7 +73,10 @@ class StackInputLagTest
             try
             {
                 final DatagramPacket again = Datagrams.receivePacket(upstream);
-                fail("the forwarded request was retransmitted after its answer had arrived: " + text(again));
+                final StackShard shard = stack.shard(0);
+                fail("the forwarded request was retransmitted after its answer had arrived (retransmissions "
+                    + shard.traffic().retransmissions() + ", put off " + shard.transactions().deferredRetransmissions()
+                    + ", ticks " + shard.ticks() + "): " + text(again));
             }
             catch (final SocketTimeoutException expected)
             {
