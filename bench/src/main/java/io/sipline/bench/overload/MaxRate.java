@@ -63,9 +63,11 @@ public record MaxRate(SystemUnderTest.Layout layout, String app, String profile,
                         }
                     }
                     final Step step = driver.run(server[0], tag + "-" + label, label, rate, rate * stepSeconds, 0);
+                    // the server's CPU says whether a rate is limited by its cores (a CPU quota full) or not
                     System.out.printf("bench: %s %s: %d calls/s: %d of %d completed, %d failed, %d retransmissions, "
-                        + "%d dropped: %s%n", tag, label, rate, step.successful(), step.planned(), step.failed(),
-                        step.retransmissions(), step.drops(), step.sustained() ? "sustained" : "not sustained");
+                        + "%d dropped, server CPU %.3f s per 1,000 calls (%.2f cores): %s%n", tag, label, rate,
+                        step.successful(), step.planned(), step.failed(), step.retransmissions(), step.drops(),
+                        step.cpuPer1000(), step.serverCores(), step.sustained() ? "sustained" : "not sustained");
                     if (!step.sustained())
                     {
                         server[0].close();
