@@ -187,7 +187,13 @@ final class SessionDialog
     String callId()
     {
         final CharSequence id = callIdChars();
-        return null == id ? null : id.toString();
+        if (null == id || id instanceof String)
+        {
+            return (String)id;
+        }
+        final String text = id.toString();
+        callId = text; // an IdText keeps no String: kept here, so that the next read makes none
+        return text;
     }
 
     /** The Call-ID as it is kept: a String, or an {@link IdText} not made into one; null when there is none. */
@@ -232,7 +238,13 @@ final class SessionDialog
 
     String localTag()
     {
-        return null == localTag ? null : localTag.toString();
+        if (null == localTag || localTag instanceof String)
+        {
+            return (String)localTag;
+        }
+        final String text = localTag.toString();
+        localTag = text; // as callId(); the table keys a tag the same from its text (SessionTable.key)
+        return text;
     }
 
     /** The local tag as it is kept: a String, or an {@link IdText} not made into one; null until made. */
