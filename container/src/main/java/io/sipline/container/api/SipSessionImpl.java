@@ -113,10 +113,25 @@ public final class SipSessionImpl implements SipSession
         final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final CharSequence requestUri,
         final String handler)
     {
-        final ContainerShard host = app.host();
-        final SipSessionImpl s = new SipSessionImpl(app, true, SessionDialog.outgoing(host,
-            null == callId ? host.newCallIdText() : callId, host.newTagText(), fromWithoutTag, toWithoutTag,
-            requestUri));
+        return outgoing(app, SessionDialog.outgoing(app.host(), callId, fromWithoutTag, toWithoutTag, requestUri),
+            handler);
+    }
+
+    /**
+     * As {@link #forOutgoing}, for a copy of {@code uriOf} (B2buaHelper, SipFactory): remote target its Request-URI,
+     * taken as its received bytes while they are unread ({@link SessionDialog}).
+     */
+    public static SipSessionImpl forCopy(final SipApplicationSessionImpl app, final String callId,
+        final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final SipServletRequestImpl uriOf,
+        final String handler)
+    {
+        return outgoing(app, SessionDialog.outgoing(app.host(), callId, fromWithoutTag, toWithoutTag, uriOf), handler);
+    }
+
+    private static SipSessionImpl outgoing(final SipApplicationSessionImpl app, final SessionDialog dialog,
+        final String handler)
+    {
+        final SipSessionImpl s = new SipSessionImpl(app, true, dialog);
         s.handler = handler;
         s.fireCreated();
         return s;
