@@ -5,9 +5,9 @@ import java.nio.charset.StandardCharsets;
 import io.netty.buffer.ByteBuf;
 
 /**
- * A span of ASCII bytes read as characters, byte for char: how a request copied from a received one hands the
- * received Request-URI to the dialog record ({@code DialogRecords.prepareUac} copies it as bytes) without making a
- * String of it. Only for bytes below 0x80 ({@link #isAscii}); a byte above would read as another character.
+ * A span of ASCII bytes read as characters, byte for char: how a party of a received request that is no plain
+ * {@link TaggedParty} span is handed on as text ({@link HeaderText#partyWithoutTag}) without making a String of it.
+ * Only for bytes below 0x80 ({@link #isAscii}); a byte above would read as another character.
  * <p>
  * Immutable over bytes that are never written (a received message's copy); holds no buffer.
  */

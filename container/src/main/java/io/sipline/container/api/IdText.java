@@ -7,11 +7,12 @@ import io.sipline.sip.shard.ShardIds;
  * An id this container generated ({@link ShardIds}: marker, shard, node, thirteen random hex digits), kept as its two
  * numbers and written as ASCII straight into an outbound buffer: a local tag ({@code s0100…}, RFC 3261 §19.3: 52
  * random bits) or a Call-ID ({@code s0100…@host}, §8.1.1.4). A String of it is made only when someone reads it as one
- * (an application's {@code getCallId()}, a tag parameter), and kept.
+ * (an application's {@code getCallId()}, a tag parameter), and not kept here: a call reads few of its ids as text,
+ * and the holder that reads one keeps the String (a header section's value, the session's dialog, the application
+ * session's id), so that every id made for a call is two numbers and a host, no field more.
  * <p>
  * A {@link CharSequence} of that text, so that a header section, a tagged party and the dialog record take it as any
- * text; reading it char by char makes no String. Immutable but for the String it caches (made again, equal, by any
- * thread that races), so shared by messages of any thread; holds no buffer.
+ * text; reading it char by char makes no String. Immutable, so shared by messages of any thread; holds no buffer.
  */
 public final class IdText implements WrittenText
 {
@@ -21,7 +22,6 @@ public final class IdText implements WrittenText
     private final long random;
     /** Null for a tag; for a Call-ID the host after its {@code @}. */
     private final String host;
-    private String text;
 
     private IdText(final int origin, final long random, final String host)
     {
@@ -137,21 +137,15 @@ public final class IdText implements WrittenText
         return toString().subSequence(start, end);
     }
 
-    /** The id as text: made on first call, then the same String. */
+    /** The id as text: a new String at each call (its reader keeps it when it reads it again). */
     @Override
     public String toString()
     {
-        String t = text;
-        if (null == t)
+        final StringBuilder b = ShardIds.appendId(new StringBuilder(length()), origin, random);
+        if (null != host)
         {
-            final StringBuilder b = ShardIds.appendId(new StringBuilder(length()), origin, random);
-            if (null != host)
-            {
-                b.append('@').append(host);
-            }
-            t = b.toString();
-            text = t;
+            b.append('@').append(host);
         }
-        return t;
+        return b.toString();
     }
 }

@@ -118,16 +118,45 @@ final class SessionDialog
     }
 
     /**
-     * The dialog of a request the application originates (UAC, §12.1.2), before any response.
+     * The dialog of a request the application originates (UAC, §12.1.2), before any response: the Call-ID given, or a
+     * new one from the shard, and a new local tag.
      *
-     * @param requestUri its Request-URI: a String is kept as the remote target's text; any other text (a view of a
-     *                   received request's bytes) only as bytes in the record, made into text when first read.
+     * @param requestUri its Request-URI: a String is kept as the remote target's text; any other text only as bytes in
+     *                   the record, made into text when first read.
      */
-    static SessionDialog outgoing(final ContainerShard host, final CharSequence callId, final CharSequence localTag,
+    static SessionDialog outgoing(final ContainerShard host, final CharSequence callId,
         final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final CharSequence requestUri)
     {
-        final Dialog d = host.dialogRecords().prepareUac(callId, localTag, fromWithoutTag, toWithoutTag, requestUri,
-            Dialog.EMPTY_CSEQ);
+        final CharSequence id = null == callId ? host.newCallIdText() : callId;
+        final CharSequence tag = host.newTagText();
+        final SessionDialog s = outgoing(host.dialogRecords().prepareUac(id, tag, fromWithoutTag, toWithoutTag,
+            requestUri, Dialog.EMPTY_CSEQ), id, tag, fromWithoutTag, toWithoutTag);
+        s.remoteTarget = requestUri instanceof String text ? text : null;
+        return s;
+    }
+
+    /**
+     * As {@link #outgoing(ContainerShard, CharSequence, CharSequence, CharSequence, CharSequence)} with the
+     * Request-URI of {@code uriOf} (a request a B2BUA or the factory copies): its received bytes, copied into the
+     * record as they are while they are unread and ASCII (no text made); else its text.
+     */
+    static SessionDialog outgoing(final ContainerShard host, final CharSequence callId,
+        final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final SipServletRequestImpl uriOf)
+    {
+        final int span = uriOf.requestUriAsciiSpan();
+        if (span < 0)
+        {
+            return outgoing(host, callId, fromWithoutTag, toWithoutTag, uriOf.requestUriText());
+        }
+        final CharSequence id = null == callId ? host.newCallIdText() : callId;
+        final CharSequence tag = host.newTagText();
+        return outgoing(host.dialogRecords().prepareUac(id, tag, fromWithoutTag, toWithoutTag, uriOf.headers().bytes(),
+            span >>> 16, span & 0xFFFF, Dialog.EMPTY_CSEQ), id, tag, fromWithoutTag, toWithoutTag);
+    }
+
+    private static SessionDialog outgoing(final Dialog d, final CharSequence callId, final CharSequence localTag,
+        final CharSequence fromWithoutTag, final CharSequence toWithoutTag)
+    {
         if (null == d)
         {
             throw new IllegalArgumentException("not a From and To address: " + fromWithoutTag + ", " + toWithoutTag);
@@ -135,7 +164,6 @@ final class SessionDialog
         final SessionDialog s = new SessionDialog(d, callId, localTag);
         s.localParty = fromWithoutTag;
         s.remoteParty = toWithoutTag;
-        s.remoteTarget = requestUri instanceof String text ? text : null;
         return s;
     }
 
@@ -187,7 +215,13 @@ final class SessionDialog
     String callId()
     {
         final CharSequence id = callIdChars();
-        return null == id ? null : id.toString();
+        if (null == id || id instanceof String)
+        {
+            return (String)id;
+        }
+        final String text = id.toString();
+        callId = text; // an IdText keeps no String: kept here, so that the next read makes none
+        return text;
     }
 
     /** The Call-ID as it is kept: a String, or an {@link IdText} not made into one; null when there is none. */
@@ -232,7 +266,13 @@ final class SessionDialog
 
     String localTag()
     {
-        return null == localTag ? null : localTag.toString();
+        if (null == localTag || localTag instanceof String)
+        {
+            return (String)localTag;
+        }
+        final String text = localTag.toString();
+        localTag = text; // as callId(); the table keys a tag the same from its text (SessionTable.key)
+        return text;
     }
 
     /** The local tag as it is kept: a String, or an {@link IdText} not made into one; null until made. */

@@ -26,19 +26,6 @@ final class SessionExtras
     /** RFC 3262 state (RSeq numbers, the reliable provisional awaiting its PRACK), made on first use, or null. */
     ReliableProvisionals reliableProvisionals;
 
-    /** {@code first} and the overlapping requests, in the order they began (a snapshot). */
-    List<SipServletRequestImpl> ongoing(final SipServletRequestImpl first)
-    {
-        if (null == ongoingMore || ongoingMore.isEmpty())
-        {
-            return List.of(first);
-        }
-        final List<SipServletRequestImpl> all = new ArrayList<>(1 + ongoingMore.size());
-        all.add(first);
-        all.addAll(ongoingMore);
-        return all;
-    }
-
     /** A request begins while the first ongoing one has no final response yet. */
     void overlapping(final SipServletRequestImpl request)
     {

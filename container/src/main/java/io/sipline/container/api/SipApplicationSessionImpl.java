@@ -54,6 +54,8 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     private final ContainerShard host;
     /** A String (a session taken over from the grid), or an {@link IdText}: no String until someone reads it. */
     private final CharSequence id;
+    /** {@link #id} as a String once read as one (an {@link IdText} keeps none), else null. */
+    private String idText;
     private final long created;
     private long lastAccessed;
     private long expirationTime;
@@ -743,7 +745,13 @@ public final class SipApplicationSessionImpl implements SipApplicationSession, C
     @Override
     public String getId()
     {
-        return id.toString();
+        String text = idText;
+        if (null == text)
+        {
+            text = id.toString();
+            idText = text; // made again, equal, by a thread that races
+        }
+        return text;
     }
 
     /** {@link #getId()} as it is kept: a String, or an {@link IdText} that no String was made of. */

@@ -190,22 +190,17 @@ public final class SipServletRequestImpl extends TransactionalRequest implements
     }
 
     /**
-     * The Request-URI as characters: a view of the received span while it is unread and ASCII (no String made; the
-     * view is valid as long as this request), else {@link #requestUriText}.
+     * The received span of the Request-URI, {@code start << 16 | end} over the bytes of {@link #headers()}, while it
+     * is unread and ASCII: a copy's dialog record takes those bytes as they are, no String made; else -1 (read
+     * {@link #requestUriText}).
      */
-    public CharSequence requestUriChars()
+    public int requestUriAsciiSpan()
     {
-        if (uriUnread())
+        if (uriUnread() && AsciiSpan.isAscii(headers.bytes(), uriSpan >>> 16, uriSpan & 0xFFFF))
         {
-            final byte[] b = headers.bytes();
-            final int start = uriSpan >>> 16;
-            final int end = uriSpan & 0xFFFF;
-            if (AsciiSpan.isAscii(b, start, end))
-            {
-                return new AsciiSpan(b, start, end);
-            }
+            return uriSpan;
         }
-        return requestUriText();
+        return NO_SPAN;
     }
 
     /** The received span of the Request-URI, {@code start << 16 | end}, while unread; else -1. */

@@ -19,7 +19,6 @@ import javax.servlet.sip.URI;
 import javax.servlet.sip.ar.SipApplicationRoutingRegion;
 
 import io.sipline.container.security.SipPrincipal;
-import io.sipline.sip.message.HeaderName;
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
 
@@ -114,10 +113,25 @@ public final class SipSessionImpl implements SipSession
         final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final CharSequence requestUri,
         final String handler)
     {
-        final ContainerShard host = app.host();
-        final SipSessionImpl s = new SipSessionImpl(app, true, SessionDialog.outgoing(host,
-            null == callId ? host.newCallIdText() : callId, host.newTagText(), fromWithoutTag, toWithoutTag,
-            requestUri));
+        return outgoing(app, SessionDialog.outgoing(app.host(), callId, fromWithoutTag, toWithoutTag, requestUri),
+            handler);
+    }
+
+    /**
+     * As {@link #forOutgoing}, for a copy of {@code uriOf} (B2buaHelper, SipFactory): remote target its Request-URI,
+     * taken as its received bytes while they are unread ({@link SessionDialog}).
+     */
+    public static SipSessionImpl forCopy(final SipApplicationSessionImpl app, final String callId,
+        final CharSequence fromWithoutTag, final CharSequence toWithoutTag, final SipServletRequestImpl uriOf,
+        final String handler)
+    {
+        return outgoing(app, SessionDialog.outgoing(app.host(), callId, fromWithoutTag, toWithoutTag, uriOf), handler);
+    }
+
+    private static SipSessionImpl outgoing(final SipApplicationSessionImpl app, final SessionDialog dialog,
+        final String handler)
+    {
+        final SipSessionImpl s = new SipSessionImpl(app, true, dialog);
         s.handler = handler;
         s.fireCreated();
         return s;
@@ -458,29 +472,20 @@ public final class SipSessionImpl implements SipSession
     }
 
     /**
-     * The transaction of the initial INVITE ended (RFC 6026: Timer L on the UAS side, Timer M on the UAC side, both
-     * 64*T1 after the 2xx) with the dialog confirmed and the 2xx acknowledged: nothing of the container can reach
-     * the request or its responses any more. No 2xx retransmission can arrive after that (the UAS stops after
-     * 64*T1, RFC 3261 §13.3.1.4), so no ACK needs resending; {@code getPendingMessages} has nothing of it;
-     * {@code createResponseToOriginalRequest} could only answer a transaction that is over. What the session still
-     * needs from it (the parties without tags, the local CSeq base, the user) is copied, and the request, its
-     * responses and its ACK become garbage unless the application keeps them: an established call then holds only
-     * its dialog state. A request with Join or Replaces (RFC 3911, RFC 3891) is kept, for
-     * {@code SipSessionsUtil.getCorrespondingSipSession}.
+     * Lets go of the initial request once its INVITE transaction ended with the dialog confirmed and acknowledged
+     * ({@link SessionSettling}); keeps it otherwise. Shard only.
      */
     public void settle(final SipServletRequestImpl request)
     {
-        if (request != original || State.CONFIRMED != state || !"INVITE".equals(request.getMethod())
-            || null != awaitingAck || (uac && null == request.ack()) || null != proxy()
-            || request.headers().find(HeaderName.REPLACES, 0) >= 0 || null != request.getHeader("Join"))
+        SessionSettling.settle(this, request);
+    }
+
+    /** The initial request was let go ({@link SessionSettling}); its user, or null, is kept for the dialog. */
+    void settled(final SipPrincipal principal)
+    {
+        if (null != principal)
         {
-            return;
-        }
-        dialog.settle();
-        dialog.localCseqBase(original, uac);
-        if (null != request.principal())
-        {
-            extras().settledPrincipal = request.principal();
+            extras().settledPrincipal = principal;
         }
         original = null;
     }
@@ -592,17 +597,10 @@ public final class SipSessionImpl implements SipSession
     // Transactions and state (JSR 289 §6.2.1)
     // ================================================================================================================
 
-    /** The requests whose transaction has no final response yet, in the order they began (a snapshot). */
-    public List<SipServletRequestImpl> ongoing()
-    {
-        if (null == ongoingFirst)
-        {
-            return List.of();
-        }
-        return null == extras ? List.of(ongoingFirst) : extras.ongoing(ongoingFirst);
-    }
-
-    /** The request at {@code i} in {@link #ongoing()}, or null past its end: the same without a list. */
+    /**
+     * The request at {@code i} among those whose transaction has no final response yet, in the order they began, or
+     * null past their end.
+     */
     public SipServletRequestImpl ongoing(final int i)
     {
         if (0 == i || null == ongoingFirst)

@@ -305,8 +305,8 @@ public final class SipFactoryImpl implements SipFactory
         final CharSequence toBare = null != mappedTo ? HeaderText.withTag(mappedTo, null)
             : HeaderText.partyWithoutTag(oh, HeaderName.TO);
         final String method = orig.getMethod();
-        final SipSessionImpl session = SipSessionImpl.forOutgoing(app, sameCallId ? orig.getCallId() : null,
-            fromBare, toBare, orig.requestUriChars(), orig.sessionImpl().handler());
+        final SipSessionImpl session = SipSessionImpl.forCopy(app, sameCallId ? orig.getCallId() : null,
+            fromBare, toBare, orig, orig.sessionImpl().handler());
         // texts: the six headers inserted below and one per header the map sets; the rest are spans of oh's bytes
         final MessageHeaders h = MessageHeaders.over(oh, oh.size() + 2,
             6 + (null == headerMap ? 0 : headerMap.size()));

@@ -3,6 +3,7 @@ package io.sipline.container.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,7 +29,7 @@ class IdTextTest
         final IdText tag = IdText.tag(ORIGIN, RANDOM);
         assertEquals("s1a07fedcba9876543", expected);
         assertEquals(expected, tag.toString());
-        assertSame(tag.toString(), tag.toString(), "made once");
+        assertNotSame(tag.toString(), tag.toString(), "an id keeps no String: its reader does");
         assertEquals(expected.length(), tag.length());
         for (int i = 0; i < expected.length(); i++)
         {
@@ -99,6 +100,28 @@ class IdTextTest
         assertNull(IdText.parseTag("s1a07fedcba9876543@h"));
         assertNull(IdText.parseTag(null));
         assertNotEquals(IdText.tag(ORIGIN, RANDOM), IdText.callId(ORIGIN, RANDOM, "h"));
+    }
+
+    @Test
+    void shouldBeKeptAsTextByTheSessionsThatReadItAsText()
+    {
+        final FakeHost host = new FakeHost();
+        final SipApplicationSessionImpl app = new SipApplicationSessionImpl(new FakeApp(), host, null);
+        assertSame(app.getId(), app.getId(), "the application session keeps the String of its id");
+        final SipSessionImpl s = SipSessionImpl.forOutgoing(app, null, "<sip:a@x>", "<sip:b@y>", "sip:b@y", "m");
+        assertTrue(s.localTagChars() instanceof IdText);
+        s.register();
+        final String tag = s.localTag();
+        final String callId = s.getCallId();
+        assertSame(tag, s.localTag(), "the dialog keeps the String of its tag once read");
+        assertSame(tag, s.localTagChars());
+        assertSame(callId, s.getCallId(), "and of its Call-ID");
+        assertSame(s, host.table.dialog(callId, tag), "registered under the tag's numbers, found by its text");
+        final MessageHeaders h = MessageHeaders.empty(1);
+        s.insertCallId(h);
+        assertEquals(callId, h.value(0), "the Call-ID written from the kept String is the same text");
+        s.invalidate();
+        assertNull(host.table.dialog(callId, tag), "unregistered by the tag's text as it was registered");
     }
 
     @Test

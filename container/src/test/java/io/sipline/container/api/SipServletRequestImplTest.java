@@ -195,11 +195,12 @@ class SipServletRequestImplTest
         final MessageHeaders h = MessageHeaders.over(r.headers(), 2, 1);
         h.insert(0, "Max-Forwards", "69");
         final SipServletRequestImpl copy = SipServletRequestImpl.outgoingWithUriOf("INVITE", r, h);
-        final CharSequence chars = copy.requestUriChars();
-        assertFalse(chars instanceof String, "a view of the received bytes while unread");
-        assertEquals("sip:bob@192.0.2.1", chars.toString());
-        final SipSessionImpl callee = SipSessionImpl.forOutgoing(r.sessionImpl().appSession(), null,
-            "<sip:app@192.0.2.1>", "<sip:bob@192.0.2.1>", chars, "m");
+        final int span = copy.requestUriAsciiSpan();
+        assertEquals("sip:bob@192.0.2.1", new String(copy.headers().bytes(), span >>> 16,
+            (span & 0xFFFF) - (span >>> 16), StandardCharsets.US_ASCII), "the received bytes while unread");
+        final SipSessionImpl callee = SipSessionImpl.forCopy(r.sessionImpl().appSession(), null,
+            "<sip:app@192.0.2.1>", "<sip:bob@192.0.2.1>", copy, "m");
+        assertTrue(copy.requestUriAsciiSpan() >= 0, "the dialog read the bytes, made no text of them");
         final ByteBuf out = Unpooled.buffer();
         try
         {
@@ -211,7 +212,11 @@ class SipServletRequestImplTest
             out.release();
         }
         assertEquals("sip:bob@192.0.2.1", copy.requestUriText(), "made into text when read");
-        assertTrue(copy.requestUriChars() instanceof String);
+        assertEquals(-1, copy.requestUriAsciiSpan(), "read: no span any more");
+        final SipSessionImpl read = SipSessionImpl.forCopy(r.sessionImpl().appSession(), null,
+            "<sip:app@192.0.2.1>", "<sip:bob@192.0.2.1>", copy, "m");
+        assertEquals("sip:bob@192.0.2.1", read.createRequest("INFO").getRequestURI().toString(),
+            "a copy of a URI read as text takes the text");
         assertEquals("sip:bob@192.0.2.1", callee.createRequest("INFO").getRequestURI().toString(),
             "the new dialog's remote target, read from its record");
         final SipServletRequestImpl other = SipServletRequestImpl.outgoingWithUriOf("INVITE", r,

@@ -212,6 +212,23 @@ public final class DialogRecords
     }
 
     /**
+     * {@link #prepareUac(CharSequence, CharSequence, CharSequence, CharSequence, CharSequence, long)} with the
+     * Request-URI given as bytes {@code [uriStart, uriEnd)} of {@code requestUri} (a received request's, which a copy
+     * keeps), copied as they are: no text is made of them.
+     */
+    public Dialog prepareUac(final CharSequence callId, final CharSequence localTag, final CharSequence localAddress,
+        final CharSequence remoteAddress, final byte[] requestUri, final int uriStart, final int uriEnd,
+        final long cseq)
+    {
+        final Dialog d = prepareUac(callId, localTag, localAddress, remoteAddress, "", cseq);
+        if (null != d)
+        {
+            d.remoteTarget.set(requestUri, uriStart, uriEnd);
+        }
+        return d;
+    }
+
+    /**
      * A response to our dialog-creating request {@code method} / {@code cseq} that the caller decided belongs to
      * {@code d} (§12.1.2): a tagged 1xx to an INVITE or a 2xx. A record without that remote tag (initial, or early with
      * another fork's tag, which a 2xx replaces) takes the response's tag, its Contact as remote target (else the

@@ -9,10 +9,15 @@ import static io.sipline.sip.dialog.DialogMessages.inviteResponse;
 import static io.sipline.sip.dialog.DialogMessages.inviteToBob;
 import static io.sipline.sip.dialog.DialogMessages.parse;
 import static io.sipline.sip.dialog.DialogMessages.responseToUs;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.message.SipMethod;
@@ -38,6 +43,24 @@ class DialogRecordsTest
     {
         return records.prepareUac(OUR_CALL_ID, OUR_TAG, "Alice <sip:alice@atlanta.example.com>",
             "<sip:bob@biloxi.example.com>", "sip:bob@biloxi.example.com", 1);
+    }
+
+    @Test
+    void shouldTakeTheRequestUriOfAUacRecordAsBytes()
+    {
+        final byte[] line = "INVITE sip:bob@biloxi.example.com SIP/2.0".getBytes(StandardCharsets.US_ASCII);
+        final Dialog d = records.prepareUac(OUR_CALL_ID, OUR_TAG, "Alice <sip:alice@atlanta.example.com>",
+            "<sip:bob@biloxi.example.com>", line, 7, 33, 1);
+        assertEquals(DialogFailure.NONE, records.lastFailure());
+        assertEquals("sip:bob@biloxi.example.com", d.remoteTarget().toString());
+        assertArrayEquals(uac().remoteTarget().toString().getBytes(StandardCharsets.US_ASCII),
+            Arrays.copyOf(d.remoteTarget().bytes(), d.remoteTarget().length()), "as the text form copies it");
+        assertTrue(d.isUac());
+        assertTrue(d.isInitial());
+        assertEquals(OUR_CALL_ID, d.callId().toString());
+        assertNull(records.prepareUac(OUR_CALL_ID, OUR_TAG, "*", "<sip:bob@biloxi.example.com>", line, 7, 33, 1),
+            "no dialog from a wildcard, as with a text Request-URI");
+        assertEquals(DialogFailure.BAD_ADDRESS, records.lastFailure());
     }
 
     @Test
