@@ -415,8 +415,10 @@ public final class OverloadBench implements Callable<Integer>
             final Surge result = new SurgeRun(dir, callers.calls(), flow, uacOptions, callers.storm())
                 .run(server, uasPort, name, label, plan);
             System.out.printf("bench overload: %s: offered %.0f/s in the surge, goodput %.0f/s (least %.0f%% of the "
-                + "max), %d refused with 503, %d retransmissions, %d failed; population %s; recovered %s%s%n", label,
-                result.offeredInSurge(), result.goodputInSurge(), 100 * result.minGoodputShare(), result.refused(),
+                + "max; before the surge, least %.0f%% of the steady rate), %d refused with 503, %d retransmissions, "
+                + "%d failed; population %s; recovered %s%s%n", label, result.offeredInSurge(),
+                result.goodputInSurge(), 100 * result.minGoodputShare(), 100 * result.steadyShareBefore(),
+                result.refused(),
                 result.retransmissions(), result.failed(), result.population(),
                 result.recoverySeconds() < 0 ? "not within the run" : "after " + result.recoverySeconds() + " s",
                 null == result.storm() ? "" : "; storm " + result.storm());

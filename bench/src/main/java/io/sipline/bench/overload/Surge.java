@@ -10,6 +10,7 @@ import java.util.List;
  * @param label        what ran, e.g. {@code sipline, --overload-wait 100, 2x}
  * @param max          the maximum sustained calls/s the offered rates are multiples of
  * @param multiplier   the surge offers {@code multiplier * max} calls/s in all (the steady callers included)
+ * @param steadyRate   calls/s of the steady caller, before, during and after the surge
  * @param surgeSeconds how long the surge lasts
  * @param seconds      every second of the run, in order
  * @param population   the calls established before the surge and ended during and after it
@@ -21,7 +22,7 @@ import java.util.List;
  * @param storm        the registration storm that took the surge's place, null for a surge of INVITEs; its
  *                     registrations are not in {@code seconds}
  */
-public record Surge(String label, int max, int multiplier, int surgeSeconds, List<Second> seconds,
+public record Surge(String label, int max, int multiplier, int steadyRate, int surgeSeconds, List<Second> seconds,
     Population population, long missingRetryAfter, long serverRefused, long drops, long callerDrops, Storm storm)
 {
     /** The share of {@code max} the goodput must keep through the surge. */
@@ -97,12 +98,12 @@ public record Surge(String label, int max, int multiplier, int surgeSeconds, Lis
     }
 
     /** A surge of INVITEs (no registration storm). */
-    public Surge(final String label, final int max, final int multiplier, final int surgeSeconds,
-        final List<Second> seconds, final Population population, final long missingRetryAfter,
+    public Surge(final String label, final int max, final int multiplier, final int steadyRate,
+        final int surgeSeconds, final List<Second> seconds, final Population population, final long missingRetryAfter,
         final long serverRefused, final long drops, final long callerDrops)
     {
-        this(label, max, multiplier, surgeSeconds, seconds, population, missingRetryAfter, serverRefused, drops,
-            callerDrops, null);
+        this(label, max, multiplier, steadyRate, surgeSeconds, seconds, population, missingRetryAfter, serverRefused,
+            drops, callerDrops, null);
     }
 
     /** The surge's seconds (full ones: the run's last, partial second is never one of them). */
@@ -115,6 +116,18 @@ public record Surge(String label, int max, int multiplier, int surgeSeconds, Lis
     public double minGoodputShare()
     {
         return surge().stream().mapToDouble(s -> s.completed() / (double)max).min().orElse(0);
+    }
+
+    /**
+     * The least goodput of a second before the surge, as a share of the steady rate, the first second (the callers
+     * starting) aside; 0 when there is no such second. The server carries that load with nothing refused, so this is
+     * how far one second of the measure falls short by itself (sipp's one-second counts, calls ending on either side
+     * of a second's edge): read {@link #minGoodputShare} beside it.
+     */
+    public double steadyShareBefore()
+    {
+        final List<Second> before = seconds.stream().filter(s -> s.second() < 0).toList();
+        return before.stream().skip(1).mapToDouble(s -> s.completed() / (double)steadyRate).min().orElse(0);
     }
 
     /**

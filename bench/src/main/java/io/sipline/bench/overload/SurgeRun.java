@@ -214,8 +214,8 @@ final class SurgeRun
             final long[] v = e.getValue();
             list.add(new Surge.Second(e.getKey(), v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         }
-        return new Surge(label, plan.max(), plan.multiplier(), plan.surgeSeconds(), list, pop, missingRetryAfter,
-            overloaded, drops[0], drops[1], registrations);
+        return new Surge(label, plan.max(), plan.multiplier(), plan.steadyRate(), plan.surgeSeconds(), list, pop,
+            missingRetryAfter, overloaded, drops[0], drops[1], registrations);
     }
 
     /** The storm's registrations, and the steady caller's calls completed in its seconds. */

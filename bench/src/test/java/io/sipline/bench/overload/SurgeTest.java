@@ -30,26 +30,35 @@ class SurgeTest
     void shouldJudgeGoodputThroughTheSurgeAndCountTheSecondsToRecover()
     {
         final Surge.Population all = new Surge.Population(100, 100, 40, 60, 100, 0);
-        final Surge held = new Surge("x", 1000, 2, 3, List.of(s(-1, 500, 500, 0, 0), s(0, 2000, 950, 1000, 0),
+        final Surge held = new Surge("x", 1000, 2, 500, 3, List.of(s(-3, 560, 120, 0, 0), s(-2, 550, 440, 0, 0),
+            s(-1, 500, 500, 0, 0), s(0, 2000, 950, 1000, 0),
             s(1, 2000, 910, 1090, 3), s(2, 2000, 900, 1100, 0), s(3, 500, 700, 10, 0), s(4, 500, 500, 0, 2),
             s(5, 500, 480, 0, 0), s(6, 500, 500, 0, 0), s(7, 100, 10, 0, 0)), all, 0, 3190, 0, 0);
         assertTrue(held.goodputHeld());
         assertEquals(0.9, held.minGoodputShare(), 1e-9);
+        assertEquals(0.88, held.steadyShareBefore(), 1e-9, "the first second before the surge aside");
+        final String md = OverloadReport.markdown("bench overload", "typical-b2bua", "zgc", 1000, 0, null,
+            List.of(held));
+        assertTrue(md.contains("| x | 2,000 | 920 | 90% | 88% | yes | 3200 |"), md);
+        assertTrue(OverloadReport.json("typical-b2bua", "zgc", 1000, 0, List.of(held))
+            .contains("\"steadyRate\": 500, \"steadyShareBefore\": 0.880"));
         assertEquals(2, held.recoverySeconds(), "second 5 is the first from which every full second is normal");
         assertEquals(3200, held.refused());
         assertEquals(2000, held.offeredInSurge(), 1e-9);
         assertTrue(all.allAnswered());
 
-        final Surge collapsed = new Surge("y", 1000, 2, 3, List.of(s(0, 2000, 950, 0, 0), s(1, 2000, 400, 0, 900),
-            s(2, 2000, 300, 0, 1200), s(3, 500, 200, 0, 800), s(4, 500, 300, 0, 5)), all, 0, 0, 0, 0);
+        final Surge collapsed = new Surge("y", 1000, 2, 500, 3, List.of(s(0, 2000, 950, 0, 0),
+            s(1, 2000, 400, 0, 900), s(2, 2000, 300, 0, 1200), s(3, 500, 200, 0, 800), s(4, 500, 300, 0, 5)), all,
+            0, 0, 0, 0);
         assertFalse(collapsed.goodputHeld());
         assertEquals(-1, collapsed.recoverySeconds(), "no normal full second after the surge");
+        assertEquals(0, collapsed.steadyShareBefore(), "no second measured before the surge");
         assertFalse(new Surge.Population(100, 100, 40, 60, 99, 1).allAnswered(), "one BYE unanswered");
         assertFalse(new Surge.Population(100, 100, 40, 60, 99, 1).establishedAnswered(), "one BYE unanswered");
         final Surge.Population refusedAtSetUp = new Surge.Population(1000, 997, 503, 494, 997, 0);
         assertFalse(refusedAtSetUp.allAnswered(), "3 calls were refused before they were established");
         assertTrue(refusedAtSetUp.establishedAnswered(), "every established call's BYE was answered");
-        assertFalse(new Surge("z", 1000, 2, 3, List.of(s(0, 2000, 950, 0, 0)), all, 0, 0, 0, 0).goodputHeld(),
+        assertFalse(new Surge("z", 1000, 2, 500, 3, List.of(s(0, 2000, 950, 0, 0)), all, 0, 0, 0, 0).goodputHeld(),
             "a surge second not measured is not held");
     }
 
@@ -58,13 +67,13 @@ class SurgeTest
     {
         final Surge.Population all = new Surge.Population(100, 100, 40, 60, 100, 0);
         final List<Surge.Second> seconds = List.of(s(0, 500, 480, 0, 0), s(1, 500, 500, 0, 0), s(2, 500, 470, 0, 0));
-        final Surge held = new Surge("storm", 1000, 1, 3, seconds, all, 0, 0, 0, 0,
+        final Surge held = new Surge("storm", 1000, 1, 500, 3, seconds, all, 0, 0, 0, 0,
             new Surge.Storm(8000, 24000, 9000, 15000, 0, 12, 0.94));
         assertTrue(held.goodputHeld(), "judged by the steady calls, not by the maximum (least 47% of it)");
-        final Surge starved = new Surge("storm", 1000, 1, 3, seconds, all, 0, 0, 0, 0,
+        final Surge starved = new Surge("storm", 1000, 1, 500, 3, seconds, all, 0, 0, 0, 0,
             new Surge.Storm(8000, 24000, 24000, 0, 0, 900, 0.41));
         assertFalse(starved.goodputHeld());
-        assertFalse(new Surge("storm", 1000, 1, 4, seconds, all, 0, 0, 0, 0, held.storm()).goodputHeld(),
+        assertFalse(new Surge("storm", 1000, 1, 500, 4, seconds, all, 0, 0, 0, 0, held.storm()).goodputHeld(),
             "a storm second not measured is not held");
         final String md = OverloadReport.markdown("bench overload --register-storm 8000", "typical-b2bua", "zgc", 1000,
             0, "server confined to 50% of CPU 0", List.of(held));
