@@ -409,8 +409,7 @@ public final class OverloadBench implements Callable<Integer>
         {
             if (warmup > 0)
             {
-                new LoadDriver(dir, uasPort, uacOptions, flow).run(server, name + "-warmup", "warmup",
-                    plan.steadyRate(), plan.steadyRate() * warmup, 0);
+                warmUp(server, dir, flow, uasPort, uacOptions, name, plan);
             }
             final Surge result = new SurgeRun(dir, callers.calls(), flow, uacOptions, callers.storm())
                 .run(server, uasPort, name, label, plan);
@@ -423,6 +422,31 @@ public final class OverloadBench implements Callable<Integer>
                 result.recoverySeconds() < 0 ? "not within the run" : "after " + result.recoverySeconds() + " s",
                 null == result.storm() ? "" : "; storm " + result.storm());
             return result;
+        }
+    }
+
+    /**
+     * The steady calls for {@code --warmup} seconds, with the run's scrapes of {@code /metrics} already going (into
+     * {@code warmup/server-timeline.csv}): the JIT compiles the admin port's code now rather than in the measured
+     * seconds, where on a confined server it would take its share of the quota.
+     */
+    private void warmUp(final ServerProcess server, final Path dir, final Scenarios.Flow flow, final int uasPort,
+        final List<String> uacOptions, final String name, final SurgeRun.Plan plan)
+        throws IOException, InterruptedException
+    {
+        final ServerTimeline scrapes = ServerTimeline.start(server, Files.createDirectories(dir.resolve("warmup")),
+            System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup), server.socketPorts());
+        try
+        {
+            new LoadDriver(dir, uasPort, uacOptions, flow).run(server, name + "-warmup", "warmup",
+                plan.steadyRate(), plan.steadyRate() * warmup, 0);
+        }
+        finally
+        {
+            if (null != scrapes)
+            {
+                scrapes.close();
+            }
         }
     }
 
