@@ -62,7 +62,7 @@ public final class ServerProcess implements AutoCloseable, CallPath
     }
 
     /** The process, for reading its threads ({@link ThreadTimes}). */
-    ProcessHandle handle()
+    public ProcessHandle handle()
     {
         return process.toHandle();
     }

@@ -20,10 +20,10 @@ import java.util.Map;
  *
  * @param groups by group name ({@link #group}), in a fixed order: {@code {runNanos, waitNanos, slices}}.
  */
-record ThreadTimes(Map<String, long[]> groups)
+public record ThreadTimes(Map<String, long[]> groups)
 {
     /** The groups, in the order they are written. */
-    static final List<String> GROUPS = List.of("shards", "web", "JIT", "GC", "other");
+    public static final List<String> GROUPS = List.of("shards", "web", "JIT", "GC", "other");
 
     /**
      * The group of a thread by its {@code comm} (a thread's name, cut to 15 bytes); the VM thread, which runs the
@@ -53,7 +53,7 @@ record ThreadTimes(Map<String, long[]> groups)
     }
 
     /** The threads of {@code process} and of its descendants now. */
-    static ThreadTimes of(final ProcessHandle process)
+    public static ThreadTimes of(final ProcessHandle process)
     {
         final Map<String, long[]> groups = new LinkedHashMap<>();
         GROUPS.forEach(g -> groups.put(g, new long[3]));
@@ -94,6 +94,18 @@ record ThreadTimes(Map<String, long[]> groups)
         {
             // the thread ended between the listing and the read: its last interval is not counted
         }
+    }
+
+    /** Nanoseconds the threads of {@code group} ran on a CPU between {@code before} and this. */
+    public long ranSince(final ThreadTimes before, final String group)
+    {
+        return Math.max(0, groups.get(group)[0] - before.groups.get(group)[0]);
+    }
+
+    /** Nanoseconds the threads of {@code group} waited in a run queue for a CPU between {@code before} and this. */
+    public long waitedSince(final ThreadTimes before, final String group)
+    {
+        return Math.max(0, groups.get(group)[1] - before.groups.get(group)[1]);
     }
 
     /**

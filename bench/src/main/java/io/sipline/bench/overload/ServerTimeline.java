@@ -5,12 +5,14 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import io.sipline.bench.calls.ProcFs;
 import io.sipline.bench.calls.ServerProcess;
+import io.sipline.bench.calls.ThreadTimes;
 import io.sipline.bench.fuzz.FuzzBench;
 
 /**
@@ -19,7 +21,9 @@ import io.sipline.bench.fuzz.FuzzBench;
  * the run's directory (seconds counted from the surge's planned start). What it shows is what the callers cannot
  * see: how many requests the server read and refused, how long they had waited in its socket before it read them
  * (the 50th, 99th and 100th percentile of {@code sipline_sip_input_lag_seconds}, by the histogram's upper
- * bounds), how much CPU it had, and how many datagrams the kernel dropped before it could read them.
+ * bounds), how much CPU it had, by kind of thread too ({@link ThreadTimes}: the shards, the web container, the JIT
+ * compilers, the collector, the rest, and how long the shards waited for a CPU), and how many datagrams the kernel
+ * dropped before it could read them.
  * <p>
  * Threading: its own daemon thread writes the file; {@link #close} stops it and waits for it. A failed read of
  * {@code /metrics} ends the timeline with a line saying so; the run goes on.
@@ -62,9 +66,12 @@ final class ServerTimeline
         try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8)))
         {
             out.println("second,cpu_ms,requests_in,invites_in,acks_in,byes_in,responses_in,refused,"
-                + "retransmissions_sent,kernel_drops,lag_p50_ms,lag_p99_ms,lag_max_ms");
+                + "retransmissions_sent,kernel_drops,lag_p50_ms,lag_p99_ms,lag_max_ms,"
+                + String.join(",", ThreadTimes.GROUPS.stream().map(g -> g.toLowerCase(Locale.ROOT) + "_ms").toList())
+                + ",shards_waited_ms");
             Map<String, Double> before = FuzzBench.metrics(server.adminPort());
             long cpu0 = server.cpuTicks();
+            ThreadTimes threads0 = ThreadTimes.of(server.handle());
             Map<Long, Long> drops0 = ProcFs.udpDrops(ports);
             final long second1 = TimeUnit.SECONDS.toNanos(1);
             final long start = System.nanoTime();
@@ -83,10 +90,13 @@ final class ServerTimeline
                 final long cpu = server.cpuTicks();
                 final Map<Long, Long> drops = ProcFs.udpDrops(ports);
                 final long dropped = ProcFs.dropsBetween(drops0, drops);
-                out.println(line(second, before, now, (cpu - cpu0) * CLOCK_TICK_MS, dropped));
+                final ThreadTimes threads = ThreadTimes.of(server.handle());
+                out.println(line(second, before, now, (cpu - cpu0) * CLOCK_TICK_MS, dropped) + threads(threads0,
+                    threads));
                 out.flush();
                 before = now;
                 cpu0 = cpu;
+                threads0 = threads;
                 drops0 = drops;
             }
         }
@@ -112,6 +122,17 @@ final class ServerTimeline
             + delta(a, b, "sipline_sip_requests_shed_total") + ","
             + delta(a, b, "sipline_sip_retransmissions_sent_total") + "," + drops + ","
             + String.format("%.2f,%.2f,%.2f", lag[0], lag[1], lag[2]);
+    }
+
+    /** Per group of the server's threads, the ms they ran in the second; then the ms the shards waited for a CPU. */
+    static String threads(final ThreadTimes before, final ThreadTimes now)
+    {
+        final StringBuilder s = new StringBuilder(48);
+        for (final String g : ThreadTimes.GROUPS)
+        {
+            s.append(',').append(now.ranSince(before, g) / 1_000_000);
+        }
+        return s.append(',').append(now.waitedSince(before, "shards") / 1_000_000).toString();
     }
 
     private static long delta(final Map<String, Double> a, final Map<String, Double> b, final String name)
