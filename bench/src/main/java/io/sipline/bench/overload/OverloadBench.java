@@ -417,8 +417,7 @@ public final class OverloadBench implements Callable<Integer>
                 + "max; before the surge, least %.0f%% of the steady rate), %d refused with 503, %d retransmissions, "
                 + "%d failed; population %s; recovered %s%s%n", label, result.offeredInSurge(),
                 result.goodputInSurge(), 100 * result.minGoodputShare(), 100 * result.steadyShareBefore(),
-                result.refused(),
-                result.retransmissions(), result.failed(), result.population(),
+                result.refused(), result.retransmissions(), result.failed(), result.population(),
                 result.recoverySeconds() < 0 ? "not within the run" : "after " + result.recoverySeconds() + " s",
                 null == result.storm() ? "" : "; storm " + result.storm());
             return result;

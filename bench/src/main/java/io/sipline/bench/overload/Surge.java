@@ -120,9 +120,9 @@ public record Surge(String label, int max, int multiplier, int steadyRate, int s
 
     /**
      * The least goodput of a second before the surge, as a share of the steady rate, the first second (the callers
-     * starting) aside; 0 when there is no such second. The server carries that load with nothing refused, so this is
-     * how far one second of the measure falls short by itself (sipp's one-second counts, calls ending on either side
-     * of a second's edge): read {@link #minGoodputShare} beside it.
+     * starting) aside; 0 when there is no such second. Where the server refused nothing in those seconds, this is how
+     * far one second of the measure falls short by itself (sipp's one-second counts, calls ending on either side of a
+     * second's edge): read {@link #minGoodputShare} beside it.
      */
     public double steadyShareBefore()
     {
