@@ -13,8 +13,14 @@ package io.sipline.container.dispatch;
  * {@code marginPercent} (and never fewer than {@link #FLOOR}), so that the admitted rate can grow by the margin per
  * bucket while the completions follow it, and stops growing when they do not; a shard that has never completed
  * {@link #FLOOR} calls in a bucket is not limited. Pressure: a request's wait above {@code pressureNs} in this bucket
- * or the one before; with {@code pressureNs} 0 the limit always holds. Calls that end in a failure response are not
- * counted as completed: for a failure-heavy mix the limit is lower than the rate the shard serves.
+ * or the one before; with {@code pressureNs} 0 the limit always holds. When the waits have stood above the mark for
+ * two buckets in a row (a standing queue), the next bucket's limit comes from the last bucket alone: what it completed
+ * plus the margin while its completions followed its admissions (at least {@link #FOLLOWING_PERCENT}% of them: the
+ * queue is the refusals', and the shard still carries more), else what it completed, with no margin (the shard is past
+ * what it can carry, and the calls let in would add to the backlog); after a bucket without such a wait the limit
+ * grows again by the margin per bucket, up to the most completed plus the margin.
+ * Calls that end in a failure response are not counted as completed: for a failure-heavy mix the limit is lower
+ * than the rate the shard serves.
  * <p>
  * Threading: not threadsafe; owned by the shard's event loop (one instance per shard). No allocation, no lock: a few
  * counters and a ring of {@link #WINDOW} ints. The clock is the caller's; tests pass their own.
@@ -36,8 +42,12 @@ final class AdmissionLimit
     /** System property: the pressure mark in milliseconds (0: always); default {@link #PRESSURE_MS_DEFAULT}. */
     static final String PRESSURE_PROP_NAME = "sipline.overload.admission.pressure";
     static final int PRESSURE_MS_DEFAULT = 10;
+    /** In a standing queue, a bucket whose completions were at least this share of its admissions grows the limit. */
+    static final int FOLLOWING_PERCENT = 90;
+    private static final long NONE = Long.MIN_VALUE;
 
     private final PressureBuckets buckets;
+    private final long bucketNs;
     private final int marginPercent;
     /** Calls completed in each of the last {@link #WINDOW} buckets (a ring; {@link #slot} is the oldest). */
     private final int[] completedInBucket = new int[WINDOW];
@@ -52,6 +62,9 @@ final class AdmissionLimit
     private int limit = Integer.MAX_VALUE;
     /** Whether a bucket ever completed {@link #FLOOR} calls. */
     private boolean learned;
+    /** The start of the last bucket with a wait above the mark, and of the one with such a wait before it. */
+    private long pressedBucketNs = NONE;
+    private long pressedBucketBeforeNs = NONE;
 
     /**
      * @param bucketNs      the length of a bucket (the overload interval).
@@ -67,6 +80,7 @@ final class AdmissionLimit
                 + " ns, margin " + marginPercent + "%");
         }
         this.buckets = new PressureBuckets(bucketNs, pressureNs);
+        this.bucketNs = bucketNs;
         this.marginPercent = marginPercent;
     }
 
@@ -102,6 +116,12 @@ final class AdmissionLimit
         {
             roll(nowNs);
             buckets.press();
+            final long bucket = buckets.startNs();
+            if (bucket != pressedBucketNs)
+            {
+                pressedBucketBeforeNs = pressedBucketNs;
+                pressedBucketNs = bucket;
+            }
         }
     }
 
@@ -139,6 +159,8 @@ final class AdmissionLimit
         {
             return;
         }
+        final int completedLast = completed;
+        final int admittedLast = admitted;
         push(completed);
         admitted = 0;
         completed = 0;
@@ -148,7 +170,27 @@ final class AdmissionLimit
             most = Math.max(most, completedInBucket[i]);
         }
         learned |= most >= FLOOR;
-        limit = learned ? Math.max(FLOOR, most + (int)((long)most * marginPercent / 100)) : Integer.MAX_VALUE;
+        if (!learned)
+        {
+            limit = Integer.MAX_VALUE;
+            return;
+        }
+        final long start = buckets.startNs();
+        final boolean standing = pressedBucketNs == start - bucketNs && pressedBucketBeforeNs == start - 2 * bucketNs;
+        if (standing)
+        {
+            final boolean following = 100L * completedLast >= (long)FOLLOWING_PERCENT * admittedLast;
+            limit = Math.max(FLOOR, following ? (int)grown(completedLast) : completedLast);
+            return;
+        }
+        // Out of a standing queue the limit grows back by the margin per bucket (with no margin: to the most at once)
+        limit = Math.max(FLOOR, (int)(0 == marginPercent ? most : Math.min(grown(most), grown(limit))));
+    }
+
+    /** {@code count} plus the margin. */
+    private long grown(final int count)
+    {
+        return count + (long)count * marginPercent / 100;
     }
 
     private void push(final int count)

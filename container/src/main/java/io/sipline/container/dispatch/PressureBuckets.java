@@ -48,6 +48,12 @@ final class PressureBuckets
         return true;
     }
 
+    /** After {@link #roll}: when the current bucket began. */
+    long startNs()
+    {
+        return bucketEndNs - bucketNs;
+    }
+
     /** Whether a request's wait is above the pressure mark (never when the mark is 0: the shard always is). */
     boolean above(final long waitNs)
     {

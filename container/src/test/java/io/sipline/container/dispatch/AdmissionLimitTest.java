@@ -154,6 +154,92 @@ class AdmissionLimitTest
     }
 
     @Test
+    void shouldAdmitOnlyWhatTheLastBucketCompletedWhileTheQueueStands()
+    {
+        final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
+        limit.admit(now);
+        complete(limit, 300);
+        now += BUCKET;
+        // From here every bucket has waits past the mark and the shard completes 200 calls a bucket
+        limit.onWait(20 * MS, now);
+        assertEquals(375, offer(limit, 1_000), "the first pressed bucket: the most completed plus 25%");
+        complete(limit, 200);
+        now += BUCKET;
+        limit.onWait(20 * MS, now);
+        assertEquals(375, offer(limit, 1_000), "one pressed bucket behind it: not yet a standing queue");
+        complete(limit, 200);
+        now += BUCKET;
+        for (int bucket = 0; bucket < 2 * AdmissionLimit.WINDOW; bucket += 2)
+        {
+            limit.onWait(20 * MS, now);
+            assertEquals(200, offer(limit, 1_000), "bucket " + bucket + " of the standing queue: 375 admitted, 200 "
+                + "completed: what completed");
+            complete(limit, 200);
+            now += BUCKET;
+            limit.onWait(20 * MS, now);
+            assertEquals(250, offer(limit, 1_000), "bucket " + (bucket + 1) + ": all 200 completed: plus 25%");
+            complete(limit, 200);
+            now += BUCKET;
+        }
+    }
+
+    @Test
+    void shouldGrowByTheMarginInAStandingQueueWhileEveryCallLetInCompletes()
+    {
+        // A 4x surge: the refusals alone keep the waits past the mark, and the shard can carry 300 calls a bucket
+        final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
+        limit.admit(now);
+        complete(limit, 100);
+        now += BUCKET;
+        int admitted = 0;
+        int buckets = 0;
+        while (admitted < 300 && buckets < 20)
+        {
+            limit.onWait(20 * MS, now);
+            admitted = offer(limit, 1_000);
+            assertTrue(admitted <= 375, "never more than 125% of what the shard completes: " + admitted);
+            complete(limit, Math.min(admitted, 300));
+            now += BUCKET;
+            buckets++;
+        }
+        assertEquals(5, buckets, "125 -> 156 -> 195 -> 243 -> 303, standing from the third bucket on");
+    }
+
+    @Test
+    void shouldGrowBackByTheMarginPerBucketOnceTheQueueNoLongerStands()
+    {
+        final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
+        limit.admit(now);
+        complete(limit, 400);
+        now += BUCKET;
+        for (int bucket = 0; bucket < 2; bucket++)
+        {
+            limit.onWait(20 * MS, now);
+            assertEquals(500, offer(limit, 1_000), "bucket " + bucket + " of the pressure: not yet standing");
+            complete(limit, 160);
+            now += BUCKET;
+        }
+        limit.onWait(20 * MS, now);
+        assertEquals(160, offer(limit, 1_000), "a standing queue, 160 of 500 completed: what completed");
+        complete(limit, 160);
+        now += BUCKET;
+        limit.onWait(20 * MS, now);
+        assertEquals(200, offer(limit, 1_000), "every call let in completed: 160 plus 25%");
+        complete(limit, 160);
+        now += BUCKET;
+        limit.onWait(5 * MS, now);
+        assertEquals(100, offer(limit, 100), "the waits are back under the mark");
+        complete(limit, 100);
+        now += BUCKET;
+        limit.onWait(20 * MS, now);
+        assertEquals(200, offer(limit, 1_000), "pressed again after a bucket without: from 160 by 25%, not the most");
+        complete(limit, 200);
+        now += BUCKET;
+        limit.onWait(20 * MS, now);
+        assertEquals(250, offer(limit, 1_000), "one pressed bucket behind it: by 25% again");
+    }
+
+    @Test
     void shouldHoldTheLimitForTheRestOfThePressedBucketAndTheNextOnly()
     {
         final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
