@@ -45,7 +45,10 @@ import io.sipline.sip.stack.SipStackConfig;
  * transport code that carries a relayed call is then compiled in this JVM; the deployed applications' own code is not.
  * With overload control on, the B2BUA runs it with the server's target on a clock that is late in windows
  * ({@link LateWindows}): a share of the calls is refused {@code 503} as a surge would have them, so that the code of
- * refusing is compiled too, and the call path with it.
+ * refusing is compiled too, and the call path with it. Then, the JIT quiet, rounds on a clock that is always late
+ * refuse {@link #MIN_REFUSALS} more calls: the windows' refusals run while the compile queue is long, in code C1
+ * compiled without a profile (tier 2) or with one (tier 3), and C2 would otherwise compile the methods a refusal calls
+ * once each in the first surge, on the CPU it needs.
  *
  * <p>Threading: the caller's thread waits; the three stacks run on their own shard threads.
  */
@@ -70,13 +73,20 @@ public final class Warmup
     static final long LATE_PERIOD_NS = TimeUnit.SECONDS.toNanos(1);
     /** How far past the target the clock runs in a window (past the admission limit's pressure mark as well). */
     static final long LATE_PAST_TARGET_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * Calls the always-late rounds refuse with overload control on: a method a refusal calls once is compiled by C2
+     * after about 5,000 calls in profiled code ({@code -XX:Tier4InvocationThreshold}).
+     */
+    static final int MIN_REFUSALS = 8_000;
+    /** Rounds of refusals at most, each a little longer than the refusals still missing. */
+    static final int REFUSAL_ROUNDS = 3;
 
     /**
      * What the warm-up did.
      *
      * @param calls     calls asked for.
      * @param completed calls that ended with the 200 to their BYE.
-     * @param refused   calls its overload control refused (503, the late windows).
+     * @param refused   calls its overload control refused (503: the late windows and the always-late rounds).
      * @param failed    calls that failed otherwise (the warm-up goes on: it only has to run the code).
      * @param millis    how long it took, with the wait for the JIT.
      * @param jitMillis the JIT's compile time during it (-1 where the JVM does not measure it).
@@ -102,12 +112,15 @@ public final class Warmup
         throws IOException, InterruptedException
     {
         return run(calls, shards, overloadWaitNs, () -> new LateWindows(LATE_FIRST_NS, LATE_WINDOW_NS,
-            LATE_PERIOD_NS, overloadWaitNs + LATE_PAST_TARGET_NS));
+            LATE_PERIOD_NS, overloadWaitNs + LATE_PAST_TARGET_NS), 0 == overloadWaitNs ? 0 : MIN_REFUSALS);
     }
 
-    /** {@link #run(int, int, long)} with the overload clock of each round made by {@code overloadClocks}. */
+    /**
+     * {@link #run(int, int, long)} with the overload clock of each round made by {@code overloadClocks}, then rounds
+     * on an always-late clock until {@code minRefusals} more calls were refused.
+     */
     static Result run(final int calls, final int shards, final long overloadWaitNs,
-        final Supplier<LongSupplier> overloadClocks) throws IOException, InterruptedException
+        final Supplier<LongSupplier> overloadClocks, final int minRefusals) throws IOException, InterruptedException
     {
         final long start = System.nanoTime();
         final long jitBefore = jitMillis();
@@ -117,6 +130,15 @@ public final class Warmup
         if (calls / 2 > 0)
         {
             round(calls / 2, shards, overloadWaitNs, overloadClocks.get(), callers);
+            awaitQuietJit();
+        }
+        final long windowsRefused = callers.refused.get();
+        for (int i = 0; i < REFUSAL_ROUNDS && callers.refused.get() - windowsRefused < minRefusals; i++)
+        {
+            // Each round's first interval finds the standing queue and lets its calls through: a few more calls.
+            final int missing = (int)(minRefusals - (callers.refused.get() - windowsRefused)) + RATE / 5;
+            round(missing, shards, overloadWaitNs, new LateWindows(0, LATE_PERIOD_NS, LATE_PERIOD_NS,
+                overloadWaitNs + LATE_PAST_TARGET_NS), callers);
             awaitQuietJit();
         }
         final long jitAfter = jitMillis();

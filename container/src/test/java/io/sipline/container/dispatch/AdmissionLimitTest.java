@@ -46,6 +46,19 @@ class AdmissionLimitTest
         }
     }
 
+    /**
+     * One bucket: a request that waited {@code waitMs} at its start, {@code offered} new INVITEs over it,
+     * {@code completed} calls completed at its end (at most those admitted in it); returns how many were admitted.
+     */
+    private int bucket(final AdmissionLimit limit, final long waitMs, final int offered, final int completed)
+    {
+        limit.onWait(waitMs * MS, now);
+        final int admitted = offer(limit, offered);
+        complete(limit, Math.min(admitted, completed));
+        now += BUCKET;
+        return admitted;
+    }
+
     @Test
     void shouldAdmitEveryCallWhileNoWaitShowsPressure()
     {
@@ -161,25 +174,13 @@ class AdmissionLimitTest
         complete(limit, 300);
         now += BUCKET;
         // From here every bucket has waits past the mark and the shard completes 200 calls a bucket
-        limit.onWait(20 * MS, now);
-        assertEquals(375, offer(limit, 1_000), "the first pressed bucket: the most completed plus 25%");
-        complete(limit, 200);
-        now += BUCKET;
-        limit.onWait(20 * MS, now);
-        assertEquals(375, offer(limit, 1_000), "one pressed bucket behind it: not yet a standing queue");
-        complete(limit, 200);
-        now += BUCKET;
-        for (int bucket = 0; bucket < 2 * AdmissionLimit.WINDOW; bucket += 2)
+        assertEquals(375, bucket(limit, 20, 1_000, 200), "the first pressed bucket: the most completed plus 25%");
+        assertEquals(375, bucket(limit, 20, 1_000, 200), "one pressed bucket behind it: not yet a standing queue");
+        for (int i = 0; i < 2 * AdmissionLimit.WINDOW; i += 2)
         {
-            limit.onWait(20 * MS, now);
-            assertEquals(200, offer(limit, 1_000), "bucket " + bucket + " of the standing queue: 375 admitted, 200 "
-                + "completed: what completed");
-            complete(limit, 200);
-            now += BUCKET;
-            limit.onWait(20 * MS, now);
-            assertEquals(250, offer(limit, 1_000), "bucket " + (bucket + 1) + ": all 200 completed: plus 25%");
-            complete(limit, 200);
-            now += BUCKET;
+            assertEquals(200, bucket(limit, 20, 1_000, 200), "bucket " + i + " of the standing queue: 375 or 250 "
+                + "admitted, 200 completed: what completed");
+            assertEquals(250, bucket(limit, 20, 1_000, 200), "bucket " + (i + 1) + ": all 200 completed: plus 25%");
         }
     }
 
@@ -191,18 +192,13 @@ class AdmissionLimitTest
         limit.admit(now);
         complete(limit, 100);
         now += BUCKET;
-        int admitted = 0;
-        int buckets = 0;
-        while (admitted < 300 && buckets < 20)
+        final int[] expected = {125, 156, 195, 243, 303};
+        for (int i = 0; i < expected.length; i++)
         {
-            limit.onWait(20 * MS, now);
-            admitted = offer(limit, 1_000);
-            assertTrue(admitted <= 375, "never more than 125% of what the shard completes: " + admitted);
-            complete(limit, Math.min(admitted, 300));
-            now += BUCKET;
-            buckets++;
+            assertEquals(expected[i], bucket(limit, 20, 1_000, 300), "bucket " + i + ", standing from the third on");
         }
-        assertEquals(5, buckets, "125 -> 156 -> 195 -> 243 -> 303, standing from the third bucket on");
+        assertEquals(375, bucket(limit, 20, 1_000, 300), "300 of 303 completed: still following, plus 25%");
+        assertEquals(300, bucket(limit, 20, 1_000, 300), "300 of 375: past what the shard carries, held there");
     }
 
     @Test
@@ -212,31 +208,14 @@ class AdmissionLimitTest
         limit.admit(now);
         complete(limit, 400);
         now += BUCKET;
-        for (int bucket = 0; bucket < 2; bucket++)
-        {
-            limit.onWait(20 * MS, now);
-            assertEquals(500, offer(limit, 1_000), "bucket " + bucket + " of the pressure: not yet standing");
-            complete(limit, 160);
-            now += BUCKET;
-        }
-        limit.onWait(20 * MS, now);
-        assertEquals(160, offer(limit, 1_000), "a standing queue, 160 of 500 completed: what completed");
-        complete(limit, 160);
-        now += BUCKET;
-        limit.onWait(20 * MS, now);
-        assertEquals(200, offer(limit, 1_000), "every call let in completed: 160 plus 25%");
-        complete(limit, 160);
-        now += BUCKET;
-        limit.onWait(5 * MS, now);
-        assertEquals(100, offer(limit, 100), "the waits are back under the mark");
-        complete(limit, 100);
-        now += BUCKET;
-        limit.onWait(20 * MS, now);
-        assertEquals(200, offer(limit, 1_000), "pressed again after a bucket without: from 160 by 25%, not the most");
-        complete(limit, 200);
-        now += BUCKET;
-        limit.onWait(20 * MS, now);
-        assertEquals(250, offer(limit, 1_000), "one pressed bucket behind it: by 25% again");
+        assertEquals(500, bucket(limit, 20, 1_000, 160), "the first pressed bucket");
+        assertEquals(500, bucket(limit, 20, 1_000, 160), "not yet standing");
+        assertEquals(160, bucket(limit, 20, 1_000, 160), "a standing queue, 160 of 500 completed: what completed");
+        assertEquals(200, bucket(limit, 20, 1_000, 160), "every call let in completed: 160 plus 25%");
+        assertEquals(100, bucket(limit, 5, 100, 100), "the waits are back under the mark");
+        assertEquals(200, bucket(limit, 20, 1_000, 200), "pressed again after a bucket without: from 160 by 25%, not "
+            + "the most");
+        assertEquals(250, bucket(limit, 20, 1_000, 250), "one pressed bucket behind it: by 25% again");
     }
 
     @Test

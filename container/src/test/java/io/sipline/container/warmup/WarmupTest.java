@@ -31,10 +31,20 @@ class WarmupTest
         // two rounds of 1,000 calls, about half a second each: 100 to 400 ms into each is late by 300 ms (target 30 ms)
         final Warmup.Result r = Warmup.run(2_000, 1, TimeUnit.MILLISECONDS.toNanos(30),
             () -> new LateWindows(TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.MILLISECONDS.toNanos(300),
-                TimeUnit.SECONDS.toNanos(60), TimeUnit.MILLISECONDS.toNanos(300)));
+                TimeUnit.SECONDS.toNanos(60), TimeUnit.MILLISECONDS.toNanos(300)), 0);
         assertEquals(0, r.failed(), "calls failed: " + r);
         assertTrue(r.refused() > 0, "calls refused: " + r);
         assertTrue(r.completed() > 0, "calls completed: " + r);
         assertEquals(2_000, r.completed() + r.refused(), r.toString());
+    }
+
+    @Test
+    void shouldRefuseEnoughCallsForC2ToCompileTheRefusalWithOverloadControlOn() throws Exception
+    {
+        // 200 calls through the late windows, then always-late rounds
+        final Warmup.Result r = Warmup.run(200, 1, TimeUnit.MILLISECONDS.toNanos(30));
+        assertEquals(0, r.failed(), "calls failed: " + r);
+        assertTrue(r.refused() >= Warmup.MIN_REFUSALS, "calls refused: " + r);
+        assertTrue(r.completed() > 0, "calls completed: " + r);
     }
 }
