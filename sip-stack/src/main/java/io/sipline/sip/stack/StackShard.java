@@ -63,6 +63,7 @@ public final class StackShard
     private static final ConcurrentHashMap<String, Boolean> LOGGED = new ConcurrentHashMap<>();
     /** A loop that polled no timer for this many ticks was stalled; see {@link TickTask}. */
     static final int STALL_TICKS = 10;
+    private static final long NOT_HELD = Long.MIN_VALUE;
     /** How often the shard's reused messages let go of a burst's arrays ({@link #trimScratch}). */
     static final long SCRATCH_TRIM_PERIOD_NS = 1_000_000_000L;
 
@@ -99,8 +100,11 @@ public final class StackShard
     /** The local address of the message being dispatched (responses leave from it, RFC 3581 §4), or null. */
     InetSocketAddress currentLocal;
     private long lastPollNs;
-    /** True for the one tick whose timers waited for the loop's I/O after a stall (see {@link TickTask}). */
-    private boolean timersHeldForInput;
+    /**
+     * When a tick last held its timers for the loop's I/O after a stall ({@link TickTask}), {@link #NOT_HELD} once a
+     * tick polled them again.
+     */
+    private long timersHeldAtNs = NOT_HELD;
     boolean stopping;
     /** How long the messages this shard handles waited since they arrived (retransmissions wait for the backlog). */
     private final InputLag inputLag;
@@ -605,6 +609,16 @@ public final class StackShard
         }
     }
 
+    /**
+     * From the tick: whether its timers wait for the loop's I/O, after a stall and unless the tick before held them
+     * already. A hold that a new stall followed does not count: the loop stalled again before its I/O turn (a server
+     * whose first tick came late, then a listener that blocked), and the replies of that stall are still unread.
+     */
+    private boolean holdTimersForInput(final long nowNs)
+    {
+        return stalled(nowNs) && (NOT_HELD == timersHeldAtNs || nowNs - timersHeldAtNs > STALL_TICKS * config.tickNs());
+    }
+
     /** Whether the loop polled no timer for {@link #STALL_TICKS} ticks before {@code nowNs}. */
     private boolean stalled(final long nowNs)
     {
@@ -842,7 +856,8 @@ public final class StackShard
      * loop (no timer poll for {@link #STALL_TICKS} ticks: a long call while the JIT is cold, a listener that blocks,
      * the machine's other work) the timers wait: this tick drains the hand-overs, and the loop's next turn reads a
      * batch from every readable socket, each noting how long its datagrams waited ({@link InputLag}), before the next
-     * tick decides on any retransmission; that tick polls them whatever happened.
+     * tick decides on any retransmission; that tick polls them whatever happened, unless the loop stalled again in
+     * between ({@link #holdTimersForInput}).
      */
     private final class TickTask implements Runnable
     {
@@ -855,13 +870,13 @@ public final class StackShard
             batching = true;
             try
             {
-                if (stalled(now) && !timersHeldForInput)
+                if (holdTimersForInput(now))
                 {
-                    timersHeldForInput = true;
+                    timersHeldAtNs = now;
                 }
                 else
                 {
-                    timersHeldForInput = false;
+                    timersHeldAtNs = NOT_HELD;
                     pollTimers(now);
                 }
                 inbox.drain();
