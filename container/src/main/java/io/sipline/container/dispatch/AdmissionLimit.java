@@ -44,10 +44,8 @@ final class AdmissionLimit
     static final int PRESSURE_MS_DEFAULT = 10;
     /** In a standing queue, a bucket whose completions were at least this share of its admissions grows the limit. */
     static final int FOLLOWING_PERCENT = 90;
-    private static final long NONE = Long.MIN_VALUE;
 
     private final PressureBuckets buckets;
-    private final long bucketNs;
     private final int marginPercent;
     /** Calls completed in each of the last {@link #WINDOW} buckets (a ring; {@link #slot} is the oldest). */
     private final int[] completedInBucket = new int[WINDOW];
@@ -62,9 +60,6 @@ final class AdmissionLimit
     private int limit = Integer.MAX_VALUE;
     /** Whether a bucket ever completed {@link #FLOOR} calls. */
     private boolean learned;
-    /** The start of the last bucket with a wait above the mark, and of the one with such a wait before it. */
-    private long pressedBucketNs = NONE;
-    private long pressedBucketBeforeNs = NONE;
 
     /**
      * @param bucketNs      the length of a bucket (the overload interval).
@@ -80,7 +75,6 @@ final class AdmissionLimit
                 + " ns, margin " + marginPercent + "%");
         }
         this.buckets = new PressureBuckets(bucketNs, pressureNs);
-        this.bucketNs = bucketNs;
         this.marginPercent = marginPercent;
     }
 
@@ -116,12 +110,6 @@ final class AdmissionLimit
         {
             roll(nowNs);
             buckets.press();
-            final long bucket = buckets.startNs();
-            if (bucket != pressedBucketNs)
-            {
-                pressedBucketBeforeNs = pressedBucketNs;
-                pressedBucketNs = bucket;
-            }
         }
     }
 
@@ -175,9 +163,7 @@ final class AdmissionLimit
             limit = Integer.MAX_VALUE;
             return;
         }
-        final long start = buckets.startNs();
-        final boolean standing = pressedBucketNs == start - bucketNs && pressedBucketBeforeNs == start - 2 * bucketNs;
-        if (standing)
+        if (buckets.standing())
         {
             final boolean following = 100L * completedLast >= (long)FOLLOWING_PERCENT * admittedLast;
             limit = Math.max(FLOOR, following ? (int)grown(completedLast) : completedLast);

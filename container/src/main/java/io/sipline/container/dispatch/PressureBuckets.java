@@ -5,6 +5,7 @@ package io.sipline.container.dispatch;
  * the overload interval, and whether the shard is under pressure. A request's wait above {@code pressureNs} puts the
  * shard under pressure for the rest of its bucket and the next; with {@code pressureNs} 0 it always is. The owner
  * calls {@link #roll} before it counts anything or presses, and starts its counts again when a new bucket begins.
+ * A queue stands ({@link #standing}) when the two buckets before the current one each had a wait above the mark.
  * <p>
  * Threading: not threadsafe; owned by its check, on the shard's event loop. No allocation. The clock is the caller's.
  */
@@ -17,6 +18,9 @@ final class PressureBuckets
     private long bucketEndNs = NONE;
     /** Until when the shard is under pressure: the end of the bucket after the one with a wait above the mark. */
     private long pressedUntilNs = NONE;
+    /** The end of the last bucket with a wait above the mark, and of the one with such a wait before it. */
+    private long pressedBucketEndNs = NONE;
+    private long pressedBucketBeforeEndNs = NONE;
 
     /**
      * @param bucketNs   the length of a bucket (the overload interval), above 0.
@@ -48,12 +52,6 @@ final class PressureBuckets
         return true;
     }
 
-    /** After {@link #roll}: when the current bucket began. */
-    long startNs()
-    {
-        return bucketEndNs - bucketNs;
-    }
-
     /** Whether a request's wait is above the pressure mark (never when the mark is 0: the shard always is). */
     boolean above(final long waitNs)
     {
@@ -64,6 +62,17 @@ final class PressureBuckets
     void press()
     {
         pressedUntilNs = bucketEndNs + bucketNs;
+        if (bucketEndNs != pressedBucketEndNs)
+        {
+            pressedBucketBeforeEndNs = pressedBucketEndNs;
+            pressedBucketEndNs = bucketEndNs;
+        }
+    }
+
+    /** After {@link #roll}: whether the two buckets before the current one each had a wait above the mark. */
+    boolean standing()
+    {
+        return pressedBucketEndNs == bucketEndNs - bucketNs && pressedBucketBeforeEndNs == bucketEndNs - 2 * bucketNs;
     }
 
     /** Whether the shard is under pressure at {@code nowNs}, after {@link #roll}. */

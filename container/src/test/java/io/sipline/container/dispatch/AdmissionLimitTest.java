@@ -46,6 +46,16 @@ class AdmissionLimitTest
         }
     }
 
+    /** A limit with a 10 ms pressure mark that has seen {@code completed} calls completed in one bucket. */
+    private AdmissionLimit learned(final int completed)
+    {
+        final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
+        limit.admit(now);
+        complete(limit, completed);
+        now += BUCKET;
+        return limit;
+    }
+
     /**
      * One bucket: a request that waited {@code waitMs} at its start, {@code offered} new INVITEs over it,
      * {@code completed} calls completed at its end (at most those admitted in it); returns how many were admitted.
@@ -169,10 +179,7 @@ class AdmissionLimitTest
     @Test
     void shouldAdmitOnlyWhatTheLastBucketCompletedWhileTheQueueStands()
     {
-        final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
-        limit.admit(now);
-        complete(limit, 300);
-        now += BUCKET;
+        final AdmissionLimit limit = learned(300);
         // From here every bucket has waits past the mark and the shard completes 200 calls a bucket
         assertEquals(375, bucket(limit, 20, 1_000, 200), "the first pressed bucket: the most completed plus 25%");
         assertEquals(375, bucket(limit, 20, 1_000, 200), "one pressed bucket behind it: not yet a standing queue");
@@ -188,10 +195,7 @@ class AdmissionLimitTest
     void shouldGrowByTheMarginInAStandingQueueWhileEveryCallLetInCompletes()
     {
         // A 4x surge: the refusals alone keep the waits past the mark, and the shard can carry 300 calls a bucket
-        final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
-        limit.admit(now);
-        complete(limit, 100);
-        now += BUCKET;
+        final AdmissionLimit limit = learned(100);
         final int[] expected = {125, 156, 195, 243, 303};
         for (int i = 0; i < expected.length; i++)
         {
@@ -204,10 +208,7 @@ class AdmissionLimitTest
     @Test
     void shouldGrowBackByTheMarginPerBucketOnceTheQueueNoLongerStands()
     {
-        final AdmissionLimit limit = new AdmissionLimit(BUCKET, 10 * MS, 25);
-        limit.admit(now);
-        complete(limit, 400);
-        now += BUCKET;
+        final AdmissionLimit limit = learned(400);
         assertEquals(500, bucket(limit, 20, 1_000, 160), "the first pressed bucket");
         assertEquals(500, bucket(limit, 20, 1_000, 160), "not yet standing");
         assertEquals(160, bucket(limit, 20, 1_000, 160), "a standing queue, 160 of 500 completed: what completed");
