@@ -67,7 +67,7 @@ final class ShardEvents implements SipMessageHandler, StreamMessageHandler, Tran
         final int owner = stackShard.route(message);
         if (owner != stackShard.index)
         {
-            return stackShard.inbox().handOver(stackShard.all[owner], message, flow, connection.localAddress());
+            return stackShard.inbox().handOver(stackShard.all[owner], message, flow, connection.localAddress(), false);
         }
         return stackShard.dispatch(message, flow, connection.localAddress());
     }
@@ -111,9 +111,16 @@ final class ShardEvents implements SipMessageHandler, StreamMessageHandler, Tran
         final int owner = stackShard.route(message);
         if (owner != stackShard.index)
         {
-            return stackShard.inbox().handOver(stackShard.all[owner], message, source, shard.currentLocal());
+            // the owner is woken once, when this read batch ends (onReadBatchEnd)
+            return stackShard.inbox().handOver(stackShard.all[owner], message, source, shard.currentLocal(), true);
         }
         return stackShard.dispatch(message, source, shard.currentLocal());
+    }
+
+    @Override
+    public void onReadBatchEnd(final UdpShardSockets shard)
+    {
+        stackShard.inbox().wakeDeferred();
     }
 
     /** RFC 3261 §18.4: a UDP peer refused our datagrams (ICMP); its transactions on this shard fail. */

@@ -17,6 +17,10 @@ import org.jctools.queues.MpscArrayQueue;
  * one task scheduled when the inbox goes non-empty (no task per message), and sends each record back to its origin's
  * return queue, so that records are reused and no node is made per message.
  *
+ * <p>Wake-ups: a datagram's hand-over defers waking its owner to the end of the reading shard's read batch
+ * ({@link #wakeDeferred}), so that a batch of several datagrams for one owner costs it one wake-up (an eventfd write
+ * and a turn of its loop) instead of one each; the tick wakes whatever a batch left deferred.
+ *
  * <p>Buffers: the copy belongs to the reading shard until the target's inbox accepts it (a full inbox releases it at
  * once and counts the drop: UDP retransmits), then to the owning shard, which releases it once after reading it
  * into its message.
@@ -38,11 +42,17 @@ final class ShardInbox
     private final MessagePassingQueue.Consumer<Handoff> consumer;
     private Handoff[] freeRecords;
     private int freeRecordCount;
+    /** Shards handed a message since the last {@link #wakeDeferred} (reading shard), and whether each is listed. */
+    private final int[] deferredTargets;
+    private final boolean[] deferred;
+    private int deferredCount;
 
     // counters: plain longs written by their shard only, read racily for metrics
     long handoffsOut;
     long handoffDrops;
     long handoffRecordMisses;
+    /** Drains this shard scheduled on other shards' loops by its hand-overs: each one a wake-up of that loop. */
+    long wakesSent;
 
     ShardInbox(final StackShard shard, final StackShard[] all, final SipStackConfig config,
         final MessagePassingQueue.Consumer<Handoff> consumer)
@@ -54,6 +64,8 @@ final class ShardInbox
         this.inbox = new MpscArrayQueue<>(config.handoffQueueCapacity());
         // Every record this shard lends out fits in one return queue: at most one inbox-full per other shard.
         this.returned = new MpscArrayQueue<>(Math.max(2, config.handoffQueueCapacity() * Math.max(1, all.length)));
+        this.deferredTargets = new int[all.length];
+        this.deferred = new boolean[all.length];
         this.freeRecords = new Handoff[Math.max(16, config.handoffQueueCapacity())];
         for (int i = 0; i < freeRecords.length; i++)
         {
@@ -63,9 +75,13 @@ final class ShardInbox
         }
     }
 
-    /** Reading shard: copy the message and its parse and offer them to the owner's inbox; false when that is full. */
+    /**
+     * Reading shard: copy the message and its parse and offer them to the owner's inbox; false when that is full.
+     *
+     * @param deferWake true to wake the owner at the end of the read batch ({@link #wakeDeferred}), false at once.
+     */
     boolean handOver(final StackShard target, final SipMessage m, final InetSocketAddress source,
-        final InetSocketAddress local)
+        final InetSocketAddress local, final boolean deferWake)
     {
         final Handoff h = acquireRecord();
         final ByteBuf copy = shard.allocate(ParsedCopy.size(m)); // released by the target shard once it has read it
@@ -84,8 +100,28 @@ final class ShardInbox
             return false;
         }
         handoffsOut++; // from here the copy belongs to the target shard
-        target.inbox().wake();
+        if (!deferWake)
+        {
+            wakesSent += target.inbox().wake() ? 1 : 0;
+        }
+        else if (!deferred[target.index()])
+        {
+            deferred[target.index()] = true;
+            deferredTargets[deferredCount++] = target.index();
+        }
         return true;
+    }
+
+    /** Reading shard, at the end of a read batch and every tick: wakes each shard handed a message since the last. */
+    void wakeDeferred()
+    {
+        for (int i = 0; i < deferredCount; i++)
+        {
+            final int target = deferredTargets[i];
+            deferred[target] = false;
+            wakesSent += all[target].inbox().wake() ? 1 : 0;
+        }
+        deferredCount = 0;
     }
 
     /** Any thread: queue a record for this shard; false when the inbox is full. */
@@ -112,15 +148,21 @@ final class ShardInbox
         return h;
     }
 
-    /** Any thread: make sure a drain of this shard's inbox is scheduled on its loop (one task, not one per message). */
-    void wake()
+    /**
+     * Any thread: make sure a drain of this shard's inbox is scheduled on its loop (one task, not one per message).
+     *
+     * @return true when this call scheduled it (a wake-up of the loop if it was waiting), false when one was pending.
+     */
+    boolean wake()
     {
         final EventLoop l = shard.loop();
         // Plain read first: most offers find a drain already scheduled and skip the CAS.
         if (null != l && !drainScheduled.get() && drainScheduled.compareAndSet(false, true))
         {
             l.execute(drainTask);
+            return true;
         }
+        return false;
     }
 
     /** Owning shard: hands up to the drain limit of queued records to the consumer. */

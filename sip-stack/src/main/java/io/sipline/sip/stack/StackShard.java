@@ -879,6 +879,7 @@ public final class StackShard
                     timersHeldAtNs = NOT_HELD;
                     pollTimers(now);
                 }
+                inbox.wakeDeferred(); // what a read batch left deferred, if any
                 inbox.drain();
                 trimScratch(now);
                 mirrorCounters();

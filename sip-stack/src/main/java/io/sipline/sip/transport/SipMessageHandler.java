@@ -36,6 +36,15 @@ public interface SipMessageHandler
     boolean onMessage(UdpShardSockets shard, SipMessage message, InetSocketAddress source);
 
     /**
+     * One wake-up's reads of a socket ended: called after the last {@link #onMessage} of the batch, before the sends
+     * it caused are flushed. What a handler put off until then (waking the shards it handed messages to, once per
+     * batch rather than once per message) goes now. The default does nothing.
+     */
+    default void onReadBatchEnd(final UdpShardSockets shard)
+    {
+    }
+
+    /**
      * An ICMP port unreachable came back for datagrams from {@code local} to {@code peer} (RFC 3261 §18.4: the
      * transport user is told of the failure). Reported on every shard, on its own loop; the default ignores it.
      *

@@ -415,6 +415,7 @@ final class UdpShardReads
                 deliver(endpoint, buffers[0], -1);
             }
         }
+        shard.handler().onReadBatchEnd(shard);
         if (shard.output.pending())
         {
             shard.output.flush(); // one flush per batch, as channelReadComplete does
@@ -558,6 +559,7 @@ final class UdpShardReads
             }
             left -= read;
         }
+        shard.handler().onReadBatchEnd(shard);
         if (shard.output.pending())
         {
             shard.output.flush(); // one flush per batch, as channelReadComplete does

@@ -50,7 +50,7 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
     public static final int MAX_UDP_PAYLOAD = 65_507;
 
     /** Datagrams read per wake-up of a socket read with recvmsg (Netty's default per read, too). */
-    static final int READS_PER_WAKEUP = 16;
+    public static final int READS_PER_WAKEUP = 16;
     private static final AttributeKey<UdpEndpoint> ENDPOINT =
         AttributeKey.valueOf(UdpShardSockets.class, "endpoint");
 
@@ -401,6 +401,7 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
     @Override
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
+        handler.onReadBatchEnd(this);
         // One flush per read batch (up to maxMessagesPerRead datagrams): epoll sends the batch with sendmmsg.
         if (output.pending())
         {
