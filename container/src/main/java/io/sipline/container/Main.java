@@ -485,9 +485,9 @@ public final class Main
         try
         {
             final Warmup.Result r = Warmup.run(calls, shards, overloadWaitNs);
-            out.printf("sipline: warmed up in %.1f s: %d calls completed, %d refused by overload control, "
-                + "%d failed%s%n",
-                r.millis() / 1000.0, r.completed(), r.refused(), r.failed(),
+            out.printf("sipline: warmed up in %.1f s: %d calls completed, %d refused by overload control "
+                + "(%d always-late rounds), %d failed%s%n",
+                r.millis() / 1000.0, r.completed(), r.refused(), r.refusalRounds(), r.failed(),
                 r.jitMillis() < 0 ? "" : ", JIT compile time " + r.jitMillis() + " ms");
         }
         catch (final IOException | RuntimeException e)

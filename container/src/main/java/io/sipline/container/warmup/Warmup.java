@@ -46,9 +46,10 @@ import io.sipline.sip.stack.SipStackConfig;
  * With overload control on, the B2BUA runs it with the server's target on a clock that is late in windows
  * ({@link LateWindows}): a share of the calls is refused {@code 503} as a surge would have them, so that the code of
  * refusing is compiled too, and the call path with it. Then, the JIT quiet, rounds on a clock that is always late
- * refuse {@link #MIN_REFUSALS} more calls: the windows' refusals run while the compile queue is long, in code C1
- * compiled without a profile (tier 2) or with one (tier 3), and C2 would otherwise compile the methods a refusal calls
- * once each in the first surge, on the CPU it needs.
+ * refuse {@link #MIN_REFUSALS} more calls, and up to {@link #FURTHER_ROUNDS} rounds as many again while the last one
+ * kept the JIT busy: the windows' refusals run while the compile queue is long, in code C1 compiled without a profile
+ * (tier 2) or with one (tier 3), and C2 would otherwise compile the methods a refusal calls once each in the first
+ * surge, on the CPU it needs.
  *
  * <p>Threading: the caller's thread waits; the three stacks run on their own shard threads.
  */
@@ -80,6 +81,14 @@ public final class Warmup
     static final int MIN_REFUSALS = 8_000;
     /** Rounds of refusals at most, each a little longer than the refusals still missing. */
     static final int REFUSAL_ROUNDS = 3;
+    /**
+     * Rounds of {@link #MIN_REFUSALS} more at most, each after one in which the JIT compiled for
+     * {@link #BUSY_ROUND_JIT_MS} or more: under a confined CPU the compile queue is long through the first rounds, C1
+     * compiles the refusal's methods late and without a profile (tier 2), and they reach C2 only if refusals go on.
+     */
+    static final int FURTHER_ROUNDS = 2;
+    /** A refusal round in which the JIT compiled this long (total time of its compiler threads) was a busy one. */
+    static final long BUSY_ROUND_JIT_MS = 100;
 
     /**
      * What the warm-up did.
@@ -90,8 +99,10 @@ public final class Warmup
      * @param failed    calls that failed otherwise (the warm-up goes on: it only has to run the code).
      * @param millis    how long it took, with the wait for the JIT.
      * @param jitMillis the JIT's compile time during it (-1 where the JVM does not measure it).
+     * @param refusalRounds the always-late rounds it ran.
      */
-    public record Result(int calls, long completed, long refused, long failed, long millis, long jitMillis)
+    public record Result(int calls, long completed, long refused, long failed, long millis, long jitMillis,
+        int refusalRounds)
     {
     }
 
@@ -112,15 +123,18 @@ public final class Warmup
         throws IOException, InterruptedException
     {
         return run(calls, shards, overloadWaitNs, () -> new LateWindows(LATE_FIRST_NS, LATE_WINDOW_NS,
-            LATE_PERIOD_NS, overloadWaitNs + LATE_PAST_TARGET_NS), 0 == overloadWaitNs ? 0 : MIN_REFUSALS);
+            LATE_PERIOD_NS, overloadWaitNs + LATE_PAST_TARGET_NS), 0 == overloadWaitNs ? 0 : MIN_REFUSALS,
+            Warmup::jitMillis);
     }
 
     /**
      * {@link #run(int, int, long)} with the overload clock of each round made by {@code overloadClocks}, then rounds
-     * on an always-late clock until {@code minRefusals} more calls were refused.
+     * on an always-late clock until {@code minRefusals} more calls were refused, and further rounds while the last
+     * one kept the JIT busy by {@code jit} (its total compile time in ms, negative where not measured).
      */
     static Result run(final int calls, final int shards, final long overloadWaitNs,
-        final Supplier<LongSupplier> overloadClocks, final int minRefusals) throws IOException, InterruptedException
+        final Supplier<LongSupplier> overloadClocks, final int minRefusals, final LongSupplier jit)
+        throws IOException, InterruptedException
     {
         final long start = System.nanoTime();
         final long jitBefore = jitMillis();
@@ -133,17 +147,22 @@ public final class Warmup
             awaitQuietJit();
         }
         final long windowsRefused = callers.refused.get();
-        for (int i = 0; i < REFUSAL_ROUNDS && callers.refused.get() - windowsRefused < minRefusals; i++)
+        long roundJit = 0;
+        int rounds = 0;
+        for (int i = 0; i < REFUSAL_ROUNDS && callers.refused.get() - windowsRefused < minRefusals; i++, rounds++)
         {
             // Each round's first interval finds the standing queue and lets its calls through: a few more calls.
-            final int missing = (int)(minRefusals - (callers.refused.get() - windowsRefused)) + RATE / 5;
-            round(missing, shards, overloadWaitNs, new LateWindows(0, LATE_PERIOD_NS, LATE_PERIOD_NS,
-                overloadWaitNs + LATE_PAST_TARGET_NS), callers);
-            awaitQuietJit();
+            roundJit = refusalRound((int)(minRefusals - (callers.refused.get() - windowsRefused)) + RATE / 5, shards,
+                overloadWaitNs, callers, jit);
+        }
+        for (int i = 0; minRefusals > 0 && i < FURTHER_ROUNDS && roundJit >= BUSY_ROUND_JIT_MS; i++, rounds++)
+        {
+            roundJit = refusalRound(minRefusals + RATE / 5, shards, overloadWaitNs, callers, jit);
         }
         final long jitAfter = jitMillis();
         return new Result(calls, callers.completed.get(), callers.refused.get(), callers.failed.get(),
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), jitBefore < 0 ? -1 : jitAfter - jitBefore);
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), jitBefore < 0 ? -1 : jitAfter - jitBefore,
+            rounds);
     }
 
     /** One round: {@code calls} calls through containers of its own, counted into {@code callers}. */
@@ -237,6 +256,22 @@ public final class Warmup
             DescriptorOrigin.ANNOTATION, "sipline warm-up", -1));
         b.mainServlet("main", -1);
         return new DeployedApplication(name, b.build(), loader, Map.of("main", servlet), List.of(), dir);
+    }
+
+    /**
+     * A round of {@code calls} calls on an always-late overload clock, then a wait for the JIT.
+     *
+     * @return the JIT's compile time during the round itself, in ms (0 where the JVM does not measure it).
+     */
+    private static long refusalRound(final int calls, final int shards, final long overloadWaitNs,
+        final WarmupCaller.Totals callers, final LongSupplier jit) throws IOException, InterruptedException
+    {
+        final long before = jit.getAsLong();
+        round(calls, shards, overloadWaitNs, new LateWindows(0, LATE_PERIOD_NS, LATE_PERIOD_NS,
+            overloadWaitNs + LATE_PAST_TARGET_NS), callers);
+        final long during = before < 0 ? 0 : jit.getAsLong() - before;
+        awaitQuietJit();
+        return during;
     }
 
     /** Waits until the JIT's total compile time stops moving (at most {@link #JIT_LIMIT_NS}). */

@@ -31,7 +31,7 @@ class WarmupTest
         // two rounds of 1,000 calls, about half a second each: 100 to 400 ms into each is late by 300 ms (target 30 ms)
         final Warmup.Result r = Warmup.run(2_000, 1, TimeUnit.MILLISECONDS.toNanos(30),
             () -> new LateWindows(TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.MILLISECONDS.toNanos(300),
-                TimeUnit.SECONDS.toNanos(60), TimeUnit.MILLISECONDS.toNanos(300)), 0);
+                TimeUnit.SECONDS.toNanos(60), TimeUnit.MILLISECONDS.toNanos(300)), 0, () -> -1);
         assertEquals(0, r.failed(), "calls failed: " + r);
         assertTrue(r.refused() > 0, "calls refused: " + r);
         assertTrue(r.completed() > 0, "calls completed: " + r);
@@ -46,5 +46,29 @@ class WarmupTest
         assertEquals(0, r.failed(), "calls failed: " + r);
         assertTrue(r.refused() >= Warmup.MIN_REFUSALS, "calls refused: " + r);
         assertTrue(r.completed() > 0, "calls completed: " + r);
+    }
+
+    @Test
+    void shouldRefuseFurtherRoundsWhileTheJitStaysBusy() throws Exception
+    {
+        // a JIT that compiles for 150 ms in every round: the round of the minimum, then every further round
+        final long[] busyClock = {0};
+        final Warmup.Result busy = Warmup.run(20, 1, TimeUnit.MILLISECONDS.toNanos(30), WarmupTest::neverLate, 100,
+            () -> busyClock[0] += 150);
+        assertEquals(1 + Warmup.FURTHER_ROUNDS, busy.refusalRounds(), busy.toString());
+        assertTrue(busy.refused() >= 100L * (1 + Warmup.FURTHER_ROUNDS), "calls refused: " + busy);
+        assertEquals(0, busy.failed(), "calls failed: " + busy);
+
+        // a quiet JIT: the minimum's round alone
+        final Warmup.Result quiet = Warmup.run(20, 1, TimeUnit.MILLISECONDS.toNanos(30), WarmupTest::neverLate, 100,
+            () -> 0);
+        assertEquals(1, quiet.refusalRounds(), quiet.toString());
+        assertTrue(quiet.refused() >= 100, "calls refused: " + quiet);
+    }
+
+    /** An overload clock whose first late window opens after the test is over. */
+    private static java.util.function.LongSupplier neverLate()
+    {
+        return new LateWindows(TimeUnit.SECONDS.toNanos(600), 1, TimeUnit.SECONDS.toNanos(600), 1);
     }
 }
