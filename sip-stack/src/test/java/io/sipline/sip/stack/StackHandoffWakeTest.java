@@ -11,18 +11,11 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import io.netty.buffer.ByteBuf;
-import io.sipline.sip.message.SipMessage;
 import io.sipline.sip.shard.ShardIds;
-import io.sipline.sip.transaction.ClientTransaction;
-import io.sipline.sip.transaction.ServerTransaction;
-import io.sipline.sip.transaction.Transaction;
 import io.sipline.sip.transport.UdpShardSockets;
 import org.junit.jupiter.api.Test;
 
@@ -43,9 +36,9 @@ class StackHandoffWakeTest
     @Test
     void shouldWakeTheOwnerOncePerReadBatch() throws Exception
     {
-        final Listener listener = new Listener();
+        final StreamTestListener.Record listener = new StreamTestListener.Record();
         try (SipStack stack = SipStack.start(new SipStackConfig().addresses(List.of(LOOPBACK)).ports(0).shards(2)
-            .tcp(false), shard -> listener);
+            .tcp(false), StreamTestListener.factory(listener));
             DatagramSocket peer = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0)))
         {
             peer.setSendBufferSize(1 << 20);
@@ -105,7 +98,7 @@ class StackHandoffWakeTest
         return ShardIds.shardForCallId(b, 0, b.length, 2);
     }
 
-    private static void awaitAll(final Listener listener, final List<String> callIds)
+    private static void awaitAll(final StreamTestListener.Record listener, final List<String> callIds)
     {
         final long deadline = System.nanoTime() + DEADLINE_NS;
         while (listener.shardOf.size() < callIds.size())
@@ -136,37 +129,6 @@ class StackHandoffWakeTest
         if (interrupted)
         {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Answers every request with 200 and records the shard that handled it; shared by the shards. */
-    private static final class Listener implements SipListener
-    {
-        final Map<String, Integer> shardOf = new ConcurrentHashMap<>();
-
-        @Override
-        public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
-        {
-            shardOf.merge(request.callId(), shard.index(), (a, b) -> -1); // -1: handled twice
-            final ByteBuf out = shard.allocate(256 + request.length());
-            shard.builder().startResponse(out, request, 200, "OK", shard.ids().appendId(new StringBuilder()),
-                tx.peer()).end(null, 0, 0);
-            shard.respond(tx, out, 200);
-        }
-
-        @Override
-        public void onResponse(final StackShard shard, final ClientTransaction tx, final SipMessage response)
-        {
-        }
-
-        @Override
-        public void onTimeout(final StackShard shard, final Transaction tx, final char timer)
-        {
-        }
-
-        @Override
-        public void onTransportError(final StackShard shard, final Transaction tx)
-        {
         }
     }
 }

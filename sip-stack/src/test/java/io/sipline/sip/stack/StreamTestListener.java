@@ -4,6 +4,8 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,6 +30,8 @@ final class StreamTestListener implements SipListener
     static final class Record
     {
         final ConcurrentLinkedQueue<String> requests = new ConcurrentLinkedQueue<>();
+        /** The shard that handled each Call-ID's request; -1 when two did, or one did twice. */
+        final Map<String, Integer> shardOf = new ConcurrentHashMap<>();
         final ConcurrentLinkedQueue<InetSocketAddress> sources = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<String> responses = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<Character> timeouts = new ConcurrentLinkedQueue<>();
@@ -57,6 +61,7 @@ final class StreamTestListener implements SipListener
     public void onRequest(final StackShard shard, final ServerTransaction tx, final SipMessage request)
     {
         record.requests.add(request.callId());
+        record.shardOf.merge(request.callId(), shard.index(), (a, b) -> -1);
         record.sources.add(tx.peer());
         if (tx.isReliable())
         {
