@@ -415,11 +415,7 @@ final class UdpShardReads
                 deliver(endpoint, buffers[0], -1);
             }
         }
-        shard.handler().onReadBatchEnd(shard);
-        if (shard.output.pending())
-        {
-            shard.output.flush(); // one flush per batch, as channelReadComplete does
-        }
+        shard.endReadBatch();
     }
 
     /**
@@ -559,11 +555,7 @@ final class UdpShardReads
             }
             left -= read;
         }
-        shard.handler().onReadBatchEnd(shard);
-        if (shard.output.pending())
-        {
-            shard.output.flush(); // one flush per batch, as channelReadComplete does
-        }
+        shard.endReadBatch();
     }
 
     /** A peer channel's read failed with {@code errno}: the peer reported unreachable, or the error recorded. */

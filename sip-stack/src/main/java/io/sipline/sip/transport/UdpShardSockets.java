@@ -401,13 +401,22 @@ public final class UdpShardSockets extends ChannelInboundHandlerAdapter
     @Override
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
+        endReadBatch();
+        ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * A read batch ended (up to {@link #READS_PER_WAKEUP} datagrams, or Netty's maxMessagesPerRead): the handler's
+     * deferred work ({@link SipMessageHandler#onReadBatchEnd}), then one flush of what the batch wrote, which epoll
+     * sends with sendmmsg. Shard thread only.
+     */
+    void endReadBatch()
+    {
         handler.onReadBatchEnd(this);
-        // One flush per read batch (up to maxMessagesPerRead datagrams): epoll sends the batch with sendmmsg.
         if (output.pending())
         {
             output.flush();
         }
-        ctx.fireChannelReadComplete();
     }
 
     @Override
