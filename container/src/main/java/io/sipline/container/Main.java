@@ -486,9 +486,11 @@ public final class Main
         {
             final Warmup.Result r = Warmup.run(calls, shards, overloadWaitNs);
             out.printf("sipline: warmed up in %.1f s: %d calls completed, %d refused by overload control "
-                + "(%d always-late rounds), %d failed%s%n",
+                + "(%d always-late rounds), %d failed%s%s%n",
                 r.millis() / 1000.0, r.completed(), r.refused(), r.refusalRounds(), r.failed(),
-                r.jitMillis() < 0 ? "" : ", JIT compile time " + r.jitMillis() + " ms");
+                r.jitMillis() < 0 ? "" : ", JIT compile time " + r.jitMillis() + " ms",
+                r.unsettled().isEmpty() ? ""
+                    : "; the JIT still compiling the refusal in the last round: " + Warmup.describe(r.unsettled()));
         }
         catch (final IOException | RuntimeException e)
         {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -46,10 +47,10 @@ import io.sipline.sip.stack.SipStackConfig;
  * With overload control on, the B2BUA runs it with the server's target on a clock that is late in windows
  * ({@link LateWindows}): a share of the calls is refused {@code 503} as a surge would have them, so that the code of
  * refusing is compiled too, and the call path with it. Then, the JIT quiet, rounds on a clock that is always late
- * refuse {@link #MIN_REFUSALS} more calls, and up to {@link #FURTHER_ROUNDS} rounds as many again while the last one
- * kept the JIT busy: the windows' refusals run while the compile queue is long, in code C1 compiled without a profile
- * (tier 2) or with one (tier 3), and C2 would otherwise compile the methods a refusal calls once each in the first
- * surge, on the CPU it needs.
+ * refuse {@link #MIN_REFUSALS} more calls, and up to {@link #FURTHER_ROUNDS} rounds as many again while the refusal's
+ * code is unsettled ({@link RefusalCode}): the windows' refusals run while the compile queue is long, in code C1
+ * compiled without a profile (tier 2) or with one (tier 3), and C2 would otherwise compile the methods a refusal calls
+ * once each in the first surge, on the CPU it needs.
  *
  * <p>Threading: the caller's thread waits; the three stacks run on their own shard threads.
  */
@@ -82,13 +83,11 @@ public final class Warmup
     /** Rounds of refusals at most, each a little longer than the refusals still missing. */
     static final int REFUSAL_ROUNDS = 3;
     /**
-     * Rounds of {@link #MIN_REFUSALS} more at most, each after one in which the JIT compiled for
-     * {@link #BUSY_ROUND_JIT_MS} or more: under a confined CPU the compile queue is long through the first rounds, C1
-     * compiles the refusal's methods late and without a profile (tier 2), and they reach C2 only if refusals go on.
+     * Rounds of {@link #MIN_REFUSALS} more at most, each after one that left the refusal's code unsettled: under a
+     * confined CPU the compile queue is long through the first rounds, C1 compiles the refusal's methods late and
+     * without a profile (tier 2), and they reach C2 only if refusals go on.
      */
     static final int FURTHER_ROUNDS = 2;
-    /** A refusal round in which the JIT compiled this long (total time of its compiler threads) was a busy one. */
-    static final long BUSY_ROUND_JIT_MS = 100;
 
     /**
      * What the warm-up did.
@@ -100,9 +99,11 @@ public final class Warmup
      * @param millis    how long it took, with the wait for the JIT.
      * @param jitMillis the JIT's compile time during it (-1 where the JVM does not measure it).
      * @param refusalRounds the always-late rounds it ran.
+     * @param unsettled the refusal's methods the last round compiled at tier 2 or by C2 ({@link RefusalCode}): none
+     *                  when its code held through the round.
      */
     public record Result(int calls, long completed, long refused, long failed, long millis, long jitMillis,
-        int refusalRounds)
+        int refusalRounds, Set<String> unsettled)
     {
     }
 
@@ -124,16 +125,16 @@ public final class Warmup
     {
         return run(calls, shards, overloadWaitNs, () -> new LateWindows(LATE_FIRST_NS, LATE_WINDOW_NS,
             LATE_PERIOD_NS, overloadWaitNs + LATE_PAST_TARGET_NS), 0 == overloadWaitNs ? 0 : MIN_REFUSALS,
-            Warmup::jitMillis);
+            RefusalCode::read);
     }
 
     /**
      * {@link #run(int, int, long)} with the overload clock of each round made by {@code overloadClocks}, then rounds
      * on an always-late clock until {@code minRefusals} more calls were refused, and further rounds while the last
-     * one kept the JIT busy by {@code jit} (its total compile time in ms, negative where not measured).
+     * one left the refusal's code unsettled in the code lists of {@code codeList} ({@link RefusalCode#read()}).
      */
     static Result run(final int calls, final int shards, final long overloadWaitNs,
-        final Supplier<LongSupplier> overloadClocks, final int minRefusals, final LongSupplier jit)
+        final Supplier<LongSupplier> overloadClocks, final int minRefusals, final Supplier<String> codeList)
         throws IOException, InterruptedException
     {
         final long start = System.nanoTime();
@@ -147,22 +148,30 @@ public final class Warmup
             awaitQuietJit();
         }
         final long windowsRefused = callers.refused.get();
-        long roundJit = 0;
+        Set<String> unsettled = Set.of();
         int rounds = 0;
         for (int i = 0; i < REFUSAL_ROUNDS && callers.refused.get() - windowsRefused < minRefusals; i++, rounds++)
         {
             // Each round's first interval finds the standing queue and lets its calls through: a few more calls.
-            roundJit = refusalRound((int)(minRefusals - (callers.refused.get() - windowsRefused)) + RATE / 5, shards,
-                overloadWaitNs, callers, jit);
+            unsettled = refusalRound((int)(minRefusals - (callers.refused.get() - windowsRefused)) + RATE / 5,
+                shards, overloadWaitNs, callers, codeList);
         }
-        for (int i = 0; minRefusals > 0 && i < FURTHER_ROUNDS && roundJit >= BUSY_ROUND_JIT_MS; i++, rounds++)
+        for (int i = 0; minRefusals > 0 && i < FURTHER_ROUNDS && !unsettled.isEmpty(); i++, rounds++)
         {
-            roundJit = refusalRound(minRefusals + RATE / 5, shards, overloadWaitNs, callers, jit);
+            unsettled = refusalRound(minRefusals + RATE / 5, shards, overloadWaitNs, callers, codeList);
         }
         final long jitAfter = jitMillis();
         return new Result(calls, callers.completed.get(), callers.refused.get(), callers.failed.get(),
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), jitBefore < 0 ? -1 : jitAfter - jitBefore,
-            rounds);
+            rounds, unsettled);
+    }
+
+    /** The refusal's methods of {@code unsettled} as class and method names (at most five, then a count). */
+    public static String describe(final Set<String> unsettled)
+    {
+        final List<String> names = unsettled.stream().map(RefusalCode::shortName).distinct().toList();
+        return String.join(", ", names.subList(0, Math.min(5, names.size())))
+            + (names.size() > 5 ? " and " + (names.size() - 5) + " more" : "");
     }
 
     /** One round: {@code calls} calls through containers of its own, counted into {@code callers}. */
@@ -261,17 +270,16 @@ public final class Warmup
     /**
      * A round of {@code calls} calls on an always-late overload clock, then a wait for the JIT.
      *
-     * @return the JIT's compile time during the round itself, in ms (0 where the JVM does not measure it).
+     * @return the refusal's methods it left unsettled ({@link RefusalCode#unsettled}).
      */
-    private static long refusalRound(final int calls, final int shards, final long overloadWaitNs,
-        final WarmupCaller.Totals callers, final LongSupplier jit) throws IOException, InterruptedException
+    private static Set<String> refusalRound(final int calls, final int shards, final long overloadWaitNs,
+        final WarmupCaller.Totals callers, final Supplier<String> codeList) throws IOException, InterruptedException
     {
-        final long before = jit.getAsLong();
+        final String before = codeList.get();
         round(calls, shards, overloadWaitNs, new LateWindows(0, LATE_PERIOD_NS, LATE_PERIOD_NS,
             overloadWaitNs + LATE_PAST_TARGET_NS), callers);
-        final long during = before < 0 ? 0 : jit.getAsLong() - before;
         awaitQuietJit();
-        return during;
+        return RefusalCode.unsettled(before, codeList.get());
     }
 
     /** Waits until the JIT's total compile time stops moving (at most {@link #JIT_LIMIT_NS}). */

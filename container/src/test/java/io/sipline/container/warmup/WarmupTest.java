@@ -3,6 +3,7 @@ package io.sipline.container.warmup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class WarmupTest
         // two rounds of 1,000 calls, about half a second each: 100 to 400 ms into each is late by 300 ms (target 30 ms)
         final Warmup.Result r = Warmup.run(2_000, 1, TimeUnit.MILLISECONDS.toNanos(30),
             () -> new LateWindows(TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.MILLISECONDS.toNanos(300),
-                TimeUnit.SECONDS.toNanos(60), TimeUnit.MILLISECONDS.toNanos(300)), 0, () -> -1);
+                TimeUnit.SECONDS.toNanos(60), TimeUnit.MILLISECONDS.toNanos(300)), 0, () -> "");
         assertEquals(0, r.failed(), "calls failed: " + r);
         assertTrue(r.refused() > 0, "calls refused: " + r);
         assertTrue(r.completed() > 0, "calls completed: " + r);
@@ -49,21 +50,23 @@ class WarmupTest
     }
 
     @Test
-    void shouldRefuseFurtherRoundsWhileTheJitStaysBusy() throws Exception
+    void shouldRefuseFurtherRoundsWhileTheRefusalsCodeIsUnsettled() throws Exception
     {
-        // a JIT that compiles for 150 ms in every round: the round of the minimum, then every further round
-        final long[] busyClock = {0};
-        final Warmup.Result busy = Warmup.run(20, 1, TimeUnit.MILLISECONDS.toNanos(30), WarmupTest::neverLate, 100,
-            () -> busyClock[0] += 150);
-        assertEquals(1 + Warmup.FURTHER_ROUNDS, busy.refusalRounds(), busy.toString());
-        assertTrue(busy.refused() >= 100L * (1 + Warmup.FURTHER_ROUNDS), "calls refused: " + busy);
-        assertEquals(0, busy.failed(), "calls failed: " + busy);
+        // C2 compiles a refusal method again in every round: the round of the minimum, then every further one
+        final int[] id = {0};
+        final Warmup.Result unsettled = Warmup.run(20, 1, TimeUnit.MILLISECONDS.toNanos(30), WarmupTest::neverLate,
+            100, () -> ++id[0] + " 4 0 io.sipline.sip.transaction.StatelessShedding.send(J)V [0x0, 0x0 - 0x0]");
+        assertEquals(1 + Warmup.FURTHER_ROUNDS, unsettled.refusalRounds(), unsettled.toString());
+        assertTrue(unsettled.refused() >= 100L * (1 + Warmup.FURTHER_ROUNDS), "calls refused: " + unsettled);
+        assertEquals(0, unsettled.failed(), "calls failed: " + unsettled);
+        assertEquals("StatelessShedding.send", Warmup.describe(unsettled.unsettled()));
 
-        // a quiet JIT: the minimum's round alone
-        final Warmup.Result quiet = Warmup.run(20, 1, TimeUnit.MILLISECONDS.toNanos(30), WarmupTest::neverLate, 100,
-            () -> 0);
-        assertEquals(1, quiet.refusalRounds(), quiet.toString());
-        assertTrue(quiet.refused() >= 100, "calls refused: " + quiet);
+        // the same code before and after each round: the minimum's round alone
+        final Warmup.Result settled = Warmup.run(20, 1, TimeUnit.MILLISECONDS.toNanos(30), WarmupTest::neverLate, 100,
+            () -> "7 4 0 io.sipline.sip.transaction.StatelessShedding.send(J)V [0x0, 0x0 - 0x0]");
+        assertEquals(1, settled.refusalRounds(), settled.toString());
+        assertTrue(settled.refused() >= 100, "calls refused: " + settled);
+        assertEquals(Set.of(), settled.unsettled());
     }
 
     /** An overload clock whose first late window opens after the test is over. */
